@@ -1,0 +1,123 @@
+// The request pipeline (CONTRACT §7 gives the order of checks): route 404 → method
+// 405 → [authentication 401, the next step to add] → Accept 406 → the handler, which
+// checks query 400 → record 404 → body 413/415/400 → If-Match 412 → validation 422 →
+// conflicts 409. One catch site turns every error into a problem-details reply
+// (koa's `.then(respond).catch(onerror)`); one function writes it.
+
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Config, ServerOptions } from './config.js';
+import { resolveConfig } from './config.js';
+import type { RequestContext, Services } from './context.js';
+import { HttpError } from './http/errors.js';
+import { requireJsonAcceptable } from './http/negotiation.js';
+import { problemReply } from './http/problem.js';
+import type { Reply } from './http/respond.js';
+import { writeReply } from './http/respond.js';
+import type { CollectionName } from './resources/definition.js';
+import { COLLECTIONS } from './resources/index.js';
+import type { Endpoint } from './routes.js';
+import { API_PREFIX, buildRouter } from './routes.js';
+import type { Router } from './router.js';
+import { openStore } from './store/open-store.js';
+
+export interface App {
+  /** A `node:http` request listener: `http.createServer(app.handle)`. */
+  readonly handle: (req: IncomingMessage, res: ServerResponse) => void;
+  readonly config: Config;
+  /** How many records each collection holds (for the start banner). */
+  recordCounts(): Record<CollectionName, number>;
+  /** From now on, answers ask clients to close their connections (`Connection: close`). */
+  beginShutdown(): void;
+  /** Waits for pending writes and writes a final snapshot. */
+  close(): Promise<void>;
+}
+
+/** A client-supplied X-Request-Id is echoed only when it is short and plain. */
+const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+export async function createApp(options: ServerOptions = {}): Promise<App> {
+  const config = resolveConfig(options);
+  const store = await openStore(config.dataDir, config.seed);
+  const router = buildRouter();
+  const services: Services = { store, config };
+  let shuttingDown = false;
+
+  const handle = (req: IncomingMessage, res: ServerResponse): void => {
+    const header = req.headers['x-request-id'];
+    const requestId = typeof header === 'string' && SANE_REQUEST_ID.test(header) ? header : randomUUID();
+    const url = req.url ?? '/';
+    const queryStart = url.indexOf('?');
+    const path = queryStart === -1 ? url : url.slice(0, queryStart);
+    const search = queryStart === -1 ? '' : url.slice(queryStart + 1);
+
+    dispatch(req, path, search, requestId, router, services)
+      .catch((error: unknown) => problemReply(error, path, requestId, req.headers.accept, config.logger))
+      .then((reply) => {
+        const final = shuttingDown ? { ...reply, headers: { ...reply.headers, Connection: 'close' } } : reply;
+        writeReply(res, final, requestId, req.method === 'HEAD');
+      })
+      .catch((error: unknown) => {
+        config.logger.error(`request ${requestId}: could not write the response: ${String(error)}`);
+        res.destroy();
+      });
+  };
+
+  return {
+    handle,
+    config,
+    recordCounts: () => Object.fromEntries(COLLECTIONS.map((name) => [name, store.count(name)])) as Record<CollectionName, number>,
+    beginShutdown: () => {
+      shuttingDown = true;
+    },
+    close: () => store.close(),
+  };
+}
+
+async function dispatch(
+  req: IncomingMessage,
+  path: string,
+  search: string,
+  requestId: string,
+  router: Router<Endpoint>,
+  services: Services,
+): Promise<Reply> {
+  const match = router.match(path);
+  if (match === undefined) throw notFound(path, router);
+
+  const endpoint = match.value;
+  const method = req.method ?? 'GET';
+  if (method === 'OPTIONS') return { status: 204, headers: { Allow: endpoint.allow } };
+  const handler = endpoint.handlers.get(method === 'HEAD' ? 'GET' : method);
+  if (handler === undefined) {
+    throw new HttpError('method_not_allowed', `${method} is not allowed here; allowed: ${endpoint.allow}`, {
+      headers: { Allow: endpoint.allow },
+    });
+  }
+
+  // Authentication (CONTRACT §6) belongs here: after routing and the method check,
+  // before anything else is looked at and before the body is read.
+
+  requireJsonAcceptable(req.headers.accept);
+  const context: RequestContext = {
+    req,
+    method: method === 'HEAD' ? 'GET' : method,
+    path,
+    search,
+    requestId,
+    ids: match.ids,
+    services,
+  };
+  return handler(context);
+}
+
+/** An unversioned resource path (`/users`) is pointed at its `/v1` twin (CONTRACT §2). */
+function notFound(path: string, router: Router<Endpoint>): HttpError {
+  if (!path.startsWith(`${API_PREFIX}/`) && path !== API_PREFIX && path !== '/') {
+    const versioned = `${API_PREFIX}${path}`;
+    if (router.match(versioned) !== undefined) {
+      return new HttpError('unversioned_path', `API paths carry a version prefix: use ${versioned}`);
+    }
+  }
+  return new HttpError('route_not_found', `nothing is served at ${path}`);
+}

@@ -1,0 +1,77 @@
+// Settings from the environment and the command line (CONTRACT §1): each setting is
+// an environment variable and a flag (`--port 8080` or `--port=8080`); the flag wins.
+// Only main.ts calls this; embedding passes options directly.
+
+import type { ServerOptions } from './config.js';
+import { DEFAULTS } from './config.js';
+
+type Kind = 'integer' | 'string' | 'boolean';
+
+interface Setting {
+  readonly variable: string;
+  readonly flag: string;
+  readonly option: keyof ServerOptions;
+  readonly kind: Kind;
+  readonly meaning: string;
+  readonly fallback: string;
+}
+
+export const SETTINGS: readonly Setting[] = [
+  { variable: 'PORT', flag: 'port', option: 'port', kind: 'integer', fallback: String(DEFAULTS.port), meaning: 'TCP port; 0 picks a free one' },
+  { variable: 'HOST', flag: 'host', option: 'host', kind: 'string', fallback: DEFAULTS.host, meaning: 'interface to listen on' },
+  { variable: 'DATA_DIR', flag: 'data-dir', option: 'dataDir', kind: 'string', fallback: DEFAULTS.dataDir, meaning: 'where snapshots live; created if missing' },
+  { variable: 'MAX_BODY_BYTES', flag: 'max-body-bytes', option: 'maxBodyBytes', kind: 'integer', fallback: String(DEFAULTS.maxBodyBytes), meaning: 'larger request bodies get 413' },
+  { variable: 'SEED', flag: 'seed', option: 'seed', kind: 'boolean', fallback: String(DEFAULTS.seed), meaning: 'load the example dataset into an empty data directory' },
+];
+
+export type CommandLine =
+  | { readonly kind: 'run'; readonly options: ServerOptions }
+  | { readonly kind: 'help'; readonly text: string }
+  | { readonly kind: 'error'; readonly message: string };
+
+export function parseCommandLine(args: readonly string[], env: NodeJS.ProcessEnv): CommandLine {
+  const raw = new Map<Setting, string>();
+  for (const setting of SETTINGS) {
+    const value = env[setting.variable];
+    if (value !== undefined && value !== '') raw.set(setting, value);
+  }
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i] as string;
+    if (arg === '--help' || arg === '-h') return { kind: 'help', text: helpText() };
+    const [flag = '', inline] = arg.startsWith('--') ? splitOnce(arg.slice(2), '=') : [''];
+    const setting = SETTINGS.find((candidate) => candidate.flag === flag);
+    if (setting === undefined) return { kind: 'error', message: `unknown argument ${arg}; see --help` };
+    const value = inline ?? args[++i];
+    if (value === undefined) return { kind: 'error', message: `--${flag} needs a value` };
+    raw.set(setting, value);
+  }
+
+  const options: Record<string, unknown> = {};
+  for (const [setting, text] of raw) {
+    const value = convert(setting.kind, text);
+    if (value === undefined) return { kind: 'error', message: `${setting.variable} / --${setting.flag}: "${text}" is not a valid ${setting.kind}` };
+    options[setting.option] = value;
+  }
+  return { kind: 'run', options: options as ServerOptions };
+}
+
+function splitOnce(text: string, separator: string): [string, string | undefined] {
+  const at = text.indexOf(separator);
+  return at === -1 ? [text, undefined] : [text.slice(0, at), text.slice(at + 1)];
+}
+
+function convert(kind: Kind, text: string): string | number | boolean | undefined {
+  if (kind === 'string') return text;
+  if (kind === 'integer') return /^[0-9]{1,15}$/.test(text) ? Number(text) : undefined;
+  const lower = text.toLowerCase();
+  if (['true', '1', 'yes', 'on'].includes(lower)) return true;
+  if (['false', '0', 'no', 'off'].includes(lower)) return false;
+  return undefined;
+}
+
+export function helpText(): string {
+  const rows = SETTINGS.map(
+    (setting) => `  --${setting.flag.padEnd(16)} ${setting.variable.padEnd(16)} ${setting.meaning} (default ${setting.fallback})`,
+  );
+  return ['Usage: plainrest [--flag value]...', '', '  flag               variable         meaning', ...rows, '', 'A flag wins over its environment variable.'].join('\n');
+}

@@ -1,0 +1,25 @@
+// What a handler receives: the parsed request line, the ids from the path, the
+// request id, and the application's services. Handlers never touch the response.
+
+import type { IncomingMessage } from 'node:http';
+import type { Config } from './config.js';
+import type { Store } from './store/store.js';
+
+export interface Services {
+  readonly store: Store;
+  readonly config: Config;
+}
+
+export interface RequestContext {
+  readonly req: IncomingMessage;
+  /** GET for a HEAD request: HEAD is answered as GET without the body (RFC 9110 §9.3.2). */
+  readonly method: string;
+  /** The raw path, without the query string. */
+  readonly path: string;
+  /** The raw query string, without the "?". */
+  readonly search: string;
+  readonly requestId: string;
+  /** Ids captured from the path, outermost first (`/v1/users/3/orders/7` → [3, 7]). */
+  readonly ids: readonly number[];
+  readonly services: Services;
+}

@@ -1,0 +1,59 @@
+// GET and POST on a collection (CONTRACT §4, §5): a page of records in the list
+// envelope with a Link header, or a new record answered 201 Created with its
+// Location (RFC 9110 §15.3.2) and ETag.
+
+import type { RequestContext } from '../context.js';
+import { JSON_MEDIA_TYPES, readJsonBody } from '../http/body.js';
+import { parseListParameters, rejectQueryParameters } from '../http/list-query.js';
+import { linkHeader, pageLinks, pageMeta } from '../http/pagination.js';
+import type { Reply } from '../http/respond.js';
+import type { ResourceDefinition } from '../resources/definition.js';
+import { represent, representFields } from '../representation.js';
+import type { Filter } from '../store/store.js';
+import type { Language } from '../vocabulary.js';
+import { requireParent } from './lookup.js';
+import { decideWrite, finishRecord } from './write-record.js';
+
+export function listRecords(context: RequestContext, definition: ResourceDefinition, language: Language): Reply {
+  const parameters = parseListParameters(definition, context.search);
+  const parentId = requireParent(context, definition);
+  const filters: Filter[] = [...parameters.filters];
+  if (definition.parent !== undefined && parentId !== undefined) filters.unshift({ field: definition.parent.field, value: parentId });
+
+  const { records, total } = context.services.store.query(definition.collection, {
+    filters,
+    sort: parameters.sort,
+    offset: (parameters.page - 1) * parameters.limit,
+    limit: parameters.limit,
+  });
+  const meta = pageMeta(parameters, total);
+  const links = pageLinks(context.path, language, parameters, meta);
+  const data = records.map((record) => represent(definition, record, language).json).join(',');
+  const body = `{"data":[${data}],"meta":${JSON.stringify(meta)},"links":${JSON.stringify(links)}}`;
+  return { status: 200, headers: { Link: linkHeader(links) }, body };
+}
+
+export async function createRecord(context: RequestContext, definition: ResourceDefinition, language: Language): Promise<Reply> {
+  rejectQueryParameters(context.search);
+  requireParent(context, definition);
+  const { store, config } = context.services;
+  const body = await readJsonBody(context.req, config.maxBodyBytes, JSON_MEDIA_TYPES);
+
+  const { next } = await decideWrite(() => ({
+    definition,
+    language,
+    mode: 'create',
+    body,
+    store,
+    parentId: requireParent(context, definition),
+  }));
+  const now = new Date().toISOString();
+  const record = finishRecord(definition, next, store.allocateId(definition.collection), now, now);
+  await store.commit([{ kind: 'put', collection: definition.collection, record }]);
+
+  const representation = represent(definition, record, language);
+  const headers = { Location: `${context.path}/${record.id}`, ETag: representation.etag };
+  const created = definition.createdFields;
+  const responseBody = created === undefined ? representation.json : representFields(definition, record, language, created);
+  return { status: 201, headers, body: responseBody };
+}

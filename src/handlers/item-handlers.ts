@@ -1,0 +1,62 @@
+// GET, PUT, PATCH and DELETE on one record (CONTRACT §4). Reads carry a strong ETag
+// and honour If-None-Match (RFC 9110 §13.1.2); writes honour If-Match (§13.1.1).
+// A PUT or PATCH that changes nothing writes nothing and keeps `updated_at`, so
+// repeating it is harmless (idempotent, RFC 9110 §9.2.2). DELETE answers 204; a second
+// DELETE finds nothing and answers 404.
+
+import type { RequestContext } from '../context.js';
+import { JSON_MEDIA_TYPES, MERGE_PATCH_MEDIA_TYPES, readJsonBody } from '../http/body.js';
+import { matchesIfNoneMatch, requireIfMatch } from '../http/conditional.js';
+import { rejectQueryParameters } from '../http/list-query.js';
+import type { Reply } from '../http/respond.js';
+import type { StoredRecord } from '../json.js';
+import type { ResourceDefinition } from '../resources/definition.js';
+import { represent } from '../representation.js';
+import type { Language } from '../vocabulary.js';
+import { requireRecord } from './lookup.js';
+import { decideWrite, deletionWithDependents, finishRecord, isUnchanged } from './write-record.js';
+
+export function readRecord(context: RequestContext, definition: ResourceDefinition, language: Language): Reply {
+  rejectQueryParameters(context.search);
+  const record = requireRecord(context, definition);
+  const { json, etag } = represent(definition, record, language);
+  if (matchesIfNoneMatch(context.req.headers['if-none-match'], etag)) return { status: 304, headers: { ETag: etag } };
+  return { status: 200, headers: { ETag: etag }, body: json };
+}
+
+export async function updateRecord(
+  context: RequestContext,
+  definition: ResourceDefinition,
+  language: Language,
+  mode: 'replace' | 'patch',
+): Promise<Reply> {
+  rejectQueryParameters(context.search);
+  requireRecord(context, definition);
+  const { store, config } = context.services;
+  const mediaTypes = mode === 'patch' ? MERGE_PATCH_MEDIA_TYPES : JSON_MEDIA_TYPES;
+  const body = await readJsonBody(context.req, config.maxBodyBytes, mediaTypes);
+
+  const { plan, next } = await decideWrite(() => {
+    const current = requireRecord(context, definition);
+    requireIfMatch(context.req.headers['if-match'], represent(definition, current, language).etag);
+    const parentId = definition.parent === undefined ? undefined : context.ids[0];
+    return { definition, language, mode, body, store, current, parentId };
+  });
+  const current = plan.current as StoredRecord;
+  let record = current;
+  if (!isUnchanged(next, current)) {
+    record = finishRecord(definition, next, current.id, current.created_at, new Date().toISOString());
+    await store.commit([{ kind: 'put', collection: definition.collection, record }]);
+  }
+  const { json, etag } = represent(definition, record, language);
+  return { status: 200, headers: { ETag: etag }, body: json };
+}
+
+export async function deleteRecord(context: RequestContext, definition: ResourceDefinition, language: Language): Promise<Reply> {
+  rejectQueryParameters(context.search);
+  const record = requireRecord(context, definition);
+  requireIfMatch(context.req.headers['if-match'], represent(definition, record, language).etag);
+  const { store } = context.services;
+  await store.commit(deletionWithDependents(store, definition, record.id));
+  return { status: 204 };
+}

@@ -1,0 +1,28 @@
+// Conditional requests with entity tags (RFC 9110 §13.1). If-None-Match uses the weak
+// comparison and answers GET/HEAD with 304 (§13.1.2); If-Match uses the strong
+// comparison and refuses a write with 412 (§13.1.1). `*` matches any current record.
+
+import { HttpError } from './errors.js';
+
+const ENTITY_TAG = /(W\/)?"[^"]*"/g;
+
+function entityTags(header: string): string[] {
+  return header.match(ENTITY_TAG) ?? [];
+}
+
+/** True when a GET or HEAD should answer 304 Not Modified. */
+export function matchesIfNoneMatch(header: string | undefined, etag: string): boolean {
+  if (header === undefined) return false;
+  if (header.trim() === '*') return true;
+  const opaque = etag.replace(/^W\//, '');
+  return entityTags(header).some((tag) => tag.replace(/^W\//, '') === opaque);
+}
+
+/** Throws 412 unless If-Match is absent or names the current strong entity tag. */
+export function requireIfMatch(header: string | undefined, etag: string): void {
+  if (header === undefined || header.trim() === '*') return;
+  if (entityTags(header).some((tag) => tag === etag)) return;
+  throw new HttpError('precondition_failed', 'If-Match does not match the current ETag of this record', {
+    headers: { ETag: etag },
+  });
+}

@@ -1,0 +1,97 @@
+// Errors are data: one table maps each stable error `code` to its HTTP status.
+// Code throws `new HttpError(code, detail)`; one catch site (app.ts) turns it into
+// an RFC 9457 problem-details body. Anything that is not an HttpError is a 500.
+
+export const ERROR_STATUS = {
+  // 400 Bad Request — RFC 9110 §15.5.1
+  invalid_query: 400,
+  malformed_json: 400,
+  body_not_object: 400,
+  body_required: 400,
+  // 401 Unauthorized — RFC 9110 §15.5.2, RFC 6750 §3
+  unauthenticated: 401,
+  invalid_token: 401,
+  invalid_credentials: 401,
+  // 403 Forbidden — RFC 9110 §15.5.4
+  forbidden: 403,
+  // 404 Not Found — RFC 9110 §15.5.5
+  route_not_found: 404,
+  unversioned_path: 404,
+  record_not_found: 404,
+  // 405 Method Not Allowed — RFC 9110 §15.5.6 (always with Allow)
+  method_not_allowed: 405,
+  // 406 Not Acceptable — RFC 9110 §15.5.7
+  not_acceptable: 406,
+  // 409 Conflict — RFC 9110 §15.5.10
+  duplicate_value: 409,
+  invalid_transition: 409,
+  items_frozen: 409,
+  // 412 Precondition Failed — RFC 9110 §15.5.13
+  precondition_failed: 412,
+  // 413 Content Too Large — RFC 9110 §15.5.14
+  payload_too_large: 413,
+  // 415 Unsupported Media Type — RFC 9110 §15.5.16
+  unsupported_media_type: 415,
+  // 422 Unprocessable Content — RFC 9110 §15.5.21
+  validation_failed: 422,
+  // 500 Internal Server Error — RFC 9110 §15.6.1
+  internal_error: 500,
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_STATUS;
+
+/** Reason phrases; with `type: "about:blank"` the title is the status phrase (RFC 9457 §4.2.1). */
+export const STATUS_TITLES: Readonly<Record<number, string>> = {
+  400: 'Bad Request',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'Not Found',
+  405: 'Method Not Allowed',
+  406: 'Not Acceptable',
+  409: 'Conflict',
+  412: 'Precondition Failed',
+  413: 'Content Too Large',
+  415: 'Unsupported Media Type',
+  422: 'Unprocessable Content',
+  429: 'Too Many Requests',
+  500: 'Internal Server Error',
+};
+
+/** One offending field or query parameter, named in the client's vocabulary. */
+export interface FieldError {
+  readonly field: string;
+  readonly code: string;
+  readonly message: string;
+}
+
+/** An error meant for the client: its code, detail and field errors are safe to show. */
+export class HttpError extends Error {
+  readonly code: ErrorCode;
+  readonly status: number;
+  readonly errors: readonly FieldError[] | undefined;
+  readonly headers: Readonly<Record<string, string>> | undefined;
+
+  constructor(
+    code: ErrorCode,
+    detail: string,
+    extra: { errors?: readonly FieldError[]; headers?: Record<string, string> } = {},
+  ) {
+    super(detail);
+    this.code = code;
+    this.status = ERROR_STATUS[code];
+    this.errors = extra.errors;
+    this.headers = extra.headers;
+  }
+}
+
+/** A 422 whose detail counts the invalid fields, as in CONTRACT §7. */
+export function validationError(errors: readonly FieldError[]): HttpError {
+  const detail = errors.length === 1 ? '1 field is invalid' : `${errors.length} fields are invalid`;
+  return new HttpError('validation_failed', detail, { errors });
+}
+
+/** A 400 for bad query parameters, naming each one. */
+export function queryError(errors: readonly FieldError[]): HttpError {
+  const names = errors.map((error) => error.field).join(', ');
+  return new HttpError('invalid_query', `invalid query parameter: ${names}`, { errors });
+}

@@ -1,0 +1,53 @@
+// Content negotiation on Accept (RFC 9110 §12.5.1). Every answer is JSON, so a request
+// whose Accept excludes JSON gets 406. The most specific matching media range decides
+// its weight, so `*/*, application/json;q=0` refuses JSON. Errors are sent as
+// application/problem+json when the client names that type (RFC 9457 §3).
+
+import { HttpError } from './errors.js';
+
+interface MediaRange {
+  readonly type: string;
+  readonly quality: number;
+}
+
+function parseAccept(header: string): MediaRange[] {
+  return header.split(',').map((part) => {
+    const [type = '', ...parameters] = part.split(';');
+    let quality = 1;
+    for (const parameter of parameters) {
+      const [name = '', value = ''] = parameter.split('=');
+      if (name.trim().toLowerCase() === 'q') quality = Number(value.trim());
+    }
+    return { type: type.trim().toLowerCase(), quality: Number.isFinite(quality) ? quality : 0 };
+  });
+}
+
+/** The weight the client gives `mediaType` (0 when excluded). */
+function qualityOf(ranges: readonly MediaRange[], mediaType: string): number {
+  const [mainType] = mediaType.split('/');
+  let best: MediaRange | undefined;
+  let bestSpecificity = -1;
+  for (const range of ranges) {
+    const specificity =
+      range.type === mediaType ? 2 : range.type === `${mainType}/*` ? 1 : range.type === '*/*' ? 0 : -1;
+    if (specificity > bestSpecificity) {
+      best = range;
+      bestSpecificity = specificity;
+    }
+  }
+  return best?.quality ?? 0;
+}
+
+/** Throws 406 unless the client accepts application/json (or problem+json, also JSON). */
+export function requireJsonAcceptable(accept: string | undefined): void {
+  if (accept === undefined || accept === '*/*' || accept === 'application/json' || accept.trim() === '') return;
+  const ranges = parseAccept(accept);
+  if (qualityOf(ranges, 'application/json') > 0 || qualityOf(ranges, 'application/problem+json') > 0) return;
+  throw new HttpError('not_acceptable', 'this API answers only with application/json');
+}
+
+/** True when Accept names application/problem+json with a non-zero weight. */
+export function wantsProblemJson(accept: string | undefined): boolean {
+  if (accept === undefined || !accept.includes('problem+json')) return false;
+  return parseAccept(accept).some((range) => range.type === 'application/problem+json' && range.quality > 0);
+}

@@ -1,0 +1,61 @@
+// The list envelope's paging metadata and links (CONTRACT §5), also sent as a Link
+// header (RFC 8288 §3). Links keep the request's filters and sort, are relative
+// references to the same path, and use the path's vocabulary for parameter names.
+
+import type { Language } from '../vocabulary.js';
+import { translate } from '../vocabulary.js';
+import type { ListParameters } from './list-query.js';
+
+export interface PageMeta {
+  readonly page: number;
+  readonly limit: number;
+  readonly total: number;
+  readonly pages: number;
+}
+
+export interface PageLinks {
+  readonly self: string;
+  readonly first: string;
+  readonly prev: string | null;
+  readonly next: string | null;
+  readonly last: string;
+}
+
+export function pageMeta(parameters: ListParameters, total: number): PageMeta {
+  return { page: parameters.page, limit: parameters.limit, total, pages: Math.ceil(total / parameters.limit) };
+}
+
+export function pageLinks(path: string, language: Language, parameters: ListParameters, meta: PageMeta): PageLinks {
+  const fixed: string[] = [];
+  for (const filter of parameters.filters) fixed.push(pair(translate(filter.field, language), String(filter.value)));
+  if (parameters.sort.length > 0) {
+    const sort = parameters.sort.map((key) => (key.descending ? '-' : '') + translate(key.field, language)).join(',');
+    fixed.push(pair(translate('sort', language), sort));
+  }
+  const pageName = translate('page', language);
+  const limitPair = pair(translate('limit', language), String(parameters.limit));
+  const at = (page: number): string => `${path}?${[...fixed, pair(pageName, String(page)), limitPair].join('&')}`;
+
+  const lastPage = Math.max(meta.pages, 1);
+  const page = parameters.page;
+  return {
+    self: at(page),
+    first: at(1),
+    prev: page > 1 ? at(Math.min(page - 1, lastPage)) : null,
+    next: page < meta.pages ? at(page + 1) : null,
+    last: at(lastPage),
+  };
+}
+
+/** `<…>; rel="self", <…>; rel="first", …` — relations with no target are left out. */
+export function linkHeader(links: PageLinks): string {
+  const parts: string[] = [];
+  for (const [relation, target] of Object.entries(links)) {
+    if (target !== null) parts.push(`<${target}>; rel="${relation}"`);
+  }
+  return parts.join(', ');
+}
+
+function pair(name: string, value: string): string {
+  return `${encodeURIComponent(name)}=${encodeURIComponent(value)}`;
+}

@@ -1,0 +1,36 @@
+// Error bodies in the shape of RFC 9457 problem details: `type` about:blank with the
+// status phrase as `title` (§4.2.1), plus this API's `code`, `request_id` and, for
+// 400/422, `errors[]`. Client errors are shown; anything else becomes a bare 500
+// whose cause goes to the log under the request id, never to the client (koa's
+// `err.expose`).
+
+import type { Logger } from '../config.js';
+import { HttpError, STATUS_TITLES } from './errors.js';
+import { wantsProblemJson } from './negotiation.js';
+import type { Reply } from './respond.js';
+import { JSON_TYPE, PROBLEM_TYPE } from './respond.js';
+
+export function problemReply(error: unknown, instance: string, requestId: string, accept: string | undefined, logger: Logger): Reply {
+  const known = error instanceof HttpError ? error : undefined;
+  if (known === undefined) {
+    const cause = error instanceof Error ? (error.stack ?? error.message) : String(error);
+    logger.error(`request ${requestId} failed: ${cause}`);
+  }
+  const status = known?.status ?? 500;
+  const body = {
+    type: 'about:blank',
+    title: STATUS_TITLES[status] ?? 'Error',
+    status,
+    code: known?.code ?? 'internal_error',
+    detail: known?.message ?? 'the server failed to handle this request; quote the request_id when reporting it',
+    instance,
+    request_id: requestId,
+    ...(known?.errors === undefined ? {} : { errors: known.errors }),
+  };
+  return {
+    status,
+    headers: known?.headers,
+    body: JSON.stringify(body),
+    contentType: wantsProblemJson(accept) ? PROBLEM_TYPE : JSON_TYPE,
+  };
+}

@@ -1,0 +1,41 @@
+// The one place that writes a response to the socket (koa's respond(), STYLE §5).
+// Handlers return a Reply; this sets Content-Type and Content-Length and omits the
+// body where HTTP forbids one: HEAD (RFC 9110 §9.3.2), 204 (§15.3.5), 304 (§15.4.5).
+
+import type { ServerResponse } from 'node:http';
+
+export type Headers = Record<string, string>;
+
+export interface Reply {
+  readonly status: number;
+  readonly headers?: Headers;
+  /** Serialised JSON text, or undefined for an empty body. */
+  readonly body?: string;
+  /** Defaults to application/json. */
+  readonly contentType?: string;
+}
+
+export const JSON_TYPE = 'application/json';
+export const PROBLEM_TYPE = 'application/problem+json';
+
+export function jsonReply(status: number, value: unknown, headers?: Headers): Reply {
+  return { status, headers, body: JSON.stringify(value) };
+}
+
+export function emptyReply(status: number, headers?: Headers): Reply {
+  return { status, headers };
+}
+
+export function writeReply(res: ServerResponse, reply: Reply, requestId: string, isHead: boolean): void {
+  const headers: Headers = { ...reply.headers, 'X-Request-Id': requestId };
+  const status = reply.status;
+  const mayHaveBody = status !== 204 && status !== 304 && reply.body !== undefined;
+  if (mayHaveBody) {
+    headers['Content-Type'] = reply.contentType ?? JSON_TYPE;
+    headers['Content-Length'] = String(Buffer.byteLength(reply.body as string));
+  } else if (status !== 204 && status !== 304) {
+    headers['Content-Length'] = '0';
+  }
+  res.writeHead(status, headers);
+  res.end(mayHaveBody && !isHead ? reply.body : undefined);
+}

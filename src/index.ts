@@ -1,0 +1,10 @@
+// plainrest's public API for embedding (CONTRACT §10). Embedding never reads the
+// environment or the command line and prints nothing unless given a logger.
+
+export { createApp } from './app.js';
+export type { App } from './app.js';
+export { startServer, DRAIN_TIMEOUT_MS } from './server.js';
+export type { RunningServer } from './server.js';
+export { DEFAULTS } from './config.js';
+export type { Config, Logger, ServerOptions } from './config.js';
+export { StartupError } from './store/open-store.js';

@@ -1,0 +1,61 @@
+#!/usr/bin/env node
+// The command-line entry point (`npm start`, the `plainrest` bin): reads settings from
+// the environment and flags, prints the start banner, and shuts down gracefully on
+// SIGINT/SIGTERM (stop accepting, drain, final snapshot, exit 0).
+
+import type { Logger } from './config.js';
+import { ConfigError } from './config.js';
+import { parseCommandLine } from './cli-options.js';
+import { startServer } from './server.js';
+import { StartupError } from './store/open-store.js';
+
+const consoleLogger: Logger = {
+  info: (message) => console.log(message),
+  warn: (message) => console.warn(`warning: ${message}`),
+  error: (message) => console.error(`error: ${message}`),
+};
+
+async function main(): Promise<number> {
+  const commandLine = parseCommandLine(process.argv.slice(2), process.env);
+  if (commandLine.kind === 'help') {
+    console.log(commandLine.text);
+    return 0;
+  }
+  if (commandLine.kind === 'error') {
+    console.error(commandLine.message);
+    return 2;
+  }
+
+  const server = await startServer({ ...commandLine.options, logger: consoleLogger });
+  const { config } = server.app;
+  const counts = Object.entries(server.app.recordCounts())
+    .map(([collection, count]) => `${count} ${collection}`)
+    .join(', ');
+  console.log(`plainrest listening on ${server.url}`);
+  console.log(`data: ${config.dataDir === null ? 'memory only' : config.dataDir} (${counts})`);
+  console.log(`try: curl ${server.url}/v1/products`);
+
+  await new Promise<void>((resolve) => {
+    const stop = (signal: string): void => {
+      console.log(`${signal}: finishing in-flight requests, then writing a final snapshot`);
+      resolve();
+    };
+    process.once('SIGINT', () => stop('SIGINT'));
+    process.once('SIGTERM', () => stop('SIGTERM'));
+  });
+  await server.close();
+  console.log('stopped');
+  return 0;
+}
+
+main().then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    const expected = error instanceof StartupError || error instanceof ConfigError;
+    const systemError = error as NodeJS.ErrnoException;
+    if (expected) console.error(error.message);
+    else if (systemError.code === 'EADDRINUSE') console.error(`cannot start: the port is already in use (${systemError.message})`);
+    else console.error(error);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,33 @@
+// Atomic file replacement (after steno, json-server's writer): write a temporary file
+// in the same directory, fsync it, rename it over the target, then fsync the directory
+// so the rename itself is durable. A crash leaves either the old file or the new one.
+
+import { open, rename, rm } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+
+export async function writeFileAtomically(path: string, text: string): Promise<void> {
+  const temporary = join(dirname(path), `.${basename(path)}.${process.pid}.tmp`);
+  try {
+    const file = await open(temporary, 'w', 0o600);
+    try {
+      await file.writeFile(text, 'utf8');
+      await file.sync();
+    } finally {
+      await file.close();
+    }
+    await rename(temporary, path);
+  } catch (error) {
+    await rm(temporary, { force: true });
+    throw error;
+  }
+  await syncDirectory(dirname(path));
+}
+
+export async function syncDirectory(directory: string): Promise<void> {
+  const handle = await open(directory, 'r');
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}

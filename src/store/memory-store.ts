@@ -1,0 +1,120 @@
+// The in-memory Store: one Map per collection. Reads never touch the disk; a commit
+// applies its changes at once (so a user and their orders go together) and then
+// waits for the persistence behind it, if any, to make them durable.
+
+import type { JsonValue, StoredRecord } from '../json.js';
+import type { CollectionName } from '../resources/definition.js';
+import type { CollectionState } from './collection-state.js';
+import { emptyCollection } from './collection-state.js';
+import type { Change, Filter, Query, QueryResult, SortKey, Store } from './store.js';
+
+/** Makes committed changes durable; absent for a memory-only store. */
+export interface Persistence {
+  persist(changes: readonly Change[]): Promise<void>;
+  close(): Promise<void>;
+}
+
+export class MemoryStore implements Store {
+  readonly #collections: Map<CollectionName, CollectionState>;
+  #persistence: Persistence | undefined;
+
+  constructor(collections: ReadonlyMap<CollectionName, CollectionState>, persistence?: Persistence) {
+    this.#collections = new Map(collections);
+    this.#persistence = persistence;
+  }
+
+  /** Attaches persistence after loading (the persistence reads this store's state). */
+  persistWith(persistence: Persistence): void {
+    this.#persistence = persistence;
+  }
+
+  /** The live state of a collection, for snapshot writers. */
+  collectionState(collection: CollectionName): CollectionState {
+    let state = this.#collections.get(collection);
+    if (state === undefined) {
+      state = emptyCollection();
+      this.#collections.set(collection, state);
+    }
+    return state;
+  }
+
+  get(collection: CollectionName, id: number): StoredRecord | undefined {
+    return this.collectionState(collection).records.get(id);
+  }
+
+  count(collection: CollectionName): number {
+    return this.collectionState(collection).records.size;
+  }
+
+  query(collection: CollectionName, query: Query): QueryResult {
+    const matches: StoredRecord[] = [];
+    for (const record of this.collectionState(collection).records.values()) {
+      if (matchesAll(record, query.filters)) matches.push(record);
+    }
+    // Records are iterated in ascending id order and Array.prototype.sort is stable
+    // (ECMAScript 2019), so equal keys keep ascending id order: the tie-break is free.
+    if (query.sort.length > 0) matches.sort((a, b) => compareRecords(a, b, query.sort));
+    return { records: matches.slice(query.offset, query.offset + query.limit), total: matches.length };
+  }
+
+  findIgnoringCase(collection: CollectionName, field: string, value: string): StoredRecord | undefined {
+    const wanted = value.toLowerCase();
+    for (const record of this.collectionState(collection).records.values()) {
+      const candidate = record[field];
+      if (typeof candidate === 'string' && candidate.toLowerCase() === wanted) return record;
+    }
+    return undefined;
+  }
+
+  allocateId(collection: CollectionName): number {
+    const state = this.collectionState(collection);
+    const id = state.nextId;
+    state.nextId = id + 1;
+    return id;
+  }
+
+  commit(changes: readonly Change[]): Promise<void> {
+    for (const change of changes) {
+      const state = this.collectionState(change.collection);
+      if (change.kind === 'put') {
+        state.records.set(change.record.id, change.record);
+        if (change.record.id >= state.nextId) state.nextId = change.record.id + 1;
+      } else {
+        state.records.delete(change.id);
+      }
+    }
+    return this.#persistence === undefined ? Promise.resolve() : this.#persistence.persist(changes);
+  }
+
+  close(): Promise<void> {
+    return this.#persistence === undefined ? Promise.resolve() : this.#persistence.close();
+  }
+}
+
+function matchesAll(record: StoredRecord, filters: readonly Filter[]): boolean {
+  for (const filter of filters) {
+    const value = record[filter.field];
+    if (filter.ignoreCase && typeof value === 'string' && typeof filter.value === 'string') {
+      if (value.toLowerCase() !== filter.value.toLowerCase()) return false;
+    } else if (value !== filter.value) {
+      return false;
+    }
+  }
+  return true;
+}
+
+/** Numbers numerically, strings by code point; a missing value sorts after any present one. */
+function compareRecords(a: StoredRecord, b: StoredRecord, keys: readonly SortKey[]): number {
+  for (const key of keys) {
+    const order = compareValues(a[key.field], b[key.field]);
+    if (order !== 0) return key.descending ? -order : order;
+  }
+  return 0;
+}
+
+function compareValues(a: JsonValue | undefined, b: JsonValue | undefined): number {
+  if (a === b) return 0;
+  if (a === undefined || a === null) return 1;
+  if (b === undefined || b === null) return -1;
+  return a < b ? -1 : a > b ? 1 : 0;
+}
