@@ -112,7 +112,7 @@ describe('validation: write modes', () => {
 
 describe('validation: nested items', () => {
   test('each element is checked and named by its position', () => {
-    const body = { items: [{ product_id: 1, quantity: 0 }, { quantity: 2 }, 'x'] };
+    const body: JsonObject = { items: [{ product_id: 1, quantity: 0 }, { quantity: 2 }, 'x'] };
     assert.deepEqual(errorsOf(() => validateBody(orders.fields, body, 'en', 'create')), [
       { field: 'items[0].quantity', code: 'too_small' },
       { field: 'items[1].product_id', code: 'required' },

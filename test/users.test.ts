@@ -1,0 +1,516 @@
+// The user resource (CONTRACT §3, §4): POST answers exactly {id, name}; reads return
+// id, name, email, role, created_at, updated_at and never the password or its hash;
+// field rules answer 422 with one errors[] entry per field; emails are unique ignoring
+// case (409 duplicate_value); PUT replaces name and email and leaves role and password.
+
+import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, test } from 'node:test';
+import type { TestResponse, TestServer } from './helpers.js';
+import { createUser, startTestServer, temporaryDirectory } from './helpers.js';
+
+const USER_FIELDS = ['id', 'name', 'email', 'role', 'created_at', 'updated_at'];
+const RFC3339_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
+const STRONG_ETAG = /^"[^"]+"$/;
+const TITLES: Record<number, string> = {
+  404: 'Not Found',
+  409: 'Conflict',
+  412: 'Precondition Failed',
+  422: 'Unprocessable Content',
+};
+
+interface ExpectedFieldError {
+  readonly field: string;
+  readonly code: string;
+}
+
+/** A problem-details body (CONTRACT §7) with this status, code and instance. */
+function assertProblem(response: TestResponse, status: number, code: string, instance: string): void {
+  assert.equal(response.status, status, response.text);
+  assert.equal(response.headers.get('content-type'), 'application/json');
+  const { detail, request_id: requestId, errors, ...rest } = response.body;
+  assert.deepEqual(rest, { type: 'about:blank', title: TITLES[status], status, code, instance });
+  assert.equal(typeof detail, 'string');
+  assert.ok(detail.length > 0);
+  assert.equal(requestId, response.headers.get('x-request-id'));
+  if (status !== 422 && status !== 400) assert.equal(errors, undefined);
+}
+
+/** A 422 whose errors[] holds exactly these {field, code} entries, each with a message. */
+function assertInvalidFields(response: TestResponse, instance: string, expected: readonly ExpectedFieldError[]): void {
+  assertProblem(response, 422, 'validation_failed', instance);
+  const count = expected.length;
+  assert.equal(response.body.detail, count === 1 ? '1 field is invalid' : `${count} fields are invalid`);
+  assert.ok(Array.isArray(response.body.errors));
+  const entries = (response.body.errors as Record<string, unknown>[]).map((entry) => {
+    assert.deepEqual(Object.keys(entry).sort(), ['code', 'field', 'message']);
+    assert.equal(typeof entry['message'], 'string');
+    assert.ok((entry['message'] as string).length > 0);
+    return { field: entry['field'], code: entry['code'] };
+  });
+  const byField = (a: ExpectedFieldError, b: ExpectedFieldError): number => a.field.localeCompare(b.field);
+  assert.deepEqual([...entries].sort(byField as never), [...expected].sort(byField));
+}
+
+/** Resolves once the clock has moved past `timestamp`, so a bumped updated_at must differ from it. */
+async function clockPast(timestamp: string): Promise<void> {
+  while (new Date().toISOString() <= timestamp) await new Promise((resolve) => setImmediate(resolve));
+}
+
+function assertNoPassword(response: TestResponse, plaintext?: string): void {
+  assert.doesNotMatch(response.text, /password/i);
+  assert.doesNotMatch(response.text, /hash/i);
+  assert.doesNotMatch(response.text, /scrypt/i);
+  if (plaintext !== undefined) assert.ok(!response.text.includes(plaintext), 'the plaintext password leaked');
+}
+
+const VALID = { name: 'Ana Lima', email: 'ana@example.com', password: 'correct-horse' };
+
+describe('users', () => {
+  let api: TestServer;
+  beforeEach(async () => {
+    api = await startTestServer();
+  });
+  afterEach(async () => {
+    await api.close();
+  });
+
+  describe('POST /v1/users', () => {
+    test('answers 201 with exactly {id, name}, Location /v1/users/{id} and a strong ETag', async () => {
+      const response = await api.post('/v1/users', VALID);
+      assert.equal(response.status, 201, response.text);
+      assert.deepEqual(response.body, { id: 1, name: 'Ana Lima' });
+      assert.deepEqual(Object.keys(response.body), ['id', 'name']);
+      assert.equal(response.headers.get('location'), '/v1/users/1');
+      assert.match(response.headers.get('etag') ?? '', STRONG_ETAG);
+      assert.equal(response.headers.get('content-type'), 'application/json');
+      assert.ok(response.headers.get('x-request-id'));
+      assertNoPassword(response, VALID.password);
+    });
+
+    test('assigns increasing ids: the second user is 2 at /v1/users/2', async () => {
+      await api.post('/v1/users', VALID);
+      const response = await api.post('/v1/users', { name: 'Bia', email: 'bia@example.com' });
+      assert.equal(response.status, 201, response.text);
+      assert.deepEqual(response.body, { id: 2, name: 'Bia' });
+      assert.equal(response.headers.get('location'), '/v1/users/2');
+    });
+
+    test('password is optional on POST', async () => {
+      const response = await api.post('/v1/users', { name: 'Ana', email: 'ana@example.com' });
+      assert.equal(response.status, 201, response.text);
+      assert.deepEqual(response.body, { id: 1, name: 'Ana' });
+    });
+  });
+
+  describe('GET /v1/users/{id}', () => {
+    test('returns id, name, email, role, created_at, updated_at with RFC 3339 UTC timestamps', async () => {
+      const before = new Date().toISOString();
+      await api.post('/v1/users', VALID);
+      const after = new Date().toISOString();
+      const response = await api.get('/v1/users/1');
+      assert.equal(response.status, 200, response.text);
+      assert.equal(response.headers.get('content-type'), 'application/json');
+      assert.match(response.headers.get('etag') ?? '', STRONG_ETAG);
+      assert.deepEqual(Object.keys(response.body), USER_FIELDS);
+      const { created_at: createdAt, updated_at: updatedAt, ...rest } = response.body;
+      assert.deepEqual(rest, { id: 1, name: 'Ana Lima', email: 'ana@example.com', role: 'user' });
+      for (const stamp of [createdAt, updatedAt]) {
+        assert.equal(typeof stamp, 'string');
+        assert.match(stamp, RFC3339_UTC);
+        assert.ok(!Number.isNaN(Date.parse(stamp)));
+      }
+      assert.equal(createdAt, updatedAt);
+      assert.ok(Date.parse(createdAt) >= Date.parse(before) && Date.parse(createdAt) <= Date.parse(after));
+    });
+
+    test('never returns password or password_hash, not even in the raw text (item, list, HEAD)', async () => {
+      await api.post('/v1/users', VALID);
+      const item = await api.get('/v1/users/1');
+      assert.equal(item.status, 200);
+      assert.equal(item.body.password, undefined);
+      assert.equal(item.body.password_hash, undefined);
+      assertNoPassword(item, VALID.password);
+      const list = await api.get('/v1/users');
+      assert.equal(list.status, 200);
+      assert.equal(list.body.data.length, 1);
+      assertNoPassword(list, VALID.password);
+    });
+
+    test('role defaults to "user" when POST omits it', async () => {
+      const id = await createUser(api);
+      const response = await api.get(`/v1/users/${id}`);
+      assert.equal(response.status, 200);
+      assert.equal(response.body.role, 'user');
+    });
+
+    test('a missing user is 404 record_not_found', async () => {
+      const response = await api.get('/v1/users/7');
+      assertProblem(response, 404, 'record_not_found', '/v1/users/7');
+    });
+  });
+
+  describe('field rules on POST → 422 with one errors[] entry per field', () => {
+    const long = (n: number): string => 'x'.repeat(n);
+    const cases: readonly { name: string; body: Record<string, unknown>; errors: ExpectedFieldError[] }[] = [
+      { name: 'name missing → required', body: { email: 'a@example.com' }, errors: [{ field: 'name', code: 'required' }] },
+      { name: 'name empty → too_short', body: { ...VALID, name: '' }, errors: [{ field: 'name', code: 'too_short' }] },
+      { name: 'name of 101 characters → too_long', body: { ...VALID, name: long(101) }, errors: [{ field: 'name', code: 'too_long' }] },
+      { name: 'name a number → invalid_type', body: { ...VALID, name: 42 }, errors: [{ field: 'name', code: 'invalid_type' }] },
+      { name: 'name null → invalid_type', body: { ...VALID, name: null }, errors: [{ field: 'name', code: 'invalid_type' }] },
+      { name: 'email missing → required', body: { name: 'Ana' }, errors: [{ field: 'email', code: 'required' }] },
+      ...[
+        'plainaddress',
+        'ana.example.com',
+        'ana@',
+        '@example.com',
+        'ana@example',
+        'ana@@example.com',
+        'ana lima@example.com',
+        'ana@exa mple.com',
+        'ana@example..com',
+        'ana@.example.com',
+        'ana@example.com.',
+      ].map((email) => ({
+        name: `email ${JSON.stringify(email)} → invalid_format`,
+        body: { ...VALID, email },
+        errors: [{ field: 'email', code: 'invalid_format' }],
+      })),
+      {
+        name: 'email of 255 characters → too_long',
+        body: { ...VALID, email: `${long(243)}@example.com` },
+        errors: [{ field: 'email', code: 'too_long' }],
+      },
+      { name: 'email a number → invalid_type', body: { ...VALID, email: 12 }, errors: [{ field: 'email', code: 'invalid_type' }] },
+      {
+        name: 'email an array → invalid_type',
+        body: { ...VALID, email: ['a@example.com'] },
+        errors: [{ field: 'email', code: 'invalid_type' }],
+      },
+      { name: 'password of 7 characters → too_short', body: { ...VALID, password: long(7) }, errors: [{ field: 'password', code: 'too_short' }] },
+      { name: 'password of 201 characters → too_long', body: { ...VALID, password: long(201) }, errors: [{ field: 'password', code: 'too_long' }] },
+      { name: 'password a number → invalid_type', body: { ...VALID, password: 12345678 }, errors: [{ field: 'password', code: 'invalid_type' }] },
+      { name: 'role "boss" → invalid_value', body: { ...VALID, role: 'boss' }, errors: [{ field: 'role', code: 'invalid_value' }] },
+      { name: 'role "Admin" (case matters) → invalid_value', body: { ...VALID, role: 'Admin' }, errors: [{ field: 'role', code: 'invalid_value' }] },
+      { name: 'unknown field → unknown_field named as sent', body: { ...VALID, nickname: 'an' }, errors: [{ field: 'nickname', code: 'unknown_field' }] },
+      { name: 'password_hash is an unknown field', body: { ...VALID, password_hash: 'x' }, errors: [{ field: 'password_hash', code: 'unknown_field' }] },
+      { name: 'Portuguese field name on an English path → unknown_field', body: { ...VALID, senha: 'correct-horse' }, errors: [{ field: 'senha', code: 'unknown_field' }] },
+      { name: 'id on POST → server_field', body: { ...VALID, id: 5 }, errors: [{ field: 'id', code: 'server_field' }] },
+      {
+        name: 'created_at on POST → server_field',
+        body: { ...VALID, created_at: '2024-01-01T00:00:00.000Z' },
+        errors: [{ field: 'created_at', code: 'server_field' }],
+      },
+      {
+        name: 'updated_at on POST → server_field',
+        body: { ...VALID, updated_at: '2024-01-01T00:00:00.000Z' },
+        errors: [{ field: 'updated_at', code: 'server_field' }],
+      },
+      {
+        name: 'several bad fields → one entry each, detail "4 fields are invalid"',
+        body: { name: '', email: 'nope', password: 'short', role: 'boss' },
+        errors: [
+          { field: 'name', code: 'too_short' },
+          { field: 'email', code: 'invalid_format' },
+          { field: 'password', code: 'too_short' },
+          { field: 'role', code: 'invalid_value' },
+        ],
+      },
+      {
+        name: 'empty object → name and email required, detail "2 fields are invalid"',
+        body: {},
+        errors: [
+          { field: 'name', code: 'required' },
+          { field: 'email', code: 'required' },
+        ],
+      },
+      {
+        name: 'unknown field plus a server field plus a missing name → three entries',
+        body: { email: 'a@example.com', id: 1, extra: true },
+        errors: [
+          { field: 'name', code: 'required' },
+          { field: 'id', code: 'server_field' },
+          { field: 'extra', code: 'unknown_field' },
+        ],
+      },
+    ];
+    for (const c of cases) {
+      test(c.name, async () => {
+        const response = await api.post('/v1/users', c.body);
+        assertInvalidFields(response, '/v1/users', c.errors);
+        assert.equal(response.headers.get('location'), null);
+        const after = await api.get('/v1/users/1');
+        assert.equal(after.status, 404, 'a rejected POST must not create a record');
+      });
+    }
+  });
+
+  describe('field bounds accepted on POST', () => {
+    const cases: readonly { name: string; body: Record<string, unknown> }[] = [
+      { name: 'name of 1 character', body: { ...VALID, name: 'A' } },
+      { name: 'name of 100 characters', body: { ...VALID, name: 'n'.repeat(100) } },
+      { name: 'name of 100 non-ASCII characters (counted as characters, not bytes)', body: { ...VALID, name: 'é'.repeat(100) } },
+      { name: 'password of 8 characters', body: { ...VALID, password: 'p'.repeat(8) } },
+      { name: 'password of 200 characters', body: { ...VALID, password: 'p'.repeat(200) } },
+      { name: 'email of 254 characters', body: { ...VALID, email: `${'e'.repeat(242)}@example.com` } },
+      { name: 'email with plus and subdomain', body: { ...VALID, email: 'ana.lima+tag@mail.example.co.uk' } },
+      { name: 'role "admin"', body: { ...VALID, role: 'admin' } },
+    ];
+    for (const c of cases) {
+      test(`${c.name} → 201`, async () => {
+        const response = await api.post('/v1/users', c.body);
+        assert.equal(response.status, 201, response.text);
+        assert.deepEqual(response.body, { id: 1, name: c.body['name'] });
+        const read = await api.get('/v1/users/1');
+        assert.equal(read.status, 200);
+        assert.equal(read.body.email, c.body['email']);
+        assert.equal(read.body.role, c.body['role'] ?? 'user');
+      });
+    }
+  });
+
+  describe('email unique ignoring case → 409 duplicate_value', () => {
+    test('POST with an email another user has in another case', async () => {
+      await api.post('/v1/users', VALID);
+      const response = await api.post('/v1/users', { name: 'Other', email: 'ANA@Example.COM' });
+      assertProblem(response, 409, 'duplicate_value', '/v1/users');
+      assert.equal(response.headers.get('location'), null);
+      assert.equal((await api.get('/v1/users/2')).status, 404);
+      const list = await api.get('/v1/users');
+      assert.equal(list.body.meta.total, 1);
+    });
+
+    test('POST with exactly the same email', async () => {
+      await api.post('/v1/users', VALID);
+      const response = await api.post('/v1/users', { name: 'Other', email: VALID.email });
+      assertProblem(response, 409, 'duplicate_value', '/v1/users');
+    });
+
+    test('PUT taking another user\'s email (other case) leaves the user unchanged', async () => {
+      await api.post('/v1/users', VALID);
+      await api.post('/v1/users', { name: 'Bia', email: 'bia@example.com' });
+      const before = await api.get('/v1/users/2');
+      const response = await api.put('/v1/users/2', { name: 'Bia', email: 'Ana@EXAMPLE.com' });
+      assertProblem(response, 409, 'duplicate_value', '/v1/users/2');
+      const after = await api.get('/v1/users/2');
+      assert.deepEqual(after.body, before.body);
+      assert.equal(after.headers.get('etag'), before.headers.get('etag'));
+    });
+
+    test('PATCH taking another user\'s email (other case) leaves the user unchanged', async () => {
+      await api.post('/v1/users', VALID);
+      await api.post('/v1/users', { name: 'Bia', email: 'bia@example.com' });
+      const before = await api.get('/v1/users/2');
+      const response = await api.patch('/v1/users/2', { email: 'ANA@EXAMPLE.COM' });
+      assertProblem(response, 409, 'duplicate_value', '/v1/users/2');
+      const after = await api.get('/v1/users/2');
+      assert.deepEqual(after.body, before.body);
+    });
+
+    test('a user may change the case of their own email by PATCH', async () => {
+      await api.post('/v1/users', VALID);
+      const response = await api.patch('/v1/users/1', { email: 'Ana@Example.com' });
+      assert.equal(response.status, 200, response.text);
+      assert.equal(response.body.email, 'Ana@Example.com');
+      assert.equal((await api.get('/v1/users/1')).body.email, 'Ana@Example.com');
+    });
+
+    test('a user may change the case of their own email by PUT', async () => {
+      await api.post('/v1/users', VALID);
+      const response = await api.put('/v1/users/1', { name: 'Ana Lima', email: 'ANA@EXAMPLE.COM' });
+      assert.equal(response.status, 200, response.text);
+      assert.equal(response.body.email, 'ANA@EXAMPLE.COM');
+    });
+
+    test('the email of a deleted user may be used again', async () => {
+      await api.post('/v1/users', VALID);
+      assert.equal((await api.delete('/v1/users/1')).status, 204);
+      const response = await api.post('/v1/users', { name: 'New Ana', email: 'ana@example.com' });
+      assert.equal(response.status, 201, response.text);
+      assert.deepEqual(response.body, { id: 2, name: 'New Ana' });
+    });
+  });
+
+  describe('PUT /v1/users/{id} replaces name and email', () => {
+    test('answers 200 with the full record, role kept when absent, updated_at bumped', async () => {
+      await api.post('/v1/users', { ...VALID, role: 'admin' });
+      const before = await api.get('/v1/users/1');
+      await clockPast(before.body.updated_at);
+      const response = await api.put('/v1/users/1', { name: 'Ana Souza', email: 'souza@example.com' });
+      assert.equal(response.status, 200, response.text);
+      assert.match(response.headers.get('etag') ?? '', STRONG_ETAG);
+      assert.notEqual(response.headers.get('etag'), before.headers.get('etag'));
+      assert.deepEqual(Object.keys(response.body), USER_FIELDS);
+      const { updated_at: updatedAt, ...rest } = response.body;
+      assert.deepEqual(rest, {
+        id: 1,
+        name: 'Ana Souza',
+        email: 'souza@example.com',
+        role: 'admin',
+        created_at: before.body.created_at,
+      });
+      assert.match(updatedAt, RFC3339_UTC);
+      assert.ok(updatedAt > before.body.updated_at, 'updated_at must move forward');
+      assertNoPassword(response, VALID.password);
+      const read = await api.get('/v1/users/1');
+      assert.deepEqual(read.body, response.body);
+      assert.equal(read.headers.get('etag'), response.headers.get('etag'));
+    });
+
+    const cases: readonly { name: string; body: Record<string, unknown>; errors: ExpectedFieldError[] }[] = [
+      { name: 'name absent → required', body: { email: 'ana@example.com' }, errors: [{ field: 'name', code: 'required' }] },
+      { name: 'email absent → required', body: { name: 'Ana' }, errors: [{ field: 'email', code: 'required' }] },
+      {
+        name: 'both absent → two required entries',
+        body: { role: 'user' },
+        errors: [
+          { field: 'name', code: 'required' },
+          { field: 'email', code: 'required' },
+        ],
+      },
+      { name: 'name null → invalid_type', body: { name: null, email: 'ana@example.com' }, errors: [{ field: 'name', code: 'invalid_type' }] },
+      { name: 'password of 7 characters → too_short', body: { ...VALID, password: 'short77' }, errors: [{ field: 'password', code: 'too_short' }] },
+      { name: 'unknown field → unknown_field', body: { ...VALID, age: 30 }, errors: [{ field: 'age', code: 'unknown_field' }] },
+    ];
+    for (const c of cases) {
+      test(`PUT ${c.name}, record unchanged`, async () => {
+        await api.post('/v1/users', VALID);
+        const before = await api.get('/v1/users/1');
+        const response = await api.put('/v1/users/1', c.body);
+        assertInvalidFields(response, '/v1/users/1', c.errors);
+        const after = await api.get('/v1/users/1');
+        assert.deepEqual(after.body, before.body);
+        assert.equal(after.headers.get('etag'), before.headers.get('etag'));
+      });
+    }
+  });
+
+  describe('PATCH /v1/users/{id}', () => {
+    test('changes only the field sent', async () => {
+      await api.post('/v1/users', { ...VALID, role: 'admin' });
+      const before = await api.get('/v1/users/1');
+      await clockPast(before.body.updated_at);
+      const response = await api.patch('/v1/users/1', { name: 'Ana Patched' });
+      assert.equal(response.status, 200, response.text);
+      assert.match(response.headers.get('etag') ?? '', STRONG_ETAG);
+      assert.notEqual(response.headers.get('etag'), before.headers.get('etag'));
+      const { updated_at: updatedAt, ...rest } = response.body;
+      const { updated_at: previousUpdatedAt, ...previous } = before.body;
+      assert.deepEqual(rest, { ...previous, name: 'Ana Patched' });
+      assert.ok(updatedAt > previousUpdatedAt, 'updated_at must move forward');
+      assert.deepEqual((await api.get('/v1/users/1')).body, response.body);
+    });
+
+    test('may change the role', async () => {
+      await api.post('/v1/users', VALID);
+      const response = await api.patch('/v1/users/1', { role: 'admin' });
+      assert.equal(response.status, 200, response.text);
+      assert.equal(response.body.role, 'admin');
+    });
+
+    for (const field of ['name', 'email', 'role', 'password']) {
+      test(`PATCH {"${field}": null} → 422 required, record unchanged`, async () => {
+        await api.post('/v1/users', VALID);
+        const before = await api.get('/v1/users/1');
+        const response = await api.patch('/v1/users/1', { [field]: null });
+        assertInvalidFields(response, '/v1/users/1', [{ field, code: 'required' }]);
+        const after = await api.get('/v1/users/1');
+        assert.deepEqual(after.body, before.body);
+      });
+    }
+
+    const cases: readonly { name: string; body: Record<string, unknown>; errors: ExpectedFieldError[] }[] = [
+      { name: 'name empty → too_short', body: { name: '' }, errors: [{ field: 'name', code: 'too_short' }] },
+      { name: 'email invalid → invalid_format', body: { email: 'not-an-email' }, errors: [{ field: 'email', code: 'invalid_format' }] },
+      { name: 'role "boss" → invalid_value', body: { role: 'boss' }, errors: [{ field: 'role', code: 'invalid_value' }] },
+      { name: 'password of 201 characters → too_long', body: { password: 'p'.repeat(201) }, errors: [{ field: 'password', code: 'too_long' }] },
+      { name: 'unknown field → unknown_field', body: { nick: 'x' }, errors: [{ field: 'nick', code: 'unknown_field' }] },
+    ];
+    for (const c of cases) {
+      test(`PATCH ${c.name}`, async () => {
+        await api.post('/v1/users', VALID);
+        const response = await api.patch('/v1/users/1', c.body);
+        assertInvalidFields(response, '/v1/users/1', c.errors);
+      });
+    }
+  });
+});
+
+describe('users: the password is write-only and stored hashed', () => {
+  let api: TestServer;
+  let dataDir: { path: string; remove: () => Promise<void> };
+  beforeEach(async () => {
+    dataDir = await temporaryDirectory();
+    api = await startTestServer({ dataDir: dataDir.path });
+  });
+  afterEach(async () => {
+    await api.close();
+    await dataDir.remove();
+  });
+
+  /** The stored record of user `id`, read from the users snapshot (CONTRACT §9: readable JSON). */
+  async function storedUser(id: number): Promise<Record<string, unknown>> {
+    const text = await readFile(join(dataDir.path, 'users.json'), 'utf8');
+    const snapshot = JSON.parse(text) as { records: Record<string, unknown>[] };
+    const record = snapshot.records.find((candidate) => candidate['id'] === id);
+    assert.ok(record, `user ${id} is in the snapshot`);
+    return record;
+  }
+
+  test('POST stores a salted hash, never the plaintext', async () => {
+    await api.post('/v1/users', VALID);
+    await api.post('/v1/users', { name: 'Bia', email: 'bia@example.com', password: VALID.password });
+    const text = await readFile(join(dataDir.path, 'users.json'), 'utf8');
+    assert.ok(!text.includes(VALID.password), 'the plaintext password is on disk');
+    const first = await storedUser(1);
+    const second = await storedUser(2);
+    assert.equal(first['password'], undefined);
+    assert.equal(typeof first['password_hash'], 'string');
+    assert.notEqual(first['password_hash'], second['password_hash'], 'the same password must hash differently (salt)');
+  });
+
+  test('PUT without password keeps it; PUT with a password sets it and never returns it', async () => {
+    await api.post('/v1/users', VALID);
+    const original = (await storedUser(1))['password_hash'];
+
+    const kept = await api.put('/v1/users/1', { name: 'Ana Kept', email: VALID.email });
+    assert.equal(kept.status, 200, kept.text);
+    assertNoPassword(kept, VALID.password);
+    assert.equal((await storedUser(1))['password_hash'], original);
+
+    const changed = await api.put('/v1/users/1', { name: 'Ana Kept', email: VALID.email, password: 'a-new-password' });
+    assert.equal(changed.status, 200, changed.text);
+    assertNoPassword(changed, 'a-new-password');
+    assert.deepEqual(Object.keys(changed.body), USER_FIELDS);
+    const stored = await storedUser(1);
+    assert.equal(typeof stored['password_hash'], 'string');
+    assert.notEqual(stored['password_hash'], original);
+    assert.ok(!JSON.stringify(stored).includes('a-new-password'));
+    assertNoPassword(await api.get('/v1/users/1'), 'a-new-password');
+  });
+
+  test('PATCH sets the password and never returns it; other fields unchanged', async () => {
+    await api.post('/v1/users', VALID);
+    const before = await api.get('/v1/users/1');
+    const original = (await storedUser(1))['password_hash'];
+    const response = await api.patch('/v1/users/1', { password: 'patched-password' });
+    assert.equal(response.status, 200, response.text);
+    assertNoPassword(response, 'patched-password');
+    const { updated_at: _after, ...rest } = response.body;
+    const { updated_at: _before, ...previous } = before.body;
+    assert.deepEqual(rest, previous);
+    const stored = await storedUser(1);
+    assert.notEqual(stored['password_hash'], original);
+    assert.ok(!JSON.stringify(stored).includes('patched-password'));
+  });
+
+  test('a user created without a password gets one by PATCH', async () => {
+    await api.post('/v1/users', { name: 'Ana', email: 'ana@example.com' });
+    assert.equal((await storedUser(1))['password_hash'], undefined);
+    const response = await api.patch('/v1/users/1', { password: 'first-password' });
+    assert.equal(response.status, 200, response.text);
+    assertNoPassword(response, 'first-password');
+    assert.equal(typeof (await storedUser(1))['password_hash'], 'string');
+  });
+});
