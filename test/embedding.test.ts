@@ -1,0 +1,294 @@
+// Embedding (CONTRACT §10): the package imports by name (`exports` with types, through
+// the package self-reference, so dist/ must be built: `npm run build`), startServer and
+// createApp with the §1 options in camelCase and the same defaults, no printing and no
+// environment reading, a custom logger for failures, and clear errors for bad options.
+
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterEach, beforeEach, describe, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import type { App, Logger, RunningServer, ServerOptions } from 'plainrest';
+import { createApp, DEFAULTS, startServer } from 'plainrest';
+import type { TestServer } from './helpers.js';
+import { temporaryDirectory, wrap } from './helpers.js';
+
+const PACKAGE_ROOT = fileURLToPath(new URL('..', import.meta.url));
+
+/** Mounts an app on our own node:http server, as an embedding program would. */
+async function mount(app: App): Promise<{ api: TestServer; stop: () => Promise<void> }> {
+  const server = createServer(app.handle);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  const stop = async (): Promise<void> => {
+    server.closeIdleConnections();
+    await new Promise<void>((resolve, reject) => server.close((error) => (error ? reject(error) : resolve())));
+    await app.close();
+  };
+  const running: RunningServer = { url: `http://127.0.0.1:${port}`, app, close: stop };
+  return { api: wrap(running), stop };
+}
+
+type ConsoleMethod = 'log' | 'info' | 'warn' | 'error' | 'debug';
+const CONSOLE_METHODS: readonly ConsoleMethod[] = ['log', 'info', 'warn', 'error', 'debug'];
+
+/** Replaces the console methods with recorders until `restore()`. */
+function captureConsole(): { calls: string[]; restore: () => void } {
+  const calls: string[] = [];
+  const originals = CONSOLE_METHODS.map((method) => [method, console[method]] as const);
+  for (const method of CONSOLE_METHODS) {
+    console[method] = (...args: unknown[]) => {
+      calls.push(`console.${method}: ${args.map(String).join(' ')}`);
+    };
+  }
+  return {
+    calls,
+    restore: () => {
+      for (const [method, original] of originals) console[method] = original;
+    },
+  };
+}
+
+function recordingLogger(): Logger & { lines: { level: string; message: string }[] } {
+  const lines: { level: string; message: string }[] = [];
+  return {
+    lines,
+    info: (message) => lines.push({ level: 'info', message }),
+    warn: (message) => lines.push({ level: 'warn', message }),
+    error: (message) => lines.push({ level: 'error', message }),
+  };
+}
+
+describe('embedding: startServer', () => {
+  test('startServer({port: 0, dataDir: null, seed: false}) listens on http://127.0.0.1:<port> and close() stops it', async () => {
+    const server = await startServer({ port: 0, dataDir: null, seed: false });
+    const match = /^http:\/\/127\.0\.0\.1:(\d+)$/.exec(server.url);
+    assert.ok(match, server.url);
+    assert.ok(Number(match[1]) > 0);
+    const api = wrap(server);
+    const health = await api.get('/healthz');
+    assert.equal(health.status, 200);
+    assert.deepEqual(health.body, { status: 'ok' });
+    const products = await api.get('/v1/products');
+    assert.equal(products.status, 200);
+    assert.equal(products.body.meta.total, 0);
+    await server.close();
+    await assert.rejects(fetch(`${server.url}/healthz`));
+  });
+
+  test('the exported DEFAULTS are the §1 defaults', () => {
+    const { port, host, dataDir, seed, maxBodyBytes } = DEFAULTS;
+    assert.deepEqual({ port, host, dataDir, seed, maxBodyBytes }, { port: 3000, host: '127.0.0.1', dataDir: 'data', seed: true, maxBodyBytes: 1_048_576 });
+    assert.ok(Object.isFrozen(DEFAULTS));
+  });
+
+  test('options are honoured: maxBodyBytes gives 413 above it', async () => {
+    const server = await startServer({ port: 0, dataDir: null, seed: false, maxBodyBytes: 64 });
+    try {
+      const api = wrap(server);
+      const small = await api.post('/v1/products', { name: 'A', category: 'c', price: 1 });
+      assert.equal(small.status, 201);
+      const large = await api.post('/v1/products', { name: 'A'.repeat(100), category: 'c', price: 1 });
+      assert.equal(large.status, 413);
+      assert.equal(large.body.code, 'payload_too_large');
+      assert.equal(server.app.config.maxBodyBytes, 64);
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+describe('embedding: createApp', () => {
+  test('createApp({dataDir: null}) mounted with http.createServer(app.handle) serves /healthz and the seeded products (seed defaults to true)', async () => {
+    const app = await createApp({ dataDir: null });
+    assert.equal(typeof app.handle, 'function');
+    assert.equal(typeof app.close, 'function');
+    assert.equal(app.config.seed, true);
+    assert.equal(app.config.dataDir, null);
+    assert.deepEqual(app.recordCounts(), { users: 2, products: 12, orders: 5 });
+    const { api, stop } = await mount(app);
+    try {
+      const health = await api.get('/healthz');
+      assert.equal(health.status, 200);
+      assert.deepEqual(health.body, { status: 'ok' });
+      const products = await api.get('/v1/products');
+      assert.equal(products.status, 200);
+      assert.equal(products.body.meta.total, 12);
+      assert.equal(products.body.data[0].name, 'Espresso beans 1 kg');
+    } finally {
+      await stop();
+    }
+  });
+
+  test('createApp({dataDir: null, seed: false}) starts empty', async () => {
+    const app = await createApp({ dataDir: null, seed: false });
+    assert.deepEqual(app.recordCounts(), { users: 0, products: 0, orders: 0 });
+    const { api, stop } = await mount(app);
+    try {
+      const created = await api.post('/v1/products', { name: 'A', category: 'c', price: 1 });
+      assert.equal(created.status, 201);
+      assert.equal(created.headers.get('location'), '/v1/products/1');
+      assert.deepEqual(app.recordCounts(), { users: 0, products: 1, orders: 0 });
+    } finally {
+      await stop();
+    }
+  });
+
+  test('embedding never reads environment variables', async () => {
+    const saved = { ...process.env };
+    Object.assign(process.env, { PORT: '1234', HOST: '0.0.0.0', SEED: 'false', MAX_BODY_BYTES: '5', DATA_DIR: '/nonexistent' });
+    try {
+      const app = await createApp({ dataDir: null });
+      assert.equal(app.config.port, 3000);
+      assert.equal(app.config.host, '127.0.0.1');
+      assert.equal(app.config.seed, true);
+      assert.equal(app.config.maxBodyBytes, 1_048_576);
+      assert.deepEqual(app.recordCounts(), { users: 2, products: 12, orders: 5 });
+      await app.close();
+    } finally {
+      for (const name of ['PORT', 'HOST', 'SEED', 'MAX_BODY_BYTES', 'DATA_DIR']) {
+        if (saved[name] === undefined) delete process.env[name];
+        else process.env[name] = saved[name];
+      }
+    }
+  });
+});
+
+describe('embedding: prints nothing without a logger', () => {
+  test('a start / request / error / close cycle makes no console call', async () => {
+    const dir = await temporaryDirectory();
+    const captured = captureConsole();
+    try {
+      const server = await startServer({ port: 0, dataDir: dir.path });
+      const api = wrap(server);
+      assert.equal((await api.get('/v1/products')).status, 200);
+      assert.equal((await api.post('/v1/products', { name: 'A', category: 'c', price: 1 })).status, 201);
+      assert.equal((await api.get('/nowhere')).status, 404);
+      assert.equal((await api.post('/v1/products', { price: 'x' })).status, 422);
+      await server.close();
+      const app = await createApp({ dataDir: null });
+      const { api: mounted, stop } = await mount(app);
+      assert.equal((await mounted.get('/healthz')).status, 200);
+      await stop();
+    } finally {
+      captured.restore();
+      await dir.remove();
+    }
+    assert.deepEqual(captured.calls, []);
+  });
+
+  test('a separate process that embeds the server writes nothing to stdout or stderr', { timeout: 20_000 }, async () => {
+    const dir = await temporaryDirectory();
+    try {
+      const script = `
+        import { startServer, createApp } from 'plainrest';
+        import { createServer } from 'node:http';
+        const server = await startServer({ port: 0, dataDir: ${JSON.stringify(dir.path)} });
+        await (await fetch(server.url + '/v1/products')).text();
+        await (await fetch(server.url + '/v1/products', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"name":"A","category":"c","price":1}' })).text();
+        await (await fetch(server.url + '/v1/products', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{bad' })).text();
+        await (await fetch(server.url + '/missing')).text();
+        await server.close();
+        const app = await createApp({ dataDir: null });
+        const http = createServer(app.handle);
+        await new Promise((resolve) => http.listen(0, '127.0.0.1', resolve));
+        await (await fetch('http://127.0.0.1:' + http.address().port + '/healthz')).text();
+        http.closeIdleConnections();
+        await new Promise((resolve) => http.close(resolve));
+        await app.close();
+      `;
+      const child = spawn(process.execPath, ['--input-type=module', '-e', script], { cwd: PACKAGE_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+      const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+      assert.equal(stderr, '');
+      assert.equal(stdout, '');
+      assert.equal(code, 0);
+    } finally {
+      await dir.remove();
+    }
+  });
+});
+
+describe('embedding: a custom logger receives the 500 log line', () => {
+  let dir: { path: string; remove: () => Promise<void> };
+  beforeEach(async () => {
+    dir = await temporaryDirectory();
+  });
+  afterEach(() => dir.remove());
+
+  test('a failing write is a bare 500 to the client and a log line with the request id to the logger', async () => {
+    const logger = recordingLogger();
+    const captured = captureConsole();
+    const dataDir = `${dir.path}/data`;
+    let server: RunningServer | undefined;
+    try {
+      server = await startServer({ port: 0, dataDir, seed: false, logger });
+      const api = wrap(server);
+      // replace the data directory by a plain file: the next snapshot write fails
+      await rm(dataDir, { recursive: true });
+      await writeFile(dataDir, 'not a directory');
+
+      const response = await api.post('/v1/products', { name: 'A', category: 'c', price: 1 }, { 'x-request-id': 'failing-write-1' });
+      assert.equal(response.status, 500);
+      assert.equal(response.headers.get('x-request-id'), 'failing-write-1');
+      const { detail, ...rest } = response.body;
+      assert.deepEqual(rest, {
+        type: 'about:blank',
+        title: 'Internal Server Error',
+        status: 500,
+        code: 'internal_error',
+        instance: '/v1/products',
+        request_id: 'failing-write-1',
+      });
+      assert.equal(typeof detail, 'string');
+      assert.equal(response.text.includes(dir.path), false, 'no file path in the body');
+      assert.equal(/\bat .*:\d+:\d+/.test(response.text), false, 'no stack trace in the body');
+
+      const errors = logger.lines.filter((line) => line.level === 'error');
+      assert.equal(errors.length, 1, JSON.stringify(logger.lines));
+      assert.ok(errors[0]?.message.includes('failing-write-1'), errors[0]?.message);
+
+      // one failing request never stops the server
+      assert.equal((await api.get('/healthz')).status, 200);
+    } finally {
+      await rm(dataDir, { force: true, recursive: true });
+      await mkdir(dataDir);
+      await server?.close();
+      captured.restore();
+    }
+    assert.deepEqual(captured.calls, []);
+  });
+});
+
+describe('embedding: invalid options reject with a clear message', () => {
+  const cases: { name: string; options: ServerOptions; message: RegExp }[] = [
+    { name: 'port -1', options: { port: -1 }, message: /port.*-1/ },
+    { name: 'port 65536', options: { port: 65536 }, message: /port.*65536/ },
+    { name: 'port 1.5', options: { port: 1.5 }, message: /port.*1\.5/ },
+    { name: 'maxBodyBytes 0', options: { maxBodyBytes: 0 }, message: /maxBodyBytes.*0/ },
+    { name: 'maxBodyBytes -5', options: { maxBodyBytes: -5 }, message: /maxBodyBytes.*-5/ },
+    { name: 'host empty', options: { host: '' }, message: /host/ },
+    { name: 'dataDir empty', options: { dataDir: '' }, message: /dataDir/ },
+  ];
+  for (const c of cases) {
+    test(`startServer with ${c.name} rejects naming the option`, async () => {
+      await assert.rejects(startServer({ dataDir: null, seed: false, ...c.options }), (error: unknown) => {
+        assert.ok(error instanceof Error);
+        assert.match(error.message, c.message);
+        return true;
+      });
+    });
+    test(`createApp with ${c.name} rejects naming the option`, async () => {
+      await assert.rejects(createApp({ dataDir: null, seed: false, ...c.options }), (error: unknown) => {
+        assert.ok(error instanceof Error);
+        assert.match(error.message, c.message);
+        return true;
+      });
+    });
+  }
+});
