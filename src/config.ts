@@ -2,6 +2,8 @@
 // defaults. Embedding passes options in camelCase; only the command-line entry point
 // (main.ts, via cli-options.ts) reads environment variables and flags.
 
+import { EMAIL_PATTERN } from './validation.js';
+
 export interface Logger {
   info(message: string): void;
   warn(message: string): void;
@@ -19,6 +21,14 @@ export interface ServerOptions {
   readonly seed?: boolean;
   /** Larger request bodies get 413. Default 1048576 (1 MiB). */
   readonly maxBodyBytes?: number;
+  /** The administrator ensured at every start. Default "admin@example.com". */
+  readonly adminEmail?: string;
+  /** Its password; when unset on the first start, one is generated and logged once. */
+  readonly adminPassword?: string;
+  /** HMAC key for tokens; when unset, generated once and kept in dataDir (mode 0600). */
+  readonly tokenSecret?: string;
+  /** Token lifetime in seconds. Default 3600. */
+  readonly tokenTtlSeconds?: number;
   /** Where to print; embedding prints nothing without one. */
   readonly logger?: Logger;
 }
@@ -29,6 +39,10 @@ export interface Config {
   readonly dataDir: string | null;
   readonly seed: boolean;
   readonly maxBodyBytes: number;
+  readonly adminEmail: string;
+  readonly adminPassword: string | undefined;
+  readonly tokenSecret: string | undefined;
+  readonly tokenTtlSeconds: number;
   readonly logger: Logger;
 }
 
@@ -38,7 +52,12 @@ export const DEFAULTS = Object.freeze({
   dataDir: 'data',
   seed: true,
   maxBodyBytes: 1_048_576,
+  adminEmail: 'admin@example.com',
+  tokenTtlSeconds: 3600,
 });
+
+/** Shorter secrets make HS256 keys guessable (RFC 7518 §3.2: a key of at least 256 bits). */
+export const MIN_TOKEN_SECRET_LENGTH = 32;
 
 export const SILENT_LOGGER: Logger = Object.freeze({ info() {}, warn() {}, error() {} });
 
@@ -51,6 +70,10 @@ export function resolveConfig(options: ServerOptions = {}): Config {
     dataDir: options.dataDir === undefined ? DEFAULTS.dataDir : options.dataDir,
     seed: options.seed ?? DEFAULTS.seed,
     maxBodyBytes: options.maxBodyBytes ?? DEFAULTS.maxBodyBytes,
+    adminEmail: options.adminEmail ?? DEFAULTS.adminEmail,
+    adminPassword: options.adminPassword,
+    tokenSecret: options.tokenSecret,
+    tokenTtlSeconds: options.tokenTtlSeconds ?? DEFAULTS.tokenTtlSeconds,
     logger: options.logger ?? SILENT_LOGGER,
   };
   if (!Number.isInteger(config.port) || config.port < 0 || config.port > 65535) {
@@ -58,6 +81,18 @@ export function resolveConfig(options: ServerOptions = {}): Config {
   }
   if (!Number.isInteger(config.maxBodyBytes) || config.maxBodyBytes < 1) {
     throw new ConfigError(`maxBodyBytes must be a positive integer, not ${config.maxBodyBytes}`);
+  }
+  if (!Number.isInteger(config.tokenTtlSeconds) || config.tokenTtlSeconds < 1) {
+    throw new ConfigError(`tokenTtlSeconds must be a positive integer, not ${config.tokenTtlSeconds}`);
+  }
+  if (!EMAIL_PATTERN.test(config.adminEmail)) {
+    throw new ConfigError(`adminEmail must be an email address, not "${config.adminEmail}"`);
+  }
+  if (config.adminPassword !== undefined && (config.adminPassword.length < 8 || config.adminPassword.length > 200)) {
+    throw new ConfigError('adminPassword must be 8 to 200 characters long');
+  }
+  if (config.tokenSecret !== undefined && config.tokenSecret.length < MIN_TOKEN_SECRET_LENGTH) {
+    throw new ConfigError(`tokenSecret must be at least ${MIN_TOKEN_SECRET_LENGTH} characters long`);
   }
   if (config.host === '') throw new ConfigError('host must not be empty');
   if (config.dataDir === '') throw new ConfigError('dataDir must not be empty (use null for memory only)');

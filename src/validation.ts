@@ -15,7 +15,7 @@ import { translate } from './vocabulary.js';
 /** create = POST, replace = PUT, patch = PATCH (RFC 7396 merge patch, `null` removes). */
 export type WriteMode = 'create' | 'replace' | 'patch';
 
-const EMAIL_PATTERN = /^[^\s@]+@[^\s@.]+(\.[^\s@.]+)+$/;
+export const EMAIL_PATTERN = /^[^\s@]+@[^\s@.]+(\.[^\s@.]+)+$/;
 
 const externalNameCache = new WeakMap<readonly FieldRule[], Map<Language, Map<string, FieldRule>>>();
 

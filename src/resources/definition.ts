@@ -40,6 +40,8 @@ export interface FieldRule {
   readonly max?: number;
   /** Allowed values of an `enum`. */
   readonly values?: readonly string[];
+  /** For a `restricted` field: the values a non-admin owner may still set (cancelling an order). */
+  readonly ownerMaySet?: readonly string[];
   /** Value given on create when the body has none. */
   readonly default?: string;
   /** Fields of each element of a `list`. */

@@ -52,6 +52,7 @@ export const orders: ResourceDefinition = {
       access: 'restricted',
       values: ORDER_STATUSES,
       default: 'pending',
+      ownerMaySet: ['cancelled'],
       filter: true,
       sort: true,
     },

@@ -1,0 +1,81 @@
+// Bearer-token authentication (RFC 6750): the token comes in `Authorization: Bearer …`
+// and carries everything; the server keeps no session. The user's existence and role
+// are read from the current record on every request, so a deleted user's token stops
+// working and a demotion takes effect at once. Verified signatures are cached (bounded,
+// dropped at expiry), so a repeat request costs one Map lookup instead of an HMAC.
+
+import { HttpError } from '../http/errors.js';
+import type { Store } from '../store/store.js';
+import type { TokenClaims } from './jwt.js';
+import { signToken, verifyToken } from './jwt.js';
+import type { Actor } from './permissions.js';
+
+export const REALM = 'plainrest';
+const MAX_CACHED_TOKENS = 10_000;
+const BEARER_PREFIX = /^bearer +/i; // the auth-scheme is case-insensitive (RFC 9110 §11.1)
+
+export interface IssuedToken {
+  readonly token: string;
+  readonly expiresIn: number;
+}
+
+export class Authenticator {
+  readonly #secret: string;
+  readonly #ttlSeconds: number;
+  readonly #store: Store;
+  readonly #nowSeconds: () => number;
+  /** token → its user and expiry; insertion order gives the oldest entry to evict. */
+  readonly #verified = new Map<string, { readonly userId: number; readonly exp: number }>();
+
+  constructor(secret: string, ttlSeconds: number, store: Store, nowSeconds: () => number = () => Math.floor(Date.now() / 1000)) {
+    this.#secret = secret;
+    this.#ttlSeconds = ttlSeconds;
+    this.#store = store;
+    this.#nowSeconds = nowSeconds;
+  }
+
+  issue(userId: number): IssuedToken {
+    const iat = this.#nowSeconds();
+    const claims: TokenClaims = { sub: String(userId), iat, exp: iat + this.#ttlSeconds };
+    return { token: signToken(claims, this.#secret), expiresIn: this.#ttlSeconds };
+  }
+
+  /** The caller named by the Authorization header, or a 401 (RFC 6750 §3). */
+  authenticate(authorization: string | undefined): Actor {
+    if (authorization === undefined || !BEARER_PREFIX.test(authorization)) {
+      throw new HttpError('unauthenticated', 'send a bearer token: Authorization: Bearer <token> (get one from POST /v1/tokens)', {
+        headers: { 'WWW-Authenticate': `Bearer realm="${REALM}"` },
+      });
+    }
+    const token = authorization.replace(BEARER_PREFIX, '').trim();
+    const now = this.#nowSeconds();
+    let entry = this.#verified.get(token);
+    if (entry === undefined || entry.exp <= now) {
+      if (entry !== undefined) this.#verified.delete(token);
+      const result = verifyToken(token, this.#secret, now);
+      if (!result.ok) throw invalidToken(result.reason);
+      const userId = /^[1-9][0-9]{0,15}$/.test(result.claims.sub) ? Number(result.claims.sub) : NaN;
+      if (!Number.isSafeInteger(userId)) throw invalidToken('the token names no user');
+      entry = { userId, exp: result.claims.exp };
+      this.#remember(token, entry);
+    }
+    const user = this.#store.get('users', entry.userId);
+    if (user === undefined) throw invalidToken('the user of this token no longer exists');
+    return { id: user.id, role: user['role'] === 'admin' ? 'admin' : 'user' };
+  }
+
+  #remember(token: string, entry: { userId: number; exp: number }): void {
+    if (this.#verified.size >= MAX_CACHED_TOKENS) {
+      const oldest = this.#verified.keys().next().value;
+      if (oldest !== undefined) this.#verified.delete(oldest);
+    }
+    this.#verified.set(token, entry);
+  }
+}
+
+function invalidToken(reason: string): HttpError {
+  const description = reason.replace(/["\\]/g, '');
+  return new HttpError('invalid_token', reason, {
+    headers: { 'WWW-Authenticate': `Bearer realm="${REALM}", error="invalid_token", error_description="${description}"` },
+  });
+}

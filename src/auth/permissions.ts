@@ -1,0 +1,72 @@
+// Who may do what (CONTRACT §6), as one table. Admins may do everything. "owner" means
+// the user named in the path: `/v1/users/{id}` and everything under it belongs to user
+// {id}, so a user addressing another user's records gets 403 before anything is
+// looked up, and whether those records exist is not revealed.
+
+import { HttpError } from '../http/errors.js';
+import type { JsonObject } from '../json.js';
+import type { CollectionName, ResourceDefinition } from '../resources/definition.js';
+import type { Language } from '../vocabulary.js';
+import { translate } from '../vocabulary.js';
+
+export type Operation = 'list' | 'create' | 'read' | 'update' | 'delete';
+
+/** Besides admins: any signed-in user, only the owner, or nobody else. */
+export type Audience = 'anyone' | 'owner' | 'admin';
+
+// prettier-ignore
+export const PERMISSIONS: Readonly<Record<CollectionName, Readonly<Record<Operation, Audience>>>> = {
+  users:    { list: 'admin',  create: 'admin', read: 'owner',  update: 'owner', delete: 'owner' },
+  products: { list: 'anyone', create: 'admin', read: 'anyone', update: 'admin', delete: 'admin' },
+  orders:   { list: 'owner',  create: 'owner', read: 'owner',  update: 'owner', delete: 'admin' },
+};
+
+export type Role = 'user' | 'admin';
+
+/** The authenticated caller, read from the current user record on every request. */
+export interface Actor {
+  readonly id: number;
+  readonly role: Role;
+}
+
+/** True when `actor` may perform `operation` on `collection` at a path owned by `ownerId`. */
+export function isAllowed(actor: Actor, collection: CollectionName, operation: Operation, ownerId: number | undefined): boolean {
+  if (actor.role === 'admin') return true;
+  const audience = PERMISSIONS[collection][operation];
+  if (audience === 'anyone') return true;
+  return audience === 'owner' && ownerId !== undefined && ownerId === actor.id;
+}
+
+export function requirePermission(actor: Actor, collection: CollectionName, operation: Operation, ownerId: number | undefined): void {
+  if (isAllowed(actor, collection, operation, ownerId)) return;
+  throw new HttpError('forbidden', 'you are not allowed to do this');
+}
+
+/**
+ * Permission that depends on the body (CONTRACT §6, §7: checked after the body is read,
+ * before validation): a restricted field (`role`, an order's `status`) may be changed
+ * by an admin only, except to the values the owner may set (cancelling an order).
+ * Sending the current value back is not a change.
+ */
+export function requireBodyPermission(
+  actor: Actor,
+  definition: ResourceDefinition,
+  body: JsonObject,
+  language: Language,
+  current: JsonObject | undefined,
+): void {
+  if (actor.role === 'admin') return;
+  for (const rule of definition.fields) {
+    if (rule.access !== 'restricted') continue;
+    const name = translate(rule.name, language);
+    if (!Object.hasOwn(body, name)) continue;
+    const value = body[name];
+    const unchanged = value === (current === undefined ? rule.default : current[rule.name]);
+    if (unchanged || (typeof value === 'string' && rule.ownerMaySet?.includes(value) === true)) continue;
+    throw new HttpError('forbidden', `only an admin may set ${name}${describeAllowed(rule.ownerMaySet, name)}`);
+  }
+}
+
+function describeAllowed(values: readonly string[] | undefined, name: string): string {
+  return values === undefined || values.length === 0 ? '' : ` to anything but ${values.join(', ')}; you may set ${name} to ${values.join(' or ')}`;
+}

@@ -1,0 +1,28 @@
+// Minting a token from the command line (`plainrest token <email>`), for scripts and
+// constrained deployments where posting a password is awkward. It reads the users
+// snapshot and the token secret and writes nothing, so it is safe beside a running
+// server. Whoever can read DATA_DIR can do this; that is why the secret file is 0600.
+
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { Authenticator } from './auth/authenticate.js';
+import { readSecretFile, TOKEN_SECRET_FILE } from './auth/token-secret.js';
+import type { ServerOptions } from './config.js';
+import { resolveConfig } from './config.js';
+import { MemoryStore } from './store/memory-store.js';
+import { parseCollection } from './store/collection-state.js';
+import { snapshotPath } from './store/snapshot-persistence.js';
+
+export async function mintToken(options: ServerOptions, email: string): Promise<{ token: string; userId: number; expiresIn: number }> {
+  const config = resolveConfig(options);
+  if (config.dataDir === null) throw new Error('a token can be minted only from a data directory');
+  const path = snapshotPath(config.dataDir, 'users');
+  const users = parseCollection(await readFile(path, 'utf8'));
+  const store = new MemoryStore(new Map([['users', users]]));
+  const user = store.findIgnoringCase('users', 'email', email);
+  if (user === undefined) throw new Error(`no user has the email ${email} in ${path}`);
+  const secret = config.tokenSecret ?? (await readSecretFile(join(config.dataDir, TOKEN_SECRET_FILE)));
+  if (secret === undefined) throw new Error(`no token secret yet: start the server once, or set TOKEN_SECRET`);
+  const { token, expiresIn } = new Authenticator(secret, config.tokenTtlSeconds, store).issue(user.id);
+  return { token, userId: user.id, expiresIn };
+}
