@@ -1,12 +1,15 @@
 // The request pipeline (CONTRACT §7 gives the order of checks): route 404 → method
-// 405 → [authentication 401, the next step to add] → Accept 406 → the handler, which
-// checks query 400 → record 404 → body 413/415/400 → If-Match 412 → validation 422 →
-// conflicts 409. One catch site turns every error into a problem-details reply
+// 405 → authentication 401 → Accept 406 → the handler, which checks query 400 →
+// permission 403 → record 404 → body 413/415/400 → permission on the body 403 →
+// If-Match 412 → validation 422 → conflicts 409. One catch site turns every error into a problem-details reply
 // (koa's `.then(respond).catch(onerror)`); one function writes it.
 
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Config, ServerOptions } from './config.js';
+import { Authenticator } from './auth/authenticate.js';
+import { ensureAdmin } from './auth/bootstrap-admin.js';
+import { loadTokenSecret } from './auth/token-secret.js';
 import { resolveConfig } from './config.js';
 import type { RequestContext, Services } from './context.js';
 import { HttpError } from './http/errors.js';
@@ -39,8 +42,17 @@ const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 export async function createApp(options: ServerOptions = {}): Promise<App> {
   const config = resolveConfig(options);
   const store = await openStore(config.dataDir, config.seed);
+  const generatedPassword = await ensureAdmin(store, config.adminEmail, config.adminPassword);
+  if (generatedPassword !== undefined) {
+    config.logger.info(
+      `created the administrator ${config.adminEmail} with the generated password ${generatedPassword} ` +
+        '(shown only now; set ADMIN_PASSWORD to choose one)',
+    );
+  }
+  const secret = await loadTokenSecret(config.tokenSecret, config.dataDir);
+  const authenticator = new Authenticator(secret, config.tokenTtlSeconds, store);
   const router = buildRouter();
-  const services: Services = { store, config };
+  const services: Services = { store, config, authenticator };
   let shuttingDown = false;
 
   const handle = (req: IncomingMessage, res: ServerResponse): void => {
@@ -95,8 +107,9 @@ async function dispatch(
     });
   }
 
-  // Authentication (CONTRACT §6) belongs here: after routing and the method check,
-  // before anything else is looked at and before the body is read.
+  // Authentication (CONTRACT §6): after routing and the method check, before
+  // anything else is looked at and before the body is read.
+  const actor = endpoint.open.has(method) ? undefined : services.authenticator.authenticate(req.headers.authorization);
 
   requireJsonAcceptable(req.headers.accept);
   const context: RequestContext = {
@@ -106,6 +119,7 @@ async function dispatch(
     search,
     requestId,
     ids: match.ids,
+    actor,
     services,
   };
   return handler(context);

@@ -22,14 +22,24 @@ export const SETTINGS: readonly Setting[] = [
   { variable: 'DATA_DIR', flag: 'data-dir', option: 'dataDir', kind: 'string', fallback: DEFAULTS.dataDir, meaning: 'where snapshots live; created if missing' },
   { variable: 'MAX_BODY_BYTES', flag: 'max-body-bytes', option: 'maxBodyBytes', kind: 'integer', fallback: String(DEFAULTS.maxBodyBytes), meaning: 'larger request bodies get 413' },
   { variable: 'SEED', flag: 'seed', option: 'seed', kind: 'boolean', fallback: String(DEFAULTS.seed), meaning: 'load the example dataset into an empty data directory' },
+  { variable: 'ADMIN_EMAIL', flag: 'admin-email', option: 'adminEmail', kind: 'string', fallback: DEFAULTS.adminEmail, meaning: 'the administrator ensured at start' },
+  { variable: 'ADMIN_PASSWORD', flag: 'admin-password', option: 'adminPassword', kind: 'string', fallback: 'generated on the first start and printed once', meaning: "the administrator's password" },
+  { variable: 'TOKEN_SECRET', flag: 'token-secret', option: 'tokenSecret', kind: 'string', fallback: 'generated once, kept in DATA_DIR/token-secret', meaning: 'HMAC key for tokens (32+ characters)' },
+  { variable: 'TOKEN_TTL_SECONDS', flag: 'token-ttl-seconds', option: 'tokenTtlSeconds', kind: 'integer', fallback: String(DEFAULTS.tokenTtlSeconds), meaning: 'token lifetime' },
 ];
 
 export type CommandLine =
   | { readonly kind: 'run'; readonly options: ServerOptions }
+  | { readonly kind: 'token'; readonly email: string; readonly options: ServerOptions }
   | { readonly kind: 'help'; readonly text: string }
   | { readonly kind: 'error'; readonly message: string };
 
-export function parseCommandLine(args: readonly string[], env: NodeJS.ProcessEnv): CommandLine {
+export function parseCommandLine(argv: readonly string[], env: NodeJS.ProcessEnv): CommandLine {
+  let args = argv;
+  const [command] = args;
+  const minting = command === 'token';
+  if (minting) args = args.slice(1);
+  let email: string | undefined;
   const raw = new Map<Setting, string>();
   for (const setting of SETTINGS) {
     const value = env[setting.variable];
@@ -38,6 +48,10 @@ export function parseCommandLine(args: readonly string[], env: NodeJS.ProcessEnv
   for (let i = 0; i < args.length; i++) {
     const arg = args[i] as string;
     if (arg === '--help' || arg === '-h') return { kind: 'help', text: helpText() };
+    if (minting && email === undefined && !arg.startsWith('--')) {
+      email = arg;
+      continue;
+    }
     const [flag = '', inline] = arg.startsWith('--') ? splitOnce(arg.slice(2), '=') : [''];
     const setting = SETTINGS.find((candidate) => candidate.flag === flag);
     if (setting === undefined) return { kind: 'error', message: `unknown argument ${arg}; see --help` };
@@ -52,7 +66,9 @@ export function parseCommandLine(args: readonly string[], env: NodeJS.ProcessEnv
     if (value === undefined) return { kind: 'error', message: `${setting.variable} / --${setting.flag}: "${text}" is not a valid ${setting.kind}` };
     options[setting.option] = value;
   }
-  return { kind: 'run', options: options as ServerOptions };
+  if (!minting) return { kind: 'run', options: options as ServerOptions };
+  if (email === undefined) return { kind: 'error', message: 'usage: plainrest token <email> [--flag value]...' };
+  return { kind: 'token', email, options: options as ServerOptions };
 }
 
 function splitOnce(text: string, separator: string): [string, string | undefined] {
@@ -71,7 +87,15 @@ function convert(kind: Kind, text: string): string | number | boolean | undefine
 
 export function helpText(): string {
   const rows = SETTINGS.map(
-    (setting) => `  --${setting.flag.padEnd(16)} ${setting.variable.padEnd(16)} ${setting.meaning} (default ${setting.fallback})`,
+    (setting) => `  --${setting.flag.padEnd(19)} ${setting.variable.padEnd(18)} ${setting.meaning} (default: ${setting.fallback})`,
   );
-  return ['Usage: plainrest [--flag value]...', '', '  flag               variable         meaning', ...rows, '', 'A flag wins over its environment variable.'].join('\n');
+  return [
+    'Usage: plainrest [--flag value]...            start the server',
+    '       plainrest token <email> [--flag value]  print a token for an existing user (reads DATA_DIR)',
+    '',
+    `  ${'flag'.padEnd(21)} ${'variable'.padEnd(18)} meaning`,
+    ...rows,
+    '',
+    'A flag wins over its environment variable.',
+  ].join('\n');
 }

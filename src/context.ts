@@ -2,12 +2,15 @@
 // request id, and the application's services. Handlers never touch the response.
 
 import type { IncomingMessage } from 'node:http';
+import type { Authenticator } from './auth/authenticate.js';
+import type { Actor } from './auth/permissions.js';
 import type { Config } from './config.js';
 import type { Store } from './store/store.js';
 
 export interface Services {
   readonly store: Store;
   readonly config: Config;
+  readonly authenticator: Authenticator;
 }
 
 export interface RequestContext {
@@ -21,5 +24,7 @@ export interface RequestContext {
   readonly requestId: string;
   /** Ids captured from the path, outermost first (`/v1/users/3/orders/7` → [3, 7]). */
   readonly ids: readonly number[];
+  /** The authenticated caller; undefined only on the open endpoints (CONTRACT §6). */
+  readonly actor: Actor | undefined;
   readonly services: Services;
 }

@@ -6,6 +6,7 @@
 import type { Logger } from './config.js';
 import { ConfigError } from './config.js';
 import { parseCommandLine } from './cli-options.js';
+import { mintToken, TokenMintError } from './mint-token.js';
 import { startServer } from './server.js';
 import { StartupError } from './store/open-store.js';
 
@@ -25,6 +26,12 @@ async function main(): Promise<number> {
     console.error(commandLine.message);
     return 2;
   }
+  if (commandLine.kind === 'token') {
+    const { token, userId, expiresIn } = await mintToken(commandLine.options, commandLine.email);
+    console.error(`token for user ${userId}, valid for ${expiresIn} s:`);
+    console.log(token);
+    return 0;
+  }
 
   const server = await startServer({ ...commandLine.options, logger: consoleLogger });
   const { config } = server.app;
@@ -33,7 +40,10 @@ async function main(): Promise<number> {
     .join(', ');
   console.log(`plainrest listening on ${server.url}`);
   console.log(`data: ${config.dataDir === null ? 'memory only' : config.dataDir} (${counts})`);
-  console.log(`try: curl ${server.url}/v1/products`);
+  console.log(
+    `token: curl -s -X POST ${server.url}/v1/tokens -H 'Content-Type: application/json' ` +
+      `-d '{"email":"${config.adminEmail}","password":"…"}'  (or: plainrest token <email>)`,
+  );
 
   await new Promise<void>((resolve) => {
     const stop = (signal: string): void => {
@@ -51,7 +61,7 @@ async function main(): Promise<number> {
 main().then(
   (code) => process.exit(code),
   (error: unknown) => {
-    const expected = error instanceof StartupError || error instanceof ConfigError;
+    const expected = error instanceof StartupError || error instanceof ConfigError || error instanceof TokenMintError;
     const systemError = error as NodeJS.ErrnoException;
     if (expected) console.error(error.message);
     else if (systemError.code === 'EADDRINUSE') console.error(`cannot start: the port is already in use (${systemError.message})`);

@@ -1,10 +1,12 @@
 // The route table, built once at start from the resource declarations: every
-// collection and item path in both vocabularies (CONTRACT §2), plus the API index
-// and the health check. Each path lists its methods; HEAD follows GET (RFC 9110
-// §9.3.2) and OPTIONS is answered for every path from the same list.
+// collection and item path in both vocabularies (CONTRACT §2), plus the API index,
+// the token endpoint and the health check. Each path lists its methods; HEAD follows
+// GET (RFC 9110 §9.3.2) and OPTIONS is answered for every path from the same list.
+// Every method needs a bearer token except those an endpoint lists as open (§6).
 
 import type { RequestContext } from './context.js';
 import { createRecord, listRecords } from './handlers/collection-handlers.js';
+import { createToken } from './handlers/token-handler.js';
 import { deleteRecord, readRecord, updateRecord } from './handlers/item-handlers.js';
 import { rejectQueryParameters } from './http/list-query.js';
 import type { Reply } from './http/respond.js';
@@ -24,12 +26,16 @@ export interface Endpoint {
   readonly handlers: ReadonlyMap<string, Handler>;
   /** The Allow header value (RFC 9110 §10.2.1). */
   readonly allow: string;
+  /** Methods answered without a token (OPTIONS always is; HEAD follows GET). */
+  readonly open: ReadonlySet<string>;
 }
 
-function endpoint(handlers: Record<string, Handler>): Endpoint {
+function endpoint(handlers: Record<string, Handler>, open: readonly string[] = []): Endpoint {
   const methods = Object.keys(handlers);
   if (methods.includes('GET')) methods.splice(methods.indexOf('GET') + 1, 0, 'HEAD');
-  return { handlers: new Map(Object.entries(handlers)), allow: [...methods, 'OPTIONS'].join(', ') };
+  const openMethods = new Set(open);
+  if (openMethods.has('GET')) openMethods.add('HEAD');
+  return { handlers: new Map(Object.entries(handlers)), allow: [...methods, 'OPTIONS'].join(', '), open: openMethods };
 }
 
 /** `/v1/users`, `/v1/users/:user_id/orders`, `/v1/usuarios/:user_id/pedidos`, … */
@@ -42,8 +48,9 @@ export function collectionPattern(definition: ResourceDefinition, language: Lang
 
 export function buildRouter(): Router<Endpoint> {
   const router = new Router<Endpoint>();
-  router.add('/healthz', endpoint({ GET: healthCheck }));
-  router.add(API_PREFIX, endpoint({ GET: apiIndex }));
+  router.add('/healthz', endpoint({ GET: healthCheck }, ['GET']));
+  router.add(API_PREFIX, endpoint({ GET: apiIndex }, ['GET']));
+  router.add(`${API_PREFIX}/tokens`, endpoint({ POST: createToken }, ['POST']));
   for (const language of LANGUAGES) {
     for (const definition of RESOURCES) {
       const collection = collectionPattern(definition, language);
@@ -76,7 +83,7 @@ function healthCheck(context: RequestContext): Reply {
 /** The API's entry point: a link to every top-level collection, in both vocabularies. */
 function apiIndex(context: RequestContext): Reply {
   rejectQueryParameters(context.search);
-  const links: Record<string, string> = { self: API_PREFIX };
+  const links: Record<string, string> = { self: API_PREFIX, tokens: `${API_PREFIX}/tokens` };
   for (const language of LANGUAGES) {
     for (const definition of RESOURCES) {
       if (definition.parent !== undefined) continue;

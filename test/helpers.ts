@@ -1,11 +1,19 @@
 // Test support: a real plainrest server on port 0 with fresh state per test, and a
-// small fetch wrapper that returns status, headers and the parsed JSON body.
+// small fetch wrapper that returns status, headers and the parsed JSON body. Requests
+// carry the administrator's bearer token unless a test asks for another caller.
 
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { signToken } from '../src/auth/jwt.js';
 import type { RunningServer, ServerOptions } from '../src/index.js';
 import { startServer } from '../src/index.js';
+
+/** Known credentials, so tests can log in and sign their own tokens. */
+export const TEST_ADMIN_EMAIL = 'admin@example.com';
+export const TEST_ADMIN_PASSWORD = 'admin-password-for-tests';
+export const TEST_TOKEN_SECRET = 'test-token-secret-of-at-least-32-characters';
+export const TEST_AUTH_OPTIONS = { adminPassword: TEST_ADMIN_PASSWORD, tokenSecret: TEST_TOKEN_SECRET } as const;
 
 export interface TestResponse {
   readonly status: number;
@@ -24,6 +32,10 @@ export interface RequestOptions {
 export interface TestServer {
   readonly url: string;
   readonly server: RunningServer;
+  /** The bearer token these requests carry, or undefined for none. */
+  readonly token: string | undefined;
+  /** The same server, with another caller's token (undefined: no Authorization header). */
+  as(token: string | undefined): TestServer;
   request(method: string, path: string, options?: RequestOptions): Promise<TestResponse>;
   get(path: string, headers?: Record<string, string>): Promise<TestResponse>;
   post(path: string, body: unknown, headers?: Record<string, string>): Promise<TestResponse>;
@@ -33,15 +45,35 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
-/** A server in memory only (dataDir null), empty unless `seed: true` is passed. */
+/** A server in memory only (dataDir null), empty but for the administrator unless `seed: true` is passed. */
 export async function startTestServer(options: ServerOptions = {}): Promise<TestServer> {
-  const server = await startServer({ port: 0, dataDir: null, seed: false, ...options });
-  return wrap(server);
+  const server = await startServer({ port: 0, dataDir: null, seed: false, ...TEST_AUTH_OPTIONS, ...options });
+  return connect(server);
 }
 
-export function wrap(server: RunningServer): TestServer {
+/** Wraps a running server started with TEST_AUTH_OPTIONS, logged in as the administrator. */
+export async function connect(server: RunningServer): Promise<TestServer> {
+  const anonymous = wrap(server, undefined);
+  return anonymous.as(await login(anonymous, TEST_ADMIN_EMAIL, TEST_ADMIN_PASSWORD));
+}
+
+/** POST /v1/tokens; returns the access token or throws. */
+export async function login(api: TestServer, email: string, password: string): Promise<string> {
+  const response = await api.as(undefined).post('/v1/tokens', { email, password });
+  if (response.status !== 201) throw new Error(`login failed: ${response.status} ${response.text}`);
+  return response.body.access_token as string;
+}
+
+/** A token signed with TEST_TOKEN_SECRET, without logging in (fast: no password hashing). */
+export function tokenFor(userId: number, lifetimeSeconds = 3600, issuedAt = Math.floor(Date.now() / 1000)): string {
+  return signToken({ sub: String(userId), iat: issuedAt, exp: issuedAt + lifetimeSeconds }, TEST_TOKEN_SECRET);
+}
+
+export function wrap(server: RunningServer, token: string | undefined): TestServer {
   const request = async (method: string, path: string, options: RequestOptions = {}): Promise<TestResponse> => {
     const headers: Record<string, string> = { ...options.headers };
+    const hasAuthorization = Object.keys(headers).some((name) => name.toLowerCase() === 'authorization');
+    if (token !== undefined && !hasAuthorization) headers['authorization'] = `Bearer ${token}`;
     let body: string | undefined;
     if (options.body !== undefined) {
       body = typeof options.body === 'string' ? options.body : JSON.stringify(options.body);
@@ -58,6 +90,8 @@ export function wrap(server: RunningServer): TestServer {
   return {
     url: server.url,
     server,
+    token,
+    as: (other) => wrap(server, other),
     request,
     get: (path, headers) => request('GET', path, { headers }),
     post: (path, body, headers) => request('POST', path, { body, headers }),
@@ -82,6 +116,12 @@ export async function createProduct(
   const response = await api.post('/v1/products', { name: 'Widget', category: 'tools', price: 9.99, ...fields });
   if (response.status !== 201) throw new Error(`product not created: ${response.status} ${response.text}`);
   return response.body;
+}
+
+/** Creates a user (with a password when given) and returns a client acting as that user, with its id. */
+export async function createUserClient(api: TestServer, fields: Record<string, unknown> = {}): Promise<{ id: number; client: TestServer }> {
+  const id = await createUser(api, fields);
+  return { id, client: api.as(tokenFor(id)) };
 }
 
 /** Creates a user and returns its id. */

@@ -3,6 +3,7 @@
 // {id}, so a user addressing another user's records gets 403 before anything is
 // looked up, and whether those records exist is not revealed.
 
+import type { RequestContext } from '../context.js';
 import { HttpError } from '../http/errors.js';
 import type { JsonObject } from '../json.js';
 import type { CollectionName, ResourceDefinition } from '../resources/definition.js';
@@ -39,7 +40,8 @@ export function isAllowed(actor: Actor, collection: CollectionName, operation: O
 
 export function requirePermission(actor: Actor, collection: CollectionName, operation: Operation, ownerId: number | undefined): void {
   if (isAllowed(actor, collection, operation, ownerId)) return;
-  throw new HttpError('forbidden', 'you are not allowed to do this');
+  const who = PERMISSIONS[collection][operation] === 'owner' ? 'the user they belong to, or an admin,' : 'an admin';
+  throw new HttpError('forbidden', `only ${who} may ${operation} ${collection} here`);
 }
 
 /**
@@ -63,10 +65,22 @@ export function requireBodyPermission(
     const value = body[name];
     const unchanged = value === (current === undefined ? rule.default : current[rule.name]);
     if (unchanged || (typeof value === 'string' && rule.ownerMaySet?.includes(value) === true)) continue;
-    throw new HttpError('forbidden', `only an admin may set ${name}${describeAllowed(rule.ownerMaySet, name)}`);
+    const allowed = rule.ownerMaySet === undefined ? '' : `; you may set it to ${rule.ownerMaySet.join(' or ')}`;
+    throw new HttpError('forbidden', `only an admin may change ${name}${allowed}`);
   }
 }
 
-function describeAllowed(values: readonly string[] | undefined, name: string): string {
-  return values === undefined || values.length === 0 ? '' : ` to anything but ${values.join(', ')}; you may set ${name} to ${values.join(' or ')}`;
+/** The user who owns the records a path names: `/v1/users/{id}…` belongs to user {id}. */
+export function ownerFromPath(definition: ResourceDefinition, ids: readonly number[]): number | undefined {
+  if (definition.owner === 'parent') return ids[0];
+  if (definition.owner === 'self') return ids.length > 0 ? ids[ids.length - 1] : undefined;
+  return undefined;
+}
+
+/** The path-level check of a resource handler (403 before any record is looked up). */
+export function authorize(context: RequestContext, definition: ResourceDefinition, operation: Operation): Actor {
+  const actor = context.actor;
+  if (actor === undefined) throw new Error(`${definition.collection} handler reached without an authenticated caller`);
+  requirePermission(actor, definition.collection, operation, ownerFromPath(definition, context.ids));
+  return actor;
 }

@@ -2,6 +2,7 @@
 // envelope with a Link header, or a new record answered 201 Created with its
 // Location (RFC 9110 §15.3.2) and ETag.
 
+import { authorize, requireBodyPermission } from '../auth/permissions.js';
 import type { RequestContext } from '../context.js';
 import { JSON_MEDIA_TYPES, readJsonBody } from '../http/body.js';
 import { parseListParameters, rejectQueryParameters } from '../http/list-query.js';
@@ -16,6 +17,7 @@ import { decideWrite, finishRecord } from './write-record.js';
 
 export function listRecords(context: RequestContext, definition: ResourceDefinition, language: Language): Reply {
   const parameters = parseListParameters(definition, context.search);
+  authorize(context, definition, 'list');
   const parentId = requireParent(context, definition);
   const filters: Filter[] = [...parameters.filters];
   if (definition.parent !== undefined && parentId !== undefined) filters.unshift({ field: definition.parent.field, value: parentId });
@@ -35,18 +37,16 @@ export function listRecords(context: RequestContext, definition: ResourceDefinit
 
 export async function createRecord(context: RequestContext, definition: ResourceDefinition, language: Language): Promise<Reply> {
   rejectQueryParameters(context.search);
+  const actor = authorize(context, definition, 'create');
   requireParent(context, definition);
   const { store, config } = context.services;
   const body = await readJsonBody(context.req, config.maxBodyBytes, JSON_MEDIA_TYPES);
 
-  const { next } = await decideWrite(() => ({
-    definition,
-    language,
-    mode: 'create',
-    body,
-    store,
-    parentId: requireParent(context, definition),
-  }));
+  const { next } = await decideWrite(() => {
+    const parentId = requireParent(context, definition);
+    requireBodyPermission(actor, definition, body, language, undefined);
+    return { definition, language, mode: 'create', body, store, parentId };
+  });
   const now = new Date().toISOString();
   const record = finishRecord(definition, next, store.allocateId(definition.collection), now, now);
   await store.commit([{ kind: 'put', collection: definition.collection, record }]);

@@ -4,6 +4,7 @@
 // repeating it is harmless (idempotent, RFC 9110 §9.2.2). DELETE answers 204; a second
 // DELETE finds nothing and answers 404.
 
+import { authorize, requireBodyPermission } from '../auth/permissions.js';
 import type { RequestContext } from '../context.js';
 import { JSON_MEDIA_TYPES, MERGE_PATCH_MEDIA_TYPES, readJsonBody } from '../http/body.js';
 import { matchesIfNoneMatch, requireIfMatch } from '../http/conditional.js';
@@ -18,6 +19,7 @@ import { decideWrite, deletionWithDependents, finishRecord, isUnchanged } from '
 
 export function readRecord(context: RequestContext, definition: ResourceDefinition, language: Language): Reply {
   rejectQueryParameters(context.search);
+  authorize(context, definition, 'read');
   const record = requireRecord(context, definition);
   const { json, etag } = represent(definition, record, language);
   if (matchesIfNoneMatch(context.req.headers['if-none-match'], etag)) return { status: 304, headers: { ETag: etag } };
@@ -31,6 +33,7 @@ export async function updateRecord(
   mode: 'replace' | 'patch',
 ): Promise<Reply> {
   rejectQueryParameters(context.search);
+  const actor = authorize(context, definition, 'update');
   requireRecord(context, definition);
   const { store, config } = context.services;
   const mediaTypes = mode === 'patch' ? MERGE_PATCH_MEDIA_TYPES : JSON_MEDIA_TYPES;
@@ -38,6 +41,7 @@ export async function updateRecord(
 
   const { plan, next } = await decideWrite(() => {
     const current = requireRecord(context, definition);
+    requireBodyPermission(actor, definition, body, language, current);
     requireIfMatch(context.req.headers['if-match'], represent(definition, current, language).etag);
     const parentId = definition.parent === undefined ? undefined : context.ids[0];
     return { definition, language, mode, body, store, current, parentId };
@@ -54,6 +58,7 @@ export async function updateRecord(
 
 export async function deleteRecord(context: RequestContext, definition: ResourceDefinition, language: Language): Promise<Reply> {
   rejectQueryParameters(context.search);
+  authorize(context, definition, 'delete');
   const record = requireRecord(context, definition);
   requireIfMatch(context.req.headers['if-match'], represent(definition, record, language).etag);
   const { store } = context.services;

@@ -69,6 +69,11 @@ export interface ResourceDefinition {
   readonly singular: string;
   /** A nested resource names its parent collection and the field holding the parent's id. */
   readonly parent?: { readonly collection: CollectionName; readonly field: string };
+  /**
+   * Whose records these are, for permissions (CONTRACT §6): a user owns their own
+   * record (`self`) and the records nested under it (`parent`).
+   */
+  readonly owner?: 'self' | 'parent';
   /** In representation order. */
   readonly fields: readonly FieldRule[];
   /** Fields of the 201 body when it is not the whole record (a new user answers `{id, name}`). */

@@ -29,6 +29,7 @@ export const orders: ResourceDefinition = {
   collection: 'orders',
   singular: 'order',
   parent: { collection: 'users', field: 'user_id' },
+  owner: 'parent',
   fields: [
     ID_FIELD,
     { name: 'user_id', type: 'integer', access: 'server' },

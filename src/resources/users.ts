@@ -10,6 +10,7 @@ export type UserRole = (typeof USER_ROLES)[number];
 export const users: ResourceDefinition = {
   collection: 'users',
   singular: 'user',
+  owner: 'self',
   fields: [
     ID_FIELD,
     { name: 'name', type: 'string', access: 'client', required: true, min: 1, max: 100, sort: true },

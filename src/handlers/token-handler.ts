@@ -1,0 +1,47 @@
+// POST /v1/tokens (CONTRACT §6): credentials in, a bearer token out (201). A wrong
+// email and a wrong password look the same and take the same time: an unknown email
+// is checked against a fixed dummy hash, so response timing does not reveal which
+// accounts exist (OWASP API2: Broken Authentication). Token responses are not cached
+// (RFC 6749 §5.1: Cache-Control: no-store).
+
+import { REALM } from '../auth/authenticate.js';
+import type { RequestContext } from '../context.js';
+import { JSON_MEDIA_TYPES, readJsonBody } from '../http/body.js';
+import { HttpError } from '../http/errors.js';
+import { rejectQueryParameters } from '../http/list-query.js';
+import type { Reply } from '../http/respond.js';
+import { jsonReply } from '../http/respond.js';
+import { verifyPassword } from '../passwords.js';
+import type { FieldRule } from '../resources/definition.js';
+import { validateBody } from '../validation.js';
+
+const CREDENTIAL_FIELDS: readonly FieldRule[] = [
+  { name: 'email', type: 'string', access: 'client', required: true, min: 1, max: 254 },
+  { name: 'password', type: 'string', access: 'client', required: true, min: 1, max: 200 },
+];
+
+/** A valid scrypt hash of a random string nobody knows, with the same cost as real ones. */
+const DUMMY_HASH = 'scrypt$16384$8$1$QrNUadZbO0yUnY4T_Jx9GQ$0v06pvDMNoRMBg6FkZ5ukGmora6Q4OA4DFM-AmLcCvs';
+
+export async function createToken(context: RequestContext): Promise<Reply> {
+  rejectQueryParameters(context.search);
+  const { store, config, authenticator } = context.services;
+  const body = await readJsonBody(context.req, config.maxBodyBytes, JSON_MEDIA_TYPES);
+  const { email, password } = validateBody(CREDENTIAL_FIELDS, body, 'en', 'create') as { email: string; password: string };
+
+  const user = store.findIgnoringCase('users', 'email', email);
+  const storedHash = user?.['password_hash'];
+  const hash = typeof storedHash === 'string' ? storedHash : DUMMY_HASH;
+  const matches = await verifyPassword(password, hash);
+  if (user === undefined || hash === DUMMY_HASH || !matches || store.get('users', user.id) === undefined) {
+    throw new HttpError('invalid_credentials', 'the email or the password is wrong', {
+      headers: { 'WWW-Authenticate': `Bearer realm="${REALM}"` },
+    });
+  }
+  const { token, expiresIn } = authenticator.issue(user.id);
+  return jsonReply(
+    201,
+    { access_token: token, token_type: 'Bearer', expires_in: expiresIn, user_id: user.id },
+    { 'Cache-Control': 'no-store' },
+  );
+}
