@@ -14,6 +14,7 @@ import type { App, Logger, RunningServer, ServerOptions } from 'plainrest';
 import { createApp, DEFAULTS, startServer } from 'plainrest';
 import type { TestServer } from './helpers.js';
 import { temporaryDirectory, wrap } from './helpers.js';
+import { assertProblem } from './assertions.js';
 
 const PACKAGE_ROOT = fileURLToPath(new URL('..', import.meta.url));
 
@@ -234,18 +235,9 @@ describe('embedding: a custom logger receives the 500 log line', () => {
       await writeFile(dataDir, 'not a directory');
 
       const response = await api.post('/v1/products', { name: 'A', category: 'c', price: 1 }, { 'x-request-id': 'failing-write-1' });
-      assert.equal(response.status, 500);
+      assertProblem(response, 500, 'internal_error', '/v1/products');
       assert.equal(response.headers.get('x-request-id'), 'failing-write-1');
-      const { detail, ...rest } = response.body;
-      assert.deepEqual(rest, {
-        type: 'about:blank',
-        title: 'Internal Server Error',
-        status: 500,
-        code: 'internal_error',
-        instance: '/v1/products',
-        request_id: 'failing-write-1',
-      });
-      assert.equal(typeof detail, 'string');
+      assert.equal(response.body.request_id, 'failing-write-1');
       assert.equal(response.text.includes(dir.path), false, 'no file path in the body');
       assert.equal(/\bat .*:\d+:\d+/.test(response.text), false, 'no stack trace in the body');
 

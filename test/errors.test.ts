@@ -11,54 +11,12 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, test } from 'node:test';
 import type { TestResponse, TestServer } from './helpers.ts';
 import { startTestServer, temporaryDirectory } from './helpers.ts';
+import type { FieldErrorExpectation, Reply } from './assertions.ts';
+import { assertProblem, errorCodes, TITLES } from './assertions.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
-const TITLES: Record<number, string> = {
-  400: 'Bad Request',
-  404: 'Not Found',
-  405: 'Method Not Allowed',
-  406: 'Not Acceptable',
-  409: 'Conflict',
-  412: 'Precondition Failed',
-  413: 'Content Too Large',
-  415: 'Unsupported Media Type',
-  422: 'Unprocessable Content',
-  500: 'Internal Server Error',
-};
-
 const PRODUCT = { name: 'Moka pot', category: 'equipment', price: 35.5 };
-
-interface Reply {
-  readonly status: number;
-  readonly headers: { get(name: string): string | null };
-  readonly body: any;
-  readonly text: string;
-}
-
-/** Asserts every problem-details member (CONTRACT §7); `errors` only when `withErrors`. */
-function assertProblem(response: Reply, status: number, code: string, instance: string, withErrors = false): void {
-  assert.equal(response.status, status, response.text);
-  const members = ['type', 'title', 'status', 'code', 'detail', 'instance', 'request_id'];
-  if (withErrors) members.push('errors');
-  assert.deepEqual(Object.keys(response.body).sort(), members.sort());
-  assert.equal(response.body.type, 'about:blank');
-  assert.equal(response.body.title, TITLES[status]);
-  assert.equal(response.body.status, status);
-  assert.equal(response.body.code, code);
-  assert.equal(typeof response.body.detail, 'string');
-  assert.notEqual(response.body.detail, '');
-  assert.equal(response.body.instance, instance);
-  assert.equal(response.body.request_id, response.headers.get('x-request-id'));
-  if (withErrors) {
-    assert.ok(Array.isArray(response.body.errors) && response.body.errors.length > 0);
-  }
-}
-
-/** The field/code pairs of a problem's errors[] (messages are prose, not contract). */
-function errorCodes(response: Reply): { field: string; code: string }[] {
-  return (response.body.errors as { field: string; code: string }[]).map(({ field, code }) => ({ field, code }));
-}
 
 interface RawOptions {
   readonly method: string;
@@ -127,7 +85,7 @@ describe('problem details: every member, the title of the status, instance and r
     status: number;
     code: string;
     instance: string;
-    withErrors?: boolean;
+    errors?: FieldErrorExpectation[];
   }[] = [
     {
       name: '400 invalid_query (instance is the path without the query)',
@@ -135,7 +93,7 @@ describe('problem details: every member, the title of the status, instance and r
       status: 400,
       code: 'invalid_query',
       instance: '/v1/products',
-      withErrors: true,
+      errors: [{ field: 'colour', code: 'unknown_parameter' }],
     },
     {
       name: '400 malformed_json',
@@ -206,20 +164,25 @@ describe('problem details: every member, the title of the status, instance and r
       status: 422,
       code: 'validation_failed',
       instance: '/v1/usuarios/1/pedidos',
-      withErrors: true,
+      errors: [{ field: 'itens', code: 'too_few_items' }],
     },
   ];
   for (const c of cases) {
     test(`${c.name}: {type, title "${TITLES[c.status]}", status, code, detail, instance, request_id}`, async () => {
       const response = await c.send(api);
-      assertProblem(response, c.status, c.code, c.instance, c.withErrors === true);
+      assertProblem(response, c.status, c.code, c.instance, c.errors);
       assert.equal(response.headers.get('content-type'), 'application/json');
     });
   }
 
   test('422 detail counts the invalid fields and errors[] has one entry per field', async () => {
     const response = await api.post('/v1/products', { name: '', price: -1, colour: 'red' });
-    assertProblem(response, 422, 'validation_failed', '/v1/products', true);
+    assertProblem(response, 422, 'validation_failed', '/v1/products', [
+      { field: 'name', code: 'too_short' },
+      { field: 'price', code: 'too_small' },
+      { field: 'colour', code: 'unknown_field' },
+      { field: 'category', code: 'required' },
+    ]);
     assert.equal(response.body.detail, '4 fields are invalid');
     const fields = errorCodes(response).map((error) => error.field).sort();
     assert.deepEqual(fields, ['category', 'colour', 'name', 'price']);
@@ -251,7 +214,7 @@ describe('error Content-Type is application/json, or application/problem+json wh
     test(`Accept ${c.accept === undefined ? 'absent' : JSON.stringify(c.accept)} → error sent as ${c.type}`, async () => {
       const headers: Record<string, string> = c.accept === undefined ? {} : { accept: c.accept };
       const response = await rawRequest(api.url, { method: 'GET', path: '/v1/products/999', headers });
-      assertProblem(response, 404, 'record_not_found', '/v1/products/999');
+      assertProblem(response, 404, 'record_not_found', '/v1/products/999', undefined, { contentType: c.type });
       assert.equal(response.headers.get('content-type'), c.type);
     });
   }
@@ -689,7 +652,7 @@ describe('order of checks (CONTRACT §7): when two checks fail, the earlier one 
     status: number;
     code: string;
     /** Expected errors[] (field/code) for 400/422. */
-    errors?: { field: string; code: string }[];
+    errors?: FieldErrorExpectation[];
   }[] = [
     { name: 'unknown path before method: DELETE /v1/nothing → 404', method: 'DELETE', path: '/v1/nothing', status: 404, code: 'route_not_found' },
     { name: 'bad id before method: POST /v1/products/abc → 404', method: 'POST', path: '/v1/products/abc', body: PRODUCT, status: 404, code: 'route_not_found' },
@@ -886,7 +849,7 @@ describe('order of checks (CONTRACT §7): when two checks fail, the earlier one 
         ...(c.headers === undefined ? {} : { headers: c.headers }),
       });
       const instance = c.path.split('?')[0] as string;
-      assertProblem(response, c.status, c.code, instance, c.errors !== undefined);
+      assertProblem(response, c.status, c.code, instance, c.errors);
       if (c.errors !== undefined) assert.deepEqual(errorCodes(response), c.errors);
       assert.deepEqual(await visibleState(api), before, 'a refused request changed state');
     });

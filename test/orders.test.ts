@@ -8,10 +8,8 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, test } from 'node:test';
 import type { TestResponse, TestServer } from './helpers.js';
 import { createProduct, createUser, startTestServer, temporaryDirectory } from './helpers.js';
-
-const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?Z$/;
-const STRONG_ETAG = /^"[^"]+"$/;
-const TITLES: Record<number, string> = { 400: 'Bad Request', 404: 'Not Found', 409: 'Conflict', 422: 'Unprocessable Content' };
+import type { FieldErrorExpectation } from './assertions.js';
+import { assertEmpty, assertJson, assertProblem, RFC3339_UTC, STRONG_ETAG } from './assertions.js';
 
 type Status = 'pending' | 'paid' | 'shipped' | 'cancelled';
 const STATUSES: readonly Status[] = ['pending', 'paid', 'shipped', 'cancelled'];
@@ -23,54 +21,6 @@ const ROUTE_TO: Record<Status, readonly Status[]> = {
   shipped: ['paid', 'shipped'],
   cancelled: ['cancelled'],
 };
-
-interface FieldErrorExpectation {
-  readonly field: string;
-  readonly code: string;
-}
-
-/** A JSON answer: exact status, Content-Type application/json, an X-Request-Id. */
-function assertJson(response: TestResponse, status: number): void {
-  assert.equal(response.status, status, `expected ${status}, got ${response.status}: ${response.text}`);
-  assert.equal(response.headers.get('content-type'), 'application/json');
-  assert.ok((response.headers.get('x-request-id') ?? '') !== '', 'X-Request-Id is present');
-}
-
-/** A problem-details answer (CONTRACT §7) with the given code and, for 400/422, exactly these field errors. */
-function assertProblem(
-  response: TestResponse,
-  status: number,
-  code: string,
-  instance: string,
-  errors?: readonly FieldErrorExpectation[],
-): void {
-  assertJson(response, status);
-  const body = response.body;
-  assert.equal(typeof body.detail, 'string');
-  assert.ok(body.detail.length > 0, 'detail is not empty');
-  const expected: Record<string, unknown> = {
-    type: 'about:blank',
-    title: TITLES[status],
-    status,
-    code,
-    detail: body.detail,
-    instance,
-    request_id: response.headers.get('x-request-id'),
-  };
-  if (errors !== undefined) {
-    assert.ok(Array.isArray(body.errors), 'errors[] is present');
-    for (const entry of body.errors) assert.equal(typeof entry.message, 'string');
-    expected['errors'] = body.errors;
-    const sent = (body.errors as { field: string; code: string }[]).map(({ field, code: c }) => ({ field, code: c }));
-    assert.deepEqual(sortErrors(sent), sortErrors(errors));
-    if (status === 422) assert.equal(body.detail, errors.length === 1 ? '1 field is invalid' : `${errors.length} fields are invalid`);
-  }
-  assert.deepEqual(body, expected);
-}
-
-function sortErrors(errors: readonly FieldErrorExpectation[]): FieldErrorExpectation[] {
-  return [...errors].sort((a, b) => (a.field + ' ' + a.code).localeCompare(b.field + ' ' + b.code));
-}
 
 function ordersPath(userId: number): string {
   return `/v1/users/${userId}/orders`;
@@ -142,7 +92,7 @@ describe('POST /v1/users/{id}/orders creates an order', () => {
     assertJson(response, 201);
     const body = response.body;
     assert.ok(Number.isSafeInteger(body.id) && body.id >= 1, 'id is a positive integer');
-    assert.match(body.created_at, TIMESTAMP);
+    assert.match(body.created_at, RFC3339_UTC);
     assert.deepEqual(body, {
       id: body.id,
       user_id: userId,
@@ -405,7 +355,7 @@ describe('status transitions (PATCH status)', () => {
         } else if (allowed) {
           assertJson(response, 200);
           assert.deepEqual(response.body, { ...before.body, status: to, updated_at: response.body.updated_at });
-          assert.match(response.body.updated_at, TIMESTAMP);
+          assert.match(response.body.updated_at, RFC3339_UTC);
           assert.ok(response.body.updated_at >= before.body.updated_at, 'updated_at does not go back');
           assert.notEqual(response.headers.get('etag'), before.headers.get('etag'));
           const read = await api.get(path);
@@ -693,10 +643,7 @@ describe('deleting orders', () => {
 
     const path = orderPath(userId, gone.id);
     const response = await api.delete(path);
-    assert.equal(response.status, 204);
-    assert.equal(response.text, '');
-    assert.equal(response.headers.get('content-type'), null);
-    assert.ok((response.headers.get('x-request-id') ?? '') !== '');
+    assertEmpty(response, 204);
 
     assertProblem(await api.get(path), 404, 'record_not_found', path);
     assertProblem(await api.delete(path), 404, 'record_not_found', path);

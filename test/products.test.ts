@@ -5,45 +5,12 @@
 
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, test } from 'node:test';
-import type { TestResponse, TestServer } from './helpers.js';
+import type { TestServer } from './helpers.js';
 import { createProduct, startTestServer } from './helpers.js';
+import type { FieldErrorExpectation } from './assertions.js';
+import { assertProblem, RFC3339_UTC, STRONG_ETAG } from './assertions.js';
 
 const PRODUCT_FIELDS = ['id', 'name', 'category', 'price', 'description', 'created_at', 'updated_at'];
-const RFC3339_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
-const STRONG_ETAG = /^"[^"]+"$/;
-const TITLES: Record<number, string> = { 404: 'Not Found', 422: 'Unprocessable Content' };
-
-interface ExpectedFieldError {
-  readonly field: string;
-  readonly code: string;
-}
-
-/** A problem-details body (CONTRACT §7) with this status, code and instance. */
-function assertProblem(response: TestResponse, status: number, code: string, instance: string): void {
-  assert.equal(response.status, status, response.text);
-  assert.equal(response.headers.get('content-type'), 'application/json');
-  const { detail, request_id: requestId, errors: _errors, ...rest } = response.body;
-  assert.deepEqual(rest, { type: 'about:blank', title: TITLES[status], status, code, instance });
-  assert.equal(typeof detail, 'string');
-  assert.equal(requestId, response.headers.get('x-request-id'));
-}
-
-/** A 422 whose errors[] holds exactly these {field, code} entries, each with a message. */
-function assertInvalidFields(response: TestResponse, instance: string, expected: readonly ExpectedFieldError[]): void {
-  assertProblem(response, 422, 'validation_failed', instance);
-  const count = expected.length;
-  assert.equal(response.body.detail, count === 1 ? '1 field is invalid' : `${count} fields are invalid`);
-  assert.ok(Array.isArray(response.body.errors));
-  const entries = (response.body.errors as Record<string, unknown>[]).map((entry) => {
-    assert.deepEqual(Object.keys(entry).sort(), ['code', 'field', 'message']);
-    assert.equal(typeof entry['message'], 'string');
-    assert.ok((entry['message'] as string).length > 0);
-    return { field: entry['field'] as string, code: entry['code'] as string };
-  });
-  const byField = (a: ExpectedFieldError, b: ExpectedFieldError): number => a.field.localeCompare(b.field);
-  assert.deepEqual(entries.sort(byField), [...expected].sort(byField));
-}
-
 const VALID = { name: 'Espresso beans', category: 'coffee', price: 19.99, description: 'Dark roast, 1 kg' };
 
 describe('products', () => {
@@ -94,7 +61,7 @@ describe('products', () => {
   });
 
   describe('field rules on POST → 422 with one errors[] entry per field', () => {
-    const cases: readonly { name: string; body: Record<string, unknown>; errors: ExpectedFieldError[] }[] = [
+    const cases: readonly { name: string; body: Record<string, unknown>; errors: FieldErrorExpectation[] }[] = [
       { name: 'name missing → required', body: { category: 'tea', price: 1 }, errors: [{ field: 'name', code: 'required' }] },
       { name: 'name empty → too_short', body: { ...VALID, name: '' }, errors: [{ field: 'name', code: 'too_short' }] },
       { name: 'name of 201 characters → too_long', body: { ...VALID, name: 'n'.repeat(201) }, errors: [{ field: 'name', code: 'too_long' }] },
@@ -152,7 +119,7 @@ describe('products', () => {
     for (const c of cases) {
       test(c.name, async () => {
         const response = await api.post('/v1/products', c.body);
-        assertInvalidFields(response, '/v1/products', c.errors);
+        assertProblem(response, 422, 'validation_failed', '/v1/products', c.errors);
         assert.equal(response.headers.get('location'), null);
         assert.equal((await api.get('/v1/products/1')).status, 404, 'a rejected POST must not create a record');
       });
@@ -212,7 +179,7 @@ describe('products', () => {
       assert.deepEqual(read.body, response.body);
     });
 
-    const cases: readonly { name: string; body: Record<string, unknown>; errors: ExpectedFieldError[] }[] = [
+    const cases: readonly { name: string; body: Record<string, unknown>; errors: FieldErrorExpectation[] }[] = [
       { name: 'missing price → required', body: { name: 'Tea', category: 'tea' }, errors: [{ field: 'price', code: 'required' }] },
       { name: 'missing name → required', body: { category: 'tea', price: 1 }, errors: [{ field: 'name', code: 'required' }] },
       { name: 'missing category → required', body: { name: 'Tea', price: 1 }, errors: [{ field: 'category', code: 'required' }] },
@@ -224,7 +191,7 @@ describe('products', () => {
         await createProduct(api, VALID);
         const before = await api.get('/v1/products/1');
         const response = await api.put('/v1/products/1', c.body);
-        assertInvalidFields(response, '/v1/products/1', c.errors);
+        assertProblem(response, 422, 'validation_failed', '/v1/products/1', c.errors);
         const after = await api.get('/v1/products/1');
         assert.deepEqual(after.body, before.body);
         assert.equal(after.headers.get('etag'), before.headers.get('etag'));
@@ -273,7 +240,7 @@ describe('products', () => {
         await createProduct(api, VALID);
         const before = await api.get('/v1/products/1');
         const response = await api.patch('/v1/products/1', { [field]: null });
-        assertInvalidFields(response, '/v1/products/1', [{ field, code: 'required' }]);
+        assertProblem(response, 422, 'validation_failed', '/v1/products/1', [{ field, code: 'required' }]);
         assert.deepEqual((await api.get('/v1/products/1')).body, before.body);
       });
     }
@@ -281,7 +248,7 @@ describe('products', () => {
     test('several bad fields → one entry each', async () => {
       await createProduct(api, VALID);
       const response = await api.patch('/v1/products/1', { name: null, price: '3', colour: 'red' });
-      assertInvalidFields(response, '/v1/products/1', [
+      assertProblem(response, 422, 'validation_failed', '/v1/products/1', [
         { field: 'name', code: 'required' },
         { field: 'price', code: 'invalid_type' },
         { field: 'colour', code: 'unknown_field' },

@@ -5,24 +5,11 @@
 import assert from 'node:assert/strict';
 import { connect } from 'node:net';
 import { afterEach, beforeEach, describe, test } from 'node:test';
-import type { TestResponse, TestServer } from './helpers.ts';
+import type { TestServer } from './helpers.ts';
 import { startTestServer } from './helpers.ts';
+import { assertEmpty, assertProblem, COLLECTION_ALLOW, ITEM_ALLOW } from './assertions.ts';
 
-const COLLECTION_ALLOW = 'GET, HEAD, POST, OPTIONS';
-const ITEM_ALLOW = 'GET, HEAD, PUT, PATCH, DELETE, OPTIONS';
 const READ_ONLY_ALLOW = 'GET, HEAD, OPTIONS';
-
-/** Asserts a problem-details body with the given status and code, instance = path. */
-function assertProblem(response: TestResponse, status: number, code: string, instance: string): void {
-  assert.equal(response.status, status, response.text);
-  assert.equal(response.headers.get('content-type'), 'application/json');
-  assert.equal(response.body.type, 'about:blank');
-  assert.equal(response.body.status, status);
-  assert.equal(response.body.code, code);
-  assert.equal(response.body.instance, instance);
-  assert.equal(response.body.request_id, response.headers.get('x-request-id'));
-  assert.equal(typeof response.body.detail, 'string');
-}
 
 interface RawResponse {
   readonly status: number;
@@ -259,10 +246,8 @@ describe('OPTIONS on a known path → 204 with Allow and an empty body', () => {
   for (const c of cases) {
     test(`${c.kind}: OPTIONS ${c.path} → 204, Allow: ${c.allow}`, async () => {
       const response = await api.request('OPTIONS', c.path, { headers: { 'x-request-id': 'options-check' } });
-      assert.equal(response.status, 204);
+      assertEmpty(response, 204);
       assert.equal(response.headers.get('allow'), c.allow);
-      assert.equal(response.text, '');
-      assert.equal(response.headers.get('content-type'), null);
       assert.equal(response.headers.get('x-request-id'), 'options-check');
     });
   }
@@ -382,7 +367,13 @@ describe('query parameters on a path that is not a list → 400 invalid_query na
         assert.equal(response.text, '');
         return;
       }
-      assertProblem(response, 400, 'invalid_query', c.path);
+      assertProblem(
+        response,
+        400,
+        'invalid_query',
+        c.path,
+        c.names.map((name) => ({ field: name, code: 'unknown_parameter' })),
+      );
       assert.equal(response.body.title, 'Bad Request');
       assert.deepEqual(
         response.body.errors.map((error: { field: string; code: string }) => ({ field: error.field, code: error.code })),

@@ -9,54 +9,10 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, test } from 'node:test';
 import type { TestResponse, TestServer } from './helpers.js';
 import { createUser, startTestServer, temporaryDirectory } from './helpers.js';
+import type { FieldErrorExpectation } from './assertions.js';
+import { assertProblem, clockPast, RFC3339_UTC, STRONG_ETAG } from './assertions.js';
 
 const USER_FIELDS = ['id', 'name', 'email', 'role', 'created_at', 'updated_at'];
-const RFC3339_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
-const STRONG_ETAG = /^"[^"]+"$/;
-const TITLES: Record<number, string> = {
-  404: 'Not Found',
-  409: 'Conflict',
-  412: 'Precondition Failed',
-  422: 'Unprocessable Content',
-};
-
-interface ExpectedFieldError {
-  readonly field: string;
-  readonly code: string;
-}
-
-/** A problem-details body (CONTRACT §7) with this status, code and instance. */
-function assertProblem(response: TestResponse, status: number, code: string, instance: string): void {
-  assert.equal(response.status, status, response.text);
-  assert.equal(response.headers.get('content-type'), 'application/json');
-  const { detail, request_id: requestId, errors, ...rest } = response.body;
-  assert.deepEqual(rest, { type: 'about:blank', title: TITLES[status], status, code, instance });
-  assert.equal(typeof detail, 'string');
-  assert.ok(detail.length > 0);
-  assert.equal(requestId, response.headers.get('x-request-id'));
-  if (status !== 422 && status !== 400) assert.equal(errors, undefined);
-}
-
-/** A 422 whose errors[] holds exactly these {field, code} entries, each with a message. */
-function assertInvalidFields(response: TestResponse, instance: string, expected: readonly ExpectedFieldError[]): void {
-  assertProblem(response, 422, 'validation_failed', instance);
-  const count = expected.length;
-  assert.equal(response.body.detail, count === 1 ? '1 field is invalid' : `${count} fields are invalid`);
-  assert.ok(Array.isArray(response.body.errors));
-  const entries = (response.body.errors as Record<string, unknown>[]).map((entry) => {
-    assert.deepEqual(Object.keys(entry).sort(), ['code', 'field', 'message']);
-    assert.equal(typeof entry['message'], 'string');
-    assert.ok((entry['message'] as string).length > 0);
-    return { field: entry['field'], code: entry['code'] };
-  });
-  const byField = (a: ExpectedFieldError, b: ExpectedFieldError): number => a.field.localeCompare(b.field);
-  assert.deepEqual([...entries].sort(byField as never), [...expected].sort(byField));
-}
-
-/** Resolves once the clock has moved past `timestamp`, so a bumped updated_at must differ from it. */
-async function clockPast(timestamp: string): Promise<void> {
-  while (new Date().toISOString() <= timestamp) await new Promise((resolve) => setImmediate(resolve));
-}
 
 function assertNoPassword(response: TestResponse, plaintext?: string): void {
   assert.doesNotMatch(response.text, /password/i);
@@ -153,7 +109,7 @@ describe('users', () => {
 
   describe('field rules on POST → 422 with one errors[] entry per field', () => {
     const long = (n: number): string => 'x'.repeat(n);
-    const cases: readonly { name: string; body: Record<string, unknown>; errors: ExpectedFieldError[] }[] = [
+    const cases: readonly { name: string; body: Record<string, unknown>; errors: FieldErrorExpectation[] }[] = [
       { name: 'name missing → required', body: { email: 'a@example.com' }, errors: [{ field: 'name', code: 'required' }] },
       { name: 'name empty → too_short', body: { ...VALID, name: '' }, errors: [{ field: 'name', code: 'too_short' }] },
       { name: 'name of 101 characters → too_long', body: { ...VALID, name: long(101) }, errors: [{ field: 'name', code: 'too_long' }] },
@@ -238,7 +194,7 @@ describe('users', () => {
     for (const c of cases) {
       test(c.name, async () => {
         const response = await api.post('/v1/users', c.body);
-        assertInvalidFields(response, '/v1/users', c.errors);
+        assertProblem(response, 422, 'validation_failed', '/v1/users', c.errors);
         assert.equal(response.headers.get('location'), null);
         const after = await api.get('/v1/users/1');
         assert.equal(after.status, 404, 'a rejected POST must not create a record');
@@ -358,7 +314,7 @@ describe('users', () => {
       assert.equal(read.headers.get('etag'), response.headers.get('etag'));
     });
 
-    const cases: readonly { name: string; body: Record<string, unknown>; errors: ExpectedFieldError[] }[] = [
+    const cases: readonly { name: string; body: Record<string, unknown>; errors: FieldErrorExpectation[] }[] = [
       { name: 'name absent → required', body: { email: 'ana@example.com' }, errors: [{ field: 'name', code: 'required' }] },
       { name: 'email absent → required', body: { name: 'Ana' }, errors: [{ field: 'email', code: 'required' }] },
       {
@@ -378,7 +334,7 @@ describe('users', () => {
         await api.post('/v1/users', VALID);
         const before = await api.get('/v1/users/1');
         const response = await api.put('/v1/users/1', c.body);
-        assertInvalidFields(response, '/v1/users/1', c.errors);
+        assertProblem(response, 422, 'validation_failed', '/v1/users/1', c.errors);
         const after = await api.get('/v1/users/1');
         assert.deepEqual(after.body, before.body);
         assert.equal(after.headers.get('etag'), before.headers.get('etag'));
@@ -414,13 +370,13 @@ describe('users', () => {
         await api.post('/v1/users', VALID);
         const before = await api.get('/v1/users/1');
         const response = await api.patch('/v1/users/1', { [field]: null });
-        assertInvalidFields(response, '/v1/users/1', [{ field, code: 'required' }]);
+        assertProblem(response, 422, 'validation_failed', '/v1/users/1', [{ field, code: 'required' }]);
         const after = await api.get('/v1/users/1');
         assert.deepEqual(after.body, before.body);
       });
     }
 
-    const cases: readonly { name: string; body: Record<string, unknown>; errors: ExpectedFieldError[] }[] = [
+    const cases: readonly { name: string; body: Record<string, unknown>; errors: FieldErrorExpectation[] }[] = [
       { name: 'name empty → too_short', body: { name: '' }, errors: [{ field: 'name', code: 'too_short' }] },
       { name: 'email invalid → invalid_format', body: { email: 'not-an-email' }, errors: [{ field: 'email', code: 'invalid_format' }] },
       { name: 'role "boss" → invalid_value', body: { role: 'boss' }, errors: [{ field: 'role', code: 'invalid_value' }] },
@@ -431,7 +387,7 @@ describe('users', () => {
       test(`PATCH ${c.name}`, async () => {
         await api.post('/v1/users', VALID);
         const response = await api.patch('/v1/users/1', c.body);
-        assertInvalidFields(response, '/v1/users/1', c.errors);
+        assertProblem(response, 422, 'validation_failed', '/v1/users/1', c.errors);
       });
     }
   });

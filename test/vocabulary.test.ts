@@ -5,73 +5,10 @@
 
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, test } from 'node:test';
-import type { TestResponse, TestServer } from './helpers.js';
+import type { TestServer } from './helpers.js';
 import { createProduct, createUser, startTestServer } from './helpers.js';
-
-const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?Z$/;
-const STRONG_ETAG = /^"[^"]+"$/;
-const TITLES: Record<number, string> = {
-  400: 'Bad Request',
-  404: 'Not Found',
-  405: 'Method Not Allowed',
-  409: 'Conflict',
-  412: 'Precondition Failed',
-  422: 'Unprocessable Content',
-};
-const COLLECTION_ALLOW = 'GET, HEAD, POST, OPTIONS';
-const ITEM_ALLOW = 'GET, HEAD, PUT, PATCH, DELETE, OPTIONS';
-
-interface FieldErrorExpectation {
-  readonly field: string;
-  readonly code: string;
-}
-
-function assertJson(response: TestResponse, status: number): void {
-  assert.equal(response.status, status, `expected ${status}, got ${response.status}: ${response.text}`);
-  assert.equal(response.headers.get('content-type'), 'application/json');
-  assert.ok((response.headers.get('x-request-id') ?? '') !== '', 'X-Request-Id is present');
-}
-
-function assertEmpty(response: TestResponse, status: number): void {
-  assert.equal(response.status, status, `expected ${status}, got ${response.status}: ${response.text}`);
-  assert.equal(response.text, '');
-  assert.equal(response.headers.get('content-type'), null);
-  assert.ok((response.headers.get('x-request-id') ?? '') !== '', 'X-Request-Id is present');
-}
-
-function assertProblem(
-  response: TestResponse,
-  status: number,
-  code: string,
-  instance: string,
-  errors?: readonly FieldErrorExpectation[],
-): void {
-  assertJson(response, status);
-  const body = response.body;
-  assert.equal(typeof body.detail, 'string');
-  assert.ok(body.detail.length > 0, 'detail is not empty');
-  const expected: Record<string, unknown> = {
-    type: 'about:blank',
-    title: TITLES[status],
-    status,
-    code,
-    detail: body.detail,
-    instance,
-    request_id: response.headers.get('x-request-id'),
-  };
-  if (errors !== undefined) {
-    assert.ok(Array.isArray(body.errors), 'errors[] is present');
-    for (const entry of body.errors) assert.equal(typeof entry.message, 'string');
-    expected['errors'] = body.errors;
-    const sent = (body.errors as { field: string; code: string }[]).map(({ field, code: c }) => ({ field, code: c }));
-    assert.deepEqual(sortErrors(sent), sortErrors(errors));
-  }
-  assert.deepEqual(body, expected);
-}
-
-function sortErrors(errors: readonly FieldErrorExpectation[]): FieldErrorExpectation[] {
-  return [...errors].sort((a, b) => (a.field + ' ' + a.code).localeCompare(b.field + ' ' + b.code));
-}
+import type { FieldErrorExpectation } from './assertions.js';
+import { assertEmpty, assertJson, assertProblem, COLLECTION_ALLOW, ITEM_ALLOW, RFC3339_UTC, STRONG_ETAG } from './assertions.js';
 
 function keys(value: Record<string, unknown>): string[] {
   return Object.keys(value).sort();
@@ -129,7 +66,7 @@ describe('every Portuguese path answers GET/POST/PUT/PATCH/DELETE with Portugues
     const read = await api.get(path);
     assertJson(read, 200);
     assert.deepEqual(keys(read.body), PT_USER_KEYS);
-    assert.match(read.body.criado_em, TIMESTAMP);
+    assert.match(read.body.criado_em, RFC3339_UTC);
     assert.deepEqual(read.body, {
       id: response.body.id,
       nome: 'Ana Souza',
@@ -191,7 +128,7 @@ describe('every Portuguese path answers GET/POST/PUT/PATCH/DELETE with Portugues
     assertJson(response, 201);
     const body = response.body;
     assert.deepEqual(keys(body), PT_PRODUCT_KEYS);
-    assert.match(body.criado_em, TIMESTAMP);
+    assert.match(body.criado_em, RFC3339_UTC);
     assert.deepEqual(body, {
       id: body.id,
       nome: 'Café',
@@ -262,7 +199,7 @@ describe('every Portuguese path answers GET/POST/PUT/PATCH/DELETE with Portugues
     const body = response.body;
     assert.deepEqual(keys(body), PT_ORDER_KEYS);
     assert.deepEqual(keys(body.itens[0]), PT_ITEM_KEYS);
-    assert.match(body.criado_em, TIMESTAMP);
+    assert.match(body.criado_em, RFC3339_UTC);
     assert.deepEqual(body, {
       id: body.id,
       usuario_id: userId,
