@@ -8,6 +8,8 @@ import assert from 'node:assert/strict';
 /** The title of a problem with `type: "about:blank"`: the status phrase (RFC 9110 §15). */
 export const TITLES: Readonly<Record<number, string>> = {
   400: 'Bad Request',
+  401: 'Unauthorized',
+  403: 'Forbidden',
   404: 'Not Found',
   405: 'Method Not Allowed',
   406: 'Not Acceptable',
