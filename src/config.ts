@@ -29,6 +29,8 @@ export interface ServerOptions {
   readonly tokenSecret?: string;
   /** Token lifetime in seconds. Default 3600. */
   readonly tokenTtlSeconds?: number;
+  /** Compact the journal into snapshots once its current segment holds this many bytes. Default 8 MiB. */
+  readonly compactAfterBytes?: number;
   /** Where to print; embedding prints nothing without one. */
   readonly logger?: Logger;
 }
@@ -43,6 +45,7 @@ export interface Config {
   readonly adminPassword: string | undefined;
   readonly tokenSecret: string | undefined;
   readonly tokenTtlSeconds: number;
+  readonly compactAfterBytes: number;
   readonly logger: Logger;
 }
 
@@ -54,6 +57,7 @@ export const DEFAULTS = Object.freeze({
   maxBodyBytes: 1_048_576,
   adminEmail: 'admin@example.com',
   tokenTtlSeconds: 3600,
+  compactAfterBytes: 8 * 1024 * 1024,
 });
 
 /** Shorter secrets make HS256 keys guessable (RFC 7518 §3.2: a key of at least 256 bits). */
@@ -74,6 +78,7 @@ export function resolveConfig(options: ServerOptions = {}): Config {
     adminPassword: options.adminPassword,
     tokenSecret: options.tokenSecret,
     tokenTtlSeconds: options.tokenTtlSeconds ?? DEFAULTS.tokenTtlSeconds,
+    compactAfterBytes: options.compactAfterBytes ?? DEFAULTS.compactAfterBytes,
     logger: options.logger ?? SILENT_LOGGER,
   };
   if (!Number.isInteger(config.port) || config.port < 0 || config.port > 65535) {
@@ -81,6 +86,9 @@ export function resolveConfig(options: ServerOptions = {}): Config {
   }
   if (!Number.isInteger(config.maxBodyBytes) || config.maxBodyBytes < 1) {
     throw new ConfigError(`maxBodyBytes must be a positive integer, not ${config.maxBodyBytes}`);
+  }
+  if (!Number.isInteger(config.compactAfterBytes) || config.compactAfterBytes < 1) {
+    throw new ConfigError(`compactAfterBytes must be a positive integer, not ${config.compactAfterBytes}`);
   }
   if (!Number.isInteger(config.tokenTtlSeconds) || config.tokenTtlSeconds < 1) {
     throw new ConfigError(`tokenTtlSeconds must be a positive integer, not ${config.tokenTtlSeconds}`);

@@ -3,33 +3,28 @@
 // snapshot and the token secret and writes nothing, so it is safe beside a running
 // server. Whoever can read DATA_DIR can do this; that is why the secret file is 0600.
 
-import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Authenticator } from './auth/authenticate.js';
 import { readSecretFile, TOKEN_SECRET_FILE } from './auth/token-secret.js';
 import type { ServerOptions } from './config.js';
 import { resolveConfig } from './config.js';
 import { MemoryStore } from './store/memory-store.js';
-import type { CollectionState } from './store/collection-state.js';
-import { parseCollection } from './store/collection-state.js';
-import { snapshotPath } from './store/snapshot-persistence.js';
+import { readDataDirectory } from './store/data-directory.js';
 
 export class TokenMintError extends Error {}
 
 export async function mintToken(options: ServerOptions, email: string): Promise<{ token: string; userId: number; expiresIn: number }> {
   const config = resolveConfig(options);
   if (config.dataDir === null) throw new TokenMintError('a token can be minted only from a data directory');
-  const path = snapshotPath(config.dataDir, 'users');
-  let users: CollectionState;
-  try {
-    users = parseCollection(await readFile(path, 'utf8'));
-  } catch (error) {
+  const contents = await readDataDirectory(config.dataDir).catch((error: unknown) => {
     const reason = (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'it does not exist; start the server once' : String((error as Error).message);
-    throw new TokenMintError(`cannot read ${path}: ${reason}`);
-  }
+    throw new TokenMintError(`cannot read ${config.dataDir}: ${reason}`);
+  });
+  const users = contents.collections.get('users');
+  if (users === undefined) throw new TokenMintError(`${config.dataDir} holds no users yet; start the server once`);
   const store = new MemoryStore(new Map([['users', users]]));
   const user = store.findIgnoringCase('users', 'email', email);
-  if (user === undefined) throw new TokenMintError(`no user has the email ${email} in ${path}`);
+  if (user === undefined) throw new TokenMintError(`no user has the email ${email} in ${config.dataDir}`);
   const secret = config.tokenSecret ?? (await readSecretFile(join(config.dataDir, TOKEN_SECRET_FILE)));
   if (secret === undefined) throw new TokenMintError(`no token secret yet: start the server once, or set TOKEN_SECRET`);
   const { token, expiresIn } = new Authenticator(secret, config.tokenTtlSeconds, store).issue(user.id);

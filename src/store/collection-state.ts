@@ -1,10 +1,12 @@
 // The in-memory form of one collection and its on-disk snapshot form (CONTRACT §9).
-// A snapshot is readable JSON: the id counter and one record per line, in id order.
-// Loading checks the shape strictly, so a damaged file stops the start instead of
-// being silently half-read.
+// A snapshot is readable JSON: the id counter, the last journal entry it includes,
+// and one record per line, in id order. Loading checks the shape strictly, so a
+// damaged file stops the start instead of being silently half-read.
 
+import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { isJsonObject } from '../json.js';
 import type { StoredRecord } from '../json.js';
+import type { Change } from './store.js';
 
 export interface CollectionState {
   /** The next id to hand out; never decreases, so ids are never reused. */
@@ -17,15 +19,28 @@ export function emptyCollection(): CollectionState {
   return { nextId: 1, records: new Map() };
 }
 
-export function serializeCollection(state: CollectionState): string {
+export interface Snapshot {
+  readonly state: CollectionState;
+  /** The sequence number of the last journal entry the snapshot includes (0: none). */
+  readonly journalSeq: number;
+}
+
+/** Records serialised between two yields to the event loop, so a large snapshot does not stall requests. */
+const RECORDS_PER_SLICE = 2000;
+
+export async function serializeSnapshot(records: readonly StoredRecord[], nextId: number, journalSeq: number): Promise<string> {
   const lines: string[] = [];
-  for (const record of state.records.values()) lines.push(JSON.stringify(record));
-  const records = lines.length === 0 ? '[]' : `[\n    ${lines.join(',\n    ')}\n  ]`;
-  return `{\n  "next_id": ${state.nextId},\n  "records": ${records}\n}\n`;
+  for (let start = 0; start < records.length; start += RECORDS_PER_SLICE) {
+    if (start > 0) await yieldToEventLoop();
+    const end = Math.min(start + RECORDS_PER_SLICE, records.length);
+    for (let i = start; i < end; i++) lines.push(JSON.stringify(records[i]));
+  }
+  const body = lines.length === 0 ? '[]' : `[\n    ${lines.join(',\n    ')}\n  ]`;
+  return `{\n  "next_id": ${nextId},\n  "journal_seq": ${journalSeq},\n  "records": ${body}\n}\n`;
 }
 
 /** Parses a snapshot; throws an Error whose message says what is wrong (the caller names the file). */
-export function parseCollection(text: string): CollectionState {
+export function parseSnapshot(text: string): Snapshot {
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
@@ -39,6 +54,10 @@ export function parseCollection(text: string): CollectionState {
     throw new Error('"next_id" is not a positive integer');
   }
   if (!Array.isArray(records)) throw new Error('"records" is not an array');
+  const journalSeq = parsed['journal_seq'] ?? 0;
+  if (typeof journalSeq !== 'number' || !Number.isSafeInteger(journalSeq) || journalSeq < 0) {
+    throw new Error('"journal_seq" is not a non-negative integer');
+  }
   const state: CollectionState = { nextId, records: new Map() };
   const sorted = [...(records as unknown[])];
   sorted.forEach((record, index) => {
@@ -50,10 +69,10 @@ export function parseCollection(text: string): CollectionState {
     if (state.records.has(record.id)) throw new Error(`id ${record.id} appears twice`);
     state.records.set(record.id, Object.freeze(record));
   }
-  return state;
+  return { state, journalSeq };
 }
 
-function isStoredRecord(value: unknown): value is StoredRecord {
+export function isStoredRecord(value: unknown): value is StoredRecord {
   if (!isJsonObject(value)) return false;
   const id = value['id'];
   return (
@@ -63,4 +82,14 @@ function isStoredRecord(value: unknown): value is StoredRecord {
     typeof value['created_at'] === 'string' &&
     typeof value['updated_at'] === 'string'
   );
+}
+
+/** Applies one committed change; a put also moves the id counter past its id. */
+export function applyChange(state: CollectionState, change: Change): void {
+  if (change.kind === 'delete') {
+    state.records.delete(change.id);
+    return;
+  }
+  state.records.set(change.record.id, change.record);
+  if (change.record.id >= state.nextId) state.nextId = change.record.id + 1;
 }

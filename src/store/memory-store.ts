@@ -5,7 +5,7 @@
 import type { JsonValue, StoredRecord } from '../json.js';
 import type { CollectionName } from '../resources/definition.js';
 import type { CollectionState } from './collection-state.js';
-import { emptyCollection } from './collection-state.js';
+import { applyChange, emptyCollection } from './collection-state.js';
 import type { Change, Filter, Query, QueryResult, SortKey, Store } from './store.js';
 
 /** Makes committed changes durable; absent for a memory-only store. */
@@ -74,15 +74,7 @@ export class MemoryStore implements Store {
   }
 
   commit(changes: readonly Change[]): Promise<void> {
-    for (const change of changes) {
-      const state = this.collectionState(change.collection);
-      if (change.kind === 'put') {
-        state.records.set(change.record.id, change.record);
-        if (change.record.id >= state.nextId) state.nextId = change.record.id + 1;
-      } else {
-        state.records.delete(change.id);
-      }
-    }
+    for (const change of changes) applyChange(this.collectionState(change.collection), change);
     return this.#persistence === undefined ? Promise.resolve() : this.#persistence.persist(changes);
   }
 

@@ -1,57 +1,64 @@
-// Opening the data directory at start (CONTRACT §1, §9): load every snapshot that
-// exists; on a first start (no snapshot at all) with `seed` on, begin from the example
-// dataset shipped in `data/example/` and write it out at once. A snapshot that cannot
-// be read stops the start with a message naming the file; nothing is overwritten.
+// Opening the data directory at start (CONTRACT §1, §9): take the lock, load the
+// snapshots, replay the journal, cut a torn last journal line (a write that was never
+// acknowledged) with a warning, and start a new journal segment. On a first start
+// (no snapshot, no journal) with `seed` on, begin from the example dataset in
+// `data/example/` and snapshot it at once. Anything corrupt stops the start with a
+// message naming the file and line, and nothing is changed.
 
-import { mkdir, readFile } from 'node:fs/promises';
+import { mkdir, open } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
-import type { CollectionName } from '../resources/definition.js';
-import { COLLECTIONS } from '../resources/index.js';
-import type { CollectionState } from './collection-state.js';
-import { parseCollection } from './collection-state.js';
+import type { Logger } from '../config.js';
+import { readDataDirectory, StartupError } from './data-directory.js';
+import { acquireLock } from './data-lock.js';
+import { JournalPersistence } from './journal-persistence.js';
+import { JournalWriter } from './journal-writer.js';
 import { MemoryStore } from './memory-store.js';
-import { SnapshotPersistence, snapshotPath } from './snapshot-persistence.js';
+
+export { StartupError };
 
 /** The example dataset, relative to this module in both `src/store/` and `dist/store/`. */
 export const EXAMPLE_DATA_DIR = fileURLToPath(new URL('../../data/example/', import.meta.url));
 
-export class StartupError extends Error {}
+export interface StoreOptions {
+  readonly dataDir: string | null;
+  readonly seed: boolean;
+  readonly compactAfterBytes: number;
+  readonly logger: Logger;
+}
 
-export async function openStore(dataDir: string | null, seed: boolean): Promise<MemoryStore> {
+export async function openStore(options: StoreOptions): Promise<MemoryStore> {
+  const { dataDir, seed, logger } = options;
   if (dataDir === null) {
-    return new MemoryStore(seed ? await readSnapshots(EXAMPLE_DATA_DIR) : new Map());
+    return new MemoryStore(seed ? (await readDataDirectory(EXAMPLE_DATA_DIR)).collections : new Map());
   }
   await mkdir(dataDir, { recursive: true });
-  const existing = await readSnapshots(dataDir);
-  const firstStart = existing.size === 0;
-  const store = new MemoryStore(firstStart && seed ? await readSnapshots(EXAMPLE_DATA_DIR) : existing);
-  const persistence = new SnapshotPersistence(dataDir, (collection) => store.collectionState(collection));
-  store.persistWith(persistence);
-  if (firstStart) await persistence.writeAll(COLLECTIONS);
-  return store;
-}
-
-async function readSnapshots(directory: string): Promise<Map<CollectionName, CollectionState>> {
-  const collections = new Map<CollectionName, CollectionState>();
-  for (const collection of COLLECTIONS) {
-    const path = snapshotPath(directory, collection);
-    const text = await readIfExists(path);
-    if (text === undefined) continue;
-    try {
-      collections.set(collection, parseCollection(text));
-    } catch (error) {
-      const reason = error instanceof Error ? error.message : String(error);
-      throw new StartupError(`cannot start: snapshot ${path} is corrupt (${reason}); nothing was changed`);
-    }
-  }
-  return collections;
-}
-
-async function readIfExists(path: string): Promise<string | undefined> {
+  const lock = await acquireLock(dataDir);
   try {
-    return await readFile(path, 'utf8');
+    const contents = await readDataDirectory(dataDir);
+    if (contents.tornTail !== undefined) {
+      const { path, goodBytes } = contents.tornTail;
+      logger.warn(`journal ${path}: skipped a torn last line (a write that was never acknowledged)`);
+      const file = await open(path, 'r+');
+      await file.truncate(goodBytes);
+      await file.sync();
+      await file.close();
+    }
+    const seeding = contents.isEmpty && seed;
+    const store = new MemoryStore(seeding ? (await readDataDirectory(EXAMPLE_DATA_DIR)).collections : contents.collections);
+    const journal = await JournalWriter.open(dataDir, contents.lastSeq, contents.segments);
+    const persistence = new JournalPersistence({
+      dataDir,
+      journal,
+      stateOf: (collection) => store.collectionState(collection),
+      lock,
+      compactAfterBytes: options.compactAfterBytes,
+      logger,
+    });
+    store.persistWith(persistence);
+    if (contents.isEmpty) await persistence.compact();
+    return store;
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    await lock.release();
     throw error;
   }
 }

@@ -1,0 +1,99 @@
+// The layout of DATA_DIR (CONTRACT §9) and reading it back:
+//   <collection>.json            one snapshot per collection (written atomically)
+//   journal-<first seq>.jsonl    journal segments, replayed after the snapshots
+//   token-secret                 the HMAC key for tokens, mode 0600
+//   plainrest.lock               the pid of the process that owns the directory
+// Reading never writes: a torn last journal line is reported for the caller to cut.
+
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { CollectionName } from '../resources/definition.js';
+import { COLLECTIONS } from '../resources/index.js';
+import type { CollectionState } from './collection-state.js';
+import { applyChange, emptyCollection, parseSnapshot } from './collection-state.js';
+import { parseSegment, segmentFirstSeq } from './journal-format.js';
+
+export class StartupError extends Error {}
+
+export function snapshotPath(dataDir: string, collection: CollectionName): string {
+  return join(dataDir, `${collection}.json`);
+}
+
+export interface DirectoryContents {
+  readonly collections: Map<CollectionName, CollectionState>;
+  /** The highest seq in any snapshot or journal entry (0 for a new directory). */
+  readonly lastSeq: number;
+  /** Journal segment paths, oldest first. */
+  readonly segments: readonly string[];
+  /** A segment whose last line was torn, and the length to cut it back to. */
+  readonly tornTail: { readonly path: string; readonly goodBytes: number } | undefined;
+  /** No snapshot and no journal: a first start. */
+  readonly isEmpty: boolean;
+}
+
+export async function readDataDirectory(dataDir: string): Promise<DirectoryContents> {
+  const collections = new Map<CollectionName, CollectionState>();
+  const coveredUpTo = new Map<CollectionName, number>();
+  let lastSeq = 0;
+  for (const collection of COLLECTIONS) {
+    const path = snapshotPath(dataDir, collection);
+    const text = await readIfExists(path);
+    if (text === undefined) continue;
+    const snapshot = parseOrExplain(path, () => parseSnapshot(text));
+    collections.set(collection, snapshot.state);
+    coveredUpTo.set(collection, snapshot.journalSeq);
+    lastSeq = Math.max(lastSeq, snapshot.journalSeq);
+  }
+
+  const segments = (await readdir(dataDir))
+    .map((name) => ({ name, firstSeq: segmentFirstSeq(name) }))
+    .filter((segment): segment is { name: string; firstSeq: number } => segment.firstSeq !== undefined)
+    .sort((a, b) => a.firstSeq - b.firstSeq)
+    .map((segment) => join(dataDir, segment.name));
+  const texts = await Promise.all(segments.map((path) => readFile(path, 'utf8')));
+  const newestWithData = texts.findLastIndex((text) => text.length > 0);
+  let tornTail: DirectoryContents['tornTail'];
+  let previousSeq = 0;
+  for (const [index, path] of segments.entries()) {
+    const parsed = parseOrExplain(path, () => parseSegment(texts[index] as string));
+    if (parsed.tornTail && index !== newestWithData) {
+      throw new StartupError(`cannot start: journal ${path} ends in a damaged line but is not the newest segment; nothing was changed`);
+    }
+    if (parsed.tornTail) tornTail = { path, goodBytes: parsed.goodBytes };
+    for (const entry of parsed.entries) {
+      if (entry.seq <= previousSeq) {
+        throw new StartupError(`cannot start: journal ${path} has seq ${entry.seq} after seq ${previousSeq}; nothing was changed`);
+      }
+      previousSeq = entry.seq;
+      for (const change of entry.changes) {
+        if (entry.seq <= (coveredUpTo.get(change.collection) ?? 0)) continue; // already in the snapshot
+        let state = collections.get(change.collection);
+        if (state === undefined) {
+          state = emptyCollection();
+          collections.set(change.collection, state);
+        }
+        applyChange(state, change);
+      }
+    }
+  }
+  lastSeq = Math.max(lastSeq, previousSeq);
+  return { collections, lastSeq, segments, tornTail, isEmpty: collections.size === 0 && segments.length === 0 };
+}
+
+function parseOrExplain<T>(path: string, parse: () => T): T {
+  try {
+    return parse();
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new StartupError(`cannot start: ${path} is corrupt (${reason}); nothing was changed`);
+  }
+}
+
+export async function readIfExists(path: string): Promise<string | undefined> {
+  try {
+    return await readFile(path, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
+}

@@ -1,0 +1,94 @@
+// Durable persistence (CONTRACT §9): every commit is appended to the journal and
+// acknowledged only after fdatasync. When the current segment grows past a limit, the
+// journal is compacted: the state is captured at an exact seq (records are immutable,
+// so copying the lists is enough), the journal rotates at that seq, the snapshots are
+// written atomically in the background, and only then are the older segments deleted.
+// A crash at any point leaves either the old segments or snapshots that cover them.
+
+import { rm } from 'node:fs/promises';
+import type { Logger } from '../config.js';
+import type { StoredRecord } from '../json.js';
+import type { CollectionName } from '../resources/definition.js';
+import { COLLECTIONS } from '../resources/index.js';
+import { syncDirectory, writeFileAtomically } from './atomic-file.js';
+import type { CollectionState } from './collection-state.js';
+import { serializeSnapshot } from './collection-state.js';
+import { snapshotPath } from './data-directory.js';
+import type { DataLock } from './data-lock.js';
+import type { JournalWriter } from './journal-writer.js';
+import type { Persistence } from './memory-store.js';
+import type { Change } from './store.js';
+
+/** Compact once the current journal segment holds this many bytes. */
+export const DEFAULT_COMPACT_AFTER_BYTES = 8 * 1024 * 1024;
+
+interface Captured {
+  readonly collection: CollectionName;
+  readonly nextId: number;
+  readonly records: readonly StoredRecord[];
+}
+
+export class JournalPersistence implements Persistence {
+  readonly #dataDir: string;
+  readonly #journal: JournalWriter;
+  readonly #stateOf: (collection: CollectionName) => CollectionState;
+  readonly #lock: DataLock;
+  readonly #compactAfterBytes: number;
+  readonly #logger: Logger;
+  #compaction: Promise<void> | undefined;
+
+  constructor(options: {
+    dataDir: string;
+    journal: JournalWriter;
+    stateOf: (collection: CollectionName) => CollectionState;
+    lock: DataLock;
+    compactAfterBytes: number;
+    logger: Logger;
+  }) {
+    this.#dataDir = options.dataDir;
+    this.#journal = options.journal;
+    this.#stateOf = options.stateOf;
+    this.#lock = options.lock;
+    this.#compactAfterBytes = options.compactAfterBytes;
+    this.#logger = options.logger;
+  }
+
+  persist(changes: readonly Change[]): Promise<void> {
+    const durable = this.#journal.append(changes);
+    if (this.#compaction === undefined && this.#journal.bytesInSegment >= this.#compactAfterBytes) {
+      this.#compaction = this.compact()
+        .catch((error: unknown) => this.#logger.error(`journal compaction failed (the journal is kept): ${String(error)}`))
+        .finally(() => {
+          this.#compaction = undefined;
+        });
+    }
+    return durable;
+  }
+
+  /** Writes snapshots of the current state and deletes the journal segments they cover. */
+  async compact(): Promise<void> {
+    // Capture and rotate in one synchronous step, so the capture is exactly the state at `seq`.
+    const seq = this.#journal.lastSeq;
+    const captured: Captured[] = COLLECTIONS.map((collection) => {
+      const state = this.#stateOf(collection);
+      return { collection, nextId: state.nextId, records: [...state.records.values()] };
+    });
+    const covered = await this.#journal.rotate();
+    for (const { collection, nextId, records } of captured) {
+      await writeFileAtomically(snapshotPath(this.#dataDir, collection), await serializeSnapshot(records, nextId, seq));
+    }
+    for (const path of covered) await rm(path, { force: true });
+    this.#journal.dropFinished(covered);
+    await syncDirectory(this.#dataDir);
+  }
+
+  /** At shutdown: a final snapshot, an empty journal, and the lock released. */
+  async close(): Promise<void> {
+    await this.#compaction;
+    await this.compact();
+    await this.#journal.close();
+    await rm(this.#journal.currentSegment, { force: true });
+    await syncDirectory(this.#dataDir);
+    await this.#lock.release();
+  }
+}

@@ -1,0 +1,145 @@
+// Appending to the journal with group commit (CONTRACT §9): each commit gets the next
+// seq at once and is queued; one loop writes everything queued in a single write() and
+// one fdatasync(), then acknowledges all of it. Concurrent writers therefore share an
+// fsync instead of waiting for one each. `rotate()` starts a new segment file at an
+// exact seq, so a snapshot taken at that moment makes every older segment redundant.
+
+import type { FileHandle } from 'node:fs/promises';
+import { open } from 'node:fs/promises';
+import { join } from 'node:path';
+import { syncDirectory } from './atomic-file.js';
+import { encodeEntry, segmentName } from './journal-format.js';
+import type { Change } from './store.js';
+
+type Queued =
+  | { readonly kind: 'entry'; readonly text: string; readonly resolve: () => void; readonly reject: (error: Error) => void }
+  | { readonly kind: 'rotate'; readonly firstSeq: number; readonly resolve: (finished: string[]) => void; readonly reject: (error: Error) => void };
+
+export class JournalWriter {
+  readonly #directory: string;
+  #file: FileHandle;
+  #segmentPath: string;
+  /** Segments before the current one, oldest first: replayed at start until a snapshot covers them. */
+  #finishedSegments: string[];
+  #lastSeq: number;
+  #bytesInSegment = 0;
+  readonly #queue: Queued[] = [];
+  #draining: Promise<void> | undefined;
+  #failure: Error | undefined;
+
+  private constructor(directory: string, file: FileHandle, segmentPath: string, finished: string[], lastSeq: number) {
+    this.#directory = directory;
+    this.#file = file;
+    this.#segmentPath = segmentPath;
+    this.#finishedSegments = finished;
+    this.#lastSeq = lastSeq;
+  }
+
+  /** Opens a new segment after `lastSeq`; `existing` are the segment paths found at start. */
+  static async open(directory: string, lastSeq: number, existing: readonly string[]): Promise<JournalWriter> {
+    const path = join(directory, segmentName(lastSeq + 1));
+    const file = await open(path, 'a', 0o600);
+    await syncDirectory(directory);
+    const finished = existing.filter((segment) => segment !== path);
+    return new JournalWriter(directory, file, path, finished, lastSeq);
+  }
+
+  get lastSeq(): number {
+    return this.#lastSeq;
+  }
+
+  /** Bytes queued or written since the current segment began (drives compaction). */
+  get bytesInSegment(): number {
+    return this.#bytesInSegment;
+  }
+
+  /** Resolves once the entry is on disk (written and fdatasync'ed). */
+  append(changes: readonly Change[]): Promise<void> {
+    if (this.#failure !== undefined) return Promise.reject(this.#failure);
+    const seq = ++this.#lastSeq;
+    const text = encodeEntry(seq, changes);
+    this.#bytesInSegment += text.length;
+    return new Promise((resolve, reject) => {
+      this.#queue.push({ kind: 'entry', text, resolve, reject });
+      this.#drain();
+    });
+  }
+
+  /**
+   * From the next append on, entries go to a new segment. Resolves, once every entry
+   * before that point is durable, with the segment files they are in.
+   */
+  rotate(): Promise<string[]> {
+    const firstSeq = this.#lastSeq + 1;
+    this.#bytesInSegment = 0;
+    return new Promise((resolve, reject) => {
+      this.#queue.push({ kind: 'rotate', firstSeq, resolve, reject });
+      this.#drain();
+    });
+  }
+
+  /** Forgets segments that a snapshot now covers (the caller has deleted them). */
+  dropFinished(paths: readonly string[]): void {
+    this.#finishedSegments = this.#finishedSegments.filter((path) => !paths.includes(path));
+  }
+
+  /** The current segment, for removal at a clean shutdown once it is covered by snapshots. */
+  get currentSegment(): string {
+    return this.#segmentPath;
+  }
+
+  async close(): Promise<void> {
+    await this.#draining;
+    await this.#file.close();
+  }
+
+  #drain(): void {
+    this.#draining ??= this.#drainQueue().finally(() => {
+      this.#draining = undefined;
+      if (this.#queue.length > 0) this.#drain();
+    });
+  }
+
+  async #drainQueue(): Promise<void> {
+    while (this.#queue.length > 0) {
+      const head = this.#queue[0] as Queued;
+      if (head.kind === 'rotate') {
+        this.#queue.shift();
+        await this.#startSegment(head);
+        continue;
+      }
+      const stop = this.#queue.findIndex((item) => item.kind === 'rotate');
+      const batch = this.#queue.splice(0, stop === -1 ? this.#queue.length : stop) as Extract<Queued, { kind: 'entry' }>[];
+      try {
+        if (this.#failure !== undefined) throw this.#failure;
+        await this.#file.write(batch.map((item) => item.text).join(''));
+        await this.#file.datasync();
+        for (const item of batch) item.resolve();
+      } catch (error) {
+        // Fail-stop: after a failed write the file's tail is unknown, so refuse all later writes.
+        this.#failure ??= error instanceof Error ? error : new Error(String(error));
+        for (const item of batch) item.reject(this.#failure);
+      }
+    }
+  }
+
+  async #startSegment(marker: Extract<Queued, { kind: 'rotate' }>): Promise<void> {
+    try {
+      if (this.#failure !== undefined) throw this.#failure;
+      const path = join(this.#directory, segmentName(marker.firstSeq));
+      if (path === this.#segmentPath) {
+        marker.resolve([...this.#finishedSegments]); // nothing was appended since the last rotation
+        return;
+      }
+      const file = await open(path, 'a', 0o600);
+      await syncDirectory(this.#directory);
+      await this.#file.close();
+      this.#finishedSegments.push(this.#segmentPath);
+      this.#file = file;
+      this.#segmentPath = path;
+      marker.resolve([...this.#finishedSegments]);
+    } catch (error) {
+      marker.reject(error instanceof Error ? error : new Error(String(error)));
+    }
+  }
+}
