@@ -33,10 +33,19 @@ async function main(): Promise<number> {
     return 0;
   }
 
+  // Listen for the stop signals before announcing anything, so a signal sent as soon
+  // as the banner appears still gets the graceful path (drain, snapshot, exit 0).
+  let stopRequested: (signal: string) => void = () => {};
+  const stopped = new Promise<string>((resolve) => {
+    stopRequested = resolve;
+  });
+  process.once('SIGINT', () => stopRequested('SIGINT'));
+  process.once('SIGTERM', () => stopRequested('SIGTERM'));
+
   const server = await startServer({ ...commandLine.options, logger: consoleLogger });
   const { config } = server.app;
   const counts = Object.entries(server.app.recordCounts())
-    .map(([collection, count]) => `${count} ${collection}`)
+    .map(([collection, count]) => `${count} ${count === 1 ? collection.replace(/s$/, '') : collection}`)
     .join(', ');
   console.log(`plainrest listening on ${server.url}`);
   console.log(`data: ${config.dataDir === null ? 'memory only' : config.dataDir} (${counts})`);
@@ -45,14 +54,8 @@ async function main(): Promise<number> {
       `-d '{"email":"${config.adminEmail}","password":"…"}'  (or: plainrest token <email>)`,
   );
 
-  await new Promise<void>((resolve) => {
-    const stop = (signal: string): void => {
-      console.log(`${signal}: finishing in-flight requests, then writing a final snapshot`);
-      resolve();
-    };
-    process.once('SIGINT', () => stop('SIGINT'));
-    process.once('SIGTERM', () => stop('SIGTERM'));
-  });
+  const signal = await stopped;
+  console.log(`${signal}: finishing in-flight requests, then writing a final snapshot`);
   await server.close();
   console.log('stopped');
   return 0;

@@ -1,23 +1,33 @@
 // The command line (CONTRACT §1): `node dist/main.js` (build first: `npm run build`)
 // with settings from environment variables and flags (the flag wins), --help, exit 2 on
 // a usage error, the start banner, graceful SIGTERM/SIGINT (final snapshot, exit 0),
-// and exit 1 naming the file when a snapshot is corrupt.
+// and exit 1 naming the file when a snapshot is corrupt. Authentication (CONTRACT §1,
+// §6): the administrator ensured at start (a user record: id 1 in an empty dir, id 3
+// after the example seed), its generated password printed once, and the `token`
+// subcommand that mints a token from a data dir without writing to it.
 
 import assert from 'node:assert/strict';
 import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import { spawn } from 'node:child_process';
-import { access, readFile, writeFile } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { access, readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { temporaryDirectory } from './helpers.js';
+import { assertProblem } from './assertions.js';
+import type { Reply } from './assertions.js';
+import { TEST_ADMIN_EMAIL, TEST_ADMIN_PASSWORD, TEST_TOKEN_SECRET, temporaryDirectory, tokenFor } from './helpers.js';
 
 const PACKAGE_ROOT = fileURLToPath(new URL('..', import.meta.url));
 const MAIN = join(PACKAGE_ROOT, 'dist', 'main.js');
 const BANNER = /^plainrest listening on (http:\/\/127\.0\.0\.1:(\d+))$/m;
 const TIMEOUT = { timeout: 20_000 };
+/** A known administrator password, so a test can log in (POST /v1/tokens). */
+const ADMIN_ENV = { ADMIN_PASSWORD: TEST_ADMIN_PASSWORD };
+/** The line that shows a generated administrator password (printed once, on its creation). */
+const GENERATED_PASSWORD = /^created the administrator (\S+) with the generated password (\S+) \(shown only now/m;
 
 interface Cli {
   readonly child: ChildProcessWithoutNullStreams;
@@ -81,14 +91,47 @@ async function started(cli: Cli): Promise<string> {
   return banner[1] as string;
 }
 
-async function getJson(url: string): Promise<{ status: number; body: any }> {
-  const response = await fetch(url);
-  return { status: response.status, body: await response.json() };
+function bearer(token: string | undefined): Record<string, string> {
+  return token === undefined ? {} : { authorization: `Bearer ${token}` };
 }
 
-async function postJson(url: string, body: unknown): Promise<{ status: number; body: any }> {
-  const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
-  return { status: response.status, body: await response.json() };
+async function reply(response: Response): Promise<Reply> {
+  const text = await response.text();
+  return { status: response.status, headers: response.headers, body: text === '' ? undefined : JSON.parse(text), text };
+}
+
+async function getJson(url: string, token?: string): Promise<Reply> {
+  return reply(await fetch(url, { headers: bearer(token) }));
+}
+
+async function postJson(url: string, body: unknown, token?: string): Promise<Reply> {
+  const headers = { 'content-type': 'application/json', ...bearer(token) };
+  return reply(await fetch(url, { method: 'POST', headers, body: JSON.stringify(body) }));
+}
+
+/** POST /v1/tokens; returns the access token (asserting 201). */
+async function login(url: string, email: string, password: string): Promise<string> {
+  const response = await postJson(`${url}/v1/tokens`, { email, password });
+  assert.equal(response.status, 201, `login as ${email}: ${response.text}`);
+  return response.body.access_token as string;
+}
+
+/** Runs the CLI to its end: exit code and output. */
+async function runToExit(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const cli = runCli(args, env);
+  const { code } = await cli.exited;
+  return { code, stdout: cli.stdout(), stderr: cli.stderr() };
+}
+
+/** Every entry of a directory (dotfiles too) with its bytes' hash, mode and mtime. */
+async function describeDirectory(directory: string): Promise<Record<string, { sha256: string; mode: number; mtimeMs: number }>> {
+  const entries: Record<string, { sha256: string; mode: number; mtimeMs: number }> = {};
+  for (const name of (await readdir(directory)).sort()) {
+    const path = join(directory, name);
+    const { mode, mtimeMs } = await stat(path);
+    entries[name] = { sha256: createHash('sha256').update(await readFile(path)).digest('hex'), mode, mtimeMs };
+  }
+  return entries;
 }
 
 async function exists(path: string): Promise<boolean> {
@@ -125,6 +168,27 @@ describe('cli: usage', () => {
     assert.doesNotMatch(cli.stdout(), /listening/);
   });
 
+  test('--help also lists the authentication settings (ADMIN_EMAIL, ADMIN_PASSWORD, TOKEN_SECRET, TOKEN_TTL_SECONDS) with their flags, and the token subcommand', TIMEOUT, async () => {
+    const cli = runCli(['--help']);
+    const { code } = await cli.exited;
+    assert.equal(code, 0);
+    assert.equal(cli.stderr(), '');
+    for (const name of [
+      'ADMIN_EMAIL',
+      'ADMIN_PASSWORD',
+      'TOKEN_SECRET',
+      'TOKEN_TTL_SECONDS',
+      '--admin-email',
+      '--admin-password',
+      '--token-secret',
+      '--token-ttl-seconds',
+      'token <email>',
+    ]) {
+      assert.ok(cli.stdout().includes(name), `--help lacks ${name}:\n${cli.stdout()}`);
+    }
+    assert.doesNotMatch(cli.stdout(), /listening/);
+  });
+
   const usageErrors: { name: string; args: string[]; env: Record<string, string>; mentions: string }[] = [
     { name: 'an unknown flag', args: ['--nope'], env: {}, mentions: '--nope' },
     { name: 'an unknown flag after valid ones', args: ['--port', '0', '--colour=red'], env: {}, mentions: '--colour' },
@@ -147,14 +211,17 @@ describe('cli: usage', () => {
 
 describe('cli: starting', () => {
   test('--port 0 prints "plainrest listening on http://127.0.0.1:<port>" and the data line with record counts', TIMEOUT, async () => {
-    const cli = runCli(['--port', '0'], { DATA_DIR: dir.path });
+    const cli = runCli(['--port', '0'], { DATA_DIR: dir.path, ...ADMIN_ENV });
     const url = await started(cli);
     assert.notEqual(new URL(url).port, '0');
-    assert.match(cli.stdout(), new RegExp(`^data: ${escape(dir.path)} \\(2 users, 12 products, 5 orders\\)$`, 'm'));
+    // alice, bob and the administrator
+    assert.match(cli.stdout(), new RegExp(`^data: ${escape(dir.path)} \\(3 users, 12 products, 5 orders\\)$`, 'm'));
+    await cli.waitFor(new RegExp(`^token: .*${escape(`${url}/v1/tokens`)}`, 'm')); // how to get a token (CONTRACT §1)
     const health = await getJson(`${url}/healthz`);
     assert.equal(health.status, 200);
     assert.deepEqual(health.body, { status: 'ok' });
-    assert.equal((await getJson(`${url}/v1/products`)).body.meta.total, 12);
+    const token = await login(url, TEST_ADMIN_EMAIL, TEST_ADMIN_PASSWORD);
+    assert.equal((await getJson(`${url}/v1/products`, token)).body.meta.total, 12);
   });
 
   test('--port=0 (inline form) works too', TIMEOUT, async () => {
@@ -187,22 +254,25 @@ describe('cli: starting', () => {
   });
 
   test('the --seed flag wins over the SEED variable: --seed false starts empty', TIMEOUT, async () => {
-    const cli = runCli(['--port', '0', '--seed', 'false'], { DATA_DIR: dir.path, SEED: 'true' });
+    const cli = runCli(['--port', '0', '--seed', 'false'], { DATA_DIR: dir.path, SEED: 'true', ...ADMIN_ENV });
     const url = await started(cli);
-    assert.match(cli.stdout(), /^data: .* \(0 users, 0 products, 0 orders\)$/m);
-    assert.equal((await getJson(`${url}/v1/products`)).body.meta.total, 0);
+    assert.match(cli.stdout(), /^data: .* \(1 user, 0 products, 0 orders\)$/m); // the administrator only
+    const token = await login(url, TEST_ADMIN_EMAIL, TEST_ADMIN_PASSWORD);
+    assert.equal((await getJson(`${url}/v1/products`, token)).body.meta.total, 0);
   });
 
   test('SEED=false from the environment starts empty', TIMEOUT, async () => {
     const cli = runCli(['--port', '0'], { DATA_DIR: dir.path, SEED: 'false' });
     await started(cli);
-    assert.match(cli.stdout(), /^data: .* \(0 users, 0 products, 0 orders\)$/m);
+    assert.match(cli.stdout(), /^data: .* \(1 user, 0 products, 0 orders\)$/m); // the administrator only
   });
 
   test('MAX_BODY_BYTES is applied: a larger body gets 413', TIMEOUT, async () => {
-    const cli = runCli(['--port', '0', '--max-body-bytes', '50'], { DATA_DIR: dir.path, MAX_BODY_BYTES: '100000' });
+    // a token signed with TOKEN_SECRET for the administrator (id 3 after the example
+    // seed), not a login: the login body itself would be larger than 50 bytes
+    const cli = runCli(['--port', '0', '--max-body-bytes', '50'], { DATA_DIR: dir.path, MAX_BODY_BYTES: '100000', TOKEN_SECRET: TEST_TOKEN_SECRET });
     const url = await started(cli);
-    const response = await postJson(`${url}/v1/products`, { name: 'x'.repeat(60), category: 'c', price: 1 });
+    const response = await postJson(`${url}/v1/products`, { name: 'x'.repeat(60), category: 'c', price: 1 }, tokenFor(3));
     assert.equal(response.status, 413);
     assert.equal(response.body.code, 'payload_too_large');
   });
@@ -211,11 +281,12 @@ describe('cli: starting', () => {
 describe('cli: stopping', () => {
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     test(`${signal} → exit 0, "stopped" printed, and the records created before it are in the snapshot files`, TIMEOUT, async () => {
-      const cli = runCli(['--port', '0', '--seed', 'false'], { DATA_DIR: dir.path });
+      const cli = runCli(['--port', '0', '--seed', 'false'], { DATA_DIR: dir.path, ...ADMIN_ENV });
       const url = await started(cli);
-      const product = await postJson(`${url}/v1/products`, { name: 'Before the signal', category: 'c', price: 2.5 });
+      const token = await login(url, TEST_ADMIN_EMAIL, TEST_ADMIN_PASSWORD);
+      const product = await postJson(`${url}/v1/products`, { name: 'Before the signal', category: 'c', price: 2.5 }, token);
       assert.equal(product.status, 201);
-      const user = await postJson(`${url}/v1/users`, { name: 'Sig', email: 'sig@example.com' });
+      const user = await postJson(`${url}/v1/users`, { name: 'Sig', email: 'sig@example.com' }, token);
       assert.equal(user.status, 201);
 
       cli.child.kill(signal);
@@ -230,22 +301,28 @@ describe('cli: stopping', () => {
       const users = JSON.parse(await readFile(join(dir.path, 'users.json'), 'utf8'));
       assert.deepEqual(
         users.records.map((record: { id: number; email: string }) => [record.id, record.email]),
-        [[1, 'sig@example.com']],
+        [
+          [1, TEST_ADMIN_EMAIL],
+          [2, 'sig@example.com'],
+        ],
       );
     });
   }
 
   test('after a stop, a restart on the same DATA_DIR serves the same records and is not re-seeded', TIMEOUT, async () => {
-    const first = runCli(['--port', '0', '--seed', 'false'], { DATA_DIR: dir.path });
+    const first = runCli(['--port', '0', '--seed', 'false'], { DATA_DIR: dir.path, ...ADMIN_ENV });
     const firstUrl = await started(first);
-    assert.equal((await postJson(`${firstUrl}/v1/products`, { name: 'Kept', category: 'c', price: 1 })).status, 201);
+    const firstToken = await login(firstUrl, TEST_ADMIN_EMAIL, TEST_ADMIN_PASSWORD);
+    assert.equal((await postJson(`${firstUrl}/v1/products`, { name: 'Kept', category: 'c', price: 1 }, firstToken)).status, 201);
     first.child.kill('SIGTERM');
     assert.equal((await first.exited).code, 0);
 
+    // no ADMIN_PASSWORD now: the administrator keeps the password it has
     const second = runCli(['--port', '0'], { DATA_DIR: dir.path });
     const secondUrl = await started(second);
-    assert.match(second.stdout(), /\(0 users, 1 products, 0 orders\)$/m);
-    const list = await getJson(`${secondUrl}/v1/products`);
+    assert.match(second.stdout(), /\(1 user, 1 product, 0 orders\)$/m); // the administrator and Kept
+    const secondToken = await login(secondUrl, TEST_ADMIN_EMAIL, TEST_ADMIN_PASSWORD);
+    const list = await getJson(`${secondUrl}/v1/products`, secondToken);
     assert.deepEqual(
       list.body.data.map((record: { name: string }) => record.name),
       ['Kept'],
@@ -265,6 +342,7 @@ describe('cli: failing to start', () => {
     assert.doesNotMatch(cli.stdout(), /listening/);
     assert.equal(await readFile(path, 'utf8'), corrupt);
     assert.equal(await exists(join(dir.path, 'users.json')), false);
+    assert.equal(await exists(join(dir.path, 'token-secret')), false);
   });
 
   test('a port already in use → exit 1 with a message saying so', TIMEOUT, async () => {
@@ -280,6 +358,102 @@ describe('cli: failing to start', () => {
     } finally {
       await new Promise((resolve) => blocker.close(resolve));
     }
+  });
+});
+
+describe('cli: the administrator', () => {
+  test('the first start of a fresh DATA_DIR without ADMIN_PASSWORD prints the generated password once; it logs in; a second start prints no password', TIMEOUT, async () => {
+    const first = runCli(['--port', '0'], { DATA_DIR: dir.path });
+    const firstUrl = await started(first);
+    const output = first.stdout() + first.stderr();
+    const match = GENERATED_PASSWORD.exec(output);
+    assert.ok(match, `no generated password printed:\n${output}`);
+    const [, email, password] = match as unknown as [string, string, string];
+    assert.equal(email, TEST_ADMIN_EMAIL);
+    assert.equal(output.split(password).length - 1, 1, `the password is printed exactly once:\n${output}`);
+    assert.equal((await readFile(join(dir.path, 'users.json'), 'utf8')).includes(password), false, 'stored hashed only');
+
+    const login201 = await postJson(`${firstUrl}/v1/tokens`, { email: TEST_ADMIN_EMAIL, password });
+    assert.equal(login201.status, 201, login201.text);
+    assert.equal(login201.body.token_type, 'Bearer');
+    assert.equal(login201.body.user_id, 3); // after alice (1) and bob (2)
+    const admin = await getJson(`${firstUrl}/v1/users/3`, login201.body.access_token);
+    assert.equal(admin.status, 200, admin.text);
+    assert.equal(admin.body.role, 'admin');
+    first.child.kill('SIGTERM');
+    assert.equal((await first.exited).code, 0);
+
+    const second = runCli(['--port', '0'], { DATA_DIR: dir.path });
+    const secondUrl = await started(second);
+    const secondOutput = second.stdout() + second.stderr();
+    assert.doesNotMatch(secondOutput, /generated password/);
+    assert.equal(secondOutput.includes(password), false, secondOutput);
+    assert.match(second.stdout(), /^data: .* \(3 users, 12 products, 5 orders\)$/m);
+    // the password generated on the first start still logs in
+    assert.equal(typeof (await login(secondUrl, TEST_ADMIN_EMAIL, password)), 'string');
+  });
+});
+
+describe('cli: the token subcommand', () => {
+  test('`token alice@example.com --data-dir <dir>` prints a token the running server accepts, with alice\'s permissions', TIMEOUT, async () => {
+    const server = runCli(['--port', '0'], { DATA_DIR: dir.path });
+    const url = await started(server);
+
+    const minted = await runToExit(['token', 'alice@example.com', '--data-dir', dir.path]);
+    assert.equal(minted.code, 0, minted.stderr);
+    assert.match(minted.stdout, /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\n$/, 'stdout is the token alone');
+    assert.notEqual(minted.stderr.trim(), '', 'a note for humans goes to stderr');
+    const token = minted.stdout.trim();
+
+    const alice = await getJson(`${url}/v1/users/1`, token);
+    assert.equal(alice.status, 200, alice.text);
+    assert.equal(alice.body.email, 'alice@example.com');
+    const everyone = await getJson(`${url}/v1/users`, token);
+    assertProblem(everyone, 403, 'forbidden', '/v1/users'); // alice is not an admin
+  });
+
+  test('an unknown email exits 1 with a message naming it, and prints no token', TIMEOUT, async () => {
+    const server = runCli(['--port', '0'], { DATA_DIR: dir.path });
+    await started(server);
+    const result = await runToExit(['token', 'nobody@example.com', '--data-dir', dir.path]);
+    assert.equal(result.code, 1);
+    assert.equal(result.stdout, '');
+    assert.ok(result.stderr.includes('nobody@example.com'), result.stderr);
+  });
+
+  test('a data dir never started exits 1 with a message naming it, and prints no token', TIMEOUT, async () => {
+    const missing = join(dir.path, 'never');
+    const absent = await runToExit(['token', 'alice@example.com', '--data-dir', missing]);
+    assert.equal(absent.code, 1);
+    assert.equal(absent.stdout, '');
+    assert.ok(absent.stderr.includes(missing), absent.stderr);
+    assert.equal(await exists(missing), false, 'the dir is not created');
+
+    const empty = await runToExit(['token', 'alice@example.com', '--data-dir', dir.path]);
+    assert.equal(empty.code, 1);
+    assert.equal(empty.stdout, '');
+    assert.ok(empty.stderr.includes(dir.path), empty.stderr);
+    assert.deepEqual(await readdir(dir.path), [], 'the empty dir stays empty');
+  });
+
+  test('the token subcommand writes nothing into the data dir (same files, bytes, modes and mtimes)', TIMEOUT, async () => {
+    const server = runCli(['--port', '0'], { DATA_DIR: dir.path });
+    const url = await started(server);
+    // main.ts installs its SIGTERM handler only after printing the banner; once a request
+    // has been answered it is in place (a SIGTERM sent right after the banner may kill
+    // the process by signal instead of stopping it gracefully)
+    assert.equal((await getJson(`${url}/healthz`)).status, 200);
+    server.child.kill('SIGTERM');
+    assert.equal((await server.exited).code, 0);
+    const before = await describeDirectory(dir.path);
+    assert.deepEqual(Object.keys(before), ['orders.json', 'products.json', 'token-secret', 'users.json']);
+
+    for (const email of ['alice@example.com', TEST_ADMIN_EMAIL]) {
+      const minted = await runToExit(['token', email, '--data-dir', dir.path]);
+      assert.equal(minted.code, 0, minted.stderr);
+    }
+    assert.equal((await runToExit(['token', 'nobody@example.com', '--data-dir', dir.path])).code, 1);
+    assert.deepEqual(await describeDirectory(dir.path), before);
   });
 });
 

@@ -2,6 +2,8 @@
 // the package self-reference, so dist/ must be built: `npm run build`), startServer and
 // createApp with the §1 options in camelCase and the same defaults, no printing and no
 // environment reading, a custom logger for failures, and clear errors for bad options.
+// Every /v1 request carries a bearer token (CONTRACT §6): the administrator's, which
+// is id 1 in an empty store and id 3 after the example seed (alice 1, bob 2).
 
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -13,13 +15,13 @@ import { fileURLToPath } from 'node:url';
 import type { App, Logger, RunningServer, ServerOptions } from 'plainrest';
 import { createApp, DEFAULTS, startServer } from 'plainrest';
 import type { TestServer } from './helpers.js';
-import { temporaryDirectory, wrap } from './helpers.js';
+import { TEST_AUTH_OPTIONS, TEST_TOKEN_SECRET, connect, temporaryDirectory, tokenFor, wrap } from './helpers.js';
 import { assertProblem } from './assertions.js';
 
 const PACKAGE_ROOT = fileURLToPath(new URL('..', import.meta.url));
 
-/** Mounts an app on our own node:http server, as an embedding program would. */
-async function mount(app: App): Promise<{ api: TestServer; stop: () => Promise<void> }> {
+/** Mounts an app on our own node:http server, as an embedding program would; requests carry `token`. */
+async function mount(app: App, token: string | undefined): Promise<{ api: TestServer; stop: () => Promise<void> }> {
   const server = createServer(app.handle);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
@@ -29,7 +31,7 @@ async function mount(app: App): Promise<{ api: TestServer; stop: () => Promise<v
     await app.close();
   };
   const running: RunningServer = { url: `http://127.0.0.1:${port}`, app, close: stop };
-  return { api: wrap(running), stop };
+  return { api: wrap(running, token), stop };
 }
 
 type ConsoleMethod = 'log' | 'info' | 'warn' | 'error' | 'debug';
@@ -64,11 +66,11 @@ function recordingLogger(): Logger & { lines: { level: string; message: string }
 
 describe('embedding: startServer', () => {
   test('startServer({port: 0, dataDir: null, seed: false}) listens on http://127.0.0.1:<port> and close() stops it', async () => {
-    const server = await startServer({ port: 0, dataDir: null, seed: false });
+    const server = await startServer({ port: 0, dataDir: null, seed: false, ...TEST_AUTH_OPTIONS });
     const match = /^http:\/\/127\.0\.0\.1:(\d+)$/.exec(server.url);
     assert.ok(match, server.url);
     assert.ok(Number(match[1]) > 0);
-    const api = wrap(server);
+    const api = await connect(server);
     const health = await api.get('/healthz');
     assert.equal(health.status, 200);
     assert.deepEqual(health.body, { status: 'ok' });
@@ -82,13 +84,16 @@ describe('embedding: startServer', () => {
   test('the exported DEFAULTS are the §1 defaults', () => {
     const { port, host, dataDir, seed, maxBodyBytes } = DEFAULTS;
     assert.deepEqual({ port, host, dataDir, seed, maxBodyBytes }, { port: 3000, host: '127.0.0.1', dataDir: 'data', seed: true, maxBodyBytes: 1_048_576 });
+    const { adminEmail, tokenTtlSeconds } = DEFAULTS;
+    assert.deepEqual({ adminEmail, tokenTtlSeconds }, { adminEmail: 'admin@example.com', tokenTtlSeconds: 3600 });
     assert.ok(Object.isFrozen(DEFAULTS));
   });
 
   test('options are honoured: maxBodyBytes gives 413 above it', async () => {
-    const server = await startServer({ port: 0, dataDir: null, seed: false, maxBodyBytes: 64 });
+    const server = await startServer({ port: 0, dataDir: null, seed: false, maxBodyBytes: 64, ...TEST_AUTH_OPTIONS });
     try {
-      const api = wrap(server);
+      // a signed token, not a login: the login body itself would be larger than 64 bytes
+      const api = wrap(server, tokenFor(1));
       const small = await api.post('/v1/products', { name: 'A', category: 'c', price: 1 });
       assert.equal(small.status, 201);
       const large = await api.post('/v1/products', { name: 'A'.repeat(100), category: 'c', price: 1 });
@@ -103,17 +108,18 @@ describe('embedding: startServer', () => {
 
 describe('embedding: createApp', () => {
   test('createApp({dataDir: null}) mounted with http.createServer(app.handle) serves /healthz and the seeded products (seed defaults to true)', async () => {
-    const app = await createApp({ dataDir: null });
+    const app = await createApp({ dataDir: null, ...TEST_AUTH_OPTIONS });
     assert.equal(typeof app.handle, 'function');
     assert.equal(typeof app.close, 'function');
     assert.equal(app.config.seed, true);
     assert.equal(app.config.dataDir, null);
-    assert.deepEqual(app.recordCounts(), { users: 2, products: 12, orders: 5 });
-    const { api, stop } = await mount(app);
+    assert.deepEqual(app.recordCounts(), { users: 3, products: 12, orders: 5 }); // alice, bob and the administrator
+    const { api: anonymous, stop } = await mount(app, undefined);
     try {
-      const health = await api.get('/healthz');
+      const health = await anonymous.get('/healthz');
       assert.equal(health.status, 200);
       assert.deepEqual(health.body, { status: 'ok' });
+      const api = await connect(anonymous.server);
       const products = await api.get('/v1/products');
       assert.equal(products.status, 200);
       assert.equal(products.body.meta.total, 12);
@@ -124,14 +130,14 @@ describe('embedding: createApp', () => {
   });
 
   test('createApp({dataDir: null, seed: false}) starts empty', async () => {
-    const app = await createApp({ dataDir: null, seed: false });
-    assert.deepEqual(app.recordCounts(), { users: 0, products: 0, orders: 0 });
-    const { api, stop } = await mount(app);
+    const app = await createApp({ dataDir: null, seed: false, ...TEST_AUTH_OPTIONS });
+    assert.deepEqual(app.recordCounts(), { users: 1, products: 0, orders: 0 }); // the administrator only
+    const { api, stop } = await mount(app, tokenFor(1));
     try {
       const created = await api.post('/v1/products', { name: 'A', category: 'c', price: 1 });
       assert.equal(created.status, 201);
       assert.equal(created.headers.get('location'), '/v1/products/1');
-      assert.deepEqual(app.recordCounts(), { users: 0, products: 1, orders: 0 });
+      assert.deepEqual(app.recordCounts(), { users: 1, products: 1, orders: 0 });
     } finally {
       await stop();
     }
@@ -139,17 +145,32 @@ describe('embedding: createApp', () => {
 
   test('embedding never reads environment variables', async () => {
     const saved = { ...process.env };
-    Object.assign(process.env, { PORT: '1234', HOST: '0.0.0.0', SEED: 'false', MAX_BODY_BYTES: '5', DATA_DIR: '/nonexistent' });
+    const variables = {
+      PORT: '1234',
+      HOST: '0.0.0.0',
+      SEED: 'false',
+      MAX_BODY_BYTES: '5',
+      DATA_DIR: '/nonexistent',
+      ADMIN_EMAIL: 'root@elsewhere.example',
+      ADMIN_PASSWORD: 'password-from-the-environment',
+      TOKEN_SECRET: 'a-token-secret-from-the-environment-only',
+      TOKEN_TTL_SECONDS: '7',
+    };
+    Object.assign(process.env, variables);
     try {
       const app = await createApp({ dataDir: null });
       assert.equal(app.config.port, 3000);
       assert.equal(app.config.host, '127.0.0.1');
       assert.equal(app.config.seed, true);
       assert.equal(app.config.maxBodyBytes, 1_048_576);
-      assert.deepEqual(app.recordCounts(), { users: 2, products: 12, orders: 5 });
+      assert.equal(app.config.adminEmail, 'admin@example.com');
+      assert.equal(app.config.adminPassword, undefined);
+      assert.equal(app.config.tokenSecret, undefined);
+      assert.equal(app.config.tokenTtlSeconds, 3600);
+      assert.deepEqual(app.recordCounts(), { users: 3, products: 12, orders: 5 }); // alice, bob and admin@example.com
       await app.close();
     } finally {
-      for (const name of ['PORT', 'HOST', 'SEED', 'MAX_BODY_BYTES', 'DATA_DIR']) {
+      for (const name of Object.keys(variables)) {
         if (saved[name] === undefined) delete process.env[name];
         else process.env[name] = saved[name];
       }
@@ -162,15 +183,17 @@ describe('embedding: prints nothing without a logger', () => {
     const dir = await temporaryDirectory();
     const captured = captureConsole();
     try {
-      const server = await startServer({ port: 0, dataDir: dir.path });
-      const api = wrap(server);
+      // no adminPassword: the administrator is created with a generated password, which
+      // must not be printed either (the logger is silent); the example seed makes it id 3
+      const server = await startServer({ port: 0, dataDir: dir.path, tokenSecret: TEST_TOKEN_SECRET });
+      const api = wrap(server, tokenFor(3));
       assert.equal((await api.get('/v1/products')).status, 200);
       assert.equal((await api.post('/v1/products', { name: 'A', category: 'c', price: 1 })).status, 201);
       assert.equal((await api.get('/nowhere')).status, 404);
       assert.equal((await api.post('/v1/products', { price: 'x' })).status, 422);
       await server.close();
       const app = await createApp({ dataDir: null });
-      const { api: mounted, stop } = await mount(app);
+      const { api: mounted, stop } = await mount(app, undefined);
       assert.equal((await mounted.get('/healthz')).status, 200);
       await stop();
     } finally {
@@ -183,14 +206,31 @@ describe('embedding: prints nothing without a logger', () => {
   test('a separate process that embeds the server writes nothing to stdout or stderr', { timeout: 20_000 }, async () => {
     const dir = await temporaryDirectory();
     try {
+      // no adminPassword and no tokenSecret: both are generated (the secret kept in the
+      // data dir), and neither may be printed. The administrator's token is signed with
+      // the kept secret; a failed expectation throws, which would show on stderr.
       const script = `
         import { startServer, createApp } from 'plainrest';
         import { createServer } from 'node:http';
-        const server = await startServer({ port: 0, dataDir: ${JSON.stringify(dir.path)} });
-        await (await fetch(server.url + '/v1/products')).text();
-        await (await fetch(server.url + '/v1/products', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"name":"A","category":"c","price":1}' })).text();
-        await (await fetch(server.url + '/v1/products', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{bad' })).text();
-        await (await fetch(server.url + '/missing')).text();
+        import { createHmac } from 'node:crypto';
+        import { readFileSync } from 'node:fs';
+        const dataDir = ${JSON.stringify(dir.path)};
+        const server = await startServer({ port: 0, dataDir });
+        const secret = readFileSync(dataDir + '/token-secret', 'utf8').trim();
+        const part = (value) => Buffer.from(JSON.stringify(value)).toString('base64url');
+        const now = Math.floor(Date.now() / 1000);
+        const unsigned = part({ alg: 'HS256', typ: 'JWT' }) + '.' + part({ sub: '3', iat: now, exp: now + 600 });
+        const token = unsigned + '.' + createHmac('sha256', secret).update(unsigned).digest('base64url');
+        const authorization = 'Bearer ' + token;
+        const expect = async (response, status) => {
+          const text = await response.text();
+          if (response.status !== status) throw new Error('expected ' + status + ', got ' + response.status + ': ' + text);
+        };
+        await expect(await fetch(server.url + '/v1/products', { headers: { authorization } }), 200);
+        await expect(await fetch(server.url + '/v1/products', { method: 'POST', headers: { authorization, 'content-type': 'application/json' }, body: '{"name":"A","category":"c","price":1}' }), 201);
+        await expect(await fetch(server.url + '/v1/products', { method: 'POST', headers: { authorization, 'content-type': 'application/json' }, body: '{bad' }), 400);
+        await expect(await fetch(server.url + '/v1/products', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' }), 401);
+        await expect(await fetch(server.url + '/missing'), 404);
         await server.close();
         const app = await createApp({ dataDir: null });
         const http = createServer(app.handle);
@@ -228,8 +268,8 @@ describe('embedding: a custom logger receives the 500 log line', () => {
     const dataDir = `${dir.path}/data`;
     let server: RunningServer | undefined;
     try {
-      server = await startServer({ port: 0, dataDir, seed: false, logger });
-      const api = wrap(server);
+      server = await startServer({ port: 0, dataDir, seed: false, logger, ...TEST_AUTH_OPTIONS });
+      const api = await connect(server);
       // replace the data directory by a plain file: the next snapshot write fails
       await rm(dataDir, { recursive: true });
       await writeFile(dataDir, 'not a directory');

@@ -28,11 +28,15 @@ interface RawOptions {
 
 /**
  * node:http directly, for what fetch cannot send: no Accept header at all, no
- * Content-Type with a body, a streamed (chunked) body.
+ * Content-Type with a body, a streamed (chunked) body. Like the helpers' client, it
+ * carries the bearer token of `api` (the administrator's) unless the headers name one.
  */
-function rawRequest(url: string, options: RawOptions): Promise<Reply> {
+function rawRequest(api: TestServer, options: RawOptions): Promise<Reply> {
+  const headers: Record<string, string | number> = { ...options.headers };
+  const hasAuthorization = Object.keys(headers).some((name) => name.toLowerCase() === 'authorization');
+  if (api.token !== undefined && !hasAuthorization) headers['authorization'] = `Bearer ${api.token}`;
   return new Promise((resolve, reject) => {
-    const request = httpRequest(url + options.path, { method: options.method, headers: options.headers ?? {} }, (response) => {
+    const request = httpRequest(api.url + options.path, { method: options.method, headers }, (response) => {
       const chunks: Buffer[] = [];
       response.on('data', (chunk: Buffer) => chunks.push(chunk));
       response.on('error', reject);
@@ -213,7 +217,7 @@ describe('error Content-Type is application/json, or application/problem+json wh
   for (const c of cases) {
     test(`Accept ${c.accept === undefined ? 'absent' : JSON.stringify(c.accept)} → error sent as ${c.type}`, async () => {
       const headers: Record<string, string> = c.accept === undefined ? {} : { accept: c.accept };
-      const response = await rawRequest(api.url, { method: 'GET', path: '/v1/products/999', headers });
+      const response = await rawRequest(api, { method: 'GET', path: '/v1/products/999', headers });
       assertProblem(response, 404, 'record_not_found', '/v1/products/999', undefined, { contentType: c.type });
       assert.equal(response.headers.get('content-type'), c.type);
     });
@@ -328,7 +332,7 @@ describe('Accept that excludes JSON → 406 not_acceptable; */*, application/*, 
   for (const accept of accepted) {
     test(`Accept ${accept === undefined ? 'absent' : JSON.stringify(accept)} → 200 application/json`, async () => {
       const headers: Record<string, string> = accept === undefined ? {} : { accept };
-      const response = await rawRequest(api.url, { method: 'GET', path: '/v1/products/1', headers });
+      const response = await rawRequest(api, { method: 'GET', path: '/v1/products/1', headers });
       assert.equal(response.status, 200, response.text);
       assert.equal(response.headers.get('content-type'), 'application/json');
       assert.equal(response.body.id, 1);
@@ -352,7 +356,7 @@ describe('request bodies of POST: 400, 415 and nothing created', () => {
   });
 
   test('POST with neither Content-Length nor a body → 400 body_required', async () => {
-    const response = await rawRequest(api.url, { method: 'POST', path: '/v1/products', headers: { 'content-type': 'application/json' } });
+    const response = await rawRequest(api, { method: 'POST', path: '/v1/products', headers: { 'content-type': 'application/json' } });
     assertProblem(response, 400, 'body_required', '/v1/products');
     assert.equal(await productTotal(api), 0);
   });
@@ -387,7 +391,7 @@ describe('request bodies of POST: 400, 415 and nothing created', () => {
     test(`${c.name} → 400 malformed_json, nothing created`, async () => {
       const response = await fetch(`${api.url}/v1/products`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json' },
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${api.token}` },
         body: c.bytes,
       });
       const text = await response.text();
@@ -420,7 +424,7 @@ describe('request bodies of POST: 400, 415 and nothing created', () => {
     test(`POST with ${c.name} → 415 unsupported_media_type, nothing created`, async () => {
       const headers: Record<string, string | number> = { 'content-length': Buffer.byteLength(JSON.stringify(PRODUCT)) };
       if (c.contentType !== undefined) headers['content-type'] = c.contentType;
-      const response = await rawRequest(api.url, { method: 'POST', path: '/v1/products', headers, chunks: [JSON.stringify(PRODUCT)] });
+      const response = await rawRequest(api, { method: 'POST', path: '/v1/products', headers, chunks: [JSON.stringify(PRODUCT)] });
       assertProblem(response, 415, 'unsupported_media_type', '/v1/products');
       assert.equal(await productTotal(api), 0);
     });
@@ -464,7 +468,7 @@ describe('request bodies of PUT and PATCH: media types, Accept-Patch, records un
       const body = JSON.stringify({ name: 'Renamed' });
       const headers: Record<string, string | number> = { 'content-length': Buffer.byteLength(body) };
       if (c.contentType !== undefined) headers['content-type'] = c.contentType;
-      const response = await rawRequest(api.url, { method: 'PATCH', path: '/v1/products/1', headers, chunks: [body] });
+      const response = await rawRequest(api, { method: 'PATCH', path: '/v1/products/1', headers, chunks: [body] });
       assertProblem(response, 415, 'unsupported_media_type', '/v1/products/1');
       const acceptPatch = (response.headers.get('accept-patch') ?? '').split(',').map((type) => type.trim()).sort();
       assert.deepEqual(acceptPatch, ['application/json', 'application/merge-patch+json']);
@@ -556,7 +560,7 @@ describe('413 payload_too_large past maxBodyBytes, announced or streamed, with C
 
   test('a chunked body (no Content-Length) that grows past maxBodyBytes → 413, nothing created', async () => {
     const chunks = ['{"name":"', 'n'.repeat(60), 'n'.repeat(60), 'n'.repeat(60), '","category":"tea","price":1}'];
-    const response = await rawRequest(api.url, {
+    const response = await rawRequest(api, {
       method: 'POST',
       path: '/v1/products',
       headers: { 'content-type': 'application/json', 'transfer-encoding': 'chunked' },
@@ -568,7 +572,7 @@ describe('413 payload_too_large past maxBodyBytes, announced or streamed, with C
   });
 
   test('a chunked body under maxBodyBytes is read whole → 201', async () => {
-    const response = await rawRequest(api.url, {
+    const response = await rawRequest(api, {
       method: 'POST',
       path: '/v1/products',
       headers: { 'content-type': 'application/json', 'transfer-encoding': 'chunked' },

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, test } from 'node:test';
 import type { TestResponse, TestServer } from './helpers.js';
-import { createProduct, createUser, startTestServer } from './helpers.js';
+import { createProduct, createUser, startTestServer, TEST_ADMIN_EMAIL } from './helpers.js';
 import { assertProblem, errorCodes } from './assertions.js';
 
 interface Links {
@@ -452,13 +452,17 @@ describe('lists: filters combined with sort and paging', () => {
     const b = await createUser(api, { email: 'b@example.com' });
     const c = await createUser(api, { email: 'c@example.com', role: 'admin' });
     const d = await createUser(api, { email: 'd@example.com', role: 'admin' });
+    // The administrator the server ensures at start (id 1 in an empty store) is an admin
+    // too, and admin@example.com sorts between c@ and a@.
+    const administrator = 1;
     const admins = await api.get('/v1/users?role=admin&sort=-email&limit=2');
     assert.equal(admins.status, 200);
     assert.deepEqual(idsOf(admins), [d, c]);
-    assert.deepEqual(admins.body.meta, { page: 1, limit: 2, total: 3, pages: 2 });
+    assert.deepEqual(admins.body.meta, { page: 1, limit: 2, total: 4, pages: 2 });
     assert.equal(admins.body.links.next, '/v1/users?role=admin&sort=-email&page=2&limit=2');
     const page2 = await api.get(admins.body.links.next);
-    assert.deepEqual(idsOf(page2), [a]);
+    assert.deepEqual(idsOf(page2), [administrator, a]);
+    assert.equal(page2.body.data[0].email, TEST_ADMIN_EMAIL);
     const users = await api.get('/v1/users?papel=user');
     assert.deepEqual(idsOf(users), [b]);
   });
@@ -525,7 +529,8 @@ describe('lists: the seeded example data', () => {
     // created_at has ties (ids 1 & 9, 2 & 10, 3 & 11, 4 & 12): broken by id ascending in both directions
     { path: '/v1/products?sort=created_at', total: 12, ids: [1, 9, 2, 10, 3, 11, 4, 12, 5, 6, 7, 8] },
     { path: '/v1/products?sort=-created_at', total: 12, ids: [8, 7, 6, 5, 4, 12, 3, 11, 2, 10, 1, 9] },
-    { path: '/v1/users', total: 2, ids: [1, 2] },
+    // users 1–2 are the seeded alice and bob; 3 is the administrator the server ensures
+    { path: '/v1/users', total: 3, ids: [1, 2, 3] },
     { path: '/v1/users?email=BOB@example.com', total: 1, ids: [2] },
     { path: '/v1/users/1/orders', total: 3, ids: [1, 2, 3] },
     { path: '/v1/users/2/orders', total: 2, ids: [4, 5] },

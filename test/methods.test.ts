@@ -21,7 +21,12 @@ function etagOf(response: TestResponse): string {
 interface Resource {
   readonly name: string;
   readonly collection: string;
-  /** The POST body of the record under test (id 1). */
+  /**
+   * How many records the collection holds before the test creates any: the server
+   * ensures its administrator at start, so users begin with one (id 1).
+   */
+  readonly existing: number;
+  /** The POST body of the record under test (id existing + 1). */
   readonly create: Record<string, unknown>;
   /** A full PUT body that differs from `create` in one client field. */
   readonly replacement: Record<string, unknown>;
@@ -35,6 +40,7 @@ const RESOURCES: readonly Resource[] = [
   {
     name: 'products',
     collection: '/v1/products',
+    existing: 0,
     create: { name: 'Espresso beans', category: 'coffee', price: 19.99, description: 'Dark roast' },
     replacement: { name: 'Espresso beans', category: 'coffee', price: 21.5, description: 'Dark roast' },
     change: { price: 17.25 },
@@ -43,6 +49,7 @@ const RESOURCES: readonly Resource[] = [
   {
     name: 'users',
     collection: '/v1/users',
+    existing: 1,
     create: { name: 'Ana Lima', email: 'ana@example.com', password: 'correct-horse' },
     replacement: { name: 'Ana Souza', email: 'ana@example.com', password: 'correct-horse' },
     change: { name: 'Ana Patched' },
@@ -51,7 +58,9 @@ const RESOURCES: readonly Resource[] = [
 ];
 
 for (const resource of RESOURCES) {
-  const item = `${resource.collection}/1`;
+  const firstId = resource.existing + 1;
+  const secondId = firstId + 1;
+  const item = `${resource.collection}/${firstId}`;
 
   describe(`method semantics on ${resource.name}`, () => {
     let api: TestServer;
@@ -78,7 +87,7 @@ for (const resource of RESOURCES) {
         assert.equal(response.status, 200, response.text);
         assert.equal(response.headers.get('content-type'), 'application/json');
         etagOf(response);
-        assert.equal(response.body.id, 1);
+        assert.equal(response.body.id, firstId);
       });
 
       test('HEAD item → same status and headers as GET, empty body', async () => {
@@ -109,7 +118,7 @@ for (const resource of RESOURCES) {
         const posted = await api.post(resource.collection, { ...resource.create, ...uniqueFields(resource) });
         assert.equal(posted.status, 201, posted.text);
         const location = posted.headers.get('location');
-        assert.equal(location, `${resource.collection}/2`);
+        assert.equal(location, `${resource.collection}/${secondId}`);
         const read = await api.get(location ?? '');
         assert.equal(read.status, 200);
         assert.equal(etagOf(posted), etagOf(read));
@@ -172,7 +181,7 @@ for (const resource of RESOURCES) {
         assert.notEqual(etagOf(response), before.etag);
         assert.ok(response.body.updated_at > before.body.updated_at, 'updated_at moves forward');
         assert.equal(response.body.created_at, before.body.created_at);
-        assert.equal(response.body.id, 1);
+        assert.equal(response.body.id, firstId);
       });
 
       test('PUT of the GET body back (server fields echoed unchanged) → 200, nothing changes', async () => {
@@ -242,7 +251,7 @@ for (const resource of RESOURCES) {
     describe('server fields changed on PUT/PATCH → 422 server_field, record unchanged', () => {
       const changes: readonly { field: string; value: unknown }[] = [
         { field: 'id', value: 99 },
-        { field: 'id', value: '1' },
+        { field: 'id', value: String(firstId) },
         { field: 'created_at', value: '2000-01-01T00:00:00.000Z' },
         { field: 'updated_at', value: '2000-01-01T00:00:00.000Z' },
       ];
@@ -280,12 +289,12 @@ for (const resource of RESOURCES) {
       test('a second DELETE changes nothing else', async () => {
         await api.post(resource.collection, { ...resource.create, ...uniqueFields(resource) });
         assert.equal((await api.delete(item)).status, 204);
-        const other = await api.get(`${resource.collection}/2`);
+        const other = await api.get(`${resource.collection}/${secondId}`);
         assert.equal((await api.delete(item)).status, 404);
-        const after = await api.get(`${resource.collection}/2`);
+        const after = await api.get(`${resource.collection}/${secondId}`);
         assert.equal(after.status, 200);
         assert.deepEqual(after.body, other.body);
-        assert.equal((await api.get(resource.collection)).body.meta.total, 1);
+        assert.equal((await api.get(resource.collection)).body.meta.total, resource.existing + 1);
       });
     });
 

@@ -1,15 +1,20 @@
-// Addresses (CONTRACT §2, §4 HEAD/OPTIONS, §8): which paths exist in both vocabularies,
+// Addresses (CONTRACT §2, §4 HEAD/OPTIONS, §6, §8): which paths exist in both vocabularies,
 // what an id looks like, unversioned and unknown paths, 405 with Allow, OPTIONS, HEAD,
-// the health check and the API index, and query parameters on paths that are not lists.
+// the health check and the API index, which paths answer without a bearer token, and
+// query parameters on paths that are not lists. Requests carry the administrator's token
+// unless a test says otherwise.
 
 import assert from 'node:assert/strict';
 import { connect } from 'node:net';
 import { afterEach, beforeEach, describe, test } from 'node:test';
 import type { TestServer } from './helpers.ts';
-import { startTestServer } from './helpers.ts';
+import { startTestServer, TEST_ADMIN_EMAIL, TEST_ADMIN_PASSWORD, tokenFor } from './helpers.ts';
+import type { FieldErrorExpectation } from './assertions.ts';
 import { assertEmpty, assertProblem, COLLECTION_ALLOW, ITEM_ALLOW } from './assertions.ts';
 
 const READ_ONLY_ALLOW = 'GET, HEAD, OPTIONS';
+const TOKENS_ALLOW = 'POST, OPTIONS';
+const CHALLENGE = 'Bearer realm="plainrest"';
 
 interface RawResponse {
   readonly status: number;
@@ -21,13 +26,15 @@ interface RawResponse {
 
 /**
  * Sends one request over a bare socket and returns exactly what came back, so that a
- * body sent where HTTP forbids one (HEAD) cannot be hidden by a client library.
+ * body sent where HTTP forbids one (HEAD) cannot be hidden by a client library. With a
+ * token it sends `Authorization: Bearer <token>`; without one, no Authorization header.
  */
-function rawRequest(url: string, method: string, path: string): Promise<RawResponse> {
+function rawRequest(url: string, method: string, path: string, token?: string): Promise<RawResponse> {
   const { hostname, port } = new URL(url);
+  const authorization = token === undefined ? '' : `Authorization: Bearer ${token}\r\n`;
   return new Promise((resolve, reject) => {
     const socket = connect({ host: hostname, port: Number(port) }, () => {
-      socket.write(`${method} ${path} HTTP/1.1\r\nHost: ${hostname}:${port}\r\nConnection: close\r\n\r\n`);
+      socket.write(`${method} ${path} HTTP/1.1\r\nHost: ${hostname}:${port}\r\n${authorization}Connection: close\r\n\r\n`);
     });
     const chunks: Buffer[] = [];
     socket.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -61,7 +68,8 @@ afterEach(async () => {
 });
 
 describe('every path of CONTRACT §2 exists in both vocabularies, and nothing else does', () => {
-  // Seed: users 1–2, products 1–12, orders 1–3 of user 1 and 4–5 of user 2.
+  // Seed: users 1–2, products 1–12, orders 1–3 of user 1 and 4–5 of user 2; user 3 is
+  // the administrator the server ensures at start.
   const cases: { method: string; path: string; status: number; code?: string }[] = [
     { method: 'GET', path: '/v1', status: 200 },
     { method: 'GET', path: '/healthz', status: 200 },
@@ -69,6 +77,7 @@ describe('every path of CONTRACT §2 exists in both vocabularies, and nothing el
     { method: 'GET', path: '/v1/usuarios', status: 200 },
     { method: 'GET', path: '/v1/users/1', status: 200 },
     { method: 'GET', path: '/v1/usuarios/1', status: 200 },
+    { method: 'GET', path: '/v1/users/3', status: 200 },
     { method: 'GET', path: '/v1/users/1/orders', status: 200 },
     { method: 'GET', path: '/v1/usuarios/1/pedidos', status: 200 },
     { method: 'GET', path: '/v1/users/1/orders/2', status: 200 },
@@ -204,6 +213,7 @@ describe('a known path with another method is a 405 with the exact Allow header'
     { kind: 'nested item (pt)', path: '/v1/usuarios/1/pedidos/1', methods: ['POST'], allow: ITEM_ALLOW },
     { kind: '/healthz', path: '/healthz', methods: ['POST', 'PUT', 'PATCH', 'DELETE'], allow: READ_ONLY_ALLOW },
     { kind: '/v1', path: '/v1', methods: ['POST', 'PUT', 'PATCH', 'DELETE'], allow: READ_ONLY_ALLOW },
+    { kind: '/v1/tokens', path: '/v1/tokens', methods: ['GET', 'PUT', 'PATCH', 'DELETE'], allow: TOKENS_ALLOW },
   ];
   for (const c of cases) {
     for (const method of c.methods) {
@@ -215,6 +225,13 @@ describe('a known path with another method is a 405 with the exact Allow header'
       });
     }
   }
+
+  test('/v1/tokens: HEAD → 405 (it has no GET), Allow: POST, OPTIONS, and no body', async () => {
+    const response = await api.request('HEAD', '/v1/tokens');
+    assert.equal(response.status, 405);
+    assert.equal(response.text, '');
+    assert.equal(response.headers.get('allow'), TOKENS_ALLOW);
+  });
 
   test('405 does not depend on the record existing (POST /v1/users/99/orders/99)', async () => {
     const response = await api.post('/v1/users/99/orders/99', { items: [] });
@@ -242,6 +259,7 @@ describe('OPTIONS on a known path → 204 with Allow and an empty body', () => {
     { kind: 'nested item (pt)', path: '/v1/usuarios/2/pedidos/4', allow: ITEM_ALLOW },
     { kind: '/healthz', path: '/healthz', allow: READ_ONLY_ALLOW },
     { kind: '/v1', path: '/v1', allow: READ_ONLY_ALLOW },
+    { kind: '/v1/tokens', path: '/v1/tokens', allow: TOKENS_ALLOW },
   ];
   for (const c of cases) {
     test(`${c.kind}: OPTIONS ${c.path} → 204, Allow: ${c.allow}`, async () => {
@@ -279,7 +297,7 @@ describe('HEAD answers as GET would, with the same status and headers and no bod
   for (const c of cases) {
     test(`${c.kind}: HEAD ${c.path} → ${c.status}, GET's Content-Type and Content-Length, empty body`, async () => {
       const get = await api.get(c.path);
-      const head = await rawRequest(api.url, 'HEAD', c.path);
+      const head = await rawRequest(api.url, 'HEAD', c.path, api.token);
       assert.equal(get.status, c.status);
       assert.equal(head.status, c.status);
       assert.equal(head.headers.get('content-type'), 'application/json');
@@ -319,6 +337,7 @@ describe('the health check and the API index', () => {
       version: 'v1',
       links: {
         self: '/v1',
+        tokens: '/v1/tokens',
         users: '/v1/users',
         products: '/v1/products',
         usuarios: '/v1/usuarios',
@@ -327,11 +346,177 @@ describe('the health check and the API index', () => {
     });
   });
 
-  test('every link of the index answers 200', async () => {
+  test('every link of the index answers 200 to GET, but tokens, which answers POST with 201', async () => {
     const index = await api.get('/v1');
-    for (const link of Object.values(index.body.links) as string[]) {
+    for (const [name, link] of Object.entries(index.body.links) as [string, string][]) {
+      if (name === 'tokens') continue; // /v1/tokens has no GET (Allow: POST, OPTIONS): checked below
       const response = await api.get(link);
       assert.equal(response.status, 200, link);
+    }
+    const tokens = await api.as(undefined).post(index.body.links.tokens, { email: TEST_ADMIN_EMAIL, password: TEST_ADMIN_PASSWORD });
+    assert.equal(tokens.status, 201, tokens.text);
+    assert.equal(tokens.body.token_type, 'Bearer');
+    assert.equal((await api.as(tokens.body.access_token).get('/v1/users')).status, 200);
+  });
+});
+
+describe('without a token (CONTRACT §6): only the open endpoints answer; every other known path and method is 401', () => {
+  // What answers without an Authorization header: GET/HEAD /v1, POST /v1/tokens,
+  // GET/HEAD /healthz, OPTIONS on every kind of path, and the route checks that come
+  // before authentication (404 path, 405 method). None of these is a 401 or a challenge.
+  const open: {
+    name: string;
+    method: string;
+    path: string;
+    body?: unknown;
+    status: number;
+    allow?: string;
+    code?: string;
+    errors?: FieldErrorExpectation[];
+  }[] = [
+    { name: 'the API index', method: 'GET', path: '/v1', status: 200 },
+    { name: 'the API index', method: 'HEAD', path: '/v1', status: 200 },
+    { name: 'the health check', method: 'GET', path: '/healthz', status: 200 },
+    { name: 'the health check', method: 'HEAD', path: '/healthz', status: 200 },
+    { name: 'a login', method: 'POST', path: '/v1/tokens', body: { email: TEST_ADMIN_EMAIL, password: TEST_ADMIN_PASSWORD }, status: 201 },
+    { name: 'a login without credentials is judged on its body', method: 'POST', path: '/v1/tokens', body: {}, status: 422, code: 'validation_failed', errors: [
+      { field: 'email', code: 'required' },
+      { field: 'password', code: 'required' },
+    ] },
+    { name: 'OPTIONS, /healthz', method: 'OPTIONS', path: '/healthz', status: 204, allow: READ_ONLY_ALLOW },
+    { name: 'OPTIONS, /v1', method: 'OPTIONS', path: '/v1', status: 204, allow: READ_ONLY_ALLOW },
+    { name: 'OPTIONS, /v1/tokens', method: 'OPTIONS', path: '/v1/tokens', status: 204, allow: TOKENS_ALLOW },
+    { name: 'OPTIONS, collection', method: 'OPTIONS', path: '/v1/users', status: 204, allow: COLLECTION_ALLOW },
+    { name: 'OPTIONS, collection (pt)', method: 'OPTIONS', path: '/v1/usuarios', status: 204, allow: COLLECTION_ALLOW },
+    { name: 'OPTIONS, collection', method: 'OPTIONS', path: '/v1/products', status: 204, allow: COLLECTION_ALLOW },
+    { name: 'OPTIONS, collection (pt)', method: 'OPTIONS', path: '/v1/produtos', status: 204, allow: COLLECTION_ALLOW },
+    { name: 'OPTIONS, item', method: 'OPTIONS', path: '/v1/users/1', status: 204, allow: ITEM_ALLOW },
+    { name: 'OPTIONS, item (pt)', method: 'OPTIONS', path: '/v1/usuarios/1', status: 204, allow: ITEM_ALLOW },
+    { name: 'OPTIONS, item', method: 'OPTIONS', path: '/v1/products/1', status: 204, allow: ITEM_ALLOW },
+    { name: 'OPTIONS, item (pt)', method: 'OPTIONS', path: '/v1/produtos/1', status: 204, allow: ITEM_ALLOW },
+    { name: 'OPTIONS, missing item', method: 'OPTIONS', path: '/v1/products/999', status: 204, allow: ITEM_ALLOW },
+    { name: 'OPTIONS, nested collection', method: 'OPTIONS', path: '/v1/users/1/orders', status: 204, allow: COLLECTION_ALLOW },
+    { name: 'OPTIONS, nested collection (pt)', method: 'OPTIONS', path: '/v1/usuarios/1/pedidos', status: 204, allow: COLLECTION_ALLOW },
+    { name: 'OPTIONS, nested item', method: 'OPTIONS', path: '/v1/users/1/orders/1', status: 204, allow: ITEM_ALLOW },
+    { name: 'OPTIONS, nested item (pt)', method: 'OPTIONS', path: '/v1/usuarios/2/pedidos/4', status: 204, allow: ITEM_ALLOW },
+    { name: 'an unknown path is 404 before authentication', method: 'GET', path: '/v1/nothing', status: 404, code: 'route_not_found' },
+    { name: 'a bad id is 404 before authentication', method: 'DELETE', path: '/v1/products/01', status: 404, code: 'route_not_found' },
+    { name: 'an unversioned path is 404 before authentication', method: 'GET', path: '/users', status: 404, code: 'unversioned_path' },
+    { name: 'a method not allowed is 405 before authentication', method: 'DELETE', path: '/v1/users', status: 405, allow: COLLECTION_ALLOW, code: 'method_not_allowed' },
+    { name: 'a method not allowed is 405 before authentication', method: 'GET', path: '/v1/tokens', status: 405, allow: TOKENS_ALLOW, code: 'method_not_allowed' },
+  ];
+  for (const c of open) {
+    test(`${c.name}: ${c.method} ${c.path} without a token → ${c.status}, not 401`, async () => {
+      const response = await api.as(undefined).request(c.method, c.path, c.body === undefined ? {} : { body: c.body });
+      assert.equal(response.status, c.status, response.text);
+      assert.equal(response.headers.get('www-authenticate'), null);
+      if (c.allow !== undefined) assert.equal(response.headers.get('allow'), c.allow);
+      if (c.method === 'HEAD' || c.status === 204) assert.equal(response.text, '');
+      else if (c.code !== undefined) assertProblem(response, c.status, c.code, c.path, c.errors);
+      else assert.equal(response.headers.get('content-type'), 'application/json');
+      if (c.path === '/v1/tokens' && c.status === 201) assert.equal(typeof response.body.access_token, 'string');
+    });
+  }
+
+  test('without a token, OPTIONS and HEAD send nothing but headers on the wire, a refused HEAD included', async () => {
+    const cases = [
+      { method: 'OPTIONS', path: '/v1/users/1/orders/1', status: 204, challenge: undefined },
+      { method: 'HEAD', path: '/v1', status: 200, challenge: undefined },
+      { method: 'HEAD', path: '/healthz', status: 200, challenge: undefined },
+      { method: 'HEAD', path: '/v1/users', status: 401, challenge: CHALLENGE },
+      { method: 'HEAD', path: '/v1/produtos/1', status: 401, challenge: CHALLENGE },
+    ];
+    for (const c of cases) {
+      const raw = await rawRequest(api.url, c.method, c.path);
+      assert.equal(raw.status, c.status, `${c.method} ${c.path}`);
+      assert.equal(raw.headers.get('www-authenticate'), c.challenge, `${c.method} ${c.path}`);
+      assert.equal(raw.body.length, 0, `${c.method} ${c.path} sent a body: ${raw.body.toString('utf8')}`);
+    }
+  });
+
+  // Every other known path and method: each kind of path in both vocabularies, with
+  // every method its Allow header names but OPTIONS (the 405 and OPTIONS tables above
+  // prove those Allow values), also on records that do not exist (401 comes before 404).
+  // Each body is one the administrator may send, so the token is all that is missing.
+  const seededCollections: { path: string; post: unknown }[] = [
+    { path: '/v1/users', post: { name: 'Carol', email: 'carol@example.com' } },
+    { path: '/v1/usuarios', post: { nome: 'Carla', email: 'carla@example.com' } },
+    { path: '/v1/products', post: { name: 'New', category: 'coffee', price: 1 } },
+    { path: '/v1/produtos', post: { nome: 'Novo', categoria: 'coffee', preco: 1 } },
+    { path: '/v1/users/1/orders', post: { items: [{ product_id: 1, quantity: 1 }] } },
+    { path: '/v1/usuarios/2/pedidos', post: { itens: [{ produto_id: 1, quantidade: 1 }] } },
+  ];
+  const seededItems: { path: string; put: unknown; patch: unknown }[] = [
+    { path: '/v1/users/1', put: { name: 'Alice B', email: 'alice.b@example.com' }, patch: { name: 'Alice B' } },
+    { path: '/v1/usuarios/2', put: { nome: 'Bob B', email: 'bob.b@example.com' }, patch: { nome: 'Bob B' } },
+    { path: '/v1/products/1', put: { name: 'Renamed', category: 'coffee', price: 1 }, patch: { price: 2 } },
+    { path: '/v1/produtos/12', put: { nome: 'Renomeado', categoria: 'tea', preco: 1 }, patch: { preco: 2 } },
+    { path: '/v1/users/1/orders/3', put: { items: [{ product_id: 2, quantity: 1 }] }, patch: { status: 'cancelled' } },
+    { path: '/v1/usuarios/2/pedidos/4', put: { itens: [{ produto_id: 2, quantidade: 1 }] }, patch: { estado: 'cancelled' } },
+  ];
+  const missingCollections = ['/v1/users/99/orders', '/v1/usuarios/99/pedidos'];
+  const missingItems = ['/v1/users/99', '/v1/produtos/999', '/v1/users/1/orders/99', '/v1/usuarios/99/pedidos/1'];
+
+  const methodsOf = (allow: string): string[] => allow.split(', ').filter((method) => method !== 'OPTIONS');
+  const guarded: { path: string; method: string; body?: unknown; withToken: number }[] = [];
+  const success: Record<string, number> = { GET: 200, HEAD: 200, POST: 201, PUT: 200, PATCH: 200, DELETE: 204 };
+  for (const c of seededCollections) {
+    for (const method of methodsOf(COLLECTION_ALLOW)) {
+      guarded.push({ path: c.path, method, ...(method === 'POST' ? { body: c.post } : {}), withToken: success[method] as number });
+    }
+  }
+  for (const c of seededItems) {
+    for (const method of methodsOf(ITEM_ALLOW)) {
+      const body = method === 'PUT' ? c.put : method === 'PATCH' ? c.patch : undefined;
+      guarded.push({ path: c.path, method, ...(body === undefined ? {} : { body }), withToken: success[method] as number });
+    }
+  }
+  for (const path of missingCollections) {
+    for (const method of methodsOf(COLLECTION_ALLOW)) {
+      guarded.push({ path, method, ...(method === 'POST' ? { body: { items: [{ product_id: 1, quantity: 1 }] } } : {}), withToken: 404 });
+    }
+  }
+  for (const path of missingItems) {
+    for (const method of methodsOf(ITEM_ALLOW)) {
+      const body = method === 'PUT' || method === 'PATCH' ? { name: 'Anything' } : undefined;
+      guarded.push({ path, method, ...(body === undefined ? {} : { body }), withToken: 404 });
+    }
+  }
+
+  for (const c of guarded) {
+    test(`${c.method} ${c.path} without a token → 401 unauthenticated, Bearer challenge, nothing changed; with one → ${c.withToken}`, async () => {
+      const state = { 'x-request-id': 'state-check' }; // the same request id, so equal state reads equal text
+      const before = await api.get(c.path, state);
+      const options = c.body === undefined ? {} : { body: c.body };
+      const response = await api.as(undefined).request(c.method, c.path, options);
+      if (c.method === 'HEAD') {
+        assert.equal(response.status, 401);
+        assert.equal(response.text, '');
+      } else {
+        assertProblem(response, 401, 'unauthenticated', c.path);
+        assert.equal(response.body.title, 'Unauthorized');
+      }
+      assert.equal(response.headers.get('www-authenticate'), CHALLENGE);
+      const after = await api.get(c.path, state);
+      assert.equal(after.status, before.status);
+      assert.equal(after.text, before.text, 'a request without a token changed state');
+      // The same request with the administrator's token is let through, so the token was all that was missing.
+      const authorized = await api.request(c.method, c.path, options);
+      assert.equal(authorized.status, c.withToken, authorized.text);
+    });
+  }
+
+  test('an expired token or a bad signature is 401 invalid_token on every kind of path, with error="invalid_token"', async () => {
+    const now = Math.floor(Date.now() / 1000);
+    const expired = tokenFor(1, 60, now - 3600);
+    const forged = `${tokenFor(1).slice(0, -6)}abcdef`;
+    const paths = ['/v1/users', '/v1/produtos/1', '/v1/users/1/orders', '/v1/usuarios/1/pedidos/1', '/v1/products/999'];
+    for (const token of [expired, forged]) {
+      for (const path of paths) {
+        const response = await api.as(token).get(path);
+        assertProblem(response, 401, 'invalid_token', path);
+        assert.match(response.headers.get('www-authenticate') ?? '', /^Bearer realm="plainrest", error="invalid_token"/, path);
+      }
     }
   });
 });

@@ -2,20 +2,36 @@
 // yet): one readable JSON file per collection, written atomically before a write is
 // acknowledged; restarts keep records and id counters; a corrupt snapshot stops the
 // start naming the file and changes nothing; first-start seeding; close() drains.
+// Every start ensures the administrator (a user record: id 1 in an empty store, id 3
+// after the example seed), and without a configured tokenSecret the data directory
+// also holds `token-secret` (mode 0600).
 
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { readdir, readFile, writeFile } from 'node:fs/promises';
-import { connect } from 'node:net';
+import { readdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { connect as openSocket } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, before, beforeEach, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { startServer, StartupError } from '../src/index.js';
 import type { TestServer } from './helpers.js';
-import { createProduct, createUser, startTestServer, temporaryDirectory } from './helpers.js';
+import {
+  TEST_ADMIN_EMAIL,
+  TEST_ADMIN_PASSWORD,
+  TEST_AUTH_OPTIONS,
+  connect,
+  createProduct,
+  createUser,
+  login,
+  startTestServer,
+  temporaryDirectory,
+  wrap,
+} from './helpers.js';
 
 const EXAMPLE_DIR = fileURLToPath(new URL('../data/example/', import.meta.url));
 const SNAPSHOT_FILES = ['orders.json', 'products.json', 'users.json'];
+/** A data dir started without a configured tokenSecret also keeps the generated one. */
+const DATA_DIR_FILES = ['orders.json', 'products.json', 'token-secret', 'users.json'];
 
 interface Snapshot {
   next_id: number;
@@ -113,10 +129,11 @@ describe('storage: with a data directory', () => {
 
   test('the password is stored hashed, never in plain text', async () => {
     const api = await start();
-    await createUser(api, { password: 'plain-text-never-stored' });
+    const id = await createUser(api, { password: 'plain-text-never-stored' });
     const text = await readFile(join(dir.path, 'users.json'), 'utf8');
     assert.equal(text.includes('plain-text-never-stored'), false);
-    const [record] = (JSON.parse(text) as Snapshot).records;
+    const record = (JSON.parse(text) as Snapshot).records.find((stored: { id: number }) => stored.id === id);
+    assert.ok(record !== undefined, text);
     assert.equal(record.password, undefined);
     assert.equal(typeof record.password_hash, 'string');
   });
@@ -154,7 +171,10 @@ describe('storage: with a data directory', () => {
 
     const user = await api.post('/v1/users', { name: 'Ann', email: 'ann@example.com' });
     assert.equal(user.status, 201);
-    const [storedUser] = (await readSnapshot(dir.path, 'users')).records;
+    // the administrator (id 1) comes first; the new user is the last record
+    const storedUsers = (await readSnapshot(dir.path, 'users')).records;
+    assert.deepEqual(storedUsers.map((record: { id: number }) => record.id), [1, user.body.id]);
+    const storedUser = storedUsers.at(-1);
     assert.equal(storedUser.id, user.body.id);
     assert.equal(storedUser.email, 'ann@example.com');
 
@@ -172,7 +192,7 @@ describe('storage: with a data directory', () => {
     assert.deepEqual(await recordIds(dir.path, 'orders'), [1, 2, 3, 4, 5]);
     const response = await api.delete('/v1/users/1');
     assert.equal(response.status, 204);
-    assert.deepEqual(await recordIds(dir.path, 'users'), [2]);
+    assert.deepEqual(await recordIds(dir.path, 'users'), [2, 3]); // bob, and the administrator (id 3)
     const orders = await readSnapshot(dir.path, 'orders');
     assert.deepEqual(
       orders.records.map((record: { id: number; user_id: number }) => [record.id, record.user_id]),
@@ -185,7 +205,7 @@ describe('storage: with a data directory', () => {
     assert.equal((await api.get('/v1/users/1/orders/1')).status, 404);
   });
 
-  test('first start with an empty dir and seed:true writes the example data (2 users, 12 products, 5 orders)', async () => {
+  test('first start with an empty dir and seed:true writes the example data (2 users, 12 products, 5 orders) and the administrator', async () => {
     const api = await start(true);
     assert.deepEqual((await readdir(dir.path)).sort(), SNAPSHOT_FILES);
     for (const [collection, count] of [
@@ -193,13 +213,53 @@ describe('storage: with a data directory', () => {
       ['products', 12],
       ['orders', 5],
     ] as const) {
-      const written = await readSnapshot(dir.path, collection);
+      const snapshot = await readSnapshot(dir.path, collection);
+      // users.json also holds the administrator ensured at start, after the example users
+      const written = collection === 'users' ? { next_id: snapshot.next_id - 1, records: snapshot.records.slice(0, -1) } : snapshot;
       const example = JSON.parse(await readFile(join(EXAMPLE_DIR, `${collection}.json`), 'utf8')) as Snapshot;
       assert.equal(written.records.length, count, collection);
       assert.deepEqual(written, example, collection);
     }
+    const users = await readSnapshot(dir.path, 'users');
+    assert.equal(users.records.length, 3);
+    assert.deepEqual(
+      users.records.map((record: { id: number; email: string; role: string }) => [record.id, record.email, record.role]),
+      [
+        [1, 'alice@example.com', 'user'],
+        [2, 'bob@example.com', 'user'],
+        [3, TEST_ADMIN_EMAIL, 'admin'],
+      ],
+    );
     assert.equal((await api.get('/v1/products')).body.meta.total, 12);
-    assert.deepEqual(api.server.app.recordCounts(), { users: 2, products: 12, orders: 5 });
+    assert.deepEqual(api.server.app.recordCounts(), { users: 3, products: 12, orders: 5 });
+  });
+
+  test('without a tokenSecret the dir also holds token-secret (mode 0600); the seeded users.json has the administrator as id 3', async () => {
+    const server = await startServer({ port: 0, dataDir: dir.path, seed: true, adminPassword: TEST_ADMIN_PASSWORD });
+    running.push(wrap(server, undefined));
+    assert.deepEqual((await readdir(dir.path)).sort(), DATA_DIR_FILES);
+    const secretFile = join(dir.path, 'token-secret');
+    assert.equal((await stat(secretFile)).mode & 0o777, 0o600);
+    assert.ok((await readFile(secretFile, 'utf8')).trim().length >= 32, 'the kept secret is at least 32 characters');
+
+    const text = await readFile(join(dir.path, 'users.json'), 'utf8');
+    assert.equal(text.includes(TEST_ADMIN_PASSWORD), false, 'the admin password is stored hashed only');
+    const users = JSON.parse(text) as Snapshot;
+    assert.equal(users.next_id, 4);
+    assert.deepEqual(users.records.map((record: { id: number }) => record.id), [1, 2, 3]);
+    const admin = users.records[2];
+    assert.equal(admin.id, 3);
+    assert.equal(admin.email, TEST_ADMIN_EMAIL);
+    assert.equal(admin.role, 'admin');
+    assert.equal(admin.password, undefined);
+    assert.equal(typeof admin.password_hash, 'string');
+    assert.ok(admin.password_hash.length > 0);
+
+    // the stored hash is the configured password's, and a token signed with the kept secret is accepted
+    const token = await login(wrap(server, undefined), TEST_ADMIN_EMAIL, TEST_ADMIN_PASSWORD);
+    const me = await wrap(server, token).get('/v1/users/3');
+    assert.equal(me.status, 200, me.text);
+    assert.equal(me.body.role, 'admin');
   });
 
   test('a missing dataDir is created', async () => {
@@ -209,13 +269,19 @@ describe('storage: with a data directory', () => {
     assert.deepEqual((await readdir(nested)).sort(), SNAPSHOT_FILES);
   });
 
-  test('seed:false starts empty and writes empty snapshots', async () => {
+  test('seed:false starts empty (but for the administrator) and writes empty snapshots', async () => {
     const api = await start(false);
-    for (const collection of ['users', 'products', 'orders']) {
+    for (const collection of ['products', 'orders']) {
       assert.deepEqual(await readSnapshot(dir.path, collection), { next_id: 1, records: [] }, collection);
     }
+    const users = await readSnapshot(dir.path, 'users');
+    assert.equal(users.next_id, 2);
+    assert.deepEqual(
+      users.records.map((record: { id: number; email: string; role: string }) => [record.id, record.email, record.role]),
+      [[1, TEST_ADMIN_EMAIL, 'admin']],
+    );
     assert.deepEqual((await api.get('/v1/products')).body.meta.total, 0);
-    assert.deepEqual((await api.get('/v1/users')).body.meta.total, 0);
+    assert.deepEqual((await api.get('/v1/users')).body.meta.total, 1);
   });
 
   test('a dir that already has snapshots is not re-seeded, even empty ones', async () => {
@@ -230,7 +296,7 @@ describe('storage: with a data directory', () => {
       products.body.data.map((record: { name: string }) => record.name),
       ['Mine'],
     );
-    assert.equal((await second.get('/v1/users')).body.meta.total, 0);
+    assert.equal((await second.get('/v1/users')).body.meta.total, 1); // the administrator only
     await second.close();
     assert.deepEqual(await hashDirectory(dir.path), before);
   });
@@ -240,7 +306,12 @@ describe('storage: with a data directory', () => {
     await writeFile(join(dir.path, 'products.json'), only);
     const api = await start(true);
     assert.deepEqual((await api.get('/v1/products')).body.data.map((record: { id: number }) => record.id), [7]);
-    assert.equal((await api.get('/v1/users')).body.meta.total, 0);
+    assert.deepEqual(
+      (await api.get('/v1/users')).body.data.map((record: { id: number; email: string }) => [record.id, record.email]),
+      [[1, TEST_ADMIN_EMAIL]],
+    ); // the administrator only: the example users were not seeded
+    assert.equal((await api.get('/v1/users')).body.meta.total, 1);
+    assert.equal((await api.get('/v1/users/1/orders')).body.meta.total, 0);
     assert.equal((await createProduct(api)).id, 8);
   });
 });
@@ -292,10 +363,11 @@ describe('storage: close()', () => {
   afterEach(() => dir.remove());
 
   test('close() lets an in-flight write finish; its record is in the snapshot when close resolves', { timeout: 15_000 }, async () => {
-    const server = await startServer({ port: 0, dataDir: dir.path, seed: false });
+    const server = await startServer({ port: 0, dataDir: dir.path, seed: false, ...TEST_AUTH_OPTIONS });
+    const { token } = await connect(server);
     const { port, hostname } = new URL(server.url);
     const body = JSON.stringify({ name: 'In flight', category: 'c', price: 3 });
-    const socket = connect(Number(port), hostname);
+    const socket = openSocket(Number(port), hostname);
     let received = '';
     const ended = new Promise<void>((resolve, reject) => {
       socket.on('end', resolve);
@@ -310,7 +382,7 @@ describe('storage: close()', () => {
       });
     });
     socket.write(
-      `POST /v1/products HTTP/1.1\r\nHost: ${hostname}:${port}\r\nContent-Type: application/json\r\n` +
+      `POST /v1/products HTTP/1.1\r\nHost: ${hostname}:${port}\r\nAuthorization: Bearer ${token}\r\nContent-Type: application/json\r\n` +
         `Content-Length: ${Buffer.byteLength(body)}\r\nExpect: 100-continue\r\n\r\n`,
     );
     await continued;
@@ -338,7 +410,8 @@ describe('storage: close()', () => {
     assert.equal(response.status, 200);
     await response.text();
     await server.close();
-    assert.deepEqual((await readdir(dir.path)).sort(), SNAPSHOT_FILES);
+    // started without a tokenSecret, so the generated one is kept beside the snapshots
+    assert.deepEqual((await readdir(dir.path)).sort(), DATA_DIR_FILES);
     assert.equal((await readSnapshot(dir.path, 'products')).records.length, 12);
     await assert.rejects(fetch(`${server.url}/healthz`));
   });

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, test } from 'node:test';
 import type { TestServer } from './helpers.js';
-import { createProduct, createUser, startTestServer } from './helpers.js';
+import { createProduct, createUser, startTestServer, TEST_ADMIN_EMAIL } from './helpers.js';
 import type { FieldErrorExpectation } from './assertions.js';
 import { assertEmpty, assertJson, assertProblem, COLLECTION_ALLOW, ITEM_ALLOW, RFC3339_UTC, STRONG_ETAG } from './assertions.js';
 
@@ -83,11 +83,14 @@ describe('every Portuguese path answers GET/POST/PUT/PATCH/DELETE with Portugues
     const response = await api.get('/v1/usuarios');
     assertJson(response, 200);
     assert.deepEqual(keys(response.body), ['data', 'links', 'meta']);
-    assert.equal(response.body.data.length, 1);
-    assert.deepEqual(keys(response.body.data[0]), PT_USER_KEYS);
-    assert.equal(response.body.data[0].id, id);
-    assert.equal(response.body.data[0].nome, 'Bia');
-    assert.deepEqual(response.body.meta, { page: 1, limit: 20, total: 1, pages: 1 });
+    // The administrator the server ensures at start comes first (id 1), then Bia.
+    assert.equal(response.body.data.length, 2);
+    for (const record of response.body.data) assert.deepEqual(keys(record), PT_USER_KEYS);
+    assert.equal(response.body.data[0].email, TEST_ADMIN_EMAIL);
+    assert.equal(response.body.data[0].papel, 'admin');
+    assert.equal(response.body.data[1].id, id);
+    assert.equal(response.body.data[1].nome, 'Bia');
+    assert.deepEqual(response.body.meta, { page: 1, limit: 20, total: 2, pages: 1 });
     const only = '/v1/usuarios?pagina=1&limite=20';
     assert.deepEqual(response.body.links, { self: only, first: only, prev: null, next: null, last: only });
     assert.equal(response.headers.get('link'), `<${only}>; rel="self", <${only}>; rel="first", <${only}>; rel="last"`);
