@@ -41,7 +41,7 @@ const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 export async function createApp(options: ServerOptions = {}): Promise<App> {
   const config = resolveConfig(options);
-  const store = await openStore(config);
+  const store = options.store ?? (await openStore(config));
   const generatedPassword = await ensureAdmin(store, config.adminEmail, config.adminPassword);
   if (generatedPassword !== undefined) {
     config.logger.info(

@@ -2,6 +2,7 @@
 // defaults. Embedding passes options in camelCase; only the command-line entry point
 // (main.ts, via cli-options.ts) reads environment variables and flags.
 
+import type { Store } from './store/store.js';
 import { EMAIL_PATTERN } from './validation.js';
 
 export interface Logger {
@@ -33,6 +34,11 @@ export interface ServerOptions {
   readonly compactAfterBytes?: number;
   /** Where to print; embedding prints nothing without one. */
   readonly logger?: Logger;
+  /**
+   * Bring your own Store (another database behind the same interface); `dataDir` and
+   * `seed` are then not used. Embedding only.
+   */
+  readonly store?: Store;
 }
 
 export interface Config {

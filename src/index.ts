@@ -8,3 +8,6 @@ export type { RunningServer } from './server.js';
 export { DEFAULTS } from './config.js';
 export type { Config, Logger, ServerOptions } from './config.js';
 export { StartupError } from './store/open-store.js';
+export { MemoryStore } from './store/memory-store.js';
+export type { Change, Query, QueryResult, Store } from './store/store.js';
+export type { StoredRecord, JsonObject, JsonValue } from './json.js';
