@@ -22,6 +22,7 @@ export const SETTINGS: readonly Setting[] = [
   { variable: 'DATA_DIR', flag: 'data-dir', option: 'dataDir', kind: 'string', fallback: DEFAULTS.dataDir, meaning: 'where snapshots live; created if missing' },
   { variable: 'MAX_BODY_BYTES', flag: 'max-body-bytes', option: 'maxBodyBytes', kind: 'integer', fallback: String(DEFAULTS.maxBodyBytes), meaning: 'larger request bodies get 413' },
   { variable: 'SEED', flag: 'seed', option: 'seed', kind: 'boolean', fallback: String(DEFAULTS.seed), meaning: 'load the example dataset into an empty data directory' },
+  { variable: 'COMPACT_AFTER_BYTES', flag: 'compact-after-bytes', option: 'compactAfterBytes', kind: 'integer', fallback: String(DEFAULTS.compactAfterBytes), meaning: 'fold the journal into snapshots once it holds this many bytes' },
   { variable: 'ADMIN_EMAIL', flag: 'admin-email', option: 'adminEmail', kind: 'string', fallback: DEFAULTS.adminEmail, meaning: 'the administrator ensured at start' },
   { variable: 'ADMIN_PASSWORD', flag: 'admin-password', option: 'adminPassword', kind: 'string', fallback: 'generated on the first start and printed once', meaning: "the administrator's password" },
   { variable: 'TOKEN_SECRET', flag: 'token-secret', option: 'tokenSecret', kind: 'string', fallback: 'generated once, kept in DATA_DIR/token-secret', meaning: 'HMAC key for tokens (32+ characters)' },
