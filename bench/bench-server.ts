@@ -1,0 +1,24 @@
+// A plainrest server for the benchmarks, run as its own process so the load generator
+// does not share its CPU. Usage: bench-server.ts <durable|memory> <dataDir>
+// durable: the data directory with the journal, as in production.
+// memory:  the same records loaded into a memory-only store (journaling off).
+// Prints the URL on its first line.
+
+import { startServer, MemoryStore } from '../src/index.js';
+import { readDataDirectory } from '../src/store/data-directory.js';
+import { BENCH_ADMIN_PASSWORD, BENCH_TOKEN_SECRET } from './bench-support.js';
+
+const [mode, dataDir] = process.argv.slice(2);
+if ((mode !== 'durable' && mode !== 'memory') || dataDir === undefined) {
+  console.error('usage: bench-server.ts <durable|memory> <dataDir>');
+  process.exit(2);
+}
+const common = { port: 0, adminPassword: BENCH_ADMIN_PASSWORD, tokenSecret: BENCH_TOKEN_SECRET };
+const server =
+  mode === 'durable'
+    ? await startServer({ ...common, dataDir })
+    : await startServer({ ...common, store: new MemoryStore((await readDataDirectory(dataDir)).collections) });
+console.log(server.url);
+process.once('SIGTERM', () => {
+  void server.close().then(() => process.exit(0));
+});
