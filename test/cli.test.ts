@@ -1,7 +1,9 @@
 // The command line (CONTRACT §1): `node dist/main.js` (build first: `npm run build`)
 // with settings from environment variables and flags (the flag wins), --help, exit 2 on
-// a usage error, the start banner, graceful SIGTERM/SIGINT (final snapshot, exit 0),
-// and exit 1 naming the file when a snapshot is corrupt. Authentication (CONTRACT §1,
+// a usage error, the start banner, graceful SIGTERM/SIGINT (final snapshot, no journal
+// or lock left, exit 0), SIGKILL losing no acknowledged write (the next start replays
+// the journal), a second process refused naming the lock, and exit 1 naming the file
+// when a snapshot is corrupt. Authentication (CONTRACT §1,
 // §6): the administrator ensured at start (a user record: id 1 in an empty dir, id 3
 // after the example seed), its generated password printed once, and the `token`
 // subcommand that mints a token from a data dir without writing to it.
@@ -280,7 +282,7 @@ describe('cli: starting', () => {
 
 describe('cli: stopping', () => {
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
-    test(`${signal} → exit 0, "stopped" printed, and the records created before it are in the snapshot files`, TIMEOUT, async () => {
+    test(`${signal} → exit 0, "stopped" printed, and the records created before it are in the snapshot files (no journal, no lock left)`, TIMEOUT, async () => {
       const cli = runCli(['--port', '0', '--seed', 'false'], { DATA_DIR: dir.path, ...ADMIN_ENV });
       const url = await started(cli);
       const token = await login(url, TEST_ADMIN_EMAIL, TEST_ADMIN_PASSWORD);
@@ -296,9 +298,13 @@ describe('cli: stopping', () => {
       assert.match(cli.stdout(), /^stopped$/m);
       assert.equal(cli.stderr(), '');
 
-      const products = JSON.parse(await readFile(join(dir.path, 'products.json'), 'utf8'));
+      // the final snapshot holds everything: no journal and no lock are left behind
+      assert.deepEqual((await readdir(dir.path)).sort(), ['orders.json', 'products.json', 'token-secret', 'users.json']);
+      const { journal_seq: journalSeq, ...products } = JSON.parse(await readFile(join(dir.path, 'products.json'), 'utf8'));
+      assert.ok(Number.isInteger(journalSeq) && journalSeq > 0, `journal_seq ${journalSeq}`);
       assert.deepEqual(products, { next_id: 2, records: [product.body] });
       const users = JSON.parse(await readFile(join(dir.path, 'users.json'), 'utf8'));
+      assert.equal(users.journal_seq, journalSeq, 'one final snapshot of every collection');
       assert.deepEqual(
         users.records.map((record: { id: number; email: string }) => [record.id, record.email]),
         [
@@ -308,6 +314,54 @@ describe('cli: stopping', () => {
       );
     });
   }
+
+  test('SIGKILL loses no acknowledged write: the next start replays the journal and takes over the lock', TIMEOUT, async () => {
+    const first = runCli(['--port', '0', '--seed', 'false'], { DATA_DIR: dir.path, ...ADMIN_ENV });
+    const firstUrl = await started(first);
+    const token = await login(firstUrl, TEST_ADMIN_EMAIL, TEST_ADMIN_PASSWORD);
+    const created = await Promise.all(
+      Array.from({ length: 10 }, (_, n) => postJson(`${firstUrl}/v1/products`, { name: `Acknowledged ${n}`, category: 'c', price: n }, token)),
+    );
+    for (const response of created) assert.equal(response.status, 201, response.text);
+    const user = await postJson(`${firstUrl}/v1/users`, { name: 'Killed', email: 'killed@example.com' }, token);
+    assert.equal(user.status, 201, user.text);
+    const userBefore = await getJson(`${firstUrl}/v1/users/${user.body.id}`, token);
+    assert.equal(userBefore.status, 200, userBefore.text);
+
+    first.child.kill('SIGKILL');
+    assert.equal((await first.exited).signal, 'SIGKILL');
+    const left = await readdir(dir.path);
+    assert.ok(left.includes('plainrest.lock'), `the lock is left behind: ${left.join(', ')}`);
+    assert.ok(left.some((name) => /^journal-\d{12}\.jsonl$/.test(name)), `the journal is left behind: ${left.join(', ')}`);
+
+    const second = runCli(['--port', '0'], { DATA_DIR: dir.path });
+    const secondUrl = await started(second);
+    assert.match(second.stdout(), /\(2 users, 10 products, 0 orders\)$/m); // the administrator and Killed
+    assert.equal(second.stderr(), '');
+    const secondToken = await login(secondUrl, TEST_ADMIN_EMAIL, TEST_ADMIN_PASSWORD);
+    const list = await getJson(`${secondUrl}/v1/products`, secondToken);
+    const expected = created.map((response) => response.body).sort((a, b) => a.id - b.id);
+    assert.deepEqual(list.body.data, expected);
+    assert.deepEqual((await getJson(`${secondUrl}/v1/users/${user.body.id}`, secondToken)).body, userBefore.body);
+    const next = await postJson(`${secondUrl}/v1/products`, { name: 'After', category: 'c', price: 1 }, secondToken);
+    assert.equal(next.body.id, 11);
+  });
+
+  test('a second process on the same DATA_DIR exits 1 naming the lock; the first keeps serving', TIMEOUT, async () => {
+    const first = runCli(['--port', '0', '--seed', 'false'], { DATA_DIR: dir.path, ...ADMIN_ENV });
+    const url = await started(first);
+    const lock = join(dir.path, 'plainrest.lock');
+    assert.equal((await readFile(lock, 'utf8')).trim(), String(first.child.pid));
+
+    const second = await runToExit(['--port', '0'], { DATA_DIR: dir.path });
+    assert.equal(second.code, 1);
+    assert.ok(second.stderr.includes(lock), second.stderr);
+    assert.doesNotMatch(second.stdout, /listening/);
+
+    assert.equal((await readFile(lock, 'utf8')).trim(), String(first.child.pid), 'the lock still names the first process');
+    const token = await login(url, TEST_ADMIN_EMAIL, TEST_ADMIN_PASSWORD);
+    assert.equal((await postJson(`${url}/v1/products`, { name: 'Still here', category: 'c', price: 1 }, token)).status, 201);
+  });
 
   test('after a stop, a restart on the same DATA_DIR serves the same records and is not re-seeded', TIMEOUT, async () => {
     const first = runCli(['--port', '0', '--seed', 'false'], { DATA_DIR: dir.path, ...ADMIN_ENV });

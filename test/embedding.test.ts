@@ -1,19 +1,21 @@
 // Embedding (CONTRACT §10): the package imports by name (`exports` with types, through
 // the package self-reference, so dist/ must be built: `npm run build`), startServer and
 // createApp with the §1 options in camelCase and the same defaults, no printing and no
-// environment reading, a custom logger for failures, and clear errors for bad options.
+// environment reading, a custom logger for failures (a write that fails is a bare 500,
+// its cause logged), the `store` option (bring your own Store, here MemoryStore and a
+// subclass of it whose writes fail), and clear errors for bad options.
 // Every /v1 request carries a bearer token (CONTRACT §6): the administrator's, which
 // is id 1 in an empty store and id 3 after the example seed (alice 1, bob 2).
 
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterEach, beforeEach, describe, test } from 'node:test';
+import { readdir } from 'node:fs/promises';
+import { describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import type { App, Logger, RunningServer, ServerOptions } from 'plainrest';
-import { createApp, DEFAULTS, startServer } from 'plainrest';
+import type { App, Logger, RunningServer, ServerOptions, Store } from 'plainrest';
+import { createApp, DEFAULTS, MemoryStore, startServer } from 'plainrest';
 import type { TestServer } from './helpers.js';
 import { TEST_AUTH_OPTIONS, TEST_TOKEN_SECRET, connect, temporaryDirectory, tokenFor, wrap } from './helpers.js';
 import { assertProblem } from './assertions.js';
@@ -255,41 +257,76 @@ describe('embedding: prints nothing without a logger', () => {
   });
 });
 
-describe('embedding: a custom logger receives the 500 log line', () => {
-  let dir: { path: string; remove: () => Promise<void> };
-  beforeEach(async () => {
-    dir = await temporaryDirectory();
+describe('embedding: the store option', () => {
+  test('the server reads and writes through the Store it is given; dataDir and seed are not used', async () => {
+    const dir = await temporaryDirectory();
+    const kept = { id: 7, name: 'Kept', category: 'c', price: 1, created_at: '2026-01-01T00:00:00.000Z', updated_at: '2026-01-01T00:00:00.000Z' };
+    const store = new MemoryStore(new Map([['products' as const, { nextId: 8, records: new Map([[7, Object.freeze(kept)]]) }]]));
+    const server = await startServer({ port: 0, store, dataDir: dir.path, seed: true, ...TEST_AUTH_OPTIONS });
+    try {
+      const api = await connect(server);
+      assert.deepEqual((await api.get('/v1/products')).body.data, [kept]);
+      assert.deepEqual(server.app.recordCounts(), { users: 1, products: 1, orders: 0 }); // the administrator only: not seeded
+      const created = await api.post('/v1/products', { name: 'Through the store', category: 'c', price: 2 });
+      assert.equal(created.status, 201, created.text);
+      assert.equal(created.body.id, 8);
+      assert.deepEqual(store.get('products', 8), created.body);
+      assert.equal(store.findIgnoringCase('users', 'email', 'ADMIN@example.com')?.['role'], 'admin');
+      assert.deepEqual(await readdir(dir.path), [], 'nothing is written to dataDir');
+    } finally {
+      await server.close();
+      await dir.remove();
+    }
   });
-  afterEach(() => dir.remove());
+});
+
+describe('embedding: a custom logger receives the 500 log line', () => {
+  /** Where the failing store says it could not write: it must reach the log, never the client. */
+  const FAILED_PATH = '/var/lib/plainrest-test/journal-000000000002.jsonl';
+
+  /** A Store (brought with the `store` option) whose writes fail from `failing = true` on, as a full disk would. */
+  class FailingStore extends MemoryStore {
+    failing = false;
+    constructor() {
+      super(new Map());
+    }
+    override commit(changes: Parameters<Store['commit']>[0]): Promise<void> {
+      if (!this.failing) return super.commit(changes);
+      return Promise.reject(new Error(`ENOSPC: no space left on device, write '${FAILED_PATH}'`));
+    }
+  }
 
   test('a failing write is a bare 500 to the client and a log line with the request id to the logger', async () => {
     const logger = recordingLogger();
     const captured = captureConsole();
-    const dataDir = `${dir.path}/data`;
+    const store = new FailingStore();
     let server: RunningServer | undefined;
     try {
-      server = await startServer({ port: 0, dataDir, seed: false, logger, ...TEST_AUTH_OPTIONS });
+      server = await startServer({ port: 0, store, logger, ...TEST_AUTH_OPTIONS });
       const api = await connect(server);
-      // replace the data directory by a plain file: the next snapshot write fails
-      await rm(dataDir, { recursive: true });
-      await writeFile(dataDir, 'not a directory');
+      store.failing = true; // after start-up: the administrator was written fine
 
       const response = await api.post('/v1/products', { name: 'A', category: 'c', price: 1 }, { 'x-request-id': 'failing-write-1' });
       assertProblem(response, 500, 'internal_error', '/v1/products');
       assert.equal(response.headers.get('x-request-id'), 'failing-write-1');
       assert.equal(response.body.request_id, 'failing-write-1');
-      assert.equal(response.text.includes(dir.path), false, 'no file path in the body');
+      for (const leak of [FAILED_PATH, '/var/lib', 'journal-', 'ENOSPC', 'no space']) {
+        assert.equal(response.text.includes(leak), false, `the body leaks ${JSON.stringify(leak)}: ${response.text}`);
+      }
       assert.equal(/\bat .*:\d+:\d+/.test(response.text), false, 'no stack trace in the body');
 
       const errors = logger.lines.filter((line) => line.level === 'error');
       assert.equal(errors.length, 1, JSON.stringify(logger.lines));
       assert.ok(errors[0]?.message.includes('failing-write-1'), errors[0]?.message);
+      assert.ok(errors[0]?.message.includes('ENOSPC'), `the cause goes to the log: ${errors[0]?.message}`);
 
       // one failing request never stops the server
       assert.equal((await api.get('/healthz')).status, 200);
+      store.failing = false;
+      const later = await api.post('/v1/products', { name: 'B', category: 'c', price: 1 });
+      assert.equal(later.status, 201, later.text);
+      assert.equal(store.count('products'), 1);
     } finally {
-      await rm(dataDir, { force: true, recursive: true });
-      await mkdir(dataDir);
       await server?.close();
       captured.restore();
     }

@@ -4,11 +4,12 @@
 // checks run when two of them would fail. Authentication (401/403) is not covered here.
 
 import assert from 'node:assert/strict';
-import { mkdir, rm, writeFile } from 'node:fs/promises';
 import type { IncomingHttpHeaders } from 'node:http';
 import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, test } from 'node:test';
+import type { Store } from '../src/index.ts';
+import { MemoryStore } from '../src/index.ts';
 import type { TestResponse, TestServer } from './helpers.ts';
 import { startTestServer, temporaryDirectory } from './helpers.ts';
 import type { FieldErrorExpectation, Reply } from './assertions.ts';
@@ -598,27 +599,54 @@ describe('500 internal_error: says only that the server failed, and the server s
   test('a write that cannot reach the disk → 500 with no stack, path or internal message; /healthz still 200', async () => {
     const temporary = await temporaryDirectory();
     const dataDir = join(temporary.path, 'data');
+    const failedPath = join(dataDir, 'journal-000000000003.jsonl');
+    /** A Store (the `store` option) whose writes fail once the disk is "full", with the message a real one would carry. */
+    class FullDiskStore extends MemoryStore {
+      full = false;
+      override commit(changes: Parameters<Store['commit']>[0]): Promise<void> {
+        if (!this.full) return super.commit(changes);
+        return Promise.reject(new Error(`ENOSPC: no space left on device, write '${failedPath}'`));
+      }
+    }
+    const store = new FullDiskStore(new Map());
     const logged: string[] = [];
     const logger = { info: () => {}, warn: () => {}, error: (message: string) => logged.push(message) };
-    const api = await startTestServer({ dataDir, logger });
+    const api = await startTestServer({ store, logger });
     try {
       assert.equal((await api.post('/v1/products', PRODUCT)).status, 201);
 
-      // The data directory becomes a regular file: every snapshot write now fails.
-      await rm(dataDir, { recursive: true, force: true });
-      await writeFile(dataDir, 'x');
+      // The disk fills up: every write now fails.
+      store.full = true;
 
       const response = await api.post('/v1/products', { ...PRODUCT, name: 'Doomed' }, { 'x-request-id': 'failing-write-1' });
       assertProblem(response, 500, 'internal_error', '/v1/products');
       assert.equal(response.headers.get('content-type'), 'application/json');
       assert.equal(response.body.request_id, 'failing-write-1');
-      for (const leak of ['/tmp', temporary.path, dataDir, '.ts', '.js', 'at ', 'Error:', 'ENOTDIR', 'ENOENT', 'EEXIST', 'products.json', 'node:']) {
+      for (const leak of [
+        '/tmp',
+        temporary.path,
+        dataDir,
+        failedPath,
+        'journal-',
+        '.jsonl',
+        '.ts',
+        '.js',
+        'at ',
+        'Error:',
+        'ENOSPC',
+        'no space',
+        'ENOTDIR',
+        'ENOENT',
+        'EEXIST',
+        'products.json',
+        'node:',
+      ]) {
         assert.ok(!response.text.includes(leak), `500 body leaks ${JSON.stringify(leak)}: ${response.text}`);
       }
       // The cause goes to the log, under the request id the client was given.
       assert.ok(
-        logged.some((line) => line.includes('failing-write-1')),
-        `no log line names the request id: ${JSON.stringify(logged)}`,
+        logged.some((line) => line.includes('failing-write-1') && line.includes('ENOSPC')),
+        `no log line names the request id and the cause: ${JSON.stringify(logged)}`,
       );
 
       const health = await api.get('/healthz');
@@ -626,10 +654,10 @@ describe('500 internal_error: says only that the server failed, and the server s
       assert.deepEqual(health.body, { status: 'ok' });
       const missing = await api.get('/v1/products/999');
       assertProblem(missing, 404, 'record_not_found', '/v1/products/999');
+      // The disk has room again: writes succeed again.
+      store.full = false;
+      assert.equal((await api.post('/v1/products', { ...PRODUCT, name: 'Recovered' })).status, 201);
     } finally {
-      // Give the directory back so that closing can write its final snapshot.
-      await rm(dataDir, { force: true });
-      await mkdir(dataDir, { recursive: true });
       await api.close();
       await temporary.remove();
     }

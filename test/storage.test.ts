@@ -1,20 +1,32 @@
-// Storage by snapshots (CONTRACT §9, as far as it is implemented: no journal or lock
-// yet): one readable JSON file per collection, written atomically before a write is
-// acknowledged; restarts keep records and id counters; a corrupt snapshot stops the
-// start naming the file and changes nothing; first-start seeding; close() drains.
-// Every start ensures the administrator (a user record: id 1 in an empty store, id 3
-// after the example seed), and without a configured tokenSecret the data directory
-// also holds `token-secret` (mode 0600).
+// Storage (CONTRACT §9): a snapshot per collection ({next_id, journal_seq, records},
+// one record per line, written atomically) plus an append-only journal of JSON lines
+// (`journal-<first seq>.jsonl`, one line per commit, fdatasync'ed before the answer,
+// concurrent commits sharing an fsync). A write is on disk when its answer arrives;
+// a start after a crash replays the journal; a torn last line is cut with a warning; a
+// damaged line before it or a corrupt snapshot stops the start naming the file (and
+// line) and changes nothing; compaction folds the journal into the snapshots and
+// deletes what they cover, leaving no temporary file; `plainrest.lock` keeps a second
+// server off the directory (a lock whose process is gone is taken over); close()
+// leaves the snapshots alone, holding everything. Restarts keep records and id
+// counters; a first start seeds. Every start ensures the administrator (a user record:
+// id 1 in an empty store, id 3 after the example seed), and without a configured
+// tokenSecret the data directory also holds `token-secret` (mode 0600).
+//
+// These tests read the files themselves (they decode the journal without the server's
+// code), so they check the format on disk as much as the behaviour.
 
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { readdir, readFile, stat, writeFile } from 'node:fs/promises';
+import type { FileHandle } from 'node:fs/promises';
+import { appendFile, copyFile, open, readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { connect as openSocket } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, before, beforeEach, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import type { Logger, ServerOptions } from '../src/index.js';
 import { startServer, StartupError } from '../src/index.js';
-import type { TestServer } from './helpers.js';
+import type { TestResponse, TestServer } from './helpers.js';
 import {
   TEST_ADMIN_EMAIL,
   TEST_ADMIN_PASSWORD,
@@ -32,18 +44,119 @@ const EXAMPLE_DIR = fileURLToPath(new URL('../data/example/', import.meta.url));
 const SNAPSHOT_FILES = ['orders.json', 'products.json', 'users.json'];
 /** A data dir started without a configured tokenSecret also keeps the generated one. */
 const DATA_DIR_FILES = ['orders.json', 'products.json', 'token-secret', 'users.json'];
+const LOCK_FILE = 'plainrest.lock';
+const SEGMENT_NAME = /^journal-(\d{12})\.jsonl$/;
+const TIMESTAMP = '2026-01-01T00:00:00.000Z';
 
 interface Snapshot {
   next_id: number;
+  journal_seq: number;
   records: any[];
+}
+
+type JournalChange = { put: string; record: any } | { delete: string; id: number };
+
+interface JournalLine {
+  seq: number;
+  changes: JournalChange[];
 }
 
 async function readSnapshot(dataDir: string, collection: string): Promise<Snapshot> {
   return JSON.parse(await readFile(join(dataDir, `${collection}.json`), 'utf8')) as Snapshot;
 }
 
+/** A snapshot without its journal_seq: what the example files hold. */
+async function snapshotContent(dataDir: string, collection: string): Promise<{ next_id: number; records: any[] }> {
+  const { next_id, records } = await readSnapshot(dataDir, collection);
+  return { next_id, records };
+}
+
 async function recordIds(dataDir: string, collection: string): Promise<number[]> {
   return (await readSnapshot(dataDir, collection)).records.map((record: { id: number }) => record.id);
+}
+
+async function fileNames(dataDir: string): Promise<string[]> {
+  return (await readdir(dataDir)).sort();
+}
+
+/** The journal segments, oldest first (the 12-digit names sort by their first seq). */
+async function segmentNames(dataDir: string): Promise<string[]> {
+  return (await fileNames(dataDir)).filter((name) => SEGMENT_NAME.test(name));
+}
+
+function firstSeqOf(segment: string): number {
+  return Number((SEGMENT_NAME.exec(segment) as RegExpExecArray)[1]);
+}
+
+/**
+ * Every journal line, oldest first, decoded and checked: each segment ends with a
+ * complete line, each line is exactly {seq, changes}, seqs strictly increase (and are
+ * not below their segment's name), each change is {put, record} or {delete, id}.
+ */
+async function journalLines(dataDir: string): Promise<JournalLine[]> {
+  const lines: JournalLine[] = [];
+  for (const segment of await segmentNames(dataDir)) {
+    const text = await readFile(join(dataDir, segment), 'utf8');
+    assert.ok(text === '' || text.endsWith('\n'), `${segment} ends with a complete line: ${JSON.stringify(text.slice(-80))}`);
+    for (const line of text.split('\n').slice(0, -1)) {
+      const entry = JSON.parse(line) as JournalLine;
+      assert.deepEqual(Object.keys(entry).sort(), ['changes', 'seq'], line);
+      assert.ok(Number.isSafeInteger(entry.seq) && entry.seq >= firstSeqOf(segment), `seq of ${line} in ${segment}`);
+      const previous = lines.at(-1);
+      assert.ok(previous === undefined || entry.seq > previous.seq, `seq increases: ${line}`);
+      assert.ok(Array.isArray(entry.changes) && entry.changes.length > 0, line);
+      for (const change of entry.changes) {
+        const keys = Object.keys(change).sort().join(',');
+        assert.ok(keys === 'put,record' || keys === 'delete,id', `a change is {put, record} or {delete, id}: ${line}`);
+      }
+      lines.push(entry);
+    }
+  }
+  return lines;
+}
+
+/** The puts and deletes of one journal line as comparable strings, sorted ("put products 3", "delete orders 1"). */
+function changeSummary(line: JournalLine | undefined): string[] {
+  assert.ok(line !== undefined, 'a journal line');
+  return line.changes.map((change) => ('put' in change ? `put ${change.put} ${change.record.id}` : `delete ${change.delete} ${change.id}`)).sort();
+}
+
+/**
+ * What a start would load for a collection, read straight from the files: its
+ * snapshot (if any), then every journal line after the snapshot's journal_seq.
+ */
+async function diskRecords(dataDir: string, collection: string): Promise<any[]> {
+  const names = await fileNames(dataDir);
+  const snapshot = names.includes(`${collection}.json`) ? await readSnapshot(dataDir, collection) : undefined;
+  const records = new Map<number, any>((snapshot?.records ?? []).map((record) => [record.id as number, record]));
+  for (const line of await journalLines(dataDir)) {
+    if (line.seq <= (snapshot?.journal_seq ?? 0)) continue;
+    for (const change of line.changes) {
+      if ('put' in change && change.put === collection) records.set(change.record.id as number, change.record);
+      if ('delete' in change && change.delete === collection) records.delete(change.id);
+    }
+  }
+  return [...records.values()].sort((a, b) => a.id - b.id);
+}
+
+/** Only the files a data directory may hold: snapshots, token-secret, the lock, journal segments. No temporary files. */
+function assertOnlyDataFiles(names: readonly string[]): void {
+  for (const name of names) {
+    const known = DATA_DIR_FILES.includes(name) || name === LOCK_FILE || SEGMENT_NAME.test(name);
+    assert.ok(known, `unexpected file ${name} in the data dir: ${names.join(', ')}`);
+  }
+}
+
+/** What a running server's directory holds: `expected` plus the lock and at least one journal segment. */
+async function assertRunningDirectory(dataDir: string, expected: readonly string[]): Promise<void> {
+  const names = await fileNames(dataDir);
+  assertOnlyDataFiles(names);
+  assert.deepEqual(
+    names.filter((name) => name !== LOCK_FILE && !SEGMENT_NAME.test(name)),
+    [...expected].sort(),
+  );
+  assert.ok(names.includes(LOCK_FILE), `the lock is held: ${names.join(', ')}`);
+  assert.ok((await segmentNames(dataDir)).length >= 1, `a journal segment is open: ${names.join(', ')}`);
 }
 
 async function hashDirectory(directory: string): Promise<Record<string, string>> {
@@ -54,29 +167,144 @@ async function hashDirectory(directory: string): Promise<Record<string, string>>
   return hashes;
 }
 
+/** Every file of the directory as text, joined: to look for something that must never be stored. */
+async function allText(directory: string): Promise<string> {
+  const texts = await Promise.all((await fileNames(directory)).map((name) => readFile(join(directory, name), 'utf8')));
+  return texts.join('\n');
+}
+
+/** The pid of a process that has surely exited (it ran and was waited for). */
+async function deadPid(): Promise<number> {
+  const child = spawn(process.execPath, ['-e', ''], { stdio: 'ignore' });
+  await new Promise<void>((resolve, reject) => {
+    child.once('error', reject);
+    child.once('exit', () => resolve());
+  });
+  assert.ok(child.pid !== undefined);
+  return child.pid;
+}
+
+/**
+ * What `kill -9` of the server owning `from` would leave behind, in `to`: every file as
+ * it is (no final snapshot), and the lock naming a process that no longer runs. Call it
+ * only while no write and no compaction is under way, so the copy is one moment.
+ */
+async function copyAsCrashed(from: string, to: string): Promise<void> {
+  for (const name of await readdir(from)) await copyFile(join(from, name), join(to, name));
+  if ((await readdir(to)).includes(LOCK_FILE)) await writeFile(join(to, LOCK_FILE), `${await deadPid()}\n`);
+}
+
+/** Retries `check` until it passes (it throws while it does not), for background work such as compaction. */
+async function eventually(check: () => Promise<void>, timeoutMs = 5000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      await check();
+      return;
+    } catch (error) {
+      if (Date.now() > deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  }
+}
+
+interface FileEvent {
+  readonly kind: 'written' | 'synced';
+  readonly fd: number;
+  readonly text: string;
+}
+
+/**
+ * Records, in order, every completed write and fsync (sync or datasync) of every file
+ * handle in this process (the server under test runs here), until the test ends.
+ */
+async function watchFileHandles(): Promise<FileEvent[]> {
+  const probe = await open(join(await newDir(), 'probe'), 'w');
+  const prototype = Object.getPrototypeOf(probe) as Record<'write' | 'sync' | 'datasync', (...args: unknown[]) => Promise<unknown>>;
+  await probe.close();
+  const original = { write: prototype.write, sync: prototype.sync, datasync: prototype.datasync };
+  const events: FileEvent[] = [];
+  prototype.write = async function (this: FileHandle, ...args: unknown[]) {
+    const result = await original.write.apply(this, args);
+    events.push({ kind: 'written', fd: this.fd, text: String(args[0]) });
+    return result;
+  };
+  for (const method of ['sync', 'datasync'] as const) {
+    prototype[method] = async function (this: FileHandle, ...args: unknown[]) {
+      const fd = this.fd;
+      const result = await original[method].apply(this, args);
+      events.push({ kind: 'synced', fd, text: '' });
+      return result;
+    };
+  }
+  cleanups.push(async () => {
+    Object.assign(prototype, original);
+  });
+  return events;
+}
+
+/** The last write holding `needle` was followed by an fsync of the same file (call it as the answer arrives). */
+function assertFsyncedAfterWrite(events: readonly FileEvent[], needle: string): void {
+  const written = events.findLastIndex((event) => event.kind === 'written' && event.text.includes(needle));
+  assert.ok(written >= 0, `a write holds ${needle}`);
+  const { fd } = events[written] as FileEvent;
+  assert.ok(
+    events.slice(written + 1).some((event) => event.kind === 'synced' && event.fd === fd),
+    `the write holding ${needle} was fsynced before its answer`,
+  );
+}
+
+function recordingLogger(): Logger & { lines: { level: string; message: string }[] } {
+  const lines: { level: string; message: string }[] = [];
+  return {
+    lines,
+    info: (message) => lines.push({ level: 'info', message }),
+    warn: (message) => lines.push({ level: 'warn', message }),
+    error: (message) => lines.push({ level: 'error', message }),
+  };
+}
+
+function productRecord(id: number, name = `P${id}`): Record<string, unknown> {
+  return { id, name, category: 'c', price: 1, created_at: TIMESTAMP, updated_at: TIMESTAMP };
+}
+
+/** One journal line as the format prescribes, with its newline. */
+function journalLine(seq: number, changes: JournalChange[]): string {
+  return `${JSON.stringify({ seq, changes })}\n`;
+}
+
+function putProduct(seq: number, id: number, name?: string): string {
+  return journalLine(seq, [{ put: 'products', record: productRecord(id, name) }]);
+}
+
+// Each test registers what it starts and creates; afterEach closes the servers, then removes the dirs.
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+async function newDir(): Promise<string> {
+  const dir = await temporaryDirectory();
+  cleanups.push(dir.remove);
+  return dir.path;
+}
+
+/** A server on `dataDir` (seed false unless given), closed after the test; closing it twice is safe. */
+async function startOn(dataDir: string, options: ServerOptions = {}): Promise<TestServer> {
+  const api = await startTestServer({ dataDir, seed: false, ...options });
+  cleanups.push(() => api.close());
+  return api;
+}
+
 let exampleHashesBefore: Record<string, string>;
 before(async () => {
   exampleHashesBefore = await hashDirectory(EXAMPLE_DIR);
 });
 
 describe('storage: with a data directory', () => {
-  let dir: { path: string; remove: () => Promise<void> };
-  const running: TestServer[] = [];
-  const start = async (seed = false): Promise<TestServer> => {
-    const api = await startTestServer({ dataDir: dir.path, seed });
-    running.push(api);
-    return api;
-  };
-  beforeEach(async () => {
-    dir = await temporaryDirectory();
-  });
-  afterEach(async () => {
-    for (const api of running.splice(0)) await api.close();
-    await dir.remove();
-  });
-
   test('a restart with the same dataDir keeps every record and the id counters (a deleted highest id is not reused)', async () => {
-    const first = await start();
+    const dir = await newDir();
+    const first = await startOn(dir);
     const p1 = await createProduct(first, { name: 'One' });
     const p2 = await createProduct(first, { name: 'Two', description: 'second' });
     const p3 = await createProduct(first, { name: 'Three' });
@@ -86,9 +314,9 @@ describe('storage: with a data directory', () => {
     assert.equal((await first.delete(`/v1/products/${p3.id}`)).status, 204);
     const userBefore = await first.get(`/v1/users/${user}`);
     await first.close();
-    assert.equal((await readSnapshot(dir.path, 'products')).next_id, 4);
+    assert.equal((await readSnapshot(dir, 'products')).next_id, 4);
 
-    const second = await start();
+    const second = await startOn(dir);
     const products = await second.get('/v1/products');
     assert.deepEqual(products.body.data, [p1, p2]);
     const userAfter = await second.get(`/v1/users/${user}`);
@@ -102,20 +330,25 @@ describe('storage: with a data directory', () => {
     assert.equal(secondUser, user + 1);
   });
 
-  test('snapshot files are {next_id, records} with one record per line', async () => {
-    const api = await start();
+  test('snapshot files are {next_id, journal_seq, records} with one record per line (the final snapshot, after close)', async () => {
+    const dir = await newDir();
+    const api = await startOn(dir);
     const product = await createProduct(api, { name: 'Line "quoted"\nbreak', description: 'multi\nline' });
-    await createProduct(api, { name: 'Second' });
+    const second = await createProduct(api, { name: 'Second' });
     const user = await createUser(api, { password: 'a secret password' });
     await api.post(`/v1/users/${user}/orders`, { items: [{ product_id: product.id, quantity: 1 }] });
+    await api.close();
 
-    assert.deepEqual((await readdir(dir.path)).sort(), SNAPSHOT_FILES);
+    assert.deepEqual(await fileNames(dir), SNAPSHOT_FILES);
+    const seqs = new Set<number>();
     for (const collection of ['users', 'products', 'orders']) {
-      const text = await readFile(join(dir.path, `${collection}.json`), 'utf8');
+      const text = await readFile(join(dir, `${collection}.json`), 'utf8');
       const snapshot = JSON.parse(text) as Snapshot;
-      assert.deepEqual(Object.keys(snapshot).sort(), ['next_id', 'records'], collection);
+      assert.deepEqual(Object.keys(snapshot).sort(), ['journal_seq', 'next_id', 'records'], collection);
       assert.ok(Number.isInteger(snapshot.next_id), collection);
+      assert.ok(Number.isInteger(snapshot.journal_seq) && snapshot.journal_seq >= 0, collection);
       assert.ok(Array.isArray(snapshot.records), collection);
+      seqs.add(snapshot.journal_seq);
       // every record is alone on its own line: each line holding a record parses to exactly it
       const recordLines = text.split('\n').filter((line) => line.trimStart().startsWith('{"'));
       assert.equal(recordLines.length, snapshot.records.length, collection);
@@ -123,23 +356,34 @@ describe('storage: with a data directory', () => {
         assert.deepEqual(JSON.parse(line.trim().replace(/,$/, '')), snapshot.records[index], `${collection} line ${index}`);
       });
     }
-    const products = await readSnapshot(dir.path, 'products');
-    assert.deepEqual(products, { next_id: 3, records: [product, products.records[1]] });
+    assert.equal(seqs.size, 1, `one final snapshot covers every collection up to the same seq: ${[...seqs].join(', ')}`);
+    assert.deepEqual(await snapshotContent(dir, 'products'), { next_id: 3, records: [product, second] });
   });
 
-  test('the password is stored hashed, never in plain text', async () => {
-    const api = await start();
+  test('the password is stored hashed, never in plain text (neither in the journal nor in the snapshot)', async () => {
+    const dir = await newDir();
+    const api = await startOn(dir);
     const id = await createUser(api, { password: 'plain-text-never-stored' });
-    const text = await readFile(join(dir.path, 'users.json'), 'utf8');
+    // right after the answer: the journal line holds the user with a hash only
+    const line = (await journalLines(dir)).at(-1);
+    assert.deepEqual(changeSummary(line), [`put users ${id}`]);
+    const journaled = (line?.changes[0] as { record: any }).record;
+    assert.equal(journaled.password, undefined);
+    assert.equal(typeof journaled.password_hash, 'string');
+    assert.equal((await allText(dir)).includes('plain-text-never-stored'), false);
+
+    await api.close();
+    const text = await readFile(join(dir, 'users.json'), 'utf8');
     assert.equal(text.includes('plain-text-never-stored'), false);
     const record = (JSON.parse(text) as Snapshot).records.find((stored: { id: number }) => stored.id === id);
     assert.ok(record !== undefined, text);
     assert.equal(record.password, undefined);
-    assert.equal(typeof record.password_hash, 'string');
+    assert.equal(record.password_hash, journaled.password_hash);
   });
 
   test('no temporary files are left in the dataDir after many concurrent writes', async () => {
-    const api = await start();
+    const dir = await newDir();
+    const api = await startOn(dir);
     const created = await Promise.all(
       Array.from({ length: 30 }, (_, n) => api.post('/v1/products', { name: `P${n}`, category: 'c', price: n })),
     );
@@ -150,77 +394,135 @@ describe('storage: with a data directory', () => {
       api.delete('/v1/products/3'),
       createUser(api),
     ]);
-    assert.deepEqual((await readdir(dir.path)).sort(), SNAPSHOT_FILES);
-    const ids = await recordIds(dir.path, 'products');
-    assert.deepEqual(ids, Array.from({ length: 30 }, (_, n) => n + 1).filter((id) => id !== 3));
+    const expectedIds = Array.from({ length: 30 }, (_, n) => n + 1).filter((id) => id !== 3);
+    await assertRunningDirectory(dir, SNAPSHOT_FILES);
+    assert.deepEqual((await diskRecords(dir, 'products')).map((record) => record.id), expectedIds);
+
+    await api.close();
+    assert.deepEqual(await fileNames(dir), SNAPSHOT_FILES);
+    assert.deepEqual(await recordIds(dir, 'products'), expectedIds);
   });
 
-  test('every acknowledged write is on disk when its response arrives (POST, PUT, PATCH, DELETE)', async () => {
-    const api = await start();
-    const created = await api.post('/v1/products', { name: 'Durable', category: 'c', price: 1.5 });
+  test('every acknowledged write is on disk when its response arrives (POST, PUT, PATCH, DELETE): a journal line holds it', async () => {
+    const dir = await newDir();
+    const api = await startOn(dir);
+    /** The newest journal line, read right after the answer, and what snapshot + journal now give. */
+    const lastLine = async (): Promise<JournalLine> => (await journalLines(dir)).at(-1) as JournalLine;
+
+    const events = await watchFileHandles();
+    /** Each answer is checked as it arrives: the write of its journal line was fsynced before it. */
+    const fsynced = async (response: Promise<TestResponse>, change: (body: any) => JournalChange): Promise<TestResponse> => {
+      const answered = await response;
+      assertFsyncedAfterWrite(events, JSON.stringify(change(answered.body)));
+      return answered;
+    };
+
+    const created = await fsynced(api.post('/v1/products', { name: 'Durable', category: 'c', price: 1.5 }), (body) => ({ put: 'products', record: body }));
     assert.equal(created.status, 201);
-    assert.deepEqual((await readSnapshot(dir.path, 'products')).records, [created.body]);
+    assert.deepEqual((await lastLine()).changes, [{ put: 'products', record: created.body }]);
+    assert.deepEqual(await diskRecords(dir, 'products'), [created.body]);
 
-    const put = await api.put(`/v1/products/${created.body.id}`, { name: 'Put', category: 'd', price: 2 });
+    const put = await fsynced(api.put(`/v1/products/${created.body.id}`, { name: 'Put', category: 'd', price: 2 }), (body) => ({ put: 'products', record: body }));
     assert.equal(put.status, 200);
-    assert.deepEqual((await readSnapshot(dir.path, 'products')).records, [put.body]);
+    assert.deepEqual((await lastLine()).changes, [{ put: 'products', record: put.body }]);
+    assert.deepEqual(await diskRecords(dir, 'products'), [put.body]);
 
-    const patched = await api.patch(`/v1/products/${created.body.id}`, { description: 'patched' });
+    const patched = await fsynced(api.patch(`/v1/products/${created.body.id}`, { description: 'patched' }), (body) => ({ put: 'products', record: body }));
     assert.equal(patched.status, 200);
-    assert.deepEqual((await readSnapshot(dir.path, 'products')).records, [patched.body]);
+    assert.deepEqual((await lastLine()).changes, [{ put: 'products', record: patched.body }]);
+    assert.deepEqual(await diskRecords(dir, 'products'), [patched.body]);
 
     const user = await api.post('/v1/users', { name: 'Ann', email: 'ann@example.com' });
+    assertFsyncedAfterWrite(events, '"email":"ann@example.com"');
     assert.equal(user.status, 201);
+    assert.deepEqual(changeSummary(await lastLine()), [`put users ${user.body.id}`]);
     // the administrator (id 1) comes first; the new user is the last record
-    const storedUsers = (await readSnapshot(dir.path, 'users')).records;
+    const storedUsers = await diskRecords(dir, 'users');
     assert.deepEqual(storedUsers.map((record: { id: number }) => record.id), [1, user.body.id]);
     const storedUser = storedUsers.at(-1);
     assert.equal(storedUser.id, user.body.id);
     assert.equal(storedUser.email, 'ann@example.com');
 
-    const order = await api.post(`/v1/users/${user.body.id}/orders`, { items: [{ product_id: created.body.id, quantity: 3 }] });
+    const order = await fsynced(api.post(`/v1/users/${user.body.id}/orders`, { items: [{ product_id: created.body.id, quantity: 3 }] }), (body) => ({
+      put: 'orders',
+      record: body,
+    }));
     assert.equal(order.status, 201);
-    assert.deepEqual((await readSnapshot(dir.path, 'orders')).records, [order.body]);
+    assert.deepEqual((await lastLine()).changes, [{ put: 'orders', record: order.body }]);
+    assert.deepEqual(await diskRecords(dir, 'orders'), [order.body]);
 
-    const deleted = await api.delete(`/v1/products/${created.body.id}`);
+    const deleted = await fsynced(api.delete(`/v1/products/${created.body.id}`), () => ({ delete: 'products', id: created.body.id }));
     assert.equal(deleted.status, 204);
-    assert.deepEqual(await readSnapshot(dir.path, 'products'), { next_id: 2, records: [] });
+    assert.deepEqual((await lastLine()).changes, [{ delete: 'products', id: created.body.id }]);
+    assert.deepEqual(await diskRecords(dir, 'products'), []);
+    // one line per acknowledged write: the administrator, then the six above
+    assert.equal((await journalLines(dir)).length, 7);
   });
 
-  test('deleting a user deletes their orders from orders.json too', async () => {
-    const api = await start(true);
-    assert.deepEqual(await recordIds(dir.path, 'orders'), [1, 2, 3, 4, 5]);
+  test('deleting a user deletes their orders too, in ONE journal line (replayed all or nothing)', async () => {
+    const dir = await newDir();
+    const api = await startOn(dir, { seed: true });
+    assert.deepEqual((await diskRecords(dir, 'orders')).map((record) => record.id), [1, 2, 3, 4, 5]);
+    const linesBefore = (await journalLines(dir)).length;
+
     const response = await api.delete('/v1/users/1');
     assert.equal(response.status, 204);
-    assert.deepEqual(await recordIds(dir.path, 'users'), [2, 3]); // bob, and the administrator (id 3)
-    const orders = await readSnapshot(dir.path, 'orders');
+    const lines = await journalLines(dir);
+    assert.equal(lines.length, linesBefore + 1, 'the cascade is a single commit');
+    // alice (1) had orders 1, 2 and 3
+    assert.deepEqual(changeSummary(lines.at(-1)), ['delete orders 1', 'delete orders 2', 'delete orders 3', 'delete users 1']);
+    assert.deepEqual((await diskRecords(dir, 'users')).map((record) => record.id), [2, 3]); // bob, and the administrator (id 3)
     assert.deepEqual(
-      orders.records.map((record: { id: number; user_id: number }) => [record.id, record.user_id]),
+      (await diskRecords(dir, 'orders')).map((record: { id: number; user_id: number }) => [record.id, record.user_id]),
       [
         [4, 2],
         [5, 2],
       ],
     );
-    assert.equal(orders.next_id, 6);
     assert.equal((await api.get('/v1/users/1/orders/1')).status, 404);
+
+    await api.close();
+    assert.deepEqual(await recordIds(dir, 'users'), [2, 3]);
+    const orders = await readSnapshot(dir, 'orders');
+    assert.deepEqual(orders.records.map((record: { id: number }) => record.id), [4, 5]);
+    assert.equal(orders.next_id, 6);
   });
 
   test('first start with an empty dir and seed:true writes the example data (2 users, 12 products, 5 orders) and the administrator', async () => {
-    const api = await start(true);
-    assert.deepEqual((await readdir(dir.path)).sort(), SNAPSHOT_FILES);
+    const dir = await newDir();
+    const api = await startOn(dir, { seed: true });
+    // at once: snapshots of the example data; with the journal they also hold the administrator
+    await assertRunningDirectory(dir, SNAPSHOT_FILES);
+    for (const collection of ['products', 'orders']) {
+      const example = JSON.parse(await readFile(join(EXAMPLE_DIR, `${collection}.json`), 'utf8')) as Snapshot;
+      assert.deepEqual(await diskRecords(dir, collection), example.records, collection);
+    }
+    assert.deepEqual(
+      (await diskRecords(dir, 'users')).map((record: { id: number; email: string; role: string }) => [record.id, record.email, record.role]),
+      [
+        [1, 'alice@example.com', 'user'],
+        [2, 'bob@example.com', 'user'],
+        [3, TEST_ADMIN_EMAIL, 'admin'],
+      ],
+    );
+    assert.equal((await api.get('/v1/products')).body.meta.total, 12);
+    assert.deepEqual(api.server.app.recordCounts(), { users: 3, products: 12, orders: 5 });
+
+    await api.close();
+    assert.deepEqual(await fileNames(dir), SNAPSHOT_FILES);
     for (const [collection, count] of [
       ['users', 2],
       ['products', 12],
       ['orders', 5],
     ] as const) {
-      const snapshot = await readSnapshot(dir.path, collection);
+      const snapshot = await snapshotContent(dir, collection);
       // users.json also holds the administrator ensured at start, after the example users
       const written = collection === 'users' ? { next_id: snapshot.next_id - 1, records: snapshot.records.slice(0, -1) } : snapshot;
       const example = JSON.parse(await readFile(join(EXAMPLE_DIR, `${collection}.json`), 'utf8')) as Snapshot;
       assert.equal(written.records.length, count, collection);
       assert.deepEqual(written, example, collection);
     }
-    const users = await readSnapshot(dir.path, 'users');
+    const users = await readSnapshot(dir, 'users');
     assert.equal(users.records.length, 3);
     assert.deepEqual(
       users.records.map((record: { id: number; email: string; role: string }) => [record.id, record.email, record.role]),
@@ -230,19 +532,27 @@ describe('storage: with a data directory', () => {
         [3, TEST_ADMIN_EMAIL, 'admin'],
       ],
     );
-    assert.equal((await api.get('/v1/products')).body.meta.total, 12);
-    assert.deepEqual(api.server.app.recordCounts(), { users: 3, products: 12, orders: 5 });
   });
 
-  test('without a tokenSecret the dir also holds token-secret (mode 0600); the seeded users.json has the administrator as id 3', async () => {
-    const server = await startServer({ port: 0, dataDir: dir.path, seed: true, adminPassword: TEST_ADMIN_PASSWORD });
-    running.push(wrap(server, undefined));
-    assert.deepEqual((await readdir(dir.path)).sort(), DATA_DIR_FILES);
-    const secretFile = join(dir.path, 'token-secret');
+  test('without a tokenSecret the dir also holds token-secret (mode 0600); the seeded users have the administrator as id 3', async () => {
+    const dir = await newDir();
+    const server = await startServer({ port: 0, dataDir: dir, seed: true, adminPassword: TEST_ADMIN_PASSWORD });
+    cleanups.push(() => server.close());
+    await assertRunningDirectory(dir, DATA_DIR_FILES);
+    const secretFile = join(dir, 'token-secret');
     assert.equal((await stat(secretFile)).mode & 0o777, 0o600);
     assert.ok((await readFile(secretFile, 'utf8')).trim().length >= 32, 'the kept secret is at least 32 characters');
+    assert.equal((await allText(dir)).includes(TEST_ADMIN_PASSWORD), false, 'the admin password is stored hashed only');
 
-    const text = await readFile(join(dir.path, 'users.json'), 'utf8');
+    // the stored hash is the configured password's, and a token signed with the kept secret is accepted
+    const token = await login(wrap(server, undefined), TEST_ADMIN_EMAIL, TEST_ADMIN_PASSWORD);
+    const me = await wrap(server, token).get('/v1/users/3');
+    assert.equal(me.status, 200, me.text);
+    assert.equal(me.body.role, 'admin');
+
+    await server.close();
+    assert.deepEqual(await fileNames(dir), DATA_DIR_FILES);
+    const text = await readFile(join(dir, 'users.json'), 'utf8');
     assert.equal(text.includes(TEST_ADMIN_PASSWORD), false, 'the admin password is stored hashed only');
     const users = JSON.parse(text) as Snapshot;
     assert.equal(users.next_id, 4);
@@ -254,43 +564,49 @@ describe('storage: with a data directory', () => {
     assert.equal(admin.password, undefined);
     assert.equal(typeof admin.password_hash, 'string');
     assert.ok(admin.password_hash.length > 0);
-
-    // the stored hash is the configured password's, and a token signed with the kept secret is accepted
-    const token = await login(wrap(server, undefined), TEST_ADMIN_EMAIL, TEST_ADMIN_PASSWORD);
-    const me = await wrap(server, token).get('/v1/users/3');
-    assert.equal(me.status, 200, me.text);
-    assert.equal(me.body.role, 'admin');
   });
 
   test('a missing dataDir is created', async () => {
-    const nested = join(dir.path, 'a', 'b');
-    const api = await startTestServer({ dataDir: nested, seed: false });
-    running.push(api);
-    assert.deepEqual((await readdir(nested)).sort(), SNAPSHOT_FILES);
+    const nested = join(await newDir(), 'a', 'b');
+    const api = await startOn(nested);
+    await assertRunningDirectory(nested, SNAPSHOT_FILES);
+    await api.close();
+    assert.deepEqual(await fileNames(nested), SNAPSHOT_FILES);
   });
 
   test('seed:false starts empty (but for the administrator) and writes empty snapshots', async () => {
-    const api = await start(false);
+    const dir = await newDir();
+    const api = await startOn(dir);
     for (const collection of ['products', 'orders']) {
-      assert.deepEqual(await readSnapshot(dir.path, collection), { next_id: 1, records: [] }, collection);
+      assert.deepEqual(await snapshotContent(dir, collection), { next_id: 1, records: [] }, collection);
     }
-    const users = await readSnapshot(dir.path, 'users');
+    assert.deepEqual(
+      (await diskRecords(dir, 'users')).map((record: { id: number; email: string; role: string }) => [record.id, record.email, record.role]),
+      [[1, TEST_ADMIN_EMAIL, 'admin']],
+    );
+    assert.deepEqual((await api.get('/v1/products')).body.meta.total, 0);
+    assert.deepEqual((await api.get('/v1/users')).body.meta.total, 1);
+
+    await api.close();
+    for (const collection of ['products', 'orders']) {
+      assert.deepEqual(await snapshotContent(dir, collection), { next_id: 1, records: [] }, collection);
+    }
+    const users = await readSnapshot(dir, 'users');
     assert.equal(users.next_id, 2);
     assert.deepEqual(
       users.records.map((record: { id: number; email: string; role: string }) => [record.id, record.email, record.role]),
       [[1, TEST_ADMIN_EMAIL, 'admin']],
     );
-    assert.deepEqual((await api.get('/v1/products')).body.meta.total, 0);
-    assert.deepEqual((await api.get('/v1/users')).body.meta.total, 1);
   });
 
   test('a dir that already has snapshots is not re-seeded, even empty ones', async () => {
-    const first = await start(false);
+    const dir = await newDir();
+    const first = await startOn(dir);
     await createProduct(first, { name: 'Mine' });
     await first.close();
-    const before = await hashDirectory(dir.path);
+    const before = await hashDirectory(dir);
 
-    const second = await start(true);
+    const second = await startOn(dir, { seed: true });
     const products = await second.get('/v1/products');
     assert.deepEqual(
       products.body.data.map((record: { name: string }) => record.name),
@@ -298,13 +614,14 @@ describe('storage: with a data directory', () => {
     );
     assert.equal((await second.get('/v1/users')).body.meta.total, 1); // the administrator only
     await second.close();
-    assert.deepEqual(await hashDirectory(dir.path), before);
+    assert.deepEqual(await hashDirectory(dir), before);
   });
 
   test('a dir holding only products.json is not a first start: the other collections start empty', async () => {
-    const only = '{"next_id":8,"records":[{"id":7,"name":"Kept","category":"c","price":1,"created_at":"2026-01-01T00:00:00.000Z","updated_at":"2026-01-01T00:00:00.000Z"}]}\n';
-    await writeFile(join(dir.path, 'products.json'), only);
-    const api = await start(true);
+    const dir = await newDir();
+    const only = `{"next_id":8,"records":[${JSON.stringify(productRecord(7, 'Kept'))}]}\n`;
+    await writeFile(join(dir, 'products.json'), only);
+    const api = await startOn(dir, { seed: true });
     assert.deepEqual((await api.get('/v1/products')).body.data.map((record: { id: number }) => record.id), [7]);
     assert.deepEqual(
       (await api.get('/v1/users')).body.data.map((record: { id: number; email: string }) => [record.id, record.email]),
@@ -316,9 +633,372 @@ describe('storage: with a data directory', () => {
   });
 });
 
+describe('storage: the journal', () => {
+  test('50 concurrent writes: all 201, one journal line each, sharing fsyncs; a restart after a crash shows all 50', async () => {
+    const dir = await newDir();
+    const api = await startOn(dir);
+    const events = await watchFileHandles();
+    // each answer is checked as it arrives: its journal line was written and fsynced before it
+    const responses = await Promise.all(
+      Array.from({ length: 50 }, (_, n) =>
+        api.post('/v1/products', { name: `C${n}`, category: 'c', price: n }).then((response) => {
+          assertFsyncedAfterWrite(events, `"name":"C${n}"`);
+          return response;
+        }),
+      ),
+    );
+    const fsyncs = events.filter((event) => event.kind === 'synced').length;
+    for (const response of responses) assert.equal(response.status, 201, response.text);
+    assert.ok(fsyncs >= 1, 'the journal is fsynced');
+    assert.ok(fsyncs < 50, `50 concurrent commits share fsyncs (group commit), but ${fsyncs} fsyncs ran`);
+
+    const bodies = responses.map((response) => response.body).sort((a, b) => a.id - b.id);
+    assert.deepEqual(bodies.map((body) => body.id), Array.from({ length: 50 }, (_, n) => n + 1));
+    const productLines = (await journalLines(dir)).filter((line) => line.changes.some((change) => 'put' in change && change.put === 'products'));
+    assert.equal(productLines.length, 50, 'one line per commit');
+    const journaled = productLines.flatMap((line) => line.changes.map((change) => (change as { record: any }).record)).sort((a, b) => a.id - b.id);
+    assert.deepEqual(journaled, bodies);
+
+    const copy = await newDir();
+    await copyAsCrashed(dir, copy);
+    const restarted = await startOn(copy);
+    const list = await restarted.get('/v1/products?limit=100');
+    assert.equal(list.body.meta.total, 50);
+    assert.deepEqual(list.body.data, bodies);
+  });
+
+  test('a start after a crash (no close, the lock left behind) replays the journal: records, updates, deletes and id counters', async () => {
+    const dir = await newDir();
+    const first = await startOn(dir);
+    const p1 = await createProduct(first, { name: 'One' });
+    const p2 = await createProduct(first, { name: 'Two' });
+    const p3 = await createProduct(first, { name: 'Three' });
+    const patched = await first.patch(`/v1/products/${p2.id}`, { price: 5, description: 'patched' });
+    assert.equal(patched.status, 200, patched.text);
+    assert.equal((await first.delete(`/v1/products/${p3.id}`)).status, 204); // the highest id: never reused
+    const user = await createUser(first, { email: 'crash@example.com' });
+    const order = await first.post(`/v1/users/${user}/orders`, { items: [{ product_id: p1.id, quantity: 2 }] });
+    assert.equal(order.status, 201, order.text);
+    const userBefore = await first.get(`/v1/users/${user}`);
+
+    const copy = await newDir();
+    await copyAsCrashed(dir, copy);
+    assert.ok((await journalLines(copy)).length >= 7, 'the writes are in the journal, not yet in a snapshot');
+
+    const second = await startOn(copy);
+    assert.equal((await readFile(join(copy, LOCK_FILE), 'utf8')).trim(), String(process.pid), 'the stale lock was taken over');
+    assert.deepEqual((await second.get('/v1/products')).body.data, [p1, patched.body]);
+    const userAfter = await second.get(`/v1/users/${user}`);
+    assert.deepEqual(userAfter.body, userBefore.body);
+    assert.equal(userAfter.headers.get('etag'), userBefore.headers.get('etag'));
+    assert.deepEqual((await second.get(`/v1/users/${user}/orders/${order.body.id}`)).body, order.body);
+
+    assert.equal((await createProduct(second, { name: 'Four' })).id, 4);
+    assert.equal(await createUser(second), user + 1);
+    const nextOrder = await second.post(`/v1/users/${user}/orders`, { items: [{ product_id: p1.id, quantity: 1 }] });
+    assert.equal(nextOrder.body.id, order.body.id + 1);
+  });
+
+  test('journal lines written by hand are replayed over the snapshots; lines a snapshot already holds (seq ≤ journal_seq) are skipped', async () => {
+    const dir = await newDir();
+    const snapshot = { next_id: 3, journal_seq: 2, records: [productRecord(1, 'From the snapshot'), productRecord(2, 'Kept')] };
+    await writeFile(join(dir, 'products.json'), `${JSON.stringify(snapshot)}\n`);
+    const journalUser = { id: 7, name: 'Journal', email: 'journal@example.com', role: 'user', created_at: TIMESTAMP, updated_at: TIMESTAMP };
+    await writeFile(
+      join(dir, 'journal-000000000001.jsonl'),
+      putProduct(1, 1, 'Older than the snapshot') +
+        putProduct(2, 2, 'Kept') +
+        putProduct(3, 5, 'Replayed') +
+        journalLine(4, [{ delete: 'products', id: 2 }]) +
+        journalLine(5, [{ put: 'users', record: journalUser }]), // users has no snapshot: replayed from the start
+    );
+    const api = await startOn(dir, { seed: true });
+    assert.deepEqual(
+      (await api.get('/v1/products')).body.data.map((record: { id: number; name: string }) => [record.id, record.name]),
+      [
+        [1, 'From the snapshot'],
+        [5, 'Replayed'],
+      ],
+    );
+    assert.equal((await createProduct(api)).id, 6);
+    const users = (await api.get('/v1/users')).body.data.map((record: { id: number; email: string }) => [record.id, record.email]);
+    // not a first start, so not seeded; the administrator comes after the replayed user
+    assert.deepEqual(users, [
+      [7, 'journal@example.com'],
+      [8, TEST_ADMIN_EMAIL],
+    ]);
+
+    await api.close();
+    assert.deepEqual(await fileNames(dir), SNAPSHOT_FILES);
+    assert.deepEqual(await recordIds(dir, 'products'), [1, 5, 6]);
+    assert.deepEqual(await recordIds(dir, 'users'), [7, 8]);
+  });
+
+  test('a torn last line is cut back with a warning: the start succeeds without it, and later writes append and survive a restart', async () => {
+    const dir = await newDir();
+    const first = await startOn(dir);
+    // multi-byte characters before the tear: the cut must count bytes, not characters
+    const p1 = await createProduct(first, { name: 'Café ☕ ünïcødé' });
+    const p2 = await createProduct(first, { name: 'Zweite Größe' });
+    const copy = await newDir();
+    await copyAsCrashed(dir, copy);
+
+    const segment = join(copy, (await segmentNames(copy)).at(-1) as string);
+    const good = await readFile(segment);
+    const lastSeq = ((await journalLines(copy)).at(-1) as JournalLine).seq;
+    // the next line, as a crash during its append would leave it: cut inside the ☕
+    const whole = Buffer.from(putProduct(lastSeq + 1, 3, 'Torn ☕ never acknowledged'));
+    const torn = whole.subarray(0, whole.indexOf(Buffer.from('☕')) + 1);
+    await appendFile(segment, torn);
+
+    const logger = recordingLogger();
+    const second = await startOn(copy, { logger });
+    const warnings = logger.lines.filter((line) => line.level === 'warn');
+    assert.equal(warnings.length, 1, JSON.stringify(logger.lines));
+    assert.ok(warnings[0]?.message.includes(segment), warnings[0]?.message);
+    assert.deepEqual(
+      logger.lines.filter((line) => line.level === 'error'),
+      [],
+    );
+    assert.ok((await readFile(segment)).equals(good), 'the segment is cut back to its good bytes');
+
+    assert.deepEqual((await second.get('/v1/products')).body.data, [p1, p2]);
+    assert.equal((await second.get('/v1/products/3')).status, 404, 'the torn write is not there');
+    const p3 = await createProduct(second, { name: 'After the tear' });
+    assert.equal(p3.id, 3);
+    assert.deepEqual((await journalLines(copy)).at(-1)?.changes, [{ put: 'products', record: p3 }]); // every segment parses
+    assert.deepEqual(await diskRecords(copy, 'products'), [p1, p2, p3]);
+
+    await second.close();
+    const third = await startOn(copy, { logger });
+    assert.deepEqual((await third.get('/v1/products')).body.data, [p1, p2, p3]);
+    assert.equal(logger.lines.filter((line) => line.level === 'warn').length, 1, 'no second warning');
+  });
+});
+
+describe('storage: a damaged journal stops the start, names the file and line, and changes nothing', () => {
+  const segment1 = 'journal-000000000001.jsonl';
+  const cases: { name: string; files: Record<string, string>; names: string; line?: number }[] = [
+    {
+      name: 'a torn line before the last (not JSON)',
+      files: { [segment1]: putProduct(1, 1) + '{"seq":2,"changes":[{"put":"prod\n' + putProduct(3, 3) },
+      names: segment1,
+      line: 2,
+    },
+    {
+      name: 'JSON that is not an entry (an unknown collection)',
+      files: { [segment1]: putProduct(1, 1) + journalLine(2, [{ put: 'nowhere', record: productRecord(2) }]) + putProduct(3, 3) },
+      names: segment1,
+      line: 2,
+    },
+    {
+      name: 'a put of a record without timestamps',
+      files: { [segment1]: putProduct(1, 1) + journalLine(2, [{ put: 'products', record: { id: 2, name: 'P' } }]) + putProduct(3, 3) },
+      names: segment1,
+      line: 2,
+    },
+    {
+      name: 'an entry without a seq',
+      files: { [segment1]: putProduct(1, 1) + '{"changes":[{"delete":"products","id":1}]}\n' + putProduct(3, 3) },
+      names: segment1,
+      line: 2,
+    },
+    {
+      name: 'an empty line',
+      files: { [segment1]: putProduct(1, 1) + '\n' + putProduct(3, 3) },
+      names: segment1,
+      line: 2,
+    },
+    {
+      name: 'a seq that goes backwards',
+      files: { [segment1]: putProduct(1, 1) + putProduct(3, 2) + putProduct(2, 3) + putProduct(4, 4) },
+      names: segment1,
+      line: 3,
+    },
+    {
+      name: 'a repeated seq',
+      files: { [segment1]: putProduct(1, 1) + putProduct(1, 2) },
+      names: segment1,
+      line: 2,
+    },
+    {
+      name: 'a damaged last line in a segment that is not the newest',
+      files: { [segment1]: putProduct(1, 1) + '{"seq":2,"chan', 'journal-000000000002.jsonl': putProduct(2, 2) },
+      names: segment1,
+    },
+    {
+      name: 'a newer segment whose seqs go back',
+      files: { [segment1]: putProduct(1, 1) + putProduct(2, 2), 'journal-000000000003.jsonl': putProduct(2, 3) },
+      names: 'journal-000000000003.jsonl',
+    },
+  ];
+  for (const c of cases) {
+    test(`${c.name} → startServer rejects with a StartupError naming ${c.names}${c.line === undefined ? '' : ` and line ${c.line}`}; bytes unchanged`, async () => {
+      const dir = await newDir();
+      for (const [name, text] of Object.entries(c.files)) await writeFile(join(dir, name), text);
+      await writeFile(join(dir, 'products.json'), '{"next_id": 1, "journal_seq": 0, "records": []}\n');
+      const before = await hashDirectory(dir);
+
+      await assert.rejects(startServer({ port: 0, dataDir: dir, seed: true, ...TEST_AUTH_OPTIONS }), (error: unknown) => {
+        assert.ok(error instanceof StartupError, String(error));
+        assert.ok(error.message.includes(join(dir, c.names)), error.message);
+        if (c.line !== undefined) assert.match(error.message, new RegExp(`\\bline ${c.line}\\b`));
+        return true;
+      });
+      assert.deepEqual(await hashDirectory(dir), before, 'no file written, cut, added or left behind (not even the lock)');
+    });
+  }
+
+  const corruptSnapshots = [
+    { name: 'invalid JSON', text: '{"next_id": 2, "journal_seq": 1, "records": [' },
+    { name: 'a negative journal_seq', text: '{"next_id": 1, "journal_seq": -1, "records": []}\n' },
+    { name: 'a journal_seq that is a string', text: '{"next_id": 1, "journal_seq": "1", "records": []}\n' },
+  ];
+  for (const c of corruptSnapshots) {
+    test(`a snapshot with ${c.name} beside a journal with a torn tail → StartupError naming the snapshot; the torn tail is not cut`, async () => {
+      const dir = await newDir();
+      const snapshot = join(dir, 'orders.json');
+      await writeFile(snapshot, c.text);
+      await writeFile(join(dir, segment1), putProduct(1, 1) + '{"seq":2,"changes":[{"put":"prod');
+      const before = await hashDirectory(dir);
+      const logger = recordingLogger();
+
+      await assert.rejects(startServer({ port: 0, dataDir: dir, seed: true, logger, ...TEST_AUTH_OPTIONS }), (error: unknown) => {
+        assert.ok(error instanceof StartupError, String(error));
+        assert.ok(error.message.includes(snapshot), error.message);
+        return true;
+      });
+      assert.deepEqual(await hashDirectory(dir), before);
+      assert.deepEqual(logger.lines, [], 'nothing was skipped, so nothing is reported as skipped');
+    });
+  }
+});
+
+describe('storage: compaction', () => {
+  /**
+   * Waits until no compaction is under way and none is half done: no temporary file,
+   * one journal segment (the current one, starting right after what the snapshots
+   * hold), and every snapshot at the same journal_seq. Returns that seq.
+   */
+  async function settled(dir: string): Promise<number> {
+    let seq = -1;
+    await eventually(async () => {
+      const names = await fileNames(dir);
+      assertOnlyDataFiles(names);
+      const seqs = await Promise.all(SNAPSHOT_FILES.map(async (name) => (await readSnapshot(dir, name.replace('.json', ''))).journal_seq));
+      assert.equal(new Set(seqs).size, 1, `snapshots at one seq: ${seqs.join(', ')}`);
+      seq = seqs[0] as number;
+      const segments = await segmentNames(dir);
+      assert.deepEqual(segments.map(firstSeqOf), [seq + 1], `only the segment after seq ${seq} is left: ${segments.join(', ')}`);
+    });
+    return seq;
+  }
+
+  test('many writes with compactAfterBytes: 2000 compact repeatedly and leave no temporary file', async () => {
+    const dir = await newDir();
+    const api = await startOn(dir, { compactAfterBytes: 2000 });
+    for (let round = 0; round < 8; round++) {
+      const created = await Promise.all(
+        Array.from({ length: 10 }, (_, n) => api.post('/v1/products', { name: `R${round}-${n}`, category: 'c', price: n, description: 'x'.repeat(100) })),
+      );
+      for (const response of created) assert.equal(response.status, 201);
+      assert.equal((await api.patch(`/v1/products/${created[0]?.body.id}`, { price: 1 })).status, 200);
+      assert.equal((await api.delete(`/v1/products/${created[1]?.body.id}`)).status, 204);
+    }
+    const seq = await settled(dir);
+    assert.ok(seq > 1, `the journal was compacted (snapshots at seq ${seq})`);
+    assert.equal((await fileNames(dir)).includes('journal-000000000001.jsonl'), false, 'the first segment was deleted');
+    assert.equal((await diskRecords(dir, 'products')).length, 80 - 8);
+
+    await api.close();
+    assert.deepEqual(await fileNames(dir), SNAPSHOT_FILES);
+    assert.equal((await readSnapshot(dir, 'products')).records.length, 80 - 8);
+  });
+
+  test('a compaction deletes the segments it covers; a restart after a crash, and after a close, sees the same records', async () => {
+    const dir = await newDir();
+    const api = await startOn(dir, { compactAfterBytes: 2000 });
+    for (let n = 0; n < 40; n++) {
+      const created = await createProduct(api, { name: `S${n}`, description: 'y'.repeat(80) });
+      if (n % 5 === 0) assert.equal((await api.put(`/v1/products/${created.id}`, { name: `S${n} v2`, category: 'd', price: 2 })).status, 200);
+      if (n % 7 === 0) assert.equal((await api.delete(`/v1/products/${created.id}`)).status, 204);
+    }
+    const user = await createUser(api, { email: 'compacted@example.com' });
+    const order = await api.post(`/v1/users/${user}/orders`, { items: [{ product_id: 2, quantity: 1 }] });
+    assert.equal(order.status, 201, order.text);
+    const expected = (await api.get('/v1/products?limit=100')).body;
+
+    const seq = await settled(dir);
+    assert.ok(seq > 1, `the journal was compacted (snapshots at seq ${seq})`);
+    const products = await readSnapshot(dir, 'products');
+    assert.ok(products.records.length > 0, 'the snapshot holds what the deleted segments held');
+
+    const copy = await newDir();
+    await copyAsCrashed(dir, copy);
+    const afterCrash = await startOn(copy);
+    assert.deepEqual((await afterCrash.get('/v1/products?limit=100')).body, expected);
+    assert.deepEqual((await afterCrash.get(`/v1/users/${user}/orders/${order.body.id}`)).body, order.body);
+    assert.equal((await createProduct(afterCrash)).id, 41);
+
+    await api.close();
+    const afterClose = await startOn(dir);
+    assert.deepEqual((await afterClose.get('/v1/products?limit=100')).body, expected);
+    assert.deepEqual((await afterClose.get(`/v1/users/${user}/orders/${order.body.id}`)).body, order.body);
+    assert.equal((await createProduct(afterClose)).id, 41);
+  });
+});
+
+describe('storage: the lock', () => {
+  test('a second server on the same dataDir is refused, naming plainrest.lock; the first keeps working', async () => {
+    const dir = await newDir();
+    const first = await startOn(dir);
+    const lock = join(dir, LOCK_FILE);
+    assert.equal((await readFile(lock, 'utf8')).trim(), String(process.pid));
+    await createProduct(first, { name: 'Before' });
+    const before = await hashDirectory(dir);
+
+    await assert.rejects(startServer({ port: 0, dataDir: dir, seed: true, ...TEST_AUTH_OPTIONS }), (error: unknown) => {
+      assert.ok(error instanceof StartupError, String(error));
+      assert.ok(error.message.includes(lock), error.message);
+      return true;
+    });
+    assert.deepEqual(await hashDirectory(dir), before, 'the refused start wrote nothing and left the lock alone');
+
+    const after = await createProduct(first, { name: 'After' });
+    assert.equal(after.id, 2);
+    assert.deepEqual(
+      (await first.get('/v1/products')).body.data.map((record: { name: string }) => record.name),
+      ['Before', 'After'],
+    );
+    assert.deepEqual(await diskRecords(dir, 'products'), (await first.get('/v1/products')).body.data);
+    await first.close();
+    assert.deepEqual(await fileNames(dir), SNAPSHOT_FILES);
+  });
+
+  for (const stale of ['the pid of a process that has exited', 'no pid at all']) {
+    test(`a lock holding ${stale} is taken over`, async () => {
+      const dir = await newDir();
+      const first = await startOn(dir);
+      await createProduct(first, { name: 'Kept' });
+      await first.close();
+      const lock = join(dir, LOCK_FILE);
+      await writeFile(lock, stale === 'no pid at all' ? 'garbage\n' : `${await deadPid()}\n`);
+
+      const api = await startOn(dir);
+      assert.equal((await readFile(lock, 'utf8')).trim(), String(process.pid));
+      assert.deepEqual(
+        (await api.get('/v1/products')).body.data.map((record: { name: string }) => record.name),
+        ['Kept'],
+      );
+      assert.equal((await createProduct(api)).id, 2);
+      await api.close();
+      assert.deepEqual(await fileNames(dir), SNAPSHOT_FILES);
+    });
+  }
+});
+
 describe('storage: a corrupt snapshot stops the start, names the file and changes nothing', () => {
-  const record = (id: number): string =>
-    `{"id":${id},"name":"P","category":"c","price":1,"created_at":"2026-01-01T00:00:00.000Z","updated_at":"2026-01-01T00:00:00.000Z"}`;
+  const record = (id: number): string => JSON.stringify(productRecord(id));
   const cases = [
     { name: 'invalid JSON', text: '{"next_id": 2, "records": [' },
     { name: 'an empty file', text: '' },
@@ -404,6 +1084,40 @@ describe('storage: close()', () => {
     );
   });
 
+  test('close() removes the lock and the journal; the snapshots alone hold everything, up to the last journal line', async () => {
+    const server = await startServer({ port: 0, dataDir: dir.path, seed: true, ...TEST_AUTH_OPTIONS });
+    const api = await connect(server);
+    const product = await createProduct(api, { name: 'Journaled' });
+    const user = await createUser(api, { email: 'closing@example.com' });
+    const order = await api.post(`/v1/users/${user}/orders`, { items: [{ product_id: product.id, quantity: 4 }] });
+    assert.equal(order.status, 201, order.text);
+    assert.equal((await api.delete('/v1/products/1')).status, 204);
+    const lastSeq = ((await journalLines(dir.path)).at(-1) as JournalLine).seq;
+    const expected: Record<string, any[]> = {};
+    for (const collection of ['users', 'products', 'orders']) expected[collection] = await diskRecords(dir.path, collection);
+
+    await server.close();
+    assert.deepEqual(await fileNames(dir.path), SNAPSHOT_FILES);
+    for (const collection of ['users', 'products', 'orders']) {
+      const snapshot = await readSnapshot(dir.path, collection);
+      assert.ok(snapshot.journal_seq >= lastSeq, `${collection}.json covers seq ${lastSeq}: ${snapshot.journal_seq}`);
+      assert.deepEqual(snapshot.records, expected[collection], collection);
+    }
+    assert.deepEqual(
+      (await readSnapshot(dir.path, 'orders')).records.map((record: { id: number }) => record.id),
+      [1, 2, 3, 4, 5, order.body.id],
+    );
+
+    const again = await connect(await startServer({ port: 0, dataDir: dir.path, seed: true, ...TEST_AUTH_OPTIONS }));
+    try {
+      assert.deepEqual((await again.get(`/v1/products/${product.id}`)).body, product);
+      assert.equal((await again.get('/v1/products/1')).status, 404);
+      assert.deepEqual((await again.get(`/v1/users/${user}/orders/${order.body.id}`)).body, order.body);
+    } finally {
+      await again.close();
+    }
+  });
+
   test('close() leaves complete snapshots and a closed server refuses connections', async () => {
     const server = await startServer({ port: 0, dataDir: dir.path, seed: true });
     const response = await fetch(`${server.url}/healthz`);
@@ -411,7 +1125,7 @@ describe('storage: close()', () => {
     await response.text();
     await server.close();
     // started without a tokenSecret, so the generated one is kept beside the snapshots
-    assert.deepEqual((await readdir(dir.path)).sort(), DATA_DIR_FILES);
+    assert.deepEqual(await fileNames(dir.path), DATA_DIR_FILES);
     assert.equal((await readSnapshot(dir.path, 'products')).records.length, 12);
     await assert.rejects(fetch(`${server.url}/healthz`));
   });
@@ -420,6 +1134,7 @@ describe('storage: close()', () => {
     const server = await startServer({ port: 0, dataDir: dir.path, seed: false });
     await Promise.all([server.close(), server.close()]);
     await server.close();
+    assert.deepEqual(await fileNames(dir.path), DATA_DIR_FILES);
   });
 });
 
