@@ -77,7 +77,7 @@ export function resolveConfig(options: ServerOptions = {}): Config {
   const config: Config = {
     port: options.port ?? DEFAULTS.port,
     host: options.host ?? DEFAULTS.host,
-    dataDir: options.dataDir === undefined ? DEFAULTS.dataDir : options.dataDir,
+    dataDir: options.store !== undefined ? null : options.dataDir === undefined ? DEFAULTS.dataDir : options.dataDir,
     seed: options.seed ?? DEFAULTS.seed,
     maxBodyBytes: options.maxBodyBytes ?? DEFAULTS.maxBodyBytes,
     adminEmail: options.adminEmail ?? DEFAULTS.adminEmail,

@@ -3,7 +3,7 @@
 // the order leaves pending, 404 under any other user's path, and deleted with their user.
 
 import assert from 'node:assert/strict';
-import { readFile } from 'node:fs/promises';
+import { readDataDirectory } from '../src/store/data-directory.js';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, test } from 'node:test';
 import type { TestResponse, TestServer } from './helpers.js';
@@ -676,11 +676,8 @@ describe('deleting orders', () => {
       assertProblem(await disk.get(ordersPath(doomed)), 404, 'record_not_found', ordersPath(doomed));
       await assertUnchanged(disk, orderPath(survivor, survivorOrder.id), survivorBefore);
 
-      const snapshot = JSON.parse(await readFile(join(dir.path, 'orders.json'), 'utf8'));
-      assert.deepEqual(
-        snapshot.records.map((record: any) => record.id),
-        [survivorOrder.id],
-      );
+      const onDisk = (await readDataDirectory(dir.path)).collections.get('orders');
+      assert.deepEqual([...(onDisk?.records.keys() ?? [])], [survivorOrder.id]);
     } finally {
       await disk.close();
       await dir.remove();

@@ -7,7 +7,8 @@
 // record but not their role, and gets 403 for anyone else's.
 
 import assert from 'node:assert/strict';
-import { readFile } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
+import { readDataDirectory } from '../src/store/data-directory.js';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, test } from 'node:test';
 import type { TestResponse, TestServer } from './helpers.js';
@@ -422,20 +423,23 @@ describe('users: the password is write-only and stored hashed', () => {
     await dataDir.remove();
   });
 
-  /** The stored record of user `id`, read from the users snapshot (CONTRACT §9: readable JSON). */
+  /** The stored record of user `id`, as the files on disk hold it (snapshot + journal, CONTRACT §9). */
   async function storedUser(id: number): Promise<Record<string, unknown>> {
-    const text = await readFile(join(dataDir.path, 'users.json'), 'utf8');
-    const snapshot = JSON.parse(text) as { records: Record<string, unknown>[] };
-    const record = snapshot.records.find((candidate) => candidate['id'] === id);
-    assert.ok(record, `user ${id} is in the snapshot`);
+    const record = (await readDataDirectory(dataDir.path)).collections.get('users')?.records.get(id);
+    assert.ok(record, `user ${id} is on disk`);
     return record;
+  }
+
+  /** Every byte the server has written to the data directory. */
+  async function everythingOnDisk(): Promise<string> {
+    const names = await readdir(dataDir.path);
+    return (await Promise.all(names.map((name) => readFile(join(dataDir.path, name), 'utf8')))).join('\n');
   }
 
   test('POST stores a salted hash, never the plaintext', async () => {
     await api.post('/v1/users', VALID);
     await api.post('/v1/users', { name: 'Bia', email: 'bia@example.com', password: VALID.password });
-    const text = await readFile(join(dataDir.path, 'users.json'), 'utf8');
-    assert.ok(!text.includes(VALID.password), 'the plaintext password is on disk');
+    assert.ok(!(await everythingOnDisk()).includes(VALID.password), 'the plaintext password is on disk');
     const first = await storedUser(FIRST);
     const second = await storedUser(SECOND);
     assert.equal(first['password'], undefined);

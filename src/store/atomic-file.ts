@@ -2,8 +2,18 @@
 // in the same directory, fsync it, rename it over the target, then fsync the directory
 // so the rename itself is durable. A crash leaves either the old file or the new one.
 
-import { open, rename, rm } from 'node:fs/promises';
+import { open, readdir, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
+
+/** `.users.json.1234.tmp`: hidden, and named after the file and the writing process. */
+export const TEMPORARY_FILE = /^\..+\.\d+\.tmp$/;
+
+/** Removes temporary files a crash left behind (their target files are intact). */
+export async function removeLeftoverTemporaryFiles(directory: string): Promise<void> {
+  for (const name of await readdir(directory)) {
+    if (TEMPORARY_FILE.test(name)) await rm(join(directory, name), { force: true });
+  }
+}
 
 export async function writeFileAtomically(path: string, text: string): Promise<void> {
   const temporary = join(dirname(path), `.${basename(path)}.${process.pid}.tmp`);

@@ -27,7 +27,7 @@ export interface DirectoryContents {
   readonly segments: readonly string[];
   /** A segment whose last line was torn, and the length to cut it back to. */
   readonly tornTail: { readonly path: string; readonly goodBytes: number } | undefined;
-  /** No snapshot and no journal: a first start. */
+  /** No snapshot and no journal entry: a first start. */
   readonly isEmpty: boolean;
 }
 
@@ -77,7 +77,8 @@ export async function readDataDirectory(dataDir: string): Promise<DirectoryConte
     }
   }
   lastSeq = Math.max(lastSeq, previousSeq);
-  return { collections, lastSeq, segments, tornTail, isEmpty: collections.size === 0 && segments.length === 0 };
+  // Empty segments alone (a first start cut short) still count as a first start.
+  return { collections, lastSeq, segments, tornTail, isEmpty: collections.size === 0 };
 }
 
 function parseOrExplain<T>(path: string, parse: () => T): T {

@@ -84,11 +84,15 @@ export class JournalPersistence implements Persistence {
 
   /** At shutdown: a final snapshot, an empty journal, and the lock released. */
   async close(): Promise<void> {
-    await this.#compaction;
-    await this.compact();
-    await this.#journal.close();
-    await rm(this.#journal.currentSegment, { force: true });
-    await syncDirectory(this.#dataDir);
-    await this.#lock.release();
+    try {
+      await this.#compaction;
+      await this.compact();
+      await rm(this.#journal.currentSegment, { force: true });
+      await syncDirectory(this.#dataDir);
+    } finally {
+      // Even when the final snapshot fails (the journal is then kept for the next start).
+      await this.#journal.close().catch(() => undefined);
+      await this.#lock.release();
+    }
   }
 }

@@ -58,7 +58,7 @@ export class JournalWriter {
     if (this.#failure !== undefined) return Promise.reject(this.#failure);
     const seq = ++this.#lastSeq;
     const text = encodeEntry(seq, changes);
-    this.#bytesInSegment += text.length;
+    this.#bytesInSegment += Buffer.byteLength(text);
     return new Promise((resolve, reject) => {
       this.#queue.push({ kind: 'entry', text, resolve, reject });
       this.#drain();

@@ -1,6 +1,8 @@
 // The in-memory Store: one Map per collection. Reads never touch the disk; a commit
 // applies its changes at once (so a user and their orders go together) and then
-// waits for the persistence behind it, if any, to make them durable.
+// waits for the persistence behind it, if any, to make them durable. If persistence
+// fails, every change not yet durable is rolled back, newest first, so no reader
+// keeps seeing a write that was never acknowledged.
 
 import type { JsonValue, StoredRecord } from '../json.js';
 import type { CollectionName } from '../resources/definition.js';
@@ -14,9 +16,18 @@ export interface Persistence {
   close(): Promise<void>;
 }
 
+/** What a change replaced, to put it back if the change never becomes durable. */
+interface Undo {
+  readonly collection: CollectionName;
+  readonly id: number;
+  readonly previous: StoredRecord | undefined;
+}
+
 export class MemoryStore implements Store {
   readonly #collections: Map<CollectionName, CollectionState>;
   #persistence: Persistence | undefined;
+  /** Commits applied in memory and not yet durable, oldest first. */
+  readonly #notYetDurable = new Set<readonly Undo[]>();
 
   constructor(collections: ReadonlyMap<CollectionName, CollectionState>, persistence?: Persistence) {
     this.#collections = new Map(collections);
@@ -74,8 +85,36 @@ export class MemoryStore implements Store {
   }
 
   commit(changes: readonly Change[]): Promise<void> {
-    for (const change of changes) applyChange(this.collectionState(change.collection), change);
-    return this.#persistence === undefined ? Promise.resolve() : this.#persistence.persist(changes);
+    const undo: Undo[] = [];
+    for (const change of changes) {
+      const state = this.collectionState(change.collection);
+      const id = change.kind === 'put' ? change.record.id : change.id;
+      undo.push({ collection: change.collection, id, previous: state.records.get(id) });
+      applyChange(state, change);
+    }
+    if (this.#persistence === undefined) return Promise.resolve();
+    this.#notYetDurable.add(undo);
+    return this.#persistence.persist(changes).then(
+      () => {
+        this.#notYetDurable.delete(undo);
+      },
+      (error: unknown) => {
+        this.#rollBack();
+        throw error;
+      },
+    );
+  }
+
+  /** Persistence fails every later commit too (fail-stop), so all pending ones are undone, newest first. */
+  #rollBack(): void {
+    for (const undo of [...this.#notYetDurable].reverse()) {
+      for (const { collection, id, previous } of [...undo].reverse()) {
+        const records = this.collectionState(collection).records;
+        if (previous === undefined) records.delete(id);
+        else records.set(id, previous);
+      }
+    }
+    this.#notYetDurable.clear();
   }
 
   close(): Promise<void> {

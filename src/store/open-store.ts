@@ -8,6 +8,7 @@
 import { mkdir, open } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import type { Logger } from '../config.js';
+import { removeLeftoverTemporaryFiles } from './atomic-file.js';
 import { readDataDirectory, StartupError } from './data-directory.js';
 import { acquireLock } from './data-lock.js';
 import { JournalPersistence } from './journal-persistence.js';
@@ -34,6 +35,7 @@ export async function openStore(options: StoreOptions): Promise<MemoryStore> {
   await mkdir(dataDir, { recursive: true });
   const lock = await acquireLock(dataDir);
   try {
+    await removeLeftoverTemporaryFiles(dataDir);
     const contents = await readDataDirectory(dataDir);
     if (contents.tornTail !== undefined) {
       const { path, goodBytes } = contents.tornTail;

@@ -1,0 +1,96 @@
+// Storage when things go wrong (CONTRACT §9): a journal write the disk refuses, a
+// first start cut short, temporary files a crash left behind, and a Store brought by
+// the embedding program that must keep the data directory untouched.
+
+import assert from 'node:assert/strict';
+import type { FileHandle } from 'node:fs/promises';
+import { mkdir, open, readdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, describe, test } from 'node:test';
+import { MemoryStore } from '../src/index.js';
+import { segmentName } from '../src/store/journal-format.js';
+import { startTestServer, temporaryDirectory } from './helpers.js';
+
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+async function scratchDirectory(): Promise<string> {
+  const dir = await temporaryDirectory();
+  cleanups.push(dir.remove);
+  return dir.path;
+}
+
+/** Makes the next journal write fail as a full disk would, then behave again. */
+async function failNextFileWrite(directory: string): Promise<void> {
+  const probe = await open(join(directory, 'probe'), 'w');
+  const prototype = Object.getPrototypeOf(probe) as { write: FileHandle['write'] };
+  await probe.close();
+  const original = prototype.write;
+  prototype.write = function failOnce(this: FileHandle): never {
+    prototype.write = original;
+    throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
+  } as unknown as FileHandle['write'];
+  cleanups.push(async () => {
+    prototype.write = original;
+  });
+}
+
+describe('storage faults', () => {
+  test('a write the disk refuses is a 500, and the record is not visible afterwards', async () => {
+    const dataDir = await scratchDirectory();
+    const api = await startTestServer({ dataDir });
+    cleanups.push(() => api.close().catch(() => undefined));
+    const kept = await api.post('/v1/products', { name: 'Kept', category: 'c', price: 1 });
+    assert.equal(kept.status, 201);
+
+    await failNextFileWrite(await scratchDirectory());
+    const refused = await api.post('/v1/products', { name: 'Refused', category: 'c', price: 2 });
+    assert.equal(refused.status, 500);
+    assert.equal(refused.body.code, 'internal_error');
+
+    const list = await api.get('/v1/products');
+    assert.deepEqual(
+      list.body.data.map((product: { name: string }) => product.name),
+      ['Kept'],
+      'the refused write was rolled back in memory',
+    );
+    // Fail-stop: later writes are refused too; reads go on.
+    assert.equal((await api.post('/v1/products', { name: 'Later', category: 'c', price: 3 })).status, 500);
+    assert.equal((await api.get(`/v1/products/${kept.body.id}`)).status, 200);
+  });
+
+  test('a first start cut short after opening the journal still seeds the example data', async () => {
+    const dataDir = await scratchDirectory();
+    await writeFile(join(dataDir, segmentName(1)), '');
+    const api = await startTestServer({ dataDir, seed: true });
+    cleanups.push(() => api.close());
+    assert.equal((await api.get('/v1/products')).body.meta.total, 12);
+  });
+
+  test('temporary files left by a crash during a snapshot are removed at start', async () => {
+    const dataDir = await scratchDirectory();
+    await writeFile(join(dataDir, '.products.json.4242.tmp'), '{"next_id": 1, "rec');
+    const api = await startTestServer({ dataDir });
+    cleanups.push(() => api.close());
+    const names = await readdir(dataDir);
+    assert.ok(!names.some((name) => name.endsWith('.tmp')), names.join(', '));
+  });
+
+  test('with its own Store, the app leaves the default data directory alone', async () => {
+    const cwd = process.cwd();
+    const scratch = await scratchDirectory();
+    await mkdir(join(scratch, 'data'));
+    process.chdir(scratch);
+    try {
+      const api = await startTestServer({ store: new MemoryStore(new Map()), dataDir: undefined, tokenSecret: undefined });
+      cleanups.push(() => api.close());
+      assert.equal(api.server.app.config.dataDir, null);
+      assert.equal((await api.post('/v1/products', { name: 'Mine', category: 'c', price: 1 })).status, 201);
+      assert.deepEqual(await readdir(join(scratch, 'data')), []);
+    } finally {
+      process.chdir(cwd);
+    }
+  });
+});
