@@ -80,9 +80,8 @@ function healthCheck(context: RequestContext): Reply {
   return jsonReply(200, { status: 'ok' });
 }
 
-/** The API's entry point: a link to every top-level collection, in both vocabularies. */
-function apiIndex(context: RequestContext): Reply {
-  rejectQueryParameters(context.search);
+/** The API's entry point: a link to every top-level collection, in both vocabularies. Built once. */
+const API_INDEX: Reply = (() => {
   const links: Record<string, string> = { self: API_PREFIX, tokens: `${API_PREFIX}/tokens` };
   for (const language of LANGUAGES) {
     for (const definition of RESOURCES) {
@@ -92,4 +91,9 @@ function apiIndex(context: RequestContext): Reply {
     }
   }
   return jsonReply(200, { name: 'plainrest', version: 'v1', links });
+})();
+
+function apiIndex(context: RequestContext): Reply {
+  rejectQueryParameters(context.search);
+  return API_INDEX;
 }
