@@ -36,6 +36,9 @@ export interface App {
   close(): Promise<void>;
 }
 
+/** Longer request targets get 414 (RFC 9110 §4.1 suggests supporting at least 8000 octets). */
+export const MAX_URL_LENGTH = 8192;
+
 /** A client-supplied X-Request-Id is echoed only when it is short and plain. */
 const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -52,8 +55,8 @@ export async function createApp(options: ServerOptions = {}): Promise<App> {
   const secret = await loadTokenSecret(config.tokenSecret, config.dataDir);
   const authenticator = new Authenticator(secret, config.tokenTtlSeconds, store);
   const router = buildRouter();
-  const services: Services = { store, config, authenticator };
   let shuttingDown = false;
+  const services: Services = { store, config, authenticator, isShuttingDown: () => shuttingDown };
 
   const handle = (req: IncomingMessage, res: ServerResponse): void => {
     const header = req.headers['x-request-id'];
@@ -62,9 +65,13 @@ export async function createApp(options: ServerOptions = {}): Promise<App> {
     const queryStart = url.indexOf('?');
     const path = queryStart === -1 ? url : url.slice(0, queryStart);
     const search = queryStart === -1 ? '' : url.slice(queryStart + 1);
+    const tooLong = url.length > MAX_URL_LENGTH;
+    const reply = tooLong
+      ? Promise.reject(new HttpError('uri_too_long', `the request target is longer than ${MAX_URL_LENGTH} characters`))
+      : dispatch(req, path, search, requestId, router, services);
 
-    dispatch(req, path, search, requestId, router, services)
-      .catch((error: unknown) => problemReply(error, path, requestId, req.headers.accept, config.logger))
+    reply
+      .catch((error: unknown) => problemReply(error, tooLong ? path.slice(0, 100) : path, requestId, req.headers.accept, config.logger))
       .then((reply) => {
         const final = shuttingDown ? { ...reply, headers: { ...reply.headers, Connection: 'close' } } : reply;
         writeReply(res, final, requestId, req.method === 'HEAD');

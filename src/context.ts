@@ -11,6 +11,8 @@ export interface Services {
   readonly store: Store;
   readonly config: Config;
   readonly authenticator: Authenticator;
+  /** True once a graceful shutdown has begun. */
+  readonly isShuttingDown: () => boolean;
 }
 
 export interface RequestContext {

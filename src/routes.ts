@@ -8,6 +8,7 @@ import type { RequestContext } from './context.js';
 import { createRecord, listRecords } from './handlers/collection-handlers.js';
 import { createToken } from './handlers/token-handler.js';
 import { deleteRecord, readRecord, updateRecord } from './handlers/item-handlers.js';
+import { HttpError } from './http/errors.js';
 import { rejectQueryParameters } from './http/list-query.js';
 import type { Reply } from './http/respond.js';
 import { jsonReply } from './http/respond.js';
@@ -49,6 +50,7 @@ export function collectionPattern(definition: ResourceDefinition, language: Lang
 export function buildRouter(): Router<Endpoint> {
   const router = new Router<Endpoint>();
   router.add('/healthz', endpoint({ GET: healthCheck }, ['GET']));
+  router.add('/readyz', endpoint({ GET: readinessCheck }, ['GET']));
   router.add(API_PREFIX, endpoint({ GET: apiIndex }, ['GET']));
   router.add(`${API_PREFIX}/tokens`, endpoint({ POST: createToken }, ['POST']));
   for (const language of LANGUAGES) {
@@ -75,9 +77,19 @@ export function buildRouter(): Router<Endpoint> {
   return router;
 }
 
+/** Liveness: the process answers. */
 function healthCheck(context: RequestContext): Reply {
   rejectQueryParameters(context.search);
   return jsonReply(200, { status: 'ok' });
+}
+
+/** Readiness: 503 while shutting down or when writes can no longer be made durable, so a balancer moves traffic away. */
+function readinessCheck(context: RequestContext): Reply {
+  rejectQueryParameters(context.search);
+  const { services } = context;
+  if (services.isShuttingDown()) throw new HttpError('not_ready', 'the server is shutting down', { headers: { 'Retry-After': '10' } });
+  if (services.store.writable === false) throw new HttpError('not_ready', 'the server cannot store writes (its disk failed)');
+  return jsonReply(200, { status: 'ready' });
 }
 
 /** The API's entry point: a link to every top-level collection, in both vocabularies. Built once. */

@@ -1,4 +1,5 @@
-// startServer (CONTRACT §10): the app on its own node:http server. close() stops
+// startServer (CONTRACT §10): the app on its own node:http server, with timeouts so
+// idle or slow clients cannot hold it, and caps on header size. close() stops
 // accepting, lets in-flight requests finish (at most DRAIN_TIMEOUT_MS, then cuts the
 // remaining connections), and writes the final snapshot.
 
@@ -7,9 +8,18 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { App } from './app.js';
 import { createApp } from './app.js';
+import { answerClientError } from './http/client-errors.js';
 import type { ServerOptions } from './config.js';
 
 export const DRAIN_TIMEOUT_MS = 10_000;
+/** A client must send all its headers within this time (slowloris). */
+export const HEADERS_TIMEOUT_MS = 10_000;
+/** …and the whole request, body included, within this time. */
+export const REQUEST_TIMEOUT_MS = 30_000;
+/** An idle keep-alive connection is closed after this time. */
+export const KEEP_ALIVE_TIMEOUT_MS = 5_000;
+/** Larger request headers get 431. */
+export const MAX_HEADER_BYTES = 16 * 1024;
 
 export interface RunningServer {
   /** Where the server listens, such as "http://127.0.0.1:54321". */
@@ -21,7 +31,16 @@ export interface RunningServer {
 
 export async function startServer(options: ServerOptions = {}): Promise<RunningServer> {
   const app = await createApp(options);
-  const server = createServer(app.handle);
+  const server = createServer(
+    {
+      headersTimeout: HEADERS_TIMEOUT_MS,
+      requestTimeout: REQUEST_TIMEOUT_MS,
+      keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS,
+      maxHeaderSize: MAX_HEADER_BYTES,
+    },
+    app.handle,
+  );
+  server.on('clientError', answerClientError);
   try {
     await listen(server, app.config.port, app.config.host);
   } catch (error) {

@@ -5,11 +5,12 @@
 import { authorize, requireBodyPermission } from '../auth/permissions.js';
 import type { RequestContext } from '../context.js';
 import { JSON_MEDIA_TYPES, readJsonBody } from '../http/body.js';
+import { matchesIfNoneMatch } from '../http/conditional.js';
 import { parseListParameters, rejectQueryParameters } from '../http/list-query.js';
 import { linkHeader, pageLinks, pageMeta } from '../http/pagination.js';
 import type { Reply } from '../http/respond.js';
 import type { ResourceDefinition } from '../resources/definition.js';
-import { represent, representFields } from '../representation.js';
+import { entityTag, represent, representFields } from '../representation.js';
 import type { Filter } from '../store/store.js';
 import type { Language } from '../vocabulary.js';
 import { requireParent } from './lookup.js';
@@ -32,7 +33,11 @@ export function listRecords(context: RequestContext, definition: ResourceDefinit
   const links = pageLinks(context.path, language, parameters, meta);
   const data = records.map((record) => represent(definition, record, language).json).join(',');
   const body = `{"data":[${data}],"meta":${JSON.stringify(meta)},"links":${JSON.stringify(links)}}`;
-  return { status: 200, headers: { Link: linkHeader(links) }, body };
+  // A list has no stable identity, so its validator is weak (RFC 9110 §8.8.1): equal
+  // bodies, equal tags. If-None-Match uses the weak comparison anyway (§13.1.2).
+  const etag = `W/${entityTag(body)}`;
+  if (matchesIfNoneMatch(context.req.headers['if-none-match'], etag)) return { status: 304, headers: { ETag: etag } };
+  return { status: 200, headers: { Link: linkHeader(links), ETag: etag }, body };
 }
 
 export async function createRecord(context: RequestContext, definition: ResourceDefinition, language: Language): Promise<Reply> {

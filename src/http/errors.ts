@@ -8,6 +8,7 @@ export const ERROR_STATUS = {
   malformed_json: 400,
   body_not_object: 400,
   body_required: 400,
+  malformed_request: 400,
   // 401 Unauthorized — RFC 9110 §15.5.2, RFC 6750 §3
   unauthenticated: 401,
   invalid_token: 401,
@@ -22,6 +23,8 @@ export const ERROR_STATUS = {
   method_not_allowed: 405,
   // 406 Not Acceptable — RFC 9110 §15.5.7
   not_acceptable: 406,
+  // 408 Request Timeout — RFC 9110 §15.5.9
+  request_timeout: 408,
   // 409 Conflict — RFC 9110 §15.5.10
   duplicate_value: 409,
   invalid_transition: 409,
@@ -30,12 +33,18 @@ export const ERROR_STATUS = {
   precondition_failed: 412,
   // 413 Content Too Large — RFC 9110 §15.5.14
   payload_too_large: 413,
+  // 414 URI Too Long — RFC 9110 §15.5.15
+  uri_too_long: 414,
   // 415 Unsupported Media Type — RFC 9110 §15.5.16
   unsupported_media_type: 415,
   // 422 Unprocessable Content — RFC 9110 §15.5.21
   validation_failed: 422,
+  // 431 Request Header Fields Too Large — RFC 6585 §5
+  headers_too_large: 431,
   // 500 Internal Server Error — RFC 9110 §15.6.1
   internal_error: 500,
+  // 503 Service Unavailable — RFC 9110 §15.6.4
+  not_ready: 503,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;
@@ -48,13 +57,17 @@ export const STATUS_TITLES: Readonly<Record<number, string>> = {
   404: 'Not Found',
   405: 'Method Not Allowed',
   406: 'Not Acceptable',
+  408: 'Request Timeout',
   409: 'Conflict',
   412: 'Precondition Failed',
   413: 'Content Too Large',
+  414: 'URI Too Long',
   415: 'Unsupported Media Type',
   422: 'Unprocessable Content',
   429: 'Too Many Requests',
+  431: 'Request Header Fields Too Large',
   500: 'Internal Server Error',
+  503: 'Service Unavailable',
 };
 
 /** One offending field or query parameter, named in the client's vocabulary. */

@@ -53,6 +53,10 @@ export class JournalPersistence implements Persistence {
     this.#logger = options.logger;
   }
 
+  get writable(): boolean {
+    return !this.#journal.failed;
+  }
+
   persist(changes: readonly Change[]): Promise<void> {
     const durable = this.#journal.append(changes);
     if (this.#compaction === undefined && this.#journal.bytesInSegment >= this.#compactAfterBytes) {

@@ -44,6 +44,11 @@ export class JournalWriter {
     return new JournalWriter(directory, file, path, finished, lastSeq);
   }
 
+  /** True after a write failed: no later append is accepted (fail-stop). */
+  get failed(): boolean {
+    return this.#failure !== undefined;
+  }
+
   get lastSeq(): number {
     return this.#lastSeq;
   }

@@ -12,6 +12,7 @@ import type { Change, Filter, Query, QueryResult, SortKey, Store } from './store
 
 /** Makes committed changes durable; absent for a memory-only store. */
 export interface Persistence {
+  readonly writable: boolean;
   persist(changes: readonly Change[]): Promise<void>;
   close(): Promise<void>;
 }
@@ -47,6 +48,10 @@ export class MemoryStore implements Store {
       this.#collections.set(collection, state);
     }
     return state;
+  }
+
+  get writable(): boolean {
+    return this.#persistence?.writable ?? true;
   }
 
   get(collection: CollectionName, id: number): StoredRecord | undefined {

@@ -45,6 +45,8 @@ export interface Store {
   allocateId(collection: CollectionName): number;
   /** Applies the changes at once in memory and resolves when they are durable. */
   commit(changes: readonly Change[]): Promise<void>;
+  /** False once writes can no longer be made durable (a failed disk): the server is then not ready. Absent means true. */
+  readonly writable?: boolean;
   /** Waits for pending writes and writes a final snapshot. */
   close(): Promise<void>;
 }

@@ -1,0 +1,126 @@
+// Protocol limits and health (the HTTP-semantics issue, in part): weak list ETags with
+// If-None-Match, 414 for over-long targets, 431 for over-large headers, JSON bodies for
+// requests Node's parser refuses, and readiness that fails when writes cannot be kept.
+
+import assert from 'node:assert/strict';
+import { connect as connectSocket } from 'node:net';
+import { afterEach, beforeEach, describe, test } from 'node:test';
+import { MemoryStore } from '../src/index.js';
+import type { TestServer } from './helpers.js';
+import { createProduct, startTestServer } from './helpers.js';
+import { assertProblem } from './assertions.js';
+
+/** Sends raw bytes and returns everything the server answers before closing. */
+function rawExchange(url: string, bytes: string): Promise<string> {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve, reject) => {
+    const socket = connectSocket(Number(port), hostname, () => socket.end(bytes));
+    let answer = '';
+    socket.on('data', (chunk: Buffer) => {
+      answer += chunk.toString();
+    });
+    socket.on('close', () => resolve(answer));
+    socket.on('error', reject);
+  });
+}
+
+describe('lists carry a weak ETag (RFC 9110 §8.8.1) and honour If-None-Match', () => {
+  let api: TestServer;
+  beforeEach(async () => {
+    api = await startTestServer();
+    await createProduct(api, { name: 'One' });
+  });
+  afterEach(() => api.close());
+
+  test('the same list twice has the same weak ETag; a change gives another', async () => {
+    const first = await api.get('/v1/products');
+    assert.match(first.headers.get('etag') ?? '', /^W\/"[A-Za-z0-9_-]+"$/);
+    assert.equal((await api.get('/v1/products')).headers.get('etag'), first.headers.get('etag'));
+    await createProduct(api, { name: 'Two' });
+    assert.notEqual((await api.get('/v1/products')).headers.get('etag'), first.headers.get('etag'));
+  });
+
+  test('If-None-Match with the current tag → 304 with the ETag and no body; a stale tag → 200', async () => {
+    const first = await api.get('/v1/products?sort=-price');
+    const etag = first.headers.get('etag') ?? '';
+    const cached = await api.get('/v1/products?sort=-price', { 'if-none-match': etag });
+    assert.equal(cached.status, 304);
+    assert.equal(cached.headers.get('etag'), etag);
+    assert.equal(cached.text, '');
+    const strongForm = await api.get('/v1/products?sort=-price', { 'if-none-match': etag.slice(2) });
+    assert.equal(strongForm.status, 304, 'If-None-Match compares weakly');
+    await createProduct(api, { name: 'Three' });
+    const fresh = await api.get('/v1/products?sort=-price', { 'if-none-match': etag });
+    assert.equal(fresh.status, 200);
+    assert.equal(fresh.body.meta.total, 2);
+  });
+});
+
+describe('limits on the request itself', () => {
+  let api: TestServer;
+  beforeEach(async () => {
+    api = await startTestServer();
+  });
+  afterEach(() => api.close());
+
+  test('a request target over 8192 characters → 414 uri_too_long', async () => {
+    const response = await api.get(`/v1/products?category=${'a'.repeat(9000)}`);
+    assertProblem(response, 414, 'uri_too_long', '/v1/products');
+  });
+
+  test('a target of 8000 characters is still read (RFC 9110 §4.1): judged on its parameters, not its length', async () => {
+    const target = `/v1/products?category=${'a'.repeat(8000 - '/v1/products?category='.length)}`;
+    assert.equal(target.length, 8000);
+    const response = await api.get(target);
+    assert.equal(response.status, 400);
+    assert.equal(response.body.code, 'invalid_query');
+  });
+
+  test('headers over 16 KiB → 431 with a JSON problem body, and the server goes on', async () => {
+    const answer = await rawExchange(api.url, `GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`);
+    assert.match(answer, /^HTTP\/1\.1 431 Request Header Fields Too Large\r\n/);
+    assert.match(answer, /\r\nContent-Type: application\/json\r\n/);
+    const body = JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4)) as Record<string, unknown>;
+    assert.equal(body['code'], 'headers_too_large');
+    assert.equal(body['status'], 431);
+    assert.equal((await api.get('/healthz')).status, 200);
+  });
+
+  test('a request Node cannot parse → 400 malformed_request as JSON, connection closed', async () => {
+    const answer = await rawExchange(api.url, 'GARBAGE\r\n\r\n');
+    assert.match(answer, /^HTTP\/1\.1 400 Bad Request\r\n/);
+    assert.match(answer, /\r\nConnection: close\r\n/);
+    const body = JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4)) as Record<string, unknown>;
+    assert.equal(body['code'], 'malformed_request');
+    assert.equal((await api.get('/healthz')).status, 200);
+  });
+});
+
+describe('health and readiness', () => {
+  test('/healthz and /readyz answer 200 without a token', async () => {
+    const api = await startTestServer();
+    try {
+      assert.deepEqual((await api.as(undefined).get('/healthz')).body, { status: 'ok' });
+      const ready = await api.as(undefined).get('/readyz');
+      assert.equal(ready.status, 200);
+      assert.deepEqual(ready.body, { status: 'ready' });
+    } finally {
+      await api.close();
+    }
+  });
+
+  test('/readyz → 503 not_ready when writes can no longer be made durable; /healthz stays 200', async () => {
+    class BrokenDisk extends MemoryStore {
+      override get writable(): boolean {
+        return false;
+      }
+    }
+    const api = await startTestServer({ store: new BrokenDisk(new Map()) });
+    try {
+      assertProblem(await api.as(undefined).get('/readyz'), 503, 'not_ready', '/readyz');
+      assert.equal((await api.as(undefined).get('/healthz')).status, 200);
+    } finally {
+      await api.close();
+    }
+  });
+});
