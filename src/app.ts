@@ -45,15 +45,23 @@ const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 export async function createApp(options: ServerOptions = {}): Promise<App> {
   const config = resolveConfig(options);
   const store = options.store ?? (await openStore(config));
-  const generatedPassword = await ensureAdmin(store, config.adminEmail, config.adminPassword);
-  if (generatedPassword !== undefined) {
-    config.logger.info(
-      `created the administrator ${config.adminEmail} with the generated password ${generatedPassword} ` +
-        '(shown only now; set ADMIN_PASSWORD to choose one)',
-    );
+  let authenticator: Authenticator;
+  try {
+    const { generatedPassword, warning } = await ensureAdmin(store, config.adminEmail, config.adminPassword);
+    if (warning !== undefined) config.logger.warn(warning);
+    if (generatedPassword !== undefined) {
+      config.logger.info(
+        `created the administrator ${config.adminEmail} with the generated password ${generatedPassword} ` +
+          '(shown only now; set ADMIN_PASSWORD to choose one)',
+      );
+    }
+    const secret = await loadTokenSecret(config.tokenSecret, config.dataDir);
+    authenticator = new Authenticator(secret, config.tokenTtlSeconds, store);
+  } catch (error) {
+    // Release the data directory (lock, journal) that this start opened.
+    if (options.store === undefined) await store.close().catch(() => undefined);
+    throw error;
   }
-  const secret = await loadTokenSecret(config.tokenSecret, config.dataDir);
-  const authenticator = new Authenticator(secret, config.tokenTtlSeconds, store);
   const router = buildRouter();
   let shuttingDown = false;
   const services: Services = { store, config, authenticator, isShuttingDown: () => shuttingDown };

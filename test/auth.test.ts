@@ -321,18 +321,47 @@ describe('auth: administrator and token secret', () => {
     }
   });
 
-  test('ADMIN_PASSWORD replaces the stored password, and an existing account with that email becomes admin', async () => {
+  test('ADMIN_PASSWORD replaces the stored password of the existing administrator', async () => {
     const dir = await temporaryDirectory();
     try {
-      const first = await connect(await startServer({ port: 0, dataDir: dir.path, seed: false, ...TEST_AUTH_OPTIONS }));
-      const id = await createUser(first, { email: 'boss@example.com', password: 'boss-password' });
+      const first = await startServer({ port: 0, dataDir: dir.path, seed: false, ...TEST_AUTH_OPTIONS });
       await first.close();
-      const second = await startServer({ port: 0, dataDir: dir.path, adminEmail: 'boss@example.com', adminPassword: 'new-boss-password', tokenSecret: TEST_AUTH_OPTIONS.tokenSecret });
+      const second = await startServer({ port: 0, dataDir: dir.path, adminPassword: 'a-brand-new-password', tokenSecret: TEST_AUTH_OPTIONS.tokenSecret });
       const api = wrap(second, undefined);
-      await assert.rejects(login(api, 'boss@example.com', 'boss-password'));
-      const token = await login(api, 'boss@example.com', 'new-boss-password');
-      const me = await api.as(token).get(`/v1/users/${id}`);
-      assert.equal(me.body.role, 'admin');
+      await assert.rejects(login(api, TEST_ADMIN_EMAIL, TEST_ADMIN_PASSWORD));
+      const token = await login(api, TEST_ADMIN_EMAIL, 'a-brand-new-password');
+      assert.equal((await api.as(token).get('/v1/users')).status, 200);
+      await second.close();
+    } finally {
+      await dir.remove();
+    }
+  });
+
+  test('an ordinary user holding ADMIN_EMAIL is not promoted (a user may change their own email); a warning says so', async () => {
+    const dir = await temporaryDirectory();
+    const lines: string[] = [];
+    const logger: Logger = { info: () => {}, warn: (line) => lines.push(line), error: () => {} };
+    try {
+      const first = await connect(await startServer({ port: 0, dataDir: dir.path, seed: false, ...TEST_AUTH_OPTIONS }));
+      const { id, client } = await createUserClient(first, { email: 'mallory@example.com', password: 'mallory-password' });
+      assert.equal((await client.patch(`/v1/users/${id}`, { email: 'boss@example.com' })).status, 200);
+      await first.close();
+
+      const second = await startServer({
+        port: 0,
+        dataDir: dir.path,
+        adminEmail: 'boss@example.com',
+        adminPassword: 'boss-password-123',
+        tokenSecret: TEST_AUTH_OPTIONS.tokenSecret,
+        logger,
+      });
+      const api = wrap(second, undefined);
+      assert.match(lines.join('\n'), new RegExp(`user ${id} holding ADMIN_EMAIL boss@example.com is not an administrator`));
+      const mallory = api.as(client.token);
+      assert.equal((await mallory.get('/v1/users')).status, 403, 'still an ordinary user');
+      assert.equal((await mallory.get(`/v1/users/${id}`)).body.role, 'user');
+      await assert.rejects(login(api, 'boss@example.com', 'boss-password-123'), 'ADMIN_PASSWORD does not take over her account');
+      assert.equal(typeof (await login(api, 'boss@example.com', 'mallory-password')), 'string');
       await second.close();
     } finally {
       await dir.remove();

@@ -124,3 +124,22 @@ describe('health and readiness', () => {
     }
   });
 });
+
+describe('content negotiation (RFC 9110 §12.5.1)', () => {
+  const cases: { accept: string; status: number }[] = [
+    { accept: '*/*, application/json;q=0', status: 406 },
+    { accept: 'application/*, application/json;q=0', status: 406 },
+    { accept: 'application/problem+json', status: 200 },
+    { accept: 'text/html;q=0.9, application/json;q=0.1', status: 200 },
+  ];
+  for (const { accept, status } of cases) {
+    test(`Accept: ${accept} → ${status}`, async () => {
+      const api = await startTestServer();
+      try {
+        assert.equal((await api.get('/v1/products', { accept })).status, status);
+      } finally {
+        await api.close();
+      }
+    });
+  }
+});

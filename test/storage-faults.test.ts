@@ -4,7 +4,7 @@
 
 import assert from 'node:assert/strict';
 import type { FileHandle } from 'node:fs/promises';
-import { mkdir, open, readdir, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, open, readdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, test } from 'node:test';
 import { MemoryStore } from '../src/index.js';
@@ -22,18 +22,18 @@ async function scratchDirectory(): Promise<string> {
   return dir.path;
 }
 
-/** Makes the next journal write fail as a full disk would, then behave again. */
-async function failNextFileWrite(directory: string): Promise<void> {
+/** Makes the next journal append fail as a full disk would, then behave again. */
+async function failNextAppend(directory: string): Promise<void> {
   const probe = await open(join(directory, 'probe'), 'w');
-  const prototype = Object.getPrototypeOf(probe) as { write: FileHandle['write'] };
+  const prototype = Object.getPrototypeOf(probe) as { appendFile: FileHandle['appendFile'] };
   await probe.close();
-  const original = prototype.write;
-  prototype.write = function failOnce(this: FileHandle): never {
-    prototype.write = original;
+  const original = prototype.appendFile;
+  prototype.appendFile = function failOnce(this: FileHandle): never {
+    prototype.appendFile = original;
     throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
-  } as unknown as FileHandle['write'];
+  } as unknown as FileHandle['appendFile'];
   cleanups.push(async () => {
-    prototype.write = original;
+    prototype.appendFile = original;
   });
 }
 
@@ -45,7 +45,7 @@ describe('storage faults', () => {
     const kept = await api.post('/v1/products', { name: 'Kept', category: 'c', price: 1 });
     assert.equal(kept.status, 201);
 
-    await failNextFileWrite(await scratchDirectory());
+    await failNextAppend(await scratchDirectory());
     const refused = await api.post('/v1/products', { name: 'Refused', category: 'c', price: 2 });
     assert.equal(refused.status, 500);
     assert.equal(refused.body.code, 'internal_error');
@@ -93,4 +93,47 @@ describe('storage faults', () => {
       process.chdir(cwd);
     }
   });
+
+  test('a start that fails after opening the data directory releases it (the lock is not left behind)', async () => {
+    const dataDir = await scratchDirectory();
+    await writeFile(join(dataDir, 'token-secret'), '\n'); // an empty secret stops the start
+    await assert.rejects(startTestServer({ dataDir, tokenSecret: undefined }), /token-secret/);
+    assert.ok(!(await readdir(dataDir)).includes('plainrest.lock'));
+    await writeFile(join(dataDir, 'token-secret'), 'a-secret-of-at-least-thirty-two-characters\n');
+    const api = await startTestServer({ dataDir, tokenSecret: undefined });
+    cleanups.push(() => api.close());
+    assert.equal((await api.get('/v1/products')).status, 200);
+  });
+
+  test('journal segments left by earlier runs count towards compaction', async () => {
+    const dataDir = await scratchDirectory();
+    const first = await startTestServer({ dataDir });
+    for (let i = 0; i < 20; i++) await first.post('/v1/products', { name: `P${i}`, category: 'c', price: i });
+    // Simulate a crash: keep the journal, drop the lock (as if its process had died).
+    const segmentsBefore = (await readdir(dataDir)).filter((name) => name.startsWith('journal-'));
+    await copyDirectory(dataDir, `${dataDir}-copy`);
+    cleanups.push(() => rm(`${dataDir}-copy`, { recursive: true, force: true }));
+    await first.close();
+    await rm(join(`${dataDir}-copy`, 'plainrest.lock'));
+    assert.equal(segmentsBefore.length, 1);
+
+    const second = await startTestServer({ dataDir: `${dataDir}-copy`, compactAfterBytes: 1000 });
+    cleanups.push(() => second.close());
+    await second.post('/v1/products', { name: 'Trigger', category: 'c', price: 1 });
+    await waitFor(async () => !(await readdir(`${dataDir}-copy`)).includes(segmentsBefore[0] as string));
+    assert.equal((await second.get('/v1/products')).body.meta.total, 21);
+  });
 });
+
+async function copyDirectory(from: string, to: string): Promise<void> {
+  await mkdir(to);
+  for (const name of await readdir(from)) await copyFile(join(from, name), join(to, name));
+}
+
+async function waitFor(check: () => Promise<boolean>): Promise<void> {
+  const deadline = Date.now() + 5000;
+  while (!(await check())) {
+    if (Date.now() > deadline) assert.fail('the condition never came true');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}

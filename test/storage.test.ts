@@ -220,15 +220,18 @@ interface FileEvent {
  */
 async function watchFileHandles(): Promise<FileEvent[]> {
   const probe = await open(join(await newDir(), 'probe'), 'w');
-  const prototype = Object.getPrototypeOf(probe) as Record<'write' | 'sync' | 'datasync', (...args: unknown[]) => Promise<unknown>>;
+  type Method = 'write' | 'appendFile' | 'sync' | 'datasync';
+  const prototype = Object.getPrototypeOf(probe) as Record<Method, (...args: unknown[]) => Promise<unknown>>;
   await probe.close();
-  const original = { write: prototype.write, sync: prototype.sync, datasync: prototype.datasync };
+  const original = { write: prototype.write, appendFile: prototype.appendFile, sync: prototype.sync, datasync: prototype.datasync };
   const events: FileEvent[] = [];
-  prototype.write = async function (this: FileHandle, ...args: unknown[]) {
-    const result = await original.write.apply(this, args);
-    events.push({ kind: 'written', fd: this.fd, text: String(args[0]) });
-    return result;
-  };
+  for (const method of ['write', 'appendFile'] as const) {
+    prototype[method] = async function (this: FileHandle, ...args: unknown[]) {
+      const result = await original[method].apply(this, args);
+      events.push({ kind: 'written', fd: this.fd, text: String(args[0]) });
+      return result;
+    };
+  }
   for (const method of ['sync', 'datasync'] as const) {
     prototype[method] = async function (this: FileHandle, ...args: unknown[]) {
       const fd = this.fd;
@@ -975,14 +978,22 @@ describe('storage: the lock', () => {
     assert.deepEqual(await fileNames(dir), SNAPSHOT_FILES);
   });
 
-  for (const stale of ['the pid of a process that has exited', 'no pid at all']) {
+  test('a lock that holds no pid (not written by plainrest) is refused, named, and left alone', async () => {
+    const dir = await newDir();
+    const lock = join(dir, LOCK_FILE);
+    await writeFile(lock, 'garbage\n');
+    await assert.rejects(startOn(dir), (error: unknown) => error instanceof StartupError && error.message.includes(lock));
+    assert.equal(await readFile(lock, 'utf8'), 'garbage\n');
+  });
+
+  for (const stale of ['the pid of a process that has exited', "this process's own pid (a container restarted as the same pid)"]) {
     test(`a lock holding ${stale} is taken over`, async () => {
       const dir = await newDir();
       const first = await startOn(dir);
       await createProduct(first, { name: 'Kept' });
       await first.close();
       const lock = join(dir, LOCK_FILE);
-      await writeFile(lock, stale === 'no pid at all' ? 'garbage\n' : `${await deadPid()}\n`);
+      await writeFile(lock, stale.startsWith('the pid') ? `${await deadPid()}\n` : `${process.pid}\n`);
 
       const api = await startOn(dir);
       assert.equal((await readFile(lock, 'utf8')).trim(), String(process.pid));

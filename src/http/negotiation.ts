@@ -38,11 +38,17 @@ function qualityOf(ranges: readonly MediaRange[], mediaType: string): number {
   return best?.quality ?? 0;
 }
 
-/** Throws 406 unless the client accepts application/json (or problem+json, also JSON). */
+/**
+ * Throws 406 unless the client accepts JSON: application/json, or application/problem+json
+ * named on its own (a client that wants errors in that form), but never when
+ * application/json itself is refused with q=0.
+ */
 export function requireJsonAcceptable(accept: string | undefined): void {
   if (accept === undefined || accept === '*/*' || accept === 'application/json' || accept.trim() === '') return;
   const ranges = parseAccept(accept);
-  if (qualityOf(ranges, 'application/json') > 0 || qualityOf(ranges, 'application/problem+json') > 0) return;
+  const json = qualityOf(ranges, 'application/json');
+  const refusesJson = ranges.some((range) => range.type === 'application/json' && range.quality === 0);
+  if (json > 0 || (!refusesJson && qualityOf(ranges, 'application/problem+json') > 0)) return;
   throw new HttpError('not_acceptable', 'this API answers only with application/json');
 }
 

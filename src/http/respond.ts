@@ -22,10 +22,6 @@ export function jsonReply(status: number, value: unknown, headers?: Headers): Re
   return { status, headers, body: JSON.stringify(value) };
 }
 
-export function emptyReply(status: number, headers?: Headers): Reply {
-  return { status, headers };
-}
-
 export function writeReply(res: ServerResponse, reply: Reply, requestId: string, isHead: boolean): void {
   const headers: Headers = { ...reply.headers, 'X-Request-Id': requestId };
   const status = reply.status;

@@ -1,6 +1,7 @@
 // The shape of a resource declaration (STYLE §3: resources are data). Each resource
 // is declared once in its own file; routing, validation, representation, lists and,
-// later, permissions and the OpenAPI document all read the declaration.
+// later, the OpenAPI document all read the declaration (who may do what is the one
+// table in auth/permissions.ts).
 
 import type { Fields, StoredRecord } from '../json.js';
 import type { Store } from '../store/store.js';

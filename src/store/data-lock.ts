@@ -1,8 +1,11 @@
-// One process per data directory (CONTRACT §9): a lock file holding the owner's pid,
-// created with O_EXCL. A second process refuses to start and names the lock; a lock
-// left by a process that no longer runs (after kill -9) is taken over.
+// One process per data directory (CONTRACT §9): a lock file holding the owner's pid.
+// The file is written under a temporary name and then hard-linked into place, so the
+// lock never exists without its pid. A second process refuses to start and names the
+// lock; a lock whose process no longer runs (after kill -9) is taken over. A lock with
+// this process's own pid is stale too (a container restarts its server as pid 1 again)
+// unless this process really holds it, which is tracked in memory.
 
-import { open, readFile, rm } from 'node:fs/promises';
+import { link, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { StartupError } from './data-directory.js';
 
@@ -13,28 +16,47 @@ export interface DataLock {
   release(): Promise<void>;
 }
 
+/** Lock files this process holds right now. */
+const HELD = new Set<string>();
+
 export async function acquireLock(dataDir: string): Promise<DataLock> {
   const path = join(dataDir, LOCK_FILE);
-  for (let attempt = 0; attempt < 2; attempt++) {
-    try {
-      const file = await open(path, 'wx', 0o600);
-      await file.writeFile(`${process.pid}\n`);
-      await file.sync();
-      await file.close();
-      return { path, release: () => rm(path, { force: true }) };
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+  if (HELD.has(path)) throw inUse(dataDir, path, process.pid);
+  const candidate = `${path}.${process.pid}.tmp`;
+  await writeFile(candidate, `${process.pid}\n`, { mode: 0o600, flush: true });
+  try {
+    for (let attempt = 0; attempt < 2; attempt++) {
+      try {
+        await link(candidate, path); // atomic: fails with EEXIST if a lock is there
+        HELD.add(path);
+        return {
+          path,
+          release: async () => {
+            HELD.delete(path);
+            await rm(path, { force: true });
+          },
+        };
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      }
+      const text = await readFile(path, 'utf8').catch(() => '');
+      const owner = /^\d+\n$/.test(text) ? Number(text) : undefined;
+      // A lock this code did not write (no pid) is someone else's: do not guess.
+      if (owner === undefined || (owner !== process.pid && isRunning(owner))) throw inUse(dataDir, path, owner);
+      await rm(path, { force: true }); // stale: its owner is gone
     }
-    const owner = Number.parseInt(await readFile(path, 'utf8').catch(() => ''), 10);
-    if (isRunning(owner)) {
-      throw new StartupError(
-        `cannot start: ${dataDir} is in use by process ${owner} (lock file ${path}); ` +
-          'stop that process, or delete the lock file if it is not plainrest',
-      );
-    }
-    await rm(path, { force: true }); // stale: its owner is gone
+    throw new StartupError(`cannot start: could not take the lock file ${path}`);
+  } finally {
+    await rm(candidate, { force: true });
   }
-  throw new StartupError(`cannot start: could not take the lock file ${path}`);
+}
+
+function inUse(dataDir: string, path: string, owner: number | undefined): StartupError {
+  const who = owner === undefined ? 'another program' : `process ${owner}`;
+  return new StartupError(
+    `cannot start: ${dataDir} is in use by ${who} (lock file ${path}); ` +
+      'stop that process, or delete the lock file if it is not plainrest',
+  );
 }
 
 function isRunning(pid: number): boolean {

@@ -90,17 +90,19 @@ export function parseSegment(text: string): ParsedSegment {
   while (offset < text.length) {
     lineNumber++;
     const newline = text.indexOf('\n', offset);
-    const end = newline === -1 ? text.length : newline;
-    const entry = newline === -1 ? undefined : decodeEntry(text.slice(offset, end));
-    const isLast = newline === -1 || newline === text.length - 1;
+    const entry = newline === -1 ? undefined : decodeEntry(text.slice(offset, newline));
     if (entry === undefined) {
+      // Only the last line may be unreadable: a batch cut short by a crash can leave a
+      // partial line, or (blocks written out of order) garbage that still ends in a
+      // newline. It was never acknowledged. Damage anywhere before it is corruption.
+      const isLast = newline === -1 || newline === text.length - 1;
       if (isLast) return { entries, goodBytes: Buffer.byteLength(text.slice(0, offset)), tornTail: true };
       throw new Error(`line ${lineNumber} is not a journal entry`);
     }
     const previous = entries[entries.length - 1];
     if (previous !== undefined && entry.seq <= previous.seq) throw new Error(`line ${lineNumber} has seq ${entry.seq} out of order`);
     entries.push(entry);
-    offset = end + 1;
+    offset = newline + 1;
   }
   return { entries, goodBytes: Buffer.byteLength(text), tornTail: false };
 }

@@ -19,9 +19,6 @@ import type { JournalWriter } from './journal-writer.js';
 import type { Persistence } from './memory-store.js';
 import type { Change } from './store.js';
 
-/** Compact once the current journal segment holds this many bytes. */
-export const DEFAULT_COMPACT_AFTER_BYTES = 8 * 1024 * 1024;
-
 interface Captured {
   readonly collection: CollectionName;
   readonly nextId: number;

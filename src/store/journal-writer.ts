@@ -5,7 +5,7 @@
 // exact seq, so a snapshot taken at that moment makes every older segment redundant.
 
 import type { FileHandle } from 'node:fs/promises';
-import { open } from 'node:fs/promises';
+import { open, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { syncDirectory } from './atomic-file.js';
 import { encodeEntry, segmentName } from './journal-format.js';
@@ -41,7 +41,10 @@ export class JournalWriter {
     const file = await open(path, 'a', 0o600);
     await syncDirectory(directory);
     const finished = existing.filter((segment) => segment !== path);
-    return new JournalWriter(directory, file, path, finished, lastSeq);
+    const writer = new JournalWriter(directory, file, path, finished, lastSeq);
+    // Segments left by earlier runs count towards compaction, so restarts do not let the journal grow unbounded.
+    for (const segment of existing) writer.#bytesInSegment += (await stat(segment)).size;
+    return writer;
   }
 
   /** True after a write failed: no later append is accepted (fail-stop). */
@@ -117,7 +120,8 @@ export class JournalWriter {
       const batch = this.#queue.splice(0, stop === -1 ? this.#queue.length : stop) as Extract<Queued, { kind: 'entry' }>[];
       try {
         if (this.#failure !== undefined) throw this.#failure;
-        await this.#file.write(batch.map((item) => item.text).join(''));
+        // appendFile loops until every byte is written; a short write (disk full) throws.
+        await this.#file.appendFile(batch.map((item) => item.text).join(''));
         await this.#file.datasync();
         for (const item of batch) item.resolve();
       } catch (error) {

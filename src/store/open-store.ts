@@ -14,6 +14,7 @@ import { acquireLock } from './data-lock.js';
 import { JournalPersistence } from './journal-persistence.js';
 import { JournalWriter } from './journal-writer.js';
 import { MemoryStore } from './memory-store.js';
+import type { Change } from './store.js';
 
 export { StartupError };
 
@@ -25,6 +26,15 @@ export interface StoreOptions {
   readonly seed: boolean;
   readonly compactAfterBytes: number;
   readonly logger: Logger;
+}
+
+/** The example dataset as one commit: a put for every record (ids in the example are dense, so next ids follow). */
+async function exampleDataChanges(): Promise<Change[]> {
+  const changes: Change[] = [];
+  for (const [collection, state] of (await readDataDirectory(EXAMPLE_DATA_DIR)).collections) {
+    for (const record of state.records.values()) changes.push({ kind: 'put', collection, record });
+  }
+  return changes;
 }
 
 export async function openStore(options: StoreOptions): Promise<MemoryStore> {
@@ -45,8 +55,7 @@ export async function openStore(options: StoreOptions): Promise<MemoryStore> {
       await file.sync();
       await file.close();
     }
-    const seeding = contents.isEmpty && seed;
-    const store = new MemoryStore(seeding ? (await readDataDirectory(EXAMPLE_DATA_DIR)).collections : contents.collections);
+    const store = new MemoryStore(contents.collections);
     const journal = await JournalWriter.open(dataDir, contents.lastSeq, contents.segments);
     const persistence = new JournalPersistence({
       dataDir,
@@ -57,7 +66,11 @@ export async function openStore(options: StoreOptions): Promise<MemoryStore> {
       logger,
     });
     store.persistWith(persistence);
-    if (contents.isEmpty) await persistence.compact();
+    if (contents.isEmpty) {
+      // The example data goes in as one journal entry, so a start cut short keeps all of it or none.
+      if (seed) await store.commit(await exampleDataChanges());
+      await persistence.compact();
+    }
     return store;
   } catch (error) {
     await lock.release();
