@@ -12,6 +12,7 @@ import { ensureAdmin } from './auth/bootstrap-admin.js';
 import { loadTokenSecret } from './auth/token-secret.js';
 import { resolveConfig } from './config.js';
 import type { RequestContext, Services } from './context.js';
+import { corsHeaders } from './http/cors.js';
 import { HttpError } from './http/errors.js';
 import { requireJsonAcceptable } from './http/negotiation.js';
 import { problemReply } from './http/problem.js';
@@ -81,8 +82,9 @@ export async function createApp(options: ServerOptions = {}): Promise<App> {
     reply
       .catch((error: unknown) => problemReply(error, tooLong ? path.slice(0, 100) : path, requestId, req.headers.accept, config.logger))
       .then((reply) => {
-        const final = shuttingDown ? { ...reply, headers: { ...reply.headers, Connection: 'close' } } : reply;
-        writeReply(res, final, requestId, req.method === 'HEAD');
+        const cors = corsHeaders(config.corsOrigins, req.headers, reply.headers?.['Allow']);
+        const extra = shuttingDown ? { ...cors, Connection: 'close' } : cors;
+        writeReply(res, extra === undefined ? reply : { ...reply, headers: { ...reply.headers, ...extra } }, requestId, req.method === 'HEAD');
       })
       .catch((error: unknown) => {
         config.logger.error(`request ${requestId}: could not write the response: ${String(error)}`);

@@ -4,8 +4,10 @@
 
 import type { ServerOptions } from './config.js';
 import { DEFAULTS } from './config.js';
+import type { CorsOrigins } from './http/cors.js';
+import { parseCorsOrigins } from './http/cors.js';
 
-type Kind = 'integer' | 'string' | 'boolean';
+type Kind = 'integer' | 'string' | 'boolean' | 'origins';
 
 interface Setting {
   readonly variable: string;
@@ -23,6 +25,7 @@ export const SETTINGS: readonly Setting[] = [
   { variable: 'MAX_BODY_BYTES', flag: 'max-body-bytes', option: 'maxBodyBytes', kind: 'integer', fallback: String(DEFAULTS.maxBodyBytes), meaning: 'larger request bodies get 413' },
   { variable: 'SEED', flag: 'seed', option: 'seed', kind: 'boolean', fallback: String(DEFAULTS.seed), meaning: 'load the example dataset into an empty data directory' },
   { variable: 'COMPACT_AFTER_BYTES', flag: 'compact-after-bytes', option: 'compactAfterBytes', kind: 'integer', fallback: String(DEFAULTS.compactAfterBytes), meaning: 'fold the journal into snapshots once it holds this many bytes' },
+  { variable: 'CORS_ORIGINS', flag: 'cors-origins', option: 'corsOrigins', kind: 'origins', fallback: 'none', meaning: 'comma-separated origins allowed from browsers, or *' },
   { variable: 'ADMIN_EMAIL', flag: 'admin-email', option: 'adminEmail', kind: 'string', fallback: DEFAULTS.adminEmail, meaning: 'the administrator ensured at start' },
   { variable: 'ADMIN_PASSWORD', flag: 'admin-password', option: 'adminPassword', kind: 'string', fallback: 'generated on the first start and printed once', meaning: "the administrator's password" },
   { variable: 'TOKEN_SECRET', flag: 'token-secret', option: 'tokenSecret', kind: 'string', fallback: 'generated once, kept in DATA_DIR/token-secret', meaning: 'HMAC key for tokens (32+ characters)' },
@@ -77,8 +80,9 @@ function splitOnce(text: string, separator: string): [string, string | undefined
   return at === -1 ? [text, undefined] : [text.slice(0, at), text.slice(at + 1)];
 }
 
-function convert(kind: Kind, text: string): string | number | boolean | undefined {
+function convert(kind: Kind, text: string): string | number | boolean | CorsOrigins | undefined {
   if (kind === 'string') return text;
+  if (kind === 'origins') return parseCorsOrigins(text);
   if (kind === 'integer') return /^[0-9]{1,15}$/.test(text) ? Number(text) : undefined;
   const lower = text.toLowerCase();
   if (['true', '1', 'yes', 'on'].includes(lower)) return true;

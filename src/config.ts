@@ -2,6 +2,7 @@
 // defaults. Embedding passes options in camelCase; only the command-line entry point
 // (main.ts, via cli-options.ts) reads environment variables and flags.
 
+import type { CorsOrigins } from './http/cors.js';
 import type { Store } from './store/store.js';
 import { EMAIL_PATTERN } from './validation.js';
 
@@ -32,6 +33,8 @@ export interface ServerOptions {
   readonly tokenTtlSeconds?: number;
   /** Compact the journal into snapshots once its current segment holds this many bytes. Default 8 MiB. */
   readonly compactAfterBytes?: number;
+  /** Origins allowed to call the API from a browser, or "*". Default none. */
+  readonly corsOrigins?: CorsOrigins;
   /** Where to print; embedding prints nothing without one. */
   readonly logger?: Logger;
   /**
@@ -52,6 +55,7 @@ export interface Config {
   readonly tokenSecret: string | undefined;
   readonly tokenTtlSeconds: number;
   readonly compactAfterBytes: number;
+  readonly corsOrigins: CorsOrigins;
   readonly logger: Logger;
 }
 
@@ -85,6 +89,7 @@ export function resolveConfig(options: ServerOptions = {}): Config {
     tokenSecret: options.tokenSecret,
     tokenTtlSeconds: options.tokenTtlSeconds ?? DEFAULTS.tokenTtlSeconds,
     compactAfterBytes: options.compactAfterBytes ?? DEFAULTS.compactAfterBytes,
+    corsOrigins: options.corsOrigins ?? [],
     logger: options.logger ?? SILENT_LOGGER,
   };
   if (!Number.isInteger(config.port) || config.port < 0 || config.port > 65535) {
