@@ -12,6 +12,7 @@ import { ensureAdmin } from './auth/bootstrap-admin.js';
 import { loadTokenSecret } from './auth/token-secret.js';
 import { resolveConfig } from './config.js';
 import type { RequestContext, Services } from './context.js';
+import { formatAccessLine } from './http/access-log.js';
 import { corsHeaders } from './http/cors.js';
 import { HttpError } from './http/errors.js';
 import { requireJsonAcceptable } from './http/negotiation.js';
@@ -35,6 +36,11 @@ export interface App {
   beginShutdown(): void;
   /** Waits for pending writes and writes a final snapshot. */
   close(): Promise<void>;
+}
+
+/** Who made a request, filled in by authentication, for the access log. */
+interface Caller {
+  userId: number | undefined;
 }
 
 /** Longer request targets get 414 (RFC 9110 §4.1 suggests supporting at least 8000 octets). */
@@ -75,16 +81,21 @@ export async function createApp(options: ServerOptions = {}): Promise<App> {
     const path = queryStart === -1 ? url : url.slice(0, queryStart);
     const search = queryStart === -1 ? '' : url.slice(queryStart + 1);
     const tooLong = url.length > MAX_URL_LENGTH;
+    const started = performance.now();
+    const caller: Caller = { userId: undefined };
     const reply = tooLong
       ? Promise.reject(new HttpError('uri_too_long', `the request target is longer than ${MAX_URL_LENGTH} characters`))
-      : dispatch(req, path, search, requestId, router, services);
+      : dispatch(req, path, search, requestId, router, services, caller);
 
     reply
       .catch((error: unknown) => problemReply(error, tooLong ? path.slice(0, 100) : path, requestId, req.headers.accept, config.logger))
       .then((reply) => {
         const cors = corsHeaders(config.corsOrigins, req.headers, reply.headers?.['Allow']);
         const extra = shuttingDown ? { ...cors, Connection: 'close' } : cors;
-        writeReply(res, extra === undefined ? reply : { ...reply, headers: { ...reply.headers, ...extra } }, requestId, req.method === 'HEAD');
+        const bytes = writeReply(res, extra === undefined ? reply : { ...reply, headers: { ...reply.headers, ...extra } }, requestId, req.method === 'HEAD');
+        if (config.accessLog === 'off') return;
+        const entry = { requestId, method: req.method ?? '', path: tooLong ? path.slice(0, 100) : path, status: reply.status, bytes };
+        config.logger.info(formatAccessLine({ ...entry, durationMs: performance.now() - started, userId: caller.userId }, config.accessLog));
       })
       .catch((error: unknown) => {
         config.logger.error(`request ${requestId}: could not write the response: ${String(error)}`);
@@ -110,6 +121,7 @@ async function dispatch(
   requestId: string,
   router: Router<Endpoint>,
   services: Services,
+  caller: Caller,
 ): Promise<Reply> {
   const match = router.match(path);
   if (match === undefined) throw notFound(path, router);
@@ -127,6 +139,7 @@ async function dispatch(
   // Authentication (CONTRACT §6): after routing and the method check, before
   // anything else is looked at and before the body is read.
   const actor = endpoint.open.has(method) ? undefined : services.authenticator.authenticate(req.headers.authorization);
+  caller.userId = actor?.id;
 
   requireJsonAcceptable(req.headers.accept);
   const context: RequestContext = {

@@ -4,10 +4,11 @@
 
 import type { ServerOptions } from './config.js';
 import { DEFAULTS } from './config.js';
+import { LOG_FORMATS } from './http/access-log.js';
 import type { CorsOrigins } from './http/cors.js';
 import { parseCorsOrigins } from './http/cors.js';
 
-type Kind = 'integer' | 'string' | 'boolean' | 'origins';
+type Kind = 'integer' | 'string' | 'boolean' | 'origins' | 'log-format';
 
 interface Setting {
   readonly variable: string;
@@ -26,6 +27,7 @@ export const SETTINGS: readonly Setting[] = [
   { variable: 'SEED', flag: 'seed', option: 'seed', kind: 'boolean', fallback: String(DEFAULTS.seed), meaning: 'load the example dataset into an empty data directory' },
   { variable: 'COMPACT_AFTER_BYTES', flag: 'compact-after-bytes', option: 'compactAfterBytes', kind: 'integer', fallback: String(DEFAULTS.compactAfterBytes), meaning: 'fold the journal into snapshots once it holds this many bytes' },
   { variable: 'CORS_ORIGINS', flag: 'cors-origins', option: 'corsOrigins', kind: 'origins', fallback: 'none', meaning: 'comma-separated origins allowed from browsers, or *' },
+  { variable: 'LOG_FORMAT', flag: 'log-format', option: 'accessLog', kind: 'log-format', fallback: 'json (text on a terminal)', meaning: 'access log: json, text or off' },
   { variable: 'ADMIN_EMAIL', flag: 'admin-email', option: 'adminEmail', kind: 'string', fallback: DEFAULTS.adminEmail, meaning: 'the administrator ensured at start' },
   { variable: 'ADMIN_PASSWORD', flag: 'admin-password', option: 'adminPassword', kind: 'string', fallback: 'generated on the first start and printed once', meaning: "the administrator's password" },
   { variable: 'TOKEN_SECRET', flag: 'token-secret', option: 'tokenSecret', kind: 'string', fallback: 'generated once, kept in DATA_DIR/token-secret', meaning: 'HMAC key for tokens (32+ characters)' },
@@ -83,6 +85,7 @@ function splitOnce(text: string, separator: string): [string, string | undefined
 function convert(kind: Kind, text: string): string | number | boolean | CorsOrigins | undefined {
   if (kind === 'string') return text;
   if (kind === 'origins') return parseCorsOrigins(text);
+  if (kind === 'log-format') return (LOG_FORMATS as readonly string[]).includes(text) ? text : undefined;
   if (kind === 'integer') return /^[0-9]{1,15}$/.test(text) ? Number(text) : undefined;
   const lower = text.toLowerCase();
   if (['true', '1', 'yes', 'on'].includes(lower)) return true;

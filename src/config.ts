@@ -2,6 +2,7 @@
 // defaults. Embedding passes options in camelCase; only the command-line entry point
 // (main.ts, via cli-options.ts) reads environment variables and flags.
 
+import type { LogFormat } from './http/access-log.js';
 import type { CorsOrigins } from './http/cors.js';
 import type { Store } from './store/store.js';
 import { EMAIL_PATTERN } from './validation.js';
@@ -35,6 +36,8 @@ export interface ServerOptions {
   readonly compactAfterBytes?: number;
   /** Origins allowed to call the API from a browser, or "*". Default none. */
   readonly corsOrigins?: CorsOrigins;
+  /** One access-log line per request to the logger, as "json" or "text"; "off" (the default when embedding) for none. */
+  readonly accessLog?: LogFormat;
   /** Where to print; embedding prints nothing without one. */
   readonly logger?: Logger;
   /**
@@ -56,6 +59,7 @@ export interface Config {
   readonly tokenTtlSeconds: number;
   readonly compactAfterBytes: number;
   readonly corsOrigins: CorsOrigins;
+  readonly accessLog: LogFormat;
   readonly logger: Logger;
 }
 
@@ -90,6 +94,7 @@ export function resolveConfig(options: ServerOptions = {}): Config {
     tokenTtlSeconds: options.tokenTtlSeconds ?? DEFAULTS.tokenTtlSeconds,
     compactAfterBytes: options.compactAfterBytes ?? DEFAULTS.compactAfterBytes,
     corsOrigins: options.corsOrigins ?? [],
+    accessLog: options.accessLog ?? 'off',
     logger: options.logger ?? SILENT_LOGGER,
   };
   if (!Number.isInteger(config.port) || config.port < 0 || config.port > 65535) {

@@ -42,7 +42,8 @@ async function main(): Promise<number> {
   process.once('SIGINT', () => stopRequested('SIGINT'));
   process.once('SIGTERM', () => stopRequested('SIGTERM'));
 
-  const server = await startServer({ ...commandLine.options, logger: consoleLogger });
+  const accessLog = commandLine.options.accessLog ?? (process.stdout.isTTY ? 'text' : 'json');
+  const server = await startServer({ ...commandLine.options, accessLog, logger: consoleLogger });
   const { config } = server.app;
   const counts = Object.entries(server.app.recordCounts())
     .map(([collection, count]) => `${count} ${count === 1 ? collection.replace(/s$/, '') : collection}`)

@@ -22,16 +22,19 @@ export function jsonReply(status: number, value: unknown, headers?: Headers): Re
   return { status, headers, body: JSON.stringify(value) };
 }
 
-export function writeReply(res: ServerResponse, reply: Reply, requestId: string, isHead: boolean): void {
+/** Writes the reply and returns the body length in bytes (0 when there is none). */
+export function writeReply(res: ServerResponse, reply: Reply, requestId: string, isHead: boolean): number {
   const headers: Headers = { ...reply.headers, 'X-Request-Id': requestId };
   const status = reply.status;
   const mayHaveBody = status !== 204 && status !== 304 && reply.body !== undefined;
+  const length = mayHaveBody ? Buffer.byteLength(reply.body as string) : 0;
   if (mayHaveBody) {
     headers['Content-Type'] = reply.contentType ?? JSON_TYPE;
-    headers['Content-Length'] = String(Buffer.byteLength(reply.body as string));
+    headers['Content-Length'] = String(length);
   } else if (status !== 204 && status !== 304) {
     headers['Content-Length'] = '0';
   }
   res.writeHead(status, headers);
   res.end(mayHaveBody && !isHead ? reply.body : undefined);
+  return isHead ? 0 : length;
 }

@@ -1,0 +1,81 @@
+// The access log: one line per request, JSON by default or text, with the request id,
+// method, path, status, bytes, duration and user — and never a token, a password, a
+// body or the query string.
+
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { formatAccessLine } from '../src/http/access-log.js';
+import type { Logger } from '../src/index.js';
+import { createUserClient, startTestServer } from './helpers.js';
+
+function capture(): Logger & { lines: string[] } {
+  const lines: string[] = [];
+  return { lines, info: (line) => lines.push(line), warn: () => {}, error: () => {} };
+}
+
+describe('access log', () => {
+  test('one JSON line per request with the documented fields, the user id once authenticated', async () => {
+    const logger = capture();
+    const api = await startTestServer({ accessLog: 'json', logger });
+    try {
+      const created = await api.post('/v1/products', { name: 'Logged', category: 'c', price: 1 });
+      logger.lines.length = 0;
+      const read = await api.get(`/v1/products/${created.body.id}`, { 'x-request-id': 'trace-123' });
+      await api.as(undefined).get('/v1/products');
+      assert.equal(logger.lines.length, 2);
+      const [ok, refused] = logger.lines.map((line) => JSON.parse(line) as Record<string, unknown>);
+      assert.deepEqual(Object.keys(ok ?? {}), ['time', 'request_id', 'method', 'path', 'status', 'bytes', 'duration_ms', 'user_id']);
+      assert.match(String(ok?.['time']), /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+      assert.equal(ok?.['request_id'], 'trace-123');
+      assert.equal(ok?.['method'], 'GET');
+      assert.equal(ok?.['path'], `/v1/products/${created.body.id}`);
+      assert.equal(ok?.['status'], 200);
+      assert.equal(ok?.['bytes'], Buffer.byteLength(read.text));
+      assert.equal(typeof ok?.['duration_ms'], 'number');
+      assert.equal(ok?.['user_id'], 1);
+      assert.equal(refused?.['status'], 401);
+      assert.equal(refused?.['user_id'], null);
+    } finally {
+      await api.close();
+    }
+  });
+
+  test('no token, password, body or query string ever reaches the log', async () => {
+    const logger = capture();
+    const api = await startTestServer({ accessLog: 'json', logger });
+    try {
+      const { id, client } = await createUserClient(api, { email: 'secret-person@example.com' });
+      await client.patch(`/v1/users/${id}`, { password: 'hunter2-hunter2' });
+      await api.post('/v1/tokens', { email: 'secret-person@example.com', password: 'hunter2-hunter2' });
+      await api.get('/v1/users?email=secret-person@example.com');
+      await api.get('/v1/products', { authorization: 'Bearer not.a.real-token' });
+      const everything = logger.lines.join('\n');
+      for (const secret of ['hunter2', 'secret-person', api.token ?? '-', client.token ?? '-', 'not.a.real-token', 'Bearer']) {
+        assert.ok(!everything.includes(secret), `the log holds ${secret}`);
+      }
+      assert.ok(logger.lines.length >= 5);
+    } finally {
+      await api.close();
+    }
+  });
+
+  test('"off" (the embedding default) writes nothing', async () => {
+    const logger = capture();
+    const api = await startTestServer({ logger });
+    try {
+      await api.get('/v1/products');
+      assert.deepEqual(logger.lines, []);
+    } finally {
+      await api.close();
+    }
+  });
+
+  test('the text form reads as one short line', () => {
+    const line = formatAccessLine(
+      { requestId: 'r-1', method: 'POST', path: '/v1/products', status: 201, bytes: 120, durationMs: 1.23456, userId: 3 },
+      'text',
+      new Date('2026-01-02T03:04:05.000Z'),
+    );
+    assert.equal(line, '2026-01-02T03:04:05.000Z 201 POST /v1/products 120B 1.23ms user 3 r-1');
+  });
+});
