@@ -14,10 +14,11 @@ import { resolveConfig } from './config.js';
 import type { RequestContext, Services } from './context.js';
 import { formatAccessLine } from './http/access-log.js';
 import { corsHeaders } from './http/cors.js';
+import { RateLimiter } from './http/rate-limit.js';
 import { HttpError } from './http/errors.js';
 import { requireJsonAcceptable } from './http/negotiation.js';
 import { problemReply } from './http/problem.js';
-import type { Reply } from './http/respond.js';
+import type { Headers, Reply } from './http/respond.js';
 import { writeReply } from './http/respond.js';
 import type { CollectionName } from './resources/definition.js';
 import { COLLECTIONS } from './resources/index.js';
@@ -38,9 +39,10 @@ export interface App {
   close(): Promise<void>;
 }
 
-/** Who made a request, filled in by authentication, for the access log. */
+/** Who made a request, filled in along the pipeline, for the access log and the rate-limit headers. */
 interface Caller {
   userId: number | undefined;
+  rateLimit: Headers | undefined;
 }
 
 /** Longer request targets get 414 (RFC 9110 §4.1 suggests supporting at least 8000 octets). */
@@ -70,6 +72,7 @@ export async function createApp(options: ServerOptions = {}): Promise<App> {
     throw error;
   }
   const router = buildRouter();
+  const limiter = config.rateLimit === 0 ? undefined : new RateLimiter(config.rateLimit, config.clock);
   let shuttingDown = false;
   const services: Services = { store, config, authenticator, isShuttingDown: () => shuttingDown };
 
@@ -82,16 +85,19 @@ export async function createApp(options: ServerOptions = {}): Promise<App> {
     const search = queryStart === -1 ? '' : url.slice(queryStart + 1);
     const tooLong = url.length > MAX_URL_LENGTH;
     const started = performance.now();
-    const caller: Caller = { userId: undefined };
+    const caller: Caller = { userId: undefined, rateLimit: undefined };
     const reply = tooLong
       ? Promise.reject(new HttpError('uri_too_long', `the request target is longer than ${MAX_URL_LENGTH} characters`))
-      : dispatch(req, path, search, requestId, router, services, caller);
+      : dispatch(req, path, search, requestId, router, services, caller, limiter);
 
     reply
       .catch((error: unknown) => problemReply(error, tooLong ? path.slice(0, 100) : path, requestId, req.headers.accept, config.logger))
       .then((reply) => {
         const cors = corsHeaders(config.corsOrigins, req.headers, reply.headers?.['Allow']);
-        const extra = shuttingDown ? { ...cors, Connection: 'close' } : cors;
+        // §8: RateLimit-* on every response while limiting is on; answers given before the
+        // limit was checked (404, 405, 401) show the address's bucket without taking from it.
+        const limits = limiter === undefined ? undefined : (caller.rateLimit ?? limiter.peek(addressKey(req)));
+        const extra = cors === undefined && limits === undefined && !shuttingDown ? undefined : { ...cors, ...limits, ...(shuttingDown ? { Connection: 'close' } : {}) };
         const bytes = writeReply(res, extra === undefined ? reply : { ...reply, headers: { ...reply.headers, ...extra } }, requestId, req.method === 'HEAD');
         if (config.accessLog === 'off') return;
         const entry = { requestId, method: req.method ?? '', path: tooLong ? path.slice(0, 100) : path, status: reply.status, bytes };
@@ -122,6 +128,7 @@ async function dispatch(
   router: Router<Endpoint>,
   services: Services,
   caller: Caller,
+  limiter: RateLimiter | undefined,
 ): Promise<Reply> {
   const match = router.match(path);
   if (match === undefined) throw notFound(path, router);
@@ -141,6 +148,12 @@ async function dispatch(
   const actor = endpoint.open.has(method) ? undefined : services.authenticator.authenticate(req.headers.authorization);
   caller.userId = actor?.id;
 
+  if (limiter !== undefined) {
+    const admission = limiter.take(actor === undefined ? addressKey(req) : `user ${actor.id}`);
+    caller.rateLimit = admission.headers;
+    if (!admission.allowed) throw new HttpError('rate_limited', 'too many requests; retry after the time in Retry-After');
+  }
+
   requireJsonAcceptable(req.headers.accept);
   const context: RequestContext = {
     req,
@@ -153,6 +166,11 @@ async function dispatch(
     services,
   };
   return handler(context);
+}
+
+/** The rate-limit key of a request not (yet) tied to a user: its remote address. */
+function addressKey(req: IncomingMessage): string {
+  return `address ${req.socket.remoteAddress ?? 'unknown'}`;
 }
 
 /** An unversioned resource path (`/users`) is pointed at its `/v1` twin (CONTRACT §2). */

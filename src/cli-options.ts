@@ -26,6 +26,7 @@ export const SETTINGS: readonly Setting[] = [
   { variable: 'MAX_BODY_BYTES', flag: 'max-body-bytes', option: 'maxBodyBytes', kind: 'integer', fallback: String(DEFAULTS.maxBodyBytes), meaning: 'larger request bodies get 413' },
   { variable: 'SEED', flag: 'seed', option: 'seed', kind: 'boolean', fallback: String(DEFAULTS.seed), meaning: 'load the example dataset into an empty data directory' },
   { variable: 'COMPACT_AFTER_BYTES', flag: 'compact-after-bytes', option: 'compactAfterBytes', kind: 'integer', fallback: String(DEFAULTS.compactAfterBytes), meaning: 'fold the journal into snapshots once it holds this many bytes' },
+  { variable: 'RATE_LIMIT', flag: 'rate-limit', option: 'rateLimit', kind: 'integer', fallback: String(DEFAULTS.rateLimit), meaning: 'requests per client per minute; 0 turns limiting off' },
   { variable: 'CORS_ORIGINS', flag: 'cors-origins', option: 'corsOrigins', kind: 'origins', fallback: 'none', meaning: 'comma-separated origins allowed from browsers, or *' },
   { variable: 'LOG_FORMAT', flag: 'log-format', option: 'accessLog', kind: 'log-format', fallback: 'json (text on a terminal)', meaning: 'access log: json, text or off' },
   { variable: 'ADMIN_EMAIL', flag: 'admin-email', option: 'adminEmail', kind: 'string', fallback: DEFAULTS.adminEmail, meaning: 'the administrator ensured at start' },

@@ -36,6 +36,10 @@ export interface ServerOptions {
   readonly compactAfterBytes?: number;
   /** Origins allowed to call the API from a browser, or "*". Default none. */
   readonly corsOrigins?: CorsOrigins;
+  /** Requests per client per minute; 0 turns limiting off. Default 1200. */
+  readonly rateLimit?: number;
+  /** The clock the rate limiter reads, in ms (tests inject one). Default Date.now. */
+  readonly clock?: () => number;
   /** One access-log line per request to the logger, as "json" or "text"; "off" (the default when embedding) for none. */
   readonly accessLog?: LogFormat;
   /** Where to print; embedding prints nothing without one. */
@@ -60,6 +64,8 @@ export interface Config {
   readonly compactAfterBytes: number;
   readonly corsOrigins: CorsOrigins;
   readonly accessLog: LogFormat;
+  readonly rateLimit: number;
+  readonly clock: () => number;
   readonly logger: Logger;
 }
 
@@ -72,6 +78,7 @@ export const DEFAULTS = Object.freeze({
   adminEmail: 'admin@example.com',
   tokenTtlSeconds: 3600,
   compactAfterBytes: 8 * 1024 * 1024,
+  rateLimit: 1200,
 });
 
 /** Shorter secrets make HS256 keys guessable (RFC 7518 §3.2: a key of at least 256 bits). */
@@ -95,6 +102,8 @@ export function resolveConfig(options: ServerOptions = {}): Config {
     compactAfterBytes: options.compactAfterBytes ?? DEFAULTS.compactAfterBytes,
     corsOrigins: options.corsOrigins ?? [],
     accessLog: options.accessLog ?? 'off',
+    rateLimit: options.rateLimit ?? DEFAULTS.rateLimit,
+    clock: options.clock ?? Date.now,
     logger: options.logger ?? SILENT_LOGGER,
   };
   if (!Number.isInteger(config.port) || config.port < 0 || config.port > 65535) {
@@ -102,6 +111,9 @@ export function resolveConfig(options: ServerOptions = {}): Config {
   }
   if (!Number.isInteger(config.maxBodyBytes) || config.maxBodyBytes < 1) {
     throw new ConfigError(`maxBodyBytes must be a positive integer, not ${config.maxBodyBytes}`);
+  }
+  if (!Number.isInteger(config.rateLimit) || config.rateLimit < 0) {
+    throw new ConfigError(`rateLimit must be a whole number of requests per minute (0: off), not ${config.rateLimit}`);
   }
   if (!Number.isInteger(config.compactAfterBytes) || config.compactAfterBytes < 1) {
     throw new ConfigError(`compactAfterBytes must be a positive integer, not ${config.compactAfterBytes}`);

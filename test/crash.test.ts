@@ -36,7 +36,7 @@ interface Running {
 async function start(dataDir: string, compactAfterBytes: number): Promise<Running> {
   const args = [MAIN, '--port', '0', '--data-dir', dataDir, '--seed', 'false', '--compact-after-bytes', String(compactAfterBytes)];
   const child = spawn(process.execPath, args, {
-    env: { ...process.env, ADMIN_PASSWORD: TEST_ADMIN_PASSWORD, TOKEN_SECRET: TEST_TOKEN_SECRET },
+    env: { ...process.env, ADMIN_PASSWORD: TEST_ADMIN_PASSWORD, TOKEN_SECRET: TEST_TOKEN_SECRET, RATE_LIMIT: '0' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

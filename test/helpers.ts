@@ -45,9 +45,9 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
-/** A server in memory only (dataDir null), empty but for the administrator unless `seed: true` is passed. */
+/** A server in memory only (dataDir null), empty but for the administrator unless `seed: true` is passed; rate limiting off unless asked for. */
 export async function startTestServer(options: ServerOptions = {}): Promise<TestServer> {
-  const server = await startServer({ port: 0, dataDir: null, seed: false, ...TEST_AUTH_OPTIONS, ...options });
+  const server = await startServer({ port: 0, dataDir: null, seed: false, rateLimit: 0, ...TEST_AUTH_OPTIONS, ...options });
   return connect(server);
 }
 

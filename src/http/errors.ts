@@ -41,6 +41,8 @@ export const ERROR_STATUS = {
   validation_failed: 422,
   // 431 Request Header Fields Too Large — RFC 6585 §5
   headers_too_large: 431,
+  // 429 Too Many Requests — RFC 6585 §4
+  rate_limited: 429,
   // 500 Internal Server Error — RFC 9110 §15.6.1
   internal_error: 500,
   // 503 Service Unavailable — RFC 9110 §15.6.4
