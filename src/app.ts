@@ -14,6 +14,7 @@ import { resolveConfig } from './config.js';
 import type { RequestContext, Services } from './context.js';
 import { formatAccessLine } from './http/access-log.js';
 import { corsHeaders } from './http/cors.js';
+import { IdempotencyKeys } from './http/idempotency.js';
 import { RateLimiter } from './http/rate-limit.js';
 import { HttpError } from './http/errors.js';
 import { requireJsonAcceptable } from './http/negotiation.js';
@@ -74,7 +75,8 @@ export async function createApp(options: ServerOptions = {}): Promise<App> {
   const router = buildRouter();
   const limiter = config.rateLimit === 0 ? undefined : new RateLimiter(config.rateLimit, config.clock);
   let shuttingDown = false;
-  const services: Services = { store, config, authenticator, isShuttingDown: () => shuttingDown };
+  const idempotencyKeys = new IdempotencyKeys(store, config.clock);
+  const services: Services = { store, config, authenticator, idempotencyKeys, isShuttingDown: () => shuttingDown };
 
   const handle = (req: IncomingMessage, res: ServerResponse): void => {
     const header = req.headers['x-request-id'];

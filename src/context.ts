@@ -5,12 +5,14 @@ import type { IncomingMessage } from 'node:http';
 import type { Authenticator } from './auth/authenticate.js';
 import type { Actor } from './auth/permissions.js';
 import type { Config } from './config.js';
+import type { IdempotencyKeys } from './http/idempotency.js';
 import type { Store } from './store/store.js';
 
 export interface Services {
   readonly store: Store;
   readonly config: Config;
   readonly authenticator: Authenticator;
+  readonly idempotencyKeys: IdempotencyKeys;
   /** True once a graceful shutdown has begun. */
   readonly isShuttingDown: () => boolean;
 }

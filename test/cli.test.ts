@@ -299,7 +299,7 @@ describe('cli: stopping', () => {
       assert.equal(cli.stderr(), '');
 
       // the final snapshot holds everything: no journal and no lock are left behind
-      assert.deepEqual((await readdir(dir.path)).sort(), ['orders.json', 'products.json', 'token-secret', 'users.json']);
+      assert.deepEqual((await readdir(dir.path)).sort(), ['idempotency_keys.json', 'orders.json', 'products.json', 'token-secret', 'users.json']);
       const { journal_seq: journalSeq, ...products } = JSON.parse(await readFile(join(dir.path, 'products.json'), 'utf8'));
       assert.ok(Number.isInteger(journalSeq) && journalSeq > 0, `journal_seq ${journalSeq}`);
       assert.deepEqual(products, { next_id: 2, records: [product.body] });
@@ -500,7 +500,7 @@ describe('cli: the token subcommand', () => {
     server.child.kill('SIGTERM');
     assert.equal((await server.exited).code, 0);
     const before = await describeDirectory(dir.path);
-    assert.deepEqual(Object.keys(before), ['orders.json', 'products.json', 'token-secret', 'users.json']);
+    assert.deepEqual(Object.keys(before), ['idempotency_keys.json', 'orders.json', 'products.json', 'token-secret', 'users.json']);
 
     for (const email of ['alice@example.com', TEST_ADMIN_EMAIL]) {
       const minted = await runToExit(['token', email, '--data-dir', dir.path]);

@@ -1,6 +1,7 @@
 // GET and POST on a collection (CONTRACT §4, §5): a page of records in the list
 // envelope with a Link header, or a new record answered 201 Created with its
-// Location (RFC 9110 §15.3.2) and ETag.
+// Location (RFC 9110 §15.3.2) and ETag — replayed instead when the POST repeats an
+// Idempotency-Key (http/idempotency.ts).
 
 import { authorize, requireBodyPermission } from '../auth/permissions.js';
 import type { RequestContext } from '../context.js';
@@ -11,7 +12,11 @@ import { linkHeader, pageLinks, pageMeta } from '../http/pagination.js';
 import type { Reply } from '../http/respond.js';
 import type { ResourceDefinition } from '../resources/definition.js';
 import { entityTag, represent, representFields } from '../representation.js';
-import type { Filter } from '../store/store.js';
+import type { Change, Filter } from '../store/store.js';
+import type { IdempotentRequest } from '../http/idempotency.js';
+import { idempotentRequest } from '../http/idempotency.js';
+import type { JsonObject } from '../json.js';
+import type { Actor } from '../auth/permissions.js';
 import type { Language } from '../vocabulary.js';
 import { requireParent } from './lookup.js';
 import { decideWrite, finishRecord } from './write-record.js';
@@ -44,9 +49,28 @@ export async function createRecord(context: RequestContext, definition: Resource
   rejectQueryParameters(context.search);
   const actor = authorize(context, definition, 'create');
   requireParent(context, definition);
-  const { store, config } = context.services;
-  const body = await readJsonBody(context.req, config.maxBodyBytes, JSON_MEDIA_TYPES);
+  const body = await readJsonBody(context.req, context.services.config.maxBodyBytes, JSON_MEDIA_TYPES);
+  const header = context.req.headers['idempotency-key'];
+  const idempotent = idempotentRequest(Array.isArray(header) ? header.join(', ') : header, `user ${actor.id}`, context.path, body);
+  if (idempotent === undefined) return create(context, definition, language, body, actor, undefined);
+  const replay = context.services.idempotencyKeys.begin(idempotent);
+  if (replay !== undefined) return replay;
+  try {
+    return await create(context, definition, language, body, actor, idempotent);
+  } finally {
+    context.services.idempotencyKeys.finish(idempotent);
+  }
+}
 
+async function create(
+  context: RequestContext,
+  definition: ResourceDefinition,
+  language: Language,
+  body: JsonObject,
+  actor: Actor,
+  idempotent: IdempotentRequest | undefined,
+): Promise<Reply> {
+  const { store } = context.services;
   const { next } = await decideWrite(() => {
     const parentId = requireParent(context, definition);
     requireBodyPermission(actor, definition, body, language, undefined);
@@ -54,11 +78,14 @@ export async function createRecord(context: RequestContext, definition: Resource
   });
   const now = new Date().toISOString();
   const record = finishRecord(definition, next, store.allocateId(definition.collection), now, now);
-  await store.commit([{ kind: 'put', collection: definition.collection, record }]);
-
   const representation = represent(definition, record, language);
   const headers = { Location: `${context.path}/${record.id}`, ETag: representation.etag };
   const created = definition.createdFields;
   const responseBody = created === undefined ? representation.json : representFields(definition, record, language, created);
-  return { status: 201, headers, body: responseBody };
+  const reply: Reply = { status: 201, headers, body: responseBody };
+
+  const changes: Change[] = [{ kind: 'put', collection: definition.collection, record }];
+  if (idempotent !== undefined) changes.push(...context.services.idempotencyKeys.changesToSave(idempotent, reply));
+  await store.commit(changes);
+  return reply;
 }

@@ -29,6 +29,7 @@ export const ERROR_STATUS = {
   duplicate_value: 409,
   invalid_transition: 409,
   items_frozen: 409,
+  idempotency_key_in_flight: 409,
   // 412 Precondition Failed — RFC 9110 §15.5.13
   precondition_failed: 412,
   // 413 Content Too Large — RFC 9110 §15.5.14
@@ -39,6 +40,7 @@ export const ERROR_STATUS = {
   unsupported_media_type: 415,
   // 422 Unprocessable Content — RFC 9110 §15.5.21
   validation_failed: 422,
+  idempotency_key_reused: 422,
   // 431 Request Header Fields Too Large — RFC 6585 §5
   headers_too_large: 431,
   // 429 Too Many Requests — RFC 6585 §4

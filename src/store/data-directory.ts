@@ -7,20 +7,20 @@
 
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { CollectionName } from '../resources/definition.js';
-import { COLLECTIONS } from '../resources/index.js';
 import type { CollectionState } from './collection-state.js';
 import { applyChange, emptyCollection, parseSnapshot } from './collection-state.js';
 import { parseSegment, segmentFirstSeq } from './journal-format.js';
+import type { StoredCollection } from './store.js';
+import { STORED_COLLECTIONS } from './store.js';
 
 export class StartupError extends Error {}
 
-export function snapshotPath(dataDir: string, collection: CollectionName): string {
+export function snapshotPath(dataDir: string, collection: StoredCollection): string {
   return join(dataDir, `${collection}.json`);
 }
 
 export interface DirectoryContents {
-  readonly collections: Map<CollectionName, CollectionState>;
+  readonly collections: Map<StoredCollection, CollectionState>;
   /** The highest seq in any snapshot or journal entry (0 for a new directory). */
   readonly lastSeq: number;
   /** Journal segment paths, oldest first. */
@@ -32,10 +32,10 @@ export interface DirectoryContents {
 }
 
 export async function readDataDirectory(dataDir: string): Promise<DirectoryContents> {
-  const collections = new Map<CollectionName, CollectionState>();
-  const coveredUpTo = new Map<CollectionName, number>();
+  const collections = new Map<StoredCollection, CollectionState>();
+  const coveredUpTo = new Map<StoredCollection, number>();
   let lastSeq = 0;
-  for (const collection of COLLECTIONS) {
+  for (const collection of STORED_COLLECTIONS) {
     const path = snapshotPath(dataDir, collection);
     const text = await readIfExists(path);
     if (text === undefined) continue;

@@ -4,10 +4,9 @@
 // they may hold: `journal-000000000042.jsonl`.
 
 import { isJsonObject } from '../json.js';
-import type { CollectionName } from '../resources/definition.js';
-import { COLLECTIONS } from '../resources/index.js';
 import { isStoredRecord } from './collection-state.js';
-import type { Change } from './store.js';
+import type { Change, StoredCollection } from './store.js';
+import { STORED_COLLECTIONS } from './store.js';
 
 export interface JournalEntry {
   readonly seq: number;
@@ -67,8 +66,8 @@ function decodeChange(item: unknown): Change | undefined {
   return undefined;
 }
 
-function isCollection(value: unknown): value is CollectionName {
-  return typeof value === 'string' && (COLLECTIONS as readonly string[]).includes(value);
+function isCollection(value: unknown): value is StoredCollection {
+  return typeof value === 'string' && (STORED_COLLECTIONS as readonly string[]).includes(value);
 }
 
 export interface ParsedSegment {

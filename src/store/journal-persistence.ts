@@ -8,8 +8,6 @@
 import { rm } from 'node:fs/promises';
 import type { Logger } from '../config.js';
 import type { StoredRecord } from '../json.js';
-import type { CollectionName } from '../resources/definition.js';
-import { COLLECTIONS } from '../resources/index.js';
 import { syncDirectory, writeFileAtomically } from './atomic-file.js';
 import type { CollectionState } from './collection-state.js';
 import { serializeSnapshot } from './collection-state.js';
@@ -17,10 +15,11 @@ import { snapshotPath } from './data-directory.js';
 import type { DataLock } from './data-lock.js';
 import type { JournalWriter } from './journal-writer.js';
 import type { Persistence } from './memory-store.js';
-import type { Change } from './store.js';
+import type { Change, StoredCollection } from './store.js';
+import { STORED_COLLECTIONS } from './store.js';
 
 interface Captured {
-  readonly collection: CollectionName;
+  readonly collection: StoredCollection;
   readonly nextId: number;
   readonly records: readonly StoredRecord[];
 }
@@ -28,7 +27,7 @@ interface Captured {
 export class JournalPersistence implements Persistence {
   readonly #dataDir: string;
   readonly #journal: JournalWriter;
-  readonly #stateOf: (collection: CollectionName) => CollectionState;
+  readonly #stateOf: (collection: StoredCollection) => CollectionState;
   readonly #lock: DataLock;
   readonly #compactAfterBytes: number;
   readonly #logger: Logger;
@@ -37,7 +36,7 @@ export class JournalPersistence implements Persistence {
   constructor(options: {
     dataDir: string;
     journal: JournalWriter;
-    stateOf: (collection: CollectionName) => CollectionState;
+    stateOf: (collection: StoredCollection) => CollectionState;
     lock: DataLock;
     compactAfterBytes: number;
     logger: Logger;
@@ -70,7 +69,7 @@ export class JournalPersistence implements Persistence {
   async compact(): Promise<void> {
     // Capture and rotate in one synchronous step, so the capture is exactly the state at `seq`.
     const seq = this.#journal.lastSeq;
-    const captured: Captured[] = COLLECTIONS.map((collection) => {
+    const captured: Captured[] = STORED_COLLECTIONS.map((collection) => {
       const state = this.#stateOf(collection);
       return { collection, nextId: state.nextId, records: [...state.records.values()] };
     });

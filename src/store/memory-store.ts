@@ -5,10 +5,9 @@
 // keeps seeing a write that was never acknowledged.
 
 import type { JsonValue, StoredRecord } from '../json.js';
-import type { CollectionName } from '../resources/definition.js';
 import type { CollectionState } from './collection-state.js';
 import { applyChange, emptyCollection } from './collection-state.js';
-import type { Change, Filter, Query, QueryResult, SortKey, Store } from './store.js';
+import type { Change, Filter, Query, QueryResult, SortKey, Store, StoredCollection } from './store.js';
 
 /** Makes committed changes durable; absent for a memory-only store. */
 export interface Persistence {
@@ -19,18 +18,18 @@ export interface Persistence {
 
 /** What a change replaced, to put it back if the change never becomes durable. */
 interface Undo {
-  readonly collection: CollectionName;
+  readonly collection: StoredCollection;
   readonly id: number;
   readonly previous: StoredRecord | undefined;
 }
 
 export class MemoryStore implements Store {
-  readonly #collections: Map<CollectionName, CollectionState>;
+  readonly #collections: Map<StoredCollection, CollectionState>;
   #persistence: Persistence | undefined;
   /** Commits applied in memory and not yet durable, oldest first. */
   readonly #notYetDurable = new Set<readonly Undo[]>();
 
-  constructor(collections: ReadonlyMap<CollectionName, CollectionState>, persistence?: Persistence) {
+  constructor(collections: ReadonlyMap<StoredCollection, CollectionState>, persistence?: Persistence) {
     this.#collections = new Map(collections);
     this.#persistence = persistence;
   }
@@ -41,7 +40,7 @@ export class MemoryStore implements Store {
   }
 
   /** The live state of a collection, for snapshot writers. */
-  collectionState(collection: CollectionName): CollectionState {
+  collectionState(collection: StoredCollection): CollectionState {
     let state = this.#collections.get(collection);
     if (state === undefined) {
       state = emptyCollection();
@@ -54,15 +53,15 @@ export class MemoryStore implements Store {
     return this.#persistence?.writable ?? true;
   }
 
-  get(collection: CollectionName, id: number): StoredRecord | undefined {
+  get(collection: StoredCollection, id: number): StoredRecord | undefined {
     return this.collectionState(collection).records.get(id);
   }
 
-  count(collection: CollectionName): number {
+  count(collection: StoredCollection): number {
     return this.collectionState(collection).records.size;
   }
 
-  query(collection: CollectionName, query: Query): QueryResult {
+  query(collection: StoredCollection, query: Query): QueryResult {
     const matches: StoredRecord[] = [];
     for (const record of this.collectionState(collection).records.values()) {
       if (matchesAll(record, query.filters)) matches.push(record);
@@ -73,7 +72,7 @@ export class MemoryStore implements Store {
     return { records: matches.slice(query.offset, query.offset + query.limit), total: matches.length };
   }
 
-  findIgnoringCase(collection: CollectionName, field: string, value: string): StoredRecord | undefined {
+  findIgnoringCase(collection: StoredCollection, field: string, value: string): StoredRecord | undefined {
     const wanted = value.toLowerCase();
     for (const record of this.collectionState(collection).records.values()) {
       const candidate = record[field];
@@ -82,7 +81,7 @@ export class MemoryStore implements Store {
     return undefined;
   }
 
-  allocateId(collection: CollectionName): number {
+  allocateId(collection: StoredCollection): number {
     const state = this.collectionState(collection);
     const id = state.nextId;
     state.nextId = id + 1;

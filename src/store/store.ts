@@ -6,9 +6,20 @@
 import type { StoredRecord } from '../json.js';
 import type { CollectionName } from '../resources/definition.js';
 
+/** Every resource collection is stored (a compile-time check). */
+type AssertStored<T extends StoredCollection> = T;
+export type StoredResourceCollection = AssertStored<CollectionName>;
+
+/**
+ * What the store keeps: the resources' collections, plus the idempotency keys that must
+ * be saved in the same commit as the record they created.
+ */
+export const STORED_COLLECTIONS = ['users', 'products', 'orders', 'idempotency_keys'] as const;
+export type StoredCollection = (typeof STORED_COLLECTIONS)[number];
+
 export type Change =
-  | { readonly kind: 'put'; readonly collection: CollectionName; readonly record: StoredRecord }
-  | { readonly kind: 'delete'; readonly collection: CollectionName; readonly id: number };
+  | { readonly kind: 'put'; readonly collection: StoredCollection; readonly record: StoredRecord }
+  | { readonly kind: 'delete'; readonly collection: StoredCollection; readonly id: number };
 
 export interface Filter {
   readonly field: string;
@@ -36,13 +47,13 @@ export interface QueryResult {
 }
 
 export interface Store {
-  get(collection: CollectionName, id: number): StoredRecord | undefined;
-  query(collection: CollectionName, query: Query): QueryResult;
+  get(collection: StoredCollection, id: number): StoredRecord | undefined;
+  query(collection: StoredCollection, query: Query): QueryResult;
   /** The first record whose `field` equals `value` ignoring case (for unique emails). */
-  findIgnoringCase(collection: CollectionName, field: string, value: string): StoredRecord | undefined;
-  count(collection: CollectionName): number;
+  findIgnoringCase(collection: StoredCollection, field: string, value: string): StoredRecord | undefined;
+  count(collection: StoredCollection): number;
   /** Reserves the next id of a collection; ids are never reused, even if the write then fails. */
-  allocateId(collection: CollectionName): number;
+  allocateId(collection: StoredCollection): number;
   /** Applies the changes at once in memory and resolves when they are durable. */
   commit(changes: readonly Change[]): Promise<void>;
   /** False once writes can no longer be made durable (a failed disk): the server is then not ready. Absent means true. */

@@ -1,0 +1,114 @@
+// Idempotency keys on POST (IETF draft "The Idempotency-Key HTTP Header Field"): a
+// client may retry a POST with the same `Idempotency-Key` and get the first answer
+// again — status, body, Location, ETag, plus `Idempotent-Replayed: true` — without a
+// second record being created. The key is scoped to the caller. The same key with a
+// different request is a 422; the same key while the first request is still being
+// handled is a 409. Keys are stored in the same commit as the record they created, so
+// they survive restarts and crashes, and they expire after 24 hours.
+
+import { createHash } from 'node:crypto';
+import type { JsonObject, StoredRecord } from '../json.js';
+import type { Change, Store } from '../store/store.js';
+import { HttpError } from './errors.js';
+import type { Reply } from './respond.js';
+
+export const IDEMPOTENCY_KEY_LIFETIME_MS = 24 * 60 * 60 * 1000;
+/** Expired keys removed by each new one, oldest first (keeps the purge cheap and steady). */
+const EXPIRED_REMOVED_PER_WRITE = 10;
+/** 1–255 visible ASCII characters (the draft leaves the syntax to the server). */
+const KEY_SYNTAX = /^[\x21-\x7e]{1,255}$/;
+
+export interface IdempotentRequest {
+  /** The caller and the key: `user 3 <key>`. */
+  readonly scope: string;
+  /** A hash of the method, path and body: a retry must be the same request. */
+  readonly fingerprint: string;
+}
+
+/** Reads the Idempotency-Key header of a POST; undefined when there is none. */
+export function idempotentRequest(header: string | undefined, caller: string, path: string, body: JsonObject): IdempotentRequest | undefined {
+  if (header === undefined) return undefined;
+  if (!KEY_SYNTAX.test(header)) {
+    throw new HttpError('invalid_query', 'Idempotency-Key must be 1 to 255 visible ASCII characters', {
+      errors: [{ field: 'Idempotency-Key', code: 'invalid_value', message: 'must be 1 to 255 visible ASCII characters' }],
+    });
+  }
+  const fingerprint = createHash('sha256').update(`POST ${path}\n${JSON.stringify(body)}`).digest('base64url');
+  return { scope: `${caller} ${header}`, fingerprint };
+}
+
+export class IdempotencyKeys {
+  readonly #store: Store;
+  readonly #now: () => number;
+  readonly #inFlight = new Set<string>();
+
+  constructor(store: Store, now: () => number) {
+    this.#store = store;
+    this.#now = now;
+  }
+
+  /**
+   * The first answer to replay, or undefined when this request is new (it is then marked
+   * in flight until `finish`). Throws 422 for a reused key and 409 for one in flight.
+   */
+  begin(request: IdempotentRequest): Reply | undefined {
+    const saved = this.#find(request.scope);
+    if (saved !== undefined) {
+      if (saved['fingerprint'] !== request.fingerprint) {
+        throw new HttpError('idempotency_key_reused', 'this Idempotency-Key was already used for a different request');
+      }
+      return replay(saved);
+    }
+    if (this.#inFlight.has(request.scope)) {
+      throw new HttpError('idempotency_key_in_flight', 'a request with this Idempotency-Key is still being handled; retry later');
+    }
+    this.#inFlight.add(request.scope);
+    return undefined;
+  }
+
+  finish(request: IdempotentRequest): void {
+    this.#inFlight.delete(request.scope);
+  }
+
+  /** The changes that save `reply` under the key (to commit with the record), and purge a few expired keys. */
+  changesToSave(request: IdempotentRequest, reply: Reply): Change[] {
+    const now = this.#now();
+    const time = new Date(now).toISOString();
+    const headers = reply.headers ?? {};
+    const record: StoredRecord = Object.freeze({
+      id: this.#store.allocateId('idempotency_keys'),
+      scope: request.scope,
+      fingerprint: request.fingerprint,
+      status: reply.status,
+      body: reply.body ?? '',
+      location: headers['Location'] ?? null,
+      etag: headers['ETag'] ?? null,
+      created_at: time,
+      updated_at: time,
+    });
+    const changes: Change[] = [{ kind: 'put', collection: 'idempotency_keys', record }];
+    const oldest = this.#store.query('idempotency_keys', { filters: [], sort: [], offset: 0, limit: EXPIRED_REMOVED_PER_WRITE });
+    for (const entry of oldest.records) {
+      if (!isExpired(entry, now)) break;
+      changes.push({ kind: 'delete', collection: 'idempotency_keys', id: entry.id });
+    }
+    return changes;
+  }
+
+  #find(scope: string): StoredRecord | undefined {
+    const found = this.#store.query('idempotency_keys', { filters: [{ field: 'scope', value: scope }], sort: [], offset: 0, limit: 1 });
+    const entry = found.records[0];
+    return entry === undefined || isExpired(entry, this.#now()) ? undefined : entry;
+  }
+}
+
+function isExpired(entry: StoredRecord, now: number): boolean {
+  return Date.parse(entry.created_at) + IDEMPOTENCY_KEY_LIFETIME_MS <= now;
+}
+
+function replay(saved: StoredRecord): Reply {
+  const headers: Record<string, string> = { 'Idempotent-Replayed': 'true' };
+  if (typeof saved['location'] === 'string') headers['Location'] = saved['location'];
+  if (typeof saved['etag'] === 'string') headers['ETag'] = saved['etag'];
+  return { status: saved['status'] as number, headers, body: saved['body'] as string };
+}

@@ -1,0 +1,137 @@
+// Idempotency keys on POST (IETF draft "The Idempotency-Key HTTP Header Field"):
+// replay with Idempotent-Replayed, 422 for a key reused with another body, 409 while
+// in flight, keys per caller, kept across restarts, and expired after 24 hours.
+
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { IDEMPOTENCY_KEY_LIFETIME_MS } from '../src/http/idempotency.js';
+import type { ServerOptions } from '../src/index.js';
+import type { TestServer } from './helpers.js';
+import { createUserClient, startTestServer, temporaryDirectory } from './helpers.js';
+import { assertProblem } from './assertions.js';
+
+const PRODUCT = { name: 'Once', category: 'c', price: 1 };
+
+async function withServer(options: ServerOptions, run: (api: TestServer) => Promise<void>): Promise<void> {
+  const api = await startTestServer(options);
+  try {
+    await run(api);
+  } finally {
+    await api.close();
+  }
+}
+
+describe('idempotency keys', () => {
+  test('a repeated POST with the same key and body replays the first answer and creates nothing', () =>
+    withServer({}, async (api) => {
+      const first = await api.post('/v1/products', PRODUCT, { 'idempotency-key': 'order-42' });
+      assert.equal(first.status, 201);
+      assert.equal(first.headers.get('idempotent-replayed'), null);
+      const again = await api.post('/v1/products', PRODUCT, { 'idempotency-key': 'order-42' });
+      assert.equal(again.status, 201);
+      assert.equal(again.headers.get('idempotent-replayed'), 'true');
+      assert.equal(again.text, first.text);
+      assert.equal(again.headers.get('location'), first.headers.get('location'));
+      assert.equal(again.headers.get('etag'), first.headers.get('etag'));
+      assert.equal((await api.get('/v1/products')).body.meta.total, 1);
+    }));
+
+  test("a new user's replay is exactly {id, name} with the same Location", () =>
+    withServer({}, async (api) => {
+      const body = { name: 'Key User', email: 'key-user@example.com' };
+      const first = await api.post('/v1/users', body, { 'idempotency-key': 'k' });
+      const again = await api.post('/v1/users', body, { 'idempotency-key': 'k' });
+      assert.deepEqual(again.body, first.body);
+      assert.deepEqual(Object.keys(again.body), ['id', 'name']);
+      assert.equal(again.headers.get('location'), first.headers.get('location'));
+    }));
+
+  test('the same key with a different body → 422 idempotency_key_reused, nothing created', () =>
+    withServer({}, async (api) => {
+      await api.post('/v1/products', PRODUCT, { 'idempotency-key': 'k1' });
+      const other = await api.post('/v1/products', { ...PRODUCT, price: 2 }, { 'idempotency-key': 'k1' });
+      assertProblem(other, 422, 'idempotency_key_reused', '/v1/products');
+      assert.equal((await api.get('/v1/products')).body.meta.total, 1);
+    }));
+
+  test('the same key on another path is a different request → 422', () =>
+    withServer({}, async (api) => {
+      await api.post('/v1/products', PRODUCT, { 'idempotency-key': 'k2' });
+      const elsewhere = await api.post('/v1/produtos', { nome: 'Once', categoria: 'c', preco: 1 }, { 'idempotency-key': 'k2' });
+      assertProblem(elsewhere, 422, 'idempotency_key_reused', '/v1/produtos');
+    }));
+
+  test('keys belong to their caller: another user may use the same key', () =>
+    withServer({}, async (api) => {
+      const { id, client } = await createUserClient(api);
+      const { id: otherId, client: other } = await createUserClient(api);
+      const product = (await api.post('/v1/products', PRODUCT)).body;
+      const items = { items: [{ product_id: product.id, quantity: 1 }] };
+      const mine = await client.post(`/v1/users/${id}/orders`, items, { 'idempotency-key': 'same' });
+      const theirs = await other.post(`/v1/users/${otherId}/orders`, items, { 'idempotency-key': 'same' });
+      assert.equal(mine.status, 201);
+      assert.equal(theirs.status, 201);
+      assert.equal(theirs.headers.get('idempotent-replayed'), null);
+      assert.notEqual(theirs.body.id, mine.body.id);
+    }));
+
+  test('while the first request is still being handled, the same key → 409 idempotency_key_in_flight', () =>
+    withServer({}, async (api) => {
+      // A password makes the first request slow (scrypt), so the second arrives while it runs.
+      const body = { name: 'Slow', email: 'slow@example.com', password: 'slow-password-1' };
+      const both = await Promise.all([
+        api.post('/v1/users', body, { 'idempotency-key': 'slow' }),
+        api.post('/v1/users', body, { 'idempotency-key': 'slow' }),
+      ]);
+      const statuses = both.map((response) => response.status).sort();
+      assert.deepEqual(statuses, [201, 409], 'whichever arrives second finds the first in flight');
+      assertProblem(both.find((response) => response.status === 409)!, 409, 'idempotency_key_in_flight', '/v1/users');
+      const later = await api.post('/v1/users', body, { 'idempotency-key': 'slow' });
+      assert.equal(later.headers.get('idempotent-replayed'), 'true');
+    }));
+
+  test('a failed request stores nothing: fixing the body and retrying with the key works', () =>
+    withServer({}, async (api) => {
+      assert.equal((await api.post('/v1/products', { name: 'Bad' }, { 'idempotency-key': 'retry' })).status, 422);
+      const fixed = await api.post('/v1/products', PRODUCT, { 'idempotency-key': 'retry' });
+      assert.equal(fixed.status, 201);
+      assert.equal(fixed.headers.get('idempotent-replayed'), null);
+    }));
+
+  test('a malformed key → 400 naming the header', () =>
+    withServer({}, async (api) => {
+      const response = await api.post('/v1/products', PRODUCT, { 'idempotency-key': 'x'.repeat(300) });
+      assertProblem(response, 400, 'invalid_query', '/v1/products', [{ field: 'Idempotency-Key', code: 'invalid_value' }]);
+    }));
+
+  test('keys survive a restart', async () => {
+    const dir = await temporaryDirectory();
+    try {
+      const first = await startTestServer({ dataDir: dir.path });
+      const created = await first.post('/v1/products', PRODUCT, { 'idempotency-key': 'durable' });
+      await first.close();
+      const second = await startTestServer({ dataDir: dir.path });
+      const again = await second.post('/v1/products', PRODUCT, { 'idempotency-key': 'durable' });
+      assert.equal(again.headers.get('idempotent-replayed'), 'true');
+      assert.equal(again.text, created.text);
+      assert.equal((await second.get('/v1/products')).body.meta.total, 1);
+      await second.close();
+    } finally {
+      await dir.remove();
+    }
+  });
+
+  test('keys expire after 24 hours: the same key then creates anew', async () => {
+    let now = Date.parse('2026-06-01T00:00:00Z');
+    await withServer({ clock: () => now }, async (api) => {
+      await api.post('/v1/products', PRODUCT, { 'idempotency-key': 'day' });
+      now += IDEMPOTENCY_KEY_LIFETIME_MS - 1;
+      assert.equal((await api.post('/v1/products', PRODUCT, { 'idempotency-key': 'day' })).headers.get('idempotent-replayed'), 'true');
+      now += 1;
+      const fresh = await api.post('/v1/products', PRODUCT, { 'idempotency-key': 'day' });
+      assert.equal(fresh.status, 201);
+      assert.equal(fresh.headers.get('idempotent-replayed'), null);
+      assert.equal((await api.get('/v1/products')).body.meta.total, 2);
+    });
+  });
+});
