@@ -38,6 +38,12 @@ export interface ServerOptions {
   readonly corsOrigins?: CorsOrigins;
   /** Requests per client per minute; 0 turns limiting off. Default 1200. */
   readonly rateLimit?: number;
+  /** startServer only: a client must send its headers within this time. Default 10000 ms. */
+  readonly headersTimeoutMs?: number;
+  /** startServer only: …and its whole request within this time. Default 30000 ms. */
+  readonly requestTimeoutMs?: number;
+  /** startServer only: idle keep-alive connections close after this time. Default 5000 ms. */
+  readonly keepAliveTimeoutMs?: number;
   /** The clock the rate limiter reads, in ms (tests inject one). Default Date.now. */
   readonly clock?: () => number;
   /** One access-log line per request to the logger, as "json" or "text"; "off" (the default when embedding) for none. */
@@ -65,6 +71,9 @@ export interface Config {
   readonly corsOrigins: CorsOrigins;
   readonly accessLog: LogFormat;
   readonly rateLimit: number;
+  readonly headersTimeoutMs: number;
+  readonly requestTimeoutMs: number;
+  readonly keepAliveTimeoutMs: number;
   readonly clock: () => number;
   readonly logger: Logger;
 }
@@ -79,6 +88,9 @@ export const DEFAULTS = Object.freeze({
   tokenTtlSeconds: 3600,
   compactAfterBytes: 8 * 1024 * 1024,
   rateLimit: 1200,
+  headersTimeoutMs: 10_000,
+  requestTimeoutMs: 30_000,
+  keepAliveTimeoutMs: 5_000,
 });
 
 /** Shorter secrets make HS256 keys guessable (RFC 7518 §3.2: a key of at least 256 bits). */
@@ -103,6 +115,9 @@ export function resolveConfig(options: ServerOptions = {}): Config {
     corsOrigins: options.corsOrigins ?? [],
     accessLog: options.accessLog ?? 'off',
     rateLimit: options.rateLimit ?? DEFAULTS.rateLimit,
+    headersTimeoutMs: options.headersTimeoutMs ?? DEFAULTS.headersTimeoutMs,
+    requestTimeoutMs: options.requestTimeoutMs ?? DEFAULTS.requestTimeoutMs,
+    keepAliveTimeoutMs: options.keepAliveTimeoutMs ?? DEFAULTS.keepAliveTimeoutMs,
     clock: options.clock ?? Date.now,
     logger: options.logger ?? SILENT_LOGGER,
   };
@@ -114,6 +129,9 @@ export function resolveConfig(options: ServerOptions = {}): Config {
   }
   if (!Number.isInteger(config.rateLimit) || config.rateLimit < 0) {
     throw new ConfigError(`rateLimit must be a whole number of requests per minute (0: off), not ${config.rateLimit}`);
+  }
+  for (const name of ['headersTimeoutMs', 'requestTimeoutMs', 'keepAliveTimeoutMs'] as const) {
+    if (!Number.isInteger(config[name]) || config[name] < 1) throw new ConfigError(`${name} must be a positive integer, not ${config[name]}`);
   }
   if (!Number.isInteger(config.compactAfterBytes) || config.compactAfterBytes < 1) {
     throw new ConfigError(`compactAfterBytes must be a positive integer, not ${config.compactAfterBytes}`);

@@ -12,12 +12,6 @@ import { answerClientError } from './http/client-errors.js';
 import type { ServerOptions } from './config.js';
 
 export const DRAIN_TIMEOUT_MS = 10_000;
-/** A client must send all its headers within this time (slowloris). */
-export const HEADERS_TIMEOUT_MS = 10_000;
-/** …and the whole request, body included, within this time. */
-export const REQUEST_TIMEOUT_MS = 30_000;
-/** An idle keep-alive connection is closed after this time. */
-export const KEEP_ALIVE_TIMEOUT_MS = 5_000;
 /** Larger request headers get 431. */
 export const MAX_HEADER_BYTES = 16 * 1024;
 
@@ -31,11 +25,14 @@ export interface RunningServer {
 
 export async function startServer(options: ServerOptions = {}): Promise<RunningServer> {
   const app = await createApp(options);
+  const { headersTimeoutMs, requestTimeoutMs, keepAliveTimeoutMs } = app.config;
   const server = createServer(
     {
-      headersTimeout: HEADERS_TIMEOUT_MS,
-      requestTimeout: REQUEST_TIMEOUT_MS,
-      keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS,
+      headersTimeout: headersTimeoutMs, // slowloris: headers trickled byte by byte
+      requestTimeout: requestTimeoutMs, // slow bodies
+      keepAliveTimeout: keepAliveTimeoutMs, // idle connections
+      // How often Node checks the two timeouts above (its default, 30 s, would let a slow client overstay).
+      connectionsCheckingInterval: Math.min(1000, Math.ceil(headersTimeoutMs / 4)),
       maxHeaderSize: MAX_HEADER_BYTES,
     },
     app.handle,

@@ -143,3 +143,55 @@ describe('content negotiation (RFC 9110 §12.5.1)', () => {
     });
   }
 });
+
+describe('slow and idle clients are bounded by timeouts', () => {
+  test('headers trickled byte by byte (slowloris) get 408 and the connection closes, while others are served', async () => {
+    const api = await startTestServer({ headersTimeoutMs: 400, requestTimeoutMs: 800 });
+    try {
+      const { hostname, port } = new URL(api.url);
+      const started = Date.now();
+      const answer = new Promise<string>((resolve, reject) => {
+        const socket = connectSocket(Number(port), hostname);
+        let text = '';
+        const request = 'GET /healthz HTTP/1.1\r\nHost: x\r\nX-Slow: ';
+        let sent = 0;
+        const trickle = setInterval(() => {
+          if (socket.writable) socket.write(request[sent++ % request.length] as string);
+        }, 50);
+        socket.on('data', (chunk: Buffer) => {
+          text += chunk.toString();
+        });
+        socket.on('close', () => {
+          clearInterval(trickle);
+          resolve(text);
+        });
+        socket.on('error', (error) => {
+          clearInterval(trickle);
+          reject(error);
+        });
+      });
+      assert.equal((await api.get('/healthz')).status, 200, 'another client is served meanwhile');
+      const text = await answer;
+      const elapsed = Date.now() - started;
+      assert.match(text, /^HTTP\/1\.1 408 Request Timeout\r\n/);
+      assert.ok(elapsed < 3000, `closed after ${elapsed} ms`);
+    } finally {
+      await api.close();
+    }
+  });
+});
+
+describe('readiness during shutdown', () => {
+  test('/readyz → 503 with Retry-After once shutdown has begun', async () => {
+    const api = await startTestServer();
+    try {
+      api.server.app.beginShutdown();
+      const response = await api.as(undefined).get('/readyz');
+      assertProblem(response, 503, 'not_ready', '/readyz');
+      assert.equal(response.headers.get('retry-after'), '10');
+      assert.equal(response.headers.get('connection'), 'close');
+    } finally {
+      await api.close();
+    }
+  });
+});
