@@ -3,27 +3,17 @@
 
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import type { ServerOptions } from '../src/index.js';
-import type { TestServer } from './helpers.js';
-import { startTestServer } from './helpers.js';
+import { withTestServer } from './helpers.js';
 
 const APP = 'https://app.example.com';
 const EXPOSED = 'Location, ETag, Link, X-Request-Id, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, Retry-After, Idempotent-Replayed, WWW-Authenticate';
 
-async function withServer(options: ServerOptions, run: (api: TestServer) => Promise<void>): Promise<void> {
-  const api = await startTestServer(options);
-  try {
-    await run(api);
-  } finally {
-    await api.close();
-  }
-}
 
 describe('CORS with a list of origins', () => {
   const options = { corsOrigins: [APP, 'http://localhost:5173'] };
 
   test('an allowed origin gets Allow-Origin (its own value), the exposed headers and Vary: Origin', () =>
-    withServer(options, async (api) => {
+    withTestServer(options, async (api) => {
       const response = await api.get('/v1/products', { origin: APP });
       assert.equal(response.status, 200);
       assert.equal(response.headers.get('access-control-allow-origin'), APP);
@@ -32,14 +22,14 @@ describe('CORS with a list of origins', () => {
     }));
 
   test('errors carry the CORS headers too, so a browser script can read them', () =>
-    withServer(options, async (api) => {
+    withTestServer(options, async (api) => {
       const response = await api.as(undefined).get('/v1/products', { origin: APP });
       assert.equal(response.status, 401);
       assert.equal(response.headers.get('access-control-allow-origin'), APP);
     }));
 
   test('a foreign origin gets no CORS header, only Vary: Origin', () =>
-    withServer(options, async (api) => {
+    withTestServer(options, async (api) => {
       const response = await api.get('/v1/products', { origin: 'https://evil.example.net' });
       assert.equal(response.status, 200);
       for (const name of ['access-control-allow-origin', 'access-control-expose-headers', 'access-control-allow-methods']) {
@@ -49,7 +39,7 @@ describe('CORS with a list of origins', () => {
     }));
 
   test('a preflight needs no token: 204 with the path\'s methods, the allowed headers and a max age', () =>
-    withServer(options, async (api) => {
+    withTestServer(options, async (api) => {
       const response = await api.as(undefined).request('OPTIONS', '/v1/users/1/orders', {
         headers: { origin: APP, 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization, content-type' },
       });
@@ -63,7 +53,7 @@ describe('CORS with a list of origins', () => {
     }));
 
   test('a preflight from a foreign origin is answered without CORS headers (the browser then refuses)', () =>
-    withServer(options, async (api) => {
+    withTestServer(options, async (api) => {
       const response = await api.as(undefined).request('OPTIONS', '/v1/products', {
         headers: { origin: 'https://evil.example.net', 'access-control-request-method': 'DELETE' },
       });
@@ -75,14 +65,14 @@ describe('CORS with a list of origins', () => {
 
 describe('CORS with "*" and without configuration', () => {
   test('"*" allows any origin with Allow-Origin: * and no Vary', () =>
-    withServer({ corsOrigins: '*' }, async (api) => {
+    withTestServer({ corsOrigins: '*' }, async (api) => {
       const response = await api.get('/v1/products', { origin: 'https://anyone.example.org' });
       assert.equal(response.headers.get('access-control-allow-origin'), '*');
       assert.equal(response.headers.get('vary'), null);
     }));
 
   test('by default no origin is allowed and no CORS header is sent', () =>
-    withServer({}, async (api) => {
+    withTestServer({}, async (api) => {
       const response = await api.get('/v1/products', { origin: APP });
       assert.equal(response.headers.get('access-control-allow-origin'), null);
       assert.equal(response.headers.get('vary'), null);

@@ -51,6 +51,16 @@ export async function startTestServer(options: ServerOptions = {}): Promise<Test
   return connect(server);
 }
 
+/** Runs `run` against a fresh test server and closes it afterwards, whatever happens. */
+export async function withTestServer(options: ServerOptions, run: (api: TestServer) => Promise<void>): Promise<void> {
+  const api = await startTestServer(options);
+  try {
+    await run(api);
+  } finally {
+    await api.close();
+  }
+}
+
 /** Wraps a running server started with TEST_AUTH_OPTIONS, logged in as the administrator. */
 export async function connect(server: RunningServer): Promise<TestServer> {
   const anonymous = wrap(server, undefined);

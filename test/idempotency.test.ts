@@ -5,25 +5,15 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { IDEMPOTENCY_KEY_LIFETIME_MS } from '../src/http/idempotency.js';
-import type { ServerOptions } from '../src/index.js';
-import type { TestServer } from './helpers.js';
-import { createUserClient, startTestServer, temporaryDirectory } from './helpers.js';
+import { createUserClient, startTestServer, temporaryDirectory, withTestServer } from './helpers.js';
 import { assertProblem } from './assertions.js';
 
 const PRODUCT = { name: 'Once', category: 'c', price: 1 };
 
-async function withServer(options: ServerOptions, run: (api: TestServer) => Promise<void>): Promise<void> {
-  const api = await startTestServer(options);
-  try {
-    await run(api);
-  } finally {
-    await api.close();
-  }
-}
 
 describe('idempotency keys', () => {
   test('a repeated POST with the same key and body replays the first answer and creates nothing', () =>
-    withServer({}, async (api) => {
+    withTestServer({}, async (api) => {
       const first = await api.post('/v1/products', PRODUCT, { 'idempotency-key': 'order-42' });
       assert.equal(first.status, 201);
       assert.equal(first.headers.get('idempotent-replayed'), null);
@@ -37,7 +27,7 @@ describe('idempotency keys', () => {
     }));
 
   test("a new user's replay is exactly {id, name} with the same Location", () =>
-    withServer({}, async (api) => {
+    withTestServer({}, async (api) => {
       const body = { name: 'Key User', email: 'key-user@example.com' };
       const first = await api.post('/v1/users', body, { 'idempotency-key': 'k' });
       const again = await api.post('/v1/users', body, { 'idempotency-key': 'k' });
@@ -47,7 +37,7 @@ describe('idempotency keys', () => {
     }));
 
   test('the same key with a different body → 422 idempotency_key_reused, nothing created', () =>
-    withServer({}, async (api) => {
+    withTestServer({}, async (api) => {
       await api.post('/v1/products', PRODUCT, { 'idempotency-key': 'k1' });
       const other = await api.post('/v1/products', { ...PRODUCT, price: 2 }, { 'idempotency-key': 'k1' });
       assertProblem(other, 422, 'idempotency_key_reused', '/v1/products');
@@ -55,14 +45,14 @@ describe('idempotency keys', () => {
     }));
 
   test('the same key on another path is a different request → 422', () =>
-    withServer({}, async (api) => {
+    withTestServer({}, async (api) => {
       await api.post('/v1/products', PRODUCT, { 'idempotency-key': 'k2' });
       const elsewhere = await api.post('/v1/produtos', { nome: 'Once', categoria: 'c', preco: 1 }, { 'idempotency-key': 'k2' });
       assertProblem(elsewhere, 422, 'idempotency_key_reused', '/v1/produtos');
     }));
 
   test('keys belong to their caller: another user may use the same key', () =>
-    withServer({}, async (api) => {
+    withTestServer({}, async (api) => {
       const { id, client } = await createUserClient(api);
       const { id: otherId, client: other } = await createUserClient(api);
       const product = (await api.post('/v1/products', PRODUCT)).body;
@@ -76,7 +66,7 @@ describe('idempotency keys', () => {
     }));
 
   test('while the first request is still being handled, the same key → 409 idempotency_key_in_flight', () =>
-    withServer({}, async (api) => {
+    withTestServer({}, async (api) => {
       // A password makes the first request slow (scrypt), so the second arrives while it runs.
       const body = { name: 'Slow', email: 'slow@example.com', password: 'slow-password-1' };
       const both = await Promise.all([
@@ -91,7 +81,7 @@ describe('idempotency keys', () => {
     }));
 
   test('a failed request stores nothing: fixing the body and retrying with the key works', () =>
-    withServer({}, async (api) => {
+    withTestServer({}, async (api) => {
       assert.equal((await api.post('/v1/products', { name: 'Bad' }, { 'idempotency-key': 'retry' })).status, 422);
       const fixed = await api.post('/v1/products', PRODUCT, { 'idempotency-key': 'retry' });
       assert.equal(fixed.status, 201);
@@ -99,7 +89,7 @@ describe('idempotency keys', () => {
     }));
 
   test('a malformed key → 400 naming the header', () =>
-    withServer({}, async (api) => {
+    withTestServer({}, async (api) => {
       const response = await api.post('/v1/products', PRODUCT, { 'idempotency-key': 'x'.repeat(300) });
       assertProblem(response, 400, 'invalid_query', '/v1/products', [{ field: 'Idempotency-Key', code: 'invalid_value' }]);
     }));
@@ -123,7 +113,7 @@ describe('idempotency keys', () => {
 
   test('keys expire after 24 hours: the same key then creates anew', async () => {
     let now = Date.parse('2026-06-01T00:00:00Z');
-    await withServer({ clock: () => now }, async (api) => {
+    await withTestServer({ clock: () => now }, async (api) => {
       await api.post('/v1/products', PRODUCT, { 'idempotency-key': 'day' });
       now += IDEMPOTENCY_KEY_LIFETIME_MS - 1;
       assert.equal((await api.post('/v1/products', PRODUCT, { 'idempotency-key': 'day' })).headers.get('idempotent-replayed'), 'true');
