@@ -38,12 +38,14 @@ export const SETTINGS: readonly Setting[] = [
 export type CommandLine =
   | { readonly kind: 'run'; readonly options: ServerOptions }
   | { readonly kind: 'token'; readonly email: string; readonly options: ServerOptions }
+  | { readonly kind: 'openapi' }
   | { readonly kind: 'help'; readonly text: string }
   | { readonly kind: 'error'; readonly message: string };
 
 export function parseCommandLine(argv: readonly string[], env: NodeJS.ProcessEnv): CommandLine {
   let args = argv;
   const [command] = args;
+  if (command === 'openapi') return args.length === 1 ? { kind: 'openapi' } : { kind: 'error', message: 'usage: plainrest openapi' };
   const minting = command === 'token';
   if (minting) args = args.slice(1);
   let email: string | undefined;
@@ -101,6 +103,7 @@ export function helpText(): string {
   return [
     'Usage: plainrest [--flag value]...            start the server',
     '       plainrest token <email> [--flag value]  print a token for an existing user (reads DATA_DIR)',
+    '       plainrest openapi                       print the OpenAPI 3.1 document',
     '',
     `  ${'flag'.padEnd(21)} ${'variable'.padEnd(18)} meaning`,
     ...rows,

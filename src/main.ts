@@ -7,6 +7,7 @@ import type { Logger } from './config.js';
 import { ConfigError } from './config.js';
 import { parseCommandLine } from './cli-options.js';
 import { mintToken, TokenMintError } from './mint-token.js';
+import { describeApi } from './routes.js';
 import { startServer } from './server.js';
 import { StartupError } from './store/open-store.js';
 
@@ -25,6 +26,10 @@ async function main(): Promise<number> {
   if (commandLine.kind === 'error') {
     console.error(commandLine.message);
     return 2;
+  }
+  if (commandLine.kind === 'openapi') {
+    console.log(JSON.stringify(describeApi(), null, 2));
+    return 0;
   }
   if (commandLine.kind === 'token') {
     const { token, userId, expiresIn } = await mintToken(commandLine.options, commandLine.email);

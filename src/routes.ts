@@ -2,13 +2,17 @@
 // collection and item path in both vocabularies (CONTRACT §2), plus the API index,
 // the token endpoint and the health check. Each path lists its methods; HEAD follows
 // GET (RFC 9110 §9.3.2) and OPTIONS is answered for every path from the same list.
-// Every method needs a bearer token except those an endpoint lists as open (§6).
+// Every method needs a bearer token except those an endpoint lists as open (§6). The
+// same table drives the OpenAPI document, so the two cannot disagree.
 
 import type { RequestContext } from './context.js';
 import { createRecord, listRecords } from './handlers/collection-handlers.js';
 import { createToken } from './handlers/token-handler.js';
 import { deleteRecord, readRecord, updateRecord } from './handlers/item-handlers.js';
+import { matchesIfNoneMatch } from './http/conditional.js';
 import { HttpError } from './http/errors.js';
+import { openApiDocument } from './openapi/document.js';
+import { entityTag } from './representation.js';
 import { rejectQueryParameters } from './http/list-query.js';
 import type { Reply } from './http/respond.js';
 import { jsonReply } from './http/respond.js';
@@ -47,34 +51,81 @@ export function collectionPattern(definition: ResourceDefinition, language: Lang
   return `${collectionPattern(parent, language)}/:${parent.singular}_id/${name}`;
 }
 
-export function buildRouter(): Router<Endpoint> {
-  const router = new Router<Endpoint>();
-  router.add('/healthz', endpoint({ GET: healthCheck }, ['GET']));
-  router.add('/readyz', endpoint({ GET: readinessCheck }, ['GET']));
-  router.add(API_PREFIX, endpoint({ GET: apiIndex }, ['GET']));
-  router.add(`${API_PREFIX}/tokens`, endpoint({ POST: createToken }, ['POST']));
+/** Every route, as data: what the router serves and the OpenAPI document describes. */
+export type RouteSpec =
+  | { readonly pattern: string; readonly kind: 'health' | 'readiness' | 'index' | 'openapi' | 'tokens' }
+  | { readonly pattern: string; readonly kind: 'collection' | 'item'; readonly definition: ResourceDefinition; readonly language: Language };
+
+export function routeTable(): RouteSpec[] {
+  const routes: RouteSpec[] = [
+    { pattern: '/healthz', kind: 'health' },
+    { pattern: '/readyz', kind: 'readiness' },
+    { pattern: API_PREFIX, kind: 'index' },
+    { pattern: `${API_PREFIX}/openapi.json`, kind: 'openapi' },
+    { pattern: `${API_PREFIX}/tokens`, kind: 'tokens' },
+  ];
   for (const language of LANGUAGES) {
     for (const definition of RESOURCES) {
       const collection = collectionPattern(definition, language);
-      router.add(
-        collection,
-        endpoint({
-          GET: (context) => listRecords(context, definition, language),
-          POST: (context) => createRecord(context, definition, language),
-        }),
-      );
-      router.add(
-        `${collection}/:${definition.singular}_id`,
-        endpoint({
-          GET: (context) => readRecord(context, definition, language),
-          PUT: (context) => updateRecord(context, definition, language, 'replace'),
-          PATCH: (context) => updateRecord(context, definition, language, 'patch'),
-          DELETE: (context) => deleteRecord(context, definition, language),
-        }),
-      );
+      routes.push({ pattern: collection, kind: 'collection', definition, language });
+      routes.push({ pattern: `${collection}/:${definition.singular}_id`, kind: 'item', definition, language });
     }
   }
+  return routes;
+}
+
+/** The methods of a route, and which of them need no token (CONTRACT §6). */
+export function endpointFor(route: RouteSpec, openApi: Reply): Endpoint {
+  switch (route.kind) {
+    case 'health':
+      return endpoint({ GET: healthCheck }, ['GET']);
+    case 'readiness':
+      return endpoint({ GET: readinessCheck }, ['GET']);
+    case 'index':
+      return endpoint({ GET: apiIndex }, ['GET']);
+    case 'openapi':
+      return endpoint({ GET: (context) => serveOpenApi(context, openApi) }, ['GET']);
+    case 'tokens':
+      return endpoint({ POST: createToken }, ['POST']);
+    case 'collection': {
+      const { definition, language } = route;
+      return endpoint({
+        GET: (context) => listRecords(context, definition, language),
+        POST: (context) => createRecord(context, definition, language),
+      });
+    }
+    case 'item': {
+      const { definition, language } = route;
+      return endpoint({
+        GET: (context) => readRecord(context, definition, language),
+        PUT: (context) => updateRecord(context, definition, language, 'replace'),
+        PATCH: (context) => updateRecord(context, definition, language, 'patch'),
+        DELETE: (context) => deleteRecord(context, definition, language),
+      });
+    }
+  }
+}
+
+/** The OpenAPI document of everything the router serves. */
+export function describeApi(routes: readonly RouteSpec[] = routeTable()): Record<string, unknown> {
+  return openApiDocument(routes, (route) => endpointFor(route, jsonReply(200, {})));
+}
+
+export function buildRouter(): Router<Endpoint> {
+  const routes = routeTable();
+  const document = JSON.stringify(describeApi(routes));
+  const openApi: Reply = { status: 200, headers: { ETag: entityTag(document) }, body: document };
+  const router = new Router<Endpoint>();
+  for (const route of routes) router.add(route.pattern, endpointFor(route, openApi));
   return router;
+}
+
+/** The OpenAPI document, generated once at start; it carries a strong ETag. */
+function serveOpenApi(context: RequestContext, document: Reply): Reply {
+  rejectQueryParameters(context.search);
+  const etag = document.headers?.['ETag'] ?? '';
+  if (matchesIfNoneMatch(context.req.headers['if-none-match'], etag)) return { status: 304, headers: { ETag: etag } };
+  return document;
 }
 
 /** Liveness: the process answers. */
@@ -94,7 +145,7 @@ function readinessCheck(context: RequestContext): Reply {
 
 /** The API's entry point: a link to every top-level collection, in both vocabularies. Built once. */
 const API_INDEX: Reply = (() => {
-  const links: Record<string, string> = { self: API_PREFIX, tokens: `${API_PREFIX}/tokens` };
+  const links: Record<string, string> = { self: API_PREFIX, openapi: `${API_PREFIX}/openapi.json`, tokens: `${API_PREFIX}/tokens` };
   for (const language of LANGUAGES) {
     for (const definition of RESOURCES) {
       if (definition.parent !== undefined) continue;

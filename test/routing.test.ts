@@ -337,6 +337,7 @@ describe('the health check and the API index', () => {
       version: 'v1',
       links: {
         self: '/v1',
+        openapi: '/v1/openapi.json',
         tokens: '/v1/tokens',
         users: '/v1/users',
         products: '/v1/products',
