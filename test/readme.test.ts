@@ -24,35 +24,47 @@ after(async () => {
   }
 });
 
-/** The first ```sh block after a heading. */
-async function readmeBlock(heading: string): Promise<string> {
+/** The ```sh blocks of a README section (from its heading to the next `## `). */
+async function readmeBlocks(heading: string): Promise<string[]> {
   const readme = await readFile(`${ROOT}README.md`, 'utf8');
   const start = readme.indexOf(heading);
   assert.ok(start >= 0, `README has "${heading}"`);
-  const open = readme.indexOf('```sh\n', start);
-  return readme.slice(open + 6, readme.indexOf('```', open + 6));
+  const end = readme.indexOf('\n## ', start + heading.length);
+  const section = readme.slice(start, end === -1 ? undefined : end);
+  return [...section.matchAll(/```sh\n([\s\S]*?)```/g)].map((match) => match[1] as string);
 }
+
+async function readmeBlock(heading: string): Promise<string> {
+  return (await readmeBlocks(heading))[0] as string;
+}
+
+/** A real server from dist/ on a fresh data directory; returns its URL. */
+async function startRealServer(dataDir: string): Promise<string> {
+  const child = spawn(process.execPath, ['dist/main.js', '--port', '0', '--data-dir', dataDir, '--rate-limit', '0'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  children.push(child);
+  return new Promise<string>((resolve, reject) => {
+    let output = '';
+    child.stdout?.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+      const match = /listening on (http:\/\/\S+)/.exec(output);
+      if (match !== null) resolve(match[1] as string);
+    });
+    child.once('exit', () => reject(new Error(output)));
+  });
+}
+
+const run = promisify(execFile);
 
 test('the README walk-through runs as written and answers as it says', async () => {
   const dir = await temporaryDirectory();
   try {
-    const child = spawn(process.execPath, ['dist/main.js', '--port', '0', '--data-dir', dir.path, '--rate-limit', '0'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
-    children.push(child);
-    const url = await new Promise<string>((resolve, reject) => {
-      let output = '';
-      child.stdout?.on('data', (chunk: Buffer) => {
-        output += chunk.toString();
-        const match = /listening on (http:\/\/\S+)/.exec(output);
-        if (match !== null) resolve(match[1] as string);
-      });
-      child.once('exit', () => reject(new Error(output)));
-    });
+    const url = await startRealServer(dir.path);
 
     const script = (await readmeBlock('## A walk-through with curl'))
       .replaceAll('http://127.0.0.1:3000', url)
       .replace('node dist/main.js token admin@example.com', `node dist/main.js token admin@example.com --data-dir '${dir.path}'`);
     assert.ok(script.includes('curl'), 'the walk-through has curl commands');
-    const { stdout } = await promisify(execFile)('bash', ['-e', '-o', 'pipefail', '-c', script], { cwd: ROOT, maxBuffer: 1 << 20 });
+    const { stdout } = await run('bash', ['-e', '-o', 'pipefail', '-c', script], { cwd: ROOT, maxBuffer: 1 << 20 });
 
     const expectations: [RegExp, string][] = [
       [/"links":\{"self":"\/v1"/, 'the index'],
@@ -71,6 +83,29 @@ test('the README walk-through runs as written and answers as it says', async () 
       [/HTTP\/1\.1 404 Not Found/, 'gone afterwards'],
     ];
     for (const [pattern, what] of expectations) assert.match(stdout, pattern, what);
+  } finally {
+    await dir.remove();
+  }
+});
+
+test('every "# → status" example of the conventions section answers that status', async () => {
+  const dir = await temporaryDirectory();
+  try {
+    const url = await startRealServer(dir.path);
+    const adapt = (text: string): string =>
+      text.replaceAll('http://127.0.0.1:3000', url).replaceAll('node dist/main.js token admin@example.com', `node dist/main.js token admin@example.com --data-dir '${dir.path}'`);
+    const [setup, ...examples] = await readmeBlocks('## REST conventions, one by one');
+    assert.ok(setup !== undefined && setup.includes('TOKEN='), 'the section starts by getting a token');
+    const token = (await run('bash', ['-e', '-c', `${adapt(setup)}\necho "$TOKEN"`], { cwd: ROOT })).stdout.trim();
+    let checked = 0;
+    for (const line of examples.join('\n').split('\n')) {
+      const expected = /# → (\d{3})\s*$/.exec(line)?.[1];
+      if (expected === undefined) continue;
+      const { stdout } = await run('bash', ['-c', adapt(line)], { cwd: ROOT, env: { ...process.env, TOKEN: token } });
+      assert.equal(/^HTTP\/1\.1 (\d{3})/.exec(stdout)?.[1], expected, line);
+      checked++;
+    }
+    assert.ok(checked >= 15, `${checked} examples checked`);
   } finally {
     await dir.remove();
   }
