@@ -68,7 +68,9 @@ async function main(): Promise<number> {
 }
 
 main().then(
-  (code) => process.exit(code),
+  // Exit once stdout is flushed: a pipe is written asynchronously, and exiting at once
+  // would cut a long output (such as `plainrest openapi | jq`) short.
+  (code) => process.stdout.write('', () => process.exit(code)),
   (error: unknown) => {
     const expected = error instanceof StartupError || error instanceof ConfigError || error instanceof TokenMintError;
     const systemError = error as NodeJS.ErrnoException;

@@ -3,6 +3,9 @@
 // operation is served — and real responses validate against the documented schemas.
 
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { after, before, describe, test } from 'node:test';
 import { parseId } from '../src/router.js';
 import { routeTable } from '../src/routes.js';
@@ -120,6 +123,25 @@ describe('openapi: real responses match the documented schemas', () => {
     assertDocumented('POST', '/v1/tokens', login);
     assertDocumented('GET', '/v1/products', await api.as(undefined).get('/v1/products'));
     assertDocumented('GET', '/v1/users', await client.get('/v1/users'));
+  });
+});
+
+describe('openapi: the command line', () => {
+  test('`plainrest openapi` prints the same document through a pipe, whole (over 64 KiB)', async () => {
+    const root = fileURLToPath(new URL('..', import.meta.url));
+    const { stdout } = await promisify(execFile)(process.execPath, ['dist/main.js', 'openapi'], { cwd: root, maxBuffer: 8 << 20 });
+    assert.ok(stdout.length > 65_536, `${stdout.length} bytes`);
+    assert.deepEqual(JSON.parse(stdout), doc);
+  });
+
+  test('operations list only the statuses they can answer (a product read cannot be refused, a product create cannot conflict)', () => {
+    const statuses = (path: string, method: string): string[] => Object.keys(doc['paths'][path][method].responses);
+    assert.ok(!statuses('/v1/products/{product_id}', 'get').includes('403'));
+    assert.ok(!statuses('/v1/products', 'post').includes('409'));
+    assert.ok(statuses('/v1/users', 'post').includes('409'));
+    assert.ok(statuses('/v1/users/{user_id}/orders/{order_id}', 'patch').includes('409'));
+    assert.ok(!statuses('/v1/products', 'get').includes('404'));
+    assert.ok(statuses('/v1/users/{user_id}/orders', 'get').includes('404'));
   });
 });
 

@@ -3,6 +3,8 @@
 // parameters with their bounds, request and response bodies, the status codes it can
 // answer, the bearer security scheme, and the Portuguese paths.
 
+import type { Operation } from '../auth/permissions.js';
+import { PERMISSIONS } from '../auth/permissions.js';
 import { STATUS_TITLES } from '../http/errors.js';
 import { MAX_PAGE_SIZE } from '../http/list-query.js';
 import type { ResourceDefinition } from '../resources/definition.js';
@@ -14,13 +16,26 @@ import { bodySchema, createdSchema, listSchema, PROBLEM_SCHEMA, recordSchema } f
 
 type Json = Record<string, unknown>;
 
-/** The statuses each kind of operation can answer, besides its success (CONTRACT §7). */
-const ERRORS = {
-  read: [400, 401, 403, 404, 406, 429],
-  write: [400, 401, 403, 404, 406, 409, 412, 413, 415, 422, 429],
-  create: [400, 401, 403, 404, 406, 409, 413, 415, 422, 429],
-  remove: [400, 401, 403, 404, 406, 412, 429],
-} as const;
+/**
+ * The error statuses an operation can answer (CONTRACT §7), derived from what the
+ * resource declares: 403 only where someone may be refused, 404 for items and nested
+ * collections, 409 where a unique field or a state machine can conflict, and the body
+ * statuses (413, 415, 422) only for writes with a body.
+ */
+function errorStatuses(definition: ResourceDefinition, kind: 'collection' | 'item', operation: Operation): number[] {
+  const statuses = [400, 401, 406, 429];
+  const restricted = definition.fields.some((rule) => rule.access === 'restricted');
+  if (PERMISSIONS[definition.collection][operation] !== 'anyone' || ((operation === 'create' || operation === 'update') && restricted)) {
+    statuses.push(403);
+  }
+  if (kind === 'item' || definition.parent !== undefined) statuses.push(404);
+  const unique = definition.fields.some((rule) => rule.uniqueIgnoringCase === true);
+  if ((operation === 'create' || operation === 'update') && unique) statuses.push(409);
+  if (operation === 'update' && definition.completeWrite !== undefined && restricted) statuses.push(409);
+  if (operation === 'update' || operation === 'delete') statuses.push(412);
+  if (operation === 'create' || operation === 'update') statuses.push(413, 415, 422);
+  return [...new Set(statuses)].sort((a, b) => a - b);
+}
 
 const SUCCESS_HEADERS: Json = {
   'X-Request-Id': { description: 'echoes a sane client value, else a generated id', schema: { type: 'string' } },
@@ -113,7 +128,7 @@ function resourceOperations(route: ResourceRoute): Json {
             200: { description: 'a page of records', headers: { Link: { schema: { type: 'string' } }, ...SUCCESS_HEADERS }, content: jsonContent(reference(componentName(definition, language, 'List'))) },
             304: { description: 'Not Modified' },
           },
-          ERRORS.read,
+          errorStatuses(definition, 'collection', 'list'),
         ),
       },
       post: {
@@ -124,24 +139,24 @@ function resourceOperations(route: ResourceRoute): Json {
         requestBody: body('create', ['application/json']),
         responses: responses(
           { 201: { description: 'Created; Location holds the new record', headers: { Location: { schema: { type: 'string' } }, ...etagHeader }, content: jsonContent(reference(componentName(definition, language, 'Created'))) } },
-          ERRORS.create,
+          errorStatuses(definition, 'collection', 'create'),
         ),
       },
     };
   }
   const ok = { description: 'the record', headers: etagHeader, content: jsonContent(record) };
   return {
-    get: { operationId: id('read'), tags: [tag], summary: `Read a ${definition.singular}`, parameters: [IF_NONE_MATCH], responses: responses({ 200: ok, 304: { description: 'Not Modified' } }, ERRORS.read) },
-    put: { operationId: id('replace'), tags: [tag], summary: `Replace a ${definition.singular}`, parameters: [IF_MATCH], requestBody: body('replace', ['application/json']), responses: responses({ 200: ok }, ERRORS.write) },
+    get: { operationId: id('read'), tags: [tag], summary: `Read a ${definition.singular}`, parameters: [IF_NONE_MATCH], responses: responses({ 200: ok, 304: { description: 'Not Modified' } }, errorStatuses(definition, 'item', 'read')) },
+    put: { operationId: id('replace'), tags: [tag], summary: `Replace a ${definition.singular}`, parameters: [IF_MATCH], requestBody: body('replace', ['application/json']), responses: responses({ 200: ok }, errorStatuses(definition, 'item', 'update')) },
     patch: {
       operationId: id('patch'),
       tags: [tag],
       summary: `Change a ${definition.singular} (JSON Merge Patch)`,
       parameters: [IF_MATCH],
       requestBody: body('patch', ['application/merge-patch+json', 'application/json']),
-      responses: responses({ 200: ok }, ERRORS.write),
+      responses: responses({ 200: ok }, errorStatuses(definition, 'item', 'update')),
     },
-    delete: { operationId: id('delete'), tags: [tag], summary: `Delete a ${definition.singular}`, parameters: [IF_MATCH], responses: responses({ 204: { description: 'deleted' } }, ERRORS.remove) },
+    delete: { operationId: id('delete'), tags: [tag], summary: `Delete a ${definition.singular}`, parameters: [IF_MATCH], responses: responses({ 204: { description: 'deleted' } }, errorStatuses(definition, 'item', 'delete')) },
   };
 }
 
