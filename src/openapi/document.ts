@@ -64,7 +64,7 @@ function responses(success: Record<number, Json>, errors: readonly number[]): Js
   const all: Json = {};
   for (const [status, response] of Object.entries(success)) all[status] = response;
   for (const status of errors) all[String(status)] = problemResponse(status);
-  all['500'] = problemResponse(500);
+  all['default'] = { ...problemResponse(500), description: 'Internal Server Error: the server failed (quote the request_id)' };
   return all;
 }
 

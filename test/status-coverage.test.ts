@@ -1,0 +1,25 @@
+// Every status code the OpenAPI document promises for an operation is produced here,
+// over HTTP, for every operation in both vocabularies — so the document cannot list a
+// status the server never answers, and a status the server answers is documented
+// (each answer is checked against the operation's documented responses).
+
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import type { Json } from './status-recipes.js';
+import { operationsOf, produce } from './status-recipes.js';
+import { startTestServer } from './helpers.js';
+
+const api = await startTestServer({ seed: true });
+const doc = (await api.as(undefined).get('/v1/openapi.json')).body as Json;
+await api.close();
+
+describe('every documented status of every operation is produced', () => {
+  for (const operation of operationsOf(doc)) {
+    test(`${operation.method.toUpperCase()} ${operation.template}: ${operation.statuses.join(' ')}`, async () => {
+      for (const status of operation.statuses) {
+        const produced = await produce(operation, status);
+        assert.equal(produced.status, status, `${operation.method.toUpperCase()} ${operation.template} → expected ${status}: ${produced.text}`);
+      }
+    });
+  }
+});

@@ -1,0 +1,136 @@
+// How to make each operation answer each status (used by status-coverage.test.ts).
+// Every recipe starts a fresh seeded server, so operations never disturb each other.
+// Seed data: alice is user 1 (orders 1 shipped, 2 paid, 3 pending), bob is user 2
+// (orders 4 pending, 5 cancelled), the administrator is user 3, products 1–12.
+
+import { routeTable } from '../src/routes.js';
+import type { RouteSpec } from '../src/routes.js';
+import type { Language } from '../src/vocabulary.js';
+import { translate } from '../src/vocabulary.js';
+import type { TestResponse } from './helpers.js';
+import { startTestServer, tokenFor } from './helpers.js';
+
+export type Json = Record<string, any>;
+
+export interface Operation {
+  readonly method: string;
+  readonly template: string;
+  readonly route: RouteSpec;
+  readonly statuses: number[];
+}
+
+const ALICE = 1;
+const BOB = 2;
+
+export function operationsOf(doc: Json): Operation[] {
+  const routes = new Map(routeTable().map((route) => [route.pattern.replace(/:([a-z_]+)/g, '{$1}'), route]));
+  const operations: Operation[] = [];
+  for (const [template, item] of Object.entries(doc['paths'] as Json)) {
+    for (const [method, operation] of Object.entries(item as Json)) {
+      if (method === 'parameters') continue;
+      const statuses = Object.keys(operation.responses).filter((key) => key !== 'default').map(Number);
+      operations.push({ method, template, route: routes.get(template) as RouteSpec, statuses });
+    }
+  }
+  return operations;
+}
+
+/** Translates the keys of a body (nested objects and arrays too) into `language`. */
+function inLanguage(value: unknown, language: Language): unknown {
+  if (Array.isArray(value)) return value.map((element) => inLanguage(element, language));
+  if (typeof value !== 'object' || value === null) return value;
+  return Object.fromEntries(Object.entries(value).map(([key, member]) => [translate(key, language), inLanguage(member, language)]));
+}
+
+/** A body the operation accepts, in English names. */
+function validBody(route: RouteSpec, method: string): unknown {
+  if (method === 'get' || method === 'delete') return undefined;
+  if (route.kind === 'tokens') return { email: 'alice@example.com', password: 'wonderland-42' };
+  if (route.kind !== 'collection' && route.kind !== 'item') return undefined;
+  const unique = `someone-${Math.random().toString(36).slice(2, 8)}@example.com`;
+  switch (route.definition.collection) {
+    case 'users':
+      return method === 'patch' ? { name: 'Renamed' } : { name: 'Someone', email: unique };
+    case 'products':
+      return method === 'patch' ? { price: 3 } : { name: 'Thing', category: 'misc', price: 2 };
+    case 'orders':
+      return method === 'patch' ? { status: 'cancelled' } : { items: [{ product_id: 2, quantity: 1 }] };
+  }
+}
+
+/** A body that conflicts (409): another user's email, or an illegal order transition. */
+function conflictingBody(route: RouteSpec, method: string): unknown {
+  if (route.kind !== 'collection' && route.kind !== 'item') return undefined;
+  if (route.definition.collection === 'users') return method === 'patch' ? { email: 'BOB@example.com' } : { name: 'Clash', email: 'bob@example.com' };
+  return method === 'patch' ? { status: 'pending' } : { items: [{ product_id: 1, quantity: 2 }, { product_id: 10, quantity: 1 }], status: 'pending' };
+}
+
+/** The concrete path: alice's records, or (for 404) ids that do not exist. */
+function pathFor(template: string, missing: boolean, owner = ALICE): string {
+  let index = 0;
+  return template.replace(/\{([a-z_]+)\}/g, (_, name: string) => {
+    index++;
+    if (missing && index === (template.match(/\{/g) ?? []).length) return '999';
+    if (name === 'user_id') return String(owner);
+    return '1';
+  });
+}
+
+export async function produce(operation: Operation, status: number): Promise<TestResponse> {
+  const { method, template, route } = operation;
+  const language: Language = route.kind === 'collection' || route.kind === 'item' ? route.language : 'en';
+  const options = status === 429 ? { rateLimit: 1 } : status === 413 ? { maxBodyBytes: 200 } : {};
+  const api = await startTestServer({ seed: true, ...options });
+  try {
+    if (status === 503) api.server.app.beginShutdown();
+    const upper = method.toUpperCase();
+    const headers: Record<string, string> = {};
+    let path = pathFor(template, status === 404);
+    let body = validBody(route, method);
+    let caller = api;
+    // Orders: PUT and PATCH succeed on alice's pending order 3; 409 on her shipped order 1.
+    if (route.kind === 'item' && route.definition.collection === 'orders') path = path.replace(/\/1$/, status === 409 ? '/1' : '/3');
+    switch (status) {
+      case 304:
+        headers['if-none-match'] = '*';
+        break;
+      case 400:
+        path += '?bogus=1';
+        break;
+      case 401:
+        caller = api.as(undefined);
+        break;
+      case 403:
+        if (template.includes('{user_id}')) path = pathFor(template, false, BOB).replace(/\/1$/, '/4');
+        caller = api.as(tokenFor(ALICE));
+        break;
+      case 406:
+        headers['accept'] = 'text/html';
+        break;
+      case 409:
+        body = conflictingBody(route, method);
+        break;
+      case 412:
+        headers['if-match'] = '"stale"';
+        break;
+      case 413:
+        body = { padding: 'x'.repeat(500) };
+        break;
+      case 415:
+        headers['content-type'] = 'text/plain';
+        body = 'plain text';
+        break;
+      case 422:
+        body = method === 'patch' ? { bogus: true } : {};
+        break;
+      case 429:
+        await caller.get('/v1/products'); // the administrator's only token this minute
+        if (route.kind === 'tokens') await api.as(undefined).post('/v1/tokens', {}); // the address's
+        break;
+    }
+    if (route.kind === 'tokens' && status === 401) body = { email: 'alice@example.com', password: 'not-her-password' };
+    return await caller.request(upper, path, { headers, body: body === undefined ? undefined : inLanguage(body, language) });
+  } finally {
+    await api.close();
+  }
+}
