@@ -1,5 +1,5 @@
 // How to make each operation answer each status (used by status-coverage.test.ts).
-// Every recipe starts a fresh seeded server, so operations never disturb each other.
+// Each operation gets fresh seeded servers, so operations never disturb each other.
 // Seed data: alice is user 1 (orders 1 shipped, 2 paid, 3 pending), bob is user 2
 // (orders 4 pending, 5 cancelled), the administrator is user 3, products 1–12.
 
@@ -7,7 +7,8 @@ import { routeTable } from '../src/routes.js';
 import type { RouteSpec } from '../src/routes.js';
 import type { Language } from '../src/vocabulary.js';
 import { translate } from '../src/vocabulary.js';
-import type { TestResponse } from './helpers.js';
+import type { ServerOptions } from '../src/index.js';
+import type { TestResponse, TestServer } from './helpers.js';
 import { startTestServer, tokenFor } from './helpers.js';
 
 export type Json = Record<string, any>;
@@ -76,61 +77,83 @@ function pathFor(template: string, missing: boolean, owner = ALICE): string {
   });
 }
 
-export async function produce(operation: Operation, status: number): Promise<TestResponse> {
-  const { method, template, route } = operation;
-  const language: Language = route.kind === 'collection' || route.kind === 'item' ? route.language : 'en';
-  const options = status === 429 ? { rateLimit: 1 } : status === 413 ? { maxBodyBytes: 200 } : {};
-  const api = await startTestServer({ seed: true, ...options });
+/** Statuses that need a server of their own (a tiny rate limit, a tiny body limit, a shutdown). */
+const OWN_SERVER: Readonly<Record<number, ServerOptions>> = { 429: { rateLimit: 1 }, 413: { maxBodyBytes: 200 }, 503: {} };
+
+/**
+ * Makes the operation answer each of its statuses; returns what it answered, in order.
+ * Refusals run first on one seeded server and the successes last (a DELETE must not
+ * come before the reads); the statuses in OWN_SERVER get a fresh server each.
+ */
+export async function produceAll(operation: Operation): Promise<{ expected: number; response: TestResponse }[]> {
+  const shared = operation.statuses.filter((status) => OWN_SERVER[status] === undefined).sort((a, b) => Number(a < 400) - Number(b < 400) || a - b);
+  const results: { expected: number; response: TestResponse }[] = [];
+  const api = await startTestServer({ seed: true });
   try {
-    if (status === 503) api.server.app.beginShutdown();
-    const upper = method.toUpperCase();
-    const headers: Record<string, string> = {};
-    let path = pathFor(template, status === 404);
-    let body = validBody(route, method);
-    let caller = api;
-    // Orders: PUT and PATCH succeed on alice's pending order 3; 409 on her shipped order 1.
-    if (route.kind === 'item' && route.definition.collection === 'orders') path = path.replace(/\/1$/, status === 409 ? '/1' : '/3');
-    switch (status) {
-      case 304:
-        headers['if-none-match'] = '*';
-        break;
-      case 400:
-        path += '?bogus=1';
-        break;
-      case 401:
-        caller = api.as(undefined);
-        break;
-      case 403:
-        if (template.includes('{user_id}')) path = pathFor(template, false, BOB).replace(/\/1$/, '/4');
-        caller = api.as(tokenFor(ALICE));
-        break;
-      case 406:
-        headers['accept'] = 'text/html';
-        break;
-      case 409:
-        body = conflictingBody(route, method);
-        break;
-      case 412:
-        headers['if-match'] = '"stale"';
-        break;
-      case 413:
-        body = { padding: 'x'.repeat(500) };
-        break;
-      case 415:
-        headers['content-type'] = 'text/plain';
-        body = 'plain text';
-        break;
-      case 422:
-        body = method === 'patch' ? { bogus: true } : {};
-        break;
-      case 429:
-        await caller.get('/v1/products'); // the administrator's only token this minute
-        if (route.kind === 'tokens') await api.as(undefined).post('/v1/tokens', {}); // the address's
-        break;
-    }
-    if (route.kind === 'tokens' && status === 401) body = { email: 'alice@example.com', password: 'not-her-password' };
-    return await caller.request(upper, path, { headers, body: body === undefined ? undefined : inLanguage(body, language) });
+    for (const status of shared) results.push({ expected: status, response: await produce(api, operation, status) });
   } finally {
     await api.close();
   }
+  for (const status of operation.statuses.filter((candidate) => OWN_SERVER[candidate] !== undefined)) {
+    const own = await startTestServer({ seed: true, ...OWN_SERVER[status] });
+    try {
+      results.push({ expected: status, response: await produce(own, operation, status) });
+    } finally {
+      await own.close();
+    }
+  }
+  return results;
+}
+
+async function produce(api: TestServer, operation: Operation, status: number): Promise<TestResponse> {
+  const { method, template, route } = operation;
+  const language: Language = route.kind === 'collection' || route.kind === 'item' ? route.language : 'en';
+  if (status === 503) api.server.app.beginShutdown();
+  const upper = method.toUpperCase();
+  const headers: Record<string, string> = {};
+  let path = pathFor(template, status === 404);
+  let body = validBody(route, method);
+  let caller = api;
+  // Orders: PUT and PATCH succeed on alice's pending order 3; 409 on her shipped order 1.
+  if (route.kind === 'item' && route.definition.collection === 'orders') path = path.replace(/\/1$/, status === 409 ? '/1' : '/3');
+  switch (status) {
+    case 304:
+      headers['if-none-match'] = '*';
+      break;
+    case 400:
+      path += '?bogus=1';
+      break;
+    case 401:
+      caller = api.as(undefined);
+      break;
+    case 403:
+      if (template.includes('{user_id}')) path = pathFor(template, false, BOB).replace(/\/1$/, '/4');
+      caller = api.as(tokenFor(ALICE));
+      break;
+    case 406:
+      headers['accept'] = 'text/html';
+      break;
+    case 409:
+      body = conflictingBody(route, method);
+      break;
+    case 412:
+      headers['if-match'] = '"stale"';
+      break;
+    case 413:
+      body = { padding: 'x'.repeat(500) };
+      break;
+    case 415:
+      headers['content-type'] = 'text/plain';
+      body = 'plain text';
+      break;
+    case 422:
+      body = method === 'patch' ? { bogus: true } : {};
+      break;
+    case 429:
+      await caller.get('/v1/products'); // the administrator's only token this minute
+      if (route.kind === 'tokens') await api.as(undefined).post('/v1/tokens', {}); // the address's
+      break;
+  }
+  if (route.kind === 'tokens' && status === 401) body = { email: 'alice@example.com', password: 'not-her-password' };
+  return await caller.request(upper, path, { headers, body: body === undefined ? undefined : inLanguage(body, language) });
 }

@@ -10,7 +10,7 @@ export type Schema = { readonly [keyword: string]: unknown };
 export type BodyKind = 'create' | 'replace' | 'patch';
 
 /** The schema of one value, without the request/response specifics. */
-function valueSchema(rule: FieldRule, language: Language): Record<string, unknown> {
+function valueSchema(rule: FieldRule, language: Language, kind: BodyKind | 'record'): Record<string, unknown> {
   switch (rule.type) {
     case 'id':
       return { type: 'integer', minimum: 1 };
@@ -32,7 +32,8 @@ function valueSchema(rule: FieldRule, language: Language): Record<string, unknow
         type: 'array',
         ...bound('minItems', rule.min),
         ...bound('maxItems', rule.max),
-        items: objectSchema(rule.of ?? [], language, 'record'),
+        // Elements of a list in a PATCH are whole elements (RFC 7396 replaces arrays), so they read like a PUT's.
+        items: objectSchema(rule.of ?? [], language, kind === 'patch' ? 'replace' : kind),
       };
   }
 }
@@ -53,17 +54,17 @@ function objectSchema(rules: readonly FieldRule[], language: Language, kind: Bod
     const name = translate(rule.name, language);
     if (kind === 'record') {
       if (rule.access === 'write-only') continue;
-      properties[name] = { ...valueSchema(rule, language), ...(rule.access === 'server' ? { readOnly: true } : {}) };
+      properties[name] = { ...valueSchema(rule, language, kind), ...(rule.access === 'server' ? { readOnly: true } : {}) };
       if (alwaysPresent(rule)) required.push(name);
       continue;
     }
     if (rule.access === 'server') {
       if (kind === 'create') continue;
-      properties[name] = { ...valueSchema(rule, language), readOnly: true, description: 'set by the server; accepted only when equal to the current value' };
+      properties[name] = { ...valueSchema(rule, language, kind), readOnly: true, description: 'set by the server; accepted only when equal to the current value' };
       continue;
     }
     const removable = kind === 'patch' && rule.access === 'client' && rule.required !== true;
-    const schema = valueSchema(rule, language);
+    const schema = valueSchema(rule, language, kind);
     properties[name] = removable ? { ...schema, type: [schema['type'], 'null'] } : schema;
     if (rule.access === 'write-only') (properties[name] as Record<string, unknown>)['writeOnly'] = true;
     if (kind !== 'patch' && rule.required === true) required.push(name);
@@ -76,8 +77,38 @@ export function recordSchema(definition: ResourceDefinition, language: Language)
 }
 
 export function bodySchema(definition: ResourceDefinition, language: Language, kind: BodyKind): Schema {
-  const schema = objectSchema(definition.fields, language, kind);
+  const schema = { ...objectSchema(definition.fields, language, kind), examples: [exampleBody(definition.fields, language, kind)] };
   return kind === 'patch' ? { ...schema, description: 'a JSON Merge Patch (RFC 7396): null removes an optional field' } : schema;
+}
+
+/** A plausible value for a field, for the document's examples (and the explorer's forms). */
+function exampleValue(rule: FieldRule, language: Language): unknown {
+  switch (rule.type) {
+    case 'email':
+      return 'ada@example.com';
+    case 'password':
+      return 'correct-horse-battery';
+    case 'money':
+      return 9.99;
+    case 'integer':
+      return rule.min ?? 1;
+    case 'enum':
+      return rule.default ?? rule.values?.[0];
+    case 'list':
+      return [exampleBody(rule.of ?? [], language, 'create')];
+    case 'string':
+      return rule.name === 'category' ? 'tea' : rule.name === 'name' ? 'Example' : 'Some text';
+    case 'id':
+    case 'timestamp':
+      return undefined;
+  }
+}
+
+/** A body that the server accepts: required fields for POST and PUT, one field for PATCH. */
+function exampleBody(rules: readonly FieldRule[], language: Language, kind: BodyKind): Record<string, unknown> {
+  const writable = rules.filter((rule) => rule.access === 'client');
+  const chosen = kind === 'patch' ? writable.slice(0, 1) : writable.filter((rule) => rule.required === true);
+  return Object.fromEntries(chosen.map((rule) => [translate(rule.name, language), exampleValue(rule, language)]));
 }
 
 export function createdSchema(definition: ResourceDefinition, language: Language): Schema {
