@@ -86,6 +86,7 @@ export async function createApp(options: ServerOptions = {}): Promise<App> {
     const path = queryStart === -1 ? url : url.slice(0, queryStart);
     const search = queryStart === -1 ? '' : url.slice(queryStart + 1);
     const tooLong = url.length > MAX_URL_LENGTH;
+    const shownPath = tooLong ? path.slice(0, 100) : path; // what errors and logs may echo
     const started = performance.now();
     const caller: Caller = { userId: undefined, rateLimit: undefined };
     const reply = tooLong
@@ -93,17 +94,13 @@ export async function createApp(options: ServerOptions = {}): Promise<App> {
       : dispatch(req, path, search, requestId, router, services, caller, limiter);
 
     reply
-      .catch((error: unknown) => problemReply(error, tooLong ? path.slice(0, 100) : path, requestId, req.headers.accept, config.logger))
+      .catch((error: unknown) => problemReply(error, shownPath, requestId, req.headers.accept, config.logger))
       .then((reply) => {
-        const cors = corsHeaders(config.corsOrigins, req.headers, reply.headers?.['Allow']);
-        // §8: RateLimit-* on every response while limiting is on; answers given before the
-        // limit was checked (404, 405, 401) show the address's bucket without taking from it.
-        const limits = limiter === undefined ? undefined : (caller.rateLimit ?? limiter.peek(addressKey(req)));
-        const extra = cors === undefined && limits === undefined && !shuttingDown ? undefined : { ...cors, ...limits, ...(shuttingDown ? { Connection: 'close' } : {}) };
-        const bytes = writeReply(res, extra === undefined ? reply : { ...reply, headers: { ...reply.headers, ...extra } }, requestId, req.method === 'HEAD');
+        const headers = headersForEveryResponse(req, reply, caller, limiter, config, shuttingDown);
+        const bytes = writeReply(res, headers === undefined ? reply : { ...reply, headers: { ...reply.headers, ...headers } }, requestId, req.method === 'HEAD');
         if (config.accessLog === 'off') return;
-        const entry = { requestId, method: req.method ?? '', path: tooLong ? path.slice(0, 100) : path, status: reply.status, bytes };
-        config.logger.info(formatAccessLine({ ...entry, durationMs: performance.now() - started, userId: caller.userId }, config.accessLog));
+        const entry = { requestId, method: req.method ?? '', path: shownPath, status: reply.status, bytes, userId: caller.userId };
+        config.logger.info(formatAccessLine({ ...entry, durationMs: performance.now() - started }, config.accessLog));
       })
       .catch((error: unknown) => {
         config.logger.error(`request ${requestId}: could not write the response: ${String(error)}`);
@@ -168,6 +165,26 @@ async function dispatch(
     services,
   };
   return handler(context);
+}
+
+/**
+ * Headers added to whatever the answer is (CONTRACT §8): CORS for allowed origins; the
+ * RateLimit-* fields while limiting is on — answers given before the limit was checked
+ * (404, 405, 401) show the address's bucket without taking from it; and Connection:
+ * close during a shutdown.
+ */
+function headersForEveryResponse(
+  req: IncomingMessage,
+  reply: Reply,
+  caller: Caller,
+  limiter: RateLimiter | undefined,
+  config: Config,
+  shuttingDown: boolean,
+): Headers | undefined {
+  const cors = corsHeaders(config.corsOrigins, req.headers, reply.headers?.['Allow']);
+  const limits = limiter === undefined ? undefined : (caller.rateLimit ?? limiter.peek(addressKey(req)));
+  if (cors === undefined && limits === undefined && !shuttingDown) return undefined;
+  return { ...cors, ...limits, ...(shuttingDown ? { Connection: 'close' } : {}) };
 }
 
 /** The rate-limit key of a request not (yet) tied to a user: its remote address. */
