@@ -13,12 +13,15 @@ if ((mode !== 'durable' && mode !== 'memory') || dataDir === undefined) {
   console.error('usage: bench-server.ts <durable|memory> <dataDir>');
   process.exit(2);
 }
-const common = { port: 0, adminPassword: BENCH_ADMIN_PASSWORD, tokenSecret: BENCH_TOKEN_SECRET };
+// As `npm start` runs it, with only the rate limit off: the JSON access log goes to stdout
+// (a pipe the benchmark drains, like stdout to a file).
+const logger = { info: (line: string) => process.stdout.write(`${line}\n`), warn: () => {}, error: (line: string) => console.error(line) };
+const common = { port: 0, adminPassword: BENCH_ADMIN_PASSWORD, tokenSecret: BENCH_TOKEN_SECRET, rateLimit: 0, accessLog: 'json' as const, logger };
 const server =
   mode === 'durable'
     ? await startServer({ ...common, dataDir })
     : await startServer({ ...common, store: new MemoryStore((await readDataDirectory(dataDir)).collections) });
-console.log(server.url);
+process.stdout.write(`${server.url}\n`);
 process.once('SIGTERM', () => {
   void server.close().then(() => process.exit(0));
 });

@@ -39,11 +39,15 @@ export interface BenchServer {
   stop(): Promise<void>;
 }
 
-export async function startBenchServer(mode: 'durable' | 'memory', dataDir: string): Promise<BenchServer> {
-  const script = fileURLToPath(new URL('./bench-server.ts', import.meta.url));
-  const child = spawn(process.execPath, ['--import', 'tsx', script, mode, dataDir], { stdio: ['ignore', 'pipe', 'inherit'] });
+/** plainrest (durable, or memory-only) or the bare reference server, as a child process. */
+export async function startBenchServer(mode: 'durable' | 'memory' | 'reference', dataDir: string): Promise<BenchServer> {
+  const script = fileURLToPath(new URL(mode === 'reference' ? './reference-server.ts' : './bench-server.ts', import.meta.url));
+  const args = mode === 'reference' ? [script, dataDir] : [script, mode, dataDir];
+  // stdout goes to a pipe the benchmark drains (the access log), like "stdout to a file".
+  const child = spawn(process.execPath, ['--import', 'tsx', ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
   const url = await new Promise<string>((resolve, reject) => {
     child.stdout?.once('data', (chunk: Buffer) => resolve(chunk.toString().trim().split('\n')[0] as string));
+    child.stdout?.on('data', () => {}); // keep draining
     child.once('exit', (code) => reject(new Error(`bench server exited with ${code}`)));
   });
   return {
