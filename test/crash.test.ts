@@ -9,23 +9,11 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import { after, test } from 'node:test';
-import { TEST_ADMIN_PASSWORD, TEST_TOKEN_SECRET, temporaryDirectory, tokenFor } from './helpers.js';
+import { mulberry32, TEST_ADMIN_PASSWORD, TEST_TOKEN_SECRET, temporaryDirectory, tokenFor } from './helpers.js';
 
 const ROUNDS = Number(process.env['CRASH_ROUNDS'] ?? 4);
 const WRITERS = 12;
 const MAIN = fileURLToPath(new URL('../dist/main.js', import.meta.url));
-
-/** A deterministic PRNG (mulberry32), so a failing run can be repeated with CRASH_SEED. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 interface Running {
   readonly child: ChildProcess;
@@ -69,7 +57,7 @@ after(async () => {
 
 test(`kill -9 at a random moment loses no acknowledged write (${ROUNDS} rounds)`, async () => {
   const seed = Number(process.env['CRASH_SEED'] ?? Date.now() % 100000);
-  const next = random(seed);
+  const next = mulberry32(seed);
   const dir = await temporaryDirectory();
   const authorization = `Bearer ${tokenFor(1)}`; // the administrator is user 1 in an empty store
   const present = new Map<number, string>(); // acknowledged creates not deleted since

@@ -14,10 +14,10 @@ import type { AddressInfo } from 'node:net';
 import { readdir } from 'node:fs/promises';
 import { describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import type { App, Logger, RunningServer, ServerOptions, Store } from 'plainrest';
+import type { App, RunningServer, ServerOptions, Store } from 'plainrest';
 import { createApp, DEFAULTS, MemoryStore, startServer } from 'plainrest';
 import type { TestServer } from './helpers.js';
-import { TEST_AUTH_OPTIONS, TEST_TOKEN_SECRET, connect, temporaryDirectory, tokenFor, wrap } from './helpers.js';
+import { TEST_AUTH_OPTIONS, TEST_TOKEN_SECRET, connect, recordingLogger, temporaryDirectory, tokenFor, wrap } from './helpers.js';
 import { assertProblem } from './assertions.js';
 
 const PACKAGE_ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -53,16 +53,6 @@ function captureConsole(): { calls: string[]; restore: () => void } {
     restore: () => {
       for (const [method, original] of originals) console[method] = original;
     },
-  };
-}
-
-function recordingLogger(): Logger & { lines: { level: string; message: string }[] } {
-  const lines: { level: string; message: string }[] = [];
-  return {
-    lines,
-    info: (message) => lines.push({ level: 'info', message }),
-    warn: (message) => lines.push({ level: 'warn', message }),
-    error: (message) => lines.push({ level: 'error', message }),
   };
 }
 

@@ -6,7 +6,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { signToken } from '../src/auth/jwt.js';
-import type { RunningServer, ServerOptions } from '../src/index.js';
+import type { Logger, RunningServer, ServerOptions } from '../src/index.js';
 import { startServer } from '../src/index.js';
 
 /** Known credentials, so tests can log in and sign their own tokens. */
@@ -145,4 +145,27 @@ export async function createUser(api: TestServer, fields: Record<string, unknown
 /** The problem-details members every error body carries (CONTRACT §7). */
 export function problemShape(status: number, code: string): Record<string, unknown> {
   return { type: 'about:blank', status, code };
+}
+
+/** A deterministic PRNG (mulberry32), so a randomised test can be repeated from its seed. */
+export function mulberry32(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** A logger that keeps every line with its level. */
+export function recordingLogger(): Logger & { lines: { level: string; message: string }[] } {
+  const lines: { level: string; message: string }[] = [];
+  return {
+    lines,
+    info: (message) => lines.push({ level: 'info', message }),
+    warn: (message) => lines.push({ level: 'warn', message }),
+    error: (message) => lines.push({ level: 'error', message }),
+  };
 }

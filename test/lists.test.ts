@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, test } from 'node:test';
 import type { TestResponse, TestServer } from './helpers.js';
-import { createProduct, createUser, startTestServer, TEST_ADMIN_EMAIL } from './helpers.js';
+import { createProduct, createUser, mulberry32, startTestServer, TEST_ADMIN_EMAIL } from './helpers.js';
 import { assertProblem, errorCodes } from './assertions.js';
 
 interface Links {
@@ -547,18 +547,6 @@ describe('lists: the seeded example data', () => {
     });
   }
 });
-
-/** mulberry32: a tiny seeded PRNG, so the property check is reproducible. */
-function mulberry32(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const PROPERTY_SEED = 0x5eed1234;
 

@@ -24,7 +24,7 @@ import { connect as openSocket } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, before, beforeEach, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import type { Logger, ServerOptions } from '../src/index.js';
+import type { ServerOptions } from '../src/index.js';
 import { startServer, StartupError } from '../src/index.js';
 import type { TestResponse, TestServer } from './helpers.js';
 import {
@@ -35,6 +35,7 @@ import {
   createProduct,
   createUser,
   login,
+  recordingLogger,
   startTestServer,
   temporaryDirectory,
   wrap,
@@ -255,16 +256,6 @@ function assertFsyncedAfterWrite(events: readonly FileEvent[], needle: string): 
     events.slice(written + 1).some((event) => event.kind === 'synced' && event.fd === fd),
     `the write holding ${needle} was fsynced before its answer`,
   );
-}
-
-function recordingLogger(): Logger & { lines: { level: string; message: string }[] } {
-  const lines: { level: string; message: string }[] = [];
-  return {
-    lines,
-    info: (message) => lines.push({ level: 'info', message }),
-    warn: (message) => lines.push({ level: 'warn', message }),
-    error: (message) => lines.push({ level: 'error', message }),
-  };
 }
 
 function productRecord(id: number, name = `P${id}`): Record<string, unknown> {
