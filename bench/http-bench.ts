@@ -1,30 +1,65 @@
-// Read and write benchmark against a bare node:http reference in the same run
-// (performance issue): GET item, GET list (page of 20, category filter, sort=-price),
-// POST create (durable) and PATCH, at 1k and 100k products and 1, 16, 64 connections,
-// printed as requests/s, p50/p99 latency and the ratio plainrest/reference.
-// Usage: npm run bench [-- --quick]   (the load generator is node:http keep-alive)
+// `npm run bench` (performance issue): plainrest as `npm start` runs it (a real token,
+// durable storage, rate limit off) against a bare node:http reference, one after the
+// other on loopback: GET item, GET list (page of 20, category filter, sort=-price),
+// POST create and PATCH, at 1k and 100k stored products and 1, 16, 64 connections; then
+// start-up time, memory, and the targets, met or missed (exit code 1 if any is missed).
+// Usage: npm run bench [-- --quick | --smoke] [--node]
+//   --quick  both sizes, 64 connections, 1 s per cell (under a minute)
+//   --smoke  200 and 2,000 products, 16 connections, 0.3 s per cell; fails only on errors
+//   --node   load from the built-in node:http generator instead of wrk
 
-import { rm } from 'node:fs/promises';
-import { availableParallelism } from 'node:os';
-import type { LoadRequest } from './bench-support.js';
-import { adminToken, dataDirWithProducts, formatTable, runLoad, startBenchServer } from './bench-support.js';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { availableParallelism, cpus, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { writeBenchFiles } from './bench-data.js';
+import { adminToken, BENCH_ADMIN_PASSWORD, BENCH_TOKEN_SECRET, formatTable } from './bench-support.js';
+import { removeAtExit } from './cleanup.js';
+import type { LoadGenerator, LoadRequest, LoadResult } from './load-generators.js';
+import { chooseLoadGenerator } from './load-generators.js';
+import type { Probe } from './server-processes.js';
+import { startPlainrest, startReference } from './server-processes.js';
+import type { Cell, ScenarioName, SizeMeasurement } from './targets.js';
+import { checkTargets, megabytes, throughputRatio } from './targets.js';
 
-const quick = process.argv.includes('--quick');
-const SECONDS = quick ? 1 : 3;
-const SIZES = quick ? [1000] : [1000, 100_000];
-const CONNECTIONS = quick ? [16] : [1, 16, 64];
+interface Mode {
+  readonly sizes: readonly number[];
+  readonly connections: readonly number[];
+  readonly seconds: number;
+  /** Load before each scenario's measured cells, on each server, untimed. */
+  readonly warmUpSeconds: number;
+  /** A missed target fails the run (the smoke run fails only on errors). */
+  readonly enforceTargets: boolean;
+}
+
+const MODES: Record<'full' | 'quick' | 'smoke', Mode> = {
+  full: { sizes: [1000, 100_000], connections: [1, 16, 64], seconds: 3, warmUpSeconds: 1, enforceTargets: true },
+  quick: { sizes: [1000, 100_000], connections: [64], seconds: 1, warmUpSeconds: 0.3, enforceTargets: true },
+  smoke: { sizes: [200, 2000], connections: [16], seconds: 0.3, warmUpSeconds: 0, enforceTargets: false },
+};
+
+const FLAGS = ['--quick', '--smoke', '--node'];
+const args = process.argv.slice(2);
+const unknown = args.filter((arg) => !FLAGS.includes(arg));
+if (unknown.length > 0 || (args.includes('--quick') && args.includes('--smoke'))) {
+  console.error(`usage: npm run bench [-- --quick | --smoke] [--node]   (not: ${args.join(' ')})`);
+  process.exit(2);
+}
+const mode = MODES[args.includes('--smoke') ? 'smoke' : args.includes('--quick') ? 'quick' : 'full'];
+
 const authorization = `Bearer ${adminToken()}`;
-
-const SCENARIOS: { name: string; request: LoadRequest }[] = [
-  { name: 'GET item', request: { method: 'GET', path: '/v1/products/7', headers: { authorization }, expect: 200 } },
-  { name: 'GET list', request: { method: 'GET', path: '/v1/products?category=tea&sort=-price&limit=20', headers: { authorization }, expect: 200 } },
+const SCENARIOS: readonly { readonly name: ScenarioName; readonly request: LoadRequest }[] = [
+  { name: 'GET item', request: { method: 'GET', path: '/v1/products/7', headers: { Authorization: authorization }, expect: 200 } },
+  {
+    name: 'GET list',
+    request: { method: 'GET', path: '/v1/products?category=tea&sort=-price&limit=20', headers: { Authorization: authorization }, expect: 200 },
+  },
   {
     name: 'POST create',
     request: {
       method: 'POST',
       path: '/v1/products',
-      headers: { authorization, 'content-type': 'application/json' },
-      body: (index) => JSON.stringify({ name: `Bench ${index}`, category: 'bench', price: (index % 1000) / 10 }),
+      headers: { Authorization: authorization, 'Content-Type': 'application/json' },
+      bodyTemplate: '{"name":"Bench {n}","category":"bench","price":{price}}',
       expect: 201,
     },
   },
@@ -33,41 +68,126 @@ const SCENARIOS: { name: string; request: LoadRequest }[] = [
     request: {
       method: 'PATCH',
       path: '/v1/products/9',
-      headers: { authorization, 'content-type': 'application/merge-patch+json' },
-      body: (index) => JSON.stringify({ price: (index % 1000) / 10 }),
+      headers: { Authorization: authorization, 'Content-Type': 'application/merge-patch+json' },
+      bodyTemplate: '{"price":{price}}',
       expect: 200,
     },
   },
 ];
+const READY_PROBE: Probe = { path: '/v1/products/1', headers: { Authorization: authorization } };
+const PLAINREST_SETTINGS = { RATE_LIMIT: '0', ADMIN_PASSWORD: BENCH_ADMIN_PASSWORD, TOKEN_SECRET: BENCH_TOKEN_SECRET };
 
-const rows: string[][] = [];
-for (const size of SIZES) {
-  for (const scenario of SCENARIOS) {
-    for (const connections of CONNECTIONS) {
-      const results = [];
-      for (const mode of ['durable', 'reference'] as const) {
-        const dir = await dataDirWithProducts(size);
-        const server = await startBenchServer(mode, dir);
-        results.push(await runLoad(server.url, scenario.request, connections, SECONDS));
-        await server.stop();
-        await rm(dir, { recursive: true, force: true });
+/** Both servers on `size` fresh products, every scenario × connection count on each, one at a time. */
+async function measureSize(root: string, load: LoadGenerator, size: number): Promise<SizeMeasurement> {
+  const dir = join(root, String(size));
+  const { dataDir, referenceFile } = await writeBenchFiles(dir, size);
+  // The reference first: idle, it takes no CPU from plainrest's timed start.
+  const reference = await startReference(referenceFile, join(dir, 'reference.log'), READY_PROBE);
+  const plainrest = await startPlainrest({ ...PLAINREST_SETTINGS, DATA_DIR: dataDir }, join(dir, 'plainrest.log'), READY_PROBE);
+  try {
+    const cells: Cell[] = [];
+    for (const scenario of SCENARIOS) {
+      if (mode.warmUpSeconds > 0) {
+        const busiest = Math.max(...mode.connections);
+        await load.run(plainrest.url, scenario.request, busiest, mode.warmUpSeconds);
+        await load.run(reference.url, scenario.request, busiest, mode.warmUpSeconds);
       }
-      const [plain, reference] = results as [Awaited<ReturnType<typeof runLoad>>, Awaited<ReturnType<typeof runLoad>>];
-      rows.push([
-        scenario.name,
-        size.toLocaleString('en'),
-        String(connections),
-        (plain.requestsPerSecond / reference.requestsPerSecond).toFixed(2),
-        plain.requestsPerSecond.toFixed(0),
-        reference.requestsPerSecond.toFixed(0),
-        `${plain.p50.toFixed(2)} / ${plain.p99.toFixed(2)}`,
-        `${reference.p50.toFixed(2)} / ${reference.p99.toFixed(2)}`,
-        String(plain.errors + reference.errors),
-      ]);
+      for (const connections of mode.connections) {
+        const plain = await load.run(plainrest.url, scenario.request, connections, mode.seconds);
+        const bare = await load.run(reference.url, scenario.request, connections, mode.seconds);
+        cells.push({ scenario: scenario.name, size, connections, plainrest: plain, reference: bare });
+      }
     }
+    return {
+      size,
+      cells,
+      startupMs: { plainrest: plainrest.startupMs, reference: reference.startupMs },
+      rssMegabytes: { plainrest: plainrest.rssMegabytes(), reference: reference.rssMegabytes() },
+    };
+  } finally {
+    await Promise.all([plainrest.stop(), reference.stop()]);
+    await rm(dir, { recursive: true, force: true });
   }
 }
-console.log(`${SECONDS} s per cell, ${availableParallelism()} cores, node ${process.version}, load from node:http keep-alive`);
-console.log(
-  formatTable(['scenario', 'stored', 'conns', 'ratio', 'plainrest req/s', 'reference req/s', 'plainrest p50/p99 ms', 'reference p50/p99 ms', 'errors'], rows),
-);
+
+/** plainrest on an empty data directory without the example data, after one GET /healthz. */
+async function measureIdleRss(root: string): Promise<number | undefined> {
+  const dir = join(root, 'idle');
+  await mkdir(join(dir, 'data'), { recursive: true });
+  const settings = { ...PLAINREST_SETTINGS, DATA_DIR: join(dir, 'data'), SEED: 'false' };
+  const plainrest = await startPlainrest(settings, join(dir, 'plainrest.log'), { path: '/healthz', headers: {} });
+  try {
+    return plainrest.rssMegabytes();
+  } finally {
+    await plainrest.stop();
+  }
+}
+
+function latency(result: LoadResult): string {
+  return `${result.p50.toFixed(2)} / ${result.p99.toFixed(2)}`;
+}
+
+function report(sizes: readonly SizeMeasurement[], idleRssMegabytes: number | undefined, targetConnections: number): boolean {
+  const cells = sizes.flatMap((size) => size.cells);
+  console.log(
+    formatTable(
+      ['scenario', 'stored', 'conns', 'plainrest req/s', 'reference req/s', 'ratio', 'plainrest p50/p99 ms', 'reference p50/p99 ms', 'errors'],
+      cells.map((cell) => [
+        cell.scenario,
+        cell.size.toLocaleString('en'),
+        String(cell.connections),
+        cell.plainrest.requestsPerSecond.toFixed(0),
+        cell.reference.requestsPerSecond.toFixed(0),
+        throughputRatio(cell).toFixed(2),
+        latency(cell.plainrest),
+        latency(cell.reference),
+        String(cell.plainrest.errors + cell.reference.errors),
+      ]),
+    ),
+  );
+  console.log('\nStart-up (spawn to the first 200 to GET /v1/products/1) and memory (after the load)');
+  console.log(
+    formatTable(
+      ['stored', 'plainrest start ms', 'reference start ms', 'ratio', 'plainrest RSS', 'reference RSS'],
+      sizes.map((size) => [
+        size.size.toLocaleString('en'),
+        size.startupMs.plainrest.toFixed(0),
+        size.startupMs.reference.toFixed(0),
+        (size.startupMs.plainrest / size.startupMs.reference).toFixed(2),
+        megabytes(size.rssMegabytes.plainrest),
+        megabytes(size.rssMegabytes.reference),
+      ]),
+    ),
+  );
+  console.log(`idle plainrest (empty data directory, SEED=false, after one GET /healthz): ${megabytes(idleRssMegabytes)} RSS`);
+
+  const checks = checkTargets({ sizes, idleRssMegabytes, targetConnections });
+  console.log(`\nTargets (${targetConnections} connections)`);
+  console.log(formatTable(['target', 'measured', 'goal', 'result'], checks.map((check) => [check.target, check.measured, check.goal, check.verdict])));
+  const missed = checks.filter((check) => check.verdict === 'MISSED').length;
+  console.log(missed === 0 ? 'all targets met' : `${missed} target${missed === 1 ? '' : 's'} missed`);
+
+  const errors = cells.reduce((sum, cell) => sum + cell.plainrest.errors + cell.reference.errors, 0);
+  if (errors > 0) console.log(`${errors} requests failed or answered an unexpected status`);
+  return mode.enforceTargets ? missed === 0 : errors === 0;
+}
+
+const root = await mkdtemp(join(tmpdir(), 'plainrest-bench-'));
+removeAtExit(root);
+try {
+  const load = chooseLoadGenerator(args.includes('--node'), root);
+  const warmUp = mode.warmUpSeconds > 0 ? ` (+ ${mode.warmUpSeconds} s warm-up per scenario)` : '';
+  console.log(
+    `${mode.seconds} s per cell${warmUp}, ${availableParallelism()} cores, ${cpus()[0]?.model ?? 'unknown CPU'}, ` +
+      `node ${process.version}, load from ${load.name}\n`,
+  );
+  const sizes: SizeMeasurement[] = [];
+  for (const size of mode.sizes) {
+    console.error(`measuring with ${size.toLocaleString('en')} products…`);
+    sizes.push(await measureSize(root, load, size));
+  }
+  const idleRssMegabytes = await measureIdleRss(root);
+  process.exitCode = report(sizes, idleRssMegabytes, Math.max(...mode.connections)) ? 0 : 1;
+} finally {
+  await rm(root, { recursive: true, force: true });
+}

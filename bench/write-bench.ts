@@ -2,37 +2,47 @@
 // concurrent clients at 1k and 100k stored products, durable (journal + fsync, group
 // commit) against the same server with journaling off, and the ratio between them.
 // Write cost must not depend on how many records are stored.
-// Usage: npm run bench:writes [-- --quick]
+// Usage: npm run bench:writes [-- --quick] [--node]   (load from wrk, or node:http with --node)
 
-import { rm } from 'node:fs/promises';
-import { availableParallelism } from 'node:os';
-import { adminToken, dataDirWithProducts, formatTable, runLoad, startBenchServer } from './bench-support.js';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { availableParallelism, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { dataDirWithProducts } from './bench-data.js';
+import { adminToken, formatTable } from './bench-support.js';
+import { removeAtExit } from './cleanup.js';
+import type { LoadRequest, LoadResult } from './load-generators.js';
+import { chooseLoadGenerator } from './load-generators.js';
+import { startBenchServer } from './server-processes.js';
 
 const quick = process.argv.includes('--quick');
+const scriptDir = await mkdtemp(join(tmpdir(), 'plainrest-bench-scripts-'));
+removeAtExit(scriptDir);
+const load = chooseLoadGenerator(process.argv.includes('--node'), scriptDir);
 const SECONDS = quick ? 1 : 4;
 const SIZES = quick ? [1000] : [1000, 100_000];
 const CONNECTIONS = [1, 16, 64];
 
-const spec = {
+const spec: LoadRequest = {
   method: 'POST',
   path: '/v1/products',
   headers: { authorization: `Bearer ${adminToken()}`, 'content-type': 'application/json' },
-  body: (index: number) => JSON.stringify({ name: `Bench ${index}`, category: 'bench', price: (index % 1000) / 10 }),
+  bodyTemplate: '{"name":"Bench {n}","category":"bench","price":{price}}',
   expect: 201,
 };
 
 const rows: string[][] = [];
 for (const size of SIZES) {
   for (const connections of CONNECTIONS) {
-    const results = [];
+    const results: LoadResult[] = [];
     for (const mode of ['durable', 'memory'] as const) {
       const dir = await dataDirWithProducts(size);
+      removeAtExit(dir);
       const server = await startBenchServer(mode, dir);
-      results.push(await runLoad(server.url, spec, connections, SECONDS));
+      results.push(await load.run(server.url, spec, connections, SECONDS));
       await server.stop();
       await rm(dir, { recursive: true, force: true });
     }
-    const [durable, memory] = results as [Awaited<ReturnType<typeof runLoad>>, Awaited<ReturnType<typeof runLoad>>];
+    const [durable, memory] = results as [LoadResult, LoadResult];
     rows.push([
       size.toLocaleString('en'),
       String(connections),
@@ -45,7 +55,7 @@ for (const size of SIZES) {
     ]);
   }
 }
-console.log(`POST /v1/products, ${SECONDS} s per cell, ${availableParallelism()} cores, node ${process.version}`);
+console.log(`POST /v1/products, ${SECONDS} s per cell, ${availableParallelism()} cores, node ${process.version}, load from ${load.name}`);
 console.log(
   formatTable(['stored', 'clients', 'durable req/s', 'journal off req/s', 'durable/off', 'durable p50/p99 ms', 'off p50/p99 ms', 'errors'], rows),
 );

@@ -1,13 +1,15 @@
-// The in-memory Store: one Map per collection. Reads never touch the disk; a commit
-// applies its changes at once (so a user and their orders go together) and then
-// waits for the persistence behind it, if any, to make them durable. If persistence
-// fails, every change not yet durable is rolled back, newest first, so no reader
-// keeps seeing a write that was never acknowledged.
+// The in-memory Store: one Map per collection, and list indexes beside it
+// (collection-index.ts) so that lists and lookups by value do not scan. Reads never
+// touch the disk; a commit applies its changes at once (so a user and their orders go
+// together) and then waits for the persistence behind it, if any, to make them
+// durable. If persistence fails, every change not yet durable is rolled back, newest
+// first, so no reader keeps seeing a write that was never acknowledged.
 
-import type { JsonValue, StoredRecord } from '../json.js';
+import type { StoredRecord } from '../json.js';
+import { CollectionIndex } from './collection-index.js';
 import type { CollectionState } from './collection-state.js';
 import { applyChange, emptyCollection } from './collection-state.js';
-import type { Change, Filter, Query, QueryResult, SortKey, Store, StoredCollection } from './store.js';
+import type { Change, Query, QueryResult, Store, StoredCollection } from './store.js';
 
 /** Makes committed changes durable; absent for a memory-only store. */
 export interface Persistence {
@@ -25,6 +27,8 @@ interface Undo {
 
 export class MemoryStore implements Store {
   readonly #collections: Map<StoredCollection, CollectionState>;
+  /** Built the first time a collection is queried, then kept in step with every change. */
+  readonly #indexes = new Map<StoredCollection, CollectionIndex>();
   #persistence: Persistence | undefined;
   /** Commits applied in memory and not yet durable, oldest first. */
   readonly #notYetDurable = new Set<readonly Undo[]>();
@@ -62,23 +66,20 @@ export class MemoryStore implements Store {
   }
 
   query(collection: StoredCollection, query: Query): QueryResult {
-    const matches: StoredRecord[] = [];
-    for (const record of this.collectionState(collection).records.values()) {
-      if (matchesAll(record, query.filters)) matches.push(record);
-    }
-    // Records are iterated in ascending id order and Array.prototype.sort is stable
-    // (ECMAScript 2019), so equal keys keep ascending id order: the tie-break is free.
-    if (query.sort.length > 0) matches.sort((a, b) => compareRecords(a, b, query.sort));
-    return { records: matches.slice(query.offset, query.offset + query.limit), total: matches.length };
+    return this.#index(collection).query(query);
   }
 
   findIgnoringCase(collection: StoredCollection, field: string, value: string): StoredRecord | undefined {
-    const wanted = value.toLowerCase();
-    for (const record of this.collectionState(collection).records.values()) {
-      const candidate = record[field];
-      if (typeof candidate === 'string' && candidate.toLowerCase() === wanted) return record;
+    return this.#index(collection).findIgnoringCase(field, value);
+  }
+
+  #index(collection: StoredCollection): CollectionIndex {
+    let index = this.#indexes.get(collection);
+    if (index === undefined) {
+      index = new CollectionIndex(this.collectionState(collection).records.values());
+      this.#indexes.set(collection, index);
     }
-    return undefined;
+    return index;
   }
 
   allocateId(collection: StoredCollection): number {
@@ -93,8 +94,10 @@ export class MemoryStore implements Store {
     for (const change of changes) {
       const state = this.collectionState(change.collection);
       const id = change.kind === 'put' ? change.record.id : change.id;
-      undo.push({ collection: change.collection, id, previous: state.records.get(id) });
+      const previous = state.records.get(id);
+      undo.push({ collection: change.collection, id, previous });
       applyChange(state, change);
+      this.#indexes.get(change.collection)?.update(previous, state.records.get(id));
     }
     if (this.#persistence === undefined) return Promise.resolve();
     this.#notYetDurable.add(undo);
@@ -114,8 +117,10 @@ export class MemoryStore implements Store {
     for (const undo of [...this.#notYetDurable].reverse()) {
       for (const { collection, id, previous } of [...undo].reverse()) {
         const records = this.collectionState(collection).records;
+        const current = records.get(id);
         if (previous === undefined) records.delete(id);
         else records.set(id, previous);
+        this.#indexes.get(collection)?.update(current, previous);
       }
     }
     this.#notYetDurable.clear();
@@ -124,32 +129,4 @@ export class MemoryStore implements Store {
   close(): Promise<void> {
     return this.#persistence === undefined ? Promise.resolve() : this.#persistence.close();
   }
-}
-
-function matchesAll(record: StoredRecord, filters: readonly Filter[]): boolean {
-  for (const filter of filters) {
-    const value = record[filter.field];
-    if (filter.ignoreCase && typeof value === 'string' && typeof filter.value === 'string') {
-      if (value.toLowerCase() !== filter.value.toLowerCase()) return false;
-    } else if (value !== filter.value) {
-      return false;
-    }
-  }
-  return true;
-}
-
-/** Numbers numerically, strings by code point; a missing value sorts after any present one. */
-function compareRecords(a: StoredRecord, b: StoredRecord, keys: readonly SortKey[]): number {
-  for (const key of keys) {
-    const order = compareValues(a[key.field], b[key.field]);
-    if (order !== 0) return key.descending ? -order : order;
-  }
-  return 0;
-}
-
-function compareValues(a: JsonValue | undefined, b: JsonValue | undefined): number {
-  if (a === b) return 0;
-  if (a === undefined || a === null) return 1;
-  if (b === undefined || b === null) return -1;
-  return a < b ? -1 : a > b ? 1 : 0;
 }

@@ -1,0 +1,65 @@
+// The benchmark data: N products, written twice with the same records — as a plainrest
+// data directory (a snapshot of the first N−J records and one journal segment holding
+// the last J, so a start reads both), and as one plain JSON array for the reference.
+
+import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { StoredRecord } from '../src/json.js';
+import { serializeSnapshot } from '../src/store/collection-state.js';
+import { encodeEntry, segmentName } from '../src/store/journal-format.js';
+
+const CATEGORIES = ['coffee', 'tea', 'equipment', 'accessories', 'books', 'snacks', 'cups', 'gifts'];
+
+/** Products 1..count in 8 categories, with prices spread over 0.99 … 1000.98. */
+export function benchProducts(count: number): StoredRecord[] {
+  const now = new Date().toISOString();
+  return Array.from({ length: count }, (_, index) => ({
+    id: index + 1,
+    name: `Product ${index + 1}`,
+    category: CATEGORIES[index % CATEGORIES.length] as string,
+    price: Math.round(((index * 7919) % 100000) + 99) / 100,
+    created_at: now,
+    updated_at: now,
+  }));
+}
+
+/** How many of `count` records the journal holds rather than the snapshot. */
+function journalRecordCount(count: number): number {
+  return Math.min(1000, Math.floor(count / 10));
+}
+
+/** `records` as a plainrest data directory: products.json plus journal-000000000001.jsonl. */
+export async function writeDataDirectory(dir: string, records: readonly StoredRecord[]): Promise<void> {
+  const inSnapshot = records.length - journalRecordCount(records.length);
+  await mkdir(dir, { recursive: true });
+  // The snapshot's id counter stops at the first journal record: replaying a put moves
+  // it past that record's id, so after the start it is records.length + 1.
+  await writeFile(join(dir, 'products.json'), await serializeSnapshot(records.slice(0, inSnapshot), inSnapshot + 1, 0));
+  const entries = records
+    .slice(inSnapshot)
+    .map((record, index) => encodeEntry(index + 1, [{ kind: 'put', collection: 'products', record }]));
+  if (entries.length > 0) await writeFile(join(dir, segmentName(1)), entries.join(''));
+}
+
+/** `records` as one plain JSON array, the reference server's input. */
+async function writeReferenceFile(path: string, records: readonly StoredRecord[]): Promise<void> {
+  await writeFile(path, JSON.stringify(records));
+}
+
+/** Both forms of `count` products under `dir`: `dir/data/` for plainrest, `dir/reference.json` for the reference. */
+export async function writeBenchFiles(dir: string, count: number): Promise<{ dataDir: string; referenceFile: string }> {
+  const records = benchProducts(count);
+  const dataDir = join(dir, 'data');
+  const referenceFile = join(dir, 'reference.json');
+  await writeDataDirectory(dataDir, records);
+  await writeReferenceFile(referenceFile, records);
+  return { dataDir, referenceFile };
+}
+
+/** A fresh temporary data directory holding `count` products (and nothing else yet). */
+export async function dataDirWithProducts(count: number): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'plainrest-bench-'));
+  await writeDataDirectory(dir, benchProducts(count));
+  return dir;
+}

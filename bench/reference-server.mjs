@@ -1,0 +1,66 @@
+// The yardstick of `npm run bench`: a bare node:http server doing the least work for the
+// requests plainrest is measured on — the same products in a Map, JSON.stringify per
+// answer, no validation, no auth, nothing written to disk. GET of the list answers a page
+// computed once at start (what keeping the list sorted would cost at best).
+// It is plain JavaScript so that it starts with bare `node` and no loader: its start-up
+// time is the yardstick for plainrest's.
+// Usage: node bench/reference-server.mjs <products.json> <port>
+//   products.json: a plain JSON array of all product records.
+
+import { readFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+
+const [file, port] = process.argv.slice(2);
+if (file === undefined || port === undefined) {
+  console.error('usage: node bench/reference-server.mjs <products.json> <port>');
+  process.exit(2);
+}
+
+const products = new Map();
+let nextId = 1;
+for (const product of JSON.parse(readFileSync(file, 'utf8'))) {
+  products.set(product.id, product);
+  nextId = Math.max(nextId, product.id + 1);
+}
+
+// GET /v1/products?category=tea&sort=-price&limit=20: by price descending, ties by id.
+const tea = [...products.values()].filter((product) => product.category === 'tea');
+tea.sort((a, b) => b.price - a.price || a.id - b.id);
+const teaPage = JSON.stringify({ data: tea.slice(0, 20), meta: { page: 1, limit: 20, total: tea.length } });
+
+function send(res, status, body) {
+  res.writeHead(status, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) });
+  res.end(body);
+}
+
+function readJson(req, then) {
+  let text = '';
+  req.setEncoding('utf8');
+  req.on('data', (chunk) => (text += chunk));
+  req.on('end', () => then(JSON.parse(text)));
+}
+
+const server = createServer((req, res) => {
+  const url = req.url ?? '/';
+  if (req.method === 'GET' && url.startsWith('/v1/products?')) return send(res, 200, teaPage);
+  if (req.method === 'POST' && url === '/v1/products') {
+    return readJson(req, (fields) => {
+      const now = new Date().toISOString();
+      const product = { id: nextId++, ...fields, created_at: now, updated_at: now };
+      products.set(product.id, product);
+      send(res, 201, JSON.stringify(product));
+    });
+  }
+  const product = url.startsWith('/v1/products/') ? products.get(Number(url.slice('/v1/products/'.length))) : undefined;
+  if (product === undefined) return send(res, 404, '{"error":"not found"}');
+  if (req.method === 'GET') return send(res, 200, JSON.stringify(product));
+  if (req.method === 'PATCH') {
+    return readJson(req, (fields) => {
+      const patched = { ...product, ...fields, updated_at: new Date().toISOString() };
+      products.set(patched.id, patched);
+      send(res, 200, JSON.stringify(patched));
+    });
+  }
+  send(res, 405, '{"error":"method not allowed"}');
+});
+server.listen(Number(port), '127.0.0.1');

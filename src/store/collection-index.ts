@@ -1,0 +1,131 @@
+// The list indexes of one collection (CONTRACT §5, performance issue): what makes a list
+// page cost about the same over a hundred records or a hundred thousand.
+//  - All records in id order, for unfiltered lists.
+//  - An equality index per filtered field, built the first time the field is filtered
+//    on: filtered lists, the unique-email check, the orders of one user.
+//  - Sorted views: the records matching one set of filters, kept in one sort order.
+//    A view is built the first time a list asks for it and kept up to date on every
+//    write after that; beyond MAX_VIEWS the least recently used one is dropped.
+// When the narrowest equality bucket holds only a few records, sorting them per request
+// is cheaper than keeping a view, so no view is made.
+
+import type { StoredRecord } from '../json.js';
+import { EqualityIndex } from './equality-index.js';
+import { BY_ID, orderBy, SortedRecords } from './sorted-records.js';
+import type { Filter, Query, QueryResult, SortKey } from './store.js';
+
+const MAX_VIEWS = 16;
+const SORT_PER_REQUEST_UP_TO = 64;
+
+interface View {
+  readonly filters: readonly Filter[];
+  readonly records: SortedRecords;
+}
+
+const NO_MATCH: QueryResult = Object.freeze({ records: [], total: 0 });
+
+export class CollectionIndex {
+  readonly #all: SortedRecords;
+  readonly #equality = new Map<string, EqualityIndex>();
+  /** In order of last use, least recent first. */
+  readonly #views = new Map<string, View>();
+
+  constructor(records: Iterable<StoredRecord>) {
+    this.#all = new SortedRecords(BY_ID, [...records]);
+  }
+
+  /** Keeps every index in step with one record's change: added, replaced or deleted. */
+  update(previous: StoredRecord | undefined, next: StoredRecord | undefined): void {
+    if (previous !== undefined && next !== undefined) this.#all.replace(previous, next);
+    else if (previous !== undefined) this.#all.remove(previous);
+    else if (next !== undefined) this.#all.insert(next);
+    for (const index of this.#equality.values()) index.update(previous, next);
+    for (const view of this.#views.values()) updateView(view, previous, next);
+  }
+
+  query(query: Query): QueryResult {
+    const { filters, sort, offset, limit } = query;
+    let narrowest = this.#all;
+    let narrowestFilter: Filter | undefined;
+    for (const filter of filters) {
+      const bucket = this.#equalityIndex(filter.field, filter.ignoreCase === true).bucket(filter.value);
+      if (bucket === undefined) return NO_MATCH;
+      if (narrowestFilter === undefined || bucket.length < narrowest.length) {
+        narrowest = bucket;
+        narrowestFilter = filter;
+      }
+    }
+    if (filters.length <= 1 && sort.length === 0) {
+      return { records: narrowest.slice(offset, offset + limit), total: narrowest.length };
+    }
+    if (narrowest.length <= SORT_PER_REQUEST_UP_TO) {
+      const others = filters.filter((filter) => filter !== narrowestFilter);
+      const matches = narrowest.toArray().filter((record) => matchesAll(record, others));
+      if (sort.length > 0) matches.sort(orderBy(sort));
+      return { records: matches.slice(offset, offset + limit), total: matches.length };
+    }
+    const view = this.#view(filters, sort, narrowest);
+    return { records: view.records.slice(offset, offset + limit), total: view.records.length };
+  }
+
+  /** The first record, in id order, whose `field` equals `value` ignoring case. */
+  findIgnoringCase(field: string, value: string): StoredRecord | undefined {
+    return this.#equalityIndex(field, true).bucket(value)?.first();
+  }
+
+  #equalityIndex(field: string, ignoreCase: boolean): EqualityIndex {
+    const name = ignoreCase ? `${field} ignoring case` : field;
+    let index = this.#equality.get(name);
+    if (index === undefined) {
+      index = new EqualityIndex(field, ignoreCase, this.#all.toArray());
+      this.#equality.set(name, index);
+    }
+    return index;
+  }
+
+  #view(filters: readonly Filter[], sort: readonly SortKey[], narrowest: SortedRecords): View {
+    const key = viewKey(filters, sort);
+    let view = this.#views.get(key);
+    if (view !== undefined) {
+      this.#views.delete(key);
+    } else {
+      const matches = narrowest.toArray().filter((record) => matchesAll(record, filters));
+      view = { filters, records: new SortedRecords(orderBy(sort), matches) };
+      if (this.#views.size >= MAX_VIEWS) this.#views.delete(this.#views.keys().next().value as string);
+    }
+    this.#views.set(key, view);
+    return view;
+  }
+}
+
+function updateView(view: View, previous: StoredRecord | undefined, next: StoredRecord | undefined): void {
+  const wasIn = previous !== undefined && matchesAll(previous, view.filters);
+  const isIn = next !== undefined && matchesAll(next, view.filters);
+  if (wasIn && isIn) view.records.replace(previous, next);
+  else if (wasIn) view.records.remove(previous);
+  else if (isIn) view.records.insert(next);
+}
+
+/** Equality filters; a filter marked ignoreCase compares strings lowercased. */
+export function matchesAll(record: StoredRecord, filters: readonly Filter[]): boolean {
+  for (const filter of filters) {
+    const value = record[filter.field];
+    if (filter.ignoreCase === true && typeof value === 'string' && typeof filter.value === 'string') {
+      if (value.toLowerCase() !== filter.value.toLowerCase()) return false;
+    } else if (value !== filter.value) {
+      return false;
+    }
+  }
+  return true;
+}
+
+/** Names a view: its filters (case-folded where they ignore case) and its sort keys. */
+function viewKey(filters: readonly Filter[], sort: readonly SortKey[]): string {
+  let key = '';
+  for (const filter of filters) {
+    const value = filter.ignoreCase === true && typeof filter.value === 'string' ? filter.value.toLowerCase() : filter.value;
+    key += `${filter.field}${filter.ignoreCase === true ? '~' : '='}${JSON.stringify(value)}&`;
+  }
+  for (const sortKey of sort) key += `${sortKey.descending ? '-' : '+'}${sortKey.field},`;
+  return key;
+}

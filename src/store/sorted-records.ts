@@ -1,0 +1,100 @@
+// A list of records kept in one order as records come and go: the building block of
+// the list indexes (collection-index.ts). The order is total — ties are broken by id —
+// so every record has exactly one place, found by binary search: a page is a slice,
+// and a write costs a search and one splice instead of a sort of the whole list.
+
+import type { JsonValue, StoredRecord } from '../json.js';
+import type { SortKey } from './store.js';
+
+export type RecordOrder = (a: StoredRecord, b: StoredRecord) => number;
+
+export const BY_ID: RecordOrder = (a, b) => a.id - b.id;
+
+/**
+ * The order a list's `sort` asks for (CONTRACT §5): numbers numerically, strings by
+ * code point, a missing or null value after any present one (so first when descending), and
+ * ties by id ascending.
+ */
+export function orderBy(keys: readonly SortKey[]): RecordOrder {
+  if (keys.length === 0) return BY_ID;
+  return (a, b) => {
+    for (const key of keys) {
+      const order = compareValues(a[key.field], b[key.field]);
+      if (order !== 0) return key.descending ? -order : order;
+    }
+    return a.id - b.id;
+  };
+}
+
+function compareValues(a: JsonValue | undefined, b: JsonValue | undefined): number {
+  if (a === b) return 0;
+  const aAbsent = a === undefined || a === null;
+  const bAbsent = b === undefined || b === null;
+  if (aAbsent || bAbsent) return aAbsent && bAbsent ? 0 : aAbsent ? 1 : -1;
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+export class SortedRecords {
+  readonly #order: RecordOrder;
+  readonly #records: StoredRecord[];
+
+  /** Takes ownership of `records` and sorts them (cheap when they are nearly in order already). */
+  constructor(order: RecordOrder, records: StoredRecord[]) {
+    this.#order = order;
+    this.#records = records.sort(order);
+  }
+
+  get length(): number {
+    return this.#records.length;
+  }
+
+  first(): StoredRecord | undefined {
+    return this.#records[0];
+  }
+
+  /** A copy of the records, in order. */
+  toArray(): StoredRecord[] {
+    return this.#records.slice();
+  }
+
+  slice(start: number, end: number): StoredRecord[] {
+    return this.#records.slice(start, end);
+  }
+
+  insert(record: StoredRecord): void {
+    const at = this.#positionOf(record);
+    if (at === this.#records.length) this.#records.push(record);
+    else this.#records.splice(at, 0, record);
+  }
+
+  /** Removes `record`, which must hold the values it had when inserted (stored records are frozen). */
+  remove(record: StoredRecord): void {
+    const at = this.#positionOf(record);
+    if (this.#records[at]?.id === record.id) this.#records.splice(at, 1);
+  }
+
+  /** Puts `next` where `previous` was, moving it only if its place in the order changed. */
+  replace(previous: StoredRecord, next: StoredRecord): void {
+    if (this.#order(previous, next) === 0) {
+      const at = this.#positionOf(previous);
+      if (this.#records[at]?.id === previous.id) {
+        this.#records[at] = next;
+        return;
+      }
+    }
+    this.remove(previous);
+    this.insert(next);
+  }
+
+  /** The first position whose record does not come before `record`. */
+  #positionOf(record: StoredRecord): number {
+    let low = 0;
+    let high = this.#records.length;
+    while (low < high) {
+      const middle = (low + high) >>> 1;
+      if (this.#order(this.#records[middle] as StoredRecord, record) < 0) low = middle + 1;
+      else high = middle;
+    }
+    return low;
+  }
+}
