@@ -4,7 +4,6 @@
 // If-Match 412 → validation 422 → conflicts 409. One catch site turns every error into a problem-details reply
 // (koa's `.then(respond).catch(onerror)`); one function writes it.
 
-import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Config, ServerOptions } from './config.js';
 import { Authenticator } from './auth/authenticate.js';
@@ -18,7 +17,9 @@ import { IdempotencyKeys } from './http/idempotency.js';
 import { RateLimiter } from './http/rate-limit.js';
 import { HttpError } from './http/errors.js';
 import { requireJsonAcceptable } from './http/negotiation.js';
+import { PageCache } from './http/page-cache.js';
 import { problemReply } from './http/problem.js';
+import { requestIdFor } from './http/request-id.js';
 import type { Headers, Reply } from './http/respond.js';
 import { writeReply } from './http/respond.js';
 import type { CollectionName } from './resources/definition.js';
@@ -40,17 +41,21 @@ export interface App {
   close(): Promise<void>;
 }
 
-/** Who made a request, filled in along the pipeline, for the access log and the rate-limit headers. */
-interface Caller {
+/** One request as the pipeline knows it, filled in along the way, for the answer's headers and the access log. */
+interface Exchange {
+  readonly req: IncomingMessage;
+  readonly res: ServerResponse;
+  readonly requestId: string;
+  /** The path errors and the log may echo (cut short when the target is too long). */
+  readonly shownPath: string;
+  /** performance.now() at arrival, when the access log is on. */
+  readonly started: number;
   userId: number | undefined;
   rateLimit: Headers | undefined;
 }
 
 /** Longer request targets get 414 (RFC 9110 §4.1 suggests supporting at least 8000 octets). */
 export const MAX_URL_LENGTH = 8192;
-
-/** A client-supplied X-Request-Id is echoed only when it is short and plain. */
-const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 export async function createApp(options: ServerOptions = {}): Promise<App> {
   const config = resolveConfig(options);
@@ -76,36 +81,73 @@ export async function createApp(options: ServerOptions = {}): Promise<App> {
   const limiter = config.rateLimit === 0 ? undefined : new RateLimiter(config.rateLimit, config.clock);
   let shuttingDown = false;
   const idempotencyKeys = new IdempotencyKeys(store, config.clock);
-  const services: Services = { store, config, authenticator, idempotencyKeys, isShuttingDown: () => shuttingDown };
+  const listPages = new PageCache();
+  const services: Services = { store, config, authenticator, idempotencyKeys, listPages, isShuttingDown: () => shuttingDown };
 
+  const logging = config.accessLog !== 'off';
+
+  /** Writes the answer with the headers every answer gets, then logs it. */
+  const finish = (exchange: Exchange, reply: Reply): void => {
+    const { req, res } = exchange;
+    const extra = headersForEveryResponse(req, reply, exchange, limiter, config, shuttingDown);
+    const bytes = writeReply(res, reply, exchange.requestId, req.method === 'HEAD', extra);
+    if (!logging) return;
+    const entry = {
+      requestId: exchange.requestId,
+      method: req.method ?? '',
+      path: exchange.shownPath,
+      status: reply.status,
+      bytes,
+      durationMs: performance.now() - exchange.started,
+      userId: exchange.userId,
+    };
+    config.logger.info(formatAccessLine(entry, config.accessLog as 'json' | 'text'));
+  };
+  const fail = (exchange: Exchange, error: unknown): void => {
+    finishSafely(exchange, problemReply(error, exchange.shownPath, exchange.requestId, exchange.req.headers.accept, config.logger));
+  };
+  const finishSafely = (exchange: Exchange, reply: Reply): void => {
+    try {
+      finish(exchange, reply);
+    } catch (error) {
+      config.logger.error(`request ${exchange.requestId}: could not write the response: ${String(error)}`);
+      exchange.res.destroy();
+    }
+  };
+
+  // Most answers (reads, errors) are ready at once and are written in the same turn;
+  // only a handler that waits (a body to read, a write to make durable) goes async.
   const handle = (req: IncomingMessage, res: ServerResponse): void => {
-    const header = req.headers['x-request-id'];
-    const requestId = typeof header === 'string' && SANE_REQUEST_ID.test(header) ? header : randomUUID();
     const url = req.url ?? '/';
     const queryStart = url.indexOf('?');
     const path = queryStart === -1 ? url : url.slice(0, queryStart);
-    const search = queryStart === -1 ? '' : url.slice(queryStart + 1);
     const tooLong = url.length > MAX_URL_LENGTH;
-    const shownPath = tooLong ? path.slice(0, 100) : path; // what errors and logs may echo
-    const started = performance.now();
-    const caller: Caller = { userId: undefined, rateLimit: undefined };
-    const reply = tooLong
-      ? Promise.reject(new HttpError('uri_too_long', `the request target is longer than ${MAX_URL_LENGTH} characters`))
-      : dispatch(req, path, search, requestId, router, services, caller, limiter);
-
-    reply
-      .catch((error: unknown) => problemReply(error, shownPath, requestId, req.headers.accept, config.logger))
-      .then((reply) => {
-        const headers = headersForEveryResponse(req, reply, caller, limiter, config, shuttingDown);
-        const bytes = writeReply(res, headers === undefined ? reply : { ...reply, headers: { ...reply.headers, ...headers } }, requestId, req.method === 'HEAD');
-        if (config.accessLog === 'off') return;
-        const entry = { requestId, method: req.method ?? '', path: shownPath, status: reply.status, bytes, userId: caller.userId };
-        config.logger.info(formatAccessLine({ ...entry, durationMs: performance.now() - started }, config.accessLog));
-      })
-      .catch((error: unknown) => {
-        config.logger.error(`request ${requestId}: could not write the response: ${String(error)}`);
-        res.destroy();
-      });
+    const exchange: Exchange = {
+      req,
+      res,
+      requestId: requestIdFor(req.headers['x-request-id']),
+      shownPath: tooLong ? path.slice(0, 100) : path,
+      started: logging ? performance.now() : 0,
+      userId: undefined,
+      rateLimit: undefined,
+    };
+    let reply: Reply | Promise<Reply>;
+    try {
+      if (tooLong) throw new HttpError('uri_too_long', `the request target is longer than ${MAX_URL_LENGTH} characters`);
+      const search = queryStart === -1 ? '' : url.slice(queryStart + 1);
+      reply = dispatch(exchange, path, search, router, services, limiter);
+    } catch (error) {
+      fail(exchange, error);
+      return;
+    }
+    if (reply instanceof Promise) {
+      reply.then(
+        (ready) => finishSafely(exchange, ready),
+        (error: unknown) => fail(exchange, error),
+      );
+    } else {
+      finishSafely(exchange, reply);
+    }
   };
 
   return {
@@ -119,16 +161,16 @@ export async function createApp(options: ServerOptions = {}): Promise<App> {
   };
 }
 
-async function dispatch(
-  req: IncomingMessage,
+/** Routes, checks the method, authenticates, limits and negotiates, then runs the handler; throws an HttpError to refuse. */
+function dispatch(
+  exchange: Exchange,
   path: string,
   search: string,
-  requestId: string,
   router: Router<Endpoint>,
   services: Services,
-  caller: Caller,
   limiter: RateLimiter | undefined,
-): Promise<Reply> {
+): Reply | Promise<Reply> {
+  const { req, requestId } = exchange;
   const match = router.match(path);
   if (match === undefined) throw notFound(path, router);
 
@@ -145,11 +187,11 @@ async function dispatch(
   // Authentication (CONTRACT §6): after routing and the method check, before
   // anything else is looked at and before the body is read.
   const actor = endpoint.open.has(method) ? undefined : services.authenticator.authenticate(req.headers.authorization);
-  caller.userId = actor?.id;
+  exchange.userId = actor?.id;
 
   if (limiter !== undefined) {
     const admission = limiter.take(actor === undefined ? addressKey(req) : `user ${actor.id}`);
-    caller.rateLimit = admission.headers;
+    exchange.rateLimit = admission.headers;
     if (!admission.allowed) throw new HttpError('rate_limited', 'too many requests; retry after the time in Retry-After');
   }
 
@@ -176,15 +218,16 @@ async function dispatch(
 function headersForEveryResponse(
   req: IncomingMessage,
   reply: Reply,
-  caller: Caller,
+  exchange: Exchange,
   limiter: RateLimiter | undefined,
   config: Config,
   shuttingDown: boolean,
 ): Headers | undefined {
   const cors = corsHeaders(config.corsOrigins, req.headers, reply.headers?.['Allow']);
-  const limits = limiter === undefined ? undefined : (caller.rateLimit ?? limiter.peek(addressKey(req)));
+  const limits = limiter === undefined ? undefined : (exchange.rateLimit ?? limiter.peek(addressKey(req)));
   if (cors === undefined && limits === undefined && !shuttingDown) return undefined;
-  return { ...cors, ...limits, ...(shuttingDown ? { Connection: 'close' } : {}) };
+  const closing = shuttingDown && reply.headers?.['Connection'] === undefined;
+  return { ...cors, ...limits, ...(closing ? { Connection: 'close' } : {}) };
 }
 
 /** The rate-limit key of a request not (yet) tied to a user: its remote address. */

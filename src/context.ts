@@ -6,6 +6,7 @@ import type { Authenticator } from './auth/authenticate.js';
 import type { Actor } from './auth/permissions.js';
 import type { Config } from './config.js';
 import type { IdempotencyKeys } from './http/idempotency.js';
+import type { PageCache } from './http/page-cache.js';
 import type { Store } from './store/store.js';
 
 export interface Services {
@@ -13,6 +14,8 @@ export interface Services {
   readonly config: Config;
   readonly authenticator: Authenticator;
   readonly idempotencyKeys: IdempotencyKeys;
+  /** List pages already built, reused until their collection changes. */
+  readonly listPages: PageCache;
   /** True once a graceful shutdown has begun. */
   readonly isShuttingDown: () => boolean;
 }

@@ -6,13 +6,17 @@
 import type { Logger } from './config.js';
 import { ConfigError } from './config.js';
 import { parseCommandLine } from './cli-options.js';
+import { BufferedLines } from './buffered-lines.js';
 import { mintToken, TokenMintError } from './mint-token.js';
 import { describeApi } from './routes.js';
 import { startServer } from './server.js';
 import { StartupError } from './store/open-store.js';
 
+/** Standard output, written once per turn of the event loop (the access log is a line per request). */
+const stdout = new BufferedLines(process.stdout);
+
 const consoleLogger: Logger = {
-  info: (message) => console.log(message),
+  info: (message) => stdout.write(message),
   warn: (message) => console.warn(`warning: ${message}`),
   error: (message) => console.error(`error: ${message}`),
 };
@@ -53,25 +57,29 @@ async function main(): Promise<number> {
   const counts = Object.entries(server.app.recordCounts())
     .map(([collection, count]) => `${count} ${count === 1 ? collection.replace(/s$/, '') : collection}`)
     .join(', ');
-  console.log(`plainrest listening on ${server.url}`);
-  console.log(`data: ${config.dataDir === null ? 'memory only' : config.dataDir} (${counts})`);
-  console.log(
+  stdout.write(`plainrest listening on ${server.url}`);
+  stdout.write(`data: ${config.dataDir === null ? 'memory only' : config.dataDir} (${counts})`);
+  stdout.write(
     `token: curl -s -X POST ${server.url}/v1/tokens -H 'Content-Type: application/json' ` +
       `-d '{"email":"${config.adminEmail}","password":"…"}'  (or: plainrest token <email>)`,
   );
 
   const signal = await stopped;
-  console.log(`${signal}: finishing in-flight requests, then writing a final snapshot`);
+  stdout.write(`${signal}: finishing in-flight requests, then writing a final snapshot`);
   await server.close();
-  console.log('stopped');
+  stdout.write('stopped');
   return 0;
 }
 
 main().then(
   // Exit once stdout is flushed: a pipe is written asynchronously, and exiting at once
   // would cut a long output (such as `plainrest openapi | jq`) short.
-  (code) => process.stdout.write('', () => process.exit(code)),
+  (code) => {
+    stdout.flush();
+    process.stdout.write('', () => process.exit(code));
+  },
   (error: unknown) => {
+    stdout.flush();
     const expected = error instanceof StartupError || error instanceof ConfigError || error instanceof TokenMintError;
     const systemError = error as NodeJS.ErrnoException;
     if (expected) console.error(error.message);

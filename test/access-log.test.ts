@@ -70,11 +70,30 @@ describe('access log', () => {
     }
   });
 
+  test('the JSON form stays valid JSON whatever the path holds', () => {
+    const path = '/v1/"quoted"\\back\u0001slash/é';
+    const line = formatAccessLine(
+      { requestId: 'trace-1', method: 'GET', path, status: 404, bytes: 0, durationMs: 0.5, userId: undefined },
+      'json',
+      Date.parse('2026-01-02T03:04:05.000Z'),
+    );
+    assert.deepEqual(JSON.parse(line), {
+      time: '2026-01-02T03:04:05.000Z',
+      request_id: 'trace-1',
+      method: 'GET',
+      path,
+      status: 404,
+      bytes: 0,
+      duration_ms: 0.5,
+      user_id: null,
+    });
+  });
+
   test('the text form reads as one short line', () => {
     const line = formatAccessLine(
       { requestId: 'r-1', method: 'POST', path: '/v1/products', status: 201, bytes: 120, durationMs: 1.23456, userId: 3 },
       'text',
-      new Date('2026-01-02T03:04:05.000Z'),
+      Date.parse('2026-01-02T03:04:05.000Z'),
     );
     assert.equal(line, '2026-01-02T03:04:05.000Z 201 POST /v1/products 120B 1.23ms user 3 r-1');
   });

@@ -15,7 +15,8 @@ import { startTestServer, temporaryDirectory } from './helpers.ts';
 import type { FieldErrorExpectation, Reply } from './assertions.ts';
 import { assertProblem, errorCodes, TITLES } from './assertions.ts';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+/** A generated request id: the process's random prefix and a counter. */
+const GENERATED_ID = /^[0-9a-f]{8}-[1-9][0-9]*$/;
 
 const PRODUCT = { name: 'Moka pot', category: 'equipment', price: 35.5 };
 
@@ -231,7 +232,7 @@ describe('error Content-Type is application/json, or application/problem+json wh
   });
 });
 
-describe('X-Request-Id: echoed when it matches [A-Za-z0-9._:-]{1,128}, else a fresh UUID', () => {
+describe('X-Request-Id: echoed when it matches [A-Za-z0-9._:-]{1,128}, else a fresh generated id', () => {
   let api: TestServer;
   beforeEach(async () => {
     api = await startTestServer();
@@ -264,25 +265,28 @@ describe('X-Request-Id: echoed when it matches [A-Za-z0-9._:-]{1,128}, else a fr
     { name: 'a non-ASCII letter', id: 'caf\u00e9' },
   ];
   for (const c of insane) {
-    test(`an id with ${c.name} is replaced by a UUID`, async () => {
+    test(`an id with ${c.name} is replaced by a generated id`, async () => {
       const ok = await api.get('/healthz', { 'x-request-id': c.id });
       assert.equal(ok.status, 200);
-      assert.match(ok.headers.get('x-request-id') ?? '', UUID);
+      assert.match(ok.headers.get('x-request-id') ?? '', GENERATED_ID);
       const error = await api.get('/v1/products/1', { 'x-request-id': c.id });
       assertProblem(error, 404, 'record_not_found', '/v1/products/1');
-      assert.match(error.headers.get('x-request-id') ?? '', UUID);
+      assert.match(error.headers.get('x-request-id') ?? '', GENERATED_ID);
       assert.equal(error.body.request_id, error.headers.get('x-request-id'));
     });
   }
 
-  test('without a client id every response gets its own UUID', async () => {
+  test('without a client id every response gets its own id, from one prefix and a rising counter', async () => {
     const first = await api.get('/healthz');
     const second = await api.get('/healthz');
     const created = await api.post('/v1/products', PRODUCT);
     const deleted = await api.delete(`/v1/products/${created.body.id}`);
     const ids = [first, second, created, deleted].map((response) => response.headers.get('x-request-id') ?? '');
-    for (const id of ids) assert.match(id, UUID);
+    for (const id of ids) assert.match(id, GENERATED_ID);
     assert.equal(new Set(ids).size, ids.length);
+    assert.equal(new Set(ids.map((id) => id.split('-')[0])).size, 1);
+    const counters = ids.map((id) => Number(id.split('-')[1]));
+    assert.deepEqual([...counters].sort((a, b) => a - b), counters);
     assert.equal(deleted.status, 204);
   });
 });

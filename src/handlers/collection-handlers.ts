@@ -9,6 +9,7 @@ import { JSON_MEDIA_TYPES, readJsonBody } from '../http/body.js';
 import { matchesIfNoneMatch } from '../http/conditional.js';
 import { parseListParameters, rejectQueryParameters } from '../http/list-query.js';
 import { linkHeader, pageLinks, pageMeta } from '../http/pagination.js';
+import type { CachedPage } from '../http/page-cache.js';
 import type { Reply } from '../http/respond.js';
 import type { ResourceDefinition } from '../resources/definition.js';
 import { entityTag, represent, representFields } from '../representation.js';
@@ -22,6 +23,23 @@ import { requireParent } from './lookup.js';
 import { decideWrite, finishRecord } from './write-record.js';
 
 export function listRecords(context: RequestContext, definition: ResourceDefinition, language: Language): Reply {
+  const { store, listPages } = context.services;
+  const target = `${context.path}?${context.search}`;
+  const version = store.version(definition.collection);
+  let page = listPages.get(target, version);
+  if (page === undefined) {
+    page = buildPage(context, definition, language, version);
+    listPages.set(target, page);
+  } else {
+    // The query was valid when the page was built; who may see it is checked every time.
+    authorize(context, definition, 'list');
+    requireParent(context, definition);
+  }
+  if (matchesIfNoneMatch(context.req.headers['if-none-match'], page.etag)) return { status: 304, headers: { ETag: page.etag } };
+  return { status: 200, headers: { Link: page.link, ETag: page.etag }, body: page.body };
+}
+
+function buildPage(context: RequestContext, definition: ResourceDefinition, language: Language, version: number): CachedPage {
   const parameters = parseListParameters(definition, context.search);
   authorize(context, definition, 'list');
   const parentId = requireParent(context, definition);
@@ -40,9 +58,7 @@ export function listRecords(context: RequestContext, definition: ResourceDefinit
   const body = `{"data":[${data}],"meta":${JSON.stringify(meta)},"links":${JSON.stringify(links)}}`;
   // A list has no stable identity, so its validator is weak (RFC 9110 §8.8.1): equal
   // bodies, equal tags. If-None-Match uses the weak comparison anyway (§13.1.2).
-  const etag = `W/${entityTag(body)}`;
-  if (matchesIfNoneMatch(context.req.headers['if-none-match'], etag)) return { status: 304, headers: { ETag: etag } };
-  return { status: 200, headers: { Link: linkHeader(links), ETag: etag }, body };
+  return { version, body, etag: `W/${entityTag(body)}`, link: linkHeader(links) };
 }
 
 export async function createRecord(context: RequestContext, definition: ResourceDefinition, language: Language): Promise<Reply> {

@@ -4,9 +4,9 @@
 // problem body, and the connection is closed, since its framing cannot be trusted.
 
 import type { Socket } from 'node:net';
-import { randomUUID } from 'node:crypto';
 import type { ErrorCode } from './errors.js';
 import { ERROR_STATUS, STATUS_TITLES } from './errors.js';
+import { newRequestId } from './request-id.js';
 
 const CAUSES: Readonly<Record<string, { code: ErrorCode; detail: string }>> = {
   HPE_HEADER_OVERFLOW: { code: 'headers_too_large', detail: 'the request headers are too large' },
@@ -22,7 +22,7 @@ export function answerClientError(error: NodeJS.ErrnoException, socket: Socket):
   const { code, detail } = CAUSES[error.code ?? ''] ?? MALFORMED;
   const status = ERROR_STATUS[code];
   const title = STATUS_TITLES[status] ?? 'Error';
-  const requestId = randomUUID();
+  const requestId = newRequestId();
   const body = JSON.stringify({ type: 'about:blank', title, status, code, detail, request_id: requestId });
   socket.end(
     `HTTP/1.1 ${status} ${title}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +

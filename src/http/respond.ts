@@ -22,18 +22,21 @@ export function jsonReply(status: number, value: unknown, headers?: Headers): Re
   return { status, headers, body: JSON.stringify(value) };
 }
 
-/** Writes the reply and returns the body length in bytes (0 when there is none). */
-export function writeReply(res: ServerResponse, reply: Reply, requestId: string, isHead: boolean): number {
-  const headers: Headers = { ...reply.headers, 'X-Request-Id': requestId };
+/**
+ * Writes the reply, with `extra` headers added to its own (those every answer gets), and
+ * returns the body length in bytes (0 when there is none). The headers go to writeHead
+ * as one flat list, and Content-Length is always set, so Node never chunks a body.
+ */
+export function writeReply(res: ServerResponse, reply: Reply, requestId: string, isHead: boolean, extra?: Headers): number {
   const status = reply.status;
+  const headers: string[] = [];
+  if (reply.headers !== undefined) for (const name in reply.headers) headers.push(name, reply.headers[name] as string);
+  if (extra !== undefined) for (const name in extra) headers.push(name, extra[name] as string);
+  headers.push('X-Request-Id', requestId);
   const mayHaveBody = status !== 204 && status !== 304 && reply.body !== undefined;
   const length = mayHaveBody ? Buffer.byteLength(reply.body as string) : 0;
-  if (mayHaveBody) {
-    headers['Content-Type'] = reply.contentType ?? JSON_TYPE;
-    headers['Content-Length'] = String(length);
-  } else if (status !== 204 && status !== 304) {
-    headers['Content-Length'] = '0';
-  }
+  if (mayHaveBody) headers.push('Content-Type', reply.contentType ?? JSON_TYPE, 'Content-Length', String(length));
+  else if (status !== 204 && status !== 304) headers.push('Content-Length', '0');
   res.writeHead(status, headers);
   res.end(mayHaveBody && !isHead ? reply.body : undefined);
   return isHead ? 0 : length;

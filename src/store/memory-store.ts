@@ -27,6 +27,8 @@ interface Undo {
 
 export class MemoryStore implements Store {
   readonly #collections: Map<StoredCollection, CollectionState>;
+  /** Counts every change applied or undone, per collection (Store.version). */
+  readonly #versions = new Map<StoredCollection, number>();
   /** Built the first time a collection is queried, then kept in step with every change. */
   readonly #indexes = new Map<StoredCollection, CollectionIndex>();
   #persistence: Persistence | undefined;
@@ -65,6 +67,10 @@ export class MemoryStore implements Store {
     return this.collectionState(collection).records.size;
   }
 
+  version(collection: StoredCollection): number {
+    return this.#versions.get(collection) ?? 0;
+  }
+
   query(collection: StoredCollection, query: Query): QueryResult {
     return this.#index(collection).query(query);
   }
@@ -98,6 +104,7 @@ export class MemoryStore implements Store {
       undo.push({ collection: change.collection, id, previous });
       applyChange(state, change);
       this.#indexes.get(change.collection)?.update(previous, state.records.get(id));
+      this.#changed(change.collection);
     }
     if (this.#persistence === undefined) return Promise.resolve();
     this.#notYetDurable.add(undo);
@@ -121,9 +128,14 @@ export class MemoryStore implements Store {
         if (previous === undefined) records.delete(id);
         else records.set(id, previous);
         this.#indexes.get(collection)?.update(current, previous);
+        this.#changed(collection);
       }
     }
     this.#notYetDurable.clear();
+  }
+
+  #changed(collection: StoredCollection): void {
+    this.#versions.set(collection, this.version(collection) + 1);
   }
 
   close(): Promise<void> {

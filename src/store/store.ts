@@ -52,6 +52,12 @@ export interface Store {
   /** The first record whose `field` equals `value` ignoring case (for unique emails). */
   findIgnoringCase(collection: StoredCollection, field: string, value: string): StoredRecord | undefined;
   count(collection: StoredCollection): number;
+  /**
+   * A number that changes with every change to the collection, committed or rolled back,
+   * so that caches built from it (list pages) know when they are stale. A store that
+   * cannot tell may return a new number on every call: nothing is then reused.
+   */
+  version(collection: StoredCollection): number;
   /** Reserves the next id of a collection; ids are never reused, even if the write then fails. */
   allocateId(collection: StoredCollection): number;
   /** Applies the changes at once in memory and resolves when they are durable. */

@@ -1,0 +1,38 @@
+// List pages built once per collection version (performance issue): the same idea as a
+// record's representation being serialised once per record version, applied to a page.
+// A page is found by its request target (path and query string, which also fix the
+// vocabulary) and reused while the collection's version is the one it was built from;
+// any committed change to the collection changes the version, so a stale page is never
+// served. Only pages whose query was valid are kept, so a hit needs no parsing; the
+// permission and parent checks still run on every request. At most MAX_PAGES are kept,
+// least recently used dropped first.
+
+export interface CachedPage {
+  /** The collection version the page was built from (Store.version). */
+  readonly version: number;
+  readonly body: string;
+  /** Weak, from the body's bytes (RFC 9110 §8.8.1). */
+  readonly etag: string;
+  readonly link: string;
+}
+
+const MAX_PAGES = 256;
+
+export class PageCache {
+  readonly #pages = new Map<string, CachedPage>();
+
+  /** The page for `target` if it was built from `version`. */
+  get(target: string, version: number): CachedPage | undefined {
+    const page = this.#pages.get(target);
+    if (page === undefined || page.version !== version) return undefined;
+    this.#pages.delete(target);
+    this.#pages.set(target, page);
+    return page;
+  }
+
+  set(target: string, page: CachedPage): void {
+    this.#pages.delete(target);
+    if (this.#pages.size >= MAX_PAGES) this.#pages.delete(this.#pages.keys().next().value as string);
+    this.#pages.set(target, page);
+  }
+}
