@@ -8,7 +8,7 @@
 //   --smoke  200 and 2,000 products, 16 connections, 0.3 s per cell; fails only on errors
 //   --node   load from the built-in node:http generator instead of wrk
 
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { availableParallelism, cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { writeBenchFiles } from './bench-data.js';
@@ -16,7 +16,7 @@ import { adminToken, BENCH_ADMIN_PASSWORD, BENCH_TOKEN_SECRET, formatTable } fro
 import { removeAtExit } from './cleanup.js';
 import type { LoadGenerator, LoadRequest, LoadResult } from './load-generators.js';
 import { chooseLoadGenerator } from './load-generators.js';
-import type { Probe } from './server-processes.js';
+import type { Probe, ServerProcess } from './server-processes.js';
 import { startPlainrest, startReference } from './server-processes.js';
 import type { Cell, ScenarioName, SizeMeasurement } from './targets.js';
 import { checkTargets, megabytes, throughputRatio } from './targets.js';
@@ -27,14 +27,23 @@ interface Mode {
   readonly seconds: number;
   /** Load before each scenario's measured cells, on each server, untimed. */
   readonly warmUpSeconds: number;
+  /**
+   * Each cell alternates the two servers this many times (plainrest first, then the
+   * reference first, …); the cell's ratio is the median of the rounds' ratios. A shared
+   * machine's speed drifts by ±15% from second to second: rounds next to each other see
+   * the same drift, and the median drops the odd one out.
+   */
+  readonly rounds: number;
+  /** Fresh starts timed per server; the median counts. */
+  readonly startups: number;
   /** A missed target fails the run (the smoke run fails only on errors). */
   readonly enforceTargets: boolean;
 }
 
 const MODES: Record<'full' | 'quick' | 'smoke', Mode> = {
-  full: { sizes: [1000, 100_000], connections: [1, 16, 64], seconds: 3, warmUpSeconds: 1, enforceTargets: true },
-  quick: { sizes: [1000, 100_000], connections: [64], seconds: 1, warmUpSeconds: 0.3, enforceTargets: true },
-  smoke: { sizes: [200, 2000], connections: [16], seconds: 0.3, warmUpSeconds: 0, enforceTargets: false },
+  full: { sizes: [1000, 100_000], connections: [1, 16, 64], seconds: 2, warmUpSeconds: 1, rounds: 3, startups: 5, enforceTargets: true },
+  quick: { sizes: [1000, 100_000], connections: [64], seconds: 1, warmUpSeconds: 0.3, rounds: 2, startups: 3, enforceTargets: true },
+  smoke: { sizes: [200, 2000], connections: [16], seconds: 0.3, warmUpSeconds: 0, rounds: 1, startups: 1, enforceTargets: false },
 };
 
 const FLAGS = ['--quick', '--smoke', '--node'];
@@ -93,21 +102,73 @@ async function measureSize(root: string, load: LoadGenerator, size: number): Pro
         await load.run(reference.url, scenario.request, busiest, mode.warmUpSeconds);
       }
       for (const connections of mode.connections) {
-        const plain = await load.run(plainrest.url, scenario.request, connections, mode.seconds);
-        const bare = await load.run(reference.url, scenario.request, connections, mode.seconds);
-        cells.push({ scenario: scenario.name, size, connections, plainrest: plain, reference: bare });
+        const rounds: { plainrest: LoadResult; reference: LoadResult }[] = [];
+        for (let round = 0; round < mode.rounds; round++) {
+          const plainrestFirst = round % 2 === 0;
+          const first = await load.run((plainrestFirst ? plainrest : reference).url, scenario.request, connections, mode.seconds);
+          const second = await load.run((plainrestFirst ? reference : plainrest).url, scenario.request, connections, mode.seconds);
+          rounds.push(plainrestFirst ? { plainrest: first, reference: second } : { plainrest: second, reference: first });
+        }
+        cells.push(combineRounds(scenario.name, size, connections, rounds));
       }
     }
+    const startupMs = {
+      plainrest: median([plainrest.startupMs, ...(await timeStartups(() => startPlainrestOnCopy(dataDir, dir), mode.startups - 1))]),
+      reference: median([reference.startupMs, ...(await timeStartups(() => startReference(referenceFile, join(dir, 'reference.log'), READY_PROBE), mode.startups - 1))]),
+    };
     return {
       size,
       cells,
-      startupMs: { plainrest: plainrest.startupMs, reference: reference.startupMs },
+      startupMs,
       rssMegabytes: { plainrest: plainrest.rssMegabytes(), reference: reference.rssMegabytes() },
     };
   } finally {
     await Promise.all([plainrest.stop(), reference.stop()]);
     await rm(dir, { recursive: true, force: true });
   }
+}
+
+/** A cell from its rounds: the ratio is the median of the rounds' ratios; the rates shown are the median rounds. */
+function combineRounds(scenario: ScenarioName, size: number, connections: number, rounds: readonly { plainrest: LoadResult; reference: LoadResult }[]): Cell {
+  const ratios = rounds.map((round) => round.plainrest.requestsPerSecond / round.reference.requestsPerSecond);
+  const medianRun = (results: readonly LoadResult[]): LoadResult => {
+    const sorted = [...results].sort((a, b) => a.requestsPerSecond - b.requestsPerSecond);
+    const middle = sorted[Math.floor((sorted.length - 1) / 2)] as LoadResult;
+    return { ...middle, errors: results.reduce((sum, result) => sum + result.errors, 0) };
+  };
+  return {
+    scenario,
+    size,
+    connections,
+    ratio: median(ratios),
+    plainrest: medianRun(rounds.map((round) => round.plainrest)),
+    reference: medianRun(rounds.map((round) => round.reference)),
+  };
+}
+
+function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? (sorted[middle] as number) : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
+}
+
+/** plainrest on a fresh copy of `dataDir` (its snapshot and journal as written), so every timed start loads the same files. */
+async function startPlainrestOnCopy(dataDir: string, dir: string): Promise<ServerProcess> {
+  const copy = await mkdtemp(join(dir, 'start-'));
+  // Not the lock file of the plainrest serving `dataDir` meanwhile.
+  await cp(dataDir, copy, { recursive: true, filter: (source) => !source.endsWith('.lock') });
+  return startPlainrest({ ...PLAINREST_SETTINGS, DATA_DIR: copy }, join(dir, 'plainrest-start.log'), READY_PROBE);
+}
+
+/** Start-up times of `count` fresh starts, one at a time. */
+async function timeStartups(start: () => Promise<ServerProcess>, count: number): Promise<number[]> {
+  const times: number[] = [];
+  for (let i = 0; i < count; i++) {
+    const server = await start();
+    times.push(server.startupMs);
+    await server.stop();
+  }
+  return times;
 }
 
 /** plainrest on an empty data directory without the example data, after one GET /healthz. */
@@ -145,7 +206,7 @@ function report(sizes: readonly SizeMeasurement[], idleRssMegabytes: number | un
       ]),
     ),
   );
-  console.log('\nStart-up (spawn to the first 200 to GET /v1/products/1) and memory (after the load)');
+  console.log(`\nStart-up (spawn to the first 200 to GET /v1/products/1, median of ${mode.startups} fresh starts) and memory (after the load)`);
   console.log(
     formatTable(
       ['stored', 'plainrest start ms', 'reference start ms', 'ratio', 'plainrest RSS', 'reference RSS'],
@@ -177,8 +238,9 @@ removeAtExit(root);
 try {
   const load = chooseLoadGenerator(args.includes('--node'), root);
   const warmUp = mode.warmUpSeconds > 0 ? ` (+ ${mode.warmUpSeconds} s warm-up per scenario)` : '';
+  const rounds = mode.rounds > 1 ? `, ${mode.rounds} alternating rounds per cell (median ratio)` : '';
   console.log(
-    `${mode.seconds} s per cell${warmUp}, ${availableParallelism()} cores, ${cpus()[0]?.model ?? 'unknown CPU'}, ` +
+    `${mode.seconds} s per run${warmUp}${rounds}, ${availableParallelism()} cores, ${cpus()[0]?.model ?? 'unknown CPU'}, ` +
       `node ${process.version}, load from ${load.name}\n`,
   );
   const sizes: SizeMeasurement[] = [];

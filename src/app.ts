@@ -61,8 +61,10 @@ export async function createApp(options: ServerOptions = {}): Promise<App> {
   const config = resolveConfig(options);
   const store = options.store ?? (await openStore(config));
   let authenticator: Authenticator;
+  let adminReady: Promise<void>;
   try {
-    const { generatedPassword, warning } = await ensureAdmin(store, config.adminEmail, config.adminPassword);
+    const { generatedPassword, warning, passwordSynced } = await ensureAdmin(store, config.adminEmail, config.adminPassword, config.logger);
+    adminReady = passwordSynced;
     if (warning !== undefined) config.logger.warn(warning);
     if (generatedPassword !== undefined) {
       config.logger.info(
@@ -82,14 +84,16 @@ export async function createApp(options: ServerOptions = {}): Promise<App> {
   let shuttingDown = false;
   const idempotencyKeys = new IdempotencyKeys(store, config.clock);
   const listPages = new PageCache();
-  const services: Services = { store, config, authenticator, idempotencyKeys, listPages, isShuttingDown: () => shuttingDown };
+  const services: Services = { store, config, authenticator, idempotencyKeys, listPages, adminReady, isShuttingDown: () => shuttingDown };
 
   const logging = config.accessLog !== 'off';
 
   /** Writes the answer with the headers every answer gets, then logs it. */
+  const corsOff = config.corsOrigins !== '*' && config.corsOrigins.length === 0;
   const finish = (exchange: Exchange, reply: Reply): void => {
     const { req, res } = exchange;
-    const extra = headersForEveryResponse(req, reply, exchange, limiter, config, shuttingDown);
+    const plain = corsOff && limiter === undefined && !shuttingDown;
+    const extra = plain ? undefined : headersForEveryResponse(req, reply, exchange, limiter, config, shuttingDown);
     const bytes = writeReply(res, reply, exchange.requestId, req.method === 'HEAD', extra);
     if (!logging) return;
     const entry = {
@@ -157,7 +161,10 @@ export async function createApp(options: ServerOptions = {}): Promise<App> {
     beginShutdown: () => {
       shuttingDown = true;
     },
-    close: () => store.close(),
+    close: async () => {
+      await adminReady;
+      await store.close();
+    },
   };
 }
 

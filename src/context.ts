@@ -14,6 +14,8 @@ export interface Services {
   readonly config: Config;
   readonly authenticator: Authenticator;
   readonly idempotencyKeys: IdempotencyKeys;
+  /** Settles once ADMIN_PASSWORD is applied to the administrator (checked in the background after the start). */
+  readonly adminReady: Promise<void>;
   /** List pages already built, reused until their collection changes. */
   readonly listPages: PageCache;
   /** True once a graceful shutdown has begun. */

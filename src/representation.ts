@@ -3,7 +3,7 @@
 // (RFC 9110 §8.8.3), a hash of exactly those bytes. Records are immutable, so each
 // representation is serialised once per record version and language and then reused.
 
-import { createHash } from 'node:crypto';
+import * as crypto from 'node:crypto';
 import type { JsonObject, JsonValue, StoredRecord } from './json.js';
 import { isJsonObject } from './json.js';
 import type { FieldRule, ResourceDefinition } from './resources/definition.js';
@@ -46,8 +46,14 @@ export function representFields(
 }
 
 export function entityTag(json: string): string {
-  return `"${createHash('sha1').update(json).digest('base64url')}"`;
+  return `"${sha1(json)}"`;
 }
+
+/** One-shot `crypto.hash` (Node ≥ 20.12) is about twice as fast as createHash on short text; older Node 20 falls back. */
+const sha1: (text: string) => string =
+  typeof crypto.hash === 'function'
+    ? (text) => crypto.hash('sha1', text, 'base64url')
+    : (text) => crypto.createHash('sha1').update(text).digest('base64url');
 
 function toExternal(rules: readonly FieldRule[], record: JsonObject, language: Language): JsonObject {
   const external: Record<string, JsonValue> = {};

@@ -22,19 +22,33 @@ async function scratchDirectory(): Promise<string> {
   return dir.path;
 }
 
-/** Makes the next journal append fail as a full disk would, then behave again. */
-async function failNextAppend(directory: string): Promise<void> {
+/** FileHandle.write as the journal calls it (a buffer, an offset and a length). */
+type Write = (buffer: Buffer, offset: number, length: number) => Promise<{ bytesWritten: number; buffer: Buffer }>;
+
+/**
+ * Replaces FileHandle.prototype.write for the next call only (the journal's next write,
+ * when nothing else writes meanwhile) with `instead`, which may call the real write.
+ */
+async function interceptNextWrite(
+  directory: string,
+  instead: (original: Write, handle: FileHandle, args: Parameters<Write>) => ReturnType<Write>,
+): Promise<void> {
   const probe = await open(join(directory, 'probe'), 'w');
-  const prototype = Object.getPrototypeOf(probe) as { appendFile: FileHandle['appendFile'] };
+  const prototype = Object.getPrototypeOf(probe) as { write: Write };
   await probe.close();
-  const original = prototype.appendFile;
-  prototype.appendFile = function failOnce(this: FileHandle): never {
-    prototype.appendFile = original;
-    throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
-  } as unknown as FileHandle['appendFile'];
+  const original = prototype.write;
+  prototype.write = function once(this: FileHandle, ...args: Parameters<Write>): ReturnType<Write> {
+    prototype.write = original;
+    return instead(original, this, args);
+  };
   cleanups.push(async () => {
-    prototype.appendFile = original;
+    prototype.write = original;
   });
+}
+
+/** Makes the next journal write fail as a full disk would, then behave again. */
+async function failNextAppend(directory: string): Promise<void> {
+  await interceptNextWrite(directory, () => Promise.reject(Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' })));
 }
 
 describe('storage faults', () => {
@@ -59,6 +73,39 @@ describe('storage faults', () => {
     // Fail-stop: later writes are refused too; reads go on.
     assert.equal((await api.post('/v1/products', { name: 'Later', category: 'c', price: 3 })).status, 500);
     assert.equal((await api.get(`/v1/products/${kept.body.id}`)).status, 200);
+  });
+
+  test('a short journal write is completed by the next one, and the record survives a restart', async () => {
+    const dataDir = await scratchDirectory();
+    const api = await startTestServer({ dataDir });
+    cleanups.push(() => api.close().catch(() => undefined));
+    let shortWrites = 0;
+    await interceptNextWrite(await scratchDirectory(), (original, handle, args) => {
+      const [buffer, offset, length] = args;
+      shortWrites += 1;
+      return original.call(handle, buffer, offset, Math.max(1, Math.floor(length / 2)));
+    });
+    const created = await api.post('/v1/products', { name: 'Written in two parts', category: 'c', price: 2 });
+    assert.equal(created.status, 201);
+    assert.equal(shortWrites, 1);
+    await api.close();
+    const again = await startTestServer({ dataDir });
+    cleanups.push(() => again.close());
+    const read = await again.get(`/v1/products/${created.body.id}`);
+    assert.equal(read.status, 200);
+    assert.equal(read.body.name, 'Written in two parts');
+  });
+
+  test('a journal write that makes no progress is a 500 and stops later writes', async () => {
+    const dataDir = await scratchDirectory();
+    const api = await startTestServer({ dataDir });
+    cleanups.push(() => api.close().catch(() => undefined));
+    await interceptNextWrite(await scratchDirectory(), () => Promise.resolve({ bytesWritten: 0, buffer: Buffer.alloc(0) }));
+    const refused = await api.post('/v1/products', { name: 'Nowhere', category: 'c', price: 2 });
+    assert.equal(refused.status, 500);
+    assert.equal(refused.body.code, 'internal_error');
+    assert.equal((await api.get('/v1/products')).body.meta.total, 0);
+    assert.equal((await api.get('/readyz')).status, 503);
   });
 
   test('a first start cut short after opening the journal still seeds the example data', async () => {

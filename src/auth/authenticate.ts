@@ -12,6 +12,8 @@ import type { Actor } from './permissions.js';
 
 export const REALM = 'plainrest';
 const MAX_CACHED_TOKENS = 10_000;
+/** Longer headers (a token padded with spaces) are verified every time, so the cache stays small. */
+const MAX_CACHED_HEADER_LENGTH = 2048;
 const BEARER_PREFIX = /^bearer +/i; // the auth-scheme is case-insensitive (RFC 9110 §11.1)
 
 export interface IssuedToken {
@@ -24,7 +26,7 @@ export class Authenticator {
   readonly #ttlSeconds: number;
   readonly #store: Store;
   readonly #nowSeconds: () => number;
-  /** token → its user and expiry; insertion order gives the oldest entry to evict. */
+  /** Authorization header value → its user and expiry; insertion order gives the oldest entry to evict. */
   readonly #verified = new Map<string, { readonly userId: number; readonly exp: number }>();
 
   constructor(secret: string, ttlSeconds: number, store: Store, nowSeconds: () => number = () => Math.floor(Date.now() / 1000)) {
@@ -42,34 +44,39 @@ export class Authenticator {
 
   /** The caller named by the Authorization header, or a 401 (RFC 6750 §3). */
   authenticate(authorization: string | undefined): Actor {
+    const now = this.#nowSeconds();
+    // The cache is keyed by the whole header value: a repeat request skips even the parsing.
+    let entry = authorization === undefined ? undefined : this.#verified.get(authorization);
+    if (entry === undefined || entry.exp <= now) {
+      if (entry !== undefined) this.#verified.delete(authorization as string);
+      entry = this.#verify(authorization, now);
+      if ((authorization as string).length <= MAX_CACHED_HEADER_LENGTH) this.#remember(authorization as string, entry);
+    }
+    const user = this.#store.get('users', entry.userId);
+    if (user === undefined) throw invalidToken('the user of this token no longer exists');
+    return user['role'] === 'admin' ? { id: user.id, role: 'admin' } : { id: user.id, role: 'user' };
+  }
+
+  #verify(authorization: string | undefined, now: number): { userId: number; exp: number } {
     if (authorization === undefined || !BEARER_PREFIX.test(authorization)) {
       throw new HttpError('unauthenticated', 'send a bearer token: Authorization: Bearer <token> (get one from POST /v1/tokens)', {
         headers: { 'WWW-Authenticate': `Bearer realm="${REALM}"` },
       });
     }
     const token = authorization.replace(BEARER_PREFIX, '').trim();
-    const now = this.#nowSeconds();
-    let entry = this.#verified.get(token);
-    if (entry === undefined || entry.exp <= now) {
-      if (entry !== undefined) this.#verified.delete(token);
-      const result = verifyToken(token, this.#secret, now);
-      if (!result.ok) throw invalidToken(result.reason);
-      const userId = /^[1-9][0-9]{0,15}$/.test(result.claims.sub) ? Number(result.claims.sub) : NaN;
-      if (!Number.isSafeInteger(userId)) throw invalidToken('the token names no user');
-      entry = { userId, exp: result.claims.exp };
-      this.#remember(token, entry);
-    }
-    const user = this.#store.get('users', entry.userId);
-    if (user === undefined) throw invalidToken('the user of this token no longer exists');
-    return { id: user.id, role: user['role'] === 'admin' ? 'admin' : 'user' };
+    const result = verifyToken(token, this.#secret, now);
+    if (!result.ok) throw invalidToken(result.reason);
+    const userId = /^[1-9][0-9]{0,15}$/.test(result.claims.sub) ? Number(result.claims.sub) : NaN;
+    if (!Number.isSafeInteger(userId)) throw invalidToken('the token names no user');
+    return { userId, exp: result.claims.exp };
   }
 
-  #remember(token: string, entry: { userId: number; exp: number }): void {
+  #remember(authorization: string, entry: { userId: number; exp: number }): void {
     if (this.#verified.size >= MAX_CACHED_TOKENS) {
       const oldest = this.#verified.keys().next().value;
       if (oldest !== undefined) this.#verified.delete(oldest);
     }
-    this.#verified.set(token, entry);
+    this.#verified.set(authorization, entry);
   }
 }
 

@@ -3,12 +3,16 @@
 // new, a random password is generated, stored hashed, and returned to be printed once.
 // An existing account with that email that is not an admin is never promoted: any user
 // may change their own email, so promotion by email would let them become admin.
+// Checking ADMIN_PASSWORD against an existing administrator's hash costs a scrypt (about
+// 45 ms), so it runs after the start, in the background: `passwordSynced` settles when
+// it is done, and logins wait for it, so none can see the password being replaced.
 
 import { randomBytes } from 'node:crypto';
 import { finishRecord } from '../handlers/write-record.js';
 import type { Fields } from '../json.js';
 import { hashPassword, verifyPassword } from '../passwords.js';
 import { users } from '../resources/users.js';
+import type { Logger } from '../config.js';
 import type { Store } from '../store/store.js';
 
 export const ADMIN_NAME = 'Administrator';
@@ -18,9 +22,13 @@ export interface AdminBootstrap {
   readonly generatedPassword?: string;
   /** Why no administrator could be ensured, to log as a warning. */
   readonly warning?: string;
+  /** Settles once the stored password matches ADMIN_PASSWORD (never rejects; a failure is logged). */
+  readonly passwordSynced: Promise<void>;
 }
 
-export async function ensureAdmin(store: Store, email: string, password: string | undefined): Promise<AdminBootstrap> {
+const SYNCED: Promise<void> = Promise.resolve();
+
+export async function ensureAdmin(store: Store, email: string, password: string | undefined, logger: Logger): Promise<AdminBootstrap> {
   const existing = store.findIgnoringCase('users', 'email', email);
   const now = new Date().toISOString();
   if (existing === undefined) {
@@ -28,24 +36,32 @@ export async function ensureAdmin(store: Store, email: string, password: string 
     const fields: Fields = { name: ADMIN_NAME, email, password_hash: await hashPassword(plain), role: 'admin' };
     const record = finishRecord(users, fields, store.allocateId('users'), now, now);
     await store.commit([{ kind: 'put', collection: 'users', record }]);
-    return password === undefined ? { generatedPassword: plain } : {};
+    return password === undefined ? { generatedPassword: plain, passwordSynced: SYNCED } : { passwordSynced: SYNCED };
   }
   if (existing['role'] !== 'admin') {
     return {
+      passwordSynced: SYNCED,
       warning:
         `the user ${existing.id} holding ADMIN_EMAIL ${email} is not an administrator and was left as it is; ` +
         'choose another ADMIN_EMAIL, or promote that user as an administrator',
     };
   }
 
-  const next: Fields = { ...existing };
-  const storedHash = existing['password_hash'];
-  if (password !== undefined && !(typeof storedHash === 'string' && (await verifyPassword(password, storedHash)))) {
-    next['password_hash'] = await hashPassword(password);
-  }
-  if (next['password_hash'] !== storedHash) {
-    const record = finishRecord(users, next, existing.id, existing.created_at, now);
-    await store.commit([{ kind: 'put', collection: 'users', record }]);
-  }
-  return {};
+  if (password === undefined) return { passwordSynced: SYNCED };
+  const passwordSynced = replacePasswordIfChanged(store, existing.id, password).catch((error: unknown) => {
+    logger.error(`could not set the administrator's password from ADMIN_PASSWORD: ${String(error)}`);
+  });
+  return { passwordSynced };
+}
+
+async function replacePasswordIfChanged(store: Store, id: number, password: string): Promise<void> {
+  const before = store.get('users', id);
+  const storedHash = before?.['password_hash'];
+  if (typeof storedHash === 'string' && (await verifyPassword(password, storedHash))) return;
+  const hash = await hashPassword(password);
+  // Read again after the slow hashing: the record may have changed meanwhile.
+  const current = store.get('users', id);
+  if (current === undefined) return;
+  const record = finishRecord(users, { ...current, password_hash: hash }, id, current.created_at, new Date().toISOString());
+  await store.commit([{ kind: 'put', collection: 'users', record }]);
 }

@@ -29,6 +29,7 @@ export async function createToken(context: RequestContext): Promise<Reply> {
   const body = await readJsonBody(context.req, config.maxBodyBytes, JSON_MEDIA_TYPES);
   const { email, password } = validateBody(CREDENTIAL_FIELDS, body, 'en', 'create') as { email: string; password: string };
 
+  await context.services.adminReady; // the administrator's password may still be being replaced
   const user = store.findIgnoringCase('users', 'email', email);
   const storedHash = user?.['password_hash'];
   const hash = typeof storedHash === 'string' ? storedHash : DUMMY_HASH;

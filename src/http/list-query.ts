@@ -29,6 +29,7 @@ function parameterPairs(search: string): [string, string][] {
 
 /** For paths that are not lists: any parameter at all is a 400. */
 export function rejectQueryParameters(search: string): void {
+  if (search === '') return;
   const names = [...new Set(parameterPairs(search).map(([name]) => name))];
   if (names.length === 0) return;
   throw queryError(names.map((name) => ({ field: name, code: 'unknown_parameter', message: 'this path takes no query parameters' })));

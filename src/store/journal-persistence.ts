@@ -1,5 +1,7 @@
 // Durable persistence (CONTRACT §9): every commit is appended to the journal and
-// acknowledged only after fdatasync. When the current segment grows past a limit, the
+// acknowledged only after fdatasync. When the current segment grows past a limit — the
+// configured bytes, or the size of the last snapshots if that is more, so that writing
+// snapshots costs a constant share of each write however large the data grows — the
 // journal is compacted: the state is captured at an exact seq (records are immutable,
 // so copying the lists is enough), the journal rotates at that seq, the snapshots are
 // written atomically in the background, and only then are the older segments deleted.
@@ -32,6 +34,8 @@ export class JournalPersistence implements Persistence {
   readonly #compactAfterBytes: number;
   readonly #logger: Logger;
   #compaction: Promise<void> | undefined;
+  /** Bytes of the snapshots the last compaction wrote (0 before the first). */
+  #snapshotBytes = 0;
 
   constructor(options: {
     dataDir: string;
@@ -55,7 +59,7 @@ export class JournalPersistence implements Persistence {
 
   persist(changes: readonly Change[]): Promise<void> {
     const durable = this.#journal.append(changes);
-    if (this.#compaction === undefined && this.#journal.bytesInSegment >= this.#compactAfterBytes) {
+    if (this.#compaction === undefined && this.#journal.bytesInSegment >= Math.max(this.#compactAfterBytes, this.#snapshotBytes)) {
       this.#compaction = this.compact()
         .catch((error: unknown) => this.#logger.error(`journal compaction failed (the journal is kept): ${String(error)}`))
         .finally(() => {
@@ -74,9 +78,13 @@ export class JournalPersistence implements Persistence {
       return { collection, nextId: state.nextId, records: [...state.records.values()] };
     });
     const covered = await this.#journal.rotate();
+    let snapshotBytes = 0;
     for (const { collection, nextId, records } of captured) {
-      await writeFileAtomically(snapshotPath(this.#dataDir, collection), await serializeSnapshot(records, nextId, seq));
+      const snapshot = await serializeSnapshot(records, nextId, seq);
+      snapshotBytes += snapshot.length;
+      await writeFileAtomically(snapshotPath(this.#dataDir, collection), snapshot);
     }
+    this.#snapshotBytes = snapshotBytes;
     for (const path of covered) await rm(path, { force: true });
     this.#journal.dropFinished(covered);
     await syncDirectory(this.#dataDir);

@@ -120,8 +120,7 @@ export class JournalWriter {
       const batch = this.#queue.splice(0, stop === -1 ? this.#queue.length : stop) as Extract<Queued, { kind: 'entry' }>[];
       try {
         if (this.#failure !== undefined) throw this.#failure;
-        // appendFile loops until every byte is written; a short write (disk full) throws.
-        await this.#file.appendFile(batch.map((item) => item.text).join(''));
+        await writeAll(this.#file, Buffer.from(batch.map((item) => item.text).join('')));
         await this.#file.datasync();
         for (const item of batch) item.resolve();
       } catch (error) {
@@ -150,5 +149,18 @@ export class JournalWriter {
     } catch (error) {
       marker.reject(error instanceof Error ? error : new Error(String(error)));
     }
+  }
+}
+
+/**
+ * Writes every byte, looping over short writes (FileHandle.appendFile does the same with
+ * more overhead per call). A write that makes no progress (a full disk) throws.
+ */
+async function writeAll(file: FileHandle, bytes: Buffer): Promise<void> {
+  let offset = 0;
+  while (offset < bytes.length) {
+    const { bytesWritten } = await file.write(bytes, offset, bytes.length - offset);
+    if (bytesWritten === 0) throw new Error('the journal write made no progress (is the disk full?)');
+    offset += bytesWritten;
   }
 }

@@ -1,0 +1,246 @@
+// Standard output is written in batches (src/buffered-lines.ts, used by src/main.ts):
+// the convention proved here is that batching changes how often the stream is written,
+// never what is written. Lines logged in one turn of the event loop go out as one write
+// once the turn ends, in order, each ending in "\n"; a batch reaching 64 Ki characters
+// is written at once; flush() writes what is pending immediately and only once. And at
+// the CLI: with stdout redirected to a file, a graceful SIGTERM loses no line — the
+// banner, one JSON access-log line per request, then the shutdown lines.
+
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { closeSync, openSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import { afterEach, describe, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { BufferedLines } from '../src/buffered-lines.js';
+import { TEST_ADMIN_EMAIL, TEST_ADMIN_PASSWORD, TEST_TOKEN_SECRET, temporaryDirectory } from './helpers.js';
+
+/** A stream that keeps every chunk written to it, one entry per write. */
+class RecordingStream extends Writable {
+  readonly writes: string[] = [];
+
+  override _write(chunk: Buffer, _encoding: BufferEncoding, callback: (error?: Error | null) => void): void {
+    this.writes.push(chunk.toString('utf8'));
+    callback();
+  }
+}
+
+function recorder(): { stream: RecordingStream; lines: BufferedLines } {
+  const stream = new RecordingStream();
+  return { stream, lines: new BufferedLines(stream) };
+}
+
+/** Resolves after the current turn of the event loop (and the immediates queued before it). */
+function nextTurn(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
+
+/** The 64 KiB batch limit of BufferedLines, in characters. */
+const MAX_BUFFERED = 64 * 1024;
+
+describe('BufferedLines', () => {
+  test('lines written in one turn go out as ONE write after the turn, in order, each ending in "\\n"', async () => {
+    const { stream, lines } = recorder();
+    lines.write('first');
+    lines.write('second');
+    lines.write('third');
+    assert.deepEqual(stream.writes, [], 'nothing is written during the turn');
+    await Promise.resolve();
+    assert.deepEqual(stream.writes, [], 'nor by the microtasks of the turn');
+    await nextTurn();
+    assert.deepEqual(stream.writes, ['first\nsecond\nthird\n']);
+  });
+
+  test('a small line is not written synchronously, and is written once the turn ends', async () => {
+    const { stream, lines } = recorder();
+    lines.write('hello');
+    assert.deepEqual(stream.writes, []);
+    await new Promise((resolve) => process.nextTick(resolve));
+    assert.deepEqual(stream.writes, []);
+    await nextTurn();
+    assert.deepEqual(stream.writes, ['hello\n']);
+  });
+
+  test('lines written in different turns go in different writes', async () => {
+    const { stream, lines } = recorder();
+    lines.write('a');
+    await nextTurn();
+    lines.write('b');
+    lines.write('c');
+    await nextTurn();
+    assert.deepEqual(stream.writes, ['a\n', 'b\nc\n']);
+  });
+
+  test('a batch reaching 64 KiB is written at once, without waiting for the turn to end; what follows waits as usual', async () => {
+    const { stream, lines } = recorder();
+    const line = 'x'.repeat(1023); // 1024 characters with its "\n"
+    for (let n = 1; n < MAX_BUFFERED / 1024; n++) lines.write(line);
+    assert.deepEqual(stream.writes, [], '63 KiB: still waiting');
+    lines.write(line);
+    assert.equal(stream.writes.length, 1, 'the 64th KiB is written at once');
+    assert.equal(stream.writes[0], `${line}\n`.repeat(64));
+    lines.write('after');
+    assert.equal(stream.writes.length, 1);
+    await nextTurn();
+    assert.deepEqual(stream.writes.slice(1), ['after\n']);
+  });
+
+  test('one line longer than 64 KiB is written at once, after the lines before it', () => {
+    const { stream, lines } = recorder();
+    const long = 'y'.repeat(100_000);
+    lines.write('before');
+    lines.write(long);
+    assert.deepEqual(stream.writes, [`before\n${long}\n`]);
+  });
+
+  test('flush() writes the pending lines at once; a second flush writes nothing; lines after it go in a later batch', async () => {
+    const { stream, lines } = recorder();
+    lines.write('one');
+    lines.write('two');
+    lines.flush();
+    assert.deepEqual(stream.writes, ['one\ntwo\n']);
+    lines.flush();
+    assert.deepEqual(stream.writes, ['one\ntwo\n'], 'nothing pending, nothing written');
+    lines.write('three');
+    assert.deepEqual(stream.writes, ['one\ntwo\n']);
+    await nextTurn();
+    assert.deepEqual(stream.writes, ['one\ntwo\n', 'three\n']);
+    await nextTurn();
+    assert.deepEqual(stream.writes, ['one\ntwo\n', 'three\n'], 'no empty write afterwards');
+  });
+
+  test('flush() with nothing written writes nothing', async () => {
+    const { stream, lines } = recorder();
+    lines.flush();
+    await nextTurn();
+    assert.deepEqual(stream.writes, []);
+  });
+});
+
+// ---------------------------------------------------------------------------------------
+// The CLI with stdout redirected to a file (Node then writes stdout synchronously).
+
+const PACKAGE_ROOT = fileURLToPath(new URL('..', import.meta.url));
+const MAIN = join(PACKAGE_ROOT, 'dist', 'main.js');
+const BANNER = /^plainrest listening on (http:\/\/127\.0\.0\.1:\d+)$/;
+const REQUESTS = 50;
+const ACCESS_LOG_KEYS = ['time', 'request_id', 'method', 'path', 'status', 'bytes', 'duration_ms', 'user_id'];
+
+interface AccessLine {
+  readonly request_id: string;
+  readonly method: string;
+  readonly path: string;
+  readonly status: number;
+}
+
+const children: ChildProcess[] = [];
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const child of children.splice(0)) {
+    if (child.exitCode === null && child.signalCode === null) {
+      const gone = new Promise((resolve) => child.once('close', resolve));
+      child.kill('SIGKILL');
+      await gone;
+    }
+  }
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+/** Polls `path` until its text matches `pattern` (or the process exits, or 15 s pass). */
+async function waitForText(path: string, pattern: RegExp, child: ChildProcess): Promise<string> {
+  const deadline = Date.now() + 15_000;
+  for (;;) {
+    const text = await readFile(path, 'utf8');
+    if (pattern.test(text)) return text;
+    if (child.exitCode !== null || Date.now() > deadline) assert.fail(`${pattern} never appeared; stdout so far:\n${text}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+/** A GET with a request id of our own, so its access-log line can be found; returns the status. */
+async function get(url: string, id: string, token: string): Promise<number> {
+  const response = await fetch(url, { headers: { 'x-request-id': id, authorization: `Bearer ${token}` } });
+  await response.arrayBuffer();
+  return response.status;
+}
+
+describe('cli: stdout to a file', () => {
+  test(`a graceful SIGTERM loses no line: banner, ${REQUESTS} access-log lines (one per request), then the shutdown lines`, { timeout: 30_000 }, async () => {
+    const dataDir = await temporaryDirectory();
+    cleanups.push(dataDir.remove);
+    const outputDir = await temporaryDirectory();
+    cleanups.push(outputDir.remove);
+    const stdoutPath = join(outputDir.path, 'stdout.log');
+    const stdoutFd = openSync(stdoutPath, 'w');
+    cleanups.push(async () => closeSync(stdoutFd));
+
+    const child = spawn(process.execPath, [MAIN], {
+      cwd: PACKAGE_ROOT,
+      env: { PATH: process.env['PATH'] ?? '', PORT: '0', DATA_DIR: dataDir.path, ADMIN_PASSWORD: TEST_ADMIN_PASSWORD, TOKEN_SECRET: TEST_TOKEN_SECRET },
+      stdio: ['ignore', stdoutFd, 'pipe'],
+    });
+    children.push(child);
+    let stderr = '';
+    child.stderr?.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
+    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
+      child.on('close', (code, signal) => resolve({ code, signal }));
+    });
+
+    const started = await waitForText(stdoutPath, /^token: .*$/m, child);
+    const url = (BANNER.exec(started.split('\n')[0] ?? '') ?? assert.fail(`no banner first:\n${started}`))[1] as string;
+
+    // 1 login, 24 requests one after another, 25 at once: 50 in all, each with its own id.
+    const expected = new Map<string, { method: string; path: string; status: number }>();
+    const login = await fetch(`${url}/v1/tokens`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-request-id': 'req-0' },
+      body: JSON.stringify({ email: TEST_ADMIN_EMAIL, password: TEST_ADMIN_PASSWORD }),
+    });
+    assert.equal(login.status, 201);
+    const token = ((await login.json()) as { access_token: string }).access_token;
+    expected.set('req-0', { method: 'POST', path: '/v1/tokens', status: 201 });
+
+    const sequential = ['/healthz', '/v1/products', '/v1/products/1', '/v1/products/999'];
+    const statusOf: Record<string, number> = { '/healthz': 200, '/v1/products': 200, '/v1/products/1': 200, '/v1/products/999': 404 };
+    for (let n = 1; n < 25; n++) {
+      const path = sequential[n % sequential.length] as string;
+      assert.equal(await get(url + path, `req-${n}`, token), statusOf[path]);
+      expected.set(`req-${n}`, { method: 'GET', path, status: statusOf[path] as number });
+    }
+    const parallel = Array.from({ length: 25 }, (_, k) => 25 + k);
+    const statuses = await Promise.all(parallel.map((n) => get(`${url}/v1/products?page=${n}&limit=1`, `req-${n}`, token)));
+    assert.deepEqual(statuses, parallel.map(() => 200));
+    for (const n of parallel) expected.set(`req-${n}`, { method: 'GET', path: '/v1/products', status: 200 });
+    assert.equal(expected.size, REQUESTS);
+
+    child.kill('SIGTERM');
+    assert.deepEqual(await exited, { code: 0, signal: null });
+    assert.equal(stderr, '');
+
+    const text = await readFile(stdoutPath, 'utf8');
+    assert.ok(text.endsWith('\n'), 'the last line is complete');
+    const lines = text.slice(0, -1).split('\n');
+    assert.equal(lines.length, 3 + REQUESTS + 2, text);
+    assert.match(lines[0] as string, BANNER);
+    assert.match(lines[1] as string, /^data: .* \(3 users, 12 products, 5 orders\)$/);
+    assert.match(lines[2] as string, /^token: curl /);
+    assert.deepEqual(lines.slice(-2), ['SIGTERM: finishing in-flight requests, then writing a final snapshot', 'stopped']);
+
+    const logged = lines.slice(3, -2).map((line) => JSON.parse(line) as AccessLine & Record<string, unknown>);
+    for (const entry of logged) assert.deepEqual(Object.keys(entry), ACCESS_LOG_KEYS);
+    assert.deepEqual(
+      logged.slice(0, 25).map((entry) => entry.request_id),
+      Array.from({ length: 25 }, (_, n) => `req-${n}`),
+      'requests made one after another are logged in order',
+    );
+    assert.deepEqual(logged.map((entry) => entry.request_id).sort(), [...expected.keys()].sort(), 'one line per request, none lost or repeated');
+    for (const entry of logged) {
+      assert.deepEqual({ method: entry.method, path: entry.path, status: entry.status }, expected.get(entry.request_id), entry.request_id);
+    }
+  });
+});
