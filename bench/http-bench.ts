@@ -90,12 +90,20 @@ const PLAINREST_SETTINGS = { RATE_LIMIT: '0', ADMIN_PASSWORD: BENCH_ADMIN_PASSWO
 async function measureSize(root: string, load: LoadGenerator, size: number): Promise<SizeMeasurement> {
   const dir = join(root, String(size));
   const { dataDir, referenceFile } = await writeBenchFiles(dir, size);
+  // Start-up is timed on fresh starts of the files as written, before any load changes them;
+  // the last start of each server is the one the load then runs against.
+  const referenceStarts = await timeStartups(() => startReference(referenceFile, join(dir, 'reference.log'), READY_PROBE), mode.startups - 1);
+  const plainrestStarts = await timeStartups(() => startPlainrestOnCopy(dataDir, dir), mode.startups - 1);
   // The reference first: idle, it takes no CPU from plainrest's timed start.
   const reference = await startReference(referenceFile, join(dir, 'reference.log'), READY_PROBE);
   const plainrest = await startPlainrest({ ...PLAINREST_SETTINGS, DATA_DIR: dataDir }, join(dir, 'plainrest.log'), READY_PROBE);
+  const startupMs = { plainrest: median([...plainrestStarts, plainrest.startupMs]), reference: median([...referenceStarts, reference.startupMs]) };
   try {
     const cells: Cell[] = [];
+    let afterReads: { plainrest: number | undefined; reference: number | undefined } | undefined;
     for (const scenario of SCENARIOS) {
+      // Memory "with N products": after the reads, before the writes add records.
+      if (scenario.request.method !== 'GET') afterReads ??= { plainrest: plainrest.rssMegabytes(), reference: reference.rssMegabytes() };
       if (mode.warmUpSeconds > 0) {
         const busiest = Math.max(...mode.connections);
         await load.run(plainrest.url, scenario.request, busiest, mode.warmUpSeconds);
@@ -112,15 +120,12 @@ async function measureSize(root: string, load: LoadGenerator, size: number): Pro
         cells.push(combineRounds(scenario.name, size, connections, rounds));
       }
     }
-    const startupMs = {
-      plainrest: median([plainrest.startupMs, ...(await timeStartups(() => startPlainrestOnCopy(dataDir, dir), mode.startups - 1))]),
-      reference: median([reference.startupMs, ...(await timeStartups(() => startReference(referenceFile, join(dir, 'reference.log'), READY_PROBE), mode.startups - 1))]),
-    };
     return {
       size,
       cells,
       startupMs,
-      rssMegabytes: { plainrest: plainrest.rssMegabytes(), reference: reference.rssMegabytes() },
+      rssMegabytes: afterReads ?? { plainrest: plainrest.rssMegabytes(), reference: reference.rssMegabytes() },
+      rssAfterWritesMegabytes: plainrest.rssMegabytes(),
     };
   } finally {
     await Promise.all([plainrest.stop(), reference.stop()]);
@@ -152,10 +157,9 @@ function median(values: readonly number[]): number {
   return sorted.length % 2 === 1 ? (sorted[middle] as number) : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
 }
 
-/** plainrest on a fresh copy of `dataDir` (its snapshot and journal as written), so every timed start loads the same files. */
+/** plainrest on a fresh copy of `dataDir` (its snapshot and journal as written), so every timed start loads the same files and leaves them as they were. */
 async function startPlainrestOnCopy(dataDir: string, dir: string): Promise<ServerProcess> {
   const copy = await mkdtemp(join(dir, 'start-'));
-  // Not the lock file of the plainrest serving `dataDir` meanwhile.
   await cp(dataDir, copy, { recursive: true, filter: (source) => !source.endsWith('.lock') });
   return startPlainrest({ ...PLAINREST_SETTINGS, DATA_DIR: copy }, join(dir, 'plainrest-start.log'), READY_PROBE);
 }
@@ -206,10 +210,10 @@ function report(sizes: readonly SizeMeasurement[], idleRssMegabytes: number | un
       ]),
     ),
   );
-  console.log(`\nStart-up (spawn to the first 200 to GET /v1/products/1, median of ${mode.startups} fresh starts) and memory (after the load)`);
+  console.log(`\nStart-up (spawn to the first 200 to GET /v1/products/1, median of ${mode.startups} fresh starts) and memory (after the reads; plainrest also after the writes)`);
   console.log(
     formatTable(
-      ['stored', 'plainrest start ms', 'reference start ms', 'ratio', 'plainrest RSS', 'reference RSS'],
+      ['stored', 'plainrest start ms', 'reference start ms', 'ratio', 'plainrest RSS', 'reference RSS', 'plainrest RSS after writes'],
       sizes.map((size) => [
         size.size.toLocaleString('en'),
         size.startupMs.plainrest.toFixed(0),
@@ -217,6 +221,7 @@ function report(sizes: readonly SizeMeasurement[], idleRssMegabytes: number | un
         (size.startupMs.plainrest / size.startupMs.reference).toFixed(2),
         megabytes(size.rssMegabytes.plainrest),
         megabytes(size.rssMegabytes.reference),
+        megabytes(size.rssAfterWritesMegabytes),
       ]),
     ),
   );

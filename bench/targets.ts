@@ -22,8 +22,10 @@ export interface SizeMeasurement {
   readonly size: number;
   readonly cells: readonly Cell[];
   readonly startupMs: { readonly plainrest: number; readonly reference: number };
-  /** After the load runs; undefined without /proc. */
+  /** After the read scenarios, with exactly `size` products stored; undefined without /proc. */
   readonly rssMegabytes: { readonly plainrest: number | undefined; readonly reference: number | undefined };
+  /** plainrest's after every scenario (the writes have added records by then). */
+  readonly rssAfterWritesMegabytes: number | undefined;
 }
 
 export interface Measurements {
@@ -58,18 +60,24 @@ export function checkTargets(measurements: Measurements): TargetCheck[] {
       const cell = cellOf(scenario, size);
       return check(`${scenario} ratio, ${count(size.size)}`, cell && throughputRatio(cell), `≥ ${minimum}`, (value) => value >= minimum, ratio);
     });
-  const listSmall = cellOf('GET list', smallest)?.plainrest.requestsPerSecond;
-  const listLarge = cellOf('GET list', largest)?.plainrest.requestsPerSecond;
+  // The list's cost at the largest size against the smallest. The two sizes run minutes
+  // apart, and a shared machine's speed drifts meanwhile; the reference's precomputed page
+  // costs the same at any size, so each size's ratio to it is the drift-free measure.
+  const listSmall = cellOf('GET list', smallest);
+  const listLarge = cellOf('GET list', largest);
   const startup = largest.startupMs;
   return [
     ...ratioTargets('GET item', 0.85),
     ...ratioTargets('GET list', 0.5),
     check(
-      `GET list req/s at ${count(largest.size)} ÷ at ${count(smallest.size)}`,
-      listSmall === undefined || listLarge === undefined ? undefined : listLarge / listSmall,
+      `GET list at ${count(largest.size)} ÷ at ${count(smallest.size)} (each as a ratio to the reference; raw req/s in brackets)`,
+      listSmall === undefined || listLarge === undefined ? undefined : throughputRatio(listLarge) / throughputRatio(listSmall),
       '≥ 0.7',
       (value) => value >= 0.7,
-      ratio,
+      (value) =>
+        listSmall === undefined || listLarge === undefined
+          ? ratio(value)
+          : `${ratio(value)} (${ratio(listLarge.plainrest.requestsPerSecond / listSmall.plainrest.requestsPerSecond)})`,
     ),
     ...ratioTargets('POST create', 0.5),
     check(
@@ -79,7 +87,7 @@ export function checkTargets(measurements: Measurements): TargetCheck[] {
       (value) => value <= 2,
       (value) => `${ratio(value)} (${startup.plainrest.toFixed(0)} / ${startup.reference.toFixed(0)} ms)`,
     ),
-    check(`RSS at ${count(largest.size)} after the load`, largest.rssMegabytes.plainrest, '< 200 MB', (value) => value < 200, megabytes),
+    check(`RSS with ${count(largest.size)} products (after the reads)`, largest.rssMegabytes.plainrest, '< 200 MB', (value) => value < 200, megabytes),
     check('idle RSS (empty data, SEED=false)', measurements.idleRssMegabytes, '< 60 MB', (value) => value < 60, megabytes),
   ];
 }

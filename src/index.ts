@@ -9,5 +9,7 @@ export { DEFAULTS } from './config.js';
 export type { Config, Logger, ServerOptions } from './config.js';
 export { StartupError } from './store/open-store.js';
 export { MemoryStore } from './store/memory-store.js';
-export type { Change, Query, QueryResult, Store } from './store/store.js';
+export type { Persistence } from './store/memory-store.js';
+export type { CollectionState } from './store/collection-state.js';
+export type { Change, Query, QueryResult, Store, StoredCollection } from './store/store.js';
 export type { StoredRecord, JsonObject, JsonValue } from './json.js';

@@ -43,6 +43,7 @@ function tooLarge(maxBytes: number): HttpError {
 
 /** `type/subtype` with an optional `charset=utf-8` (RFC 9110 §8.3.1; RFC 8259 §8.1 makes JSON UTF-8). */
 function checkMediaType(header: string | undefined, allowed: readonly string[], isPatch: boolean): void {
+  if (header !== undefined && allowed.includes(header)) return; // the usual case, exactly as listed
   const [essence = '', ...parameters] = (header ?? '').split(';');
   const type = essence.trim().toLowerCase();
   const charsetOk = parameters.every((parameter) => {
@@ -73,7 +74,7 @@ function readBytes(req: IncomingMessage, maxBytes: number): Promise<Buffer> {
     };
     const onEnd = (): void => {
       cleanUp();
-      resolve(Buffer.concat(chunks, received));
+      resolve(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, received));
     };
     const onError = (error: Error): void => {
       cleanUp();

@@ -59,13 +59,18 @@ export function parseSnapshot(text: string): Snapshot {
     throw new Error('"journal_seq" is not a non-negative integer');
   }
   const state: CollectionState = { nextId, records: new Map() };
-  const sorted = [...(records as unknown[])];
-  sorted.forEach((record, index) => {
+  // Snapshots are written in id order, so the records are normally sorted already;
+  // only a hand-edited file pays for sorting.
+  let previousId = 0;
+  let sorted = true;
+  (records as unknown[]).forEach((record, index) => {
     if (!isStoredRecord(record)) throw new Error(`record ${index + 1} lacks a positive integer id or its timestamps`);
     if (record.id >= nextId) throw new Error(`record ${index + 1} has id ${record.id}, not below next_id ${nextId}`);
+    if (record.id <= previousId) sorted = false;
+    previousId = record.id;
   });
-  (sorted as StoredRecord[]).sort((a, b) => a.id - b.id);
-  for (const record of sorted as StoredRecord[]) {
+  const inOrder = sorted ? (records as StoredRecord[]) : [...(records as StoredRecord[])].sort((a, b) => a.id - b.id);
+  for (const record of inOrder) {
     if (state.records.has(record.id)) throw new Error(`id ${record.id} appears twice`);
     state.records.set(record.id, Object.freeze(record));
   }
