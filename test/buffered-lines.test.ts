@@ -16,7 +16,7 @@ import { Writable } from 'node:stream';
 import { afterEach, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { BufferedLines } from '../src/buffered-lines.js';
-import { TEST_ADMIN_EMAIL, TEST_ADMIN_PASSWORD, TEST_TOKEN_SECRET, temporaryDirectory } from './helpers.js';
+import { TEST_ADMIN_EMAIL, TEST_ADMIN_PASSWORD, TEST_TOKEN_SECRET, temporaryDirectory, killChildren } from './helpers.js';
 
 /** A stream that keeps every chunk written to it, one entry per write. */
 class RecordingStream extends Writable {
@@ -139,13 +139,7 @@ interface AccessLine {
 const children: ChildProcess[] = [];
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
-  for (const child of children.splice(0)) {
-    if (child.exitCode === null && child.signalCode === null) {
-      const gone = new Promise((resolve) => child.once('close', resolve));
-      child.kill('SIGKILL');
-      await gone;
-    }
-  }
+  await killChildren(children);
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 

@@ -20,7 +20,7 @@ import { afterEach, beforeEach, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { assertProblem } from './assertions.js';
 import type { Reply } from './assertions.js';
-import { TEST_ADMIN_EMAIL, TEST_ADMIN_PASSWORD, TEST_TOKEN_SECRET, temporaryDirectory, tokenFor } from './helpers.js';
+import { TEST_ADMIN_EMAIL, TEST_ADMIN_PASSWORD, TEST_TOKEN_SECRET, temporaryDirectory, tokenFor, killChildren } from './helpers.js';
 
 const PACKAGE_ROOT = fileURLToPath(new URL('..', import.meta.url));
 const MAIN = join(PACKAGE_ROOT, 'dist', 'main.js');
@@ -148,13 +148,7 @@ beforeEach(async () => {
   dir = await temporaryDirectory();
 });
 afterEach(async () => {
-  for (const child of children.splice(0)) {
-    if (child.exitCode === null && child.signalCode === null) {
-      const gone = new Promise((resolve) => child.once('close', resolve));
-      child.kill('SIGKILL');
-      await gone;
-    }
-  }
+  await killChildren(children);
   await dir.remove();
 });
 

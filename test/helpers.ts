@@ -2,6 +2,7 @@
 // small fetch wrapper that returns status, headers and the parsed JSON body. Requests
 // carry the administrator's bearer token unless a test asks for another caller.
 
+import type { ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -168,4 +169,15 @@ export function recordingLogger(): Logger & { lines: { level: string; message: s
     warn: (message) => lines.push({ level: 'warn', message }),
     error: (message) => lines.push({ level: 'error', message }),
   };
+}
+
+/** SIGKILLs every child in `children` that still runs, waits for each to close, and empties the list. */
+export async function killChildren(children: ChildProcess[]): Promise<void> {
+  for (const child of children.splice(0)) {
+    if (child.exitCode === null && child.signalCode === null) {
+      const gone = new Promise((resolve) => child.once('close', resolve));
+      child.kill('SIGKILL');
+      await gone;
+    }
+  }
 }
