@@ -5,6 +5,7 @@
 // (koa's `.then(respond).catch(onerror)`); one function writes it.
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import type { Config, ServerOptions } from './config.js';
 import { Authenticator } from './auth/authenticate.js';
 import { ensureAdmin } from './auth/bootstrap-admin.js';
@@ -17,6 +18,7 @@ import { IdempotencyKeys } from './http/idempotency.js';
 import { RateLimiter } from './http/rate-limit.js';
 import { HttpError } from './http/errors.js';
 import { requireJsonAcceptable } from './http/negotiation.js';
+import { BodyBudget } from './http/body-budget.js';
 import { PageCache } from './http/page-cache.js';
 import { problemReply } from './http/problem.js';
 import { requestIdFor } from './http/request-id.js';
@@ -35,6 +37,8 @@ export interface App {
   readonly config: Config;
   /** How many records each collection holds (for the start banner). */
   recordCounts(): Record<CollectionName, number>;
+  /** The answer being prepared on `socket` for a request still in progress (server.ts, for a malformed request pipelined after it). */
+  pendingAnswer(socket: Socket): ServerResponse | undefined;
   /** From now on, answers ask clients to close their connections (`Connection: close`). */
   beginShutdown(): void;
   /** Waits for pending writes and writes a final snapshot. */
@@ -52,6 +56,8 @@ interface Exchange {
   readonly started: number;
   userId: number | undefined;
   rateLimit: Headers | undefined;
+  /** Passwords the request carried, kept out of error log lines. */
+  readonly secrets: string[];
 }
 
 /** Longer request targets get 414 (RFC 9110 §4.1 suggests supporting at least 8000 octets). */
@@ -84,7 +90,8 @@ export async function createApp(options: ServerOptions = {}): Promise<App> {
   let shuttingDown = false;
   const idempotencyKeys = new IdempotencyKeys(store, config.clock);
   const listPages = new PageCache();
-  const services: Services = { store, config, authenticator, idempotencyKeys, listPages, adminReady, isShuttingDown: () => shuttingDown };
+  const bodyBudget = new BodyBudget(config.maxBodyBytesInFlight);
+  const services: Services = { store, config, authenticator, idempotencyKeys, listPages, bodyBudget, adminReady, isShuttingDown: () => shuttingDown };
 
   const logging = config.accessLog !== 'off';
 
@@ -108,7 +115,8 @@ export async function createApp(options: ServerOptions = {}): Promise<App> {
     config.logger.info(formatAccessLine(entry, config.accessLog as 'json' | 'text'));
   };
   const fail = (exchange: Exchange, error: unknown): void => {
-    finishSafely(exchange, problemReply(error, exchange.shownPath, exchange.requestId, exchange.req.headers.accept, config.logger));
+    const { shownPath, requestId, req, secrets } = exchange;
+    finishSafely(exchange, problemReply(error, shownPath, requestId, req.headers.accept, config.logger, secrets));
   };
   const finishSafely = (exchange: Exchange, reply: Reply): void => {
     try {
@@ -118,6 +126,9 @@ export async function createApp(options: ServerOptions = {}): Promise<App> {
       exchange.res.destroy();
     }
   };
+
+  /** Answers still being prepared, by socket: an HTTP/1.1 connection carries one request at a time to the handler. */
+  const pending = new WeakMap<Socket, ServerResponse>();
 
   // Most answers (reads, errors) are ready at once and are written in the same turn;
   // only a handler that waits (a body to read, a write to make durable) goes async.
@@ -134,6 +145,7 @@ export async function createApp(options: ServerOptions = {}): Promise<App> {
       started: logging ? performance.now() : 0,
       userId: undefined,
       rateLimit: undefined,
+      secrets: [],
     };
     let reply: Reply | Promise<Reply>;
     try {
@@ -145,10 +157,11 @@ export async function createApp(options: ServerOptions = {}): Promise<App> {
       return;
     }
     if (reply instanceof Promise) {
+      pending.set(req.socket, res);
       reply.then(
         (ready) => finishSafely(exchange, ready),
         (error: unknown) => fail(exchange, error),
-      );
+      ).finally(() => pending.delete(req.socket));
     } else {
       finishSafely(exchange, reply);
     }
@@ -157,6 +170,7 @@ export async function createApp(options: ServerOptions = {}): Promise<App> {
   return {
     handle,
     config,
+    pendingAnswer: (socket) => pending.get(socket),
     recordCounts: () => Object.fromEntries(COLLECTIONS.map((name) => [name, store.count(name)])) as Record<CollectionName, number>,
     beginShutdown: () => {
       shuttingDown = true;
@@ -212,6 +226,7 @@ function dispatch(
     ids: match.ids,
     actor,
     services,
+    secrets: exchange.secrets,
   };
   return handler(context);
 }

@@ -24,6 +24,7 @@ export const SETTINGS: readonly Setting[] = [
   { variable: 'HOST', flag: 'host', option: 'host', kind: 'string', fallback: DEFAULTS.host, meaning: 'interface to listen on' },
   { variable: 'DATA_DIR', flag: 'data-dir', option: 'dataDir', kind: 'string', fallback: DEFAULTS.dataDir, meaning: 'where snapshots live; created if missing' },
   { variable: 'MAX_BODY_BYTES', flag: 'max-body-bytes', option: 'maxBodyBytes', kind: 'integer', fallback: String(DEFAULTS.maxBodyBytes), meaning: 'larger request bodies get 413' },
+  { variable: 'MAX_BODY_BYTES_IN_FLIGHT', flag: 'max-body-bytes-in-flight', option: 'maxBodyBytesInFlight', kind: 'integer', fallback: String(DEFAULTS.maxBodyBytesInFlight), meaning: 'request-body bytes held at once across all requests; past it, 503 with Retry-After' },
   { variable: 'SEED', flag: 'seed', option: 'seed', kind: 'boolean', fallback: String(DEFAULTS.seed), meaning: 'load the example dataset into an empty data directory' },
   { variable: 'COMPACT_AFTER_BYTES', flag: 'compact-after-bytes', option: 'compactAfterBytes', kind: 'integer', fallback: String(DEFAULTS.compactAfterBytes), meaning: 'fold the journal into snapshots once it holds this many bytes' },
   { variable: 'RATE_LIMIT', flag: 'rate-limit', option: 'rateLimit', kind: 'integer', fallback: String(DEFAULTS.rateLimit), meaning: 'requests per client per minute; 0 turns limiting off' },

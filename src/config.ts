@@ -24,6 +24,8 @@ export interface ServerOptions {
   readonly seed?: boolean;
   /** Larger request bodies get 413. Default 1048576 (1 MiB). */
   readonly maxBodyBytes?: number;
+  /** Request-body bytes held at once across all requests; a body that does not fit gets 503. Default 67108864 (64 MiB). */
+  readonly maxBodyBytesInFlight?: number;
   /** The administrator ensured at every start. Default "admin@example.com". */
   readonly adminEmail?: string;
   /** Its password; when unset on the first start, one is generated and logged once. */
@@ -63,6 +65,7 @@ export interface Config {
   readonly dataDir: string | null;
   readonly seed: boolean;
   readonly maxBodyBytes: number;
+  readonly maxBodyBytesInFlight: number;
   readonly adminEmail: string;
   readonly adminPassword: string | undefined;
   readonly tokenSecret: string | undefined;
@@ -84,6 +87,7 @@ export const DEFAULTS = Object.freeze({
   dataDir: 'data',
   seed: true,
   maxBodyBytes: 1_048_576,
+  maxBodyBytesInFlight: 64 * 1_048_576,
   adminEmail: 'admin@example.com',
   tokenTtlSeconds: 3600,
   compactAfterBytes: 8 * 1024 * 1024,
@@ -107,6 +111,7 @@ export function resolveConfig(options: ServerOptions = {}): Config {
     dataDir: options.store !== undefined ? null : options.dataDir === undefined ? DEFAULTS.dataDir : options.dataDir,
     seed: options.seed ?? DEFAULTS.seed,
     maxBodyBytes: options.maxBodyBytes ?? DEFAULTS.maxBodyBytes,
+    maxBodyBytesInFlight: options.maxBodyBytesInFlight ?? DEFAULTS.maxBodyBytesInFlight,
     adminEmail: options.adminEmail ?? DEFAULTS.adminEmail,
     adminPassword: options.adminPassword,
     tokenSecret: options.tokenSecret,
@@ -126,6 +131,9 @@ export function resolveConfig(options: ServerOptions = {}): Config {
   }
   if (!Number.isInteger(config.maxBodyBytes) || config.maxBodyBytes < 1) {
     throw new ConfigError(`maxBodyBytes must be a positive integer, not ${config.maxBodyBytes}`);
+  }
+  if (!Number.isInteger(config.maxBodyBytesInFlight) || config.maxBodyBytesInFlight < 1) {
+    throw new ConfigError(`maxBodyBytesInFlight must be a positive integer, not ${config.maxBodyBytesInFlight}`);
   }
   if (!Number.isInteger(config.rateLimit) || config.rateLimit < 0) {
     throw new ConfigError(`rateLimit must be a whole number of requests per minute (0: off), not ${config.rateLimit}`);

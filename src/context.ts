@@ -5,6 +5,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Authenticator } from './auth/authenticate.js';
 import type { Actor } from './auth/permissions.js';
 import type { Config } from './config.js';
+import type { BodyBudget } from './http/body-budget.js';
 import type { IdempotencyKeys } from './http/idempotency.js';
 import type { PageCache } from './http/page-cache.js';
 import type { Store } from './store/store.js';
@@ -16,6 +17,8 @@ export interface Services {
   readonly idempotencyKeys: IdempotencyKeys;
   /** Settles once ADMIN_PASSWORD is applied to the administrator (checked in the background after the start). */
   readonly adminReady: Promise<void>;
+  /** Request-body bytes that may be held at once, across all requests. */
+  readonly bodyBudget: BodyBudget;
   /** List pages already built, reused until their collection changes. */
   readonly listPages: PageCache;
   /** True once a graceful shutdown has begun. */
@@ -36,4 +39,6 @@ export interface RequestContext {
   /** The authenticated caller; undefined only on the open endpoints (CONTRACT §6). */
   readonly actor: Actor | undefined;
   readonly services: Services;
+  /** Passwords this request carried; an error log line about it must not repeat them (http/redact.ts). */
+  readonly secrets: string[];
 }

@@ -5,7 +5,7 @@
 
 import type { Server } from 'node:http';
 import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import type { App } from './app.js';
 import { createApp } from './app.js';
 import { answerClientError } from './http/client-errors.js';
@@ -37,7 +37,11 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     },
     app.handle,
   );
-  server.on('clientError', answerClientError);
+  // A connection with no traffic either way for this long is closed: a client that stopped
+  // reading its answers would otherwise hold its socket for ever (no request is pending,
+  // so the request timeout does not apply).
+  server.setTimeout(requestTimeoutMs);
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => answerClientError(error, socket, app.pendingAnswer(socket)));
   try {
     await listen(server, app.config.port, app.config.host);
   } catch (error) {

@@ -52,6 +52,17 @@ export function validateBody(
   return fields;
 }
 
+/** The string values a body gives to write-only fields (passwords), to keep them out of error logs. */
+export function writeOnlyValues(rules: readonly FieldRule[], body: JsonObject, language: Language): string[] {
+  const values: string[] = [];
+  for (const rule of rules) {
+    if (rule.access !== 'write-only') continue;
+    const value = body[translate(rule.name, language)];
+    if (typeof value === 'string') values.push(value);
+  }
+  return values;
+}
+
 /** Renames the internal names in a field path such as `items[0].product_id` into `language`. */
 export function translatePath(path: string, language: Language): string {
   return language === 'en' ? path : path.replace(/[a-z_]+/g, (word) => translate(word, language));

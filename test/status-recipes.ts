@@ -77,8 +77,8 @@ function pathFor(template: string, missing: boolean, owner = ALICE): string {
   });
 }
 
-/** Statuses that need a server of their own (a tiny rate limit, a tiny body limit, a shutdown). */
-const OWN_SERVER: Readonly<Record<number, ServerOptions>> = { 429: { rateLimit: 1 }, 413: { maxBodyBytes: 200 }, 503: {} };
+/** Statuses that need a server of their own (a tiny rate limit, a tiny body limit, room for only 4 KiB of bodies in flight, and a shutdown for /readyz). */
+const OWN_SERVER: Readonly<Record<number, ServerOptions>> = { 429: { rateLimit: 1 }, 413: { maxBodyBytes: 200 }, 503: { maxBodyBytesInFlight: 4096 } };
 
 /**
  * Makes the operation answer each of its statuses; returns what it answered, in order.
@@ -141,6 +141,9 @@ async function produce(api: TestServer, operation: Operation, status: number): P
       break;
     case 413:
       body = { padding: 'x'.repeat(500) };
+      break;
+    case 503: // /readyz: the shutdown above; a write: a body bigger than the 4 KiB of room its server has for bodies
+      if (upper !== 'GET') body = { padding: 'x'.repeat(8000) };
       break;
     case 415:
       headers['content-type'] = 'text/plain';

@@ -20,6 +20,7 @@ import type { JsonObject } from '../json.js';
 import type { Actor } from '../auth/permissions.js';
 import type { Language } from '../vocabulary.js';
 import { requireParent } from './lookup.js';
+import { writeOnlyValues } from '../validation.js';
 import { decideWrite, finishRecord } from './write-record.js';
 
 export function listRecords(context: RequestContext, definition: ResourceDefinition, language: Language): Reply {
@@ -65,7 +66,8 @@ export async function createRecord(context: RequestContext, definition: Resource
   rejectQueryParameters(context.search);
   const actor = authorize(context, definition, 'create');
   requireParent(context, definition);
-  const body = await readJsonBody(context.req, context.services.config.maxBodyBytes, JSON_MEDIA_TYPES);
+  const body = await readJsonBody(context.req, context.services.config.maxBodyBytes, JSON_MEDIA_TYPES, context.services.bodyBudget);
+  context.secrets.push(...writeOnlyValues(definition.fields, body, language));
   const header = context.req.headers['idempotency-key'];
   const idempotent = idempotentRequest(Array.isArray(header) ? header.join(', ') : header, `user ${actor.id}`, context.path, body);
   if (idempotent === undefined) return create(context, definition, language, body, actor, undefined);

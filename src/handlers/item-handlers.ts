@@ -15,6 +15,7 @@ import type { ResourceDefinition } from '../resources/definition.js';
 import { represent } from '../representation.js';
 import type { Language } from '../vocabulary.js';
 import { requireRecord } from './lookup.js';
+import { writeOnlyValues } from '../validation.js';
 import { decideWrite, deletionWithDependents, finishRecord, isUnchanged } from './write-record.js';
 
 export function readRecord(context: RequestContext, definition: ResourceDefinition, language: Language): Reply {
@@ -37,7 +38,8 @@ export async function updateRecord(
   requireRecord(context, definition);
   const { store, config } = context.services;
   const mediaTypes = mode === 'patch' ? MERGE_PATCH_MEDIA_TYPES : JSON_MEDIA_TYPES;
-  const body = await readJsonBody(context.req, config.maxBodyBytes, mediaTypes);
+  const body = await readJsonBody(context.req, config.maxBodyBytes, mediaTypes, context.services.bodyBudget);
+  context.secrets.push(...writeOnlyValues(definition.fields, body, language));
 
   const { plan, next } = await decideWrite(() => {
     const current = requireRecord(context, definition);

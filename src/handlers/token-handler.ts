@@ -26,7 +26,8 @@ const DUMMY_HASH = 'scrypt$16384$8$1$QrNUadZbO0yUnY4T_Jx9GQ$0v06pvDMNoRMBg6FkZ5u
 export async function createToken(context: RequestContext): Promise<Reply> {
   rejectQueryParameters(context.search);
   const { store, config, authenticator } = context.services;
-  const body = await readJsonBody(context.req, config.maxBodyBytes, JSON_MEDIA_TYPES);
+  const body = await readJsonBody(context.req, config.maxBodyBytes, JSON_MEDIA_TYPES, context.services.bodyBudget);
+  if (typeof body['password'] === 'string') context.secrets.push(body['password']);
   const { email, password } = validateBody(CREDENTIAL_FIELDS, body, 'en', 'create') as { email: string; password: string };
 
   await context.services.adminReady; // the administrator's password may still be being replaced

@@ -2,10 +2,13 @@
 // size (413, RFC 9110 §15.5.14), media type (415, §15.5.16), then syntax (400).
 // The body must be a JSON object (RFC 8259) in UTF-8. A declared Content-Length over
 // the limit is refused before any byte is read; a streamed body is counted as it comes.
+// The bytes held come out of the server-wide BodyBudget while the body is read and
+// parsed; a body that does not fit gets 503 with Retry-After (body-budget.ts).
 
 import type { IncomingMessage } from 'node:http';
 import type { JsonObject } from '../json.js';
 import { isJsonObject } from '../json.js';
+import type { BodyBudget } from './body-budget.js';
 import { HttpError } from './errors.js';
 
 export const JSON_MEDIA_TYPES = ['application/json'] as const;
@@ -13,10 +16,17 @@ export const MERGE_PATCH_MEDIA_TYPES = ['application/merge-patch+json', 'applica
 
 const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
 
+/**
+ * JSON.parse accepts any depth, but later recursive work on the value (serialising it,
+ * walking it) would overflow the stack; no resource here nests more than a few levels.
+ */
+export const MAX_NESTING = 32;
+
 export async function readJsonBody(
   req: IncomingMessage,
   maxBytes: number,
   mediaTypes: readonly string[],
+  budget: BodyBudget,
 ): Promise<JsonObject> {
   const declaredLength = req.headers['content-length'];
   if (declaredLength !== undefined && Number(declaredLength) > maxBytes) throw tooLarge(maxBytes);
@@ -24,15 +34,33 @@ export async function readJsonBody(
   if (!hasBody) throw new HttpError('body_required', 'this request needs a JSON object as its body');
   checkMediaType(req.headers['content-type'], mediaTypes, req.method === 'PATCH');
 
-  const bytes = await readBytes(req, maxBytes);
-  let parsed: unknown;
+  const declared = declaredLength === undefined ? 0 : Number(declaredLength);
+  if (!budget.take(declared)) throw overloaded(req);
+  const held = { bytes: declared };
   try {
-    parsed = JSON.parse(UTF8.decode(bytes));
-  } catch {
-    throw new HttpError('malformed_json', 'the body is not valid JSON in UTF-8');
+    const bytes = await readBytes(req, maxBytes, budget, held);
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(UTF8.decode(bytes));
+    } catch {
+      throw new HttpError('malformed_json', 'the body is not valid JSON in UTF-8');
+    }
+    if (!isJsonObject(parsed)) throw new HttpError('body_not_object', 'the body must be a JSON object');
+    if (nestedDeeperThan(parsed, MAX_NESTING)) {
+      throw new HttpError('body_too_deep', `the body nests objects and arrays more than ${MAX_NESTING} levels deep`);
+    }
+    return parsed;
+  } finally {
+    budget.give(held.bytes);
   }
-  if (!isJsonObject(parsed)) throw new HttpError('body_not_object', 'the body must be a JSON object');
-  return parsed;
+}
+
+/** 503 for a body the budget cannot hold now; the rest of it is not read, so the connection closes. */
+function overloaded(req: IncomingMessage): HttpError {
+  req.resume();
+  return new HttpError('overloaded', 'the server is holding as many request bodies as it can; retry after the time in Retry-After', {
+    headers: { 'Retry-After': '1', Connection: 'close' },
+  });
 }
 
 function tooLarge(maxBytes: number): HttpError {
@@ -58,7 +86,8 @@ function checkMediaType(header: string | undefined, allowed: readonly string[], 
   throw new HttpError('unsupported_media_type', detail, { headers });
 }
 
-function readBytes(req: IncomingMessage, maxBytes: number): Promise<Buffer> {
+/** Reads the whole body; bytes beyond what `held` already took from the budget (a streamed body) are taken as they come. */
+function readBytes(req: IncomingMessage, maxBytes: number, budget: BodyBudget, held: { bytes: number }): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let received = 0;
@@ -69,6 +98,15 @@ function readBytes(req: IncomingMessage, maxBytes: number): Promise<Buffer> {
         req.resume(); // discard the rest; the 413 closes the connection
         reject(tooLarge(maxBytes));
         return;
+      }
+      if (received > held.bytes) {
+        const more = received - held.bytes;
+        if (!budget.take(more)) {
+          cleanUp();
+          reject(overloaded(req));
+          return;
+        }
+        held.bytes += more;
       }
       chunks.push(chunk);
     };
@@ -89,4 +127,16 @@ function readBytes(req: IncomingMessage, maxBytes: number): Promise<Buffer> {
     req.on('end', onEnd);
     req.on('error', onError);
   });
+}
+
+/** True when objects and arrays nest deeper than `limit`; walks with its own stack, so any depth is safe. */
+function nestedDeeperThan(value: unknown, limit: number): boolean {
+  const stack: { value: object; depth: number }[] = [{ value: value as object, depth: 1 }];
+  for (let top = stack.pop(); top !== undefined; top = stack.pop()) {
+    if (top.depth > limit) return true;
+    for (const child of Object.values(top.value)) {
+      if (typeof child === 'object' && child !== null) stack.push({ value: child, depth: top.depth + 1 });
+    }
+  }
+  return false;
 }

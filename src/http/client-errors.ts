@@ -2,7 +2,12 @@
 // headers that are malformed, headers over the size cap (431, RFC 6585 §5), or a
 // client too slow to send its headers (408, RFC 9110 §15.5.9). They still get a JSON
 // problem body, and the connection is closed, since its framing cannot be trusted.
+// When the bad bytes follow a request whose answer is still being prepared (pipelining),
+// that answer goes out first and the connection then closes with no error answer: an
+// error written now would take the earlier answer's place, and its client could not tell
+// that its request was carried out.
 
+import type { ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { ErrorCode } from './errors.js';
 import { ERROR_STATUS, STATUS_TITLES } from './errors.js';
@@ -14,9 +19,23 @@ const CAUSES: Readonly<Record<string, { code: ErrorCode; detail: string }>> = {
 };
 const MALFORMED = { code: 'malformed_request' as const, detail: 'the request is not valid HTTP/1.1' };
 
-export function answerClientError(error: NodeJS.ErrnoException, socket: Socket): void {
+/**
+ * After an error answer, the socket is closed for sending at once and destroyed a moment
+ * later: destroying it at once, with the client's unread bytes still in the kernel, would
+ * reset the connection and could drop the answer before the client read it.
+ */
+const LINGER_MS = 500;
+
+/** `pending` is the answer still being prepared for an earlier request on this socket, if any. */
+export function answerClientError(error: NodeJS.ErrnoException, socket: Socket, pending: ServerResponse | undefined): void {
   if (error.code === 'ECONNRESET' || !socket.writable) {
     socket.destroy();
+    return;
+  }
+  // The bad bytes came after a complete request: its answer goes first, then the connection closes.
+  // (When the request's own body is what failed, that request can never complete: answer now.)
+  if (pending !== undefined && pending.req.complete) {
+    pending.once('close', () => closeSoon(socket));
     return;
   }
   const { code, detail } = CAUSES[error.code ?? ''] ?? MALFORMED;
@@ -24,8 +43,17 @@ export function answerClientError(error: NodeJS.ErrnoException, socket: Socket):
   const title = STATUS_TITLES[status] ?? 'Error';
   const requestId = newRequestId();
   const body = JSON.stringify({ type: 'about:blank', title, status, code, detail, request_id: requestId });
-  socket.end(
+  socket.write(
     `HTTP/1.1 ${status} ${title}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
       `X-Request-Id: ${requestId}\r\nConnection: close\r\n\r\n${body}`,
   );
+  closeSoon(socket);
+}
+
+/** Ends the socket, then destroys it after LINGER_MS: a client that neither reads nor closes must not keep it. */
+function closeSoon(socket: Socket): void {
+  socket.end();
+  const timer = setTimeout(() => socket.destroy(), LINGER_MS);
+  timer.unref();
+  socket.once('close', () => clearTimeout(timer));
 }

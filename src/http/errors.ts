@@ -8,6 +8,7 @@ export const ERROR_STATUS = {
   malformed_json: 400,
   body_not_object: 400,
   body_required: 400,
+  body_too_deep: 400,
   malformed_request: 400,
   // 401 Unauthorized — RFC 9110 §15.5.2, RFC 6750 §3
   unauthenticated: 401,
@@ -49,6 +50,7 @@ export const ERROR_STATUS = {
   internal_error: 500,
   // 503 Service Unavailable — RFC 9110 §15.6.4
   not_ready: 503,
+  overloaded: 503,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;

@@ -2,19 +2,27 @@
 // status phrase as `title` (§4.2.1), plus this API's `code`, `request_id` and, for
 // 400/422, `errors[]`. Client errors are shown; anything else becomes a bare 500
 // whose cause goes to the log under the request id, never to the client (koa's
-// `err.expose`).
+// `err.expose`), with any secret it quotes redacted (redact.ts).
 
 import type { Logger } from '../config.js';
 import { HttpError, STATUS_TITLES } from './errors.js';
 import { wantsProblemJson } from './negotiation.js';
+import { redactSecrets } from './redact.js';
 import type { Reply } from './respond.js';
 import { JSON_TYPE, PROBLEM_TYPE } from './respond.js';
 
-export function problemReply(error: unknown, instance: string, requestId: string, accept: string | undefined, logger: Logger): Reply {
+export function problemReply(
+  error: unknown,
+  instance: string,
+  requestId: string,
+  accept: string | undefined,
+  logger: Logger,
+  secrets: readonly string[] = [],
+): Reply {
   const known = error instanceof HttpError ? error : undefined;
   if (known === undefined) {
     const cause = error instanceof Error ? (error.stack ?? error.message) : String(error);
-    logger.error(`request ${requestId} failed: ${cause}`);
+    logger.error(`request ${requestId} failed: ${redactSecrets(cause, secrets)}`);
   }
   const status = known?.status ?? 500;
   const body = {

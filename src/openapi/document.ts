@@ -20,7 +20,8 @@ type Json = Record<string, unknown>;
  * The error statuses an operation can answer (CONTRACT §7), derived from what the
  * resource declares: 403 only where someone may be refused, 404 for items and nested
  * collections, 409 where a unique field or a state machine can conflict, and the body
- * statuses (413, 415, 422) only for writes with a body.
+ * statuses (413, 415, 422, and 503 when the server holds too many bodies) only for
+ * writes with a body.
  */
 function errorStatuses(definition: ResourceDefinition, kind: 'collection' | 'item', operation: Operation): number[] {
   const statuses = [400, 401, 406, 429];
@@ -33,7 +34,7 @@ function errorStatuses(definition: ResourceDefinition, kind: 'collection' | 'ite
   if ((operation === 'create' || operation === 'update') && unique) statuses.push(409);
   if (operation === 'update' && definition.completeWrite !== undefined && restricted) statuses.push(409);
   if (operation === 'update' || operation === 'delete') statuses.push(412);
-  if (operation === 'create' || operation === 'update') statuses.push(413, 415, 422);
+  if (operation === 'create' || operation === 'update') statuses.push(413, 415, 422, 503);
   return [...new Set(statuses)].sort((a, b) => a - b);
 }
 
@@ -189,7 +190,7 @@ function fixedOperations(route: Exclude<RouteSpec, ResourceRoute>): Json {
           tags: ['tokens'],
           summary: 'Exchange credentials for a bearer token',
           requestBody: { required: true, content: jsonContent(reference('Credentials')) },
-          responses: responses({ 201: { description: 'a token', content: jsonContent(reference('Token')) } }, [400, 401, 406, 413, 415, 422, 429]),
+          responses: responses({ 201: { description: 'a token', content: jsonContent(reference('Token')) } }, [400, 401, 406, 413, 415, 422, 429, 503]),
         },
       };
   }

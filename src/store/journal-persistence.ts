@@ -9,6 +9,7 @@
 
 import { rm } from 'node:fs/promises';
 import type { Logger } from '../config.js';
+import { redactSecrets } from '../http/redact.js';
 import type { StoredRecord } from '../json.js';
 import { syncDirectory, writeFileAtomically } from './atomic-file.js';
 import type { CollectionState } from './collection-state.js';
@@ -61,7 +62,7 @@ export class JournalPersistence implements Persistence {
     const durable = this.#journal.append(changes);
     if (this.#compaction === undefined && this.#journal.bytesInSegment >= Math.max(this.#compactAfterBytes, this.#snapshotBytes)) {
       this.#compaction = this.compact()
-        .catch((error: unknown) => this.#logger.error(`journal compaction failed (the journal is kept): ${String(error)}`))
+        .catch((error: unknown) => this.#logger.error(`journal compaction failed (the journal is kept): ${redactSecrets(String(error))}`))
         .finally(() => {
           this.#compaction = undefined;
         });

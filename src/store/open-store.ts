@@ -42,7 +42,7 @@ export async function openStore(options: StoreOptions): Promise<MemoryStore> {
   if (dataDir === null) {
     return new MemoryStore(seed ? (await readDataDirectory(EXAMPLE_DATA_DIR)).collections : new Map());
   }
-  await mkdir(dataDir, { recursive: true });
+  await mkdir(dataDir, { recursive: true, mode: 0o700 }); // never world-writable, whatever the umask
   const lock = await acquireLock(dataDir);
   try {
     await removeLeftoverTemporaryFiles(dataDir);
