@@ -85,6 +85,23 @@ function assertNormalLatency(latencies: readonly number[], minimumCount: number)
   return summary;
 }
 
+/**
+ * Times well-behaved requests until `client`, whose POST body never completes, is cut off;
+ * checks it was cut off by requestTimeoutMs (not before), told so or closed, that the
+ * others were served fast, and that nothing was created. Returns the latency summary.
+ */
+async function assertCutOffByRequestTimeout(api: TestServer, client: RawClient, what: string): Promise<string> {
+  const started = await client.connectedAt;
+  const bound = TIMEOUTS.requestTimeoutMs + CHECK_INTERVAL_MS + SLACK_MS;
+  const latencies = await latenciesUntil(api, client.closedAt, bound);
+  const closed = await within(client.closedAt, 100, `${what} after ${bound} ms`);
+  const elapsed = closed - started;
+  assert.ok(elapsed >= TIMEOUTS.requestTimeoutMs - 50, `cut off after ${elapsed} ms, before requestTimeoutMs`);
+  assertTimedOut(client);
+  assert.equal(api.server.app.recordCounts().products, 1, `${what}: its POST created nothing`);
+  return assertNormalLatency(latencies, 10);
+}
+
 const TIMEOUT_ANSWER = /^HTTP\/1\.1 408 Request Timeout\r\n[^]*\r\nConnection: close\r\n\r\n\{[^]*"code":"request_timeout"/;
 
 /** The server either answered 408 request_timeout and closed, or just closed. */
@@ -121,33 +138,14 @@ describe('slow and idle clients are cut off by the server timers while others ar
       }, 200);
     });
     void slow.closedAt.finally(() => clearInterval(trickle));
-    const started = await slow.connectedAt;
-
-    const bound = TIMEOUTS.requestTimeoutMs + CHECK_INTERVAL_MS + SLACK_MS;
-    const latencies = await latenciesUntil(api, slow.closedAt, bound);
-    const closed = await within(slow.closedAt, 100, `the slow body after ${bound} ms`);
-
-    const elapsed = closed - started;
-    assert.ok(elapsed >= TIMEOUTS.requestTimeoutMs - 50, `cut off after ${elapsed} ms, before requestTimeoutMs`);
+    t.diagnostic(await assertCutOffByRequestTimeout(api, slow, 'the slow body'));
     assert.match(slow.received(), TIMEOUT_ANSWER, 'the slow client is told why');
-    t.diagnostic(assertNormalLatency(latencies, 10));
-    assert.equal(api.server.app.recordCounts().products, 1, 'the slow POST created nothing');
   });
 
   test('a body that stops half-way (Content-Length 200, 100 bytes sent) → cut off by requestTimeoutMs; nothing is created', async (t) => {
     const body = PRODUCT_BODY.padEnd(200, ' ');
     const stalled = openRawClient(api, (socket) => socket.write(postHead(api, body.length) + body.slice(0, 100)));
-    const started = await stalled.connectedAt;
-
-    const bound = TIMEOUTS.requestTimeoutMs + CHECK_INTERVAL_MS + SLACK_MS;
-    const latencies = await latenciesUntil(api, stalled.closedAt, bound);
-    const closed = await within(stalled.closedAt, 100, `the stalled body after ${bound} ms`);
-
-    const elapsed = closed - started;
-    assert.ok(elapsed >= TIMEOUTS.requestTimeoutMs - 50, `cut off after ${elapsed} ms, before requestTimeoutMs`);
-    assertTimedOut(stalled);
-    t.diagnostic(assertNormalLatency(latencies, 10));
-    assert.equal(api.server.app.recordCounts().products, 1, 'the unfinished POST created nothing');
+    t.diagnostic(await assertCutOffByRequestTimeout(api, stalled, 'the stalled body'));
     assert.equal((await api.get('/v1/products')).body.meta.total, 1);
   });
 
