@@ -68,6 +68,7 @@ export async function createApp(options: ServerOptions = {}): Promise<App> {
   const store = options.store ?? (await openStore(config));
   let authenticator: Authenticator;
   let adminReady: Promise<void>;
+  let secret: string;
   try {
     const { generatedPassword, warning, passwordSynced } = await ensureAdmin(store, config.adminEmail, config.adminPassword, config.logger);
     adminReady = passwordSynced;
@@ -78,7 +79,7 @@ export async function createApp(options: ServerOptions = {}): Promise<App> {
           '(shown only now; set ADMIN_PASSWORD to choose one)',
       );
     }
-    const secret = await loadTokenSecret(config.tokenSecret, config.dataDir);
+    secret = await loadTokenSecret(config.tokenSecret, config.dataDir);
     authenticator = new Authenticator(secret, config.tokenTtlSeconds, store);
   } catch (error) {
     // Release the data directory (lock, journal) that this start opened.
@@ -88,7 +89,7 @@ export async function createApp(options: ServerOptions = {}): Promise<App> {
   const router = buildRouter();
   const limiter = config.rateLimit === 0 ? undefined : new RateLimiter(config.rateLimit, config.clock);
   let shuttingDown = false;
-  const idempotencyKeys = new IdempotencyKeys(store, config.clock);
+  const idempotencyKeys = new IdempotencyKeys(store, config.clock, secret);
   const listPages = new PageCache();
   const bodyBudget = new BodyBudget(config.maxBodyBytesInFlight);
   const services: Services = { store, config, authenticator, idempotencyKeys, listPages, bodyBudget, adminReady, isShuttingDown: () => shuttingDown };

@@ -3,9 +3,12 @@
 // in flight, keys per caller, kept across restarts, and expired after 24 hours.
 
 import assert from 'node:assert/strict';
+import { createHash, createHmac } from 'node:crypto';
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { IDEMPOTENCY_KEY_LIFETIME_MS } from '../src/http/idempotency.js';
-import { createUserClient, startTestServer, temporaryDirectory, withTestServer } from './helpers.js';
+import { createUserClient, startTestServer, temporaryDirectory, TEST_TOKEN_SECRET, withTestServer } from './helpers.js';
 import { assertProblem } from './assertions.js';
 
 const PRODUCT = { name: 'Once', category: 'c', price: 1 };
@@ -123,5 +126,28 @@ describe('idempotency keys', () => {
       assert.equal(fresh.headers.get('idempotent-replayed'), null);
       assert.equal((await api.get('/v1/products')).body.meta.total, 2);
     });
+  });
+});
+
+describe('idempotency fingerprints at rest', () => {
+  test('a stored fingerprint is keyed with the server secret, so a body holding a password cannot be guessed at from the files', async () => {
+    const dir = await temporaryDirectory();
+    try {
+      const api = await startTestServer({ dataDir: dir.path });
+      const body = { name: 'Keyed', email: 'keyed@example.com', password: 'keyed-password-1' };
+      const created = await api.post('/v1/users', body, { 'idempotency-key': 'keyed-1' });
+      assert.equal(created.status, 201);
+      await api.close();
+      const files = await Promise.all((await readdir(dir.path)).map((name) => readFile(join(dir.path, name), 'utf8')));
+      const everything = files.join('\n');
+      const request = `POST /v1/users\n${JSON.stringify(body)}`;
+      const unkeyed = createHash('sha256').update(request).digest('base64url');
+      const keyed = createHmac('sha256', TEST_TOKEN_SECRET).update(request).digest('base64url');
+      assert.ok(!everything.includes(unkeyed), 'the plain SHA-256 of the request is not stored');
+      assert.ok(everything.includes(keyed), 'the HMAC of the request is what is stored');
+      assert.ok(!everything.includes('keyed-password-1'), 'the password itself is not stored');
+    } finally {
+      await dir.remove();
+    }
   });
 });

@@ -15,7 +15,6 @@ import type { ResourceDefinition } from '../resources/definition.js';
 import { entityTag, represent, representFields } from '../representation.js';
 import type { Change, Filter } from '../store/store.js';
 import type { IdempotentRequest } from '../http/idempotency.js';
-import { idempotentRequest } from '../http/idempotency.js';
 import type { JsonObject } from '../json.js';
 import type { Actor } from '../auth/permissions.js';
 import type { Language } from '../vocabulary.js';
@@ -69,7 +68,7 @@ export async function createRecord(context: RequestContext, definition: Resource
   const body = await readJsonBody(context.req, context.services.config.maxBodyBytes, JSON_MEDIA_TYPES, context.services.bodyBudget);
   context.secrets.push(...writeOnlyValues(definition.fields, body, language));
   const header = context.req.headers['idempotency-key'];
-  const idempotent = idempotentRequest(Array.isArray(header) ? header.join(', ') : header, `user ${actor.id}`, context.path, body);
+  const idempotent = context.services.idempotencyKeys.request(Array.isArray(header) ? header.join(', ') : header, `user ${actor.id}`, context.path, body);
   if (idempotent === undefined) return create(context, definition, language, body, actor, undefined);
   const replay = context.services.idempotencyKeys.begin(idempotent);
   if (replay !== undefined) return replay;

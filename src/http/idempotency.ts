@@ -6,7 +6,7 @@
 // handled is a 409. Keys are stored in the same commit as the record they created, so
 // they survive restarts and crashes, and they expire after 24 hours.
 
-import { createHash } from 'node:crypto';
+import { createHmac } from 'node:crypto';
 import type { JsonObject, StoredRecord } from '../json.js';
 import type { Change, Store } from '../store/store.js';
 import { HttpError } from './errors.js';
@@ -21,30 +21,36 @@ const KEY_SYNTAX = /^[\x21-\x7e]{1,255}$/;
 export interface IdempotentRequest {
   /** The caller and the key: `user 3 <key>`. */
   readonly scope: string;
-  /** A hash of the method, path and body: a retry must be the same request. */
+  /**
+   * A keyed hash (HMAC-SHA-256 with the server's secret) of the method, path and body: a
+   * retry must be the same request. Keyed, because the body may hold a password and the
+   * fingerprint is stored for a day: an unkeyed hash could be guessed at from the files.
+   */
   readonly fingerprint: string;
-}
-
-/** Reads the Idempotency-Key header of a POST; undefined when there is none. */
-export function idempotentRequest(header: string | undefined, caller: string, path: string, body: JsonObject): IdempotentRequest | undefined {
-  if (header === undefined) return undefined;
-  if (!KEY_SYNTAX.test(header)) {
-    throw new HttpError('invalid_query', 'Idempotency-Key must be 1 to 255 visible ASCII characters', {
-      errors: [{ field: 'Idempotency-Key', code: 'invalid_value', message: 'must be 1 to 255 visible ASCII characters' }],
-    });
-  }
-  const fingerprint = createHash('sha256').update(`POST ${path}\n${JSON.stringify(body)}`).digest('base64url');
-  return { scope: `${caller} ${header}`, fingerprint };
 }
 
 export class IdempotencyKeys {
   readonly #store: Store;
   readonly #now: () => number;
+  readonly #fingerprintKey: string;
   readonly #inFlight = new Set<string>();
 
-  constructor(store: Store, now: () => number) {
+  constructor(store: Store, now: () => number, fingerprintKey: string) {
     this.#store = store;
     this.#now = now;
+    this.#fingerprintKey = fingerprintKey;
+  }
+
+  /** Reads the Idempotency-Key header of a POST; undefined when there is none. */
+  request(header: string | undefined, caller: string, path: string, body: JsonObject): IdempotentRequest | undefined {
+    if (header === undefined) return undefined;
+    if (!KEY_SYNTAX.test(header)) {
+      throw new HttpError('invalid_query', 'Idempotency-Key must be 1 to 255 visible ASCII characters', {
+        errors: [{ field: 'Idempotency-Key', code: 'invalid_value', message: 'must be 1 to 255 visible ASCII characters' }],
+      });
+    }
+    const fingerprint = createHmac('sha256', this.#fingerprintKey).update(`POST ${path}\n${JSON.stringify(body)}`).digest('base64url');
+    return { scope: `${caller} ${header}`, fingerprint };
   }
 
   /**
