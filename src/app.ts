@@ -193,6 +193,11 @@ function dispatch(
   limiter: RateLimiter | undefined,
 ): Reply | Promise<Reply> {
   const { req, requestId } = exchange;
+  // RFC 9112 §3.2: an HTTP/1.1 request without Host is a 400; RFC 9110 §10.1.1: an
+  // expectation other than 100-continue cannot be met, 417.
+  if (req.headers.host === undefined && req.httpVersionMinor === 1) throw new HttpError('malformed_request', 'an HTTP/1.1 request needs a Host header');
+  const expect = req.headers.expect;
+  if (expect !== undefined && expect.toLowerCase() !== '100-continue') throw new HttpError('expectation_failed', 'only "Expect: 100-continue" is understood');
   const match = router.match(path);
   if (match === undefined) throw notFound(path, router);
 

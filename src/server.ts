@@ -3,12 +3,12 @@
 // accepting, lets in-flight requests finish (at most DRAIN_TIMEOUT_MS, then cuts the
 // remaining connections), and writes the final snapshot.
 
-import type { Server } from 'node:http';
+import type { IncomingMessage, Server } from 'node:http';
 import { createServer } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import type { App } from './app.js';
 import { createApp } from './app.js';
-import { answerClientError } from './http/client-errors.js';
+import { answerClientError, refuseConnect } from './http/client-errors.js';
 import type { ServerOptions } from './config.js';
 
 export const DRAIN_TIMEOUT_MS = 10_000;
@@ -34,6 +34,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
       // How often Node checks the two timeouts above (its default, 30 s, would let a slow client overstay).
       connectionsCheckingInterval: Math.min(1000, Math.ceil(headersTimeoutMs / 4)),
       maxHeaderSize: MAX_HEADER_BYTES,
+      requireHostHeader: false, // checked in app.ts, so the 400 is a problem-details body like every other
     },
     app.handle,
   );
@@ -42,6 +43,11 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   // so the request timeout does not apply).
   server.setTimeout(requestTimeoutMs);
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => answerClientError(error, socket, app.pendingAnswer(socket)));
+  // Requests Node would otherwise answer itself, with no body: an Expect other than
+  // 100-continue (app.ts answers 417) and CONNECT (405); and, with requireHostHeader off
+  // below, a missing Host (app.ts answers 400).
+  server.on('checkExpectation', app.handle);
+  server.on('connect', (_req: IncomingMessage, socket: Socket) => refuseConnect(socket));
   try {
     await listen(server, app.config.port, app.config.host);
   } catch (error) {

@@ -94,6 +94,40 @@ describe('limits on the request itself', () => {
     assert.equal(body['code'], 'malformed_request');
     assert.equal((await api.get('/healthz')).status, 200);
   });
+
+  /** The status line, the headers (lowercased names) and the parsed JSON body of a raw answer. */
+  function parseAnswer(answer: string): { statusLine: string; headers: Map<string, string>; body: Record<string, unknown> } {
+    const [head = '', text = ''] = answer.split('\r\n\r\n');
+    const [statusLine = '', ...lines] = head.split('\r\n');
+    const headers = new Map(lines.map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]));
+    return { statusLine, headers, body: JSON.parse(text) as Record<string, unknown> };
+  }
+
+  test('an HTTP/1.1 request without Host → 400 malformed_request as problem details with X-Request-Id (RFC 9112 §3.2); HTTP/1.0 needs none', async () => {
+    const missing = parseAnswer(await rawExchange(api.url, 'GET /healthz HTTP/1.1\r\n\r\n'));
+    assert.equal(missing.statusLine, 'HTTP/1.1 400 Bad Request');
+    assert.equal(missing.body['code'], 'malformed_request');
+    assert.equal(missing.body['request_id'], missing.headers.get('x-request-id'));
+    const old = parseAnswer(await rawExchange(api.url, 'GET /healthz HTTP/1.0\r\n\r\n'));
+    assert.equal(old.statusLine, 'HTTP/1.1 200 OK');
+  });
+
+  test('an Expect other than 100-continue → 417 expectation_failed as problem details (RFC 9110 §10.1.1)', async () => {
+    const answer = parseAnswer(await rawExchange(api.url, 'GET /healthz HTTP/1.1\r\nHost: x\r\nExpect: teapot\r\n\r\n'));
+    assert.equal(answer.statusLine, 'HTTP/1.1 417 Expectation Failed');
+    assert.equal(answer.body['code'], 'expectation_failed');
+    assert.equal(answer.body['request_id'], answer.headers.get('x-request-id'));
+  });
+
+  test('CONNECT → 405 with Allow, as problem details, and the connection closes', async () => {
+    const answer = parseAnswer(await rawExchange(api.url, 'CONNECT example.com:443 HTTP/1.1\r\nHost: example.com\r\n\r\n'));
+    assert.equal(answer.statusLine, 'HTTP/1.1 405 Method Not Allowed');
+    assert.equal(answer.headers.get('allow'), 'GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS');
+    assert.equal(answer.headers.get('connection'), 'close');
+    assert.equal(answer.body['code'], 'method_not_allowed');
+    assert.equal(answer.body['request_id'], answer.headers.get('x-request-id'));
+    assert.equal((await api.get('/healthz')).status, 200);
+  });
 });
 
 describe('health and readiness', () => {

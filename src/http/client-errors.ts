@@ -39,13 +39,26 @@ export function answerClientError(error: NodeJS.ErrnoException, socket: Socket, 
     return;
   }
   const { code, detail } = CAUSES[error.code ?? ''] ?? MALFORMED;
+  answerRaw(socket, code, detail);
+}
+
+/** CONNECT asks for a tunnel, which this server does not offer: 405, written by hand (Node hands over the socket). */
+export function refuseConnect(socket: Socket): void {
+  answerRaw(socket, 'method_not_allowed', 'CONNECT is not allowed here; this server offers no tunnels', `Allow: ${METHODS_SERVED}\r\n`);
+}
+
+/** Every method some path answers (a 405 must say what is allowed, RFC 9110 §15.5.6). */
+const METHODS_SERVED = 'GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS';
+
+/** A problem-details answer written straight to the socket, which then closes. */
+function answerRaw(socket: Socket, code: ErrorCode, detail: string, extraHeaders = ''): void {
   const status = ERROR_STATUS[code];
   const title = STATUS_TITLES[status] ?? 'Error';
   const requestId = newRequestId();
   const body = JSON.stringify({ type: 'about:blank', title, status, code, detail, request_id: requestId });
   socket.write(
     `HTTP/1.1 ${status} ${title}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
-      `X-Request-Id: ${requestId}\r\nConnection: close\r\n\r\n${body}`,
+      `X-Request-Id: ${requestId}\r\n${extraHeaders}Connection: close\r\n\r\n${body}`,
   );
   closeSoon(socket);
 }

@@ -39,6 +39,8 @@ export const ERROR_STATUS = {
   uri_too_long: 414,
   // 415 Unsupported Media Type — RFC 9110 §15.5.16
   unsupported_media_type: 415,
+  // 417 Expectation Failed — RFC 9110 §15.5.18 (only 100-continue is understood)
+  expectation_failed: 417,
   // 422 Unprocessable Content — RFC 9110 §15.5.21
   validation_failed: 422,
   idempotency_key_reused: 422,
@@ -69,6 +71,7 @@ export const STATUS_TITLES: Readonly<Record<number, string>> = {
   413: 'Content Too Large',
   414: 'URI Too Long',
   415: 'Unsupported Media Type',
+  417: 'Expectation Failed',
   422: 'Unprocessable Content',
   429: 'Too Many Requests',
   431: 'Request Header Fields Too Large',
