@@ -13,9 +13,9 @@ import { loadTokenSecret } from './auth/token-secret.js';
 import { resolveConfig } from './config.js';
 import type { RequestContext, Services } from './context.js';
 import { formatAccessLine } from './http/access-log.js';
-import { corsHeaders } from './http/cors.js';
+import { headersForEveryResponse } from './http/every-response.js';
 import { IdempotencyKeys } from './http/idempotency.js';
-import { RateLimiter } from './http/rate-limit.js';
+import { addressKey, RateLimiter } from './http/rate-limit.js';
 import { HttpError } from './http/errors.js';
 import { requireJsonAcceptable } from './http/negotiation.js';
 import { BodyBudget } from './http/body-budget.js';
@@ -27,7 +27,7 @@ import { writeReply } from './http/respond.js';
 import type { CollectionName } from './resources/definition.js';
 import { COLLECTIONS } from './resources/index.js';
 import type { Endpoint } from './routes.js';
-import { API_PREFIX, buildRouter } from './routes.js';
+import { buildRouter, notFound } from './routes.js';
 import type { Router } from './router.js';
 import { openStore } from './store/open-store.js';
 
@@ -101,7 +101,7 @@ export async function createApp(options: ServerOptions = {}): Promise<App> {
   const finish = (exchange: Exchange, reply: Reply): void => {
     const { req, res } = exchange;
     const plain = corsOff && limiter === undefined && !shuttingDown;
-    const extra = plain ? undefined : headersForEveryResponse(req, reply, exchange, limiter, config, shuttingDown);
+    const extra = plain ? undefined : headersForEveryResponse(req, reply, exchange.rateLimit, limiter, config.corsOrigins, shuttingDown);
     const bytes = writeReply(res, reply, exchange.requestId, req.method === 'HEAD', extra);
     if (!logging) return;
     const entry = {
@@ -235,41 +235,4 @@ function dispatch(
     secrets: exchange.secrets,
   };
   return handler(context);
-}
-
-/**
- * Headers added to whatever the answer is (CONTRACT §8): CORS for allowed origins; the
- * RateLimit-* fields while limiting is on — answers given before the limit was checked
- * (404, 405, 401) show the address's bucket without taking from it; and Connection:
- * close during a shutdown.
- */
-function headersForEveryResponse(
-  req: IncomingMessage,
-  reply: Reply,
-  exchange: Exchange,
-  limiter: RateLimiter | undefined,
-  config: Config,
-  shuttingDown: boolean,
-): Headers | undefined {
-  const cors = corsHeaders(config.corsOrigins, req.headers, reply.headers?.['Allow']);
-  const limits = limiter === undefined ? undefined : (exchange.rateLimit ?? limiter.peek(addressKey(req)));
-  if (cors === undefined && limits === undefined && !shuttingDown) return undefined;
-  const closing = shuttingDown && reply.headers?.['Connection'] === undefined;
-  return { ...cors, ...limits, ...(closing ? { Connection: 'close' } : {}) };
-}
-
-/** The rate-limit key of a request not (yet) tied to a user: its remote address. */
-function addressKey(req: IncomingMessage): string {
-  return `address ${req.socket.remoteAddress ?? 'unknown'}`;
-}
-
-/** An unversioned resource path (`/users`) is pointed at its `/v1` twin (CONTRACT §2). */
-function notFound(path: string, router: Router<Endpoint>): HttpError {
-  if (!path.startsWith(`${API_PREFIX}/`) && path !== API_PREFIX && path !== '/') {
-    const versioned = `${API_PREFIX}${path}`;
-    if (router.match(versioned) !== undefined) {
-      return new HttpError('unversioned_path', `API paths carry a version prefix: use ${versioned}`);
-    }
-  }
-  return new HttpError('route_not_found', `nothing is served at ${path}`);
 }

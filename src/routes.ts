@@ -160,3 +160,14 @@ function apiIndex(context: RequestContext): Reply {
   rejectQueryParameters(context.search);
   return API_INDEX;
 }
+
+/** A 404 for a path no route matches; an unversioned resource path (`/users`) is pointed at its `/v1` twin (CONTRACT §2). */
+export function notFound(path: string, router: Router<Endpoint>): HttpError {
+  if (!path.startsWith(`${API_PREFIX}/`) && path !== API_PREFIX && path !== '/') {
+    const versioned = `${API_PREFIX}${path}`;
+    if (router.match(versioned) !== undefined) {
+      return new HttpError('unversioned_path', `API paths carry a version prefix: use ${versioned}`);
+    }
+  }
+  return new HttpError('route_not_found', `nothing is served at ${path}`);
+}

@@ -5,6 +5,7 @@
 // past MAX_CLIENTS buckets, the least recently seen client is forgotten (which only
 // ever gives that client a full bucket back).
 
+import type { IncomingMessage } from 'node:http';
 import type { Headers } from './respond.js';
 
 export const MAX_CLIENTS = 10_000;
@@ -83,4 +84,9 @@ export class RateLimiter {
   get clients(): number {
     return this.#buckets.size;
   }
+}
+
+/** The rate-limit key of a request not (yet) tied to a user: its remote address. */
+export function addressKey(req: IncomingMessage): string {
+  return `address ${req.socket.remoteAddress ?? 'unknown'}`;
 }
