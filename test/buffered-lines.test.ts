@@ -16,7 +16,7 @@ import { Writable } from 'node:stream';
 import { afterEach, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { BufferedLines } from '../src/buffered-lines.js';
-import { TEST_ADMIN_EMAIL, TEST_ADMIN_PASSWORD, TEST_TOKEN_SECRET, temporaryDirectory, killChildren } from './helpers.js';
+import { TEST_ADMIN_EMAIL, TEST_ADMIN_PASSWORD, TEST_TOKEN_SECRET, cleanUpAfterEach, killChildren, temporaryDirectory } from './helpers.js';
 
 /** A stream that keeps every chunk written to it, one entry per write. */
 class RecordingStream extends Writable {
@@ -137,11 +137,9 @@ interface AccessLine {
 }
 
 const children: ChildProcess[] = [];
-const cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  await killChildren(children);
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
+// Hooks run in the order they are registered: the server is killed before its files go.
+afterEach(() => killChildren(children));
+const defer = cleanUpAfterEach();
 
 /** Polls `path` until its text matches `pattern` (or the process exits, or 15 s pass). */
 async function waitForText(path: string, pattern: RegExp, child: ChildProcess): Promise<string> {
@@ -164,12 +162,12 @@ async function get(url: string, id: string, token: string): Promise<number> {
 describe('cli: stdout to a file', () => {
   test(`a graceful SIGTERM loses no line: banner, ${REQUESTS} access-log lines (one per request), then the shutdown lines`, { timeout: 30_000 }, async () => {
     const dataDir = await temporaryDirectory();
-    cleanups.push(dataDir.remove);
+    defer(dataDir.remove);
     const outputDir = await temporaryDirectory();
-    cleanups.push(outputDir.remove);
+    defer(outputDir.remove);
     const stdoutPath = join(outputDir.path, 'stdout.log');
     const stdoutFd = openSync(stdoutPath, 'w');
-    cleanups.push(async () => closeSync(stdoutFd));
+    defer(async () => closeSync(stdoutFd));
 
     const child = spawn(process.execPath, [MAIN], {
       cwd: PACKAGE_ROOT,

@@ -4,6 +4,7 @@
 
 import type { ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
+import { afterEach } from 'node:test';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { signToken } from '../src/auth/jwt.js';
@@ -180,4 +181,29 @@ export async function killChildren(children: ChildProcess[]): Promise<void> {
       await gone;
     }
   }
+}
+
+/** Something to undo after the current test (close a server, remove a directory). */
+export type Cleanup = () => Promise<void>;
+
+/**
+ * Registers an afterEach hook in the calling test file that runs every cleanup handed to
+ * the returned `defer` during the test, newest first (servers close before their
+ * directories go).
+ */
+export function cleanUpAfterEach(): (cleanup: Cleanup) => void {
+  const cleanups: Cleanup[] = [];
+  afterEach(async () => {
+    for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+  });
+  return (cleanup) => {
+    cleanups.push(cleanup);
+  };
+}
+
+/** A fresh temporary directory, removed after the test by `defer` (from cleanUpAfterEach). */
+export async function scratchDirectory(defer: (cleanup: Cleanup) => void): Promise<string> {
+  const dir = await temporaryDirectory();
+  defer(dir.remove);
+  return dir.path;
 }

@@ -17,14 +17,14 @@
 import assert from 'node:assert/strict';
 import { open } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { MemoryStore } from '../src/index.js';
 import type { StoredRecord } from '../src/json.js';
 import type { Persistence } from '../src/store/memory-store.js';
 import type { Change, Query, QueryResult, StoredCollection } from '../src/store/store.js';
 import { STORED_COLLECTIONS } from '../src/store/store.js';
 import type { TestResponse, TestServer } from './helpers.js';
-import { createProduct, createUser, createUserClient, startTestServer, temporaryDirectory } from './helpers.js';
+import { createProduct, createUser, createUserClient, startTestServer, cleanUpAfterEach, scratchDirectory } from './helpers.js';
 import { assertEmpty, assertJson, assertProblem } from './assertions.js';
 
 // ---------------------------------------------------------------------------------------
@@ -70,16 +70,13 @@ class CountingStore extends MemoryStore {
   }
 }
 
-const cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
+const defer = cleanUpAfterEach();
 
 /** A memory-only server over a CountingStore, closed after the test. */
 async function startCountingServer(): Promise<{ api: TestServer; store: CountingStore }> {
   const store = new CountingStore(new Map());
   const api = await startTestServer({ store });
-  cleanups.push(() => api.close());
+  defer(() => api.close());
   return { api, store };
 }
 
@@ -433,7 +430,7 @@ async function holdNextJournalWrite(scratch: string): Promise<HeldWrite> {
   prototype.write = held;
   prototype.appendFile = held;
   // Runs before the server's close (cleanups run newest first): a failed test leaves no write hanging.
-  cleanups.push(async () => {
+  defer(async () => {
     restore();
     release();
   });
@@ -453,21 +450,16 @@ async function within<T>(promise: Promise<T>, ms: number, what: string): Promise
   }
 }
 
-async function scratchDirectory(): Promise<string> {
-  const dir = await temporaryDirectory();
-  cleanups.push(dir.remove);
-  return dir.path;
-}
 
 describe('list pages: a write that is rolled back', () => {
   test('a list during the pending write shows it consistently; after the disk refuses it, the list is the one from before (same bytes, same ETag)', async () => {
-    const api = await startTestServer({ dataDir: await scratchDirectory() });
-    cleanups.push(() => api.close().catch(() => undefined));
+    const api = await startTestServer({ dataDir: await scratchDirectory(defer) });
+    defer(() => api.close().catch(() => undefined));
     await createProduct(api, { name: 'Kept', category: 'c', price: 1 });
     const before = await api.get('/v1/products');
     const etagBefore = assertPage(before, { data: await readAll(api, '/v1/products', [1]), meta: meta(1) });
 
-    const held = await holdNextJournalWrite(await scratchDirectory());
+    const held = await holdNextJournalWrite(await scratchDirectory(defer));
     const refused = api.post('/v1/products', { name: 'Refused', category: 'c', price: 2 });
     await within(held.started, 5000, 'the journal write was never intercepted (does the journal still write with FileHandle.write?)');
 

@@ -6,21 +6,13 @@ import assert from 'node:assert/strict';
 import type { FileHandle } from 'node:fs/promises';
 import { copyFile, mkdir, open, readdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { MemoryStore } from '../src/index.js';
 import { segmentName } from '../src/store/journal-format.js';
-import { startTestServer, temporaryDirectory } from './helpers.js';
+import { startTestServer, cleanUpAfterEach, scratchDirectory } from './helpers.js';
 
-const cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
+const defer = cleanUpAfterEach();
 
-async function scratchDirectory(): Promise<string> {
-  const dir = await temporaryDirectory();
-  cleanups.push(dir.remove);
-  return dir.path;
-}
 
 /** FileHandle.write as the journal calls it (a buffer, an offset and a length). */
 type Write = (buffer: Buffer, offset: number, length: number) => Promise<{ bytesWritten: number; buffer: Buffer }>;
@@ -41,7 +33,7 @@ async function interceptNextWrite(
     prototype.write = original;
     return instead(original, this, args);
   };
-  cleanups.push(async () => {
+  defer(async () => {
     prototype.write = original;
   });
 }
@@ -53,13 +45,13 @@ async function failNextAppend(directory: string): Promise<void> {
 
 describe('storage faults', () => {
   test('a write the disk refuses is a 500, and the record is not visible afterwards', async () => {
-    const dataDir = await scratchDirectory();
+    const dataDir = await scratchDirectory(defer);
     const api = await startTestServer({ dataDir });
-    cleanups.push(() => api.close().catch(() => undefined));
+    defer(() => api.close().catch(() => undefined));
     const kept = await api.post('/v1/products', { name: 'Kept', category: 'c', price: 1 });
     assert.equal(kept.status, 201);
 
-    await failNextAppend(await scratchDirectory());
+    await failNextAppend(await scratchDirectory(defer));
     const refused = await api.post('/v1/products', { name: 'Refused', category: 'c', price: 2 });
     assert.equal(refused.status, 500);
     assert.equal(refused.body.code, 'internal_error');
@@ -76,11 +68,11 @@ describe('storage faults', () => {
   });
 
   test('a short journal write is completed by the next one, and the record survives a restart', async () => {
-    const dataDir = await scratchDirectory();
+    const dataDir = await scratchDirectory(defer);
     const api = await startTestServer({ dataDir });
-    cleanups.push(() => api.close().catch(() => undefined));
+    defer(() => api.close().catch(() => undefined));
     let shortWrites = 0;
-    await interceptNextWrite(await scratchDirectory(), (original, handle, args) => {
+    await interceptNextWrite(await scratchDirectory(defer), (original, handle, args) => {
       const [buffer, offset, length] = args;
       shortWrites += 1;
       return original.call(handle, buffer, offset, Math.max(1, Math.floor(length / 2)));
@@ -90,17 +82,17 @@ describe('storage faults', () => {
     assert.equal(shortWrites, 1);
     await api.close();
     const again = await startTestServer({ dataDir });
-    cleanups.push(() => again.close());
+    defer(() => again.close());
     const read = await again.get(`/v1/products/${created.body.id}`);
     assert.equal(read.status, 200);
     assert.equal(read.body.name, 'Written in two parts');
   });
 
   test('a journal write that makes no progress is a 500 and stops later writes', async () => {
-    const dataDir = await scratchDirectory();
+    const dataDir = await scratchDirectory(defer);
     const api = await startTestServer({ dataDir });
-    cleanups.push(() => api.close().catch(() => undefined));
-    await interceptNextWrite(await scratchDirectory(), () => Promise.resolve({ bytesWritten: 0, buffer: Buffer.alloc(0) }));
+    defer(() => api.close().catch(() => undefined));
+    await interceptNextWrite(await scratchDirectory(defer), () => Promise.resolve({ bytesWritten: 0, buffer: Buffer.alloc(0) }));
     const refused = await api.post('/v1/products', { name: 'Nowhere', category: 'c', price: 2 });
     assert.equal(refused.status, 500);
     assert.equal(refused.body.code, 'internal_error');
@@ -109,30 +101,30 @@ describe('storage faults', () => {
   });
 
   test('a first start cut short after opening the journal still seeds the example data', async () => {
-    const dataDir = await scratchDirectory();
+    const dataDir = await scratchDirectory(defer);
     await writeFile(join(dataDir, segmentName(1)), '');
     const api = await startTestServer({ dataDir, seed: true });
-    cleanups.push(() => api.close());
+    defer(() => api.close());
     assert.equal((await api.get('/v1/products')).body.meta.total, 12);
   });
 
   test('temporary files left by a crash during a snapshot are removed at start', async () => {
-    const dataDir = await scratchDirectory();
+    const dataDir = await scratchDirectory(defer);
     await writeFile(join(dataDir, '.products.json.4242.tmp'), '{"next_id": 1, "rec');
     const api = await startTestServer({ dataDir });
-    cleanups.push(() => api.close());
+    defer(() => api.close());
     const names = await readdir(dataDir);
     assert.ok(!names.some((name) => name.endsWith('.tmp')), names.join(', '));
   });
 
   test('with its own Store, the app leaves the default data directory alone', async () => {
     const cwd = process.cwd();
-    const scratch = await scratchDirectory();
+    const scratch = await scratchDirectory(defer);
     await mkdir(join(scratch, 'data'));
     process.chdir(scratch);
     try {
       const api = await startTestServer({ store: new MemoryStore(new Map()), dataDir: undefined, tokenSecret: undefined });
-      cleanups.push(() => api.close());
+      defer(() => api.close());
       assert.equal(api.server.app.config.dataDir, null);
       assert.equal((await api.post('/v1/products', { name: 'Mine', category: 'c', price: 1 })).status, 201);
       assert.deepEqual(await readdir(join(scratch, 'data')), []);
@@ -142,30 +134,30 @@ describe('storage faults', () => {
   });
 
   test('a start that fails after opening the data directory releases it (the lock is not left behind)', async () => {
-    const dataDir = await scratchDirectory();
+    const dataDir = await scratchDirectory(defer);
     await writeFile(join(dataDir, 'token-secret'), '\n'); // an empty secret stops the start
     await assert.rejects(startTestServer({ dataDir, tokenSecret: undefined }), /token-secret/);
     assert.ok(!(await readdir(dataDir)).includes('plainrest.lock'));
     await writeFile(join(dataDir, 'token-secret'), 'a-secret-of-at-least-thirty-two-characters\n');
     const api = await startTestServer({ dataDir, tokenSecret: undefined });
-    cleanups.push(() => api.close());
+    defer(() => api.close());
     assert.equal((await api.get('/v1/products')).status, 200);
   });
 
   test('journal segments left by earlier runs count towards compaction', async () => {
-    const dataDir = await scratchDirectory();
+    const dataDir = await scratchDirectory(defer);
     const first = await startTestServer({ dataDir });
     for (let i = 0; i < 20; i++) await first.post('/v1/products', { name: `P${i}`, category: 'c', price: i });
     // Simulate a crash: keep the journal, drop the lock (as if its process had died).
     const segmentsBefore = (await readdir(dataDir)).filter((name) => name.startsWith('journal-'));
     await copyDirectory(dataDir, `${dataDir}-copy`);
-    cleanups.push(() => rm(`${dataDir}-copy`, { recursive: true, force: true }));
+    defer(() => rm(`${dataDir}-copy`, { recursive: true, force: true }));
     await first.close();
     await rm(join(`${dataDir}-copy`, 'plainrest.lock'));
     assert.equal(segmentsBefore.length, 1);
 
     const second = await startTestServer({ dataDir: `${dataDir}-copy`, compactAfterBytes: 1000 });
-    cleanups.push(() => second.close());
+    defer(() => second.close());
     await second.post('/v1/products', { name: 'Trigger', category: 'c', price: 1 });
     await waitFor(async () => !(await readdir(`${dataDir}-copy`)).includes(segmentsBefore[0] as string));
     assert.equal((await second.get('/v1/products')).body.meta.total, 21);

@@ -39,6 +39,8 @@ import {
   startTestServer,
   temporaryDirectory,
   wrap,
+  cleanUpAfterEach,
+  scratchDirectory,
 } from './helpers.js';
 
 const EXAMPLE_DIR = fileURLToPath(new URL('../data/example/', import.meta.url));
@@ -220,7 +222,7 @@ interface FileEvent {
  * handle in this process (the server under test runs here), until the test ends.
  */
 async function watchFileHandles(): Promise<FileEvent[]> {
-  const probe = await open(join(await newDir(), 'probe'), 'w');
+  const probe = await open(join(await scratchDirectory(defer), 'probe'), 'w');
   type Method = 'write' | 'appendFile' | 'sync' | 'datasync';
   const prototype = Object.getPrototypeOf(probe) as Record<Method, (...args: unknown[]) => Promise<unknown>>;
   await probe.close();
@@ -241,7 +243,7 @@ async function watchFileHandles(): Promise<FileEvent[]> {
       return result;
     };
   }
-  cleanups.push(async () => {
+  defer(async () => {
     Object.assign(prototype, original);
   });
   return events;
@@ -272,21 +274,13 @@ function putProduct(seq: number, id: number, name?: string): string {
 }
 
 // Each test registers what it starts and creates; afterEach closes the servers, then removes the dirs.
-const cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
+const defer = cleanUpAfterEach();
 
-async function newDir(): Promise<string> {
-  const dir = await temporaryDirectory();
-  cleanups.push(dir.remove);
-  return dir.path;
-}
 
 /** A server on `dataDir` (seed false unless given), closed after the test; closing it twice is safe. */
 async function startOn(dataDir: string, options: ServerOptions = {}): Promise<TestServer> {
   const api = await startTestServer({ dataDir, seed: false, ...options });
-  cleanups.push(() => api.close());
+  defer(() => api.close());
   return api;
 }
 
@@ -297,7 +291,7 @@ before(async () => {
 
 describe('storage: with a data directory', () => {
   test('a restart with the same dataDir keeps every record and the id counters (a deleted highest id is not reused)', async () => {
-    const dir = await newDir();
+    const dir = await scratchDirectory(defer);
     const first = await startOn(dir);
     const p1 = await createProduct(first, { name: 'One' });
     const p2 = await createProduct(first, { name: 'Two', description: 'second' });
@@ -325,7 +319,7 @@ describe('storage: with a data directory', () => {
   });
 
   test('snapshot files are {next_id, journal_seq, records} with one record per line (the final snapshot, after close)', async () => {
-    const dir = await newDir();
+    const dir = await scratchDirectory(defer);
     const api = await startOn(dir);
     const product = await createProduct(api, { name: 'Line "quoted"\nbreak', description: 'multi\nline' });
     const second = await createProduct(api, { name: 'Second' });
@@ -355,7 +349,7 @@ describe('storage: with a data directory', () => {
   });
 
   test('the password is stored hashed, never in plain text (neither in the journal nor in the snapshot)', async () => {
-    const dir = await newDir();
+    const dir = await scratchDirectory(defer);
     const api = await startOn(dir);
     const id = await createUser(api, { password: 'plain-text-never-stored' });
     // right after the answer: the journal line holds the user with a hash only
@@ -376,7 +370,7 @@ describe('storage: with a data directory', () => {
   });
 
   test('no temporary files are left in the dataDir after many concurrent writes', async () => {
-    const dir = await newDir();
+    const dir = await scratchDirectory(defer);
     const api = await startOn(dir);
     const created = await Promise.all(
       Array.from({ length: 30 }, (_, n) => api.post('/v1/products', { name: `P${n}`, category: 'c', price: n })),
@@ -398,7 +392,7 @@ describe('storage: with a data directory', () => {
   });
 
   test('every acknowledged write is on disk when its response arrives (POST, PUT, PATCH, DELETE): a journal line holds it', async () => {
-    const dir = await newDir();
+    const dir = await scratchDirectory(defer);
     const api = await startOn(dir);
     /** The newest journal line, read right after the answer, and what snapshot + journal now give. */
     const lastLine = async (): Promise<JournalLine> => (await journalLines(dir)).at(-1) as JournalLine;
@@ -454,7 +448,7 @@ describe('storage: with a data directory', () => {
   });
 
   test('deleting a user deletes their orders too, in ONE journal line (replayed all or nothing)', async () => {
-    const dir = await newDir();
+    const dir = await scratchDirectory(defer);
     const api = await startOn(dir, { seed: true });
     assert.deepEqual((await diskRecords(dir, 'orders')).map((record) => record.id), [1, 2, 3, 4, 5]);
     const linesBefore = (await journalLines(dir)).length;
@@ -483,7 +477,7 @@ describe('storage: with a data directory', () => {
   });
 
   test('first start with an empty dir and seed:true writes the example data (2 users, 12 products, 5 orders) and the administrator', async () => {
-    const dir = await newDir();
+    const dir = await scratchDirectory(defer);
     const api = await startOn(dir, { seed: true });
     // at once: snapshots of the example data; with the journal they also hold the administrator
     await assertRunningDirectory(dir, SNAPSHOT_FILES);
@@ -529,9 +523,9 @@ describe('storage: with a data directory', () => {
   });
 
   test('without a tokenSecret the dir also holds token-secret (mode 0600); the seeded users have the administrator as id 3', async () => {
-    const dir = await newDir();
+    const dir = await scratchDirectory(defer);
     const server = await startServer({ port: 0, dataDir: dir, seed: true, adminPassword: TEST_ADMIN_PASSWORD });
-    cleanups.push(() => server.close());
+    defer(() => server.close());
     await assertRunningDirectory(dir, DATA_DIR_FILES);
     const secretFile = join(dir, 'token-secret');
     assert.equal((await stat(secretFile)).mode & 0o777, 0o600);
@@ -561,7 +555,7 @@ describe('storage: with a data directory', () => {
   });
 
   test('a missing dataDir is created', async () => {
-    const nested = join(await newDir(), 'a', 'b');
+    const nested = join(await scratchDirectory(defer), 'a', 'b');
     const api = await startOn(nested);
     await assertRunningDirectory(nested, SNAPSHOT_FILES);
     await api.close();
@@ -569,7 +563,7 @@ describe('storage: with a data directory', () => {
   });
 
   test('seed:false starts empty (but for the administrator) and writes empty snapshots', async () => {
-    const dir = await newDir();
+    const dir = await scratchDirectory(defer);
     const api = await startOn(dir);
     for (const collection of ['products', 'orders']) {
       assert.deepEqual(await snapshotContent(dir, collection), { next_id: 1, records: [] }, collection);
@@ -594,7 +588,7 @@ describe('storage: with a data directory', () => {
   });
 
   test('a dir that already has snapshots is not re-seeded, even empty ones', async () => {
-    const dir = await newDir();
+    const dir = await scratchDirectory(defer);
     const first = await startOn(dir);
     await createProduct(first, { name: 'Mine' });
     await first.close();
@@ -612,7 +606,7 @@ describe('storage: with a data directory', () => {
   });
 
   test('a dir holding only products.json is not a first start: the other collections start empty', async () => {
-    const dir = await newDir();
+    const dir = await scratchDirectory(defer);
     const only = `{"next_id":8,"records":[${JSON.stringify(productRecord(7, 'Kept'))}]}\n`;
     await writeFile(join(dir, 'products.json'), only);
     const api = await startOn(dir, { seed: true });
@@ -629,7 +623,7 @@ describe('storage: with a data directory', () => {
 
 describe('storage: the journal', () => {
   test('50 concurrent writes: all 201, one journal line each, sharing fsyncs; a restart after a crash shows all 50', async () => {
-    const dir = await newDir();
+    const dir = await scratchDirectory(defer);
     const api = await startOn(dir);
     const events = await watchFileHandles();
     // each answer is checked as it arrives: its journal line was written and fsynced before it
@@ -653,7 +647,7 @@ describe('storage: the journal', () => {
     const journaled = productLines.flatMap((line) => line.changes.map((change) => (change as { record: any }).record)).sort((a, b) => a.id - b.id);
     assert.deepEqual(journaled, bodies);
 
-    const copy = await newDir();
+    const copy = await scratchDirectory(defer);
     await copyAsCrashed(dir, copy);
     const restarted = await startOn(copy);
     const list = await restarted.get('/v1/products?limit=100');
@@ -662,7 +656,7 @@ describe('storage: the journal', () => {
   });
 
   test('a start after a crash (no close, the lock left behind) replays the journal: records, updates, deletes and id counters', async () => {
-    const dir = await newDir();
+    const dir = await scratchDirectory(defer);
     const first = await startOn(dir);
     const p1 = await createProduct(first, { name: 'One' });
     const p2 = await createProduct(first, { name: 'Two' });
@@ -675,7 +669,7 @@ describe('storage: the journal', () => {
     assert.equal(order.status, 201, order.text);
     const userBefore = await first.get(`/v1/users/${user}`);
 
-    const copy = await newDir();
+    const copy = await scratchDirectory(defer);
     await copyAsCrashed(dir, copy);
     assert.ok((await journalLines(copy)).length >= 7, 'the writes are in the journal, not yet in a snapshot');
 
@@ -694,7 +688,7 @@ describe('storage: the journal', () => {
   });
 
   test('journal lines written by hand are replayed over the snapshots; lines a snapshot already holds (seq ≤ journal_seq) are skipped', async () => {
-    const dir = await newDir();
+    const dir = await scratchDirectory(defer);
     const snapshot = { next_id: 3, journal_seq: 2, records: [productRecord(1, 'From the snapshot'), productRecord(2, 'Kept')] };
     await writeFile(join(dir, 'products.json'), `${JSON.stringify(snapshot)}\n`);
     const journalUser = { id: 7, name: 'Journal', email: 'journal@example.com', role: 'user', created_at: TIMESTAMP, updated_at: TIMESTAMP };
@@ -729,12 +723,12 @@ describe('storage: the journal', () => {
   });
 
   test('a torn last line is cut back with a warning: the start succeeds without it, and later writes append and survive a restart', async () => {
-    const dir = await newDir();
+    const dir = await scratchDirectory(defer);
     const first = await startOn(dir);
     // multi-byte characters before the tear: the cut must count bytes, not characters
     const p1 = await createProduct(first, { name: 'Café ☕ ünïcødé' });
     const p2 = await createProduct(first, { name: 'Zweite Größe' });
-    const copy = await newDir();
+    const copy = await scratchDirectory(defer);
     await copyAsCrashed(dir, copy);
 
     const segment = join(copy, (await segmentNames(copy)).at(-1) as string);
@@ -828,7 +822,7 @@ describe('storage: a damaged journal stops the start, names the file and line, a
   ];
   for (const c of cases) {
     test(`${c.name} → startServer rejects with a StartupError naming ${c.names}${c.line === undefined ? '' : ` and line ${c.line}`}; bytes unchanged`, async () => {
-      const dir = await newDir();
+      const dir = await scratchDirectory(defer);
       for (const [name, text] of Object.entries(c.files)) await writeFile(join(dir, name), text);
       await writeFile(join(dir, 'products.json'), '{"next_id": 1, "journal_seq": 0, "records": []}\n');
       const before = await hashDirectory(dir);
@@ -850,7 +844,7 @@ describe('storage: a damaged journal stops the start, names the file and line, a
   ];
   for (const c of corruptSnapshots) {
     test(`a snapshot with ${c.name} beside a journal with a torn tail → StartupError naming the snapshot; the torn tail is not cut`, async () => {
-      const dir = await newDir();
+      const dir = await scratchDirectory(defer);
       const snapshot = join(dir, 'orders.json');
       await writeFile(snapshot, c.text);
       await writeFile(join(dir, segment1), putProduct(1, 1) + '{"seq":2,"changes":[{"put":"prod');
@@ -889,7 +883,7 @@ describe('storage: compaction', () => {
   }
 
   test('many writes with compactAfterBytes: 2000 compact repeatedly and leave no temporary file', async () => {
-    const dir = await newDir();
+    const dir = await scratchDirectory(defer);
     const api = await startOn(dir, { compactAfterBytes: 2000 });
     for (let round = 0; round < 8; round++) {
       const created = await Promise.all(
@@ -910,7 +904,7 @@ describe('storage: compaction', () => {
   });
 
   test('a compaction deletes the segments it covers; a restart after a crash, and after a close, sees the same records', async () => {
-    const dir = await newDir();
+    const dir = await scratchDirectory(defer);
     const api = await startOn(dir, { compactAfterBytes: 2000 });
     for (let n = 0; n < 40; n++) {
       const created = await createProduct(api, { name: `S${n}`, description: 'y'.repeat(80) });
@@ -927,7 +921,7 @@ describe('storage: compaction', () => {
     const products = await readSnapshot(dir, 'products');
     assert.ok(products.records.length > 0, 'the snapshot holds what the deleted segments held');
 
-    const copy = await newDir();
+    const copy = await scratchDirectory(defer);
     await copyAsCrashed(dir, copy);
     const afterCrash = await startOn(copy);
     assert.deepEqual((await afterCrash.get('/v1/products?limit=100')).body, expected);
@@ -944,7 +938,7 @@ describe('storage: compaction', () => {
 
 describe('storage: the lock', () => {
   test('a second server on the same dataDir is refused, naming plainrest.lock; the first keeps working', async () => {
-    const dir = await newDir();
+    const dir = await scratchDirectory(defer);
     const first = await startOn(dir);
     const lock = join(dir, LOCK_FILE);
     assert.equal((await readFile(lock, 'utf8')).trim(), String(process.pid));
@@ -970,7 +964,7 @@ describe('storage: the lock', () => {
   });
 
   test('a lock that holds no pid (not written by plainrest) is refused, named, and left alone', async () => {
-    const dir = await newDir();
+    const dir = await scratchDirectory(defer);
     const lock = join(dir, LOCK_FILE);
     await writeFile(lock, 'garbage\n');
     await assert.rejects(startOn(dir), (error: unknown) => error instanceof StartupError && error.message.includes(lock));
@@ -979,7 +973,7 @@ describe('storage: the lock', () => {
 
   for (const stale of ['the pid of a process that has exited', "this process's own pid (a container restarted as the same pid)"]) {
     test(`a lock holding ${stale} is taken over`, async () => {
-      const dir = await newDir();
+      const dir = await scratchDirectory(defer);
       const first = await startOn(dir);
       await createProduct(first, { name: 'Kept' });
       await first.close();
