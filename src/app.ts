@@ -97,11 +97,9 @@ export async function createApp(options: ServerOptions = {}): Promise<App> {
   const logging = config.accessLog !== 'off';
 
   /** Writes the answer with the headers every answer gets, then logs it. */
-  const corsOff = config.corsOrigins !== '*' && config.corsOrigins.length === 0;
   const finish = (exchange: Exchange, reply: Reply): void => {
     const { req, res } = exchange;
-    const plain = corsOff && limiter === undefined && !shuttingDown;
-    const extra = plain ? undefined : headersForEveryResponse(req, reply, exchange.rateLimit, limiter, config.corsOrigins, shuttingDown);
+    const extra = headersForEveryResponse(req, reply, exchange.rateLimit, limiter, config.corsOrigins, shuttingDown);
     const bytes = writeReply(res, reply, exchange.requestId, req.method === 'HEAD', extra);
     if (!logging) return;
     const entry = {

@@ -111,6 +111,15 @@ export function describeApi(routes: readonly RouteSpec[] = routeTable()): Record
   return openApiDocument(routes, (route) => endpointFor(route, jsonReply(200, {})));
 }
 
+/** Every method some route answers, OPTIONS last: the Allow of a 405 that names no route (CONNECT). */
+export function methodsServed(): string {
+  const methods = new Set<string>();
+  for (const route of routeTable()) {
+    for (const method of endpointFor(route, jsonReply(200, {})).allow.split(', ')) if (method !== 'OPTIONS') methods.add(method);
+  }
+  return [...methods, 'OPTIONS'].join(', ');
+}
+
 export function buildRouter(): Router<Endpoint> {
   const routes = routeTable();
   const document = JSON.stringify(describeApi(routes));

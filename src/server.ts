@@ -10,6 +10,7 @@ import type { App } from './app.js';
 import { createApp } from './app.js';
 import { answerClientError, refuseConnect } from './http/client-errors.js';
 import type { ServerOptions } from './config.js';
+import { methodsServed } from './routes.js';
 
 export const DRAIN_TIMEOUT_MS = 10_000;
 /** Larger request headers get 431. */
@@ -47,7 +48,8 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   // 100-continue (app.ts answers 417) and CONNECT (405); and, with requireHostHeader off
   // below, a missing Host (app.ts answers 400).
   server.on('checkExpectation', app.handle);
-  server.on('connect', (_req: IncomingMessage, socket: Socket) => refuseConnect(socket));
+  const allow = methodsServed();
+  server.on('connect', (_req: IncomingMessage, socket: Socket) => refuseConnect(socket, allow));
   try {
     await listen(server, app.config.port, app.config.host);
   } catch (error) {

@@ -29,12 +29,12 @@ export async function readJsonBody(
   budget: BodyBudget,
 ): Promise<JsonObject> {
   const declaredLength = req.headers['content-length'];
-  if (declaredLength !== undefined && Number(declaredLength) > maxBytes) throw tooLarge(maxBytes);
+  const declared = declaredLength === undefined ? 0 : Number(declaredLength);
+  if (declared > maxBytes) throw tooLarge(maxBytes);
   const hasBody = req.headers['transfer-encoding'] !== undefined || (declaredLength !== undefined && declaredLength !== '0');
   if (!hasBody) throw new HttpError('body_required', 'this request needs a JSON object as its body');
   checkMediaType(req.headers['content-type'], mediaTypes, req.method === 'PATCH');
 
-  const declared = declaredLength === undefined ? 0 : Number(declaredLength);
   if (!budget.take(declared)) throw overloaded(req);
   const held = { bytes: declared };
   try {

@@ -42,13 +42,13 @@ export function answerClientError(error: NodeJS.ErrnoException, socket: Socket, 
   answerRaw(socket, code, detail);
 }
 
-/** CONNECT asks for a tunnel, which this server does not offer: 405, written by hand (Node hands over the socket). */
-export function refuseConnect(socket: Socket): void {
-  answerRaw(socket, 'method_not_allowed', 'CONNECT is not allowed here; this server offers no tunnels', `Allow: ${METHODS_SERVED}\r\n`);
+/**
+ * CONNECT asks for a tunnel, which this server does not offer: 405, written by hand (Node
+ * hands over the socket), with `allow` the methods the server does serve (RFC 9110 §15.5.6).
+ */
+export function refuseConnect(socket: Socket, allow: string): void {
+  answerRaw(socket, 'method_not_allowed', 'CONNECT is not allowed here; this server offers no tunnels', `Allow: ${allow}\r\n`);
 }
-
-/** Every method some path answers (a 405 must say what is allowed, RFC 9110 §15.5.6). */
-const METHODS_SERVED = 'GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS';
 
 /** A problem-details answer written straight to the socket, which then closes. */
 function answerRaw(socket: Socket, code: ErrorCode, detail: string, extraHeaders = ''): void {

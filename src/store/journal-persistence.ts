@@ -35,7 +35,7 @@ export class JournalPersistence implements Persistence {
   readonly #compactAfterBytes: number;
   readonly #logger: Logger;
   #compaction: Promise<void> | undefined;
-  /** Bytes of the snapshots the last compaction wrote (0 before the first). */
+  /** Size of the snapshots the last compaction wrote, in characters (their bytes, for ASCII data); 0 before the first. */
   #snapshotBytes = 0;
 
   constructor(options: {
