@@ -220,7 +220,7 @@ function dispatch(
     if (!admission.allowed) throw new HttpError('rate_limited', 'too many requests; retry after the time in Retry-After');
   }
 
-  requireJsonAcceptable(req.headers.accept);
+  if (!endpoint.negotiates) requireJsonAcceptable(req.headers.accept);
   const context: RequestContext = {
     req,
     method: method === 'HEAD' ? 'GET' : method,

@@ -1,6 +1,6 @@
 // The route table, built once at start from the resource declarations: every
 // collection and item path in both vocabularies (CONTRACT §2), plus the API index,
-// the token endpoint and the health check. Each path lists its methods; HEAD follows
+// the token endpoint, the health checks and the home page (`/`). Each path lists its methods; HEAD follows
 // GET (RFC 9110 §9.3.2) and OPTIONS is answered for every path from the same list.
 // Every method needs a bearer token except those an endpoint lists as open (§6). The
 // same table drives the OpenAPI document, so the two cannot disagree.
@@ -9,11 +9,14 @@ import type { RequestContext } from './context.js';
 import { createRecord, listRecords } from './handlers/collection-handlers.js';
 import { createToken } from './handlers/token-handler.js';
 import { deleteRecord, readRecord, updateRecord } from './handlers/item-handlers.js';
+import { homePageReply } from './home/home-page.js';
+import type { OpenApiView } from './home/openapi-view.js';
 import { matchesIfNoneMatch } from './http/conditional.js';
 import { HttpError } from './http/errors.js';
 import { openApiDocument } from './openapi/document.js';
 import { entityTag } from './representation.js';
 import { rejectQueryParameters } from './http/list-query.js';
+import { prefersHtml, requireHtmlAcceptable, requireJsonAcceptable } from './http/negotiation.js';
 import type { Reply } from './http/respond.js';
 import { jsonReply } from './http/respond.js';
 import type { ResourceDefinition } from './resources/definition.js';
@@ -33,14 +36,16 @@ export interface Endpoint {
   readonly allow: string;
   /** Methods answered without a token (OPTIONS always is; HEAD follows GET). */
   readonly open: ReadonlySet<string>;
+  /** The handlers choose between JSON and HTML on Accept themselves; every other endpoint answers only JSON. */
+  readonly negotiates: boolean;
 }
 
-function endpoint(handlers: Record<string, Handler>, open: readonly string[] = []): Endpoint {
+function endpoint(handlers: Record<string, Handler>, open: readonly string[] = [], negotiates = false): Endpoint {
   const methods = Object.keys(handlers);
   if (methods.includes('GET')) methods.splice(methods.indexOf('GET') + 1, 0, 'HEAD');
   const openMethods = new Set(open);
   if (openMethods.has('GET')) openMethods.add('HEAD');
-  return { handlers: new Map(Object.entries(handlers)), allow: [...methods, 'OPTIONS'].join(', '), open: openMethods };
+  return { handlers: new Map(Object.entries(handlers)), allow: [...methods, 'OPTIONS'].join(', '), open: openMethods, negotiates };
 }
 
 /** `/v1/users`, `/v1/users/:user_id/orders`, `/v1/usuarios/:user_id/pedidos`, … */
@@ -53,11 +58,12 @@ export function collectionPattern(definition: ResourceDefinition, language: Lang
 
 /** Every route, as data: what the router serves and the OpenAPI document describes. */
 export type RouteSpec =
-  | { readonly pattern: string; readonly kind: 'health' | 'readiness' | 'index' | 'openapi' | 'tokens' }
+  | { readonly pattern: string; readonly kind: 'home' | 'health' | 'readiness' | 'index' | 'openapi' | 'tokens' }
   | { readonly pattern: string; readonly kind: 'collection' | 'item'; readonly definition: ResourceDefinition; readonly language: Language };
 
 export function routeTable(): RouteSpec[] {
   const routes: RouteSpec[] = [
+    { pattern: '/', kind: 'home' },
     { pattern: '/healthz', kind: 'health' },
     { pattern: '/readyz', kind: 'readiness' },
     { pattern: API_PREFIX, kind: 'index' },
@@ -74,17 +80,28 @@ export function routeTable(): RouteSpec[] {
   return routes;
 }
 
+/** The documents served as they are, built once at start: the OpenAPI description and the home page. */
+export interface Documents {
+  readonly openApi: Reply;
+  readonly homePage: Reply;
+}
+
+/** Stand-ins for describing the routes (their methods), before the real documents exist. */
+const NO_DOCUMENTS: Documents = { openApi: jsonReply(200, {}), homePage: jsonReply(200, {}) };
+
 /** The methods of a route, and which of them need no token (CONTRACT §6). */
-export function endpointFor(route: RouteSpec, openApi: Reply): Endpoint {
+export function endpointFor(route: RouteSpec, documents: Documents = NO_DOCUMENTS): Endpoint {
   switch (route.kind) {
+    case 'home':
+      return endpoint({ GET: (context) => homePage(context, documents.homePage) }, ['GET'], true);
     case 'health':
       return endpoint({ GET: healthCheck }, ['GET']);
     case 'readiness':
       return endpoint({ GET: readinessCheck }, ['GET']);
     case 'index':
-      return endpoint({ GET: apiIndex }, ['GET']);
+      return endpoint({ GET: (context) => apiIndex(context, documents.homePage) }, ['GET'], true);
     case 'openapi':
-      return endpoint({ GET: (context) => serveOpenApi(context, openApi) }, ['GET']);
+      return endpoint({ GET: (context) => serveDocument(context, documents.openApi) }, ['GET']);
     case 'tokens':
       return endpoint({ POST: createToken }, ['POST']);
     case 'collection': {
@@ -108,33 +125,46 @@ export function endpointFor(route: RouteSpec, openApi: Reply): Endpoint {
 
 /** The OpenAPI document of everything the router serves. */
 export function describeApi(routes: readonly RouteSpec[] = routeTable()): Record<string, unknown> {
-  return openApiDocument(routes, (route) => endpointFor(route, jsonReply(200, {})));
+  return openApiDocument(routes, (route) => endpointFor(route));
 }
 
 /** Every method some route answers, OPTIONS last: the Allow of a 405 that names no route (CONNECT). */
 export function methodsServed(): string {
   const methods = new Set<string>();
   for (const route of routeTable()) {
-    for (const method of endpointFor(route, jsonReply(200, {})).allow.split(', ')) if (method !== 'OPTIONS') methods.add(method);
+    for (const method of endpointFor(route).allow.split(', ')) if (method !== 'OPTIONS') methods.add(method);
   }
   return [...methods, 'OPTIONS'].join(', ');
 }
 
 export function buildRouter(): Router<Endpoint> {
   const routes = routeTable();
-  const document = JSON.stringify(describeApi(routes));
-  const openApi: Reply = { status: 200, headers: { ETag: entityTag(document) }, body: document };
+  const description = describeApi(routes);
+  const document = JSON.stringify(description);
+  const documents: Documents = {
+    openApi: { status: 200, headers: { ETag: entityTag(document) }, body: document },
+    // The document is built by openapi/document.ts in the shape OpenApiView describes.
+    homePage: homePageReply(description as unknown as OpenApiView),
+  };
   const router = new Router<Endpoint>();
-  for (const route of routes) router.add(route.pattern, endpointFor(route, openApi));
+  for (const route of routes) router.add(route.pattern, endpointFor(route, documents));
   return router;
 }
 
-/** The OpenAPI document, generated once at start; it carries a strong ETag. */
-function serveOpenApi(context: RequestContext, document: Reply): Reply {
+/** A document generated once at start (the OpenAPI description, the home page); it carries a strong ETag. */
+function serveDocument(context: RequestContext, document: Reply, vary?: string): Reply {
   rejectQueryParameters(context.search);
   const etag = document.headers?.['ETag'] ?? '';
-  if (matchesIfNoneMatch(context.req.headers['if-none-match'], etag)) return { status: 304, headers: { ETag: etag } };
-  return document;
+  if (matchesIfNoneMatch(context.req.headers['if-none-match'], etag)) {
+    return { status: 304, headers: vary === undefined ? { ETag: etag } : { ETag: etag, Vary: vary } };
+  }
+  return vary === undefined ? document : { ...document, headers: { ...document.headers, Vary: vary } };
+}
+
+/** `/`: the home page, for any client that accepts HTML (406 otherwise: the API is under /v1). */
+function homePage(context: RequestContext, page: Reply): Reply {
+  requireHtmlAcceptable(context.req.headers.accept);
+  return serveDocument(context, page);
 }
 
 /** Liveness: the process answers. */
@@ -152,7 +182,7 @@ function readinessCheck(context: RequestContext): Reply {
   return jsonReply(200, { status: 'ready' });
 }
 
-/** The API's entry point: a link to every top-level collection, in both vocabularies. Built once. */
+/** The API's entry point: a link to every top-level collection, in both vocabularies. Built once, with an ETag. */
 const API_INDEX: Reply = (() => {
   const links: Record<string, string> = { self: API_PREFIX, openapi: `${API_PREFIX}/openapi.json`, tokens: `${API_PREFIX}/tokens` };
   for (const language of LANGUAGES) {
@@ -162,12 +192,16 @@ const API_INDEX: Reply = (() => {
       links[name] = `${API_PREFIX}/${name}`;
     }
   }
-  return jsonReply(200, { name: 'plainrest', version: 'v1', links });
+  const body = JSON.stringify({ name: 'plainrest', version: 'v1', links });
+  return { status: 200, headers: { ETag: entityTag(body) }, body };
 })();
 
-function apiIndex(context: RequestContext): Reply {
-  rejectQueryParameters(context.search);
-  return API_INDEX;
+/** `/v1`: the index as JSON, or the home page for a client that prefers HTML (a browser); the answer varies on Accept. */
+function apiIndex(context: RequestContext, page: Reply): Reply {
+  const accept = context.req.headers.accept;
+  if (prefersHtml(accept)) return serveDocument(context, page, 'Accept');
+  requireJsonAcceptable(accept);
+  return serveDocument(context, API_INDEX, 'Accept');
 }
 
 /** A 404 for a path no route matches; an unversioned resource path (`/users`) is pointed at its `/v1` twin (CONTRACT §2). */

@@ -20,7 +20,7 @@ export const TEST_AUTH_OPTIONS = { adminPassword: TEST_ADMIN_PASSWORD, tokenSecr
 export interface TestResponse {
   readonly status: number;
   readonly headers: Headers;
-  /** Parsed JSON, or undefined for an empty body. */
+  /** Parsed JSON, or undefined for an empty body or the home page (HTML). */
   readonly body: any;
   readonly text: string;
 }
@@ -96,7 +96,8 @@ export function wrap(server: RunningServer, token: string | undefined): TestServ
     const response = await fetch(server.url + path, { method, headers, body });
     const text = await response.text();
     let parsed: unknown;
-    if (text !== '') parsed = JSON.parse(text);
+    // Every answer is JSON but the home page's HTML.
+    if (text !== '' && !(response.headers.get('content-type') ?? '').startsWith('text/html')) parsed = JSON.parse(text);
     return { status: response.status, headers: response.headers, body: parsed, text };
   };
   return {

@@ -77,7 +77,7 @@ describe('openapi: the document', () => {
         if (method !== 'parameters' && Array.isArray(operation.security) && operation.security.length === 0) open.push(`${method.toUpperCase()} ${path}`);
       }
     }
-    assert.deepEqual(open.sort(), ['GET /healthz', 'GET /readyz', 'GET /v1', 'GET /v1/openapi.json', 'POST /v1/tokens'].sort());
+    assert.deepEqual(open.sort(), ['GET /', 'GET /healthz', 'GET /readyz', 'GET /v1', 'GET /v1/openapi.json', 'POST /v1/tokens'].sort());
   });
 });
 

@@ -71,6 +71,7 @@ describe('every path of CONTRACT §2 exists in both vocabularies, and nothing el
   // Seed: users 1–2, products 1–12, orders 1–3 of user 1 and 4–5 of user 2; user 3 is
   // the administrator the server ensures at start.
   const cases: { method: string; path: string; status: number; code?: string }[] = [
+    { method: 'GET', path: '/', status: 200 },
     { method: 'GET', path: '/v1', status: 200 },
     { method: 'GET', path: '/healthz', status: 200 },
     { method: 'GET', path: '/v1/users', status: 200 },
@@ -100,7 +101,7 @@ describe('every path of CONTRACT §2 exists in both vocabularies, and nothing el
     { method: 'GET', path: '/v1/produtos/13', status: 404, code: 'record_not_found' },
     { method: 'GET', path: '/v1/products/9007199254740991', status: 404, code: 'record_not_found' },
     // unknown paths
-    { method: 'GET', path: '/', status: 404, code: 'route_not_found' },
+    { method: 'GET', path: '/index.html', status: 404, code: 'route_not_found' },
     { method: 'GET', path: '/v2/users', status: 404, code: 'route_not_found' },
     { method: 'GET', path: '/V1/users', status: 404, code: 'route_not_found' },
     { method: 'GET', path: '/v1/Users', status: 404, code: 'route_not_found' },

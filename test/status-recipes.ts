@@ -130,8 +130,8 @@ async function produce(api: TestServer, operation: Operation, status: number): P
       if (template.includes('{user_id}')) path = pathFor(template, false, BOB).replace(/\/1$/, '/4');
       caller = api.as(tokenFor(ALICE));
       break;
-    case 406:
-      headers['accept'] = 'text/html';
+    case 406: // neither JSON nor HTML (the home page at / and /v1 answers text/html)
+      headers['accept'] = 'text/plain';
       break;
     case 409:
       body = conflictingBody(route, method);

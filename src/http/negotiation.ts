@@ -1,7 +1,8 @@
-// Content negotiation on Accept (RFC 9110 §12.5.1). Every answer is JSON, so a request
+// Content negotiation on Accept (RFC 9110 §12.5.1). Every API answer is JSON, so a request
 // whose Accept excludes JSON gets 406. The most specific matching media range decides
 // its weight, so `*/*, application/json;q=0` refuses JSON. Errors are sent as
-// application/problem+json when the client names that type (RFC 9457 §3).
+// application/problem+json when the client names that type (RFC 9457 §3). The home
+// page is the one HTML answer: at `/`, and at `/v1` when the client prefers HTML.
 
 import { HttpError } from './errors.js';
 
@@ -56,4 +57,18 @@ export function requireJsonAcceptable(accept: string | undefined): void {
 export function wantsProblemJson(accept: string | undefined): boolean {
   if (accept === undefined || !accept.includes('problem+json')) return false;
   return parseAccept(accept).some((range) => range.type === 'application/problem+json' && range.quality > 0);
+}
+
+/** True when the client weighs text/html above application/json (a browser navigating to the address). */
+export function prefersHtml(accept: string | undefined): boolean {
+  if (accept === undefined || !accept.includes('text/')) return false;
+  const ranges = parseAccept(accept);
+  return qualityOf(ranges, 'text/html') > qualityOf(ranges, 'application/json');
+}
+
+/** Throws 406 unless the client accepts text/html (for an address that answers only with a page). */
+export function requireHtmlAcceptable(accept: string | undefined): void {
+  if (accept === undefined || accept === '*/*' || accept.trim() === '') return;
+  if (qualityOf(parseAccept(accept), 'text/html') > 0) return;
+  throw new HttpError('not_acceptable', 'this address answers only with text/html (the API itself is under /v1)');
 }

@@ -171,6 +171,8 @@ function bodySuffix(kind: BodyKind): string {
   return kind === 'create' ? 'Create' : kind === 'replace' ? 'Replace' : 'Patch';
 }
 
+const HTML_CONTENT: Json = { 'text/html': { schema: { type: 'string' } } };
+
 function fixedOperations(route: Exclude<RouteSpec, ResourceRoute>): Json {
   const open = { security: [] };
   switch (route.kind) {
@@ -178,8 +180,27 @@ function fixedOperations(route: Exclude<RouteSpec, ResourceRoute>): Json {
       return { get: { ...open, operationId: 'getHealth', summary: 'Liveness', responses: responses({ 200: { description: 'the process answers', content: jsonContent({ type: 'object' }) } }, [400]) } };
     case 'readiness':
       return { get: { ...open, operationId: 'getReadiness', summary: 'Readiness', responses: responses({ 200: { description: 'ready', content: jsonContent({ type: 'object' }) } }, [400, 503]) } };
+    case 'home':
+      return {
+        get: {
+          ...open,
+          operationId: 'getHomePage',
+          summary: 'The API explorer: an HTML page that describes this API and sends requests to it',
+          responses: responses({ 200: { description: 'the page', content: HTML_CONTENT }, 304: { description: 'Not Modified' } }, [400, 406]),
+        },
+      };
     case 'index':
-      return { get: { ...open, operationId: 'getIndex', summary: 'The API index: links to every collection', responses: responses({ 200: { description: 'links', content: jsonContent({ type: 'object' }) } }, [400, 406]) } };
+      return {
+        get: {
+          ...open,
+          operationId: 'getIndex',
+          summary: 'The API index: links to every collection (the home page for a client that prefers text/html)',
+          responses: responses(
+            { 200: { description: 'links', content: { ...jsonContent({ type: 'object' }), ...HTML_CONTENT } }, 304: { description: 'Not Modified' } },
+            [400, 406],
+          ),
+        },
+      };
     case 'openapi':
       return { get: { ...open, operationId: 'getOpenApi', summary: 'This document', responses: responses({ 200: { description: 'OpenAPI 3.1', content: jsonContent({ type: 'object' }) }, 304: { description: 'Not Modified' } }, [400, 406]) } };
     case 'tokens':

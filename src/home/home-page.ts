@@ -1,0 +1,219 @@
+// The home page (GET /, and GET /v1 for a client that prefers HTML): one HTML document,
+// generated once at start from the OpenAPI document, with its style and script inline
+// and nothing else to fetch. It teaches by use: log in, send any request, see the
+// whole exchange with the meaning of its status. It is served with a strict
+// Content-Security-Policy (CSP Level 3: only the hashed script and style run, Trusted
+// Types required, no framing) and `X-Content-Type-Options: nosniff`.
+
+import { createHash } from 'node:crypto';
+import type { Reply } from '../http/respond.js';
+import { entityTag } from '../representation.js';
+import { RESOURCES } from '../resources/index.js';
+import type { Language } from '../vocabulary.js';
+import { LANGUAGES, translate } from '../vocabulary.js';
+import { EXPLORER_SCRIPT } from './explorer-script.js';
+import { EXPLORER_STYLE } from './explorer-style.js';
+import type { OpenApiView } from './openapi-view.js';
+import { escapeHtml, examplePath, operationsHtml, resourceHtml } from './reference-html.js';
+import { STATUS_MEANINGS } from './status-meanings.js';
+
+export const HTML_TYPE = 'text/html; charset=utf-8';
+
+const TOKENS_PATH = '/v1/tokens';
+
+const LANGUAGE_NAMES: Readonly<Record<Language, string>> = { en: 'English', pt: 'Portuguese' };
+
+/** `'sha256-…'`, the CSP source that allows exactly this inline text (CSP Level 3 §8.3). */
+function hashSource(text: string): string {
+  return `'sha256-${createHash('sha256').update(text, 'utf8').digest('base64')}'`;
+}
+
+/** The policy: nothing by default; the page's own script and style, requests to this origin, no forms posted, no framing. */
+export function contentSecurityPolicy(script: string, style: string): string {
+  return [
+    "default-src 'none'",
+    `script-src ${hashSource(script)}`,
+    `style-src ${hashSource(style)}`,
+    "connect-src 'self'",
+    'img-src data:',
+    "form-action 'none'",
+    "base-uri 'none'",
+    "frame-ancestors 'none'",
+    "require-trusted-types-for 'script'",
+  ].join('; ');
+}
+
+const CONVENTIONS = `
+<ul>
+<li><strong>Resources have addresses.</strong> A collection (<code>/v1/products</code>) lists and creates; an item
+(<code>/v1/products/7</code>) is read with GET, replaced with PUT, changed with PATCH and removed with DELETE.</li>
+<li><strong>The status code says what happened</strong>; every one is explained under the answer and in the
+<a href="#statuses">list of status codes</a>. Errors carry a JSON body (RFC 9457 problem details) naming the cause.</li>
+<li><strong>Bodies are JSON</strong>, sent with <code>Content-Type: application/json</code>
+(<code>application/merge-patch+json</code> for PATCH, where <code>null</code> removes a field).</li>
+<li><strong>A token proves who you are</strong>: POST your email and password to <code>/v1/tokens</code>, then send
+<code>Authorization: Bearer &lt;token&gt;</code>. The server keeps no session.</li>
+<li><strong>Lists come in pages</strong> (<code>limit</code>, <code>page</code>, <code>sort=-price</code>, filters such as
+<code>category=tea</code>); the <code>Link</code> header points to the next and previous pages.</li>
+<li><strong>Versions of a record have an ETag</strong>: send it back in <code>If-Match</code> to change a record only if
+nobody else changed it first (else 412), or in <code>If-None-Match</code> to get 304 when your copy is current.</li>
+</ul>`;
+
+const LOGIN = `
+<section id="login" aria-labelledby="login-title">
+<h2 id="login-title">1. Log in</h2>
+<p>With the example data you can be <code>alice@example.com</code> (password <code>wonderland-42</code>), an ordinary
+user, or the administrator <code>admin@example.com</code>, whose password was printed when the server first started
+(or is <code>ADMIN_PASSWORD</code>).</p>
+<form id="login-form" class="stack">
+<label for="login-email">Email</label>
+<input id="login-email" name="email" type="email" autocomplete="username" required>
+<label for="login-password">Password</label>
+<input id="login-password" name="password" type="password" autocomplete="current-password" required>
+<button type="submit">Log in</button>
+</form>
+<p id="login-state" role="status">Not logged in: only the open operations answer.</p>
+<button type="button" id="logout" class="secondary" hidden>Log out (forget the token)</button>
+</section>`;
+
+function requestForm(paths: readonly string[]): string {
+  const methods = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'].map((method) => `<option>${method}</option>`).join('');
+  return `
+<section id="try" aria-labelledby="try-title">
+<h2 id="try-title">2. Send a request</h2>
+<p>Press <em>Try it</em> on any operation in the <a href="#reference">reference</a> to fill this form, change what you like, and send it.</p>
+<form id="request-form" class="stack">
+<label for="request-method">Method</label>
+<select id="request-method" name="method">${methods}</select>
+<label for="request-path">Path</label>
+<input id="request-path" name="path" value="/v1/products" list="known-paths" required spellcheck="false" autocapitalize="off">
+<label for="request-query">Query <span class="hint">(without the "?", such as limit=5&amp;sort=-price)</span></label>
+<input id="request-query" name="query" value="limit=5" spellcheck="false" autocapitalize="off">
+<label for="request-headers">Headers <span class="hint">(one "Name: value" per line; Authorization is added once you are logged in)</span></label>
+<textarea id="request-headers" name="headers" rows="2" spellcheck="false" autocapitalize="off"></textarea>
+<label for="request-body">Body <span class="hint">(JSON; empty for GET, HEAD and DELETE)</span></label>
+<textarea id="request-body" name="body" rows="6" spellcheck="false" autocapitalize="off"></textarea>
+<button type="submit">Send</button>
+<p id="request-error" class="error" role="alert"></p>
+</form>
+<datalist id="known-paths">${paths.map((path) => `<option value="${escapeHtml(path)}"></option>`).join('')}</datalist>
+</section>`;
+}
+
+const EXCHANGE = `
+<section id="exchange" aria-labelledby="exchange-title">
+<h2 id="exchange-title">3. The exchange</h2>
+<p id="exchange-empty">Nothing sent yet. The request you send and the server's whole answer appear here.</p>
+<div id="exchange-parts" hidden>
+<h3>Request</h3>
+<pre id="request-text"></pre>
+<h3>Response</h3>
+<p id="status-line" class="status" role="status"></p>
+<div id="follow" class="buttons"></div>
+<h4>Status line and headers</h4>
+<pre id="response-headers"></pre>
+<div id="records" class="table-wrap"></div>
+<h4>Body</h4>
+<pre id="response-body"></pre>
+</div>
+</section>`;
+
+function vocabularySwitch(): string {
+  const choices = LANGUAGES.map((language) => {
+    const example = `/v1/${translate('products', language)}`;
+    return `<label><input type="radio" name="vocabulary" value="${language}"${language === 'en' ? ' checked' : ''}> ${LANGUAGE_NAMES[language]} (<code>${example}</code>)</label>`;
+  });
+  return `<fieldset><legend>Show paths and fields in</legend>${choices.join('')}</fieldset>`;
+}
+
+function reference(document: OpenApiView): string {
+  const resourceTags = new Set(LANGUAGES.flatMap((language) => RESOURCES.map((definition) => translate(definition.collection, language))));
+  const service = operationsHtml(document, 'en', (_, operation) => !resourceTags.has(operation.tags?.[0] ?? ''));
+  const vocabularies = LANGUAGES.map((language) => {
+    const resources = RESOURCES.map((definition) => resourceHtml(document, translate(definition.collection, language), definition.singular, language));
+    return `<div data-vocabulary="${language}"${language === 'en' ? '' : ' hidden'}>${resources.join('\n')}</div>`;
+  });
+  return `
+<section id="reference" aria-labelledby="reference-title">
+<h2 id="reference-title">Reference</h2>
+<p>Every operation, generated from <a href="/v1/openapi.json">the OpenAPI document</a>. All need a token except
+those marked open; each lists the status codes it can answer, linked to what they mean.</p>
+<h3>Service</h3>
+${service}
+${vocabularies.join('\n')}
+</section>`;
+}
+
+function statusGlossary(): string {
+  const entries = [...STATUS_MEANINGS].map(
+    ([status, { title, meaning }]) => `<dt id="status-${status}">${status} ${escapeHtml(title)}</dt><dd>${escapeHtml(meaning)}</dd>`,
+  );
+  return `
+<section id="statuses" aria-labelledby="statuses-title">
+<h2 id="statuses-title">Status codes</h2>
+<dl class="statuses">${entries.join('')}</dl>
+</section>`;
+}
+
+/** JSON for a <script type="application/json"> block: "<" escaped so no text can close the element. */
+function scriptData(value: unknown): string {
+  return JSON.stringify(value).replace(/</g, '\\u003c');
+}
+
+export function renderHomePage(document: OpenApiView): string {
+  const meanings = Object.fromEntries(STATUS_MEANINGS);
+  const paths = Object.keys(document.paths).map(examplePath);
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${escapeHtml(document.info.title)}: API explorer</title>
+<link rel="icon" href="data:,">
+<style>${EXPLORER_STYLE}</style>
+</head>
+<body>
+<a class="skip" href="#try">Skip to the request form</a>
+<header>
+<h1>${escapeHtml(document.info.title)} <small>API explorer</small></h1>
+<p>${escapeHtml(document.info.description)} Log in, send requests, and read what each answer means.</p>
+${vocabularySwitch()}
+<nav aria-label="Sections"><ul><li><a href="#login">Log in</a></li><li><a href="#try">Send a request</a></li>
+<li><a href="#exchange">The exchange</a></li><li><a href="#reference">Reference</a></li><li><a href="#statuses">Status codes</a></li></ul></nav>
+</header>
+<main>
+<section id="how" aria-labelledby="how-title">
+<h2 id="how-title">How this API works</h2>
+${CONVENTIONS}
+</section>
+${LOGIN}
+${requestForm(paths)}
+${EXCHANGE}
+${reference(document)}
+${statusGlossary()}
+</main>
+<footer><p>JSON clients asking for <code>/v1</code> get the API index as JSON; this page is for browsers.
+The machine-readable description is <a href="/v1/openapi.json">/v1/openapi.json</a>.</p></footer>
+<script type="application/json" id="explorer-data">${scriptData({ meanings, tokensPath: TOKENS_PATH })}</script>
+<script>${EXPLORER_SCRIPT}</script>
+</body>
+</html>
+`;
+}
+
+/** The page as an answer, built once: its ETag, and the headers that keep it safe. */
+export function homePageReply(document: OpenApiView): Reply {
+  const html = renderHomePage(document);
+  return {
+    status: 200,
+    contentType: HTML_TYPE,
+    body: html,
+    headers: {
+      ETag: entityTag(html),
+      'Cache-Control': 'no-cache',
+      'Content-Security-Policy': contentSecurityPolicy(EXPLORER_SCRIPT, EXPLORER_STYLE),
+      'X-Content-Type-Options': 'nosniff',
+      'Referrer-Policy': 'no-referrer',
+    },
+  };
+}

@@ -1,0 +1,134 @@
+// The reference part of the home page, written as HTML from the OpenAPI document:
+// for every resource its record as a table of fields, then every operation with its
+// parameters, an example body, the status codes it can answer (each linked to its
+// meaning) and a "Try it" button that puts the request in the form. Every text and
+// attribute goes through `escapeHtml`.
+
+import type { Language } from '../vocabulary.js';
+import { translate } from '../vocabulary.js';
+import type { OpenApiView, OperationView, ParameterView, SchemaView } from './openapi-view.js';
+import { HTTP_METHODS, resolve } from './openapi-view.js';
+import { STATUS_MEANINGS } from './status-meanings.js';
+
+const ESCAPES: Readonly<Record<string, string>> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+
+/** Text safe inside an element or a quoted attribute. */
+export function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (character) => ESCAPES[character] as string);
+}
+
+/** The path with each `{name_id}` filled with 1, which names a record in the example data. */
+export function examplePath(path: string): string {
+  return path.replace(/\{[a-z_]+\}/g, '1');
+}
+
+function typeOf(document: OpenApiView, schema: SchemaView): string {
+  const types = Array.isArray(schema.type) ? schema.type : [schema.type ?? 'any'];
+  const type = types.filter((name) => name !== 'null').join(' or ');
+  if (type === 'array' && schema.items !== undefined) {
+    return `list of {${Object.keys(resolve(document, schema.items).properties ?? {}).join(', ')}}`;
+  }
+  return schema.format === undefined ? type : `${type} (${schema.format})`;
+}
+
+function rulesOf(schema: SchemaView): string {
+  const rules: string[] = [];
+  const range = (min: number | undefined, max: number | undefined, unit: string): void => {
+    if (min !== undefined && max !== undefined) rules.push(`${min}–${max}${unit}`);
+    else if (min !== undefined) rules.push(`at least ${min}${unit}`);
+    else if (max !== undefined) rules.push(`at most ${max}${unit}`);
+  };
+  range(schema.minLength, schema.maxLength, ' characters');
+  range(schema.minimum, schema.maximum, '');
+  range(schema.minItems, schema.maxItems, ' items');
+  if (schema.multipleOf === 0.01) rules.push('at most two decimals');
+  if (schema.enum !== undefined) rules.push(`one of ${schema.enum.join(', ')}`);
+  return rules.join('; ');
+}
+
+/** The record's fields: type, rules, and what a client may do with each (from the create body's schema). */
+function recordTable(document: OpenApiView, name: string, record: SchemaView, create: SchemaView): string {
+  const createFields = create.properties ?? {};
+  const fields: [string, SchemaView][] = Object.entries(record.properties ?? {});
+  for (const [field, schema] of Object.entries(createFields)) if (schema.writeOnly === true) fields.push([field, schema]);
+  const rows = fields.map(([field, schema]) => {
+    const required = create.required?.includes(field) === true;
+    const use = schema.readOnly === true ? 'set by the server' : schema.writeOnly === true ? 'write-only: accepted, never shown' : required ? 'required' : 'optional';
+    return `<tr><th scope="row"><code>${escapeHtml(field)}</code></th><td>${escapeHtml(typeOf(document, schema))}</td><td>${escapeHtml(rulesOf(schema))}</td><td>${use}</td></tr>`;
+  });
+  return (
+    `<div class="table-wrap" role="region" aria-label="fields of ${escapeHtml(name)}" tabindex="0"><table>` +
+    `<caption>A ${escapeHtml(name)} record</caption>` +
+    '<thead><tr><th scope="col">field</th><th scope="col">type</th><th scope="col">rules</th><th scope="col">on create</th></tr></thead>' +
+    `<tbody>${rows.join('')}</tbody></table></div>`
+  );
+}
+
+function parameterItem(parameter: ParameterView): string {
+  const bounds = parameter.schema === undefined ? '' : rulesOf(parameter.schema);
+  const description = [parameter.description, bounds].filter((part) => part !== undefined && part !== '').join('; ');
+  return `<li><code>${escapeHtml(parameter.name)}</code> (${parameter.in}): ${escapeHtml(description)}</li>`;
+}
+
+/** A status the operation can answer, linked to its meaning; a success says what this operation gives back. */
+function statusLink(status: string, description: string): string {
+  const known = STATUS_MEANINGS.get(Number(status));
+  const link = `<a href="#status-${status}">${status}</a>`;
+  return Number(status) < 400 && description !== known?.title ? `${link} (${escapeHtml(description)})` : link;
+}
+
+/** The example request body, from the schema's `examples`. */
+function exampleBody(document: OpenApiView, operation: OperationView): { contentType: string; example: unknown } | undefined {
+  const [contentType, media] = Object.entries(operation.requestBody?.content ?? {})[0] ?? [];
+  if (contentType === undefined || media === undefined) return undefined;
+  return { contentType, example: resolve(document, media.schema).examples?.[0] ?? {} };
+}
+
+export function operationHtml(document: OpenApiView, path: string, method: string, operation: OperationView, language: Language): string {
+  const id = `${language}-${method}-${path.replace(/[^a-z0-9]+/gi, '-')}`;
+  const parameters = [...(document.paths[path]?.parameters ?? []), ...(operation.parameters ?? [])];
+  const body = exampleBody(document, operation);
+  const verb = method.toUpperCase();
+  const isList = parameters.some((parameter) => parameter.name === translate('limit', language));
+  const query = isList ? `${translate('limit', language)}=5` : '';
+  const tryTarget = examplePath(path) + (query === '' ? '' : `?${query}`);
+  const statuses = Object.entries(operation.responses).filter(([status]) => status !== 'default');
+  const exampleText = body === undefined ? '' : JSON.stringify(body.example);
+  return [
+    `<article class="operation" aria-labelledby="${id}">`,
+    `<h4 id="${id}"><span class="method">${verb}</span> <code>${escapeHtml(path)}</code> <span>${escapeHtml(operation.summary)}</span></h4>`,
+    operation.security?.length === 0 ? '<p class="hint">Open: no token needed.</p>' : '',
+    parameters.length === 0 ? '' : `<p>Parameters:</p><ul>${parameters.map(parameterItem).join('')}</ul>`,
+    body === undefined ? '' : `<p>Body (<code>${escapeHtml(body.contentType)}</code>), for example:</p><pre>${escapeHtml(exampleText)}</pre>`,
+    `<p>Answers: ${statuses.map(([status, response]) => statusLink(status, response.description)).join(', ')}.</p>`,
+    `<button type="button" data-method="${verb}" data-path="${escapeHtml(examplePath(path))}" data-query="${escapeHtml(query)}"` +
+      (body === undefined ? '' : ` data-example="${escapeHtml(exampleText)}"`) +
+      ` aria-label="Try ${verb} ${escapeHtml(tryTarget)} in the form">Try it</button>`,
+    '</article>',
+  ].join('');
+}
+
+/** Every operation of the paths `include` selects, in document order. */
+export function operationsHtml(document: OpenApiView, language: Language, include: (path: string, operation: OperationView) => boolean): string {
+  const parts: string[] = [];
+  for (const [path, item] of Object.entries(document.paths)) {
+    for (const method of HTTP_METHODS) {
+      const operation = item[method];
+      if (operation !== undefined && include(path, operation)) parts.push(operationHtml(document, path, method, operation, language));
+    }
+  }
+  return parts.join('\n');
+}
+
+/** One resource in one vocabulary: its record's table, then its operations (those tagged with its collection name). */
+export function resourceHtml(document: OpenApiView, tag: string, singular: string, language: Language): string {
+  const collectionPath = Object.keys(document.paths).find((path) => document.paths[path]?.post?.tags?.[0] === tag);
+  const collection = collectionPath === undefined ? undefined : document.paths[collectionPath];
+  const list = collection?.get?.responses['200']?.content?.['application/json']?.schema;
+  const listSchema = list === undefined ? {} : resolve(document, list);
+  const record = listSchema.properties?.['data']?.items;
+  const create = collection?.post?.requestBody?.content['application/json']?.schema;
+  const table = record === undefined || create === undefined ? '' : recordTable(document, singular, resolve(document, record), resolve(document, create));
+  const operations = operationsHtml(document, language, (_, operation) => operation.tags?.[0] === tag);
+  return `<section aria-labelledby="${language}-${tag}"><h3 id="${language}-${tag}">${escapeHtml(tag)}</h3>${table}${operations}</section>`;
+}

@@ -1,0 +1,50 @@
+// What each status code this API can answer means, in one sentence a newcomer can act
+// on (RFC 9110 §15 defines them; CONTRACT §7 says when this API uses each). The home
+// page shows them in its glossary, beside every operation, and under every answer.
+
+import { STATUS_TITLES } from '../http/errors.js';
+
+export interface StatusMeaning {
+  readonly title: string;
+  readonly meaning: string;
+}
+
+const SUCCESS_TITLES: Readonly<Record<number, string>> = {
+  200: 'OK',
+  201: 'Created',
+  204: 'No Content',
+  304: 'Not Modified',
+};
+
+const MEANINGS: Readonly<Record<number, string>> = {
+  200: 'it worked; the body is the record, the page of records or the document asked for.',
+  201: "the record was created; the new record's address is in Location, and the body shows it.",
+  204: 'it worked and there is nothing to send back (the record is gone).',
+  304: 'your copy is still current (its ETag matches If-None-Match), so no body was sent.',
+  400: 'the request itself is malformed (not JSON, nested too deep, or an unknown or bad query parameter); `errors` names what to fix.',
+  401: 'no valid token came with the request: log in (POST /v1/tokens) and send Authorization: Bearer <token>.',
+  403: 'you are logged in, but your role may not do this (only an administrator may, or the record is not yours).',
+  404: 'nothing is at this path: no such route, or no record with this id.',
+  405: 'the path exists but not with this method; Allow lists the methods it has.',
+  406: 'the Accept header rules out every type this address can answer with.',
+  408: 'the request took too long to arrive, so the server gave up on it.',
+  409: 'the request clashes with the current state: an email already in use, an order change its status forbids, or the same Idempotency-Key still in progress.',
+  412: 'If-Match named an ETag that is no longer current: someone changed the record since you read it; read it again.',
+  413: 'the body is larger than the server accepts.',
+  414: 'the address (path and query) is too long.',
+  415: 'the body was not labelled as JSON: send Content-Type: application/json (or application/merge-patch+json for PATCH).',
+  417: 'an Expect header other than 100-continue cannot be met.',
+  422: 'the JSON is well-formed but breaks the rules (a missing field, a bad value, an unknown field); `errors` lists each one.',
+  429: 'too many requests in a short time: wait the seconds given in Retry-After.',
+  431: 'the request headers are too large.',
+  500: 'the server failed; nothing you sent is to blame. Quote the request_id when you report it.',
+  503: 'the server cannot take this now (shutting down, or too busy); try again after Retry-After.',
+};
+
+/** Every status this API answers with, in order. */
+export const STATUS_MEANINGS: ReadonlyMap<number, StatusMeaning> = new Map(
+  Object.keys(MEANINGS)
+    .map(Number)
+    .sort((a, b) => a - b)
+    .map((status) => [status, { title: SUCCESS_TITLES[status] ?? STATUS_TITLES[status] ?? 'Unknown', meaning: MEANINGS[status] as string }]),
+);

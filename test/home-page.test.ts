@@ -1,0 +1,254 @@
+// The home page over HTTP (the browser test drives it in Chromium): `/` and `/v1` for a
+// client that prefers HTML serve one self-contained page generated from the OpenAPI
+// document, under a Content-Security-Policy whose hashes match the inline script and
+// style; the JSON API answers exactly as before. Plus unit checks of the parts.
+
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { after, before, describe, it } from 'node:test';
+import { Script } from 'node:vm';
+import { EXPLORER_SCRIPT } from '../src/home/explorer-script.js';
+import { renderHomePage } from '../src/home/home-page.js';
+import type { OpenApiView } from '../src/home/openapi-view.js';
+import { escapeHtml, examplePath } from '../src/home/reference-html.js';
+import { STATUS_MEANINGS } from '../src/home/status-meanings.js';
+import { prefersHtml } from '../src/http/negotiation.js';
+import { assertEmpty, assertJson, assertProblem, STRONG_ETAG } from './assertions.js';
+import type { TestServer } from './helpers.js';
+import { startTestServer } from './helpers.js';
+
+/** What a browser sends when it opens an address. */
+const BROWSER_ACCEPT = 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8';
+
+interface Answer {
+  readonly status: number;
+  readonly headers: Headers;
+  readonly text: string;
+  readonly body: any;
+}
+
+/** fetch with no token, reading the body as text (and as JSON when it is JSON). */
+async function fetchText(api: TestServer, path: string, init: RequestInit = {}): Promise<Answer> {
+  const response = await fetch(api.url + path, init);
+  const text = await response.text();
+  const json = (response.headers.get('content-type') ?? '').startsWith('application/') && text !== '';
+  return { status: response.status, headers: response.headers, text, body: json ? JSON.parse(text) : undefined };
+}
+
+function sha256Source(text: string): string {
+  return `'sha256-${createHash('sha256').update(text).digest('base64')}'`;
+}
+
+/** The text of every element `tag` (with exactly these attributes) in the page. */
+function elements(html: string, openingTag: string, closingTag: string): string[] {
+  const found: string[] = [];
+  let start = html.indexOf(openingTag);
+  while (start !== -1) {
+    const end = html.indexOf(closingTag, start);
+    found.push(html.slice(start + openingTag.length, end));
+    start = html.indexOf(openingTag, end);
+  }
+  return found;
+}
+
+describe('home page over HTTP', () => {
+  let api: TestServer;
+  let page: Answer;
+  let openApi: { paths: Record<string, Record<string, { summary?: string; responses?: Record<string, unknown> }>> };
+
+  before(async () => {
+    api = await startTestServer();
+    page = await fetchText(api, '/', { headers: { Accept: BROWSER_ACCEPT } });
+    openApi = (await api.get('/v1/openapi.json')).body;
+  });
+  after(() => api.close());
+
+  it('GET / serves the page without a token, with the headers that keep it safe', () => {
+    assert.equal(page.status, 200);
+    assert.equal(page.headers.get('content-type'), 'text/html; charset=utf-8');
+    assert.equal(page.headers.get('x-content-type-options'), 'nosniff');
+    assert.equal(page.headers.get('referrer-policy'), 'no-referrer');
+    assert.equal(page.headers.get('cache-control'), 'no-cache');
+    assert.match(page.headers.get('etag') ?? '', STRONG_ETAG);
+    assert.notEqual(page.headers.get('x-request-id'), null);
+    assert.equal(page.headers.get('content-length'), String(Buffer.byteLength(page.text)));
+    assert.ok(page.text.startsWith('<!doctype html>\n<html lang="en">'));
+  });
+
+  it('its Content-Security-Policy allows exactly the inline script and style, and nothing else', () => {
+    const scripts = elements(page.text, '<script>', '</script>');
+    const styles = elements(page.text, '<style>', '</style>');
+    assert.equal(scripts.length, 1, 'one executable script');
+    assert.equal(styles.length, 1, 'one stylesheet');
+    assert.equal(page.headers.get('content-security-policy'), [
+      "default-src 'none'",
+      `script-src ${sha256Source(scripts[0] as string)}`,
+      `style-src ${sha256Source(styles[0] as string)}`,
+      "connect-src 'self'",
+      'img-src data:',
+      "form-action 'none'",
+      "base-uri 'none'",
+      "frame-ancestors 'none'",
+      "require-trusted-types-for 'script'",
+    ].join('; '));
+    // No inline event handlers or style attributes, which the policy would block; nothing fetched from elsewhere.
+    assert.doesNotMatch(page.text, /\son[a-z]+=/i);
+    assert.doesNotMatch(page.text, /\sstyle=/i);
+    assert.doesNotMatch(page.text, /\ssrc=|https?:\/\//i);
+    assert.ok(Buffer.byteLength(page.text) < 100_000, `a few tens of kB (${Buffer.byteLength(page.text)} bytes)`);
+  });
+
+  it('the data block for the script holds every status meaning and cannot close its element', () => {
+    const [data] = elements(page.text, '<script type="application/json" id="explorer-data">', '</script>');
+    assert.ok(data !== undefined);
+    assert.ok(!data.includes('<'));
+    const parsed = JSON.parse(data) as { meanings: Record<string, { title: string; meaning: string }>; tokensPath: string };
+    assert.equal(parsed.tokensPath, '/v1/tokens');
+    assert.deepEqual(Object.keys(parsed.meanings).map(Number), [...STATUS_MEANINGS.keys()]);
+    assert.deepEqual(parsed.meanings['201'], STATUS_MEANINGS.get(201));
+  });
+
+  it('describes every path and operation of the OpenAPI document, and every status each can answer', () => {
+    let operations = 0;
+    for (const [path, item] of Object.entries(openApi.paths)) {
+      assert.ok(page.text.includes(`<code>${path}</code>`), `path ${path}`);
+      for (const [method, operation] of Object.entries(item)) {
+        if (method === 'parameters') continue;
+        operations += 1;
+        assert.ok(page.text.includes(`<span class="method">${method.toUpperCase()}</span> <code>${path}</code> <span>${escapeHtml(operation.summary ?? '')}</span>`), `${method} ${path}`);
+        assert.ok(page.text.includes(`data-method="${method.toUpperCase()}" data-path="${examplePath(path)}"`), `Try it for ${method} ${path}`);
+        for (const status of Object.keys(operation.responses ?? {})) {
+          if (status === 'default') continue;
+          assert.ok(STATUS_MEANINGS.has(Number(status)), `a meaning for ${status}`);
+        }
+      }
+    }
+    assert.equal(elements(page.text, '<article class="operation"', '</article>').length, operations);
+    // Every status linked from an operation is explained in the glossary.
+    for (const [, status] of page.text.matchAll(/href="#status-(\d+)"/g)) assert.ok(page.text.includes(`<dt id="status-${status}">`), `glossary entry ${status}`);
+    for (const [status, { title }] of STATUS_MEANINGS) assert.ok(page.text.includes(`<dt id="status-${status}">${status} ${title}</dt>`));
+  });
+
+  it('shows the records as tables, with the write-only password and the server-set fields marked', () => {
+    assert.ok(page.text.includes('<caption>A product record</caption>'));
+    assert.ok(page.text.includes('<tr><th scope="row"><code>price</code></th><td>number</td><td>0–1000000000; at most two decimals</td><td>required</td></tr>'));
+    assert.ok(page.text.includes('<tr><th scope="row"><code>password</code></th><td>string</td><td>8–200 characters</td><td>write-only: accepted, never shown</td></tr>'));
+    assert.ok(page.text.includes('<tr><th scope="row"><code>preco</code></th>'), 'the Portuguese fields too');
+    assert.ok(page.text.includes('<tr><th scope="row"><code>id</code></th><td>integer</td><td>at least 1</td><td>set by the server</td></tr>'));
+  });
+
+  it('HEAD, If-None-Match and OPTIONS work on / as on any resource', async () => {
+    const head = await fetchText(api, '/', { method: 'HEAD' });
+    assert.equal(head.status, 200);
+    assert.equal(head.text, '');
+    assert.equal(head.headers.get('etag'), page.headers.get('etag'));
+    assert.equal(head.headers.get('content-length'), page.headers.get('content-length'));
+
+    const unchanged = await fetchText(api, '/', { headers: { 'If-None-Match': page.headers.get('etag') ?? '' } });
+    assertEmpty(unchanged, 304);
+    assert.equal(unchanged.headers.get('etag'), page.headers.get('etag'));
+
+    const options = await fetchText(api, '/', { method: 'OPTIONS' });
+    assertEmpty(options, 204);
+    assert.equal(options.headers.get('allow'), 'GET, HEAD, OPTIONS');
+  });
+
+  it('/ refuses other methods, query parameters, and clients that will not take HTML', async () => {
+    const post = await fetchText(api, '/', { method: 'POST' });
+    assertProblem(post, 405, 'method_not_allowed', '/');
+    assert.equal(post.headers.get('allow'), 'GET, HEAD, OPTIONS');
+    assertProblem(await fetchText(api, '/?lang=pt'), 400, 'invalid_query', '/', [{ field: 'lang', code: 'unknown_parameter' }]);
+    assertProblem(await fetchText(api, '/', { headers: { Accept: 'application/json' } }), 406, 'not_acceptable', '/');
+    for (const accept of ['text/html', '*/*', 'text/*', BROWSER_ACCEPT]) {
+      assert.equal((await fetchText(api, '/', { headers: { Accept: accept } })).status, 200, accept);
+    }
+  });
+
+  it('/v1 serves the page to a client that prefers HTML, and the JSON index to every other, varying on Accept', async () => {
+    const html = await fetchText(api, '/v1', { headers: { Accept: BROWSER_ACCEPT } });
+    assert.equal(html.status, 200);
+    assert.equal(html.text, page.text);
+    assert.equal(html.headers.get('vary'), 'Accept');
+    assert.equal(html.headers.get('etag'), page.headers.get('etag'));
+    assert.equal(html.headers.get('content-security-policy'), page.headers.get('content-security-policy'));
+    const unchanged = await fetchText(api, '/v1', { headers: { Accept: 'text/html', 'If-None-Match': page.headers.get('etag') ?? '' } });
+    assertEmpty(unchanged, 304);
+    assert.equal(unchanged.headers.get('vary'), 'Accept');
+
+    for (const accept of [undefined, '*/*', 'application/json', 'text/html;q=0.5, application/json']) {
+      const json = await fetchText(api, '/v1', accept === undefined ? {} : { headers: { Accept: accept } });
+      assertJson(json, 200);
+      assert.equal(json.headers.get('vary'), 'Accept');
+      assert.match(json.headers.get('etag') ?? '', STRONG_ETAG);
+      assert.notEqual(json.headers.get('etag'), page.headers.get('etag'));
+      assert.equal(json.body.name, 'plainrest');
+      assert.equal(json.body.links.self, '/v1');
+    }
+    const index = await fetchText(api, '/v1');
+    const indexUnchanged = await fetchText(api, '/v1', { headers: { 'If-None-Match': index.headers.get('etag') ?? '' } });
+    assertEmpty(indexUnchanged, 304);
+    assert.equal(indexUnchanged.headers.get('etag'), index.headers.get('etag'));
+    assertProblem(await fetchText(api, '/v1', { headers: { Accept: 'text/plain' } }), 406, 'not_acceptable', '/v1');
+    assertProblem(await fetchText(api, '/v1?x=1', { headers: { Accept: BROWSER_ACCEPT } }), 400, 'invalid_query', '/v1', [{ field: 'x', code: 'unknown_parameter' }]);
+  });
+
+  it('the API itself still answers JSON to a browser', async () => {
+    const list = await fetchText(api, '/v1/products', { headers: { Accept: BROWSER_ACCEPT, Authorization: `Bearer ${api.token}` } });
+    assertJson(list, 200);
+    assert.equal(list.headers.get('content-security-policy'), null);
+  });
+
+  it('the OpenAPI document describes / and the HTML form of /v1', () => {
+    const home = openApi.paths['/']?.['get'] as { security: unknown[]; responses: Record<string, { content?: Record<string, unknown> }> };
+    assert.deepEqual(home.security, []);
+    assert.deepEqual(Object.keys(home.responses['200']?.content ?? {}), ['text/html']);
+    assert.deepEqual(Object.keys(home.responses).sort(), ['200', '304', '400', '406', 'default']);
+    const index = openApi.paths['/v1']?.['get'] as { responses: Record<string, { content?: Record<string, unknown> }> };
+    assert.deepEqual(Object.keys(index.responses['200']?.content ?? {}), ['application/json', 'text/html']);
+  });
+});
+
+describe('home page parts', () => {
+  it('escapeHtml escapes the five characters that matter in text and quoted attributes', () => {
+    assert.equal(escapeHtml(`<a href="x" title='y'>&</a>`), '&lt;a href=&quot;x&quot; title=&#39;y&#39;&gt;&amp;&lt;/a&gt;');
+  });
+
+  it('examplePath fills every path parameter with 1', () => {
+    assert.equal(examplePath('/v1/users/{user_id}/orders/{order_id}'), '/v1/users/1/orders/1');
+    assert.equal(examplePath('/v1/products'), '/v1/products');
+  });
+
+  it('prefersHtml: only when text/html weighs more than JSON', () => {
+    const cases: [string | undefined, boolean][] = [
+      [undefined, false],
+      ['*/*', false],
+      ['application/json', false],
+      ['text/html', true],
+      [BROWSER_ACCEPT, true],
+      ['text/html, application/json', false],
+      ['text/html;q=0.9, application/json;q=0.8', true],
+      ['application/json;q=0.1, text/*', true],
+      ['text/html;q=0', false],
+    ];
+    for (const [accept, expected] of cases) assert.equal(prefersHtml(accept), expected, String(accept));
+  });
+
+  it('text from the document is escaped in the page', () => {
+    const document: OpenApiView = {
+      info: { title: '<script>alert(1)</script>', description: 'a "quoted" & <b>bold</b> API' },
+      paths: { '/x': { get: { summary: '<img src=x>', security: [], responses: { '200': { description: '<i>' } } } } },
+      components: { schemas: {} },
+    };
+    const html = renderHomePage(document);
+    assert.ok(!html.includes('<script>alert(1)'));
+    assert.ok(!html.includes('<img src=x>'));
+    assert.ok(!html.includes('<b>bold</b>'));
+    assert.ok(html.includes('&lt;script&gt;alert(1)&lt;/script&gt;'));
+    assert.ok(html.includes('<span>&lt;img src=x&gt;</span>'));
+    assert.ok(html.includes('<a href="#status-200">200</a> (&lt;i&gt;)'));
+  });
+
+  it('the explorer script is valid JavaScript', () => {
+    assert.doesNotThrow(() => new Script(EXPLORER_SCRIPT, { filename: 'explorer-script.js' }));
+  });
+});
