@@ -104,10 +104,11 @@ function exampleValue(rule: FieldRule, language: Language): unknown {
   }
 }
 
-/** A body that the server accepts: required fields for POST and PUT, one field for PATCH. */
+/** A body that the server accepts: required fields for POST and PUT (and a password for a new user), one field for PATCH. */
 function exampleBody(rules: readonly FieldRule[], language: Language, kind: BodyKind): Record<string, unknown> {
   const writable = rules.filter((rule) => rule.access === 'client');
-  const chosen = kind === 'patch' ? writable.slice(0, 1) : writable.filter((rule) => rule.required === true);
+  const secrets = kind === 'create' ? rules.filter((rule) => rule.access === 'write-only') : [];
+  const chosen = kind === 'patch' ? writable.slice(0, 1) : [...writable.filter((rule) => rule.required === true), ...secrets];
   return Object.fromEntries(chosen.map((rule) => [translate(rule.name, language), exampleValue(rule, language)]));
 }
 
