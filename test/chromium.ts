@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 
+const LAUNCH_TIMEOUT_MS = 30_000;
 const CANDIDATES = ['chromium', 'chromium-browser', 'google-chrome', 'google-chrome-stable'];
 
 /** The Chromium executable: CHROMIUM_PATH, or the first of the usual names found on PATH; undefined when there is none. */
@@ -81,7 +82,8 @@ export class Browser {
     child.stderr?.setEncoding('utf8').on('data', (chunk: string) => (errors = (errors + chunk).slice(-4000)));
     const browser = new Browser(child, profile);
     try {
-      await browser.send('Browser.getVersion');
+      const timeout = sleep(LAUNCH_TIMEOUT_MS, undefined, { ref: false }).then(() => Promise.reject(new Error(`no answer within ${LAUNCH_TIMEOUT_MS / 1000} s`)));
+      await Promise.race([browser.send('Browser.getVersion'), timeout]);
     } catch (error) {
       await browser.close();
       throw new Error(`Chromium did not answer on its pipe: ${String(error)}\n${errors}`);
