@@ -9,8 +9,9 @@ export const EXPLORER_SCRIPT = `
 'use strict';
 (() => {
   const byId = (id) => document.getElementById(id);
-  const { meanings, tokensPath } = JSON.parse(byId('explorer-data').textContent);
+  const { meanings, situations, tokensPath } = JSON.parse(byId('explorer-data').textContent);
   let token;
+  let busy = false;
 
   // --- The vocabulary switch: show the reference in English or Portuguese paths.
   const showVocabulary = (language) => {
@@ -21,18 +22,35 @@ export const EXPLORER_SCRIPT = `
     if (radio.checked) showVocabulary(radio.value);
   }
 
-  // --- Sending a request and showing the exchange.
-  const form = byId('request-form');
+  // --- Reading the form.
   const fields = { method: byId('request-method'), path: byId('request-path'), query: byId('request-query'), headers: byId('request-headers'), body: byId('request-body') };
   const formError = byId('request-error');
+  const statusLine = byId('status-line');
 
-  /** "Name: value" lines → pairs; throws on a line without a colon. */
+  /** Headers a page may not set (the Fetch standard's forbidden request headers). */
+  const FORBIDDEN = /^(accept-charset|accept-encoding|access-control-request-headers|access-control-request-method|connection|content-length|cookie|cookie2|date|dnt|expect|host|keep-alive|origin|referer|set-cookie|te|trailer|transfer-encoding|upgrade|via|proxy-.*|sec-.*)$/i;
+
+  /** "Name: value" lines → pairs; throws on a line without a name, or a header the browser will not send. */
   const parseHeaderLines = (text) => text.split('\\n').map((line) => line.trim()).filter((line) => line !== '').map((line) => {
     const colon = line.indexOf(':');
-    if (colon < 1) throw new Error('each header line reads "Name: value": ' + line);
-    return [line.slice(0, colon).trim(), line.slice(colon + 1).trim()];
+    if (colon < 1) throw new Error('each header line reads "Name: value", not: ' + line);
+    const name = line.slice(0, colon).trim();
+    if (FORBIDDEN.test(name)) throw new Error('a browser does not let a page set ' + name + ': remove that line');
+    return [name, line.slice(colon + 1).trim()];
   });
 
+  /** The request target (path and query, percent-encoded as a browser sends them); only this server's paths. */
+  const requestTarget = (pathText, queryText) => {
+    const path = pathText.trim();
+    if (!path.startsWith('/') || path.startsWith('//')) throw new Error('the path starts with one "/", as in /v1/products: requests go to this server only');
+    if (path.includes('#') || queryText.includes('#')) throw new Error('remove the "#": what follows it never reaches the server');
+    const url = new URL(path, location.origin);
+    const query = queryText.trim().replace(/^[?]/, '');
+    if (query !== '') url.search = url.search === '' ? query : url.search.slice(1) + '&' + query;
+    return url.pathname + url.search;
+  };
+
+  // --- Showing an answer.
   const element = (name, text, className) => {
     const node = document.createElement(name);
     if (text !== undefined) node.textContent = text;
@@ -40,12 +58,14 @@ export const EXPLORER_SCRIPT = `
     return node;
   };
 
-  const statusText = (status) => {
-    const known = meanings[status];
-    return known === undefined ? String(status) : status + ' ' + known.title + ': ' + known.meaning;
+  /** "201 Created: …": the meaning for this method and path when there is one, else the status's own. */
+  const explain = (status, method, path) => {
+    const title = meanings[status]?.title ?? '';
+    const meaning = situations[method + ' ' + path + ' ' + status] ?? situations[method + ' ' + status] ?? meanings[status]?.meaning;
+    return status + (title === '' ? '' : ' ' + title) + (meaning === undefined ? '' : ': ' + meaning);
   };
 
-  /** A table of records (a list's data), columns in the order the first record gives. */
+  /** A table of records (a list's data), columns in the order the records give them. */
   const recordsTable = (records) => {
     const columns = [];
     for (const record of records) for (const key of Object.keys(record)) if (!columns.includes(key)) columns.push(key);
@@ -71,133 +91,184 @@ export const EXPLORER_SCRIPT = `
     return links;
   };
 
-  const followButton = (label, url) => Object.assign(element('button', label, 'secondary'), { type: 'button', onclick: () => follow(url) });
+  const button = (label, action) => Object.assign(element('button', label, 'secondary'), { type: 'button', onclick: action });
+
+  /** What may follow this answer: the Link rels, the new record's Location, editing with If-Match, reading again after a 412. */
+  const nextSteps = (request, response, json) => {
+    const steps = [];
+    for (const link of parseLinks(response.headers.get('link'))) steps.push(button('GET ' + link.rel + ' page (Link rel="' + link.rel + '")', () => follow(link.url)));
+    const created = response.headers.get('location');
+    if (created !== null) steps.push(button('GET the new record (Location)', () => follow(created)));
+    const etag = response.headers.get('etag');
+    const path = request.target.split('?')[0];
+    if (etag !== null && response.status === 200 && ['GET', 'PUT', 'PATCH'].includes(request.method) && json?.id !== undefined) {
+      steps.push(button('Edit it: PATCH with If-Match: ' + etag, () => prepareEdit(path, etag, json)));
+    }
+    if (response.status === 412) steps.push(button('GET it again (its current ETag)', () => follow(path)));
+    return steps;
+  };
 
   const showExchange = (request, response, text, milliseconds) => {
-    byId('exchange-empty').hidden = true;
     byId('exchange-parts').hidden = false;
-    const shownHeaders = request.headers.map(([name, value]) =>
-      name.toLowerCase() === 'authorization' ? name + ': ' + value.slice(0, 19) + '… (your token)' : name + ': ' + value);
-    byId('request-text').textContent = [request.method + ' ' + request.target + ' HTTP/1.1', 'Host: ' + location.host, ...shownHeaders]
+    const shown = request.headers.map(([name, value]) => name + ': ' + value);
+    if (request.token !== undefined) shown.push('Authorization: Bearer ' + request.token.slice(0, 12) + '… (your token, cut short here)');
+    if (!request.headers.some(([name]) => name.toLowerCase() === 'accept')) shown.push('Accept: */* (added by the browser)');
+    if (request.body !== undefined && !request.headers.some(([name]) => name.toLowerCase() === 'content-type')) {
+      shown.push('Content-Type: text/plain;charset=UTF-8 (added by the browser, as no Content-Type was given)');
+    }
+    byId('request-text').textContent = [request.method + ' ' + request.target + ' HTTP/1.1', 'Host: ' + location.host, ...shown]
       .join('\\n') + (request.shownBody ? '\\n\\n' + request.shownBody : '');
-    const statusLine = byId('status-line');
-    statusLine.replaceChildren(element('strong', statusText(response.status)), element('span', ' (' + Math.round(milliseconds) + ' ms)', 'hint'));
+
+    let json;
+    try { json = text === '' ? undefined : JSON.parse(text); } catch { json = undefined; }
+    const path = request.target.split('?')[0];
+    const said = response.status >= 400 && typeof json?.detail === 'string' ? ' The server says: ' + json.detail : '';
+    statusLine.replaceChildren(element('strong', explain(response.status, request.method, path)), element('span', said), element('span', ' (' + Math.round(milliseconds) + ' ms)', 'hint'));
     statusLine.className = 'status status-' + String(response.status)[0];
     const headerLines = ['HTTP/1.1 ' + response.status + ' ' + (meanings[response.status]?.title ?? '')];
     for (const [name, value] of response.headers) headerLines.push(name + ': ' + value);
     byId('response-headers').textContent = headerLines.join('\\n');
-
-    let json;
-    try { json = text === '' ? undefined : JSON.parse(text); } catch { json = undefined; }
-    const nextSteps = byId('follow');
-    nextSteps.replaceChildren();
-    for (const link of parseLinks(response.headers.get('link'))) nextSteps.append(followButton('GET ' + link.rel + ' page (Link rel="' + link.rel + '")', link.url));
-    const created = response.headers.get('location');
-    if (created !== null) nextSteps.append(followButton('GET the new record (Location)', created));
-    const etag = response.headers.get('etag');
-    if (etag !== null && request.method === 'GET' && json?.id !== undefined) {
-      nextSteps.append(Object.assign(element('button', 'Edit it: PATCH with If-Match: ' + etag, 'secondary'), { type: 'button', onclick: () => prepareEdit(request.target, etag) }));
-    }
-
+    byId('follow').replaceChildren(...nextSteps(request, response, json));
     const records = byId('records');
     records.replaceChildren();
-    if (json !== undefined && Array.isArray(json.data)) records.append(recordsTable(json.data));
+    records.hidden = !Array.isArray(json?.data);
+    if (Array.isArray(json?.data)) records.append(recordsTable(json.data));
     byId('response-body').textContent = json === undefined ? (text === '' ? '(no body)' : text) : JSON.stringify(json, null, 2);
-    byId('exchange').scrollIntoView({ block: 'start' });
     return json;
   };
 
-  /** Sends one request, shows the exchange, and gives back the status and the parsed body. */
-  const send = async (request) => {
+  /**
+   * Sends one request, shows the exchange, and gives back the status and the parsed body.
+   * The token goes along unless the request is anonymous (logging in) or names its own Authorization.
+   */
+  const send = async (request, { reveal = true, anonymous = false } = {}) => {
     const headers = new Headers();
     for (const [name, value] of request.headers) headers.append(name, value);
-    if (token !== undefined && !headers.has('authorization')) {
-      headers.set('Authorization', 'Bearer ' + token);
-      request.headers.push(['Authorization', 'Bearer ' + token]);
-    }
+    const withToken = !anonymous && token !== undefined && !headers.has('authorization');
+    if (withToken) headers.set('Authorization', 'Bearer ' + token);
+    const exchange = { ...request, token: withToken ? token : undefined };
     const started = performance.now();
-    const response = await fetch(request.target, { method: request.method, headers, body: request.body, cache: 'no-store' });
+    let response;
+    try {
+      response = await fetch(request.target, { method: request.method, headers, body: request.body, cache: 'no-store' });
+    } catch {
+      statusLine.replaceChildren(element('strong', 'No answer: the server could not be reached (is it still running?)'));
+      statusLine.className = 'status status-5';
+      byId('exchange-parts').hidden = true;
+      throw new Error('the server could not be reached (is it still running?)');
+    }
     const text = request.method === 'HEAD' ? '' : await response.text();
-    const json = showExchange(request, response, text, performance.now() - started);
+    const json = showExchange(exchange, response, text, performance.now() - started);
+    if (reveal) byId('exchange').scrollIntoView({ block: 'start' });
     return { status: response.status, json };
   };
 
   const sendForm = async () => {
     formError.textContent = '';
     const method = fields.method.value;
-    const query = fields.query.value.trim().replace(/^\\?/, '');
-    const target = fields.path.value.trim() + (query === '' ? '' : '?' + query);
+    const target = requestTarget(fields.path.value, fields.query.value);
     const body = fields.body.value.trim();
-    if (!target.startsWith('/')) throw new Error('the path starts with "/", as in /v1/products');
     if (body !== '' && (method === 'GET' || method === 'HEAD')) throw new Error(method + ' requests have no body: empty the body field');
-    await send({ method, target, headers: parseHeaderLines(fields.headers.value), body: body === '' ? undefined : body, shownBody: body });
+    const headers = parseHeaderLines(fields.headers.value);
+    return send({ method, target, headers, body: body === '' ? undefined : body, shownBody: body });
   };
 
-  form.addEventListener('submit', (event) => {
+  /** Runs one request at a time; a failure before or instead of an answer is shown under the form. */
+  const run = async (action) => {
+    if (busy) return;
+    busy = true;
+    byId('exchange').setAttribute('aria-busy', 'true');
+    try {
+      return await action();
+    } catch (error) {
+      formError.textContent = String(error.message ?? error);
+    } finally {
+      busy = false;
+      byId('exchange').removeAttribute('aria-busy');
+    }
+  };
+
+  byId('request-form').addEventListener('submit', (event) => {
     event.preventDefault();
-    sendForm().catch((error) => { formError.textContent = String(error.message ?? error); });
+    run(sendForm);
   });
 
   const contentTypeLine = (method) =>
     method === 'PATCH' ? 'Content-Type: application/merge-patch+json' : method === 'POST' || method === 'PUT' ? 'Content-Type: application/json' : '';
 
-  /** Puts a request in the form and moves the focus there. */
+  /** Puts a request in the form. */
   const fill = (method, path, query, body, headerLines) => {
     fields.method.value = method;
     fields.path.value = path;
     fields.query.value = query;
     fields.headers.value = headerLines ?? contentTypeLine(method);
     fields.body.value = body;
-    byId('try').scrollIntoView({ block: 'start' });
-    fields.method.focus();
+    formError.textContent = '';
   };
 
+  /** Sends a GET for a link from an answer, and moves the focus to the new answer's status. */
   const follow = (url) => {
     const [path, query = ''] = url.split('?');
     fill('GET', path, query, '');
-    sendForm().catch((error) => { formError.textContent = String(error.message ?? error); });
+    run(sendForm).then(() => statusLine.focus());
   };
 
-  const prepareEdit = (target, etag) => {
-    const [path] = target.split('?');
-    fill('PATCH', path, '', '{\\n}', contentTypeLine('PATCH') + '\\nIf-Match: ' + etag);
+  /** A PATCH of the record just read, guarded by its ETag: every field but the id and timestamps, to change as you like. */
+  const prepareEdit = (path, etag, record) => {
+    const fieldsToEdit = Object.fromEntries(Object.entries(record).filter(([name]) => !/^(id|created_at|updated_at|criado_em|atualizado_em)$/.test(name)));
+    fill('PATCH', path, '', JSON.stringify(fieldsToEdit, null, 2), contentTypeLine('PATCH') + '\\nIf-Match: ' + etag);
+    byId('try').scrollIntoView({ block: 'start' });
     fields.body.focus();
   };
 
   // "Try it" buttons in the reference carry their request in data attributes.
   document.addEventListener('click', (event) => {
-    const button = event.target.closest('button[data-method]');
-    if (button === null) return;
-    const { method, path, query, example } = button.dataset;
+    const trigger = event.target.closest('button[data-method]');
+    if (trigger === null) return;
+    const { method, path, query, example } = trigger.dataset;
     fill(method, path, query ?? '', example === undefined ? '' : JSON.stringify(JSON.parse(example), null, 2));
+    byId('try').scrollIntoView({ block: 'start' });
+    fields.method.focus();
   });
 
   // --- Logging in: POST /v1/tokens, and keep the token in memory only.
   const loginState = byId('login-state');
   const logout = byId('logout');
+  const loggedOut = (why) => {
+    token = undefined;
+    logout.hidden = true;
+    loginState.textContent = why;
+  };
   byId('login-form').addEventListener('submit', (event) => {
     event.preventDefault();
     const email = byId('login-email').value;
     const password = byId('login-password');
     const body = JSON.stringify({ email, password: password.value });
     const shownBody = JSON.stringify({ email, password: '•'.repeat(8) });
-    token = undefined;
-    send({ method: 'POST', target: tokensPath, headers: [['Content-Type', 'application/json']], body, shownBody }).then(({ status, json }) => {
+    const request = { method: 'POST', target: tokensPath, headers: [['Content-Type', 'application/json']], body, shownBody };
+    run(async () => {
+      let answer;
+      try {
+        answer = await send(request, { reveal: false, anonymous: true });
+      } catch {
+        loggedOut('Not logged in: the server could not be reached (is it still running?)');
+        return;
+      }
+      const { status, json } = answer;
       if (status === 201 && json !== undefined) {
         token = json.access_token;
         password.value = '';
-        loginState.textContent = 'Logged in as user ' + json.user_id + ' (' + email + '); the token is valid for ' + json.expires_in +
-          ' s and is kept only in this page: every request below carries it as Authorization: Bearer.';
         logout.hidden = false;
+        loginState.textContent = 'Logged in as user ' + json.user_id + ' (' + email + '); the token is valid for ' + json.expires_in +
+          ' s and is kept only in this page: every request you send carries it as Authorization: Bearer. The exchange is shown below.';
       } else {
-        loginState.textContent = 'Not logged in: ' + statusText(status);
+        loggedOut('Not logged in: ' + explain(status, 'POST', tokensPath));
       }
-    }, (error) => { loginState.textContent = 'Not logged in: ' + String(error.message ?? error); });
+    }).then(() => loginState.focus());
   });
   logout.addEventListener('click', () => {
-    token = undefined;
-    logout.hidden = true;
-    loginState.textContent = 'Logged out: the token is forgotten. Requests now go without Authorization.';
+    loggedOut('Logged out: the token is forgotten, and requests now go without Authorization.');
+    byId('login-email').focus();
   });
 })();
 `;

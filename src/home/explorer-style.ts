@@ -20,6 +20,7 @@ h2 { margin-top: 2rem; border-bottom: 1px solid var(--line); padding-bottom: 0.2
 h3 { margin-bottom: 0.25rem; }
 a { color: var(--accent); }
 code { overflow-wrap: anywhere; }
+th code { overflow-wrap: normal; }
 code, pre, textarea, input, select { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: 0.9rem; }
 pre { background: var(--panel); border: 1px solid var(--line); border-radius: 6px; padding: 0.75rem; margin: 0.5rem 0;
   white-space: pre-wrap; overflow-wrap: anywhere; }

@@ -15,7 +15,7 @@ import { EXPLORER_SCRIPT } from './explorer-script.js';
 import { EXPLORER_STYLE } from './explorer-style.js';
 import type { OpenApiView } from './openapi-view.js';
 import { escapeHtml, examplePath, operationsHtml, resourceHtml } from './reference-html.js';
-import { STATUS_MEANINGS } from './status-meanings.js';
+import { SITUATION_MEANINGS, STATUS_MEANINGS } from './status-meanings.js';
 
 export const HTML_TYPE = 'text/html; charset=utf-8';
 
@@ -63,8 +63,9 @@ const LOGIN = `
 <section id="login" aria-labelledby="login-title">
 <h2 id="login-title">1. Log in</h2>
 <p>With the example data you can be <code>alice@example.com</code> (password <code>wonderland-42</code>), an ordinary
-user, or the administrator <code>admin@example.com</code>, whose password was printed when the server first started
-(or is <code>ADMIN_PASSWORD</code>).</p>
+user: she may read products and read and change her own user record and orders, and gets 403 for the rest. The
+administrator <code>admin@example.com</code> may do everything, including creating products; its password was
+printed when the server first started, and starting the server with <code>ADMIN_PASSWORD=…</code> sets a new one.</p>
 <form id="login-form" class="stack">
 <label for="login-email">Email</label>
 <input id="login-email" name="email" type="email" autocomplete="username" required>
@@ -72,7 +73,7 @@ user, or the administrator <code>admin@example.com</code>, whose password was pr
 <input id="login-password" name="password" type="password" autocomplete="current-password" required>
 <button type="submit">Log in</button>
 </form>
-<p id="login-state" role="status">Not logged in: only the open operations answer.</p>
+<p id="login-state" role="status" tabindex="-1">Not logged in: only the open operations answer.</p>
 <button type="button" id="logout" class="secondary" hidden>Log out (forget the token)</button>
 </section>`;
 
@@ -103,16 +104,15 @@ function requestForm(paths: readonly string[]): string {
 const EXCHANGE = `
 <section id="exchange" aria-labelledby="exchange-title">
 <h2 id="exchange-title">3. The exchange</h2>
-<p id="exchange-empty">Nothing sent yet. The request you send and the server's whole answer appear here.</p>
+<p id="status-line" class="status" role="status" tabindex="-1">Nothing sent yet. The request you send and the server's whole answer appear here, with what its status means.</p>
 <div id="exchange-parts" hidden>
+<div id="follow" class="buttons"></div>
 <h3>Request</h3>
 <pre id="request-text"></pre>
 <h3>Response</h3>
-<p id="status-line" class="status" role="status"></p>
-<div id="follow" class="buttons"></div>
 <h4>Status line and headers</h4>
 <pre id="response-headers"></pre>
-<div id="records" class="table-wrap"></div>
+<div id="records" class="table-wrap" role="region" aria-label="the records of the answer" tabindex="0" hidden></div>
 <h4>Body</h4>
 <pre id="response-body"></pre>
 </div>
@@ -194,7 +194,7 @@ ${statusGlossary()}
 </main>
 <footer><p>JSON clients asking for <code>/v1</code> get the API index as JSON; this page is for browsers.
 The machine-readable description is <a href="/v1/openapi.json">/v1/openapi.json</a>.</p></footer>
-<script type="application/json" id="explorer-data">${scriptData({ meanings, tokensPath: TOKENS_PATH })}</script>
+<script type="application/json" id="explorer-data">${scriptData({ meanings, situations: SITUATION_MEANINGS, tokensPath: TOKENS_PATH })}</script>
 <script>${EXPLORER_SCRIPT}</script>
 </body>
 </html>

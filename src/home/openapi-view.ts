@@ -37,6 +37,8 @@ export interface ResponseView {
 
 export interface OperationView {
   readonly summary: string;
+  /** Who may call it. */
+  readonly description?: string;
   readonly tags?: readonly string[];
   /** An empty list: the operation needs no token. */
   readonly security?: readonly unknown[];

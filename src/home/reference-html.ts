@@ -35,7 +35,7 @@ function rulesOf(schema: SchemaView): string {
   const rules: string[] = [];
   const range = (min: number | undefined, max: number | undefined, unit: string): void => {
     if (min !== undefined && max !== undefined) rules.push(`${min}–${max}${unit}`);
-    else if (min !== undefined) rules.push(`at least ${min}${unit}`);
+    else if (min !== undefined) rules.push(`at least ${min}${min === 1 ? unit.replace(/s$/, '') : unit}`);
     else if (max !== undefined) rules.push(`at most ${max}${unit}`);
   };
   range(schema.minLength, schema.maxLength, ' characters');
@@ -98,12 +98,13 @@ export function operationHtml(document: OpenApiView, path: string, method: strin
     `<article class="operation" aria-labelledby="${id}">`,
     `<h4 id="${id}"><span class="method">${verb}</span> <code>${escapeHtml(path)}</code> <span>${escapeHtml(operation.summary)}</span></h4>`,
     operation.security?.length === 0 ? '<p class="hint">Open: no token needed.</p>' : '',
+    operation.description === undefined ? '' : `<p class="hint">${escapeHtml(operation.description)}</p>`,
     parameters.length === 0 ? '' : `<p>Parameters:</p><ul>${parameters.map(parameterItem).join('')}</ul>`,
     body === undefined ? '' : `<p>Body (<code>${escapeHtml(body.contentType)}</code>), for example:</p><pre>${escapeHtml(exampleText)}</pre>`,
     `<p>Answers: ${statuses.map(([status, response]) => statusLink(status, response.description)).join(', ')}.</p>`,
     `<button type="button" data-method="${verb}" data-path="${escapeHtml(examplePath(path))}" data-query="${escapeHtml(query)}"` +
       (body === undefined ? '' : ` data-example="${escapeHtml(exampleText)}"`) +
-      ` aria-label="Try ${verb} ${escapeHtml(tryTarget)} in the form">Try it</button>`,
+      ` aria-label="Try it: ${verb} ${escapeHtml(tryTarget)}">Try it</button>`,
     '</article>',
   ].join('');
 }

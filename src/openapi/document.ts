@@ -107,8 +107,17 @@ const IDEMPOTENCY_KEY = {
   schema: { type: 'string', minLength: 1, maxLength: 255 },
 };
 
+/** Who may call an operation (the permission table, auth/permissions.ts), in words. */
+function audienceText(definition: ResourceDefinition, operation: Operation): string {
+  const audience = PERMISSIONS[definition.collection][operation];
+  if (audience === 'admin') return 'Who: an admin only.';
+  if (audience === 'anyone') return 'Who: any logged-in user.';
+  return `Who: the user the ${definition.owner === 'self' ? 'record is' : 'records belong to'}, or an admin.`;
+}
+
 function resourceOperations(route: ResourceRoute): Json {
   const { definition, language } = route;
+  const who = (operation: Operation): Json => ({ description: audienceText(definition, operation) });
   const record = reference(componentName(definition, language));
   const body = (kind: BodyKind, mediaTypes: readonly string[]): Json => ({
     required: true,
@@ -123,6 +132,7 @@ function resourceOperations(route: ResourceRoute): Json {
         operationId: id('list'),
         tags: [tag],
         summary: `List ${tag}`,
+        ...who('list'),
         parameters: listParameters(definition, language),
         responses: responses(
           {
@@ -136,6 +146,7 @@ function resourceOperations(route: ResourceRoute): Json {
         operationId: id('create'),
         tags: [tag],
         summary: `Create a ${definition.singular}`,
+        ...who('create'),
         parameters: [IDEMPOTENCY_KEY],
         requestBody: body('create', ['application/json']),
         responses: responses(
@@ -147,17 +158,18 @@ function resourceOperations(route: ResourceRoute): Json {
   }
   const ok = { description: 'the record', headers: etagHeader, content: jsonContent(record) };
   return {
-    get: { operationId: id('read'), tags: [tag], summary: `Read a ${definition.singular}`, parameters: [IF_NONE_MATCH], responses: responses({ 200: ok, 304: { description: 'Not Modified' } }, errorStatuses(definition, 'item', 'read')) },
-    put: { operationId: id('replace'), tags: [tag], summary: `Replace a ${definition.singular}`, parameters: [IF_MATCH], requestBody: body('replace', ['application/json']), responses: responses({ 200: ok }, errorStatuses(definition, 'item', 'update')) },
+    get: { operationId: id('read'), tags: [tag], summary: `Read a ${definition.singular}`, ...who('read'), parameters: [IF_NONE_MATCH], responses: responses({ 200: ok, 304: { description: 'Not Modified' } }, errorStatuses(definition, 'item', 'read')) },
+    put: { operationId: id('replace'), tags: [tag], summary: `Replace a ${definition.singular}`, ...who('update'), parameters: [IF_MATCH], requestBody: body('replace', ['application/json']), responses: responses({ 200: ok }, errorStatuses(definition, 'item', 'update')) },
     patch: {
       operationId: id('patch'),
       tags: [tag],
       summary: `Change a ${definition.singular} (JSON Merge Patch)`,
+      ...who('update'),
       parameters: [IF_MATCH],
       requestBody: body('patch', ['application/merge-patch+json', 'application/json']),
       responses: responses({ 200: ok }, errorStatuses(definition, 'item', 'update')),
     },
-    delete: { operationId: id('delete'), tags: [tag], summary: `Delete a ${definition.singular}`, parameters: [IF_MATCH], responses: responses({ 204: { description: 'deleted' } }, errorStatuses(definition, 'item', 'delete')) },
+    delete: { operationId: id('delete'), tags: [tag], summary: `Delete a ${definition.singular}`, ...who('delete'), parameters: [IF_MATCH], responses: responses({ 204: { description: 'deleted' } }, errorStatuses(definition, 'item', 'delete')) },
   };
 }
 
@@ -226,6 +238,7 @@ export function openApiDocument(routes: readonly RouteSpec[], endpointOf: (route
       required: ['email', 'password'],
       additionalProperties: false,
       properties: { email: { type: 'string' }, password: { type: 'string', writeOnly: true } },
+      examples: [{ email: 'alice@example.com', password: 'wonderland-42' }],
     },
     Token: {
       type: 'object',
