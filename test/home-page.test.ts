@@ -11,7 +11,7 @@ import { EXPLORER_SCRIPT } from '../src/home/explorer-script.js';
 import { renderHomePage } from '../src/home/home-page.js';
 import type { OpenApiView } from '../src/home/openapi-view.js';
 import { escapeHtml, examplePath } from '../src/home/reference-html.js';
-import { STATUS_MEANINGS } from '../src/home/status-meanings.js';
+import { SITUATION_MEANINGS, STATUS_MEANINGS } from '../src/home/status-meanings.js';
 import { prefersHtml } from '../src/http/negotiation.js';
 import { assertEmpty, assertJson, assertProblem, STRONG_ETAG } from './assertions.js';
 import type { TestServer } from './helpers.js';
@@ -102,10 +102,14 @@ describe('home page over HTTP', () => {
     const [data] = elements(page.text, '<script type="application/json" id="explorer-data">', '</script>');
     assert.ok(data !== undefined);
     assert.ok(!data.includes('<'));
-    const parsed = JSON.parse(data) as { meanings: Record<string, { title: string; meaning: string }>; tokensPath: string };
+    const parsed = JSON.parse(data) as { meanings: Record<string, { title: string; meaning: string }>; situations: Record<string, string>; tokensPath: string };
     assert.equal(parsed.tokensPath, '/v1/tokens');
     assert.deepEqual(Object.keys(parsed.meanings).map(Number), [...STATUS_MEANINGS.keys()]);
     assert.deepEqual(parsed.meanings['201'], STATUS_MEANINGS.get(201));
+    assert.deepEqual(parsed.situations, SITUATION_MEANINGS);
+    // A situation names a method (and maybe a path) and a status that has a meaning of its own.
+    for (const key of Object.keys(SITUATION_MEANINGS)) assert.match(key, /^(GET|HEAD|POST|PUT|PATCH|DELETE|OPTIONS)( \/\S*)? (\d{3})$/, key);
+    for (const key of Object.keys(SITUATION_MEANINGS)) assert.ok(STATUS_MEANINGS.has(Number(key.slice(-3))), key);
   });
 
   it('describes every path and operation of the OpenAPI document, and every status each can answer', () => {
@@ -124,6 +128,17 @@ describe('home page over HTTP', () => {
       }
     }
     assert.equal(elements(page.text, '<article class="operation"', '</article>').length, operations);
+    // Each operation's own article links every status it can answer, and no other.
+    for (const [path, item] of Object.entries(openApi.paths)) {
+      for (const [method, operation] of Object.entries(item)) {
+        if (method === 'parameters') continue;
+        const heading = `<span class="method">${method.toUpperCase()}</span> <code>${path}</code>`;
+        const article = page.text.slice(page.text.indexOf(heading), page.text.indexOf('</article>', page.text.indexOf(heading)));
+        const linked = [...article.matchAll(/href="#status-(\d+)"/g)].map((match) => match[1]);
+        const documented = Object.keys(operation.responses ?? {}).filter((status) => status !== 'default');
+        assert.deepEqual(linked, documented, `${method} ${path}`);
+      }
+    }
     // Every status linked from an operation is explained in the glossary.
     for (const [, status] of page.text.matchAll(/href="#status-(\d+)"/g)) assert.ok(page.text.includes(`<dt id="status-${status}">`), `glossary entry ${status}`);
     for (const [status, { title }] of STATUS_MEANINGS) assert.ok(page.text.includes(`<dt id="status-${status}">${status} ${title}</dt>`));
@@ -135,6 +150,14 @@ describe('home page over HTTP', () => {
     assert.ok(page.text.includes('<tr><th scope="row"><code>password</code></th><td>string</td><td>8–200 characters</td><td>write-only: accepted, never shown</td></tr>'));
     assert.ok(page.text.includes('<tr><th scope="row"><code>preco</code></th>'), 'the Portuguese fields too');
     assert.ok(page.text.includes('<tr><th scope="row"><code>id</code></th><td>integer</td><td>at least 1</td><td>set by the server</td></tr>'));
+  });
+
+  it('says who may call each operation, and pre-fills the log-in example', () => {
+    assert.ok(page.text.includes('<span class="method">POST</span> <code>/v1/products</code> <span>Create a product</span></h4><p class="hint">Who: an admin only.</p>'));
+    assert.ok(page.text.includes('<span class="method">GET</span> <code>/v1/products</code> <span>List products</span></h4><p class="hint">Who: any logged-in user.</p>'));
+    assert.ok(page.text.includes('<span class="method">GET</span> <code>/v1/users/{user_id}/orders</code> <span>List orders</span></h4><p class="hint">Who: the user the records belong to, or an admin.</p>'));
+    assert.ok(page.text.includes('<span class="method">PATCH</span> <code>/v1/users/{user_id}</code> <span>Change a user (JSON Merge Patch)</span></h4><p class="hint">Who: the user the record is, or an admin.</p>'));
+    assert.ok(page.text.includes('data-method="POST" data-path="/v1/tokens" data-query="" data-example="{&quot;email&quot;:&quot;alice@example.com&quot;,&quot;password&quot;:&quot;wonderland-42&quot;}"'));
   });
 
   it('HEAD, If-None-Match and OPTIONS work on / as on any resource', async () => {
@@ -229,6 +252,7 @@ describe('home page parts', () => {
       ['text/html;q=0.9, application/json;q=0.8', true],
       ['application/json;q=0.1, text/*', true],
       ['text/html;q=0', false],
+      ['TEXT/HTML', true],
     ];
     for (const [accept, expected] of cases) assert.equal(prefersHtml(accept), expected, String(accept));
   });

@@ -61,7 +61,7 @@ export function wantsProblemJson(accept: string | undefined): boolean {
 
 /** True when the client weighs text/html above application/json (a browser navigating to the address). */
 export function prefersHtml(accept: string | undefined): boolean {
-  if (accept === undefined || !accept.includes('text/')) return false;
+  if (accept === undefined || !/text\//i.test(accept)) return false;
   const ranges = parseAccept(accept);
   return qualityOf(ranges, 'text/html') > qualityOf(ranges, 'application/json');
 }
