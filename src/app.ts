@@ -22,12 +22,13 @@ import { BodyBudget } from './http/body-budget.js';
 import { PageCache } from './http/page-cache.js';
 import { problemReply } from './http/problem.js';
 import { requestIdFor } from './http/request-id.js';
+import { BAD_TARGET, originForm, requireOneHost } from './http/request-target.js';
 import type { Headers, Reply } from './http/respond.js';
 import { writeReply } from './http/respond.js';
 import type { CollectionName } from './resources/definition.js';
 import { COLLECTIONS } from './resources/index.js';
 import type { Endpoint } from './routes.js';
-import { buildRouter, notFound } from './routes.js';
+import { buildRouter, notFound, serverWideOptions } from './routes.js';
 import type { Router } from './router.js';
 import { openStore } from './store/open-store.js';
 
@@ -132,10 +133,13 @@ export async function createApp(options: ServerOptions = {}): Promise<App> {
   // Most answers (reads, errors) are ready at once and are written in the same turn;
   // only a handler that waits (a body to read, a write to make durable) goes async.
   const handle = (req: IncomingMessage, res: ServerResponse): void => {
-    const url = req.url ?? '/';
-    const queryStart = url.indexOf('?');
-    const path = queryStart === -1 ? url : url.slice(0, queryStart);
-    const tooLong = url.length > MAX_URL_LENGTH;
+    const raw = req.url ?? '/';
+    // Clients send a path; other target forms are read in request-target.ts.
+    const url = raw.charCodeAt(0) === 47 /* "/" */ ? raw : originForm(raw);
+    const target = url ?? raw;
+    const queryStart = target.indexOf('?');
+    const path = queryStart === -1 ? target : target.slice(0, queryStart);
+    const tooLong = raw.length > MAX_URL_LENGTH;
     const exchange: Exchange = {
       req,
       res,
@@ -149,6 +153,7 @@ export async function createApp(options: ServerOptions = {}): Promise<App> {
     let reply: Reply | Promise<Reply>;
     try {
       if (tooLong) throw new HttpError('uri_too_long', `the request target is longer than ${MAX_URL_LENGTH} characters`);
+      if (url === undefined) throw new HttpError('malformed_request', BAD_TARGET);
       const search = queryStart === -1 ? '' : url.slice(queryStart + 1);
       reply = dispatch(exchange, path, search, router, services, limiter);
     } catch (error) {
@@ -191,11 +196,12 @@ function dispatch(
   limiter: RateLimiter | undefined,
 ): Reply | Promise<Reply> {
   const { req, requestId } = exchange;
-  // RFC 9112 §3.2: an HTTP/1.1 request without Host is a 400; RFC 9110 §10.1.1: an
+  // RFC 9112 §3.2: one Host, no fewer (in HTTP/1.1) and no more; RFC 9110 §10.1.1: an
   // expectation other than 100-continue cannot be met, 417.
-  if (req.headers.host === undefined && req.httpVersionMinor === 1) throw new HttpError('malformed_request', 'an HTTP/1.1 request needs a Host header');
+  requireOneHost(req.rawHeaders, req.headers.host, req.httpVersionMinor);
   const expect = req.headers.expect;
   if (expect !== undefined && expect.toLowerCase() !== '100-continue') throw new HttpError('expectation_failed', 'only "Expect: 100-continue" is understood');
+  if (path === '*') return serverWideOptions(req.method ?? 'GET');
   const match = router.match(path);
   if (match === undefined) throw notFound(path, router);
 

@@ -137,6 +137,15 @@ export function methodsServed(): string {
   return [...methods, 'OPTIONS'].join(', ');
 }
 
+let everyMethod: string | undefined;
+
+/** `OPTIONS *` asks about the server as a whole (RFC 9110 §9.3.7): every method it answers somewhere. Any other method may not target `*`. */
+export function serverWideOptions(method: string): Reply {
+  everyMethod ??= methodsServed();
+  if (method === 'OPTIONS') return { status: 204, headers: { Allow: everyMethod } };
+  throw new HttpError('malformed_request', 'the target "*" is for OPTIONS only (RFC 9110 §9.3.7)');
+}
+
 export function buildRouter(): Router<Endpoint> {
   const routes = routeTable();
   const description = describeApi(routes);

@@ -119,6 +119,39 @@ describe('limits on the request itself', () => {
     assert.equal(answer.body['request_id'], answer.headers.get('x-request-id'));
   });
 
+  test('two Host header lines → 400 malformed_request (RFC 9112 §3.2)', async () => {
+    const answer = parseAnswer(await rawExchange(api.url, 'GET /healthz HTTP/1.1\r\nHost: a.example\r\nHost: b.example\r\n\r\n'));
+    assert.equal(answer.statusLine, 'HTTP/1.1 400 Bad Request');
+    assert.equal(answer.body['code'], 'malformed_request');
+    assert.equal(answer.body['detail'], 'a request carries one Host header, not several');
+    assert.equal(answer.body['request_id'], answer.headers.get('x-request-id'));
+  });
+
+  test('an absolute-form target is read as its path and query (RFC 9112 §3.2.2)', async () => {
+    const health = parseAnswer(await rawExchange(api.url, 'GET http://example.com/healthz HTTP/1.1\r\nHost: example.com\r\n\r\n'));
+    assert.equal(health.statusLine, 'HTTP/1.1 200 OK');
+    assert.deepEqual(health.body, { status: 'ok' });
+    const query = parseAnswer(await rawExchange(api.url, 'GET HTTPS://Example.COM:8080/healthz?x=1 HTTP/1.1\r\nHost: example.com\r\n\r\n'));
+    assert.equal(query.statusLine, 'HTTP/1.1 400 Bad Request');
+    assert.equal(query.body['code'], 'invalid_query');
+    assert.equal(query.body['instance'], '/healthz');
+    const home = await rawExchange(api.url, 'GET http://example.com HTTP/1.1\r\nHost: example.com\r\n\r\n');
+    assert.match(home, /^HTTP\/1\.1 200 OK\r\n/);
+    assert.match(home, /\r\nContent-Type: text\/html; charset=utf-8\r\n/);
+  });
+
+  test('OPTIONS * → 204 with every method the server answers (RFC 9110 §9.3.7); any other method on * and any other target form → 400', async () => {
+    const options = await rawExchange(api.url, 'OPTIONS * HTTP/1.1\r\nHost: x\r\n\r\n');
+    assert.match(options, /^HTTP\/1\.1 204 No Content\r\n/);
+    assert.match(options, /\r\nAllow: GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS\r\n/);
+    for (const request of ['GET * HTTP/1.1', 'GET v1/products HTTP/1.1', 'GET ftp://example.com/v1 HTTP/1.1']) {
+      const answer = parseAnswer(await rawExchange(api.url, `${request}\r\nHost: x\r\n\r\n`));
+      assert.equal(answer.statusLine, 'HTTP/1.1 400 Bad Request', request);
+      assert.equal(answer.body['code'], 'malformed_request', request);
+      assert.equal(answer.body['request_id'], answer.headers.get('x-request-id'), request);
+    }
+  });
+
   test('CONNECT → 405 with Allow, as problem details, and the connection closes', async () => {
     const answer = parseAnswer(await rawExchange(api.url, 'CONNECT example.com:443 HTTP/1.1\r\nHost: example.com\r\n\r\n'));
     assert.equal(answer.statusLine, 'HTTP/1.1 405 Method Not Allowed');
