@@ -1,8 +1,11 @@
-// The request pipeline (CONTRACT §7 gives the order of checks): route 404 → method
-// 405 → authentication 401 → Accept 406 → the handler, which checks query 400 →
-// permission 403 → record 404 → body 413/415/400 → permission on the body 403 →
-// If-Match 412 → validation 422 → conflicts 409. One catch site turns every error into a problem-details reply
-// (koa's `.then(respond).catch(onerror)`); one function writes it.
+// The request pipeline (CONTRACT §7 gives the order of checks). First what HTTP itself
+// requires of a request (RFC 9112 §3.2: a target a server accepts, one Host; RFC 9110
+// §10.1.1: no unknown Expect; `OPTIONS *`), then route 404 → method 405 →
+// authentication 401 → Accept 406 (`/` and `/v1`, which also serve HTML, negotiate in
+// their handlers) → the handler, which checks query 400 → permission 403 → record 404 →
+// body 413/415/400 → permission on the body 403 → If-Match 412 → validation 422 →
+// conflicts 409. One catch site turns every error into a problem-details reply (koa's
+// `.then(respond).catch(onerror)`); one function writes it.
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
@@ -22,7 +25,7 @@ import { BodyBudget } from './http/body-budget.js';
 import { PageCache } from './http/page-cache.js';
 import { problemReply } from './http/problem.js';
 import { requestIdFor } from './http/request-id.js';
-import { BAD_TARGET, originForm, requireOneHost } from './http/request-target.js';
+import { pathOfTarget, requireOneHost, unservedTarget } from './http/request-target.js';
 import type { Headers, Reply } from './http/respond.js';
 import { writeReply } from './http/respond.js';
 import type { CollectionName } from './resources/definition.js';
@@ -134,11 +137,11 @@ export async function createApp(options: ServerOptions = {}): Promise<App> {
   // only a handler that waits (a body to read, a write to make durable) goes async.
   const handle = (req: IncomingMessage, res: ServerResponse): void => {
     const raw = req.url ?? '/';
-    // Clients send a path; other target forms are read in request-target.ts.
-    const url = raw.charCodeAt(0) === 47 /* "/" */ ? raw : originForm(raw);
-    const target = url ?? raw;
-    const queryStart = target.indexOf('?');
-    const path = queryStart === -1 ? target : target.slice(0, queryStart);
+    // Clients send a path; another form of target is read in request-target.ts (undefined: none a server accepts).
+    const target = raw.charCodeAt(0) === 47 /* "/" */ ? raw : pathOfTarget(raw);
+    const shownTarget = target ?? raw;
+    const queryStart = shownTarget.indexOf('?');
+    const path = queryStart === -1 ? shownTarget : shownTarget.slice(0, queryStart);
     const tooLong = raw.length > MAX_URL_LENGTH;
     const exchange: Exchange = {
       req,
@@ -153,8 +156,8 @@ export async function createApp(options: ServerOptions = {}): Promise<App> {
     let reply: Reply | Promise<Reply>;
     try {
       if (tooLong) throw new HttpError('uri_too_long', `the request target is longer than ${MAX_URL_LENGTH} characters`);
-      if (url === undefined) throw new HttpError('malformed_request', BAD_TARGET);
-      const search = queryStart === -1 ? '' : url.slice(queryStart + 1);
+      if (target === undefined) throw unservedTarget();
+      const search = queryStart === -1 ? '' : target.slice(queryStart + 1);
       reply = dispatch(exchange, path, search, router, services, limiter);
     } catch (error) {
       fail(exchange, error);
@@ -186,7 +189,7 @@ export async function createApp(options: ServerOptions = {}): Promise<App> {
   };
 }
 
-/** Routes, checks the method, authenticates, limits and negotiates, then runs the handler; throws an HttpError to refuse. */
+/** Checks Host and Expect, routes, checks the method, authenticates, limits and negotiates, then runs the handler; throws an HttpError to refuse. */
 function dispatch(
   exchange: Exchange,
   path: string,

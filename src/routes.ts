@@ -7,16 +7,15 @@
 
 import type { RequestContext } from './context.js';
 import { createRecord, listRecords } from './handlers/collection-handlers.js';
+import type { Documents } from './handlers/service-handlers.js';
+import { apiIndex, healthCheck, homePage, readinessCheck, serveDocument } from './handlers/service-handlers.js';
 import { createToken } from './handlers/token-handler.js';
 import { deleteRecord, readRecord, updateRecord } from './handlers/item-handlers.js';
 import { homePageReply } from './home/home-page.js';
 import type { OpenApiView } from './home/openapi-view.js';
-import { matchesIfNoneMatch } from './http/conditional.js';
 import { HttpError } from './http/errors.js';
 import { openApiDocument } from './openapi/document.js';
 import { entityTag } from './representation.js';
-import { rejectQueryParameters } from './http/list-query.js';
-import { prefersHtml, requireHtmlAcceptable, requireJsonAcceptable } from './http/negotiation.js';
 import type { Reply } from './http/respond.js';
 import { jsonReply } from './http/respond.js';
 import type { ResourceDefinition } from './resources/definition.js';
@@ -40,7 +39,14 @@ export interface Endpoint {
   readonly negotiates: boolean;
 }
 
-function endpoint(handlers: Record<string, Handler>, open: readonly string[] = [], negotiates = false): Endpoint {
+interface EndpointOptions {
+  /** Methods answered without a token. */
+  readonly open?: readonly string[];
+  /** See Endpoint.negotiates. */
+  readonly negotiates?: boolean;
+}
+
+function endpoint(handlers: Record<string, Handler>, { open = [], negotiates = false }: EndpointOptions = {}): Endpoint {
   const methods = Object.keys(handlers);
   if (methods.includes('GET')) methods.splice(methods.indexOf('GET') + 1, 0, 'HEAD');
   const openMethods = new Set(open);
@@ -80,30 +86,25 @@ export function routeTable(): RouteSpec[] {
   return routes;
 }
 
-/** The documents served as they are, built once at start: the OpenAPI description and the home page. */
-export interface Documents {
-  readonly openApi: Reply;
-  readonly homePage: Reply;
-}
+/** Stand-ins for describing the routes (their methods) before the real documents exist. */
+const NO_DOCUMENTS: Documents = { openApi: jsonReply(200, {}), homePage: jsonReply(200, {}), apiIndex: jsonReply(200, {}) };
 
-/** Stand-ins for describing the routes (their methods), before the real documents exist. */
-const NO_DOCUMENTS: Documents = { openApi: jsonReply(200, {}), homePage: jsonReply(200, {}) };
-
-/** The methods of a route, and which of them need no token (CONTRACT §6). */
-export function endpointFor(route: RouteSpec, documents: Documents = NO_DOCUMENTS): Endpoint {
+/** The handlers of a route, which of them need no token (CONTRACT §6), and the documents they serve. */
+export function endpointFor(route: RouteSpec, documents: Documents): Endpoint {
+  const open = ['GET'];
   switch (route.kind) {
     case 'home':
-      return endpoint({ GET: (context) => homePage(context, documents.homePage) }, ['GET'], true);
+      return endpoint({ GET: (context) => homePage(context, documents) }, { open, negotiates: true });
     case 'health':
-      return endpoint({ GET: healthCheck }, ['GET']);
+      return endpoint({ GET: healthCheck }, { open });
     case 'readiness':
-      return endpoint({ GET: readinessCheck }, ['GET']);
+      return endpoint({ GET: readinessCheck }, { open });
     case 'index':
-      return endpoint({ GET: (context) => apiIndex(context, documents.homePage) }, ['GET'], true);
+      return endpoint({ GET: (context) => apiIndex(context, documents) }, { open, negotiates: true });
     case 'openapi':
-      return endpoint({ GET: (context) => serveDocument(context, documents.openApi) }, ['GET']);
+      return endpoint({ GET: (context) => serveDocument(context, documents.openApi) }, { open });
     case 'tokens':
-      return endpoint({ POST: createToken }, ['POST']);
+      return endpoint({ POST: createToken }, { open: ['POST'] });
     case 'collection': {
       const { definition, language } = route;
       return endpoint({
@@ -123,26 +124,31 @@ export function endpointFor(route: RouteSpec, documents: Documents = NO_DOCUMENT
   }
 }
 
-/** The OpenAPI document of everything the router serves. */
-export function describeApi(routes: readonly RouteSpec[] = routeTable()): Record<string, unknown> {
-  return openApiDocument(routes, (route) => endpointFor(route));
+/** The Allow header of a route: its methods, HEAD after GET, OPTIONS last. */
+export function methodsOf(route: RouteSpec): string {
+  return endpointFor(route, NO_DOCUMENTS).allow;
 }
 
-/** Every method some route answers, OPTIONS last: the Allow of a 405 that names no route (CONNECT). */
-export function methodsServed(): string {
-  const methods = new Set<string>();
-  for (const route of routeTable()) {
-    for (const method of endpointFor(route).allow.split(', ')) if (method !== 'OPTIONS') methods.add(method);
-  }
-  return [...methods, 'OPTIONS'].join(', ');
+/** The OpenAPI document of everything the router serves. */
+export function describeApi(routes: readonly RouteSpec[] = routeTable()): Record<string, unknown> {
+  return openApiDocument(routes, (route) => endpointFor(route, NO_DOCUMENTS));
 }
 
 let everyMethod: string | undefined;
 
-/** `OPTIONS *` asks about the server as a whole (RFC 9110 §9.3.7): every method it answers somewhere. Any other method may not target `*`. */
+/** Every method some route answers, OPTIONS last: the Allow of `OPTIONS *` and of a 405 that names no route (CONNECT). */
+export function methodsServed(): string {
+  if (everyMethod === undefined) {
+    const methods = new Set<string>();
+    for (const route of routeTable()) for (const method of methodsOf(route).split(', ')) if (method !== 'OPTIONS') methods.add(method);
+    everyMethod = [...methods, 'OPTIONS'].join(', ');
+  }
+  return everyMethod;
+}
+
+/** `OPTIONS *` asks about the server as a whole (RFC 9110 §9.3.7); no other method may target `*`. */
 export function serverWideOptions(method: string): Reply {
-  everyMethod ??= methodsServed();
-  if (method === 'OPTIONS') return { status: 204, headers: { Allow: everyMethod } };
+  if (method === 'OPTIONS') return { status: 204, headers: { Allow: methodsServed() } };
   throw new HttpError('malformed_request', 'the target "*" is for OPTIONS only (RFC 9110 §9.3.7)');
 }
 
@@ -154,45 +160,15 @@ export function buildRouter(): Router<Endpoint> {
     openApi: { status: 200, headers: { ETag: entityTag(document) }, body: document },
     // The document is built by openapi/document.ts in the shape OpenApiView describes.
     homePage: homePageReply(description as unknown as OpenApiView),
+    apiIndex: apiIndexReply(),
   };
   const router = new Router<Endpoint>();
   for (const route of routes) router.add(route.pattern, endpointFor(route, documents));
   return router;
 }
 
-/** A document generated once at start (the OpenAPI description, the home page); it carries a strong ETag. */
-function serveDocument(context: RequestContext, document: Reply, vary?: string): Reply {
-  rejectQueryParameters(context.search);
-  const etag = document.headers?.['ETag'] ?? '';
-  if (matchesIfNoneMatch(context.req.headers['if-none-match'], etag)) {
-    return { status: 304, headers: vary === undefined ? { ETag: etag } : { ETag: etag, Vary: vary } };
-  }
-  return vary === undefined ? document : { ...document, headers: { ...document.headers, Vary: vary } };
-}
-
-/** `/`: the home page, for any client that accepts HTML (406 otherwise: the API is under /v1). */
-function homePage(context: RequestContext, page: Reply): Reply {
-  requireHtmlAcceptable(context.req.headers.accept);
-  return serveDocument(context, page);
-}
-
-/** Liveness: the process answers. */
-function healthCheck(context: RequestContext): Reply {
-  rejectQueryParameters(context.search);
-  return jsonReply(200, { status: 'ok' });
-}
-
-/** Readiness: 503 while shutting down or when writes can no longer be made durable, so a balancer moves traffic away. */
-function readinessCheck(context: RequestContext): Reply {
-  rejectQueryParameters(context.search);
-  const { services } = context;
-  if (services.isShuttingDown()) throw new HttpError('not_ready', 'the server is shutting down', { headers: { 'Retry-After': '10' } });
-  if (services.store.writable === false) throw new HttpError('not_ready', 'the server cannot store writes (its disk failed)');
-  return jsonReply(200, { status: 'ready' });
-}
-
-/** The API's entry point: a link to every top-level collection, in both vocabularies. Built once, with an ETag. */
-const API_INDEX: Reply = (() => {
+/** The API's entry point: a link to every top-level collection, in both vocabularies. */
+function apiIndexReply(): Reply {
   const links: Record<string, string> = { self: API_PREFIX, openapi: `${API_PREFIX}/openapi.json`, tokens: `${API_PREFIX}/tokens` };
   for (const language of LANGUAGES) {
     for (const definition of RESOURCES) {
@@ -202,20 +178,12 @@ const API_INDEX: Reply = (() => {
     }
   }
   const body = JSON.stringify({ name: 'plainrest', version: 'v1', links });
-  return { status: 200, headers: { ETag: entityTag(body) }, body };
-})();
-
-/** `/v1`: the index as JSON, or the home page for a client that prefers HTML (a browser); the answer varies on Accept. */
-function apiIndex(context: RequestContext, page: Reply): Reply {
-  const accept = context.req.headers.accept;
-  if (prefersHtml(accept)) return serveDocument(context, page, 'Accept');
-  requireJsonAcceptable(accept);
-  return serveDocument(context, API_INDEX, 'Accept');
+  return { status: 200, headers: { ETag: entityTag(body), Vary: 'Accept' }, body };
 }
 
 /** A 404 for a path no route matches; an unversioned resource path (`/users`) is pointed at its `/v1` twin (CONTRACT §2). */
 export function notFound(path: string, router: Router<Endpoint>): HttpError {
-  if (!path.startsWith(`${API_PREFIX}/`) && path !== API_PREFIX && path !== '/') {
+  if (!path.startsWith(`${API_PREFIX}/`) && path !== API_PREFIX) {
     const versioned = `${API_PREFIX}${path}`;
     if (router.match(versioned) !== undefined) {
       return new HttpError('unversioned_path', `API paths carry a version prefix: use ${versioned}`);

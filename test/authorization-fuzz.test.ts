@@ -20,7 +20,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { RouteSpec } from '../src/routes.js';
-import { endpointFor, routeTable } from '../src/routes.js';
+import { methodsOf as allowOf, routeTable } from '../src/routes.js';
 import type { Language } from '../src/vocabulary.js';
 import { translate } from '../src/vocabulary.js';
 import { assertProblem } from './assertions.js';
@@ -119,7 +119,7 @@ function audienceOf(route: RouteSpec): Audience {
 }
 
 function methodsOf(route: RouteSpec): string[] {
-  return endpointFor(route).allow.split(', ');
+  return allowOf(route).split(', ');
 }
 
 function languageOf(route: RouteSpec): Language {

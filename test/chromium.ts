@@ -12,14 +12,16 @@ import { join } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 
-const LAUNCH_TIMEOUT_MS = 30_000;
-const CANDIDATES = ['chromium', 'chromium-browser', 'google-chrome', 'google-chrome-stable'];
+/** How long a protocol command may take before the test fails instead of hanging. */
+const COMMAND_TIMEOUT_MS = 30_000;
+/** The names Chromium goes by on PATH. */
+export const CHROMIUM_NAMES = ['chromium', 'chromium-browser', 'google-chrome', 'google-chrome-stable'];
 
 /** The Chromium executable: CHROMIUM_PATH, or the first of the usual names found on PATH; undefined when there is none. */
 export function findChromium(): string | undefined {
   const configured = process.env['CHROMIUM_PATH'];
   if (configured !== undefined && configured !== '') return configured;
-  for (const name of CANDIDATES) {
+  for (const name of CHROMIUM_NAMES) {
     const found = spawnSync('sh', ['-c', `command -v ${name}`], { encoding: 'utf8' });
     if (found.status === 0 && found.stdout.trim() !== '') return found.stdout.trim();
   }
@@ -53,13 +55,18 @@ export class Browser {
     this.#child = child;
     this.#profile = profile;
     this.#input = child.stdio[3] as Writable;
+    // A browser that is gone shows as a failed command (#failAll), not as a pipe error.
+    this.#input.on('error', () => undefined);
     const output = child.stdio[4] as Readable;
     output.setEncoding('utf8');
     output.on('data', (chunk: string) => this.#receive(chunk));
-    child.once('exit', () => {
-      for (const pending of this.#pending.values()) pending.reject(new Error('Chromium exited'));
-      this.#pending.clear();
-    });
+    child.once('exit', () => this.#failAll(new Error('Chromium exited')));
+    child.once('error', (error) => this.#failAll(new Error(`Chromium could not be started: ${error.message}`)));
+  }
+
+  #failAll(error: Error): void {
+    for (const pending of this.#pending.values()) pending.reject(error);
+    this.#pending.clear();
   }
 
   static async launch(executable: string): Promise<Browser> {
@@ -82,8 +89,7 @@ export class Browser {
     child.stderr?.setEncoding('utf8').on('data', (chunk: string) => (errors = (errors + chunk).slice(-4000)));
     const browser = new Browser(child, profile);
     try {
-      const timeout = sleep(LAUNCH_TIMEOUT_MS, undefined, { ref: false }).then(() => Promise.reject(new Error(`no answer within ${LAUNCH_TIMEOUT_MS / 1000} s`)));
-      await Promise.race([browser.send('Browser.getVersion'), timeout]);
+      await browser.send('Browser.getVersion');
     } catch (error) {
       await browser.close();
       throw new Error(`Chromium did not answer on its pipe: ${String(error)}\n${errors}`);
@@ -91,12 +97,18 @@ export class Browser {
     return browser;
   }
 
-  /** Sends a command (to a page when `sessionId` is given) and waits for its answer. */
+  /** Sends a command (to a page when `sessionId` is given) and waits for its answer, failing after COMMAND_TIMEOUT_MS. */
   send(method: string, params: Json = {}, sessionId?: string): Promise<Json> {
     const id = this.#nextId++;
     const message = JSON.stringify(sessionId === undefined ? { id, method, params } : { id, method, params, sessionId });
     return new Promise((resolve, reject) => {
-      this.#pending.set(id, { resolve, reject });
+      const timer = setTimeout(() => {
+        this.#pending.delete(id);
+        reject(new Error(`Chromium did not answer ${method} within ${COMMAND_TIMEOUT_MS / 1000} s`));
+      }, COMMAND_TIMEOUT_MS);
+      timer.unref();
+      const settle = { resolve: (result: Json) => (clearTimeout(timer), resolve(result)), reject: (error: Error) => (clearTimeout(timer), reject(error)) };
+      this.#pending.set(id, settle);
       this.#input.write(`${message}\0`);
     });
   }
@@ -119,7 +131,8 @@ export class Browser {
   }
 
   async close(): Promise<void> {
-    if (this.#child.exitCode === null && this.#child.signalCode === null) {
+    // A child that never started (no pid) has no exit to wait for.
+    if (this.#child.pid !== undefined && this.#child.exitCode === null && this.#child.signalCode === null) {
       const exited = new Promise((resolve) => this.#child.once('exit', resolve));
       this.#child.kill('SIGKILL');
       await exited;
@@ -131,7 +144,15 @@ export class Browser {
     this.#buffered += chunk;
     let end = this.#buffered.indexOf('\0');
     while (end !== -1) {
-      const message = JSON.parse(this.#buffered.slice(0, end)) as { id?: number; result?: Json; error?: { message: string }; method?: string; params?: Json; sessionId?: string };
+      let message: { id?: number; result?: Json; error?: { message: string }; method?: string; params?: Json; sessionId?: string };
+      try {
+        message = JSON.parse(this.#buffered.slice(0, end)) as typeof message;
+      } catch {
+        this.#failAll(new Error(`Chromium sent a message that is not JSON: ${this.#buffered.slice(0, Math.min(end, 200))}`));
+        this.#buffered = this.#buffered.slice(end + 1);
+        end = this.#buffered.indexOf('\0');
+        continue;
+      }
       this.#buffered = this.#buffered.slice(end + 1);
       end = this.#buffered.indexOf('\0');
       if (message.id !== undefined) {
@@ -158,13 +179,14 @@ const KEYS: Readonly<Record<string, { code: string; keyCode: number; text?: stri
 export class Page {
   readonly #browser: Browser;
   readonly sessionId: string;
+  readonly #stopListening: () => void;
   /** Console errors, uncaught exceptions and browser log errors (a CSP violation is one), as text. */
   readonly problems: string[] = [];
 
   constructor(browser: Browser, sessionId: string) {
     this.#browser = browser;
     this.sessionId = sessionId;
-    browser.onEvent((event) => {
+    this.#stopListening = browser.onEvent((event) => {
       if (event.sessionId !== sessionId) return;
       if (event.method === 'Runtime.exceptionThrown') this.problems.push(`exception: ${JSON.stringify(event.params['exceptionDetails'])}`);
       if (event.method === 'Runtime.consoleAPICalled' && event.params['type'] === 'error') this.problems.push(`console.error: ${JSON.stringify(event.params['args'])}`);
@@ -178,12 +200,21 @@ export class Page {
     return this.#browser.send(method, params, this.sessionId);
   }
 
-  /** Opens `url` and waits for its load event. */
+  /** Closes the tab and stops listening to its events. */
+  async close(): Promise<void> {
+    this.#stopListening();
+    await this.send('Page.close').catch(() => undefined);
+  }
+
+  /** Opens `url` and waits for its load event (failing after COMMAND_TIMEOUT_MS). */
   async navigate(url: string): Promise<void> {
-    const loaded = new Promise<void>((resolve) => {
+    const loaded = new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`${url} did not finish loading within ${COMMAND_TIMEOUT_MS / 1000} s`)), COMMAND_TIMEOUT_MS);
+      timer.unref();
       const stop = this.#browser.onEvent((event) => {
         if (event.sessionId === this.sessionId && event.method === 'Page.loadEventFired') {
           stop();
+          clearTimeout(timer);
           resolve();
         }
       });

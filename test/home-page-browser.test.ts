@@ -15,13 +15,13 @@ import { join } from 'node:path';
 import { after, afterEach, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import type { Page } from './chromium.js';
-import { Browser, findChromium } from './chromium.js';
+import { Browser, CHROMIUM_NAMES, findChromium } from './chromium.js';
 import type { TestServer } from './helpers.js';
 import { startTestServer, TEST_ADMIN_EMAIL, TEST_ADMIN_PASSWORD } from './helpers.js';
 
 const chromium = findChromium();
 const ARTIFACTS = process.env['ARTIFACTS_DIR'] ?? fileURLToPath(new URL('./artifacts/', import.meta.url));
-const SKIP = chromium === undefined ? 'Chromium is not installed (looked for CHROMIUM_PATH, chromium, google-chrome); `.ci/run` installs it with apt-get' : false;
+const SKIP = chromium === undefined ? `Chromium is not installed (looked for CHROMIUM_PATH, then ${CHROMIUM_NAMES.join(', ')} on PATH); \`.ci/run\` installs it with apt-get` : false;
 
 const ALICE = { email: 'alice@example.com', password: 'wonderland-42' } as const;
 const ADMIN = { email: TEST_ADMIN_EMAIL, password: TEST_ADMIN_PASSWORD } as const;
@@ -156,7 +156,7 @@ describe('home page in headless Chromium', { skip: SKIP }, () => {
     const page = current;
     current = undefined;
     if (page === undefined) return;
-    await page.send('Page.close').catch(() => undefined);
+    await page.close();
     assert.deepEqual(page.problems, [], 'no CSP violation, console error or exception');
   });
 
@@ -184,18 +184,6 @@ describe('home page in headless Chromium', { skip: SKIP }, () => {
         .map((control) => control.outerHTML.slice(0, 80))`,
     );
     assert.deepEqual(unlabelled, []);
-    // The reference lists every operation of the OpenAPI document (both vocabularies).
-    const operations = await page.evaluate<number>(`document.querySelectorAll('article.operation').length`);
-    const document = (await api.get('/v1/openapi.json')).body as { paths: Record<string, Record<string, unknown>> };
-    const expected = Object.values(document.paths).flatMap((item) => Object.keys(item).filter((key) => key !== 'parameters')).length;
-    assert.ok(expected > 0);
-    assert.equal(operations, expected);
-    // Every status an operation links to is in the glossary.
-    const dangling = await page.evaluate<string[]>(
-      `[...new Set([...document.querySelectorAll('a[href^="#status-"]')].map((link) => link.getAttribute('href')))]
-        .filter((href) => document.querySelector('dt' + href) === null)`,
-    );
-    assert.deepEqual(dangling, []);
     assert.equal(await text(page, 'status-401'), '401 Unauthorized');
     assert.equal(await text(page, 'status-line'), NOTHING_SENT);
     assert.equal(await isHidden(page, 'exchange-parts'), true);

@@ -69,6 +69,7 @@ describe('home page over HTTP', () => {
     assert.equal(page.headers.get('x-content-type-options'), 'nosniff');
     assert.equal(page.headers.get('referrer-policy'), 'no-referrer');
     assert.equal(page.headers.get('cache-control'), 'no-cache');
+    assert.equal(page.headers.get('vary'), 'Accept');
     assert.match(page.headers.get('etag') ?? '', STRONG_ETAG);
     assert.notEqual(page.headers.get('x-request-id'), null);
     assert.equal(page.headers.get('content-length'), String(Buffer.byteLength(page.text)));
@@ -102,14 +103,20 @@ describe('home page over HTTP', () => {
     const [data] = elements(page.text, '<script type="application/json" id="explorer-data">', '</script>');
     assert.ok(data !== undefined);
     assert.ok(!data.includes('<'));
-    const parsed = JSON.parse(data) as { meanings: Record<string, { title: string; meaning: string }>; situations: Record<string, string>; tokensPath: string };
+    const parsed = JSON.parse(data) as { meanings: Record<string, { title: string; meaning: string }>; situations: Record<string, string>; tokensPath: string; serverFields: string[] };
     assert.equal(parsed.tokensPath, '/v1/tokens');
+    // What an edit leaves out: the fields every record schema marks readOnly, in both vocabularies.
+    assert.deepEqual(parsed.serverFields, ['atualizado_em', 'created_at', 'criado_em', 'id', 'total', 'updated_at', 'user_id', 'usuario_id']);
     assert.deepEqual(Object.keys(parsed.meanings).map(Number), [...STATUS_MEANINGS.keys()]);
     assert.deepEqual(parsed.meanings['201'], STATUS_MEANINGS.get(201));
     assert.deepEqual(parsed.situations, SITUATION_MEANINGS);
     // A situation names a method (and maybe a path) and a status that has a meaning of its own.
     for (const key of Object.keys(SITUATION_MEANINGS)) assert.match(key, /^(GET|HEAD|POST|PUT|PATCH|DELETE|OPTIONS)( \/\S*)? (\d{3})$/, key);
     for (const key of Object.keys(SITUATION_MEANINGS)) assert.ok(STATUS_MEANINGS.has(Number(key.slice(-3))), key);
+    for (const key of Object.keys(SITUATION_MEANINGS)) {
+      const [method = '', path] = key.split(' ');
+      if (path !== undefined && !/^\d{3}$/.test(path)) assert.ok(openApi.paths[path]?.[method.toLowerCase()] !== undefined, `${key}: a documented operation`);
+    }
   });
 
   it('describes every path and operation of the OpenAPI document, and every status each can answer', () => {
@@ -169,7 +176,11 @@ describe('home page over HTTP', () => {
 
     const unchanged = await fetchText(api, '/', { headers: { 'If-None-Match': page.headers.get('etag') ?? '' } });
     assertEmpty(unchanged, 304);
+    // A 304 repeats the ETag, Cache-Control and Vary of the 200 (RFC 9110 §15.4.5), and no more.
     assert.equal(unchanged.headers.get('etag'), page.headers.get('etag'));
+    assert.equal(unchanged.headers.get('cache-control'), 'no-cache');
+    assert.equal(unchanged.headers.get('vary'), 'Accept');
+    assert.equal(unchanged.headers.get('content-security-policy'), null);
 
     const options = await fetchText(api, '/', { method: 'OPTIONS' });
     assertEmpty(options, 204);
@@ -182,6 +193,7 @@ describe('home page over HTTP', () => {
     assert.equal(post.headers.get('allow'), 'GET, HEAD, OPTIONS');
     assertProblem(await fetchText(api, '/?lang=pt'), 400, 'invalid_query', '/', [{ field: 'lang', code: 'unknown_parameter' }]);
     assertProblem(await fetchText(api, '/', { headers: { Accept: 'application/json' } }), 406, 'not_acceptable', '/');
+    assertProblem(await fetchText(api, '/', { headers: { Accept: 'text/html;q=0, */*' } }), 406, 'not_acceptable', '/');
     for (const accept of ['text/html', '*/*', 'text/*', BROWSER_ACCEPT]) {
       assert.equal((await fetchText(api, '/', { headers: { Accept: accept } })).status, 200, accept);
     }
@@ -211,6 +223,7 @@ describe('home page over HTTP', () => {
     const indexUnchanged = await fetchText(api, '/v1', { headers: { 'If-None-Match': index.headers.get('etag') ?? '' } });
     assertEmpty(indexUnchanged, 304);
     assert.equal(indexUnchanged.headers.get('etag'), index.headers.get('etag'));
+    assert.equal(indexUnchanged.headers.get('vary'), 'Accept');
     assertProblem(await fetchText(api, '/v1', { headers: { Accept: 'text/plain' } }), 406, 'not_acceptable', '/v1');
     assertProblem(await fetchText(api, '/v1?x=1', { headers: { Accept: BROWSER_ACCEPT } }), 400, 'invalid_query', '/v1', [{ field: 'x', code: 'unknown_parameter' }]);
   });
@@ -253,6 +266,7 @@ describe('home page parts', () => {
       ['application/json;q=0.1, text/*', true],
       ['text/html;q=0', false],
       ['TEXT/HTML', true],
+      ['application/problem+json, text/html;q=0.5', false],
     ];
     for (const [accept, expected] of cases) assert.equal(prefersHtml(accept), expected, String(accept));
   });

@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { connect as connectSocket } from 'node:net';
 import { afterEach, beforeEach, describe, test } from 'node:test';
+import { pathOfTarget } from '../src/http/request-target.js';
 import { MemoryStore } from '../src/index.js';
 import type { TestServer } from './helpers.js';
 import { createProduct, startTestServer } from './helpers.js';
@@ -140,6 +141,23 @@ describe('limits on the request itself', () => {
     assert.match(home, /\r\nContent-Type: text\/html; charset=utf-8\r\n/);
   });
 
+  test('the absolute-form needs a Host too, and its authority wins over Host; an empty host, user information, or Host twice in any case → 400', async () => {
+    const noHost = parseAnswer(await rawExchange(api.url, 'GET http://example.com/healthz HTTP/1.1\r\n\r\n'));
+    assert.equal(noHost.statusLine, 'HTTP/1.1 400 Bad Request');
+    const otherHost = parseAnswer(await rawExchange(api.url, 'GET http://example.com/healthz HTTP/1.1\r\nHost: elsewhere.example\r\n\r\n'));
+    assert.equal(otherHost.statusLine, 'HTTP/1.1 200 OK');
+    for (const request of [
+      'GET http:///healthz HTTP/1.1\r\nHost: x',
+      'GET http://user@example.com/healthz HTTP/1.1\r\nHost: x',
+      'GET /healthz HTTP/1.1\r\nHost: a\r\nhost: b',
+      'GET /healthz HTTP/1.0\r\nHOST: a\r\nHost: a',
+    ]) {
+      const answer = parseAnswer(await rawExchange(api.url, `${request}\r\n\r\n`));
+      assert.equal(answer.statusLine, 'HTTP/1.1 400 Bad Request', request);
+      assert.equal(answer.body['code'], 'malformed_request', request);
+    }
+  });
+
   test('OPTIONS * → 204 with every method the server answers (RFC 9110 §9.3.7); any other method on * and any other target form → 400', async () => {
     const options = await rawExchange(api.url, 'OPTIONS * HTTP/1.1\r\nHost: x\r\n\r\n');
     assert.match(options, /^HTTP\/1\.1 204 No Content\r\n/);
@@ -260,5 +278,23 @@ describe('readiness during shutdown', () => {
     } finally {
       await api.close();
     }
+  });
+});
+
+describe('pathOfTarget (RFC 9112 §3.2)', () => {
+  test('absolute-form targets give their path and query; * stays; anything else is undefined', () => {
+    const cases: [string, string | undefined][] = [
+      ['http://example.com/v1/products?page=2', '/v1/products?page=2'],
+      ['HTTPS://Example.COM:8443/v1', '/v1'],
+      ['http://example.com', '/'],
+      ['http://example.com?x=1', '/?x=1'],
+      ['*', '*'],
+      ['http:///v1', undefined],
+      ['http://user:secret@example.com/v1', undefined],
+      ['ftp://example.com/v1', undefined],
+      ['v1/products', undefined],
+      ['example.com:443', undefined],
+    ];
+    for (const [target, expected] of cases) assert.equal(pathOfTarget(target), expected, target);
   });
 });

@@ -20,7 +20,7 @@ import type { ResourceDefinition } from '../src/resources/definition.js';
 import { orders } from '../src/resources/orders.js';
 import { products } from '../src/resources/products.js';
 import { users } from '../src/resources/users.js';
-import { endpointFor, routeTable } from '../src/routes.js';
+import { methodsOf, routeTable } from '../src/routes.js';
 import { MemoryStore } from '../src/store/memory-store.js';
 import type { StoredCollection } from '../src/store/store.js';
 import type { WriteMode } from '../src/validation.js';
@@ -245,7 +245,7 @@ describe('prototype pollution over HTTP: query strings', () => {
   /** A request to every route of the table, with its first method that reads (POST for the token endpoint). */
   function probes(): { method: string; path: string }[] {
     return routeTable().map((route) => {
-      const methods = endpointFor(route).allow.split(', ');
+      const methods = methodsOf(route).split(', ');
       const method = methods.includes('GET') ? 'GET' : (methods[0] as string);
       return { method, path: route.pattern.replace(/:[a-z_]+/g, '1') };
     });

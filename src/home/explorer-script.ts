@@ -9,7 +9,7 @@ export const EXPLORER_SCRIPT = `
 'use strict';
 (() => {
   const byId = (id) => document.getElementById(id);
-  const { meanings, situations, tokensPath } = JSON.parse(byId('explorer-data').textContent);
+  const { meanings, situations, tokensPath, serverFields } = JSON.parse(byId('explorer-data').textContent);
   let token;
   let busy = false;
 
@@ -208,14 +208,15 @@ export const EXPLORER_SCRIPT = `
 
   /** Sends a GET for a link from an answer, and moves the focus to the new answer's status. */
   const follow = (url) => {
+    if (busy) return;
     const [path, query = ''] = url.split('?');
     fill('GET', path, query, '');
     run(sendForm).then(() => statusLine.focus());
   };
 
-  /** A PATCH of the record just read, guarded by its ETag: every field but the id and timestamps, to change as you like. */
+  /** A PATCH of the record just read, guarded by its ETag: every field but those the server sets, to change as you like. */
   const prepareEdit = (path, etag, record) => {
-    const fieldsToEdit = Object.fromEntries(Object.entries(record).filter(([name]) => !/^(id|created_at|updated_at|criado_em|atualizado_em)$/.test(name)));
+    const fieldsToEdit = Object.fromEntries(Object.entries(record).filter(([name]) => !serverFields.includes(name)));
     fill('PATCH', path, '', JSON.stringify(fieldsToEdit, null, 2), contentTypeLine('PATCH') + '\\nIf-Match: ' + etag);
     byId('try').scrollIntoView({ block: 'start' });
     fields.body.focus();

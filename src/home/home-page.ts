@@ -8,18 +8,15 @@
 import { createHash } from 'node:crypto';
 import type { Reply } from '../http/respond.js';
 import { entityTag } from '../representation.js';
-import { RESOURCES } from '../resources/index.js';
 import type { Language } from '../vocabulary.js';
 import { LANGUAGES, translate } from '../vocabulary.js';
 import { EXPLORER_SCRIPT } from './explorer-script.js';
 import { EXPLORER_STYLE } from './explorer-style.js';
 import type { OpenApiView } from './openapi-view.js';
-import { escapeHtml, examplePath, operationsHtml, resourceHtml } from './reference-html.js';
+import { escapeHtml, examplePath, referenceHtml } from './reference-html.js';
 import { SITUATION_MEANINGS, STATUS_MEANINGS } from './status-meanings.js';
 
-export const HTML_TYPE = 'text/html; charset=utf-8';
-
-const TOKENS_PATH = '/v1/tokens';
+const HTML_TYPE = 'text/html; charset=utf-8';
 
 const LANGUAGE_NAMES: Readonly<Record<Language, string>> = { en: 'English', pt: 'Portuguese' };
 
@@ -29,7 +26,7 @@ function hashSource(text: string): string {
 }
 
 /** The policy: nothing by default; the page's own script and style, requests to this origin, no forms posted, no framing. */
-export function contentSecurityPolicy(script: string, style: string): string {
+function contentSecurityPolicy(script: string, style: string): string {
   return [
     "default-src 'none'",
     `script-src ${hashSource(script)}`,
@@ -126,24 +123,6 @@ function vocabularySwitch(): string {
   return `<fieldset><legend>Show paths and fields in</legend>${choices.join('')}</fieldset>`;
 }
 
-function reference(document: OpenApiView): string {
-  const resourceTags = new Set(LANGUAGES.flatMap((language) => RESOURCES.map((definition) => translate(definition.collection, language))));
-  const service = operationsHtml(document, 'en', (_, operation) => !resourceTags.has(operation.tags?.[0] ?? ''));
-  const vocabularies = LANGUAGES.map((language) => {
-    const resources = RESOURCES.map((definition) => resourceHtml(document, translate(definition.collection, language), definition.singular, language));
-    return `<div data-vocabulary="${language}"${language === 'en' ? '' : ' hidden'}>${resources.join('\n')}</div>`;
-  });
-  return `
-<section id="reference" aria-labelledby="reference-title">
-<h2 id="reference-title">Reference</h2>
-<p>Every operation, generated from <a href="/v1/openapi.json">the OpenAPI document</a>. All need a token except
-those marked open; each lists the status codes it can answer, linked to what they mean.</p>
-<h3>Service</h3>
-${service}
-${vocabularies.join('\n')}
-</section>`;
-}
-
 function statusGlossary(): string {
   const entries = [...STATUS_MEANINGS].map(
     ([status, { title, meaning }]) => `<dt id="status-${status}">${status} ${escapeHtml(title)}</dt><dd>${escapeHtml(meaning)}</dd>`,
@@ -160,9 +139,24 @@ function scriptData(value: unknown): string {
   return JSON.stringify(value).replace(/</g, '\\u003c');
 }
 
+/** The path of the operation that hands out tokens (its operationId is createToken). */
+function tokensPath(document: OpenApiView): string {
+  return Object.keys(document.paths).find((path) => document.paths[path]?.post?.operationId === 'createToken') ?? '/v1/tokens';
+}
+
+/** Every field the server sets (readOnly in a record's schema), in either vocabulary: an edit leaves them out. */
+function serverFields(document: OpenApiView): string[] {
+  const names = new Set<string>();
+  for (const schema of Object.values(document.components.schemas)) {
+    for (const [name, property] of Object.entries(schema.properties ?? {})) if (property.readOnly === true) names.add(name);
+  }
+  return [...names].sort();
+}
+
 export function renderHomePage(document: OpenApiView): string {
   const meanings = Object.fromEntries(STATUS_MEANINGS);
   const paths = Object.keys(document.paths).map(examplePath);
+  const data = { meanings, situations: SITUATION_MEANINGS, tokensPath: tokensPath(document), serverFields: serverFields(document) };
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -189,12 +183,12 @@ ${CONVENTIONS}
 ${LOGIN}
 ${requestForm(paths)}
 ${EXCHANGE}
-${reference(document)}
+${referenceHtml(document)}
 ${statusGlossary()}
 </main>
 <footer><p>JSON clients asking for <code>/v1</code> get the API index as JSON; this page is for browsers.
 The machine-readable description is <a href="/v1/openapi.json">/v1/openapi.json</a>.</p></footer>
-<script type="application/json" id="explorer-data">${scriptData({ meanings, situations: SITUATION_MEANINGS, tokensPath: TOKENS_PATH })}</script>
+<script type="application/json" id="explorer-data">${scriptData(data)}</script>
 <script>${EXPLORER_SCRIPT}</script>
 </body>
 </html>
@@ -211,6 +205,8 @@ export function homePageReply(document: OpenApiView): Reply {
     headers: {
       ETag: entityTag(html),
       'Cache-Control': 'no-cache',
+      // `/` answers 406 to a client that takes no HTML, and `/v1` serves JSON to one that prefers it.
+      Vary: 'Accept',
       'Content-Security-Policy': contentSecurityPolicy(EXPLORER_SCRIPT, EXPLORER_STYLE),
       'X-Content-Type-Options': 'nosniff',
       'Referrer-Policy': 'no-referrer',

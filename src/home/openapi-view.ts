@@ -36,6 +36,7 @@ export interface ResponseView {
 }
 
 export interface OperationView {
+  readonly operationId?: string;
   readonly summary: string;
   /** Who may call it. */
   readonly description?: string;
@@ -48,7 +49,7 @@ export interface OperationView {
 }
 
 export const HTTP_METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
-export type HttpMethod = (typeof HTTP_METHODS)[number];
+type HttpMethod = (typeof HTTP_METHODS)[number];
 
 export type PathItemView = { readonly parameters?: readonly ParameterView[] } & { readonly [method in HttpMethod]?: OperationView };
 

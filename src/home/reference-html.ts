@@ -1,11 +1,12 @@
 // The reference part of the home page, written as HTML from the OpenAPI document:
 // for every resource its record as a table of fields, then every operation with its
 // parameters, an example body, the status codes it can answer (each linked to its
-// meaning) and a "Try it" button that puts the request in the form. Every text and
-// attribute goes through `escapeHtml`.
+// meaning) and a "Try it" button that puts the request in the form. Every text taken
+// from the document goes through `escapeHtml`.
 
+import { RESOURCES } from '../resources/index.js';
 import type { Language } from '../vocabulary.js';
-import { translate } from '../vocabulary.js';
+import { LANGUAGES, translate } from '../vocabulary.js';
 import type { OpenApiView, OperationView, ParameterView, SchemaView } from './openapi-view.js';
 import { HTTP_METHODS, resolve } from './openapi-view.js';
 import { STATUS_MEANINGS } from './status-meanings.js';
@@ -41,7 +42,7 @@ function rulesOf(schema: SchemaView): string {
   range(schema.minLength, schema.maxLength, ' characters');
   range(schema.minimum, schema.maximum, '');
   range(schema.minItems, schema.maxItems, ' items');
-  if (schema.multipleOf === 0.01) rules.push('at most two decimals');
+  if (schema.multipleOf === 0.01) rules.push('at most two decimals'); // money: the only multipleOf the schemas use
   if (schema.enum !== undefined) rules.push(`one of ${schema.enum.join(', ')}`);
   return rules.join('; ');
 }
@@ -84,7 +85,7 @@ function exampleBody(document: OpenApiView, operation: OperationView): { content
   return { contentType, example: resolve(document, media.schema).examples?.[0] ?? {} };
 }
 
-export function operationHtml(document: OpenApiView, path: string, method: string, operation: OperationView, language: Language): string {
+function operationHtml(document: OpenApiView, path: string, method: string, operation: OperationView, language: Language): string {
   const id = `${language}-${method}-${path.replace(/[^a-z0-9]+/gi, '-')}`;
   const parameters = [...(document.paths[path]?.parameters ?? []), ...(operation.parameters ?? [])];
   const body = exampleBody(document, operation);
@@ -110,7 +111,7 @@ export function operationHtml(document: OpenApiView, path: string, method: strin
 }
 
 /** Every operation of the paths `include` selects, in document order. */
-export function operationsHtml(document: OpenApiView, language: Language, include: (path: string, operation: OperationView) => boolean): string {
+function operationsHtml(document: OpenApiView, language: Language, include: (path: string, operation: OperationView) => boolean): string {
   const parts: string[] = [];
   for (const [path, item] of Object.entries(document.paths)) {
     for (const method of HTTP_METHODS) {
@@ -122,7 +123,7 @@ export function operationsHtml(document: OpenApiView, language: Language, includ
 }
 
 /** One resource in one vocabulary: its record's table, then its operations (those tagged with its collection name). */
-export function resourceHtml(document: OpenApiView, tag: string, singular: string, language: Language): string {
+function resourceHtml(document: OpenApiView, tag: string, singular: string, language: Language): string {
   const collectionPath = Object.keys(document.paths).find((path) => document.paths[path]?.post?.tags?.[0] === tag);
   const collection = collectionPath === undefined ? undefined : document.paths[collectionPath];
   const list = collection?.get?.responses['200']?.content?.['application/json']?.schema;
@@ -132,4 +133,23 @@ export function resourceHtml(document: OpenApiView, tag: string, singular: strin
   const table = record === undefined || create === undefined ? '' : recordTable(document, singular, resolve(document, record), resolve(document, create));
   const operations = operationsHtml(document, language, (_, operation) => operation.tags?.[0] === tag);
   return `<section aria-labelledby="${language}-${tag}"><h3 id="${language}-${tag}">${escapeHtml(tag)}</h3>${table}${operations}</section>`;
+}
+
+/** The reference section: the service's own operations, then every resource in each vocabulary (all but English hidden until chosen). */
+export function referenceHtml(document: OpenApiView): string {
+  const resourceTags = new Set(LANGUAGES.flatMap((language) => RESOURCES.map((definition) => translate(definition.collection, language))));
+  const service = operationsHtml(document, 'en', (_, operation) => !resourceTags.has(operation.tags?.[0] ?? ''));
+  const vocabularies = LANGUAGES.map((language) => {
+    const resources = RESOURCES.map((definition) => resourceHtml(document, translate(definition.collection, language), definition.singular, language));
+    return `<div data-vocabulary="${language}"${language === 'en' ? '' : ' hidden'}>${resources.join('\n')}</div>`;
+  });
+  return `
+<section id="reference" aria-labelledby="reference-title">
+<h2 id="reference-title">Reference</h2>
+<p>Every operation, generated from <a href="/v1/openapi.json">the OpenAPI document</a>. All need a token except
+those marked open; each lists the status codes it can answer, linked to what they mean.</p>
+<h3>Service</h3>
+${service}
+${vocabularies.join('\n')}
+</section>`;
 }

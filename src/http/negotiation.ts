@@ -59,11 +59,11 @@ export function wantsProblemJson(accept: string | undefined): boolean {
   return parseAccept(accept).some((range) => range.type === 'application/problem+json' && range.quality > 0);
 }
 
-/** True when the client weighs text/html above application/json (a browser navigating to the address). */
+/** True when the client weighs text/html above JSON (application/json or problem+json): a browser navigating to the address. */
 export function prefersHtml(accept: string | undefined): boolean {
   if (accept === undefined || !/text\//i.test(accept)) return false;
   const ranges = parseAccept(accept);
-  return qualityOf(ranges, 'text/html') > qualityOf(ranges, 'application/json');
+  return qualityOf(ranges, 'text/html') > Math.max(qualityOf(ranges, 'application/json'), qualityOf(ranges, 'application/problem+json'));
 }
 
 /** Throws 406 unless the client accepts text/html (for an address that answers only with a page). */

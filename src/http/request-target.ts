@@ -1,39 +1,55 @@
 // The request target and Host (RFC 9112 §3.2). Clients send the origin-form
 // (`/v1/products?page=2`); a server must also accept the absolute-form
-// (`http://host/v1/products`, §3.2.2), which is read as its path and query; the
+// (`http://host/v1/products`, §3.2.2), which is served as its path and query; the
 // asterisk-form (`*`, §3.2.4) names the server itself and is for OPTIONS only. Any
-// other target, and a request with more than one Host header (§3.2), is a 400.
+// other target, an absolute URI with an empty host or with user information (RFC 9110
+// §4.2.1, §4.2.4), and a request with more than one Host header (§3.2) is a 400.
 
 import { HttpError } from './errors.js';
 
-const ABSOLUTE_FORM = /^https?:\/\/[^/?#]*/i;
+/** `http://` or `https://`, then a host that is not empty and carries no `user@`. */
+const ABSOLUTE_FORM = /^https?:\/\/[^/?#@]+(?=[/?#]|$)/i;
 
 /**
- * A target that does not start with "/", in origin-form: the path and query of an
- * absolute-form target, `*` as it is, and undefined for anything else.
+ * The path and query of a target that does not start with "/": those of an
+ * absolute-form target, or `*` itself; undefined for a target no server accepts.
  */
-export function originForm(url: string): string | undefined {
-  if (url === '*') return url;
-  const authority = ABSOLUTE_FORM.exec(url);
+export function pathOfTarget(target: string): string | undefined {
+  if (target === '*') return target;
+  const authority = ABSOLUTE_FORM.exec(target);
   if (authority === null) return undefined;
-  const rest = url.slice(authority[0].length);
+  const rest = target.slice(authority[0].length);
   return rest.startsWith('/') ? rest : `/${rest}`;
 }
 
-export const BAD_TARGET = 'the request target is a path such as /v1/products (or an absolute http URL)';
-
-/** Throws 400 unless the request has exactly one Host line (HTTP/1.0 may have none). */
-export function requireOneHost(rawHeaders: readonly string[], host: string | undefined, httpVersionMinor: number): void {
-  if (host === undefined && httpVersionMinor === 1) throw new HttpError('malformed_request', 'an HTTP/1.1 request needs a Host header');
-  if (host !== undefined && hostLines(rawHeaders) > 1) throw new HttpError('malformed_request', 'a request carries one Host header, not several');
+/** The 400 for a target `pathOfTarget` refuses. */
+export function unservedTarget(): HttpError {
+  return new HttpError('malformed_request', 'the request target is a path such as /v1/products (or an absolute http URL)');
 }
 
-/** How many Host header lines the request carried (Node keeps only the first in `req.headers`). */
-function hostLines(rawHeaders: readonly string[]): number {
-  let count = 0;
-  for (let index = 0; index < rawHeaders.length; index += 2) {
-    const name = rawHeaders[index] as string;
-    if (name.length === 4 && name.toLowerCase() === 'host') count += 1;
+/** Throws 400 unless the request has exactly one Host line (an HTTP/1.0 request may have none). */
+export function requireOneHost(rawHeaders: readonly string[], host: string | undefined, httpVersionMinor: number): void {
+  if (host === undefined) {
+    if (httpVersionMinor === 1) throw new HttpError('malformed_request', 'an HTTP/1.1 request needs a Host header');
+    return;
   }
-  return count;
+  if (hasSecondHost(rawHeaders)) throw new HttpError('malformed_request', 'a request carries one Host header, not several');
+}
+
+/** True when more than one raw header line is named Host (Node keeps only the first in `req.headers`). Runs on every request, so it allocates nothing. */
+function hasSecondHost(rawHeaders: readonly string[]): boolean {
+  let seen = false;
+  for (let index = 0; index < rawHeaders.length; index += 2) {
+    if (!isHost(rawHeaders[index] as string)) continue;
+    if (seen) return true;
+    seen = true;
+  }
+  return false;
+}
+
+/** `name` is "host" in any case. */
+function isHost(name: string): boolean {
+  if (name.length !== 4) return false;
+  if (name === 'Host' || name === 'host') return true;
+  return name.toLowerCase() === 'host';
 }

@@ -1,0 +1,64 @@
+// The addresses that are not resources: the home page (`/`), the API index (`/v1`), the
+// OpenAPI document, and the health checks. The documents are built once at start and
+// carry a strong ETag, so If-None-Match gets 304 (RFC 9110 §13.1.2); a 304 repeats the
+// ETag, Cache-Control and Vary the 200 would have sent (§15.4.5). `/` and `/v1` choose
+// their representation on Accept (§12.5.1) and say so with `Vary: Accept`.
+
+import type { RequestContext } from '../context.js';
+import { matchesIfNoneMatch } from '../http/conditional.js';
+import { HttpError } from '../http/errors.js';
+import { rejectQueryParameters } from '../http/list-query.js';
+import { prefersHtml, requireHtmlAcceptable, requireJsonAcceptable } from '../http/negotiation.js';
+import type { Headers, Reply } from '../http/respond.js';
+import { jsonReply } from '../http/respond.js';
+
+/** The documents served as they are, each with its ETag. */
+export interface Documents {
+  readonly openApi: Reply;
+  /** The home page, which also carries `Vary: Accept`. */
+  readonly homePage: Reply;
+  /** The API index as JSON, with `Vary: Accept`. */
+  readonly apiIndex: Reply;
+}
+
+/** The headers a 304 must repeat from the 200 it stands for. */
+const REPEATED_ON_304 = ['ETag', 'Cache-Control', 'Vary'];
+
+/** A document built at start: the whole of it, or 304 when the client's copy is current. */
+export function serveDocument(context: RequestContext, document: Reply): Reply {
+  rejectQueryParameters(context.search);
+  const headers = document.headers ?? {};
+  if (!matchesIfNoneMatch(context.req.headers['if-none-match'], headers['ETag'] ?? '')) return document;
+  const repeated: Headers = {};
+  for (const name of REPEATED_ON_304) if (headers[name] !== undefined) repeated[name] = headers[name];
+  return { status: 304, headers: repeated };
+}
+
+/** `/`: the home page, for any client that accepts HTML (406 otherwise: the API is under /v1). */
+export function homePage(context: RequestContext, documents: Documents): Reply {
+  requireHtmlAcceptable(context.req.headers.accept);
+  return serveDocument(context, documents.homePage);
+}
+
+/** `/v1`: the index as JSON, or the home page for a client that prefers HTML (a browser). */
+export function apiIndex(context: RequestContext, documents: Documents): Reply {
+  const accept = context.req.headers.accept;
+  if (prefersHtml(accept)) return serveDocument(context, documents.homePage);
+  requireJsonAcceptable(accept);
+  return serveDocument(context, documents.apiIndex);
+}
+
+/** Liveness: the process answers. */
+export function healthCheck(context: RequestContext): Reply {
+  rejectQueryParameters(context.search);
+  return jsonReply(200, { status: 'ok' });
+}
+
+/** Readiness: 503 while shutting down or when writes can no longer be made durable, so a balancer moves traffic away. */
+export function readinessCheck(context: RequestContext): Reply {
+  rejectQueryParameters(context.search);
+  const { services } = context;
+  if (services.isShuttingDown()) throw new HttpError('not_ready', 'the server is shutting down', { headers: { 'Retry-After': '10' } });
+  if (services.store.writable === false) throw new HttpError('not_ready', 'the server cannot store writes (its disk failed)');
+  return jsonReply(200, { status: 'ready' });
+}
