@@ -41,7 +41,7 @@ interface Mode {
 }
 
 const MODES: Record<'full' | 'quick' | 'smoke', Mode> = {
-  full: { sizes: [1000, 100_000], connections: [1, 16, 64], seconds: 2, warmUpSeconds: 1, rounds: 3, startups: 5, enforceTargets: true },
+  full: { sizes: [1000, 100_000], connections: [1, 16, 64], seconds: 1.2, warmUpSeconds: 1, rounds: 5, startups: 5, enforceTargets: true },
   quick: { sizes: [1000, 100_000], connections: [64], seconds: 1, warmUpSeconds: 0.3, rounds: 2, startups: 3, enforceTargets: true },
   smoke: { sizes: [200, 2000], connections: [16], seconds: 0.3, warmUpSeconds: 0, rounds: 1, startups: 1, enforceTargets: false },
 };
@@ -146,6 +146,7 @@ function combineRounds(scenario: ScenarioName, size: number, connections: number
     size,
     connections,
     ratio: median(ratios),
+    ratioSpread: [Math.min(...ratios), Math.max(...ratios)],
     plainrest: medianRun(rounds.map((round) => round.plainrest)),
     reference: medianRun(rounds.map((round) => round.reference)),
   };
@@ -196,14 +197,14 @@ function report(sizes: readonly SizeMeasurement[], idleRssMegabytes: number | un
   const cells = sizes.flatMap((size) => size.cells);
   console.log(
     formatTable(
-      ['scenario', 'stored', 'conns', 'plainrest req/s', 'reference req/s', 'ratio', 'plainrest p50/p99 ms', 'reference p50/p99 ms', 'errors'],
+      ['scenario', 'stored', 'conns', 'plainrest req/s', 'reference req/s', 'ratio (lowest–highest round)', 'plainrest p50/p99 ms', 'reference p50/p99 ms', 'errors'],
       cells.map((cell) => [
         cell.scenario,
         cell.size.toLocaleString('en'),
         String(cell.connections),
         cell.plainrest.requestsPerSecond.toFixed(0),
         cell.reference.requestsPerSecond.toFixed(0),
-        throughputRatio(cell).toFixed(2),
+        mode.rounds > 1 ? `${throughputRatio(cell).toFixed(2)} (${cell.ratioSpread[0].toFixed(2)}–${cell.ratioSpread[1].toFixed(2)})` : throughputRatio(cell).toFixed(2),
         latency(cell.plainrest),
         latency(cell.reference),
         String(cell.plainrest.errors + cell.reference.errors),

@@ -13,6 +13,8 @@ export interface Cell {
   readonly connections: number;
   /** plainrest ÷ reference requests per second: the median over the alternating rounds. */
   readonly ratio: number;
+  /** The lowest and highest round's ratio: how far one round can be trusted on this machine. */
+  readonly ratioSpread: readonly [number, number];
   /** The median rounds (errors summed over all rounds). */
   readonly plainrest: LoadResult;
   readonly reference: LoadResult;
