@@ -58,6 +58,7 @@ async function main(): Promise<number> {
     .map(([collection, count]) => `${count} ${count === 1 ? collection.replace(/s$/, '') : collection}`)
     .join(', ');
   stdout.write(`plainrest listening on ${server.url}`);
+  stdout.write(`explorer: ${server.url}/ (open it in a browser to log in, send requests and see what each answer means)`);
   stdout.write(`data: ${config.dataDir === null ? 'memory only' : config.dataDir} (${counts})`);
   stdout.write(
     `token: curl -s -X POST ${server.url}/v1/tokens -H 'Content-Type: application/json' ` +

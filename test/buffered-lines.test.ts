@@ -217,13 +217,14 @@ describe('cli: stdout to a file', () => {
     const text = await readFile(stdoutPath, 'utf8');
     assert.ok(text.endsWith('\n'), 'the last line is complete');
     const lines = text.slice(0, -1).split('\n');
-    assert.equal(lines.length, 3 + REQUESTS + 2, text);
+    assert.equal(lines.length, 4 + REQUESTS + 2, text);
     assert.match(lines[0] as string, BANNER);
-    assert.match(lines[1] as string, /^data: .* \(3 users, 12 products, 5 orders\)$/);
-    assert.match(lines[2] as string, /^token: curl /);
+    assert.match(lines[1] as string, /^explorer: http:\/\/127\.0\.0\.1:\d+\/ \(open it in a browser/);
+    assert.match(lines[2] as string, /^data: .* \(3 users, 12 products, 5 orders\)$/);
+    assert.match(lines[3] as string, /^token: curl /);
     assert.deepEqual(lines.slice(-2), ['SIGTERM: finishing in-flight requests, then writing a final snapshot', 'stopped']);
 
-    const logged = lines.slice(3, -2).map((line) => JSON.parse(line) as AccessLine & Record<string, unknown>);
+    const logged = lines.slice(4, -2).map((line) => JSON.parse(line) as AccessLine & Record<string, unknown>);
     for (const entry of logged) assert.deepEqual(Object.keys(entry), ACCESS_LOG_KEYS);
     assert.deepEqual(
       logged.slice(0, 25).map((entry) => entry.request_id),

@@ -213,6 +213,7 @@ describe('cli: starting', () => {
     // alice, bob and the administrator
     assert.match(cli.stdout(), new RegExp(`^data: ${escape(dir.path)} \\(3 users, 12 products, 5 orders\\)$`, 'm'));
     await cli.waitFor(new RegExp(`^token: .*${escape(`${url}/v1/tokens`)}`, 'm')); // how to get a token (CONTRACT §1)
+    assert.match(cli.stdout(), new RegExp(`^explorer: ${escape(`${url}/`)} \\(open it in a browser`, 'm')); // the home page
     const health = await getJson(`${url}/healthz`);
     assert.equal(health.status, 200);
     assert.deepEqual(health.body, { status: 'ok' });
