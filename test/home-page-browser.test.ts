@@ -173,7 +173,7 @@ describe('home page in headless Chromium', { skip: SKIP }, () => {
     return page;
   }
 
-  it('loads under its Content-Security-Policy, with a label on every control and every operation listed', async () => {
+  it('loads under its Content-Security-Policy, with a label on every control and nothing sent yet', async () => {
     const page = await freshPage();
     assert.equal(await page.evaluate('document.title'), 'plainrest: API explorer');
     const unlabelled = await page.evaluate<string[]>(
@@ -420,6 +420,21 @@ describe('home page in headless Chromium', { skip: SKIP }, () => {
     assert.equal(typeof problem.detail, 'string');
     assert.equal(await page.evaluate(`document.querySelector('#status-line strong + span').textContent`), ` The server says: ${problem.detail}`);
     assert.equal((await api.get('/v1/products?sort=-id&limit=1')).body.data[0].id, newest, 'no product was created');
+  });
+
+  it('sends one request at a time, and says so when asked for a second', async () => {
+    const page = await freshPage();
+    await fillForm(page, { method: 'GET', path: '/v1/products' });
+    // The log-in (a password hash on the server) is still in flight when Send is pressed in the same turn.
+    await page.evaluate(`document.getElementById('login-email').value = ${js(ADMIN.email)};
+      document.getElementById('login-password').value = ${js(ADMIN.password)};
+      document.querySelector('#login-form button[type="submit"]').click();
+      document.querySelector(${js(SEND)}).click();`);
+    assert.equal(await text(page, 'request-error'), 'the last request has not been answered yet: send again once its answer shows');
+    await page.waitFor(`document.getElementById('login-state').textContent.startsWith('Logged in')`);
+    assert.equal(await answers(page), 1, 'only the log-in was sent');
+    await sendWithKeyboard(page);
+    assert.match(await meaning(page), /^200 OK: /);
   });
 
   it('refuses a malformed form without sending it', async () => {

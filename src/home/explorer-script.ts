@@ -175,7 +175,10 @@ export const EXPLORER_SCRIPT = `
 
   /** Runs one request at a time; a failure before or instead of an answer is shown under the form. */
   const run = async (action) => {
-    if (busy) return;
+    if (busy) {
+      formError.textContent = 'the last request has not been answered yet: send again once its answer shows';
+      return;
+    }
     busy = true;
     byId('exchange').setAttribute('aria-busy', 'true');
     try {
