@@ -237,7 +237,7 @@ export class Page {
   }
 
   /** Waits until `expression` is truthy in the page (polling every 50 ms), or fails after `timeoutMs`. */
-  async waitFor(expression: string, timeoutMs = 5000): Promise<void> {
+  async waitFor(expression: string, timeoutMs = 10_000): Promise<void> {
     const deadline = Date.now() + timeoutMs;
     while (!(await this.evaluate<boolean>(`Boolean(${expression})`))) {
       if (Date.now() > deadline) throw new Error(`timed out waiting for: ${expression}`);
