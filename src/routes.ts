@@ -8,14 +8,13 @@
 import type { RequestContext } from './context.js';
 import { createRecord, listRecords } from './handlers/collection-handlers.js';
 import type { Documents } from './handlers/service-handlers.js';
-import { apiIndex, healthCheck, homePage, readinessCheck, serveDocument } from './handlers/service-handlers.js';
+import { apiIndex, documentReply, healthCheck, homePage, readinessCheck, serveDocument } from './handlers/service-handlers.js';
 import { createToken } from './handlers/token-handler.js';
 import { deleteRecord, readRecord, updateRecord } from './handlers/item-handlers.js';
 import { homePageReply } from './home/home-page.js';
 import type { OpenApiView } from './home/openapi-view.js';
 import { HttpError } from './http/errors.js';
 import { openApiDocument } from './openapi/document.js';
-import { entityTag } from './representation.js';
 import type { Reply } from './http/respond.js';
 import { jsonReply } from './http/respond.js';
 import type { ResourceDefinition } from './resources/definition.js';
@@ -155,9 +154,8 @@ export function serverWideOptions(method: string): Reply {
 export function buildRouter(): Router<Endpoint> {
   const routes = routeTable();
   const description = describeApi(routes);
-  const document = JSON.stringify(description);
   const documents: Documents = {
-    openApi: { status: 200, headers: { ETag: entityTag(document) }, body: document },
+    openApi: documentReply(JSON.stringify(description)),
     // The document is built by openapi/document.ts in the shape OpenApiView describes.
     homePage: homePageReply(description as unknown as OpenApiView),
     apiIndex: apiIndexReply(),
@@ -177,8 +175,7 @@ function apiIndexReply(): Reply {
       links[name] = `${API_PREFIX}/${name}`;
     }
   }
-  const body = JSON.stringify({ name: 'plainrest', version: 'v1', links });
-  return { status: 200, headers: { ETag: entityTag(body), Vary: 'Accept' }, body };
+  return documentReply(JSON.stringify({ name: 'plainrest', version: 'v1', links }), { Vary: 'Accept' });
 }
 
 /** A 404 for a path no route matches; an unversioned resource path (`/users`) is pointed at its `/v1` twin (CONTRACT §2). */

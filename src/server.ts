@@ -46,7 +46,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => answerClientError(error, socket, app.pendingAnswer(socket)));
   // Requests Node would otherwise answer itself, with no body: an Expect other than
   // 100-continue (app.ts answers 417) and CONNECT (405); and, with requireHostHeader off
-  // below, a missing Host (app.ts answers 400).
+  // above, a missing Host (app.ts answers 400).
   server.on('checkExpectation', app.handle);
   const allow = methodsServed();
   server.on('connect', (_req: IncomingMessage, socket: Socket) => refuseConnect(socket, allow));

@@ -14,26 +14,11 @@ import { escapeHtml, examplePath } from '../src/home/reference-html.js';
 import { SITUATION_MEANINGS, STATUS_MEANINGS } from '../src/home/status-meanings.js';
 import { prefersHtml } from '../src/http/negotiation.js';
 import { assertEmpty, assertJson, assertProblem, STRONG_ETAG } from './assertions.js';
-import type { TestServer } from './helpers.js';
+import type { TestResponse, TestServer } from './helpers.js';
 import { startTestServer } from './helpers.js';
 
 /** What a browser sends when it opens an address. */
 const BROWSER_ACCEPT = 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8';
-
-interface Answer {
-  readonly status: number;
-  readonly headers: Headers;
-  readonly text: string;
-  readonly body: any;
-}
-
-/** fetch with no token, reading the body as text (and as JSON when it is JSON). */
-async function fetchText(api: TestServer, path: string, init: RequestInit = {}): Promise<Answer> {
-  const response = await fetch(api.url + path, init);
-  const text = await response.text();
-  const json = (response.headers.get('content-type') ?? '').startsWith('application/') && text !== '';
-  return { status: response.status, headers: response.headers, text, body: json ? JSON.parse(text) : undefined };
-}
 
 function sha256Source(text: string): string {
   return `'sha256-${createHash('sha256').update(text).digest('base64')}'`;
@@ -53,12 +38,15 @@ function elements(html: string, openingTag: string, closingTag: string): string[
 
 describe('home page over HTTP', () => {
   let api: TestServer;
-  let page: Answer;
+  let page: TestResponse;
+  /** The page and the index need no token: every request here goes without one. */
+  let visitor: TestServer;
   let openApi: { paths: Record<string, Record<string, { summary?: string; responses?: Record<string, unknown> }>> };
 
   before(async () => {
     api = await startTestServer();
-    page = await fetchText(api, '/', { headers: { Accept: BROWSER_ACCEPT } });
+    visitor = api.as(undefined);
+    page = await visitor.get('/', { Accept: BROWSER_ACCEPT });
     openApi = (await api.get('/v1/openapi.json')).body;
   });
   after(() => api.close());
@@ -168,13 +156,13 @@ describe('home page over HTTP', () => {
   });
 
   it('HEAD, If-None-Match and OPTIONS work on / as on any resource', async () => {
-    const head = await fetchText(api, '/', { method: 'HEAD' });
+    const head = await visitor.request('HEAD', '/');
     assert.equal(head.status, 200);
     assert.equal(head.text, '');
     assert.equal(head.headers.get('etag'), page.headers.get('etag'));
     assert.equal(head.headers.get('content-length'), page.headers.get('content-length'));
 
-    const unchanged = await fetchText(api, '/', { headers: { 'If-None-Match': page.headers.get('etag') ?? '' } });
+    const unchanged = await visitor.get('/', { 'If-None-Match': page.headers.get('etag') ?? '' });
     assertEmpty(unchanged, 304);
     // A 304 repeats the ETag, Cache-Control and Vary of the 200 (RFC 9110 §15.4.5), and no more.
     assert.equal(unchanged.headers.get('etag'), page.headers.get('etag'));
@@ -182,36 +170,36 @@ describe('home page over HTTP', () => {
     assert.equal(unchanged.headers.get('vary'), 'Accept');
     assert.equal(unchanged.headers.get('content-security-policy'), null);
 
-    const options = await fetchText(api, '/', { method: 'OPTIONS' });
+    const options = await visitor.request('OPTIONS', '/');
     assertEmpty(options, 204);
     assert.equal(options.headers.get('allow'), 'GET, HEAD, OPTIONS');
   });
 
   it('/ refuses other methods, query parameters, and clients that will not take HTML', async () => {
-    const post = await fetchText(api, '/', { method: 'POST' });
+    const post = await visitor.request('POST', '/');
     assertProblem(post, 405, 'method_not_allowed', '/');
     assert.equal(post.headers.get('allow'), 'GET, HEAD, OPTIONS');
-    assertProblem(await fetchText(api, '/?lang=pt'), 400, 'invalid_query', '/', [{ field: 'lang', code: 'unknown_parameter' }]);
-    assertProblem(await fetchText(api, '/', { headers: { Accept: 'application/json' } }), 406, 'not_acceptable', '/');
-    assertProblem(await fetchText(api, '/', { headers: { Accept: 'text/html;q=0, */*' } }), 406, 'not_acceptable', '/');
+    assertProblem(await visitor.get('/?lang=pt'), 400, 'invalid_query', '/', [{ field: 'lang', code: 'unknown_parameter' }]);
+    assertProblem(await visitor.get('/', { Accept: 'application/json' }), 406, 'not_acceptable', '/');
+    assertProblem(await visitor.get('/', { Accept: 'text/html;q=0, */*' }), 406, 'not_acceptable', '/');
     for (const accept of ['text/html', '*/*', 'text/*', BROWSER_ACCEPT]) {
-      assert.equal((await fetchText(api, '/', { headers: { Accept: accept } })).status, 200, accept);
+      assert.equal((await visitor.get('/', { Accept: accept })).status, 200, accept);
     }
   });
 
   it('/v1 serves the page to a client that prefers HTML, and the JSON index to every other, varying on Accept', async () => {
-    const html = await fetchText(api, '/v1', { headers: { Accept: BROWSER_ACCEPT } });
+    const html = await visitor.get('/v1', { Accept: BROWSER_ACCEPT });
     assert.equal(html.status, 200);
     assert.equal(html.text, page.text);
     assert.equal(html.headers.get('vary'), 'Accept');
     assert.equal(html.headers.get('etag'), page.headers.get('etag'));
     assert.equal(html.headers.get('content-security-policy'), page.headers.get('content-security-policy'));
-    const unchanged = await fetchText(api, '/v1', { headers: { Accept: 'text/html', 'If-None-Match': page.headers.get('etag') ?? '' } });
+    const unchanged = await visitor.get('/v1', { Accept: 'text/html', 'If-None-Match': page.headers.get('etag') ?? '' });
     assertEmpty(unchanged, 304);
     assert.equal(unchanged.headers.get('vary'), 'Accept');
 
     for (const accept of [undefined, '*/*', 'application/json', 'text/html;q=0.5, application/json']) {
-      const json = await fetchText(api, '/v1', accept === undefined ? {} : { headers: { Accept: accept } });
+      const json = await visitor.get('/v1', accept === undefined ? {} : { Accept: accept });
       assertJson(json, 200);
       assert.equal(json.headers.get('vary'), 'Accept');
       assert.match(json.headers.get('etag') ?? '', STRONG_ETAG);
@@ -219,17 +207,17 @@ describe('home page over HTTP', () => {
       assert.equal(json.body.name, 'plainrest');
       assert.equal(json.body.links.self, '/v1');
     }
-    const index = await fetchText(api, '/v1');
-    const indexUnchanged = await fetchText(api, '/v1', { headers: { 'If-None-Match': index.headers.get('etag') ?? '' } });
+    const index = await visitor.get('/v1');
+    const indexUnchanged = await visitor.get('/v1', { 'If-None-Match': index.headers.get('etag') ?? '' });
     assertEmpty(indexUnchanged, 304);
     assert.equal(indexUnchanged.headers.get('etag'), index.headers.get('etag'));
     assert.equal(indexUnchanged.headers.get('vary'), 'Accept');
-    assertProblem(await fetchText(api, '/v1', { headers: { Accept: 'text/plain' } }), 406, 'not_acceptable', '/v1');
-    assertProblem(await fetchText(api, '/v1?x=1', { headers: { Accept: BROWSER_ACCEPT } }), 400, 'invalid_query', '/v1', [{ field: 'x', code: 'unknown_parameter' }]);
+    assertProblem(await visitor.get('/v1', { Accept: 'text/plain' }), 406, 'not_acceptable', '/v1');
+    assertProblem(await visitor.get('/v1?x=1', { Accept: BROWSER_ACCEPT }), 400, 'invalid_query', '/v1', [{ field: 'x', code: 'unknown_parameter' }]);
   });
 
   it('the API itself still answers JSON to a browser', async () => {
-    const list = await fetchText(api, '/v1/products', { headers: { Accept: BROWSER_ACCEPT, Authorization: `Bearer ${api.token}` } });
+    const list = await api.get('/v1/products', { Accept: BROWSER_ACCEPT });
     assertJson(list, 200);
     assert.equal(list.headers.get('content-security-policy'), null);
   });

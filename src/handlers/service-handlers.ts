@@ -11,6 +11,7 @@ import { rejectQueryParameters } from '../http/list-query.js';
 import { prefersHtml, requireHtmlAcceptable, requireJsonAcceptable } from '../http/negotiation.js';
 import type { Headers, Reply } from '../http/respond.js';
 import { jsonReply } from '../http/respond.js';
+import { entityTag } from '../representation.js';
 
 /** The documents served as they are, each with its ETag. */
 export interface Documents {
@@ -19,6 +20,11 @@ export interface Documents {
   readonly homePage: Reply;
   /** The API index as JSON, with `Vary: Accept`. */
   readonly apiIndex: Reply;
+}
+
+/** A document as it is served: its body, a strong ETag of it, and `headers` beside. */
+export function documentReply(body: string, headers: Headers = {}, contentType?: string): Reply {
+  return { status: 200, headers: { ETag: entityTag(body), ...headers }, body, contentType };
 }
 
 /** The headers a 304 must repeat from the 200 it stands for. */

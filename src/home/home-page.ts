@@ -7,7 +7,7 @@
 
 import { createHash } from 'node:crypto';
 import type { Reply } from '../http/respond.js';
-import { entityTag } from '../representation.js';
+import { documentReply } from '../handlers/service-handlers.js';
 import type { Language } from '../vocabulary.js';
 import { LANGUAGES, translate } from '../vocabulary.js';
 import { EXPLORER_SCRIPT } from './explorer-script.js';
@@ -197,19 +197,13 @@ The machine-readable description is <a href="/v1/openapi.json">/v1/openapi.json<
 
 /** The page as an answer, built once: its ETag, and the headers that keep it safe. */
 export function homePageReply(document: OpenApiView): Reply {
-  const html = renderHomePage(document);
-  return {
-    status: 200,
-    contentType: HTML_TYPE,
-    body: html,
-    headers: {
-      ETag: entityTag(html),
-      'Cache-Control': 'no-cache',
-      // `/` answers 406 to a client that takes no HTML, and `/v1` serves JSON to one that prefers it.
-      Vary: 'Accept',
-      'Content-Security-Policy': contentSecurityPolicy(EXPLORER_SCRIPT, EXPLORER_STYLE),
-      'X-Content-Type-Options': 'nosniff',
-      'Referrer-Policy': 'no-referrer',
-    },
+  const headers = {
+    'Cache-Control': 'no-cache',
+    // `/` answers 406 to a client that takes no HTML, and `/v1` serves JSON to one that prefers it.
+    Vary: 'Accept',
+    'Content-Security-Policy': contentSecurityPolicy(EXPLORER_SCRIPT, EXPLORER_STYLE),
+    'X-Content-Type-Options': 'nosniff',
+    'Referrer-Policy': 'no-referrer',
   };
+  return documentReply(renderHomePage(document), headers, HTML_TYPE);
 }

@@ -39,13 +39,18 @@ function qualityOf(ranges: readonly MediaRange[], mediaType: string): number {
   return best?.quality ?? 0;
 }
 
+/** An Accept that is empty or names every type: the client takes anything (RFC 9110 §12.5.1). */
+function takesAnything(accept: string): boolean {
+  return accept === '*/*' || accept.trim() === '';
+}
+
 /**
  * Throws 406 unless the client accepts JSON: application/json, or application/problem+json
  * named on its own (a client that wants errors in that form), but never when
  * application/json itself is refused with q=0.
  */
 export function requireJsonAcceptable(accept: string | undefined): void {
-  if (accept === undefined || accept === '*/*' || accept === 'application/json' || accept.trim() === '') return;
+  if (accept === undefined || takesAnything(accept) || accept === 'application/json') return;
   const ranges = parseAccept(accept);
   const json = qualityOf(ranges, 'application/json');
   const refusesJson = ranges.some((range) => range.type === 'application/json' && range.quality === 0);
@@ -68,7 +73,6 @@ export function prefersHtml(accept: string | undefined): boolean {
 
 /** Throws 406 unless the client accepts text/html (for an address that answers only with a page). */
 export function requireHtmlAcceptable(accept: string | undefined): void {
-  if (accept === undefined || accept === '*/*' || accept.trim() === '') return;
-  if (qualityOf(parseAccept(accept), 'text/html') > 0) return;
+  if (accept === undefined || takesAnything(accept) || qualityOf(parseAccept(accept), 'text/html') > 0) return;
   throw new HttpError('not_acceptable', 'this address answers only with text/html (the API itself is under /v1)');
 }
