@@ -164,11 +164,18 @@ export async function createApp(options: ServerOptions = {}): Promise<App> {
       return;
     }
     if (reply instanceof Promise) {
-      pending.set(req.socket, res);
+      const socket = req.socket;
+      pending.set(socket, res);
       reply.then(
-        (ready) => finishSafely(exchange, ready),
-        (error: unknown) => fail(exchange, error),
-      ).finally(() => pending.delete(req.socket));
+        (ready) => {
+          pending.delete(socket);
+          finishSafely(exchange, ready);
+        },
+        (error: unknown) => {
+          pending.delete(socket);
+          fail(exchange, error);
+        },
+      );
     } else {
       finishSafely(exchange, reply);
     }

@@ -9,6 +9,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import type { App } from './app.js';
 import { createApp } from './app.js';
 import { answerClientError, refuseConnect } from './http/client-errors.js';
+import { closeStalledConnections } from './http/stalled-connections.js';
 import type { ServerOptions } from './config.js';
 import { methodsServed } from './routes.js';
 
@@ -39,10 +40,9 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     },
     app.handle,
   );
-  // A connection with no traffic either way for this long is closed: a client that stopped
-  // reading its answers would otherwise hold its socket for ever (no request is pending,
-  // so the request timeout does not apply).
-  server.setTimeout(requestTimeoutMs);
+  // A connection whose answer makes no progress for this long is closed (a client that
+  // stopped reading its answers).
+  closeStalledConnections(server, requestTimeoutMs, (socket) => app.pendingAnswer(socket) !== undefined);
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => answerClientError(error, socket, app.pendingAnswer(socket)));
   // Requests Node would otherwise answer itself, with no body: an Expect other than
   // 100-continue (app.ts answers 417) and CONNECT (405); and, with requireHostHeader off

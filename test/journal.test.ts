@@ -58,13 +58,15 @@ describe('journal format: one entry per line', () => {
     const text = encodeEntry(7, [product(3), { kind: 'delete', collection: 'orders', id: 9 }]);
     assert.ok(text.endsWith('\n'));
     assert.equal(text.indexOf('\n'), text.length - 1, 'exactly one newline, at the end');
-    assert.deepEqual(JSON.parse(text), {
+    const expected = {
       seq: 7,
       changes: [
         { put: 'products', record: { id: 3, name: 'P3', category: 'c', price: 1, created_at: TIMESTAMP, updated_at: TIMESTAMP } },
         { delete: 'orders', id: 9 },
       ],
-    });
+    };
+    assert.deepEqual(JSON.parse(text), expected);
+    assert.equal(text, `${JSON.stringify(expected)}\n`, 'byte for byte what JSON.stringify of the entry gives');
   });
 
   test('encode then decode gives the same entry back, whatever the strings hold', () => {

@@ -1,6 +1,7 @@
 // Slow and idle clients (the hardening issue, item 3): a body trickled byte by byte,
 // a body that stops half-way, hundreds of idle keep-alive connections, hundreds of
-// connections that never send a byte, and a client that never reads its answers. Each
+// connections that never send a byte, a client that never reads its answers (and one
+// that reads them slowly), and an answer that never comes. Each
 // is cut off by a timer of src/server.ts (set short here through the embedding
 // options), and meanwhile other clients are served at normal speed. Real sockets; the
 // server's side of each connection is watched through test/server-sockets.ts. (Headers
@@ -12,6 +13,8 @@ import type { Socket } from 'node:net';
 import { connect as connectSocket } from 'node:net';
 import { afterEach, beforeEach, describe, test } from 'node:test';
 import type { TestServer } from './helpers.js';
+import { MemoryStore } from '../src/index.js';
+import { sweepIntervalMs } from '../src/http/stalled-connections.js';
 import { createProduct, startTestServer } from './helpers.js';
 import { heldByServer, within } from './server-sockets.js';
 
@@ -269,6 +272,26 @@ describe('a client that never reads its answers', () => {
     client.socket.destroy();
   });
 
+  test('a client that reads its answers slowly but steadily is not cut off, though it takes longer than requestTimeoutMs', async () => {
+    const { client } = pipelineWithoutReading(20_000);
+    await client.connectedAt;
+    // Reads for 20 ms every 300 ms, for one and a half request timeouts.
+    const readUntil = Date.now() + TIMEOUTS.requestTimeoutMs * 1.5;
+    try {
+      while (Date.now() < readUntil) {
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        client.socket.resume();
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        client.socket.pause();
+      }
+      const [serverSide] = heldByServer([client.socket]);
+      assert.ok(serverSide !== undefined, 'the server still holds the connection of a client that keeps reading');
+      assert.ok(client.received().length > 1024 * 1024, `it read ${client.received().length} bytes`);
+    } finally {
+      client.socket.destroy();
+    }
+  });
+
   test('a client that stopped reading is disconnected once requestTimeoutMs passes without progress', async () => {
     const { client } = pipelineWithoutReading(20_000);
     await client.connectedAt;
@@ -284,6 +307,32 @@ describe('a client that never reads its answers', () => {
       );
     } finally {
       client.socket.destroy();
+    }
+  });
+});
+
+describe('an answer that never comes', () => {
+  test('a write whose persistence never settles: the connection is closed once requestTimeoutMs passes, not before', async () => {
+    /** A disk that stops answering once `hang` is set (the administrator is written at start). */
+    const stuckDisk = {
+      hang: false,
+      writable: true,
+      persist(): Promise<void> {
+        return this.hang ? new Promise<void>(() => undefined) : Promise.resolve();
+      },
+      close: async (): Promise<void> => undefined,
+    };
+    const api = await startTestServer({ ...TIMEOUTS, store: new MemoryStore(new Map(), stuckDisk) });
+    try {
+      stuckDisk.hang = true;
+      const client = openRawClient(api, (socket) => socket.write(postHead(api, Buffer.byteLength(PRODUCT_BODY)) + PRODUCT_BODY));
+      const started = await client.connectedAt;
+      const bound = TIMEOUTS.requestTimeoutMs + sweepIntervalMs(TIMEOUTS.requestTimeoutMs) + SLACK_MS;
+      const closed = await within(client.closedAt, bound, 'the connection of a request whose write never became durable');
+      assert.ok(closed - started >= TIMEOUTS.requestTimeoutMs - 50, `closed after ${closed - started} ms, before requestTimeoutMs`);
+      assert.equal(client.received(), '', 'no answer: the write was never acknowledged');
+    } finally {
+      await api.close();
     }
   });
 });

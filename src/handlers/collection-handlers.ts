@@ -21,6 +21,7 @@ import type { Language } from '../vocabulary.js';
 import { requireParent } from './lookup.js';
 import { writeOnlyValues } from '../validation.js';
 import { decideWrite, finishRecord } from './write-record.js';
+import { isoTimestamp } from '../timestamps.js';
 
 export function listRecords(context: RequestContext, definition: ResourceDefinition, language: Language): Reply {
   const { store, listPages } = context.services;
@@ -93,7 +94,7 @@ async function create(
     requireBodyPermission(actor, definition, body, language, undefined);
     return { definition, language, mode: 'create', body, store, parentId };
   });
-  const now = new Date().toISOString();
+  const now = isoTimestamp();
   const record = finishRecord(definition, next, store.allocateId(definition.collection), now, now);
   const representation = represent(definition, record, language);
   const headers = { Location: `${context.path}/${record.id}`, ETag: representation.etag };

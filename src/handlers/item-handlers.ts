@@ -17,6 +17,7 @@ import type { Language } from '../vocabulary.js';
 import { requireRecord } from './lookup.js';
 import { writeOnlyValues } from '../validation.js';
 import { decideWrite, deletionWithDependents, finishRecord, isUnchanged } from './write-record.js';
+import { isoTimestamp } from '../timestamps.js';
 
 export function readRecord(context: RequestContext, definition: ResourceDefinition, language: Language): Reply {
   rejectQueryParameters(context.search);
@@ -51,7 +52,7 @@ export async function updateRecord(
   const current = plan.current as StoredRecord;
   let record = current;
   if (!isUnchanged(next, current)) {
-    record = finishRecord(definition, next, current.id, current.created_at, new Date().toISOString());
+    record = finishRecord(definition, next, current.id, current.created_at, isoTimestamp());
     await store.commit([{ kind: 'put', collection: definition.collection, record }]);
   }
   const { json, etag } = represent(definition, record, language);

@@ -3,6 +3,8 @@
 // password or personal filter value reaches a log. JSON for machines, or a short text
 // form for a terminal.
 
+import { isoTimestamp } from '../timestamps.js';
+
 export type LogFormat = 'json' | 'text' | 'off';
 
 export const LOG_FORMATS: readonly LogFormat[] = ['json', 'text', 'off'];
@@ -18,21 +20,9 @@ export interface AccessEntry {
   readonly userId: number | undefined;
 }
 
-/** The ISO time of the last line, reused while the clock stays on the same millisecond. */
-let lastMs = Number.NaN;
-let lastTime = '';
-
-function isoTime(ms: number): string {
-  if (ms !== lastMs) {
-    lastMs = ms;
-    lastTime = new Date(ms).toISOString();
-  }
-  return lastTime;
-}
-
 /** One line, built by hand: it is written for every request (JSON.stringify of an object cost more). */
 export function formatAccessLine(entry: AccessEntry, format: 'json' | 'text', nowMs: number = Date.now()): string {
-  const time = isoTime(nowMs);
+  const time = isoTimestamp(nowMs);
   const duration = Math.round(entry.durationMs * 100) / 100;
   if (format === 'text') {
     const user = entry.userId === undefined ? '-' : `user ${entry.userId}`;

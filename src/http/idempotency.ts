@@ -11,6 +11,7 @@ import type { JsonObject, StoredRecord } from '../json.js';
 import type { Change, Store } from '../store/store.js';
 import { HttpError } from './errors.js';
 import type { Reply } from './respond.js';
+import { isoTimestamp } from '../timestamps.js';
 
 export const IDEMPOTENCY_KEY_LIFETIME_MS = 24 * 60 * 60 * 1000;
 /** Expired keys removed by each new one, oldest first (keeps the purge cheap and steady). */
@@ -79,7 +80,7 @@ export class IdempotencyKeys {
   /** The changes that save `reply` under the key (to commit with the record), and purge a few expired keys. */
   changesToSave(request: IdempotentRequest, reply: Reply): Change[] {
     const now = this.#now();
-    const time = new Date(now).toISOString();
+    const time = isoTimestamp(now);
     const headers = reply.headers ?? {};
     const record: StoredRecord = Object.freeze({
       id: this.#store.allocateId('idempotency_keys'),

@@ -25,11 +25,22 @@ export function segmentFirstSeq(fileName: string): number | undefined {
   return match === null ? undefined : Number(match[1]);
 }
 
+/**
+ * One line: `{"seq":1,"changes":[{"put":"products","record":{…}},{"delete":"orders","id":7}]}`.
+ * Written out by hand, as JSON.stringify of that shape would, without building the shape
+ * first (an entry is encoded for every write); collection names need no escaping.
+ */
 export function encodeEntry(seq: number, changes: readonly Change[]): string {
-  const encoded = changes.map((change) =>
-    change.kind === 'put' ? { put: change.collection, record: change.record } : { delete: change.collection, id: change.id },
-  );
-  return `${JSON.stringify({ seq, changes: encoded })}\n`;
+  let line = `{"seq":${seq},"changes":[`;
+  for (let index = 0; index < changes.length; index++) {
+    const change = changes[index] as Change;
+    if (index > 0) line += ',';
+    line +=
+      change.kind === 'put'
+        ? `{"put":"${change.collection}","record":${JSON.stringify(change.record)}}`
+        : `{"delete":"${change.collection}","id":${change.id}}`;
+  }
+  return `${line}]}\n`;
 }
 
 /** Decodes one line; undefined when it is not a well-formed entry. */
