@@ -14,6 +14,7 @@ import { hashPassword, verifyPassword } from '../passwords.js';
 import { users } from '../resources/users.js';
 import type { Logger } from '../config.js';
 import type { Store } from '../store/store.js';
+import { isoTimestamp } from '../timestamps.js';
 
 export const ADMIN_NAME = 'Administrator';
 
@@ -30,7 +31,7 @@ const SYNCED: Promise<void> = Promise.resolve();
 
 export async function ensureAdmin(store: Store, email: string, password: string | undefined, logger: Logger): Promise<AdminBootstrap> {
   const existing = store.findIgnoringCase('users', 'email', email);
-  const now = new Date().toISOString();
+  const now = isoTimestamp();
   if (existing === undefined) {
     const plain = password ?? randomBytes(12).toString('base64url');
     const fields: Fields = { name: ADMIN_NAME, email, password_hash: await hashPassword(plain), role: 'admin' };
@@ -62,6 +63,6 @@ async function replacePasswordIfChanged(store: Store, id: number, password: stri
   // Read again after the slow hashing: the record may have changed meanwhile.
   const current = store.get('users', id);
   if (current === undefined) return;
-  const record = finishRecord(users, { ...current, password_hash: hash }, id, current.created_at, new Date().toISOString());
+  const record = finishRecord(users, { ...current, password_hash: hash }, id, current.created_at, isoTimestamp());
   await store.commit([{ kind: 'put', collection: 'users', record }]);
 }
