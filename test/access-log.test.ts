@@ -4,7 +4,7 @@
 
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { formatAccessLine } from '../src/http/access-log.js';
+import { formatAccessLine, twoDecimals } from '../src/http/access-log.js';
 import type { Logger } from '../src/index.js';
 import { createUserClient, startTestServer } from './helpers.js';
 
@@ -96,5 +96,16 @@ describe('access log', () => {
       Date.parse('2026-01-02T03:04:05.000Z'),
     );
     assert.equal(line, '2026-01-02T03:04:05.000Z 201 POST /v1/products 120B 1.23ms user 3 r-1');
+  });
+
+  test('durations print as Math.round(ms * 100) / 100 would, without formatting a fraction', () => {
+    const cases = [0, 0.001, 0.004, 0.005, 0.05, 0.1, 0.2 + 0.1, 0.5, 0.994, 0.995, 0.999, 1, 1.005, 1.2, 1.23456, 9.99, 10.1, 100, 123_456.78];
+    let seed = 7;
+    for (let i = 0; i < 2000; i++) {
+      seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648;
+      cases.push((seed / 2_147_483_648) * 10 ** (i % 6));
+    }
+    for (const ms of cases) assert.equal(twoDecimals(ms), String(Math.round(ms * 100) / 100), `for ${ms}`);
+    assert.deepEqual([twoDecimals(0.5), twoDecimals(1.23456), twoDecimals(2), twoDecimals(0.07)], ['0.5', '1.23', '2', '0.07']);
   });
 });

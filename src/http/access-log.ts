@@ -23,7 +23,7 @@ export interface AccessEntry {
 /** One line, built by hand: it is written for every request (JSON.stringify of an object cost more). */
 export function formatAccessLine(entry: AccessEntry, format: 'json' | 'text', nowMs: number = Date.now()): string {
   const time = isoTimestamp(nowMs);
-  const duration = Math.round(entry.durationMs * 100) / 100;
+  const duration = twoDecimals(entry.durationMs);
   if (format === 'text') {
     const user = entry.userId === undefined ? '-' : `user ${entry.userId}`;
     return `${time} ${entry.status} ${entry.method} ${entry.path} ${entry.bytes}B ${duration}ms ${user} ${entry.requestId}`;
@@ -35,4 +35,18 @@ export function formatAccessLine(entry: AccessEntry, format: 'json' | 'text', no
     `"path":${JSON.stringify(entry.path)},"status":${entry.status},"bytes":${entry.bytes},"duration_ms":${duration},` +
     `"user_id":${entry.userId ?? 'null'}}`
   );
+}
+
+/**
+ * A non-negative number rounded to two decimals, printed as JavaScript prints
+ * `Math.round(n * 100) / 100` ("0.5", "1.23", "2"), from integers: printing a fraction
+ * costs more than the rest of the line, and every request logs one.
+ */
+export function twoDecimals(value: number): string {
+  const hundredths = Math.round(value * 100);
+  const whole = Math.floor(hundredths / 100);
+  const fraction = hundredths - whole * 100;
+  if (fraction === 0) return `${whole}`;
+  if (fraction % 10 === 0) return `${whole}.${fraction / 10}`;
+  return `${whole}.${fraction < 10 ? '0' : ''}${fraction}`;
 }
