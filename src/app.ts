@@ -227,7 +227,7 @@ function dispatch(
 
   // Authentication (CONTRACT §6): after routing and the method check, before
   // anything else is looked at and before the body is read.
-  const actor = endpoint.open.has(method) ? undefined : services.authenticator.authenticate(req.headers.authorization);
+  const actor = endpoint.open.has(method) ? undefined : services.authenticator.authenticate(req.headers.authorization, req.socket);
   exchange.userId = actor?.id;
 
   if (limiter !== undefined) {

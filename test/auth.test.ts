@@ -4,15 +4,19 @@
 
 import assert from 'node:assert/strict';
 import { readFile, stat, chmod, writeFile } from 'node:fs/promises';
+import { Agent, request } from 'node:http';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
+import { Authenticator } from '../src/auth/authenticate.js';
+import { HttpError } from '../src/http/errors.js';
 import type { Logger } from '../src/index.js';
-import { startServer } from '../src/index.js';
+import { MemoryStore, startServer } from '../src/index.js';
 import type { TestServer } from './helpers.js';
 import {
   TEST_ADMIN_EMAIL,
   TEST_ADMIN_PASSWORD,
   TEST_AUTH_OPTIONS,
+  TEST_TOKEN_SECRET,
   connect,
   createProduct,
   createUser,
@@ -205,6 +209,72 @@ describe('auth: bearer tokens (RFC 6750)', () => {
         assert.equal(response.body.code, 'forbidden');
       }
     }));
+});
+
+/** GET requests over one keep-alive connection, each saying whether it went over the connection the first one opened. */
+function oneConnection(url: string): { get: (path: string, authorization: string) => Promise<{ status: number; code: unknown; reused: boolean }>; close: () => void } {
+  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+  const get = (path: string, authorization: string) =>
+    new Promise<{ status: number; code: unknown; reused: boolean }>((resolve, reject) => {
+      const outgoing = request(`${url}${path}`, { agent, headers: { authorization } }, (response) => {
+        let text = '';
+        response.setEncoding('utf8');
+        response.on('data', (chunk: string) => (text += chunk));
+        response.on('end', () => resolve({ status: response.statusCode ?? 0, code: (JSON.parse(text) as { code?: unknown }).code, reused: outgoing.reusedSocket }));
+      });
+      outgoing.on('error', reject);
+      outgoing.end();
+    });
+  return { get, close: () => agent.destroy() };
+}
+
+describe('auth: many requests on one connection', () => {
+  test("a connection's repeated token still reads the user every time: deleted meanwhile → 401 on the same connection", () =>
+    withServer(async (api) => {
+      const id = await createUser(api);
+      const connection = oneConnection(api.url);
+      try {
+        const header = `Bearer ${tokenFor(id)}`;
+        assert.deepEqual(await connection.get(`/v1/users/${id}`, header), { status: 200, code: undefined, reused: false });
+        assert.deepEqual(await connection.get(`/v1/users/${id}`, header), { status: 200, code: undefined, reused: true });
+        assert.equal((await api.delete(`/v1/users/${id}`)).status, 204);
+        assert.deepEqual(await connection.get('/v1/products', header), { status: 401, code: 'invalid_token', reused: true });
+      } finally {
+        connection.close();
+      }
+    }));
+
+  test('another token on the same connection is that token\'s user; a bad one is 401, and the first works again after it', () =>
+    withServer(async (api) => {
+      const first = await createUser(api);
+      const second = await createUser(api);
+      const connection = oneConnection(api.url);
+      try {
+        assert.equal((await connection.get(`/v1/users/${first}`, `Bearer ${tokenFor(first)}`)).status, 200);
+        assert.deepEqual(await connection.get(`/v1/users/${first}`, `Bearer ${tokenFor(second)}`), { status: 403, code: 'forbidden', reused: true });
+        assert.equal((await connection.get(`/v1/users/${second}`, `Bearer ${tokenFor(second)}`)).status, 200);
+        assert.deepEqual(await connection.get(`/v1/users/${second}`, `Bearer ${tokenFor(second).slice(0, -6)}abcdef`), { status: 401, code: 'invalid_token', reused: true });
+        assert.deepEqual(await connection.get(`/v1/users/${second}`, 'Basic YWxpY2U6cGFzc3dvcmQ='), { status: 401, code: 'unauthenticated', reused: true });
+        assert.deepEqual(await connection.get(`/v1/users/${first}`, `Bearer ${tokenFor(first)}`), { status: 200, code: undefined, reused: true });
+      } finally {
+        connection.close();
+      }
+    }));
+
+  test('a token that expires while its connection stays open is refused there from its expiry on', () => {
+    let now = 1_000_000;
+    const user = Object.freeze({ id: 1, name: 'A', email: 'a@example.com', role: 'user', created_at: '2026-01-01T00:00:00.000Z', updated_at: '2026-01-01T00:00:00.000Z' });
+    const store = new MemoryStore(new Map([['users' as const, { nextId: 2, records: new Map([[1, user]]) }]]));
+    const authenticator = new Authenticator(TEST_TOKEN_SECRET, 60, store, () => now);
+    const header = `Bearer ${tokenFor(1, 60, now)}`;
+    const connection = {};
+    assert.deepEqual(authenticator.authenticate(header, connection), { id: 1, role: 'user' });
+    now += 59;
+    assert.deepEqual(authenticator.authenticate(header, connection), { id: 1, role: 'user' });
+    now += 1;
+    assert.throws(() => authenticator.authenticate(header, connection), (error: unknown) => error instanceof HttpError && error.code === 'invalid_token');
+    assert.throws(() => authenticator.authenticate(header, connection), (error: unknown) => error instanceof HttpError && error.code === 'invalid_token');
+  });
 });
 
 describe('auth: permission that depends on the body', () => {
