@@ -115,7 +115,8 @@ export async function createApp(options: ServerOptions = {}): Promise<App> {
       durationMs: performance.now() - exchange.started,
       userId: exchange.userId,
     };
-    config.logger.info(formatAccessLine(entry, config.accessLog as 'json' | 'text'));
+    if (config.accessLog === 'json' && config.logger.accessLine !== undefined) config.logger.accessLine(entry);
+    else config.logger.info(formatAccessLine(entry, config.accessLog as 'json' | 'text'));
   };
   const fail = (exchange: Exchange, error: unknown): void => {
     const { shownPath, requestId, req, secrets } = exchange;

@@ -3,15 +3,23 @@
 // stdout is a file every write is a system call (Node writes files synchronously), so
 // batching keeps logging off the request's cost. A line waits at most until the current
 // turn ends, and `flush` empties the buffer at once (before printing elsewhere, or exiting).
+// The batch is kept as UTF-8 bytes, and an access-log entry is encoded straight into it
+// (http/access-log-bytes.ts) rather than formatted as a string first.
 
 import type { Writable } from 'node:stream';
+import type { AccessEntry } from './http/access-log.js';
+import { formatAccessLine } from './http/access-log.js';
+import { accessLineBound, writeAccessLine } from './http/access-log-bytes.js';
 
-/** Past this many buffered characters the batch is written without waiting for the turn to end. */
+/** Past this many buffered bytes the batch is written without waiting for the turn to end. */
 const MAX_BUFFERED = 64 * 1024;
+/** Room for a full batch and one more line of any access-log entry (a request target is at most 8 KiB). */
+const CAPACITY = 2 * MAX_BUFFERED;
 
 export class BufferedLines {
   readonly #stream: Writable;
-  #pending = '';
+  readonly #bytes = Buffer.allocUnsafe(CAPACITY);
+  #length = 0;
   #scheduled = false;
 
   constructor(stream: Writable) {
@@ -19,20 +27,43 @@ export class BufferedLines {
   }
 
   write(line: string): void {
-    this.#pending += `${line}\n`;
-    if (this.#pending.length >= MAX_BUFFERED) {
+    const text = `${line}\n`;
+    if (text.length * 3 > CAPACITY - this.#length) {
+      // Too long to be sure it fits: it goes out at once, after the lines before it, in the same write.
+      this.#stream.write(Buffer.concat([this.#bytes.subarray(0, this.#length), Buffer.from(text)]));
+      this.#length = 0;
+      return;
+    }
+    this.#length += this.#bytes.write(text, this.#length);
+    this.#written();
+  }
+
+  /** An access-log entry as its JSON line: the same bytes as write(formatAccessLine(entry, 'json')). */
+  writeAccessLine(entry: AccessEntry): void {
+    const bound = accessLineBound(entry);
+    if (bound > CAPACITY - this.#length) {
+      if (bound > CAPACITY) return this.write(formatAccessLine(entry, 'json')); // a path of tens of thousands of characters
+      this.flush();
+    }
+    this.#length = writeAccessLine(this.#bytes, this.#length, entry);
+    this.#written();
+  }
+
+  flush(): void {
+    if (this.#length === 0) return;
+    // A copy: the stream may hold on to the chunk until it is written, and the buffer is reused.
+    const batch = Buffer.from(this.#bytes.subarray(0, this.#length));
+    this.#length = 0;
+    this.#stream.write(batch);
+  }
+
+  #written(): void {
+    if (this.#length >= MAX_BUFFERED) {
       this.flush();
     } else if (!this.#scheduled) {
       this.#scheduled = true;
       setImmediate(this.#flushAfterTurn);
     }
-  }
-
-  flush(): void {
-    if (this.#pending === '') return;
-    const batch = this.#pending;
-    this.#pending = '';
-    this.#stream.write(batch);
   }
 
   readonly #flushAfterTurn = (): void => {

@@ -2,7 +2,7 @@
 // defaults. Embedding passes options in camelCase; only the command-line entry point
 // (main.ts, via cli-options.ts) reads environment variables and flags.
 
-import type { LogFormat } from './http/access-log.js';
+import type { AccessEntry, LogFormat } from './http/access-log.js';
 import type { CorsOrigins } from './http/cors.js';
 import type { Store } from './store/store.js';
 import { EMAIL_PATTERN } from './validation.js';
@@ -11,6 +11,12 @@ export interface Logger {
   info(message: string): void;
   warn(message: string): void;
   error(message: string): void;
+  /**
+   * Optional: takes each access-log entry when the format is JSON, to write its line
+   * itself (the command line encodes it straight into stdout's buffer). Without it, the
+   * line is formatted (src/http/access-log.ts) and passed to `info`.
+   */
+  accessLine?(entry: AccessEntry): void;
 }
 
 export interface ServerOptions {

@@ -7,6 +7,7 @@ export { startServer, DRAIN_TIMEOUT_MS } from './server.js';
 export type { RunningServer } from './server.js';
 export { DEFAULTS } from './config.js';
 export type { Config, Logger, ServerOptions } from './config.js';
+export type { AccessEntry } from './http/access-log.js';
 export { StartupError } from './store/open-store.js';
 export { MemoryStore } from './store/memory-store.js';
 export type { Persistence } from './store/memory-store.js';

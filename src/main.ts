@@ -17,6 +17,7 @@ const stdout = new BufferedLines(process.stdout);
 
 const consoleLogger: Logger = {
   info: (message) => stdout.write(message),
+  accessLine: (entry) => stdout.writeAccessLine(entry),
   warn: (message) => console.warn(`warning: ${message}`),
   error: (message) => console.error(`error: ${message}`),
 };

@@ -4,7 +4,9 @@
 
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import type { AccessEntry } from '../src/http/access-log.js';
 import { formatAccessLine, twoDecimals } from '../src/http/access-log.js';
+import { accessLineBound, writeAccessLine } from '../src/http/access-log-bytes.js';
 import type { Logger } from '../src/index.js';
 import { createUserClient, startTestServer } from './helpers.js';
 
@@ -107,5 +109,47 @@ describe('access log', () => {
     }
     for (const ms of cases) assert.equal(twoDecimals(ms), String(Math.round(ms * 100) / 100), `for ${ms}`);
     assert.deepEqual([twoDecimals(0.5), twoDecimals(1.23456), twoDecimals(2), twoDecimals(0.07)], ['0.5', '1.23', '2', '0.07']);
+  });
+
+  test('the JSON line written as bytes is byte for byte formatAccessLine in UTF-8, whatever the fields hold, and within its bound', () => {
+    const paths = [
+      '/v1/products/7',
+      '/',
+      '/v1/users/1/orders?x',
+      '/quote"d/back\\slash',
+      '/back\\slash/only',
+      '/quote"only',
+      '/tab\there/line\nbreak/\u0001/\u007f',
+      '/café/☕/𝄞',
+      '/lone\ud800surrogate',
+      '/\u00e9'.repeat(2000),
+      '\u0001'.repeat(8192),
+      'x'.repeat(8192),
+    ];
+    const requestIds = ['a1b2c3d4-1', 'a1b2c3d4-123456789', 'client.id:with-chars_OK', 'x'.repeat(128)];
+    const methods = ['GET', 'POST', 'PATCH', 'DELETE', 'PROPFIND', 'M-SEARCH'];
+    const numbers = [0, 7, 200, 404, 1_048_576, Number.MAX_SAFE_INTEGER];
+    const durations = [0, 0.004, 0.26, 1.5, 12.345, 99_999.999];
+    const users = [undefined, 1, 42, 9_007_199_254_740_991];
+    const buffer = Buffer.alloc(64 * 1024);
+    let seed = 11;
+    const pick = <T,>(list: readonly T[]): T => {
+      seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648;
+      return list[seed % list.length] as T;
+    };
+    const now = Date.parse('2026-11-22T04:05:06.789Z');
+    const entries: AccessEntry[] = paths.map((path) => ({ requestId: 'r-1', method: 'GET', path, status: 200, bytes: 10, durationMs: 0.5, userId: 3 }));
+    for (let n = 0; n < 500; n++) {
+      entries.push({ requestId: pick(requestIds), method: pick(methods), path: pick(paths), status: pick(numbers), bytes: pick(numbers), durationMs: pick(durations), userId: pick(users) });
+    }
+    for (const entry of entries) {
+      buffer.fill(0xff);
+      const end = writeAccessLine(buffer, 5, entry, now);
+      const expected = Buffer.from(`${formatAccessLine(entry, 'json', now)}\n`);
+      assert.deepEqual(buffer.subarray(5, end), expected, `for ${JSON.stringify(entry).slice(0, 200)}`);
+      assert.ok(end - 5 <= accessLineBound(entry), `within the bound for ${JSON.stringify(entry).slice(0, 200)}`);
+      assert.equal(buffer[4], 0xff, 'nothing written before the offset');
+      assert.equal(buffer[end], 0xff, 'nothing written after the line');
+    }
   });
 });

@@ -16,6 +16,7 @@ import { Writable } from 'node:stream';
 import { afterEach, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { BufferedLines } from '../src/buffered-lines.js';
+import { formatAccessLine } from '../src/http/access-log.js';
 import { TEST_ADMIN_EMAIL, TEST_ADMIN_PASSWORD, TEST_TOKEN_SECRET, cleanUpAfterEach, killChildren, temporaryDirectory } from './helpers.js';
 
 /** A stream that keeps every chunk written to it, one entry per write. */
@@ -110,6 +111,41 @@ describe('BufferedLines', () => {
     assert.deepEqual(stream.writes, ['one\ntwo\n', 'three\n']);
     await nextTurn();
     assert.deepEqual(stream.writes, ['one\ntwo\n', 'three\n'], 'no empty write afterwards');
+  });
+
+  test('access-log entries go in the same batch as other lines, in order, as the lines formatAccessLine gives', async () => {
+    const { stream, lines } = recorder();
+    const entry = { requestId: 'r-1', method: 'GET', path: '/v1/caf\u00e9', status: 200, bytes: 12, durationMs: 0.25, userId: 4 };
+    lines.write('before ☕');
+    lines.writeAccessLine(entry);
+    lines.write('after');
+    assert.equal(stream.writes.length, 0, 'nothing written during the turn');
+    await nextTurn();
+    assert.equal(stream.writes.length, 1);
+    const [first, logged = '', last] = (stream.writes[0] ?? '').split('\n');
+    assert.equal(first, 'before ☕');
+    assert.equal(last, 'after');
+    assert.deepEqual(JSON.parse(logged), { ...JSON.parse(formatAccessLine(entry, 'json')), time: JSON.parse(logged).time });
+  });
+
+  test('access-log entries count towards the 64 KiB batch, and one too long for the buffer is still written whole', async () => {
+    const { stream, lines } = recorder();
+    const entry = { requestId: 'r-2', method: 'GET', path: `/${'p'.repeat(1000)}`, status: 404, bytes: 0, durationMs: 1, userId: undefined };
+    const lineBytes = Buffer.byteLength(formatAccessLine(entry, 'json')) + 1;
+    const count = Math.ceil(MAX_BUFFERED / lineBytes);
+    for (let n = 1; n < count; n++) lines.writeAccessLine(entry);
+    assert.equal(stream.writes.length, 0, 'below 64 KiB: still waiting');
+    lines.writeAccessLine(entry);
+    assert.equal(stream.writes.length, 1, 'the entry that reaches 64 KiB sends the batch at once');
+    assert.equal((stream.writes[0] ?? '').split('\n').length - 1, count);
+
+    const huge = { ...entry, path: `/${'\u0001'.repeat(30_000)}` };
+    lines.write('first');
+    lines.writeAccessLine(huge);
+    assert.equal(stream.writes.length, 2, 'a line that may not fit the buffer goes out at once, with the lines before it');
+    const [first, logged = ''] = (stream.writes[1] ?? '').split('\n');
+    assert.equal(first, 'first');
+    assert.equal(JSON.parse(logged).path, huge.path);
   });
 
   test('flush() with nothing written writes nothing', async () => {

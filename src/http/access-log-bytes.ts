@@ -1,0 +1,87 @@
+// The access log's JSON line (access-log.ts) written straight into a byte buffer, for
+// standard output (buffered-lines.ts): byte for byte what formatAccessLine gives,
+// encoded as UTF-8, without first building the line as a string. Joined from its
+// pieces, a line is a tree of strings that V8 must flatten before it can encode it,
+// node by node; under load that flattening was the largest part of what the log cost
+// a request. Here each part is written character by character, falling back to
+// Buffer.write for anything but plain ASCII, and numbers digit by digit: about a
+// quarter less of a request's time than formatting the line and encoding the batch.
+
+import { isoTimestamp } from '../timestamps.js';
+import type { AccessEntry } from './access-log.js';
+import { twoDecimals } from './access-log.js';
+
+/** `{"time":"…","request_id":"` for the last time seen: under load many lines share a millisecond. */
+let startTime = '';
+let startText = '';
+
+function lineStart(time: string): string {
+  if (time !== startTime) {
+    startTime = time;
+    startText = `{"time":"${time}","request_id":"`;
+  }
+  return startText;
+}
+
+/** The most bytes the line for `entry` can take: JSON escapes a character in at most 6 bytes, UTF-8 encodes one in at most 3. */
+export function accessLineBound(entry: AccessEntry): number {
+  return 256 + 3 * (entry.requestId.length + entry.method.length) + 6 * entry.path.length;
+}
+
+/**
+ * Writes the JSON access-log line for `entry`, newline included, into `buffer` at
+ * `offset`, which must have accessLineBound(entry) bytes free; returns the offset after it.
+ */
+export function writeAccessLine(buffer: Buffer, offset: number, entry: AccessEntry, nowMs: number = Date.now()): number {
+  let at = writeRaw(buffer, offset, lineStart(isoTimestamp(nowMs)));
+  at = writeRaw(buffer, at, entry.requestId);
+  at = writeRaw(buffer, at, '","method":"');
+  at = writeRaw(buffer, at, entry.method);
+  at = writeRaw(buffer, at, '","path":');
+  at = writeJsonString(buffer, at, entry.path);
+  at = writeRaw(buffer, at, ',"status":');
+  at = writeInteger(buffer, at, entry.status);
+  at = writeRaw(buffer, at, ',"bytes":');
+  at = writeInteger(buffer, at, entry.bytes);
+  at = writeRaw(buffer, at, ',"duration_ms":');
+  at = writeRaw(buffer, at, twoDecimals(entry.durationMs));
+  at = writeRaw(buffer, at, ',"user_id":');
+  at = entry.userId === undefined ? writeRaw(buffer, at, 'null') : writeInteger(buffer, at, entry.userId);
+  return writeRaw(buffer, at, '}\n');
+}
+
+/** A whole number of at most 15 digits in decimal, as `${value}` prints it; anything else via that text. */
+function writeInteger(buffer: Buffer, at: number, value: number): number {
+  if (!Number.isInteger(value) || value < 0 || value > 999_999_999_999_999) return writeRaw(buffer, at, `${value}`);
+  let digits = 1;
+  for (let rest = value; rest >= 10; rest = Math.floor(rest / 10)) digits++;
+  let rest = value;
+  for (let index = digits - 1; index >= 0; index--) {
+    const next = Math.floor(rest / 10);
+    buffer[at + index] = 0x30 + (rest - next * 10);
+    rest = next;
+  }
+  return at + digits;
+}
+
+/** `text` as it is (formatAccessLine does not escape it), in UTF-8. */
+function writeRaw(buffer: Buffer, at: number, text: string): number {
+  for (let index = 0; index < text.length; index++) {
+    const code = text.charCodeAt(index);
+    if (code > 0x7e) return at + buffer.write(text, at);
+    buffer[at + index] = code;
+  }
+  return at + text.length;
+}
+
+/** `text` as JSON.stringify writes it: plain printable ASCII is copied between quotes; anything else is left to JSON.stringify. */
+function writeJsonString(buffer: Buffer, at: number, text: string): number {
+  buffer[at] = 0x22; // "
+  for (let index = 0; index < text.length; index++) {
+    const code = text.charCodeAt(index);
+    if (code < 0x20 || code > 0x7e || code === 0x22 || code === 0x5c) return at + buffer.write(JSON.stringify(text), at);
+    buffer[at + 1 + index] = code;
+  }
+  buffer[at + 1 + text.length] = 0x22;
+  return at + text.length + 2;
+}
