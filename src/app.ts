@@ -15,7 +15,7 @@ import { ensureAdmin } from './auth/bootstrap-admin.js';
 import { loadTokenSecret } from './auth/token-secret.js';
 import { resolveConfig } from './config.js';
 import type { RequestContext, Services } from './context.js';
-import { formatAccessLine } from './http/access-log.js';
+import { accessLogWriter } from './http/access-log.js';
 import { headersForEveryResponse } from './http/every-response.js';
 import { IdempotencyKeys } from './http/idempotency.js';
 import { addressKey, RateLimiter } from './http/rate-limit.js';
@@ -98,15 +98,15 @@ export async function createApp(options: ServerOptions = {}): Promise<App> {
   const bodyBudget = new BodyBudget(config.maxBodyBytesInFlight);
   const services: Services = { store, config, authenticator, idempotencyKeys, listPages, bodyBudget, adminReady, isShuttingDown: () => shuttingDown };
 
-  const logging = config.accessLog !== 'off';
+  const logAccess = accessLogWriter(config.accessLog, config.logger);
 
   /** Writes the answer with the headers every answer gets, then logs it. */
   const finish = (exchange: Exchange, reply: Reply): void => {
     const { req, res } = exchange;
     const extra = headersForEveryResponse(req, reply, exchange.rateLimit, limiter, config.corsOrigins, shuttingDown);
     const bytes = writeReply(res, reply, exchange.requestId, req.method === 'HEAD', extra);
-    if (!logging) return;
-    const entry = {
+    if (logAccess === undefined) return;
+    logAccess({
       requestId: exchange.requestId,
       method: req.method ?? '',
       path: exchange.shownPath,
@@ -114,9 +114,7 @@ export async function createApp(options: ServerOptions = {}): Promise<App> {
       bytes,
       durationMs: performance.now() - exchange.started,
       userId: exchange.userId,
-    };
-    if (config.accessLog === 'json' && config.logger.accessLine !== undefined) config.logger.accessLine(entry);
-    else config.logger.info(formatAccessLine(entry, config.accessLog as 'json' | 'text'));
+    });
   };
   const fail = (exchange: Exchange, error: unknown): void => {
     const { shownPath, requestId, req, secrets } = exchange;
@@ -149,7 +147,7 @@ export async function createApp(options: ServerOptions = {}): Promise<App> {
       res,
       requestId: requestIdFor(req.headers['x-request-id']),
       shownPath: tooLong ? path.slice(0, 100) : path,
-      started: logging ? performance.now() : 0,
+      started: logAccess === undefined ? 0 : performance.now(),
       userId: undefined,
       rateLimit: undefined,
       secrets: [],

@@ -59,18 +59,22 @@ export class Authenticator {
     const last = connection === undefined ? undefined : this.#lastOnConnection.get(connection);
     let entry = last !== undefined && last.header === authorization ? last.verified : undefined;
     if (entry === undefined || entry.exp <= now) {
-      // The cache is keyed by the whole header value: a repeat request skips even the parsing.
-      entry = authorization === undefined ? undefined : this.#verified.get(authorization);
-      if (entry === undefined || entry.exp <= now) {
-        if (entry !== undefined) this.#verified.delete(authorization as string);
-        entry = this.#verify(authorization, now);
-        if ((authorization as string).length <= MAX_CACHED_HEADER_LENGTH) this.#remember(authorization as string, entry);
-      }
+      entry = this.#cachedOrVerified(authorization, now);
       if (connection !== undefined) this.#lastOnConnection.set(connection, { header: authorization as string, verified: entry });
     }
     const user = this.#store.get('users', entry.userId);
     if (user === undefined) throw invalidToken('the user of this token no longer exists');
     return user['role'] === 'admin' ? { id: user.id, role: 'admin' } : { id: user.id, role: 'user' };
+  }
+
+  /** The cache is keyed by the whole header value: a repeat request skips even the parsing. */
+  #cachedOrVerified(authorization: string | undefined, now: number): Verified {
+    const cached = authorization === undefined ? undefined : this.#verified.get(authorization);
+    if (cached !== undefined && cached.exp > now) return cached;
+    if (cached !== undefined) this.#verified.delete(authorization as string);
+    const entry = this.#verify(authorization, now);
+    if ((authorization as string).length <= MAX_CACHED_HEADER_LENGTH) this.#remember(authorization as string, entry);
+    return entry;
   }
 
   #verify(authorization: string | undefined, now: number): Verified {

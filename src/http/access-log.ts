@@ -3,6 +3,7 @@
 // password or personal filter value reaches a log. JSON for machines, or a short text
 // form for a terminal.
 
+import type { Logger } from '../config.js';
 import { isoTimestamp } from '../timestamps.js';
 
 export type LogFormat = 'json' | 'text' | 'off';
@@ -18,6 +19,17 @@ export interface AccessEntry {
   readonly bytes: number;
   readonly durationMs: number;
   readonly userId: number | undefined;
+}
+
+/**
+ * How each entry reaches `logger`, decided once at start (undefined when the log is off):
+ * in JSON to the logger's own accessLine when it has one (the command line writes the
+ * bytes itself), else as a formatted line to info.
+ */
+export function accessLogWriter(format: LogFormat, logger: Logger): ((entry: AccessEntry) => void) | undefined {
+  if (format === 'off') return undefined;
+  if (format === 'json' && logger.accessLine !== undefined) return (entry) => logger.accessLine?.(entry);
+  return (entry) => logger.info(formatAccessLine(entry, format));
 }
 
 /** One line, built by hand: it is written for every request (JSON.stringify of an object cost more). */
