@@ -22,14 +22,16 @@ const USER_KEY = ascii(',"user_id":');
 const NULL = ascii('null');
 const LINE_END = ascii('}\n');
 
-/** `{"time":"…","request_id":"` for the last time seen: under load many lines share a millisecond. */
+/** `{"time":"…","request_id":"` for the last time seen, rewritten in place when the time changes: under load many lines share a millisecond. */
 let startTime = '';
-let startBytes = ascii('');
+let startBytes = new Uint8Array(0);
 
 function lineStart(time: string): Uint8Array {
   if (time !== startTime) {
+    const text = `{"time":"${time}","request_id":"`; // all ASCII
+    if (text.length !== startBytes.length) startBytes = new Uint8Array(text.length);
+    for (let index = 0; index < text.length; index++) startBytes[index] = text.charCodeAt(index);
     startTime = time;
-    startBytes = ascii(`{"time":"${time}","request_id":"`);
   }
   return startBytes;
 }
