@@ -1,8 +1,9 @@
 // A hand-rolled path router with two verbs, `add` and `match` (after hono's router).
 // Patterns are literal segments and `:name` segments; a `:name` segment matches only
 // a positive integer id (CONTRACT §2), so `/v1/users/abc` and `/v1/users/0` are 404s.
-// Matching walks a tree of segments: one Map lookup per segment, no regular
-// expressions and no backtracking beyond "literal first, then id".
+// Matching walks a tree of segments, comparing each segment of the path in place with
+// the few literals its node has (nothing is sliced or hashed), then trying it as an id:
+// no regular expressions and no backtracking beyond "literal first, then id".
 
 export interface RouteMatch<T> {
   readonly value: T;
@@ -11,7 +12,8 @@ export interface RouteMatch<T> {
 }
 
 interface RouteNode<T> {
-  readonly literals: Map<string, RouteNode<T>>;
+  /** The literal segments that may follow; a node has a handful, so a scan is cheaper than a Map of sliced strings. */
+  readonly literals: { readonly segment: string; readonly node: RouteNode<T> }[];
   idChild: RouteNode<T> | undefined;
   value: T | undefined;
 }
@@ -20,20 +22,34 @@ interface RouteNode<T> {
 const MAX_ID_DIGITS = 16;
 
 export function parseId(segment: string): number | undefined {
-  const length = segment.length;
+  return parseIdAt(segment, 0, segment.length);
+}
+
+/** parseId of `path` from `start` up to `end`, without slicing it out. */
+function parseIdAt(path: string, start: number, end: number): number | undefined {
+  const length = end - start;
   if (length === 0 || length > MAX_ID_DIGITS) return undefined;
-  const first = segment.charCodeAt(0);
+  const first = path.charCodeAt(start);
   if (first < 49 || first > 57) return undefined; // '1'..'9'
-  for (let i = 1; i < length; i++) {
-    const code = segment.charCodeAt(i);
+  let id = first - 48;
+  for (let i = start + 1; i < end; i++) {
+    const code = path.charCodeAt(i);
     if (code < 48 || code > 57) return undefined; // '0'..'9'
+    id = id * 10 + (code - 48); // exact below 2^53; at or past it the sum rounds to 2^53 or more
   }
-  const id = Number(segment);
   return Number.isSafeInteger(id) ? id : undefined;
 }
 
+/** The child of `node` whose literal is `path` from `start` up to `end`. */
+function literalChild<T>(node: RouteNode<T>, path: string, start: number, end: number): RouteNode<T> | undefined {
+  for (const literal of node.literals) {
+    if (literal.segment.length === end - start && path.startsWith(literal.segment, start)) return literal.node;
+  }
+  return undefined;
+}
+
 function newNode<T>(): RouteNode<T> {
-  return { literals: new Map(), idChild: undefined, value: undefined };
+  return { literals: [], idChild: undefined, value: undefined };
 }
 
 export class Router<T> {
@@ -49,10 +65,10 @@ export class Router<T> {
         node = node.idChild;
         continue;
       }
-      let next = node.literals.get(segment);
+      let next = node.literals.find((literal) => literal.segment === segment)?.node;
       if (next === undefined) {
         next = newNode();
-        node.literals.set(segment, next);
+        node.literals.push({ segment, node: next });
       }
       node = next;
     }
@@ -63,18 +79,18 @@ export class Router<T> {
   /** Finds the value for a raw request path (no query string), or undefined. */
   match(path: string): RouteMatch<T> | undefined {
     if (path.charCodeAt(0) !== 47) return undefined; // '/'
-    let node: RouteNode<T> | undefined = this.#root;
+    let node = this.#root;
     const ids: number[] = [];
     let start = 1;
-    while (node !== undefined) {
+    for (;;) {
       let end = path.indexOf('/', start);
       if (end === -1) end = path.length;
-      const segment = path.slice(start, end);
-      const literal = node.literals.get(segment);
+      const literal = literalChild(node, path, start, end);
       if (literal !== undefined) {
         node = literal;
       } else {
-        const id = node.idChild === undefined ? undefined : parseId(segment);
+        if (node.idChild === undefined) return undefined;
+        const id = parseIdAt(path, start, end);
         if (id === undefined) return undefined;
         ids.push(id);
         node = node.idChild;
@@ -82,7 +98,6 @@ export class Router<T> {
       if (end === path.length) break;
       start = end + 1;
     }
-    if (node === undefined || node.value === undefined) return undefined;
-    return { value: node.value, ids };
+    return node.value === undefined ? undefined : { value: node.value, ids };
   }
 }

@@ -50,6 +50,7 @@ describe('router: match', () => {
     '/v1/users/0x10',
     '/v1/users/abc',
     '/v1/users/9007199254740992',
+    '/v1/users/9999999999999999',
     '/v1/users/99999999999999999999',
     '/v1/users/1/orders/',
     '/v1/users/1/orders/2/items',
