@@ -17,19 +17,16 @@ export interface Representation {
   readonly etag: string;
 }
 
-const cache = new WeakMap<StoredRecord, Partial<Record<Language, Representation>>>();
+/** One cache per language, each holding a record's representation until the record is dropped. */
+const caches: Record<Language, WeakMap<StoredRecord, Representation>> = { en: new WeakMap(), pt: new WeakMap() };
 
 export function represent(definition: ResourceDefinition, record: StoredRecord, language: Language): Representation {
-  let byLanguage = cache.get(record);
-  if (byLanguage === undefined) {
-    byLanguage = {};
-    cache.set(record, byLanguage);
-  }
-  let representation = byLanguage[language];
+  const cache = caches[language];
+  let representation = cache.get(record);
   if (representation === undefined) {
     const json = JSON.stringify(toExternal(definition.fields, record, language));
     representation = { json, etag: entityTag(json) };
-    byLanguage[language] = representation;
+    cache.set(record, representation);
   }
   return representation;
 }
