@@ -27,6 +27,6 @@ export function isoTimestamp(ms: number = Date.now()): string {
   const seconds = Math.floor(inMinute / 1000);
   const millis = inMinute - seconds * 1000;
   lastMs = ms;
-  lastText = `${minuteText}${seconds < 10 ? '0' : ''}${seconds}.${millis < 100 ? (millis < 10 ? '00' : '0') : ''}${millis}Z`;
+  lastText = `${minuteText}${String(seconds).padStart(2, '0')}.${String(millis).padStart(3, '0')}Z`;
   return lastText;
 }
