@@ -1,10 +1,11 @@
 // Durable persistence (CONTRACT §9): every commit is appended to the journal and
-// acknowledged only after fdatasync. When the current segment grows past a limit — the
-// configured bytes, or the size of the last snapshots if that is more, so that writing
-// snapshots costs a constant share of each write however large the data grows — the
-// journal is compacted: the state is captured at an exact seq (records are immutable,
-// so copying the lists is enough), the journal rotates at that seq, the snapshots are
-// written atomically in the background, and only then are the older segments deleted.
+// acknowledged only once it is on disk (journal-writer.ts). When the current segment
+// grows past a limit — the configured bytes, or the size of the last snapshots if that
+// is more, so that writing snapshots costs a constant share of each write however
+// large the data grows — the journal is compacted: the state is captured at an exact
+// seq (records are immutable, so copying the lists is enough), the journal rotates at
+// that seq, the snapshots are written atomically in the background, and only then are
+// the older segments deleted.
 // A crash at any point leaves either the old segments or snapshots that cover them.
 
 import { rm } from 'node:fs/promises';

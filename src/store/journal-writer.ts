@@ -1,15 +1,25 @@
 // Appending to the journal with group commit (CONTRACT §9): each commit gets the next
-// seq at once and is queued; one loop writes everything queued in a single write() and
-// one fdatasync(), then acknowledges all of it. Concurrent writers therefore share an
-// fsync instead of waiting for one each. `rotate()` starts a new segment file at an
-// exact seq, so a snapshot taken at that moment makes every older segment redundant.
+// seq at once and is queued; one loop writes everything queued in a single durable
+// write, then acknowledges all of it. Concurrent writers therefore share a disk flush
+// instead of waiting for one each. `rotate()` starts a new segment file at an exact
+// seq, so a snapshot taken at that moment makes every older segment redundant.
 
+import { constants } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import { open, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { syncDirectory } from './atomic-file.js';
 import { encodeEntry, segmentName } from './journal-format.js';
 import type { Change } from './store.js';
+
+/**
+ * On Linux a segment is opened with O_DSYNC: each write() returns once its bytes are on
+ * disk, as write() then fdatasync() would, but in one system call and one trip to the
+ * thread pool (POSIX.1-2017 open(): "synchronized I/O data integrity completion").
+ * Elsewhere each write is followed by fdatasync().
+ */
+const WRITES_ARE_SYNCHRONOUS = process.platform === 'linux' && constants.O_DSYNC !== undefined;
+const SEGMENT_FLAGS = constants.O_WRONLY | constants.O_CREAT | constants.O_APPEND | (WRITES_ARE_SYNCHRONOUS ? constants.O_DSYNC : 0);
 
 type Queued =
   | { readonly kind: 'entry'; readonly text: string; readonly resolve: () => void; readonly reject: (error: Error) => void }
@@ -38,7 +48,7 @@ export class JournalWriter {
   /** Opens a new segment after `lastSeq`; `existing` are the segment paths found at start. */
   static async open(directory: string, lastSeq: number, existing: readonly string[]): Promise<JournalWriter> {
     const path = join(directory, segmentName(lastSeq + 1));
-    const file = await open(path, 'a', 0o600);
+    const file = await open(path, SEGMENT_FLAGS, 0o600);
     await syncDirectory(directory);
     const finished = existing.filter((segment) => segment !== path);
     const writer = new JournalWriter(directory, file, path, finished, lastSeq);
@@ -61,7 +71,7 @@ export class JournalWriter {
     return this.#bytesInSegment;
   }
 
-  /** Resolves once the entry is on disk (written and fdatasync'ed). */
+  /** Resolves once the entry is on disk (written with O_DSYNC, or written and fdatasync'ed). */
   append(changes: readonly Change[]): Promise<void> {
     if (this.#failure !== undefined) return Promise.reject(this.#failure);
     const seq = ++this.#lastSeq;
@@ -121,7 +131,7 @@ export class JournalWriter {
       try {
         if (this.#failure !== undefined) throw this.#failure;
         await writeAll(this.#file, Buffer.from(batch.map((item) => item.text).join('')));
-        await this.#file.datasync();
+        if (!WRITES_ARE_SYNCHRONOUS) await this.#file.datasync();
         for (const item of batch) item.resolve();
       } catch (error) {
         // Fail-stop: after a failed write the file's tail is unknown, so refuse all later writes.
@@ -139,7 +149,7 @@ export class JournalWriter {
         marker.resolve([...this.#finishedSegments]); // nothing was appended since the last rotation
         return;
       }
-      const file = await open(path, 'a', 0o600);
+      const file = await open(path, SEGMENT_FLAGS, 0o600);
       await syncDirectory(this.#directory);
       await this.#file.close();
       this.#finishedSegments.push(this.#segmentPath);
