@@ -8,6 +8,7 @@
 
 import assert from 'node:assert/strict';
 import { readdir, readFile } from 'node:fs/promises';
+import { connect as connectSocket } from 'node:net';
 import { readDataDirectory } from '../src/store/data-directory.js';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, test } from 'node:test';
@@ -254,6 +255,32 @@ describe('users', () => {
       const list = await api.get('/v1/users');
       assert.equal(list.body.meta.total, 2, 'the admin and the first user only');
     });
+
+    for (const withPassword of [false, true]) {
+      test(`6 pipelined POSTs with one email in one packet (${withPassword ? 'each with a password to hash' : 'no password'}): one 201, five 409`, async () => {
+        // Pipelined in one packet, the six requests reach the handlers together: the check
+        // for a taken email and the commit must happen with no other write between them.
+        const requests = Array.from({ length: 6 }, (_, n) => {
+          const body = JSON.stringify({
+            name: `Racer ${n}`,
+            email: n % 2 === 0 ? 'race@example.com' : 'RACE@Example.com',
+            ...(withPassword ? { password: `password-${n}` } : {}),
+          });
+          const close = n === 5 ? 'Connection: close\r\n' : '';
+          return `POST /v1/users HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${api.token}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n${close}\r\n${body}`;
+        });
+        const { port } = new URL(api.url);
+        const socket = connectSocket(Number(port), '127.0.0.1');
+        socket.write(requests.join('')); // the last asks the server to close once it has answered
+        let received = '';
+        for await (const chunk of socket) received += String(chunk);
+        const statuses = [...received.matchAll(/HTTP\/1\.1 (\d{3}) /g)].map((match) => Number(match[1]));
+        assert.deepEqual(statuses.toSorted(), [201, 409, 409, 409, 409, 409], received);
+        assert.equal(received.match(/"code":"duplicate_value"/g)?.length, 5);
+        const list = await api.get('/v1/users?email=race@example.com');
+        assert.equal(list.body.meta.total, 1);
+      });
+    }
 
     test('POST with exactly the same email', async () => {
       await api.post('/v1/users', VALID);

@@ -12,7 +12,7 @@ import { linkHeader, pageLinks, pageMeta } from '../http/pagination.js';
 import type { CachedPage } from '../http/page-cache.js';
 import type { Reply } from '../http/respond.js';
 import type { ResourceDefinition } from '../resources/definition.js';
-import { entityTag, represent, representFields } from '../representation.js';
+import { entityTag, represent, representFields, serializeWritten } from '../representation.js';
 import type { Change, Filter } from '../store/store.js';
 import type { IdempotentRequest } from '../http/idempotency.js';
 import type { JsonObject } from '../json.js';
@@ -20,6 +20,7 @@ import type { Actor } from '../auth/permissions.js';
 import type { Language } from '../vocabulary.js';
 import { requireParent } from './lookup.js';
 import { writeOnlyValues } from '../validation.js';
+import type { WritePlan } from './write-record.js';
 import { decideWrite, finishRecord } from './write-record.js';
 import { isoTimestamp } from '../timestamps.js';
 
@@ -89,20 +90,22 @@ async function create(
   idempotent: IdempotentRequest | undefined,
 ): Promise<Reply> {
   const { store } = context.services;
-  const { next } = await decideWrite(() => {
+  const load = (): WritePlan => {
     const parentId = requireParent(context, definition);
     requireBodyPermission(actor, definition, body, language, undefined);
     return { definition, language, mode: 'create', body, store, parentId };
-  });
+  };
+  const first = decideWrite(load);
+  const { next } = first instanceof Promise ? decideWrite(load, await first) : first;
   const now = isoTimestamp();
   const record = finishRecord(definition, next, store.allocateId(definition.collection), now, now);
-  const representation = represent(definition, record, language);
+  const { stored, representation } = serializeWritten(definition, record, language);
   const headers = { Location: `${context.path}/${record.id}`, ETag: representation.etag };
   const created = definition.createdFields;
   const responseBody = created === undefined ? representation.json : representFields(definition, record, language, created);
   const reply: Reply = { status: 201, headers, body: responseBody };
 
-  const changes: Change[] = [{ kind: 'put', collection: definition.collection, record }];
+  const changes: Change[] = [{ kind: 'put', collection: definition.collection, record, json: stored }];
   if (idempotent !== undefined) changes.push(...context.services.idempotencyKeys.changesToSave(idempotent, reply));
   await store.commit(changes);
   return reply;

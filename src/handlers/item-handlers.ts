@@ -12,10 +12,11 @@ import { rejectQueryParameters } from '../http/list-query.js';
 import type { Reply } from '../http/respond.js';
 import type { StoredRecord } from '../json.js';
 import type { ResourceDefinition } from '../resources/definition.js';
-import { represent } from '../representation.js';
+import { represent, serializeWritten } from '../representation.js';
 import type { Language } from '../vocabulary.js';
 import { requireRecord } from './lookup.js';
 import { writeOnlyValues } from '../validation.js';
+import type { WritePlan } from './write-record.js';
 import { decideWrite, deletionWithDependents, finishRecord, isUnchanged } from './write-record.js';
 import { isoTimestamp } from '../timestamps.js';
 
@@ -42,21 +43,24 @@ export async function updateRecord(
   const body = await readJsonBody(context.req, config.maxBodyBytes, mediaTypes, context.services.bodyBudget);
   context.secrets.push(...writeOnlyValues(definition.fields, body, language));
 
-  const { plan, next } = await decideWrite(() => {
+  const load = (): WritePlan => {
     const current = requireRecord(context, definition);
     requireBodyPermission(actor, definition, body, language, current);
     requireIfMatch(context.req.headers['if-match'], represent(definition, current, language).etag);
     const parentId = definition.parent === undefined ? undefined : context.ids[0];
     return { definition, language, mode, body, store, current, parentId };
-  });
+  };
+  const first = decideWrite(load);
+  const { plan, next } = first instanceof Promise ? decideWrite(load, await first) : first;
   const current = plan.current as StoredRecord;
-  let record = current;
-  if (!isUnchanged(next, current)) {
-    record = finishRecord(definition, next, current.id, current.created_at, isoTimestamp());
-    await store.commit([{ kind: 'put', collection: definition.collection, record }]);
+  if (isUnchanged(next, current)) {
+    const { json, etag } = represent(definition, current, language);
+    return { status: 200, headers: { ETag: etag }, body: json };
   }
-  const { json, etag } = represent(definition, record, language);
-  return { status: 200, headers: { ETag: etag }, body: json };
+  const record = finishRecord(definition, next, current.id, current.created_at, isoTimestamp());
+  const { stored, representation } = serializeWritten(definition, record, language);
+  await store.commit([{ kind: 'put', collection: definition.collection, record, json: stored }]);
+  return { status: 200, headers: { ETag: representation.etag }, body: representation.json };
 }
 
 export async function deleteRecord(context: RequestContext, definition: ResourceDefinition, language: Language): Promise<Reply> {

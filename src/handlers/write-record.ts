@@ -31,20 +31,29 @@ export interface WritePlan {
 }
 
 /** Rule name → the value to keep in its `storedAs` field (a password hash). */
-type Secrets = ReadonlyMap<string, { readonly plain: string; readonly stored: string }>;
+export type Secrets = ReadonlyMap<string, { readonly plain: string; readonly stored: string }>;
+
+export interface WriteDecision {
+  readonly plan: WritePlan;
+  readonly next: Fields;
+}
 
 /**
  * Decides the next fields of a record. `load` gathers the current state and runs the
- * checks that depend on it (404, 412); it runs again after any password hashing.
+ * checks that depend on it (404, 412). When the body carries a password, the answer is
+ * instead a promise of its hash: call again with it, and the decision is taken anew on
+ * the state of that moment. Either way the decision that is committed is taken in the
+ * same turn as the commit, so no other write can come between them.
  */
-export async function decideWrite(load: () => WritePlan): Promise<{ plan: WritePlan; next: Fields }> {
+export function decideWrite(load: () => WritePlan): WriteDecision | Promise<Secrets>;
+export function decideWrite(load: () => WritePlan, hashed: Secrets): WriteDecision;
+export function decideWrite(load: () => WritePlan, hashed?: Secrets): WriteDecision | Promise<Secrets> {
   const plan = load();
-  const next = planWrite(plan);
+  const next = planWrite(plan, hashed);
+  if (hashed !== undefined) return { plan, next };
   const secretRules = plan.definition.fields.filter((rule) => rule.storedAs !== undefined && typeof next[rule.name] === 'string');
   if (secretRules.length === 0) return { plan, next };
-  const secrets = await hashSecrets(secretRules, next, plan.current);
-  const fresh = load();
-  return { plan: fresh, next: planWrite(fresh, secrets) };
+  return hashSecrets(secretRules, next, plan.current);
 }
 
 function planWrite(plan: WritePlan, secrets?: Secrets): Fields {

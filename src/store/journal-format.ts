@@ -37,7 +37,7 @@ export function encodeEntry(seq: number, changes: readonly Change[]): string {
     if (index > 0) line += ',';
     line +=
       change.kind === 'put'
-        ? `{"put":"${change.collection}","record":${JSON.stringify(change.record)}}`
+        ? `{"put":"${change.collection}","record":${change.json ?? JSON.stringify(change.record)}}`
         : `{"delete":"${change.collection}","id":${change.id}}`;
   }
   return `${line}]}\n`;

@@ -18,7 +18,13 @@ export const STORED_COLLECTIONS = ['users', 'products', 'orders', 'idempotency_k
 export type StoredCollection = (typeof STORED_COLLECTIONS)[number];
 
 export type Change =
-  | { readonly kind: 'put'; readonly collection: StoredCollection; readonly record: StoredRecord }
+  | {
+      readonly kind: 'put';
+      readonly collection: StoredCollection;
+      readonly record: StoredRecord;
+      /** `JSON.stringify(record)`, when the writer has it already: a store that saves JSON need not serialise again. */
+      readonly json?: string;
+    }
   | { readonly kind: 'delete'; readonly collection: StoredCollection; readonly id: number };
 
 export interface Filter {
