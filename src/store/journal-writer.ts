@@ -21,9 +21,31 @@ import type { Change } from './store.js';
 const WRITES_ARE_SYNCHRONOUS = process.platform === 'linux' && constants.O_DSYNC !== undefined;
 const SEGMENT_FLAGS = constants.O_WRONLY | constants.O_CREAT | constants.O_APPEND | (WRITES_ARE_SYNCHRONOUS ? constants.O_DSYNC : 0);
 
-type Queued =
-  | { readonly kind: 'entry'; readonly text: string; readonly resolve: () => void; readonly reject: (error: Error) => void }
-  | { readonly kind: 'rotate'; readonly firstSeq: number; readonly resolve: (finished: string[]) => void; readonly reject: (error: Error) => void };
+/** Entries waiting to be written together, and the one promise they all wait on. */
+interface Batch {
+  readonly kind: 'batch';
+  readonly texts: string[];
+  readonly durable: Promise<void>;
+  readonly resolve: () => void;
+  readonly reject: (error: Error) => void;
+}
+
+interface RotateMarker {
+  readonly kind: 'rotate';
+  readonly firstSeq: number;
+  readonly resolve: (finished: string[]) => void;
+  readonly reject: (error: Error) => void;
+}
+
+function newBatch(): Batch {
+  let resolve: () => void = () => undefined;
+  let reject: (error: Error) => void = () => undefined;
+  const durable = new Promise<void>((resolveDurable, rejectDurable) => {
+    resolve = resolveDurable;
+    reject = rejectDurable;
+  });
+  return { kind: 'batch', texts: [], durable, resolve, reject };
+}
 
 export class JournalWriter {
   readonly #directory: string;
@@ -33,7 +55,8 @@ export class JournalWriter {
   #finishedSegments: string[];
   #lastSeq: number;
   #bytesInSegment = 0;
-  readonly #queue: Queued[] = [];
+  /** Batches and rotations in order; the batch being written has left the queue, so new entries never join it. */
+  readonly #queue: (Batch | RotateMarker)[] = [];
   #draining: Promise<void> | undefined;
   #failure: Error | undefined;
 
@@ -71,16 +94,20 @@ export class JournalWriter {
     return this.#bytesInSegment;
   }
 
-  /** Resolves once the entry is on disk (written with O_DSYNC, or written and fdatasync'ed). */
+  /** Resolves once the entry is on disk (written with O_DSYNC, or written and fdatasync'ed), with the rest of its batch. */
   append(changes: readonly Change[]): Promise<void> {
     if (this.#failure !== undefined) return Promise.reject(this.#failure);
     const seq = ++this.#lastSeq;
     const text = encodeEntry(seq, changes);
     this.#bytesInSegment += Buffer.byteLength(text);
-    return new Promise((resolve, reject) => {
-      this.#queue.push({ kind: 'entry', text, resolve, reject });
-      this.#drain();
-    });
+    let batch = this.#queue.at(-1);
+    if (batch?.kind !== 'batch') {
+      batch = newBatch();
+      this.#queue.push(batch);
+    }
+    batch.texts.push(text);
+    this.#drain();
+    return batch.durable;
   }
 
   /**
@@ -119,29 +146,25 @@ export class JournalWriter {
   }
 
   async #drainQueue(): Promise<void> {
-    while (this.#queue.length > 0) {
-      const head = this.#queue[0] as Queued;
+    for (let head = this.#queue.shift(); head !== undefined; head = this.#queue.shift()) {
       if (head.kind === 'rotate') {
-        this.#queue.shift();
         await this.#startSegment(head);
         continue;
       }
-      const stop = this.#queue.findIndex((item) => item.kind === 'rotate');
-      const batch = this.#queue.splice(0, stop === -1 ? this.#queue.length : stop) as Extract<Queued, { kind: 'entry' }>[];
       try {
         if (this.#failure !== undefined) throw this.#failure;
-        await writeAll(this.#file, Buffer.from(batch.map((item) => item.text).join('')));
+        await writeAll(this.#file, Buffer.from(head.texts.join('')));
         if (!WRITES_ARE_SYNCHRONOUS) await this.#file.datasync();
-        for (const item of batch) item.resolve();
+        head.resolve();
       } catch (error) {
         // Fail-stop: after a failed write the file's tail is unknown, so refuse all later writes.
         this.#failure ??= error instanceof Error ? error : new Error(String(error));
-        for (const item of batch) item.reject(this.#failure);
+        head.reject(this.#failure);
       }
     }
   }
 
-  async #startSegment(marker: Extract<Queued, { kind: 'rotate' }>): Promise<void> {
+  async #startSegment(marker: RotateMarker): Promise<void> {
     try {
       if (this.#failure !== undefined) throw this.#failure;
       const path = join(this.#directory, segmentName(marker.firstSeq));

@@ -62,9 +62,11 @@ export class SortedRecords {
   }
 
   insert(record: StoredRecord): void {
-    const at = this.#positionOf(record);
-    if (at === this.#records.length) this.#records.push(record);
-    else this.#records.splice(at, 0, record);
+    const records = this.#records;
+    const last = records[records.length - 1];
+    // A new record usually goes last (ids only grow, and id order is the commonest): no search then.
+    if (last === undefined || this.#order(last, record) < 0) records.push(record);
+    else records.splice(this.#positionOf(record), 0, record);
   }
 
   /** Removes `record`, which must hold the values it had when inserted (stored records are frozen). */
