@@ -6,8 +6,8 @@ import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { StoredRecord } from '../src/json.js';
-import { serializeSnapshot } from '../src/store/collection-state.js';
 import { encodeEntry, segmentName } from '../src/store/journal-format.js';
+import { writeSnapshot } from '../src/store/snapshot-file.js';
 
 const CATEGORIES = ['coffee', 'tea', 'equipment', 'accessories', 'books', 'snacks', 'cups', 'gifts'];
 
@@ -35,7 +35,7 @@ export async function writeDataDirectory(dir: string, records: readonly StoredRe
   await mkdir(dir, { recursive: true });
   // The snapshot's id counter stops at the first journal record: replaying a put moves
   // it past that record's id, so after the start it is records.length + 1.
-  await writeFile(join(dir, 'products.json'), await serializeSnapshot(records.slice(0, inSnapshot), inSnapshot + 1, 0));
+  await writeSnapshot(join(dir, 'products.json'), records.slice(0, inSnapshot), inSnapshot + 1, 0);
   const entries = records
     .slice(inSnapshot)
     .map((record, index) => encodeEntry(index + 1, [{ kind: 'put', collection: 'products', record }]));

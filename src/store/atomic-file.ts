@@ -15,12 +15,14 @@ export async function removeLeftoverTemporaryFiles(directory: string): Promise<v
   }
 }
 
-export async function writeFileAtomically(path: string, text: string): Promise<void> {
+/** Replaces `path` with `content`: text (UTF-8), or byte blocks written one after the other. */
+export async function writeFileAtomically(path: string, content: string | readonly Uint8Array[]): Promise<void> {
   const temporary = join(dirname(path), `.${basename(path)}.${process.pid}.tmp`);
   try {
     const file = await open(temporary, 'w', 0o600);
     try {
-      await file.writeFile(text, 'utf8');
+      if (typeof content === 'string') await file.writeFile(content, 'utf8');
+      else for (const block of content) await file.writeFile(block);
       await file.sync();
     } finally {
       await file.close();

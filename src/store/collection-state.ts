@@ -1,9 +1,8 @@
-// The in-memory form of one collection and its on-disk snapshot form (CONTRACT §9).
-// A snapshot is readable JSON: the id counter, the last journal entry it includes,
-// and one record per line, in id order. Loading checks the shape strictly, so a
-// damaged file stops the start instead of being silently half-read.
+// The in-memory form of one collection and reading its on-disk snapshot (CONTRACT §9;
+// snapshot-file.ts writes it). A snapshot is readable JSON: the id counter, the last
+// journal entry it includes, and one record per line, in id order. Loading checks the
+// shape strictly, so a damaged file stops the start instead of being silently half-read.
 
-import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { isJsonObject } from '../json.js';
 import type { StoredRecord } from '../json.js';
 import type { Change } from './store.js';
@@ -23,20 +22,6 @@ export interface Snapshot {
   readonly state: CollectionState;
   /** The sequence number of the last journal entry the snapshot includes (0: none). */
   readonly journalSeq: number;
-}
-
-/** Records serialised between two yields to the event loop, so a large snapshot does not stall requests. */
-const RECORDS_PER_SLICE = 2000;
-
-export async function serializeSnapshot(records: readonly StoredRecord[], nextId: number, journalSeq: number): Promise<string> {
-  const lines: string[] = [];
-  for (let start = 0; start < records.length; start += RECORDS_PER_SLICE) {
-    if (start > 0) await yieldToEventLoop();
-    const end = Math.min(start + RECORDS_PER_SLICE, records.length);
-    for (let i = start; i < end; i++) lines.push(JSON.stringify(records[i]));
-  }
-  const body = lines.length === 0 ? '[]' : `[\n    ${lines.join(',\n    ')}\n  ]`;
-  return `{\n  "next_id": ${nextId},\n  "journal_seq": ${journalSeq},\n  "records": ${body}\n}\n`;
 }
 
 /** Parses a snapshot; throws an Error whose message says what is wrong (the caller names the file). */

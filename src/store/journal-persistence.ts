@@ -4,7 +4,8 @@
 // is more, so that writing snapshots costs a constant share of each write however
 // large the data grows — the journal is compacted: the state is captured at an exact
 // seq (records are immutable, so copying the lists is enough), the journal rotates at
-// that seq, the snapshots are written atomically in the background, and only then are
+// that seq, the snapshots are written atomically in the background (copying the bytes
+// of records unchanged since the last snapshot, snapshot-file.ts), and only then are
 // the older segments deleted.
 // A crash at any point leaves either the old segments or snapshots that cover them.
 
@@ -12,13 +13,14 @@ import { rm } from 'node:fs/promises';
 import type { Logger } from '../config.js';
 import { redactSecrets } from '../http/redact.js';
 import type { StoredRecord } from '../json.js';
-import { syncDirectory, writeFileAtomically } from './atomic-file.js';
+import { syncDirectory } from './atomic-file.js';
 import type { CollectionState } from './collection-state.js';
-import { serializeSnapshot } from './collection-state.js';
 import { snapshotPath } from './data-directory.js';
 import type { DataLock } from './data-lock.js';
 import type { JournalWriter } from './journal-writer.js';
 import type { Persistence } from './memory-store.js';
+import type { WrittenSnapshot } from './snapshot-file.js';
+import { writeSnapshot } from './snapshot-file.js';
 import type { Change, StoredCollection } from './store.js';
 import { STORED_COLLECTIONS } from './store.js';
 
@@ -36,8 +38,10 @@ export class JournalPersistence implements Persistence {
   readonly #compactAfterBytes: number;
   readonly #logger: Logger;
   #compaction: Promise<void> | undefined;
-  /** Size of the snapshots the last compaction wrote, in characters (their bytes, for ASCII data); 0 before the first. */
+  /** Size of the snapshots the last compaction wrote, in bytes; 0 before the first. */
   #snapshotBytes = 0;
+  /** The snapshot files this process wrote last, for the next compaction to copy unchanged records from. */
+  readonly #written = new Map<StoredCollection, WrittenSnapshot>();
 
   constructor(options: {
     dataDir: string;
@@ -82,9 +86,12 @@ export class JournalPersistence implements Persistence {
     const covered = await this.#journal.rotate();
     let snapshotBytes = 0;
     for (const { collection, nextId, records } of captured) {
-      const snapshot = await serializeSnapshot(records, nextId, seq);
-      snapshotBytes += snapshot.length;
-      await writeFileAtomically(snapshotPath(this.#dataDir, collection), snapshot);
+      const previous = this.#written.get(collection);
+      // Forgotten until the new file is in place: after a failure, what is on disk is not known.
+      this.#written.delete(collection);
+      const written = await writeSnapshot(snapshotPath(this.#dataDir, collection), records, nextId, seq, previous);
+      this.#written.set(collection, written);
+      snapshotBytes += written.bytes;
     }
     this.#snapshotBytes = snapshotBytes;
     for (const path of covered) await rm(path, { force: true });
