@@ -93,7 +93,12 @@ interface Answer {
 
 type Outcome =
   | { readonly kind: 'answered'; readonly answers: readonly Answer[]; readonly cutShort: boolean }
-  | { readonly kind: 'closed'; readonly reason: string }
+  | {
+      readonly kind: 'closed';
+      readonly reason: string;
+      /** The client half-closed first, still unanswered: a write in progress then may or may not have happened. */
+      readonly clientGaveUp?: boolean;
+    }
   | { readonly kind: 'hang'; readonly partial: string };
 
 function headerMap(entries: Iterable<readonly [string, string | string[] | undefined]>): Map<string, string> {
@@ -179,7 +184,11 @@ function sendRaw(origin: URL, fuzzCase: FuzzCase): Promise<Outcome> {
       if (fuzzCase.halfClose) socket.end(bytes);
       else socket.write(bytes);
     });
-    const halfClose = setTimeout(() => socket.end(), RAW_HALF_CLOSE_AFTER_MS);
+    let gaveUp = false;
+    const halfClose = setTimeout(() => {
+      gaveUp = chunks.length === 0;
+      socket.end();
+    }, RAW_HALF_CLOSE_AFTER_MS);
     const timer = setTimeout(() => {
       hung = true;
       socket.destroy();
@@ -199,7 +208,7 @@ function sendRaw(origin: URL, fuzzCase: FuzzCase): Promise<Outcome> {
       const data = Buffer.concat(chunks);
       if (hung) return resolve({ kind: 'hang', partial: data.toString('latin1') });
       const { answers, cutShort } = parseResponses(data, isHead);
-      resolve(answers.length === 0 && !cutShort ? { kind: 'closed', reason } : { kind: 'answered', answers, cutShort });
+      resolve(answers.length === 0 && !cutShort ? { kind: 'closed', reason, clientGaveUp: gaveUp } : { kind: 'answered', answers, cutShort });
     });
   });
 }
@@ -396,10 +405,20 @@ async function snapshot(origin: URL, agent: Agent, token: string): Promise<Snaps
   return records;
 }
 
-/** Marks what an accepted first answer to this case may have changed. */
+/**
+ * Marks what an accepted first answer to this case may have changed, or a write the
+ * client stopped waiting for (Node drops the answer of a request in progress when its
+ * client half-closes, but the write itself may have been made).
+ */
 function noteAcceptedWrite(fuzzCase: FuzzCase, outcome: Outcome, touched: Touched): void {
   const answer = outcome.kind === 'answered' ? outcome.answers[0] : undefined;
   const target = fuzzCase.writes;
+  if (target !== undefined && outcome.kind === 'closed' && outcome.clientGaveUp === true) {
+    if (target.id === 'created') touched.createdSomewhere.add(target.collection);
+    else touched.records.add(`${target.collection}:${target.id}`);
+    if (target.id !== 'created' && target.cascade) touched.cascaded.add(target.id);
+    return;
+  }
   if (answer === undefined || target === undefined || answer.status < 200 || answer.status > 299) return;
   if (target.id !== 'created') {
     touched.records.add(`${target.collection}:${target.id}`);
