@@ -262,13 +262,14 @@ describe('a client that never reads its answers', () => {
     await client.connectedAt;
     await new Promise((resolve) => setTimeout(resolve, 300)); // the answers it already asked for fill its buffers
     // Well inside requestTimeoutMs, after which the server drops a connection that makes no progress (the next test).
-    const latencies = await latenciesUntil(api, new Promise(() => undefined), 800);
+    const latencies = await latenciesUntil(api, new Promise(() => undefined), 1000);
 
     const [serverSide] = heldByServer([client.socket]);
     assert.ok(serverSide !== undefined, 'the connection is still open');
     assert.ok(serverSide.bytesRead < bytesQueued / 2, `the server read ${serverSide.bytesRead} of ${bytesQueued} bytes`);
     assert.ok(serverSide.writableLength < 1024 * 1024, `the server buffers ${serverSide.writableLength} bytes of answers`);
-    t.diagnostic(assertNormalLatency(latencies, 5));
+    // At one request per 100 ms plus its latency, a busy machine still fits four in the second.
+    t.diagnostic(assertNormalLatency(latencies, 4));
     client.socket.destroy();
   });
 
