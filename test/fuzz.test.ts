@@ -411,21 +411,18 @@ async function snapshot(origin: URL, agent: Agent, token: string): Promise<Snaps
  * client half-closes, but the write itself may have been made).
  */
 function noteAcceptedWrite(fuzzCase: FuzzCase, outcome: Outcome, touched: Touched): void {
-  const answer = outcome.kind === 'answered' ? outcome.answers[0] : undefined;
   const target = fuzzCase.writes;
-  if (target !== undefined && outcome.kind === 'closed' && outcome.clientGaveUp === true) {
-    if (target.id === 'created') touched.createdSomewhere.add(target.collection);
-    else touched.records.add(`${target.collection}:${target.id}`);
-    if (target.id !== 'created' && target.cascade) touched.cascaded.add(target.id);
-    return;
-  }
-  if (answer === undefined || target === undefined || answer.status < 200 || answer.status > 299) return;
+  const answer = outcome.kind === 'answered' ? outcome.answers[0] : undefined;
+  const accepted = answer !== undefined && answer.status >= 200 && answer.status <= 299;
+  const abandoned = outcome.kind === 'closed' && outcome.clientGaveUp === true;
+  if (target === undefined || !(accepted || abandoned)) return;
   if (target.id !== 'created') {
     touched.records.add(`${target.collection}:${target.id}`);
     if (target.cascade) touched.cascaded.add(target.id);
     return;
   }
-  const created = /\/([1-9][0-9]*)$/.exec(answer.headers.get('location') ?? '')?.[1];
+  // An abandoned create has no Location: its record may be any new one of the collection.
+  const created = /\/([1-9][0-9]*)$/.exec(answer?.headers.get('location') ?? '')?.[1];
   if (created === undefined) touched.createdSomewhere.add(target.collection);
   else touched.records.add(`${target.collection}:${created}`);
 }
