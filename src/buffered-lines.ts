@@ -1,8 +1,11 @@
-// Lines for a stream, written in batches: everything logged during one turn of the event
-// loop goes out in a single write. The access log writes a line per request, and when
-// stdout is a file every write is a system call (Node writes files synchronously), so
-// batching keeps logging off the request's cost. A line waits at most until the current
-// turn ends, and `flush` empties the buffer at once (before printing elsewhere, or exiting).
+// Lines for a stream, written in batches: a line waits at most FLUSH_AFTER_MS (a tenth
+// of a second, too short to notice when watching a log), or until 64 KiB are pending,
+// and then everything pending goes out in a single write. The access log writes a line
+// per request, and when stdout is a file every write is a system call (Node writes files
+// synchronously) behind a stream's bookkeeping: written once per turn of the event loop,
+// as it once was, that cost about 0.6 µs a request under load, a twentieth of a GET's
+// whole cost; once per 64 KiB it costs nothing measurable. `flush` empties the buffer at
+// once (before printing elsewhere, or exiting), like nginx's `access_log … buffer= flush=`.
 // The batch is kept as UTF-8 bytes, and an access-log entry is encoded straight into it
 // (http/access-log-bytes.ts) rather than formatted as a string first.
 
@@ -11,19 +14,23 @@ import type { AccessEntry } from './http/access-log.js';
 import { formatAccessLine } from './http/access-log.js';
 import { accessLineBound, writeAccessLine } from './http/access-log-bytes.js';
 
-/** Past this many buffered bytes the batch is written without waiting for the turn to end. */
+/** How long a line may wait for the lines after it. */
+export const FLUSH_AFTER_MS = 100;
+/** Past this many buffered bytes the batch is written at once. */
 const MAX_BUFFERED = 64 * 1024;
 /** Room for a full batch and one more line of any access-log entry (a request target is at most 8 KiB). */
 const CAPACITY = 2 * MAX_BUFFERED;
 
 export class BufferedLines {
   readonly #stream: Writable;
+  readonly #flushAfterMs: number;
   readonly #bytes = Buffer.allocUnsafe(CAPACITY);
   #length = 0;
   #scheduled = false;
 
-  constructor(stream: Writable) {
+  constructor(stream: Writable, flushAfterMs: number = FLUSH_AFTER_MS) {
     this.#stream = stream;
+    this.#flushAfterMs = flushAfterMs;
   }
 
   write(line: string): void {
@@ -62,11 +69,12 @@ export class BufferedLines {
       this.flush();
     } else if (!this.#scheduled) {
       this.#scheduled = true;
-      setImmediate(this.#flushAfterTurn);
+      // unref: a pending line does not keep the process alive (main.ts flushes on exit).
+      setTimeout(this.#flushLater, this.#flushAfterMs).unref();
     }
   }
 
-  readonly #flushAfterTurn = (): void => {
+  readonly #flushLater = (): void => {
     this.#scheduled = false;
     this.flush();
   };

@@ -12,8 +12,10 @@ import { describeApi } from './routes.js';
 import { startServer } from './server.js';
 import { StartupError } from './store/open-store.js';
 
-/** Standard output, written once per turn of the event loop (the access log is a line per request). */
+/** Standard output, written in batches (the access log is a line per request). */
 const stdout = new BufferedLines(process.stdout);
+// Whatever way the process ends (an uncaught error included), the pending lines go out first.
+process.on('exit', () => stdout.flush());
 
 const consoleLogger: Logger = {
   info: (message) => stdout.write(message),

@@ -16,6 +16,8 @@ import { translate } from './vocabulary.js';
 export interface Representation {
   /** The record as JSON text. */
   readonly json: string;
+  /** Its length in bytes (UTF-8), for Content-Length: measuring a string costs more than the rest of a read's own work. */
+  readonly length: number;
   /** A strong validator, quoted: `"…"`. */
   readonly etag: string;
 }
@@ -28,7 +30,7 @@ export function represent(definition: ResourceDefinition, record: StoredRecord, 
 }
 
 function remember(record: StoredRecord, language: Language, json: string): Representation {
-  const representation = { json, etag: entityTag(json) };
+  const representation = { json, length: Buffer.byteLength(json), etag: entityTag(json) };
   caches[language].set(record, representation);
   return representation;
 }

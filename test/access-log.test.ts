@@ -129,7 +129,7 @@ describe('access log', () => {
     const requestIds = ['a1b2c3d4-1', 'a1b2c3d4-123456789', 'client.id:with-chars_OK', 'x'.repeat(128)];
     const methods = ['GET', 'POST', 'PATCH', 'DELETE', 'PROPFIND', 'M-SEARCH'];
     const numbers = [0, 7, 200, 404, 1_048_576, Number.MAX_SAFE_INTEGER];
-    const durations = [0, 0.004, 0.26, 1.5, 12.345, 99_999.999];
+    const durations = [0, 0.004, 0.005, 0.05, 0.07, 0.1, 0.26, 0.994, 0.995, 1, 1.005, 1.5, 9.99, 12.345, 99_999.999];
     const users = [undefined, 1, 42, 9_007_199_254_740_991];
     const buffer = Buffer.alloc(64 * 1024);
     let seed = 11;
@@ -150,6 +150,17 @@ describe('access log', () => {
       assert.ok(end - 5 <= accessLineBound(entry), `within the bound for ${JSON.stringify(entry).slice(0, 200)}`);
       assert.equal(buffer[4], 0xff, 'nothing written before the offset');
       assert.equal(buffer[end], 0xff, 'nothing written after the line');
+    }
+  });
+
+  test('the bytes follow the time from line to line: the next millisecond, second, minute and year, a longer year and back', () => {
+    const start = Date.parse('2026-11-22T23:59:59.998Z');
+    const times = [start, start, start + 1, start + 2, start + 1002, start + 60_000, start - 86_400_000, Date.parse('+010000-01-01T00:00:00.000Z'), start + 5, 0, -1];
+    const entry: AccessEntry = { requestId: 'r-1', method: 'GET', path: '/v1/products/7', status: 200, bytes: 140, durationMs: 0.07, userId: 1 };
+    const buffer = Buffer.alloc(1024);
+    for (const now of times) {
+      const end = writeAccessLine(buffer, 0, entry, now);
+      assert.equal(buffer.subarray(0, end).toString('utf8'), `${formatAccessLine(entry, 'json', now)}\n`, `at ${new Date(now).toISOString()}`);
     }
   });
 });

@@ -1,10 +1,11 @@
 // Standard output is written in batches (src/buffered-lines.ts, used by src/main.ts):
 // the convention proved here is that batching changes how often the stream is written,
-// never what is written. Lines logged in one turn of the event loop go out as one write
-// once the turn ends, in order, each ending in "\n"; a batch reaching 64 Ki characters
-// is written at once; flush() writes what is pending immediately and only once. And at
-// the CLI: with stdout redirected to a file, a graceful SIGTERM loses no line — the
-// banner, one JSON access-log line per request, then the shutdown lines.
+// never what is written. Lines wait, in order and each ending in "\n", until the flush
+// interval has passed since the first of them (FLUSH_AFTER_MS, 100 ms by default), then
+// go out as one write; a batch reaching 64 Ki characters is written at once; flush()
+// writes what is pending immediately and only once. And at the CLI: with stdout
+// redirected to a file, a graceful SIGTERM loses no line — the banner, one JSON
+// access-log line per request, then the shutdown lines.
 
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -15,23 +16,29 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { afterEach, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { BufferedLines } from '../src/buffered-lines.js';
+import { BufferedLines, FLUSH_AFTER_MS } from '../src/buffered-lines.js';
 import { formatAccessLine } from '../src/http/access-log.js';
 import { TEST_ADMIN_EMAIL, TEST_ADMIN_PASSWORD, TEST_TOKEN_SECRET, cleanUpAfterEach, killChildren, temporaryDirectory } from './helpers.js';
 
-/** A stream that keeps every chunk written to it, one entry per write. */
+/** A stream that keeps every chunk written to it, one entry per write, and when each came (performance.now()). */
 class RecordingStream extends Writable {
   readonly writes: string[] = [];
+  readonly times: number[] = [];
 
   override _write(chunk: Buffer, _encoding: BufferEncoding, callback: (error?: Error | null) => void): void {
     this.writes.push(chunk.toString('utf8'));
+    this.times.push(performance.now());
     callback();
   }
 }
 
-function recorder(): { stream: RecordingStream; lines: BufferedLines } {
+/** A short interval for the tests that wait for a batch; LONG for those that check nothing goes out early. */
+const SHORT = 10;
+const LONG = 60_000;
+
+function recorder(flushAfterMs: number): { stream: RecordingStream; lines: BufferedLines } {
   const stream = new RecordingStream();
-  return { stream, lines: new BufferedLines(stream) };
+  return { stream, lines: new BufferedLines(stream, flushAfterMs) };
 }
 
 /** Resolves after the current turn of the event loop (and the immediates queued before it). */
@@ -39,44 +46,68 @@ function nextTurn(): Promise<void> {
   return new Promise((resolve) => setImmediate(resolve));
 }
 
+/** Waits until `stream` has had `count` writes (failing after 5 s). */
+async function writesOf(stream: RecordingStream, count: number): Promise<string[]> {
+  const deadline = performance.now() + 5000;
+  while (stream.writes.length < count) {
+    if (performance.now() > deadline) assert.fail(`expected ${count} writes, saw ${JSON.stringify(stream.writes)}`);
+    await new Promise((resolve) => setTimeout(resolve, 2));
+  }
+  return stream.writes;
+}
+
 /** The 64 KiB batch limit of BufferedLines, in characters. */
 const MAX_BUFFERED = 64 * 1024;
 
 describe('BufferedLines', () => {
-  test('lines written in one turn go out as ONE write after the turn, in order, each ending in "\\n"', async () => {
-    const { stream, lines } = recorder();
+  test('lines go out as ONE write once the flush interval has passed since the first, in order, each ending in "\\n"', async () => {
+    const { stream, lines } = recorder(50);
+    const first = performance.now();
     lines.write('first');
     lines.write('second');
     lines.write('third');
-    assert.deepEqual(stream.writes, [], 'nothing is written during the turn');
+    assert.deepEqual(stream.writes, [], 'nothing is written synchronously');
     await Promise.resolve();
     assert.deepEqual(stream.writes, [], 'nor by the microtasks of the turn');
-    await nextTurn();
-    assert.deepEqual(stream.writes, ['first\nsecond\nthird\n']);
+    assert.deepEqual(await writesOf(stream, 1), ['first\nsecond\nthird\n']);
+    const waited = (stream.times[0] ?? 0) - first;
+    assert.ok(waited >= 49, `the batch went out after the interval (50 ms), not ${waited.toFixed(1)} ms`);
   });
 
-  test('a small line is not written synchronously, and is written once the turn ends', async () => {
-    const { stream, lines } = recorder();
+  test(`by default a line waits ${FLUSH_AFTER_MS} ms`, async () => {
+    assert.equal(FLUSH_AFTER_MS, 100);
+    const stream = new RecordingStream();
+    const lines = new BufferedLines(stream);
+    const written = performance.now();
     lines.write('hello');
-    assert.deepEqual(stream.writes, []);
+    assert.deepEqual(await writesOf(stream, 1), ['hello\n']);
+    const waited = (stream.times[0] ?? 0) - written;
+    assert.ok(waited >= FLUSH_AFTER_MS - 1, `waited ${waited.toFixed(1)} ms`);
+  });
+
+  test('a line is not written at the end of its turn, nor of the next ones, before the interval', async () => {
+    const { stream, lines } = recorder(LONG);
+    lines.write('hello');
     await new Promise((resolve) => process.nextTick(resolve));
-    assert.deepEqual(stream.writes, []);
     await nextTurn();
+    await nextTurn();
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    assert.deepEqual(stream.writes, []);
+    lines.flush();
     assert.deepEqual(stream.writes, ['hello\n']);
   });
 
-  test('lines written in different turns go in different writes', async () => {
-    const { stream, lines } = recorder();
+  test('lines written after a batch went out go in the next batch', async () => {
+    const { stream, lines } = recorder(SHORT);
     lines.write('a');
-    await nextTurn();
+    await writesOf(stream, 1);
     lines.write('b');
     lines.write('c');
-    await nextTurn();
-    assert.deepEqual(stream.writes, ['a\n', 'b\nc\n']);
+    assert.deepEqual(await writesOf(stream, 2), ['a\n', 'b\nc\n']);
   });
 
-  test('a batch reaching 64 KiB is written at once, without waiting for the turn to end; what follows waits as usual', async () => {
-    const { stream, lines } = recorder();
+  test('a batch reaching 64 KiB is written at once, without waiting for the interval; what follows waits as usual', async () => {
+    const { stream, lines } = recorder(SHORT);
     const line = 'x'.repeat(1023); // 1024 characters with its "\n"
     for (let n = 1; n < MAX_BUFFERED / 1024; n++) lines.write(line);
     assert.deepEqual(stream.writes, [], '63 KiB: still waiting');
@@ -85,12 +116,11 @@ describe('BufferedLines', () => {
     assert.equal(stream.writes[0], `${line}\n`.repeat(64));
     lines.write('after');
     assert.equal(stream.writes.length, 1);
-    await nextTurn();
-    assert.deepEqual(stream.writes.slice(1), ['after\n']);
+    assert.deepEqual((await writesOf(stream, 2)).slice(1), ['after\n']);
   });
 
   test('one line longer than 64 KiB is written at once, after the lines before it', () => {
-    const { stream, lines } = recorder();
+    const { stream, lines } = recorder(LONG);
     const long = 'y'.repeat(100_000);
     lines.write('before');
     lines.write(long);
@@ -98,7 +128,7 @@ describe('BufferedLines', () => {
   });
 
   test('flush() writes the pending lines at once; a second flush writes nothing; lines after it go in a later batch', async () => {
-    const { stream, lines } = recorder();
+    const { stream, lines } = recorder(SHORT);
     lines.write('one');
     lines.write('two');
     lines.flush();
@@ -107,20 +137,19 @@ describe('BufferedLines', () => {
     assert.deepEqual(stream.writes, ['one\ntwo\n'], 'nothing pending, nothing written');
     lines.write('three');
     assert.deepEqual(stream.writes, ['one\ntwo\n']);
-    await nextTurn();
-    assert.deepEqual(stream.writes, ['one\ntwo\n', 'three\n']);
-    await nextTurn();
+    assert.deepEqual(await writesOf(stream, 2), ['one\ntwo\n', 'three\n']);
+    await new Promise((resolve) => setTimeout(resolve, SHORT * 3));
     assert.deepEqual(stream.writes, ['one\ntwo\n', 'three\n'], 'no empty write afterwards');
   });
 
   test('access-log entries go in the same batch as other lines, in order, as the lines formatAccessLine gives', async () => {
-    const { stream, lines } = recorder();
+    const { stream, lines } = recorder(SHORT);
     const entry = { requestId: 'r-1', method: 'GET', path: '/v1/caf\u00e9', status: 200, bytes: 12, durationMs: 0.25, userId: 4 };
     lines.write('before ☕');
     lines.writeAccessLine(entry);
     lines.write('after');
-    assert.equal(stream.writes.length, 0, 'nothing written during the turn');
-    await nextTurn();
+    assert.equal(stream.writes.length, 0, 'nothing written synchronously');
+    await writesOf(stream, 1);
     assert.equal(stream.writes.length, 1);
     const [first, logged = '', last] = (stream.writes[0] ?? '').split('\n');
     assert.equal(first, 'before ☕');
@@ -129,7 +158,7 @@ describe('BufferedLines', () => {
   });
 
   test('access-log entries count towards the 64 KiB batch, and one too long for the buffer is still written whole', async () => {
-    const { stream, lines } = recorder();
+    const { stream, lines } = recorder(LONG);
     const entry = { requestId: 'r-2', method: 'GET', path: `/${'p'.repeat(1000)}`, status: 404, bytes: 0, durationMs: 1, userId: undefined };
     const lineBytes = Buffer.byteLength(formatAccessLine(entry, 'json')) + 1;
     const count = Math.ceil(MAX_BUFFERED / lineBytes);
@@ -149,9 +178,9 @@ describe('BufferedLines', () => {
   });
 
   test('flush() with nothing written writes nothing', async () => {
-    const { stream, lines } = recorder();
+    const { stream, lines } = recorder(SHORT);
     lines.flush();
-    await nextTurn();
+    await new Promise((resolve) => setTimeout(resolve, SHORT * 3));
     assert.deepEqual(stream.writes, []);
   });
 });

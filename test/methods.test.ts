@@ -380,3 +380,37 @@ for (const resource of RESOURCES) {
 function uniqueFields(resource: Resource): Record<string, unknown> {
   return resource.name === 'users' ? { name: 'Bia Costa', email: 'bia@example.com' } : { name: 'Filter papers' };
 }
+
+// Content-Length is the body's length in bytes, whether it is measured for the answer or
+// was measured once with a cached representation or list page (src/http/respond.ts).
+describe('Content-Length counts bytes, not characters', () => {
+  test('GET, HEAD, PATCH and PUT of an item, the list page and its repeat, in English and Portuguese, with multi-byte text', async () => {
+    const api = await startTestServer();
+    try {
+      const name = 'Chá verde ☕ 𝄞';
+      const created = await api.post('/v1/products', { name, category: 'tea', price: 3.5, description: 'ação' });
+      assert.equal(created.status, 201, created.text);
+      const answers: [string, TestResponse][] = [
+        ['POST', created],
+        ['GET item', await api.get('/v1/products/1')],
+        ['GET item again (cached)', await api.get('/v1/products/1')],
+        ['GET item in Portuguese', await api.get('/v1/produtos/1')],
+        ['GET list', await api.get('/v1/products?category=tea')],
+        ['GET list again (cached page)', await api.get('/v1/products?category=tea')],
+        ['PATCH', await api.patch('/v1/products/1', { description: 'ação 2 ☕' })],
+        ['PATCH changing nothing', await api.patch('/v1/products/1', { description: 'ação 2 ☕' })],
+        ['PUT', await api.put('/v1/products/1', { name: `${name}!`, category: 'tea', price: 4 })],
+      ];
+      for (const [what, response] of answers) {
+        assert.ok(response.status === 200 || response.status === 201, `${what}: ${response.status} ${response.text}`);
+        assert.ok(Buffer.byteLength(response.text) > response.text.length, `${what}: the body has multi-byte characters`);
+        assert.equal(response.headers.get('content-length'), String(Buffer.byteLength(response.text)), what);
+      }
+      const head = await api.request('HEAD', '/v1/products/1');
+      const get = await api.get('/v1/products/1');
+      assert.equal(head.headers.get('content-length'), String(Buffer.byteLength(get.text)));
+    } finally {
+      await api.close();
+    }
+  });
+});

@@ -38,7 +38,7 @@ export function listRecords(context: RequestContext, definition: ResourceDefinit
     requireParent(context, definition);
   }
   if (matchesIfNoneMatch(context.req.headers['if-none-match'], page.etag)) return { status: 304, headers: { ETag: page.etag } };
-  return { status: 200, headers: { Link: page.link, ETag: page.etag }, body: page.body };
+  return { status: 200, headers: { Link: page.link, ETag: page.etag }, body: page.body, bodyLength: page.length };
 }
 
 function buildPage(context: RequestContext, definition: ResourceDefinition, language: Language, version: number): CachedPage {
@@ -60,7 +60,7 @@ function buildPage(context: RequestContext, definition: ResourceDefinition, lang
   const body = `{"data":[${data}],"meta":${JSON.stringify(meta)},"links":${JSON.stringify(links)}}`;
   // A list has no stable identity, so its validator is weak (RFC 9110 §8.8.1): equal
   // bodies, equal tags. If-None-Match uses the weak comparison anyway (§13.1.2).
-  return { version, body, etag: `W/${entityTag(body)}`, link: linkHeader(links) };
+  return { version, body, length: Buffer.byteLength(body), etag: `W/${entityTag(body)}`, link: linkHeader(links) };
 }
 
 export async function createRecord(context: RequestContext, definition: ResourceDefinition, language: Language): Promise<Reply> {

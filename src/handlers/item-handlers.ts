@@ -24,9 +24,9 @@ export function readRecord(context: RequestContext, definition: ResourceDefiniti
   rejectQueryParameters(context.search);
   authorize(context, definition, 'read');
   const record = requireRecord(context, definition);
-  const { json, etag } = represent(definition, record, language);
+  const { json, length, etag } = represent(definition, record, language);
   if (matchesIfNoneMatch(context.req.headers['if-none-match'], etag)) return { status: 304, headers: { ETag: etag } };
-  return { status: 200, headers: { ETag: etag }, body: json };
+  return { status: 200, headers: { ETag: etag }, body: json, bodyLength: length };
 }
 
 export async function updateRecord(
@@ -54,13 +54,13 @@ export async function updateRecord(
   const { plan, next } = first instanceof Promise ? decideWrite(load, await first) : first;
   const current = plan.current as StoredRecord;
   if (isUnchanged(next, current)) {
-    const { json, etag } = represent(definition, current, language);
-    return { status: 200, headers: { ETag: etag }, body: json };
+    const { json, length, etag } = represent(definition, current, language);
+    return { status: 200, headers: { ETag: etag }, body: json, bodyLength: length };
   }
   const record = finishRecord(definition, next, current.id, current.created_at, isoTimestamp());
   const { stored, representation } = serializeWritten(definition, record, language);
   await store.commit([{ kind: 'put', collection: definition.collection, record, json: stored }]);
-  return { status: 200, headers: { ETag: representation.etag }, body: representation.json };
+  return { status: 200, headers: { ETag: representation.etag }, body: representation.json, bodyLength: representation.length };
 }
 
 export async function deleteRecord(context: RequestContext, definition: ResourceDefinition, language: Language): Promise<Reply> {

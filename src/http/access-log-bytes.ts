@@ -22,15 +22,21 @@ const USER_KEY = ascii(',"user_id":');
 const NULL = ascii('null');
 const LINE_END = ascii('}\n');
 
+const TIME_KEY = '{"time":"';
+const REQUEST_ID_KEY = '","request_id":"';
+
 /** `{"time":"…","request_id":"` for the last time seen, rewritten in place when the time changes: under load many lines share a millisecond. */
 let startTime = '';
-let startBytes = new Uint8Array(0);
+let startBytes: Uint8Array = ascii(`${TIME_KEY}${REQUEST_ID_KEY}`);
 
 function lineStart(time: string): Uint8Array {
   if (time !== startTime) {
-    const text = `{"time":"${time}","request_id":"`; // all ASCII
-    if (text.length !== startBytes.length) startBytes = new Uint8Array(text.length);
-    for (let index = 0; index < text.length; index++) startBytes[index] = text.charCodeAt(index);
+    if (time.length === startTime.length) {
+      // The same fixed pieces around a time of the same length: only the time's characters change.
+      for (let index = 0; index < time.length; index++) startBytes[TIME_KEY.length + index] = time.charCodeAt(index);
+    } else {
+      startBytes = ascii(`${TIME_KEY}${time}${REQUEST_ID_KEY}`); // all ASCII
+    }
     startTime = time;
   }
   return startBytes;
@@ -61,7 +67,7 @@ export function writeAccessLine(buffer: Buffer, offset: number, entry: AccessEnt
   at = writeBytes(buffer, at, BYTES_KEY);
   at = writeInteger(buffer, at, entry.bytes);
   at = writeBytes(buffer, at, DURATION_KEY);
-  at = writeRaw(buffer, at, twoDecimals(entry.durationMs));
+  at = writeTwoDecimals(buffer, at, entry.durationMs);
   at = writeBytes(buffer, at, USER_KEY);
   at = entry.userId === undefined ? writeBytes(buffer, at, NULL) : writeInteger(buffer, at, entry.userId);
   return writeBytes(buffer, at, LINE_END);
@@ -70,6 +76,22 @@ export function writeAccessLine(buffer: Buffer, offset: number, entry: AccessEnt
 function writeBytes(buffer: Buffer, at: number, bytes: Uint8Array): number {
   buffer.set(bytes, at);
   return at + bytes.length;
+}
+
+/** What twoDecimals(value) prints, written as digits without making the string. */
+function writeTwoDecimals(buffer: Buffer, at: number, value: number): number {
+  const hundredths = Math.round(value * 100);
+  if (!(hundredths >= 0 && hundredths <= Number.MAX_SAFE_INTEGER)) return writeRaw(buffer, at, twoDecimals(value));
+  const whole = Math.floor(hundredths / 100);
+  const fraction = hundredths - whole * 100;
+  at = writeInteger(buffer, at, whole);
+  if (fraction === 0) return at;
+  buffer[at] = 0x2e; // .
+  const tens = Math.floor(fraction / 10);
+  buffer[at + 1] = 0x30 + tens;
+  if (fraction === tens * 10) return at + 2;
+  buffer[at + 2] = 0x30 + (fraction - tens * 10);
+  return at + 3;
 }
 
 /** A whole number of at most 15 digits in decimal, as `${value}` prints it; anything else via that text. */

@@ -11,6 +11,8 @@ export interface CachedPage {
   /** The collection version the page was built from (Store.version). */
   readonly version: number;
   readonly body: string;
+  /** The body's length in bytes (UTF-8). */
+  readonly length: number;
   /** Weak, from the body's bytes (RFC 9110 §8.8.1). */
   readonly etag: string;
   readonly link: string;

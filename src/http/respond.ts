@@ -11,6 +11,8 @@ export interface Reply {
   readonly headers?: Headers;
   /** Serialised JSON text, or undefined for an empty body. */
   readonly body?: string;
+  /** The body's length in bytes when it is known already (a cached representation or page); else it is measured here. */
+  readonly bodyLength?: number;
   /** Defaults to application/json. */
   readonly contentType?: string;
 }
@@ -34,7 +36,7 @@ export function writeReply(res: ServerResponse, reply: Reply, requestId: string,
   if (extra !== undefined) for (const name in extra) headers.push(name, extra[name] as string);
   headers.push('X-Request-Id', requestId);
   const mayHaveBody = status !== 204 && status !== 304 && reply.body !== undefined;
-  const length = mayHaveBody ? Buffer.byteLength(reply.body as string) : 0;
+  const length = mayHaveBody ? (reply.bodyLength ?? Buffer.byteLength(reply.body as string)) : 0;
   if (mayHaveBody) headers.push('Content-Type', reply.contentType ?? JSON_TYPE, 'Content-Length', String(length));
   else if (status !== 204 && status !== 304) headers.push('Content-Length', '0');
   res.writeHead(status, headers);
