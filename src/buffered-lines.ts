@@ -2,10 +2,11 @@
 // of a second, too short to notice when watching a log), or until 64 KiB are pending,
 // and then everything pending goes out in a single write. The access log writes a line
 // per request, and when stdout is a file every write is a system call (Node writes files
-// synchronously) behind a stream's bookkeeping: written once per turn of the event loop,
-// as it once was, that cost about 0.6 µs a request under load, a twentieth of a GET's
-// whole cost; once per 64 KiB it costs nothing measurable. `flush` empties the buffer at
-// once (before printing elsewhere, or exiting), like nginx's `access_log … buffer= flush=`.
+// synchronously) behind a stream's bookkeeping. Written once per turn of the event loop,
+// as it once was, that was a write for every one or two requests whenever the machine
+// was busy elsewhere and turns were short; now it is one write per 300 or so lines under
+// load. `flush` empties the buffer at once (before printing elsewhere, or exiting), like
+// nginx's `access_log … buffer= flush=`.
 // The batch is kept as UTF-8 bytes, and an access-log entry is encoded straight into it
 // (http/access-log-bytes.ts) rather than formatted as a string first.
 
