@@ -12,6 +12,7 @@ import { rejectQueryParameters } from '../http/list-query.js';
 import type { Reply } from '../http/respond.js';
 import type { StoredRecord } from '../json.js';
 import type { ResourceDefinition } from '../resources/definition.js';
+import type { Representation } from '../representation.js';
 import { represent, serializeWritten } from '../representation.js';
 import type { Language } from '../vocabulary.js';
 import { requireRecord } from './lookup.js';
@@ -24,8 +25,14 @@ export function readRecord(context: RequestContext, definition: ResourceDefiniti
   rejectQueryParameters(context.search);
   authorize(context, definition, 'read');
   const record = requireRecord(context, definition);
-  const { json, length, etag } = represent(definition, record, language);
+  const representation = represent(definition, record, language);
+  const etag = representation.etag;
   if (matchesIfNoneMatch(context.req.headers['if-none-match'], etag)) return { status: 304, headers: { ETag: etag } };
+  return representationReply(representation);
+}
+
+/** 200 with the record's representation, its ETag, and its length already measured. */
+function representationReply({ json, length, etag }: Representation): Reply {
   return { status: 200, headers: { ETag: etag }, body: json, bodyLength: length };
 }
 
@@ -53,14 +60,11 @@ export async function updateRecord(
   const first = decideWrite(load);
   const { plan, next } = first instanceof Promise ? decideWrite(load, await first) : first;
   const current = plan.current as StoredRecord;
-  if (isUnchanged(next, current)) {
-    const { json, length, etag } = represent(definition, current, language);
-    return { status: 200, headers: { ETag: etag }, body: json, bodyLength: length };
-  }
+  if (isUnchanged(next, current)) return representationReply(represent(definition, current, language));
   const record = finishRecord(definition, next, current.id, current.created_at, isoTimestamp());
   const { stored, representation } = serializeWritten(definition, record, language);
   await store.commit([{ kind: 'put', collection: definition.collection, record, json: stored }]);
-  return { status: 200, headers: { ETag: representation.etag }, body: representation.json, bodyLength: representation.length };
+  return representationReply(representation);
 }
 
 export async function deleteRecord(context: RequestContext, definition: ResourceDefinition, language: Language): Promise<Reply> {
