@@ -16,7 +16,8 @@ import type { FieldErrorExpectation, Reply } from './assertions.ts';
 import { assertProblem, errorCodes, TITLES } from './assertions.ts';
 
 /** A generated request id: the process's random prefix and a counter. */
-const GENERATED_ID = /^[0-9a-f]{8}-[1-9][0-9]*$/;
+/** A random prefix, then a counter in base 36. */
+const GENERATED_ID = /^[0-9a-f]{8}-[1-9a-z][0-9a-z]*$/;
 
 const PRODUCT = { name: 'Moka pot', category: 'equipment', price: 35.5 };
 
@@ -285,7 +286,7 @@ describe('X-Request-Id: echoed when it matches [A-Za-z0-9._:-]{1,128}, else a fr
     for (const id of ids) assert.match(id, GENERATED_ID);
     assert.equal(new Set(ids).size, ids.length);
     assert.equal(new Set(ids.map((id) => id.split('-')[0])).size, 1);
-    const counters = ids.map((id) => Number(id.split('-')[1]));
+    const counters = ids.map((id) => Number.parseInt(id.split('-')[1] ?? '', 36));
     assert.deepEqual([...counters].sort((a, b) => a - b), counters);
     assert.equal(deleted.status, 204);
   });

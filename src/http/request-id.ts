@@ -2,7 +2,11 @@
 // bodies quote it. A client's own id is echoed when it is short and plain; otherwise one
 // is made from a random prefix chosen when the process starts and a counter. That is
 // unique within the process (and, by the prefix, across restarts in practice) and costs
-// an increment: a random UUID per request cost about 15% of GET throughput.
+// an increment: a random UUID per request cost about 15% of GET throughput. The counter
+// is written in base 36: V8 keeps the decimal text of recent numbers in a cache that
+// lives in the old generation, so a new decimal string per request survived young
+// collections and was promoted, 24 bytes of old-generation garbage for every request
+// (base 36 bypasses that cache, and is shorter).
 
 import { randomBytes } from 'node:crypto';
 
@@ -14,7 +18,7 @@ let counter = 0;
 
 export function newRequestId(): string {
   counter += 1;
-  return `${PREFIX}-${counter}`;
+  return `${PREFIX}-${counter.toString(36)}`;
 }
 
 /** The client's X-Request-Id when it is sane, else a new one. */
