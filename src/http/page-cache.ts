@@ -4,8 +4,10 @@
 // vocabulary) and reused while the collection's version is the one it was built from;
 // any committed change to the collection changes the version, so a stale page is never
 // served. Only pages whose query was valid are kept, so a hit needs no parsing; the
-// permission and parent checks still run on every request. At most MAX_PAGES are kept,
-// least recently used dropped first.
+// permission and parent checks still run on every request. At most MAX_PAGES are kept;
+// one not used lately makes room for a new one (recently-used.ts).
+
+import { RecentlyUsed } from '../recently-used.js';
 
 export interface CachedPage {
   /** The collection version the page was built from (Store.version). */
@@ -21,20 +23,15 @@ export interface CachedPage {
 const MAX_PAGES = 256;
 
 export class PageCache {
-  readonly #pages = new Map<string, CachedPage>();
+  readonly #pages = new RecentlyUsed<string, CachedPage>(MAX_PAGES);
 
   /** The page for `target` if it was built from `version`. */
   get(target: string, version: number): CachedPage | undefined {
     const page = this.#pages.get(target);
-    if (page === undefined || page.version !== version) return undefined;
-    this.#pages.delete(target);
-    this.#pages.set(target, page);
-    return page;
+    return page === undefined || page.version !== version ? undefined : page;
   }
 
   set(target: string, page: CachedPage): void {
-    this.#pages.delete(target);
-    if (this.#pages.size >= MAX_PAGES) this.#pages.delete(this.#pages.keys().next().value as string);
     this.#pages.set(target, page);
   }
 }

@@ -2,11 +2,12 @@
 // fields for HTTP"; 429 and Retry-After from RFC 6585 §4 and RFC 9110 §10.2.3). A
 // client is its user id once authenticated, else its address. Each bucket holds up to
 // `perMinute` tokens and refills continuously; a request takes one. Memory is bounded:
-// past MAX_CLIENTS buckets, the least recently seen client is forgotten (which only
-// ever gives that client a full bucket back).
+// past MAX_CLIENTS buckets, a client not seen lately is forgotten (recently-used.ts),
+// which only ever gives that client a full bucket back.
 
 import type { IncomingMessage } from 'node:http';
 import type { Headers } from './respond.js';
+import { RecentlyUsed } from '../recently-used.js';
 
 export const MAX_CLIENTS = 10_000;
 
@@ -27,7 +28,7 @@ export class RateLimiter {
   /** Tokens gained per millisecond. */
   readonly #refillPerMs: number;
   readonly #now: () => number;
-  readonly #buckets = new Map<string, Bucket>();
+  readonly #buckets = new RecentlyUsed<string, Bucket>(MAX_CLIENTS);
 
   constructor(perMinute: number, now: () => number) {
     this.#capacity = perMinute;
@@ -47,21 +48,16 @@ export class RateLimiter {
 
   /** The headers for `client` without taking a token (for answers given before the limit is checked). */
   peek(client: string): Headers {
-    const bucket = this.#buckets.get(client);
+    const bucket = this.#buckets.peek(client);
     return this.#headers(bucket === undefined ? { tokens: this.#capacity, updated: this.#now() } : this.#advance(bucket));
   }
 
   #refilled(client: string): Bucket {
-    let bucket = this.#buckets.get(client);
-    if (bucket === undefined) {
-      if (this.#buckets.size >= MAX_CLIENTS) this.#buckets.delete(this.#buckets.keys().next().value as string);
-      bucket = { tokens: this.#capacity, updated: this.#now() };
-    } else {
-      this.#buckets.delete(client); // re-inserted below: the Map's order is least recently seen first
-      this.#advance(bucket);
-    }
-    this.#buckets.set(client, bucket);
-    return bucket;
+    const bucket = this.#buckets.get(client);
+    if (bucket !== undefined) return this.#advance(bucket);
+    const fresh = { tokens: this.#capacity, updated: this.#now() };
+    this.#buckets.set(client, fresh);
+    return fresh;
   }
 
   #advance(bucket: Bucket): Bucket {

@@ -5,11 +5,12 @@
 //    on: filtered lists, the unique-email check, the orders of one user.
 //  - Sorted views: the records matching one set of filters, kept in one sort order.
 //    A view is built the first time a list asks for it and kept up to date on every
-//    write after that; beyond MAX_VIEWS the least recently used one is dropped.
+//    write after that; beyond MAX_VIEWS one not used lately is dropped (recently-used.ts).
 // When the narrowest equality bucket holds only a few records, sorting them per request
 // is cheaper than keeping a view, so no view is made.
 
 import type { StoredRecord } from '../json.js';
+import { RecentlyUsed } from '../recently-used.js';
 import { EqualityIndex } from './equality-index.js';
 import { BY_ID, orderBy, SortedRecords } from './sorted-records.js';
 import type { Filter, Query, QueryResult, SortKey } from './store.js';
@@ -27,8 +28,7 @@ const NO_MATCH: QueryResult = Object.freeze({ records: [], total: 0 });
 export class CollectionIndex {
   readonly #all: SortedRecords;
   readonly #equality = new Map<string, EqualityIndex>();
-  /** In order of last use, least recent first. */
-  readonly #views = new Map<string, View>();
+  readonly #views = new RecentlyUsed<string, View>(MAX_VIEWS);
 
   constructor(records: Iterable<StoredRecord>) {
     this.#all = new SortedRecords(BY_ID, [...records]);
@@ -86,14 +86,11 @@ export class CollectionIndex {
   #view(filters: readonly Filter[], sort: readonly SortKey[], narrowest: SortedRecords): View {
     const key = viewKey(filters, sort);
     let view = this.#views.get(key);
-    if (view !== undefined) {
-      this.#views.delete(key);
-    } else {
+    if (view === undefined) {
       const matches = narrowest.toArray().filter((record) => matchesAll(record, filters));
       view = { filters, records: new SortedRecords(orderBy(sort), matches) };
-      if (this.#views.size >= MAX_VIEWS) this.#views.delete(this.#views.keys().next().value as string);
+      this.#views.set(key, view);
     }
-    this.#views.set(key, view);
     return view;
   }
 }
