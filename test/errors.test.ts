@@ -15,8 +15,7 @@ import { startTestServer, temporaryDirectory } from './helpers.ts';
 import type { FieldErrorExpectation, Reply } from './assertions.ts';
 import { assertProblem, errorCodes, TITLES } from './assertions.ts';
 
-/** A generated request id: the process's random prefix and a counter. */
-/** A random prefix, then a counter in base 36. */
+/** A generated request id: the process's random prefix, then a counter in base 36. */
 const GENERATED_ID = /^[0-9a-f]{8}-[1-9a-z][0-9a-z]*$/;
 
 const PRODUCT = { name: 'Moka pot', category: 'equipment', price: 35.5 };
