@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
 import { describe, test } from 'node:test';
 import { signToken, verifyToken } from '../src/auth/jwt.js';
+import { withTestServer } from './helpers.js';
 
 const SECRET = 'unit-test-secret-unit-test-secret-0123';
 const NOW = 1_800_000_000;
@@ -77,4 +78,55 @@ describe('jwt: refused tokens', () => {
   test('one second before exp the token is still valid (clock edge)', () => {
     assert.equal(verifyToken(valid, SECRET, CLAIMS.exp - 1).ok, true);
   });
+});
+
+describe('jwt: a signature has one spelling (canonical base64url, RFC 4648 §3.5)', () => {
+  // 32 bytes are 43 base64url characters; the last one carries 4 bits of the signature
+  // and 2 unused bits, which must be zero. Each of the four values of those two bits
+  // spells the same bytes; only the one with them zero is the signature.
+  const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+  const valid = signToken(CLAIMS, SECRET);
+  const body = valid.slice(0, -1);
+  const last = ALPHABET.indexOf(valid.at(-1) as string);
+  const spellings = [0, 1, 2, 3].map((lowBits) => ALPHABET[(last & ~3) | lowBits] as string);
+
+  test('the signature is 43 characters whose last one has its two unused bits zero', () => {
+    assert.equal((valid.split('.')[2] as string).length, 43);
+    assert.equal(last & 3, 0);
+  });
+
+  for (const [lowBits, character] of spellings.entries()) {
+    if (lowBits === 0) continue;
+    test(`the last character "${character}" (unused bits ${lowBits.toString(2).padStart(2, '0')}, same bytes) is refused`, () => {
+      const variant = body + character;
+      assert.deepEqual(Buffer.from(variant.split('.')[2] as string, 'base64url'), Buffer.from(valid.split('.')[2] as string, 'base64url'));
+      const result = verifyToken(variant, SECRET, NOW);
+      assert.equal(result.ok, false);
+      if (!result.ok) assert.match(result.reason, /signature/);
+    });
+  }
+
+  test('the canonical spelling is accepted', () => {
+    assert.equal(verifyToken(body + spellings[0], SECRET, NOW).ok, true);
+  });
+
+  test('a padded signature (44 characters) is refused', () => {
+    const result = verifyToken(`${valid}A`, SECRET, NOW);
+    assert.equal(result.ok, false);
+  });
+});
+
+describe('jwt over HTTP: a non-canonical signature', () => {
+  test('gets 401 with WWW-Authenticate error="invalid_token"', () =>
+    withTestServer({}, async (api) => {
+      const token = api.token as string;
+      const last = token.at(-1) as string;
+      // Setting the lowest unused bit gives the next character of the alphabet ('A'→'B', 'w'→'x', '0'→'1').
+      const variant = token.slice(0, -1) + String.fromCharCode(last.charCodeAt(0) + 1);
+      assert.equal((await api.get('/v1/products')).status, 200);
+      const response = await api.get('/v1/products', { authorization: `Bearer ${variant}` });
+      assert.equal(response.status, 401);
+      assert.equal(response.body.code, 'invalid_token');
+      assert.match(response.headers.get('www-authenticate') ?? '', /error="invalid_token"/);
+    }));
 });

@@ -1,7 +1,9 @@
 // JSON Web Tokens (RFC 7519) signed with HMAC-SHA256 (JWS, RFC 7515; "HS256" in
 // RFC 7518 §3.2), using node:crypto only. Verification accepts exactly one algorithm,
 // so `alg: none` and algorithm substitution are refused (RFC 8725 §2.1, §3.1);
-// signatures are compared in constant time; `exp` is required (RFC 7519 §4.1.4).
+// signatures are compared in constant time; `exp` is required (RFC 7519 §4.1.4). A
+// signature has one spelling: the canonical base64url of its 32 bytes (RFC 7515 §2,
+// RFC 4648 §3.5), so a token cannot be varied into others that still verify.
 
 import { createHmac, timingSafeEqual } from 'node:crypto';
 
@@ -17,6 +19,8 @@ export type VerifyResult = { readonly ok: true; readonly claims: TokenClaims } |
 
 const HEADER = base64url(JSON.stringify({ alg: 'HS256', typ: 'JWT' }));
 const SIGNATURE_BYTES = 32;
+/** 32 bytes in unpadded base64url: 43 characters, the last carrying 4 bits and 2 unused ones that must be zero. */
+const SIGNATURE_CHARS = 43;
 const BASE64URL = /^[A-Za-z0-9_-]+$/;
 
 function base64url(text: string): string {
@@ -47,7 +51,12 @@ export function verifyToken(token: string, secret: string | Buffer, now: number)
   if (headerFields['typ'] !== undefined && headerFields['typ'] !== 'JWT') return { ok: false, reason: 'the token type is not JWT' };
   if (headerFields['crit'] !== undefined) return { ok: false, reason: 'the token has critical extensions' };
 
+  // Decoding ignores the unused bits of the last character, so four spellings give the
+  // same bytes; only the one that re-encodes to itself (those bits zero) is accepted.
+  // (Comparing the caller's text with its own re-encoding reveals nothing of the secret.)
+  if (signature.length !== SIGNATURE_CHARS) return { ok: false, reason: 'the token signature is invalid' };
   const given = Buffer.from(signature, 'base64url');
+  if (given.toString('base64url') !== signature) return { ok: false, reason: 'the token signature is not canonical base64url' };
   const expected = sign(`${header}.${payload}`, secret);
   if (given.length !== SIGNATURE_BYTES || !timingSafeEqual(given, expected)) {
     return { ok: false, reason: 'the token signature is invalid' };
