@@ -74,6 +74,10 @@ export async function createApp(options: ServerOptions = {}): Promise<App> {
   let adminReady: Promise<void>;
   let secret: string;
   try {
+    // The token secret first: a start that fails on it must not have created (and
+    // printed, then lost) a generated administrator password.
+    secret = await loadTokenSecret(config.tokenSecret, config.dataDir);
+    authenticator = new Authenticator(secret, config.tokenTtlSeconds, store);
     const { generatedPassword, warning, passwordSynced } = await ensureAdmin(store, config.adminEmail, config.adminPassword, config.logger);
     adminReady = passwordSynced;
     if (warning !== undefined) config.logger.warn(warning);
@@ -83,8 +87,6 @@ export async function createApp(options: ServerOptions = {}): Promise<App> {
           '(shown only now; set ADMIN_PASSWORD to choose one)',
       );
     }
-    secret = await loadTokenSecret(config.tokenSecret, config.dataDir);
-    authenticator = new Authenticator(secret, config.tokenTtlSeconds, store);
   } catch (error) {
     // Release the data directory (lock, journal) that this start opened.
     if (options.store === undefined) await store.close().catch(() => undefined);

@@ -41,13 +41,15 @@ export type CommandLine =
   | { readonly kind: 'token'; readonly email: string; readonly options: ServerOptions }
   | { readonly kind: 'openapi' }
   | { readonly kind: 'help'; readonly text: string }
-  | { readonly kind: 'error'; readonly message: string };
+  | { readonly kind: 'version' }
+  | { readonly kind: 'error'; readonly command: 'run' | 'token' | 'openapi'; readonly message: string };
 
 export function parseCommandLine(argv: readonly string[], env: NodeJS.ProcessEnv): CommandLine {
   let args = argv;
   const [command] = args;
-  if (command === 'openapi') return args.length === 1 ? { kind: 'openapi' } : { kind: 'error', message: 'usage: plainrest openapi' };
+  if (command === 'openapi') return args.length === 1 ? { kind: 'openapi' } : { kind: 'error', command, message: 'usage: plainrest openapi' };
   const minting = command === 'token';
+  const failure = (message: string): CommandLine => ({ kind: 'error', command: minting ? 'token' : 'run', message });
   if (minting) args = args.slice(1);
   let email: string | undefined;
   const raw = new Map<Setting, string>();
@@ -58,26 +60,27 @@ export function parseCommandLine(argv: readonly string[], env: NodeJS.ProcessEnv
   for (let i = 0; i < args.length; i++) {
     const arg = args[i] as string;
     if (arg === '--help' || arg === '-h') return { kind: 'help', text: helpText() };
+    if (arg === '--version' || arg === '-v') return { kind: 'version' };
     if (minting && email === undefined && !arg.startsWith('--')) {
       email = arg;
       continue;
     }
     const [flag = '', inline] = arg.startsWith('--') ? splitOnce(arg.slice(2), '=') : [''];
     const setting = SETTINGS.find((candidate) => candidate.flag === flag);
-    if (setting === undefined) return { kind: 'error', message: `unknown argument ${arg}; see --help` };
+    if (setting === undefined) return failure(`unknown argument ${arg}`);
     const value = inline ?? args[++i];
-    if (value === undefined) return { kind: 'error', message: `--${flag} needs a value` };
+    if (value === undefined) return failure(`--${flag} needs a value`);
     raw.set(setting, value);
   }
 
   const options: Record<string, unknown> = {};
   for (const [setting, text] of raw) {
     const value = convert(setting.kind, text);
-    if (value === undefined) return { kind: 'error', message: `${setting.variable} / --${setting.flag}: "${text}" is not a valid ${setting.kind}` };
+    if (value === undefined) return failure(`--${setting.flag} (${setting.variable}): "${text}" is not a valid ${setting.kind}`);
     options[setting.option] = value;
   }
   if (!minting) return { kind: 'run', options: options as ServerOptions };
-  if (email === undefined) return { kind: 'error', message: 'usage: plainrest token <email> [--flag value]...' };
+  if (email === undefined) return failure('usage: plainrest token <email> [--flag value]...');
   return { kind: 'token', email, options: options as ServerOptions };
 }
 
@@ -105,10 +108,13 @@ export function helpText(): string {
     'Usage: plainrest [--flag value]...            start the server',
     '       plainrest token <email> [--flag value]  print a token for an existing user (reads DATA_DIR)',
     '       plainrest openapi                       print the OpenAPI 3.1 document',
+    '       plainrest --version                     print the version',
     '',
     `  ${'flag'.padEnd(21)} ${'variable'.padEnd(18)} meaning`,
     ...rows,
     '',
     'A flag wins over its environment variable.',
+    'Exit status: 0 after a clean stop (SIGINT, SIGTERM); 2 when the command cannot run (a setting,',
+    'the data or the machine prevents it: one line on stderr says why and what to do); 1 for a failure while running.',
   ].join('\n');
 }

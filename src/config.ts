@@ -108,7 +108,15 @@ export const MIN_TOKEN_SECRET_LENGTH = 32;
 
 export const SILENT_LOGGER: Logger = Object.freeze({ info() {}, warn() {}, error() {} });
 
-export class ConfigError extends Error {}
+/** A setting with a value plainrest cannot use; `option` names it (the command line shows its flag). */
+export class ConfigError extends Error {
+  constructor(
+    readonly option: keyof ServerOptions,
+    message: string,
+  ) {
+    super(message);
+  }
+}
 
 export function resolveConfig(options: ServerOptions = {}): Config {
   const config: Config = {
@@ -133,36 +141,36 @@ export function resolveConfig(options: ServerOptions = {}): Config {
     logger: options.logger ?? SILENT_LOGGER,
   };
   if (!Number.isInteger(config.port) || config.port < 0 || config.port > 65535) {
-    throw new ConfigError(`port must be an integer from 0 to 65535, not ${config.port}`);
+    throw new ConfigError('port', `port must be an integer from 0 to 65535, not ${config.port}`);
   }
   if (!Number.isInteger(config.maxBodyBytes) || config.maxBodyBytes < 1) {
-    throw new ConfigError(`maxBodyBytes must be a positive integer, not ${config.maxBodyBytes}`);
+    throw new ConfigError('maxBodyBytes', `maxBodyBytes must be a positive integer, not ${config.maxBodyBytes}`);
   }
   if (!Number.isInteger(config.maxBodyBytesInFlight) || config.maxBodyBytesInFlight < 1) {
-    throw new ConfigError(`maxBodyBytesInFlight must be a positive integer, not ${config.maxBodyBytesInFlight}`);
+    throw new ConfigError('maxBodyBytesInFlight', `maxBodyBytesInFlight must be a positive integer, not ${config.maxBodyBytesInFlight}`);
   }
   if (!Number.isInteger(config.rateLimit) || config.rateLimit < 0) {
-    throw new ConfigError(`rateLimit must be a whole number of requests per minute (0: off), not ${config.rateLimit}`);
+    throw new ConfigError('rateLimit', `rateLimit must be a whole number of requests per minute (0: off), not ${config.rateLimit}`);
   }
   for (const name of ['headersTimeoutMs', 'requestTimeoutMs', 'keepAliveTimeoutMs'] as const) {
-    if (!Number.isInteger(config[name]) || config[name] < 1) throw new ConfigError(`${name} must be a positive integer, not ${config[name]}`);
+    if (!Number.isInteger(config[name]) || config[name] < 1) throw new ConfigError(name, `${name} must be a positive integer, not ${config[name]}`);
   }
   if (!Number.isInteger(config.compactAfterBytes) || config.compactAfterBytes < 1) {
-    throw new ConfigError(`compactAfterBytes must be a positive integer, not ${config.compactAfterBytes}`);
+    throw new ConfigError('compactAfterBytes', `compactAfterBytes must be a positive integer, not ${config.compactAfterBytes}`);
   }
   if (!Number.isInteger(config.tokenTtlSeconds) || config.tokenTtlSeconds < 1) {
-    throw new ConfigError(`tokenTtlSeconds must be a positive integer, not ${config.tokenTtlSeconds}`);
+    throw new ConfigError('tokenTtlSeconds', `tokenTtlSeconds must be a positive integer, not ${config.tokenTtlSeconds}`);
   }
   if (!EMAIL_PATTERN.test(config.adminEmail)) {
-    throw new ConfigError(`adminEmail must be an email address, not "${config.adminEmail}"`);
+    throw new ConfigError('adminEmail', `adminEmail must be an email address, not "${config.adminEmail}"`);
   }
   if (config.adminPassword !== undefined && (config.adminPassword.length < 8 || config.adminPassword.length > 200)) {
-    throw new ConfigError('adminPassword must be 8 to 200 characters long');
+    throw new ConfigError('adminPassword', 'adminPassword must be 8 to 200 characters long');
   }
   if (config.tokenSecret !== undefined && config.tokenSecret.length < MIN_TOKEN_SECRET_LENGTH) {
-    throw new ConfigError(`tokenSecret must be at least ${MIN_TOKEN_SECRET_LENGTH} characters long`);
+    throw new ConfigError('tokenSecret', `tokenSecret must be at least ${MIN_TOKEN_SECRET_LENGTH} characters long`);
   }
-  if (config.host === '') throw new ConfigError('host must not be empty');
-  if (config.dataDir === '') throw new ConfigError('dataDir must not be empty (use null for memory only)');
+  if (config.host === '') throw new ConfigError('host', 'host must not be empty');
+  if (config.dataDir === '') throw new ConfigError('dataDir', 'dataDir must not be empty (use null for memory only)');
   return Object.freeze(config);
 }

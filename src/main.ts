@@ -1,16 +1,25 @@
 #!/usr/bin/env node
 // The command-line entry point (`npm start`, the `plainrest` bin): reads settings from
 // the environment and flags, prints the start banner, and shuts down gracefully on
-// SIGINT/SIGTERM (stop accepting, drain, final snapshot, exit 0).
+// SIGINT/SIGTERM (stop accepting, drain, final snapshot, exit 0). A start that fails
+// prints one line, `cannot start: <what is wrong>; <what to do>`, and exits 2.
 
-import type { Logger } from './config.js';
-import { ConfigError } from './config.js';
-import { parseCommandLine } from './cli-options.js';
+import type { Logger, ServerOptions } from './config.js';
+import { ConfigError, DEFAULTS } from './config.js';
+import { startBanner } from './cli/banner.js';
+import { describeStartupFailure } from './cli/startup-failure.js';
+import { packageVersion } from './cli/version.js';
+import { parseCommandLine, SETTINGS } from './cli-options.js';
 import { BufferedLines } from './buffered-lines.js';
 import { mintToken, TokenMintError } from './mint-token.js';
 import { describeApi } from './routes.js';
+import type { RunningServer } from './server.js';
 import { startServer } from './server.js';
-import { StartupError } from './store/open-store.js';
+
+/** Exit statuses: 0 after a clean stop, 2 when the command cannot run (settings, data, environment), 1 for a failure while running. */
+const EXIT_STOPPED = 0;
+const EXIT_CANNOT_RUN = 2;
+const FAILURE_PREFIX = { run: 'cannot start', token: 'cannot mint a token', openapi: 'cannot print the OpenAPI document' } as const;
 
 /** Standard output, written in batches (the access log is a line per request). */
 const stdout = new BufferedLines(process.stdout);
@@ -26,25 +35,40 @@ const consoleLogger: Logger = {
 
 async function main(): Promise<number> {
   const commandLine = parseCommandLine(process.argv.slice(2), process.env);
-  if (commandLine.kind === 'help') {
-    console.log(commandLine.text);
-    return 0;
+  switch (commandLine.kind) {
+    case 'help':
+      console.log(commandLine.text);
+      return EXIT_STOPPED;
+    case 'version':
+      console.log(packageVersion());
+      return EXIT_STOPPED;
+    case 'error':
+      console.error(`${FAILURE_PREFIX[commandLine.command]}: ${commandLine.message}; see --help`);
+      return EXIT_CANNOT_RUN;
+    case 'openapi':
+      console.log(JSON.stringify(describeApi(), null, 2));
+      return EXIT_STOPPED;
+    case 'token':
+      return mint(commandLine.options, commandLine.email);
+    case 'run':
+      return run(commandLine.options);
   }
-  if (commandLine.kind === 'error') {
-    console.error(commandLine.message);
-    return 2;
-  }
-  if (commandLine.kind === 'openapi') {
-    console.log(JSON.stringify(describeApi(), null, 2));
-    return 0;
-  }
-  if (commandLine.kind === 'token') {
-    const { token, userId, expiresIn } = await mintToken(commandLine.options, commandLine.email);
+}
+
+async function mint(options: ServerOptions, email: string): Promise<number> {
+  try {
+    const { token, userId, expiresIn } = await mintToken(options, email);
     console.error(`token for user ${userId}, valid for ${expiresIn} s:`);
     console.log(token);
-    return 0;
+    return EXIT_STOPPED;
+  } catch (error) {
+    if (!(error instanceof TokenMintError) && !(error instanceof ConfigError)) throw error;
+    console.error(`cannot mint a token: ${error instanceof ConfigError ? settingMessage(error) : error.message}`);
+    return EXIT_CANNOT_RUN;
   }
+}
 
+async function run(options: ServerOptions): Promise<number> {
   // Listen for the stop signals before announcing anything, so a signal sent as soon
   // as the banner appears still gets the graceful path (drain, snapshot, exit 0).
   let stopRequested: (signal: string) => void = () => {};
@@ -54,25 +78,30 @@ async function main(): Promise<number> {
   process.once('SIGINT', () => stopRequested('SIGINT'));
   process.once('SIGTERM', () => stopRequested('SIGTERM'));
 
-  const accessLog = commandLine.options.accessLog ?? (process.stdout.isTTY ? 'text' : 'json');
-  const server = await startServer({ ...commandLine.options, accessLog, logger: consoleLogger });
-  const { config } = server.app;
-  const counts = Object.entries(server.app.recordCounts())
-    .map(([collection, count]) => `${count} ${count === 1 ? collection.replace(/s$/, '') : collection}`)
-    .join(', ');
-  stdout.write(`plainrest listening on ${server.url}`);
-  stdout.write(`explorer: ${server.url}/ (open it in a browser to log in, send requests and see what each answer means)`);
-  stdout.write(`data: ${config.dataDir === null ? 'memory only' : config.dataDir} (${counts})`);
-  stdout.write(
-    `token: curl -s -X POST ${server.url}/v1/tokens -H 'Content-Type: application/json' ` +
-      `-d '{"email":"${config.adminEmail}","password":"…"}'  (or: plainrest token <email>)`,
-  );
+  const accessLog = options.accessLog ?? (process.stdout.isTTY ? 'text' : 'json');
+  let server: RunningServer;
+  try {
+    server = await startServer({ ...options, accessLog, logger: consoleLogger });
+  } catch (error) {
+    const attempt = { port: options.port ?? DEFAULTS.port, host: options.host ?? DEFAULTS.host, dataDir: options.dataDir ?? DEFAULTS.dataDir };
+    stdout.flush();
+    console.error(error instanceof ConfigError ? `cannot start: ${settingMessage(error)}` : describeStartupFailure(error, attempt));
+    return EXIT_CANNOT_RUN;
+  }
+  for (const line of startBanner(server, process.argv[1])) stdout.write(line);
 
   const signal = await stopped;
   stdout.write(`${signal}: finishing in-flight requests, then writing a final snapshot`);
   await server.close();
   stdout.write('stopped');
-  return 0;
+  return EXIT_STOPPED;
+}
+
+/** A bad setting's message in the command line's words: `--port (PORT) must be …; change it`. */
+function settingMessage(error: ConfigError): string {
+  const setting = SETTINGS.find((candidate) => candidate.option === error.option);
+  const named = setting === undefined ? error.message : error.message.replace(error.option, `--${setting.flag} (${setting.variable})`);
+  return `${named}; change that setting (--help lists them all)`;
 }
 
 main().then(
@@ -84,11 +113,7 @@ main().then(
   },
   (error: unknown) => {
     stdout.flush();
-    const expected = error instanceof StartupError || error instanceof ConfigError || error instanceof TokenMintError;
-    const systemError = error as NodeJS.ErrnoException;
-    if (expected) console.error(error.message);
-    else if (systemError.code === 'EADDRINUSE') console.error(`cannot start: the port is already in use (${systemError.message})`);
-    else console.error(error);
+    console.error(error);
     process.exit(1);
   },
 );

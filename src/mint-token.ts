@@ -16,17 +16,19 @@ export class TokenMintError extends Error {}
 export async function mintToken(options: ServerOptions, email: string): Promise<{ token: string; userId: number; expiresIn: number }> {
   const config = resolveConfig(options);
   if (config.dataDir === null) throw new TokenMintError('a token can be minted only from a data directory');
+  const dataDir = `the data directory ${config.dataDir} (--data-dir, DATA_DIR)`;
+  const startOnce = `start the server once with it, or name another with --data-dir`;
   const contents = await readDataDirectory(config.dataDir).catch((error: unknown) => {
-    const reason = (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'it does not exist; start the server once' : String((error as Error).message);
-    throw new TokenMintError(`cannot read ${config.dataDir}: ${reason}`);
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw new TokenMintError(`${dataDir} does not exist; ${startOnce}`);
+    throw new TokenMintError(`cannot read ${dataDir}: ${String((error as Error).message)}`);
   });
   const users = contents.collections.get('users');
-  if (users === undefined) throw new TokenMintError(`${config.dataDir} holds no users yet; start the server once`);
+  if (users === undefined) throw new TokenMintError(`${dataDir} holds no users yet; ${startOnce}`);
   const store = new MemoryStore(new Map([['users', users]]));
   const user = store.findIgnoringCase('users', 'email', email);
-  if (user === undefined) throw new TokenMintError(`no user has the email ${email} in ${config.dataDir}`);
+  if (user === undefined) throw new TokenMintError(`no user has the email ${email} in ${dataDir}`);
   const secret = config.tokenSecret ?? (await readSecretFile(join(config.dataDir, TOKEN_SECRET_FILE)));
-  if (secret === undefined) throw new TokenMintError(`no token secret yet: start the server once, or set TOKEN_SECRET`);
+  if (secret === undefined) throw new TokenMintError(`${dataDir} holds no token secret yet; ${startOnce}, or set TOKEN_SECRET`);
   const { token, expiresIn } = new Authenticator(secret, config.tokenTtlSeconds, store).issue(user.id);
   return { token, userId: user.id, expiresIn };
 }

@@ -1,9 +1,10 @@
 // startServer (CONTRACT §10): the app on its own node:http server, with timeouts so
-// idle or slow clients cannot hold it, and caps on header size. close() stops
-// accepting, lets in-flight requests finish (at most DRAIN_TIMEOUT_MS, then cuts the
-// remaining connections), and writes the final snapshot.
+// idle or slow clients cannot hold it, and caps on header size. It listens first and
+// opens the data directory second, so a start that cannot listen changes nothing on
+// disk. close() stops accepting, lets in-flight requests finish (at most
+// DRAIN_TIMEOUT_MS, then cuts the remaining connections), and writes the final snapshot.
 
-import type { IncomingMessage, Server } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { createServer } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import type { App } from './app.js';
@@ -11,6 +12,7 @@ import { createApp } from './app.js';
 import { answerClientError, refuseConnect } from './http/client-errors.js';
 import { closeStalledConnections } from './http/stalled-connections.js';
 import type { ServerOptions } from './config.js';
+import { resolveConfig } from './config.js';
 import { methodsServed } from './routes.js';
 
 export const DRAIN_TIMEOUT_MS = 10_000;
@@ -26,44 +28,78 @@ export interface RunningServer {
 }
 
 export async function startServer(options: ServerOptions = {}): Promise<RunningServer> {
-  const app = await createApp(options);
-  const { headersTimeoutMs, requestTimeoutMs, keepAliveTimeoutMs } = app.config;
-  const server = createServer(
-    {
-      headersTimeout: headersTimeoutMs, // slowloris: headers trickled byte by byte
-      requestTimeout: requestTimeoutMs, // slow bodies
-      keepAliveTimeout: keepAliveTimeoutMs, // idle connections
-      // How often Node checks the two timeouts above (its default, 30 s, would let a slow client overstay).
-      connectionsCheckingInterval: Math.min(1000, Math.ceil(headersTimeoutMs / 4)),
-      maxHeaderSize: MAX_HEADER_BYTES,
-      requireHostHeader: false, // checked in app.ts, so the 400 is a problem-details body like every other
-    },
-    app.handle,
-  );
-  // A connection whose answer makes no progress for this long is closed (a client that
-  // stopped reading its answers).
-  closeStalledConnections(server, requestTimeoutMs, (socket) => app.pendingAnswer(socket) !== undefined);
-  server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => answerClientError(error, socket, app.pendingAnswer(socket)));
+  // The port is taken before the data directory is opened: a start that cannot listen
+  // (a busy port, an address not on this machine) then fails before anything is written,
+  // so an administrator password generated on a first start is never created and lost.
+  // Requests that arrive while the app opens its store wait for it.
+  const { port: wantedPort, host: wantedHost, headersTimeoutMs, requestTimeoutMs, keepAliveTimeoutMs } = resolveConfig(options);
+  let app: App | undefined;
+  const opening = createDeferredApp();
+  const server = createServer({
+    headersTimeout: headersTimeoutMs, // slowloris: headers trickled byte by byte
+    requestTimeout: requestTimeoutMs, // slow bodies
+    keepAliveTimeout: keepAliveTimeoutMs, // idle connections
+    // How often Node checks the two timeouts above (its default, 30 s, would let a slow client overstay).
+    connectionsCheckingInterval: Math.min(1000, Math.ceil(headersTimeoutMs / 4)),
+    maxHeaderSize: MAX_HEADER_BYTES,
+    requireHostHeader: false, // checked in app.ts, so the 400 is a problem-details body like every other
+  });
+  // Until the app is open, requests wait for it (and a failed start cuts them off).
+  const handleWhenOpen = (req: IncomingMessage, res: ServerResponse): void => {
+    void opening.promise.then((opened) => opened.handle(req, res), () => res.destroy());
+  };
+  server.on('request', handleWhenOpen);
   // Requests Node would otherwise answer itself, with no body: an Expect other than
   // 100-continue (app.ts answers 417) and CONNECT (405); and, with requireHostHeader off
   // above, a missing Host (app.ts answers 400).
-  server.on('checkExpectation', app.handle);
+  server.on('checkExpectation', handleWhenOpen);
+  // A connection whose answer makes no progress for this long is closed (a client that
+  // stopped reading its answers).
+  closeStalledConnections(server, requestTimeoutMs, (socket) => app?.pendingAnswer(socket) !== undefined);
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => answerClientError(error, socket, app?.pendingAnswer(socket)));
   const allow = methodsServed();
   server.on('connect', (_req: IncomingMessage, socket: Socket) => refuseConnect(socket, allow));
+
+  await listen(server, wantedPort, wantedHost);
   try {
-    await listen(server, app.config.port, app.config.host);
+    app = await createApp(options);
   } catch (error) {
-    await app.close();
+    opening.reject(error);
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
     throw error;
   }
+  opening.resolve(app);
+  // From now on requests go straight to the app, without the wait above.
+  server.off('request', handleWhenOpen).on('request', app.handle);
+  server.off('checkExpectation', handleWhenOpen).on('checkExpectation', app.handle);
+
   const { port } = server.address() as AddressInfo;
-  const host = app.config.host.includes(':') ? `[${app.config.host}]` : app.config.host;
+  const host = wantedHost.includes(':') ? `[${wantedHost}]` : wantedHost;
+  const running = app;
   let closing: Promise<void> | undefined;
   return {
     url: `http://${host}:${port}`,
-    app,
-    close: () => (closing ??= drainAndClose(server, app)),
+    app: running,
+    close: () => (closing ??= drainAndClose(server, running)),
   };
+}
+
+interface DeferredApp {
+  readonly promise: Promise<App>;
+  resolve(app: App): void;
+  reject(error: unknown): void;
+}
+
+function createDeferredApp(): DeferredApp {
+  let resolve: (app: App) => void = () => {};
+  let reject: (error: unknown) => void = () => {};
+  const promise = new Promise<App>((onResolve, onReject) => {
+    resolve = onResolve;
+    reject = onReject;
+  });
+  promise.catch(() => undefined); // a failed start is reported by startServer, not as an unhandled rejection
+  return { promise, resolve, reject };
 }
 
 function listen(server: Server, port: number, host: string): Promise<void> {
