@@ -1,15 +1,23 @@
 // Test support: a real plainrest server on port 0 with fresh state per test, and a
 // small fetch wrapper that returns status, headers and the parsed JSON body. Requests
 // carry the administrator's bearer token unless a test asks for another caller.
+// Starting a server is cheap: the administrator's password is hashed once per test
+// process, not at every start (see startTestServer).
 
 import type { ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { afterEach } from 'node:test';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { ensureAdmin } from '../src/auth/bootstrap-admin.js';
 import { signToken } from '../src/auth/jwt.js';
-import type { Logger, RunningServer, ServerOptions } from '../src/index.js';
-import { startServer } from '../src/index.js';
+import { resolveConfig, SILENT_LOGGER } from '../src/config.js';
+import { finishRecord } from '../src/handlers/write-record.js';
+import type { Logger, RunningServer, ServerOptions, Store, StoredRecord } from '../src/index.js';
+import { MemoryStore, startServer } from '../src/index.js';
+import { users } from '../src/resources/users.js';
+import { openStore } from '../src/store/open-store.js';
+import { isoTimestamp } from '../src/timestamps.js';
 
 /** Known credentials, so tests can log in and sign their own tokens. */
 export const TEST_ADMIN_EMAIL = 'admin@example.com';
@@ -47,10 +55,65 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
-/** A server in memory only (dataDir null), empty but for the administrator unless `seed: true` is passed; rate limiting off unless asked for. */
+/**
+ * A server in memory only (dataDir null), empty but for the administrator unless `seed: true` is passed; rate limiting off unless asked for.
+ *
+ * Each start would cost two scrypt hashes, about 0.2 s on a 2-core machine: the start
+ * creating the administrator, and the login. When the options leave the administrator,
+ * the token secret, storage, rate limit and access log as the defaults here, so that
+ * neither can be observed, the administrator that the start would create is put into a
+ * fresh store beforehand (with the hash made once per test process) and the token is
+ * signed with TEST_TOKEN_SECRET instead of logging in. Other options take the long way,
+ * as does startTestServerWithAdminBootstrap.
+ */
 export async function startTestServer(options: ServerOptions = {}): Promise<TestServer> {
+  if (!startsWithoutObservingTheAdmin(options)) return startTestServerWithAdminBootstrap(options);
+  const settings: ServerOptions = { port: 0, dataDir: null, seed: false, rateLimit: 0, tokenSecret: TEST_TOKEN_SECRET, ...options };
+  const store = await openStore(resolveConfig(settings)); // what the start would open
+  const adminId = await addTestAdministrator(store);
+  // No adminPassword: the administrator exists and its hash is already that of TEST_ADMIN_PASSWORD.
+  const server = await startServer({ ...settings, store });
+  return wrap(server, tokenFor(adminId));
+}
+
+/** startTestServer the long way: the start creates the administrator (a scrypt hash) and the helper logs in (another). */
+export async function startTestServerWithAdminBootstrap(options: ServerOptions = {}): Promise<TestServer> {
   const server = await startServer({ port: 0, dataDir: null, seed: false, rateLimit: 0, ...TEST_AUTH_OPTIONS, ...options });
   return connect(server);
+}
+
+/** Options that change neither how the administrator comes to be nor what the helper's login would leave behind. */
+const OPTIONS_BLIND_TO_THE_ADMIN: ReadonlySet<string> = new Set([
+  'port', 'host', 'seed', 'dataDir', 'maxBodyBytes', 'maxBodyBytesInFlight', 'compactAfterBytes', 'corsOrigins',
+  'rateLimit', 'headersTimeoutMs', 'requestTimeoutMs', 'keepAliveTimeoutMs', 'clock', 'accessLog', 'logger',
+]);
+
+/** True when the login would leave no trace (no access-log line, no rate-limit budget spent) and no data directory or store of the test's own is involved. */
+function startsWithoutObservingTheAdmin(options: ServerOptions): boolean {
+  if (!Object.keys(options).every((name) => OPTIONS_BLIND_TO_THE_ADMIN.has(name))) return false;
+  return (options.dataDir ?? null) === null && (options.rateLimit ?? 0) === 0 && (options.accessLog ?? 'off') === 'off';
+}
+
+let administratorAsCreated: Promise<StoredRecord> | undefined;
+
+/** The administrator as the start creates it (src/auth/bootstrap-admin.ts) from TEST_AUTH_OPTIONS, made once per process. */
+function testAdministrator(): Promise<StoredRecord> {
+  administratorAsCreated ??= (async () => {
+    const store = new MemoryStore(new Map());
+    await ensureAdmin(store, TEST_ADMIN_EMAIL, TEST_ADMIN_PASSWORD, SILENT_LOGGER);
+    const admin = store.findIgnoringCase('users', 'email', TEST_ADMIN_EMAIL);
+    if (admin === undefined) throw new Error('ensureAdmin created no administrator');
+    return admin;
+  })();
+  return administratorAsCreated;
+}
+
+/** Commits the administrator with the next user id, as the start would; returns the id. */
+async function addTestAdministrator(store: Store): Promise<number> {
+  const now = isoTimestamp();
+  const record = finishRecord(users, await testAdministrator(), store.allocateId('users'), now, now);
+  await store.commit([{ kind: 'put', collection: 'users', record }]);
+  return record.id;
 }
 
 /** Runs `run` against a fresh test server and closes it afterwards, whatever happens. */

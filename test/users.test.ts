@@ -18,6 +18,7 @@ import {
   createUserClient,
   login,
   startTestServer,
+  startTestServerWithAdminBootstrap,
   TEST_ADMIN_EMAIL,
   TEST_ADMIN_PASSWORD,
   temporaryDirectory,
@@ -669,9 +670,10 @@ describe('users: a user and their own record (CONTRACT §6)', () => {
   });
 });
 
+// The administrator as the start itself creates it, not as test/helpers.ts puts it in to save the hashing.
 describe('users: the administrator is a user record', () => {
   test('GET /v1/users lists the admin (id 1, role admin) and never a password hash', async () => {
-    const api = await startTestServer();
+    const api = await startTestServerWithAdminBootstrap();
     try {
       const alone = await api.get('/v1/users');
       assertJson(alone, 200);
@@ -716,7 +718,7 @@ describe('users: the administrator is a user record', () => {
   });
 
   test('with the example data (alice 1, bob 2) the admin is user 3 and there are 3 users', async () => {
-    const api = await startTestServer({ seed: true });
+    const api = await startTestServerWithAdminBootstrap({ seed: true });
     try {
       const list = await api.get('/v1/users');
       assertJson(list, 200);
