@@ -1,6 +1,8 @@
 // The README cannot drift: its curl walk-through is extracted and run, as written,
 // against a real server started from dist/ (only the address and the data directory
-// are substituted), and the answers it promises are checked.
+// are substituted), and every answer it promises (its `# →` lines) is checked; then it
+// runs again on the same server, in sh, to show that it can be repeated. Each line of
+// "Trying the conventions" is run too, and must answer the status it names.
 
 import assert from 'node:assert/strict';
 import { execFile, spawn } from 'node:child_process';
@@ -24,18 +26,58 @@ after(async () => {
   }
 });
 
-/** The ```sh blocks of a README section (from its heading to the next `## `). */
-async function readmeBlocks(heading: string): Promise<string[]> {
-  const readme = await readFile(`${ROOT}README.md`, 'utf8');
-  const start = readme.indexOf(heading);
+/** A README section: from its heading to the next heading of the same or a higher level (outside code blocks). */
+async function readmeSection(heading: string): Promise<string> {
+  const lines = (await readFile(`${ROOT}README.md`, 'utf8')).split('\n');
+  const start = lines.indexOf(heading);
   assert.ok(start >= 0, `README has "${heading}"`);
-  const end = readme.indexOf('\n## ', start + heading.length);
-  const section = readme.slice(start, end === -1 ? undefined : end);
+  const level = heading.indexOf(' ');
+  let inCode = false;
+  let end = start + 1;
+  for (; end < lines.length; end++) {
+    const line = lines[end] as string;
+    if (line.startsWith('```')) inCode = !inCode;
+    const hashes = /^(#+) /.exec(line)?.[1].length;
+    if (!inCode && hashes !== undefined && hashes <= level) break;
+  }
+  return lines.slice(start + 1, end).join('\n');
+}
+
+/** The ```sh blocks of a README section. */
+async function readmeBlocks(heading: string): Promise<string[]> {
+  const section = await readmeSection(heading);
   return [...section.matchAll(/```sh\n([\s\S]*?)```/g)].map((match) => match[1] as string);
 }
 
-async function readmeBlock(heading: string): Promise<string> {
-  return (await readmeBlocks(heading))[0] as string;
+/** The block run against a server at `url` on `dataDir`: only the address and the data directory change. */
+function adapt(text: string, url: string, dataDir: string): string {
+  return text
+    .replaceAll('http://127.0.0.1:3000', url)
+    .replaceAll('node dist/main.js token admin@example.com', `node dist/main.js token admin@example.com --data-dir '${dataDir}'`);
+}
+
+/**
+ * The answers a block promises, its `# → …` lines, as patterns: `…` stands for anything on
+ * the same line; with `anyIds`, every number may differ (ids are never reused, so a second
+ * run creates records with larger ones).
+ */
+function promisedAnswers(block: string, anyIds: boolean): { readonly text: string; readonly pattern: RegExp }[] {
+  const escape = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  return [...block.matchAll(/^# → (.+)$/gm)].map((match) => {
+    const text = match[1] as string;
+    const pieces = text.split('…').map((piece) => (anyIds ? escape(piece).replace(/[0-9]+/g, '[0-9]+') : escape(piece)));
+    return { text, pattern: new RegExp(pieces.join('[^\\n]*?')) };
+  });
+}
+
+/** Each promised answer appears in `output`, in the order promised. */
+function assertAnswers(output: string, answers: readonly { text: string; pattern: RegExp }[], run: string): void {
+  let position = 0;
+  for (const { text, pattern } of answers) {
+    const found = pattern.exec(output.slice(position));
+    assert.ok(found !== null, `${run}: expected "${text}" after\n${output.slice(Math.max(0, position - 300), position)}\n--- in the rest:\n${output.slice(position, position + 1500)}`);
+    position += found.index + found[0].length;
+  }
 }
 
 /** A real server from dist/ on a fresh data directory; returns its URL. */
@@ -55,57 +97,47 @@ async function startRealServer(dataDir: string): Promise<string> {
 
 const run = promisify(execFile);
 
-test('the README walk-through runs as written and answers as it says', async () => {
+test('the README walk-through runs as written, twice against one server (bash, then sh), and answers as it promises', async () => {
   const dir = await temporaryDirectory();
   try {
     const url = await startRealServer(dir.path);
+    const [block] = await readmeBlocks('## A walk-through with curl');
+    assert.ok(block !== undefined && block.includes('curl'), 'the walk-through has curl commands');
+    const script = adapt(block, url, dir.path);
+    const exact = promisedAnswers(block, false);
+    assert.ok(exact.length >= 15, `the walk-through promises ${exact.length} answers`);
 
-    const script = (await readmeBlock('## A walk-through with curl'))
-      .replaceAll('http://127.0.0.1:3000', url)
-      .replace('node dist/main.js token admin@example.com', `node dist/main.js token admin@example.com --data-dir '${dir.path}'`);
-    assert.ok(script.includes('curl'), 'the walk-through has curl commands');
-    const { stdout } = await run('bash', ['-e', '-o', 'pipefail', '-c', script], { cwd: ROOT, maxBuffer: 1 << 20 });
+    const first = await run('bash', ['-e', '-o', 'pipefail', '-c', script], { cwd: ROOT, maxBuffer: 1 << 20 });
+    assertAnswers(first.stdout, exact, 'first run, bash');
+    // The same block again on the same server, now in a POSIX sh: nothing it creates may
+    // collide with the first run's records, and every answer keeps its shape.
+    const second = await run('sh', ['-e', '-c', script], { cwd: ROOT, maxBuffer: 1 << 20 });
+    assertAnswers(second.stdout, promisedAnswers(block, true), 'second run, sh');
 
-    const expectations: [RegExp, string][] = [
-      [/"links":\{"self":"\/v1"/, 'the index'],
-      [/\{"status":"ok"\}/, 'the health check'],
-      [/HTTP\/1\.1 401 Unauthorized[\s\S]*?WWW-Authenticate: Bearer realm="plainrest"/, '401 without a token'],
-      [/"data":\[\{"id":\d+,"name":"[^"]+","category":"tea"/, 'the filtered list'],
-      [/HTTP\/1\.1 403 Forbidden/, "403 on another user's orders"],
-      [/HTTP\/1\.1 201 Created[\s\S]*?Location: \/v1\/users\/4[\s\S]*?\{"id":4,"name":"Carol"\}/, 'the new user'],
-      [/ETag: "[A-Za-z0-9_-]+"/, 'an ETag'],
-      [/"name":"Carol Example"/, 'the merge patch'],
-      [/"user_id":4,"items":\[\{"product_id":1,"quantity":2,"unit_price":24\.9\}\],"total":49\.8,"status":"pending"/, 'the order'],
-      [/"detail":"only an admin may change status/, 'paid refused to the owner'],
-      [/"status":"cancelled"/, 'cancelled by the owner'],
-      [/"usuario_id":4,"itens":/, 'the Portuguese vocabulary'],
-      [/HTTP\/1\.1 204 No Content/, 'the delete'],
-      [/HTTP\/1\.1 404 Not Found/, 'gone afterwards'],
-    ];
-    for (const [pattern, what] of expectations) assert.match(stdout, pattern, what);
+    const createdUser = (output: string): string | undefined => /^Location: (\/v1\/users\/\d+)\r?$/m.exec(output)?.[1];
+    assert.ok(createdUser(first.stdout) !== undefined, 'the first run created a user');
+    assert.notEqual(createdUser(second.stdout), createdUser(first.stdout), 'the second run created another user');
   } finally {
     await dir.remove();
   }
 });
 
-test('every "# → status" example of the conventions section answers that status', async () => {
+test('every "# → status" line of "Trying the conventions" answers that status', async () => {
   const dir = await temporaryDirectory();
   try {
     const url = await startRealServer(dir.path);
-    const adapt = (text: string): string =>
-      text.replaceAll('http://127.0.0.1:3000', url).replaceAll('node dist/main.js token admin@example.com', `node dist/main.js token admin@example.com --data-dir '${dir.path}'`);
-    const [setup, ...examples] = await readmeBlocks('## REST conventions, one by one');
-    assert.ok(setup !== undefined && setup.includes('TOKEN='), 'the section starts by getting a token');
-    const token = (await run('bash', ['-e', '-c', `${adapt(setup)}\necho "$TOKEN"`], { cwd: ROOT })).stdout.trim();
-    let checked = 0;
-    for (const line of examples.join('\n').split('\n')) {
+    const [block] = await readmeBlocks('### Trying the conventions');
+    assert.ok(block !== undefined, 'the section has a sh block');
+    const [setup, ...examples] = block.trimEnd().split('\n');
+    assert.ok(setup?.startsWith('TOKEN='), 'the block starts by getting a token');
+    const token = (await run('bash', ['-e', '-c', `${adapt(setup, url, dir.path)}\necho "$TOKEN"`], { cwd: ROOT })).stdout.trim();
+    for (const line of examples) {
       const expected = /# → (\d{3})\s*$/.exec(line)?.[1];
-      if (expected === undefined) continue;
-      const { stdout } = await run('bash', ['-c', adapt(line)], { cwd: ROOT, env: { ...process.env, TOKEN: token } });
+      assert.ok(expected !== undefined, `every example says the status it expects: ${line}`);
+      const { stdout } = await run('bash', ['-c', adapt(line, url, dir.path)], { cwd: ROOT, env: { ...process.env, TOKEN: token } });
       assert.equal(/^HTTP\/1\.1 (\d{3})/.exec(stdout)?.[1], expected, line);
-      checked++;
     }
-    assert.ok(checked >= 15, `${checked} examples checked`);
+    assert.ok(examples.length >= 12, `${examples.length} examples checked`);
   } finally {
     await dir.remove();
   }
