@@ -4,13 +4,17 @@
 //   token-secret                 the HMAC key for tokens, mode 0600
 //   plainrest.lock               the pid of the process that owns the directory
 // Reading never writes: a torn last journal line is reported for the caller to cut.
+// Every record loaded must fit its resource's declaration (stored-fields.ts): a field
+// plainrest would neither show nor keep stops the start instead of being lost.
 
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { StoredRecord } from '../json.js';
 import type { CollectionState } from './collection-state.js';
 import { applyChange, emptyCollection, parseSnapshot } from './collection-state.js';
 import { parseSegment, segmentFirstSeq } from './journal-format.js';
 import type { StoredCollection } from './store.js';
+import { storedRecordMisfit } from './stored-fields.js';
 import { STORED_COLLECTIONS } from './store.js';
 
 export class StartupError extends Error {}
@@ -40,6 +44,10 @@ export async function readDataDirectory(dataDir: string): Promise<DirectoryConte
     const text = await readIfExists(path);
     if (text === undefined) continue;
     const snapshot = parseOrExplain(path, () => parseSnapshot(text));
+    for (const record of snapshot.state.records.values()) {
+      const misfit = storedRecordMisfit(collection, record);
+      if (misfit !== undefined) throw new StartupError(`${path}: record ${record.id} has the field ${misfit.field}${misfit.problem}`);
+    }
     collections.set(collection, snapshot.state);
     coveredUpTo.set(collection, snapshot.journalSeq);
     lastSeq = Math.max(lastSeq, snapshot.journalSeq);
@@ -67,6 +75,7 @@ export async function readDataDirectory(dataDir: string): Promise<DirectoryConte
       previousSeq = entry.seq;
       for (const change of entry.changes) {
         if (entry.seq <= (coveredUpTo.get(change.collection) ?? 0)) continue; // already in the snapshot
+        if (change.kind === 'put') requireEntryFits(path, entry.seq, change.collection, change.record);
         let state = collections.get(change.collection);
         if (state === undefined) {
           state = emptyCollection();
@@ -79,6 +88,13 @@ export async function readDataDirectory(dataDir: string): Promise<DirectoryConte
   lastSeq = Math.max(lastSeq, previousSeq);
   // Empty segments alone (a first start cut short) still count as a first start.
   return { collections, lastSeq, segments, tornTail, isEmpty: collections.size === 0 };
+}
+
+/** A journal entry may put only records that fit their declaration (stored-fields.ts). */
+function requireEntryFits(path: string, seq: number, collection: StoredCollection, record: StoredRecord): void {
+  const misfit = storedRecordMisfit(collection, record);
+  if (misfit === undefined) return;
+  throw new StartupError(`${path}: the entry with seq ${seq} puts ${collection} record ${record.id} with the field ${misfit.field}${misfit.problem}`);
 }
 
 function parseOrExplain<T>(path: string, parse: () => T): T {
