@@ -1,12 +1,27 @@
 // Atomic file replacement (after steno, json-server's writer): write a temporary file
 // in the same directory, fsync it, rename it over the target, then fsync the directory
 // so the rename itself is durable. A crash leaves either the old file or the new one.
+// Every write has a temporary file of its own, so two writes of one file that overlap
+// cannot rename each other's (the last rename wins, whole).
 
 import { open, readdir, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 
-/** `.users.json.1234.tmp`: hidden, and named after the file and the writing process. */
+/**
+ * `.users.json.1234.5.tmp`: hidden, named after the file, the writing process and the
+ * write; it also matches the `.users.json.1234.tmp` of earlier versions, which a crash
+ * may have left.
+ */
 export const TEMPORARY_FILE = /^\..+\.\d+\.tmp$/;
+
+/** Writes started by this process, numbering their temporary files. */
+let writesStarted = 0;
+
+/** A temporary path beside `path` that no other write, in this process or another, uses. */
+export function temporaryPathFor(path: string): string {
+  writesStarted += 1;
+  return join(dirname(path), `.${basename(path)}.${process.pid}.${writesStarted}.tmp`);
+}
 
 /** Removes temporary files a crash left behind (their target files are intact). */
 export async function removeLeftoverTemporaryFiles(directory: string): Promise<void> {
@@ -17,7 +32,7 @@ export async function removeLeftoverTemporaryFiles(directory: string): Promise<v
 
 /** Replaces `path` with `content`: text (UTF-8), or byte blocks written one after the other. */
 export async function writeFileAtomically(path: string, content: string | readonly Uint8Array[]): Promise<void> {
-  const temporary = join(dirname(path), `.${basename(path)}.${process.pid}.tmp`);
+  const temporary = temporaryPathFor(path);
   try {
     const file = await open(temporary, 'w', 0o600);
     try {

@@ -6,7 +6,8 @@
 // seq (records are immutable, so copying the lists is enough), the journal rotates at
 // that seq, the snapshots are written atomically in the background (copying the bytes
 // of records unchanged since the last snapshot, snapshot-file.ts), and only then are
-// the older segments deleted.
+// the older segments deleted. Compactions run one at a time: one asked for while
+// another runs (the start's, after a seed whose entry began one) waits for it.
 // A crash at any point leaves either the old segments or snapshots that cover them.
 
 import { rm } from 'node:fs/promises';
@@ -37,6 +38,7 @@ export class JournalPersistence implements Persistence {
   readonly #lock: DataLock;
   readonly #compactAfterBytes: number;
   readonly #logger: Logger;
+  /** The compaction running or waiting to run, newest; undefined when none is. */
   #compaction: Promise<void> | undefined;
   /** Size of the snapshots the last compaction wrote, in bytes; 0 before the first. */
   #snapshotBytes = 0;
@@ -66,17 +68,27 @@ export class JournalPersistence implements Persistence {
   persist(changes: readonly Change[]): Promise<void> {
     const durable = this.#journal.append(changes);
     if (this.#compaction === undefined && this.#journal.bytesInSegment >= Math.max(this.#compactAfterBytes, this.#snapshotBytes)) {
-      this.#compaction = this.compact()
-        .catch((error: unknown) => this.#logger.error(`journal compaction failed (the journal is kept): ${redactSecrets(String(error))}`))
-        .finally(() => {
-          this.#compaction = undefined;
-        });
+      this.compact().catch((error: unknown) => this.#logger.error(`journal compaction failed (the journal is kept): ${redactSecrets(String(error))}`));
     }
     return durable;
   }
 
-  /** Writes snapshots of the current state and deletes the journal segments they cover. */
-  async compact(): Promise<void> {
+  /**
+   * Writes snapshots of the current state and deletes the journal segments they cover,
+   * after any compaction already under way (two at once would write the same files).
+   */
+  compact(): Promise<void> {
+    const previous = this.#compaction ?? Promise.resolve();
+    const compaction = previous.catch(() => undefined).then(() => this.#compactNow());
+    this.#compaction = compaction;
+    const forget = (): void => {
+      if (this.#compaction === compaction) this.#compaction = undefined;
+    };
+    compaction.then(forget, forget);
+    return compaction;
+  }
+
+  async #compactNow(): Promise<void> {
     // Capture and rotate in one synchronous step, so the capture is exactly the state at `seq`.
     const seq = this.#journal.lastSeq;
     const captured: Captured[] = STORED_COLLECTIONS.map((collection) => {
@@ -102,7 +114,6 @@ export class JournalPersistence implements Persistence {
   /** At shutdown: a final snapshot, an empty journal, and the lock released. */
   async close(): Promise<void> {
     try {
-      await this.#compaction;
       await this.compact();
       await rm(this.#journal.currentSegment, { force: true });
       await syncDirectory(this.#dataDir);
