@@ -2,11 +2,13 @@
 // what an id looks like, unversioned and unknown paths, 405 with Allow, OPTIONS, HEAD,
 // the health check and the API index, which paths answer without a bearer token, and
 // query parameters on paths that are not lists. Requests carry the administrator's token
-// unless a test says otherwise.
+// unless a test says otherwise. Every server is seeded; the tests of a describe share
+// one unless they write (those without a token, whose control request with a token
+// does), and then each gets its own.
 
 import assert from 'node:assert/strict';
 import { connect } from 'node:net';
-import { afterEach, beforeEach, describe, test } from 'node:test';
+import { after, afterEach, before, beforeEach, describe, test } from 'node:test';
 import type { TestServer } from './helpers.ts';
 import { startTestServer, TEST_ADMIN_EMAIL, TEST_ADMIN_PASSWORD, tokenFor } from './helpers.ts';
 import type { FieldErrorExpectation } from './assertions.ts';
@@ -59,15 +61,24 @@ function rawRequest(url: string, method: string, path: string, token?: string): 
 
 let api: TestServer;
 
-beforeEach(async () => {
-  api = await startTestServer({ seed: true });
-});
+/** One seeded server for all the tests of the calling describe: they only read, or are refused before anything changes. */
+function oneServerForAll(): void {
+  before(async () => {
+    api = await startTestServer({ seed: true });
+  });
+  after(() => api.close());
+}
 
-afterEach(async () => {
-  await api.close();
-});
+/** A fresh seeded server for each test of the calling describe: they write. */
+function freshServerForEach(): void {
+  beforeEach(async () => {
+    api = await startTestServer({ seed: true });
+  });
+  afterEach(() => api.close());
+}
 
 describe('every path of CONTRACT §2 exists in both vocabularies, beside the home page, and nothing else does', () => {
+  oneServerForAll();
   // Seed: users 1–2, products 1–12, orders 1–3 of user 1 and 4–5 of user 2; user 3 is
   // the administrator the server ensures at start.
   const cases: { method: string; path: string; status: number; code?: string }[] = [
@@ -132,6 +143,7 @@ describe('every path of CONTRACT §2 exists in both vocabularies, beside the hom
 });
 
 describe('an id segment is a positive integer without leading zeros, up to 2^53 − 1; anything else is no route', () => {
+  oneServerForAll();
   const badIds = ['0', 'abc', '01', '00', '-1', '+1', '1.5', '1e3', '0x1', '1a', '99999999999999999999', '9007199254740992'];
   const templates = [
     '/v1/users/{id}',
@@ -160,6 +172,7 @@ describe('an id segment is a positive integer without leading zeros, up to 2^53 
 });
 
 describe('a trailing slash names no resource', () => {
+  oneServerForAll();
   const paths = ['/v1/', '/v1/users/', '/v1/usuarios/', '/v1/users/1/', '/v1/users/1/orders/', '/v1/users/1/orders/1/', '/v1/produtos/1/', '/healthz/'];
   for (const path of paths) {
     test(`GET ${path} → 404 route_not_found`, async () => {
@@ -169,6 +182,7 @@ describe('a trailing slash names no resource', () => {
 });
 
 describe('an unversioned resource path is a 404 unversioned_path whose detail names the /v1 path', () => {
+  oneServerForAll();
   const cases = [
     { method: 'GET', path: '/users' },
     { method: 'GET', path: '/usuarios' },
@@ -203,6 +217,7 @@ describe('an unversioned resource path is a 404 unversioned_path whose detail na
 });
 
 describe('a known path with another method is a 405 with the exact Allow header', () => {
+  oneServerForAll();
   const cases = [
     { kind: 'collection', path: '/v1/users', methods: ['PUT', 'PATCH', 'DELETE'], allow: COLLECTION_ALLOW },
     { kind: 'collection (pt)', path: '/v1/produtos', methods: ['PUT', 'PATCH', 'DELETE'], allow: COLLECTION_ALLOW },
@@ -249,6 +264,7 @@ describe('a known path with another method is a 405 with the exact Allow header'
 });
 
 describe('OPTIONS on a known path → 204 with Allow and an empty body', () => {
+  oneServerForAll();
   const cases = [
     { kind: 'collection', path: '/v1/users', allow: COLLECTION_ALLOW },
     { kind: 'collection (pt)', path: '/v1/produtos', allow: COLLECTION_ALLOW },
@@ -284,6 +300,7 @@ describe('OPTIONS on a known path → 204 with Allow and an empty body', () => {
 });
 
 describe('HEAD answers as GET would, with the same status and headers and no body', () => {
+  oneServerForAll();
   const cases = [
     { kind: 'item', path: '/v1/products/1', status: 200, also: ['etag'] },
     { kind: 'item (pt)', path: '/v1/produtos/1', status: 200, also: ['etag'] },
@@ -321,6 +338,7 @@ describe('HEAD answers as GET would, with the same status and headers and no bod
 });
 
 describe('the health check and the API index', () => {
+  oneServerForAll();
   test('GET /healthz → 200 {"status":"ok"}', async () => {
     const response = await api.get('/healthz');
     assert.equal(response.status, 200);
@@ -363,6 +381,7 @@ describe('the health check and the API index', () => {
 });
 
 describe('without a token (CONTRACT §6): only the open endpoints answer; every other known path and method is 401', () => {
+  freshServerForEach();
   // What answers without an Authorization header: GET/HEAD /v1, POST /v1/tokens,
   // GET/HEAD /healthz, OPTIONS on every kind of path, and the route checks that come
   // before authentication (404 path, 405 method). None of these is a 401 or a challenge.
@@ -524,6 +543,7 @@ describe('without a token (CONTRACT §6): only the open endpoints answer; every 
 });
 
 describe('query parameters on a path that is not a list → 400 invalid_query naming each one', () => {
+  oneServerForAll();
   const cases = [
     { method: 'GET', path: '/healthz', query: 'verbose=1', names: ['verbose'] },
     { method: 'GET', path: '/v1', query: 'format=xml', names: ['format'] },
