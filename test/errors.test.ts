@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import type { IncomingHttpHeaders } from 'node:http';
 import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, test } from 'node:test';
+import { after, afterEach, before, beforeEach, describe, test } from 'node:test';
 import type { Store } from '../src/index.ts';
 import { MemoryStore } from '../src/index.ts';
 import type { TestResponse, TestServer } from './helpers.ts';
@@ -78,10 +78,11 @@ async function visibleState(api: TestServer): Promise<unknown> {
 
 describe('problem details: every member, the title of the status, instance and request_id', () => {
   let api: TestServer;
-  beforeEach(async () => {
+  // Every request here is refused or only reads: one server for all the tests.
+  before(async () => {
     api = await startTestServer({ seed: true, maxBodyBytes: 1000 });
   });
-  afterEach(async () => {
+  after(async () => {
     await api.close();
   });
 
@@ -200,10 +201,11 @@ describe('problem details: every member, the title of the status, instance and r
 
 describe('error Content-Type is application/json, or application/problem+json when Accept names it', () => {
   let api: TestServer;
-  beforeEach(async () => {
+  // Every request here is refused or only reads: one server for all the tests.
+  before(async () => {
     api = await startTestServer({ seed: true });
   });
-  afterEach(async () => {
+  after(async () => {
     await api.close();
   });
 
@@ -293,10 +295,11 @@ describe('X-Request-Id: echoed when it matches [A-Za-z0-9._:-]{1,128}, else a fr
 
 describe('Accept that excludes JSON → 406 not_acceptable; */*, application/*, absent are fine', () => {
   let api: TestServer;
-  beforeEach(async () => {
+  // Every request here is refused or only reads: one server for all the tests.
+  before(async () => {
     api = await startTestServer({ seed: true });
   });
-  afterEach(async () => {
+  after(async () => {
     await api.close();
   });
 
@@ -670,10 +673,11 @@ describe('500 internal_error: says only that the server failed, and the server s
 
 describe('order of checks (CONTRACT §7): when two checks fail, the earlier one answers', () => {
   let api: TestServer;
-  beforeEach(async () => {
+  // Every request here is refused or only reads: one server for all the tests.
+  before(async () => {
     api = await startTestServer({ seed: true, maxBodyBytes: 200 });
   });
-  afterEach(async () => {
+  after(async () => {
     await api.close();
   });
 
