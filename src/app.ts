@@ -5,7 +5,8 @@
 // their handlers) → the handler, which checks query 400 → permission 403 → record 404 →
 // body 413/415/400 → permission on the body 403 → If-Match 412 → validation 422 →
 // conflicts 409. One catch site turns every error into a problem-details reply (koa's
-// `.then(respond).catch(onerror)`); one function writes it.
+// `.then(respond).catch(onerror)`); one function writes it. A client that goes away is
+// not a server error: its request is logged once, as an access line, never as an error.
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
@@ -15,7 +16,10 @@ import { ensureAdmin } from './auth/bootstrap-admin.js';
 import { loadTokenSecret } from './auth/token-secret.js';
 import { resolveConfig } from './config.js';
 import type { RequestContext, Services } from './context.js';
-import { accessLogWriter } from './http/access-log.js';
+import { accessLogWriter, CLIENT_CLOSED_REQUEST } from './http/access-log.js';
+import { BodyNotReceived } from './http/body.js';
+import type { RequestInProgress } from './http/client-errors.js';
+import { requestsInProgress } from './http/client-errors.js';
 import { headersForEveryResponse } from './http/every-response.js';
 import { IdempotencyKeys } from './http/idempotency.js';
 import { addressKey, RateLimiter } from './http/rate-limit.js';
@@ -41,7 +45,11 @@ export interface App {
   readonly config: Config;
   /** How many records each collection holds (for the start banner). */
   recordCounts(): Record<CollectionName, number>;
-  /** The answer being prepared on `socket` for a request still in progress (server.ts, for a malformed request pipelined after it). */
+  /**
+   * The answer being prepared on `socket` for a request that has fully arrived (server.ts,
+   * for a malformed request pipelined after it, and for a connection whose answer has
+   * stalled). While a body is still arriving there is none: Node's requestTimeout applies.
+   */
   pendingAnswer(socket: Socket): ServerResponse | undefined;
   /** From now on, answers ask clients to close their connections (`Connection: close`). */
   beginShutdown(): void;
@@ -50,7 +58,7 @@ export interface App {
 }
 
 /** One request as the pipeline knows it, filled in along the way, for the answer's headers and the access log. */
-interface Exchange {
+interface Exchange extends RequestInProgress {
   readonly req: IncomingMessage;
   readonly res: ServerResponse;
   readonly requestId: string;
@@ -118,11 +126,31 @@ export async function createApp(options: ServerOptions = {}): Promise<App> {
       userId: exchange.userId,
     });
   };
+  /** Logs a request that got no answer of the app's: `status` is what went out or would have. */
+  const logUnanswered = (exchange: Exchange, status: number, bytes: number): void => {
+    if (logAccess === undefined) return;
+    const { requestId, req, shownPath: path, userId } = exchange;
+    logAccess({ requestId, method: req.method ?? '', path, status, bytes, durationMs: performance.now() - exchange.started, userId });
+  };
+  /** True, having logged it, when the request was already answered by client-errors.ts (a 408 to a body too slow to arrive). */
+  const answeredElsewhere = (exchange: Exchange): boolean => {
+    if (exchange.answeredHere === undefined) return false;
+    logUnanswered(exchange, exchange.answeredHere.status, exchange.answeredHere.bytes);
+    return true;
+  };
   const fail = (exchange: Exchange, error: unknown): void => {
+    if (answeredElsewhere(exchange)) return;
+    // The client closed the connection mid-body: no answer can reach it, and nothing
+    // failed on the server. Logged as CLIENT_CLOSED_REQUEST (access-log.ts), not as an error.
+    if (error instanceof BodyNotReceived) {
+      logUnanswered(exchange, CLIENT_CLOSED_REQUEST, 0);
+      return;
+    }
     const { shownPath, requestId, req, secrets } = exchange;
     finishSafely(exchange, problemReply(error, shownPath, requestId, req.headers.accept, config.logger, secrets));
   };
   const finishSafely = (exchange: Exchange, reply: Reply): void => {
+    if (answeredElsewhere(exchange)) return;
     try {
       finish(exchange, reply);
     } catch (error) {
@@ -130,9 +158,6 @@ export async function createApp(options: ServerOptions = {}): Promise<App> {
       exchange.res.destroy();
     }
   };
-
-  /** Answers still being prepared, by socket: an HTTP/1.1 connection carries one request at a time to the handler. */
-  const pending = new WeakMap<Socket, ServerResponse>();
 
   // Most answers (reads, errors) are ready at once and are written in the same turn;
   // only a handler that waits (a body to read, a write to make durable) goes async.
@@ -153,6 +178,7 @@ export async function createApp(options: ServerOptions = {}): Promise<App> {
       userId: undefined,
       rateLimit: undefined,
       secrets: [],
+      answeredHere: undefined,
     };
     let reply: Reply | Promise<Reply>;
     try {
@@ -166,14 +192,14 @@ export async function createApp(options: ServerOptions = {}): Promise<App> {
     }
     if (reply instanceof Promise) {
       const socket = req.socket;
-      pending.set(socket, res);
+      requestsInProgress.set(socket, exchange);
       reply.then(
         (ready) => {
-          pending.delete(socket);
+          requestsInProgress.delete(socket);
           finishSafely(exchange, ready);
         },
         (error: unknown) => {
-          pending.delete(socket);
+          requestsInProgress.delete(socket);
           fail(exchange, error);
         },
       );
@@ -185,7 +211,10 @@ export async function createApp(options: ServerOptions = {}): Promise<App> {
   return {
     handle,
     config,
-    pendingAnswer: (socket) => pending.get(socket),
+    pendingAnswer: (socket) => {
+      const res = requestsInProgress.get(socket)?.res;
+      return res?.req.complete === true ? res : undefined;
+    },
     recordCounts: () => Object.fromEntries(COLLECTIONS.map((name) => [name, store.count(name)])) as Record<CollectionName, number>,
     beginShutdown: () => {
       shuttingDown = true;

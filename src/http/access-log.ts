@@ -1,10 +1,19 @@
 // One access-log line per request: time, request id, method, path, status, bytes,
 // duration and user id — never the query string, a header or a body, so no token,
 // password or personal filter value reaches a log. JSON for machines, or a short text
-// form for a terminal.
+// form for a terminal. A request that no answer reached is still logged once, with the
+// status that went out or would have (CLIENT_CLOSED_REQUEST for a client that left).
 
 import type { Logger } from '../config.js';
 import { isoTimestamp } from '../timestamps.js';
+
+/**
+ * The status logged for a request whose client closed the connection before its body had
+ * arrived, so that no answer could be sent: 499 "client closed request", as nginx logs it.
+ * HTTP defines no status for an answer never sent; a 4xx keeps it out of server-error
+ * counts (the cause is on the client's side), and log tools that know nginx read it so.
+ */
+export const CLIENT_CLOSED_REQUEST = 499;
 
 export type LogFormat = 'json' | 'text' | 'off';
 

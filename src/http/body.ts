@@ -3,7 +3,9 @@
 // The body must be a JSON object (RFC 8259) in UTF-8. A declared Content-Length over
 // the limit is refused before any byte is read; a streamed body is counted as it comes.
 // The bytes held come out of the server-wide BodyBudget while the body is read and
-// parsed; a body that does not fit gets 503 with Retry-After (body-budget.ts).
+// parsed; a body that does not fit gets 503 with Retry-After (body-budget.ts). A
+// connection that closes before the whole body has arrived is not a server failure:
+// reading ends with a BodyNotReceived, which app.ts logs as such, with no answer.
 
 import type { IncomingMessage } from 'node:http';
 import type { JsonObject } from '../json.js';
@@ -13,6 +15,13 @@ import { HttpError } from './errors.js';
 
 export const JSON_MEDIA_TYPES = ['application/json'] as const;
 export const MERGE_PATCH_MEDIA_TYPES = ['application/merge-patch+json', 'application/json'] as const;
+
+/** The connection closed before the whole body arrived (the client went away, or was cut off): no answer can reach it. */
+export class BodyNotReceived extends Error {
+  constructor() {
+    super('the connection closed before the request body could be read');
+  }
+}
 
 const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
 
@@ -114,15 +123,21 @@ function readBytes(req: IncomingMessage, maxBytes: number, budget: BodyBudget, h
       cleanUp();
       resolve(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, received));
     };
-    const onError = (error: Error): void => {
+    // An IncomingMessage fails only when its connection closes mid-body ("aborted").
+    const onError = (): void => {
       cleanUp();
-      reject(error);
+      reject(new BodyNotReceived());
     };
     const cleanUp = (): void => {
       req.off('data', onData);
       req.off('end', onEnd);
       req.off('error', onError);
     };
+    // Closed before this read began: neither 'end' nor 'error' would come.
+    if (req.destroyed) {
+      reject(new BodyNotReceived());
+      return;
+    }
     req.on('data', onData);
     req.on('end', onEnd);
     req.on('error', onError);

@@ -5,7 +5,9 @@
 // When the bad bytes follow a request whose answer is still being prepared (pipelining),
 // that answer goes out first and the connection then closes with no error answer: an
 // error written now would take the earlier answer's place, and its client could not tell
-// that its request was carried out.
+// that its request was carried out. When the request cut off (a body too slow to arrive)
+// is one app.ts is handling, the answer carries that request's id, and app.ts logs it as
+// the request's one access line.
 
 import type { ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
@@ -26,7 +28,21 @@ const MALFORMED = { code: 'malformed_request' as const, detail: 'the request is 
  */
 const LINGER_MS = 500;
 
-/** `pending` is the answer still being prepared for an earlier request on this socket, if any. */
+/** A request app.ts is handling, as this module needs it when the request's own bytes fail. */
+export interface RequestInProgress {
+  readonly requestId: string;
+  readonly res: ServerResponse;
+  /** Set when this module answered the request itself (a 408 mid-body): app.ts then writes nothing and logs this. */
+  answeredHere: { readonly status: number; readonly bytes: number } | undefined;
+}
+
+/**
+ * The request app.ts is handling on each connection (HTTP/1.1 hands the handler one at
+ * a time), from the moment its handler waits until it settles. app.ts keeps it up to date.
+ */
+export const requestsInProgress = new WeakMap<Socket, RequestInProgress>();
+
+/** `pending` is the answer still being prepared for an earlier, complete request on this socket, if any. */
 export function answerClientError(error: NodeJS.ErrnoException, socket: Socket, pending: ServerResponse | undefined): void {
   if (error.code === 'ECONNRESET' || !socket.writable) {
     socket.destroy();
@@ -38,8 +54,15 @@ export function answerClientError(error: NodeJS.ErrnoException, socket: Socket, 
     pending.once('close', () => closeSoon(socket));
     return;
   }
+  const request = requestsInProgress.get(socket);
+  // The client closed its end in the middle of a body app.ts is reading: it has gone, and
+  // app.ts logs the request as closed by the client; an answer would reach no one.
+  if (request !== undefined && error.code === 'HPE_INVALID_EOF_STATE') {
+    socket.destroy();
+    return;
+  }
   const { code, detail } = CAUSES[error.code ?? ''] ?? MALFORMED;
-  answerRaw(socket, code, detail);
+  answerRaw(socket, code, detail, '', request);
 }
 
 /**
@@ -50,16 +73,21 @@ export function refuseConnect(socket: Socket, allow: string): void {
   answerRaw(socket, 'method_not_allowed', 'CONNECT is not allowed here; this server offers no tunnels', `Allow: ${allow}\r\n`);
 }
 
-/** A problem-details answer written straight to the socket, which then closes. */
-function answerRaw(socket: Socket, code: ErrorCode, detail: string, extraHeaders = ''): void {
+/**
+ * A problem-details answer written straight to the socket, which then closes. For a
+ * request app.ts is handling (`request`), the answer has its id and is noted for its log.
+ */
+function answerRaw(socket: Socket, code: ErrorCode, detail: string, extraHeaders = '', request?: RequestInProgress): void {
   const status = ERROR_STATUS[code];
   const title = STATUS_TITLES[status] ?? 'Error';
-  const requestId = newRequestId();
+  const requestId = request?.requestId ?? newRequestId();
   const body = JSON.stringify({ type: 'about:blank', title, status, code, detail, request_id: requestId });
+  const bytes = Buffer.byteLength(body);
   socket.write(
-    `HTTP/1.1 ${status} ${title}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
+    `HTTP/1.1 ${status} ${title}\r\nContent-Type: application/json\r\nContent-Length: ${bytes}\r\n` +
       `X-Request-Id: ${requestId}\r\n${extraHeaders}Connection: close\r\n\r\n${body}`,
   );
+  if (request !== undefined) request.answeredHere = { status, bytes };
   closeSoon(socket);
 }
 
