@@ -39,7 +39,7 @@ const ELEMENT_SHAPES = new WeakMap<readonly FieldRule[], Shape>();
  * The first field of `record` that its collection's declaration does not allow, or
  * undefined when it fits (or the collection is not a declared resource, such as the
  * idempotency keys, whose records only the server writes). One Map lookup and a type
- * test per field: 100,000 products are checked in a few tens of milliseconds.
+ * test per field, so a start spends far less on this than on parsing the files.
  */
 export function storedRecordMisfit(collection: StoredCollection, record: StoredRecord): Misfit | undefined {
   const declared = SHAPES.get(collection);
