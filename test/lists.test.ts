@@ -4,7 +4,7 @@
 // data, and a seeded property check against a naive filter + sort + slice.
 
 import assert from 'node:assert/strict';
-import { afterEach, beforeEach, describe, test } from 'node:test';
+import { after, afterEach, before, beforeEach, describe, test } from 'node:test';
 import type { TestResponse, TestServer } from './helpers.js';
 import { createProduct, createUser, mulberry32, startTestServer, TEST_ADMIN_EMAIL } from './helpers.js';
 import { assertProblem, errorCodes } from './assertions.js';
@@ -291,11 +291,12 @@ describe('lists: links keep filters and sort', () => {
 
 describe('lists: bad parameters are 400 invalid_query naming the parameter', () => {
   let api: TestServer;
-  beforeEach(async () => {
+  // The tests only read: one server for all of them.
+  before(async () => {
     api = await startTestServer();
     await createUser(api);
   });
-  afterEach(() => api.close());
+  after(() => api.close());
 
   const cases: { name: string; path: string; errors: { field: string; code: string }[] }[] = [
     { name: 'page=0', path: '/v1/products?page=0', errors: [{ field: 'page', code: 'invalid_value' }] },
@@ -346,7 +347,8 @@ describe('lists: bad parameters are 400 invalid_query naming the parameter', () 
 
 describe('lists: sorting', () => {
   let api: TestServer;
-  beforeEach(async () => {
+  // The tests only read: one server for all of them.
+  before(async () => {
     api = await startTestServer();
     // ids 1..6; prices chosen so that numeric and string order differ (9 < 10 < 100) and with ties
     await createProducts(api, [
@@ -358,7 +360,7 @@ describe('lists: sorting', () => {
       { name: 'echo', category: 'coffee', price: 100 },
     ]);
   });
-  afterEach(() => api.close());
+  after(() => api.close());
 
   const cases = [
     { sort: 'price', ids: [2, 5, 1, 4, 3, 6], why: 'numeric ascending, ties by id ascending' },
@@ -513,10 +515,11 @@ describe('lists: filters combined with sort and paging', () => {
 
 describe('lists: the seeded example data', () => {
   let api: TestServer;
-  beforeEach(async () => {
+  // The tests only read: one server for all of them.
+  before(async () => {
     api = await startTestServer({ seed: true });
   });
-  afterEach(() => api.close());
+  after(() => api.close());
 
   const cases = [
     { path: '/v1/products', total: 12, ids: range(1, 12) },
