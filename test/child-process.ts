@@ -13,6 +13,8 @@ export interface RunningProcess {
   waitFor(pattern: RegExp): Promise<RegExpExecArray>;
   /** Resolves with the exit code once the process has exited. */
   readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  /** Sends `signal` to the process, or to its whole group when started with `ownGroup`. */
+  signal(signal: NodeJS.Signals): void;
 }
 
 export interface ProcessOptions {
@@ -22,14 +24,19 @@ export interface ProcessOptions {
   /** Run as this user and group (the test must be root). */
   readonly uid?: number;
   readonly gid?: number;
+  /**
+   * Start it in a process group of its own, so that `signalGroup` reaches what it starts
+   * too (npx runs the bin as a child and does not pass signals on to it).
+   */
+  readonly ownGroup?: boolean;
 }
 
-/** Every process started here, for `killAll` after each test. */
-const started = new Set<ChildProcessWithoutNullStreams>();
+/** Every process started here and still running, for `killAll` after each test. */
+const started = new Set<RunningProcess>();
 
 export function startProcess(command: string, args: readonly string[], options: ProcessOptions): RunningProcess {
-  const child = spawn(command, args, { cwd: options.cwd, env: options.env, uid: options.uid, gid: options.gid });
-  started.add(child);
+  const ownGroup = options.ownGroup === true;
+  const child = spawn(command, args, { cwd: options.cwd, env: options.env, uid: options.uid, gid: options.gid, detached: ownGroup });
   let stdout = '';
   let stderr = '';
   const listeners = new Set<() => void>();
@@ -44,7 +51,7 @@ export function startProcess(command: string, args: readonly string[], options: 
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
     child.on('close', (code, signal) => {
       done = true;
-      started.delete(child);
+      started.delete(running);
       resolve({ code, signal });
       for (const listener of listeners) listener();
     });
@@ -64,7 +71,18 @@ export function startProcess(command: string, args: readonly string[], options: 
       listeners.add(check);
       check();
     });
-  return { child, stdout: () => stdout, stderr: () => stderr, waitFor, exited };
+  const signal = (name: NodeJS.Signals): void => {
+    if (child.pid === undefined) return;
+    try {
+      if (ownGroup) process.kill(-child.pid, name);
+      else child.kill(name);
+    } catch {
+      // already gone
+    }
+  };
+  const running: RunningProcess = { child, stdout: () => stdout, stderr: () => stderr, waitFor, exited, signal };
+  if (!done) started.add(running);
+  return running;
 }
 
 /** Runs a command to its end: exit code and output. */
@@ -74,11 +92,9 @@ export async function runToExit(command: string, args: readonly string[], option
   return { code, stdout: running.stdout(), stderr: running.stderr() };
 }
 
-/** Kills (SIGKILL) every process still running and waits for each to end. */
+/** Kills (SIGKILL) every process still running, with its group when it has one, and waits for each to end. */
 export async function killAll(): Promise<void> {
-  const waiting = [...started].map((child) => new Promise<void>((resolve) => {
-    child.once('close', () => resolve());
-    child.kill('SIGKILL');
-  }));
-  await Promise.all(waiting);
+  const running = [...started];
+  for (const one of running) one.signal('SIGKILL');
+  await Promise.all(running.map((one) => one.exited));
 }

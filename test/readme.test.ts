@@ -37,7 +37,7 @@ async function readmeSection(heading: string): Promise<string> {
   for (; end < lines.length; end++) {
     const line = lines[end] as string;
     if (line.startsWith('```')) inCode = !inCode;
-    const hashes = /^(#+) /.exec(line)?.[1].length;
+    const hashes = /^(#+) /.exec(line)?.[1]?.length;
     if (!inCode && hashes !== undefined && hashes <= level) break;
   }
   return lines.slice(start + 1, end).join('\n');
@@ -129,7 +129,7 @@ test('every "# → status" line of "Trying the conventions" answers that status'
     const [block] = await readmeBlocks('### Trying the conventions');
     assert.ok(block !== undefined, 'the section has a sh block');
     const [setup, ...examples] = block.trimEnd().split('\n');
-    assert.ok(setup?.startsWith('TOKEN='), 'the block starts by getting a token');
+    assert.ok(setup !== undefined && setup.startsWith('TOKEN='), 'the block starts by getting a token');
     const token = (await run('bash', ['-e', '-c', `${adapt(setup, url, dir.path)}\necho "$TOKEN"`], { cwd: ROOT })).stdout.trim();
     for (const line of examples) {
       const expected = /# → (\d{3})\s*$/.exec(line)?.[1];

@@ -1,0 +1,101 @@
+// The npm package as a new user gets it (issue "first contact"): a tarball packed from a
+// clean checkout (no dist/) is built by `prepack`, installs into an empty directory
+// with no network and no dependencies, and runs: `npx plainrest --version`,
+// `npx plainrest` (the banner's token hint says `npx plainrest token`), `npx plainrest
+// token`, and the README's embedding snippet as written. The tarball carries the
+// licence and the README, and no source or tests.
+
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { cp, mkdir, readFile, symlink, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { killAll, runToExit, startProcess } from './child-process.js';
+import { temporaryDirectory } from './helpers.js';
+
+const PACKAGE_ROOT = fileURLToPath(new URL('..', import.meta.url));
+/** What a clean clone holds that packing needs (dist/ is built by prepack, not copied). */
+const CHECKOUT_FILES = ['package.json', 'package-lock.json', 'tsconfig.json', 'README.md', 'LICENSE', 'src', 'data/example'];
+const TIMEOUT = { timeout: 120_000 };
+const run = promisify(execFile);
+/** npm without its update check, audit or funding notes, none of which a test may wait on or read. */
+const QUIET_NPM = { npm_config_update_notifier: 'false', npm_config_audit: 'false', npm_config_fund: 'false' };
+
+let scratch: { path: string; remove: () => Promise<void> };
+let tarball: string;
+/** An empty directory the tarball was installed into. */
+let project: string;
+let env: Record<string, string>;
+
+before(async () => {
+  scratch = await temporaryDirectory();
+  const checkout = join(scratch.path, 'checkout');
+  for (const file of CHECKOUT_FILES) await cp(join(PACKAGE_ROOT, file), join(checkout, file), { recursive: true });
+  await symlink(join(PACKAGE_ROOT, 'node_modules'), join(checkout, 'node_modules')); // the dev dependencies `npm install` gave the clone
+  const npmEnv = { ...process.env, ...QUIET_NPM };
+  const packed = await run('npm', ['pack', '--silent', '--pack-destination', scratch.path], { cwd: checkout, env: npmEnv });
+  tarball = join(scratch.path, packed.stdout.trim().split('\n').at(-1) ?? '');
+
+  project = join(scratch.path, 'project');
+  await mkdir(project);
+  await run('npm', ['install', '--offline', tarball], { cwd: project, env: npmEnv });
+  env = { PATH: process.env['PATH'] ?? '', HOME: scratch.path, ...QUIET_NPM };
+}, TIMEOUT);
+
+after(async () => {
+  await killAll();
+  await scratch?.remove();
+});
+
+describe('the npm package', () => {
+  test('the tarball holds the built code, its types, the example data, README and LICENSE, and no source or tests', TIMEOUT, async () => {
+    const { stdout } = await run('tar', ['-tzf', tarball]);
+    const files = stdout.trim().split('\n').map((line) => line.replace(/^package\//, ''));
+    for (const expected of ['package.json', 'README.md', 'LICENSE', 'dist/main.js', 'dist/index.js', 'dist/index.d.ts', 'data/example/products.json']) {
+      assert.ok(files.includes(expected), `${expected} is in the tarball`);
+    }
+    assert.deepEqual(files.filter((file) => /^(src|test|bench)\//.test(file)), []);
+  });
+
+  test('`npx plainrest --version` prints the version of package.json', TIMEOUT, async () => {
+    const { version } = JSON.parse(await readFile(join(PACKAGE_ROOT, 'package.json'), 'utf8')) as { version: string };
+    assert.deepEqual(await runToExit('npx', ['--no-install', 'plainrest', '--version'], { cwd: project, env }), { code: 0, stdout: `${version}\n`, stderr: '' });
+  });
+
+  test('`npx plainrest` starts on the example data; its hint `npx plainrest token <email>` mints a token the server accepts', TIMEOUT, async () => {
+    const server = startProcess('npx', ['--no-install', 'plainrest', '--port', '0'], { cwd: project, env, ownGroup: true });
+    const [, url] = await server.waitFor(/^plainrest listening on (\S+)$/m);
+    await server.waitFor(/^data: data \(3 users, 12 products, 5 orders\)$/m);
+    await server.waitFor(/^token: .*\(or: npx plainrest token <email>\)$/m);
+
+    const minted = await runToExit('npx', ['--no-install', 'plainrest', 'token', 'alice@example.com'], { cwd: project, env });
+    assert.equal(minted.code, 0, minted.stderr);
+    const alice = await fetch(`${url}/v1/users/1`, { headers: { authorization: `Bearer ${minted.stdout.trim()}` } });
+    assert.equal(alice.status, 200);
+    assert.equal(((await alice.json()) as { email: string }).email, 'alice@example.com');
+
+    server.signal('SIGTERM'); // npx and the server it started
+    await server.exited;
+    assert.match(server.stdout(), /^SIGTERM: finishing in-flight requests, then writing a final snapshot\nstopped\n$/m);
+  });
+
+  test("the README's embedding snippet runs as written against the installed package", TIMEOUT, async () => {
+    const snippet = embeddingSnippet(await readFile(join(PACKAGE_ROOT, 'README.md'), 'utf8'));
+    await writeFile(join(project, 'embed.mjs'), snippet);
+    const result = await runToExit(process.execPath, ['embed.mjs'], { cwd: project, env });
+    assert.equal(result.code, 0, result.stderr);
+    assert.equal(result.stderr, '');
+    assert.match(result.stdout, /^listening on http:\/\/127\.0\.0\.1:\d+$/m);
+    assert.match(result.stdout, /^200 \{ status: 'ok' \}$/m);
+  });
+});
+
+/** The first ```js block of the README's "Embedding" section. */
+function embeddingSnippet(readme: string): string {
+  const section = readme.split(/^## /m).find((part) => part.startsWith('Embedding'));
+  const block = section === undefined ? null : /```js\n([\s\S]*?)```/.exec(section);
+  assert.ok(block, 'the README has an "Embedding" section with a ```js block');
+  return block[1] as string;
+}
