@@ -105,7 +105,20 @@ const CASES: readonly FailureCase[] = [
       await writeSnapshot(dir, 'products.json', '{"records": [');
       return { args: [] };
     },
-    says: /data\/products\.json is corrupt \(.+\); nothing was changed/,
+    says: /data\/products\.json is corrupt \(.+\); nothing was changed: repair the file, or restore the data directory from a backup/,
+  },
+  {
+    name: 'a stored record with a field its resource does not declare',
+    setup: async ({ dir }) => {
+      const earlier = await startServer({ port: 0, dataDir: join(dir, 'data'), adminPassword: 'admin-password-for-tests' });
+      await earlier.close();
+      const path = join(dir, 'data', 'products.json');
+      const snapshot = JSON.parse(await readFile(path, 'utf8')) as { records: Record<string, unknown>[] };
+      snapshot.records[0] = { ...snapshot.records[0], colour: 'red' };
+      await writeFile(path, JSON.stringify(snapshot));
+      return { args: [] };
+    },
+    says: /data\/products\.json: record 1 has the field "colour", which products do not declare; remove the field or declare it/,
   },
   {
     name: 'an empty token secret file',

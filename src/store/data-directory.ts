@@ -65,12 +65,12 @@ export async function readDataDirectory(dataDir: string): Promise<DirectoryConte
   for (const [index, path] of segments.entries()) {
     const parsed = parseOrExplain(path, () => parseSegment(texts[index] as string));
     if (parsed.tornTail && index !== newestWithData) {
-      throw new StartupError(`cannot start: journal ${path} ends in a damaged line but is not the newest segment; nothing was changed`);
+      throw new StartupError(`journal ${path} ends in a damaged line but is not the newest segment; nothing was changed: restore the data directory from a backup`);
     }
     if (parsed.tornTail) tornTail = { path, goodBytes: parsed.goodBytes };
     for (const entry of parsed.entries) {
       if (entry.seq <= previousSeq) {
-        throw new StartupError(`cannot start: journal ${path} has seq ${entry.seq} after seq ${previousSeq}; nothing was changed`);
+        throw new StartupError(`journal ${path} has seq ${entry.seq} after seq ${previousSeq}; nothing was changed: restore the data directory from a backup`);
       }
       previousSeq = entry.seq;
       for (const change of entry.changes) {
@@ -102,7 +102,7 @@ function parseOrExplain<T>(path: string, parse: () => T): T {
     return parse();
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
-    throw new StartupError(`cannot start: ${path} is corrupt (${reason}); nothing was changed`);
+    throw new StartupError(`${path} is corrupt (${reason}); nothing was changed: repair the file, or restore the data directory from a backup`);
   }
 }
 

@@ -45,7 +45,7 @@ export async function acquireLock(dataDir: string): Promise<DataLock> {
       if (owner === undefined || (owner !== process.pid && isRunning(owner))) throw inUse(dataDir, path, owner);
       await rm(path, { force: true }); // stale: its owner is gone
     }
-    throw new StartupError(`cannot start: could not take the lock file ${path}`);
+    throw new StartupError(`could not take the lock file ${path}; another process took it at the same moment: retry`);
   } finally {
     await rm(candidate, { force: true });
   }
@@ -54,7 +54,7 @@ export async function acquireLock(dataDir: string): Promise<DataLock> {
 function inUse(dataDir: string, path: string, owner: number | undefined): StartupError {
   const who = owner === undefined ? 'another program' : `process ${owner}`;
   return new StartupError(
-    `cannot start: ${dataDir} is in use by ${who} (lock file ${path}); ` +
+    `${dataDir} is in use by ${who} (lock file ${path}); ` +
       'stop that process, or delete the lock file if it is not plainrest',
   );
 }
