@@ -1,4 +1,4 @@
-// The request pipeline (CONTRACT §7 gives the order of checks). First what HTTP itself
+// The request pipeline (the README's Errors section gives the order of checks). First what HTTP itself
 // requires of a request (RFC 9112 §3.2: a target a server accepts, one Host; RFC 9110
 // §10.1.1: no unknown Expect; `OPTIONS *`), then route 404 → method 405 →
 // authentication 401 → Accept 406 (`/` and `/v1`, which also serve HTML, negotiate in
@@ -255,7 +255,7 @@ function dispatch(
     });
   }
 
-  // Authentication (CONTRACT §6): after routing and the method check, before
+  // Authentication (README: Authentication and permissions): after routing and the method check, before
   // anything else is looked at and before the body is read.
   const actor = endpoint.open.has(method) ? undefined : services.authenticator.authenticate(req.headers.authorization, req.socket);
   exchange.userId = actor?.id;

@@ -1,4 +1,4 @@
-// Settings from the environment and the command line (CONTRACT §1): each setting is
+// Settings from the environment and the command line (README: Configuration): each setting is
 // an environment variable and a flag (`--port 8080` or `--port=8080`); the flag wins.
 // Only main.ts calls this; embedding passes options directly.
 

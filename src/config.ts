@@ -1,4 +1,4 @@
-// Configuration (CONTRACT §1, §10) as one typed, frozen object with documented
+// Configuration (README: Configuration, Embedding) as one typed, frozen object with documented
 // defaults. Embedding passes options in camelCase; only the command-line entry point
 // (main.ts, via cli-options.ts) reads environment variables and flags.
 

@@ -36,7 +36,7 @@ export interface RequestContext {
   readonly requestId: string;
   /** Ids captured from the path, outermost first (`/v1/users/3/orders/7` → [3, 7]). */
   readonly ids: readonly number[];
-  /** The authenticated caller; undefined only on the open endpoints (CONTRACT §6). */
+  /** The authenticated caller; undefined only on the open endpoints (README: Authentication and permissions). */
   readonly actor: Actor | undefined;
   readonly services: Services;
   /** Passwords this request carried; an error log line about it must not repeat them (http/redact.ts). */

@@ -1,4 +1,4 @@
-// plainrest's public API for embedding (CONTRACT §10). Embedding never reads the
+// plainrest's public API for embedding (README: Embedding). Embedding never reads the
 // environment or the command line and prints nothing unless given a logger.
 
 export { createApp } from './app.js';

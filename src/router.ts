@@ -1,6 +1,6 @@
 // A hand-rolled path router with two verbs, `add` and `match` (after hono's router).
 // Patterns are literal segments and `:name` segments; a `:name` segment matches only
-// a positive integer id (CONTRACT §2), so `/v1/users/abc` and `/v1/users/0` are 404s.
+// a positive integer id (README: Paths), so `/v1/users/abc` and `/v1/users/0` are 404s.
 // Matching walks a tree of segments, comparing each segment of the path in place with
 // the few literals its node has (nothing is sliced or hashed), then trying it as an id:
 // no regular expressions and no backtracking beyond "literal first, then id". Every

@@ -1,5 +1,5 @@
 // The route table, built once at start from the resource declarations: every
-// collection and item path in both vocabularies (CONTRACT §2), plus the API index,
+// collection and item path in both vocabularies (README: Paths), plus the API index,
 // the token endpoint, the health checks and the home page (`/`). Each path lists its methods; HEAD follows
 // GET (RFC 9110 §9.3.2) and OPTIONS is answered for every path from the same list.
 // Every method needs a bearer token except those an endpoint lists as open (§6). The
@@ -88,7 +88,7 @@ export function routeTable(): RouteSpec[] {
 /** Stand-ins for describing the routes (their methods) before the real documents exist. */
 const NO_DOCUMENTS: Documents = { openApi: jsonReply(200, {}), homePage: jsonReply(200, {}), apiIndex: jsonReply(200, {}) };
 
-/** The handlers of a route, which of them need no token (CONTRACT §6), and the documents they serve. */
+/** The handlers of a route, which of them need no token (README: Authentication and permissions), and the documents they serve. */
 export function endpointFor(route: RouteSpec, documents: Documents): Endpoint {
   const open = ['GET'];
   switch (route.kind) {
@@ -178,7 +178,7 @@ function apiIndexReply(): Reply {
   return documentReply(JSON.stringify({ name: 'plainrest', version: 'v1', links }), { Vary: 'Accept' });
 }
 
-/** A 404 for a path no route matches; an unversioned resource path (`/users`) is pointed at its `/v1` twin (CONTRACT §2). */
+/** A 404 for a path no route matches; an unversioned resource path (`/users`) is pointed at its `/v1` twin (README: Paths). */
 export function notFound(path: string, router: Router<Endpoint>): HttpError {
   if (!path.startsWith(`${API_PREFIX}/`) && path !== API_PREFIX) {
     const versioned = `${API_PREFIX}${path}`;

@@ -1,4 +1,4 @@
-// startServer (CONTRACT §10): the app on its own node:http server, with timeouts so
+// startServer (README: Embedding): the app on its own node:http server, with timeouts so
 // idle or slow clients cannot hold it, and caps on header size. It listens first and
 // opens the data directory second, so a start that cannot listen changes nothing on
 // disk. close() stops accepting, lets in-flight requests finish (at most

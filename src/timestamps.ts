@@ -1,4 +1,4 @@
-// Timestamps as RFC 3339 date-times in UTC with milliseconds (CONTRACT §3: created_at
+// Timestamps as RFC 3339 date-times in UTC with milliseconds (README: Records: created_at
 // and updated_at; the access log's time), such as `2026-11-22T02:17:55.782Z`.
 // Date's toISOString costs about 0.75 µs, more than the rest of a write's bookkeeping.
 // Under load many requests share a millisecond, so the text is made once per

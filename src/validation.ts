@@ -1,6 +1,6 @@
 // Validation at the boundary (STYLE §8): a request body arrives as parsed JSON and
 // leaves as Fields keyed by internal names, or the request fails with one 422 that
-// lists every offending field in the client's vocabulary (CONTRACT §3, §7).
+// lists every offending field in the client's vocabulary (README: Records, Errors).
 // Only names from the resource declaration are ever copied, so a client-chosen key
 // such as `__proto__` can never reach an object (it is reported as an unknown field).
 
@@ -112,7 +112,7 @@ function checkObject(rules: readonly FieldRule[], body: JsonObject, state: Check
   return fields;
 }
 
-/** Server fields (CONTRACT §3): any value on POST is a 422; on PUT/PATCH only a different one is. */
+/** Server fields (README: Records): any value on POST is a 422; on PUT/PATCH only a different one is. */
 function checkServerField(rule: FieldRule, value: JsonValue, field: string, fields: Fields, state: CheckState): void {
   if (state.mode === 'create') {
     state.errors.push({ field, code: 'server_field', message: 'is set by the server' });

@@ -1,4 +1,4 @@
-// The localized vocabulary (CONTRACT §2): the same resources under Portuguese paths,
+// The localized vocabulary (README: Paths): the same resources under Portuguese paths,
 // with Portuguese field names in bodies, errors, Location headers and links.
 // This is the one translation table; it is applied at the boundary (validation on the
 // way in, representation on the way out), so handlers only ever see English names.

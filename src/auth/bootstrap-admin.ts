@@ -1,4 +1,4 @@
-// The administrator ensured at every start (CONTRACT §1): a user with ADMIN_EMAIL and
+// The administrator ensured at every start (README: Configuration): a user with ADMIN_EMAIL and
 // role admin. Its password is ADMIN_PASSWORD; when that is unset and the account is
 // new, a random password is generated, stored hashed, and returned to be printed once.
 // An existing account with that email that is not an admin is never promoted: any user

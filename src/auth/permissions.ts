@@ -1,4 +1,4 @@
-// Who may do what (CONTRACT §6), as one table. Admins may do everything. "owner" means
+// Who may do what (README: Authentication and permissions), as one table. Admins may do everything. "owner" means
 // the user named in the path: `/v1/users/{id}` and everything under it belongs to user
 // {id}, so a user addressing another user's records gets 403 before anything is
 // looked up, and whether those records exist is not revealed.
@@ -45,7 +45,7 @@ export function requirePermission(actor: Actor, collection: CollectionName, oper
 }
 
 /**
- * Permission that depends on the body (CONTRACT §6, §7: checked after the body is read,
+ * Permission that depends on the body (README: Authentication and permissions, Errors: checked after the body is read,
  * before validation): a restricted field (`role`, an order's `status`) may be changed
  * by an admin only, except to the values the owner may set (cancelling an order).
  * Sending the current value back is not a change.

@@ -1,4 +1,4 @@
-// The HMAC key that signs tokens (CONTRACT §1): TOKEN_SECRET when given; otherwise
+// The HMAC key that signs tokens (README: Configuration): TOKEN_SECRET when given; otherwise
 // generated once and kept in DATA_DIR/token-secret with file mode 0600, so tokens
 // survive a restart; for a memory-only app, generated per process.
 

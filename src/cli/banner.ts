@@ -1,4 +1,4 @@
-// The start banner (CONTRACT §1): one line per fact — the URL, the explorer, the data
+// The start banner (README: Configuration): one line per fact — the URL, the explorer, the data
 // directory with its record counts, and how to get a token. The token hint names the
 // command as this process was started: `node dist/main.js token …` in a checkout,
 // where `plainrest` is not on the PATH, and `npx plainrest token …` for an installed package.

@@ -1,4 +1,4 @@
-// GET and POST on a collection (CONTRACT §4, §5): a page of records in the list
+// GET and POST on a collection (README: Methods, Lists): a page of records in the list
 // envelope with a Link header, or a new record answered 201 Created with its
 // Location (RFC 9110 §15.3.2) and ETag — replayed instead when the POST repeats an
 // Idempotency-Key (http/idempotency.ts).

@@ -1,4 +1,4 @@
-// POST /v1/tokens (CONTRACT §6): credentials in, a bearer token out (201). A wrong
+// POST /v1/tokens (README: Authentication and permissions): credentials in, a bearer token out (201). A wrong
 // email and a wrong password look the same and take the same time: an unknown email
 // is checked against a fixed dummy hash, so response timing does not reveal which
 // accounts exist (OWASP API2: Broken Authentication). Token responses are not cached

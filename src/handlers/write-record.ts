@@ -1,5 +1,5 @@
 // Turning a validated body into the record to store, for POST, PUT and PATCH
-// (CONTRACT §3, §4). PUT replaces the client-writable fields (absent optional ones are
+// (README: Records, Methods). PUT replaces the client-writable fields (absent optional ones are
 // removed; role, status and the password are left as they are); PATCH is a JSON Merge
 // Patch (RFC 7396). The decision is synchronous, so no other request can interleave
 // between the checks (unique email, order state) and the commit. Password hashing is
@@ -130,7 +130,7 @@ function completeInVocabulary(definition: ResourceDefinition, next: Fields, plan
   }
 }
 
-/** 409 for a value another record already has, ignoring case (CONTRACT §3: emails). */
+/** 409 for a value another record already has, ignoring case (README: Records, for emails). */
 function requireUnique(definition: ResourceDefinition, next: Fields, plan: WritePlan): void {
   for (const rule of definition.fields) {
     const value = next[rule.name];

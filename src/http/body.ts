@@ -1,4 +1,4 @@
-// Reading a JSON request body, with the checks in the order CONTRACT §7 gives:
+// Reading a JSON request body, with the checks in the order the README's Errors section gives:
 // size (413, RFC 9110 §15.5.14), media type (415, §15.5.16), then syntax (400).
 // The body must be a JSON object (RFC 8259) in UTF-8. A declared Content-Length over
 // the limit is refused before any byte is read; a streamed body is counted as it comes.

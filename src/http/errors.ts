@@ -106,7 +106,7 @@ export class HttpError extends Error {
   }
 }
 
-/** A 422 whose detail counts the invalid fields, as in CONTRACT §7. */
+/** A 422 whose detail counts the invalid fields, as the README's Errors section says. */
 export function validationError(errors: readonly FieldError[]): HttpError {
   const detail = errors.length === 1 ? '1 field is invalid' : `${errors.length} fields are invalid`;
   return new HttpError('validation_failed', detail, { errors });

@@ -1,4 +1,4 @@
-// Headers added to whatever the answer is (CONTRACT §8): CORS for allowed origins
+// Headers added to whatever the answer is (README: Headers): CORS for allowed origins
 // (the Fetch standard); the RateLimit-* fields while limiting is on — answers given
 // before the limit was checked (404, 405, 401) show the address's bucket without taking
 // from it; and Connection: close during a shutdown.

@@ -1,4 +1,4 @@
-// List parameters in the query string, never in the path (CONTRACT §5): `page`, `limit`,
+// List parameters in the query string, never in the path (README: Lists): `page`, `limit`,
 // `sort` and equality filters. Names are accepted in either vocabulary on every path
 // (`pagina`, `limite`, `ordenar`, `categoria`, …). Any other parameter, a repeated one
 // or a bad value is a 400 that names it. Paths that are not lists take no parameters.

@@ -1,4 +1,4 @@
-// The list envelope's paging metadata and links (CONTRACT §5), also sent as a Link
+// The list envelope's paging metadata and links (README: Lists), also sent as a Link
 // header (RFC 8288 §3). Links keep the request's filters and sort, are relative
 // references to the same path, and use the path's vocabulary for parameter names.
 

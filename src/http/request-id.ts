@@ -1,4 +1,4 @@
-// X-Request-Id (CONTRACT §8): every answer carries one, and the access log and error
+// X-Request-Id (README: Headers): every answer carries one, and the access log and error
 // bodies quote it. A client's own id is echoed when it is short and plain; otherwise one
 // is made from a random prefix chosen when the process starts and a counter. That is
 // unique within the process (and, by the prefix, across restarts in practice) and costs

@@ -9,7 +9,7 @@ import type { Store } from '../store/store.js';
 export type CollectionName = 'users' | 'products' | 'orders';
 
 /**
- * Who may write a field (CONTRACT §3, §4):
+ * Who may write a field (README: Records, Methods):
  * - `client`: taken from request bodies; PUT removes it when absent (unless required).
  * - `restricted`: only some callers may set it (`role`, an order's `status`); PUT leaves it when absent.
  * - `write-only`: accepted, never returned (`password`); PUT leaves it when absent.
@@ -51,7 +51,7 @@ export interface FieldRule {
   readonly uniqueIgnoringCase?: boolean;
   /** Where a write-only secret's hash is kept in the stored record. */
   readonly storedAs?: string;
-  /** Offered as an equality filter in lists (CONTRACT §5). */
+  /** Offered as an equality filter in lists (README: Lists). */
   readonly filter?: boolean;
   /** Offered as a sort key in lists. */
   readonly sort?: boolean;
@@ -71,7 +71,7 @@ export interface ResourceDefinition {
   /** A nested resource names its parent collection and the field holding the parent's id. */
   readonly parent?: { readonly collection: CollectionName; readonly field: string };
   /**
-   * Whose records these are, for permissions (CONTRACT §6): a user owns their own
+   * Whose records these are, for permissions (README: Authentication and permissions): a user owns their own
    * record (`self`) and the records nested under it (`parent`).
    */
   readonly owner?: 'self' | 'parent';

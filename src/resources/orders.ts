@@ -1,4 +1,4 @@
-// The order resource (CONTRACT §3), nested under its user. Prices are copied from
+// The order resource (README: Records), nested under its user. Prices are copied from
 // the products when the items are set, and the total is computed in whole cents so it
 // is exact. Status follows pending → paid → shipped, with pending or paid → cancelled;
 // an illegal transition is a 409, and items can be replaced only while pending (409).

@@ -1,4 +1,4 @@
-// The product resource (CONTRACT §3): a price is a number ≥ 0 with at most two
+// The product resource (README: Records): a price is a number ≥ 0 with at most two
 // decimals (kept below 10^9 so order totals stay exact in cents).
 
 import { CREATED_AT_FIELD, ID_FIELD, UPDATED_AT_FIELD, type ResourceDefinition } from './definition.js';

@@ -1,4 +1,4 @@
-// The user resource (CONTRACT §3). `POST /v1/users` answers only `{id, name}`;
+// The user resource (README: Records). `POST /v1/users` answers only `{id, name}`;
 // the password is write-only and kept as a salted scrypt hash; the email is unique
 // ignoring case; deleting a user deletes their orders (orders declare users as parent).
 

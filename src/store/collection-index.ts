@@ -1,4 +1,4 @@
-// The list indexes of one collection (CONTRACT §5, performance issue): what makes a list
+// The list indexes of one collection (README: Lists, performance issue): what makes a list
 // page cost about the same over a hundred records or a hundred thousand.
 //  - All records in id order, for unfiltered lists.
 //  - An equality index per filtered field, built the first time the field is filtered

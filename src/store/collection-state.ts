@@ -1,4 +1,4 @@
-// The in-memory form of one collection and reading its on-disk snapshot (CONTRACT §9;
+// The in-memory form of one collection and reading its on-disk snapshot (README: Storage and durability;
 // snapshot-file.ts writes it). A snapshot is readable JSON: the id counter, the last
 // journal entry it includes, and one record per line, in id order. Loading checks the
 // shape strictly, so a damaged file stops the start instead of being silently half-read.

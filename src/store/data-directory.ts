@@ -1,4 +1,4 @@
-// The layout of DATA_DIR (CONTRACT §9) and reading it back:
+// The layout of DATA_DIR (README: Storage and durability) and reading it back:
 //   <collection>.json            one snapshot per collection (written atomically)
 //   journal-<first seq>.jsonl    journal segments, replayed after the snapshots
 //   token-secret                 the HMAC key for tokens, mode 0600

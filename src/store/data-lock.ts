@@ -1,4 +1,4 @@
-// One process per data directory (CONTRACT §9): a lock file holding the owner's pid.
+// One process per data directory (README: Storage and durability): a lock file holding the owner's pid.
 // The file is written under a temporary name and then hard-linked into place, so the
 // lock never exists without its pid. A second process refuses to start and names the
 // lock; a lock whose process no longer runs (after kill -9) is taken over. A lock with

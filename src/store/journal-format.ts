@@ -1,4 +1,4 @@
-// The journal's on-disk format (CONTRACT §9): JSON Lines, one committed write per line,
+// The journal's on-disk format (README: Storage and durability): JSON Lines, one committed write per line,
 // numbered by `seq`. A write that touches several records (a user and their orders) is
 // one line, so it is replayed all or nothing. Segment files are named by the first seq
 // they may hold: `journal-000000000042.jsonl`.

@@ -1,4 +1,4 @@
-// Durable persistence (CONTRACT §9): every commit is appended to the journal and
+// Durable persistence (README: Storage and durability): every commit is appended to the journal and
 // acknowledged only once it is on disk (journal-writer.ts). When the current segment
 // grows past a limit — the configured bytes, or the size of the last snapshots if that
 // is more, so that writing snapshots costs a constant share of each write however

@@ -1,4 +1,4 @@
-// Appending to the journal with group commit (CONTRACT §9): each commit gets the next
+// Appending to the journal with group commit (README: Storage and durability): each commit gets the next
 // seq at once and is queued; one loop writes everything queued in a single durable
 // write, then acknowledges all of it. Concurrent writers therefore share a disk flush
 // instead of waiting for one each. `rotate()` starts a new segment file at an exact

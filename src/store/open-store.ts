@@ -1,4 +1,4 @@
-// Opening the data directory at start (CONTRACT §1, §9): take the lock, load the
+// Opening the data directory at start (README: Configuration, Storage and durability): take the lock, load the
 // snapshots, replay the journal, cut a torn last journal line (a write that was never
 // acknowledged) with a warning, and start a new journal segment. On a first start
 // (no snapshot, no journal) with `seed` on, begin from the example dataset in

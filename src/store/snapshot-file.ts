@@ -1,4 +1,4 @@
-// Writing one collection's snapshot (CONTRACT §9) in the layout collection-state.ts
+// Writing one collection's snapshot (README: Storage and durability) in the layout collection-state.ts
 // reads back: `{next_id, journal_seq, records}`, one record per line in id order,
 // replaced atomically (atomic-file.ts). Records are immutable, so a record that is the
 // very object the previous snapshot of this process wrote has the same JSON: its bytes

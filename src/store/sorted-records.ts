@@ -11,7 +11,7 @@ export type RecordOrder = (a: StoredRecord, b: StoredRecord) => number;
 export const BY_ID: RecordOrder = (a, b) => a.id - b.id;
 
 /**
- * The order a list's `sort` asks for (CONTRACT §5): numbers numerically, strings by
+ * The order a list's `sort` asks for (README: Lists): numbers numerically, strings by
  * code point, a missing or null value after any present one (so first when descending), and
  * ties by id ascending.
  */

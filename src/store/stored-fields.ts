@@ -3,7 +3,7 @@
 // `password_hash`), each a JSON value of its declared kind. plainrest neither shows nor
 // keeps anything else (the next write of the record would drop it), so loading the data
 // directory (data-directory.ts) refuses a record that does not fit rather than lose part
-// of it (CONTRACT §9, §11). Bounds and formats are not checked: they judge what clients
+// of it (README: Storage and durability, Troubleshooting). Bounds and formats are not checked: they judge what clients
 // send, and a record written under an earlier declaration, or by the server itself (an
 // ADMIN_EMAIL such as `admin@localhost`), must still load.
 
