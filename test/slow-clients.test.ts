@@ -257,10 +257,21 @@ describe('a client that never reads its answers', () => {
     return { client, bytesQueued: batch.length * (count / 100) };
   }
 
+  /**
+   * Waits until the server has stopped reading `client`'s requests because the answers
+   * wait for it (the server's side paused, with bytes queued), or 3 s have passed: this
+   * takes about 200 ms, more on a busy machine, where a fixed pause could be too short.
+   */
+  async function serverStopsReading(client: RawClient): Promise<void> {
+    const deadline = Date.now() + 3000;
+    const stopped = (): boolean => heldByServer([client.socket]).some((socket) => socket.isPaused() && socket.writableLength > 0);
+    while (!stopped() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+
   test('20,000 pipelined GETs left unread: the server stops reading them instead of buffering answers, and serves others fast', async (t) => {
     const { client, bytesQueued } = pipelineWithoutReading(20_000);
     await client.connectedAt;
-    await new Promise((resolve) => setTimeout(resolve, 300)); // the answers it already asked for fill its buffers
+    await serverStopsReading(client); // the answers it already asked for fill its buffers
     // Well inside requestTimeoutMs, after which the server drops a connection that makes no progress (the next test).
     const latencies = await latenciesUntil(api, new Promise(() => undefined), 1000);
 
@@ -296,7 +307,7 @@ describe('a client that never reads its answers', () => {
   test('a client that stopped reading is disconnected once requestTimeoutMs passes without progress', async () => {
     const { client } = pipelineWithoutReading(20_000);
     await client.connectedAt;
-    await new Promise((resolve) => setTimeout(resolve, 300)); // the server's writes stall
+    await serverStopsReading(client); // the server's writes stall
     const [serverSide] = heldByServer([client.socket]);
     assert.ok(serverSide !== undefined, 'the connection is open');
     try {
