@@ -10,7 +10,8 @@ export interface SchemaView {
   readonly enum?: readonly string[];
   readonly minimum?: number;
   readonly maximum?: number;
-  readonly multipleOf?: number;
+  /** Money: at most this many decimals (openapi/schemas.ts says why this is not multipleOf). */
+  readonly 'x-max-decimal-places'?: number;
   readonly minLength?: number;
   readonly maxLength?: number;
   readonly minItems?: number;

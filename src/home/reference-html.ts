@@ -42,7 +42,7 @@ function rulesOf(schema: SchemaView): string {
   range(schema.minLength, schema.maxLength, ' characters');
   range(schema.minimum, schema.maximum, '');
   range(schema.minItems, schema.maxItems, ' items');
-  if (schema.multipleOf === 0.01) rules.push('at most two decimals'); // money: the only multipleOf the schemas use
+  if (schema['x-max-decimal-places'] === 2) rules.push('at most two decimals');
   if (schema.enum !== undefined) rules.push(`one of ${schema.enum.join(', ')}`);
   return rules.join('; ');
 }

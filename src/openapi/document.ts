@@ -1,261 +1,132 @@
 // The OpenAPI 3.1 description of the API, generated at start from the route table and
-// the resource declarations (never a hand-kept copy): every path and method, its
-// parameters with their bounds, request and response bodies, the status codes it can
-// answer, the bearer security scheme, and the Portuguese paths.
+// the resource declarations (never a hand-kept copy): every path and every method it
+// answers (HEAD after GET, RFC 9110 §9.3.2; OPTIONS everywhere, §9.3.7), parameters with
+// their bounds and examples, request and response bodies with examples, the headers
+// each answer carries, the status codes each operation can answer, the bearer security
+// scheme, and the Portuguese paths. Standard tools take it as it is: linters (Redocly,
+// Spectral), validating proxies (Prism), and collection generators whose requests,
+// made in order with the examples, succeed against a fresh server (examples.ts).
 
-import type { Operation } from '../auth/permissions.js';
-import { PERMISSIONS } from '../auth/permissions.js';
-import { STATUS_TITLES } from '../http/errors.js';
-import { MAX_PAGE_SIZE } from '../http/list-query.js';
 import type { ResourceDefinition } from '../resources/definition.js';
+import { RESOURCE_BY_COLLECTION } from '../resources/index.js';
 import type { Endpoint, RouteSpec } from '../routes.js';
 import type { Language } from '../vocabulary.js';
 import { translate } from '../vocabulary.js';
-import type { BodyKind, Schema } from './schemas.js';
-import { bodySchema, createdSchema, listSchema, PROBLEM_SCHEMA, recordSchema } from './schemas.js';
+import { EXAMPLE_PARENT_ID, resourceExamples } from './examples.js';
+import { HEADER_COMPONENTS, SUCCESS_HEADERS } from './headers.js';
+import type { ResourceRoute } from './resource-operations.js';
+import { componentName, operationNouns } from './names.js';
+import { pathParameter } from './parameters.js';
+import { bodySuffix, resourceOperations } from './resource-operations.js';
+import { problemResponseComponents, responses, success, withoutBodies } from './responses.js';
+import type { Schema } from './schemas.js';
+import { bodySchema, createdSchema, credentialsSchema, listSchema, PROBLEM_SCHEMA, recordSchema, TOKEN_SCHEMA } from './schemas.js';
+import type { ServiceRoute } from './service-operations.js';
+import { SERVICE_NOUNS, serviceOperations, serviceTag } from './service-operations.js';
 
 type Json = Record<string, unknown>;
-
-/**
- * The error statuses an operation can answer (CONTRACT §7), derived from what the
- * resource declares: 403 only where someone may be refused, 404 for items and nested
- * collections, 409 where a unique field or a state machine can conflict, and the body
- * statuses (413, 415, 422, and 503 when the server holds too many bodies) only for
- * writes with a body.
- */
-function errorStatuses(definition: ResourceDefinition, kind: 'collection' | 'item', operation: Operation): number[] {
-  const statuses = [400, 401, 406, 429];
-  const restricted = definition.fields.some((rule) => rule.access === 'restricted');
-  if (PERMISSIONS[definition.collection][operation] !== 'anyone' || ((operation === 'create' || operation === 'update') && restricted)) {
-    statuses.push(403);
-  }
-  if (kind === 'item' || definition.parent !== undefined) statuses.push(404);
-  const unique = definition.fields.some((rule) => rule.uniqueIgnoringCase === true);
-  if ((operation === 'create' || operation === 'update') && unique) statuses.push(409);
-  if (operation === 'update' && definition.completeWrite !== undefined && restricted) statuses.push(409);
-  if (operation === 'update' || operation === 'delete') statuses.push(412);
-  if (operation === 'create' || operation === 'update') statuses.push(413, 415, 422, 503);
-  return [...new Set(statuses)].sort((a, b) => a - b);
-}
-
-const SUCCESS_HEADERS: Json = {
-  'X-Request-Id': { description: 'echoes a sane client value, else a generated id', schema: { type: 'string' } },
-};
-
-function componentName(definition: ResourceDefinition, language: Language, suffix = ''): string {
-  const base = definition.singular.charAt(0).toUpperCase() + definition.singular.slice(1);
-  return `${base}${suffix}${language === 'en' ? '' : '_pt'}`;
-}
-
-const reference = (name: string): Json => ({ $ref: `#/components/schemas/${name}` });
-
-function jsonContent(schema: Json): Json {
-  return { 'application/json': { schema } };
-}
-
-function problemResponse(status: number): Json {
-  const problem = reference('Problem');
-  return {
-    description: STATUS_TITLES[status] ?? 'Error',
-    content: { 'application/json': { schema: problem }, 'application/problem+json': { schema: problem } },
-  };
-}
-
-function responses(success: Record<number, Json>, errors: readonly number[]): Json {
-  const all: Json = {};
-  for (const [status, response] of Object.entries(success)) all[status] = response;
-  for (const status of errors) all[String(status)] = problemResponse(status);
-  all['default'] = { ...problemResponse(500), description: 'Internal Server Error: the server failed (quote the request_id)' };
-  return all;
-}
-
-/** `/v1/users/:user_id/orders` → `/v1/users/{user_id}/orders`, with its path parameters. */
-function openApiPath(pattern: string): { path: string; parameters: Json[] } {
-  const parameters: Json[] = [];
-  const path = pattern.replace(/:([a-z_]+)/g, (_, name: string) => {
-    parameters.push({ name, in: 'path', required: true, description: 'a positive integer id', schema: { type: 'integer', minimum: 1 } });
-    return `{${name}}`;
-  });
-  return { path, parameters };
-}
-
-function listParameters(definition: ResourceDefinition, language: Language): Json[] {
-  const sortable = definition.fields.filter((rule) => rule.sort === true).map((rule) => translate(rule.name, language));
-  const parameters: Json[] = [
-    { name: translate('page', language), in: 'query', description: 'page number (alias: page/pagina)', schema: { type: 'integer', minimum: 1, default: 1 } },
-    { name: translate('limit', language), in: 'query', description: 'page size (alias: limit/limite)', schema: { type: 'integer', minimum: 1, maximum: MAX_PAGE_SIZE, default: 20 } },
-    {
-      name: translate('sort', language),
-      in: 'query',
-      description: `comma-separated fields, "-" for descending, ties by id: ${sortable.join(', ')}`,
-      schema: { type: 'string', pattern: `^-?(${sortable.join('|')})(,-?(${sortable.join('|')}))*$` },
-    },
-  ];
-  for (const rule of definition.fields.filter((candidate) => candidate.filter === true)) {
-    const schema = rule.values === undefined ? { type: 'string', minLength: 1 } : { type: 'string', enum: [...rule.values] };
-    parameters.push({ name: translate(rule.name, language), in: 'query', description: 'equality filter', schema });
-  }
-  return parameters;
-}
-
-const IF_NONE_MATCH = { name: 'If-None-Match', in: 'header', description: 'answer 304 when the ETag matches', schema: { type: 'string' } };
-const IF_MATCH = { name: 'If-Match', in: 'header', description: 'refuse with 412 unless the ETag matches', schema: { type: 'string' } };
-const IDEMPOTENCY_KEY = {
-  name: 'Idempotency-Key',
-  in: 'header',
-  description: 'a retry with the same key and body replays the first answer',
-  schema: { type: 'string', minLength: 1, maxLength: 255 },
-};
-
-/** Who may call an operation (the permission table, auth/permissions.ts), in words. */
-function audienceText(definition: ResourceDefinition, operation: Operation): string {
-  const audience = PERMISSIONS[definition.collection][operation];
-  if (audience === 'admin') return 'Who: an admin only.';
-  if (audience === 'anyone') return 'Who: any logged-in user.';
-  return `Who: the user the ${definition.owner === 'self' ? 'record is' : 'records belong to'}, or an admin.`;
-}
-
-function resourceOperations(route: ResourceRoute): Json {
-  const { definition, language } = route;
-  const who = (operation: Operation): Json => ({ description: audienceText(definition, operation) });
-  const record = reference(componentName(definition, language));
-  const body = (kind: BodyKind, mediaTypes: readonly string[]): Json => ({
-    required: true,
-    content: Object.fromEntries(mediaTypes.map((type) => [type, { schema: reference(componentName(definition, language, bodySuffix(kind))) }])),
-  });
-  const etagHeader = { ETag: { description: 'strong validator of the record', schema: { type: 'string' } }, ...SUCCESS_HEADERS };
-  const tag = translate(definition.collection, language);
-  const id = (verb: string): string => `${verb}${componentName(definition, language)}${route.kind === 'collection' && verb === 'list' ? 's' : ''}`;
-  if (route.kind === 'collection') {
-    return {
-      get: {
-        operationId: id('list'),
-        tags: [tag],
-        summary: `List ${tag}`,
-        ...who('list'),
-        parameters: listParameters(definition, language),
-        responses: responses(
-          {
-            200: { description: 'a page of records', headers: { Link: { schema: { type: 'string' } }, ...SUCCESS_HEADERS }, content: jsonContent(reference(componentName(definition, language, 'List'))) },
-            304: { description: 'Not Modified' },
-          },
-          errorStatuses(definition, 'collection', 'list'),
-        ),
-      },
-      post: {
-        operationId: id('create'),
-        tags: [tag],
-        summary: `Create a ${definition.singular}`,
-        ...who('create'),
-        parameters: [IDEMPOTENCY_KEY],
-        requestBody: body('create', ['application/json']),
-        responses: responses(
-          { 201: { description: 'Created; Location holds the new record', headers: { Location: { schema: { type: 'string' } }, ...etagHeader }, content: jsonContent(reference(componentName(definition, language, 'Created'))) } },
-          errorStatuses(definition, 'collection', 'create'),
-        ),
-      },
-    };
-  }
-  const ok = { description: 'the record', headers: etagHeader, content: jsonContent(record) };
-  return {
-    get: { operationId: id('read'), tags: [tag], summary: `Read a ${definition.singular}`, ...who('read'), parameters: [IF_NONE_MATCH], responses: responses({ 200: ok, 304: { description: 'Not Modified' } }, errorStatuses(definition, 'item', 'read')) },
-    put: { operationId: id('replace'), tags: [tag], summary: `Replace a ${definition.singular}`, ...who('update'), parameters: [IF_MATCH], requestBody: body('replace', ['application/json']), responses: responses({ 200: ok }, errorStatuses(definition, 'item', 'update')) },
-    patch: {
-      operationId: id('patch'),
-      tags: [tag],
-      summary: `Change a ${definition.singular} (JSON Merge Patch)`,
-      ...who('update'),
-      parameters: [IF_MATCH],
-      requestBody: body('patch', ['application/merge-patch+json', 'application/json']),
-      responses: responses({ 200: ok }, errorStatuses(definition, 'item', 'update')),
-    },
-    delete: { operationId: id('delete'), tags: [tag], summary: `Delete a ${definition.singular}`, ...who('delete'), parameters: [IF_MATCH], responses: responses({ 204: { description: 'deleted' } }, errorStatuses(definition, 'item', 'delete')) },
-  };
-}
-
-type ResourceRoute = Extract<RouteSpec, { kind: 'collection' | 'item' }>;
 
 function isResourceRoute(route: RouteSpec): route is ResourceRoute {
   return route.kind === 'collection' || route.kind === 'item';
 }
 
-function bodySuffix(kind: BodyKind): string {
-  return kind === 'create' ? 'Create' : kind === 'replace' ? 'Replace' : 'Patch';
+/**
+ * `/v1/users/:user_id/orders` → `/v1/users/{user_id}/orders`, its path parameters, and
+ * the concrete path of the examples: an item path names the record its collection's
+ * create example makes, a parent is the example parent (examples.ts).
+ */
+function openApiPath(route: RouteSpec): { path: string; parameters: Json[]; example: string } {
+  const parameters: Json[] = [];
+  const names = [...route.pattern.matchAll(/:([a-z_]+)/g)].map((match) => match[1] as string);
+  let example = route.pattern;
+  names.forEach((name, index) => {
+    const own = isResourceRoute(route) && route.kind === 'item' && index === names.length - 1;
+    const id = own ? resourceExamples(route.definition.collection, route.language).createdId : EXAMPLE_PARENT_ID;
+    example = example.replace(`:${name}`, String(id));
+    parameters.push(pathParameter(name, id));
+  });
+  return { path: route.pattern.replace(/:([a-z_]+)/g, '{$1}'), parameters, example };
 }
 
-const HTML_CONTENT: Json = { 'text/html': { schema: { type: 'string' } } };
+/** The noun of a path's HEAD and OPTIONS operationIds: `Users`, `User`, `UserOrdersPt`, `Health`. */
+function pathNoun(route: RouteSpec): string {
+  if (!isResourceRoute(route)) return SERVICE_NOUNS[route.kind];
+  const nouns = operationNouns(route.definition, route.language);
+  return route.kind === 'collection' ? nouns.many : nouns.one;
+}
 
-function fixedOperations(route: Exclude<RouteSpec, ResourceRoute>): Json {
-  const open = { security: [] };
-  switch (route.kind) {
-    case 'health':
-      return { get: { ...open, operationId: 'getHealth', summary: 'Liveness', responses: responses({ 200: { description: 'the process answers', content: jsonContent({ type: 'object' }) } }, [400]) } };
-    case 'readiness':
-      return { get: { ...open, operationId: 'getReadiness', summary: 'Readiness', responses: responses({ 200: { description: 'ready', content: jsonContent({ type: 'object' }) } }, [400, 503]) } };
-    case 'home':
-      return {
-        get: {
-          ...open,
-          operationId: 'getHomePage',
-          summary: 'The API explorer: an HTML page that describes this API and sends requests to it',
-          responses: responses({ 200: { description: 'the page', content: HTML_CONTENT }, 304: { description: 'Not Modified' } }, [400, 406]),
-        },
-      };
-    case 'index':
-      return {
-        get: {
-          ...open,
-          operationId: 'getIndex',
-          summary: 'The API index: links to every collection (the home page for a client that prefers text/html)',
-          responses: responses(
-            { 200: { description: 'links', content: { ...jsonContent({ type: 'object' }), ...HTML_CONTENT } }, 304: { description: 'Not Modified' } },
-            [400, 406],
-          ),
-        },
-      };
-    case 'openapi':
-      return { get: { ...open, operationId: 'getOpenApi', summary: 'This document', responses: responses({ 200: { description: 'OpenAPI 3.1', content: jsonContent({ type: 'object' }) }, 304: { description: 'Not Modified' } }, [400, 406]) } };
-    case 'tokens':
-      return {
-        post: {
-          ...open,
-          operationId: 'createToken',
-          tags: ['tokens'],
-          summary: 'Exchange credentials for a bearer token',
-          requestBody: { required: true, content: jsonContent(reference('Credentials')) },
-          responses: responses({ 201: { description: 'a token', content: jsonContent(reference('Token')) } }, [400, 401, 406, 413, 415, 422, 429, 503]),
-        },
-      };
+/** Adds HEAD after GET (GET's answers without bodies) and OPTIONS last, as the router answers them. */
+function withHeadAndOptions(operations: Json, route: RouteSpec, allow: string): Json {
+  const all: Json = {};
+  const get = operations['get'] as Json | undefined;
+  for (const [method, operation] of Object.entries(operations)) {
+    all[method] = operation;
+    if (method !== 'get' || get === undefined) continue;
+    all['head'] = {
+      ...get,
+      operationId: `head${pathNoun(route)}`,
+      summary: `${get['summary'] as string} (headers only)`,
+      description: `${get['description'] as string} HEAD answers as GET does, without the body (RFC 9110 §9.3.2).`,
+      responses: withoutBodies(get['responses'] as Json),
+    };
   }
+  const first = Object.values(operations)[0] as Json;
+  all['options'] = {
+    operationId: `options${pathNoun(route)}`,
+    tags: first['tags'],
+    summary: 'The methods this path answers',
+    description:
+      `Answers 204 with Allow: ${allow} (RFC 9110 §9.3.7), with no token and without using the rate limit. ` +
+      'With CORS_ORIGINS set, a browser\'s preflight from an allowed origin also gets the Access-Control-Allow-* headers here.',
+    security: [],
+    responses: responses({ 204: success('No Content: Allow lists the methods', SUCCESS_HEADERS.allow) }, [400], { requestOnly: true, readsBody: false }),
+  };
+  return all;
 }
+
+function tagOf(definition: ResourceDefinition, language: Language): Json {
+  const name = translate(definition.collection, language);
+  const parent = definition.parent === undefined ? undefined : RESOURCE_BY_COLLECTION.get(definition.parent.collection);
+  const nested = parent === undefined ? '' : `, under the ${parent.singular} they belong to`;
+  const description =
+    language === 'en'
+      ? `The ${definition.singular} records${nested}, with English paths and field names.`
+      : `The same ${definition.singular} records${nested}, with Portuguese paths and field names (CONTRACT §2).`;
+  return { name, description };
+}
+
+const SERVICE_TAGS: Json[] = [
+  { name: 'service', description: 'The home page, the API index and this document; no token needed.' },
+  { name: 'health', description: 'Liveness and readiness, for supervisors and load balancers; no token needed.' },
+  { name: 'tokens', description: 'Exchange an email and password for a bearer token (CONTRACT §6).' },
+];
 
 export function openApiDocument(routes: readonly RouteSpec[], endpointOf: (route: RouteSpec) => Endpoint): Json {
   const paths: Json = {};
-  const schemas: Record<string, Schema> = {
-    Problem: PROBLEM_SCHEMA,
-    Credentials: {
-      type: 'object',
-      required: ['email', 'password'],
-      additionalProperties: false,
-      properties: { email: { type: 'string' }, password: { type: 'string', writeOnly: true } },
-      examples: [{ email: 'alice@example.com', password: 'wonderland-42' }],
-    },
-    Token: {
-      type: 'object',
-      required: ['access_token', 'token_type', 'expires_in', 'user_id'],
-      properties: { access_token: { type: 'string' }, token_type: { const: 'Bearer' }, expires_in: { type: 'integer' }, user_id: { type: 'integer' } },
-    },
-  };
+  const schemas: Record<string, Schema> = { Problem: PROBLEM_SCHEMA, Token: TOKEN_SCHEMA };
+  const tags: Json[] = [...SERVICE_TAGS];
+  const indexLinks: Record<string, string> = {};
   for (const route of routes) {
-    const { path, parameters } = openApiPath(route.pattern);
-    const operations = isResourceRoute(route) ? resourceOperations(route) : fixedOperations(route);
-    const served = [...endpointOf(route).handlers.keys()].map((method) => method.toLowerCase());
-    if (JSON.stringify(Object.keys(operations).sort()) !== JSON.stringify(served.sort())) {
-      throw new Error(`OpenAPI operations for ${route.pattern} do not match the methods served`);
+    if (route.kind === 'index') indexLinks['self'] = route.pattern;
+    if (route.kind === 'openapi' || route.kind === 'tokens') indexLinks[route.kind] = route.pattern;
+    if (route.kind === 'collection' && route.definition.parent === undefined) indexLinks[translate(route.definition.collection, route.language)] = route.pattern;
+  }
+  for (const route of routes) {
+    const { path, parameters, example } = openApiPath(route);
+    const operations = isResourceRoute(route) ? resourceOperations(route, example) : serviceOperations(route as ServiceRoute, indexLinks);
+    const { allow } = endpointOf(route);
+    const item = withHeadAndOptions(operations, route, allow);
+    if (Object.keys(item).map((method) => method.toUpperCase()).join(', ') !== allow) {
+      throw new Error(`OpenAPI operations for ${route.pattern} do not match the methods served (${allow})`);
     }
-    paths[path] = parameters.length > 0 ? { parameters, ...operations } : operations;
+    paths[path] = parameters.length > 0 ? { parameters, ...item } : item;
+    if (route.kind === 'tokens') {
+      const users = RESOURCE_BY_COLLECTION.get('users');
+      if (users !== undefined) schemas['Credentials'] = credentialsSchema(users);
+    }
     if (route.kind === 'collection') {
       const { definition, language } = route;
+      tags.push(tagOf(definition, language));
       schemas[componentName(definition, language)] = recordSchema(definition, language);
       schemas[componentName(definition, language, 'Created')] = createdSchema(definition, language);
       schemas[componentName(definition, language, 'List')] = listSchema(`#/components/schemas/${componentName(definition, language)}`);
@@ -270,14 +141,27 @@ export function openApiDocument(routes: readonly RouteSpec[], endpointOf: (route
       title: 'plainrest',
       version: '1.0.0',
       description: 'Users, their orders and products, in English and Portuguese vocabularies. Errors are RFC 9457 problem details.',
+      contact: { name: 'plainrest maintainers' },
       license: { name: 'MIT', identifier: 'MIT' },
     },
-    servers: [{ url: '/' }],
+    servers: [{ url: '/', description: 'this server, whichever serves this document: local, staging or production', 'x-internal': false }],
     security: [{ bearer: [] }],
+    tags,
     paths,
     components: {
       schemas,
-      securitySchemes: { bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'from POST /v1/tokens' } },
+      responses: problemResponseComponents(paths),
+      headers: HEADER_COMPONENTS,
+      securitySchemes: {
+        bearer: {
+          type: 'http',
+          scheme: 'bearer',
+          bearerFormat: 'JWT',
+          description:
+            'A token from POST /v1/tokens: a JWT (RFC 7519) signed with HS256 and checked as RFC8725 advises: only HS256 is accepted ' +
+            '(alg none and algorithm substitution are refused), the signature is compared in constant time, and exp is required.',
+        },
+      },
     },
   };
 }

@@ -1,10 +1,15 @@
 // JSON Schemas (OpenAPI 3.1 uses JSON Schema 2020-12) derived from the resource
 // declarations, never written by hand: a record as it is read, and the bodies of
-// POST, PUT and PATCH, in either vocabulary.
+// POST, PUT and PATCH, in either vocabulary; plus the list envelope (CONTRACT §5), the
+// credentials and token of POST /v1/tokens (§6) and problem details (§7).
 
+import type { JsonValue } from '../json.js';
 import type { FieldRule, ResourceDefinition } from '../resources/definition.js';
 import type { Language } from '../vocabulary.js';
 import { translate } from '../vocabulary.js';
+import { ERROR_STATUS, STATUS_TITLES } from '../http/errors.js';
+import { MAX_PAGE_SIZE } from '../http/list-query.js';
+import { EXAMPLE_CREDENTIALS, resourceExamples, translateKeys } from './examples.js';
 
 export type Schema = { readonly [keyword: string]: unknown };
 export type BodyKind = 'create' | 'replace' | 'patch';
@@ -22,7 +27,7 @@ function valueSchema(rule: FieldRule, language: Language, kind: BodyKind | 'reco
     case 'email':
       return { type: 'string', format: 'email', ...bound('maxLength', rule.max) };
     case 'money':
-      return { type: 'number', multipleOf: 0.01, ...bound('minimum', rule.min), ...bound('maximum', rule.max) };
+      return { type: 'number', ...bound('minimum', rule.min), ...bound('maximum', rule.max), ...MONEY };
     case 'integer':
       return { type: 'integer', ...bound('minimum', rule.min), ...bound('maximum', rule.max) };
     case 'enum':
@@ -37,6 +42,18 @@ function valueSchema(rule: FieldRule, language: Language, kind: BodyKind | 'reco
       };
   }
 }
+
+/**
+ * Money has at most two decimals, and the server checks that exactly (validation.ts).
+ * The document does not say so with `multipleOf: 0.01`: standard validators (Ajv's
+ * defaults, which Prism uses) divide in binary floating point, where 19.99 / 0.01 is
+ * 1998.9999999999998, and would refuse valid prices. It says it in words and in an
+ * extension that tools ignore unless they know it.
+ */
+export const MONEY = {
+  description: 'an amount with at most two decimal places (checked exactly by the server)',
+  'x-max-decimal-places': 2,
+} as const;
 
 function bound(keyword: string, value: number | undefined): Record<string, number> {
   return value === undefined ? {} : { [keyword]: value };
@@ -76,40 +93,15 @@ export function recordSchema(definition: ResourceDefinition, language: Language)
   return objectSchema(definition.fields, language, 'record');
 }
 
+/** A request body's schema; `examples` holds the body the explorer's forms start from (src/home). */
 export function bodySchema(definition: ResourceDefinition, language: Language, kind: BodyKind): Schema {
-  const schema = { ...objectSchema(definition.fields, language, kind), examples: [exampleBody(definition.fields, language, kind)] };
+  const schema = { ...objectSchema(definition.fields, language, kind), examples: [exampleBody(definition, language, kind)] };
   return kind === 'patch' ? { ...schema, description: 'a JSON Merge Patch (RFC 7396): null removes an optional field' } : schema;
 }
 
-/** A plausible value for a field, for the document's examples (and the explorer's forms). */
-function exampleValue(rule: FieldRule, language: Language): unknown {
-  switch (rule.type) {
-    case 'email':
-      return 'ada@example.com';
-    case 'password':
-      return 'correct-horse-battery';
-    case 'money':
-      return 9.99;
-    case 'integer':
-      return rule.min ?? 1;
-    case 'enum':
-      return rule.default ?? rule.values?.[0];
-    case 'list':
-      return [exampleBody(rule.of ?? [], language, 'create')];
-    case 'string':
-      return rule.name === 'category' ? 'tea' : rule.name === 'name' ? 'Example' : 'Some text';
-    case 'id':
-    case 'timestamp':
-      return undefined;
-  }
-}
-
-/** A body that the server accepts: required fields for POST and PUT (and a password for a new user), one field for PATCH. */
-function exampleBody(rules: readonly FieldRule[], language: Language, kind: BodyKind): Record<string, unknown> {
-  const writable = rules.filter((rule) => rule.access === 'client');
-  const secrets = kind === 'create' ? rules.filter((rule) => rule.access === 'write-only') : [];
-  const chosen = kind === 'patch' ? writable.slice(0, 1) : [...writable.filter((rule) => rule.required === true), ...secrets];
-  return Object.fromEntries(chosen.map((rule) => [translate(rule.name, language), exampleValue(rule, language)]));
+/** The example body of a POST, PUT or PATCH, in the vocabulary of `language` (openapi/examples.ts). */
+export function exampleBody(definition: ResourceDefinition, language: Language, kind: BodyKind): JsonValue {
+  return translateKeys(resourceExamples(definition.collection, language)[kind], language);
 }
 
 export function createdSchema(definition: ResourceDefinition, language: Language): Schema {
@@ -121,6 +113,7 @@ export function createdSchema(definition: ResourceDefinition, language: Language
 }
 
 const LINK = { type: ['string', 'null'], description: 'a relative reference to another page of the same list' };
+const COUNT = { type: 'integer', minimum: 0 };
 
 export function listSchema(recordReference: string): Schema {
   return {
@@ -128,16 +121,16 @@ export function listSchema(recordReference: string): Schema {
     required: ['data', 'meta', 'links'],
     additionalProperties: false,
     properties: {
-      data: { type: 'array', items: { $ref: recordReference } },
+      data: { type: 'array', maxItems: MAX_PAGE_SIZE, items: { $ref: recordReference } },
       meta: {
         type: 'object',
         required: ['page', 'limit', 'total', 'pages'],
         additionalProperties: false,
         properties: {
-          page: { type: 'integer', minimum: 1 },
-          limit: { type: 'integer', minimum: 1, maximum: 100 },
-          total: { type: 'integer', minimum: 0 },
-          pages: { type: 'integer', minimum: 0 },
+          page: { ...COUNT, minimum: 1 },
+          limit: { type: 'integer', minimum: 1, maximum: MAX_PAGE_SIZE },
+          total: COUNT,
+          pages: COUNT,
         },
       },
       links: {
@@ -150,25 +143,59 @@ export function listSchema(recordReference: string): Schema {
   };
 }
 
-/** RFC 9457 problem details with this API's members. */
+/** The body of POST /v1/tokens, bounded as the users' own email and password are (resources/users.ts). */
+export function credentialsSchema(users: ResourceDefinition): Schema {
+  const maxLength = (name: string): number | undefined => users.fields.find((rule) => rule.name === name)?.max;
+  return {
+    type: 'object',
+    required: ['email', 'password'],
+    additionalProperties: false,
+    properties: {
+      email: { type: 'string', minLength: 1, ...bound('maxLength', maxLength('email')) },
+      password: { type: 'string', writeOnly: true, minLength: 1, ...bound('maxLength', maxLength('password')) },
+    },
+    examples: [EXAMPLE_CREDENTIALS],
+  };
+}
+
+export const TOKEN_SCHEMA: Schema = {
+  type: 'object',
+  required: ['access_token', 'token_type', 'expires_in', 'user_id'],
+  additionalProperties: false,
+  properties: {
+    access_token: { type: 'string', description: 'a JWT signed with HS256 (RFC 7519)' },
+    token_type: { type: 'string', const: 'Bearer' },
+    expires_in: { type: 'integer', minimum: 1, description: 'seconds the token stays valid (TOKEN_TTL_SECONDS)' },
+    user_id: { type: 'integer', minimum: 1 },
+  },
+};
+
+/** The longest request target the server reads (MAX_URL_LENGTH in app.ts, which imports this module's users); a problem's instance is its path. */
+export const MAX_TARGET_LENGTH = 8192;
+
+/** A request id (http/request-id.ts): the client's own when sane, else one the server made. */
+export const REQUEST_ID_SCHEMA = { type: 'string', pattern: '^[A-Za-z0-9._:-]{1,128}$', maxLength: 128 } as const;
+
+/** RFC 9457 problem details with this API's members: the title is the status's reason phrase and the code one of the table's (http/errors.ts). */
 export const PROBLEM_SCHEMA: Schema = {
   type: 'object',
   required: ['type', 'title', 'status', 'code', 'detail', 'request_id'],
   properties: {
     type: { type: 'string', const: 'about:blank' },
-    title: { type: 'string' },
-    status: { type: 'integer', minimum: 400, maximum: 599 },
-    code: { type: 'string', pattern: '^[a-z_]+$' },
+    title: { type: 'string', enum: [...new Set(Object.values(STATUS_TITLES))] },
+    status: { type: 'integer', format: 'int32', minimum: 400, maximum: 599 },
+    code: { type: 'string', enum: Object.keys(ERROR_STATUS) },
     detail: { type: 'string' },
-    instance: { type: 'string' },
-    request_id: { type: 'string' },
+    instance: { type: 'string', format: 'uri-reference', maxLength: MAX_TARGET_LENGTH, description: 'the path of the request' },
+    request_id: REQUEST_ID_SCHEMA,
     errors: {
       type: 'array',
+      description: 'one entry per offending field or query parameter (on 400 and 422)',
       items: {
         type: 'object',
         required: ['field', 'code', 'message'],
         additionalProperties: false,
-        properties: { field: { type: 'string' }, code: { type: 'string' }, message: { type: 'string' } },
+        properties: { field: { type: 'string' }, code: { type: 'string', pattern: '^[a-z_]+$' }, message: { type: 'string' } },
       },
     },
   },

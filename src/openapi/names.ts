@@ -1,0 +1,36 @@
+// How the document names things: schema components (`Order`, `OrderCreate_pt`), the
+// nouns of operationIds (`listUserOrders`, `readUserOrderPt`), and the article before a
+// noun in a summary ("Create an order").
+
+import type { ResourceDefinition } from '../resources/definition.js';
+import { RESOURCE_BY_COLLECTION } from '../resources/index.js';
+import type { Language } from '../vocabulary.js';
+
+const capitalized = (word: string): string => word.charAt(0).toUpperCase() + word.slice(1);
+
+/** `a user`, `an order`: "an" before a vowel sound; a "u" read as "you" (user, unit) takes "a". */
+export function withArticle(noun: string): string {
+  return /^(?:[aeio]|u(?![b-df-hj-np-tv-z][aeiouy]))/i.test(noun) ? `an ${noun}` : `a ${noun}`;
+}
+
+/** The declarations from the root down to `definition` (an order: users, orders). */
+function lineage(definition: ResourceDefinition): ResourceDefinition[] {
+  const parent = definition.parent === undefined ? undefined : RESOURCE_BY_COLLECTION.get(definition.parent.collection);
+  return parent === undefined ? [definition] : [...lineage(parent), definition];
+}
+
+/** The nouns of operationIds: `User` and `Users`, `UserOrder` and `UserOrders`; `Pt` ends the Portuguese ones. */
+export function operationNouns(definition: ResourceDefinition, language: Language): { one: string; many: string } {
+  const ancestors = lineage(definition).slice(0, -1).map((ancestor) => capitalized(ancestor.singular)).join('');
+  const suffix = language === 'en' ? '' : capitalized(language);
+  return { one: `${ancestors}${capitalized(definition.singular)}${suffix}`, many: `${ancestors}${capitalized(definition.collection)}${suffix}` };
+}
+
+export function componentName(definition: ResourceDefinition, language: Language, suffix = ''): string {
+  return `${capitalized(definition.singular)}${suffix}${language === 'en' ? '' : `_${language}`}`;
+}
+
+/** A reference to a schema component. */
+export function schemaReference(name: string): Record<string, unknown> {
+  return { $ref: `#/components/schemas/${name}` };
+}

@@ -1,0 +1,75 @@
+// The parameters the document describes, each with an example: a path's ids, a list's
+// page, limit, sort and filters (CONTRACT §5), the conditional headers (RFC 9110 §13.1)
+// and Idempotency-Key (IETF draft "The Idempotency-Key HTTP Header Field").
+
+import { MAX_PAGE_SIZE } from '../http/list-query.js';
+import type { ResourceDefinition } from '../resources/definition.js';
+import type { Language } from '../vocabulary.js';
+import { translate } from '../vocabulary.js';
+import { EXAMPLE_STALE_ETAG, resourceExamples } from './examples.js';
+
+type Json = Record<string, unknown>;
+
+/** An id in a path; the router reads at most the safe integers (router.ts), a larger one is a 404. */
+export function pathParameter(name: string, example: number): Json {
+  const schema = { type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER };
+  return { name, in: 'path', required: true, description: 'a positive integer id', schema, example };
+}
+
+export function listParameters(definition: ResourceDefinition, language: Language): Json[] {
+  const query = resourceExamples(definition.collection, language).query;
+  const sortable = definition.fields.filter((rule) => rule.sort === true).map((rule) => translate(rule.name, language));
+  const sortExample = (query['sort'] ?? 'id').replace(/[a-z_]+/g, (name) => translate(name, language));
+  const parameters: Json[] = [
+    { name: translate('page', language), in: 'query', description: 'page number (alias: page/pagina)', schema: { type: 'integer', minimum: 1, default: 1 }, example: 1 },
+    {
+      name: translate('limit', language),
+      in: 'query',
+      description: 'page size (alias: limit/limite)',
+      schema: { type: 'integer', minimum: 1, maximum: MAX_PAGE_SIZE, default: 20 },
+      example: 20,
+    },
+    {
+      name: translate('sort', language),
+      in: 'query',
+      description: `comma-separated fields, "-" for descending, ties by id: ${sortable.join(', ')}`,
+      // Each field at most once, each with its "-": no longer than all of them listed.
+      schema: {
+        type: 'string',
+        pattern: `^-?(${sortable.join('|')})(,-?(${sortable.join('|')}))*$`,
+        maxLength: sortable.reduce((length, name) => length + name.length + 2, -1),
+      },
+      example: sortExample,
+    },
+  ];
+  for (const rule of definition.fields.filter((candidate) => candidate.filter === true)) {
+    const schema = rule.values === undefined ? { type: 'string', minLength: 1, ...(rule.max === undefined ? {} : { maxLength: rule.max }) } : { type: 'string', enum: [...rule.values] };
+    parameters.push({ name: translate(rule.name, language), in: 'query', description: 'equality filter', schema, example: query[rule.name] });
+  }
+  return parameters;
+}
+
+export const IF_NONE_MATCH = {
+  name: 'If-None-Match',
+  in: 'header',
+  description: 'answer 304 without a body while an ETag you hold still matches (RFC 9110 §13.1.2)',
+  schema: { type: 'string' },
+  example: EXAMPLE_STALE_ETAG,
+};
+export const IF_MATCH = {
+  name: 'If-Match',
+  in: 'header',
+  description: 'refuse with 412 unless the record\'s current ETag matches (RFC 9110 §13.1.1); * matches any current record',
+  schema: { type: 'string' },
+  example: '*',
+};
+
+export function idempotencyKey(example: string): Json {
+  return {
+    name: 'Idempotency-Key',
+    in: 'header',
+    description: 'a retry with the same key and body within 24 hours replays the first answer instead of creating again; the same key with another body is a 422',
+    schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7e]+$' },
+    example,
+  };
+}

@@ -1,0 +1,160 @@
+// The operations of a collection path and an item path (CONTRACT §4, §5), in one
+// vocabulary, read from the resource declaration: list and create, read, replace,
+// patch and delete, each with its parameters, body, answers and examples. HEAD and
+// OPTIONS are added for every path by document.ts.
+
+import type { Operation } from '../auth/permissions.js';
+import { PERMISSIONS } from '../auth/permissions.js';
+import type { ResourceDefinition } from '../resources/definition.js';
+import { RESOURCE_BY_COLLECTION } from '../resources/index.js';
+import type { RouteSpec } from '../routes.js';
+import { translate } from '../vocabulary.js';
+import { exampleRecord, listExample } from './examples.js';
+import { SUCCESS_HEADERS } from './headers.js';
+import { componentName, operationNouns, schemaReference as reference, withArticle } from './names.js';
+import { IF_MATCH, IF_NONE_MATCH, idempotencyKey, listParameters } from './parameters.js';
+import type { ErrorContext } from './responses.js';
+import { jsonContent, responses, success } from './responses.js';
+import type { BodyKind } from './schemas.js';
+import { exampleBody } from './schemas.js';
+
+type Json = Record<string, unknown>;
+
+export type ResourceRoute = Extract<RouteSpec, { kind: 'collection' | 'item' }>;
+
+/** Who may call an operation (the permission table, auth/permissions.ts), in words. */
+function audienceText(definition: ResourceDefinition, operation: Operation): string {
+  const audience = PERMISSIONS[definition.collection][operation];
+  if (audience === 'admin') return 'Who: an admin only.';
+  if (audience === 'anyone') return 'Who: any logged-in user.';
+  return `Who: the user the ${definition.owner === 'self' ? 'record is' : 'records belong to'}, or an admin.`;
+}
+
+/**
+ * The error statuses an operation can answer (CONTRACT §7), derived from what the
+ * resource declares: 403 only where someone may be refused, 404 for items and nested
+ * collections, 409 where a unique field or a state machine can conflict, and the body
+ * statuses (413, 415, 422, and 503 when the server holds too many bodies) only for
+ * writes with a body.
+ */
+function errorStatuses(definition: ResourceDefinition, kind: 'collection' | 'item', operation: Operation): number[] {
+  const statuses = [400, 401, 406, 429];
+  const restricted = definition.fields.some((rule) => rule.access === 'restricted');
+  if (PERMISSIONS[definition.collection][operation] !== 'anyone' || ((operation === 'create' || operation === 'update') && restricted)) {
+    statuses.push(403);
+  }
+  if (kind === 'item' || definition.parent !== undefined) statuses.push(404);
+  const unique = definition.fields.some((rule) => rule.uniqueIgnoringCase === true);
+  if ((operation === 'create' || operation === 'update') && unique) statuses.push(409);
+  if (operation === 'update' && definition.completeWrite !== undefined && restricted) statuses.push(409);
+  if (operation === 'update' || operation === 'delete') statuses.push(412);
+  if (operation === 'create' || operation === 'update') statuses.push(413, 415, 422, 503);
+  return [...new Set(statuses)].sort((a, b) => a - b);
+}
+
+/** The operations of one collection or item path; `path` is its concrete example path. */
+export function resourceOperations(route: ResourceRoute, path: string): Json {
+  const { definition, language } = route;
+  const nouns = operationNouns(definition, language);
+  const tag = translate(definition.collection, language);
+  const a = withArticle(definition.singular);
+  const unique = definition.fields.find((rule) => rule.uniqueIgnoringCase === true);
+  const context = (readsBody: boolean, patch = false): ErrorContext => ({ readsBody, patch, conflict: unique === undefined ? 'state' : 'duplicate' });
+  const body = (kind: BodyKind, mediaTypes: readonly string[]): Json => {
+    const media = { schema: reference(componentName(definition, language, bodySuffix(kind))), example: exampleBody(definition, language, kind) };
+    return { required: true, content: Object.fromEntries(mediaTypes.map((type) => [type, media])) };
+  };
+  const record = exampleRecord(definition, language);
+  const readAnswer = success('the record', SUCCESS_HEADERS.etag, jsonContent(reference(componentName(definition, language)), record));
+
+  if (route.kind === 'collection') {
+    const created = definition.createdFields === undefined ? record : Object.fromEntries(definition.createdFields.map((name) => [translate(name, language), record[translate(name, language)] ?? null]));
+    const filters = definition.fields.filter((rule) => rule.filter === true).map((rule) => translate(rule.name, language));
+    return {
+      get: {
+        operationId: `list${nouns.many}`,
+        tags: [tag],
+        summary: `List ${definition.collection}`,
+        description:
+          `A page of ${definition.collection}${filters.length > 0 ? `, filtered by ${filters.join(' and ')} when given` : ''}, in the list envelope; ` +
+          `the links to the other pages keep the filters and sort, and are also in the Link header (CONTRACT §5). ${audienceText(definition, 'list')}`,
+        parameters: [...listParameters(definition, language), IF_NONE_MATCH],
+        responses: responses(
+          {
+            200: success('a page of records', { ...SUCCESS_HEADERS.listEtag, ...SUCCESS_HEADERS.link }, jsonContent(reference(componentName(definition, language, 'List')), listExample(definition, language, path))),
+            304: success('Not Modified: the page is as it was when its ETag was sent', SUCCESS_HEADERS.listEtag),
+          },
+          errorStatuses(definition, 'collection', 'list'),
+          context(false),
+        ),
+      },
+      post: {
+        operationId: `create${nouns.one}`,
+        tags: [tag],
+        summary: `Create ${a}`,
+        description:
+          `Creates ${a} and answers 201 with ${definition.createdFields === undefined ? 'it' : `its ${definition.createdFields.join(' and ')}`}, its Location and its ETag. ` +
+          `With an Idempotency-Key, a retry replays the first answer (Idempotent-Replayed: true) instead of creating another. ${audienceText(definition, 'create')}`,
+        parameters: [idempotencyKey(`create${nouns.one}-example-1`)],
+        requestBody: body('create', ['application/json']),
+        responses: responses(
+          { 201: success('Created: the new record, which Location names', SUCCESS_HEADERS.created, jsonContent(reference(componentName(definition, language, 'Created')), created)) },
+          errorStatuses(definition, 'collection', 'create'),
+          context(true),
+        ),
+      },
+    };
+  }
+  const keptOnReplace = definition.fields.filter((rule) => rule.access === 'restricted' || rule.access === 'write-only').map((rule) => translate(rule.name, language));
+  const children = [...RESOURCE_BY_COLLECTION.values()].filter((child) => child.parent?.collection === definition.collection);
+  const updated = (patch: boolean): Json => responses({ 200: readAnswer }, errorStatuses(definition, 'item', 'update'), context(true, patch));
+  return {
+    get: {
+      operationId: `read${nouns.one}`,
+      tags: [tag],
+      summary: `Read ${a}`,
+      description: `The ${definition.singular} with this id and its ETag; If-None-Match with that ETag answers 304. ${audienceText(definition, 'read')}`,
+      parameters: [IF_NONE_MATCH],
+      responses: responses(
+        { 200: readAnswer, 304: success('Not Modified: the record is as it was when its ETag was sent', SUCCESS_HEADERS.etag) },
+        errorStatuses(definition, 'item', 'read'),
+        context(false),
+      ),
+    },
+    put: {
+      operationId: `replace${nouns.one}`,
+      tags: [tag],
+      summary: `Replace ${a}`,
+      description:
+        `Replaces the fields a client writes: absent optional ones are removed, absent required ones are a 422` +
+        `${keptOnReplace.length > 0 ? `, and ${keptOnReplace.join(' and ')} stay as they are when absent` : ''}. ` +
+        `Repeating it changes nothing. ${audienceText(definition, 'update')}`,
+      parameters: [IF_MATCH],
+      requestBody: body('replace', ['application/json']),
+      responses: updated(false),
+    },
+    patch: {
+      operationId: `patch${nouns.one}`,
+      tags: [tag],
+      summary: `Change ${a} (JSON Merge Patch)`,
+      description: `Changes the fields the body names (JSON Merge Patch, RFC 7396); null removes an optional field. ${audienceText(definition, 'update')}`,
+      parameters: [IF_MATCH],
+      requestBody: body('patch', ['application/merge-patch+json', 'application/json']),
+      responses: updated(true),
+    },
+    delete: {
+      operationId: `delete${nouns.one}`,
+      tags: [tag],
+      summary: `Delete ${a}`,
+      description:
+        `Deletes the ${definition.singular}${children.length > 0 ? ` and its ${children.map((child) => child.collection).join(' and ')}` : ''}; ` +
+        `a second DELETE of the same id is a 404. ${audienceText(definition, 'delete')}`,
+      parameters: [IF_MATCH],
+      responses: responses({ 204: success('Deleted: no body') }, errorStatuses(definition, 'item', 'delete'), context(false)),
+    },
+  };
+}
+
+export function bodySuffix(kind: BodyKind): string {
+  return kind === 'create' ? 'Create' : kind === 'replace' ? 'Replace' : 'Patch';
+}

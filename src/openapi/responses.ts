@@ -1,0 +1,188 @@
+// The answers an operation documents: successes as the operation gives them, and each
+// error status as a shared component (components/responses): a problem-details body
+// (RFC 9457) in either media type, with an example, plus the headers every answer
+// carries (headers.ts). A HEAD operation has the same answers without their bodies
+// (RFC 9110 §9.3.2), so each error component has a twin without content.
+
+import { STATUS_TITLES } from '../http/errors.js';
+import { EXAMPLE_REQUEST_ID } from './examples.js';
+import { errorHeaders, everyAnswerHeaders, SUCCESS_HEADERS } from './headers.js';
+
+type Json = Record<string, unknown>;
+
+/** Which variant of an error an operation meets: about its body or its query, a login or a token, a duplicate or a state. */
+export interface ErrorContext {
+  /** Nothing but the request line and headers is read (OPTIONS): a 400 is about them. */
+  readonly requestOnly?: boolean;
+  readonly readsBody: boolean;
+  readonly login?: boolean;
+  readonly conflict?: 'duplicate' | 'state';
+  /** PATCH: a 415 names the patch media types in Accept-Patch. */
+  readonly patch?: boolean;
+}
+
+/** When each error status is answered (CONTRACT §7), for the response descriptions. */
+const WHEN: Readonly<Record<number, string>> = {
+  400: 'a query parameter is unknown, repeated or out of range, or the body is not a JSON object',
+  401: 'no token, or a token that is malformed, badly signed, expired or of a deleted user',
+  403: 'the caller may not do this',
+  404: 'no such record (or parent record)',
+  406: 'Accept excludes every media type this address serves',
+  409: 'a duplicate value, or a change the record\'s state does not allow',
+  412: 'If-Match does not match the current ETag',
+  413: 'the body is larger than MAX_BODY_BYTES',
+  415: 'the body\'s Content-Type is not one this operation reads',
+  422: 'the body is JSON but breaks the rules (every offending field is listed)',
+  429: 'the client has used its requests for now; wait Retry-After seconds',
+  503: 'the server is busy, shutting down, or cannot store writes',
+};
+
+interface ProblemVariant {
+  readonly name: string;
+  readonly status: number;
+  readonly code: string;
+  readonly detail: string;
+  readonly instance: string;
+  readonly errors?: readonly Json[];
+  /** Headers of this variant beyond those of its status. */
+  readonly headers?: Json;
+}
+
+/** Every error answer the document names, with its example. */
+const VARIANTS: readonly ProblemVariant[] = [
+  {
+    name: 'BadQuery',
+    status: 400,
+    code: 'invalid_query',
+    detail: 'invalid query parameter: limit',
+    instance: '/v1/products',
+    errors: [{ field: 'limit', code: 'invalid_value', message: 'must be an integer from 1 to 100' }],
+  },
+  { name: 'MalformedRequest', status: 400, code: 'malformed_request', detail: 'a request carries one Host header, not several', instance: '/v1/products' },
+  { name: 'MalformedBody', status: 400, code: 'malformed_json', detail: 'the body is not valid JSON in UTF-8', instance: '/v1/products' },
+  {
+    name: 'Unauthenticated',
+    status: 401,
+    code: 'unauthenticated',
+    detail: 'send a bearer token: Authorization: Bearer <token> (get one from POST /v1/tokens)',
+    instance: '/v1/users/1/orders',
+  },
+  { name: 'InvalidCredentials', status: 401, code: 'invalid_credentials', detail: 'the email or the password is wrong', instance: '/v1/tokens' },
+  { name: 'Forbidden', status: 403, code: 'forbidden', detail: 'only an admin may create products here', instance: '/v1/products' },
+  { name: 'NotFound', status: 404, code: 'record_not_found', detail: 'no order has id 99 here', instance: '/v1/users/1/orders/99' },
+  { name: 'NotAcceptable', status: 406, code: 'not_acceptable', detail: 'this API answers only with application/json', instance: '/v1/products' },
+  { name: 'Duplicate', status: 409, code: 'duplicate_value', detail: 'another user already has this email', instance: '/v1/users' },
+  { name: 'InvalidTransition', status: 409, code: 'invalid_transition', detail: 'an order cannot go from shipped to pending', instance: '/v1/users/1/orders/1' },
+  { name: 'PreconditionFailed', status: 412, code: 'precondition_failed', detail: 'If-Match does not match the current ETag of this record', instance: '/v1/products/1' },
+  { name: 'ContentTooLarge', status: 413, code: 'payload_too_large', detail: 'the body is larger than 1048576 bytes', instance: '/v1/products' },
+  { name: 'UnsupportedMediaType', status: 415, code: 'unsupported_media_type', detail: 'Content-Type must be application/json (UTF-8)', instance: '/v1/products' },
+  {
+    name: 'UnsupportedPatchMediaType',
+    status: 415,
+    code: 'unsupported_media_type',
+    detail: 'Content-Type must be application/merge-patch+json, application/json (UTF-8)',
+    instance: '/v1/products/1',
+    headers: SUCCESS_HEADERS.acceptPatch,
+  },
+  {
+    name: 'ValidationFailed',
+    status: 422,
+    code: 'validation_failed',
+    detail: '1 field is invalid',
+    instance: '/v1/products',
+    errors: [{ field: 'price', code: 'invalid_format', message: 'must have at most two decimals' }],
+  },
+  { name: 'RateLimited', status: 429, code: 'rate_limited', detail: 'too many requests; retry after the time in Retry-After', instance: '/v1/products' },
+  {
+    name: 'InternalError',
+    status: 500,
+    code: 'internal_error',
+    detail: 'the server failed to handle this request; quote the request_id when reporting it',
+    instance: '/v1/products',
+  },
+  { name: 'Unavailable', status: 503, code: 'not_ready', detail: 'the server is shutting down', instance: '/readyz' },
+];
+
+function problemResponse(variant: ProblemVariant, withBody: boolean): Json {
+  const { name: _name, status, headers: _headers, ...problem } = variant;
+  const title = STATUS_TITLES[status] ?? 'Error';
+  const example = { type: 'about:blank', title, status, code: problem.code, detail: problem.detail, instance: problem.instance, request_id: EXAMPLE_REQUEST_ID, ...(problem.errors === undefined ? {} : { errors: problem.errors }) };
+  const media = { schema: { $ref: '#/components/schemas/Problem' }, example };
+  const description =
+    status === 500
+      ? 'Any other status, as problem details: 500 when the server failed (the body says only that, with the request_id its log line carries), or 408, 414, 417 or 431 for a request it could not read'
+      : `${title}: ${WHEN[status] ?? 'see the problem details'}`;
+  return {
+    description,
+    headers: { ...everyAnswerHeaders(), ...errorHeaders(status), ...variant.headers },
+    ...(withBody ? { content: { 'application/json': media, 'application/problem+json': media } } : {}),
+  };
+}
+
+const WITHOUT_BODY = 'WithoutBody';
+
+/** components/responses: the error answers `paths` refers to (each has a twin without a body, for HEAD). */
+export function problemResponseComponents(paths: unknown): Record<string, Json> {
+  const used = new Set([...JSON.stringify(paths).matchAll(/#\/components\/responses\/([A-Za-z]+)/g)].map((match) => match[1]));
+  const components: Record<string, Json> = {};
+  for (const variant of VARIANTS) if (used.has(variant.name)) components[variant.name] = problemResponse(variant, true);
+  for (const variant of VARIANTS) {
+    const name = `${variant.name}${WITHOUT_BODY}`;
+    if (used.has(name)) components[name] = problemResponse(variant, false);
+  }
+  return components;
+}
+
+function variantFor(status: number, context: ErrorContext): string {
+  switch (status) {
+    case 400:
+      if (context.requestOnly === true) return 'MalformedRequest';
+      return context.readsBody ? 'MalformedBody' : 'BadQuery';
+    case 401:
+      return context.login === true ? 'InvalidCredentials' : 'Unauthenticated';
+    case 409:
+      return context.conflict === 'state' ? 'InvalidTransition' : 'Duplicate';
+    case 415:
+      return context.patch === true ? 'UnsupportedPatchMediaType' : 'UnsupportedMediaType';
+    default: {
+      const variant = VARIANTS.find((candidate) => candidate.status === status);
+      if (variant === undefined) throw new Error(`no problem response is described for status ${status}`);
+      return variant.name;
+    }
+  }
+}
+
+const responseReference = (name: string): Json => ({ $ref: `#/components/responses/${name}` });
+
+/** A body in one media type, with its schema and an example. */
+export function jsonContent(schema: Json, example: unknown): Json {
+  return { 'application/json': { schema, example } };
+}
+
+/** A success answer: its description, its own headers after those every answer carries, and its body if it has one. */
+export function success(description: string, headers: Json = {}, content?: Json): Json {
+  return { description, headers: { ...everyAnswerHeaders(), ...headers }, ...(content === undefined ? {} : { content }) };
+}
+
+/**
+ * The successes, then each error status the operation can answer, then `default`: a 500
+ * (a failure no correct request can cause, so none is listed on its own: each listed
+ * status is one the tests make the server answer) and what a request can meet before it
+ * is routed (408, 414, 417, 431).
+ */
+export function responses(successes: Readonly<Record<number, Json>>, errors: readonly number[], context: ErrorContext): Json {
+  const all: Json = { ...successes };
+  for (const status of errors) all[String(status)] = responseReference(variantFor(status, context));
+  all['default'] = responseReference('InternalError');
+  return all;
+}
+
+/** The answers of HEAD: those of GET without their bodies. */
+export function withoutBodies(all: Json): Json {
+  return Object.fromEntries(
+    Object.entries(all).map(([status, response]) => {
+      const { content: _content, $ref: reference, ...rest } = response as Json;
+      return [status, typeof reference === 'string' ? { $ref: `${reference}${WITHOUT_BODY}` } : rest];
+    }),
+  );
+}
