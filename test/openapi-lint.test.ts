@@ -1,0 +1,140 @@
+// Standard tools take the OpenAPI document as it is (issue 20 §4), offline, from the
+// packages in devDependencies: Redocly's `recommended` rules and Spectral's
+// `spectral:oas` find nothing, and Spectral's OWASP ruleset finds only what is
+// explained below as not applying to plainrest (the README repeats the reasons) —
+// never one of the findings the document answers (rate limits, 429, credentials'
+// lengths, a list's maxItems, CORS, the JWT profile, the server's audience).
+
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { createConfig, lintFromString } from '@redocly/openapi-core';
+// Spectral's packages are CommonJS whose exports Node cannot list statically: take their default.
+import spectralCore from '@stoplight/spectral-core';
+import type { RulesetDefinition } from '@stoplight/spectral-core';
+import spectralParsers from '@stoplight/spectral-parsers';
+import spectralRulesets from '@stoplight/spectral-rulesets';
+import owasp from '@stoplight/spectral-owasp-ruleset';
+import { describeApi } from '../src/routes.js';
+
+const DOCUMENT_TEXT = JSON.stringify(describeApi(), null, 2);
+
+async function spectralFindings(ruleset: RulesetDefinition): Promise<{ code: string; path: string; message: string }[]> {
+  const spectral = new spectralCore.Spectral();
+  spectral.setRuleset(ruleset);
+  const results = await spectral.run(new spectralCore.Document(DOCUMENT_TEXT, spectralParsers.Json, 'openapi.json'));
+  return results.map((result) => ({ code: String(result.code), path: result.path.join('.'), message: result.message }));
+}
+
+/** The operations that need no token (CONTRACT §6) and the paths whose GET they are. */
+const OPEN_READS = /^paths\.\/(healthz|readyz|v1|v1\/openapi\.json)?\.(get|head)\./;
+/** A HEAD's answers carry no body (RFC 9110 §9.3.2); its error answers are these components. */
+const BODILESS = /^components\.responses\.[A-Za-z]+WithoutBody$/;
+const OPTIONS = /^paths\.[^.]+(\.json)?\.options\./;
+/** Strings only the server writes: problem details, links, the token, response headers, the index, the HTML page, timestamps. */
+const SERVER_WRITTEN_STRING =
+  /^(components\.schemas\.Problem\.|components\.schemas\.Token\.|components\.schemas\.[A-Za-z]+List(_pt)?\.properties\.links\.|components\.headers\.|components\.schemas\.[A-Za-z]+(_pt)?\.properties\.(created_at|updated_at|criado_em|atualizado_em)$|paths\.\/(v1)?\.get\.responses\.200\.content\.)/;
+/** If-Match and If-None-Match: bounded by Node's limit on the size of the headers (431 beyond it). */
+const CONDITIONAL_HEADER = (path: string): boolean => /\.parameters\.\d+\.schema$/.test(path) && /^paths\.[^.]+(\.json)?\.(get|head|put|patch|delete)\.parameters/.test(path);
+/** Free text a client writes (names, categories, descriptions, emails, passwords): bounded in length, but no pattern to give. */
+const FREE_TEXT = /\.properties\.(name|nome|category|categoria|description|descricao|email|password|senha)$/;
+
+interface Explained {
+  readonly rule: string;
+  /** Where the rule may fire (a JSON path in the document); anywhere else is a real finding. */
+  readonly where: (path: string) => boolean;
+  readonly why: string;
+}
+
+const EXPLAINED: readonly Explained[] = [
+  {
+    rule: 'owasp:api1:2023-no-numeric-ids',
+    where: (path) => /^paths\.[^.]+\.parameters\.\d+\.schema$/.test(path),
+    why: 'ids are sequential integers by contract (§2); every request is authorized against the record\'s owner, and another user\'s record is a 403 whether or not it exists (§6), so guessing an id reveals nothing',
+  },
+  { rule: 'owasp:api2:2023-read-restricted', where: (path) => OPEN_READS.test(path), why: 'the home page, the index, this document and the health checks are open by design (§6)' },
+  { rule: 'owasp:api2:2023-write-restricted', where: (path) => path === 'paths./v1/tokens.post.security', why: 'POST /v1/tokens is the login: it takes credentials, not a token' },
+  {
+    rule: 'owasp:api8:2023-define-error-responses-401',
+    where: (path) => OPEN_READS.test(path) || OPTIONS.test(path) || BODILESS.test(path),
+    why: 'open operations and OPTIONS never answer 401, and a HEAD\'s 401 has no body to describe',
+  },
+  {
+    rule: 'owasp:api4:2023-rate-limit-responses-429',
+    where: (path) => OPTIONS.test(path) || BODILESS.test(path),
+    why: 'OPTIONS is answered before the rate limit is applied, and a HEAD\'s 429 has no body to describe',
+  },
+  {
+    rule: 'owasp:api8:2023-define-error-responses-500',
+    where: (path) => /^paths\.[^.]+(\.json)?\.[a-z]+\.responses$/.test(path) || BODILESS.test(path),
+    why: 'every operation documents 500 as its `default` answer (problem details); the statuses listed one by one are those a test makes the server answer, and no correct request can make it fail',
+  },
+  {
+    rule: 'owasp:api4:2023-array-limit',
+    where: (path) => path === 'components.schemas.Problem.properties.errors',
+    why: 'a problem\'s errors list one entry per offending field or parameter of the request; the server writes it, and the request\'s own limits bound it',
+  },
+  {
+    rule: 'owasp:api4:2023-string-limit',
+    where: (path) => SERVER_WRITTEN_STRING.test(path) || CONDITIONAL_HEADER(path),
+    why: 'strings only the server writes (problem details, links, the token, headers, timestamps) and If-Match/If-None-Match, which Node bounds with its header size limit (431); every string a client writes in a body or a query has a maxLength',
+  },
+  {
+    rule: 'owasp:api4:2023-string-restricted',
+    where: (path) => SERVER_WRITTEN_STRING.test(path) || CONDITIONAL_HEADER(path) || FREE_TEXT.test(path) || path.startsWith('components.headers.'),
+    why: 'free text (names, categories, descriptions, passwords; emails in the token request) has no pattern to give, and neither do the strings only the server writes',
+  },
+  {
+    rule: 'owasp:api4:2023-integer-format',
+    where: () => true,
+    why: 'int32 and int64 are storage widths of other languages; JSON integers here are safe JavaScript integers, and their bounds are stated with minimum and maximum',
+  },
+  {
+    rule: 'owasp:api4:2023-integer-limit',
+    where: (path) => !/Create|Replace|Patch/.test(path) || /\.(product_id|produto_id)$/.test(path) || /\.(id|user_id|usuario_id)$/.test(path),
+    why: 'ids, counts (total, pages, page) and RateLimit-Limit/Remaining have no upper bound but the safe integers; a product_id is checked against the products instead',
+  },
+];
+
+describe('openapi lint: standard linters take the document as it is', () => {
+  test('Redocly `recommended`: no problems (its rules include every example against its schema)', async () => {
+    const config = await createConfig({ extends: ['recommended'] });
+    const problems = await lintFromString({ source: DOCUMENT_TEXT, absoluteRef: 'openapi.json', config });
+    assert.deepEqual(
+      problems.map((problem) => `${problem.ruleId} at ${problem.location[0]?.pointer ?? '?'}: ${problem.message}`),
+      [],
+    );
+  });
+
+  test('Spectral `spectral:oas`: no findings of any severity', async () => {
+    // All its recommended rules but oas3-valid-media-example, which compiles the whole
+    // schema again for each of the hundred examples (10 s or more); Redocly's
+    // no-invalid-media-type-examples above checks the same examples in about a second.
+    // The README's command runs the full set.
+    const findings = await spectralFindings({
+      extends: [[spectralRulesets.oas as RulesetDefinition, 'recommended']],
+      rules: { 'oas3-valid-media-example': 'off' },
+    } as RulesetDefinition);
+    assert.deepEqual(findings, []);
+  });
+
+  test('Spectral OWASP: only the findings explained as not applying here, each where it is explained', async () => {
+    const findings = await spectralFindings({ extends: [owasp as unknown as RulesetDefinition] });
+    const unexplained = findings.filter((finding) => !EXPLAINED.some((entry) => entry.rule === finding.code && entry.where(finding.path)));
+    assert.deepEqual(unexplained, []);
+    // Each explanation is still needed (and the ruleset did run).
+    assert.deepEqual(EXPLAINED.filter((entry) => !findings.some((finding) => finding.code === entry.rule)).map((entry) => entry.rule), []);
+    // The rules the document answers are silent.
+    const fixed = ['rate-limit', 'rate-limit-retry-after', 'define-cors-origin', 'jwt-best-practices', 'inventory-access', 'inventory-environment'];
+    for (const rule of fixed) assert.equal(findings.filter((finding) => finding.code === `owasp:api4:2023-${rule}` || finding.code.endsWith(`:2023-${rule}`)).length, 0, rule);
+  });
+
+  test('the explanation table is exact: it cannot excuse a credential, a list or a 429 of a limited operation', () => {
+    const excused = (rule: string, path: string): boolean => EXPLAINED.some((entry) => entry.rule === rule && entry.where(path));
+    assert.equal(excused('owasp:api4:2023-string-limit', 'components.schemas.Credentials.properties.password'), false);
+    assert.equal(excused('owasp:api4:2023-string-limit', 'components.schemas.ProductCreate.properties.name'), false);
+    assert.equal(excused('owasp:api4:2023-array-limit', 'components.schemas.ProductList.properties.data'), false);
+    assert.equal(excused('owasp:api4:2023-rate-limit-responses-429', 'paths./v1/products.get.responses'), false);
+    assert.equal(excused('owasp:api4:2023-rate-limit', 'paths./v1/products.get.responses.200'), false);
+    assert.equal(excused('owasp:api8:2023-define-error-responses-401', 'paths./v1/products.get.responses'), false);
+  });
+});
