@@ -60,21 +60,27 @@ export interface TestServer {
  * A server in memory only (dataDir null), empty but for the administrator unless `seed: true` is passed; rate limiting off unless asked for.
  *
  * Each start would cost two scrypt hashes, about 0.2 s on a 2-core machine: the start
- * creating the administrator, and the login. When the options leave the administrator,
- * the token secret, storage, rate limit and access log as the defaults here, so that
- * neither can be observed, the administrator that the start would create is put into a
- * fresh store beforehand (with the hash made once per test process) and the token is
- * signed with TEST_TOKEN_SECRET instead of logging in. Other options take the long way,
- * as does startTestServerWithAdminBootstrap.
+ * creating the administrator, and the login. Where nothing can tell the difference,
+ * the administrator that the start would create is put into a fresh store beforehand
+ * (with the hash made once per test process) and the token is signed with
+ * TEST_TOKEN_SECRET instead of logging in: when the options leave the administrator,
+ * the token secret and storage as the defaults here, and the login would leave no trace
+ * (no rate limit to spend a request of, no access log to show it). Other options take
+ * the long way, as does startTestServerWithAdminBootstrap.
  */
 export async function startTestServer(options: ServerOptions = {}): Promise<TestServer> {
-  if (!startsWithoutObservingTheAdmin(options)) return startTestServerWithAdminBootstrap(options);
-  const settings: ServerOptions = { port: 0, dataDir: null, seed: false, rateLimit: 0, tokenSecret: TEST_TOKEN_SECRET, ...options };
-  const store = await openStore(resolveConfig(settings)); // what the start would open
-  const adminId = await addTestAdministrator(store);
-  // No adminPassword: the administrator exists and its hash is already that of TEST_ADMIN_PASSWORD.
-  const server = await startServer({ ...settings, store });
-  return wrap(server, tokenFor(adminId));
+  if (!adminCanBePutInFirst(options) || loginWouldLeaveATrace(options)) return startTestServerWithAdminBootstrap(options);
+  return startWithAdminInPlace(options);
+}
+
+/**
+ * startTestServer without the helper's login request even where the rate limiter or the
+ * access log would have seen it, for tests that count neither; throws for the options
+ * that need the long way (administrator, token secret, storage of the test's own).
+ */
+export async function startTestServerWithoutLogin(options: ServerOptions = {}): Promise<TestServer> {
+  if (!adminCanBePutInFirst(options)) throw new Error('these options need startTestServerWithAdminBootstrap: the administrator cannot be put in first');
+  return startWithAdminInPlace(options);
 }
 
 /** startTestServer the long way: the start creates the administrator (a scrypt hash) and the helper logs in (another). */
@@ -83,16 +89,30 @@ export async function startTestServerWithAdminBootstrap(options: ServerOptions =
   return connect(server);
 }
 
-/** Options that change neither how the administrator comes to be nor what the helper's login would leave behind. */
+/** Options that change neither how the administrator comes to be nor where it is stored. */
 const OPTIONS_BLIND_TO_THE_ADMIN: ReadonlySet<string> = new Set([
   'port', 'host', 'seed', 'dataDir', 'maxBodyBytes', 'maxBodyBytesInFlight', 'compactAfterBytes', 'corsOrigins',
   'rateLimit', 'headersTimeoutMs', 'requestTimeoutMs', 'keepAliveTimeoutMs', 'clock', 'accessLog', 'logger',
 ]);
 
-/** True when the login would leave no trace (no access-log line, no rate-limit budget spent) and no data directory or store of the test's own is involved. */
-function startsWithoutObservingTheAdmin(options: ServerOptions): boolean {
-  if (!Object.keys(options).every((name) => OPTIONS_BLIND_TO_THE_ADMIN.has(name))) return false;
-  return (options.dataDir ?? null) === null && (options.rateLimit ?? 0) === 0 && (options.accessLog ?? 'off') === 'off';
+/** True when the administrator the start would create can be put into a memory store beforehand. */
+function adminCanBePutInFirst(options: ServerOptions): boolean {
+  return Object.keys(options).every((name) => OPTIONS_BLIND_TO_THE_ADMIN.has(name)) && (options.dataDir ?? null) === null;
+}
+
+/** True when the helper's login would spend a request of the address's rate limit, or show as an access-log line. */
+function loginWouldLeaveATrace(options: ServerOptions): boolean {
+  return (options.rateLimit ?? 0) !== 0 || (options.accessLog ?? 'off') !== 'off';
+}
+
+/** Starts with the administrator already in the store, and a token signed for it. */
+async function startWithAdminInPlace(options: ServerOptions): Promise<TestServer> {
+  const settings: ServerOptions = { port: 0, dataDir: null, seed: false, rateLimit: 0, tokenSecret: TEST_TOKEN_SECRET, ...options };
+  const store = await openStore(resolveConfig(settings)); // what the start would open
+  const adminId = await addTestAdministrator(store);
+  // No adminPassword: the administrator exists and its hash is already that of TEST_ADMIN_PASSWORD.
+  const server = await startServer({ ...settings, store });
+  return wrap(server, tokenFor(adminId));
 }
 
 let administratorAsCreated: Promise<StoredRecord> | undefined;
