@@ -3,6 +3,7 @@
 // Seed data: alice is user 1 (orders 1 shipped, 2 paid, 3 pending), bob is user 2
 // (orders 4 pending, 5 cancelled), the administrator is user 3, products 1–12.
 
+import { connect as connectSocket } from 'node:net';
 import { routeTable } from '../src/routes.js';
 import type { RouteSpec } from '../src/routes.js';
 import type { Language } from '../src/vocabulary.js';
@@ -45,7 +46,7 @@ function inLanguage(value: unknown, language: Language): unknown {
 
 /** A body the operation accepts, in English names. */
 function validBody(route: RouteSpec, method: string): unknown {
-  if (method === 'get' || method === 'delete') return undefined;
+  if (method === 'get' || method === 'head' || method === 'delete' || method === 'options') return undefined;
   if (route.kind === 'tokens') return { email: 'alice@example.com', password: 'wonderland-42' };
   if (route.kind !== 'collection' && route.kind !== 'item') return undefined;
   const unique = `someone-${Math.random().toString(36).slice(2, 8)}@example.com`;
@@ -110,8 +111,23 @@ export async function produceAll(operation: Operation): Promise<{ expected: numb
   return results;
 }
 
+/** A request fetch cannot send: two Host headers (RFC 9112 §3.2), which every method, OPTIONS too, answers with 400. */
+async function twoHosts(api: TestServer, method: string, path: string): Promise<TestResponse> {
+  const { hostname, port } = new URL(api.url);
+  const raw = await new Promise<string>((resolve, reject) => {
+    const socket = connectSocket(Number(port), hostname, () => socket.end(`${method} ${path} HTTP/1.1\r\nHost: a\r\nHost: b\r\nConnection: close\r\n\r\n`));
+    let text = '';
+    socket.setEncoding('utf8').on('data', (chunk: string) => (text += chunk)).on('end', () => resolve(text)).on('error', reject);
+  });
+  const [head = '', text = ''] = raw.split('\r\n\r\n');
+  const [statusLine = '', ...lines] = head.split('\r\n');
+  const headers = new Headers(lines.map((line): [string, string] => [line.slice(0, line.indexOf(':')), line.slice(line.indexOf(':') + 1).trim()]));
+  return { status: Number(statusLine.split(' ')[1]), headers, body: text === '' ? undefined : JSON.parse(text), text };
+}
+
 async function produce(api: TestServer, operation: Operation, status: number): Promise<TestResponse> {
   const { method, template, route } = operation;
+  if (method === 'options' && status === 400) return twoHosts(api, 'OPTIONS', pathFor(template, false));
   const language: Language = route.kind === 'collection' || route.kind === 'item' ? route.language : 'en';
   if (status === 503) api.server.app.beginShutdown();
   const upper = method.toUpperCase();
@@ -148,7 +164,7 @@ async function produce(api: TestServer, operation: Operation, status: number): P
       body = { padding: 'x'.repeat(500) };
       break;
     case 503: // /readyz: the shutdown above; a write: a body bigger than the 4 KiB of room its server has for bodies
-      if (upper !== 'GET') body = { padding: 'x'.repeat(8000) };
+      if (upper !== 'GET' && upper !== 'HEAD') body = { padding: 'x'.repeat(8000) };
       break;
     case 415:
       headers['content-type'] = 'text/plain';
@@ -159,7 +175,7 @@ async function produce(api: TestServer, operation: Operation, status: number): P
       break;
     case 429:
       await caller.get('/v1/products'); // the administrator's only request this minute
-      if (route.kind === 'tokens') await api.as(undefined).post('/v1/tokens', {}); // the address's
+      await api.as(undefined).get('/healthz'); // the address's, which the open paths and the token endpoint count against
       break;
   }
   if (route.kind === 'tokens' && status === 401) body = { email: 'alice@example.com', password: 'not-her-password' };
