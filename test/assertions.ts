@@ -1,5 +1,5 @@
 // Shared assertions for the HTTP tests: status titles, header formats, JSON and empty
-// answers, and problem details (CONTRACT §7) with their errors[]. Each helper is the
+// answers, and problem details (README: Errors) with their errors[]. Each helper is the
 // strictest of the copies the test files used to keep, so every file checks the same
 // contract. Server start-up and request helpers live in helpers.ts.
 
@@ -33,7 +33,7 @@ export const STRONG_ETAG = /^"[^"]+"$/;
 /** An RFC 3339 timestamp in UTC, with at most nanosecond fractions. */
 export const RFC3339_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?Z$/;
 
-/** The Allow header of a collection and of an item (CONTRACT §4). */
+/** The Allow header of a collection and of an item (README: Methods). */
 export const COLLECTION_ALLOW = 'GET, HEAD, POST, OPTIONS';
 export const ITEM_ALLOW = 'GET, HEAD, PUT, PATCH, DELETE, OPTIONS';
 
@@ -85,7 +85,7 @@ export function sortErrors(errors: readonly FieldErrorExpectation[]): FieldError
 }
 
 /**
- * A problem-details answer (CONTRACT §7): exact status, Content-Type application/json
+ * A problem-details answer (README: Errors): exact status, Content-Type application/json
  * (or `options.contentType`), an X-Request-Id, and a body with exactly type
  * "about:blank", title, status, code, a non-empty detail, instance and request_id (equal
  * to the X-Request-Id header). Without `errors` the body has no errors member; with it,

@@ -1,4 +1,4 @@
-// Authentication (CONTRACT §6): the token endpoint, bearer tokens on every other /v1
+// Authentication (README: Authentication and permissions): the token endpoint, bearer tokens on every other /v1
 // request (RFC 6750), roles read from the current record, permissions that depend on
 // the body, the administrator bootstrap and the kept token secret.
 
@@ -317,7 +317,7 @@ describe('auth: permission that depends on the body', () => {
     }));
 });
 
-describe('auth: order of checks (CONTRACT §7)', () => {
+describe('auth: order of checks (README: Errors)', () => {
   const cases: { name: string; method: string; path: string; token: 'none' | 'user'; headers?: Record<string, string>; body?: unknown; status: number }[] = [
     { name: 'unknown path before authentication', method: 'GET', path: '/v1/nothing', token: 'none', status: 404 },
     { name: 'method before authentication', method: 'DELETE', path: '/v1/users', token: 'none', status: 405 },

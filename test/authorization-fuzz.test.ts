@@ -203,7 +203,7 @@ function userExists(world: World, id: number | undefined): boolean {
  * ones) and may change state — such requests are not part of this attack.
  */
 function expectation(world: World, caller: Caller, route: RouteSpec, method: string, ids: Ids): Expectation | undefined {
-  if (method === 'OPTIONS') return OPTIONS_OK; // answered for every path, without a token (CONTRACT §2)
+  if (method === 'OPTIONS') return OPTIONS_OK; // answered for every path, without a token (README: Paths)
   const collection = collectionOf(route);
   const userId = ids['user_id'];
   const isOrderItem = route.kind === 'item' && collection === 'orders';
@@ -536,7 +536,7 @@ function randomAttempts(world: World, seed: number, count: number): Attempt[] {
   return attempts;
 }
 
-/** Valid, mass-assigning, malformed, polluting or empty: permission and lookups come before the body (CONTRACT §7). */
+/** Valid, mass-assigning, malformed, polluting or empty: permission and lookups come before the body (README: Errors). */
 function randomBody(
   route: RouteSpec,
   method: string,
@@ -554,10 +554,10 @@ function randomBody(
 
 // ---------------------------------------------------------------------------------------
 // API3 mass assignment: server-owned and restricted fields in POST, PUT and PATCH bodies.
-// README/CONTRACT §3: a server field on POST is a 422 `server_field`; on PUT/PATCH a value
+// README/README: Records: a server field on POST is a 422 `server_field`; on PUT/PATCH a value
 // different from the current one is a 422 and the current value is accepted and dropped;
 // `role` and an order's `status` are restricted (403 for a non-admin, before validation,
-// CONTRACT §7); names a resource does not declare (`password_hash`, a user's `total`)
+// README: Errors); names a resource does not declare (`password_hash`, a user's `total`)
 // are 422 `unknown_field`; an order's `unit_price` is set by the server (422 unless it
 // equals the price the server would set); a new order is always `pending` (422) and an
 // illegal transition is a 409. None of these refusals changes anything stored.

@@ -1,9 +1,9 @@
-// The command line (CONTRACT §1): `node dist/main.js` (build first: `npm run build`)
+// The command line (README: Configuration): `node dist/main.js` (build first: `npm run build`)
 // with settings from environment variables and flags (the flag wins), --help, exit 2 on
 // a usage error, the start banner, graceful SIGTERM/SIGINT (final snapshot, no journal
 // or lock left, exit 0), SIGKILL losing no acknowledged write (the next start replays
 // the journal), and a second process refused naming the lock (every other way a start
-// fails: startup-failures.test.ts). Authentication (CONTRACT §1, §6): the administrator ensured at start (a user record: id 1 in an empty dir, id 3
+// fails: startup-failures.test.ts). Authentication (README: Configuration, Authentication and permissions): the administrator ensured at start (a user record: id 1 in an empty dir, id 3
 // after the example seed), its generated password printed once, and the `token`
 // subcommand that mints a token from a data dir without writing to it.
 
@@ -167,7 +167,7 @@ describe('cli: starting', () => {
     assert.notEqual(new URL(url).port, '0');
     // alice, bob and the administrator
     assert.match(cli.stdout(), new RegExp(`^data: ${escape(dir.path)} \\(3 users, 12 products, 5 orders\\)$`, 'm'));
-    await cli.waitFor(new RegExp(`^token: .*${escape(`${url}/v1/tokens`)}`, 'm')); // how to get a token (CONTRACT §1)
+    await cli.waitFor(new RegExp(`^token: .*${escape(`${url}/v1/tokens`)}`, 'm')); // how to get a token (README: Configuration)
     // in a checkout `plainrest` is not on the PATH: the hint names the script as it was run
     assert.match(cli.stdout(), /^token: .*\(or: node dist\/main\.js token <email>\)$/m);
     assert.match(cli.stdout(), new RegExp(`^explorer: ${escape(`${url}/`)} \\(open it in a browser`, 'm')); // the home page

@@ -1,4 +1,4 @@
-// A client that goes away is not a server error (CONTRACT §7: the log's error lines are
+// A client that goes away is not a server error (README: Errors: the log's error lines are
 // for the server's failures). A request whose body never completes is logged once, as
 // an access line with the status the server answered or would have answered: 408 when
 // requestTimeoutMs cut it off (with the request id of the 408 answer), 499 "client

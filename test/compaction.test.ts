@@ -1,4 +1,4 @@
-// Compactions never overlap (CONTRACT §9): a first start with the seed commits one
+// Compactions never overlap (README: Storage and durability): a first start with the seed commits one
 // journal entry, which can start a background compaction while the start compacts
 // again; with the smallest compactAfterBytes every write starts one. Compactions run
 // one after another, and each atomic write has a temporary file of its own, which a

@@ -1,4 +1,4 @@
-// Crash safety (CONTRACT §9): the real server runs as a child process, clients write
+// Crash safety (README: Storage and durability): the real server runs as a child process, clients write
 // concurrently, and the process is killed with SIGKILL at a random moment. After a
 // restart every acknowledged write must be there (and every acknowledged delete gone).
 // CRASH_ROUNDS sets how many kill-and-restart rounds run: 4 by default (about 1 s each,

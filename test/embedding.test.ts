@@ -1,10 +1,10 @@
-// Embedding (CONTRACT §10): the package imports by name (`exports` with types, through
+// Embedding (README: Embedding): the package imports by name (`exports` with types, through
 // the package self-reference, so dist/ must be built: `npm run build`), startServer and
 // createApp with the §1 options in camelCase and the same defaults, no printing and no
 // environment reading, a custom logger for failures (a write that fails is a bare 500,
 // its cause logged), the `store` option (bring your own Store, here MemoryStore and a
 // subclass of it whose writes fail), and clear errors for bad options.
-// Every /v1 request carries a bearer token (CONTRACT §6): the administrator's, which
+// Every /v1 request carries a bearer token (README: Authentication and permissions): the administrator's, which
 // is id 1 in an empty store and id 3 after the example seed (alice 1, bob 2).
 
 import assert from 'node:assert/strict';

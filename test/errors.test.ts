@@ -1,4 +1,4 @@
-// Errors (CONTRACT §7, §8): the problem-details shape and its Content-Type, X-Request-Id,
+// Errors (README: Errors, Headers): the problem-details shape and its Content-Type, X-Request-Id,
 // content negotiation (406), request bodies (400 body_required / malformed_json /
 // body_not_object, 413, 415), the 500 that leaks nothing, and the order in which the
 // checks run when two of them would fail. Authentication (401/403) is not covered here.
@@ -671,7 +671,7 @@ describe('500 internal_error: says only that the server failed, and the server s
   });
 });
 
-describe('order of checks (CONTRACT §7): when two checks fail, the earlier one answers', () => {
+describe('order of checks (README: Errors): when two checks fail, the earlier one answers', () => {
   let api: TestServer;
   // Every request here is refused or only reads: one server for all the tests.
   before(async () => {

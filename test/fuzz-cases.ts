@@ -126,7 +126,7 @@ export interface FuzzCase {
 }
 
 // ---------------------------------------------------------------------------------
-// Limits the cases aim at (the server's defaults; CONTRACT §1, README "Protocol limits")
+// Limits the cases aim at (the server's defaults; README: Configuration, README "Protocol limits")
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 export const MAX_TARGET_LENGTH = 8192;
@@ -170,7 +170,7 @@ export function caseSeed(seed: number, index: number): number {
 }
 
 // ---------------------------------------------------------------------------------
-// The valid requests (CONTRACT §2–§5), in both vocabularies
+// The valid requests (README: Paths–§5), in both vocabularies
 
 const PORTUGUESE: Readonly<Record<string, string>> = {
   users: 'usuarios',
@@ -952,7 +952,7 @@ function safeAscii(random: Rng, length: number): string {
 }
 
 // ---------------------------------------------------------------------------------
-// Query-string mutations (an unknown, repeated or bad parameter is a 400; CONTRACT §5)
+// Query-string mutations (an unknown, repeated or bad parameter is a 400; README: Lists)
 
 const isList = (base: BaseRequest): boolean => base.route.kind === 'collection' && base.method === 'GET';
 
@@ -1491,7 +1491,7 @@ function successStatus(method: string): number {
 }
 
 /**
- * The statuses the contract allows (CONTRACT §2, §4, §7; README "Protocol limits"):
+ * The statuses the contract allows (README: Paths, Methods, Errors; README "Protocol limits"):
  * 400 and 404 always (a malformed request; a victim record an earlier case deleted);
  * success only while the path still names the route and the method is served there;
  * the rest only when the route, method, caller or mutation can cause them.

@@ -293,7 +293,7 @@ function leaks(answer: Answer): string[] {
   return found;
 }
 
-/** The problems of an error body that is not problem details (CONTRACT §7). */
+/** The problems of an error body that is not problem details (README: Errors). */
 function problemDetailsIssues(answer: Answer, type: string): string[] {
   if (type !== 'application/json' && type !== 'application/problem+json') return [`a ${answer.status} body sent as "${type}"`];
   let body: unknown;

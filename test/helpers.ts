@@ -283,7 +283,7 @@ export async function createUser(api: TestServer, fields: Record<string, unknown
   return response.body.id as number;
 }
 
-/** The problem-details members every error body carries (CONTRACT §7). */
+/** The problem-details members every error body carries (README: Errors). */
 export function problemShape(status: number, code: string): Record<string, unknown> {
   return { type: 'about:blank', status, code };
 }

@@ -1,4 +1,4 @@
-// The journal's line format (src/store/journal-format.ts, CONTRACT §9) as a unit:
+// The journal's line format (src/store/journal-format.ts, README: Storage and durability) as a unit:
 // segment names, encoding and decoding one entry (one line per commit, all its changes
 // together), and splitting a segment, where only the last line may be torn (a write
 // that was never acknowledged) and damage anywhere else, or a seq out of order, throws

@@ -1,4 +1,4 @@
-// List queries of the in-memory store (CONTRACT §5: filters, sort, pagination) and the
+// List queries of the in-memory store (README: Lists: filters, sort, pagination) and the
 // performance issue's rule for their indexes: however the store keeps its equality
 // buckets and sorted views, every answer must equal a naive filter + sort + slice over
 // the current records — after creates, updates that move a record to another filter

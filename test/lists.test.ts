@@ -1,4 +1,4 @@
-// Lists (CONTRACT §5): the {data, meta, links} envelope, paging defaults and bounds,
+// Lists (README: Lists): the {data, meta, links} envelope, paging defaults and bounds,
 // links and the Link header (RFC 8288) keeping filters and sort, 400 invalid_query for
 // bad parameters, sorting with ties broken by id, equality filters, the seeded example
 // data, and a seeded property check against a naive filter + sort + slice.

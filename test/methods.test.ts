@@ -1,4 +1,4 @@
-// Method semantics (CONTRACT §4) on products and users: GET/HEAD are safe and carry a
+// Method semantics (README: Methods) on products and users: GET/HEAD are safe and carry a
 // strong ETag; PUT and PATCH are idempotent (a write that changes nothing keeps the
 // body, the ETag and updated_at); server fields may be echoed but not changed; DELETE
 // answers 204 and then 404; If-None-Match answers 304 (RFC 9110 §13.1.2) and a

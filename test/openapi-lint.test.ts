@@ -25,7 +25,7 @@ async function spectralFindings(ruleset: RulesetDefinition): Promise<{ code: str
   return results.map((result) => ({ code: String(result.code), path: result.path.join('.'), message: result.message }));
 }
 
-/** The operations that need no token (CONTRACT §6) and the paths whose GET they are. */
+/** The operations that need no token (README: Authentication and permissions) and the paths whose GET they are. */
 const OPEN_READS = /^paths\.\/(healthz|readyz|v1|v1\/openapi\.json)?\.(get|head)\./;
 /** A HEAD's answers carry no body (RFC 9110 §9.3.2); its error answers are these components. */
 const BODILESS = /^components\.responses\.[A-Za-z]+WithoutBody$/;

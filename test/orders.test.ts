@@ -1,4 +1,4 @@
-// Orders (CONTRACT §3, brief "Orders"): nested under their user, priced by the server
+// Orders (README: Records, brief "Orders"): nested under their user, priced by the server
 // in exact cents, a four-state machine with 409s for illegal moves, items frozen once
 // the order leaves pending, 404 under any other user's path, and deleted with their user.
 

@@ -1,4 +1,4 @@
-// The permission matrix (CONTRACT §6): every resource route and method, for every kind
+// The permission matrix (README: Authentication and permissions): every resource route and method, for every kind
 // of caller. The expected table below is written out by hand; it is checked against
 // the table the code uses (src/auth/permissions.ts), then every cell is tried over HTTP.
 

@@ -1,4 +1,4 @@
-// The product resource (CONTRACT §3, §4): POST answers 201 with the full record,
+// The product resource (README: Records, Methods): POST answers 201 with the full record,
 // Location and ETag; name 1–200, category 1–50, price ≥ 0 with at most two decimals
 // (up to 1e9), description ≤ 2000 and optional; PUT removes an absent description,
 // PATCH null removes it; ids are never reused.

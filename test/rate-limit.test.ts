@@ -1,4 +1,4 @@
-// Rate limiting (CONTRACT §1 RATE_LIMIT, §7 429, §8 RateLimit-* headers): a token
+// Rate limiting (README: Configuration RATE_LIMIT, §7 429, §8 RateLimit-* headers): a token
 // bucket per client, refilled over time — driven by an injected clock, never by sleeps.
 
 import assert from 'node:assert/strict';

@@ -1,4 +1,4 @@
-// Addresses (CONTRACT §2, §4 HEAD/OPTIONS, §6, §8): which paths exist in both vocabularies,
+// Addresses (README: Paths, Methods HEAD/OPTIONS, §6, §8): which paths exist in both vocabularies,
 // what an id looks like, unversioned and unknown paths, 405 with Allow, OPTIONS, HEAD,
 // the health check and the API index, which paths answer without a bearer token, and
 // query parameters on paths that are not lists. Requests carry the administrator's token
@@ -77,7 +77,7 @@ function freshServerForEach(): void {
   afterEach(() => api.close());
 }
 
-describe('every path of CONTRACT §2 exists in both vocabularies, beside the home page, and nothing else does', () => {
+describe('every path of README: Paths exists in both vocabularies, beside the home page, and nothing else does', () => {
   oneServerForAll();
   // Seed: users 1–2, products 1–12, orders 1–3 of user 1 and 4–5 of user 2; user 3 is
   // the administrator the server ensures at start.
@@ -380,7 +380,7 @@ describe('the health check and the API index', () => {
   });
 });
 
-describe('without a token (CONTRACT §6): only the open endpoints answer; every other known path and method is 401', () => {
+describe('without a token (README: Authentication and permissions): only the open endpoints answer; every other known path and method is 401', () => {
   freshServerForEach();
   // What answers without an Authorization header: GET/HEAD /v1, POST /v1/tokens,
   // GET/HEAD /healthz, OPTIONS on every kind of path, and the route checks that come

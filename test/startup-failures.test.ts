@@ -1,4 +1,4 @@
-// Start-up failures (CONTRACT §1; issue "first contact"): every way a start can fail
+// Start-up failures (README: Configuration; issue "first contact"): every way a start can fail
 // that a test can provoke prints exactly one line on stderr, `cannot start: <what is
 // wrong>; <what to do>`, with no stack trace, exits with status 2, listens on nothing
 // and changes no file. A start that cannot listen creates nothing, so the

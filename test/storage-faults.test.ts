@@ -1,4 +1,4 @@
-// Storage when things go wrong (CONTRACT §9): a journal write the disk refuses, a
+// Storage when things go wrong (README: Storage and durability): a journal write the disk refuses, a
 // first start cut short, temporary files a crash left behind, and a Store brought by
 // the embedding program that must keep the data directory untouched.
 

@@ -1,4 +1,4 @@
-// Storage (CONTRACT §9): a snapshot per collection ({next_id, journal_seq, records},
+// Storage (README: Storage and durability): a snapshot per collection ({next_id, journal_seq, records},
 // one record per line, written atomically) plus an append-only journal of JSON lines
 // (`journal-<first seq>.jsonl`, one line per commit, on disk before the answer — written
 // with O_DSYNC or fdatasync'ed — concurrent commits sharing a flush). A write is on disk when its answer arrives;

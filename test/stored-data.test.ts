@@ -1,4 +1,4 @@
-// Stored data is never silently dropped (CONTRACT §9, §11): a record in a snapshot or
+// Stored data is never silently dropped (README: Storage and durability, Troubleshooting): a record in a snapshot or
 // a journal entry with a field its resource does not declare, or a value of the wrong
 // kind for its declaration, stops the start with one line naming the file, the record
 // and the field, and changes no file. Records that fit load as before.

@@ -1,8 +1,8 @@
-// The user resource (CONTRACT §3, §4): POST answers exactly {id, name}; reads return
+// The user resource (README: Records, Methods): POST answers exactly {id, name}; reads return
 // id, name, email, role, created_at, updated_at and never the password or its hash;
 // field rules answer 422 with one errors[] entry per field; emails are unique ignoring
 // case (409 duplicate_value); PUT replaces name and email and leaves role and password.
-// Authentication (CONTRACT §6): the administrator is itself a user record (id 1 in an
+// Authentication (README: Authentication and permissions): the administrator is itself a user record (id 1 in an
 // empty store, so test users start at 2); a user may read, change and delete their own
 // record but not their role, and gets 403 for anyone else's.
 
@@ -28,7 +28,7 @@ import { assertEmpty, assertJson, assertProblem, clockPast, RFC3339_UTC, STRONG_
 
 const USER_FIELDS = ['id', 'name', 'email', 'role', 'created_at', 'updated_at'];
 
-/** The server ensures its administrator at start: user 1 of an empty store (CONTRACT §1, §6). */
+/** The server ensures its administrator at start: user 1 of an empty store (README: Configuration, Authentication and permissions). */
 const ADMIN = 1;
 /** So the first and second users a test creates get ids 2 and 3. */
 const FIRST = 2;
@@ -451,7 +451,7 @@ describe('users: the password is write-only and stored hashed', () => {
     await dataDir.remove();
   });
 
-  /** The stored record of user `id`, as the files on disk hold it (snapshot + journal, CONTRACT §9). */
+  /** The stored record of user `id`, as the files on disk hold it (snapshot + journal, README: Storage and durability). */
   async function storedUser(id: number): Promise<Record<string, unknown>> {
     const record = (await readDataDirectory(dataDir.path)).collections.get('users')?.records.get(id);
     assert.ok(record, `user ${id} is on disk`);
@@ -520,7 +520,7 @@ describe('users: the password is write-only and stored hashed', () => {
   });
 });
 
-describe('users: a user and their own record (CONTRACT §6)', () => {
+describe('users: a user and their own record (README: Authentication and permissions)', () => {
   let api: TestServer;
   beforeEach(async () => {
     api = await startTestServer();
@@ -627,7 +627,7 @@ describe('users: a user and their own record (CONTRACT §6)', () => {
     const before = await api.get(path);
     assertProblem(await client.patch(path, { role: 'admin' }), 403, 'forbidden', path);
     assertProblem(await client.put(path, { name: VALID.name, email: VALID.email, role: 'admin' }), 403, 'forbidden', path);
-    // The body permission comes before validation (CONTRACT §7 order: 403 before 422).
+    // The body permission comes before validation (README: Errors order: 403 before 422).
     assertProblem(await client.patch(path, { role: 'admin', name: '' }), 403, 'forbidden', path);
     const after = await api.get(path);
     assert.deepEqual(after.body, before.body);

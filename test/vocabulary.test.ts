@@ -1,4 +1,4 @@
-// The Portuguese vocabulary (CONTRACT §2 "Localized vocabulary"): the same records under
+// The Portuguese vocabulary (README: Paths "Localized vocabulary"): the same records under
 // /v1/usuarios, /v1/usuarios/{id}/pedidos and /v1/produtos, with Portuguese field names
 // in bodies both ways, in error field names, in Location headers and in list links;
 // values are never translated, and query parameter names work in either vocabulary.

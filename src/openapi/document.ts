@@ -91,14 +91,14 @@ function tagOf(definition: ResourceDefinition, language: Language): Json {
   const description =
     language === 'en'
       ? `The ${definition.singular} records${nested}, with English paths and field names.`
-      : `The same ${definition.singular} records${nested}, with Portuguese paths and field names (CONTRACT §2).`;
+      : `The same ${definition.singular} records${nested}, with Portuguese paths and field names.`;
   return { name, description };
 }
 
 const SERVICE_TAGS: Json[] = [
   { name: 'service', description: 'The home page, the API index and this document; no token needed.' },
   { name: 'health', description: 'Liveness and readiness, for supervisors and load balancers; no token needed.' },
-  { name: 'tokens', description: 'Exchange an email and password for a bearer token (CONTRACT §6).' },
+  { name: 'tokens', description: 'Exchange an email and password for a bearer token.' },
 ];
 
 export function openApiDocument(routes: readonly RouteSpec[], endpointOf: (route: RouteSpec) => Endpoint): Json {

@@ -114,7 +114,7 @@ export function resourceExamples(collection: CollectionName, language: Language)
   return EXAMPLES[language][collection];
 }
 
-/** `{ product_id: 1 }` → `{ produto_id: 1 }` in Portuguese, at every depth; values are not translated (CONTRACT §2). */
+/** `{ product_id: 1 }` → `{ produto_id: 1 }` in Portuguese, at every depth; values are not translated (README: Paths). */
 export function translateKeys(value: JsonValue, language: Language): JsonValue {
   if (Array.isArray(value)) return value.map((element) => translateKeys(element, language));
   if (typeof value !== 'object' || value === null) return value;

@@ -129,7 +129,7 @@ export const HEADER_COMPONENTS: Readonly<Record<string, Json>> = {
 
 const headerReference = (component: keyof typeof HEADER_COMPONENTS): Json => ({ $ref: `#/components/headers/${component}` });
 
-/** Headers on every answer of an operation (CONTRACT §8): X-Request-Id, the RateLimit fields, CORS. */
+/** Headers on every answer of an operation (README: Headers): X-Request-Id, the RateLimit fields, CORS. */
 export function everyAnswerHeaders(): Json {
   return {
     'X-Request-Id': headerReference('X-Request-Id'),

@@ -1,5 +1,5 @@
 // The parameters the document describes, each with an example: a path's ids, a list's
-// page, limit, sort and filters (CONTRACT §5), the conditional headers (RFC 9110 §13.1)
+// page, limit, sort and filters (README: Lists), the conditional headers (RFC 9110 §13.1)
 // and Idempotency-Key (IETF draft "The Idempotency-Key HTTP Header Field").
 
 import { MAX_PAGE_SIZE } from '../http/list-query.js';

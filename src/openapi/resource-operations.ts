@@ -1,4 +1,4 @@
-// The operations of a collection path and an item path (CONTRACT §4, §5), in one
+// The operations of a collection path and an item path (README: Methods, Lists), in one
 // vocabulary, read from the resource declaration: list and create, read, replace,
 // patch and delete, each with its parameters, body, answers and examples. HEAD and
 // OPTIONS are added for every path by document.ts.
@@ -31,7 +31,7 @@ function audienceText(definition: ResourceDefinition, operation: Operation): str
 }
 
 /**
- * The error statuses an operation can answer (CONTRACT §7), derived from what the
+ * The error statuses an operation can answer (README: Errors), derived from what the
  * resource declares: 403 only where someone may be refused, 404 for items and nested
  * collections, 409 where a unique field or a state machine can conflict, and the body
  * statuses (413, 415, 422, and 503 when the server holds too many bodies) only for
@@ -77,7 +77,7 @@ export function resourceOperations(route: ResourceRoute, path: string): Json {
         summary: `List ${definition.collection}`,
         description:
           `A page of ${definition.collection}${filters.length > 0 ? `, filtered by ${filters.join(' and ')} when given` : ''}, in the list envelope; ` +
-          `the links to the other pages keep the filters and sort, and are also in the Link header (CONTRACT §5). ${audienceText(definition, 'list')}`,
+          `the links to the other pages keep the filters and sort, and are also in the Link header (RFC 8288). ${audienceText(definition, 'list')}`,
         parameters: [...listParameters(definition, language), IF_NONE_MATCH],
         responses: responses(
           {

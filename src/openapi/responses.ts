@@ -21,7 +21,7 @@ export interface ErrorContext {
   readonly patch?: boolean;
 }
 
-/** When each error status is answered (CONTRACT §7), for the response descriptions. */
+/** When each error status is answered (README: Errors), for the response descriptions. */
 const WHEN: Readonly<Record<number, string>> = {
   400: 'a query parameter is unknown, repeated or out of range, or the body is not a JSON object',
   401: 'no token, or a token that is malformed, badly signed, expired or of a deleted user',

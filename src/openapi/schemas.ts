@@ -1,6 +1,6 @@
 // JSON Schemas (OpenAPI 3.1 uses JSON Schema 2020-12) derived from the resource
 // declarations, never written by hand: a record as it is read, and the bodies of
-// POST, PUT and PATCH, in either vocabulary; plus the list envelope (CONTRACT §5), the
+// POST, PUT and PATCH, in either vocabulary; plus the list envelope (README: Lists), the
 // credentials and token of POST /v1/tokens (§6) and problem details (§7).
 
 import type { JsonValue } from '../json.js';

@@ -1,6 +1,6 @@
 // The operations of the addresses that are not resources: the home page (`/`), the
 // health checks, the API index (`/v1`), this document, and the token endpoint
-// (CONTRACT §2, §6). All but the token endpoint only read; none needs a token.
+// (README: Paths, Authentication and permissions). All but the token endpoint only read; none needs a token.
 
 import type { RouteSpec } from '../routes.js';
 import { EXAMPLE_CREDENTIALS, EXAMPLE_TOKEN } from './examples.js';
