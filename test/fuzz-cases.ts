@@ -126,7 +126,7 @@ export interface FuzzCase {
 }
 
 // ---------------------------------------------------------------------------------
-// Limits the cases aim at (the server's defaults; README: Configuration, README "Protocol limits")
+// Limits the cases aim at (the server's defaults; README: Configuration, README "Security and protocol limits")
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 export const MAX_TARGET_LENGTH = 8192;
@@ -1491,7 +1491,7 @@ function successStatus(method: string): number {
 }
 
 /**
- * The statuses the contract allows (README: Paths, Methods, Errors; README "Protocol limits"):
+ * The statuses the contract allows (README: Paths, Methods, Errors; README "Security and protocol limits"):
  * 400 and 404 always (a malformed request; a victim record an earlier case deleted);
  * success only while the path still names the route and the method is served there;
  * the rest only when the route, method, caller or mutation can cause them.

@@ -1,7 +1,7 @@
 // Secrets at rest, in logs and in answers (hardening issue, item 6; OWASP API8:2023
 // Security Misconfiguration, with API2 Broken Authentication for what a leaked secret
 // gives away). The conventions checked, from README "Storage and durability",
-// "Protocol limits and health" (access log) and "Representations":
+// "Security and protocol limits" (access log) and "Representations":
 //   - every file plainrest writes in DATA_DIR — snapshots, journal segments, the lock,
 //     token-secret, and the temporary files of atomic writes when they can be seen — has
 //     mode 0600, whatever the umask, and the data directory is not world-writable;
