@@ -1,11 +1,10 @@
 // Test support: a real plainrest server on port 0 with fresh state per test, and a
-// small client that returns status, headers and the parsed JSON body. Requests carry
-// the administrator's bearer token unless a test asks for another caller.
+// small fetch wrapper that returns status, headers and the parsed JSON body. Requests
+// carry the administrator's bearer token unless a test asks for another caller.
 // Starting a server is cheap: the administrator's password is hashed once per test
 // process, not at every start (see startTestServer).
 
 import type { ChildProcess } from 'node:child_process';
-import { Agent, request as httpRequest } from 'node:http';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { afterEach } from 'node:test';
 import { tmpdir } from 'node:os';
@@ -165,60 +164,6 @@ export function tokenFor(userId: number, lifetimeSeconds = 3600, issuedAt = Math
   return signToken({ sub: String(userId), iat: issuedAt, exp: issuedAt + lifetimeSeconds }, TEST_TOKEN_SECRET);
 }
 
-/** Keep-alive connections for every request of the process, as fetch keeps them. */
-const KEEP_ALIVE = new Agent({ keepAlive: true });
-
-/** What fetch (Node's undici) adds to a request that does not set it. */
-const FETCH_DEFAULT_HEADERS: Readonly<Record<string, string>> = {
-  accept: '*/*',
-  'accept-language': '*',
-  'sec-fetch-mode': 'cors',
-  'user-agent': 'node',
-  'accept-encoding': 'gzip, deflate',
-};
-
-/** Methods fetch sends upper-cased whatever case it was given (Fetch Standard, "normalize a method"). */
-const NORMALIZED_METHODS: ReadonlySet<string> = new Set(['DELETE', 'GET', 'HEAD', 'OPTIONS', 'POST', 'PUT']);
-
-const UTF8 = new TextDecoder();
-
-/**
- * The request fetch would send, over node:http: the same method, headers and
- * Content-Length (0 for a POST or PUT without a body), the answer decoded as fetch's
- * text() does. fetch costs about twice as much on the client's side of a request, and
- * the request-heavy files send thousands.
- */
-function sendAsFetchWould(
-  url: string,
-  method: string,
-  headers: Record<string, string>,
-  body: string | undefined,
-): Promise<{ status: number; headers: Headers; text: string }> {
-  const upper = method.toUpperCase();
-  const normalized = NORMALIZED_METHODS.has(upper) ? upper : method;
-  const sent: Record<string, string> = { ...headers };
-  const named = new Set(Object.keys(sent).map((name) => name.toLowerCase()));
-  for (const [name, value] of Object.entries(FETCH_DEFAULT_HEADERS)) if (!named.has(name)) sent[name] = value;
-  const bytes = body === undefined ? undefined : Buffer.from(body, 'utf8');
-  if (bytes !== undefined) sent['content-length'] = String(bytes.length);
-  else if (normalized === 'POST' || normalized === 'PUT') sent['content-length'] = '0';
-  return new Promise((resolve, reject) => {
-    const request = httpRequest(url, { method: normalized, headers: sent, agent: KEEP_ALIVE }, (response) => {
-      const chunks: Buffer[] = [];
-      response.on('data', (chunk: Buffer) => chunks.push(chunk));
-      response.on('error', reject);
-      response.on('end', () => {
-        const received = new Headers();
-        const raw = response.rawHeaders;
-        for (let i = 0; i + 1 < raw.length; i += 2) received.append(raw[i] as string, raw[i + 1] as string);
-        resolve({ status: response.statusCode ?? 0, headers: received, text: UTF8.decode(Buffer.concat(chunks)) });
-      });
-    });
-    request.on('error', reject);
-    request.end(bytes);
-  });
-}
-
 export function wrap(server: RunningServer, token: string | undefined): TestServer {
   const request = async (method: string, path: string, options: RequestOptions = {}): Promise<TestResponse> => {
     const headers: Record<string, string> = { ...options.headers };
@@ -231,8 +176,8 @@ export function wrap(server: RunningServer, token: string | undefined): TestServ
         headers['content-type'] = method === 'PATCH' ? 'application/merge-patch+json' : 'application/json';
       }
     }
-    const response = await sendAsFetchWould(server.url + path, method, headers, body);
-    const text = response.text;
+    const response = await fetch(server.url + path, { method, headers, body });
+    const text = await response.text();
     let parsed: unknown;
     // Every answer is JSON but the home page's HTML.
     if (text !== '' && !(response.headers.get('content-type') ?? '').startsWith('text/html')) parsed = JSON.parse(text);
