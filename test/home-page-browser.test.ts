@@ -269,7 +269,8 @@ describe('home page in headless Chromium', { skip: SKIP }, () => {
     assert.equal(await value(page, 'request-query'), '');
     assert.equal(await value(page, 'request-headers'), 'Content-Type: application/json');
     const example = JSON.parse(await value(page, 'request-body')) as Record<string, unknown>;
-    assert.deepEqual(example, { name: 'Example', category: 'tea', price: 9.99 });
+    // the form starts from the OpenAPI document's example of the request body
+    assert.deepEqual(example, { name: 'Glass teapot 1 l', category: 'tea', price: 19.99, description: 'Borosilicate glass with a steel infuser.' });
     await setValue(page, 'request-body', JSON.stringify({ ...example, name: 'Kettle made in a browser' }, null, 2));
     await sendWithKeyboard(page);
 
@@ -286,7 +287,7 @@ describe('home page in headless Chromium', { skip: SKIP }, () => {
     const stored = await api.get(`/v1/products/${expectedId}`);
     assert.equal(stored.status, 200);
     assert.equal(stored.body.name, 'Kettle made in a browser');
-    assert.equal(stored.body.price, 9.99);
+    assert.equal(stored.body.price, 19.99);
 
     await fillForm(page, { method: 'GET', path: '/v1/products', query: 'sort=-id&limit=5' });
     await sendWithKeyboard(page);
@@ -302,7 +303,7 @@ describe('home page in headless Chromium', { skip: SKIP }, () => {
     );
     assert.deepEqual(
       { id: firstRow['id'], name: firstRow['name'], category: firstRow['category'], price: firstRow['price'] },
-      { id: String(expectedId), name: 'Kettle made in a browser', category: 'tea', price: '9.99' },
+      { id: String(expectedId), name: 'Kettle made in a browser', category: 'tea', price: '19.99' },
     );
     await saveScreenshot(page, 'home-page-desktop.png');
     // The same in dark mode: the page follows prefers-color-scheme.
@@ -513,7 +514,12 @@ describe('home page in headless Chromium', { skip: SKIP }, () => {
     assert.equal(await value(page, 'request-method'), 'POST');
     assert.equal(await value(page, 'request-path'), '/v1/produtos');
     assert.equal(await value(page, 'request-headers'), 'Content-Type: application/json');
-    assert.deepEqual(JSON.parse(await value(page, 'request-body')), { nome: 'Example', categoria: 'tea', preco: 9.99 });
+    assert.deepEqual(JSON.parse(await value(page, 'request-body')), {
+      nome: 'Bule de vidro 1 l',
+      categoria: 'chá',
+      preco: 19.99,
+      descricao: 'Vidro borossilicato com infusor de aço.',
+    });
 
     await page.evaluate(`document.querySelector('input[name="vocabulary"][value="en"]').focus()`);
     await page.press('Space');
