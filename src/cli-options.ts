@@ -22,7 +22,7 @@ interface Setting {
 export const SETTINGS: readonly Setting[] = [
   { variable: 'PORT', flag: 'port', option: 'port', kind: 'integer', fallback: String(DEFAULTS.port), meaning: 'TCP port; 0 picks a free one' },
   { variable: 'HOST', flag: 'host', option: 'host', kind: 'string', fallback: DEFAULTS.host, meaning: 'interface to listen on' },
-  { variable: 'DATA_DIR', flag: 'data-dir', option: 'dataDir', kind: 'string', fallback: DEFAULTS.dataDir, meaning: 'where snapshots live; created if missing' },
+  { variable: 'DATA_DIR', flag: 'data-dir', option: 'dataDir', kind: 'string', fallback: DEFAULTS.dataDir, meaning: 'where snapshots and the journal live; created if missing' },
   { variable: 'MAX_BODY_BYTES', flag: 'max-body-bytes', option: 'maxBodyBytes', kind: 'integer', fallback: String(DEFAULTS.maxBodyBytes), meaning: 'larger request bodies get 413' },
   { variable: 'MAX_BODY_BYTES_IN_FLIGHT', flag: 'max-body-bytes-in-flight', option: 'maxBodyBytesInFlight', kind: 'integer', fallback: String(DEFAULTS.maxBodyBytesInFlight), meaning: 'request-body bytes held at once across all requests; past it, 503 with Retry-After' },
   { variable: 'SEED', flag: 'seed', option: 'seed', kind: 'boolean', fallback: String(DEFAULTS.seed), meaning: 'load the example dataset into an empty data directory' },
@@ -101,8 +101,11 @@ function convert(kind: Kind, text: string): string | number | boolean | CorsOrig
 }
 
 export function helpText(): string {
+  const flagWidth = Math.max(...SETTINGS.map((setting) => setting.flag.length)) + 2;
+  const variableWidth = Math.max(...SETTINGS.map((setting) => setting.variable.length));
   const rows = SETTINGS.map(
-    (setting) => `  --${setting.flag.padEnd(19)} ${setting.variable.padEnd(18)} ${setting.meaning} (default: ${setting.fallback})`,
+    (setting) =>
+      `  ${`--${setting.flag}`.padEnd(flagWidth)} ${setting.variable.padEnd(variableWidth)} ${setting.meaning} (default: ${setting.fallback})`,
   );
   return [
     'Usage: plainrest [--flag value]...            start the server',
@@ -110,7 +113,7 @@ export function helpText(): string {
     '       plainrest openapi                       print the OpenAPI 3.1 document',
     '       plainrest --version                     print the version',
     '',
-    `  ${'flag'.padEnd(21)} ${'variable'.padEnd(18)} meaning`,
+    `  ${'flag'.padEnd(flagWidth)} ${'variable'.padEnd(variableWidth)} meaning`,
     ...rows,
     '',
     'A flag wins over its environment variable.',

@@ -2,7 +2,7 @@
 // collection and item path in both vocabularies (README: Paths), plus the API index,
 // the token endpoint, the health checks and the home page (`/`). Each path lists its methods; HEAD follows
 // GET (RFC 9110 §9.3.2) and OPTIONS is answered for every path from the same list.
-// Every method needs a bearer token except those an endpoint lists as open (§6). The
+// Every method needs a bearer token except those an endpoint lists as open (README: Authentication and permissions). The
 // same table drives the OpenAPI document, so the two cannot disagree.
 
 import type { RequestContext } from './context.js';

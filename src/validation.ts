@@ -1,4 +1,4 @@
-// Validation at the boundary (STYLE §8): a request body arrives as parsed JSON and
+// Validation at the boundary (after it, types are trusted): a request body arrives as parsed JSON and
 // leaves as Fields keyed by internal names, or the request fails with one 422 that
 // lists every offending field in the client's vocabulary (README: Records, Errors).
 // Only names from the resource declaration are ever copied, so a client-chosen key

@@ -1,6 +1,6 @@
 // Embedding (README: Embedding): the package imports by name (`exports` with types, through
 // the package self-reference, so dist/ must be built: `npm run build`), startServer and
-// createApp with the §1 options in camelCase and the same defaults, no printing and no
+// createApp with the options of README: Configuration in camelCase and the same defaults, no printing and no
 // environment reading, a custom logger for failures (a write that fails is a bare 500,
 // its cause logged), the `store` option (bring your own Store, here MemoryStore and a
 // subclass of it whose writes fail), and clear errors for bad options.
@@ -73,7 +73,7 @@ describe('embedding: startServer', () => {
     await assert.rejects(fetch(`${server.url}/healthz`));
   });
 
-  test('the exported DEFAULTS are the §1 defaults', () => {
+  test('the exported DEFAULTS are the defaults of README: Configuration', () => {
     const { port, host, dataDir, seed, maxBodyBytes } = DEFAULTS;
     assert.deepEqual({ port, host, dataDir, seed, maxBodyBytes }, { port: 3000, host: '127.0.0.1', dataDir: 'data', seed: true, maxBodyBytes: 1_048_576 });
     const { adminEmail, tokenTtlSeconds } = DEFAULTS;

@@ -49,9 +49,9 @@ const EXPLAINED: readonly Explained[] = [
   {
     rule: 'owasp:api1:2023-no-numeric-ids',
     where: (path) => /^paths\.[^.]+\.parameters\.\d+\.schema$/.test(path),
-    why: 'ids are sequential integers by contract (§2); every request is authorized against the record\'s owner, and another user\'s record is a 403 whether or not it exists (§6), so guessing an id reveals nothing',
+    why: 'ids are sequential integers (README: Paths); every request is authorized against the record\'s owner, and another user\'s record is a 403 whether or not it exists (README: Authentication and permissions), so guessing an id reveals nothing',
   },
-  { rule: 'owasp:api2:2023-read-restricted', where: (path) => OPEN_READS.test(path), why: 'the home page, the index, this document and the health checks are open by design (§6)' },
+  { rule: 'owasp:api2:2023-read-restricted', where: (path) => OPEN_READS.test(path), why: 'the home page, the index, this document and the health checks are open by design (README: Authentication and permissions)' },
   { rule: 'owasp:api2:2023-write-restricted', where: (path) => path === 'paths./v1/tokens.post.security', why: 'POST /v1/tokens is the login: it takes credentials, not a token' },
   {
     rule: 'owasp:api8:2023-define-error-responses-401',

@@ -1,4 +1,4 @@
-// The one place that writes a response to the socket (koa's respond(), STYLE §5).
+// The one place that writes a response to the socket (koa's respond()).
 // Handlers return a Reply; this sets Content-Type and Content-Length and omits the
 // body where HTTP forbids one: HEAD (RFC 9110 §9.3.2), 204 (§15.3.5), 304 (§15.4.5).
 

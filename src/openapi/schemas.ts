@@ -1,7 +1,7 @@
 // JSON Schemas (OpenAPI 3.1 uses JSON Schema 2020-12) derived from the resource
 // declarations, never written by hand: a record as it is read, and the bodies of
 // POST, PUT and PATCH, in either vocabulary; plus the list envelope (README: Lists), the
-// credentials and token of POST /v1/tokens (§6) and problem details (§7).
+// credentials and token of POST /v1/tokens (README: Authentication and permissions) and problem details (README: Errors).
 
 import type { JsonValue } from '../json.js';
 import type { FieldRule, ResourceDefinition } from '../resources/definition.js';

@@ -1,4 +1,4 @@
-// The shape of a resource declaration (STYLE §3: resources are data). Each resource
+// The shape of a resource declaration (resources are data). Each resource
 // is declared once in its own file; routing, validation, representation, lists and,
 // later, the OpenAPI document all read the declaration (who may do what is the one
 // table in auth/permissions.ts).

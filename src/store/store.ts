@@ -1,5 +1,5 @@
-// The Store interface: what the HTTP layer may ask of the data, and nothing about HTTP
-// (STYLE §6). A missing record is `undefined`; the caller chooses the status.
+// The Store interface: what the HTTP layer may ask of the data, and nothing about HTTP.
+// A missing record is `undefined`; the caller chooses the status.
 // `commit` is the single way to change data: all changes of one request are applied
 // together and the promise resolves only once they are on disk.
 

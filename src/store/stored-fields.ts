@@ -1,5 +1,5 @@
 // What a stored record of each resource may hold, read from the resource declarations
-// (STYLE §3): its declared fields (a write-only one under its `storedAs` name, such as
+// (resources are data): its declared fields (a write-only one under its `storedAs` name, such as
 // `password_hash`), each a JSON value of its declared kind. plainrest neither shows nor
 // keeps anything else (the next write of the record would drop it), so loading the data
 // directory (data-directory.ts) refuses a record that does not fit rather than lose part
