@@ -1158,6 +1158,6 @@ describe('storage: close()', () => {
 });
 
 test('data/example/*.json is byte-for-byte unchanged after every test above', async () => {
-  assert.deepEqual(Object.keys(exampleHashesBefore).sort(), ['orders.json', 'products.json', 'users.json']);
+  assert.deepEqual(Object.keys(exampleHashesBefore).sort(), ['orders.json', 'products.json', 'resources.json', 'users.json']);
   assert.deepEqual(await hashDirectory(EXAMPLE_DIR), exampleHashesBefore);
 });

@@ -1,0 +1,453 @@
+// Checking a resource declaration (issue 21, CONTRACT §11's "a bad declaration"): the
+// file's properties are JSON Schema as OpenAPI 3.1 uses it, plus plainrest's `x-`
+// extensions. Every problem is found at once, each as a JSON pointer (RFC 6901) into
+// the file and a message, so a start can refuse with one line per problem. Unknown
+// keywords are errors, so that a typo such as `maxLenght` is caught; `x-` keywords
+// plainrest does not know pass (they are kept for the OpenAPI document).
+//
+// Not yet wired into the server: routing, validation and the rest still read
+// src/resources/. This module only says whether a declaration is well formed.
+
+/** One thing wrong with a declaration: where (a JSON pointer) and what. */
+export interface DeclarationProblem {
+  readonly pointer: string;
+  readonly message: string;
+}
+
+/** Collection and property names: what a path segment and a JSON member may safely be. */
+const NAME = /^[a-z][a-z0-9_]{0,62}$/;
+/** Path segments plainrest serves itself under /v1. */
+const RESERVED_COLLECTIONS: ReadonlySet<string> = new Set(['tokens', 'openapi', 'events']);
+/** Every record has these; a declaration may not. */
+const RESERVED_PROPERTIES: ReadonlySet<string> = new Set(['id', 'created_at', 'updated_at']);
+const OPERATIONS = ['list', 'read', 'create', 'update', 'delete'] as const;
+const AUDIENCES: ReadonlySet<string> = new Set(['public', 'user', 'owner', 'admin']);
+const TYPES: ReadonlySet<string> = new Set(['string', 'integer', 'number', 'boolean', 'array', 'object']);
+const FORMATS: ReadonlySet<string> = new Set(['email', 'date', 'date-time', 'uri', 'password']);
+const LANGUAGE = /^[a-z]{2}$/;
+
+const COLLECTION_MEMBERS: ReadonlySet<string> = new Set(['singular', 'parent', 'owned', 'access', 'properties', 'required', 'names', 'description']);
+/** The schema keywords §11 accepts, plus plainrest's own extensions. */
+const SCHEMA_KEYWORDS: ReadonlySet<string> = new Set([
+  'type', 'enum', 'default', 'minLength', 'maxLength', 'pattern', 'format', 'minimum', 'maximum',
+  'exclusiveMinimum', 'exclusiveMaximum', 'multipleOf', 'items', 'minItems', 'maxItems', 'properties',
+  'required', 'readOnly', 'writeOnly', 'description', 'examples',
+  'x-filter', 'x-sort', 'x-unique', 'x-references', 'x-transitions', 'x-admin-only', 'x-owner-may-set',
+]);
+/** The built-in fields of `users` (README: Records), which a declaration may not retype. */
+const BUILT_IN_USER_TYPES: Readonly<Record<string, string>> = { name: 'string', email: 'string', password: 'string', role: 'string' };
+
+type Json = unknown;
+type JsonObject = Record<string, Json>;
+
+function isObject(value: Json): value is JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** RFC 6901: `~` and `/` in a member name are escaped. */
+function child(pointer: string, member: string | number): string {
+  return `${pointer}/${String(member).replaceAll('~', '~0').replaceAll('/', '~1')}`;
+}
+
+/** Every problem of `declaration` (the parsed file); an empty list means it is well formed. */
+export function checkDeclaration(declaration: Json): DeclarationProblem[] {
+  const problems: DeclarationProblem[] = [];
+  const problem = (pointer: string, message: string): void => {
+    problems.push({ pointer, message });
+  };
+  if (!isObject(declaration)) {
+    problem('', 'must be a JSON object with a "resources" member');
+    return problems;
+  }
+  for (const member of Object.keys(declaration)) if (member !== 'resources' && !member.startsWith('x-')) problem(child('', member), 'unknown member');
+  const resources = declaration['resources'];
+  if (!isObject(resources)) {
+    problem('/resources', 'must be an object of collections');
+    return problems;
+  }
+  const names = new Set(Object.keys(resources));
+  for (const [collection, body] of Object.entries(resources)) {
+    checkCollection(collection, body, child('/resources', collection), names, problem);
+  }
+  checkParentChains(resources, problem);
+  return problems;
+}
+
+type Report = (pointer: string, message: string) => void;
+
+function checkCollection(collection: string, body: Json, pointer: string, collections: ReadonlySet<string>, problem: Report): void {
+  if (!NAME.test(collection)) problem(pointer, `"${collection}" is not a collection name: lower-case letters, digits and _, starting with a letter`);
+  else if (RESERVED_COLLECTIONS.has(collection)) problem(pointer, `"${collection}" is reserved: plainrest serves /v1/${collection} itself`);
+  if (!isObject(body)) {
+    problem(pointer, 'must be an object');
+    return;
+  }
+  for (const member of Object.keys(body)) {
+    if (!COLLECTION_MEMBERS.has(member) && !member.startsWith('x-')) problem(child(pointer, member), 'unknown member');
+  }
+  const singular = body['singular'];
+  if (singular === undefined) problem(pointer, 'needs "singular", the name of one record');
+  else if (typeof singular !== 'string' || !NAME.test(singular)) problem(child(pointer, 'singular'), 'must be a name: lower-case letters, digits and _');
+
+  const parent = body['parent'];
+  if (parent !== undefined && (typeof parent !== 'string' || !collections.has(parent))) {
+    problem(child(pointer, 'parent'), `names no declared collection${typeof parent === 'string' ? ` ("${parent}")` : ''}`);
+  }
+  if (body['owned'] !== undefined && typeof body['owned'] !== 'boolean') problem(child(pointer, 'owned'), 'must be true or false');
+  checkAccess(body['access'], child(pointer, 'access'), problem);
+
+  const properties = body['properties'];
+  const declared = new Set<string>();
+  if (properties === undefined) {
+    if (collection !== 'users') problem(pointer, 'needs "properties"');
+  } else if (!isObject(properties)) {
+    problem(child(pointer, 'properties'), 'must be an object of property schemas');
+  } else {
+    for (const [name, schema] of Object.entries(properties)) {
+      declared.add(name);
+      const at = child(child(pointer, 'properties'), name);
+      if (!NAME.test(name)) problem(at, `"${name}" is not a property name: lower-case letters, digits and _, starting with a letter`);
+      else if (RESERVED_PROPERTIES.has(name)) problem(at, `every record has "${name}" already; it cannot be declared`);
+      else if (name === 'owner_id' && body['owned'] === true) problem(at, 'an owned collection keeps its owner in "owner_id" itself');
+      if (collection === 'users' && BUILT_IN_USER_TYPES[name] !== undefined && isObject(schema) && schema['type'] !== undefined && schema['type'] !== BUILT_IN_USER_TYPES[name]) {
+        problem(child(at, 'type'), `users' built-in "${name}" is a ${BUILT_IN_USER_TYPES[name]} and cannot be retyped`);
+      }
+      checkSchema(schema, at, collections, problem, true);
+    }
+  }
+  checkRequired(body['required'], declared, child(pointer, 'required'), problem);
+  // A vocabulary may name the built-in fields of users and the members of nested objects too.
+  const translatable = new Set(declared);
+  if (collection === 'users') for (const name of Object.keys(BUILT_IN_USER_TYPES)) translatable.add(name);
+  if (isObject(properties)) for (const schema of Object.values(properties)) addMemberNames(schema, translatable);
+  checkNames(body['names'], translatable, child(pointer, 'names'), problem);
+}
+
+/** The member names of the objects inside a schema (an array's items, an object's properties), at any depth. */
+function addMemberNames(schema: Json, names: Set<string>): void {
+  if (!isObject(schema)) return;
+  addMemberNames(schema['items'], names);
+  const members = schema['properties'];
+  if (!isObject(members)) return;
+  for (const [name, member] of Object.entries(members)) {
+    names.add(name);
+    addMemberNames(member, names);
+  }
+}
+
+function checkAccess(access: Json, pointer: string, problem: Report): void {
+  if (access === undefined) return;
+  if (!isObject(access)) {
+    problem(pointer, 'must be an object naming who may list, read, create, update and delete');
+    return;
+  }
+  for (const [operation, audience] of Object.entries(access)) {
+    if (!(OPERATIONS as readonly string[]).includes(operation)) problem(child(pointer, operation), `unknown operation; one of ${OPERATIONS.join(', ')}`);
+    else if (typeof audience !== 'string' || !AUDIENCES.has(audience)) problem(child(pointer, operation), 'must be one of public, user, owner, admin');
+  }
+}
+
+function checkRequired(required: Json, declared: ReadonlySet<string>, pointer: string, problem: Report): void {
+  if (required === undefined) return;
+  if (!Array.isArray(required)) {
+    problem(pointer, 'must be an array of property names');
+    return;
+  }
+  required.forEach((name, index) => {
+    if (typeof name !== 'string' || !declared.has(name)) problem(child(pointer, index), `names no declared property${typeof name === 'string' ? ` ("${name}")` : ''}`);
+  });
+  if (new Set(required).size !== required.length) problem(pointer, 'names a property twice');
+}
+
+function checkNames(names: Json, declared: ReadonlySet<string>, pointer: string, problem: Report): void {
+  if (names === undefined) return;
+  if (!isObject(names)) {
+    problem(pointer, 'must be an object of languages');
+    return;
+  }
+  for (const [language, vocabulary] of Object.entries(names)) {
+    const at = child(pointer, language);
+    if (!LANGUAGE.test(language)) problem(at, 'must be a two-letter language code (ISO 639-1), such as "pt"');
+    if (!isObject(vocabulary)) {
+      problem(at, 'must be an object with "collection", "singular" and "properties"');
+      continue;
+    }
+    for (const [member, value] of Object.entries(vocabulary)) {
+      if (member === 'collection' || member === 'singular') {
+        if (typeof value !== 'string' || !NAME.test(value)) problem(child(at, member), 'must be a name: lower-case letters, digits and _');
+      } else if (member === 'properties') {
+        checkTranslatedProperties(value, declared, child(at, member), problem);
+      } else {
+        problem(child(at, member), 'unknown member');
+      }
+    }
+  }
+}
+
+function checkTranslatedProperties(properties: Json, declared: ReadonlySet<string>, pointer: string, problem: Report): void {
+  if (!isObject(properties)) {
+    problem(pointer, 'must be an object from property names to their names in this language');
+    return;
+  }
+  const seen = new Set<string>();
+  for (const [name, translated] of Object.entries(properties)) {
+    if (!declared.has(name)) problem(child(pointer, name), `names no declared property ("${name}")`);
+    if (typeof translated !== 'string' || !NAME.test(translated)) problem(child(pointer, name), 'must be a name: lower-case letters, digits and _');
+    else if (seen.has(translated)) problem(child(pointer, name), `"${translated}" names two properties in this language`);
+    else seen.add(translated);
+  }
+}
+
+/** A property's schema, and recursively its `items` and `properties`. */
+function checkSchema(schema: Json, pointer: string, collections: ReadonlySet<string>, problem: Report, topLevel: boolean): void {
+  if (!isObject(schema)) {
+    problem(pointer, 'must be a schema object');
+    return;
+  }
+  for (const keyword of Object.keys(schema)) {
+    if (SCHEMA_KEYWORDS.has(keyword) || keyword.startsWith('x-')) continue;
+    problem(child(pointer, keyword), `unknown keyword "${keyword}"`);
+  }
+  const type = schema['type'];
+  const values = schema['enum'];
+  if (type !== undefined && (typeof type !== 'string' || !TYPES.has(type))) problem(child(pointer, 'type'), `must be one of ${[...TYPES].join(', ')}`);
+  if (type === undefined && values === undefined) problem(pointer, 'needs a "type" or an "enum"');
+  if (values !== undefined && (!Array.isArray(values) || values.length === 0 || new Set(values.map((value) => JSON.stringify(value))).size !== values.length)) {
+    problem(child(pointer, 'enum'), 'must be a non-empty array of distinct values');
+  }
+  for (const keyword of ['minLength', 'maxLength', 'minItems', 'maxItems'] as const) {
+    const value = schema[keyword];
+    if (value !== undefined && !(Number.isSafeInteger(value) && (value as number) >= 0)) problem(child(pointer, keyword), 'must be a whole number ≥ 0');
+  }
+  for (const keyword of ['minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum'] as const) {
+    const value = schema[keyword];
+    if (value !== undefined && (typeof value !== 'number' || !Number.isFinite(value))) problem(child(pointer, keyword), 'must be a number');
+  }
+  const multipleOf = schema['multipleOf'];
+  if (multipleOf !== undefined && !(typeof multipleOf === 'number' && multipleOf > 0 && Number.isFinite(multipleOf))) problem(child(pointer, 'multipleOf'), 'must be a number > 0');
+  const format = schema['format'];
+  if (format !== undefined && (typeof format !== 'string' || !FORMATS.has(format))) problem(child(pointer, 'format'), `must be one of ${[...FORMATS].join(', ')}`);
+  const pattern = schema['pattern'];
+  if (pattern !== undefined) {
+    const reason = patternProblem(pattern);
+    if (reason !== undefined) problem(child(pointer, 'pattern'), reason);
+  }
+  for (const keyword of ['readOnly', 'writeOnly', 'x-filter', 'x-sort', 'x-admin-only'] as const) {
+    if (schema[keyword] !== undefined && typeof schema[keyword] !== 'boolean') problem(child(pointer, keyword), 'must be true or false');
+  }
+  if (schema['description'] !== undefined && typeof schema['description'] !== 'string') problem(child(pointer, 'description'), 'must be a string');
+  if (schema['examples'] !== undefined && !Array.isArray(schema['examples'])) problem(child(pointer, 'examples'), 'must be an array');
+
+  if (schema['items'] !== undefined) {
+    if (type !== 'array') problem(child(pointer, 'items'), 'belongs to "type": "array"');
+    checkSchema(schema['items'], child(pointer, 'items'), collections, problem, false);
+  } else if (type === 'array') {
+    problem(pointer, 'an array needs "items"');
+  }
+  checkObjectMembers(schema, type, pointer, collections, problem);
+  checkReference(schema, pointer, collections, problem); // at any depth: an order item's product_id
+  if (topLevel) checkExtensions(schema, pointer, problem);
+  else for (const extension of ['x-filter', 'x-sort', 'x-unique', 'x-transitions', 'x-admin-only', 'x-owner-may-set']) {
+    if (schema[extension] !== undefined) problem(child(pointer, extension), 'applies to a top-level property only');
+  }
+  if (schema['default'] !== undefined && !fitsKindOf(schema['default'], type, values)) problem(child(pointer, 'default'), 'does not fit the schema');
+}
+
+function checkObjectMembers(schema: JsonObject, type: Json, pointer: string, collections: ReadonlySet<string>, problem: Report): void {
+  const members = schema['properties'];
+  const memberNames = new Set<string>();
+  if (members !== undefined) {
+    if (type !== 'object') problem(child(pointer, 'properties'), 'belongs to "type": "object"');
+    if (!isObject(members)) problem(child(pointer, 'properties'), 'must be an object of member schemas');
+    else {
+      for (const [name, member] of Object.entries(members)) {
+        memberNames.add(name);
+        checkSchema(member, child(child(pointer, 'properties'), name), collections, problem, false);
+      }
+    }
+  } else if (type === 'object') {
+    problem(pointer, 'an object needs "properties" (members not declared are refused)');
+  }
+  if (schema['required'] !== undefined) checkRequired(schema['required'], memberNames, child(pointer, 'required'), problem);
+}
+
+function checkReference(schema: JsonObject, pointer: string, collections: ReadonlySet<string>, problem: Report): void {
+  const references = schema['x-references'];
+  if (references === undefined) return;
+  if (typeof references !== 'string' || !collections.has(references)) problem(child(pointer, 'x-references'), 'names no declared collection');
+  if (schema['type'] !== 'integer') problem(child(pointer, 'x-references'), 'a reference is an id: "type": "integer"');
+}
+
+function checkExtensions(schema: JsonObject, pointer: string, problem: Report): void {
+  const type = schema['type'];
+  const values = Array.isArray(schema['enum']) ? (schema['enum'] as Json[]) : undefined;
+  const unique = schema['x-unique'];
+  if (unique !== undefined && unique !== true && unique !== 'ignore-case') problem(child(pointer, 'x-unique'), 'must be true or "ignore-case"');
+  if (unique === 'ignore-case' && type !== 'string') problem(child(pointer, 'x-unique'), '"ignore-case" applies to strings');
+
+  const transitions = schema['x-transitions'];
+  if (transitions !== undefined) {
+    const at = child(pointer, 'x-transitions');
+    if (values === undefined) problem(at, 'applies to a property with an "enum"');
+    else if (!isObject(transitions)) problem(at, 'must be an object from each state to the states it may move to');
+    else {
+      for (const [from, targets] of Object.entries(transitions)) {
+        if (!values.includes(from)) problem(child(at, from), `"${from}" is not one of the enum's states`);
+        if (!Array.isArray(targets)) {
+          problem(child(at, from), 'must be an array of states');
+          continue;
+        }
+        targets.forEach((target, index) => {
+          if (!values.includes(target)) problem(child(child(at, from), index), `${JSON.stringify(target)} is not one of the enum's states`);
+        });
+      }
+    }
+  }
+
+  const ownerMaySet = schema['x-owner-may-set'];
+  if (ownerMaySet !== undefined) {
+    const at = child(pointer, 'x-owner-may-set');
+    if (schema['x-admin-only'] !== true) problem(at, 'goes with "x-admin-only": true');
+    if (!Array.isArray(ownerMaySet)) problem(at, 'must be an array of values');
+    else if (values !== undefined) {
+      ownerMaySet.forEach((value, index) => {
+        if (!values.includes(value)) problem(child(at, index), `${JSON.stringify(value)} is not one of the enum's values`);
+      });
+    }
+  }
+}
+
+/** Whether `value` is of the declared type (or one of the enum's values). Bounds are not checked here. */
+function fitsKindOf(value: Json, type: Json, values: Json): boolean {
+  if (Array.isArray(values)) return values.some((allowed) => JSON.stringify(allowed) === JSON.stringify(value));
+  switch (type) {
+    case 'string':
+      return typeof value === 'string';
+    case 'integer':
+      return Number.isSafeInteger(value);
+    case 'number':
+      return typeof value === 'number' && Number.isFinite(value);
+    case 'boolean':
+      return typeof value === 'boolean';
+    case 'array':
+      return Array.isArray(value);
+    case 'object':
+      return isObject(value);
+    default:
+      return false;
+  }
+}
+
+/**
+ * Why a `pattern` cannot be used, or undefined. It must compile as a JavaScript regular
+ * expression with the `u` flag (ECMA-262 is what OpenAPI 3.1's JSON Schema names), and
+ * it must not repeat, a variable number of times, a group that begins with a variable
+ * repetition (`(a+)+`, `(\w*)*`, `(a{1,5})+`): on a value crafted against it such a
+ * pattern backtracks exponentially, and it would run on every POST (a ReDoS). Fixed
+ * counts (`(\d{3}-){2}`) and groups that begin with a fixed character (`(-[a-z]+)*`) are
+ * fine. Overlapping alternatives under a repeat (`(a|aa)+`) are not caught here; a
+ * `maxLength` bounds what they can cost.
+ */
+export function patternProblem(pattern: Json): string | undefined {
+  if (typeof pattern !== 'string') return 'must be a string';
+  try {
+    new RegExp(pattern, 'u');
+  } catch {
+    return 'not a valid regular expression';
+  }
+  if (hasNestedQuantifier(pattern)) return 'repeats a group that repeats itself, which can backtrack catastrophically; rewrite it without nested quantifiers';
+  return undefined;
+}
+
+/**
+ * Whether some variably repeated group begins with a variably repeated atom: then the
+ * repeats can share out the same characters in many ways. A group that begins with a
+ * fixed character (`(-[a-z]+)*`) cannot, since each repeat must start with it.
+ */
+function hasNestedQuantifier(pattern: string): boolean {
+  for (let open = pattern.indexOf('('); open !== -1; open = nextGroup(pattern, open + 1)) {
+    const close = atomEnd(pattern, open);
+    if (repeatsVariably(pattern, close) && startsVariably(pattern, open + 1, close - 1)) return true;
+  }
+  return false;
+}
+
+/** The next unescaped `(` outside a character class at or after `from`, or -1. */
+function nextGroup(pattern: string, from: number): number {
+  for (let i = from; i < pattern.length; i++) {
+    if (pattern[i] === '\\') i++;
+    else if (pattern[i] === '[') i = atomEnd(pattern, i) - 1;
+    else if (pattern[i] === '(') return i;
+  }
+  return -1;
+}
+
+/** Whether the group body from `start` to before `end` begins with an atom repeated a variable number of times. */
+function startsVariably(pattern: string, start: number, end: number): boolean {
+  let first = start;
+  if (pattern[first] === '?') {
+    // (?:…), (?=…), (?!…), (?<=…), (?<!…), (?<name>…)
+    const named = /^\?(?::|=|!|<=|<!|<[A-Za-z_$][\w$]*>)/.exec(pattern.slice(first));
+    first += named === null ? 1 : named[0].length;
+  }
+  if (first >= end) return false;
+  const next = atomEnd(pattern, first);
+  if (repeatsVariably(pattern, next)) return true;
+  return pattern[first] === '(' && startsVariably(pattern, first + 1, next - 1);
+}
+
+/** Where the atom at `index` ends: after an escape, a character class, a whole group, or one character. */
+function atomEnd(pattern: string, index: number): number {
+  const character = pattern[index];
+  if (character === '\\') return index + 2;
+  if (character === '[') {
+    for (let i = index + 1; i < pattern.length; i++) {
+      if (pattern[i] === '\\') i++;
+      else if (pattern[i] === ']' && i > index + 1) return i + 1;
+    }
+    return pattern.length;
+  }
+  if (character === '(') {
+    let depth = 0;
+    for (let i = index; i < pattern.length; i++) {
+      if (pattern[i] === '\\') i++;
+      else if (pattern[i] === '[') i = atomEnd(pattern, i) - 1;
+      else if (pattern[i] === '(') depth++;
+      else if (pattern[i] === ')' && --depth === 0) return i + 1;
+    }
+    return pattern.length;
+  }
+  return index + 1;
+}
+
+/** A quantifier at `index` that repeats a variable number of times: `*`, `+`, `{n,}`, `{n,m}` with m > n (`?` and `{n}` do not). */
+function repeatsVariably(pattern: string, index: number): boolean {
+  const character = pattern[index];
+  if (character === '*' || character === '+') return true;
+  if (character !== '{') return false;
+  const counted = /^\{(\d+)(,(\d*))?\}/.exec(pattern.slice(index));
+  if (counted === null || counted[2] === undefined) return false;
+  return counted[3] === '' || Number(counted[3]) > Number(counted[1]);
+}
+
+/** Cycles in `parent` (a → b → a): every collection must reach a top-level one. */
+function checkParentChains(resources: JsonObject, problem: Report): void {
+  for (const start of Object.keys(resources)) {
+    const seen = new Set<string>([start]);
+    let current = parentOf(resources, start);
+    while (current !== undefined) {
+      if (seen.has(current)) {
+        problem(child(child('/resources', start), 'parent'), `the parent chain comes back to "${current}": ${[...seen, current].join(' → ')}`);
+        break;
+      }
+      seen.add(current);
+      current = parentOf(resources, current);
+    }
+  }
+}
+
+function parentOf(resources: JsonObject, collection: string): string | undefined {
+  const body = resources[collection];
+  const parent = isObject(body) ? body['parent'] : undefined;
+  return typeof parent === 'string' && parent in resources ? parent : undefined;
+}

@@ -1,0 +1,178 @@
+// Checking a resource declaration (src/declarations/check-declaration.ts; CONTRACT §11,
+// "a bad declaration"): the shipped example domain is well formed, the contract's own
+// example is, and each kind of mistake is reported at its JSON pointer, every one at
+// once. A pure unit: no server (the declarations are not wired into it yet).
+
+import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
+import { describe, test } from 'node:test';
+import { checkDeclaration, patternProblem } from '../src/declarations/check-declaration.js';
+
+const EXAMPLE_DOMAIN = new URL('../data/example/resources.json', import.meta.url);
+
+/** The library of CONTRACT §11's example, trimmed: authors, their books, loans owned by who made them. */
+function library(): Record<string, any> {
+  return {
+    resources: {
+      authors: {
+        singular: 'author',
+        access: { list: 'public', read: 'public', create: 'admin', update: 'admin', delete: 'admin' },
+        properties: {
+          name: { type: 'string', minLength: 1, maxLength: 200, 'x-sort': true },
+          country: { type: 'string', pattern: '^[A-Z]{2}$', 'x-filter': true },
+        },
+        required: ['name'],
+        names: { pt: { collection: 'autores', singular: 'autor', properties: { name: 'nome', country: 'pais' } } },
+      },
+      books: {
+        singular: 'book',
+        parent: 'authors',
+        properties: {
+          title: { type: 'string', minLength: 1, maxLength: 300 },
+          isbn: { type: 'string', pattern: '^[0-9]{13}$', 'x-unique': true },
+          price: { type: 'number', minimum: 0, multipleOf: 0.01 },
+          status: {
+            enum: ['draft', 'published', 'withdrawn'],
+            default: 'draft',
+            'x-transitions': { draft: ['published'], published: ['withdrawn'], withdrawn: [] },
+          },
+        },
+        required: ['title', 'isbn', 'price'],
+      },
+      loans: {
+        singular: 'loan',
+        owned: true,
+        access: { list: 'owner', read: 'owner', create: 'user', update: 'owner', delete: 'admin' },
+        properties: {
+          book_id: { type: 'integer', 'x-references': 'books' },
+          due: { type: 'string', format: 'date', 'x-sort': true },
+          state: { enum: ['open', 'returned', 'lost'], default: 'open', 'x-admin-only': true, 'x-owner-may-set': ['returned'] },
+        },
+        required: ['book_id', 'due'],
+      },
+    },
+  };
+}
+
+/** A mistake made to the library, and the one problem it must cause. */
+interface Mistake {
+  readonly name: string;
+  readonly change: (declaration: Record<string, any>) => void;
+  readonly pointer: string;
+  readonly message: RegExp;
+}
+
+const MISTAKES: readonly Mistake[] = [
+  { name: 'a misspelt keyword', change: (d) => (d.resources.books.properties.title.maxLenght = 300), pointer: '/resources/books/properties/title/maxLenght', message: /^unknown keyword "maxLenght"$/ },
+  { name: 'a pattern that is not a regular expression', change: (d) => (d.resources.books.properties.isbn.pattern = '^[0-9{13}$('), pointer: '/resources/books/properties/isbn/pattern', message: /^not a valid regular expression$/ },
+  { name: 'a pattern that backtracks catastrophically', change: (d) => (d.resources.authors.properties.country.pattern = '^([A-Z]+)+$'), pointer: '/resources/authors/properties/country/pattern', message: /backtrack catastrophically/ },
+  { name: 'a reserved collection name', change: (d) => (d.resources.tokens = d.resources.authors), pointer: '/resources/tokens', message: /reserved/ },
+  { name: 'a collection name with capitals', change: (d) => (d.resources.Authors = d.resources.loans), pointer: '/resources/Authors', message: /not a collection name/ },
+  { name: 'a declared id', change: (d) => (d.resources.authors.properties.id = { type: 'integer' }), pointer: '/resources/authors/properties/id', message: /cannot be declared/ },
+  { name: 'a declared created_at', change: (d) => (d.resources.authors.properties.created_at = { type: 'string' }), pointer: '/resources/authors/properties/created_at', message: /cannot be declared/ },
+  { name: 'a parent that is not declared', change: (d) => (d.resources.books.parent = 'writers'), pointer: '/resources/books/parent', message: /names no declared collection \("writers"\)/ },
+  { name: 'a reference to an unknown collection', change: (d) => (d.resources.loans.properties.book_id['x-references'] = 'novels'), pointer: '/resources/loans/properties/book_id/x-references', message: /names no declared collection/ },
+  { name: 'a transition to a state outside the enum', change: (d) => (d.resources.books.properties.status['x-transitions'].draft = ['printed']), pointer: '/resources/books/properties/status/x-transitions/draft/0', message: /"printed" is not one of the enum's states/ },
+  { name: 'transitions on a property without an enum', change: (d) => (d.resources.books.properties.title['x-transitions'] = {}), pointer: '/resources/books/properties/title/x-transitions', message: /applies to a property with an "enum"/ },
+  { name: 'a required property that is not declared', change: (d) => d.resources.books.required.push('subtitle'), pointer: '/resources/books/required/3', message: /names no declared property \("subtitle"\)/ },
+  { name: 'an unknown type', change: (d) => (d.resources.books.properties.price.type = 'decimal'), pointer: '/resources/books/properties/price/type', message: /must be one of string, integer/ },
+  { name: 'an unknown format', change: (d) => (d.resources.loans.properties.due.format = 'day'), pointer: '/resources/loans/properties/due/format', message: /must be one of email, date/ },
+  { name: 'a default outside the enum', change: (d) => (d.resources.books.properties.status.default = 'lost'), pointer: '/resources/books/properties/status/default', message: /does not fit the schema/ },
+  { name: 'an unknown access operation', change: (d) => (d.resources.authors.access.remove = 'admin'), pointer: '/resources/authors/access/remove', message: /unknown operation/ },
+  { name: 'an unknown audience', change: (d) => (d.resources.authors.access.list = 'everyone'), pointer: '/resources/authors/access/list', message: /public, user, owner, admin/ },
+  { name: 'a missing singular', change: (d) => delete d.resources.loans.singular, pointer: '/resources/loans', message: /needs "singular"/ },
+  { name: 'x-owner-may-set without x-admin-only', change: (d) => delete d.resources.loans.properties.state['x-admin-only'], pointer: '/resources/loans/properties/state/x-owner-may-set', message: /goes with "x-admin-only": true/ },
+  { name: 'a vocabulary naming an undeclared property', change: (d) => (d.resources.authors.names.pt.properties.born = 'nascido'), pointer: '/resources/authors/names/pt/properties/born', message: /names no declared property/ },
+  { name: 'a language that is not a code', change: (d) => (d.resources.authors.names.portuguese = d.resources.authors.names.pt), pointer: '/resources/authors/names/portuguese', message: /two-letter language code/ },
+  { name: 'an array without items', change: (d) => (d.resources.books.properties.tags = { type: 'array' }), pointer: '/resources/books/properties/tags', message: /an array needs "items"/ },
+  { name: 'x-filter inside an array', change: (d) => (d.resources.books.properties.tags = { type: 'array', items: { type: 'string', 'x-filter': true } }), pointer: '/resources/books/properties/tags/items/x-filter', message: /top-level property only/ },
+  { name: 'retyping a built-in user field', change: (d) => (d.resources.users = { singular: 'user', properties: { email: { type: 'integer' } } }), pointer: '/resources/users/properties/email/type', message: /cannot be retyped/ },
+  { name: 'an unknown collection member', change: (d) => (d.resources.books.acess = {}), pointer: '/resources/books/acess', message: /^unknown member$/ },
+];
+
+describe('declarations that are well formed', () => {
+  test('the example domain shipped in data/example/resources.json', async () => {
+    assert.deepEqual(checkDeclaration(JSON.parse(await readFile(EXAMPLE_DOMAIN, 'utf8'))), []);
+  });
+
+  test("CONTRACT §11's library (authors, books, loans)", () => {
+    assert.deepEqual(checkDeclaration(library()), []);
+  });
+
+  test('x- keywords plainrest does not know pass, for the OpenAPI document', () => {
+    const declaration = library();
+    declaration.resources.books.properties.title['x-display-width'] = 40;
+    declaration.resources.books['x-group'] = 'catalogue';
+    assert.deepEqual(checkDeclaration(declaration), []);
+  });
+});
+
+describe('each mistake is one problem at its JSON pointer', () => {
+  for (const mistake of MISTAKES) {
+    test(mistake.name, () => {
+      const declaration = library();
+      mistake.change(declaration);
+      const problems = checkDeclaration(declaration);
+      assert.equal(problems.length, 1, JSON.stringify(problems));
+      assert.equal(problems[0]?.pointer, mistake.pointer);
+      assert.match(problems[0]?.message ?? '', mistake.message);
+    });
+  }
+});
+
+describe('every problem at once', () => {
+  test('all the mistakes above, made together, are all reported', () => {
+    const declaration = library();
+    // Left out: mistakes that add a whole collection (copies would carry the others' problems)
+    // or that write the same member as another one (`tags`).
+    const apart = new Set(['a reserved collection name', 'a collection name with capitals', 'retyping a built-in user field', 'x-filter inside an array']);
+    const together = MISTAKES.filter((mistake) => !apart.has(mistake.name));
+    for (const mistake of together) mistake.change(declaration);
+    const pointers = checkDeclaration(declaration).map((problem) => problem.pointer);
+    for (const mistake of together) assert.ok(pointers.includes(mistake.pointer), `${mistake.name}: ${mistake.pointer} in ${pointers.join(', ')}`);
+  });
+
+  test('a cycle in parent is reported for each collection on it', () => {
+    const declaration = library();
+    declaration.resources.authors.parent = 'books';
+    const problems = checkDeclaration(declaration);
+    assert.deepEqual(
+      problems.map((problem) => problem.pointer),
+      ['/resources/authors/parent', '/resources/books/parent'],
+    );
+    assert.match(problems[0]?.message ?? '', /authors → books → authors/);
+  });
+
+  test('not an object at all', () => {
+    assert.deepEqual(checkDeclaration([]), [{ pointer: '', message: 'must be a JSON object with a "resources" member' }]);
+    assert.deepEqual(checkDeclaration({ resources: 3 }), [{ pointer: '/resources', message: 'must be an object of collections' }]);
+  });
+
+  test('a member name with / or ~ is escaped in the pointer (RFC 6901)', () => {
+    const declaration = library();
+    declaration.resources.books.properties['a/b~c'] = { type: 'string' };
+    assert.equal(checkDeclaration(declaration)[0]?.pointer, '/resources/books/properties/a~1b~0c');
+  });
+});
+
+describe('patterns: valid, and no nested variable repetition (ReDoS)', () => {
+  const cases: readonly [string, boolean][] = [
+    ['^[0-9]{13}$', true],
+    ['^(\\d{3}-){2}\\d{4}$', true],
+    ['^(\\d{3}-)+$', true],
+    ['^[a-z]+(-[a-z]+)*$', true],
+    ['^(ab|cd)?$', true],
+    ['^[(+*)]+$', true],
+    ['^\\(a+\\)+$', true],
+    ['^(a+)+$', false],
+    ['^(\\w*)*$', false],
+    ['^(a{1,5})+$', false],
+    ['^((ab)*c)+$', false],
+    ['^(?:x+y?)*$', false],
+  ];
+  for (const [pattern, accepted] of cases) {
+    test(`${pattern} is ${accepted ? 'accepted' : 'refused'}`, () => {
+      assert.equal(patternProblem(pattern) === undefined, accepted, patternProblem(pattern));
+    });
+  }
+});
