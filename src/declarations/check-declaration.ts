@@ -1,12 +1,13 @@
-// Checking a resource declaration (issue 21, CONTRACT §11's "a bad declaration"): the
-// file's properties are JSON Schema as OpenAPI 3.1 uses it, plus plainrest's `x-`
+// Checking a resource declaration (the declared-resources work): a file whose
+// properties are JSON Schema as OpenAPI 3.1 uses it, plus plainrest's `x-`
 // extensions. Every problem is found at once, each as a JSON pointer (RFC 6901) into
 // the file and a message, so a start can refuse with one line per problem. Unknown
 // keywords are errors, so that a typo such as `maxLenght` is caught; `x-` keywords
 // plainrest does not know pass (they are kept for the OpenAPI document).
 //
 // Not yet wired into the server: routing, validation and the rest still read
-// src/resources/. This module only says whether a declaration is well formed.
+// src/resources/, and the README will describe the format once the server reads it.
+// data/example/resources.json is the example domain in this format.
 
 /** One thing wrong with a declaration: where (a JSON pointer) and what. */
 export interface DeclarationProblem {
