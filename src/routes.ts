@@ -158,9 +158,9 @@ export function serverWideOptions(method: string): Reply {
  */
 let servedDocuments: Documents | undefined;
 
-function documentsOf(routes: readonly RouteSpec[]): Documents {
+function documentsServed(): Documents {
   if (servedDocuments !== undefined) return servedDocuments;
-  const description = describeApi(routes);
+  const description = describeApi();
   servedDocuments = {
     openApi: documentReply(JSON.stringify(description)),
     // The document is built by openapi/document.ts in the shape OpenApiView describes.
@@ -172,7 +172,7 @@ function documentsOf(routes: readonly RouteSpec[]): Documents {
 
 export function buildRouter(): Router<Endpoint> {
   const routes = routeTable();
-  const documents = documentsOf(routes);
+  const documents = documentsServed();
   const router = new Router<Endpoint>();
   for (const route of routes) router.add(route.pattern, endpointFor(route, documents));
   return router;

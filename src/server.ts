@@ -34,7 +34,6 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   // Requests that arrive while the app opens its store wait for it.
   const { port: wantedPort, host: wantedHost, headersTimeoutMs, requestTimeoutMs, keepAliveTimeoutMs } = resolveConfig(options);
   let app: App | undefined;
-  const opening = createDeferredApp();
   const server = createServer({
     headersTimeout: headersTimeoutMs, // slowloris: headers trickled byte by byte
     requestTimeout: requestTimeoutMs, // slow bodies
@@ -44,15 +43,6 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     maxHeaderSize: MAX_HEADER_BYTES,
     requireHostHeader: false, // checked in app.ts, so the 400 is a problem-details body like every other
   });
-  // Until the app is open, requests wait for it (and a failed start cuts them off).
-  const handleWhenOpen = (req: IncomingMessage, res: ServerResponse): void => {
-    void opening.promise.then((opened) => opened.handle(req, res), () => res.destroy());
-  };
-  server.on('request', handleWhenOpen);
-  // Requests Node would otherwise answer itself, with no body: an Expect other than
-  // 100-continue (app.ts answers 417) and CONNECT (405); and, with requireHostHeader off
-  // above, a missing Host (app.ts answers 400).
-  server.on('checkExpectation', handleWhenOpen);
   // A connection whose answer makes no progress for this long is closed (a client that
   // stopped reading its answers).
   closeStalledConnections(server, requestTimeoutMs, (socket) => app?.pendingAnswer(socket) !== undefined);
@@ -61,15 +51,24 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   server.on('connect', (_req: IncomingMessage, socket: Socket) => refuseConnect(socket, allow));
 
   await listen(server, wantedPort, wantedHost);
+  // No connection is accepted before this turn ends, so these listeners miss no request.
+  // Until the app is open, requests wait for it (and a failed start cuts them off).
+  const opening = createApp(options);
+  const handleWhenOpen = (req: IncomingMessage, res: ServerResponse): void => {
+    void opening.then((opened) => opened.handle(req, res), () => res.destroy());
+  };
+  server.on('request', handleWhenOpen);
+  // Requests Node would otherwise answer itself, with no body: an Expect other than
+  // 100-continue (app.ts answers 417) and CONNECT (405); and, with requireHostHeader off
+  // above, a missing Host (app.ts answers 400).
+  server.on('checkExpectation', handleWhenOpen);
   try {
-    app = await createApp(options);
+    app = await opening;
   } catch (error) {
-    opening.reject(error);
     server.closeAllConnections();
     await new Promise<void>((resolve) => server.close(() => resolve()));
     throw error;
   }
-  opening.resolve(app);
   // From now on requests go straight to the app, without the wait above.
   server.off('request', handleWhenOpen).on('request', app.handle);
   server.off('checkExpectation', handleWhenOpen).on('checkExpectation', app.handle);
@@ -83,23 +82,6 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     app: running,
     close: () => (closing ??= drainAndClose(server, running)),
   };
-}
-
-interface DeferredApp {
-  readonly promise: Promise<App>;
-  resolve(app: App): void;
-  reject(error: unknown): void;
-}
-
-function createDeferredApp(): DeferredApp {
-  let resolve: (app: App) => void = () => {};
-  let reject: (error: unknown) => void = () => {};
-  const promise = new Promise<App>((onResolve, onReject) => {
-    resolve = onResolve;
-    reject = onReject;
-  });
-  promise.catch(() => undefined); // a failed start is reported by startServer, not as an unhandled rejection
-  return { promise, resolve, reject };
 }
 
 function listen(server: Server, port: number, host: string): Promise<void> {

@@ -1,11 +1,12 @@
 // What a stored record of each resource may hold, read from the resource declarations
-// (resources are data): its declared fields (a write-only one under its `storedAs` name, such as
-// `password_hash`), each a JSON value of its declared kind. plainrest neither shows nor
-// keeps anything else (the next write of the record would drop it), so loading the data
-// directory (data-directory.ts) refuses a record that does not fit rather than lose part
-// of it (README: Storage and durability, Troubleshooting). Bounds and formats are not checked: they judge what clients
-// send, and a record written under an earlier declaration, or by the server itself (an
-// ADMIN_EMAIL such as `admin@localhost`), must still load.
+// (resources are data): its declared fields (a write-only one under its `storedAs` name,
+// such as `password_hash`), each a JSON value of its declared kind. plainrest neither
+// shows nor keeps anything else (the next write of the record would drop it), so loading
+// the data directory (data-directory.ts) refuses a record that does not fit rather than
+// lose part of it (README: Storage and durability, Troubleshooting). Bounds and formats
+// are not checked: they judge what clients send, and a record written under an earlier
+// declaration, or by the server itself (an ADMIN_EMAIL such as `admin@localhost`), must
+// still load.
 
 import type { JsonObject, JsonValue, StoredRecord } from '../json.js';
 import { isJsonObject } from '../json.js';
@@ -24,9 +25,8 @@ export interface Misfit {
 /** The fields one level of a record may have, by stored name; computed once per resource. */
 type Shape = ReadonlyMap<string, FieldRule>;
 
-const SHAPES: ReadonlyMap<string, { readonly shape: Shape; readonly plural: string }> = new Map(
-  RESOURCES.map((resource) => [resource.collection, { shape: shapeOf(resource.fields), plural: resource.collection }]),
-);
+/** Each declared collection's shape, by collection name. */
+const SHAPES: ReadonlyMap<string, Shape> = new Map(RESOURCES.map((resource) => [resource.collection, shapeOf(resource.fields)]));
 
 function shapeOf(rules: readonly FieldRule[]): Shape {
   return new Map(rules.map((rule) => [rule.storedAs ?? rule.name, rule]));
@@ -42,8 +42,8 @@ const ELEMENT_SHAPES = new WeakMap<readonly FieldRule[], Shape>();
  * test per field, so a start spends far less on this than on parsing the files.
  */
 export function storedRecordMisfit(collection: StoredCollection, record: StoredRecord): Misfit | undefined {
-  const declared = SHAPES.get(collection);
-  return declared === undefined ? undefined : objectMisfit(record, declared.shape, declared.plural, '');
+  const shape = SHAPES.get(collection);
+  return shape === undefined ? undefined : objectMisfit(record, shape, collection, '');
 }
 
 function objectMisfit(object: JsonObject, shape: Shape, plural: string, prefix: string): Misfit | undefined {
