@@ -5,7 +5,8 @@
 // process, not at every start (see startTestServer).
 
 import type { ChildProcess } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { afterEach } from 'node:test';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -202,6 +203,15 @@ export function wrap(server: RunningServer, token: string | undefined): TestServ
 export async function temporaryDirectory(): Promise<{ path: string; remove: () => Promise<void> }> {
   const path = await mkdtemp(join(tmpdir(), 'plainrest-test-'));
   return { path, remove: () => rm(path, { recursive: true, force: true }) };
+}
+
+/** Every file of a directory (not below it) with the SHA-256 of its bytes, to show that nothing changed. */
+export async function hashDirectory(directory: string): Promise<Record<string, string>> {
+  const hashes: Record<string, string> = {};
+  for (const name of (await readdir(directory)).sort()) {
+    hashes[name] = createHash('sha256').update(await readFile(join(directory, name))).digest('hex');
+  }
+  return hashes;
 }
 
 /** Creates a product and returns its record. */

@@ -17,7 +17,6 @@
 
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { createHash } from 'node:crypto';
 import { constants, existsSync, readFileSync } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import { appendFile, copyFile, open, readdir, readFile, stat, writeFile } from 'node:fs/promises';
@@ -35,6 +34,7 @@ import {
   connect,
   createProduct,
   createUser,
+  hashDirectory,
   login,
   recordingLogger,
   startTestServer,
@@ -161,14 +161,6 @@ async function assertRunningDirectory(dataDir: string, expected: readonly string
   );
   assert.ok(names.includes(LOCK_FILE), `the lock is held: ${names.join(', ')}`);
   assert.ok((await segmentNames(dataDir)).length >= 1, `a journal segment is open: ${names.join(', ')}`);
-}
-
-async function hashDirectory(directory: string): Promise<Record<string, string>> {
-  const hashes: Record<string, string> = {};
-  for (const name of (await readdir(directory)).sort()) {
-    hashes[name] = createHash('sha256').update(await readFile(join(directory, name))).digest('hex');
-  }
-  return hashes;
 }
 
 /** Every file of the directory as text, joined: to look for something that must never be stored. */

@@ -4,12 +4,11 @@
 // and the field, and changes no file. Records that fit load as before.
 
 import assert from 'node:assert/strict';
-import { createHash } from 'node:crypto';
-import { readdir, readFile, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { startServer, StartupError } from '../src/index.js';
-import { cleanUpAfterEach, connect, scratchDirectory, TEST_AUTH_OPTIONS } from './helpers.js';
+import { cleanUpAfterEach, connect, hashDirectory, scratchDirectory, TEST_AUTH_OPTIONS } from './helpers.js';
 
 const TIMESTAMP = '2026-01-01T00:00:00.000Z';
 const defer = cleanUpAfterEach();
@@ -26,14 +25,6 @@ function order(id: number, extra: Record<string, unknown> = {}): Record<string, 
 function snapshot(records: readonly Record<string, unknown>[]): string {
   const nextId = Math.max(0, ...records.map((record) => record['id'] as number)) + 1;
   return `${JSON.stringify({ next_id: nextId, journal_seq: 0, records }, null, 2)}\n`;
-}
-
-async function hashDirectory(directory: string): Promise<Record<string, string>> {
-  const hashes: Record<string, string> = {};
-  for (const name of (await readdir(directory)).sort()) {
-    hashes[name] = createHash('sha256').update(await readFile(join(directory, name))).digest('hex');
-  }
-  return hashes;
 }
 
 /** The error a start on `dir` fails with; a start that succeeds is closed, and fails the test. */
