@@ -32,8 +32,10 @@ import { requestIdFor } from './http/request-id.js';
 import { pathOfTarget, requireOneHost, unservedTarget } from './http/request-target.js';
 import type { Headers, Reply } from './http/respond.js';
 import { writeReply } from './http/respond.js';
-import type { CollectionName } from './resources/definition.js';
-import { COLLECTIONS } from './resources/index.js';
+import type { ResourceTable } from './declarations/compile-declaration.js';
+import type { ResourceDefinition } from './resources/definition.js';
+import { resolveResources } from './declarations/resolve-resources.js';
+import { exampleResources } from './resources/example-domain.js';
 import type { Endpoint } from './routes.js';
 import { buildRouter, notFound, serverWideOptions } from './routes.js';
 import type { Router } from './router.js';
@@ -43,8 +45,10 @@ export interface App {
   /** A `node:http` request listener: `http.createServer(app.handle)`. */
   readonly handle: (req: IncomingMessage, res: ServerResponse) => void;
   readonly config: Config;
+  /** The resources served, compiled from the declaration. */
+  readonly resources: ResourceTable;
   /** How many records each collection holds (for the start banner). */
-  recordCounts(): Record<CollectionName, number>;
+  recordCounts(): Record<string, number>;
   /**
    * The answer being prepared on `socket` for a request that has fully arrived (server.ts,
    * for a malformed request pipelined after it, and for a connection whose answer has
@@ -77,7 +81,10 @@ export const MAX_URL_LENGTH = 8192;
 
 export async function createApp(options: ServerOptions = {}): Promise<App> {
   const config = resolveConfig(options);
-  const store = options.store ?? (await openStore(config));
+  const resources = await resolveResources(options.resources, options.hooks);
+  // The example dataset belongs to the example domain; declared resources start empty.
+  const seed = config.seed && resources === exampleResources();
+  const store = options.store ?? (await openStore({ ...config, seed }, resources));
   let authenticator: Authenticator;
   let adminReady: Promise<void>;
   let secret: string;
@@ -86,7 +93,7 @@ export async function createApp(options: ServerOptions = {}): Promise<App> {
     // printed, then lost) a generated administrator password.
     secret = await loadTokenSecret(config.tokenSecret, config.dataDir);
     authenticator = new Authenticator(secret, config.tokenTtlSeconds, store);
-    const { generatedPassword, warning, passwordSynced } = await ensureAdmin(store, config.adminEmail, config.adminPassword, config.logger);
+    const { generatedPassword, warning, passwordSynced } = await ensureAdmin(resources.get('users') as ResourceDefinition, store, config.adminEmail, config.adminPassword, config.logger);
     adminReady = passwordSynced;
     if (warning !== undefined) config.logger.warn(warning);
     if (generatedPassword !== undefined) {
@@ -100,7 +107,7 @@ export async function createApp(options: ServerOptions = {}): Promise<App> {
     if (options.store === undefined) await store.close().catch(() => undefined);
     throw error;
   }
-  const router = buildRouter();
+  const { router, allMethods } = buildRouter(resources);
   const limiter = config.rateLimit === 0 ? undefined : new RateLimiter(config.rateLimit, config.clock);
   let shuttingDown = false;
   const idempotencyKeys = new IdempotencyKeys(store, config.clock, secret);
@@ -185,7 +192,7 @@ export async function createApp(options: ServerOptions = {}): Promise<App> {
       if (tooLong) throw new HttpError('uri_too_long', `the request target is longer than ${MAX_URL_LENGTH} characters`);
       if (target === undefined) throw unservedTarget();
       const search = queryStart === -1 ? '' : target.slice(queryStart + 1);
-      reply = dispatch(exchange, path, search, router, services, limiter);
+      reply = dispatch(exchange, path, search, router, allMethods, services, limiter);
     } catch (error) {
       fail(exchange, error);
       return;
@@ -215,7 +222,8 @@ export async function createApp(options: ServerOptions = {}): Promise<App> {
       const res = requestsInProgress.get(socket)?.res;
       return res?.req.complete === true ? res : undefined;
     },
-    recordCounts: () => Object.fromEntries(COLLECTIONS.map((name) => [name, store.count(name)])) as Record<CollectionName, number>,
+    resources,
+    recordCounts: () => Object.fromEntries(resources.resources.map(({ collection }) => [collection, store.count(collection)])),
     beginShutdown: () => {
       shuttingDown = true;
     },
@@ -232,6 +240,7 @@ function dispatch(
   path: string,
   search: string,
   router: Router<Endpoint>,
+  allMethods: string,
   services: Services,
   limiter: RateLimiter | undefined,
 ): Reply | Promise<Reply> {
@@ -241,7 +250,7 @@ function dispatch(
   requireOneHost(req.rawHeaders, req.headers.host, req.httpVersionMinor);
   const expect = req.headers.expect;
   if (expect !== undefined && expect.toLowerCase() !== '100-continue') throw new HttpError('expectation_failed', 'only "Expect: 100-continue" is understood');
-  if (path === '*') return serverWideOptions(req.method ?? 'GET');
+  if (path === '*') return serverWideOptions(req.method ?? 'GET', allMethods);
   const match = router.match(path);
   if (match === undefined) throw notFound(path, router);
 
@@ -257,7 +266,9 @@ function dispatch(
 
   // Authentication (README: Authentication and permissions): after routing and the method check, before
   // anything else is looked at and before the body is read.
-  const actor = endpoint.open.has(method) ? undefined : services.authenticator.authenticate(req.headers.authorization, req.socket);
+  // An open method of a resource (`public` access) still checks a token that is sent: it names the caller.
+  const identify = !endpoint.open.has(method) || (endpoint.identifies && req.headers.authorization !== undefined);
+  const actor = identify ? services.authenticator.authenticate(req.headers.authorization, req.socket) : undefined;
   exchange.userId = actor?.id;
 
   if (limiter !== undefined) {

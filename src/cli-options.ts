@@ -22,6 +22,7 @@ interface Setting {
 export const SETTINGS: readonly Setting[] = [
   { variable: 'PORT', flag: 'port', option: 'port', kind: 'integer', fallback: String(DEFAULTS.port), meaning: 'TCP port; 0 picks a free one' },
   { variable: 'HOST', flag: 'host', option: 'host', kind: 'string', fallback: DEFAULTS.host, meaning: 'interface to listen on' },
+  { variable: 'RESOURCES', flag: 'resources', option: 'resources', kind: 'string', fallback: 'the example domain', meaning: 'the declaration file of the resources to serve (README: Your own resources)' },
   { variable: 'DATA_DIR', flag: 'data-dir', option: 'dataDir', kind: 'string', fallback: DEFAULTS.dataDir, meaning: 'where snapshots and the journal live; created if missing' },
   { variable: 'MAX_BODY_BYTES', flag: 'max-body-bytes', option: 'maxBodyBytes', kind: 'integer', fallback: String(DEFAULTS.maxBodyBytes), meaning: 'larger request bodies get 413' },
   { variable: 'MAX_BODY_BYTES_IN_FLIGHT', flag: 'max-body-bytes-in-flight', option: 'maxBodyBytesInFlight', kind: 'integer', fallback: String(DEFAULTS.maxBodyBytesInFlight), meaning: 'request-body bytes held at once across all requests; past it, 503 with Retry-After' },
@@ -39,18 +40,24 @@ export const SETTINGS: readonly Setting[] = [
 export type CommandLine =
   | { readonly kind: 'run'; readonly options: ServerOptions }
   | { readonly kind: 'token'; readonly email: string; readonly options: ServerOptions }
-  | { readonly kind: 'openapi' }
+  | { readonly kind: 'openapi'; readonly options: ServerOptions }
+  | { readonly kind: 'check-resources'; readonly file: string }
   | { readonly kind: 'help'; readonly text: string }
   | { readonly kind: 'version' }
-  | { readonly kind: 'error'; readonly command: 'run' | 'token' | 'openapi'; readonly message: string };
+  | { readonly kind: 'error'; readonly command: 'run' | 'token' | 'openapi' | 'check-resources'; readonly message: string };
 
 export function parseCommandLine(argv: readonly string[], env: NodeJS.ProcessEnv): CommandLine {
   let args = argv;
   const [command] = args;
-  if (command === 'openapi') return args.length === 1 ? { kind: 'openapi' } : { kind: 'error', command, message: 'usage: plainrest openapi' };
+  if (command === 'check-resources') {
+    const file = args[1] ?? env['RESOURCES'];
+    if (args.length > 2 || file === undefined || file === '' || file.startsWith('-')) return { kind: 'error', command, message: 'usage: plainrest check-resources FILE' };
+    return { kind: 'check-resources', file };
+  }
   const minting = command === 'token';
-  const failure = (message: string): CommandLine => ({ kind: 'error', command: minting ? 'token' : 'run', message });
-  if (minting) args = args.slice(1);
+  const describing = command === 'openapi';
+  const failure = (message: string): CommandLine => ({ kind: 'error', command: minting ? 'token' : describing ? 'openapi' : 'run', message });
+  if (minting || describing) args = args.slice(1);
   let email: string | undefined;
   const raw = new Map<Setting, string>();
   for (const setting of SETTINGS) {
@@ -79,6 +86,7 @@ export function parseCommandLine(argv: readonly string[], env: NodeJS.ProcessEnv
     if (value === undefined) return failure(`--${setting.flag} (${setting.variable}): "${text}" is not a valid ${setting.kind}`);
     options[setting.option] = value;
   }
+  if (describing) return { kind: 'openapi', options: options as ServerOptions };
   if (!minting) return { kind: 'run', options: options as ServerOptions };
   if (email === undefined) return failure('usage: plainrest token <email> [--flag value]...');
   return { kind: 'token', email, options: options as ServerOptions };
@@ -110,7 +118,8 @@ export function helpText(): string {
   return [
     'Usage: plainrest [--flag value]...            start the server',
     '       plainrest token <email> [--flag value]  print a token for an existing user (reads DATA_DIR)',
-    '       plainrest openapi                       print the OpenAPI 3.1 document',
+    '       plainrest openapi [--resources FILE]    print the OpenAPI 3.1 document',
+    '       plainrest check-resources FILE          check a declaration file without starting',
     '       plainrest --version                     print the version',
     '',
     `  ${'flag'.padEnd(flagWidth)} ${'variable'.padEnd(variableWidth)} meaning`,

@@ -4,6 +4,8 @@
 
 import type { AccessEntry, LogFormat } from './http/access-log.js';
 import type { CorsOrigins } from './http/cors.js';
+import type { Hooks } from './declarations/compile-declaration.js';
+import type { ResourcesOption } from './declarations/resolve-resources.js';
 import type { Store } from './store/store.js';
 import { EMAIL_PATTERN } from './validation.js';
 
@@ -63,6 +65,13 @@ export interface ServerOptions {
    * `seed` are then not used. Embedding only.
    */
   readonly store?: Store;
+  /**
+   * The resources to serve: a declaration file's path, or the declaration itself
+   * (README: Your own resources). Unset: the example domain.
+   */
+  readonly resources?: ResourcesOption;
+  /** Embedding hooks by collection: compute read-only properties, refuse writes (README: Embedding). */
+  readonly hooks?: Hooks;
 }
 
 export interface Config {

@@ -4,6 +4,8 @@
 // SIGINT/SIGTERM (stop accepting, drain, final snapshot, exit 0). A start that fails
 // prints one line, `cannot start: <what is wrong>; <what to do>`, and exits 2.
 
+import { DeclarationError, loadDeclarationFile } from './declarations/load-declaration.js';
+import { resolveResources } from './declarations/resolve-resources.js';
 import type { Logger, ServerOptions } from './config.js';
 import { ConfigError, DEFAULTS } from './config.js';
 import { startBanner } from './cli/banner.js';
@@ -19,7 +21,12 @@ import { startServer } from './server.js';
 /** Exit statuses: 0 after a clean stop, 2 when the command cannot run (settings, data, environment), 1 for a failure while running. */
 const EXIT_STOPPED = 0;
 const EXIT_CANNOT_RUN = 2;
-const FAILURE_PREFIX = { run: 'cannot start', token: 'cannot mint a token', openapi: 'cannot print the OpenAPI document' } as const;
+const FAILURE_PREFIX = {
+  run: 'cannot start',
+  token: 'cannot mint a token',
+  openapi: 'cannot print the OpenAPI document',
+  'check-resources': 'cannot check the declaration',
+} as const;
 
 /** Standard output, written in batches (the access log is a line per request). */
 const stdout = new BufferedLines(process.stdout);
@@ -46,12 +53,38 @@ async function main(): Promise<number> {
       console.error(`${FAILURE_PREFIX[commandLine.command]}: ${commandLine.message}; see --help`);
       return EXIT_CANNOT_RUN;
     case 'openapi':
-      console.log(JSON.stringify(describeApi(), null, 2));
-      return EXIT_STOPPED;
+      return printOpenApi(commandLine.options);
+    case 'check-resources':
+      return checkResources(commandLine.file);
     case 'token':
       return mint(commandLine.options, commandLine.email);
     case 'run':
       return run(commandLine.options);
+  }
+}
+
+async function printOpenApi(options: ServerOptions): Promise<number> {
+  try {
+    console.log(JSON.stringify(describeApi(await resolveResources(options.resources, options.hooks)), null, 2));
+    return EXIT_STOPPED;
+  } catch (error) {
+    if (!(error instanceof DeclarationError)) throw error;
+    for (const line of error.lines) console.error(`${FAILURE_PREFIX.openapi}: ${line}`);
+    return EXIT_CANNOT_RUN;
+  }
+}
+
+/** `plainrest check-resources FILE`: every problem of a declaration, one line each, for editors and CI. */
+async function checkResources(file: string): Promise<number> {
+  try {
+    const resources = await loadDeclarationFile(file);
+    const served = resources.resources.map((resource) => resource.collection).join(', ');
+    console.log(`${file}: ok; serves ${served}`);
+    return EXIT_STOPPED;
+  } catch (error) {
+    if (!(error instanceof DeclarationError)) throw error;
+    for (const line of error.lines) console.error(line);
+    return EXIT_CANNOT_RUN;
   }
 }
 
@@ -62,6 +95,10 @@ async function mint(options: ServerOptions, email: string): Promise<number> {
     console.log(token);
     return EXIT_STOPPED;
   } catch (error) {
+    if (error instanceof DeclarationError) {
+      for (const line of error.lines) console.error(`cannot mint a token: ${line}`);
+      return EXIT_CANNOT_RUN;
+    }
     if (!(error instanceof TokenMintError) && !(error instanceof ConfigError)) throw error;
     console.error(`cannot mint a token: ${error instanceof ConfigError ? settingMessage(error) : error.message}`);
     return EXIT_CANNOT_RUN;
@@ -85,7 +122,8 @@ async function run(options: ServerOptions): Promise<number> {
   } catch (error) {
     const attempt = { port: options.port ?? DEFAULTS.port, host: options.host ?? DEFAULTS.host, dataDir: options.dataDir ?? DEFAULTS.dataDir };
     stdout.flush();
-    console.error(error instanceof ConfigError ? `cannot start: ${settingMessage(error)}` : describeStartupFailure(error, attempt));
+    if (error instanceof DeclarationError) for (const line of error.lines) console.error(`cannot start: ${line}`);
+    else console.error(error instanceof ConfigError ? `cannot start: ${settingMessage(error)}` : describeStartupFailure(error, attempt));
     return EXIT_CANNOT_RUN;
   }
   for (const line of startBanner(server, process.argv[1])) stdout.write(line);

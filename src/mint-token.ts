@@ -10,6 +10,7 @@ import type { ServerOptions } from './config.js';
 import { resolveConfig } from './config.js';
 import { MemoryStore } from './store/memory-store.js';
 import { readDataDirectory } from './store/data-directory.js';
+import { resolveResources } from './declarations/resolve-resources.js';
 
 export class TokenMintError extends Error {}
 
@@ -18,7 +19,8 @@ export async function mintToken(options: ServerOptions, email: string): Promise<
   if (config.dataDir === null) throw new TokenMintError('a token can be minted only from a data directory');
   const dataDir = `the data directory ${config.dataDir} (--data-dir, DATA_DIR)`;
   const startOnce = `start the server once with it, or name another with --data-dir`;
-  const contents = await readDataDirectory(config.dataDir).catch((error: unknown) => {
+  const resources = await resolveResources(options.resources, options.hooks);
+  const contents = await readDataDirectory(config.dataDir, resources).catch((error: unknown) => {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw new TokenMintError(`${dataDir} does not exist; ${startOnce}`);
     throw new TokenMintError(`cannot read ${dataDir}: ${String((error as Error).message)}`);
   });

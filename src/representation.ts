@@ -8,10 +8,8 @@
 import * as crypto from 'node:crypto';
 import type { JsonObject, JsonValue, StoredRecord } from './json.js';
 import { isJsonObject } from './json.js';
-import type { FieldRule, ResourceDefinition } from './resources/definition.js';
-import { CREATED_AT_FIELD, ID_FIELD, UPDATED_AT_FIELD } from './resources/definition.js';
-import type { Language } from './vocabulary.js';
-import { translate } from './vocabulary.js';
+import type { FieldRule, Language, ResourceDefinition, Vocabulary } from './resources/definition.js';
+import { CREATED_AT_FIELD, ID_FIELD, UPDATED_AT_FIELD, vocabularyOf } from './resources/definition.js';
 
 export interface Representation {
   /** The record as JSON text. */
@@ -23,15 +21,24 @@ export interface Representation {
 }
 
 /** One cache per language, each holding a record's representation until the record is dropped. */
-const caches: Record<Language, WeakMap<StoredRecord, Representation>> = { en: new WeakMap(), pt: new WeakMap() };
+const caches = new Map<Language, WeakMap<StoredRecord, Representation>>();
 
-export function represent(definition: ResourceDefinition, record: StoredRecord, language: Language): Representation {
-  return caches[language].get(record) ?? remember(record, language, JSON.stringify(toExternal(definition.fields, record, language)));
+function cacheOf(language: Language): WeakMap<StoredRecord, Representation> {
+  let cache = caches.get(language);
+  if (cache === undefined) {
+    cache = new WeakMap();
+    caches.set(language, cache);
+  }
+  return cache;
+}
+
+export function represent(definition: ResourceDefinition, record: StoredRecord, vocabulary: Vocabulary): Representation {
+  return cacheOf(vocabulary.language).get(record) ?? remember(record, vocabulary.language, JSON.stringify(toExternal(definition.fields, record, vocabulary)));
 }
 
 function remember(record: StoredRecord, language: Language, json: string): Representation {
   const representation = { json, length: Buffer.byteLength(json), etag: entityTag(json) };
-  caches[language].set(record, representation);
+  cacheOf(language).set(record, representation);
   return representation;
 }
 
@@ -47,15 +54,15 @@ export interface WrittenRecord {
  * answer. Where the representation is the stored record itself, one JSON.stringify
  * serves both.
  */
-export function serializeWritten(definition: ResourceDefinition, record: StoredRecord, language: Language): WrittenRecord {
+export function serializeWritten(definition: ResourceDefinition, record: StoredRecord, vocabulary: Vocabulary): WrittenRecord {
   const stored = JSON.stringify(record);
-  const representation = showsRecordAsStored(definition, language)
-    ? (caches[language].get(record) ?? remember(record, language, stored))
-    : represent(definition, record, language);
+  const representation = showsRecordAsStored(definition, vocabulary)
+    ? (cacheOf(vocabulary.language).get(record) ?? remember(record, vocabulary.language, stored))
+    : represent(definition, record, vocabulary);
   return { stored, representation };
 }
 
-const asStored: Record<Language, WeakMap<ResourceDefinition, boolean>> = { en: new WeakMap(), pt: new WeakMap() };
+const asStored = new WeakMap<Vocabulary, boolean>();
 
 /**
  * True when a record as finishRecord builds it (the id, the other fields in declaration
@@ -63,8 +70,8 @@ const asStored: Record<Language, WeakMap<ResourceDefinition, boolean>> = { en: n
  * declaration has that order too, and no field is hidden, nested, kept under another
  * name or renamed in `language`.
  */
-export function showsRecordAsStored(definition: ResourceDefinition, language: Language): boolean {
-  let answer = asStored[language].get(definition);
+export function showsRecordAsStored(definition: ResourceDefinition, vocabulary: Vocabulary = vocabularyOf(definition, 'en')): boolean {
+  let answer = asStored.get(vocabulary);
   if (answer === undefined) {
     const rules = definition.fields;
     answer =
@@ -72,8 +79,8 @@ export function showsRecordAsStored(definition: ResourceDefinition, language: La
       rules.at(-2) === CREATED_AT_FIELD &&
       rules.at(-1) === UPDATED_AT_FIELD &&
       rules.filter((rule) => rule.type === 'id' || rule.type === 'timestamp').length === 3 &&
-      rules.every((rule) => rule.access !== 'write-only' && rule.of === undefined && rule.storedAs === undefined && translate(rule.name, language) === rule.name);
-    asStored[language].set(definition, answer);
+      rules.every((rule) => rule.access !== 'write-only' && hasNoMembers(rule) && rule.storedAs === undefined && vocabulary.name(rule.name) === rule.name);
+    asStored.set(vocabulary, answer);
   }
   return answer;
 }
@@ -82,11 +89,11 @@ export function showsRecordAsStored(definition: ResourceDefinition, language: La
 export function representFields(
   definition: ResourceDefinition,
   record: StoredRecord,
-  language: Language,
+  vocabulary: Vocabulary,
   names: readonly string[],
 ): string {
   const rules = definition.fields.filter((rule) => names.includes(rule.name));
-  return JSON.stringify(toExternal(rules, record, language));
+  return JSON.stringify(toExternal(rules, record, vocabulary));
 }
 
 export function entityTag(json: string): string {
@@ -99,20 +106,26 @@ const sha1: (text: string) => string =
     ? (text) => crypto.hash('sha1', text, 'base64url')
     : (text) => crypto.createHash('sha1').update(text).digest('base64url');
 
-function toExternal(rules: readonly FieldRule[], record: JsonObject, language: Language): JsonObject {
+/** A rule whose values carry no names of their own: no object members at any depth. */
+function hasNoMembers(rule: FieldRule): boolean {
+  return rule.members === undefined && (rule.items === undefined || hasNoMembers(rule.items));
+}
+
+function toExternal(rules: readonly FieldRule[], record: JsonObject, vocabulary: Vocabulary): JsonObject {
   const external: Record<string, JsonValue> = {};
   for (const rule of rules) {
     if (rule.access === 'write-only') continue;
     const value = record[rule.name];
     if (value === undefined) continue;
-    external[translate(rule.name, language)] = rule.of === undefined ? value : listToExternal(rule.of, value, language);
+    external[vocabulary.name(rule.name)] = hasNoMembers(rule) ? value : valueToExternal(rule, value, vocabulary);
   }
   return external;
 }
 
-function listToExternal(rules: readonly FieldRule[], value: JsonValue, language: Language): JsonValue {
-  if (!Array.isArray(value)) return value;
-  return (value as readonly JsonValue[]).map((element) =>
-    isJsonObject(element) ? toExternal(rules, element, language) : element,
-  );
+/** A nested value with its members renamed (and anything undeclared left out). */
+function valueToExternal(rule: FieldRule, value: JsonValue, vocabulary: Vocabulary): JsonValue {
+  if (rule.members !== undefined) return isJsonObject(value) ? toExternal(rule.members, value, vocabulary) : value;
+  const element = rule.items;
+  if (element === undefined || !Array.isArray(value)) return value;
+  return (value as readonly JsonValue[]).map((item) => valueToExternal(element, item, vocabulary));
 }

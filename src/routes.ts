@@ -1,5 +1,5 @@
 // The route table, built once at start from the resource declarations: every
-// collection and item path in both vocabularies (README: Paths), plus the API index,
+// collection and item path in every vocabulary (README: Paths), plus the API index,
 // the token endpoint, the health checks and the home page (`/`). Each path lists its methods; HEAD follows
 // GET (RFC 9110 §9.3.2) and OPTIONS is answered for every path from the same list.
 // Every method needs a bearer token except those an endpoint lists as open (README: Authentication and permissions). The
@@ -17,11 +17,10 @@ import { HttpError } from './http/errors.js';
 import { openApiDocument } from './openapi/document.js';
 import type { Reply } from './http/respond.js';
 import { jsonReply } from './http/respond.js';
-import type { ResourceDefinition } from './resources/definition.js';
-import { RESOURCES, RESOURCE_BY_COLLECTION } from './resources/index.js';
+import type { ResourceTable } from './declarations/compile-declaration.js';
+import type { Language, Operation, ResourceDefinition } from './resources/definition.js';
+import { vocabularyOf } from './resources/definition.js';
 import { Router } from './router.js';
-import type { Language } from './vocabulary.js';
-import { LANGUAGES, translate } from './vocabulary.js';
 
 export const API_PREFIX = '/v1';
 
@@ -34,6 +33,8 @@ export interface Endpoint {
   readonly allow: string;
   /** Methods answered without a token (OPTIONS always is; HEAD follows GET). */
   readonly open: ReadonlySet<string>;
+  /** On an open method, a token that is sent is still checked and names the caller (`public` access). */
+  readonly identifies: boolean;
   /** The handlers choose between JSON and HTML on Accept themselves; every other endpoint answers only JSON. */
   readonly negotiates: boolean;
 }
@@ -43,22 +44,31 @@ interface EndpointOptions {
   readonly open?: readonly string[];
   /** See Endpoint.negotiates. */
   readonly negotiates?: boolean;
+  /** See Endpoint.identifies. */
+  readonly identifies?: boolean;
 }
 
-function endpoint(handlers: Record<string, Handler>, { open = [], negotiates = false }: EndpointOptions = {}): Endpoint {
+function endpoint(handlers: Record<string, Handler>, { open = [], negotiates = false, identifies = false }: EndpointOptions = {}): Endpoint {
   const methods = Object.keys(handlers);
   if (methods.includes('GET')) methods.splice(methods.indexOf('GET') + 1, 0, 'HEAD');
   const openMethods = new Set(open);
   if (openMethods.has('GET')) openMethods.add('HEAD');
-  return { handlers: new Map(Object.entries(handlers)), allow: [...methods, 'OPTIONS'].join(', '), open: openMethods, negotiates };
+  return { handlers: new Map(Object.entries(handlers)), allow: [...methods, 'OPTIONS'].join(', '), open: openMethods, negotiates, identifies };
 }
 
 /** `/v1/users`, `/v1/users/:user_id/orders`, `/v1/usuarios/:user_id/pedidos`, … */
 export function collectionPattern(definition: ResourceDefinition, language: Language): string {
-  const name = translate(definition.collection, language);
-  const parent = definition.parent === undefined ? undefined : RESOURCE_BY_COLLECTION.get(definition.parent.collection);
+  const name = vocabularyOf(definition, language).collection;
+  const parent = definition.parent?.definition;
   if (parent === undefined) return `${API_PREFIX}/${name}`;
   return `${collectionPattern(parent, language)}/:${parent.singular}_id/${name}`;
+}
+
+/** The methods of a resource route that its declared access makes `public`. */
+function publicMethods(definition: ResourceDefinition, methods: Readonly<Record<string, Operation>>): string[] {
+  return Object.entries(methods)
+    .filter(([, operation]) => definition.access[operation] === 'public')
+    .map(([method]) => method);
 }
 
 /** Every route, as data: what the router serves and the OpenAPI document describes. */
@@ -66,7 +76,11 @@ export type RouteSpec =
   | { readonly pattern: string; readonly kind: 'home' | 'health' | 'readiness' | 'index' | 'openapi' | 'tokens' }
   | { readonly pattern: string; readonly kind: 'collection' | 'item'; readonly definition: ResourceDefinition; readonly language: Language };
 
-export function routeTable(): RouteSpec[] {
+/**
+ * Every route of a resource table. A resource without a name of its own in a language
+ * has the same path there as in English; that path is served once, in English.
+ */
+export function routeTable(resources: ResourceTable): RouteSpec[] {
   const routes: RouteSpec[] = [
     { pattern: '/', kind: 'home' },
     { pattern: '/healthz', kind: 'health' },
@@ -75,9 +89,12 @@ export function routeTable(): RouteSpec[] {
     { pattern: `${API_PREFIX}/openapi.json`, kind: 'openapi' },
     { pattern: `${API_PREFIX}/tokens`, kind: 'tokens' },
   ];
-  for (const language of LANGUAGES) {
-    for (const definition of RESOURCES) {
+  const patterns = new Set<string>();
+  for (const language of resources.languages) {
+    for (const definition of resources.resources) {
       const collection = collectionPattern(definition, language);
+      if (patterns.has(collection)) continue;
+      patterns.add(collection);
       routes.push({ pattern: collection, kind: 'collection', definition, language });
       routes.push({ pattern: `${collection}/:${definition.singular}_id`, kind: 'item', definition, language });
     }
@@ -105,20 +122,28 @@ export function endpointFor(route: RouteSpec, documents: Documents): Endpoint {
     case 'tokens':
       return endpoint({ POST: createToken }, { open: ['POST'] });
     case 'collection': {
-      const { definition, language } = route;
-      return endpoint({
-        GET: (context) => listRecords(context, definition, language),
-        POST: (context) => createRecord(context, definition, language),
-      });
+      const { definition } = route;
+      const vocabulary = vocabularyOf(definition, route.language);
+      return endpoint(
+        {
+          GET: (context) => listRecords(context, definition, vocabulary),
+          POST: (context) => createRecord(context, definition, vocabulary),
+        },
+        { open: publicMethods(definition, { GET: 'list', POST: 'create' }), identifies: true },
+      );
     }
     case 'item': {
-      const { definition, language } = route;
-      return endpoint({
-        GET: (context) => readRecord(context, definition, language),
-        PUT: (context) => updateRecord(context, definition, language, 'replace'),
-        PATCH: (context) => updateRecord(context, definition, language, 'patch'),
-        DELETE: (context) => deleteRecord(context, definition, language),
-      });
+      const { definition } = route;
+      const vocabulary = vocabularyOf(definition, route.language);
+      return endpoint(
+        {
+          GET: (context) => readRecord(context, definition, vocabulary),
+          PUT: (context) => updateRecord(context, definition, vocabulary, 'replace'),
+          PATCH: (context) => updateRecord(context, definition, vocabulary, 'patch'),
+          DELETE: (context) => deleteRecord(context, definition, vocabulary),
+        },
+        { open: publicMethods(definition, { GET: 'read', PUT: 'update', PATCH: 'update', DELETE: 'delete' }), identifies: true },
+      );
     }
   }
 }
@@ -129,62 +154,65 @@ export function methodsOf(route: RouteSpec): string {
 }
 
 /** The OpenAPI document of everything the router serves. */
-export function describeApi(routes: readonly RouteSpec[] = routeTable()): Record<string, unknown> {
-  return openApiDocument(routes, (route) => endpointFor(route, NO_DOCUMENTS));
+export function describeApi(resources: ResourceTable): Record<string, unknown> {
+  return openApiDocument(routeTable(resources), resources, (route) => endpointFor(route, NO_DOCUMENTS));
 }
 
-let everyMethod: string | undefined;
-
 /** Every method some route answers, OPTIONS last: the Allow of `OPTIONS *` and of a 405 that names no route (CONNECT). */
-export function methodsServed(): string {
-  if (everyMethod === undefined) {
-    const methods = new Set<string>();
-    for (const route of routeTable()) for (const method of methodsOf(route).split(', ')) if (method !== 'OPTIONS') methods.add(method);
-    everyMethod = [...methods, 'OPTIONS'].join(', ');
-  }
-  return everyMethod;
+export function methodsServed(routes: readonly RouteSpec[]): string {
+  const methods = new Set<string>();
+  for (const route of routes) for (const method of methodsOf(route).split(', ')) if (method !== 'OPTIONS') methods.add(method);
+  return [...methods, 'OPTIONS'].join(', ');
 }
 
 /** `OPTIONS *` asks about the server as a whole (RFC 9110 §9.3.7); no other method may target `*`. */
-export function serverWideOptions(method: string): Reply {
-  if (method === 'OPTIONS') return { status: 204, headers: { Allow: methodsServed() } };
+export function serverWideOptions(method: string, allow: string): Reply {
+  if (method === 'OPTIONS') return { status: 204, headers: { Allow: allow } };
   throw new HttpError('malformed_request', 'the target "*" is for OPTIONS only (RFC 9110 §9.3.7)');
 }
 
 /**
- * The documents the router serves depend only on the route table, which is fixed for
- * the process: they are built once (about 16 ms for the OpenAPI document and the home
- * page), not at every start of an app.
+ * The documents the router serves depend only on the resource table, which is fixed
+ * once compiled: they are built once per table (about 16 ms for the OpenAPI document
+ * and the home page), not at every start of an app.
  */
-let servedDocuments: Documents | undefined;
+const servedDocuments = new WeakMap<ResourceTable, Documents>();
 
-function documentsServed(): Documents {
-  if (servedDocuments !== undefined) return servedDocuments;
-  const description = describeApi();
-  servedDocuments = {
+function documentsServed(resources: ResourceTable): Documents {
+  let documents = servedDocuments.get(resources);
+  if (documents !== undefined) return documents;
+  const description = describeApi(resources);
+  documents = {
     openApi: documentReply(JSON.stringify(description)),
     // The document is built by openapi/document.ts in the shape OpenApiView describes.
-    homePage: homePageReply(description as unknown as OpenApiView),
-    apiIndex: apiIndexReply(),
+    homePage: homePageReply(description as unknown as OpenApiView, resources),
+    apiIndex: apiIndexReply(resources),
   };
-  return servedDocuments;
+  servedDocuments.set(resources, documents);
+  return documents;
 }
 
-export function buildRouter(): Router<Endpoint> {
-  const routes = routeTable();
-  const documents = documentsServed();
+export interface BuiltRouter {
+  readonly router: Router<Endpoint>;
+  /** The Allow header of `OPTIONS *`. */
+  readonly allMethods: string;
+}
+
+export function buildRouter(resources: ResourceTable): BuiltRouter {
+  const routes = routeTable(resources);
+  const documents = documentsServed(resources);
   const router = new Router<Endpoint>();
   for (const route of routes) router.add(route.pattern, endpointFor(route, documents));
-  return router;
+  return { router, allMethods: methodsServed(routes) };
 }
 
-/** The API's entry point: a link to every top-level collection, in both vocabularies. */
-function apiIndexReply(): Reply {
+/** The API's entry point: a link to every top-level collection, in every vocabulary. */
+function apiIndexReply(resources: ResourceTable): Reply {
   const links: Record<string, string> = { self: API_PREFIX, openapi: `${API_PREFIX}/openapi.json`, tokens: `${API_PREFIX}/tokens` };
-  for (const language of LANGUAGES) {
-    for (const definition of RESOURCES) {
+  for (const language of resources.languages) {
+    for (const definition of resources.resources) {
       if (definition.parent !== undefined) continue;
-      const name = translate(definition.collection, language);
+      const name = vocabularyOf(definition, language).collection;
       links[name] = `${API_PREFIX}/${name}`;
     }
   }

@@ -13,7 +13,8 @@ import { answerClientError, refuseConnect } from './http/client-errors.js';
 import { closeStalledConnections } from './http/stalled-connections.js';
 import type { ServerOptions } from './config.js';
 import { resolveConfig } from './config.js';
-import { methodsServed } from './routes.js';
+import { methodsServed, routeTable } from './routes.js';
+import { resolveResources } from './declarations/resolve-resources.js';
 
 export const DRAIN_TIMEOUT_MS = 10_000;
 /** Larger request headers get 431. */
@@ -33,6 +34,8 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   // so an administrator password generated on a first start is never created and lost.
   // Requests that arrive while the app opens its store wait for it.
   const { port: wantedPort, host: wantedHost, headersTimeoutMs, requestTimeoutMs, keepAliveTimeoutMs } = resolveConfig(options);
+  // A declaration that cannot be served stops the start before anything listens.
+  const resources = await resolveResources(options.resources, options.hooks);
   let app: App | undefined;
   const server = createServer({
     headersTimeout: headersTimeoutMs, // slowloris: headers trickled byte by byte
@@ -47,13 +50,13 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   // stopped reading its answers).
   closeStalledConnections(server, requestTimeoutMs, (socket) => app?.pendingAnswer(socket) !== undefined);
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => answerClientError(error, socket, app?.pendingAnswer(socket)));
-  const allow = methodsServed();
+  const allow = methodsServed(routeTable(resources));
   server.on('connect', (_req: IncomingMessage, socket: Socket) => refuseConnect(socket, allow));
 
   await listen(server, wantedPort, wantedHost);
   // No connection is accepted before this turn ends, so these listeners miss no request.
   // Until the app is open, requests wait for it (and a failed start cuts them off).
-  const opening = createApp(options);
+  const opening = createApp({ ...options, resources });
   const handleWhenOpen = (req: IncomingMessage, res: ServerResponse): void => {
     void opening.then((opened) => opened.handle(req, res), () => res.destroy());
   };

@@ -8,28 +8,26 @@ import type { FieldError } from './http/errors.js';
 import { validationError } from './http/errors.js';
 import type { Fields, JsonObject, JsonValue } from './json.js';
 import { isJsonObject, jsonEqual } from './json.js';
-import type { FieldRule } from './resources/definition.js';
-import type { Language } from './vocabulary.js';
-import { translate } from './vocabulary.js';
+import type { FieldRule, Vocabulary } from './resources/definition.js';
 
 /** create = POST, replace = PUT, patch = PATCH (RFC 7396 merge patch, `null` removes). */
 export type WriteMode = 'create' | 'replace' | 'patch';
 
 export const EMAIL_PATTERN = /^[^\s@]+@[^\s@.]+(\.[^\s@.]+)+$/;
 
-const externalNameCache = new WeakMap<readonly FieldRule[], Map<Language, Map<string, FieldRule>>>();
+const externalNameCache = new WeakMap<readonly FieldRule[], WeakMap<Vocabulary, Map<string, FieldRule>>>();
 
-/** The rules keyed by their client-facing names in `language`, computed once per rule list. */
-function rulesByExternalName(rules: readonly FieldRule[], language: Language): Map<string, FieldRule> {
-  let byLanguage = externalNameCache.get(rules);
-  if (byLanguage === undefined) {
-    byLanguage = new Map();
-    externalNameCache.set(rules, byLanguage);
+/** The rules keyed by their client-facing names in the vocabulary, computed once per rule list. */
+function rulesByExternalName(rules: readonly FieldRule[], vocabulary: Vocabulary): Map<string, FieldRule> {
+  let byVocabulary = externalNameCache.get(rules);
+  if (byVocabulary === undefined) {
+    byVocabulary = new WeakMap();
+    externalNameCache.set(rules, byVocabulary);
   }
-  let byName = byLanguage.get(language);
+  let byName = byVocabulary.get(vocabulary);
   if (byName === undefined) {
-    byName = new Map(rules.map((rule) => [translate(rule.name, language), rule]));
-    byLanguage.set(language, byName);
+    byName = new Map(rules.map((rule) => [vocabulary.name(rule.name), rule]));
+    byVocabulary.set(vocabulary, byName);
   }
   return byName;
 }
@@ -37,48 +35,48 @@ function rulesByExternalName(rules: readonly FieldRule[], language: Language): M
 /**
  * Checks a request body against the field rules. `current` is the stored record on
  * replace and patch: a server-owned field equal to its current value is accepted and
- * dropped. In patch mode a `null` means "remove" and is returned as null.
+ * dropped. In patch mode a `null` means "remove" and is returned as null. Server-owned
+ * members inside nested values are compared with the current record's value at the
+ * same place, unless `keepNestedServerValues` (a hook computes them and compares itself).
  */
 export function validateBody(
   rules: readonly FieldRule[],
   body: JsonObject,
-  language: Language,
+  vocabulary: Vocabulary,
   mode: WriteMode,
   current?: JsonObject,
+  keepNestedServerValues = false,
 ): Fields {
   const errors: FieldError[] = [];
-  const fields = checkObject(rules, body, { language, mode, current, prefix: '', errors });
+  const fields = checkObject(rules, body, { vocabulary, mode, current, prefix: '', errors, keepNestedServerValues });
   if (errors.length > 0) throw validationError(errors);
   return fields;
 }
 
 /** The string values a body gives to write-only fields (passwords), to keep them out of error logs. */
-export function writeOnlyValues(rules: readonly FieldRule[], body: JsonObject, language: Language): string[] {
+export function writeOnlyValues(rules: readonly FieldRule[], body: JsonObject, vocabulary: Vocabulary): string[] {
   const values: string[] = [];
   for (const rule of rules) {
     if (rule.access !== 'write-only') continue;
-    const value = body[translate(rule.name, language)];
+    const value = body[vocabulary.name(rule.name)];
     if (typeof value === 'string') values.push(value);
   }
   return values;
 }
 
-/** Renames the internal names in a field path such as `items[0].product_id` into `language`. */
-export function translatePath(path: string, language: Language): string {
-  return language === 'en' ? path : path.replace(/[a-z_]+/g, (word) => translate(word, language));
-}
-
 interface CheckState {
-  readonly language: Language;
+  readonly vocabulary: Vocabulary;
   readonly mode: WriteMode;
-  /** The stored record, for top-level server fields; undefined inside list elements. */
-  readonly current: JsonObject | undefined;
+  /** The stored value at this place (the record at the top level), when there is one. */
+  readonly current: JsonValue | undefined;
   readonly prefix: string;
   readonly errors: FieldError[];
+  readonly keepNestedServerValues: boolean;
 }
 
 function checkObject(rules: readonly FieldRule[], body: JsonObject, state: CheckState): Fields {
-  const byName = rulesByExternalName(rules, state.language);
+  const byName = rulesByExternalName(rules, state.vocabulary);
+  const current = isJsonObject(state.current) ? state.current : undefined;
   const fields: Fields = {};
   const seen = new Set<FieldRule>();
   for (const key of Object.keys(body)) {
@@ -91,7 +89,7 @@ function checkObject(rules: readonly FieldRule[], body: JsonObject, state: Check
     seen.add(rule);
     const value = body[key] as JsonValue;
     if (rule.access === 'server') {
-      checkServerField(rule, value, field, fields, state);
+      checkServerField(rule, value, field, fields, current?.[rule.name], state);
       continue;
     }
     if (value === null && state.mode === 'patch' && state.prefix === '') {
@@ -99,13 +97,13 @@ function checkObject(rules: readonly FieldRule[], body: JsonObject, state: Check
       else state.errors.push({ field, code: 'required', message: 'cannot be removed' });
       continue;
     }
-    const checked = checkValue(rule, value, field, state);
+    const checked = checkValue(rule, value, field, { ...state, current: current?.[rule.name] });
     if (checked !== undefined) fields[rule.name] = checked;
   }
   if (state.mode !== 'patch' || state.prefix !== '') {
     for (const rule of rules) {
       if (rule.required && !seen.has(rule)) {
-        state.errors.push({ field: state.prefix + translate(rule.name, state.language), code: 'required', message: 'is required' });
+        state.errors.push({ field: state.prefix + state.vocabulary.name(rule.name), code: 'required', message: 'is required' });
       }
     }
   }
@@ -113,102 +111,166 @@ function checkObject(rules: readonly FieldRule[], body: JsonObject, state: Check
 }
 
 /** Server fields (README: Records): any value on POST is a 422; on PUT/PATCH only a different one is. */
-function checkServerField(rule: FieldRule, value: JsonValue, field: string, fields: Fields, state: CheckState): void {
+function checkServerField(rule: FieldRule, value: JsonValue, field: string, fields: Fields, current: JsonValue | undefined, state: CheckState): void {
   if (state.mode === 'create') {
     state.errors.push({ field, code: 'server_field', message: 'is set by the server' });
     return;
   }
-  if (state.prefix !== '') {
-    // Inside a list element (an item's unit_price): the resource compares it once it
-    // has computed the value, so keep it.
+  if (state.prefix !== '' && state.keepNestedServerValues) {
+    // Inside a nested value (an item's unit_price): the resource's hook compares it once
+    // it has computed the value, so keep it.
     fields[rule.name] = value;
     return;
   }
-  if (!jsonEqual(value, state.current?.[rule.name])) {
-    state.errors.push({ field, code: 'server_field', message: 'is set by the server and cannot be changed' });
+  if (!jsonEqual(value, current)) {
+    const message = current === undefined ? 'is set by the server' : 'is set by the server and cannot be changed';
+    state.errors.push({ field, code: 'server_field', message });
+    return;
   }
+  if (state.prefix !== '') fields[rule.name] = value;
 }
 
-/** Optional, freely writable fields may be removed; required ones, role, status and the password may not. */
+/** Optional, freely writable fields may be removed; required ones, admin-only ones and passwords may not. */
 function isRemovable(rule: FieldRule): boolean {
   return rule.access === 'client' && rule.required !== true;
 }
 
+type Fail = (code: string, message: string) => undefined;
+
+const TYPE_NAMES: Readonly<Record<string, string>> = {
+  string: 'a string',
+  integer: 'an integer',
+  number: 'a number',
+  boolean: 'true or false',
+  array: 'an array',
+  object: 'an object',
+};
+
 function checkValue(rule: FieldRule, value: JsonValue, field: string, state: CheckState): JsonValue | undefined {
-  const fail = (code: string, message: string): undefined => {
+  const fail: Fail = (code, message) => {
     state.errors.push({ field, code, message });
     return undefined;
   };
   switch (rule.type) {
     case 'string':
-    case 'password':
-    case 'email':
       if (typeof value !== 'string') return fail('invalid_type', 'must be a string');
-      return checkLength(rule, value, fail) ? value : undefined;
-    case 'money':
+      return checkString(rule, value, fail) ? value : undefined;
+    case 'number':
       if (typeof value !== 'number') return fail('invalid_type', 'must be a number');
-      if (Number(value.toFixed(2)) !== value) return fail('invalid_format', 'must have at most two decimals');
-      return checkRange(rule, value, fail) ? value : undefined;
+      return checkNumber(rule, value, fail) ? value : undefined;
     case 'integer':
       if (typeof value !== 'number' || !Number.isInteger(value)) return fail('invalid_type', 'must be an integer');
-      return checkRange(rule, value, fail) ? value : undefined;
+      return checkNumber(rule, value, fail) ? value : undefined;
+    case 'boolean':
+      return typeof value === 'boolean' ? value : fail('invalid_type', 'must be true or false');
     case 'enum':
-      if (typeof value !== 'string' || !(rule.values ?? []).includes(value)) {
-        return fail('invalid_value', `must be one of: ${(rule.values ?? []).join(', ')}`);
-      }
+      if (!(rule.values ?? []).some((allowed) => allowed === value)) return fail('invalid_value', `must be one of: ${(rule.values ?? []).join(', ')}`);
       return value;
-    case 'list':
-      return checkList(rule, value, field, state, fail);
+    case 'array':
+      return checkArray(rule, value, field, state, fail);
+    case 'object':
+      if (!isJsonObject(value)) return fail('invalid_type', `must be ${TYPE_NAMES['object']}`);
+      return checkNested(rule.members ?? [], value, `${field}.`, state);
     case 'id':
     case 'timestamp':
       return fail('server_field', 'is set by the server');
   }
 }
 
-type Fail = (code: string, message: string) => undefined;
+/** An object inside the body (a member or an array's element): its members, with no removal by null. */
+function checkNested(rules: readonly FieldRule[], value: JsonObject, prefix: string, state: CheckState): JsonValue | undefined {
+  const before = state.errors.length;
+  const checked = checkObject(rules, value, { ...state, prefix, mode: state.mode === 'create' ? 'create' : 'replace' });
+  return state.errors.length === before ? checked : undefined;
+}
 
-function checkLength(rule: FieldRule, value: string, fail: Fail): boolean {
-  const length = countCharacters(value);
-  if (rule.min !== undefined && length < rule.min) {
-    fail('too_short', rule.min === 1 ? 'must not be empty' : `must be at least ${rule.min} characters long`);
+function checkString(rule: FieldRule, value: string, fail: Fail): boolean {
+  if (rule.minLength !== undefined || rule.maxLength !== undefined) {
+    const length = countCharacters(value);
+    if (rule.minLength !== undefined && length < rule.minLength) {
+      fail('too_short', rule.minLength === 1 ? 'must not be empty' : `must be at least ${rule.minLength} characters long`);
+      return false;
+    }
+    if (rule.maxLength !== undefined && length > rule.maxLength) {
+      fail('too_long', `must be at most ${rule.maxLength} characters long`);
+      return false;
+    }
+  }
+  if (rule.format !== undefined && !FORMAT_CHECKS[rule.format].test(value)) {
+    fail('invalid_format', FORMAT_MESSAGES[rule.format]);
     return false;
   }
-  if (rule.max !== undefined && length > rule.max) {
-    fail('too_long', `must be at most ${rule.max} characters long`);
-    return false;
-  }
-  if (rule.type === 'email' && !EMAIL_PATTERN.test(value)) {
-    fail('invalid_format', 'must be a valid email address');
+  if (rule.pattern !== undefined && !rule.pattern.test(value)) {
+    fail('pattern_mismatch', `must match the pattern ${rule.pattern.source}`);
     return false;
   }
   return true;
 }
 
-function checkRange(rule: FieldRule, value: number, fail: Fail): boolean {
-  if (rule.min !== undefined && value < rule.min) {
-    fail('too_small', `must be at least ${rule.min}`);
+/** What each `format` accepts (a password is any string). */
+const FORMAT_CHECKS: Readonly<Record<NonNullable<FieldRule['format']>, { test(value: string): boolean }>> = {
+  email: EMAIL_PATTERN,
+  date: { test: (value) => /^\d{4}-\d{2}-\d{2}$/.test(value) && isRealDate(value) },
+  'date-time': {
+    test: (value) => /^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/.test(value) && isRealDate(value.slice(0, 10)) && Number(value.slice(11, 13)) < 24 && Number(value.slice(14, 16)) < 60 && Number(value.slice(17, 19)) < 61,
+  },
+  uri: { test: (value) => /^[A-Za-z][A-Za-z0-9+.-]*:[^\s]*$/.test(value) && URL.canParse(value) },
+  password: { test: () => true },
+};
+
+const FORMAT_MESSAGES: Readonly<Record<NonNullable<FieldRule['format']>, string>> = {
+  email: 'must be a valid email address',
+  date: 'must be a date: YYYY-MM-DD',
+  'date-time': 'must be a date and time as RFC 3339 writes them: 2026-01-20T10:00:00Z',
+  uri: 'must be an absolute URI such as https://example.com/',
+  password: '',
+};
+
+/** `2026-02-30` is the right shape and no date. */
+function isRealDate(value: string): boolean {
+  const [year, month, day] = value.split('-').map(Number) as [number, number, number];
+  const date = new Date(Date.UTC(year, month - 1, day));
+  return date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 && date.getUTCDate() === day;
+}
+
+const PLACES_IN_WORDS = ['no', 'one', 'two', 'three', 'four', 'five', 'six'];
+
+function checkNumber(rule: FieldRule, value: number, fail: Fail): boolean {
+  if (rule.decimalPlaces !== undefined) {
+    if (Number(value.toFixed(rule.decimalPlaces)) !== value) {
+      fail('invalid_format', `must have at most ${PLACES_IN_WORDS[rule.decimalPlaces] ?? rule.decimalPlaces} decimals`);
+      return false;
+    }
+  } else if (rule.multipleOf !== undefined && !isMultiple(value, rule.multipleOf)) {
+    fail('not_multiple', `must be a multiple of ${rule.multipleOf}`);
     return false;
   }
-  if (rule.max !== undefined && value > rule.max) {
-    fail('too_large', `must be at most ${rule.max}`);
-    return false;
-  }
+  if (rule.minimum !== undefined && value < rule.minimum) return fail('too_small', `must be at least ${rule.minimum}`) ?? false;
+  if (rule.exclusiveMinimum !== undefined && value <= rule.exclusiveMinimum) return fail('too_small', `must be greater than ${rule.exclusiveMinimum}`) ?? false;
+  if (rule.maximum !== undefined && value > rule.maximum) return fail('too_large', `must be at most ${rule.maximum}`) ?? false;
+  if (rule.exclusiveMaximum !== undefined && value >= rule.exclusiveMaximum) return fail('too_large', `must be less than ${rule.exclusiveMaximum}`) ?? false;
   return true;
 }
 
-function checkList(rule: FieldRule, value: JsonValue, field: string, state: CheckState, fail: Fail): JsonValue | undefined {
+/** Exact for whole divisors; within a rounding error of the quotient otherwise (0.25). */
+function isMultiple(value: number, divisor: number): boolean {
+  const quotient = value / divisor;
+  return Number.isFinite(quotient) && Math.abs(quotient - Math.round(quotient)) < 1e-9;
+}
+
+function checkArray(rule: FieldRule, value: JsonValue, field: string, state: CheckState, fail: Fail): JsonValue | undefined {
   if (!Array.isArray(value)) return fail('invalid_type', 'must be an array');
   const list = value as readonly JsonValue[];
-  if (rule.min !== undefined && list.length < rule.min) return fail('too_few_items', `must have at least ${rule.min} item(s)`);
-  if (rule.max !== undefined && list.length > rule.max) return fail('too_many_items', `must have at most ${rule.max} items`);
+  if (rule.minItems !== undefined && list.length < rule.minItems) return fail('too_few_items', `must have at least ${rule.minItems} item(s)`);
+  if (rule.maxItems !== undefined && list.length > rule.maxItems) return fail('too_many_items', `must have at most ${rule.maxItems} items`);
+  const element = rule.items;
+  if (element === undefined) return list;
+  const current = Array.isArray(state.current) ? (state.current as readonly JsonValue[]) : undefined;
   const before = state.errors.length;
-  const elements = list.map((element, index) => {
-    const prefix = `${field}[${index}].`;
-    if (!isJsonObject(element)) {
-      state.errors.push({ field: `${field}[${index}]`, code: 'invalid_type', message: 'must be an object' });
-      return {};
-    }
-    return checkObject(rule.of ?? [], element, { ...state, current: undefined, prefix });
+  const elements = list.map((item, index) => {
+    const path = `${field}[${index}]`;
+    const checked = checkValue(element, item, path, { ...state, current: current?.[index], prefix: `${path}.` });
+    return checked === undefined ? null : checked;
   });
   return state.errors.length === before ? elements : undefined;
 }

@@ -1,49 +1,51 @@
-// The localized vocabulary (README: Paths): the same resources under Portuguese paths,
-// with Portuguese field names in bodies, errors, Location headers and links.
-// This is the one translation table; it is applied at the boundary (validation on the
-// way in, representation on the way out), so handlers only ever see English names.
-// Values, such as order states, are not translated.
+// Localized vocabularies (README: Paths, Your own resources): the same resources under
+// other paths, with other property names in bodies, errors, filters, sort keys,
+// Location headers and links. A declaration names a resource in a language with
+// `names.<language>`; a name it does not give stays the declared one. Vocabularies are
+// applied at the boundary (validation on the way in, representation on the way out),
+// so handlers only ever see the declared names. Values (an order's state) are not translated.
 
-export type Language = 'en' | 'pt';
+import type { Language, Vocabulary } from './resources/definition.js';
 
-/** English word → Portuguese word, for collections, fields and list parameters. */
-const PORTUGUESE: ReadonlyMap<string, string> = new Map([
-  // collections
-  ['users', 'usuarios'],
-  ['orders', 'pedidos'],
-  ['products', 'produtos'],
-  // fields
-  ['name', 'nome'],
-  ['password', 'senha'],
-  ['role', 'papel'],
-  ['category', 'categoria'],
-  ['price', 'preco'],
-  ['description', 'descricao'],
-  ['items', 'itens'],
-  ['product_id', 'produto_id'],
-  ['quantity', 'quantidade'],
-  ['unit_price', 'preco_unitario'],
-  ['status', 'estado'],
-  ['user_id', 'usuario_id'],
-  ['created_at', 'criado_em'],
-  ['updated_at', 'atualizado_em'],
-  // list parameters
-  ['page', 'pagina'],
-  ['limit', 'limite'],
-  ['sort', 'ordenar'],
-]);
+export type { Language, Vocabulary };
 
-const ENGLISH: ReadonlyMap<string, string> = new Map([...PORTUGUESE].map(([en, pt]) => [pt, en]));
+/** The words plainrest itself puts in a vocabulary: list parameters and the timestamps every record has. */
+const BUILT_IN_WORDS: Readonly<Record<Language, Readonly<Record<string, string>>>> = {
+  pt: { page: 'pagina', limit: 'limite', sort: 'ordenar', created_at: 'criado_em', updated_at: 'atualizado_em' },
+};
 
-export const LANGUAGES: readonly Language[] = ['en', 'pt'];
-
-/** The client-facing word for an internal (English) one; words without a translation are shared (`id`, `email`, `total`). */
-export function translate(word: string, language: Language): string {
-  if (language === 'en') return word;
-  return PORTUGUESE.get(word) ?? word;
+export interface VocabularyNames {
+  readonly language: Language;
+  readonly collection: string;
+  readonly singular: string;
+  /** Declared name → name in this language, for the properties the declaration translates (at any depth). */
+  readonly properties: ReadonlyMap<string, string>;
+  /** Every declared name a record of the resource may carry, at any depth (ids, timestamps, members of nested objects). */
+  readonly known: ReadonlySet<string>;
 }
 
-/** The internal (English) word for a word of either vocabulary. */
-export function toEnglish(word: string): string {
-  return ENGLISH.get(word) ?? word;
+/** Builds the two-way name table of one resource in one language. */
+export function buildVocabulary(names: VocabularyNames): Vocabulary {
+  const builtIn = BUILT_IN_WORDS[names.language] ?? {};
+  const outward = new Map<string, string>();
+  for (const name of names.known) {
+    const translated = names.properties.get(name) ?? builtIn[name];
+    if (translated !== undefined && translated !== name) outward.set(name, translated);
+  }
+  const inward = new Map<string, string>();
+  for (const name of names.known) inward.set(outward.get(name) ?? name, name);
+  const word = (name: string): string => builtIn[name] ?? name;
+  return {
+    language: names.language,
+    collection: names.collection,
+    singular: names.singular,
+    name: (internal) => outward.get(internal) ?? internal,
+    internal: (external) => inward.get(external),
+    parameters: { page: word('page'), limit: word('limit'), sort: word('sort') },
+  };
+}
+
+/** Renames the declared names in a field path such as `items[0].product_id` into the vocabulary's. */
+export function translatePath(path: string, vocabulary: Vocabulary): string {
+  return vocabulary.language === 'en' ? path : path.replace(/[a-z][a-z0-9_]*/g, (word) => vocabulary.name(word));
 }

@@ -11,7 +11,7 @@ import { randomBytes } from 'node:crypto';
 import { finishRecord } from '../handlers/write-record.js';
 import type { Fields } from '../json.js';
 import { hashPassword, verifyPassword } from '../passwords.js';
-import { users } from '../resources/users.js';
+import type { ResourceDefinition } from '../resources/definition.js';
 import type { Logger } from '../config.js';
 import type { Store } from '../store/store.js';
 import { isoTimestamp } from '../timestamps.js';
@@ -29,12 +29,15 @@ export interface AdminBootstrap {
 
 const SYNCED: Promise<void> = Promise.resolve();
 
-export async function ensureAdmin(store: Store, email: string, password: string | undefined, logger: Logger): Promise<AdminBootstrap> {
+export async function ensureAdmin(users: ResourceDefinition, store: Store, email: string, password: string | undefined, logger: Logger): Promise<AdminBootstrap> {
   const existing = store.findIgnoringCase('users', 'email', email);
   const now = isoTimestamp();
   if (existing === undefined) {
     const plain = password ?? randomBytes(12).toString('base64url');
-    const fields: Fields = { name: ADMIN_NAME, email, password_hash: await hashPassword(plain), role: 'admin' };
+    const fields: Fields = {};
+    // Properties a declaration adds to users start at their defaults.
+    for (const rule of users.fields) if (rule.default !== undefined) fields[rule.name] = rule.default;
+    Object.assign(fields, { name: ADMIN_NAME, email, password_hash: await hashPassword(plain), role: 'admin' });
     const record = finishRecord(users, fields, store.allocateId('users'), now, now);
     await store.commit([{ kind: 'put', collection: 'users', record }]);
     return password === undefined ? { generatedPassword: plain, passwordSynced: SYNCED } : { passwordSynced: SYNCED };
@@ -49,13 +52,13 @@ export async function ensureAdmin(store: Store, email: string, password: string 
   }
 
   if (password === undefined) return { passwordSynced: SYNCED };
-  const passwordSynced = replacePasswordIfChanged(store, existing.id, password).catch((error: unknown) => {
+  const passwordSynced = replacePasswordIfChanged(users, store, existing.id, password).catch((error: unknown) => {
     logger.error(`could not set the administrator's password from ADMIN_PASSWORD: ${String(error)}`);
   });
   return { passwordSynced };
 }
 
-async function replacePasswordIfChanged(store: Store, id: number, password: string): Promise<void> {
+async function replacePasswordIfChanged(users: ResourceDefinition, store: Store, id: number, password: string): Promise<void> {
   const before = store.get('users', id);
   const storedHash = before?.['password_hash'];
   if (typeof storedHash === 'string' && (await verifyPassword(password, storedHash))) return;

@@ -1,26 +1,19 @@
-// Who may do what (README: Authentication and permissions), as one table. Admins may do everything. "owner" means
-// the user named in the path: `/v1/users/{id}` and everything under it belongs to user
-// {id}, so a user addressing another user's records gets 403 before anything is
-// looked up, and whether those records exist is not revealed.
+// Who may do what (README: Authentication and permissions, Your own resources): each
+// resource declares, per operation, `public` (no token needed), `user` (any signed-in
+// user), `owner` (the record's owner) or `admin`; admins may do everything. A record's
+// owner is the user named at the root of its path (`/v1/users/{id}/…` belongs to user
+// {id}, decided before anything is looked up), or, in an `owned` collection, the user
+// who created it (its `owner_id`), which is looked up. Either way a user addressing
+// someone else's record gets 403 whether or not it exists, so existence is not revealed.
 
 import type { RequestContext } from '../context.js';
 import { HttpError } from '../http/errors.js';
-import type { JsonObject } from '../json.js';
-import type { CollectionName, ResourceDefinition } from '../resources/definition.js';
-import type { Language } from '../vocabulary.js';
-import { translate } from '../vocabulary.js';
+import type { JsonObject, JsonValue } from '../json.js';
+import type { Audience, Operation, ResourceDefinition, Vocabulary } from '../resources/definition.js';
+import { OWNER_FIELD_NAME } from '../resources/definition.js';
+import type { Store } from '../store/store.js';
 
-export type Operation = 'list' | 'create' | 'read' | 'update' | 'delete';
-
-/** Besides admins: any signed-in user, only the owner, or nobody else. */
-export type Audience = 'anyone' | 'owner' | 'admin';
-
-// prettier-ignore
-export const PERMISSIONS: Readonly<Record<CollectionName, Readonly<Record<Operation, Audience>>>> = {
-  users:    { list: 'admin',  create: 'admin', read: 'owner',  update: 'owner', delete: 'owner' },
-  products: { list: 'anyone', create: 'admin', read: 'anyone', update: 'admin', delete: 'admin' },
-  orders:   { list: 'owner',  create: 'owner', read: 'owner',  update: 'owner', delete: 'admin' },
-};
+export type { Audience, Operation };
 
 export type Role = 'user' | 'admin';
 
@@ -30,57 +23,88 @@ export interface Actor {
   readonly role: Role;
 }
 
-/** True when `actor` may perform `operation` on `collection` at a path owned by `ownerId`. */
-export function isAllowed(actor: Actor, collection: CollectionName, operation: Operation, ownerId: number | undefined): boolean {
-  if (actor.role === 'admin') return true;
-  const audience = PERMISSIONS[collection][operation];
-  if (audience === 'anyone') return true;
-  return audience === 'owner' && ownerId !== undefined && ownerId === actor.id;
-}
-
-export function requirePermission(actor: Actor, collection: CollectionName, operation: Operation, ownerId: number | undefined): void {
-  if (isAllowed(actor, collection, operation, ownerId)) return;
-  const who = PERMISSIONS[collection][operation] === 'owner' ? 'the user they belong to, or an admin,' : 'an admin';
-  throw new HttpError('forbidden', `only ${who} may ${operation} ${collection} here`);
-}
+/** Operations on the collection path; the others address one record. */
+const COLLECTION_OPERATIONS: ReadonlySet<Operation> = new Set(['list', 'create']);
 
 /**
- * Permission that depends on the body (README: Authentication and permissions, Errors: checked after the body is read,
- * before validation): a restricted field (`role`, an order's `status`) may be changed
- * by an admin only, except to the values the owner may set (cancelling an order).
- * Sending the current value back is not a change.
+ * The owner of the record `ids` names (outermost id first, one per level of
+ * `definition`'s path), or undefined when it has none or does not exist.
  */
-export function requireBodyPermission(
-  actor: Actor,
-  definition: ResourceDefinition,
-  body: JsonObject,
-  language: Language,
-  current: JsonObject | undefined,
-): void {
-  if (actor.role === 'admin') return;
-  for (const rule of definition.fields) {
-    if (rule.access !== 'restricted') continue;
-    const name = translate(rule.name, language);
-    if (!Object.hasOwn(body, name)) continue;
-    const value = body[name];
-    const unchanged = value === (current === undefined ? rule.default : current[rule.name]);
-    if (unchanged || (typeof value === 'string' && rule.ownerMaySet?.includes(value) === true)) continue;
-    const allowed = rule.ownerMaySet === undefined ? '' : `; you may set it to ${rule.ownerMaySet.join(' or ')}`;
-    throw new HttpError('forbidden', `only an admin may change ${name}${allowed}`);
+export function ownerOf(definition: ResourceDefinition, ids: readonly number[], store: Store): number | undefined {
+  switch (definition.ownership) {
+    case 'self':
+      return ids[ids.length - 1];
+    case 'root-user':
+      return ids[0];
+    case 'owned': {
+      const owner = store.get(definition.collection, ids[ids.length - 1] as number)?.[OWNER_FIELD_NAME];
+      return typeof owner === 'number' ? owner : undefined;
+    }
+    case 'ancestor':
+      return definition.parent === undefined ? undefined : ownerOf(definition.parent.definition, ids.slice(0, -1), store);
+    case undefined:
+      return undefined;
   }
 }
 
-/** The user who owns the records a path names: `/v1/users/{id}…` belongs to user {id}. */
-export function ownerFromPath(definition: ResourceDefinition, ids: readonly number[]): number | undefined {
-  if (definition.owner === 'parent') return ids[0];
-  if (definition.owner === 'self') return ids.length > 0 ? ids[ids.length - 1] : undefined;
-  return undefined;
+/**
+ * True when `actor` owns what an operation at this path addresses: the record for
+ * read, update and delete; the parent record for list and create in a nested
+ * collection. In a top-level owned collection anyone signed in may create (and owns
+ * what they create) and list (and sees only their own records: listsOwnRecordsOnly).
+ */
+function ownsTarget(actor: Actor, definition: ResourceDefinition, operation: Operation, ids: readonly number[], store: Store): boolean {
+  if (!COLLECTION_OPERATIONS.has(operation)) return ownerOf(definition, ids, store) === actor.id;
+  const parent = definition.parent?.definition;
+  if (parent !== undefined) return ownerOf(parent, ids, store) === actor.id;
+  return definition.ownership === 'owned';
 }
 
-/** The path-level check of a resource handler (403 before any record is looked up). */
-export function authorize(context: RequestContext, definition: ResourceDefinition, operation: Operation): Actor {
+/** True when `actor` (undefined: no token) may perform `operation` at a path with these ids. */
+export function isAllowed(actor: Actor | undefined, definition: ResourceDefinition, operation: Operation, ids: readonly number[], store: Store): boolean {
+  const audience = definition.access[operation];
+  if (audience === 'public') return true;
+  if (actor === undefined) return false;
+  if (actor.role === 'admin' || audience === 'user') return true;
+  return audience === 'owner' && ownsTarget(actor, definition, operation, ids, store);
+}
+
+/** A list a non-admin sees only their own records of: `list: owner` on a top-level owned collection. */
+export function listsOwnRecordsOnly(actor: Actor | undefined, definition: ResourceDefinition): actor is Actor {
+  return actor !== undefined && actor.role !== 'admin' && definition.access.list === 'owner' && definition.parent === undefined && definition.ownership === 'owned';
+}
+
+/** The path-level check of a resource handler: 403 before the record is read or the body is looked at. */
+export function authorize(context: RequestContext, definition: ResourceDefinition, operation: Operation): Actor | undefined {
   const actor = context.actor;
+  if (isAllowed(actor, definition, operation, context.ids, context.services.store)) return actor;
   if (actor === undefined) throw new Error(`${definition.collection} handler reached without an authenticated caller`);
-  requirePermission(actor, definition.collection, operation, ownerFromPath(definition, context.ids));
-  return actor;
+  const who = definition.access[operation] === 'owner' ? 'the user they belong to, or an admin,' : 'an admin';
+  throw new HttpError('forbidden', `only ${who} may ${operation} ${definition.collection} here`);
+}
+
+/**
+ * Permission that depends on the body (README: Errors: checked after the body is read,
+ * before validation): an admin-only field (`role`, an order's `status`) may be changed
+ * by an admin only, except to the values an owner may set (cancelling an order).
+ * Sending the current value back is not a change.
+ */
+export function requireBodyPermission(
+  actor: Actor | undefined,
+  definition: ResourceDefinition,
+  body: JsonObject,
+  vocabulary: Vocabulary,
+  current: JsonObject | undefined,
+): void {
+  if (actor?.role === 'admin') return;
+  for (const rule of definition.fields) {
+    if (rule.access !== 'restricted') continue;
+    const name = vocabulary.name(rule.name);
+    if (!Object.hasOwn(body, name)) continue;
+    const value = body[name] as JsonValue;
+    const unchanged = value === (current === undefined ? rule.default : current[rule.name]);
+    if (unchanged || rule.ownerMaySet?.includes(value) === true) continue;
+    const allowed = rule.ownerMaySet === undefined ? '' : `; you may set it to ${rule.ownerMaySet.join(' or ')}`;
+    throw new HttpError('forbidden', `only an admin may change ${name}${allowed}`);
+  }
 }

@@ -3,7 +3,7 @@
 // Location (RFC 9110 §15.3.2) and ETag — replayed instead when the POST repeats an
 // Idempotency-Key (http/idempotency.ts).
 
-import { authorize, requireBodyPermission } from '../auth/permissions.js';
+import { authorize, listsOwnRecordsOnly, requireBodyPermission } from '../auth/permissions.js';
 import type { RequestContext } from '../context.js';
 import { JSON_MEDIA_TYPES, readJsonBody } from '../http/body.js';
 import { matchesIfNoneMatch } from '../http/conditional.js';
@@ -11,26 +11,27 @@ import { parseListParameters, rejectQueryParameters } from '../http/list-query.j
 import { linkHeader, pageLinks, pageMeta } from '../http/pagination.js';
 import type { CachedPage } from '../http/page-cache.js';
 import type { Reply } from '../http/respond.js';
-import type { ResourceDefinition } from '../resources/definition.js';
+import type { ResourceDefinition, Vocabulary } from '../resources/definition.js';
+import { OWNER_FIELD_NAME } from '../resources/definition.js';
 import { entityTag, represent, representFields, serializeWritten } from '../representation.js';
 import type { Change, Filter } from '../store/store.js';
 import type { IdempotentRequest } from '../http/idempotency.js';
 import type { JsonObject } from '../json.js';
 import type { Actor } from '../auth/permissions.js';
-import type { Language } from '../vocabulary.js';
 import { requireParent } from './lookup.js';
 import { writeOnlyValues } from '../validation.js';
 import type { WritePlan } from './write-record.js';
 import { decideWrite, finishRecord } from './write-record.js';
 import { isoTimestamp } from '../timestamps.js';
 
-export function listRecords(context: RequestContext, definition: ResourceDefinition, language: Language): Reply {
+export function listRecords(context: RequestContext, definition: ResourceDefinition, vocabulary: Vocabulary): Reply {
   const { store, listPages } = context.services;
-  const target = `${context.path}?${context.search}`;
+  // A list of one's own records differs by caller, so its cached page does too.
+  const target = listsOwnRecordsOnly(context.actor, definition) ? `${context.path}?${context.search}#${context.actor.id}` : `${context.path}?${context.search}`;
   const version = store.version(definition.collection);
   let page = listPages.get(target, version);
   if (page === undefined) {
-    page = buildPage(context, definition, language, version);
+    page = buildPage(context, definition, vocabulary, version);
     listPages.set(target, page);
   } else {
     // The query was valid when the page was built; who may see it is checked every time.
@@ -41,12 +42,13 @@ export function listRecords(context: RequestContext, definition: ResourceDefinit
   return { status: 200, headers: { Link: page.link, ETag: page.etag }, body: page.body, bodyLength: page.length };
 }
 
-function buildPage(context: RequestContext, definition: ResourceDefinition, language: Language, version: number): CachedPage {
+function buildPage(context: RequestContext, definition: ResourceDefinition, vocabulary: Vocabulary, version: number): CachedPage {
   const parameters = parseListParameters(definition, context.search);
-  authorize(context, definition, 'list');
+  const actor = authorize(context, definition, 'list');
   const parentId = requireParent(context, definition);
   const filters: Filter[] = [...parameters.filters];
   if (definition.parent !== undefined && parentId !== undefined) filters.unshift({ field: definition.parent.field, value: parentId });
+  if (listsOwnRecordsOnly(actor, definition)) filters.unshift({ field: OWNER_FIELD_NAME, value: actor.id });
 
   const { records, total } = context.services.store.query(definition.collection, {
     filters,
@@ -55,27 +57,29 @@ function buildPage(context: RequestContext, definition: ResourceDefinition, lang
     limit: parameters.limit,
   });
   const meta = pageMeta(parameters, total);
-  const links = pageLinks(context.path, language, parameters, meta);
-  const data = records.map((record) => represent(definition, record, language).json).join(',');
+  const links = pageLinks(context.path, vocabulary, parameters, meta);
+  const data = records.map((record) => represent(definition, record, vocabulary).json).join(',');
   const body = `{"data":[${data}],"meta":${JSON.stringify(meta)},"links":${JSON.stringify(links)}}`;
   // A list has no stable identity, so its validator is weak (RFC 9110 §8.8.1): equal
   // bodies, equal tags. If-None-Match uses the weak comparison anyway (§13.1.2).
   return { version, body, length: Buffer.byteLength(body), etag: `W/${entityTag(body)}`, link: linkHeader(links) };
 }
 
-export async function createRecord(context: RequestContext, definition: ResourceDefinition, language: Language): Promise<Reply> {
+export async function createRecord(context: RequestContext, definition: ResourceDefinition, vocabulary: Vocabulary): Promise<Reply> {
   rejectQueryParameters(context.search);
   const actor = authorize(context, definition, 'create');
   requireParent(context, definition);
   const body = await readJsonBody(context.req, context.services.config.maxBodyBytes, JSON_MEDIA_TYPES, context.services.bodyBudget);
-  context.secrets.push(...writeOnlyValues(definition.fields, body, language));
+  context.secrets.push(...writeOnlyValues(definition.fields, body, vocabulary));
   const header = context.req.headers['idempotency-key'];
-  const idempotent = context.services.idempotencyKeys.request(Array.isArray(header) ? header.join(', ') : header, `user ${actor.id}`, context.path, body);
-  if (idempotent === undefined) return create(context, definition, language, body, actor, undefined);
+  // A public create without a token keys its Idempotency-Key by the client's address.
+  const client = actor === undefined ? `address ${context.req.socket.remoteAddress ?? ''}` : `user ${actor.id}`;
+  const idempotent = context.services.idempotencyKeys.request(Array.isArray(header) ? header.join(', ') : header, client, context.path, body);
+  if (idempotent === undefined) return create(context, definition, vocabulary, body, actor, undefined);
   const replay = context.services.idempotencyKeys.begin(idempotent);
   if (replay !== undefined) return replay;
   try {
-    return await create(context, definition, language, body, actor, idempotent);
+    return await create(context, definition, vocabulary, body, actor, idempotent);
   } finally {
     context.services.idempotencyKeys.finish(idempotent);
   }
@@ -84,25 +88,25 @@ export async function createRecord(context: RequestContext, definition: Resource
 async function create(
   context: RequestContext,
   definition: ResourceDefinition,
-  language: Language,
+  vocabulary: Vocabulary,
   body: JsonObject,
-  actor: Actor,
+  actor: Actor | undefined,
   idempotent: IdempotentRequest | undefined,
 ): Promise<Reply> {
   const { store } = context.services;
   const load = (): WritePlan => {
     const parentId = requireParent(context, definition);
-    requireBodyPermission(actor, definition, body, language, undefined);
-    return { definition, language, mode: 'create', body, store, parentId };
+    requireBodyPermission(actor, definition, body, vocabulary, undefined);
+    return { definition, vocabulary, mode: 'create', body, store, parentId, ...(actor === undefined ? {} : { creatorId: actor.id }) };
   };
   const first = decideWrite(load);
   const { next } = first instanceof Promise ? decideWrite(load, await first) : first;
   const now = isoTimestamp();
   const record = finishRecord(definition, next, store.allocateId(definition.collection), now, now);
-  const { stored, representation } = serializeWritten(definition, record, language);
+  const { stored, representation } = serializeWritten(definition, record, vocabulary);
   const headers = { Location: `${context.path}/${record.id}`, ETag: representation.etag };
   const created = definition.createdFields;
-  const responseBody = created === undefined ? representation.json : representFields(definition, record, language, created);
+  const responseBody = created === undefined ? representation.json : representFields(definition, record, vocabulary, created);
   const reply: Reply = { status: 201, headers, body: responseBody };
 
   const changes: Change[] = [{ kind: 'put', collection: definition.collection, record, json: stored }];

@@ -11,21 +11,20 @@ import { matchesIfNoneMatch, requireIfMatch } from '../http/conditional.js';
 import { rejectQueryParameters } from '../http/list-query.js';
 import type { Reply } from '../http/respond.js';
 import type { StoredRecord } from '../json.js';
-import type { ResourceDefinition } from '../resources/definition.js';
+import type { ResourceDefinition, Vocabulary } from '../resources/definition.js';
 import type { Representation } from '../representation.js';
 import { represent, serializeWritten } from '../representation.js';
-import type { Language } from '../vocabulary.js';
 import { requireRecord } from './lookup.js';
 import { writeOnlyValues } from '../validation.js';
 import type { WritePlan } from './write-record.js';
 import { decideWrite, deletionWithDependents, finishRecord, isUnchanged } from './write-record.js';
 import { isoTimestamp } from '../timestamps.js';
 
-export function readRecord(context: RequestContext, definition: ResourceDefinition, language: Language): Reply {
+export function readRecord(context: RequestContext, definition: ResourceDefinition, vocabulary: Vocabulary): Reply {
   rejectQueryParameters(context.search);
   authorize(context, definition, 'read');
   const record = requireRecord(context, definition);
-  const representation = represent(definition, record, language);
+  const representation = represent(definition, record, vocabulary);
   const etag = representation.etag;
   if (matchesIfNoneMatch(context.req.headers['if-none-match'], etag)) return { status: 304, headers: { ETag: etag } };
   return representationReply(representation);
@@ -39,7 +38,7 @@ function representationReply({ json, length, etag }: Representation): Reply {
 export async function updateRecord(
   context: RequestContext,
   definition: ResourceDefinition,
-  language: Language,
+  vocabulary: Vocabulary,
   mode: 'replace' | 'patch',
 ): Promise<Reply> {
   rejectQueryParameters(context.search);
@@ -48,30 +47,30 @@ export async function updateRecord(
   const { store, config } = context.services;
   const mediaTypes = mode === 'patch' ? MERGE_PATCH_MEDIA_TYPES : JSON_MEDIA_TYPES;
   const body = await readJsonBody(context.req, config.maxBodyBytes, mediaTypes, context.services.bodyBudget);
-  context.secrets.push(...writeOnlyValues(definition.fields, body, language));
+  context.secrets.push(...writeOnlyValues(definition.fields, body, vocabulary));
 
   const load = (): WritePlan => {
     const current = requireRecord(context, definition);
-    requireBodyPermission(actor, definition, body, language, current);
-    requireIfMatch(context.req.headers['if-match'], represent(definition, current, language).etag);
-    const parentId = definition.parent === undefined ? undefined : context.ids[0];
-    return { definition, language, mode, body, store, current, parentId };
+    requireBodyPermission(actor, definition, body, vocabulary, current);
+    requireIfMatch(context.req.headers['if-match'], represent(definition, current, vocabulary).etag);
+    const parentId = definition.parent === undefined ? undefined : context.ids[context.ids.length - 2];
+    return { definition, vocabulary, mode, body, store, current, parentId };
   };
   const first = decideWrite(load);
   const { plan, next } = first instanceof Promise ? decideWrite(load, await first) : first;
   const current = plan.current as StoredRecord;
-  if (isUnchanged(next, current)) return representationReply(represent(definition, current, language));
+  if (isUnchanged(next, current)) return representationReply(represent(definition, current, vocabulary));
   const record = finishRecord(definition, next, current.id, current.created_at, isoTimestamp());
-  const { stored, representation } = serializeWritten(definition, record, language);
+  const { stored, representation } = serializeWritten(definition, record, vocabulary);
   await store.commit([{ kind: 'put', collection: definition.collection, record, json: stored }]);
   return representationReply(representation);
 }
 
-export async function deleteRecord(context: RequestContext, definition: ResourceDefinition, language: Language): Promise<Reply> {
+export async function deleteRecord(context: RequestContext, definition: ResourceDefinition, vocabulary: Vocabulary): Promise<Reply> {
   rejectQueryParameters(context.search);
   authorize(context, definition, 'delete');
   const record = requireRecord(context, definition);
-  requireIfMatch(context.req.headers['if-match'], represent(definition, record, language).etag);
+  requireIfMatch(context.req.headers['if-match'], represent(definition, record, vocabulary).etag);
   const { store } = context.services;
   await store.commit(deletionWithDependents(store, definition, record.id));
   return { status: 204 };

@@ -14,11 +14,14 @@ import { jsonReply } from '../http/respond.js';
 import { verifyPassword } from '../passwords.js';
 import type { FieldRule } from '../resources/definition.js';
 import { validateBody } from '../validation.js';
+import { buildVocabulary } from '../vocabulary.js';
 
 const CREDENTIAL_FIELDS: readonly FieldRule[] = [
-  { name: 'email', type: 'string', access: 'client', required: true, min: 1, max: 254 },
-  { name: 'password', type: 'string', access: 'client', required: true, min: 1, max: 200 },
+  { name: 'email', type: 'string', access: 'client', required: true, minLength: 1, maxLength: 254 },
+  { name: 'password', type: 'string', access: 'client', required: true, minLength: 1, maxLength: 200 },
 ];
+
+const CREDENTIAL_NAMES = buildVocabulary({ language: 'en', collection: 'tokens', singular: 'token', properties: new Map(), known: new Set(['email', 'password']) });
 
 /** A valid scrypt hash of a random string nobody knows, with the same cost as real ones. */
 const DUMMY_HASH = 'scrypt$16384$8$1$QrNUadZbO0yUnY4T_Jx9GQ$0v06pvDMNoRMBg6FkZ5ukGmora6Q4OA4DFM-AmLcCvs';
@@ -28,7 +31,7 @@ export async function createToken(context: RequestContext): Promise<Reply> {
   const { store, config, authenticator } = context.services;
   const body = await readJsonBody(context.req, config.maxBodyBytes, JSON_MEDIA_TYPES, context.services.bodyBudget);
   if (typeof body['password'] === 'string') context.secrets.push(body['password']);
-  const { email, password } = validateBody(CREDENTIAL_FIELDS, body, 'en', 'create') as { email: string; password: string };
+  const { email, password } = validateBody(CREDENTIAL_FIELDS, body, CREDENTIAL_NAMES, 'create') as { email: string; password: string };
 
   await context.services.adminReady; // the administrator's password may still be being replaced
   const user = store.findIgnoringCase('users', 'email', email);

@@ -1,26 +1,31 @@
 // Turning a validated body into the record to store, for POST, PUT and PATCH
-// (README: Records, Methods). PUT replaces the client-writable fields (absent optional ones are
-// removed; role, status and the password are left as they are); PATCH is a JSON Merge
-// Patch (RFC 7396). The decision is synchronous, so no other request can interleave
-// between the checks (unique email, order state) and the commit. Password hashing is
-// the one slow step: it runs outside, and the decision is then taken again on fresh state.
+// (README: Records, Methods, Your own resources). PUT replaces the client-writable fields
+// (absent optional ones are removed; admin-only and write-only ones are left as they
+// are); PATCH is a JSON Merge Patch (RFC 7396). Then, in this order: references must
+// name existing records (422), state changes must follow `x-transitions` (409), the
+// resource's hook completes the record, and `x-unique` values must be free (409). The
+// decision is synchronous, so no other request can interleave between these checks
+// and the commit. Password hashing is the one slow step: it runs outside, and the
+// decision is then taken again on fresh state. Deleting a record deletes the records
+// nested under it, and is refused (409) while another collection still references it.
 
-import { HttpError } from '../http/errors.js';
-import type { Fields, JsonObject, StoredRecord } from '../json.js';
-import { jsonEqual } from '../json.js';
+import type { FieldError } from '../http/errors.js';
+import { HttpError, validationError } from '../http/errors.js';
+import type { Fields, JsonObject, JsonValue, StoredRecord } from '../json.js';
+import { isJsonObject, jsonEqual } from '../json.js';
 import { applyMergePatch } from '../merge-patch.js';
+import { withArticle } from '../openapi/names.js';
 import { hashPassword, verifyPassword } from '../passwords.js';
-import type { FieldRule, ResourceDefinition } from '../resources/definition.js';
-import { childrenOf } from '../resources/index.js';
+import type { FieldRule, ResourceDefinition, Vocabulary } from '../resources/definition.js';
+import { OWNER_FIELD_NAME } from '../resources/definition.js';
 import type { Change, Store } from '../store/store.js';
 import type { WriteMode } from '../validation.js';
-import { translatePath, validateBody } from '../validation.js';
-import type { Language } from '../vocabulary.js';
-import { translate } from '../vocabulary.js';
+import { validateBody } from '../validation.js';
+import { translatePath } from '../vocabulary.js';
 
 export interface WritePlan {
   readonly definition: ResourceDefinition;
-  readonly language: Language;
+  readonly vocabulary: Vocabulary;
   readonly mode: WriteMode;
   readonly body: JsonObject;
   readonly store: Store;
@@ -28,6 +33,8 @@ export interface WritePlan {
   readonly current?: StoredRecord;
   /** The parent's id for a nested resource (an order's user). */
   readonly parentId?: number;
+  /** Who creates the record: the owner of a record of an `owned` collection. */
+  readonly creatorId?: number;
 }
 
 /** Rule name → the value to keep in its `storedAs` field (a password hash). */
@@ -57,17 +64,50 @@ export function decideWrite(load: () => WritePlan, hashed?: Secrets): WriteDecis
 }
 
 function planWrite(plan: WritePlan, secrets?: Secrets): Fields {
-  const { definition, language, mode, current } = plan;
-  const input = validateBody(definition.fields, plan.body, language, mode, current);
+  const { definition, vocabulary, mode, current } = plan;
+  const input = validateBody(definition.fields, plan.body, vocabulary, mode, current, definition.hook !== undefined);
   let next: Fields;
   if (mode === 'create' || current === undefined) next = withDefaults(definition, input);
   else if (mode === 'replace') next = replaceFields(definition, current, input);
   else next = applyMergePatch(current, input) as Fields;
   if (definition.parent !== undefined && plan.parentId !== undefined) next[definition.parent.field] = plan.parentId;
+  if (current === undefined && definition.ownership === 'owned' && plan.creatorId !== undefined) next[OWNER_FIELD_NAME] = plan.creatorId;
   if (secrets !== undefined) next = withSecrets(definition, next, secrets);
-  if (definition.completeWrite !== undefined) next = completeInVocabulary(definition, next, plan);
+  requireReferencedRecords(definition.fields, next, plan);
+  if (current !== undefined) requireTransitions(definition, next, current, vocabulary);
+  if (definition.hook !== undefined) next = completeInVocabulary(definition, next, plan);
   requireUnique(definition, next, plan);
   return next;
+}
+
+/** 422 for an `x-references` value, at any depth, that names no record of its collection. */
+function requireReferencedRecords(rules: readonly FieldRule[], next: Fields, plan: WritePlan): void {
+  const errors: FieldError[] = [];
+  const visit = (rule: FieldRule, value: JsonValue | undefined, path: string): void => {
+    if (value === undefined || value === null) return;
+    if (rule.references !== undefined && typeof value === 'number' && plan.store.get(rule.references, value) === undefined) {
+      const singular = rule.referencedSingular ?? rule.references;
+      errors.push({ field: translatePath(path, plan.vocabulary), code: `unknown_${singular}`, message: `no ${singular} has id ${value}` });
+    }
+    if (rule.members !== undefined && isJsonObject(value)) for (const member of rule.members) visit(member, value[member.name], `${path}.${member.name}`);
+    if (rule.items !== undefined && Array.isArray(value)) (value as readonly JsonValue[]).forEach((item, index) => visit(rule.items as FieldRule, item, `${path}[${index}]`));
+  };
+  for (const rule of rules) if (rule.references !== undefined || rule.members !== undefined || rule.items !== undefined) visit(rule, next[rule.name], rule.name);
+  if (errors.length > 0) throw validationError(errors);
+}
+
+/** 409 for a state change `x-transitions` does not allow; writing the current state again is no change. */
+function requireTransitions(definition: ResourceDefinition, next: Fields, current: StoredRecord, vocabulary: Vocabulary): void {
+  for (const rule of definition.fields) {
+    if (rule.transitions === undefined) continue;
+    const from = current[rule.name];
+    const to = next[rule.name];
+    if (from === to || typeof from !== 'string' || typeof to !== 'string') continue;
+    const allowed = rule.transitions[from] ?? [];
+    if (allowed.includes(to)) continue;
+    const onward = allowed.length === 0 ? `${from} is final` : `from ${from} it may go to ${allowed.join(' or ')}`;
+    throw new HttpError('invalid_transition', `${withArticle(vocabulary.singular)} cannot go from ${from} to ${to} (${vocabulary.name(rule.name)}); ${onward}`);
+  }
 }
 
 function withDefaults(definition: ResourceDefinition, input: Fields): Fields {
@@ -119,26 +159,31 @@ async function hashSecrets(rules: readonly FieldRule[], next: Fields, current: S
   return secrets;
 }
 
-/** Runs the resource's own rules and names any field in the client's vocabulary. */
+/** Runs the resource's hook and names any field of its 422 in the client's vocabulary. */
 function completeInVocabulary(definition: ResourceDefinition, next: Fields, plan: WritePlan): Fields {
+  const hook = definition.hook as NonNullable<ResourceDefinition['hook']>;
   try {
-    return definition.completeWrite!({ next, current: plan.current, store: plan.store });
+    return hook({ next, current: plan.current, store: plan.store });
   } catch (error) {
-    if (!(error instanceof HttpError) || error.errors === undefined || plan.language === 'en') throw error;
-    const errors = error.errors.map((entry) => ({ ...entry, field: translatePath(entry.field, plan.language) }));
-    throw new HttpError(error.code, error.message, { errors });
+    if (!(error instanceof HttpError) || error.errors === undefined || plan.vocabulary.language === 'en') throw error;
+    if (error.status !== 422) throw error;
+    throw validationError(error.errors.map((entry) => ({ ...entry, field: translatePath(entry.field, plan.vocabulary) })));
   }
 }
 
-/** 409 for a value another record already has, ignoring case (README: Records, for emails). */
+/** 409 for an `x-unique` value another record of the collection already has (README: Records, for emails). */
 function requireUnique(definition: ResourceDefinition, next: Fields, plan: WritePlan): void {
   for (const rule of definition.fields) {
+    if (rule.unique === undefined) continue;
     const value = next[rule.name];
-    if (rule.uniqueIgnoringCase !== true || typeof value !== 'string') continue;
-    const holder = plan.store.findIgnoringCase(definition.collection, rule.name, value);
+    if (typeof value !== 'string' && typeof value !== 'number' && typeof value !== 'boolean') continue;
+    const holder =
+      rule.unique === 'ignore-case' && typeof value === 'string'
+        ? plan.store.findIgnoringCase(definition.collection, rule.name, value)
+        : plan.store.query(definition.collection, { filters: [{ field: rule.name, value }], sort: [], offset: 0, limit: 2 }).records.find((record) => record.id !== plan.current?.id);
     if (holder !== undefined && holder.id !== plan.current?.id) {
-      const field = translate(rule.name, plan.language);
-      throw new HttpError('duplicate_value', `another ${definition.singular} already has this ${field}`);
+      const field = plan.vocabulary.name(rule.name);
+      throw new HttpError('duplicate_value', `another ${plan.vocabulary.singular} already has this ${field}`);
     }
   }
 }
@@ -167,15 +212,48 @@ export function finishRecord(
   return Object.freeze(record) as StoredRecord;
 }
 
-/** Deleting a record deletes the records that belong to it, in the same commit. */
+/**
+ * Deleting a record deletes the records nested under it, at every depth, in the same
+ * commit; a 409 when a record of another collection still references one of them
+ * (`x-references`), naming that collection.
+ */
 export function deletionWithDependents(store: Store, definition: ResourceDefinition, id: number): Change[] {
-  const changes: Change[] = [{ kind: 'delete', collection: definition.collection, id }];
-  for (const child of childrenOf(definition.collection)) {
-    const field = child.parent?.field as string;
-    const query = { filters: [{ field, value: id }], sort: [], offset: 0, limit: Number.POSITIVE_INFINITY };
-    for (const record of store.query(child.collection, query).records) {
-      changes.push(...deletionWithDependents(store, child, record.id));
+  const changes: Change[] = [];
+  collectDeletions(store, definition, id, changes);
+  const deleted = new Set(changes.map((change) => `${change.collection} ${change.kind === 'delete' ? change.id : 0}`));
+  for (const change of changes) {
+    if (change.kind !== 'delete') continue;
+    const target = definition.collection === change.collection ? definition : findDefinition(definition, change.collection);
+    for (const { definition: referrer, path } of target?.referencedBy ?? []) {
+      const field = path[0] as string;
+      const query = { filters: [{ field, value: change.id }], sort: [], offset: 0, limit: Number.POSITIVE_INFINITY };
+      const holders = store.query(referrer.collection, query).records.filter((record) => !deleted.has(`${referrer.collection} ${record.id}`));
+      if (holders.length === 0) continue;
+      const ids = holders.slice(0, 5).map((record) => record.id).join(', ');
+      throw new HttpError(
+        'still_referenced',
+        `${target?.singular ?? change.collection} ${change.id} is still referenced by ${referrer.collection} ${ids}${holders.length > 5 ? ' and more' : ''} (${field}); delete or change those first`,
+      );
     }
   }
   return changes;
+}
+
+function collectDeletions(store: Store, definition: ResourceDefinition, id: number, changes: Change[]): void {
+  changes.push({ kind: 'delete', collection: definition.collection, id });
+  for (const child of definition.children) {
+    const field = child.parent?.field as string;
+    const query = { filters: [{ field, value: id }], sort: [], offset: 0, limit: Number.POSITIVE_INFINITY };
+    for (const record of store.query(child.collection, query).records) collectDeletions(store, child, record.id, changes);
+  }
+}
+
+/** A collection nested somewhere under `definition`. */
+function findDefinition(definition: ResourceDefinition, collection: string): ResourceDefinition | undefined {
+  for (const child of definition.children) {
+    if (child.collection === collection) return child;
+    const found = findDefinition(child, collection);
+    if (found !== undefined) return found;
+  }
+  return undefined;
 }

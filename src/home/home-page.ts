@@ -8,8 +8,9 @@
 import { createHash } from 'node:crypto';
 import type { Reply } from '../http/respond.js';
 import { documentReply } from '../handlers/service-handlers.js';
-import type { Language } from '../vocabulary.js';
-import { LANGUAGES, translate } from '../vocabulary.js';
+import type { ResourceTable } from '../declarations/compile-declaration.js';
+import type { Language } from '../resources/definition.js';
+import { vocabularyOf } from '../resources/definition.js';
 import { EXPLORER_SCRIPT } from './explorer-script.js';
 import { EXPLORER_STYLE } from './explorer-style.js';
 import type { OpenApiView } from './openapi-view.js';
@@ -18,7 +19,7 @@ import { SITUATION_MEANINGS, STATUS_MEANINGS } from './status-meanings.js';
 
 const HTML_TYPE = 'text/html; charset=utf-8';
 
-const LANGUAGE_NAMES: Readonly<Record<Language, string>> = { en: 'English', pt: 'Portuguese' };
+const LANGUAGE_NAMES: Readonly<Record<Language, string>> = { en: 'English', pt: 'Portuguese', es: 'Spanish', fr: 'French', de: 'German', it: 'Italian' };
 
 /** `'sha256-…'`, the CSP source that allows exactly this inline text (CSP Level 3 §8.3). */
 function hashSource(text: string): string {
@@ -115,10 +116,12 @@ const EXCHANGE = `
 </div>
 </section>`;
 
-function vocabularySwitch(): string {
-  const choices = LANGUAGES.map((language) => {
-    const example = `/v1/${translate('products', language)}`;
-    return `<label><input type="radio" name="vocabulary" value="${language}"${language === 'en' ? ' checked' : ''}> ${LANGUAGE_NAMES[language]} (<code>${example}</code>)</label>`;
+function vocabularySwitch(table: ResourceTable): string {
+  // The example path: the first top-level collection after users (products), else users.
+  const shown = table.resources.find((definition) => definition.collection !== 'users' && definition.parent === undefined) ?? (table.get('users') as NonNullable<ReturnType<ResourceTable['get']>>);
+  const choices = table.languages.map((language) => {
+    const example = `/v1/${vocabularyOf(shown, language).collection}`;
+    return `<label><input type="radio" name="vocabulary" value="${language}"${language === 'en' ? ' checked' : ''}> ${LANGUAGE_NAMES[language] ?? language} (<code>${example}</code>)</label>`;
   });
   return `<fieldset><legend>Show paths and fields in</legend>${choices.join('')}</fieldset>`;
 }
@@ -153,7 +156,7 @@ function serverFields(document: OpenApiView): string[] {
   return [...names].sort();
 }
 
-export function renderHomePage(document: OpenApiView): string {
+export function renderHomePage(document: OpenApiView, table: ResourceTable): string {
   const meanings = Object.fromEntries(STATUS_MEANINGS);
   const paths = Object.keys(document.paths).map(examplePath);
   const data = { meanings, situations: SITUATION_MEANINGS, tokensPath: tokensPath(document), serverFields: serverFields(document) };
@@ -171,7 +174,7 @@ export function renderHomePage(document: OpenApiView): string {
 <header>
 <h1>${escapeHtml(document.info.title)} <small>API explorer</small></h1>
 <p>${escapeHtml(document.info.description)} Log in, send requests, and read what each answer means.</p>
-${vocabularySwitch()}
+${vocabularySwitch(table)}
 <nav aria-label="Sections"><ul><li><a href="#login">Log in</a></li><li><a href="#try">Send a request</a></li>
 <li><a href="#exchange">The exchange</a></li><li><a href="#reference">Reference</a></li><li><a href="#statuses">Status codes</a></li></ul></nav>
 </header>
@@ -183,7 +186,7 @@ ${CONVENTIONS}
 ${LOGIN}
 ${requestForm(paths)}
 ${EXCHANGE}
-${referenceHtml(document)}
+${referenceHtml(document, table)}
 ${statusGlossary()}
 </main>
 <footer><p>JSON clients asking for <code>/v1</code> get the API index as JSON; this page is for browsers.
@@ -196,7 +199,7 @@ The machine-readable description is <a href="/v1/openapi.json">/v1/openapi.json<
 }
 
 /** The page as an answer, built once: its ETag, and the headers that keep it safe. */
-export function homePageReply(document: OpenApiView): Reply {
+export function homePageReply(document: OpenApiView, table: ResourceTable): Reply {
   const headers = {
     'Cache-Control': 'no-cache',
     // `/` answers 406 to a client that takes no HTML, and `/v1` serves JSON to one that prefers it.
@@ -205,5 +208,5 @@ export function homePageReply(document: OpenApiView): Reply {
     'X-Content-Type-Options': 'nosniff',
     'Referrer-Policy': 'no-referrer',
   };
-  return documentReply(renderHomePage(document), headers, HTML_TYPE);
+  return documentReply(renderHomePage(document, table), headers, HTML_TYPE);
 }

@@ -4,9 +4,9 @@
 // meaning) and a "Try it" button that puts the request in the form. Every text taken
 // from the document goes through `escapeHtml`.
 
-import { RESOURCES } from '../resources/index.js';
-import type { Language } from '../vocabulary.js';
-import { LANGUAGES, translate } from '../vocabulary.js';
+import type { ResourceTable } from '../declarations/compile-declaration.js';
+import type { Language } from '../resources/definition.js';
+import { vocabularyOf } from '../resources/definition.js';
 import type { OpenApiView, OperationView, ParameterView, SchemaView } from './openapi-view.js';
 import { HTTP_METHODS, resolve } from './openapi-view.js';
 import { STATUS_MEANINGS } from './status-meanings.js';
@@ -85,13 +85,13 @@ function exampleBody(document: OpenApiView, operation: OperationView): { content
   return { contentType, example: resolve(document, media.schema).examples?.[0] ?? {} };
 }
 
-function operationHtml(document: OpenApiView, path: string, method: string, operation: OperationView, language: Language): string {
+function operationHtml(document: OpenApiView, path: string, method: string, operation: OperationView, language: Language, limitWord: string): string {
   const id = `${language}-${method}-${path.replace(/[^a-z0-9]+/gi, '-')}`;
   const parameters = [...(document.paths[path]?.parameters ?? []), ...(operation.parameters ?? [])];
   const body = exampleBody(document, operation);
   const verb = method.toUpperCase();
-  const isList = parameters.some((parameter) => parameter.name === translate('limit', language));
-  const query = isList ? `${translate('limit', language)}=5` : '';
+  const isList = parameters.some((parameter) => parameter.name === limitWord);
+  const query = isList ? `${limitWord}=5` : '';
   const tryTarget = examplePath(path) + (query === '' ? '' : `?${query}`);
   const statuses = Object.entries(operation.responses).filter(([status]) => status !== 'default');
   const exampleText = body === undefined ? '' : JSON.stringify(body.example);
@@ -111,19 +111,19 @@ function operationHtml(document: OpenApiView, path: string, method: string, oper
 }
 
 /** Every operation of the paths `include` selects, in document order. */
-function operationsHtml(document: OpenApiView, language: Language, include: (path: string, operation: OperationView) => boolean): string {
+function operationsHtml(document: OpenApiView, language: Language, limitWord: string, include: (path: string, operation: OperationView) => boolean): string {
   const parts: string[] = [];
   for (const [path, item] of Object.entries(document.paths)) {
     for (const method of HTTP_METHODS) {
       const operation = item[method];
-      if (operation !== undefined && include(path, operation)) parts.push(operationHtml(document, path, method, operation, language));
+      if (operation !== undefined && include(path, operation)) parts.push(operationHtml(document, path, method, operation, language, limitWord));
     }
   }
   return parts.join('\n');
 }
 
 /** One resource in one vocabulary: its record's table, then its operations (those tagged with its collection name). */
-function resourceHtml(document: OpenApiView, tag: string, singular: string, language: Language): string {
+function resourceHtml(document: OpenApiView, tag: string, singular: string, language: Language, limitWord: string): string {
   const collectionPath = Object.keys(document.paths).find((path) => document.paths[path]?.post?.tags?.[0] === tag);
   const collection = collectionPath === undefined ? undefined : document.paths[collectionPath];
   const list = collection?.get?.responses['200']?.content?.['application/json']?.schema;
@@ -131,16 +131,19 @@ function resourceHtml(document: OpenApiView, tag: string, singular: string, lang
   const record = listSchema.properties?.['data']?.items;
   const create = collection?.post?.requestBody?.content['application/json']?.schema;
   const table = record === undefined || create === undefined ? '' : recordTable(document, singular, resolve(document, record), resolve(document, create));
-  const operations = operationsHtml(document, language, (_, operation) => operation.tags?.[0] === tag);
+  const operations = operationsHtml(document, language, limitWord, (_, operation) => operation.tags?.[0] === tag);
   return `<section aria-labelledby="${language}-${tag}"><h3 id="${language}-${tag}">${escapeHtml(tag)}</h3>${table}${operations}</section>`;
 }
 
 /** The reference section: the service's own operations, then every resource in each vocabulary (all but English hidden until chosen). */
-export function referenceHtml(document: OpenApiView): string {
-  const resourceTags = new Set(LANGUAGES.flatMap((language) => RESOURCES.map((definition) => translate(definition.collection, language))));
-  const service = operationsHtml(document, 'en', (_, operation) => !resourceTags.has(operation.tags?.[0] ?? ''));
-  const vocabularies = LANGUAGES.map((language) => {
-    const resources = RESOURCES.map((definition) => resourceHtml(document, translate(definition.collection, language), definition.singular, language));
+export function referenceHtml(document: OpenApiView, table: ResourceTable): string {
+  const resourceTags = new Set(table.languages.flatMap((language) => table.resources.map((definition) => vocabularyOf(definition, language).collection)));
+  const service = operationsHtml(document, 'en', 'limit', (_, operation) => !resourceTags.has(operation.tags?.[0] ?? ''));
+  const vocabularies = table.languages.map((language) => {
+    const resources = table.resources.map((definition) => {
+      const vocabulary = vocabularyOf(definition, language);
+      return resourceHtml(document, vocabulary.collection, definition.singular, language, vocabulary.parameters.limit);
+    });
     return `<div data-vocabulary="${language}"${language === 'en' ? '' : ' hidden'}>${resources.join('\n')}</div>`;
   });
   return `

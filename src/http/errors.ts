@@ -30,6 +30,8 @@ export const ERROR_STATUS = {
   duplicate_value: 409,
   invalid_transition: 409,
   items_frozen: 409,
+  still_referenced: 409,
+  write_conflict: 409,
   idempotency_key_in_flight: 409,
   // 412 Precondition Failed — RFC 9110 §15.5.13
   precondition_failed: 412,
@@ -88,7 +90,8 @@ export interface FieldError {
 
 /** An error meant for the client: its code, detail and field errors are safe to show. */
 export class HttpError extends Error {
-  readonly code: ErrorCode;
+  /** One of ERROR_STATUS's codes, or a hook's own (HookConflict). */
+  readonly code: string;
   readonly status: number;
   readonly errors: readonly FieldError[] | undefined;
   readonly headers: Readonly<Record<string, string>> | undefined;
@@ -103,6 +106,18 @@ export class HttpError extends Error {
     this.status = ERROR_STATUS[code];
     this.errors = extra.errors;
     this.headers = extra.headers;
+  }
+}
+
+/**
+ * A 409 an embedding hook refuses a write with (README: Embedding): the state of the
+ * data does not allow it. `code` is the hook's own (`items_frozen`), lower-case words
+ * joined by `_`; without one it is `write_conflict`.
+ */
+export class HookConflict extends HttpError {
+  constructor(code: string, detail: string) {
+    super('write_conflict', detail);
+    if (/^[a-z][a-z_]*$/.test(code)) Object.defineProperty(this, 'code', { value: code });
   }
 }
 

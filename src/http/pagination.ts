@@ -2,8 +2,7 @@
 // header (RFC 8288 §3). Links keep the request's filters and sort, are relative
 // references to the same path, and use the path's vocabulary for parameter names.
 
-import type { Language } from '../vocabulary.js';
-import { translate } from '../vocabulary.js';
+import type { Vocabulary } from '../resources/definition.js';
 import type { ListParameters } from './list-query.js';
 
 export interface PageMeta {
@@ -25,15 +24,15 @@ export function pageMeta(parameters: ListParameters, total: number): PageMeta {
   return { page: parameters.page, limit: parameters.limit, total, pages: Math.ceil(total / parameters.limit) };
 }
 
-export function pageLinks(path: string, language: Language, parameters: ListParameters, meta: PageMeta): PageLinks {
+export function pageLinks(path: string, vocabulary: Vocabulary, parameters: ListParameters, meta: PageMeta): PageLinks {
   const fixed: string[] = [];
-  for (const filter of parameters.filters) fixed.push(pair(translate(filter.field, language), String(filter.value)));
+  for (const filter of parameters.filters) fixed.push(pair(vocabulary.name(filter.field), String(filter.value)));
   if (parameters.sort.length > 0) {
-    const sort = parameters.sort.map((key) => (key.descending ? '-' : '') + translate(key.field, language)).join(',');
-    fixed.push(pair(translate('sort', language), sort));
+    const sort = parameters.sort.map((key) => (key.descending ? '-' : '') + vocabulary.name(key.field)).join(',');
+    fixed.push(pair(vocabulary.parameters.sort, sort));
   }
-  const pageName = translate('page', language);
-  const limitPair = pair(translate('limit', language), String(parameters.limit));
+  const pageName = vocabulary.parameters.page;
+  const limitPair = pair(vocabulary.parameters.limit, String(parameters.limit));
   const at = (page: number): string => `${path}?${[...fixed, pair(pageName, String(page)), limitPair].join('&')}`;
 
   const lastPage = Math.max(meta.pages, 1);

@@ -7,11 +7,11 @@
 // Spectral), validating proxies (Prism), and collection generators whose requests,
 // made in order with the examples, succeed against a fresh server (examples.ts).
 
-import type { ResourceDefinition } from '../resources/definition.js';
-import { RESOURCE_BY_COLLECTION } from '../resources/index.js';
+import type { ResourceTable } from '../declarations/compile-declaration.js';
+import type { Language, Operation, ResourceDefinition } from '../resources/definition.js';
+import { vocabularyOf } from '../resources/definition.js';
+import { exampleResources } from '../resources/example-domain.js';
 import type { Endpoint, RouteSpec } from '../routes.js';
-import type { Language } from '../vocabulary.js';
-import { translate } from '../vocabulary.js';
 import { EXAMPLE_PARENT_ID, resourceExamples } from './examples.js';
 import { HEADER_COMPONENTS, SUCCESS_HEADERS } from './headers.js';
 import type { ResourceRoute } from './resource-operations.js';
@@ -41,7 +41,7 @@ function openApiPath(route: RouteSpec): { path: string; parameters: Json[]; exam
   let example = route.pattern;
   names.forEach((name, index) => {
     const own = isResourceRoute(route) && route.kind === 'item' && index === names.length - 1;
-    const id = own ? resourceExamples(route.definition.collection, route.language).createdId : EXAMPLE_PARENT_ID;
+    const id = own ? resourceExamples(route.definition, route.language).createdId : EXAMPLE_PARENT_ID;
     example = example.replace(`:${name}`, String(id));
     parameters.push(pathParameter(name, id));
   });
@@ -84,15 +84,37 @@ function withHeadAndOptions(operations: Json, route: RouteSpec, allow: string): 
   return all;
 }
 
+const LANGUAGE_NAMES: Readonly<Record<string, string>> = { en: 'English', pt: 'Portuguese', es: 'Spanish', fr: 'French', de: 'German', it: 'Italian' };
+
 function tagOf(definition: ResourceDefinition, language: Language): Json {
-  const name = translate(definition.collection, language);
-  const parent = definition.parent === undefined ? undefined : RESOURCE_BY_COLLECTION.get(definition.parent.collection);
+  const name = vocabularyOf(definition, language).collection;
+  const parent = definition.parent?.definition;
   const nested = parent === undefined ? '' : `, under the ${parent.singular} they belong to`;
+  const words = LANGUAGE_NAMES[language] ?? `"${language}"`;
   const description =
     language === 'en'
       ? `The ${definition.singular} records${nested}, with English paths and field names.`
-      : `The same ${definition.singular} records${nested}, with Portuguese paths and field names.`;
-  return { name, description };
+      : `The same ${definition.singular} records${nested}, with ${words} paths and field names.`;
+  const declared = definition.declared['description'];
+  return { name, description: typeof declared === 'string' && language === 'en' ? `${declared} ${description}` : description };
+}
+
+/** The operation each method of a resource path performs, for its access. */
+const OPERATION_OF: Readonly<Record<string, Readonly<Record<string, Operation>>>> = {
+  collection: { get: 'list', head: 'list', post: 'create' },
+  item: { get: 'read', head: 'read', put: 'update', patch: 'update', delete: 'delete' },
+};
+
+/** A `public` operation needs no token, and takes one (that names the caller) when sent. */
+function withPublicSecurity(item: Json, route: RouteSpec): Json {
+  if (route.kind !== 'collection' && route.kind !== 'item') return item;
+  const result: Json = {};
+  for (const [method, operation] of Object.entries(item)) {
+    const performed = OPERATION_OF[route.kind]?.[method];
+    const open = performed !== undefined && route.definition.access[performed] === 'public';
+    result[method] = open ? { ...(operation as Json), security: [{}, { bearer: [] }] } : operation;
+  }
+  return result;
 }
 
 const SERVICE_TAGS: Json[] = [
@@ -101,7 +123,7 @@ const SERVICE_TAGS: Json[] = [
   { name: 'tokens', description: 'Exchange an email and password for a bearer token.' },
 ];
 
-export function openApiDocument(routes: readonly RouteSpec[], endpointOf: (route: RouteSpec) => Endpoint): Json {
+export function openApiDocument(routes: readonly RouteSpec[], resources: ResourceTable, endpointOf: (route: RouteSpec) => Endpoint): Json {
   const paths: Json = {};
   const schemas: Record<string, Schema> = { Problem: PROBLEM_SCHEMA, Token: TOKEN_SCHEMA };
   const tags: Json[] = [...SERVICE_TAGS];
@@ -109,19 +131,19 @@ export function openApiDocument(routes: readonly RouteSpec[], endpointOf: (route
   for (const route of routes) {
     if (route.kind === 'index') indexLinks['self'] = route.pattern;
     if (route.kind === 'openapi' || route.kind === 'tokens') indexLinks[route.kind] = route.pattern;
-    if (route.kind === 'collection' && route.definition.parent === undefined) indexLinks[translate(route.definition.collection, route.language)] = route.pattern;
+    if (route.kind === 'collection' && route.definition.parent === undefined) indexLinks[vocabularyOf(route.definition, route.language).collection] = route.pattern;
   }
   for (const route of routes) {
     const { path, parameters, example } = openApiPath(route);
     const operations = isResourceRoute(route) ? resourceOperations(route, example) : serviceOperations(route as ServiceRoute, indexLinks);
     const { allow } = endpointOf(route);
-    const item = withHeadAndOptions(operations, route, allow);
+    const item = withPublicSecurity(withHeadAndOptions(operations, route, allow), route);
     if (Object.keys(item).map((method) => method.toUpperCase()).join(', ') !== allow) {
       throw new Error(`OpenAPI operations for ${route.pattern} do not match the methods served (${allow})`);
     }
     paths[path] = parameters.length > 0 ? { parameters, ...item } : item;
     if (route.kind === 'tokens') {
-      const users = RESOURCE_BY_COLLECTION.get('users');
+      const users = resources.get('users');
       if (users !== undefined) schemas['Credentials'] = credentialsSchema(users);
     }
     if (route.kind === 'collection') {
@@ -140,7 +162,7 @@ export function openApiDocument(routes: readonly RouteSpec[], endpointOf: (route
     info: {
       title: 'plainrest',
       version: '1.0.0',
-      description: 'Users, their orders and products, in English and Portuguese vocabularies. Errors are RFC 9457 problem details.',
+      description: describeResources(resources),
       contact: { name: 'plainrest maintainers' },
       license: { name: 'MIT', identifier: 'MIT' },
     },
@@ -164,4 +186,12 @@ export function openApiDocument(routes: readonly RouteSpec[], endpointOf: (route
       },
     },
   };
+}
+
+/** The document's description: the example domain's, or the declared collections and vocabularies. */
+function describeResources(resources: ResourceTable): string {
+  if (resources === exampleResources()) return 'Users, their orders and products, in English and Portuguese vocabularies. Errors are RFC 9457 problem details.';
+  const collections = resources.resources.map((definition) => definition.collection).join(', ');
+  const languages = resources.languages.map((language) => LANGUAGE_NAMES[language] ?? language).join(' and ');
+  return `Declared resources: ${collections}, in ${languages} vocabularies. Errors are RFC 9457 problem details.`;
 }

@@ -8,9 +8,9 @@
 // are written with the English field names; `translateKeys` gives the Portuguese ones.
 
 import type { JsonObject, JsonValue } from '../json.js';
-import type { CollectionName, ResourceDefinition } from '../resources/definition.js';
-import type { Language } from '../vocabulary.js';
-import { translate } from '../vocabulary.js';
+import type { FieldRule, Language, ResourceDefinition, Vocabulary } from '../resources/definition.js';
+import { vocabularyOf } from '../resources/definition.js';
+import { exampleResources } from '../resources/example-domain.js';
 
 export interface ResourceExamples {
   /** Bodies of POST, PUT and PATCH. */
@@ -51,7 +51,7 @@ export const EXAMPLE_STALE_ETAG = '"xyzzy"';
 /** A request id as the server makes them: a per-process prefix and a counter in base 36. */
 export const EXAMPLE_REQUEST_ID = 'a4e9e911-1f';
 
-const EXAMPLES: Readonly<Record<Language, Readonly<Record<CollectionName, ResourceExamples>>>> = {
+const EXAMPLES: Readonly<Record<Language, Readonly<Record<string, ResourceExamples>>>> = {
   en: {
     users: {
       create: { name: 'Erin Example', email: 'erin@example.com', password: 'correct-horse-battery' },
@@ -110,20 +110,101 @@ const EXAMPLES: Readonly<Record<Language, Readonly<Record<CollectionName, Resour
   },
 };
 
-export function resourceExamples(collection: CollectionName, language: Language): ResourceExamples {
-  return EXAMPLES[language][collection];
+/**
+ * The examples of a resource: the hand-written ones above for the example domain, and
+ * for a declared resource ones made from its declaration (generatedExamples).
+ */
+export function resourceExamples(definition: ResourceDefinition, language: Language): ResourceExamples {
+  const written = EXAMPLES[language]?.[definition.collection];
+  if (written !== undefined && exampleResources().get(definition.collection) === definition) return written;
+  let generated = generatedByDefinition.get(definition);
+  if (generated === undefined) {
+    generated = generatedExamples(definition);
+    generatedByDefinition.set(definition, generated);
+  }
+  return generated;
+}
+
+const generatedByDefinition = new WeakMap<ResourceDefinition, ResourceExamples>();
+
+/**
+ * Examples made from a declaration: each writable property's first declared example,
+ * else its default, else a value that fits its type and bounds (a declared `pattern`
+ * needs `examples` for the document's examples to pass it). The create example is
+ * assumed to make record 1 of an empty collection under parent 1.
+ */
+function generatedExamples(definition: ResourceDefinition): ResourceExamples {
+  const create: Record<string, JsonValue> = {};
+  for (const rule of definition.fields) {
+    if (rule.access === 'server' || rule.access === 'restricted') continue;
+    if (rule.references !== undefined && rule.required !== true) continue;
+    create[rule.name] = exampleValue(rule);
+  }
+  const record: Record<string, JsonValue> = {};
+  for (const rule of definition.fields) {
+    if (rule.access === 'write-only' || rule.type === 'id' || rule.type === 'timestamp' || rule.name === definition.parent?.field) continue;
+    const value = create[rule.name] ?? (rule.default !== undefined ? rule.default : rule.access === 'server' && rule.name === 'owner_id' ? 1 : undefined);
+    if (value !== undefined) record[rule.name] = value;
+  }
+  const replace = Object.fromEntries(Object.entries(create).filter(([name]) => definition.fields.find((rule) => rule.name === name)?.access !== 'write-only'));
+  const [firstName, firstValue] = Object.entries(replace)[0] ?? [];
+  return { create, replace, patch: firstName === undefined ? {} : { [firstName]: firstValue as JsonValue }, record, createdId: 1, query: {} };
+}
+
+/** A value that fits a rule. */
+function exampleValue(rule: FieldRule): JsonValue {
+  const declared = rule.declared?.['examples'];
+  if (Array.isArray(declared) && declared.length > 0) return declared[0] as JsonValue;
+  if (rule.default !== undefined) return rule.default;
+  switch (rule.type) {
+    case 'enum':
+      return rule.values?.[0] ?? null;
+    case 'boolean':
+      return true;
+    case 'integer':
+      return rule.references !== undefined ? 1 : Math.max(rule.minimum ?? 1, rule.exclusiveMinimum === undefined ? -Infinity : rule.exclusiveMinimum + 1);
+    case 'number':
+      return Math.max(rule.minimum ?? 1, rule.exclusiveMinimum === undefined ? -Infinity : rule.exclusiveMinimum + 1);
+    case 'array':
+      return rule.items === undefined ? [] : Array.from({ length: Math.max(rule.minItems ?? 1, 1) }, () => exampleValue(rule.items as FieldRule));
+    case 'object':
+      return Object.fromEntries((rule.members ?? []).filter((member) => member.access !== 'server').map((member) => [member.name, exampleValue(member)]));
+    default:
+      return exampleString(rule);
+  }
+}
+
+function exampleString(rule: FieldRule): string {
+  switch (rule.format) {
+    case 'email':
+      return 'someone@example.com';
+    case 'date':
+      return '2026-01-20';
+    case 'date-time':
+      return EXAMPLE_TIME;
+    case 'uri':
+      return 'https://example.com/';
+    case 'password':
+      return 'correct-horse-battery';
+    default: {
+      const text = `example ${rule.name.replaceAll('_', ' ')}`;
+      const min = rule.minLength ?? 0;
+      const padded = text.length >= min ? text : text.padEnd(min, 'x');
+      return rule.maxLength === undefined ? padded : padded.slice(0, Math.max(rule.maxLength, 0));
+    }
+  }
 }
 
 /** `{ product_id: 1 }` → `{ produto_id: 1 }` in Portuguese, at every depth; values are not translated (README: Paths). */
-export function translateKeys(value: JsonValue, language: Language): JsonValue {
-  if (Array.isArray(value)) return value.map((element) => translateKeys(element, language));
+export function translateKeys(value: JsonValue, vocabulary: Vocabulary): JsonValue {
+  if (Array.isArray(value)) return value.map((element) => translateKeys(element, vocabulary));
   if (typeof value !== 'object' || value === null) return value;
-  return Object.fromEntries(Object.entries(value).map(([key, member]) => [translate(key, language), translateKeys(member, language)]));
+  return Object.fromEntries(Object.entries(value).map(([key, member]) => [vocabulary.name(key), translateKeys(member, vocabulary)]));
 }
 
 /** The example record as a read shows it, in the vocabulary's names and the declaration's order. */
 export function exampleRecord(definition: ResourceDefinition, language: Language): JsonObject {
-  const examples = resourceExamples(definition.collection, language);
+  const examples = resourceExamples(definition, language);
   const record: Record<string, JsonObject[string]> = {};
   for (const rule of definition.fields) {
     if (rule.name === 'id') record['id'] = examples.createdId;
@@ -131,12 +212,13 @@ export function exampleRecord(definition: ResourceDefinition, language: Language
     else if (rule.type === 'timestamp') record[rule.name] = EXAMPLE_TIME;
     else if (examples.record[rule.name] !== undefined) record[rule.name] = examples.record[rule.name] as JsonObject[string];
   }
-  return translateKeys(record, language) as JsonObject;
+  return translateKeys(record, vocabularyOf(definition, language)) as JsonObject;
 }
 
 /** The first page of a list holding the example record. */
 export function listExample(definition: ResourceDefinition, language: Language, path: string): JsonObject {
-  const page = `${path}?${translate('page', language)}=1&${translate('limit', language)}=20`;
+  const { parameters } = vocabularyOf(definition, language);
+  const page = `${path}?${parameters.page}=1&${parameters.limit}=20`;
   return {
     data: [exampleRecord(definition, language)],
     meta: { page: 1, limit: 20, total: 1, pages: 1 },

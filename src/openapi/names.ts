@@ -3,8 +3,7 @@
 // noun in a summary ("Create an order").
 
 import type { ResourceDefinition } from '../resources/definition.js';
-import { RESOURCE_BY_COLLECTION } from '../resources/index.js';
-import type { Language } from '../vocabulary.js';
+import type { Language } from '../resources/definition.js';
 
 const capitalized = (word: string): string => word.charAt(0).toUpperCase() + word.slice(1);
 
@@ -15,7 +14,7 @@ export function withArticle(noun: string): string {
 
 /** The declarations from the root down to `definition` (an order: users, orders). */
 function lineage(definition: ResourceDefinition): ResourceDefinition[] {
-  const parent = definition.parent === undefined ? undefined : RESOURCE_BY_COLLECTION.get(definition.parent.collection);
+  const parent = definition.parent?.definition;
   return parent === undefined ? [definition] : [...lineage(parent), definition];
 }
 

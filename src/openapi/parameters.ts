@@ -3,9 +3,8 @@
 // and Idempotency-Key (IETF draft "The Idempotency-Key HTTP Header Field").
 
 import { MAX_PAGE_SIZE } from '../http/list-query.js';
-import type { ResourceDefinition } from '../resources/definition.js';
-import type { Language } from '../vocabulary.js';
-import { translate } from '../vocabulary.js';
+import type { FieldRule, Language, ResourceDefinition } from '../resources/definition.js';
+import { vocabularyOf } from '../resources/definition.js';
 import { EXAMPLE_STALE_ETAG, resourceExamples } from './examples.js';
 
 type Json = Record<string, unknown>;
@@ -17,20 +16,26 @@ export function pathParameter(name: string, example: number): Json {
 }
 
 export function listParameters(definition: ResourceDefinition, language: Language): Json[] {
-  const query = resourceExamples(definition.collection, language).query;
-  const sortable = definition.fields.filter((rule) => rule.sort === true).map((rule) => translate(rule.name, language));
-  const sortExample = (query['sort'] ?? 'id').replace(/[a-z_]+/g, (name) => translate(name, language));
+  const query = resourceExamples(definition, language).query;
+  const vocabulary = vocabularyOf(definition, language);
+  const words = vocabulary.parameters;
+  const sortable = definition.fields.filter((rule) => rule.sort === true).map((rule) => vocabulary.name(rule.name));
+  const sortExample = (query['sort'] ?? 'id').replace(/[a-z_]+/g, (name) => vocabulary.name(name));
+  const alias = (word: 'page' | 'limit'): string => {
+    const all = [...new Set([...definition.vocabularies.values()].map((each) => each.parameters[word]))];
+    return all.length > 1 ? ` (alias: ${all.join('/')})` : '';
+  };
   const parameters: Json[] = [
-    { name: translate('page', language), in: 'query', description: 'page number (alias: page/pagina)', schema: { type: 'integer', minimum: 1, default: 1 }, example: 1 },
+    { name: words.page, in: 'query', description: `page number${alias('page')}`, schema: { type: 'integer', minimum: 1, default: 1 }, example: 1 },
     {
-      name: translate('limit', language),
+      name: words.limit,
       in: 'query',
-      description: 'page size (alias: limit/limite)',
+      description: `page size${alias('limit')}`,
       schema: { type: 'integer', minimum: 1, maximum: MAX_PAGE_SIZE, default: 20 },
       example: 20,
     },
     {
-      name: translate('sort', language),
+      name: words.sort,
       in: 'query',
       description: `comma-separated fields, "-" for descending, ties by id: ${sortable.join(', ')}`,
       // Each field at most once, each with its "-": no longer than all of them listed.
@@ -43,10 +48,17 @@ export function listParameters(definition: ResourceDefinition, language: Languag
     },
   ];
   for (const rule of definition.fields.filter((candidate) => candidate.filter === true)) {
-    const schema = rule.values === undefined ? { type: 'string', minLength: 1, ...(rule.max === undefined ? {} : { maxLength: rule.max }) } : { type: 'string', enum: [...rule.values] };
-    parameters.push({ name: translate(rule.name, language), in: 'query', description: 'equality filter', schema, example: query[rule.name] });
+    const example = query[rule.name];
+    parameters.push({ name: vocabulary.name(rule.name), in: 'query', description: 'equality filter', schema: filterSchema(rule), ...(example === undefined ? {} : { example }) });
   }
   return parameters;
+}
+
+/** What a filter's value may be, by the field's type. */
+function filterSchema(rule: FieldRule): Json {
+  if (rule.values !== undefined) return rule.values.every((value) => typeof value === 'string') ? { type: 'string', enum: [...rule.values] } : { enum: [...rule.values] };
+  if (rule.type === 'boolean' || rule.type === 'integer' || rule.type === 'number') return { type: rule.type };
+  return { type: 'string', minLength: 1, ...(rule.maxLength === undefined ? {} : { maxLength: rule.maxLength }) };
 }
 
 export const IF_NONE_MATCH = {

@@ -3,12 +3,9 @@
 // patch and delete, each with its parameters, body, answers and examples. HEAD and
 // OPTIONS are added for every path by document.ts.
 
-import type { Operation } from '../auth/permissions.js';
-import { PERMISSIONS } from '../auth/permissions.js';
-import type { ResourceDefinition } from '../resources/definition.js';
-import { RESOURCE_BY_COLLECTION } from '../resources/index.js';
+import type { Operation, ResourceDefinition } from '../resources/definition.js';
+import { vocabularyOf } from '../resources/definition.js';
 import type { RouteSpec } from '../routes.js';
-import { translate } from '../vocabulary.js';
 import { exampleRecord, listExample } from './examples.js';
 import { SUCCESS_HEADERS } from './headers.js';
 import { componentName, operationNouns, schemaReference as reference, withArticle } from './names.js';
@@ -24,10 +21,11 @@ export type ResourceRoute = Extract<RouteSpec, { kind: 'collection' | 'item' }>;
 
 /** Who may call an operation (the permission table, auth/permissions.ts), in words. */
 function audienceText(definition: ResourceDefinition, operation: Operation): string {
-  const audience = PERMISSIONS[definition.collection][operation];
+  const audience = definition.access[operation];
   if (audience === 'admin') return 'Who: an admin only.';
-  if (audience === 'anyone') return 'Who: any logged-in user.';
-  return `Who: the user the ${definition.owner === 'self' ? 'record is' : 'records belong to'}, or an admin.`;
+  if (audience === 'user') return 'Who: any logged-in user.';
+  if (audience === 'public') return 'Who: anyone, without a token.';
+  return `Who: the user the ${definition.ownership === 'self' ? 'record is' : 'records belong to'}, or an admin.`;
 }
 
 /**
@@ -40,13 +38,15 @@ function audienceText(definition: ResourceDefinition, operation: Operation): str
 function errorStatuses(definition: ResourceDefinition, kind: 'collection' | 'item', operation: Operation): number[] {
   const statuses = [400, 401, 406, 429];
   const restricted = definition.fields.some((rule) => rule.access === 'restricted');
-  if (PERMISSIONS[definition.collection][operation] !== 'anyone' || ((operation === 'create' || operation === 'update') && restricted)) {
+  const audience = definition.access[operation];
+  if ((audience !== 'user' && audience !== 'public') || ((operation === 'create' || operation === 'update') && restricted)) {
     statuses.push(403);
   }
   if (kind === 'item' || definition.parent !== undefined) statuses.push(404);
-  const unique = definition.fields.some((rule) => rule.uniqueIgnoringCase === true);
+  const unique = definition.fields.some((rule) => rule.unique !== undefined);
   if ((operation === 'create' || operation === 'update') && unique) statuses.push(409);
-  if (operation === 'update' && definition.completeWrite !== undefined && restricted) statuses.push(409);
+  if (operation === 'update' && ((definition.hook !== undefined && restricted) || definition.fields.some((rule) => rule.transitions !== undefined))) statuses.push(409);
+  if (operation === 'delete' && definition.referencedBy.length > 0) statuses.push(409);
   if (operation === 'update' || operation === 'delete') statuses.push(412);
   if (operation === 'create' || operation === 'update') statuses.push(413, 415, 422, 503);
   return [...new Set(statuses)].sort((a, b) => a - b);
@@ -56,9 +56,10 @@ function errorStatuses(definition: ResourceDefinition, kind: 'collection' | 'ite
 export function resourceOperations(route: ResourceRoute, path: string): Json {
   const { definition, language } = route;
   const nouns = operationNouns(definition, language);
-  const tag = translate(definition.collection, language);
+  const vocabulary = vocabularyOf(definition, language);
+  const tag = vocabulary.collection;
   const a = withArticle(definition.singular);
-  const unique = definition.fields.find((rule) => rule.uniqueIgnoringCase === true);
+  const unique = definition.fields.find((rule) => rule.unique !== undefined);
   const context = (readsBody: boolean, patch = false): ErrorContext => ({ readsBody, patch, conflict: unique === undefined ? 'state' : 'duplicate' });
   const body = (kind: BodyKind, mediaTypes: readonly string[]): Json => {
     const media = { schema: reference(componentName(definition, language, bodySuffix(kind))), example: exampleBody(definition, language, kind) };
@@ -68,8 +69,8 @@ export function resourceOperations(route: ResourceRoute, path: string): Json {
   const readAnswer = success('the record', SUCCESS_HEADERS.etag, jsonContent(reference(componentName(definition, language)), record));
 
   if (route.kind === 'collection') {
-    const created = definition.createdFields === undefined ? record : Object.fromEntries(definition.createdFields.map((name) => [translate(name, language), record[translate(name, language)] ?? null]));
-    const filters = definition.fields.filter((rule) => rule.filter === true).map((rule) => translate(rule.name, language));
+    const created = definition.createdFields === undefined ? record : Object.fromEntries(definition.createdFields.map((name) => [vocabulary.name(name), record[vocabulary.name(name)] ?? null]));
+    const filters = definition.fields.filter((rule) => rule.filter === true).map((rule) => vocabulary.name(rule.name));
     return {
       get: {
         operationId: `list${nouns.many}`,
@@ -105,8 +106,8 @@ export function resourceOperations(route: ResourceRoute, path: string): Json {
       },
     };
   }
-  const keptOnReplace = definition.fields.filter((rule) => rule.access === 'restricted' || rule.access === 'write-only').map((rule) => translate(rule.name, language));
-  const children = [...RESOURCE_BY_COLLECTION.values()].filter((child) => child.parent?.collection === definition.collection);
+  const keptOnReplace = definition.fields.filter((rule) => rule.access === 'restricted' || rule.access === 'write-only').map((rule) => vocabulary.name(rule.name));
+  const children = definition.children;
   const updated = (patch: boolean): Json => responses({ 200: readAnswer }, errorStatuses(definition, 'item', 'update'), context(true, patch));
   return {
     get: {

@@ -4,9 +4,8 @@
 // credentials and token of POST /v1/tokens (README: Authentication and permissions) and problem details (README: Errors).
 
 import type { JsonValue } from '../json.js';
-import type { FieldRule, ResourceDefinition } from '../resources/definition.js';
-import type { Language } from '../vocabulary.js';
-import { translate } from '../vocabulary.js';
+import type { FieldRule, Language, ResourceDefinition, Vocabulary } from '../resources/definition.js';
+import { vocabularyOf } from '../resources/definition.js';
 import { ERROR_STATUS, STATUS_TITLES } from '../http/errors.js';
 import { MAX_PAGE_SIZE } from '../http/list-query.js';
 import { EXAMPLE_CREDENTIALS, resourceExamples, translateKeys } from './examples.js';
@@ -14,33 +13,69 @@ import { EXAMPLE_CREDENTIALS, resourceExamples, translateKeys } from './examples
 export type Schema = { readonly [keyword: string]: unknown };
 export type BodyKind = 'create' | 'replace' | 'patch';
 
+/** The extensions plainrest acts on; any other `x-` keyword of a declared schema is kept in the document. */
+const KNOWN_EXTENSIONS: ReadonlySet<string> = new Set(['x-filter', 'x-sort', 'x-unique', 'x-references', 'x-transitions', 'x-admin-only', 'x-owner-may-set']);
+
 /** The schema of one value, without the request/response specifics. */
-function valueSchema(rule: FieldRule, language: Language, kind: BodyKind | 'record'): Record<string, unknown> {
+function valueSchema(rule: FieldRule, vocabulary: Vocabulary, kind: BodyKind | 'record'): Record<string, unknown> {
+  return { ...typeSchema(rule, vocabulary, kind), ...declaredExtras(rule) };
+}
+
+function typeSchema(rule: FieldRule, vocabulary: Vocabulary, kind: BodyKind | 'record'): Record<string, unknown> {
   switch (rule.type) {
     case 'id':
       return { type: 'integer', minimum: 1 };
     case 'timestamp':
       return { type: 'string', format: 'date-time' };
     case 'string':
-    case 'password':
-      return { type: 'string', ...bound('minLength', rule.min), ...bound('maxLength', rule.max) };
-    case 'email':
-      return { type: 'string', format: 'email', ...bound('maxLength', rule.max) };
-    case 'money':
-      return { type: 'number', ...bound('minimum', rule.min), ...bound('maximum', rule.max), ...MONEY };
-    case 'integer':
-      return { type: 'integer', ...bound('minimum', rule.min), ...bound('maximum', rule.max) };
-    case 'enum':
-      return { type: 'string', enum: [...(rule.values ?? [])] };
-    case 'list':
       return {
-        type: 'array',
-        ...bound('minItems', rule.min),
-        ...bound('maxItems', rule.max),
-        // Elements of a list in a PATCH are whole elements (RFC 7396 replaces arrays), so they read like a PUT's.
-        items: objectSchema(rule.of ?? [], language, kind === 'patch' ? 'replace' : kind),
+        type: 'string',
+        ...(rule.format === undefined || rule.format === 'password' ? {} : { format: rule.format }),
+        ...bound('minLength', rule.minLength),
+        ...bound('maxLength', rule.maxLength),
+        ...(rule.pattern === undefined ? {} : { pattern: rule.pattern.source }),
       };
+    case 'number':
+    case 'integer':
+      return {
+        type: rule.type,
+        ...bound('minimum', rule.minimum),
+        ...bound('maximum', rule.maximum),
+        ...bound('exclusiveMinimum', rule.exclusiveMinimum),
+        ...bound('exclusiveMaximum', rule.exclusiveMaximum),
+        ...(rule.decimalPlaces === 2 ? MONEY : rule.decimalPlaces !== undefined ? decimals(rule.decimalPlaces) : bound('multipleOf', rule.multipleOf)),
+      };
+    case 'boolean':
+      return { type: 'boolean' };
+    case 'enum': {
+      const values = [...(rule.values ?? [])];
+      return values.every((value) => typeof value === 'string') ? { type: 'string', enum: values } : { enum: values };
+    }
+    case 'array': {
+      const element = rule.items;
+      // Elements of an array in a PATCH are whole elements (RFC 7396 replaces arrays), so they read like a PUT's.
+      const elementKind = kind === 'patch' ? 'replace' : kind;
+      const items = element === undefined ? {} : element.type === 'object' ? objectSchema(element.members ?? [], vocabulary, elementKind) : valueSchema(element, vocabulary, elementKind);
+      return { type: 'array', ...bound('minItems', rule.minItems), ...bound('maxItems', rule.maxItems), items };
+    }
+    case 'object':
+      return objectSchema(rule.members ?? [], vocabulary, kind === 'patch' ? 'replace' : kind);
   }
+}
+
+/** A declared description, examples and unknown `x-` keywords, as declared. */
+function declaredExtras(rule: FieldRule): Record<string, unknown> {
+  const declared = rule.declared;
+  if (declared === undefined) return {};
+  const extras: Record<string, unknown> = {};
+  for (const [keyword, value] of Object.entries(declared)) {
+    if (keyword === 'description' || keyword === 'examples' || (keyword.startsWith('x-') && !KNOWN_EXTENSIONS.has(keyword))) extras[keyword] = value;
+  }
+  return extras;
+}
+
+function decimals(places: number): Record<string, unknown> {
+  return { description: `a number with at most ${places} decimal places (checked exactly by the server)`, 'x-max-decimal-places': places };
 }
 
 /**
@@ -64,24 +99,24 @@ function alwaysPresent(rule: FieldRule): boolean {
   return rule.access === 'server' || rule.required === true || rule.default !== undefined;
 }
 
-function objectSchema(rules: readonly FieldRule[], language: Language, kind: BodyKind | 'record'): Schema {
+function objectSchema(rules: readonly FieldRule[], vocabulary: Vocabulary, kind: BodyKind | 'record'): Schema {
   const properties: Record<string, unknown> = {};
   const required: string[] = [];
   for (const rule of rules) {
-    const name = translate(rule.name, language);
+    const name = vocabulary.name(rule.name);
     if (kind === 'record') {
       if (rule.access === 'write-only') continue;
-      properties[name] = { ...valueSchema(rule, language, kind), ...(rule.access === 'server' ? { readOnly: true } : {}) };
+      properties[name] = { ...valueSchema(rule, vocabulary, kind), ...(rule.access === 'server' ? { readOnly: true } : {}) };
       if (alwaysPresent(rule)) required.push(name);
       continue;
     }
     if (rule.access === 'server') {
       if (kind === 'create') continue;
-      properties[name] = { ...valueSchema(rule, language, kind), readOnly: true, description: 'set by the server; accepted only when equal to the current value' };
+      properties[name] = { ...valueSchema(rule, vocabulary, kind), readOnly: true, description: 'set by the server; accepted only when equal to the current value' };
       continue;
     }
     const removable = kind === 'patch' && rule.access === 'client' && rule.required !== true;
-    const schema = valueSchema(rule, language, kind);
+    const schema = valueSchema(rule, vocabulary, kind);
     properties[name] = removable ? { ...schema, type: [schema['type'], 'null'] } : schema;
     if (rule.access === 'write-only') (properties[name] as Record<string, unknown>)['writeOnly'] = true;
     if (kind !== 'patch' && rule.required === true) required.push(name);
@@ -90,25 +125,26 @@ function objectSchema(rules: readonly FieldRule[], language: Language, kind: Bod
 }
 
 export function recordSchema(definition: ResourceDefinition, language: Language): Schema {
-  return objectSchema(definition.fields, language, 'record');
+  return objectSchema(definition.fields, vocabularyOf(definition, language), 'record');
 }
 
 /** A request body's schema; `examples` holds the body the explorer's forms start from (src/home). */
 export function bodySchema(definition: ResourceDefinition, language: Language, kind: BodyKind): Schema {
-  const schema = { ...objectSchema(definition.fields, language, kind), examples: [exampleBody(definition, language, kind)] };
+  const schema = { ...objectSchema(definition.fields, vocabularyOf(definition, language), kind), examples: [exampleBody(definition, language, kind)] };
   return kind === 'patch' ? { ...schema, description: 'a JSON Merge Patch (RFC 7396): null removes an optional field' } : schema;
 }
 
 /** The example body of a POST, PUT or PATCH, in the vocabulary of `language` (openapi/examples.ts). */
 export function exampleBody(definition: ResourceDefinition, language: Language, kind: BodyKind): JsonValue {
-  return translateKeys(resourceExamples(definition.collection, language)[kind], language);
+  return translateKeys(resourceExamples(definition, language)[kind], vocabularyOf(definition, language));
 }
 
 export function createdSchema(definition: ResourceDefinition, language: Language): Schema {
   const names = definition.createdFields;
   if (names === undefined) return recordSchema(definition, language);
   const full = recordSchema(definition, language) as { properties: Record<string, unknown> };
-  const properties = Object.fromEntries(names.map((name) => [translate(name, language), full.properties[translate(name, language)]]));
+  const vocabulary = vocabularyOf(definition, language);
+  const properties = Object.fromEntries(names.map((name) => [vocabulary.name(name), full.properties[vocabulary.name(name)]]));
   return { type: 'object', properties, required: Object.keys(properties), additionalProperties: false };
 }
 
@@ -145,7 +181,7 @@ export function listSchema(recordReference: string): Schema {
 
 /** The body of POST /v1/tokens, bounded as the users' own email and password are (resources/users.ts). */
 export function credentialsSchema(users: ResourceDefinition): Schema {
-  const maxLength = (name: string): number | undefined => users.fields.find((rule) => rule.name === name)?.max;
+  const maxLength = (name: string): number | undefined => users.fields.find((rule) => rule.name === name)?.maxLength;
   return {
     type: 'object',
     required: ['email', 'password'],

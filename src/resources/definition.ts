@@ -1,88 +1,156 @@
-// The shape of a resource declaration (resources are data). Each resource
-// is declared once in its own file; routing, validation, representation, lists and,
-// later, the OpenAPI document all read the declaration (who may do what is the one
-// table in auth/permissions.ts).
+// The compiled form of a resource declaration (README: Your own resources). A
+// declaration file is checked (declarations/check-declaration.ts) and compiled
+// (declarations/compile-declaration.ts) once at start into these objects; routing,
+// validation, representation, permissions, lists, the OpenAPI document and the home
+// page all read them, and nothing interprets a schema per request.
 
-import type { Fields, StoredRecord } from '../json.js';
+import type { Fields, JsonObject, JsonValue, StoredRecord } from '../json.js';
 import type { Store } from '../store/store.js';
 
-export type CollectionName = 'users' | 'products' | 'orders';
+/** A collection's plural path segment (`users`, `books`); the declaration chooses them. */
+export type CollectionName = string;
+
+/** `en` (the declared names) or a language a declaration gives names in (`pt`). */
+export type Language = string;
 
 /**
  * Who may write a field (README: Records, Methods):
  * - `client`: taken from request bodies; PUT removes it when absent (unless required).
- * - `restricted`: only some callers may set it (`role`, an order's `status`); PUT leaves it when absent.
- * - `write-only`: accepted, never returned (`password`); PUT leaves it when absent.
- * - `server`: never taken from a body; on POST any value is a 422, on PUT/PATCH a value
- *   different from the current one is a 422 and the current value is harmless.
+ * - `restricted`: only admins may change it (`x-admin-only`), except to the values an
+ *   owner may set (`x-owner-may-set`); PUT leaves it when absent.
+ * - `write-only`: accepted, never returned (`writeOnly`, a password); PUT leaves it when absent.
+ * - `server`: never taken from a body (`readOnly`, ids, timestamps, parent and owner ids):
+ *   on POST any value is a 422, on PUT/PATCH a value different from the current one is
+ *   a 422 and the current value is harmless.
  */
 export type FieldAccess = 'client' | 'restricted' | 'write-only' | 'server';
 
-export type FieldType =
-  | 'id'
-  | 'string'
-  | 'email'
-  | 'money'
-  | 'integer'
-  | 'enum'
-  | 'password'
-  | 'timestamp'
-  | 'list';
+/** The JSON Schema `type`s a declaration may use, plus an `enum` without one and the server's ids and timestamps. */
+export type FieldType = 'id' | 'timestamp' | 'string' | 'integer' | 'number' | 'boolean' | 'array' | 'object' | 'enum';
+
+export type StringFormat = 'email' | 'date' | 'date-time' | 'uri' | 'password';
 
 export interface FieldRule {
-  /** Internal (English) name; the Portuguese one comes from vocabulary.ts. */
+  /** The declared (internal) name; other vocabularies' names are in the resource's Vocabulary. */
   readonly name: string;
   readonly type: FieldType;
   readonly access: FieldAccess;
   /** Must be present on create and replace. */
   readonly required?: boolean;
-  /** Bounds: characters for strings, value for numbers, elements for lists. */
-  readonly min?: number;
-  readonly max?: number;
-  /** Allowed values of an `enum`. */
-  readonly values?: readonly string[];
+  readonly minLength?: number;
+  readonly maxLength?: number;
+  /** Compiled once, with the `u` flag; declarations/check-declaration.ts refuses patterns that could backtrack catastrophically. */
+  readonly pattern?: RegExp;
+  readonly format?: StringFormat;
+  readonly minimum?: number;
+  readonly maximum?: number;
+  readonly exclusiveMinimum?: number;
+  readonly exclusiveMaximum?: number;
+  readonly multipleOf?: number;
+  /** When `multipleOf` is 10^-k (0.01): at most k decimal places, checked exactly on the decimal text. */
+  readonly decimalPlaces?: number;
+  /** The allowed values of an `enum`. */
+  readonly values?: readonly JsonValue[];
+  /** An array's element rule. */
+  readonly items?: FieldRule;
+  readonly minItems?: number;
+  readonly maxItems?: number;
+  /** An object's members, in declaration order. */
+  readonly members?: readonly FieldRule[];
+  /** Given on create when the body has none. */
+  readonly default?: JsonValue;
+  /** `x-unique`: no two records of the collection share the value. */
+  readonly unique?: 'exact' | 'ignore-case';
+  /** `x-references`: the id of a record of this collection. */
+  readonly references?: CollectionName;
+  /** That collection's singular noun, for messages and the error code (`unknown_book`). */
+  readonly referencedSingular?: string;
+  /** `x-transitions`: from each state, the states it may move to. */
+  readonly transitions?: Readonly<Record<string, readonly string[]>>;
   /** For a `restricted` field: the values a non-admin owner may still set (cancelling an order). */
-  readonly ownerMaySet?: readonly string[];
-  /** Value given on create when the body has none. */
-  readonly default?: string;
-  /** Fields of each element of a `list`. */
-  readonly of?: readonly FieldRule[];
-  /** Unique across the collection, compared ignoring case. */
-  readonly uniqueIgnoringCase?: boolean;
-  /** Where a write-only secret's hash is kept in the stored record. */
+  readonly ownerMaySet?: readonly JsonValue[];
+  /** Where a password's salted hash is kept in the stored record (`password_hash`). */
   readonly storedAs?: string;
-  /** Offered as an equality filter in lists (README: Lists). */
+  /** `x-filter`: an equality filter in lists (README: Lists). */
   readonly filter?: boolean;
-  /** Offered as a sort key in lists. */
+  /** `x-sort`: a sort key in lists. */
   readonly sort?: boolean;
+  /** The schema as declared, for the OpenAPI document (descriptions, examples, unknown `x-` keywords). */
+  readonly declared?: JsonObject;
 }
 
-/** What a resource may add to a write beyond its field rules (an order's prices and states). */
+/** Who may perform an operation (README: Your own resources, access): besides admins, who may do everything. */
+export type Audience = 'public' | 'user' | 'owner' | 'admin';
+export type Operation = 'list' | 'read' | 'create' | 'update' | 'delete';
+export type Access = Readonly<Record<Operation, Audience>>;
+
+/**
+ * Whose records these are:
+ * - `self`: a user owns their own record (`users`);
+ * - `root-user`: the user at the root of the parent chain (`/v1/users/{id}/orders`);
+ * - `owned`: the user who created the record, kept in its `owner_id`;
+ * - `ancestor`: the owner of the nearest owned record above it in the parent chain;
+ * - undefined: nobody; only admins may do what `owner` allows.
+ */
+export type Ownership = 'self' | 'root-user' | 'owned' | 'ancestor';
+
+/** The names of a resource in one vocabulary (README: Paths): the path segment, the noun and every property name. */
+export interface Vocabulary {
+  readonly language: Language;
+  readonly collection: string;
+  readonly singular: string;
+  /** The client-facing name of a declared (internal) name; names without a translation are shared. */
+  name(internal: string): string;
+  /** The internal name of a client-facing one, or undefined when the resource has no such name in this vocabulary. */
+  internal(external: string): string | undefined;
+  /** The words of the list parameters: `page`, `limit`, `sort` (`pagina`, `limite`, `ordenar`). */
+  readonly parameters: { readonly page: string; readonly limit: string; readonly sort: string };
+}
+
+/** What a hook may look at when it completes a write (the example's order prices). */
 export interface WriteContext {
+  /** The record to be stored, with internal names (ids, timestamps and owner not yet set). */
   readonly next: Fields;
   readonly current: StoredRecord | undefined;
   readonly store: Store;
 }
 
+/**
+ * An embedding hook of one collection: computes read-only properties and may refuse the
+ * write by throwing `validationError` (422) or a `HookConflict` (409). Synchronous by
+ * design: the write is decided and committed in the same turn.
+ */
+export type ResourceHook = (context: WriteContext) => Fields;
+
 export interface ResourceDefinition {
   readonly collection: CollectionName;
   /** Singular noun used in messages: "user". */
   readonly singular: string;
-  /** A nested resource names its parent collection and the field holding the parent's id. */
-  readonly parent?: { readonly collection: CollectionName; readonly field: string };
-  /**
-   * Whose records these are, for permissions (README: Authentication and permissions): a user owns their own
-   * record (`self`) and the records nested under it (`parent`).
-   */
-  readonly owner?: 'self' | 'parent';
-  /** In representation order. */
+  /** A nested resource's parent and the field holding the parent's id (`user_id`). */
+  readonly parent?: { readonly definition: ResourceDefinition; readonly field: string };
+  /** The collections nested directly under this one (deleted with a record of it). */
+  readonly children: readonly ResourceDefinition[];
+  /** The top-level properties of other collections whose value is an id of this one. */
+  readonly referencedBy: readonly { readonly definition: ResourceDefinition; readonly path: readonly string[] }[];
+  readonly ownership: Ownership | undefined;
+  readonly access: Access;
+  /** In representation (and stored) order: id, parent id, owner id, the declared properties, the timestamps. */
   readonly fields: readonly FieldRule[];
+  /** By language, `en` first; every resource has the same languages. */
+  readonly vocabularies: ReadonlyMap<Language, Vocabulary>;
   /** Fields of the 201 body when it is not the whole record (a new user answers `{id, name}`). */
   readonly createdFields?: readonly string[];
-  /** Computes server-owned fields and checks state rules; throws 409/422. Synchronous by design. */
-  readonly completeWrite?: (context: WriteContext) => Fields;
+  readonly hook?: ResourceHook;
+  /** The collection's `description`, and its unknown `x-` members, for the OpenAPI document. */
+  readonly declared: JsonObject;
 }
 
 export const ID_FIELD: FieldRule = { name: 'id', type: 'id', access: 'server', sort: true };
 export const CREATED_AT_FIELD: FieldRule = { name: 'created_at', type: 'timestamp', access: 'server', sort: true };
 export const UPDATED_AT_FIELD: FieldRule = { name: 'updated_at', type: 'timestamp', access: 'server', sort: true };
+export const OWNER_FIELD_NAME = 'owner_id';
+
+/** The vocabulary of `language`, or the declared names when the resource has none in it. */
+export function vocabularyOf(definition: ResourceDefinition, language: Language): Vocabulary {
+  return definition.vocabularies.get(language) ?? (definition.vocabularies.get('en') as Vocabulary);
+}

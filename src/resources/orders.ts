@@ -1,67 +1,15 @@
-// The order resource (README: Records), nested under its user. Prices are copied from
-// the products when the items are set, and the total is computed in whole cents so it
-// is exact. Status follows pending → paid → shipped, with pending or paid → cancelled;
-// an illegal transition is a 409, and items can be replaced only while pending (409).
+// The example domain's one typed hook (README: Your own resources, Embedding): an
+// order's prices. The declaration (data/example/resources.json) gives the order's
+// fields, its state machine (`x-transitions`) and who may set its status; this hook
+// copies each item's unit price from its product when the items are set, computes the
+// total in whole cents so it is exact, keeps a new order pending, and refuses (409) a
+// change of items once the order is no longer pending.
 
 import type { FieldError } from '../http/errors.js';
-import { HttpError, validationError } from '../http/errors.js';
+import { HookConflict, validationError } from '../http/errors.js';
 import type { Fields, JsonObject } from '../json.js';
 import { isJsonObject } from '../json.js';
-import { CREATED_AT_FIELD, ID_FIELD, UPDATED_AT_FIELD } from './definition.js';
-import type { ResourceDefinition, WriteContext } from './definition.js';
-import { MAX_PRICE } from './products.js';
-
-export const ORDER_STATUSES = ['pending', 'paid', 'shipped', 'cancelled'] as const;
-export type OrderStatus = (typeof ORDER_STATUSES)[number];
-
-/** The state machine: from each status, the statuses it may move to. */
-export const ORDER_TRANSITIONS: Readonly<Record<OrderStatus, readonly OrderStatus[]>> = {
-  pending: ['paid', 'cancelled'],
-  paid: ['shipped', 'cancelled'],
-  shipped: [],
-  cancelled: [],
-};
-
-export const MAX_ORDER_ITEMS = 50;
-export const MAX_ITEM_QUANTITY = 1000;
-
-export const orders: ResourceDefinition = {
-  collection: 'orders',
-  singular: 'order',
-  parent: { collection: 'users', field: 'user_id' },
-  owner: 'parent',
-  fields: [
-    ID_FIELD,
-    { name: 'user_id', type: 'integer', access: 'server' },
-    {
-      name: 'items',
-      type: 'list',
-      access: 'client',
-      required: true,
-      min: 1,
-      max: MAX_ORDER_ITEMS,
-      of: [
-        { name: 'product_id', type: 'integer', access: 'client', required: true, min: 1 },
-        { name: 'quantity', type: 'integer', access: 'client', required: true, min: 1, max: MAX_ITEM_QUANTITY },
-        { name: 'unit_price', type: 'money', access: 'server', min: 0, max: MAX_PRICE },
-      ],
-    },
-    { name: 'total', type: 'money', access: 'server', sort: true },
-    {
-      name: 'status',
-      type: 'enum',
-      access: 'restricted',
-      values: ORDER_STATUSES,
-      default: 'pending',
-      ownerMaySet: ['cancelled'],
-      filter: true,
-      sort: true,
-    },
-    CREATED_AT_FIELD,
-    UPDATED_AT_FIELD,
-  ],
-  completeWrite: completeOrder,
-};
+import type { ResourceHook, WriteContext } from './definition.js';
 
 interface OrderItem extends JsonObject {
   readonly product_id: number;
@@ -69,9 +17,9 @@ interface OrderItem extends JsonObject {
   readonly unit_price: number;
 }
 
-function completeOrder({ next, current, store }: WriteContext): Fields {
+export const priceOrder: ResourceHook = ({ next, current, store }: WriteContext): Fields => {
   const requested = (next['items'] as readonly JsonObject[]).filter(isJsonObject);
-  const status = next['status'] as OrderStatus;
+  const status = next['status'];
   const currentItems = current === undefined ? undefined : (current['items'] as readonly OrderItem[]);
   const itemsChanged = currentItems === undefined || !sameLines(requested, currentItems);
 
@@ -88,17 +36,12 @@ function completeOrder({ next, current, store }: WriteContext): Fields {
   });
   if (errors.length > 0) throw validationError(errors);
 
-  if (current !== undefined) {
-    const from = current['status'] as OrderStatus;
-    if (status !== from && !ORDER_TRANSITIONS[from].includes(status)) {
-      throw new HttpError('invalid_transition', `an order cannot go from ${from} to ${status}`);
-    }
-    if (itemsChanged && from !== 'pending') {
-      throw new HttpError('items_frozen', `items can be changed only while the order is pending; it is ${from}`);
-    }
+  const from = current?.['status'];
+  if (current !== undefined && itemsChanged && from !== 'pending') {
+    throw new HookConflict('items_frozen', `items can be changed only while the order is pending; it is ${String(from)}`);
   }
   return { ...next, items, total: totalOf(items) };
-}
+};
 
 /** The same products in the same quantities, in the same order. */
 function sameLines(requested: readonly JsonObject[], current: readonly OrderItem[]): boolean {

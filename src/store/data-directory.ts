@@ -13,9 +13,10 @@ import type { StoredRecord } from '../json.js';
 import type { CollectionState } from './collection-state.js';
 import { applyChange, emptyCollection, parseSnapshot } from './collection-state.js';
 import { parseSegment, segmentFirstSeq } from './journal-format.js';
+import type { ResourceTable } from '../declarations/compile-declaration.js';
 import type { StoredCollection } from './store.js';
 import { storedRecordMisfit } from './stored-fields.js';
-import { STORED_COLLECTIONS } from './store.js';
+import { COLLECTION_NAME, IDEMPOTENCY_COLLECTION } from './store.js';
 
 export class StartupError extends Error {}
 
@@ -35,17 +36,26 @@ export interface DirectoryContents {
   readonly isEmpty: boolean;
 }
 
-export async function readDataDirectory(dataDir: string): Promise<DirectoryContents> {
+/**
+ * Reads the snapshots of the declared collections and the idempotency keys, then the
+ * journal. With `allSnapshots`, any other `<name>.json` that is a snapshot is read too,
+ * so that a collection the declaration no longer has is seen (declaration-fit.ts); a
+ * file of that name that is not a snapshot (a declaration kept there) is left alone.
+ */
+export async function readDataDirectory(dataDir: string, table: ResourceTable, allSnapshots = true): Promise<DirectoryContents> {
   const collections = new Map<StoredCollection, CollectionState>();
   const coveredUpTo = new Map<StoredCollection, number>();
   let lastSeq = 0;
-  for (const collection of STORED_COLLECTIONS) {
+  const declared = [...table.resources.map((resource) => resource.collection), IDEMPOTENCY_COLLECTION];
+  const others = allSnapshots ? (await readdir(dataDir)).filter((name) => name.endsWith('.json')).map((name) => name.slice(0, -'.json'.length)).filter((name) => COLLECTION_NAME.test(name) && !declared.includes(name)) : [];
+  for (const collection of [...declared, ...others]) {
     const path = snapshotPath(dataDir, collection);
     const text = await readIfExists(path);
     if (text === undefined) continue;
+    if (!declared.includes(collection) && !looksLikeSnapshot(text)) continue;
     const snapshot = parseOrExplain(path, () => parseSnapshot(text));
     for (const record of snapshot.state.records.values()) {
-      const misfit = storedRecordMisfit(collection, record);
+      const misfit = storedRecordMisfit(table, collection, record);
       if (misfit !== undefined) throw new StartupError(`${path}: record ${record.id} has the field ${misfit.field}${misfit.problem}`);
     }
     collections.set(collection, snapshot.state);
@@ -75,7 +85,7 @@ export async function readDataDirectory(dataDir: string): Promise<DirectoryConte
       previousSeq = entry.seq;
       for (const change of entry.changes) {
         if (entry.seq <= (coveredUpTo.get(change.collection) ?? 0)) continue; // already in the snapshot
-        if (change.kind === 'put') requireEntryFits(path, entry.seq, change.collection, change.record);
+        if (change.kind === 'put') requireEntryFits(table, path, entry.seq, change.collection, change.record);
         let state = collections.get(change.collection);
         if (state === undefined) {
           state = emptyCollection();
@@ -91,10 +101,20 @@ export async function readDataDirectory(dataDir: string): Promise<DirectoryConte
 }
 
 /** A journal entry may put only records that fit their declaration (stored-fields.ts). */
-function requireEntryFits(path: string, seq: number, collection: StoredCollection, record: StoredRecord): void {
-  const misfit = storedRecordMisfit(collection, record);
+function requireEntryFits(table: ResourceTable, path: string, seq: number, collection: StoredCollection, record: StoredRecord): void {
+  const misfit = storedRecordMisfit(table, collection, record);
   if (misfit === undefined) return;
   throw new StartupError(`${path}: the entry with seq ${seq} puts ${collection} record ${record.id} with the field ${misfit.field}${misfit.problem}`);
+}
+
+/** A `.json` file in the data directory that a snapshot writer made: an object with "next_id" and "records". */
+function looksLikeSnapshot(text: string): boolean {
+  try {
+    const parsed: unknown = JSON.parse(text);
+    return typeof parsed === 'object' && parsed !== null && 'next_id' in parsed && 'records' in parsed;
+  } catch {
+    return false;
+  }
 }
 
 function parseOrExplain<T>(path: string, parse: () => T): T {

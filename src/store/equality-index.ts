@@ -6,7 +6,7 @@
 import type { StoredRecord } from '../json.js';
 import { BY_ID, SortedRecords } from './sorted-records.js';
 
-type IndexKey = string | number;
+type IndexKey = string | number | boolean;
 
 export class EqualityIndex {
   readonly #field: string;
@@ -29,7 +29,7 @@ export class EqualityIndex {
   }
 
   /** The records whose field equals `value` (ignoring case if this index does); undefined when none. */
-  bucket(value: string | number): SortedRecords | undefined {
+  bucket(value: string | number | boolean): SortedRecords | undefined {
     return this.#buckets.get(this.#ignoreCase && typeof value === 'string' ? value.toLowerCase() : value);
   }
 
@@ -52,10 +52,10 @@ export class EqualityIndex {
     }
   }
 
-  /** Only strings and numbers can equal a filter's value; other values are not indexed. */
+  /** Only strings, numbers and booleans can equal a filter's value; other values are not indexed. */
   #keyOf(record: StoredRecord): IndexKey | undefined {
     const value = record[this.#field];
     if (typeof value === 'string') return this.#ignoreCase ? value.toLowerCase() : value;
-    return typeof value === 'number' ? value : undefined;
+    return typeof value === 'number' || typeof value === 'boolean' ? value : undefined;
   }
 }

@@ -6,7 +6,7 @@
 import { isJsonObject } from '../json.js';
 import { isStoredRecord } from './collection-state.js';
 import type { Change, StoredCollection } from './store.js';
-import { STORED_COLLECTIONS } from './store.js';
+import { COLLECTION_NAME } from './store.js';
 
 export interface JournalEntry {
   readonly seq: number;
@@ -78,7 +78,7 @@ function decodeChange(item: unknown): Change | undefined {
 }
 
 function isCollection(value: unknown): value is StoredCollection {
-  return typeof value === 'string' && (STORED_COLLECTIONS as readonly string[]).includes(value);
+  return typeof value === 'string' && COLLECTION_NAME.test(value);
 }
 
 export interface ParsedSegment {

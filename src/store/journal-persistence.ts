@@ -23,7 +23,6 @@ import type { Persistence } from './memory-store.js';
 import type { WrittenSnapshot } from './snapshot-file.js';
 import { writeSnapshot } from './snapshot-file.js';
 import type { Change, StoredCollection } from './store.js';
-import { STORED_COLLECTIONS } from './store.js';
 
 interface Captured {
   readonly collection: StoredCollection;
@@ -35,6 +34,8 @@ export class JournalPersistence implements Persistence {
   readonly #dataDir: string;
   readonly #journal: JournalWriter;
   readonly #stateOf: (collection: StoredCollection) => CollectionState;
+  /** The collections a compaction writes a snapshot of: the declared ones and the idempotency keys. */
+  readonly #collections: readonly StoredCollection[];
   readonly #lock: DataLock;
   readonly #compactAfterBytes: number;
   readonly #logger: Logger;
@@ -49,6 +50,7 @@ export class JournalPersistence implements Persistence {
     dataDir: string;
     journal: JournalWriter;
     stateOf: (collection: StoredCollection) => CollectionState;
+    collections: readonly StoredCollection[];
     lock: DataLock;
     compactAfterBytes: number;
     logger: Logger;
@@ -56,6 +58,7 @@ export class JournalPersistence implements Persistence {
     this.#dataDir = options.dataDir;
     this.#journal = options.journal;
     this.#stateOf = options.stateOf;
+    this.#collections = options.collections;
     this.#lock = options.lock;
     this.#compactAfterBytes = options.compactAfterBytes;
     this.#logger = options.logger;
@@ -91,7 +94,7 @@ export class JournalPersistence implements Persistence {
   async #compactNow(): Promise<void> {
     // Capture and rotate in one synchronous step, so the capture is exactly the state at `seq`.
     const seq = this.#journal.lastSeq;
-    const captured: Captured[] = STORED_COLLECTIONS.map((collection) => {
+    const captured: Captured[] = this.#collections.map((collection) => {
       const state = this.#stateOf(collection);
       return { collection, nextId: state.nextId, records: [...state.records.values()] };
     });

@@ -9,12 +9,15 @@ import { mkdir, open } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import type { Logger } from '../config.js';
 import { removeLeftoverTemporaryFiles } from './atomic-file.js';
+import type { ResourceTable } from '../declarations/compile-declaration.js';
 import { readDataDirectory, StartupError } from './data-directory.js';
+import { declarationFitProblems } from './declaration-fit.js';
 import { acquireLock } from './data-lock.js';
 import { JournalPersistence } from './journal-persistence.js';
 import { JournalWriter } from './journal-writer.js';
 import { MemoryStore } from './memory-store.js';
 import type { Change } from './store.js';
+import { IDEMPOTENCY_COLLECTION } from './store.js';
 
 export { StartupError };
 
@@ -23,30 +26,35 @@ export const EXAMPLE_DATA_DIR = fileURLToPath(new URL('../../data/example/', imp
 
 export interface StoreOptions {
   readonly dataDir: string | null;
+  /** Seeds the example dataset; only when `resources` is the example domain. */
   readonly seed: boolean;
   readonly compactAfterBytes: number;
   readonly logger: Logger;
 }
 
 /** The example dataset as one commit: a put for every record (ids in the example are dense, so next ids follow). */
-async function exampleDataChanges(): Promise<Change[]> {
+async function exampleDataChanges(resources: ResourceTable): Promise<Change[]> {
   const changes: Change[] = [];
-  for (const [collection, state] of (await readDataDirectory(EXAMPLE_DATA_DIR)).collections) {
+  for (const [collection, state] of (await readDataDirectory(EXAMPLE_DATA_DIR, resources, false)).collections) {
     for (const record of state.records.values()) changes.push({ kind: 'put', collection, record });
   }
   return changes;
 }
 
-export async function openStore(options: StoreOptions): Promise<MemoryStore> {
+export async function openStore(options: StoreOptions, resources: ResourceTable): Promise<MemoryStore> {
   const { dataDir, seed, logger } = options;
   if (dataDir === null) {
-    return new MemoryStore(seed ? (await readDataDirectory(EXAMPLE_DATA_DIR)).collections : new Map());
+    return new MemoryStore(seed ? (await readDataDirectory(EXAMPLE_DATA_DIR, resources, false)).collections : new Map());
   }
   await mkdir(dataDir, { recursive: true, mode: 0o700 }); // never world-writable, whatever the umask
   const lock = await acquireLock(dataDir);
   try {
     await removeLeftoverTemporaryFiles(dataDir);
-    const contents = await readDataDirectory(dataDir);
+    const contents = await readDataDirectory(dataDir, resources);
+    const misfits = declarationFitProblems(resources, contents.collections);
+    if (misfits.length > 0) {
+      throw new StartupError(`the data in ${dataDir} no longer fits the declaration: ${misfits.join('; ')}; nothing was changed`);
+    }
     if (contents.tornTail !== undefined) {
       const { path, goodBytes } = contents.tornTail;
       logger.warn(`journal ${path}: skipped a torn last line (a write that was never acknowledged)`);
@@ -61,6 +69,7 @@ export async function openStore(options: StoreOptions): Promise<MemoryStore> {
       dataDir,
       journal,
       stateOf: (collection) => store.collectionState(collection),
+      collections: [...resources.resources.map((resource) => resource.collection), IDEMPOTENCY_COLLECTION],
       lock,
       compactAfterBytes: options.compactAfterBytes,
       logger,
@@ -68,7 +77,7 @@ export async function openStore(options: StoreOptions): Promise<MemoryStore> {
     store.persistWith(persistence);
     if (contents.isEmpty) {
       // The example data goes in as one journal entry, so a start cut short keeps all of it or none.
-      if (seed) await store.commit(await exampleDataChanges());
+      if (seed) await store.commit(await exampleDataChanges(resources));
       await persistence.compact();
     }
     return store;

@@ -4,18 +4,18 @@
 // together and the promise resolves only once they are on disk.
 
 import type { StoredRecord } from '../json.js';
-import type { CollectionName } from '../resources/definition.js';
-
-/** Every resource collection is stored (a compile-time check). */
-type AssertStored<T extends StoredCollection> = T;
-export type StoredResourceCollection = AssertStored<CollectionName>;
 
 /**
- * What the store keeps: the resources' collections, plus the idempotency keys that must
- * be saved in the same commit as the record they created.
+ * What the store keeps: the declared resources' collections (by their declared plural),
+ * plus the idempotency keys that must be saved in the same commit as the record they created.
  */
-export const STORED_COLLECTIONS = ['users', 'products', 'orders', 'idempotency_keys'] as const;
-export type StoredCollection = (typeof STORED_COLLECTIONS)[number];
+export type StoredCollection = string;
+
+/** The collection of saved Idempotency-Key answers (http/idempotency.ts). */
+export const IDEMPOTENCY_COLLECTION = 'idempotency_keys';
+
+/** A collection name that can be a snapshot file's name and a journal entry's collection. */
+export const COLLECTION_NAME = /^[a-z][a-z0-9_]{0,62}$/;
 
 export type Change =
   | {
@@ -29,7 +29,7 @@ export type Change =
 
 export interface Filter {
   readonly field: string;
-  readonly value: string | number;
+  readonly value: string | number | boolean;
   readonly ignoreCase?: boolean;
 }
 

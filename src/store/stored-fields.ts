@@ -10,8 +10,8 @@
 
 import type { JsonObject, JsonValue, StoredRecord } from '../json.js';
 import { isJsonObject } from '../json.js';
+import type { ResourceTable } from '../declarations/compile-declaration.js';
 import type { FieldRule } from '../resources/definition.js';
-import { RESOURCES } from '../resources/index.js';
 import type { StoredCollection } from './store.js';
 
 /** A field of a stored record that its declaration does not allow, and what to say about it. */
@@ -25,8 +25,17 @@ export interface Misfit {
 /** The fields one level of a record may have, by stored name; computed once per resource. */
 type Shape = ReadonlyMap<string, FieldRule>;
 
-/** Each declared collection's shape, by collection name. */
-const SHAPES: ReadonlyMap<string, Shape> = new Map(RESOURCES.map((resource) => [resource.collection, shapeOf(resource.fields)]));
+/** Each declared collection's shape, by collection name, computed once per resource table. */
+const shapesByTable = new WeakMap<ResourceTable, ReadonlyMap<string, Shape>>();
+
+function shapesOf(table: ResourceTable): ReadonlyMap<string, Shape> {
+  let shapes = shapesByTable.get(table);
+  if (shapes === undefined) {
+    shapes = new Map(table.resources.map((resource) => [resource.collection, shapeOf(resource.fields)]));
+    shapesByTable.set(table, shapes);
+  }
+  return shapes;
+}
 
 function shapeOf(rules: readonly FieldRule[]): Shape {
   return new Map(rules.map((rule) => [rule.storedAs ?? rule.name, rule]));
@@ -41,8 +50,8 @@ const ELEMENT_SHAPES = new WeakMap<readonly FieldRule[], Shape>();
  * idempotency keys, whose records only the server writes). One Map lookup and a type
  * test per field, so a start spends far less on this than on parsing the files.
  */
-export function storedRecordMisfit(collection: StoredCollection, record: StoredRecord): Misfit | undefined {
-  const shape = SHAPES.get(collection);
+export function storedRecordMisfit(table: ResourceTable, collection: StoredCollection, record: StoredRecord): Misfit | undefined {
+  const shape = shapesOf(table).get(collection);
   return shape === undefined ? undefined : objectMisfit(record, shape, collection, '');
 }
 
@@ -61,29 +70,36 @@ function objectMisfit(object: JsonObject, shape: Shape, plural: string, prefix: 
         problem: ` holding ${describe(value)} where ${plural} declare ${expected}; correct the value or the declaration`,
       };
     }
-    if (rule.type === 'list' && rule.of !== undefined) {
-      const misfit = elementsMisfit(value as readonly JsonValue[], rule.of, plural, field);
-      if (misfit !== undefined) return misfit;
-    }
+    const misfit = nestedMisfit(rule, value, plural, field);
+    if (misfit !== undefined) return misfit;
   }
   return undefined;
 }
 
-function elementsMisfit(list: readonly JsonValue[], rules: readonly FieldRule[], plural: string, field: string): Misfit | undefined {
+/** Inside an object or an array value: its members, or its elements, at any depth. */
+function nestedMisfit(rule: FieldRule, value: JsonValue, plural: string, field: string): Misfit | undefined {
+  if (rule.members !== undefined && isJsonObject(value)) return objectMisfit(value, memberShape(rule.members), plural, `${field}.`);
+  const element = rule.items;
+  if (element === undefined || !Array.isArray(value)) return undefined;
+  for (const [index, item] of (value as readonly JsonValue[]).entries()) {
+    const path = `${field}[${index}]`;
+    const expected = expectedKind(element, item);
+    if (expected !== undefined) {
+      return { field: JSON.stringify(path), problem: ` holding ${describe(item)} where ${plural} declare ${expected}; correct the value or the declaration` };
+    }
+    const misfit = nestedMisfit(element, item, plural, path);
+    if (misfit !== undefined) return misfit;
+  }
+  return undefined;
+}
+
+function memberShape(rules: readonly FieldRule[]): Shape {
   let shape = ELEMENT_SHAPES.get(rules);
   if (shape === undefined) {
     shape = shapeOf(rules);
     ELEMENT_SHAPES.set(rules, shape);
   }
-  for (const [index, element] of list.entries()) {
-    const path = `${field}[${index}]`;
-    if (!isJsonObject(element)) {
-      return { field: JSON.stringify(path), problem: ` holding ${describe(element)} where ${plural} declare an object; correct the value or the declaration` };
-    }
-    const misfit = objectMisfit(element, shape, plural, `${path}.`);
-    if (misfit !== undefined) return misfit;
-  }
-  return undefined;
+  return shape;
 }
 
 /** What the declaration wants, when `value` is not of that kind; undefined when it is. */
@@ -93,17 +109,19 @@ function expectedKind(rule: FieldRule, value: JsonValue): string | undefined {
       return Number.isSafeInteger(value) && (value as number) >= 1 ? undefined : 'a positive integer';
     case 'integer':
       return Number.isSafeInteger(value) ? undefined : 'an integer';
-    case 'money':
+    case 'number':
       return typeof value === 'number' ? undefined : 'a number';
     case 'string':
-    case 'email':
-    case 'password':
     case 'timestamp':
       return typeof value === 'string' ? undefined : 'a string';
+    case 'boolean':
+      return typeof value === 'boolean' ? undefined : 'true or false';
     case 'enum':
-      return typeof value === 'string' && (rule.values ?? []).includes(value) ? undefined : `one of ${(rule.values ?? []).join(', ')}`;
-    case 'list':
+      return (rule.values ?? []).includes(value) ? undefined : `one of ${(rule.values ?? []).join(', ')}`;
+    case 'array':
       return Array.isArray(value) ? undefined : 'a list';
+    case 'object':
+      return isJsonObject(value) ? undefined : 'an object';
   }
 }
 

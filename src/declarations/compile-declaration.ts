@@ -1,0 +1,256 @@
+// Compiling a checked declaration (check-declaration.ts) into the resource table the
+// server runs on (README: Your own resources): one ResourceDefinition per collection,
+// `users` first, each parent before its children, with its field rules, access,
+// ownership, vocabularies and hook. This runs once at start; requests only read the result.
+// `users` is always served with its built-in fields (it is who logs in): a declaration
+// may add properties, names and stricter access to it, never remove or retype a field.
+
+import type { JsonObject, JsonValue } from '../json.js';
+import type {
+  Access,
+  Audience,
+  FieldRule,
+  FieldType,
+  Language,
+  Operation,
+  Ownership,
+  ResourceDefinition,
+  ResourceHook,
+  StringFormat,
+  Vocabulary,
+} from '../resources/definition.js';
+import { CREATED_AT_FIELD, ID_FIELD, OWNER_FIELD_NAME, UPDATED_AT_FIELD } from '../resources/definition.js';
+import { buildVocabulary } from '../vocabulary.js';
+import type { CollectionDeclaration, PropertySchema, ResourcesDeclaration } from './declaration.js';
+
+/** The resources a server serves, compiled from one declaration. */
+export interface ResourceTable {
+  /** `users` first, then the declaration's collections, each parent before its children. */
+  readonly resources: readonly ResourceDefinition[];
+  /** `en` first, then every language a declaration names things in. */
+  readonly languages: readonly Language[];
+  get(collection: string): ResourceDefinition | undefined;
+}
+
+/** Embedding hooks by collection (README: Embedding). */
+export type Hooks = Readonly<Record<string, ResourceHook>>;
+
+/** Who may do what when a declaration says nothing: reads need a token, writes are admin-only. */
+const DEFAULT_ACCESS: Access = { list: 'user', read: 'user', create: 'admin', update: 'admin', delete: 'admin' };
+const OPERATIONS: readonly Operation[] = ['list', 'read', 'create', 'update', 'delete'];
+
+/** The built-in `users`, in the declaration format. */
+export const BUILT_IN_USERS: CollectionDeclaration = {
+  singular: 'user',
+  access: { list: 'admin', read: 'owner', create: 'admin', update: 'owner', delete: 'owner' },
+  properties: {
+    name: { type: 'string', minLength: 1, maxLength: 100, 'x-sort': true },
+    email: { type: 'string', format: 'email', maxLength: 254, 'x-unique': 'ignore-case', 'x-filter': true, 'x-sort': true },
+    password: { type: 'string', format: 'password', writeOnly: true, minLength: 8, maxLength: 200 },
+    role: { enum: ['user', 'admin'], default: 'user', 'x-admin-only': true, 'x-filter': true, 'x-sort': true },
+  },
+  required: ['name', 'email'],
+  names: { pt: { collection: 'usuarios', singular: 'usuario', properties: { name: 'nome', password: 'senha', role: 'papel' } } },
+};
+
+/** What a declared `users` may not change about a built-in field. */
+const FIXED_USER_KEYWORDS = ['type', 'enum', 'format', 'writeOnly', 'readOnly', 'x-unique', 'x-admin-only'] as const;
+
+/** Strictness of an audience, for "a declaration may only make users' access stricter". */
+export const AUDIENCE_RANK: Readonly<Record<Audience, number>> = { public: 0, user: 1, owner: 2, admin: 3 };
+
+/** The declared `users` merged over the built-in one. */
+function usersDeclaration(declared: CollectionDeclaration | undefined): CollectionDeclaration {
+  if (declared === undefined) return BUILT_IN_USERS;
+  const builtInProperties = BUILT_IN_USERS.properties ?? {};
+  const properties: Record<string, PropertySchema> = { ...builtInProperties };
+  for (const [name, schema] of Object.entries(declared.properties ?? {})) {
+    const builtIn = builtInProperties[name];
+    if (builtIn === undefined) {
+      properties[name] = schema;
+      continue;
+    }
+    const merged: Record<string, unknown> = { ...builtIn, ...schema };
+    for (const keyword of FIXED_USER_KEYWORDS) merged[keyword] = builtIn[keyword];
+    properties[name] = merged as PropertySchema;
+  }
+  const access: Partial<Record<Operation, Audience>> = {};
+  for (const operation of OPERATIONS) {
+    const builtIn = BUILT_IN_USERS.access?.[operation] as Audience;
+    const asked = declared.access?.[operation];
+    access[operation] = asked !== undefined && AUDIENCE_RANK[asked] > AUDIENCE_RANK[builtIn] ? asked : builtIn;
+  }
+  const names: Record<string, { collection?: string; singular?: string; properties?: Record<string, string> }> = {};
+  for (const source of [BUILT_IN_USERS.names ?? {}, declared.names ?? {}]) {
+    for (const [language, given] of Object.entries(source)) {
+      const before = names[language] ?? {};
+      names[language] = { ...before, ...given, properties: { ...before.properties, ...given.properties } };
+    }
+  }
+  const required = [...new Set([...(BUILT_IN_USERS.required ?? []), ...(declared.required ?? [])])];
+  return { ...declared, singular: 'user', access, properties, required, names };
+}
+
+/** Collections in an order where every parent comes before its children, `users` first. */
+function orderedCollections(declarations: Readonly<Record<string, CollectionDeclaration>>): string[] {
+  const ordered: string[] = [];
+  const visit = (name: string): void => {
+    if (ordered.includes(name)) return;
+    const parent = declarations[name]?.parent;
+    if (parent !== undefined) visit(parent);
+    ordered.push(name);
+  };
+  visit('users');
+  for (const name of Object.keys(declarations)) visit(name);
+  return ordered;
+}
+
+interface MutableDefinition extends Omit<ResourceDefinition, 'children' | 'referencedBy' | 'vocabularies'> {
+  readonly children: ResourceDefinition[];
+  readonly referencedBy: { definition: ResourceDefinition; path: readonly string[] }[];
+  readonly vocabularies: Map<Language, Vocabulary>;
+}
+
+/** Compiles a declaration that check-declaration.ts found no problem in. */
+export function compileDeclaration(declaration: ResourcesDeclaration, hooks: Hooks = {}): ResourceTable {
+  const declarations: Record<string, CollectionDeclaration> = { ...declaration.resources, users: usersDeclaration(declaration.resources['users']) };
+  const byCollection = new Map<string, MutableDefinition>();
+  for (const collection of orderedCollections(declarations)) {
+    const body = declarations[collection] as CollectionDeclaration;
+    const parentDefinition = body.parent === undefined ? undefined : byCollection.get(body.parent);
+    const parent = parentDefinition === undefined ? undefined : { definition: parentDefinition as ResourceDefinition, field: `${parentDefinition.singular}_id` };
+    const ownership = ownershipOf(collection, body, parentDefinition);
+    const fields: FieldRule[] = [ID_FIELD];
+    if (parent !== undefined) fields.push({ name: parent.field, type: 'integer', access: 'server', minimum: 1 });
+    if (body.owned === true && ownership === 'owned') fields.push({ name: OWNER_FIELD_NAME, type: 'integer', access: 'server', minimum: 1 });
+    const required = new Set(body.required ?? []);
+    for (const [name, schema] of Object.entries(body.properties ?? {})) fields.push(compileRule(name, schema, required.has(name), (other) => declarations[other]?.singular));
+    fields.push(CREATED_AT_FIELD, UPDATED_AT_FIELD);
+    const access: Record<Operation, Audience> = { ...DEFAULT_ACCESS };
+    for (const operation of OPERATIONS) access[operation] = body.access?.[operation] ?? DEFAULT_ACCESS[operation];
+    const definition: MutableDefinition = {
+      collection,
+      singular: body.singular,
+      ...(parent === undefined ? {} : { parent }),
+      children: [],
+      referencedBy: [],
+      ownership,
+      access,
+      fields,
+      vocabularies: new Map(),
+      ...(collection === 'users' ? { createdFields: ['id', 'name'] } : {}),
+      ...(hooks[collection] === undefined ? {} : { hook: hooks[collection] }),
+      declared: collectionExtras(body),
+    };
+    byCollection.set(collection, definition);
+    parentDefinition?.children.push(definition as ResourceDefinition);
+  }
+  for (const definition of byCollection.values()) {
+    for (const rule of definition.fields) {
+      if (rule.references !== undefined) byCollection.get(rule.references)?.referencedBy.push({ definition: definition as ResourceDefinition, path: [rule.name] });
+    }
+  }
+  const languages = ['en', ...new Set(Object.values(declarations).flatMap((body) => Object.keys(body.names ?? {})).filter((language) => language !== 'en'))];
+  for (const definition of byCollection.values()) {
+    const body = declarations[definition.collection] as CollectionDeclaration;
+    for (const language of languages) definition.vocabularies.set(language, vocabularyFor(definition, body, language, declarations));
+  }
+  const resources = [...byCollection.values()] as ResourceDefinition[];
+  return { resources, languages, get: (collection) => byCollection.get(collection) as ResourceDefinition | undefined };
+}
+
+/** See Ownership in resources/definition.ts. */
+function ownershipOf(collection: string, body: CollectionDeclaration, parent: ResourceDefinition | undefined): Ownership | undefined {
+  if (collection === 'users') return 'self';
+  if (parent !== undefined && (parent.ownership === 'self' || parent.ownership === 'root-user')) return 'root-user';
+  if (body.owned === true) return 'owned';
+  if (parent?.ownership !== undefined) return 'ancestor';
+  return undefined;
+}
+
+/** The collection's own description and unknown `x-` members, kept for the OpenAPI document. */
+function collectionExtras(body: CollectionDeclaration): JsonObject {
+  const extras: Record<string, JsonValue> = {};
+  for (const [member, value] of Object.entries(body)) {
+    if (member === 'description' || member.startsWith('x-')) extras[member] = value as JsonValue;
+  }
+  return extras;
+}
+
+function vocabularyFor(
+  definition: MutableDefinition,
+  body: CollectionDeclaration,
+  language: Language,
+  declarations: Readonly<Record<string, CollectionDeclaration>>,
+): Vocabulary {
+  const names = language === 'en' ? undefined : body.names?.[language];
+  const properties = new Map<string, string>(Object.entries(names?.properties ?? {}));
+  const parent = definition.parent;
+  if (parent !== undefined && language !== 'en') {
+    const parentSingular = declarations[parent.definition.collection]?.names?.[language]?.singular ?? parent.definition.singular;
+    properties.set(parent.field, `${parentSingular}_id`);
+  }
+  const known = new Set<string>(['id', 'created_at', 'updated_at']);
+  const addNames = (rules: readonly FieldRule[]): void => {
+    for (const rule of rules) {
+      known.add(rule.name);
+      if (rule.members !== undefined) addNames(rule.members);
+      if (rule.items?.members !== undefined) addNames(rule.items.members);
+    }
+  };
+  addNames(definition.fields);
+  return buildVocabulary({
+    language,
+    collection: names?.collection ?? definition.collection,
+    singular: names?.singular ?? definition.singular,
+    properties,
+    known,
+  });
+}
+
+/** A property's schema as a field rule (at the top level, or a member or element of one). */
+export function compileRule(name: string, schema: PropertySchema, required: boolean, singularOf: (collection: string) => string | undefined): FieldRule {
+  const type: FieldType = schema.enum !== undefined ? 'enum' : (schema.type ?? 'string');
+  const writeOnly = schema.writeOnly === true;
+  const access = schema.readOnly === true ? 'server' : writeOnly ? 'write-only' : schema['x-admin-only'] === true ? 'restricted' : 'client';
+  const memberRequired = new Set(schema.required ?? []);
+  const rule: Record<string, unknown> = { name, type, access };
+  if (required) rule['required'] = true;
+  copyNumbers(rule, schema, ['minLength', 'maxLength', 'minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'multipleOf', 'minItems', 'maxItems']);
+  if (schema.pattern !== undefined) rule['pattern'] = new RegExp(schema.pattern, 'u');
+  if (schema.format !== undefined) rule['format'] = schema.format satisfies StringFormat;
+  if (schema.multipleOf !== undefined) {
+    const places = decimalPlacesOf(schema.multipleOf);
+    if (places !== undefined) rule['decimalPlaces'] = places;
+  }
+  if (schema.enum !== undefined) rule['values'] = [...schema.enum];
+  if (schema.items !== undefined) rule['items'] = compileRule(name, schema.items, false, singularOf);
+  if (schema.properties !== undefined) {
+    rule['members'] = Object.entries(schema.properties).map(([member, memberSchema]) => compileRule(member, memberSchema, memberRequired.has(member), singularOf));
+  }
+  if (schema.default !== undefined) rule['default'] = schema.default;
+  const unique = schema['x-unique'];
+  if (unique !== undefined) rule['unique'] = unique === 'ignore-case' ? 'ignore-case' : 'exact';
+  const references = schema['x-references'];
+  if (references !== undefined) {
+    rule['references'] = references;
+    rule['referencedSingular'] = singularOf(references) ?? references;
+  }
+  if (schema['x-transitions'] !== undefined) rule['transitions'] = schema['x-transitions'];
+  if (schema['x-owner-may-set'] !== undefined) rule['ownerMaySet'] = [...schema['x-owner-may-set']];
+  if (writeOnly && schema.format === 'password') rule['storedAs'] = `${name}_hash`;
+  if (schema['x-filter'] === true) rule['filter'] = true;
+  if (schema['x-sort'] === true) rule['sort'] = true;
+  rule['declared'] = schema;
+  return rule as unknown as FieldRule;
+}
+
+function copyNumbers(rule: Record<string, unknown>, schema: PropertySchema, keywords: readonly (keyof PropertySchema)[]): void {
+  for (const keyword of keywords) if (typeof schema[keyword] === 'number') rule[keyword] = schema[keyword];
+}
+
+/** k when `multipleOf` is exactly 10^-k (0.1, 0.01, …), so that "a multiple" means "at most k decimals". */
+export function decimalPlacesOf(multipleOf: number): number | undefined {
+  for (let places = 1; places <= 15; places++) if (multipleOf === Number(`1e-${places}`)) return places;
+  return undefined;
+}

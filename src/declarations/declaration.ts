@@ -1,0 +1,63 @@
+// The declaration format's types (README: Your own resources), for embedders who write a
+// declaration as an object: `createApp({ resources: { resources: { … } } })`. A file
+// and an object are checked the same way (check-declaration.ts) before anything uses them.
+
+import type { Audience, Operation } from '../resources/definition.js';
+
+/** A property: JSON Schema (2020-12) as OpenAPI 3.1 uses it, plus plainrest's `x-` extensions. */
+export interface PropertySchema {
+  readonly type?: 'string' | 'integer' | 'number' | 'boolean' | 'array' | 'object';
+  readonly enum?: readonly (string | number | boolean)[];
+  readonly default?: unknown;
+  readonly minLength?: number;
+  readonly maxLength?: number;
+  readonly pattern?: string;
+  readonly format?: 'email' | 'date' | 'date-time' | 'uri' | 'password';
+  readonly minimum?: number;
+  readonly maximum?: number;
+  readonly exclusiveMinimum?: number;
+  readonly exclusiveMaximum?: number;
+  readonly multipleOf?: number;
+  readonly items?: PropertySchema;
+  readonly minItems?: number;
+  readonly maxItems?: number;
+  readonly properties?: Readonly<Record<string, PropertySchema>>;
+  readonly required?: readonly string[];
+  readonly readOnly?: boolean;
+  readonly writeOnly?: boolean;
+  readonly description?: string;
+  readonly examples?: readonly unknown[];
+  readonly 'x-filter'?: boolean;
+  readonly 'x-sort'?: boolean;
+  readonly 'x-unique'?: true | 'ignore-case';
+  readonly 'x-references'?: string;
+  readonly 'x-transitions'?: Readonly<Record<string, readonly string[]>>;
+  readonly 'x-admin-only'?: boolean;
+  readonly 'x-owner-may-set'?: readonly (string | number | boolean)[];
+  readonly [extension: `x-${string}`]: unknown;
+}
+
+/** A collection's names in one language (`names.pt`). */
+export interface CollectionNames {
+  readonly collection?: string;
+  readonly singular?: string;
+  readonly properties?: Readonly<Record<string, string>>;
+}
+
+export interface CollectionDeclaration {
+  readonly singular: string;
+  readonly parent?: string;
+  readonly owned?: boolean;
+  readonly access?: Readonly<Partial<Record<Operation, Audience>>>;
+  readonly properties?: Readonly<Record<string, PropertySchema>>;
+  readonly required?: readonly string[];
+  readonly names?: Readonly<Record<string, CollectionNames>>;
+  readonly description?: string;
+  readonly [extension: `x-${string}`]: unknown;
+}
+
+/** A whole declaration file: `{ "resources": { "<collection>": { … } } }`. */
+export interface ResourcesDeclaration {
+  readonly resources: Readonly<Record<string, CollectionDeclaration>>;
+  readonly [extension: `x-${string}`]: unknown;
+}

@@ -1,0 +1,71 @@
+// Reading a declaration (README: Your own resources) from a file or an embedder's
+// object: parse it, check it, compile it. A declaration that cannot be used is
+// refused with every problem at once, one line each, naming the file and the JSON
+// pointer of the offending member (or the line and column of a JSON syntax error),
+// so that a start can print them and exit 2 with nothing listening.
+
+import { readFile } from 'node:fs/promises';
+import type { Hooks, ResourceTable } from './compile-declaration.js';
+import { compileDeclaration } from './compile-declaration.js';
+import { checkDeclaration } from './check-declaration.js';
+import type { ResourcesDeclaration } from './declaration.js';
+
+/** A declaration that cannot be served; `lines` are `<file>: <pointer>: <problem>`. */
+export class DeclarationError extends Error {
+  readonly lines: readonly string[];
+  constructor(lines: readonly string[]) {
+    super(lines.join('\n'));
+    this.lines = lines;
+  }
+}
+
+/** The problems of a declaration's text, one line each; empty when it can be served. */
+export function declarationProblems(fileName: string, text: string): string[] {
+  const parsed = parseJson(fileName, text);
+  if (typeof parsed === 'string') return [parsed];
+  return checkDeclaration(parsed.value).map(({ pointer, message }) => `${fileName}: ${pointer === '' ? '(top level)' : pointer}: ${message}`);
+}
+
+/** Parses, checks and compiles a declaration's text; throws DeclarationError. */
+export function parseDeclaration(fileName: string, text: string, hooks: Hooks = {}): ResourceTable {
+  const problems = declarationProblems(fileName, text);
+  if (problems.length > 0) throw new DeclarationError(problems);
+  return compileDeclaration(JSON.parse(text) as ResourcesDeclaration, hooks);
+}
+
+/** A declaration given as an object (embedding): checked like a file named `resources`. */
+export function compileObject(declaration: ResourcesDeclaration, hooks: Hooks = {}): ResourceTable {
+  const problems = checkDeclaration(declaration);
+  if (problems.length > 0) throw new DeclarationError(problems.map(({ pointer, message }) => `resources: ${pointer === '' ? '(top level)' : pointer}: ${message}`));
+  // A copy through JSON: what is compiled is plain data, whatever the object held.
+  return compileDeclaration(JSON.parse(JSON.stringify(declaration)) as ResourcesDeclaration, hooks);
+}
+
+/** Reads and compiles the declaration file at `path`. */
+export async function loadDeclarationFile(path: string, hooks: Hooks = {}): Promise<ResourceTable> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const reason = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'a directory, not a file' : code === 'EACCES' ? 'not readable' : String(code ?? error);
+    throw new DeclarationError([`${path}: cannot read the declaration: ${reason}`]);
+  }
+  return parseDeclaration(path, text, hooks);
+}
+
+/** The parsed value, or the line saying where the JSON is broken. */
+function parseJson(fileName: string, text: string): { value: unknown } | string {
+  try {
+    return { value: JSON.parse(text) };
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    const position = /position (\d+)/.exec(message);
+    const offset = position === null ? text.length : Number(position[1]);
+    const before = text.slice(0, offset).split('\n');
+    const line = before.length;
+    const column = (before.at(-1) ?? '').length + 1;
+    const reason = message.replace(/ in JSON at position \d+.*$/, '').replace(/^JSON\.parse: /, '');
+    return `${fileName}:${line}:${column}: not valid JSON (${reason})`;
+  }
+}
