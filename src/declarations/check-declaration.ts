@@ -5,8 +5,7 @@
 // keywords are errors, so that a typo such as `maxLenght` is caught; `x-` keywords
 // plainrest does not know pass (they are kept for the OpenAPI document).
 //
-// Not yet wired into the server: routing, validation and the rest still read
-// src/resources/, and the README will describe the format once the server reads it.
+// compile-declaration.ts compiles a declaration this module found no problem in;
 // data/example/resources.json is the example domain in this format.
 
 /** One thing wrong with a declaration: where (a JSON pointer) and what. */
@@ -18,7 +17,7 @@ export interface DeclarationProblem {
 /** Collection and property names: what a path segment and a JSON member may safely be. */
 const NAME = /^[a-z][a-z0-9_]{0,62}$/;
 /** Path segments plainrest serves itself under /v1. */
-const RESERVED_COLLECTIONS: ReadonlySet<string> = new Set(['tokens', 'openapi', 'events']);
+const RESERVED_COLLECTIONS: ReadonlySet<string> = new Set(['tokens', 'openapi', 'events', 'idempotency_keys']);
 /** Every record has these; a declaration may not. */
 const RESERVED_PROPERTIES: ReadonlySet<string> = new Set(['id', 'created_at', 'updated_at']);
 const OPERATIONS = ['list', 'read', 'create', 'update', 'delete'] as const;
@@ -71,7 +70,84 @@ export function checkDeclaration(declaration: Json): DeclarationProblem[] {
     checkCollection(collection, body, child('/resources', collection), names, problem);
   }
   checkParentChains(resources, problem);
+  checkUsers(resources['users'], problem);
+  checkOwnerAccess(resources, problem);
+  checkPathNames(resources, problem);
   return problems;
+}
+
+/** The built-in users' access, which a declaration may only make stricter. */
+const USERS_ACCESS: Readonly<Record<string, string>> = { list: 'admin', read: 'owner', create: 'admin', update: 'owner', delete: 'owner' };
+const STRICTNESS: Readonly<Record<string, number>> = { public: 0, user: 1, owner: 2, admin: 3 };
+
+/** `users` is who logs in: top level, not owned, access no looser, and what it adds must not stop the administrator being created. */
+function checkUsers(users: Json, problem: Report): void {
+  if (!isObject(users)) return;
+  const pointer = '/resources/users';
+  if (users['parent'] !== undefined) problem(child(pointer, 'parent'), 'users are always a top-level collection');
+  if (users['owned'] !== undefined) problem(child(pointer, 'owned'), 'a user owns their own record; users cannot be "owned"');
+  if (users['singular'] !== undefined && users['singular'] !== 'user') problem(child(pointer, 'singular'), 'the singular of users is "user"');
+  const access = users['access'];
+  if (isObject(access)) {
+    for (const [operation, audience] of Object.entries(access)) {
+      const builtIn = USERS_ACCESS[operation];
+      if (builtIn === undefined || typeof audience !== 'string' || STRICTNESS[audience] === undefined) continue;
+      if ((STRICTNESS[audience] as number) < (STRICTNESS[builtIn] as number)) problem(child(child(pointer, 'access'), operation), `users' ${operation} may only be made stricter than "${builtIn}"`);
+    }
+  }
+  const properties = isObject(users['properties']) ? users['properties'] : {};
+  const required = Array.isArray(users['required']) ? users['required'] : [];
+  required.forEach((name, index) => {
+    if (typeof name !== 'string' || BUILT_IN_USER_TYPES[name] !== undefined) return;
+    const schema = properties[name];
+    if (isObject(schema) && schema['default'] === undefined) {
+      problem(child(child(pointer, 'required'), index), `a required property of users needs a "default": the administrator is created without "${name}"`);
+    }
+  });
+}
+
+/** Whether records of `collection` have an owner: users, anything under users, owned ones and anything under an owned one. */
+function hasOwner(resources: JsonObject, collection: string, seen: Set<string> = new Set()): boolean {
+  if (collection === 'users') return true;
+  const body = resources[collection];
+  if (!isObject(body) || seen.has(collection)) return false;
+  seen.add(collection);
+  if (body['owned'] === true) return true;
+  const parent = body['parent'];
+  return typeof parent === 'string' && parent in resources ? hasOwner(resources, parent, seen) : parent === 'users';
+}
+
+/** `owner` access needs someone to own the records. */
+function checkOwnerAccess(resources: JsonObject, problem: Report): void {
+  for (const [collection, body] of Object.entries(resources)) {
+    if (!isObject(body) || !isObject(body['access']) || hasOwner(resources, collection)) continue;
+    for (const [operation, audience] of Object.entries(body['access'])) {
+      if (audience === 'owner') {
+        problem(child(child(child('/resources', collection), 'access'), operation), `"owner" needs records with an owner: make ${collection} "owned", or nest it under users or an owned collection`);
+      }
+    }
+  }
+}
+
+/** Two collections under the same parent may not share a path segment in any vocabulary (nor one collection's name in one vocabulary be another's in another). */
+function checkPathNames(resources: JsonObject, problem: Report): void {
+  const taken = new Map<string, string>();
+  for (const [collection, body] of Object.entries(resources)) {
+    if (!isObject(body)) continue;
+    const parent = typeof body['parent'] === 'string' ? body['parent'] : '';
+    const names = new Set([collection]);
+    if (isObject(body['names'])) {
+      for (const vocabulary of Object.values(body['names'])) {
+        if (isObject(vocabulary) && typeof vocabulary['collection'] === 'string') names.add(vocabulary['collection']);
+      }
+    }
+    for (const name of names) {
+      const key = `${parent}/${name}`;
+      const holder = taken.get(key);
+      if (holder !== undefined && holder !== collection) problem(child('/resources', collection), `its path segment "${name}" is also ${holder}'s`);
+      else taken.set(key, collection);
+    }
+  }
 }
 
 type Report = (pointer: string, message: string) => void;
