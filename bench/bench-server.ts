@@ -5,6 +5,7 @@
 // Prints the URL on its first line.
 
 import { startServer, MemoryStore } from '../src/index.js';
+import { exampleResources } from '../src/resources/example-domain.js';
 import { readDataDirectory } from '../src/store/data-directory.js';
 import { BENCH_ADMIN_PASSWORD, BENCH_TOKEN_SECRET } from './bench-support.js';
 
@@ -20,7 +21,7 @@ const common = { port: 0, adminPassword: BENCH_ADMIN_PASSWORD, tokenSecret: BENC
 const server =
   mode === 'durable'
     ? await startServer({ ...common, dataDir })
-    : await startServer({ ...common, store: new MemoryStore((await readDataDirectory(dataDir)).collections) });
+    : await startServer({ ...common, store: new MemoryStore((await readDataDirectory(dataDir, exampleResources())).collections) });
 process.stdout.write(`${server.url}\n`);
 process.once('SIGTERM', () => {
   void server.close().then(() => process.exit(0));

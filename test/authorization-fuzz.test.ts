@@ -22,8 +22,8 @@ import { after, before, describe, test } from 'node:test';
 import type { RouteSpec } from '../src/routes.js';
 import { methodsOf as allowOf, routeTable } from '../src/routes.js';
 import type { Language } from '../src/vocabulary.js';
-import { translate } from '../src/vocabulary.js';
 import { assertProblem } from './assertions.js';
+import { EXAMPLE, translate } from './example-definitions.js';
 import type { TestResponse, TestServer } from './helpers.js';
 import { createProduct, createUser, mulberry32, startTestServer, tokenFor } from './helpers.js';
 
@@ -374,7 +374,7 @@ describe('API1 BOLA / API5 BFLA: every route × method × caller × foreign id',
   });
   after(() => world.admin.close());
 
-  for (const route of routeTable()) {
+  for (const route of routeTable(EXAMPLE)) {
     const methods = methodsOf(route);
     test(`${route.pattern} (${methods.join(', ')}): ${audienceOf(route)}`, async (t) => {
       const attempts: Attempt[] = [];
@@ -507,7 +507,7 @@ function randomAttempts(world: World, seed: number, count: number): Attempt[] {
   const random = mulberry32(seed);
   const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)] as T;
   const attackable: readonly Audience[] = ['owned', 'admin collection', 'catalogue'];
-  const routes = routeTable().filter((route) => attackable.includes(audienceOf(route)));
+  const routes = routeTable(EXAMPLE).filter((route) => attackable.includes(audienceOf(route)));
   const callers = callersOf(world);
   const pool = [...idPool(world), LARGEST_ID];
   const attempts: Attempt[] = [];

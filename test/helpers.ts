@@ -16,9 +16,9 @@ import { resolveConfig, SILENT_LOGGER } from '../src/config.js';
 import { finishRecord } from '../src/handlers/write-record.js';
 import type { Logger, RunningServer, ServerOptions, Store, StoredRecord } from '../src/index.js';
 import { MemoryStore, startServer } from '../src/index.js';
-import { users } from '../src/resources/users.js';
 import { openStore } from '../src/store/open-store.js';
 import { isoTimestamp } from '../src/timestamps.js';
+import { EXAMPLE, users } from './example-definitions.js';
 
 /** Known credentials, so tests can log in and sign their own tokens. */
 export const TEST_ADMIN_EMAIL = 'admin@example.com';
@@ -108,7 +108,7 @@ function loginWouldLeaveATrace(options: ServerOptions): boolean {
 /** Starts with the administrator already in the store, and a token signed for it. */
 async function startWithAdminInPlace(options: ServerOptions): Promise<TestServer> {
   const settings: ServerOptions = { port: 0, dataDir: null, seed: false, rateLimit: 0, tokenSecret: TEST_TOKEN_SECRET, ...options };
-  const store = await openStore(resolveConfig(settings)); // what the start would open
+  const store = await openStore(resolveConfig(settings), EXAMPLE); // what the start would open (no `resources` option here: the example domain)
   const adminId = await addTestAdministrator(store);
   // No adminPassword: the administrator exists and its hash is already that of TEST_ADMIN_PASSWORD.
   const server = await startServer({ ...settings, store });
@@ -121,7 +121,7 @@ let administratorAsCreated: Promise<StoredRecord> | undefined;
 function testAdministrator(): Promise<StoredRecord> {
   administratorAsCreated ??= (async () => {
     const store = new MemoryStore(new Map());
-    await ensureAdmin(store, TEST_ADMIN_EMAIL, TEST_ADMIN_PASSWORD, SILENT_LOGGER);
+    await ensureAdmin(users, store, TEST_ADMIN_EMAIL, TEST_ADMIN_PASSWORD, SILENT_LOGGER);
     const admin = store.findIgnoringCase('users', 'email', TEST_ADMIN_EMAIL);
     if (admin === undefined) throw new Error('ensureAdmin created no administrator');
     return admin;

@@ -14,6 +14,7 @@ import { escapeHtml, examplePath } from '../src/home/reference-html.js';
 import { SITUATION_MEANINGS, STATUS_MEANINGS } from '../src/home/status-meanings.js';
 import { prefersHtml } from '../src/http/negotiation.js';
 import { assertEmpty, assertJson, assertProblem, STRONG_ETAG } from './assertions.js';
+import { EXAMPLE } from './example-definitions.js';
 import type { TestResponse, TestServer } from './helpers.js';
 import { startTestServer } from './helpers.js';
 
@@ -267,7 +268,7 @@ describe('home page parts', () => {
       paths: { '/x': { get: { summary: '<img src=x>', security: [], responses: { '200': { description: '<i>' } } } } },
       components: { schemas: {} },
     };
-    const html = renderHomePage(document);
+    const html = renderHomePage(document, EXAMPLE);
     assert.ok(!html.includes('<script>alert(1)'));
     assert.ok(!html.includes('<img src=x>'));
     assert.ok(!html.includes('<b>bold</b>'));

@@ -22,7 +22,8 @@ import { MemoryStore } from '../src/index.js';
 import type { StoredRecord } from '../src/json.js';
 import type { Persistence } from '../src/store/memory-store.js';
 import type { Change, Query, QueryResult, StoredCollection } from '../src/store/store.js';
-import { STORED_COLLECTIONS } from '../src/store/store.js';
+import { IDEMPOTENCY_COLLECTION } from '../src/store/store.js';
+import { EXAMPLE } from './example-definitions.js';
 import type { TestResponse, TestServer } from './helpers.js';
 import { createProduct, createUser, createUserClient, startTestServer, cleanUpAfterEach, scratchDirectory } from './helpers.js';
 import { assertEmpty, assertJson, assertProblem } from './assertions.js';
@@ -499,6 +500,9 @@ function product(id: number, name = `P${id}`): StoredRecord {
 function order(id: number, userId: number): StoredRecord {
   return { id, user_id: userId, items: [], total: 0, status: 'pending', created_at: '2026-01-01T00:00:00.000Z', updated_at: '2026-01-01T00:00:00.000Z' };
 }
+
+/** The example domain's collections and the idempotency keys: every collection a store of the example holds. */
+const STORED_COLLECTIONS: readonly StoredCollection[] = [...EXAMPLE.resources.map(({ collection }) => collection), IDEMPOTENCY_COLLECTION];
 
 function versions(store: MemoryStore): Record<StoredCollection, number> {
   return Object.fromEntries(STORED_COLLECTIONS.map((collection) => [collection, store.version(collection)])) as Record<StoredCollection, number>;

@@ -4,6 +4,7 @@
 
 import assert from 'node:assert/strict';
 import { readDataDirectory } from '../src/store/data-directory.js';
+import { EXAMPLE } from './example-definitions.js';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, test } from 'node:test';
 import type { TestResponse, TestServer } from './helpers.js';
@@ -676,7 +677,7 @@ describe('deleting orders', () => {
       assertProblem(await disk.get(ordersPath(doomed)), 404, 'record_not_found', ordersPath(doomed));
       await assertUnchanged(disk, orderPath(survivor, survivorOrder.id), survivorBefore);
 
-      const onDisk = (await readDataDirectory(dir.path)).collections.get('orders');
+      const onDisk = (await readDataDirectory(dir.path, EXAMPLE)).collections.get('orders');
       assert.deepEqual([...(onDisk?.records.keys() ?? [])], [survivorOrder.id]);
     } finally {
       await disk.close();

@@ -7,6 +7,8 @@ import { after, before, describe, test } from 'node:test';
 import type { Operation } from '../src/auth/permissions.js';
 import { isAllowed } from '../src/auth/permissions.js';
 import type { CollectionName } from '../src/resources/definition.js';
+import { MemoryStore } from '../src/store/memory-store.js';
+import { EXAMPLE } from './example-definitions.js';
 import type { TestServer } from './helpers.js';
 import { createProduct, createUser, startTestServer, tokenFor } from './helpers.js';
 
@@ -51,11 +53,16 @@ describe('permissions: the hand-written matrix equals the code table', () => {
   for (const route of MATRIX) {
     test(`${route.method} ${route.path}`, () => {
       const owner = 1;
-      const ownerId = route.path.includes('{u}') ? owner : undefined;
+      // The path's ids, outermost first: the user the path belongs to, their order, a product.
+      const placeholderIds: Record<string, number> = { u: owner, o: 7, p: 5 };
+      const ids = [...route.path.matchAll(/\{([uop])\}/g)].map(([, name]) => placeholderIds[name as string] as number);
+      const definition = EXAMPLE.get(route.collection);
+      assert.ok(definition, `the example domain serves ${route.collection}`);
+      const store = new MemoryStore(new Map()); // none of these collections is `owned`: ownership comes from the path
       const fromCode = [
-        isAllowed({ id: owner, role: 'user' }, route.collection, route.operation, ownerId),
-        isAllowed({ id: owner + 1, role: 'user' }, route.collection, route.operation, ownerId),
-        isAllowed({ id: owner + 2, role: 'admin' }, route.collection, route.operation, ownerId),
+        isAllowed({ id: owner, role: 'user' }, definition, route.operation, ids, store),
+        isAllowed({ id: owner + 1, role: 'user' }, definition, route.operation, ids, store),
+        isAllowed({ id: owner + 2, role: 'admin' }, definition, route.operation, ids, store),
       ].map((allowed) => (allowed ? SUCCESS[route.method] : 403));
       assert.deepEqual(fromCode, route.expected);
     });

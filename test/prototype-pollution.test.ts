@@ -17,17 +17,15 @@ import { HttpError } from '../src/http/errors.js';
 import type { JsonObject, JsonValue, StoredRecord } from '../src/json.js';
 import { applyMergePatch } from '../src/merge-patch.js';
 import type { ResourceDefinition } from '../src/resources/definition.js';
-import { orders } from '../src/resources/orders.js';
-import { products } from '../src/resources/products.js';
-import { users } from '../src/resources/users.js';
+import { vocabularyOf } from '../src/resources/definition.js';
 import { methodsOf, routeTable } from '../src/routes.js';
 import { MemoryStore } from '../src/store/memory-store.js';
 import type { StoredCollection } from '../src/store/store.js';
 import type { WriteMode } from '../src/validation.js';
 import { validateBody } from '../src/validation.js';
 import type { Language } from '../src/vocabulary.js';
-import { translate } from '../src/vocabulary.js';
 import { assertProblem } from './assertions.js';
+import { EXAMPLE, orders, products, translate, users } from './example-definitions.js';
 import type { TestResponse, TestServer } from './helpers.js';
 import { TEST_ADMIN_EMAIL, TEST_ADMIN_PASSWORD, createProduct, createUser, startTestServer } from './helpers.js';
 
@@ -244,7 +242,7 @@ describe('prototype pollution over HTTP: query strings', () => {
 
   /** A request to every route of the table, with its first method that reads (POST for the token endpoint). */
   function probes(): { method: string; path: string }[] {
-    return routeTable().map((route) => {
+    return routeTable(EXAMPLE).map((route) => {
       const methods = methodsOf(route).split(', ');
       const method = methods.includes('GET') ? 'GET' : (methods[0] as string);
       return { method, path: route.pattern.replace(/:[a-z_]+/g, '1') };
@@ -376,7 +374,7 @@ describe('prototype pollution, unit level: validateBody', () => {
             for (const value of ['{"polluted":"yes"}', 'null', '{"prototype":{"polluted":"yes"}}']) {
               const body = parse(`{${base},"${key}":${value}}`) as JsonObject;
               assert.ok(Object.hasOwn(body, key), 'JSON.parse makes the key an own property');
-              const errors = errorsOf(() => validateBody(definition.fields, body, language, mode, current));
+              const errors = errorsOf(() => validateBody(definition.fields, body, vocabularyOf(definition, language), mode, current));
               assert.deepEqual(errors, [{ field: key, code: 'unknown_field' }]);
               assertNotPolluted(before, `${key}: ${value}`);
             }
@@ -386,7 +384,7 @@ describe('prototype pollution, unit level: validateBody', () => {
             const item = JSON.stringify(translateKeys({ product_id: 1, quantity: 1 }, language)).slice(0, -1);
             for (const key of POLLUTING_KEYS) {
               const body = parse(`{"${items}":[${item},"${key}":{"polluted":"yes"}}]}`) as JsonObject;
-              const errors = errorsOf(() => validateBody(definition.fields, body, language, mode, current));
+              const errors = errorsOf(() => validateBody(definition.fields, body, vocabularyOf(definition, language), mode, current));
               assert.deepEqual(errors, [{ field: `${items}[0].${key}`, code: 'unknown_field' }]);
             }
           }
@@ -397,7 +395,7 @@ describe('prototype pollution, unit level: validateBody', () => {
   }
 
   test('a valid body is returned as a plain object with only declared names', () => {
-    const fields = validateBody(products.fields, parse('{"name":"Mug","category":"c","price":5}') as JsonObject, 'en', 'create');
+    const fields = validateBody(products.fields, parse('{"name":"Mug","category":"c","price":5}') as JsonObject, vocabularyOf(products, 'en'), 'create');
     assert.equal(Object.getPrototypeOf(fields), Object.prototype);
     assert.deepEqual(Object.keys(fields).sort(), ['category', 'name', 'price']);
   });

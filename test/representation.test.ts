@@ -10,11 +10,8 @@ import { finishRecord } from '../src/handlers/write-record.js';
 import type { Fields, StoredRecord } from '../src/json.js';
 import { represent, serializeWritten, showsRecordAsStored } from '../src/representation.js';
 import type { ResourceDefinition } from '../src/resources/definition.js';
-import { CREATED_AT_FIELD, ID_FIELD, UPDATED_AT_FIELD } from '../src/resources/definition.js';
-import { orders } from '../src/resources/orders.js';
-import { products } from '../src/resources/products.js';
-import { users } from '../src/resources/users.js';
-import { LANGUAGES } from '../src/vocabulary.js';
+import { CREATED_AT_FIELD, ID_FIELD, UPDATED_AT_FIELD, vocabularyOf } from '../src/resources/definition.js';
+import { LANGUAGES, orders, products, users } from './example-definitions.js';
 
 const SAMPLES: readonly { definition: ResourceDefinition; fields: Fields[] }[] = [
   {
@@ -35,7 +32,7 @@ const SAMPLES: readonly { definition: ResourceDefinition; fields: Fields[] }[] =
 ];
 
 test('the stored text serves as the representation for products in English only', () => {
-  const shown = SAMPLES.flatMap(({ definition }) => LANGUAGES.filter((language) => showsRecordAsStored(definition, language)).map((language) => `${definition.collection} ${language}`));
+  const shown = SAMPLES.flatMap(({ definition }) => LANGUAGES.filter((language) => showsRecordAsStored(definition, vocabularyOf(definition, language))).map((language) => `${definition.collection} ${language}`));
   assert.deepEqual(shown, ['products en']);
 });
 
@@ -44,23 +41,27 @@ test('serializeWritten gives JSON.stringify of the record and the representation
   for (const { definition, fields } of SAMPLES) {
     for (const next of fields) {
       for (const language of LANGUAGES) {
+        const vocabulary = vocabularyOf(definition, language);
         const record = finishRecord(definition, next, id++, '2026-11-22T06:00:00.000Z', '2026-11-22T06:00:01.000Z');
-        const written = serializeWritten(definition, record, language);
+        const written = serializeWritten(definition, record, vocabulary);
         assert.equal(written.stored, JSON.stringify(record));
         // An equal record that is not the same object has nothing cached: represent builds it from the fields.
-        const fresh = represent(definition, Object.freeze({ ...record }) as StoredRecord, language);
+        const fresh = represent(definition, Object.freeze({ ...record }) as StoredRecord, vocabulary);
         assert.deepEqual(written.representation, fresh, `${definition.collection} in ${language}`);
-        assert.equal(represent(definition, record, language), written.representation, 'the representation is cached for the record');
+        assert.equal(represent(definition, record, vocabulary), written.representation, 'the representation is cached for the record');
       }
     }
   }
 });
 
 test('a declaration whose order differs from the stored record is represented from its fields', () => {
-  const reordered: ResourceDefinition = { ...products, fields: [ID_FIELD, CREATED_AT_FIELD, ...products.fields.slice(1, -2), UPDATED_AT_FIELD] };
-  assert.equal(showsRecordAsStored(reordered, 'en'), false);
+  // A declaration of its own, with vocabularies of its own as a compiled one has (never those of products).
+  const vocabularies = new Map([...products.vocabularies].map(([language, vocabulary]) => [language, { ...vocabulary }]));
+  const reordered: ResourceDefinition = { ...products, vocabularies, fields: [ID_FIELD, CREATED_AT_FIELD, ...products.fields.slice(1, -2), UPDATED_AT_FIELD] };
+  const english = vocabularyOf(reordered, 'en');
+  assert.equal(showsRecordAsStored(reordered, english), false);
   const record = finishRecord(reordered, { name: 'Cup', category: 'equipment', price: 3 }, 1, '2026-11-22T06:00:00.000Z', '2026-11-22T06:00:00.000Z');
-  const written = serializeWritten(reordered, record, 'en');
+  const written = serializeWritten(reordered, record, english);
   assert.notEqual(written.representation.json, written.stored);
   assert.equal(written.representation.json, '{"id":1,"created_at":"2026-11-22T06:00:00.000Z","name":"Cup","category":"equipment","price":3,"updated_at":"2026-11-22T06:00:00.000Z"}');
 });

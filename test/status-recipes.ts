@@ -7,8 +7,8 @@ import { connect as connectSocket } from 'node:net';
 import { routeTable } from '../src/routes.js';
 import type { RouteSpec } from '../src/routes.js';
 import type { Language } from '../src/vocabulary.js';
-import { translate } from '../src/vocabulary.js';
 import type { ServerOptions } from '../src/index.js';
+import { EXAMPLE, translate } from './example-definitions.js';
 import type { TestResponse, TestServer } from './helpers.js';
 import { startTestServer, startTestServerWithoutLogin, tokenFor } from './helpers.js';
 
@@ -25,7 +25,7 @@ const ALICE = 1;
 const BOB = 2;
 
 export function operationsOf(doc: Json): Operation[] {
-  const routes = new Map(routeTable().map((route) => [route.pattern.replace(/:([a-z_]+)/g, '{$1}'), route]));
+  const routes = new Map(routeTable(EXAMPLE).map((route) => [route.pattern.replace(/:([a-z_]+)/g, '{$1}'), route]));
   const operations: Operation[] = [];
   for (const [template, item] of Object.entries(doc['paths'] as Json)) {
     for (const [method, operation] of Object.entries(item as Json)) {

@@ -10,6 +10,7 @@ import assert from 'node:assert/strict';
 import { readdir, readFile } from 'node:fs/promises';
 import { connect as connectSocket } from 'node:net';
 import { readDataDirectory } from '../src/store/data-directory.js';
+import { EXAMPLE } from './example-definitions.js';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, test } from 'node:test';
 import type { TestResponse, TestServer } from './helpers.js';
@@ -453,7 +454,7 @@ describe('users: the password is write-only and stored hashed', () => {
 
   /** The stored record of user `id`, as the files on disk hold it (snapshot + journal, README: Storage and durability). */
   async function storedUser(id: number): Promise<Record<string, unknown>> {
-    const record = (await readDataDirectory(dataDir.path)).collections.get('users')?.records.get(id);
+    const record = (await readDataDirectory(dataDir.path, EXAMPLE)).collections.get('users')?.records.get(id);
     assert.ok(record, `user ${id} is on disk`);
     return record;
   }

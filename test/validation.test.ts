@@ -5,10 +5,10 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { HttpError } from '../src/http/errors.js';
 import type { JsonObject } from '../src/json.js';
-import { orders } from '../src/resources/orders.js';
-import { products } from '../src/resources/products.js';
-import { users } from '../src/resources/users.js';
-import { translatePath, validateBody } from '../src/validation.js';
+import { vocabularyOf } from '../src/resources/definition.js';
+import { validateBody } from '../src/validation.js';
+import { translatePath } from '../src/vocabulary.js';
+import { orders, products, users } from './example-definitions.js';
 
 function errorsOf(run: () => unknown): { field: string; code: string }[] {
   try {
@@ -48,12 +48,12 @@ describe('validation: field rules', () => {
   ];
   for (const { name, body, errors } of cases) {
     test(`${name} is reported`, () => {
-      assert.deepEqual(errorsOf(() => validateBody(products.fields, body, 'en', 'create')), errors);
+      assert.deepEqual(errorsOf(() => validateBody(products.fields, body, vocabularyOf(products, 'en'), 'create')), errors);
     });
   }
 
   test('a valid body comes back keyed by internal names', () => {
-    assert.deepEqual(validateBody(products.fields, { ...product, description: 'Blue' }, 'en', 'create'), {
+    assert.deepEqual(validateBody(products.fields, { ...product, description: 'Blue' }, vocabularyOf(products, 'en'), 'create'), {
       ...product,
       description: 'Blue',
     });
@@ -61,22 +61,22 @@ describe('validation: field rules', () => {
 
   test('lengths count characters, not UTF-16 units', () => {
     const name = '😀'.repeat(200);
-    assert.deepEqual(validateBody(products.fields, { ...product, name }, 'en', 'create'), { ...product, name });
+    assert.deepEqual(validateBody(products.fields, { ...product, name }, vocabularyOf(products, 'en'), 'create'), { ...product, name });
   });
 
   test('emails must look like addresses', () => {
     for (const email of ['plain', 'a@b', '@b.c', 'a b@c.d', 'a@b..c', 'a@@b.c']) {
       const body = { name: 'A', email };
-      assert.deepEqual(errorsOf(() => validateBody(users.fields, body, 'en', 'create')), [{ field: 'email', code: 'invalid_format' }], email);
+      assert.deepEqual(errorsOf(() => validateBody(users.fields, body, vocabularyOf(users, 'en'), 'create')), [{ field: 'email', code: 'invalid_format' }], email);
     }
-    assert.deepEqual(validateBody(users.fields, { name: 'A', email: 'a.b+c@d-e.example' }, 'en', 'create'), {
+    assert.deepEqual(validateBody(users.fields, { name: 'A', email: 'a.b+c@d-e.example' }, vocabularyOf(users, 'en'), 'create'), {
       name: 'A',
       email: 'a.b+c@d-e.example',
     });
   });
 
   test('an enum value outside the list is invalid_value', () => {
-    assert.deepEqual(errorsOf(() => validateBody(users.fields, { name: 'A', email: 'a@b.co', role: 'root' }, 'en', 'create')), [
+    assert.deepEqual(errorsOf(() => validateBody(users.fields, { name: 'A', email: 'a@b.co', role: 'root' }, vocabularyOf(users, 'en'), 'create')), [
       { field: 'role', code: 'invalid_value' },
     ]);
   });
@@ -84,27 +84,27 @@ describe('validation: field rules', () => {
 
 describe('validation: write modes', () => {
   test('replace accepts a server field equal to the current value and drops it', () => {
-    assert.deepEqual(validateBody(products.fields, { ...product, id: 1 }, 'en', 'replace', storedProduct), product);
+    assert.deepEqual(validateBody(products.fields, { ...product, id: 1 }, vocabularyOf(products, 'en'), 'replace', storedProduct), product);
   });
 
   test('replace refuses a server field that differs', () => {
-    assert.deepEqual(errorsOf(() => validateBody(products.fields, { ...product, id: 2 }, 'en', 'replace', storedProduct)), [
+    assert.deepEqual(errorsOf(() => validateBody(products.fields, { ...product, id: 2 }, vocabularyOf(products, 'en'), 'replace', storedProduct)), [
       { field: 'id', code: 'server_field' },
     ]);
   });
 
   test('patch needs no required field and keeps null for an optional one', () => {
-    assert.deepEqual(validateBody(products.fields, { description: null }, 'en', 'patch', storedProduct), { description: null });
+    assert.deepEqual(validateBody(products.fields, { description: null }, vocabularyOf(products, 'en'), 'patch', storedProduct), { description: null });
   });
 
   test('patch refuses null for a required field', () => {
-    assert.deepEqual(errorsOf(() => validateBody(products.fields, { name: null }, 'en', 'patch', storedProduct)), [
+    assert.deepEqual(errorsOf(() => validateBody(products.fields, { name: null }, vocabularyOf(products, 'en'), 'patch', storedProduct)), [
       { field: 'name', code: 'required' },
     ]);
   });
 
   test('null outside patch is a type error', () => {
-    assert.deepEqual(errorsOf(() => validateBody(products.fields, { ...product, description: null }, 'en', 'create')), [
+    assert.deepEqual(errorsOf(() => validateBody(products.fields, { ...product, description: null }, vocabularyOf(products, 'en'), 'create')), [
       { field: 'description', code: 'invalid_type' },
     ]);
   });
@@ -113,7 +113,7 @@ describe('validation: write modes', () => {
 describe('validation: nested items', () => {
   test('each element is checked and named by its position', () => {
     const body: JsonObject = { items: [{ product_id: 1, quantity: 0 }, { quantity: 2 }, 'x'] };
-    assert.deepEqual(errorsOf(() => validateBody(orders.fields, body, 'en', 'create')), [
+    assert.deepEqual(errorsOf(() => validateBody(orders.fields, body, vocabularyOf(orders, 'en'), 'create')), [
       { field: 'items[0].quantity', code: 'too_small' },
       { field: 'items[1].product_id', code: 'required' },
       { field: 'items[2]', code: 'invalid_type' },
@@ -122,18 +122,18 @@ describe('validation: nested items', () => {
 
   test('an item unit_price is refused on create and kept for comparison on update', () => {
     const body = { items: [{ product_id: 1, quantity: 1, unit_price: 5 }] };
-    assert.deepEqual(errorsOf(() => validateBody(orders.fields, body, 'en', 'create')), [
+    assert.deepEqual(errorsOf(() => validateBody(orders.fields, body, vocabularyOf(orders, 'en'), 'create')), [
       { field: 'items[0].unit_price', code: 'server_field' },
     ]);
-    assert.deepEqual(validateBody(orders.fields, body, 'en', 'patch', {}), body);
+    assert.deepEqual(validateBody(orders.fields, body, vocabularyOf(orders, 'en'), 'patch', {}), body);
   });
 
   test('list bounds', () => {
-    assert.deepEqual(errorsOf(() => validateBody(orders.fields, { items: [] }, 'en', 'create')), [
+    assert.deepEqual(errorsOf(() => validateBody(orders.fields, { items: [] }, vocabularyOf(orders, 'en'), 'create')), [
       { field: 'items', code: 'too_few_items' },
     ]);
     const many = Array.from({ length: 51 }, (_, index) => ({ product_id: index + 1, quantity: 1 }));
-    assert.deepEqual(errorsOf(() => validateBody(orders.fields, { items: many }, 'en', 'create')), [
+    assert.deepEqual(errorsOf(() => validateBody(orders.fields, { items: many }, vocabularyOf(orders, 'en'), 'create')), [
       { field: 'items', code: 'too_many_items' },
     ]);
   });
@@ -141,7 +141,7 @@ describe('validation: nested items', () => {
 
 describe('validation: vocabulary and safety', () => {
   test('Portuguese names are read on Portuguese paths', () => {
-    assert.deepEqual(validateBody(products.fields, { nome: 'Caneca', categoria: 'cozinha', preco: 5 }, 'pt', 'create'), {
+    assert.deepEqual(validateBody(products.fields, { nome: 'Caneca', categoria: 'cozinha', preco: 5 }, vocabularyOf(products, 'pt'), 'create'), {
       name: 'Caneca',
       category: 'cozinha',
       price: 5,
@@ -149,20 +149,20 @@ describe('validation: vocabulary and safety', () => {
   });
 
   test('English names are unknown on Portuguese paths, and errors use Portuguese names', () => {
-    assert.deepEqual(errorsOf(() => validateBody(products.fields, { name: 'Mug', categoria: 'c', preco: 5 }, 'pt', 'create')), [
+    assert.deepEqual(errorsOf(() => validateBody(products.fields, { name: 'Mug', categoria: 'c', preco: 5 }, vocabularyOf(products, 'pt'), 'create')), [
       { field: 'name', code: 'unknown_field' },
       { field: 'nome', code: 'required' },
     ]);
   });
 
   test('item paths are translated', () => {
-    assert.equal(translatePath('items[3].product_id', 'pt'), 'itens[3].produto_id');
-    assert.equal(translatePath('items[3].product_id', 'en'), 'items[3].product_id');
+    assert.equal(translatePath('items[3].product_id', vocabularyOf(orders, 'pt')), 'itens[3].produto_id');
+    assert.equal(translatePath('items[3].product_id', vocabularyOf(orders, 'en')), 'items[3].product_id');
   });
 
   test('"__proto__", "constructor" and "prototype" keys are unknown fields and never copied', () => {
     const body = JSON.parse('{"__proto__": {"polluted": true}, "constructor": {"prototype": {"polluted": true}}}') as JsonObject;
-    assert.deepEqual(errorsOf(() => validateBody(products.fields, body, 'en', 'patch', storedProduct)), [
+    assert.deepEqual(errorsOf(() => validateBody(products.fields, body, vocabularyOf(products, 'en'), 'patch', storedProduct)), [
       { field: '__proto__', code: 'unknown_field' },
       { field: 'constructor', code: 'unknown_field' },
     ]);
