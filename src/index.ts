@@ -14,3 +14,8 @@ export type { Persistence } from './store/memory-store.js';
 export type { CollectionState } from './store/collection-state.js';
 export type { Change, Query, QueryResult, Store, StoredCollection } from './store/store.js';
 export type { StoredRecord, JsonObject, JsonValue } from './json.js';
+export type { ResourcesDeclaration, CollectionDeclaration, PropertySchema } from './declarations/declaration.js';
+export type { Hooks, ResourceTable } from './declarations/compile-declaration.js';
+export { DeclarationError } from './declarations/load-declaration.js';
+export type { ResourceHook, WriteContext } from './resources/definition.js';
+export { HookConflict, validationError } from './http/errors.js';
