@@ -13,6 +13,7 @@ import { afterEach, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { killAll, runToExit } from './child-process.js';
 import { cleanUpAfterEach, connect, hashDirectory, scratchDirectory, TEST_AUTH_OPTIONS } from './helpers.js';
+import type { ResourcesDeclaration } from '../src/index.js';
 import { startServer, StartupError } from '../src/index.js';
 
 const MAIN = join(fileURLToPath(new URL('..', import.meta.url)), 'dist', 'main.js');
@@ -104,14 +105,14 @@ describe('stored data against a changed declaration', () => {
   const defer = cleanUpAfterEach();
 
   /** Starts on `dataDir` with `resources`, makes `notes` notes, stops. */
-  async function withNotes(dataDir: string, resources: object, notes: number): Promise<void> {
-    const api = await connect(await startServer({ port: 0, dataDir, seed: false, rateLimit: 0, accessLog: 'off', resources, ...TEST_AUTH_OPTIONS }));
+  async function withNotes(dataDir: string, resources: unknown, notes: number): Promise<void> {
+    const api = await connect(await startServer({ port: 0, dataDir, seed: false, rateLimit: 0, accessLog: 'off', resources: resources as ResourcesDeclaration, ...TEST_AUTH_OPTIONS }));
     for (let i = 0; i < notes; i++) assert.equal((await api.post('/v1/notes', { text: `note ${i}` })).status, 201);
     await api.close();
   }
 
-  async function refusal(dataDir: string, resources: object): Promise<StartupError> {
-    const error = await startServer({ port: 0, dataDir, resources, accessLog: 'off', ...TEST_AUTH_OPTIONS }).then(
+  async function refusal(dataDir: string, resources: unknown): Promise<StartupError> {
+    const error = await startServer({ port: 0, dataDir, resources: resources as ResourcesDeclaration, accessLog: 'off', ...TEST_AUTH_OPTIONS }).then(
       async (server) => {
         await server.close();
         return assert.fail('the server started');
@@ -149,7 +150,7 @@ describe('stored data against a changed declaration', () => {
 
     const added = structuredClone(NOTES) as { resources: { notes: { properties: Record<string, unknown> } } };
     added.resources.notes.properties['pinned'] = { type: 'boolean', 'x-filter': true };
-    const api = await connect(await startServer({ port: 0, dataDir, resources: added, accessLog: 'off', ...TEST_AUTH_OPTIONS }));
+    const api = await connect(await startServer({ port: 0, dataDir, resources: added as unknown as ResourcesDeclaration, accessLog: 'off', ...TEST_AUTH_OPTIONS }));
     try {
       assert.equal((await api.get('/v1/notes?pinned=true')).body.meta.total, 0);
       assert.equal((await api.get('/v1/notes')).body.meta.total, 2);
