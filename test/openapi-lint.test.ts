@@ -1,7 +1,7 @@
 // Standard tools take the OpenAPI document as it is (issue 20 §4), offline, from the
 // packages in devDependencies: Redocly's `recommended` rules and Spectral's
 // `spectral:oas` find nothing, and Spectral's OWASP ruleset finds only what is
-// explained below as not applying to plainrest (the README repeats the reasons) —
+// explained below as not applying to plainrest (the README points here) —
 // never one of the findings the document answers (rate limits, 429, credentials'
 // lengths, a list's maxItems, CORS, the JWT profile, the server's audience).
 
