@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # The OpenAPI document through the tools other people use (README: The OpenAPI document):
-# Redocly's CLI, Spectral's CLI (the spectral:oas and OWASP rulesets), and a full walk of
-# the API — a Postman collection generated from the document by openapi-to-postmanv2, run
-# by newman through Prism as a validating proxy — against a fresh server on 127.0.0.1. Exits non-zero if Redocly or
-# spectral:oas finds anything, if a request of the collection is not answered 2xx, or if
-# Prism reports a response that breaks the document.
+# Redocly's CLI, Spectral's CLI (the spectral:oas and OWASP rulesets), and a full walk of the
+# API — a Postman collection generated from the document by openapi-to-postmanv2, run by
+# newman through Prism as a validating proxy — against a fresh server on 127.0.0.1. Exits
+# non-zero if Redocly or spectral:oas finds anything, if a request of the collection is not
+# answered 2xx, or if Prism reports a response that breaks the document.
 #
 # The tools are installed outside the repository, into $TOOLS (default ../plainrest-openapi-tools),
 # the first time; that needs the npm registry. Not part of `npm test`, which runs the
