@@ -1,57 +1,19 @@
 // Checking a resource declaration (src/declarations/check-declaration.ts): the shipped
 // example domain is well formed, and so is a small library (authors, their books, loans);
 // each kind of mistake is reported at its JSON pointer, every one at once. A pure unit:
-// no server (the declarations are not wired into it yet).
+// no server (test/declared-*.test.ts serve declarations).
 
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { describe, test } from 'node:test';
 import { checkDeclaration, patternProblem } from '../src/declarations/check-declaration.js';
+import { LIBRARY } from './library-declaration.js';
 
 const EXAMPLE_DOMAIN = new URL('../data/example/resources.json', import.meta.url);
 
-/** A library: authors, their books, and loans owned by whoever made them. */
+/** The library (test/library-declaration.ts), as a fresh object each mistake may change. */
 function library(): Record<string, any> {
-  return {
-    resources: {
-      authors: {
-        singular: 'author',
-        access: { list: 'public', read: 'public', create: 'admin', update: 'admin', delete: 'admin' },
-        properties: {
-          name: { type: 'string', minLength: 1, maxLength: 200, 'x-sort': true },
-          country: { type: 'string', pattern: '^[A-Z]{2}$', 'x-filter': true },
-        },
-        required: ['name'],
-        names: { pt: { collection: 'autores', singular: 'autor', properties: { name: 'nome', country: 'pais' } } },
-      },
-      books: {
-        singular: 'book',
-        parent: 'authors',
-        properties: {
-          title: { type: 'string', minLength: 1, maxLength: 300 },
-          isbn: { type: 'string', pattern: '^[0-9]{13}$', 'x-unique': true },
-          price: { type: 'number', minimum: 0, multipleOf: 0.01 },
-          status: {
-            enum: ['draft', 'published', 'withdrawn'],
-            default: 'draft',
-            'x-transitions': { draft: ['published'], published: ['withdrawn'], withdrawn: [] },
-          },
-        },
-        required: ['title', 'isbn', 'price'],
-      },
-      loans: {
-        singular: 'loan',
-        owned: true,
-        access: { list: 'owner', read: 'owner', create: 'user', update: 'owner', delete: 'admin' },
-        properties: {
-          book_id: { type: 'integer', 'x-references': 'books' },
-          due: { type: 'string', format: 'date', 'x-sort': true },
-          state: { enum: ['open', 'returned', 'lost'], default: 'open', 'x-admin-only': true, 'x-owner-may-set': ['returned'] },
-        },
-        required: ['book_id', 'due'],
-      },
-    },
-  };
+  return structuredClone(LIBRARY);
 }
 
 /** A mistake made to the library, and the one problem it must cause. */
