@@ -8,6 +8,9 @@
 // compile-declaration.ts compiles a declaration this module found no problem in;
 // data/example/resources.json is the example domain in this format.
 
+import type { Audience, Operation } from '../resources/definition.js';
+import { AUDIENCE_RANK, BUILT_IN_USER_ACCESS, BUILT_IN_USER_PROPERTIES, builtInUserType } from './built-in-users.js';
+
 /** One thing wrong with a declaration: where (a JSON pointer) and what. */
 export interface DeclarationProblem {
   readonly pointer: string;
@@ -34,8 +37,6 @@ const SCHEMA_KEYWORDS: ReadonlySet<string> = new Set([
   'required', 'readOnly', 'writeOnly', 'description', 'examples',
   'x-filter', 'x-sort', 'x-unique', 'x-references', 'x-transitions', 'x-admin-only', 'x-owner-may-set',
 ]);
-/** The built-in fields of `users` (README: Records), which a declaration may not retype. */
-const BUILT_IN_USER_TYPES: Readonly<Record<string, string>> = { name: 'string', email: 'string', password: 'string', role: 'string' };
 
 type Json = unknown;
 type JsonObject = Record<string, Json>;
@@ -76,9 +77,6 @@ export function checkDeclaration(declaration: Json): DeclarationProblem[] {
   return problems;
 }
 
-/** The built-in users' access, which a declaration may only make stricter. */
-const USERS_ACCESS: Readonly<Record<string, string>> = { list: 'admin', read: 'owner', create: 'admin', update: 'owner', delete: 'owner' };
-const STRICTNESS: Readonly<Record<string, number>> = { public: 0, user: 1, owner: 2, admin: 3 };
 
 /** `users` is who logs in: top level, not owned, access no looser, and what it adds must not stop the administrator being created. */
 function checkUsers(users: Json, problem: Report): void {
@@ -90,15 +88,15 @@ function checkUsers(users: Json, problem: Report): void {
   const access = users['access'];
   if (isObject(access)) {
     for (const [operation, audience] of Object.entries(access)) {
-      const builtIn = USERS_ACCESS[operation];
-      if (builtIn === undefined || typeof audience !== 'string' || STRICTNESS[audience] === undefined) continue;
-      if ((STRICTNESS[audience] as number) < (STRICTNESS[builtIn] as number)) problem(child(child(pointer, 'access'), operation), `users' ${operation} may only be made stricter than "${builtIn}"`);
+      const builtIn = Object.hasOwn(BUILT_IN_USER_ACCESS, operation) ? BUILT_IN_USER_ACCESS[operation as Operation] : undefined;
+      if (builtIn === undefined || typeof audience !== 'string' || !Object.hasOwn(AUDIENCE_RANK, audience)) continue;
+      if (AUDIENCE_RANK[audience as Audience] < AUDIENCE_RANK[builtIn]) problem(child(child(pointer, 'access'), operation), `users' ${operation} may only be made stricter than "${builtIn}"`);
     }
   }
   const properties = isObject(users['properties']) ? users['properties'] : {};
   const required = Array.isArray(users['required']) ? users['required'] : [];
   required.forEach((name, index) => {
-    if (typeof name !== 'string' || BUILT_IN_USER_TYPES[name] !== undefined) return;
+    if (typeof name !== 'string' || builtInUserType(name) !== undefined) return;
     const schema = properties[name];
     if (isObject(schema) && schema['default'] === undefined) {
       problem(child(child(pointer, 'required'), index), `a required property of users needs a "default": the administrator is created without "${name}"`);
@@ -186,8 +184,9 @@ function checkCollection(collection: string, body: Json, pointer: string, collec
       if (!NAME.test(name)) problem(at, `"${name}" is not a property name: lower-case letters, digits and _, starting with a letter`);
       else if (RESERVED_PROPERTIES.has(name)) problem(at, `every record has "${name}" already; it cannot be declared`);
       else if (name === 'owner_id' && body['owned'] === true) problem(at, 'an owned collection keeps its owner in "owner_id" itself');
-      if (collection === 'users' && BUILT_IN_USER_TYPES[name] !== undefined && isObject(schema) && schema['type'] !== undefined && schema['type'] !== BUILT_IN_USER_TYPES[name]) {
-        problem(child(at, 'type'), `users' built-in "${name}" is a ${BUILT_IN_USER_TYPES[name]} and cannot be retyped`);
+      const builtInType = collection === 'users' ? builtInUserType(name) : undefined;
+      if (builtInType !== undefined && isObject(schema) && schema['type'] !== undefined && schema['type'] !== builtInType) {
+        problem(child(at, 'type'), `users' built-in "${name}" is a ${builtInType} and cannot be retyped`);
       }
       checkSchema(schema, at, collections, problem, true);
     }
@@ -195,7 +194,7 @@ function checkCollection(collection: string, body: Json, pointer: string, collec
   checkRequired(body['required'], declared, child(pointer, 'required'), problem);
   // A vocabulary may name the built-in fields of users and the members of nested objects too.
   const translatable = new Set(declared);
-  if (collection === 'users') for (const name of Object.keys(BUILT_IN_USER_TYPES)) translatable.add(name);
+  if (collection === 'users') for (const name of Object.keys(BUILT_IN_USER_PROPERTIES)) translatable.add(name);
   if (isObject(properties)) for (const schema of Object.values(properties)) addMemberNames(schema, translatable);
   checkNames(body['names'], translatable, child(pointer, 'names'), problem);
 }

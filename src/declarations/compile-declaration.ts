@@ -1,18 +1,15 @@
 // Compiling a checked declaration (check-declaration.ts) into the resource table the
 // server runs on (README: Your own resources): one ResourceDefinition per collection,
-// `users` first, each parent before its children, with its field rules, access,
-// ownership, vocabularies and hook. This runs once at start; requests only read the result.
-// `users` is always served with its built-in fields (it is who logs in): a declaration
-// may add properties, names and stricter access to it, never remove or retype a field.
+// `users` first (built-in-users.ts, merged with what a declaration adds to it), each
+// parent before its children, with its field rules, access, ownership, vocabularies and
+// hook. This runs once at start; requests only read the result.
 
 import type { JsonObject, JsonValue } from '../json.js';
 import type {
   Access,
-  Audience,
   FieldRule,
   FieldType,
   Language,
-  Operation,
   Ownership,
   ResourceDefinition,
   ResourceHook,
@@ -21,6 +18,7 @@ import type {
 } from '../resources/definition.js';
 import { CREATED_AT_FIELD, ID_FIELD, OWNER_FIELD_NAME, UPDATED_AT_FIELD } from '../resources/definition.js';
 import { buildVocabulary } from '../vocabulary.js';
+import { BUILT_IN_USER_ACCESS, BUILT_IN_USER_PROPERTIES, BUILT_IN_USERS } from './built-in-users.js';
 import type { CollectionDeclaration, PropertySchema, ResourcesDeclaration } from './declaration.js';
 
 /** The resources a server serves, compiled from one declaration. */
@@ -37,35 +35,16 @@ export type Hooks = Readonly<Record<string, ResourceHook>>;
 
 /** Who may do what when a declaration says nothing: reads need a token, writes are admin-only. */
 const DEFAULT_ACCESS: Access = { list: 'user', read: 'user', create: 'admin', update: 'admin', delete: 'admin' };
-const OPERATIONS: readonly Operation[] = ['list', 'read', 'create', 'update', 'delete'];
-
-/** The built-in `users`, in the declaration format. */
-export const BUILT_IN_USERS: CollectionDeclaration = {
-  singular: 'user',
-  access: { list: 'admin', read: 'owner', create: 'admin', update: 'owner', delete: 'owner' },
-  properties: {
-    name: { type: 'string', minLength: 1, maxLength: 100, 'x-sort': true },
-    email: { type: 'string', format: 'email', maxLength: 254, 'x-unique': 'ignore-case', 'x-filter': true, 'x-sort': true },
-    password: { type: 'string', format: 'password', writeOnly: true, minLength: 8, maxLength: 200 },
-    role: { enum: ['user', 'admin'], default: 'user', 'x-admin-only': true, 'x-filter': true, 'x-sort': true },
-  },
-  required: ['name', 'email'],
-  names: { pt: { collection: 'usuarios', singular: 'usuario', properties: { name: 'nome', password: 'senha', role: 'papel' } } },
-};
 
 /** What a declared `users` may not change about a built-in field. */
 const FIXED_USER_KEYWORDS = ['type', 'enum', 'format', 'writeOnly', 'readOnly', 'x-unique', 'x-admin-only'] as const;
 
-/** Strictness of an audience, for "a declaration may only make users' access stricter". */
-export const AUDIENCE_RANK: Readonly<Record<Audience, number>> = { public: 0, user: 1, owner: 2, admin: 3 };
-
 /** The declared `users` merged over the built-in one. */
 function usersDeclaration(declared: CollectionDeclaration | undefined): CollectionDeclaration {
   if (declared === undefined) return BUILT_IN_USERS;
-  const builtInProperties = BUILT_IN_USERS.properties ?? {};
-  const properties: Record<string, PropertySchema> = { ...builtInProperties };
+  const properties: Record<string, PropertySchema> = { ...BUILT_IN_USER_PROPERTIES };
   for (const [name, schema] of Object.entries(declared.properties ?? {})) {
-    const builtIn = builtInProperties[name];
+    const builtIn = Object.hasOwn(BUILT_IN_USER_PROPERTIES, name) ? BUILT_IN_USER_PROPERTIES[name] : undefined;
     if (builtIn === undefined) {
       properties[name] = schema;
       continue;
@@ -74,12 +53,8 @@ function usersDeclaration(declared: CollectionDeclaration | undefined): Collecti
     for (const keyword of FIXED_USER_KEYWORDS) merged[keyword] = builtIn[keyword];
     properties[name] = merged as PropertySchema;
   }
-  const access: Partial<Record<Operation, Audience>> = {};
-  for (const operation of OPERATIONS) {
-    const builtIn = BUILT_IN_USERS.access?.[operation] as Audience;
-    const asked = declared.access?.[operation];
-    access[operation] = asked !== undefined && AUDIENCE_RANK[asked] > AUDIENCE_RANK[builtIn] ? asked : builtIn;
-  }
+  // check-declaration.ts has refused any operation made looser than the built-in one.
+  const access = { ...BUILT_IN_USER_ACCESS, ...declared.access };
   const names: Record<string, { collection?: string; singular?: string; properties?: Record<string, string> }> = {};
   for (const source of [BUILT_IN_USERS.names ?? {}, declared.names ?? {}]) {
     for (const [language, given] of Object.entries(source)) {
@@ -126,8 +101,7 @@ export function compileDeclaration(declaration: ResourcesDeclaration, hooks: Hoo
     const required = new Set(body.required ?? []);
     for (const [name, schema] of Object.entries(body.properties ?? {})) fields.push(compileRule(name, schema, required.has(name), (other) => declarations[other]?.singular));
     fields.push(CREATED_AT_FIELD, UPDATED_AT_FIELD);
-    const access: Record<Operation, Audience> = { ...DEFAULT_ACCESS };
-    for (const operation of OPERATIONS) access[operation] = body.access?.[operation] ?? DEFAULT_ACCESS[operation];
+    const access: Access = { ...DEFAULT_ACCESS, ...body.access };
     const definition: MutableDefinition = {
       collection,
       singular: body.singular,
