@@ -19,26 +19,23 @@ export class DeclarationError extends Error {
   }
 }
 
-/** The problems of a declaration's text, one line each; empty when it can be served. */
-export function declarationProblems(fileName: string, text: string): string[] {
-  const parsed = parseJson(fileName, text);
-  if (typeof parsed === 'string') return [parsed];
-  return checkDeclaration(parsed.value).map(({ pointer, message }) => `${fileName}: ${pointer === '' ? '(top level)' : pointer}: ${message}`);
-}
-
 /** Parses, checks and compiles a declaration's text; throws DeclarationError. */
 export function parseDeclaration(fileName: string, text: string, hooks: Hooks = {}): ResourceTable {
-  const problems = declarationProblems(fileName, text);
-  if (problems.length > 0) throw new DeclarationError(problems);
-  return compileDeclaration(JSON.parse(text) as ResourcesDeclaration, hooks);
+  const parsed = parseJson(fileName, text);
+  if (typeof parsed === 'string') throw new DeclarationError([parsed]);
+  return checkAndCompile(fileName, parsed.value, hooks);
 }
 
 /** A declaration given as an object (embedding): checked like a file named `resources`. */
 export function compileObject(declaration: ResourcesDeclaration, hooks: Hooks = {}): ResourceTable {
-  const problems = checkDeclaration(declaration);
-  if (problems.length > 0) throw new DeclarationError(problems.map(({ pointer, message }) => `resources: ${pointer === '' ? '(top level)' : pointer}: ${message}`));
   // A copy through JSON: what is compiled is plain data, whatever the object held.
-  return compileDeclaration(JSON.parse(JSON.stringify(declaration)) as ResourcesDeclaration, hooks);
+  return checkAndCompile('resources', JSON.parse(JSON.stringify(declaration)), hooks);
+}
+
+function checkAndCompile(fileName: string, declaration: unknown, hooks: Hooks): ResourceTable {
+  const problems = checkDeclaration(declaration);
+  if (problems.length > 0) throw new DeclarationError(problems.map(({ pointer, message }) => `${fileName}: ${pointer === '' ? '(top level)' : pointer}: ${message}`));
+  return compileDeclaration(declaration as ResourcesDeclaration, hooks);
 }
 
 /** Reads and compiles the declaration file at `path`. */

@@ -46,8 +46,11 @@ export async function readDataDirectory(dataDir: string, table: ResourceTable, a
   const collections = new Map<StoredCollection, CollectionState>();
   const coveredUpTo = new Map<StoredCollection, number>();
   let lastSeq = 0;
+  const names = await readdir(dataDir);
   const declared = [...table.resources.map((resource) => resource.collection), IDEMPOTENCY_COLLECTION];
-  const others = allSnapshots ? (await readdir(dataDir)).filter((name) => name.endsWith('.json')).map((name) => name.slice(0, -'.json'.length)).filter((name) => COLLECTION_NAME.test(name) && !declared.includes(name)) : [];
+  const others = allSnapshots
+    ? names.filter((name) => name.endsWith('.json')).map((name) => name.slice(0, -'.json'.length)).filter((name) => COLLECTION_NAME.test(name) && !declared.includes(name))
+    : [];
   for (const collection of [...declared, ...others]) {
     const path = snapshotPath(dataDir, collection);
     const text = await readIfExists(path);
@@ -63,7 +66,7 @@ export async function readDataDirectory(dataDir: string, table: ResourceTable, a
     lastSeq = Math.max(lastSeq, snapshot.journalSeq);
   }
 
-  const segments = (await readdir(dataDir))
+  const segments = names
     .map((name) => ({ name, firstSeq: segmentFirstSeq(name) }))
     .filter((segment): segment is { name: string; firstSeq: number } => segment.firstSeq !== undefined)
     .sort((a, b) => a.firstSeq - b.firstSeq)
