@@ -48,7 +48,7 @@ export function validateBody(
   keepNestedServerValues = false,
 ): Fields {
   const errors: FieldError[] = [];
-  const fields = checkObject(rules, body, { vocabulary, mode, current, prefix: '', errors, keepNestedServerValues });
+  const fields = checkObject(rules, body, current, { vocabulary, mode, prefix: '', errors, keepNestedServerValues });
   if (errors.length > 0) throw validationError(errors);
   return fields;
 }
@@ -67,16 +67,15 @@ export function writeOnlyValues(rules: readonly FieldRule[], body: JsonObject, v
 interface CheckState {
   readonly vocabulary: Vocabulary;
   readonly mode: WriteMode;
-  /** The stored value at this place (the record at the top level), when there is one. */
-  readonly current: JsonValue | undefined;
   readonly prefix: string;
   readonly errors: FieldError[];
   readonly keepNestedServerValues: boolean;
 }
 
-function checkObject(rules: readonly FieldRule[], body: JsonObject, state: CheckState): Fields {
+/** `stored` is the stored value at this place (the record at the top level), when there is one. */
+function checkObject(rules: readonly FieldRule[], body: JsonObject, stored: JsonValue | undefined, state: CheckState): Fields {
   const byName = rulesByExternalName(rules, state.vocabulary);
-  const current = isJsonObject(state.current) ? state.current : undefined;
+  const current = isJsonObject(stored) ? stored : undefined;
   const fields: Fields = {};
   const seen = new Set<FieldRule>();
   for (const key of Object.keys(body)) {
@@ -97,7 +96,7 @@ function checkObject(rules: readonly FieldRule[], body: JsonObject, state: Check
       else state.errors.push({ field, code: 'required', message: 'cannot be removed' });
       continue;
     }
-    const checked = checkValue(rule, value, field, { ...state, current: current?.[rule.name] });
+    const checked = checkValue(rule, value, field, current?.[rule.name], state);
     if (checked !== undefined) fields[rule.name] = checked;
   }
   if (state.mode !== 'patch' || state.prefix !== '') {
@@ -146,7 +145,7 @@ const TYPE_NAMES: Readonly<Record<string, string>> = {
   object: 'an object',
 };
 
-function checkValue(rule: FieldRule, value: JsonValue, field: string, state: CheckState): JsonValue | undefined {
+function checkValue(rule: FieldRule, value: JsonValue, field: string, stored: JsonValue | undefined, state: CheckState): JsonValue | undefined {
   const fail: Fail = (code, message) => {
     state.errors.push({ field, code, message });
     return undefined;
@@ -167,10 +166,10 @@ function checkValue(rule: FieldRule, value: JsonValue, field: string, state: Che
       if (!(rule.values ?? []).some((allowed) => allowed === value)) return fail('invalid_value', `must be one of: ${(rule.values ?? []).join(', ')}`);
       return value;
     case 'array':
-      return checkArray(rule, value, field, state, fail);
+      return checkArray(rule, value, field, stored, state, fail);
     case 'object':
       if (!isJsonObject(value)) return fail('invalid_type', `must be ${TYPE_NAMES['object']}`);
-      return checkNested(rule.members ?? [], value, `${field}.`, state);
+      return checkNested(rule.members ?? [], value, `${field}.`, stored, state);
     case 'id':
     case 'timestamp':
       return fail('server_field', 'is set by the server');
@@ -178,9 +177,9 @@ function checkValue(rule: FieldRule, value: JsonValue, field: string, state: Che
 }
 
 /** An object inside the body (a member or an array's element): its members, with no removal by null. */
-function checkNested(rules: readonly FieldRule[], value: JsonObject, prefix: string, state: CheckState): JsonValue | undefined {
+function checkNested(rules: readonly FieldRule[], value: JsonObject, prefix: string, stored: JsonValue | undefined, state: CheckState): JsonValue | undefined {
   const before = state.errors.length;
-  const checked = checkObject(rules, value, { ...state, prefix, mode: state.mode === 'create' ? 'create' : 'replace' });
+  const checked = checkObject(rules, value, stored, { ...state, prefix, mode: state.mode === 'create' ? 'create' : 'replace' });
   return state.errors.length === before ? checked : undefined;
 }
 
@@ -258,18 +257,18 @@ function isMultiple(value: number, divisor: number): boolean {
   return Number.isFinite(quotient) && Math.abs(quotient - Math.round(quotient)) < 1e-9;
 }
 
-function checkArray(rule: FieldRule, value: JsonValue, field: string, state: CheckState, fail: Fail): JsonValue | undefined {
+function checkArray(rule: FieldRule, value: JsonValue, field: string, stored: JsonValue | undefined, state: CheckState, fail: Fail): JsonValue | undefined {
   if (!Array.isArray(value)) return fail('invalid_type', 'must be an array');
   const list = value as readonly JsonValue[];
   if (rule.minItems !== undefined && list.length < rule.minItems) return fail('too_few_items', `must have at least ${rule.minItems} item(s)`);
   if (rule.maxItems !== undefined && list.length > rule.maxItems) return fail('too_many_items', `must have at most ${rule.maxItems} items`);
   const element = rule.items;
   if (element === undefined) return list;
-  const current = Array.isArray(state.current) ? (state.current as readonly JsonValue[]) : undefined;
+  const current = Array.isArray(stored) ? (stored as readonly JsonValue[]) : undefined;
   const before = state.errors.length;
   const elements = list.map((item, index) => {
     const path = `${field}[${index}]`;
-    const checked = checkValue(element, item, path, { ...state, current: current?.[index], prefix: `${path}.` });
+    const checked = checkValue(element, item, path, current?.[index], { ...state, prefix: `${path}.` });
     return checked === undefined ? null : checked;
   });
   return state.errors.length === before ? elements : undefined;
