@@ -218,42 +218,36 @@ export function finishRecord(
  * (`x-references`), naming that collection.
  */
 export function deletionWithDependents(store: Store, definition: ResourceDefinition, id: number): Change[] {
-  const changes: Change[] = [];
-  collectDeletions(store, definition, id, changes);
-  const deleted = new Set(changes.map((change) => `${change.collection} ${change.kind === 'delete' ? change.id : 0}`));
-  for (const change of changes) {
-    if (change.kind !== 'delete') continue;
-    const target = definition.collection === change.collection ? definition : findDefinition(definition, change.collection);
-    for (const { definition: referrer, path } of target?.referencedBy ?? []) {
+  const doomed: Doomed[] = [];
+  collectDoomed(store, definition, id, doomed);
+  const deleted = new Set(doomed.map(({ definition: target, id: doomedId }) => `${target.collection} ${doomedId}`));
+  for (const { definition: target, id: doomedId } of doomed) {
+    for (const { definition: referrer, path } of target.referencedBy) {
       const field = path[0] as string;
-      const query = { filters: [{ field, value: change.id }], sort: [], offset: 0, limit: Number.POSITIVE_INFINITY };
+      const query = { filters: [{ field, value: doomedId }], sort: [], offset: 0, limit: Number.POSITIVE_INFINITY };
       const holders = store.query(referrer.collection, query).records.filter((record) => !deleted.has(`${referrer.collection} ${record.id}`));
       if (holders.length === 0) continue;
       const ids = holders.slice(0, 5).map((record) => record.id).join(', ');
       throw new HttpError(
         'still_referenced',
-        `${target?.singular ?? change.collection} ${change.id} is still referenced by ${referrer.collection} ${ids}${holders.length > 5 ? ' and more' : ''} (${field}); delete or change those first`,
+        `${target.singular} ${doomedId} is still referenced by ${referrer.collection} ${ids}${holders.length > 5 ? ' and more' : ''} (${field}); delete or change those first`,
       );
     }
   }
-  return changes;
+  return doomed.map(({ definition: target, id: doomedId }) => ({ kind: 'delete', collection: target.collection, id: doomedId }));
 }
 
-function collectDeletions(store: Store, definition: ResourceDefinition, id: number, changes: Change[]): void {
-  changes.push({ kind: 'delete', collection: definition.collection, id });
+/** A record a deletion takes with it. */
+interface Doomed {
+  readonly definition: ResourceDefinition;
+  readonly id: number;
+}
+
+function collectDoomed(store: Store, definition: ResourceDefinition, id: number, doomed: Doomed[]): void {
+  doomed.push({ definition, id });
   for (const child of definition.children) {
     const field = child.parent?.field as string;
     const query = { filters: [{ field, value: id }], sort: [], offset: 0, limit: Number.POSITIVE_INFINITY };
-    for (const record of store.query(child.collection, query).records) collectDeletions(store, child, record.id, changes);
+    for (const record of store.query(child.collection, query).records) collectDoomed(store, child, record.id, doomed);
   }
-}
-
-/** A collection nested somewhere under `definition`. */
-function findDefinition(definition: ResourceDefinition, collection: string): ResourceDefinition | undefined {
-  for (const child of definition.children) {
-    if (child.collection === collection) return child;
-    const found = findDefinition(child, collection);
-    if (found !== undefined) return found;
-  }
-  return undefined;
 }
