@@ -41,8 +41,8 @@ function shapeOf(rules: readonly FieldRule[]): Shape {
   return new Map(rules.map((rule) => [rule.storedAs ?? rule.name, rule]));
 }
 
-/** Nested shapes (a list's elements), built the first time a record has such a list. */
-const ELEMENT_SHAPES = new WeakMap<readonly FieldRule[], Shape>();
+/** The shapes of nested objects (an order item, an object property), built the first time a record has one. */
+const MEMBER_SHAPES = new WeakMap<readonly FieldRule[], Shape>();
 
 /**
  * The first field of `record` that its collection's declaration does not allow, or
@@ -94,10 +94,10 @@ function nestedMisfit(rule: FieldRule, value: JsonValue, plural: string, field: 
 }
 
 function memberShape(rules: readonly FieldRule[]): Shape {
-  let shape = ELEMENT_SHAPES.get(rules);
+  let shape = MEMBER_SHAPES.get(rules);
   if (shape === undefined) {
     shape = shapeOf(rules);
-    ELEMENT_SHAPES.set(rules, shape);
+    MEMBER_SHAPES.set(rules, shape);
   }
   return shape;
 }
