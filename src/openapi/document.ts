@@ -148,7 +148,9 @@ export function openApiDocument(routes: readonly RouteSpec[], resources: Resourc
     }
     if (route.kind === 'collection') {
       const { definition, language } = route;
-      tags.push(tagOf(definition, language));
+      // A vocabulary that keeps the collection's name shares its tag.
+      const tag = tagOf(definition, language);
+      if (!tags.some((known) => known['name'] === tag['name'])) tags.push(tag);
       schemas[componentName(definition, language)] = recordSchema(definition, language);
       schemas[componentName(definition, language, 'Created')] = createdSchema(definition, language);
       schemas[componentName(definition, language, 'List')] = listSchema(`#/components/schemas/${componentName(definition, language)}`);

@@ -11,6 +11,7 @@ import type { JsonObject, JsonValue } from '../json.js';
 import type { FieldRule, Language, ResourceDefinition, Vocabulary } from '../resources/definition.js';
 import { vocabularyOf } from '../resources/definition.js';
 import { exampleResources } from '../resources/example-domain.js';
+import { patternExample } from './pattern-example.js';
 
 export interface ResourceExamples {
   /** Bodies of POST, PUT and PATCH. */
@@ -187,6 +188,8 @@ function exampleString(rule: FieldRule): string {
     case 'password':
       return 'correct-horse-battery';
     default: {
+      const fitting = rule.pattern === undefined ? undefined : patternExample(rule.pattern, rule.minLength, rule.maxLength);
+      if (fitting !== undefined) return fitting;
       const text = `example ${rule.name.replaceAll('_', ' ')}`;
       const min = rule.minLength ?? 0;
       const padded = text.length >= min ? text : text.padEnd(min, 'x');

@@ -1,7 +1,9 @@
-// A library declared in JSON (README: Your own resources), the domain the declaration
-// tests share: authors (public, with a Portuguese vocabulary), their books (a pattern,
+// Two domains declared in JSON (README: Your own resources) that the declaration tests
+// share. A library: authors (public, with a Portuguese vocabulary), their books (a pattern,
 // x-unique, decimal prices, a state machine) and loans owned by the user who makes them
-// (a reference, a date, an admin-only state an owner may set to "returned").
+// (a reference, a date, an admin-only state an owner may set to "returned"). A
+// workshop: owned teams → projects → tasks, three levels deep, with a nested object, an
+// array and a boolean filter.
 
 import type { ResourcesDeclaration } from '../src/declarations/declaration.js';
 
@@ -50,6 +52,41 @@ export const LIBRARY: ResourcesDeclaration = {
         },
       },
       required: ['book_id', 'due'],
+    },
+  },
+};
+
+export const WORKSHOP: ResourcesDeclaration = {
+  resources: {
+    teams: {
+      singular: 'team',
+      owned: true,
+      access: { list: 'owner', read: 'owner', create: 'user', update: 'owner', delete: 'owner' },
+      properties: { name: { type: 'string', minLength: 1, maxLength: 80 } },
+      required: ['name'],
+    },
+    projects: {
+      singular: 'project',
+      parent: 'teams',
+      access: { list: 'owner', read: 'owner', create: 'owner', update: 'owner', delete: 'owner' },
+      properties: { title: { type: 'string', minLength: 1, maxLength: 80 } },
+      required: ['title'],
+    },
+    tasks: {
+      singular: 'task',
+      parent: 'projects',
+      access: { list: 'owner', read: 'owner', create: 'owner', update: 'owner', delete: 'owner' },
+      properties: {
+        summary: { type: 'string', minLength: 1, maxLength: 200 },
+        done: { type: 'boolean', default: false, 'x-filter': true },
+        estimate: {
+          type: 'object',
+          properties: { hours: { type: 'integer', minimum: 0, maximum: 1000 }, confidence: { enum: ['low', 'high'] } },
+          required: ['hours'],
+        },
+        tags: { type: 'array', maxItems: 3, items: { type: 'string', minLength: 1, maxLength: 20 } },
+      },
+      required: ['summary'],
     },
   },
 };
