@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { describe, test } from 'node:test';
 import { checkDeclaration, patternProblem } from '../src/declarations/check-declaration.js';
-import { LIBRARY } from './library-declaration.js';
+import { LIBRARY } from './declared-domains.js';
 
 const EXAMPLE_DOMAIN = new URL('../data/example/resources.json', import.meta.url);
 

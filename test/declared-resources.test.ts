@@ -7,45 +7,9 @@
 
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import type { ResourcesDeclaration } from '../src/declarations/declaration.js';
-import { LIBRARY } from './library-declaration.js';
+import { LIBRARY, WORKSHOP } from './declared-domains.js';
 import type { TestServer } from './helpers.js';
 import { createUser, startTestServer, tokenFor } from './helpers.js';
-
-const WORKSHOP: ResourcesDeclaration = {
-  resources: {
-    teams: {
-      singular: 'team',
-      owned: true,
-      access: { list: 'owner', read: 'owner', create: 'user', update: 'owner', delete: 'owner' },
-      properties: { name: { type: 'string', minLength: 1, maxLength: 80 } },
-      required: ['name'],
-    },
-    projects: {
-      singular: 'project',
-      parent: 'teams',
-      access: { list: 'owner', read: 'owner', create: 'owner', update: 'owner', delete: 'owner' },
-      properties: { title: { type: 'string', minLength: 1, maxLength: 80 } },
-      required: ['title'],
-    },
-    tasks: {
-      singular: 'task',
-      parent: 'projects',
-      access: { list: 'owner', read: 'owner', create: 'owner', update: 'owner', delete: 'owner' },
-      properties: {
-        summary: { type: 'string', minLength: 1, maxLength: 200 },
-        done: { type: 'boolean', default: false, 'x-filter': true },
-        estimate: {
-          type: 'object',
-          properties: { hours: { type: 'integer', minimum: 0, maximum: 1000 }, confidence: { enum: ['low', 'high'] } },
-          required: ['hours'],
-        },
-        tags: { type: 'array', maxItems: 3, items: { type: 'string', minLength: 1, maxLength: 20 } },
-      },
-      required: ['summary'],
-    },
-  },
-};
 
 /** The `errors` of a 422 as field/code pairs. */
 function fieldCodes(body: { errors?: { field: string; code: string }[] }): { field: string; code: string }[] {
