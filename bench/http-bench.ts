@@ -2,15 +2,19 @@
 // durable storage, rate limit off) against a bare node:http reference, one after the
 // other on loopback: GET item, GET list (page of 20, category filter, sort=-price),
 // POST create and PATCH, at 1k and 100k stored products and 1, 16, 64 connections; then
-// start-up time, memory, and the targets, met or missed (exit code 1 if any is missed).
+// the same reads and creates on a collection declared in bench/declared-resources.json
+// (RESOURCES, issue 21) at the largest size; then start-up time, memory, and the
+// targets, met or missed (exit code 1 if any is missed).
 // Usage: npm run bench [-- --quick | --smoke] [--node]
-//   --quick  both sizes, 64 connections, 1 s per cell (under a minute)
+//   --quick  both sizes, 64 connections, 1 s per cell (a minute or two)
 //   --smoke  200 and 2,000 products, 16 connections, 0.3 s per cell; fails only on errors
 //   --node   load from the built-in node:http generator instead of wrk
 
 import { cp, mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { availableParallelism, cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { BenchCollection } from './bench-data.js';
 import { writeBenchFiles } from './bench-data.js';
 import { adminToken, BENCH_ADMIN_PASSWORD, BENCH_TOKEN_SECRET, formatTable } from './bench-support.js';
 import { removeAtExit } from './cleanup.js';
@@ -61,52 +65,79 @@ const mode = MODES[args.includes('--smoke') ? 'smoke' : args.includes('--quick')
 const judgedConnections = Math.max(...mode.connections);
 
 const authorization = `Bearer ${adminToken()}`;
-const SCENARIOS: readonly { readonly name: ScenarioName; readonly request: LoadRequest }[] = [
-  { name: 'GET item', request: { method: 'GET', path: '/v1/products/7', headers: { Authorization: authorization }, expect: 200 } },
-  {
-    name: 'GET list',
-    request: { method: 'GET', path: '/v1/products?category=tea&sort=-price&limit=20', headers: { Authorization: authorization }, expect: 200 },
-  },
-  {
-    name: 'POST create',
-    request: {
-      method: 'POST',
-      path: '/v1/products',
-      headers: { Authorization: authorization, 'Content-Type': 'application/json' },
-      bodyTemplate: '{"name":"Bench {n}","category":"bench","price":{price}}',
-      expect: 201,
-    },
-  },
-  {
-    name: 'PATCH',
-    request: {
-      method: 'PATCH',
-      path: '/v1/products/9',
-      headers: { Authorization: authorization, 'Content-Type': 'application/merge-patch+json' },
-      bodyTemplate: '{"price":{price}}',
-      expect: 200,
-    },
-  },
-];
-const READY_PROBE: Probe = { path: '/v1/products/1', headers: { Authorization: authorization } };
 const PLAINREST_SETTINGS = { RATE_LIMIT: '0', ADMIN_PASSWORD: BENCH_ADMIN_PASSWORD, TOKEN_SECRET: BENCH_TOKEN_SECRET };
 
-/** Both servers on `size` fresh products, every scenario × connection count on each, one at a time. */
-async function measureSize(root: string, load: LoadGenerator, size: number): Promise<SizeMeasurement> {
-  const dir = join(root, String(size));
-  const { dataDir, referenceFile } = await writeBenchFiles(dir, size);
+interface Scenario {
+  readonly name: ScenarioName;
+  readonly request: LoadRequest;
+}
+
+/** What one server pair serves: the example domain's products, or a declared collection. */
+interface Domain {
+  readonly collection: BenchCollection;
+  /** The RESOURCES file plainrest starts with; undefined: the example domain. */
+  readonly resources?: string;
+  readonly scenarios: readonly Scenario[];
+  readonly probe: Probe;
+}
+
+function domain(collection: BenchCollection, resources?: string, only?: readonly ScenarioName[]): Domain {
+  const path = `/v1/${collection}`;
+  const sku = collection === 'gadgets' ? '"sku":"BEN-{n}",' : '';
+  const scenarios: Scenario[] = [
+    { name: 'GET item', request: { method: 'GET', path: `${path}/7`, headers: { Authorization: authorization }, expect: 200 } },
+    { name: 'GET list', request: { method: 'GET', path: `${path}?category=tea&sort=-price&limit=20`, headers: { Authorization: authorization }, expect: 200 } },
+    {
+      name: 'POST create',
+      request: {
+        method: 'POST',
+        path,
+        headers: { Authorization: authorization, 'Content-Type': 'application/json' },
+        bodyTemplate: `{"name":"Bench {n}",${sku}"category":"bench","price":{price}}`,
+        expect: 201,
+      },
+    },
+    {
+      name: 'PATCH',
+      request: {
+        method: 'PATCH',
+        path: `${path}/9`,
+        headers: { Authorization: authorization, 'Content-Type': 'application/merge-patch+json' },
+        bodyTemplate: '{"price":{price}}',
+        expect: 200,
+      },
+    },
+  ];
+  return {
+    collection,
+    ...(resources === undefined ? {} : { resources }),
+    scenarios: only === undefined ? scenarios : scenarios.filter((scenario) => only.includes(scenario.name)),
+    probe: { path: `${path}/1`, headers: { Authorization: authorization } },
+  };
+}
+
+const EXAMPLE_DOMAIN = domain('products');
+/** A collection from a declaration file, not the example domain: its reads and creates, at the largest size. */
+const DECLARED_DOMAIN = domain('gadgets', fileURLToPath(new URL('./declared-resources.json', import.meta.url)), ['GET item', 'GET list', 'POST create']);
+
+/** Both servers on `size` fresh records of `served`, each of its scenarios × connection count on each, one at a time. */
+async function measureSize(root: string, load: LoadGenerator, size: number, served: Domain, startups: number): Promise<SizeMeasurement> {
+  const dir = join(root, `${served.collection}-${size}`);
+  const { dataDir, referenceFile } = await writeBenchFiles(dir, size, served.collection);
+  const settings = { ...PLAINREST_SETTINGS, DATA_DIR: dataDir, ...(served.resources === undefined ? {} : { RESOURCES: served.resources }) };
+  const startReferenceServer = (): Promise<ServerProcess> => startReference(referenceFile, served.collection, join(dir, 'reference.log'), served.probe);
   // Start-up is timed on fresh starts of the files as written, before any load changes them;
   // the last start of each server is the one the load then runs against.
-  const referenceStarts = await timeStartups(() => startReference(referenceFile, join(dir, 'reference.log'), READY_PROBE), mode.startups - 1);
-  const plainrestStarts = await timeStartups(() => startPlainrestOnCopy(dataDir, dir), mode.startups - 1);
+  const referenceStarts = await timeStartups(startReferenceServer, startups - 1);
+  const plainrestStarts = await timeStartups(() => startPlainrestOnCopy(settings, dir, served.probe), startups - 1);
   // The reference first: idle, it takes no CPU from plainrest's timed start.
-  const reference = await startReference(referenceFile, join(dir, 'reference.log'), READY_PROBE);
-  const plainrest = await startPlainrest({ ...PLAINREST_SETTINGS, DATA_DIR: dataDir }, join(dir, 'plainrest.log'), READY_PROBE);
+  const reference = await startReferenceServer();
+  const plainrest = await startPlainrest(settings, join(dir, 'plainrest.log'), served.probe);
   const startupMs = { plainrest: median([...plainrestStarts, plainrest.startupMs]), reference: median([...referenceStarts, reference.startupMs]) };
   try {
     const cells: Cell[] = [];
     let afterReads: { plainrest: number | undefined; reference: number | undefined } | undefined;
-    for (const scenario of SCENARIOS) {
+    for (const scenario of served.scenarios) {
       // Memory "with N products": after the reads, before the writes add records.
       if (scenario.request.method !== 'GET') afterReads ??= { plainrest: plainrest.rssMegabytes(), reference: reference.rssMegabytes() };
       if (mode.warmUpSeconds > 0) {
@@ -127,6 +158,7 @@ async function measureSize(root: string, load: LoadGenerator, size: number): Pro
     }
     return {
       size,
+      collection: served.collection,
       cells,
       startupMs,
       rssMegabytes: afterReads ?? { plainrest: plainrest.rssMegabytes(), reference: reference.rssMegabytes() },
@@ -163,11 +195,11 @@ function median(values: readonly number[]): number {
   return sorted.length % 2 === 1 ? (sorted[middle] as number) : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
 }
 
-/** plainrest on a fresh copy of `dataDir` (its snapshot and journal as written), so every timed start loads the same files and leaves them as they were. */
-async function startPlainrestOnCopy(dataDir: string, dir: string): Promise<ServerProcess> {
+/** plainrest on a fresh copy of its DATA_DIR (the snapshot and journal as written), so every timed start loads the same files and leaves them as they were. */
+async function startPlainrestOnCopy(settings: Readonly<Record<string, string>>, dir: string, probe: Probe): Promise<ServerProcess> {
   const copy = await mkdtemp(join(dir, 'start-'));
-  await cp(dataDir, copy, { recursive: true, filter: (source) => !source.endsWith('.lock') });
-  return startPlainrest({ ...PLAINREST_SETTINGS, DATA_DIR: copy }, join(dir, 'plainrest-start.log'), READY_PROBE);
+  await cp(settings['DATA_DIR'] as string, copy, { recursive: true, filter: (source) => !source.endsWith('.lock') });
+  return startPlainrest({ ...settings, DATA_DIR: copy }, join(dir, 'plainrest-start.log'), probe);
 }
 
 /** Start-up times of `count` fresh starts, one at a time. */
@@ -205,13 +237,15 @@ function latency(result: LoadResult): string {
   return `${result.p50.toFixed(2)} / ${result.p99.toFixed(2)}`;
 }
 
-function report(sizes: readonly SizeMeasurement[], idleRssMegabytes: number | undefined, targetConnections: number): boolean {
-  const cells = sizes.flatMap((size) => size.cells);
+function report(sizes: readonly SizeMeasurement[], declared: SizeMeasurement, idleRssMegabytes: number | undefined, targetConnections: number): boolean {
+  const measured = [...sizes, declared];
+  const cells = measured.flatMap((size) => size.cells.map((cell) => ({ ...cell, collection: size.collection })));
   console.log(
     formatTable(
-      ['scenario', 'stored', 'conns', 'plainrest req/s', 'reference req/s', 'ratio (lowest–highest round)', 'plainrest p50/p99 ms', 'reference p50/p99 ms', 'errors'],
+      ['scenario', 'collection', 'stored', 'conns', 'plainrest req/s', 'reference req/s', 'ratio (lowest–highest round)', 'plainrest p50/p99 ms', 'reference p50/p99 ms', 'errors'],
       cells.map((cell) => [
         cell.scenario,
+        cell.collection,
         cell.size.toLocaleString('en'),
         String(cell.connections),
         cell.plainrest.requestsPerSecond.toFixed(0),
@@ -223,11 +257,14 @@ function report(sizes: readonly SizeMeasurement[], idleRssMegabytes: number | un
       ]),
     ),
   );
-  console.log(`\nStart-up (spawn to the first 200 to GET /v1/products/1, median of ${mode.startups} fresh starts) and memory (after the reads; plainrest also after the writes)`);
+  console.log(
+    `\nStart-up (spawn to the first 200 to GET /v1/<collection>/1, median of ${mode.startups} fresh starts; one for the declared collection) and memory (after the reads; plainrest also after the writes)`,
+  );
   console.log(
     formatTable(
-      ['stored', 'plainrest start ms', 'reference start ms', 'ratio', 'plainrest RSS', 'reference RSS', 'plainrest RSS after writes'],
-      sizes.map((size) => [
+      ['collection', 'stored', 'plainrest start ms', 'reference start ms', 'ratio', 'plainrest RSS', 'reference RSS', 'plainrest RSS after writes'],
+      measured.map((size) => [
+        size.collection,
         size.size.toLocaleString('en'),
         size.startupMs.plainrest.toFixed(0),
         size.startupMs.reference.toFixed(0),
@@ -240,7 +277,7 @@ function report(sizes: readonly SizeMeasurement[], idleRssMegabytes: number | un
   );
   console.log(`idle plainrest (empty data directory, SEED=false, after one GET /healthz): ${megabytes(idleRssMegabytes)} RSS`);
 
-  const checks = checkTargets({ sizes, idleRssMegabytes, targetConnections });
+  const checks = checkTargets({ sizes, declared, idleRssMegabytes, targetConnections });
   console.log(`\nTargets (${targetConnections} connections)`);
   console.log(formatTable(['target', 'measured', 'goal', 'result'], checks.map((check) => [check.target, check.measured, check.goal, check.verdict])));
   const missed = checks.filter((check) => check.verdict === 'MISSED').length;
@@ -264,10 +301,13 @@ try {
   const sizes: SizeMeasurement[] = [];
   for (const size of mode.sizes) {
     console.error(`measuring with ${size.toLocaleString('en')} products…`);
-    sizes.push(await measureSize(root, load, size));
+    sizes.push(await measureSize(root, load, size, EXAMPLE_DOMAIN, mode.startups));
   }
+  const largest = Math.max(...mode.sizes);
+  console.error(`measuring the declared collection with ${largest.toLocaleString('en')} gadgets…`);
+  const declared = await measureSize(root, load, largest, DECLARED_DOMAIN, 1);
   const idleRssMegabytes = await measureIdleRss(root);
-  process.exitCode = report(sizes, idleRssMegabytes, judgedConnections) ? 0 : 1;
+  process.exitCode = report(sizes, declared, idleRssMegabytes, judgedConnections) ? 0 : 1;
 } finally {
   await rm(root, { recursive: true, force: true });
 }

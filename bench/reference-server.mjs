@@ -4,17 +4,20 @@
 // computed once at start (what keeping the list sorted would cost at best).
 // It is plain JavaScript so that it starts with bare `node` and no loader: its start-up
 // time is the yardstick for plainrest's.
-// Usage: node bench/reference-server.mjs <products.json> <port>
-//   products.json: a plain JSON array of all product records.
+// Usage: node bench/reference-server.mjs <products.json> <port> [collection]
+//   products.json: a plain JSON array of all the records; collection: the path segment
+//   they are served under (default products).
 
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 
-const [file, port] = process.argv.slice(2);
+const [file, port, collection = 'products'] = process.argv.slice(2);
 if (file === undefined || port === undefined) {
-  console.error('usage: node bench/reference-server.mjs <products.json> <port>');
+  console.error('usage: node bench/reference-server.mjs <products.json> <port> [collection]');
   process.exit(2);
 }
+const listPath = `/v1/${collection}`;
+const itemPrefix = `${listPath}/`;
 
 const products = new Map();
 let nextId = 1;
@@ -23,7 +26,7 @@ for (const product of JSON.parse(readFileSync(file, 'utf8'))) {
   nextId = Math.max(nextId, product.id + 1);
 }
 
-// GET /v1/products?category=tea&sort=-price&limit=20: by price descending, ties by id.
+// GET /v1/<collection>?category=tea&sort=-price&limit=20: by price descending, ties by id.
 const tea = [...products.values()].filter((product) => product.category === 'tea');
 tea.sort((a, b) => b.price - a.price || a.id - b.id);
 const teaPage = JSON.stringify({ data: tea.slice(0, 20), meta: { page: 1, limit: 20, total: tea.length } });
@@ -42,8 +45,8 @@ function readJson(req, then) {
 
 const server = createServer((req, res) => {
   const url = req.url ?? '/';
-  if (req.method === 'GET' && url.startsWith('/v1/products?')) return send(res, 200, teaPage);
-  if (req.method === 'POST' && url === '/v1/products') {
+  if (req.method === 'GET' && url.startsWith(`${listPath}?`)) return send(res, 200, teaPage);
+  if (req.method === 'POST' && url === listPath) {
     return readJson(req, (fields) => {
       const now = new Date().toISOString();
       const product = { id: nextId++, ...fields, created_at: now, updated_at: now };
@@ -51,7 +54,7 @@ const server = createServer((req, res) => {
       send(res, 201, JSON.stringify(product));
     });
   }
-  const product = url.startsWith('/v1/products/') ? products.get(Number(url.slice('/v1/products/'.length))) : undefined;
+  const product = url.startsWith(itemPrefix) ? products.get(Number(url.slice(itemPrefix.length))) : undefined;
   if (product === undefined) return send(res, 404, '{"error":"not found"}');
   if (req.method === 'GET') return send(res, 200, JSON.stringify(product));
   if (req.method === 'PATCH') {

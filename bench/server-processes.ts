@@ -49,10 +49,10 @@ export async function startPlainrest(settings: Readonly<Record<string, string>>,
   return startProcess('plainrest', [PLAINREST_MAIN], env, port, logFile, probe);
 }
 
-/** The reference server on the products of `referenceFile` (a JSON array). */
-export async function startReference(referenceFile: string, logFile: string, probe: Probe): Promise<ServerProcess> {
+/** The reference server on the records of `referenceFile` (a JSON array), under /v1/<collection>. */
+export async function startReference(referenceFile: string, collection: string, logFile: string, probe: Probe): Promise<ServerProcess> {
   const port = await freePort();
-  return startProcess('reference', [REFERENCE_SERVER, referenceFile, String(port)], inheritedEnvironment(), port, logFile, probe);
+  return startProcess('reference', [REFERENCE_SERVER, referenceFile, String(port), collection], inheritedEnvironment(), port, logFile, probe);
 }
 
 /** The environment without any plainrest setting or NODE_OPTIONS, so only the benchmark's own apply. */
