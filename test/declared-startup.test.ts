@@ -145,7 +145,7 @@ describe('stored data against a changed declaration', () => {
     const narrowed = structuredClone(NOTES) as { resources: { notes: { properties: Record<string, unknown> } } };
     narrowed.resources.notes.properties['text'] = { type: 'integer' };
     const retyped = await refusal(dataDir, narrowed);
-    assert.match(retyped.message, /record 1 has the field "text" holding "note 0" where notes declare an integer/);
+    assert.match(retyped.message, /record 1 has the field "text" holding "note 0" where notes declare an integer; correct the value or the declaration \(2 notes records have "text" wrong: ids 1, 2\)/);
     assert.deepEqual(await hashDirectory(dataDir), before);
 
     const added = structuredClone(NOTES) as { resources: { notes: { properties: Record<string, unknown> } } };

@@ -18,6 +18,7 @@ import type { Page } from './chromium.js';
 import { Browser, CHROMIUM_NAMES, findChromium } from './chromium.js';
 import type { TestServer } from './helpers.js';
 import { startTestServer, TEST_ADMIN_EMAIL, TEST_ADMIN_PASSWORD } from './helpers.js';
+import { LIBRARY } from './declared-domains.js';
 
 const chromium = findChromium();
 const ARTIFACTS = process.env['ARTIFACTS_DIR'] ?? fileURLToPath(new URL('./artifacts/', import.meta.url));
@@ -160,12 +161,12 @@ describe('home page in headless Chromium', { skip: SKIP }, () => {
     assert.deepEqual(page.problems, [], 'no CSP violation, console error or exception');
   });
 
-  /** A new tab at 1280 × 900 on the home page, logged in through the form as `as` when given. */
-  async function freshPage(as?: Credentials): Promise<Page> {
+  /** A new tab at 1280 × 900 on the home page (of `server`, else the example's), logged in through the form as `as` when given. */
+  async function freshPage(as?: Credentials, server: TestServer = api): Promise<Page> {
     const page = await browser.newPage();
     current = page;
     await page.resize(1280, 900);
-    await page.navigate(`${api.url}/`);
+    await page.navigate(`${server.url}/`);
     // Counts the answers the status line shows, so a test can wait for the next one.
     await page.evaluate(`window.answersShown = 0;
       new MutationObserver(() => { window.answersShown += 1; }).observe(document.getElementById('status-line'), { childList: true })`);
@@ -556,5 +557,28 @@ describe('home page in headless Chromium', { skip: SKIP }, () => {
     await saveScreenshot(page, 'home-page-phone.png');
     await page.evaluate(`document.getElementById('exchange').scrollIntoView()`);
     await saveScreenshot(page, 'home-page-phone-exchange.png');
+  });
+
+  it('explores a declared domain as well: its collections in the reference, Try it with the example the document built, a 201', async () => {
+    const library = await startTestServer({ resources: LIBRARY });
+    try {
+      const page = await freshPage(ADMIN, library);
+      const paths = await page.evaluate<string[]>(`[...new Set([...document.querySelectorAll('button[data-path]')].map((button) => button.dataset.path))]`);
+      assert.ok(paths.includes('/v1/authors') && paths.includes('/v1/autores') && paths.includes('/v1/loans'), paths.join(' '));
+      assert.equal(paths.some((path) => path.includes('products')), false, 'nothing of the example domain');
+      await tryIt(page, 'POST', '/v1/authors');
+      assert.equal(await value(page, 'request-path'), '/v1/authors');
+      const example = JSON.parse(await value(page, 'request-body')) as Record<string, unknown>;
+      // the example fits the declared pattern ^[A-Z]{2}$, so sending it as it is succeeds
+      assert.deepEqual(example, { name: 'example name', country: 'AA' });
+      await sendWithKeyboard(page);
+      assert.equal(await meaning(page), "201 Created: the record was created; the new record's address is in Location, and the body shows it.");
+      const created = JSON.parse(await text(page, 'response-body')) as { id: number };
+      const stored = await library.get(`/v1/authors/${created.id}`);
+      assert.equal(stored.status, 200);
+      assert.equal(stored.body.country, 'AA');
+    } finally {
+      await library.close();
+    }
   });
 });

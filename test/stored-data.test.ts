@@ -79,6 +79,25 @@ const cases: readonly Case[] = [
     says: ['seq 1', 'products record 7', 'the field "colour"', 'products do not declare'],
   },
   {
+    name: 'several journal entries with the same field wrong: counted, with their first ids, each record once',
+    files: {
+      'products.json': snapshot([product(1)]),
+      [SEGMENT]: journal(
+        { seq: 1, changes: [{ put: 'products', record: product(7, { colour: 'red' }) }] },
+        { seq: 2, changes: [{ put: 'products', record: product(8, { colour: 'blue' }) }] },
+        { seq: 3, changes: [{ put: 'products', record: product(7, { colour: 'green' }) }] },
+      ),
+    },
+    file: SEGMENT,
+    says: ['seq 1', 'products record 7', 'the field "colour"', '(2 products records have "colour" wrong: ids 7, 8)'],
+  },
+  {
+    name: 'a snapshot in which seven products have a string price: the count and the first five ids',
+    files: { 'products.json': snapshot([product(1), ...[2, 3, 4, 5, 6, 7, 8].map((id) => product(id, { price: String(id) }))]) },
+    file: 'products.json',
+    says: ['record 2', 'the field "price"', '(7 products records have "price" wrong: ids 2, 3, 4, 5, 6, …)'],
+  },
+  {
     name: 'a product whose price is a string',
     files: { 'products.json': snapshot([product(5, { price: '12' })]) },
     file: 'products.json',

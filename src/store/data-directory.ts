@@ -15,10 +15,14 @@ import { applyChange, emptyCollection, parseSnapshot } from './collection-state.
 import { parseSegment, segmentFirstSeq } from './journal-format.js';
 import type { ResourceTable } from '../declarations/compile-declaration.js';
 import type { StoredCollection } from './store.js';
+import type { Misfit } from './stored-fields.js';
 import { storedRecordMisfit } from './stored-fields.js';
 import { COLLECTION_NAME, IDEMPOTENCY_COLLECTION } from './store.js';
 
 export class StartupError extends Error {}
+
+/** How many ids a message about misfit records names. */
+const FIRST_IDS = 5;
 
 export function snapshotPath(dataDir: string, collection: StoredCollection): string {
   return join(dataDir, `${collection}.json`);
@@ -57,10 +61,8 @@ export async function readDataDirectory(dataDir: string, table: ResourceTable, a
     if (text === undefined) continue;
     if (!declared.includes(collection) && !looksLikeSnapshot(text)) continue;
     const snapshot = parseOrExplain(path, () => parseSnapshot(text));
-    for (const record of snapshot.state.records.values()) {
-      const misfit = storedRecordMisfit(table, collection, record);
-      if (misfit !== undefined) throw new StartupError(`${path}: record ${record.id} has the field ${misfit.field}${misfit.problem}`);
-    }
+    const misfit = snapshotMisfit(table, collection, snapshot.state);
+    if (misfit !== undefined) throw new StartupError(`${path}: ${misfit}`);
     collections.set(collection, snapshot.state);
     coveredUpTo.set(collection, snapshot.journalSeq);
     lastSeq = Math.max(lastSeq, snapshot.journalSeq);
@@ -75,6 +77,7 @@ export async function readDataDirectory(dataDir: string, table: ResourceTable, a
   const newestWithData = texts.findLastIndex((text) => text.length > 0);
   let tornTail: DirectoryContents['tornTail'];
   let previousSeq = 0;
+  const entryMisfits: EntryMisfit[] = [];
   for (const [index, path] of segments.entries()) {
     const parsed = parseOrExplain(path, () => parseSegment(texts[index] as string));
     if (parsed.tornTail && index !== newestWithData) {
@@ -88,7 +91,10 @@ export async function readDataDirectory(dataDir: string, table: ResourceTable, a
       previousSeq = entry.seq;
       for (const change of entry.changes) {
         if (entry.seq <= (coveredUpTo.get(change.collection) ?? 0)) continue; // already in the snapshot
-        if (change.kind === 'put') requireEntryFits(table, path, entry.seq, change.collection, change.record);
+        if (change.kind === 'put') {
+          const misfit = storedRecordMisfit(table, change.collection, change.record);
+          if (misfit !== undefined) entryMisfits.push({ path, seq: entry.seq, collection: change.collection, id: change.record.id, ...misfit });
+        }
         let state = collections.get(change.collection);
         if (state === undefined) {
           state = emptyCollection();
@@ -98,16 +104,53 @@ export async function readDataDirectory(dataDir: string, table: ResourceTable, a
       }
     }
   }
+  const misfit = entryMisfit(entryMisfits);
+  if (misfit !== undefined) throw new StartupError(misfit);
   lastSeq = Math.max(lastSeq, previousSeq);
   // Empty segments alone (a first start cut short) still count as a first start.
   return { collections, lastSeq, segments, tornTail, isEmpty: collections.size === 0 };
 }
 
-/** A journal entry may put only records that fit their declaration (stored-fields.ts). */
-function requireEntryFits(table: ResourceTable, path: string, seq: number, collection: StoredCollection, record: StoredRecord): void {
-  const misfit = storedRecordMisfit(table, collection, record);
-  if (misfit === undefined) return;
-  throw new StartupError(`${path}: the entry with seq ${seq} puts ${collection} record ${record.id} with the field ${misfit.field}${misfit.problem}`);
+/**
+ * The records of a snapshot that do not fit their declaration (a narrowed type, a field
+ * no longer declared): the first one's field and problem, and, when other records have
+ * the same field wrong, how many in all and their first ids (README: Your own resources).
+ */
+function snapshotMisfit(table: ResourceTable, collection: StoredCollection, state: CollectionState): string | undefined {
+  let first: { id: number; field: string; problem: string } | undefined;
+  const sameField: number[] = [];
+  for (const record of state.records.values()) {
+    const misfit = storedRecordMisfit(table, collection, record);
+    if (misfit === undefined) continue;
+    first ??= { id: record.id, ...misfit };
+    if (misfit.field === first.field) sameField.push(record.id);
+  }
+  if (first === undefined) return undefined;
+  const message = `record ${first.id} has the field ${first.field}${first.problem}`;
+  return sameField.length === 1 ? message : `${message}${sameFieldSummary(collection, first.field, sameField)}`;
+}
+
+/** A journal entry that puts a record its declaration does not fit (stored-fields.ts). */
+interface EntryMisfit extends Misfit {
+  readonly path: string;
+  readonly seq: number;
+  readonly collection: StoredCollection;
+  readonly id: number;
+}
+
+/** The first misfit entry, and how many records in all have the same field wrong and their first ids. */
+function entryMisfit(misfits: readonly EntryMisfit[]): string | undefined {
+  const first = misfits[0];
+  if (first === undefined) return undefined;
+  const message = `${first.path}: the entry with seq ${first.seq} puts ${first.collection} record ${first.id} with the field ${first.field}${first.problem}`;
+  const ids = [...new Set(misfits.filter((misfit) => misfit.collection === first.collection && misfit.field === first.field).map((misfit) => misfit.id))];
+  return ids.length === 1 ? message : `${message}${sameFieldSummary(first.collection, first.field, ids)}`;
+}
+
+/** ` (3 notes records have "text" wrong: ids 1, 2, 3)`. */
+function sameFieldSummary(collection: StoredCollection, field: string, ids: readonly number[]): string {
+  const shown = ids.slice(0, FIRST_IDS).join(', ');
+  return ` (${ids.length} ${collection} records have ${field} wrong: ids ${shown}${ids.length > FIRST_IDS ? ', …' : ''})`;
 }
 
 /** A `.json` file in the data directory that a snapshot writer made: an object with "next_id" and "records". */
