@@ -17,5 +17,5 @@ export type { StoredRecord, JsonObject, JsonValue } from './json.js';
 export type { ResourcesDeclaration, CollectionDeclaration, PropertySchema } from './declarations/declaration.js';
 export type { Hooks, ResourceTable } from './declarations/compile-declaration.js';
 export { DeclarationError } from './declarations/load-declaration.js';
-export type { ResourceHook, WriteContext } from './resources/definition.js';
+export type { FieldRule, ResourceDefinition, ResourceHook, WriteContext } from './resources/definition.js';
 export { HookConflict, validationError } from './http/errors.js';

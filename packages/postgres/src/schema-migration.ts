@@ -1,0 +1,188 @@
+// Bringing a database's tables to a declaration at start (CONTRACT §11 and §12): what the
+// declaration adds is added — tables, columns, foreign keys, indexes — and what stored
+// data no longer fits is refused exactly as the data directory refuses it: a collection
+// the declaration no longer has that still has records, records lacking a property it
+// now requires, values of a narrowed type, values of a property no longer declared. Every
+// problem is reported, with the count and the first ids, and then nothing is changed.
+// One transaction under an advisory lock, so several processes starting together apply
+// it once. plainrest's collections are listed in the table `plainrest_collections`, so a
+// table of someone else's in the same schema is never touched.
+
+import type pg from 'pg';
+import type { ColumnPlan, TablePlan } from './schema.js';
+import { addForeignKeyStatement, createIndexStatement, createTableStatement, foreignKeyName, quoted } from './schema.js';
+
+/** Stored data the declaration no longer fits: the facts, which plainrest words as for a data directory. */
+export type SchemaProblem =
+  | { readonly kind: 'removed-collection'; readonly collection: string; readonly count: number; readonly firstIds: readonly number[] }
+  | { readonly kind: 'missing-required'; readonly collection: string; readonly property: string; readonly count: number; readonly firstIds: readonly number[] }
+  | {
+      readonly kind: 'wrong-kind';
+      readonly collection: string;
+      readonly property: string;
+      /** What the declaration now wants, as the column's type or the enum's values. */
+      readonly declared: string;
+      readonly count: number;
+      readonly firstIds: readonly number[];
+    }
+  | { readonly kind: 'undeclared-property'; readonly collection: string; readonly property: string; readonly count: number; readonly firstIds: readonly number[] };
+
+export interface MigrationResult {
+  /** Empty when the data fits; then `applied` holds the statements run. */
+  readonly problems: readonly SchemaProblem[];
+  readonly applied: readonly string[];
+}
+
+/** The table listing plainrest's collections. */
+export const COLLECTIONS_TABLE = 'plainrest_collections';
+/** The advisory lock held while a start migrates (any constant unlikely to collide: "plnr" in ASCII). */
+const MIGRATION_LOCK = 0x706c6e72;
+const FIRST_IDS = 5;
+
+interface StoredColumn {
+  readonly type: string;
+  readonly nullable: boolean;
+}
+
+/** Compares the database with `plans` and, when every stored record fits, applies the difference; else changes nothing. */
+export async function migrateSchema(client: pg.ClientBase, plans: readonly TablePlan[]): Promise<MigrationResult> {
+  await client.query('BEGIN');
+  try {
+    await client.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
+    await client.query(`CREATE TABLE IF NOT EXISTS ${quoted(COLLECTIONS_TABLE)} ("name" text PRIMARY KEY)`);
+    const managed = (await client.query<{ name: string }>(`SELECT "name" FROM ${quoted(COLLECTIONS_TABLE)}`)).rows.map((row) => row.name);
+    const catalog = await readCatalog(client);
+    const problems: SchemaProblem[] = [];
+    const statements: string[] = [];
+    const declared = new Set(plans.map((plan) => plan.table));
+
+    for (const table of managed) {
+      if (declared.has(table) || !catalog.has(table)) continue;
+      const { count, firstIds } = await recordsWhere(client, table, 'true');
+      if (count > 0) problems.push({ kind: 'removed-collection', collection: table, count, firstIds });
+    }
+    for (const plan of plans) {
+      const stored = catalog.get(plan.table);
+      if (stored === undefined) {
+        statements.push(createTableStatement(plan));
+        continue;
+      }
+      await compareColumns(client, plan, stored, problems, statements);
+    }
+    if (problems.length > 0) {
+      await client.query('ROLLBACK');
+      return { problems, applied: [] };
+    }
+    for (const plan of plans) {
+      for (const column of plan.columns) {
+        if (column.references !== undefined && !(await hasConstraint(client, plan.table, foreignKeyName(plan.table, column.name)))) {
+          statements.push(addForeignKeyStatement(plan.table, column));
+        }
+      }
+      for (const index of plan.indexes) statements.push(createIndexStatement(plan.table, index));
+    }
+    for (const statement of orderStatements(statements)) await client.query(statement);
+    for (const plan of plans) await client.query(`INSERT INTO ${quoted(COLLECTIONS_TABLE)} ("name") VALUES ($1) ON CONFLICT DO NOTHING`, [plan.table]);
+    await client.query('COMMIT');
+    return { problems: [], applied: statements };
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => {});
+    throw error;
+  }
+}
+
+/** Tables first, then column changes, then foreign keys (their targets exist by then), then indexes. */
+function orderStatements(statements: readonly string[]): string[] {
+  const rank = (statement: string): number =>
+    statement.startsWith('CREATE TABLE') ? 0 : statement.includes('FOREIGN KEY') ? 2 : statement.startsWith('CREATE') ? 3 : 1;
+  return [...statements].sort((a, b) => rank(a) - rank(b));
+}
+
+async function compareColumns(
+  client: pg.ClientBase,
+  plan: TablePlan,
+  stored: ReadonlyMap<string, StoredColumn>,
+  problems: SchemaProblem[],
+  statements: string[],
+): Promise<void> {
+  const table = quoted(plan.table);
+  const collection = plan.table;
+  for (const column of plan.columns) {
+    const name = quoted(column.name);
+    const current = stored.get(column.name);
+    if (current === undefined) {
+      const lacking = column.notNull ? await recordsWhere(client, plan.table, 'true') : { count: 0, firstIds: [] };
+      if (lacking.count > 0) problems.push({ kind: 'missing-required', collection, property: column.name, ...lacking });
+      else statements.push(`ALTER TABLE ${table} ADD COLUMN ${name} ${column.type}${column.notNull ? ' NOT NULL' : ''}`);
+      continue;
+    }
+    if (current.type !== column.type) {
+      const change = await typeChange(client, plan.table, column, current.type);
+      if (change.misfits.count > 0) problems.push({ kind: 'wrong-kind', collection, property: column.name, declared: column.type, ...change.misfits });
+      else statements.push(`ALTER TABLE ${table} ALTER COLUMN ${name} TYPE ${column.type} USING ${change.using}`);
+    }
+    const values = column.values;
+    if (values !== undefined && current.type === 'text') {
+      const misfits = await recordsWhere(client, plan.table, `${name} IS NOT NULL AND NOT (${name} = ANY($1::text[]))`, [values]);
+      if (misfits.count > 0) problems.push({ kind: 'wrong-kind', collection, property: column.name, declared: `one of ${values.join(', ')}`, ...misfits });
+    }
+    if (column.notNull && current.nullable) {
+      const lacking = await recordsWhere(client, plan.table, `${name} IS NULL`);
+      if (lacking.count > 0) problems.push({ kind: 'missing-required', collection, property: column.name, ...lacking });
+      else statements.push(`ALTER TABLE ${table} ALTER COLUMN ${name} SET NOT NULL`);
+    }
+    if (!column.notNull && !current.nullable) statements.push(`ALTER TABLE ${table} ALTER COLUMN ${name} DROP NOT NULL`);
+  }
+  const declaredNames = new Set(plan.columns.map((column) => column.name));
+  for (const name of stored.keys()) {
+    if (declaredNames.has(name)) continue;
+    const holding = await recordsWhere(client, plan.table, `${quoted(name)} IS NOT NULL`);
+    if (holding.count > 0) problems.push({ kind: 'undeclared-property', collection, property: name, ...holding });
+    else statements.push(`ALTER TABLE ${table} DROP COLUMN ${quoted(name)}`);
+  }
+}
+
+/**
+ * How a column's values become the declared type, and the records whose value would not:
+ * an integer column may become a number one, a number column an integer one when every
+ * value is whole; any other change only when the column holds nothing.
+ */
+async function typeChange(client: pg.ClientBase, table: string, column: ColumnPlan, from: string): Promise<{ using: string; misfits: { count: number; firstIds: number[] } }> {
+  const name = quoted(column.name);
+  if (from === 'bigint' && column.type === 'double precision') return { using: `${name}::double precision`, misfits: { count: 0, firstIds: [] } };
+  if (from === 'double precision' && column.type === 'bigint') {
+    return { using: `${name}::bigint`, misfits: await recordsWhere(client, table, `${name} IS NOT NULL AND ${name} <> trunc(${name})`) };
+  }
+  return { using: 'NULL', misfits: await recordsWhere(client, table, `${name} IS NOT NULL`) };
+}
+
+/** How many records of `table` satisfy `condition`, and the first ids. */
+async function recordsWhere(client: pg.ClientBase, table: string, condition: string, parameters: unknown[] = []): Promise<{ count: number; firstIds: number[] }> {
+  const result = await client.query<{ id: string; total: string }>(
+    `SELECT "id", count(*) OVER () AS total FROM ${quoted(table)} WHERE ${condition} ORDER BY "id" LIMIT ${FIRST_IDS}`,
+    parameters,
+  );
+  const first = result.rows[0];
+  return { count: first === undefined ? 0 : Number(first.total), firstIds: result.rows.map((row) => Number(row.id)) };
+}
+
+async function readCatalog(client: pg.ClientBase): Promise<Map<string, Map<string, StoredColumn>>> {
+  const result = await client.query<{ table_name: string; column_name: string; data_type: string; is_nullable: string }>(
+    `SELECT table_name, column_name, data_type, is_nullable FROM information_schema.columns WHERE table_schema = current_schema() ORDER BY table_name, ordinal_position`,
+  );
+  const catalog = new Map<string, Map<string, StoredColumn>>();
+  for (const row of result.rows) {
+    let columns = catalog.get(row.table_name);
+    if (columns === undefined) {
+      columns = new Map();
+      catalog.set(row.table_name, columns);
+    }
+    columns.set(row.column_name, { type: row.data_type, nullable: row.is_nullable === 'YES' });
+  }
+  return catalog;
+}
+
+async function hasConstraint(client: pg.ClientBase, table: string, name: string): Promise<boolean> {
+  const result = await client.query(`SELECT 1 FROM pg_constraint WHERE conname = $1 AND conrelid = to_regclass($2)`, [name, quoted(table)]);
+  return result.rowCount === 1;
+}

@@ -1,0 +1,163 @@
+// The tables a declaration needs (CONTRACT §12, "Schema from declarations"): a table per
+// collection, named by its plural; `id` from an identity sequence (ids are never
+// reused); a column per property, under its stored name (a password's `password_hash`):
+// text, bigint, double precision, boolean, or jsonb for arrays and objects (and enums
+// whose values are not all strings); timestamps as timestamptz. A nested collection's
+// parent column references the parent with ON DELETE CASCADE (deleting a user deletes
+// their orders); a top-level `x-references` column is a foreign key without cascade, so
+// deleting a referenced record fails (409 `still_referenced`). Indexes: a unique index
+// per `x-unique` (`lower(…)` for `ignore-case`), and one per filter, sort key and parent
+// for lists, each ending in `id`, the order of ties (README: Lists). Pure: turns a
+// resource table into plans and plans into SQL; schema-migration.ts applies them.
+
+import type { FieldRule, ResourceDefinition, ResourceTable } from 'plainrest';
+
+export interface ColumnPlan {
+  readonly name: string;
+  /** As information_schema.columns.data_type spells it, which is also valid DDL. */
+  readonly type: 'bigint' | 'text' | 'double precision' | 'boolean' | 'jsonb' | 'timestamp with time zone';
+  /** Only `id`, the timestamps, the parent column, and required properties. */
+  readonly notNull: boolean;
+  readonly references?: { readonly table: string; readonly cascade: boolean };
+  /** A text enum's values: a stored value outside them no longer fits. */
+  readonly values?: readonly string[];
+}
+
+export interface IndexPlan {
+  readonly name: string;
+  readonly unique: boolean;
+  /** SQL expressions: quoted column names, or `lower("email")`. */
+  readonly keys: readonly string[];
+}
+
+export interface TablePlan {
+  readonly table: string;
+  readonly columns: readonly ColumnPlan[];
+  readonly indexes: readonly IndexPlan[];
+}
+
+/** Double quotes around a name (declared names are already lower-case letters, digits and `_`). */
+export function quoted(name: string): string {
+  return `"${name.replaceAll('"', '""')}"`;
+}
+
+/** One plan per declared collection, parents before the collections nested under them or referencing them. */
+export function schemaOf(resources: ResourceTable): TablePlan[] {
+  return creationOrder(resources.resources).map(tablePlan);
+}
+
+function tablePlan(definition: ResourceDefinition): TablePlan {
+  const columns: ColumnPlan[] = [];
+  const indexes: IndexPlan[] = [];
+  const table = definition.collection;
+  const parentField = definition.parent?.field;
+  /** List indexes of a nested collection start with the parent: its lists are always within one parent. */
+  const listKeys = (key: string): string[] => [...(parentField === undefined ? [] : [quoted(parentField)]), key, quoted('id')];
+  for (const rule of definition.fields) {
+    const name = rule.storedAs ?? rule.name;
+    if (rule.type === 'id') {
+      columns.push({ name, type: 'bigint', notNull: true });
+      continue;
+    }
+    const isParent = name === parentField;
+    const references =
+      isParent && definition.parent !== undefined
+        ? { table: definition.parent.definition.collection, cascade: true }
+        : rule.references !== undefined
+          ? { table: rule.references, cascade: false }
+          : undefined;
+    const type = columnType(rule);
+    columns.push({
+      name,
+      type,
+      ...(rule.type === 'enum' && type === 'text' ? { values: (rule.values ?? []) as string[] } : {}),
+      notNull: rule.type === 'timestamp' || isParent || rule.required === true,
+      ...(references === undefined ? {} : { references }),
+    });
+    if (isParent) indexes.push({ name: indexName(table, name, 'parent'), unique: false, keys: [quoted(name), quoted('id')] });
+    if (rule.unique !== undefined) {
+      indexes.push({ name: indexName(table, name, 'unique'), unique: true, keys: [rule.unique === 'ignore-case' ? `lower(${quoted(name)})` : quoted(name)] });
+    }
+    if ((rule.filter === true || rule.sort === true || rule.references !== undefined) && !isParent) {
+      // A filter on a value unique ignoring case matches ignoring case (an email): its index too.
+      const key = rule.unique === 'ignore-case' && rule.filter === true ? `lower(${quoted(name)})` : quoted(name);
+      indexes.push({ name: indexName(table, name, 'list'), unique: false, keys: listKeys(key) });
+    }
+  }
+  return { table, columns, indexes };
+}
+
+function columnType(rule: FieldRule): ColumnPlan['type'] {
+  switch (rule.type) {
+    case 'timestamp':
+      return 'timestamp with time zone';
+    case 'integer':
+      return 'bigint';
+    case 'number':
+      return 'double precision';
+    case 'boolean':
+      return 'boolean';
+    case 'enum':
+      return (rule.values ?? []).every((value) => typeof value === 'string') ? 'text' : 'jsonb';
+    case 'array':
+    case 'object':
+      return 'jsonb';
+    default:
+      return 'text';
+  }
+}
+
+/** `<table>_<column>_<kind>`, cut to PostgreSQL's 63 bytes with a short hash of the whole so that it stays unique. */
+function indexName(table: string, column: string, kind: string): string {
+  const whole = `${table}_${column}_${kind}`;
+  if (whole.length <= 63) return whole;
+  let hash = 0;
+  for (const char of whole) hash = (hash * 31 + char.charCodeAt(0)) >>> 0;
+  return `${whole.slice(0, 54)}_${hash.toString(36).padStart(8, '0').slice(0, 8)}`;
+}
+
+/** Parents first, then referenced collections before those that reference them (a reference cycle keeps declaration order). */
+function creationOrder(definitions: readonly ResourceDefinition[]): ResourceDefinition[] {
+  const ordered: ResourceDefinition[] = [];
+  const visiting = new Set<ResourceDefinition>();
+  const byName = new Map(definitions.map((definition) => [definition.collection, definition]));
+  const visit = (definition: ResourceDefinition): void => {
+    if (ordered.includes(definition) || visiting.has(definition)) return;
+    visiting.add(definition);
+    if (definition.parent !== undefined) visit(definition.parent.definition);
+    for (const rule of definition.fields) {
+      const target = rule.references === undefined ? undefined : byName.get(rule.references);
+      if (target !== undefined && target !== definition) visit(target);
+    }
+    ordered.push(definition);
+  };
+  for (const definition of definitions) visit(definition);
+  return ordered;
+}
+
+/** CREATE TABLE for a plan; its foreign keys are added separately (foreignKeyStatements), once every table exists. */
+export function createTableStatement(plan: TablePlan): string {
+  const columns = plan.columns.map((column) =>
+    column.name === 'id'
+      ? `${quoted('id')} bigint GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY`
+      : `${quoted(column.name)} ${column.type}${column.notNull ? ' NOT NULL' : ''}`,
+  );
+  return `CREATE TABLE ${quoted(plan.table)} (${columns.join(', ')})`;
+}
+
+/** A foreign key's constraint name. */
+export function foreignKeyName(table: string, column: string): string {
+  return indexName(table, column, 'fkey');
+}
+
+export function addForeignKeyStatement(table: string, column: ColumnPlan): string {
+  const target = column.references as NonNullable<ColumnPlan['references']>;
+  return (
+    `ALTER TABLE ${quoted(table)} ADD CONSTRAINT ${quoted(foreignKeyName(table, column.name))} ` +
+    `FOREIGN KEY (${quoted(column.name)}) REFERENCES ${quoted(target.table)} (${quoted('id')})${target.cascade ? ' ON DELETE CASCADE' : ''}`
+  );
+}
+
+export function createIndexStatement(table: string, index: IndexPlan): string {
+  return `CREATE ${index.unique ? 'UNIQUE ' : ''}INDEX IF NOT EXISTS ${quoted(index.name)} ON ${quoted(table)} (${index.keys.join(', ')})`;
+}

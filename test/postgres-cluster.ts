@@ -1,0 +1,139 @@
+// A throwaway PostgreSQL server for the tests of the PostgreSQL store (CONTRACT §12):
+// Debian's own binaries, a new cluster in a temporary directory (initdb), started on a
+// free loopback port as a non-root user (PostgreSQL refuses to run as root: as root the
+// tests run it as the `postgres` system user, else `nobody`), never the system service;
+// stopped and removed afterwards. Each test gets its own database. Where PostgreSQL is
+// not installed (`.ci/run` installs Debian's package), POSTGRES_SKIP says so and the
+// suites that need it are skipped with that reason.
+
+import { spawn, spawnSync } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { chown, mkdtemp, rm } from 'node:fs/promises';
+import { once } from 'node:events';
+import { createServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import pg from 'pg';
+
+/** The directory holding initdb and postgres: POSTGRES_BIN, else Debian's newest /usr/lib/postgresql/<version>/bin. */
+function findPostgresBin(): string | undefined {
+  const given = process.env['POSTGRES_BIN'];
+  if (given !== undefined && given !== '') return existsSync(join(given, 'initdb')) ? given : undefined;
+  const root = '/usr/lib/postgresql';
+  if (!existsSync(root)) return undefined;
+  const versions = readdirSync(root).filter((name) => /^\d+$/.test(name)).sort((a, b) => Number(b) - Number(a));
+  return versions.map((version) => join(root, version, 'bin')).find((bin) => existsSync(join(bin, 'initdb')));
+}
+
+export const POSTGRES_BIN = findPostgresBin();
+export const POSTGRES_SKIP =
+  POSTGRES_BIN === undefined ? 'PostgreSQL is not installed (looked for POSTGRES_BIN, then /usr/lib/postgresql/*/bin); `.ci/run` installs it with apt-get' : false;
+
+/** Who runs the server: this process's user, or, as root, `postgres` (Debian's package creates it) or `nobody`. */
+function serverUser(): { uid: number; gid: number } | undefined {
+  if (process.getuid?.() !== 0) return undefined;
+  for (const name of ['postgres', 'nobody']) {
+    const line = readFileSync('/etc/passwd', 'utf8')
+      .split('\n')
+      .find((entry) => entry.startsWith(`${name}:`));
+    const [, , uid, gid] = line?.split(':') ?? [];
+    if (uid !== undefined && gid !== undefined) return { uid: Number(uid), gid: Number(gid) };
+  }
+  throw new Error('running as root, and neither a postgres nor a nobody user exists to run PostgreSQL as');
+}
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as AddressInfo;
+  server.close();
+  await once(server, 'close');
+  return port;
+}
+
+export interface PostgresCluster {
+  /** A connection URL for `database` on this server. */
+  url(database: string): string;
+  /** A new empty database, by name: `t1`, `t2`, … */
+  createDatabase(): Promise<string>;
+  /** Fast shutdown, then the directory is removed. */
+  stop(): Promise<void>;
+}
+
+const USER = 'plainrest';
+
+/** A new cluster, started and accepting connections. */
+export async function startCluster(): Promise<PostgresCluster> {
+  const bin = POSTGRES_BIN;
+  if (bin === undefined) throw new Error(String(POSTGRES_SKIP));
+  const dir = await mkdtemp(join(tmpdir(), 'plainrest-pg-'));
+  const user = serverUser();
+  if (user !== undefined) await chown(dir, user.uid, user.gid);
+  const dataDir = join(dir, 'data');
+  const initdb = spawnSync(join(bin, 'initdb'), ['-D', dataDir, '-U', USER, '--auth=trust', '-E', 'UTF8', '--locale=C', '--no-sync'], {
+    ...user,
+    encoding: 'utf8',
+  });
+  if (initdb.status !== 0) {
+    await rm(dir, { recursive: true, force: true });
+    throw new Error(`initdb failed: ${initdb.stderr || initdb.error?.message}`);
+  }
+  const port = await freePort();
+  // The tests measure correctness, not durability of the database itself: no fsync.
+  const settings = ['listen_addresses=127.0.0.1', `unix_socket_directories=${dir}`, 'fsync=off', 'full_page_writes=off', 'max_connections=200'];
+  const server: ChildProcess = spawn(join(bin, 'postgres'), ['-D', dataDir, '-p', String(port), ...settings.flatMap((setting) => ['-c', setting])], {
+    ...user,
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let log = '';
+  server.stderr?.on('data', (chunk: Buffer) => (log = (log + chunk.toString()).slice(-4000)));
+  const killOnExit = (): void => void server.kill('SIGKILL');
+  process.once('exit', killOnExit);
+  const url = (database: string): string => `postgres://${USER}@127.0.0.1:${port}/${database}`;
+  await waitUntilAccepting(url('postgres'), server, () => log);
+  let databases = 0;
+  return {
+    url,
+    async createDatabase() {
+      const name = `t${++databases}`;
+      const client = new pg.Client({ connectionString: url('postgres') });
+      await client.connect();
+      try {
+        await client.query(`CREATE DATABASE ${name}`);
+      } finally {
+        await client.end();
+      }
+      return name;
+    },
+    async stop() {
+      process.removeListener('exit', killOnExit);
+      if (server.exitCode === null && server.signalCode === null) {
+        const exited = once(server, 'exit');
+        server.kill('SIGINT');
+        await exited;
+      }
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+async function waitUntilAccepting(url: string, server: ChildProcess, log: () => string): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    if (server.exitCode !== null) throw new Error(`postgres exited (${server.exitCode}): ${log()}`);
+    const client = new pg.Client({ connectionString: url });
+    try {
+      await client.connect();
+      await client.end();
+      return;
+    } catch (error) {
+      await client.end().catch(() => {});
+      if (Date.now() > deadline) throw new Error(`postgres did not accept connections within 30 s: ${String(error)}\n${log()}`);
+      await sleep(50);
+    }
+  }
+}
