@@ -36,10 +36,13 @@ import type { ResourceTable } from './declarations/compile-declaration.js';
 import type { ResourceDefinition } from './resources/definition.js';
 import { resolveResources } from './declarations/resolve-resources.js';
 import { exampleResources } from './resources/example-domain.js';
-import type { Endpoint } from './routes.js';
+import type { Endpoint, Handler } from './routes.js';
 import { buildRouter, notFound, serverWideOptions } from './routes.js';
 import type { Router } from './router.js';
 import { openStore } from './store/open-store.js';
+import { loaded } from './store/loaded.js';
+import type { Store } from './store/store.js';
+import type { Actor } from './auth/permissions.js';
 
 export interface App {
   /** A `node:http` request listener: `http.createServer(app.handle)`. */
@@ -110,7 +113,7 @@ export async function createApp(options: ServerOptions = {}): Promise<App> {
   const { router, allMethods } = buildRouter(resources);
   const limiter = config.rateLimit === 0 ? undefined : new RateLimiter(config.rateLimit, config.clock);
   let shuttingDown = false;
-  const idempotencyKeys = new IdempotencyKeys(store, config.clock, secret);
+  const idempotencyKeys = new IdempotencyKeys(config.clock, secret);
   const listPages = new PageCache();
   const bodyBudget = new BodyBudget(config.maxBodyBytesInFlight);
   const services: Services = { store, config, authenticator, idempotencyKeys, listPages, bodyBudget, adminReady, isShuttingDown: () => shuttingDown };
@@ -268,7 +271,30 @@ function dispatch(
   // anything else is looked at and before the body is read.
   // An open method of a resource (`public` access) still checks a token that is sent: it names the caller.
   const identify = !endpoint.open.has(method) || (endpoint.identifies && req.headers.authorization !== undefined);
-  const actor = identify ? services.authenticator.authenticate(req.headers.authorization, req.socket) : undefined;
+  // A store whose data is elsewhere gives each request its own view (store/store.ts).
+  const store = services.store.view?.() ?? services.store;
+  if (!identify) return admitted(exchange, match.ids, method, path, search, endpoint, handler, services, limiter, store, undefined);
+  const actor = loaded(() => services.authenticator.authenticate(req.headers.authorization, req.socket, store));
+  return actor instanceof Promise
+    ? actor.then((caller) => admitted(exchange, match.ids, method, path, search, endpoint, handler, services, limiter, store, caller))
+    : admitted(exchange, match.ids, method, path, search, endpoint, handler, services, limiter, store, actor);
+}
+
+/** After authentication: the rate limit, negotiation, then the handler. */
+function admitted(
+  exchange: Exchange,
+  ids: readonly number[],
+  method: string,
+  path: string,
+  search: string,
+  endpoint: Endpoint,
+  handler: Handler,
+  services: Services,
+  limiter: RateLimiter | undefined,
+  store: Store,
+  actor: Actor | undefined,
+): Reply | Promise<Reply> {
+  const { req, requestId } = exchange;
   exchange.userId = actor?.id;
 
   if (limiter !== undefined) {
@@ -284,10 +310,12 @@ function dispatch(
     path,
     search,
     requestId,
-    ids: match.ids,
+    ids,
     actor,
+    store,
     services,
     secrets: exchange.secrets,
   };
-  return handler(context);
+  // A handler that reads and then answers at once runs again once what it read is loaded.
+  return loaded(() => handler(context));
 }

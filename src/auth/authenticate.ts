@@ -53,8 +53,12 @@ export class Authenticator {
     return { token: signToken(claims, this.#secret), expiresIn: this.#ttlSeconds };
   }
 
-  /** The caller named by the Authorization header, or a 401 (RFC 6750 §3); `connection` is the request's socket. */
-  authenticate(authorization: string | undefined, connection?: object): Actor {
+  /**
+   * The caller named by the Authorization header, or a 401 (RFC 6750 §3); `connection` is
+   * the request's socket, `store` the request's (store/store.ts). The user is read on
+   * every request, so a deleted or demoted user is refused or demoted at once.
+   */
+  authenticate(authorization: string | undefined, connection?: object, store: Store = this.#store): Actor {
     const now = this.#nowSeconds();
     const last = connection === undefined ? undefined : this.#lastOnConnection.get(connection);
     let entry = last !== undefined && last.header === authorization ? last.verified : undefined;
@@ -62,7 +66,7 @@ export class Authenticator {
       entry = this.#cachedOrVerified(authorization, now);
       if (connection !== undefined) this.#lastOnConnection.set(connection, { header: authorization as string, verified: entry });
     }
-    const user = this.#store.get('users', entry.userId);
+    const user = store.get('users', entry.userId);
     if (user === undefined) throw invalidToken('the user of this token no longer exists');
     return user['role'] === 'admin' ? { id: user.id, role: 'admin' } : { id: user.id, role: 'user' };
   }

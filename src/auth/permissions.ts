@@ -77,7 +77,7 @@ export function listsOwnRecordsOnly(actor: Actor | undefined, definition: Resour
 /** The path-level check of a resource handler: 403 before the record is read or the body is looked at. */
 export function authorize(context: RequestContext, definition: ResourceDefinition, operation: Operation): Actor | undefined {
   const actor = context.actor;
-  if (isAllowed(actor, definition, operation, context.ids, context.services.store)) return actor;
+  if (isAllowed(actor, definition, operation, context.ids, context.store)) return actor;
   if (actor === undefined) throw new Error(`${definition.collection} handler reached without an authenticated caller`);
   const who = definition.access[operation] === 'owner' ? 'the user they belong to, or an admin,' : 'an admin';
   throw new HttpError('forbidden', `only ${who} may ${operation} ${definition.collection} here`);

@@ -14,18 +14,20 @@ import type { Reply } from '../http/respond.js';
 import type { ResourceDefinition, Vocabulary } from '../resources/definition.js';
 import { OWNER_FIELD_NAME } from '../resources/definition.js';
 import { entityTag, represent, representFields, serializeWritten } from '../representation.js';
-import type { Change, Filter } from '../store/store.js';
+import type { Change, Decision, Filter } from '../store/store.js';
+import { decideAndCommit, loaded } from '../store/loaded.js';
 import type { IdempotentRequest } from '../http/idempotency.js';
 import type { JsonObject } from '../json.js';
 import type { Actor } from '../auth/permissions.js';
 import { requireParent } from './lookup.js';
 import { writeOnlyValues } from '../validation.js';
 import type { WritePlan } from './write-record.js';
-import { decideWrite, finishRecord } from './write-record.js';
+import { decideWrite, finishRecord, secretsToHash } from './write-record.js';
 import { isoTimestamp } from '../timestamps.js';
 
 export function listRecords(context: RequestContext, definition: ResourceDefinition, vocabulary: Vocabulary): Reply {
-  const { store, listPages } = context.services;
+  const { listPages } = context.services;
+  const { store } = context;
   // A list of one's own records differs by caller, so its cached page does too.
   const target = listsOwnRecordsOnly(context.actor, definition) ? `${context.path}?${context.search}#${context.actor.id}` : `${context.path}?${context.search}`;
   const version = store.version(definition.collection);
@@ -50,7 +52,7 @@ function buildPage(context: RequestContext, definition: ResourceDefinition, voca
   if (definition.parent !== undefined && parentId !== undefined) filters.unshift({ field: definition.parent.field, value: parentId });
   if (listsOwnRecordsOnly(actor, definition)) filters.unshift({ field: OWNER_FIELD_NAME, value: actor.id });
 
-  const { records, total } = context.services.store.query(definition.collection, {
+  const { records, total } = context.store.query(definition.collection, {
     filters,
     sort: parameters.sort,
     offset: (parameters.page - 1) * parameters.limit,
@@ -67,8 +69,11 @@ function buildPage(context: RequestContext, definition: ResourceDefinition, voca
 
 export async function createRecord(context: RequestContext, definition: ResourceDefinition, vocabulary: Vocabulary): Promise<Reply> {
   rejectQueryParameters(context.search);
-  const actor = authorize(context, definition, 'create');
-  requireParent(context, definition);
+  const actor = await loaded(() => {
+    const caller = authorize(context, definition, 'create');
+    requireParent(context, definition);
+    return caller;
+  });
   const body = await readJsonBody(context.req, context.services.config.maxBodyBytes, JSON_MEDIA_TYPES, context.services.bodyBudget);
   context.secrets.push(...writeOnlyValues(definition.fields, body, vocabulary));
   const header = context.req.headers['idempotency-key'];
@@ -76,7 +81,7 @@ export async function createRecord(context: RequestContext, definition: Resource
   const client = actor === undefined ? `address ${context.req.socket.remoteAddress ?? ''}` : `user ${actor.id}`;
   const idempotent = context.services.idempotencyKeys.request(Array.isArray(header) ? header.join(', ') : header, client, context.path, body);
   if (idempotent === undefined) return create(context, definition, vocabulary, body, actor, undefined);
-  const replay = context.services.idempotencyKeys.begin(idempotent);
+  const replay = await loaded(() => context.services.idempotencyKeys.begin(idempotent, context.store));
   if (replay !== undefined) return replay;
   try {
     return await create(context, definition, vocabulary, body, actor, idempotent);
@@ -93,24 +98,25 @@ async function create(
   actor: Actor | undefined,
   idempotent: IdempotentRequest | undefined,
 ): Promise<Reply> {
-  const { store } = context.services;
+  const { store } = context;
   const load = (): WritePlan => {
     const parentId = requireParent(context, definition);
     requireBodyPermission(actor, definition, body, vocabulary, undefined);
     return { definition, vocabulary, mode: 'create', body, store, parentId, ...(actor === undefined ? {} : { creatorId: actor.id }) };
   };
-  const first = decideWrite(load);
-  const { next } = first instanceof Promise ? decideWrite(load, await first) : first;
-  const now = isoTimestamp();
-  const record = finishRecord(definition, next, store.allocateId(definition.collection), now, now);
-  const { stored, representation } = serializeWritten(definition, record, vocabulary);
-  const headers = { Location: `${context.path}/${record.id}`, ETag: representation.etag };
-  const created = definition.createdFields;
-  const responseBody = created === undefined ? representation.json : representFields(definition, record, vocabulary, created);
-  const reply: Reply = { status: 201, headers, body: responseBody };
-
-  const changes: Change[] = [{ kind: 'put', collection: definition.collection, record, json: stored }];
-  if (idempotent !== undefined) changes.push(...context.services.idempotencyKeys.changesToSave(idempotent, reply));
-  await store.commit(changes);
-  return reply;
+  // Only a body that carries a password waits here, for its hash (write-record.ts).
+  const hashed = context.secrets.length === 0 ? undefined : await loaded(() => secretsToHash(load));
+  return decideAndCommit(store, (): Decision<Reply> => {
+    const { next } = decideWrite(load, hashed);
+    const now = isoTimestamp();
+    const record = finishRecord(definition, next, store.allocateId(definition.collection), now, now);
+    const { stored, representation } = serializeWritten(definition, record, vocabulary);
+    const headers = { Location: `${context.path}/${record.id}`, ETag: representation.etag };
+    const created = definition.createdFields;
+    const responseBody = created === undefined ? representation.json : representFields(definition, record, vocabulary, created);
+    const reply: Reply = { status: 201, headers, body: responseBody };
+    const changes: Change[] = [{ kind: 'put', collection: definition.collection, record, json: stored }];
+    if (idempotent !== undefined) changes.push(...context.services.idempotencyKeys.changesToSave(idempotent, reply, store));
+    return { changes, result: reply };
+  });
 }

@@ -17,7 +17,9 @@ import { represent, serializeWritten } from '../representation.js';
 import { requireRecord } from './lookup.js';
 import { writeOnlyValues } from '../validation.js';
 import type { WritePlan } from './write-record.js';
-import { decideWrite, deletionWithDependents, finishRecord, isUnchanged } from './write-record.js';
+import { decideWrite, deletionWithDependents, finishRecord, isUnchanged, secretsToHash } from './write-record.js';
+import { decideAndCommit, loaded } from '../store/loaded.js';
+import type { Decision } from '../store/store.js';
 import { isoTimestamp } from '../timestamps.js';
 
 export function readRecord(context: RequestContext, definition: ResourceDefinition, vocabulary: Vocabulary): Reply {
@@ -42,9 +44,13 @@ export async function updateRecord(
   mode: 'replace' | 'patch',
 ): Promise<Reply> {
   rejectQueryParameters(context.search);
-  const actor = authorize(context, definition, 'update');
-  requireRecord(context, definition);
-  const { store, config } = context.services;
+  const actor = await loaded(() => {
+    const caller = authorize(context, definition, 'update');
+    requireRecord(context, definition);
+    return caller;
+  });
+  const { config } = context.services;
+  const { store } = context;
   const mediaTypes = mode === 'patch' ? MERGE_PATCH_MEDIA_TYPES : JSON_MEDIA_TYPES;
   const body = await readJsonBody(context.req, config.maxBodyBytes, mediaTypes, context.services.bodyBudget);
   context.secrets.push(...writeOnlyValues(definition.fields, body, vocabulary));
@@ -56,22 +62,24 @@ export async function updateRecord(
     const parentId = definition.parent === undefined ? undefined : context.ids[context.ids.length - 2];
     return { definition, vocabulary, mode, body, store, current, parentId };
   };
-  const first = decideWrite(load);
-  const { plan, next } = first instanceof Promise ? decideWrite(load, await first) : first;
-  const current = plan.current as StoredRecord;
-  if (isUnchanged(next, current)) return representationReply(represent(definition, current, vocabulary));
-  const record = finishRecord(definition, next, current.id, current.created_at, isoTimestamp());
-  const { stored, representation } = serializeWritten(definition, record, vocabulary);
-  await store.commit([{ kind: 'put', collection: definition.collection, record, json: stored }]);
-  return representationReply(representation);
+  // Only a body that carries a password waits here, for its hash (write-record.ts).
+  const hashed = context.secrets.length === 0 ? undefined : await loaded(() => secretsToHash(load));
+  return decideAndCommit(store, (): Decision<Reply> => {
+    const { plan, next } = decideWrite(load, hashed);
+    const current = plan.current as StoredRecord;
+    if (isUnchanged(next, current)) return { changes: [], result: representationReply(represent(definition, current, vocabulary)) };
+    const record = finishRecord(definition, next, current.id, current.created_at, isoTimestamp());
+    const { stored, representation } = serializeWritten(definition, record, vocabulary);
+    return { changes: [{ kind: 'put', collection: definition.collection, record, json: stored }], result: representationReply(representation) };
+  });
 }
 
-export async function deleteRecord(context: RequestContext, definition: ResourceDefinition, vocabulary: Vocabulary): Promise<Reply> {
+export function deleteRecord(context: RequestContext, definition: ResourceDefinition, vocabulary: Vocabulary): Promise<Reply> {
   rejectQueryParameters(context.search);
-  authorize(context, definition, 'delete');
-  const record = requireRecord(context, definition);
-  requireIfMatch(context.req.headers['if-match'], represent(definition, record, vocabulary).etag);
-  const { store } = context.services;
-  await store.commit(deletionWithDependents(store, definition, record.id));
-  return { status: 204 };
+  return decideAndCommit(context.store, (): Decision<Reply> => {
+    authorize(context, definition, 'delete');
+    const record = requireRecord(context, definition);
+    requireIfMatch(context.req.headers['if-match'], represent(definition, record, vocabulary).etag);
+    return { changes: deletionWithDependents(context.store, definition, record.id), result: { status: 204 } };
+  });
 }

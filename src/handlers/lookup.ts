@@ -30,7 +30,7 @@ function requireAt(context: RequestContext, definition: ResourceDefinition, dept
   const parent = definition.parent;
   const parentId = parent === undefined ? undefined : requireAt(context, parent.definition, depth - 1).id;
   const id = context.ids[depth - 1] as number;
-  const record = context.services.store.get(definition.collection, id);
+  const record = context.store.get(definition.collection, id);
   if (record === undefined || (parent !== undefined && record[parent.field] !== parentId)) {
     throw new HttpError('record_not_found', `no ${definition.singular} has id ${id}${parentId === undefined ? '' : ' here'}`);
   }

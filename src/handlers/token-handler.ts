@@ -15,6 +15,7 @@ import { verifyPassword } from '../passwords.js';
 import type { FieldRule } from '../resources/definition.js';
 import { validateBody } from '../validation.js';
 import { buildVocabulary } from '../vocabulary.js';
+import { loaded } from '../store/loaded.js';
 
 const CREDENTIAL_FIELDS: readonly FieldRule[] = [
   { name: 'email', type: 'string', access: 'client', required: true, minLength: 1, maxLength: 254 },
@@ -28,17 +29,18 @@ const DUMMY_HASH = 'scrypt$16384$8$1$QrNUadZbO0yUnY4T_Jx9GQ$0v06pvDMNoRMBg6FkZ5u
 
 export async function createToken(context: RequestContext): Promise<Reply> {
   rejectQueryParameters(context.search);
-  const { store, config, authenticator } = context.services;
+  const { config, authenticator } = context.services;
+  const { store } = context;
   const body = await readJsonBody(context.req, config.maxBodyBytes, JSON_MEDIA_TYPES, context.services.bodyBudget);
   if (typeof body['password'] === 'string') context.secrets.push(body['password']);
   const { email, password } = validateBody(CREDENTIAL_FIELDS, body, CREDENTIAL_NAMES, 'create') as { email: string; password: string };
 
   await context.services.adminReady; // the administrator's password may still be being replaced
-  const user = store.findIgnoringCase('users', 'email', email);
+  const user = await loaded(() => store.findIgnoringCase('users', 'email', email));
   const storedHash = user?.['password_hash'];
   const hash = typeof storedHash === 'string' ? storedHash : DUMMY_HASH;
   const matches = await verifyPassword(password, hash);
-  if (user === undefined || hash === DUMMY_HASH || !matches || store.get('users', user.id) === undefined) {
+  if (user === undefined || hash === DUMMY_HASH || !matches || (await loaded(() => store.get('users', user.id))) === undefined) {
     throw new HttpError('invalid_credentials', 'the email or the password is wrong', {
       headers: { 'WWW-Authenticate': `Bearer realm="${REALM}"` },
     });

@@ -47,20 +47,29 @@ export interface WriteDecision {
 
 /**
  * Decides the next fields of a record. `load` gathers the current state and runs the
- * checks that depend on it (404, 412). When the body carries a password, the answer is
- * instead a promise of its hash: call again with it, and the decision is taken anew on
- * the state of that moment. Either way the decision that is committed is taken in the
- * same turn as the commit, so no other write can come between them.
+ * checks that depend on it (404, 412). A body that carries a password needs its hash
+ * first (`secretsToHash`, the one slow step), passed here as `hashed`. The decision is
+ * taken in the same turn as the commit (store/loaded.ts: decideAndCommit), so no other
+ * write can come between them.
  */
-export function decideWrite(load: () => WritePlan): WriteDecision | Promise<Secrets>;
-export function decideWrite(load: () => WritePlan, hashed: Secrets): WriteDecision;
-export function decideWrite(load: () => WritePlan, hashed?: Secrets): WriteDecision | Promise<Secrets> {
+export function decideWrite(load: () => WritePlan, hashed?: Secrets): WriteDecision {
   const plan = load();
   const next = planWrite(plan, hashed);
-  if (hashed !== undefined) return { plan, next };
+  if (hashed === undefined && plan.definition.fields.some((rule) => rule.storedAs !== undefined && typeof next[rule.name] === 'string')) {
+    throw new Error('a write-only value must be hashed first (secretsToHash)');
+  }
+  return { plan, next };
+}
+
+/**
+ * The hashes of the secrets (passwords) the write would store, after checking the body
+ * as decideWrite does (so a 422 comes before any hashing); undefined when there are none.
+ */
+export function secretsToHash(load: () => WritePlan): Promise<Secrets> | undefined {
+  const plan = load();
+  const next = planWrite(plan, undefined);
   const secretRules = plan.definition.fields.filter((rule) => rule.storedAs !== undefined && typeof next[rule.name] === 'string');
-  if (secretRules.length === 0) return { plan, next };
-  return hashSecrets(secretRules, next, plan.current);
+  return secretRules.length === 0 ? undefined : hashSecrets(secretRules, next, plan.current);
 }
 
 function planWrite(plan: WritePlan, secrets?: Secrets): Fields {

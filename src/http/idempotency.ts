@@ -31,13 +31,11 @@ export interface IdempotentRequest {
 }
 
 export class IdempotencyKeys {
-  readonly #store: Store;
   readonly #now: () => number;
   readonly #fingerprintKey: string;
   readonly #inFlight = new Set<string>();
 
-  constructor(store: Store, now: () => number, fingerprintKey: string) {
-    this.#store = store;
+  constructor(now: () => number, fingerprintKey: string) {
     this.#now = now;
     this.#fingerprintKey = fingerprintKey;
   }
@@ -57,9 +55,10 @@ export class IdempotencyKeys {
   /**
    * The first answer to replay, or undefined when this request is new (it is then marked
    * in flight until `finish`). Throws 422 for a reused key and 409 for one in flight.
+   * `store`: the request's (store.ts).
    */
-  begin(request: IdempotentRequest): Reply | undefined {
-    const saved = this.#find(request.scope);
+  begin(request: IdempotentRequest, store: Store): Reply | undefined {
+    const saved = this.#find(request.scope, store);
     if (saved !== undefined) {
       if (saved['fingerprint'] !== request.fingerprint) {
         throw new HttpError('idempotency_key_reused', 'this Idempotency-Key was already used for a different request');
@@ -78,12 +77,12 @@ export class IdempotencyKeys {
   }
 
   /** The changes that save `reply` under the key (to commit with the record), and purge a few expired keys. */
-  changesToSave(request: IdempotentRequest, reply: Reply): Change[] {
+  changesToSave(request: IdempotentRequest, reply: Reply, store: Store): Change[] {
     const now = this.#now();
     const time = isoTimestamp(now);
     const headers = reply.headers ?? {};
     const record: StoredRecord = Object.freeze({
-      id: this.#store.allocateId('idempotency_keys'),
+      id: store.allocateId('idempotency_keys'),
       scope: request.scope,
       fingerprint: request.fingerprint,
       status: reply.status,
@@ -94,7 +93,7 @@ export class IdempotencyKeys {
       updated_at: time,
     });
     const changes: Change[] = [{ kind: 'put', collection: 'idempotency_keys', record }];
-    const oldest = this.#store.query('idempotency_keys', { filters: [], sort: [], offset: 0, limit: EXPIRED_REMOVED_PER_WRITE });
+    const oldest = store.query('idempotency_keys', { filters: [], sort: [], offset: 0, limit: EXPIRED_REMOVED_PER_WRITE });
     for (const entry of oldest.records) {
       if (!isExpired(entry, now)) break;
       changes.push({ kind: 'delete', collection: 'idempotency_keys', id: entry.id });
@@ -102,8 +101,8 @@ export class IdempotencyKeys {
     return changes;
   }
 
-  #find(scope: string): StoredRecord | undefined {
-    const found = this.#store.query('idempotency_keys', { filters: [{ field: 'scope', value: scope }], sort: [], offset: 0, limit: 1 });
+  #find(scope: string, store: Store): StoredRecord | undefined {
+    const found = store.query('idempotency_keys', { filters: [{ field: 'scope', value: scope }], sort: [], offset: 0, limit: 1 });
     const entry = found.records[0];
     return entry === undefined || isExpired(entry, this.#now()) ? undefined : entry;
   }

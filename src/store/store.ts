@@ -2,6 +2,14 @@
 // A missing record is `undefined`; the caller chooses the status.
 // `commit` is the single way to change data: all changes of one request are applied
 // together and the promise resolves only once they are on disk.
+//
+// The seam for a store whose data is elsewhere (PostgreSQL, README: Storage): reads stay
+// synchronous, so the code that decides a request is the same for every store and a
+// write's checks and its commit cannot be interleaved. Such a store gives each request
+// a view (`view()`) that answers from what it has loaded; a read of anything else throws
+// NeedData, which carries the loading to do: the caller (store/loaded.ts) awaits it and
+// runs the same synchronous code again, now answered. The memory store never throws it,
+// so its requests run exactly as before, in one turn.
 
 import type { StoredRecord } from '../json.js';
 
@@ -52,6 +60,19 @@ export interface QueryResult {
   readonly total: number;
 }
 
+/** Thrown by a view's read of something it has not loaded: `fetch()` loads it, then the reading code runs again. */
+export class NeedData extends Error {
+  constructor(readonly fetch: () => Promise<void>) {
+    super('the store must load data first');
+  }
+}
+
+/** What a write decided: the changes to commit together, and the answer once they are committed. */
+export interface Decision<T> {
+  readonly changes: readonly Change[];
+  readonly result: T;
+}
+
 export interface Store {
   get(collection: StoredCollection, id: number): StoredRecord | undefined;
   query(collection: StoredCollection, query: Query): QueryResult;
@@ -72,4 +93,12 @@ export interface Store {
   readonly writable?: boolean;
   /** Waits for pending writes and writes a final snapshot. */
   close(): Promise<void>;
+  /** A store whose data is elsewhere: the store one request reads and writes through (see above). */
+  view?(): Store;
+  /**
+   * A store whose data is elsewhere: runs `decide` on its current data and commits the
+   * changes it returns as one transaction, deciding again (on fresher data) when another
+   * process's write came between. Without it, `decide` runs and `commit` follows at once.
+   */
+  transact?<T>(decide: () => Decision<T>): Promise<T>;
 }
