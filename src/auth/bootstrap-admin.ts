@@ -13,7 +13,8 @@ import type { Fields } from '../json.js';
 import { hashPassword, verifyPassword } from '../passwords.js';
 import type { ResourceDefinition } from '../resources/definition.js';
 import type { Logger } from '../config.js';
-import type { Store } from '../store/store.js';
+import type { Decision, Store } from '../store/store.js';
+import { decideAndCommit, loaded } from '../store/loaded.js';
 import { isoTimestamp } from '../timestamps.js';
 
 export const ADMIN_NAME = 'Administrator';
@@ -29,18 +30,25 @@ export interface AdminBootstrap {
 
 const SYNCED: Promise<void> = Promise.resolve();
 
-export async function ensureAdmin(users: ResourceDefinition, store: Store, email: string, password: string | undefined, logger: Logger): Promise<AdminBootstrap> {
-  const existing = store.findIgnoringCase('users', 'email', email);
-  const now = isoTimestamp();
+export async function ensureAdmin(users: ResourceDefinition, shared: Store, email: string, password: string | undefined, logger: Logger): Promise<AdminBootstrap> {
+  // Through a view where the store has them (store/store.ts): several processes may start on one database at once.
+  const store = shared.view?.() ?? shared;
+  const existing = await loaded(() => store.findIgnoringCase('users', 'email', email));
   if (existing === undefined) {
     const plain = password ?? randomBytes(12).toString('base64url');
     const fields: Fields = {};
     // Properties a declaration adds to users start at their defaults.
     for (const rule of users.fields) if (rule.default !== undefined) fields[rule.name] = rule.default;
     Object.assign(fields, { name: ADMIN_NAME, email, password_hash: await hashPassword(plain), role: 'admin' });
-    const record = finishRecord(users, fields, store.allocateId('users'), now, now);
-    await store.commit([{ kind: 'put', collection: 'users', record }]);
-    return password === undefined ? { generatedPassword: plain, passwordSynced: SYNCED } : { passwordSynced: SYNCED };
+    // Created unless another process created it meanwhile (then that one's password stands).
+    const created = await decideAndCommit(store, (): Decision<boolean> => {
+      if (store.findIgnoringCase('users', 'email', email) !== undefined) return { changes: [], result: false };
+      const now = isoTimestamp();
+      const record = finishRecord(users, fields, store.allocateId('users'), now, now);
+      return { changes: [{ kind: 'put', collection: 'users', record }], result: true };
+    });
+    if (created) return password === undefined ? { generatedPassword: plain, passwordSynced: SYNCED } : { passwordSynced: SYNCED };
+    return { passwordSynced: SYNCED };
   }
   if (existing['role'] !== 'admin') {
     return {
@@ -58,14 +66,17 @@ export async function ensureAdmin(users: ResourceDefinition, store: Store, email
   return { passwordSynced };
 }
 
-async function replacePasswordIfChanged(users: ResourceDefinition, store: Store, id: number, password: string): Promise<void> {
-  const before = store.get('users', id);
+async function replacePasswordIfChanged(users: ResourceDefinition, shared: Store, id: number, password: string): Promise<void> {
+  const before = await loaded(() => (shared.view?.() ?? shared).get('users', id));
   const storedHash = before?.['password_hash'];
   if (typeof storedHash === 'string' && (await verifyPassword(password, storedHash))) return;
   const hash = await hashPassword(password);
-  // Read again after the slow hashing: the record may have changed meanwhile.
-  const current = store.get('users', id);
-  if (current === undefined) return;
-  const record = finishRecord(users, { ...current, password_hash: hash }, id, current.created_at, isoTimestamp());
-  await store.commit([{ kind: 'put', collection: 'users', record }]);
+  // Decided on the record as it is after the slow hashing: it may have changed meanwhile.
+  const store = shared.view?.() ?? shared;
+  await decideAndCommit(store, (): Decision<void> => {
+    const current = store.get('users', id);
+    if (current === undefined) return { changes: [], result: undefined };
+    const record = finishRecord(users, { ...current, password_hash: hash }, id, current.created_at, isoTimestamp());
+    return { changes: [{ kind: 'put', collection: 'users', record }], result: undefined };
+  });
 }

@@ -41,10 +41,31 @@ export function quoted(name: string): string {
   return `"${name.replaceAll('"', '""')}"`;
 }
 
-/** One plan per declared collection, parents before the collections nested under them or referencing them. */
+/** One plan per declared collection, parents before the collections nested under them or referencing them, then the idempotency keys. */
 export function schemaOf(resources: ResourceTable): TablePlan[] {
-  return creationOrder(resources.resources).map(tablePlan);
+  return [...creationOrder(resources.resources).map(tablePlan), IDEMPOTENCY_KEYS];
 }
+
+/**
+ * The saved answers to POSTs with an Idempotency-Key (plainrest's http/idempotency.ts),
+ * written in the same transaction as the record they created: found by scope (caller and
+ * key), purged oldest first.
+ */
+const IDEMPOTENCY_KEYS: TablePlan = {
+  table: 'idempotency_keys',
+  columns: [
+    { name: 'id', type: 'bigint', notNull: true },
+    { name: 'scope', type: 'text', notNull: true },
+    { name: 'fingerprint', type: 'text', notNull: true },
+    { name: 'status', type: 'bigint', notNull: true },
+    { name: 'body', type: 'text', notNull: true },
+    { name: 'location', type: 'text', notNull: false },
+    { name: 'etag', type: 'text', notNull: false },
+    { name: 'created_at', type: 'timestamp with time zone', notNull: true },
+    { name: 'updated_at', type: 'timestamp with time zone', notNull: true },
+  ],
+  indexes: [{ name: 'idempotency_keys_scope', unique: false, keys: ['"scope"', '"id"'] }],
+};
 
 function tablePlan(definition: ResourceDefinition): TablePlan {
   const columns: ColumnPlan[] = [];

@@ -1,0 +1,263 @@
+// plainrest's Store on PostgreSQL (CONTRACT §12), through the seam the core gives a store
+// whose data is elsewhere (plainrest's store/store.ts): each request reads through a
+// view that answers what it has loaded and asks the core to load the rest (NeedData),
+// so the core's synchronous decisions run unchanged. Reads outside a write are single
+// statements at READ COMMITTED: a read never sees less than what was committed before it
+// began, in any process. A write runs its decision inside one SERIALIZABLE transaction —
+// every read of the decision in it, then its changes — and when PostgreSQL reports that
+// another transaction came between (serialization failure, deadlock, a unique value or a
+// reference taken meanwhile), it is rolled back and decided again on the data as it is
+// then: two racing creates of one unique value give one 201 and one 409, two racing
+// transitions one 200 and one 409. Nothing is cached across requests.
+
+import pg from 'pg';
+import type { Change, Decision, Query, QueryResult, Store, StoredCollection, StoredRecord } from 'plainrest';
+import type { TablePlan } from './schema.js';
+import { quoted } from './schema.js';
+import { listQuery, recordOf, upsert } from './sql-records.js';
+
+/** What the core lends the store: its error for "load first", and its 503 (plainrest is not a runtime dependency of this package). */
+export interface CoreKit {
+  needData(fetch: () => Promise<void>): Error;
+  unavailable(detail: string): Error;
+}
+
+export interface PostgresStoreOptions {
+  readonly pool: pg.Pool;
+  readonly plans: readonly TablePlan[];
+  readonly kit: CoreKit;
+  /** Attempts of one write before it is answered 503 (each decided again on fresher data). */
+  readonly maxAttempts?: number;
+}
+
+/** SQLSTATEs after which a write is decided again: serialization_failure, deadlock_detected, unique_violation, foreign_key_violation. */
+const RETRYABLE = new Set(['40001', '40P01', '23505', '23503']);
+const READ_THROUGH_A_VIEW = 'the PostgreSQL store is read through a view: store.view()';
+
+export class PostgresStore implements Store {
+  readonly #pool: pg.Pool;
+  readonly #plans: ReadonlyMap<string, TablePlan>;
+  readonly #kit: CoreKit;
+  readonly #maxAttempts: number;
+  #closed = false;
+
+  constructor(options: PostgresStoreOptions) {
+    this.#pool = options.pool;
+    this.#plans = new Map(options.plans.map((plan) => [plan.table, plan]));
+    this.#kit = options.kit;
+    this.#maxAttempts = options.maxAttempts ?? 20;
+  }
+
+  get kit(): CoreKit {
+    return this.#kit;
+  }
+
+  plan(collection: StoredCollection): TablePlan {
+    const plan = this.#plans.get(collection);
+    if (plan === undefined) throw new Error(`no table for the collection ${collection}`);
+    return plan;
+  }
+
+  /** Runs one statement on `client` (a transaction's) or the pool; an unreachable database is the core's 503. */
+  async run(text: string, values: readonly unknown[], client?: pg.PoolClient): Promise<pg.QueryResult<Record<string, unknown>>> {
+    try {
+      return await (client ?? this.#pool).query(text, values as unknown[]);
+    } catch (error) {
+      throw this.#translate(error);
+    }
+  }
+
+  #translate(error: unknown): unknown {
+    const code = (error as { code?: unknown }).code;
+    if (typeof code === 'string' && (/^(08|57P|53)/.test(code) || code === 'ECONNREFUSED' || code === 'ECONNRESET' || code === 'ETIMEDOUT')) {
+      return this.#kit.unavailable('the database cannot be reached; retry shortly');
+    }
+    if (error instanceof Error && /timeout exceeded when trying to connect|Connection terminated/.test(error.message)) {
+      return this.#kit.unavailable('the database cannot be reached; retry shortly');
+    }
+    return error;
+  }
+
+  view(): Store {
+    return new PostgresView(this);
+  }
+
+  // The shared store answers nothing synchronously: code reads through a view (plainrest's store/store.ts).
+  get(): StoredRecord | undefined {
+    throw new Error(READ_THROUGH_A_VIEW);
+  }
+  query(): QueryResult {
+    throw new Error(READ_THROUGH_A_VIEW);
+  }
+  findIgnoringCase(): StoredRecord | undefined {
+    throw new Error(READ_THROUGH_A_VIEW);
+  }
+  count(): number {
+    throw new Error(READ_THROUGH_A_VIEW);
+  }
+  /** Unknown here: every call differs, so no list page is ever reused (another process may have written). */
+  version(): number {
+    return Number.NaN;
+  }
+  allocateId(): number {
+    throw new Error(READ_THROUGH_A_VIEW);
+  }
+  commit(changes: readonly Change[]): Promise<void> {
+    return this.transactOn(new PostgresView(this), () => ({ changes, result: undefined }));
+  }
+  transact<T>(decide: () => Decision<T>): Promise<T> {
+    return this.transactOn(new PostgresView(this), decide);
+  }
+
+  /** Runs `decide` with `view` inside a serializable transaction, then its changes; again on a conflict. */
+  async transactOn<T>(view: PostgresView, decide: () => Decision<T>): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      let client: pg.PoolClient;
+      try {
+        client = await this.#pool.connect();
+      } catch (error) {
+        throw this.#translate(error);
+      }
+      view.beginTransaction(client);
+      try {
+        await client.query('BEGIN ISOLATION LEVEL SERIALIZABLE');
+        const { changes, result } = await settle(decide);
+        for (const change of changes) await this.#apply(client, change);
+        await client.query('COMMIT');
+        return result;
+      } catch (error) {
+        await client.query('ROLLBACK').catch(() => {});
+        const code = (error as { code?: unknown }).code;
+        if (typeof code !== 'string' || !RETRYABLE.has(code)) throw this.#translate(error);
+        if (attempt >= this.#maxAttempts) throw this.#kit.unavailable('the write kept meeting other writes; retry it');
+      } finally {
+        view.endTransaction();
+        client.release();
+      }
+    }
+  }
+
+  async #apply(client: pg.PoolClient, change: Change): Promise<void> {
+    const plan = this.plan(change.collection);
+    if (change.kind === 'delete') {
+      await client.query(`DELETE FROM ${quoted(plan.table)} WHERE "id" = $1`, [change.id]);
+      return;
+    }
+    const { text, values } = upsert(plan, change.record);
+    await client.query(text, values);
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    await this.#pool.end();
+  }
+}
+
+/** `decide()`, loading what it reads (the core's NeedData carries the loading) and deciding again. */
+async function settle<T>(decide: () => T): Promise<T> {
+  for (;;) {
+    try {
+      return decide();
+    } catch (error) {
+      const fetch = (error as { fetch?: unknown }).fetch;
+      if (typeof fetch !== 'function') throw error;
+      await (fetch as () => Promise<void>)();
+    }
+  }
+}
+
+/** One request's reads: loaded on first use and kept for the request; in a transaction, from it, afresh. */
+export class PostgresView implements Store {
+  readonly #store: PostgresStore;
+  readonly #answers = new Map<string, unknown>();
+  #transaction: pg.PoolClient | undefined;
+
+  constructor(store: PostgresStore) {
+    this.#store = store;
+  }
+
+  beginTransaction(client: pg.PoolClient): void {
+    // A decision reads everything again inside its transaction, where conflicts are detected.
+    this.#answers.clear();
+    this.#transaction = client;
+  }
+
+  endTransaction(): void {
+    this.#transaction = undefined;
+    this.#answers.clear();
+  }
+
+  /** The answer to `key`, or NeedData that loads it with `load`. */
+  #answer<T>(key: string, load: (client: pg.PoolClient | undefined) => Promise<T>): T {
+    if (this.#answers.has(key)) return this.#answers.get(key) as T;
+    const client = this.#transaction;
+    throw this.#store.kit.needData(async () => {
+      this.#answers.set(key, await load(client));
+    });
+  }
+
+  get(collection: StoredCollection, id: number): StoredRecord | undefined {
+    return this.#answer(`get ${collection} ${id}`, async (client) => {
+      const result = await this.#store.run(`SELECT * FROM ${quoted(this.#store.plan(collection).table)} WHERE "id" = $1`, [id], client);
+      const row = result.rows[0];
+      return row === undefined ? undefined : recordOf(row);
+    });
+  }
+
+  query(collection: StoredCollection, query: Query): QueryResult {
+    return this.#answer(`query ${collection} ${JSON.stringify(query)}`, async (client) => {
+      const { text, values } = listQuery(this.#store.plan(collection), query);
+      const result = await this.#store.run(text, values, client);
+      const total = Number(result.rows[0]?.['__total'] ?? 0);
+      const records = result.rows
+        .filter((row) => row['id'] !== null)
+        .map((row) => {
+          const { __total: _total, ...fields } = row;
+          return recordOf(fields);
+        });
+      return { records, total };
+    });
+  }
+
+  findIgnoringCase(collection: StoredCollection, field: string, value: string): StoredRecord | undefined {
+    return this.#answer(`find ${collection} ${field} ${value}`, async (client) => {
+      const table = quoted(this.#store.plan(collection).table);
+      const result = await this.#store.run(`SELECT * FROM ${table} WHERE lower(${quoted(field)}) = lower($1) ORDER BY "id" LIMIT 1`, [value], client);
+      const row = result.rows[0];
+      return row === undefined ? undefined : recordOf(row);
+    });
+  }
+
+  count(collection: StoredCollection): number {
+    return this.#answer(`count ${collection}`, async (client) => {
+      const result = await this.#store.run(`SELECT count(*)::bigint AS n FROM ${quoted(this.#store.plan(collection).table)}`, [], client);
+      return Number(result.rows[0]?.['n'] ?? 0);
+    });
+  }
+
+  version(): number {
+    return Number.NaN;
+  }
+
+  /** The next value of the table's identity sequence: never reused, even when the write then fails. */
+  allocateId(collection: StoredCollection): number {
+    return this.#answer(`id ${collection}`, async (client) => {
+      const table = quoted(this.#store.plan(collection).table);
+      const result = await this.#store.run(`SELECT nextval(pg_get_serial_sequence($1, 'id'))::bigint AS id`, [table], client);
+      return Number(result.rows[0]?.['id']);
+    });
+  }
+
+  commit(changes: readonly Change[]): Promise<void> {
+    return this.#store.transactOn(this, () => ({ changes, result: undefined }));
+  }
+
+  transact<T>(decide: () => Decision<T>): Promise<T> {
+    return this.#store.transactOn(this, decide);
+  }
+
+  close(): Promise<void> {
+    return Promise.resolve();
+  }
+}

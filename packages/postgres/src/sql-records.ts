@@ -1,0 +1,58 @@
+// Records as rows and back, and the list query in SQL (README: Lists): equality filters
+// (a value unique ignoring case compares with lower()), the sort keys then `id` for
+// ties, offset and limit, and the total of matching rows in the same round trip.
+
+import type { Query, StoredRecord } from 'plainrest';
+import type { ColumnPlan, TablePlan } from './schema.js';
+import { quoted } from './schema.js';
+
+/** A row as plainrest stores it: no null members (an absent optional property), ids as numbers, timestamps in ISO 8601. */
+export function recordOf(row: Record<string, unknown>): StoredRecord {
+  const record: Record<string, unknown> = {};
+  for (const name in row) {
+    const value = row[name];
+    if (value === null || value === undefined) continue;
+    record[name] = value instanceof Date ? value.toISOString() : value;
+  }
+  return Object.freeze(record) as StoredRecord;
+}
+
+/** INSERT … ON CONFLICT (id) DO UPDATE: a put replaces the whole record, absent members becoming NULL. */
+export function upsert(plan: TablePlan, record: StoredRecord): { text: string; values: unknown[] } {
+  const columns = plan.columns;
+  const values = columns.map((column) => columnValue(column, record[column.name]));
+  const names = columns.map((column) => quoted(column.name));
+  const updates = columns.filter((column) => column.name !== 'id').map((column) => `${quoted(column.name)} = EXCLUDED.${quoted(column.name)}`);
+  return {
+    text:
+      `INSERT INTO ${quoted(plan.table)} (${names.join(', ')}) OVERRIDING SYSTEM VALUE VALUES (${columns.map((_, index) => `$${index + 1}`).join(', ')}) ` +
+      `ON CONFLICT ("id") DO UPDATE SET ${updates.join(', ')}`,
+    values,
+  };
+}
+
+function columnValue(column: ColumnPlan, value: unknown): unknown {
+  if (value === undefined) return null;
+  return column.type === 'jsonb' ? JSON.stringify(value) : value;
+}
+
+/** One SQL statement for a page of a list and the total: rows of the page with `__total` beside each, or one row of only `__total` when the page is empty. */
+export function listQuery(plan: TablePlan, query: Query): { text: string; values: unknown[] } {
+  const values: unknown[] = [];
+  const conditions = query.filters.map((filter) => {
+    values.push(filter.value);
+    return filter.ignoreCase === true && typeof filter.value === 'string' ? `lower(${quoted(filter.field)}) = lower($${values.length})` : `${quoted(filter.field)} = $${values.length}`;
+  });
+  const where = conditions.length === 0 ? '' : ` WHERE ${conditions.join(' AND ')}`;
+  const orderBy = (prefix: string): string =>
+    [...query.sort.map((key) => `${prefix}${quoted(key.field)} ${key.descending ? 'DESC' : 'ASC'}`), `${prefix}"id" ASC`].join(', ');
+  const limit = Number.isFinite(query.limit) ? ` LIMIT ${Math.max(0, Math.floor(query.limit))}` : '';
+  const offset = query.offset > 0 ? ` OFFSET ${Math.floor(query.offset)}` : '';
+  const table = quoted(plan.table);
+  return {
+    text:
+      `WITH matching AS (SELECT * FROM ${table}${where}), page AS (SELECT * FROM matching ORDER BY ${orderBy('')}${limit}${offset}) ` +
+      `SELECT page.*, total.n AS "__total" FROM (SELECT count(*)::bigint AS n FROM matching) total LEFT JOIN page ON true ORDER BY ${orderBy('page.')}`,
+    values,
+  };
+}
