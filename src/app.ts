@@ -40,6 +40,7 @@ import type { Endpoint, Handler } from './routes.js';
 import { buildRouter, notFound, serverWideOptions } from './routes.js';
 import type { Router } from './router.js';
 import { openStore } from './store/open-store.js';
+import { openDatabase } from './store/open-database.js';
 import { loaded } from './store/loaded.js';
 import type { Store } from './store/store.js';
 import type { Actor } from './auth/permissions.js';
@@ -87,7 +88,7 @@ export async function createApp(options: ServerOptions = {}): Promise<App> {
   const resources = await resolveResources(options.resources, options.hooks);
   // The example dataset belongs to the example domain; declared resources start empty.
   const seed = config.seed && resources === exampleResources();
-  const store = options.store ?? (await openStore({ ...config, seed }, resources));
+  const store = options.store ?? (config.database !== undefined ? await openDatabase(config.database, resources) : await openStore({ ...config, seed }, resources));
   let authenticator: Authenticator;
   let adminReady: Promise<void>;
   let secret: string;

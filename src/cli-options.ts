@@ -23,6 +23,7 @@ export const SETTINGS: readonly Setting[] = [
   { variable: 'PORT', flag: 'port', option: 'port', kind: 'integer', fallback: String(DEFAULTS.port), meaning: 'TCP port; 0 picks a free one' },
   { variable: 'HOST', flag: 'host', option: 'host', kind: 'string', fallback: DEFAULTS.host, meaning: 'interface to listen on' },
   { variable: 'RESOURCES', flag: 'resources', option: 'resources', kind: 'string', fallback: 'the example domain', meaning: 'the declaration file of the resources to serve (README: Your own resources)' },
+  { variable: 'DATABASE_URL', flag: 'database-url', option: 'database', kind: 'string', fallback: 'none: the data directory', meaning: 'keep the data in PostgreSQL instead (README: Several processes)' },
   { variable: 'DATA_DIR', flag: 'data-dir', option: 'dataDir', kind: 'string', fallback: DEFAULTS.dataDir, meaning: 'where snapshots and the journal live; created if missing' },
   { variable: 'MAX_BODY_BYTES', flag: 'max-body-bytes', option: 'maxBodyBytes', kind: 'integer', fallback: String(DEFAULTS.maxBodyBytes), meaning: 'larger request bodies get 413' },
   { variable: 'MAX_BODY_BYTES_IN_FLIGHT', flag: 'max-body-bytes-in-flight', option: 'maxBodyBytesInFlight', kind: 'integer', fallback: String(DEFAULTS.maxBodyBytesInFlight), meaning: 'request-body bytes held at once across all requests; past it, 503 with Retry-After' },

@@ -66,6 +66,12 @@ export interface ServerOptions {
    */
   readonly store?: Store;
   /**
+   * `postgres://…`: keep the data in PostgreSQL, shared by any number of processes
+   * (README: Several processes); needs the optional package plainrest-postgres and a
+   * tokenSecret. `dataDir` and `seed` are then not used.
+   */
+  readonly database?: string;
+  /**
    * The resources to serve: a declaration file's path, or the declaration itself
    * (README: Your own resources). Unset: the example domain.
    */
@@ -78,6 +84,8 @@ export interface Config {
   readonly port: number;
   readonly host: string;
   readonly dataDir: string | null;
+  /** A PostgreSQL URL, or undefined for the data directory (or memory). */
+  readonly database: string | undefined;
   readonly seed: boolean;
   readonly maxBodyBytes: number;
   readonly maxBodyBytesInFlight: number;
@@ -131,7 +139,8 @@ export function resolveConfig(options: ServerOptions = {}): Config {
   const config: Config = {
     port: options.port ?? DEFAULTS.port,
     host: options.host ?? DEFAULTS.host,
-    dataDir: options.store !== undefined ? null : options.dataDir === undefined ? DEFAULTS.dataDir : options.dataDir,
+    dataDir: options.store !== undefined || options.database !== undefined ? null : options.dataDir === undefined ? DEFAULTS.dataDir : options.dataDir,
+    database: options.store !== undefined ? undefined : options.database,
     seed: options.seed ?? DEFAULTS.seed,
     maxBodyBytes: options.maxBodyBytes ?? DEFAULTS.maxBodyBytes,
     maxBodyBytesInFlight: options.maxBodyBytesInFlight ?? DEFAULTS.maxBodyBytesInFlight,
@@ -181,5 +190,11 @@ export function resolveConfig(options: ServerOptions = {}): Config {
   }
   if (config.host === '') throw new ConfigError('host', 'host must not be empty');
   if (config.dataDir === '') throw new ConfigError('dataDir', 'dataDir must not be empty (use null for memory only)');
+  if (config.database !== undefined) {
+    if (!/^postgres(ql)?:\/\//.test(config.database)) throw new ConfigError('database', 'database must be a PostgreSQL URL: postgres://user:password@host:port/database');
+    if (config.tokenSecret === undefined) {
+      throw new ConfigError('tokenSecret', 'a database needs tokenSecret: every process that shares it must sign tokens with the same key');
+    }
+  }
   return Object.freeze(config);
 }

@@ -81,6 +81,16 @@ describe('the npm package', () => {
     assert.match(server.stdout(), /^SIGTERM: finishing in-flight requests, then writing a final snapshot\nstopped\n$/m);
   });
 
+  test('DATABASE_URL without the optional package: one line naming the package to install, exit 2', TIMEOUT, async () => {
+    const settings = { ...env, DATABASE_URL: 'postgres://plainrest@127.0.0.1:1/plainrest', TOKEN_SECRET: 'a-token-secret-of-at-least-32-characters' };
+    const result = await runToExit('npx', ['--no-install', 'plainrest', '--port', '0'], { cwd: project, env: settings });
+    assert.deepEqual(result, {
+      code: 2,
+      stdout: '',
+      stderr: 'cannot start: DATABASE_URL needs the optional package plainrest-postgres: npm install plainrest-postgres\n',
+    });
+  });
+
   test("the README's embedding snippet runs as written against the installed package", TIMEOUT, async () => {
     const snippet = embeddingSnippet(await readFile(join(PACKAGE_ROOT, 'README.md'), 'utf8'));
     await writeFile(join(project, 'embed.mjs'), snippet);

@@ -8,6 +8,10 @@ import type { RunningServer } from '../server.js';
 
 export function startBanner(server: RunningServer, scriptPath: string | undefined): string[] {
   const { config } = server.app;
+  if (config.database !== undefined) {
+    // The database's counts change under every process sharing it: none are shown.
+    return [`plainrest listening on ${server.url}`, `explorer: ${server.url}/`, `data: PostgreSQL at ${withoutPassword(config.database)}`, tokenLine(server)];
+  }
   const counts = Object.entries(server.app.recordCounts())
     .map(([collection, count]) => `${count} ${count === 1 ? collection.replace(/s$/, '') : collection}`)
     .join(', ');
@@ -15,9 +19,23 @@ export function startBanner(server: RunningServer, scriptPath: string | undefine
     `plainrest listening on ${server.url}`,
     `explorer: ${server.url}/ (open it in a browser to log in, send requests and see what each answer means)`,
     `data: ${config.dataDir === null ? 'memory only' : config.dataDir} (${counts})`,
-    `token: curl -s -X POST ${server.url}/v1/tokens -H 'Content-Type: application/json' ` +
-      `-d '{"email":"${config.adminEmail}","password":"…"}'  (or: ${tokenCommand(scriptPath)} <email>)`,
+    `${tokenLine(server)}  (or: ${tokenCommand(scriptPath)} <email>)`,
   ];
+}
+
+function tokenLine(server: RunningServer): string {
+  return `token: curl -s -X POST ${server.url}/v1/tokens -H 'Content-Type: application/json' -d '{"email":"${server.app.config.adminEmail}","password":"…"}'`;
+}
+
+/** A URL as it may be printed: `postgres://user@host:5432/db`. */
+function withoutPassword(url: string): string {
+  try {
+    const parsed = new URL(url);
+    parsed.password = '';
+    return parsed.toString();
+  } catch {
+    return 'the DATABASE_URL given';
+  }
 }
 
 /** How to run the `token` subcommand the way this process was run. */

@@ -20,7 +20,7 @@ export function declarationFitProblems(table: ResourceTable, collections: Readon
     if (collection === IDEMPOTENCY_COLLECTION || state.records.size === 0) continue;
     const definition = table.get(collection);
     if (definition === undefined) {
-      problems.push(`${collection}: ${count(state.records.size)} (${firstIds([...state.records.keys()])}) but the declaration has no collection ${collection}; declare it again, or remove its snapshot file and journal entries`);
+      problems.push(`${removedCollection(collection, state.records.size, [...state.records.keys()])}, or remove its snapshot file and journal entries`);
       continue;
     }
     for (const rule of definition.fields) {
@@ -29,17 +29,28 @@ export function declarationFitProblems(table: ResourceTable, collections: Readon
       const lacking: number[] = [];
       for (const record of state.records.values()) if (record[name] === undefined) lacking.push(record.id);
       if (lacking.length === 0) continue;
-      problems.push(`${collection}: ${count(lacking.length)} (${firstIds(lacking)}) lack "${rule.name}", which the declaration requires; give it a "default" and make it optional, or set it in those records first`);
+      problems.push(lackingRequired(collection, rule.name, lacking.length, lacking));
     }
   }
   return problems;
+}
+
+/** `notes: 2 records (ids 1, 2) but the declaration has no collection notes; declare it again` (the remedy for the store follows). */
+export function removedCollection(collection: string, total: number, ids: readonly number[]): string {
+  return `${collection}: ${count(total)} (${firstIds(ids, total)}) but the declaration has no collection ${collection}; declare it again`;
+}
+
+/** Records of `collection` lacking a property the declaration now requires. */
+export function lackingRequired(collection: string, property: string, total: number, ids: readonly number[]): string {
+  return `${collection}: ${count(total)} (${firstIds(ids, total)}) lack "${property}", which the declaration requires; give it a "default" and make it optional, or set it in those records first`;
 }
 
 function count(records: number): string {
   return records === 1 ? '1 record' : `${records} records`;
 }
 
-function firstIds(ids: readonly number[]): string {
+/** `ids 1, 2, 3, 4, 5, …`: the first of `total` ids. */
+function firstIds(ids: readonly number[], total = ids.length): string {
   const shown = ids.slice(0, FIRST_IDS).join(', ');
-  return `${ids.length === 1 ? 'id' : 'ids'} ${shown}${ids.length > FIRST_IDS ? ', …' : ''}`;
+  return `${total === 1 ? 'id' : 'ids'} ${shown}${total > FIRST_IDS ? ', …' : ''}`;
 }

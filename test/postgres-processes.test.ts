@@ -1,0 +1,134 @@
+// Two plainrest servers on one PostgreSQL behave as one server (CONTRACT §12), started
+// with `database` as DATABASE_URL would (test/postgres-cluster.ts gives a throwaway
+// PostgreSQL): a record written through one is read through the other at once, lists
+// and totals included; racing creates of one unique value give one 201 and one 409;
+// racing transitions give one 200 and one 409; If-Match is checked against the committed
+// version; an Idempotency-Key replays from the other server; ids are never reused; a
+// deleted or demoted user is refused or demoted by the other at its next request. And a
+// declaration the stored data no longer fits is refused at start, in the data directory's words.
+
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { startServer } from '../src/server.js';
+import { StartupError } from '../src/store/data-directory.js';
+import type { ResourcesDeclaration } from '../src/declarations/declaration.js';
+import type { TestServer } from './helpers.js';
+import { login, startTestServerWithAdminBootstrap, TEST_AUTH_OPTIONS } from './helpers.js';
+import type { PostgresCluster } from './postgres-cluster.js';
+import { POSTGRES_SKIP, startCluster } from './postgres-cluster.js';
+
+describe('two servers on one PostgreSQL', { skip: POSTGRES_SKIP }, () => {
+  let cluster: PostgresCluster;
+  let url: string;
+  let one: TestServer;
+  let two: TestServer;
+  before(async () => {
+    cluster = await startCluster();
+    url = cluster.url(await cluster.createDatabase());
+    [one, two] = await Promise.all([startTestServerWithAdminBootstrap({ database: url }), startTestServerWithAdminBootstrap({ database: url })]);
+  });
+  after(async () => {
+    await Promise.all([one?.close(), two?.close()]);
+    await cluster?.stop();
+  });
+
+  test('one administrator although both started at once; a write through one is read through the other at once', async () => {
+    assert.equal((await one.get('/v1/users?role=admin')).body.meta.total, 1);
+    const created = await one.post('/v1/products', { name: 'Shared', category: 'shared', price: 3 });
+    assert.equal(created.status, 201);
+    const read = await two.get(`/v1/products/${created.body.id}`);
+    assert.equal(read.status, 200);
+    assert.equal(read.headers.get('etag'), created.headers.get('etag'));
+    assert.equal((await two.get('/v1/products?category=shared')).body.meta.total, 1);
+    await two.patch(`/v1/products/${created.body.id}`, { price: 4 });
+    assert.equal((await one.get(`/v1/products/${created.body.id}`)).body.price, 4);
+    assert.equal((await one.get('/v1/products?category=shared&sort=-price')).body.data[0].price, 4);
+  });
+
+  test('racing creates of one email: one 201, the others 409, one user', async () => {
+    const answers = await Promise.all(
+      [one, two, one, two].map((server, index) => server.post('/v1/users', { name: `Racer ${index}`, email: 'racer@example.com', password: 'racing-password' })),
+    );
+    assert.deepEqual(answers.map((answer) => answer.status).sort(), [201, 409, 409, 409]);
+    assert.equal((await one.get('/v1/users?email=RACER@example.com')).body.meta.total, 1);
+  });
+
+  test('racing transitions of one order: ship and cancel a paid order, one 200 and one 409', async () => {
+    const product = await one.post('/v1/products', { name: 'Race', category: 'race', price: 2 });
+    const user = await one.post('/v1/users', { name: 'Buyer', email: 'buyer@example.com', password: 'buyer-password' });
+    for (let round = 0; round < 5; round++) {
+      const order = await one.post(`/v1/users/${user.body.id}/orders`, { items: [{ product_id: product.body.id, quantity: 1 }] });
+      const path = `/v1/users/${user.body.id}/orders/${order.body.id}`;
+      assert.equal((await two.patch(path, { status: 'paid' })).status, 200);
+      const [shipped, cancelled] = await Promise.all([one.patch(path, { status: 'shipped' }), two.patch(path, { status: 'cancelled' })]);
+      assert.deepEqual([shipped.status, cancelled.status].sort(), [200, 409], `round ${round}: ${shipped.text} ${cancelled.text}`);
+      const loser = shipped.status === 409 ? shipped : cancelled;
+      assert.equal(loser.body.code, 'invalid_transition');
+      const final = (await one.get(path)).body.status;
+      assert.equal(final, shipped.status === 200 ? 'shipped' : 'cancelled');
+    }
+  });
+
+  test('If-Match is checked against the committed version, whichever server wrote it', async () => {
+    const created = await one.post('/v1/products', { name: 'Versioned', category: 'etag', price: 1 });
+    const etag = created.headers.get('etag') as string;
+    assert.equal((await two.patch(`/v1/products/${created.body.id}`, { price: 2 }, { 'If-Match': etag })).status, 200);
+    const stale = await one.patch(`/v1/products/${created.body.id}`, { price: 3 }, { 'If-Match': etag });
+    assert.equal(stale.status, 412);
+    assert.equal((await one.get(`/v1/products/${created.body.id}`)).body.price, 2);
+  });
+
+  test('an Idempotency-Key replays from the other server; ids are never reused', async () => {
+    const body = { name: 'Keyed', category: 'keyed', price: 1 };
+    const first = await one.post('/v1/products', body, { 'Idempotency-Key': 'across-1' });
+    const again = await two.post('/v1/products', body, { 'Idempotency-Key': 'across-1' });
+    assert.equal(again.status, 201, again.text);
+    assert.equal(again.headers.get('idempotent-replayed'), 'true');
+    assert.equal(again.body.id, first.body.id);
+    assert.equal((await one.get('/v1/products?category=keyed')).body.meta.total, 1);
+
+    const deleted = await two.post('/v1/products', { name: 'Gone', category: 'ids', price: 1 });
+    assert.equal((await one.delete(`/v1/products/${deleted.body.id}`)).status, 204);
+    const next = await one.post('/v1/products', { name: 'Next', category: 'ids', price: 1 });
+    assert.ok(next.body.id > deleted.body.id);
+  });
+
+  test('a user deleted or demoted through one server is refused or demoted by the other at its next request', async () => {
+    const created = await one.post('/v1/users', { name: 'Temp', email: 'temp@example.com', password: 'temporary-password' });
+    const admin2 = await two.post('/v1/users', { name: 'Second admin', email: 'admin2@example.com', password: 'second-admin-password' });
+    assert.equal((await one.patch(`/v1/users/${admin2.body.id}`, { role: 'admin' })).status, 200);
+    const asTemp = two.as(await login(two, 'temp@example.com', 'temporary-password'));
+    const asAdmin2 = two.as(await login(two, 'admin2@example.com', 'second-admin-password'));
+    assert.equal((await asTemp.get('/v1/products')).status, 200);
+    assert.equal((await asAdmin2.get('/v1/users')).status, 200);
+
+    assert.equal((await one.delete(`/v1/users/${created.body.id}`)).status, 204);
+    assert.equal((await one.patch(`/v1/users/${admin2.body.id}`, { role: 'user' })).status, 200);
+    assert.equal((await asTemp.get('/v1/products')).status, 401);
+    assert.equal((await asAdmin2.get('/v1/users')).status, 403);
+  });
+
+  test('a declaration the stored data no longer fits stops the start, in the words of a data directory, and nothing changes', async () => {
+    const notes = { resources: { notes: { singular: 'note', properties: { text: { type: 'string' } } } } };
+    const database = cluster.url(await cluster.createDatabase());
+    const server = await startTestServerWithAdminBootstrap({ database, resources: notes as unknown as ResourcesDeclaration });
+    assert.equal((await server.post('/v1/notes', { text: 'kept' })).status, 201);
+    await server.close();
+    const changed = { resources: { notes: { singular: 'note', properties: { text: { type: 'string' }, title: { type: 'string' } }, required: ['title'] } } };
+    const error = await startServer({ port: 0, database, resources: changed as unknown as ResourcesDeclaration, ...TEST_AUTH_OPTIONS }).then(
+      async (started) => {
+        await started.close();
+        return assert.fail('the server started');
+      },
+      (failure: unknown) => failure,
+    );
+    assert.ok(error instanceof StartupError, String(error));
+    assert.equal(
+      error.message,
+      'the data in the database no longer fits the declaration: notes: 1 record (id 1) lack "title", which the declaration requires; give it a "default" and make it optional, or set it in those records first; nothing was changed',
+    );
+    const again = await startTestServerWithAdminBootstrap({ database, resources: notes as unknown as ResourcesDeclaration });
+    assert.equal((await again.get('/v1/notes')).body.data[0].text, 'kept');
+    await again.close();
+  });
+});
