@@ -60,6 +60,10 @@ export interface PostgresCluster {
   url(database: string): string;
   /** A new empty database, by name: `t1`, `t2`, … */
   createDatabase(): Promise<string>;
+  /** Stops the server (fast shutdown), keeping its data: the database is then unreachable. */
+  pause(): Promise<void>;
+  /** Starts it again on the same port and data. */
+  resume(): Promise<void>;
   /** Fast shutdown, then the directory is removed. */
   stop(): Promise<void>;
 }
@@ -85,16 +89,26 @@ export async function startCluster(): Promise<PostgresCluster> {
   const port = await freePort();
   // The tests measure correctness, not durability of the database itself: no fsync.
   const settings = ['listen_addresses=127.0.0.1', `unix_socket_directories=${dir}`, 'fsync=off', 'full_page_writes=off', 'max_connections=200'];
-  const server: ChildProcess = spawn(join(bin, 'postgres'), ['-D', dataDir, '-p', String(port), ...settings.flatMap((setting) => ['-c', setting])], {
-    ...user,
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  let log = '';
-  server.stderr?.on('data', (chunk: Buffer) => (log = (log + chunk.toString()).slice(-4000)));
-  const killOnExit = (): void => void server.kill('SIGKILL');
-  process.once('exit', killOnExit);
   const url = (database: string): string => `postgres://${USER}@127.0.0.1:${port}/${database}`;
-  await waitUntilAccepting(url('postgres'), server, () => log);
+  let server: ChildProcess;
+  let log = '';
+  const killOnExit = (): void => void server.kill('SIGKILL');
+  process.on('exit', killOnExit);
+  const launch = async (): Promise<void> => {
+    server = spawn(join(bin, 'postgres'), ['-D', dataDir, '-p', String(port), ...settings.flatMap((setting) => ['-c', setting])], {
+      ...user,
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    server.stderr?.on('data', (chunk: Buffer) => (log = (log + chunk.toString()).slice(-4000)));
+    await waitUntilAccepting(url('postgres'), server, () => log);
+  };
+  const halt = async (): Promise<void> => {
+    if (server.exitCode !== null || server.signalCode !== null) return;
+    const exited = once(server, 'exit');
+    server.kill('SIGINT');
+    await exited;
+  };
+  await launch();
   let databases = 0;
   return {
     url,
@@ -109,13 +123,11 @@ export async function startCluster(): Promise<PostgresCluster> {
       }
       return name;
     },
+    pause: halt,
+    resume: launch,
     async stop() {
       process.removeListener('exit', killOnExit);
-      if (server.exitCode === null && server.signalCode === null) {
-        const exited = once(server, 'exit');
-        server.kill('SIGINT');
-        await exited;
-      }
+      await halt();
       await rm(dir, { recursive: true, force: true });
     },
   };

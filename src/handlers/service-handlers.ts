@@ -60,11 +60,13 @@ export function healthCheck(context: RequestContext): Reply {
   return jsonReply(200, { status: 'ok' });
 }
 
-/** Readiness: 503 while shutting down or when writes can no longer be made durable, so a balancer moves traffic away. */
+/** Readiness: 503 while shutting down, when writes can no longer be made durable, or while the database cannot be reached, so a balancer moves traffic away. */
 export function readinessCheck(context: RequestContext): Reply {
   rejectQueryParameters(context.search);
   const { services } = context;
   if (services.isShuttingDown()) throw new HttpError('not_ready', 'the server is shutting down', { headers: { 'Retry-After': '10' } });
   if (services.store.writable === false) throw new HttpError('not_ready', 'the server cannot store writes (its disk failed)');
+  const unavailable = services.store.unavailable;
+  if (unavailable !== undefined) throw new HttpError('not_ready', unavailable, { headers: { 'Retry-After': '1' } });
   return jsonReply(200, { status: 'ready' });
 }

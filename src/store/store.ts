@@ -91,6 +91,8 @@ export interface Store {
   commit(changes: readonly Change[]): Promise<void>;
   /** False once writes can no longer be made durable (a failed disk): the server is then not ready. Absent means true. */
   readonly writable?: boolean;
+  /** Why the store cannot answer for now (a database that cannot be reached), else undefined: the server is then not ready. */
+  readonly unavailable?: string | undefined;
   /** Waits for pending writes and writes a final snapshot. */
   close(): Promise<void>;
   /** A store whose data is elsewhere: the store one request reads and writes through (see above). */

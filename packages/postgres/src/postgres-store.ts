@@ -33,6 +33,16 @@ export interface PostgresStoreOptions {
 /** SQLSTATEs after which a write is decided again: serialization_failure, deadlock_detected, unique_violation, foreign_key_violation. */
 const RETRYABLE = new Set(['40001', '40P01', '23505', '23503']);
 const READ_THROUGH_A_VIEW = 'the PostgreSQL store is read through a view: store.view()';
+const UNREACHABLE = 'the database cannot be reached; retry shortly';
+/** How often an unreachable database is tried again. */
+const PROBE_MS = 1000;
+
+/** A refused, lost or timed-out connection, or a server shutting down or out of connections (SQLSTATE classes 08, 57P, 53). */
+function isConnectionFailure(error: unknown): boolean {
+  const code = (error as { code?: unknown }).code;
+  if (typeof code === 'string' && (/^(08|57P|53)/.test(code) || ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE'].includes(code))) return true;
+  return error instanceof Error && /timeout exceeded when trying to connect|Connection terminated|connection is closed|Client has encountered a connection error/i.test(error.message);
+}
 
 export class PostgresStore implements Store {
   readonly #pool: pg.Pool;
@@ -40,6 +50,9 @@ export class PostgresStore implements Store {
   readonly #kit: CoreKit;
   readonly #maxAttempts: number;
   #closed = false;
+  /** Set when a query found the database unreachable; cleared by the next that reaches it (or the probe). */
+  #unreachable: string | undefined;
+  #probe: NodeJS.Timeout | undefined;
 
   constructor(options: PostgresStoreOptions) {
     this.#pool = options.pool;
@@ -58,24 +71,44 @@ export class PostgresStore implements Store {
     return plan;
   }
 
+  /** Why the server is not ready: the database could not be reached (plainrest's /readyz answers 503 with it). */
+  get unavailable(): string | undefined {
+    return this.#unreachable;
+  }
+
   /** Runs one statement on `client` (a transaction's) or the pool; an unreachable database is the core's 503. */
   async run(text: string, values: readonly unknown[], client?: pg.PoolClient): Promise<pg.QueryResult<Record<string, unknown>>> {
     try {
-      return await (client ?? this.#pool).query(text, values as unknown[]);
+      const result = await (client ?? this.#pool).query(text, values as unknown[]);
+      this.#unreachable = undefined;
+      return result;
     } catch (error) {
       throw this.#translate(error);
     }
   }
 
+  /** A lost or refused connection becomes the core's 503 (with Retry-After), and the store not ready until the database answers again. */
   #translate(error: unknown): unknown {
-    const code = (error as { code?: unknown }).code;
-    if (typeof code === 'string' && (/^(08|57P|53)/.test(code) || code === 'ECONNREFUSED' || code === 'ECONNRESET' || code === 'ETIMEDOUT')) {
-      return this.#kit.unavailable('the database cannot be reached; retry shortly');
-    }
-    if (error instanceof Error && /timeout exceeded when trying to connect|Connection terminated/.test(error.message)) {
-      return this.#kit.unavailable('the database cannot be reached; retry shortly');
-    }
-    return error;
+    if (!isConnectionFailure(error)) return error;
+    this.#markUnreachable();
+    return this.#kit.unavailable(UNREACHABLE);
+  }
+
+  #markUnreachable(): void {
+    this.#unreachable = UNREACHABLE;
+    if (this.#probe !== undefined || this.#closed) return;
+    // Readiness comes back without waiting for a request: a balancer that took traffic away sends none.
+    this.#probe = setInterval(() => {
+      this.#pool.query('SELECT 1').then(
+        () => {
+          this.#unreachable = undefined;
+          clearInterval(this.#probe);
+          this.#probe = undefined;
+        },
+        () => {},
+      );
+    }, PROBE_MS);
+    this.#probe.unref();
   }
 
   view(): Store {
@@ -119,6 +152,7 @@ export class PostgresStore implements Store {
         throw this.#translate(error);
       }
       view.beginTransaction(client);
+      let broken = false;
       try {
         await client.query('BEGIN ISOLATION LEVEL SERIALIZABLE');
         const { changes, result } = await settle(decide);
@@ -126,13 +160,15 @@ export class PostgresStore implements Store {
         await client.query('COMMIT');
         return result;
       } catch (error) {
-        await client.query('ROLLBACK').catch(() => {});
+        broken = isConnectionFailure(error);
+        if (!broken) await client.query('ROLLBACK').catch(() => {});
         const code = (error as { code?: unknown }).code;
         if (typeof code !== 'string' || !RETRYABLE.has(code)) throw this.#translate(error);
         if (attempt >= this.#maxAttempts) throw this.#kit.unavailable('the write kept meeting other writes; retry it');
       } finally {
         view.endTransaction();
-        client.release();
+        // A connection that failed is closed, not handed to the next request.
+        client.release(broken);
       }
     }
   }
@@ -150,6 +186,7 @@ export class PostgresStore implements Store {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
+    clearInterval(this.#probe);
     await this.#pool.end();
   }
 }

@@ -1,0 +1,56 @@
+// The database going away while plainrest runs (CONTRACT §12): requests that need it get
+// a 503 problem with Retry-After (never a 500 or a stack trace), /readyz answers 503,
+// and when the database is back the server recovers by itself, without a restart, with
+// every acknowledged write still there. On a throwaway PostgreSQL (test/postgres-cluster.ts)
+// that the test stops and starts again.
+
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { TestServer } from './helpers.js';
+import { startTestServerWithAdminBootstrap } from './helpers.js';
+import type { PostgresCluster } from './postgres-cluster.js';
+import { POSTGRES_SKIP, startCluster } from './postgres-cluster.js';
+
+describe('PostgreSQL unreachable while running', { skip: POSTGRES_SKIP }, () => {
+  let cluster: PostgresCluster;
+  let api: TestServer;
+  before(async () => {
+    cluster = await startCluster();
+    api = await startTestServerWithAdminBootstrap({ database: cluster.url(await cluster.createDatabase()) });
+  });
+  after(async () => {
+    await api?.close();
+    await cluster?.stop();
+  });
+
+  test('503 with Retry-After and not ready while it is down; ready again and every write kept once it is back', async () => {
+    const created = await api.post('/v1/products', { name: 'Before', category: 'outage', price: 1 });
+    assert.equal(created.status, 201);
+    assert.equal((await api.get('/readyz')).status, 200);
+
+    await cluster.pause();
+    for (const answer of [await api.get(`/v1/products/${created.body.id}`), await api.post('/v1/products', { name: 'During', category: 'outage', price: 2 }), await api.get('/v1/products')]) {
+      assert.equal(answer.status, 503, answer.text);
+      assert.equal(answer.headers.get('retry-after'), '1');
+      assert.equal(answer.body.status, 503);
+      assert.equal(answer.body.code, 'not_ready');
+      assert.equal(answer.body.detail, 'the database cannot be reached; retry shortly');
+    }
+    const ready = await api.get('/readyz');
+    assert.equal(ready.status, 503);
+    assert.equal(ready.body.detail, 'the database cannot be reached; retry shortly');
+    assert.equal((await api.get('/healthz')).status, 200, 'the process itself is alive');
+
+    await cluster.resume();
+    let readyAgain = false;
+    for (let waited = 0; waited < 10_000 && !readyAgain; waited += 100) {
+      readyAgain = (await api.get('/readyz')).status === 200;
+      if (!readyAgain) await sleep(100);
+    }
+    assert.ok(readyAgain, '/readyz answers 200 again within 10 s, with no request needing the database');
+    assert.equal((await api.get(`/v1/products/${created.body.id}`)).body.name, 'Before');
+    assert.equal((await api.post('/v1/products', { name: 'After', category: 'outage', price: 3 })).status, 201);
+    assert.deepEqual((await api.get('/v1/products?category=outage&sort=price')).body.data.map((product: { name: string }) => product.name), ['Before', 'After']);
+  });
+});
