@@ -1,6 +1,8 @@
 // Crash safety (README: Storage and durability): the real server runs as a child process, clients write
 // concurrently, and the process is killed with SIGKILL at a random moment. After a
-// restart every acknowledged write must be there (and every acknowledged delete gone).
+// restart every acknowledged write must be there (and every acknowledged delete gone):
+// with a data directory, and with PostgreSQL (DATABASE_URL, on a throwaway server from
+// test/postgres-cluster.ts; skipped, saying why, without PostgreSQL).
 // CRASH_ROUNDS sets how many kill-and-restart rounds run: 4 by default (about 1 s each,
 // so `npm test` stays fast; two of them compact the journal every few kilobytes), and
 // CRASH_ROUNDS=200 for a long hunt. CRASH_SEED repeats a run (its seed is in each
@@ -13,6 +15,7 @@ import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import { after, test } from 'node:test';
 import { mulberry32, TEST_ADMIN_PASSWORD, TEST_TOKEN_SECRET, temporaryDirectory, tokenFor } from './helpers.js';
+import { POSTGRES_SKIP, startCluster } from './postgres-cluster.js';
 
 const ROUNDS = Number(process.env['CRASH_ROUNDS'] ?? 4);
 const WRITERS = 12;
@@ -23,9 +26,9 @@ interface Running {
   readonly url: string;
 }
 
-/** Odd rounds compact the journal every few kilobytes, so kills also land mid-compaction. */
-async function start(dataDir: string, compactAfterBytes: number): Promise<Running> {
-  const args = [MAIN, '--port', '0', '--data-dir', dataDir, '--seed', 'false', '--compact-after-bytes', String(compactAfterBytes)];
+/** A server on `storage`: its flags (the data directory, or the database). */
+async function start(storage: readonly string[]): Promise<Running> {
+  const args = [MAIN, '--port', '0', '--seed', 'false', ...storage];
   const child = spawn(process.execPath, args, {
     env: { ...process.env, ADMIN_PASSWORD: TEST_ADMIN_PASSWORD, TOKEN_SECRET: TEST_TOKEN_SECRET, RATE_LIMIT: '0' },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -59,71 +62,86 @@ after(async () => {
 });
 
 test(`kill -9 at a random moment loses no acknowledged write (${ROUNDS} rounds)`, async () => {
-  const seed = Number(process.env['CRASH_SEED'] ?? Date.now() % 100000);
-  const next = mulberry32(seed);
   const dir = await temporaryDirectory();
-  const authorization = `Bearer ${tokenFor(1)}`; // the administrator is user 1 in an empty store
-  const present = new Map<number, string>(); // acknowledged creates not deleted since
-  const deleted = new Set<number>(); // acknowledged deletes
-  const uncertain = new Set<number>(); // deletes sent but not acknowledged
   try {
-    for (let round = 0; round < ROUNDS; round++) {
-      const compactAfterBytes = round % 2 === 1 ? 4096 : 8 * 1024 * 1024;
-      const running = await start(dir.path, compactAfterBytes);
-      children.push(running);
-      let stopping = false;
-      const write = async (writer: number): Promise<void> => {
-        for (let n = 0; !stopping; n++) {
-          const victim = next() < 0.2 ? [...present.keys()][Math.floor(next() * present.size)] : undefined;
-          try {
-            if (victim !== undefined) {
-              // Until it is acknowledged, a delete may or may not land: check neither way.
-              present.delete(victim);
-              uncertain.add(victim);
-              const response = await fetch(`${running.url}/v1/products/${victim}`, { method: 'DELETE', headers: { authorization } });
-              if (response.status === 204) {
-                uncertain.delete(victim);
-                deleted.add(victim);
-              }
-              continue;
-            }
-            const name = `r${round}-w${writer}-n${n}`;
-            const response = await fetch(`${running.url}/v1/products`, {
-              method: 'POST',
-              headers: { authorization, 'content-type': 'application/json' },
-              body: JSON.stringify({ name, category: 'crash', price: n % 100 }),
-            });
-            if (response.status === 201) present.set(((await response.json()) as { id: number }).id, name);
-          } catch {
-            return; // the server is gone: anything not acknowledged may or may not have landed
-          }
-        }
-      };
-      const writers = Array.from({ length: WRITERS }, (_, writer) => write(writer));
-      await new Promise((resolve) => setTimeout(resolve, 30 + next() * 400));
-      await kill(running, 'SIGKILL');
-      stopping = true;
-      await Promise.all(writers);
-
-      const restarted = await start(dir.path, compactAfterBytes);
-      children.push(restarted);
-      const stored = new Map<number, string>();
-      for (let page = 1; ; page++) {
-        const response = await fetch(`${restarted.url}/v1/products?limit=100&page=${page}`, { headers: { authorization } });
-        assert.equal(response.status, 200);
-        const body = (await response.json()) as { data: { id: number; name: string }[]; meta: { pages: number } };
-        for (const product of body.data) stored.set(product.id, product.name);
-        if (page >= body.meta.pages) break;
-      }
-      for (const [id, name] of present) assert.equal(stored.get(id), name, `round ${round} (seed ${seed}): acknowledged product ${id} lost`);
-      for (const id of deleted) assert.equal(stored.has(id), false, `round ${round} (seed ${seed}): deleted product ${id} is back`);
-      // Unacknowledged creates may have landed: adopt them so later rounds can check them too.
-      for (const [id, name] of stored) if (!deleted.has(id)) present.set(id, name);
-      uncertain.clear();
-      assert.equal(await kill(restarted, 'SIGTERM'), 0);
-    }
-    assert.ok(present.size > 0, 'some writes were acknowledged');
+    // Odd rounds compact the journal every few kilobytes, so kills also land mid-compaction.
+    await crashRounds((round) => ['--data-dir', dir.path, '--compact-after-bytes', String(round % 2 === 1 ? 4096 : 8 * 1024 * 1024)]);
   } finally {
     await dir.remove();
   }
 });
+
+test(`kill -9 at a random moment loses no acknowledged write, with PostgreSQL (${ROUNDS} rounds)`, { skip: POSTGRES_SKIP }, async () => {
+  const cluster = await startCluster();
+  try {
+    const url = cluster.url(await cluster.createDatabase());
+    await crashRounds(() => ['--database-url', url]);
+  } finally {
+    await cluster.stop();
+  }
+});
+
+/** Rounds of: a server on `storageOf(round)`, writers, a SIGKILL, a restart that must hold every acknowledged write. */
+async function crashRounds(storageOf: (round: number) => readonly string[]): Promise<void> {
+  const seed = Number(process.env['CRASH_SEED'] ?? Date.now() % 100000);
+  const next = mulberry32(seed);
+  const authorization = `Bearer ${tokenFor(1)}`; // the administrator is user 1 in an empty store
+  const present = new Map<number, string>(); // acknowledged creates not deleted since
+  const deleted = new Set<number>(); // acknowledged deletes
+  const uncertain = new Set<number>(); // deletes sent but not acknowledged
+  for (let round = 0; round < ROUNDS; round++) {
+    const running = await start(storageOf(round));
+    children.push(running);
+    let stopping = false;
+    const write = async (writer: number): Promise<void> => {
+      for (let n = 0; !stopping; n++) {
+        const victim = next() < 0.2 ? [...present.keys()][Math.floor(next() * present.size)] : undefined;
+        try {
+          if (victim !== undefined) {
+            // Until it is acknowledged, a delete may or may not land: check neither way.
+            present.delete(victim);
+            uncertain.add(victim);
+            const response = await fetch(`${running.url}/v1/products/${victim}`, { method: 'DELETE', headers: { authorization } });
+            if (response.status === 204) {
+              uncertain.delete(victim);
+              deleted.add(victim);
+            }
+            continue;
+          }
+          const name = `r${round}-w${writer}-n${n}`;
+          const response = await fetch(`${running.url}/v1/products`, {
+            method: 'POST',
+            headers: { authorization, 'content-type': 'application/json' },
+            body: JSON.stringify({ name, category: 'crash', price: n % 100 }),
+          });
+          if (response.status === 201) present.set(((await response.json()) as { id: number }).id, name);
+        } catch {
+          return; // the server is gone: anything not acknowledged may or may not have landed
+        }
+      }
+    };
+    const writers = Array.from({ length: WRITERS }, (_, writer) => write(writer));
+    await new Promise((resolve) => setTimeout(resolve, 30 + next() * 400));
+    await kill(running, 'SIGKILL');
+    stopping = true;
+    await Promise.all(writers);
+
+    const restarted = await start(storageOf(round));
+    children.push(restarted);
+    const stored = new Map<number, string>();
+    for (let page = 1; ; page++) {
+      const response = await fetch(`${restarted.url}/v1/products?limit=100&page=${page}`, { headers: { authorization } });
+      assert.equal(response.status, 200);
+      const body = (await response.json()) as { data: { id: number; name: string }[]; meta: { pages: number } };
+      for (const product of body.data) stored.set(product.id, product.name);
+      if (page >= body.meta.pages) break;
+    }
+    for (const [id, name] of present) assert.equal(stored.get(id), name, `round ${round} (seed ${seed}): acknowledged product ${id} lost`);
+    for (const id of deleted) assert.equal(stored.has(id), false, `round ${round} (seed ${seed}): deleted product ${id} is back`);
+    // Unacknowledged creates may have landed: adopt them so later rounds can check them too.
+    for (const [id, name] of stored) if (!deleted.has(id)) present.set(id, name);
+    uncertain.clear();
+    assert.equal(await kill(restarted, 'SIGTERM'), 0);
+  }
+  assert.ok(present.size > 0, 'some writes were acknowledged');
+}
