@@ -51,8 +51,8 @@ export interface App {
   readonly config: Config;
   /** The resources served, compiled from the declaration. */
   readonly resources: ResourceTable;
-  /** How many records each collection holds (for the start banner). */
-  recordCounts(): Record<string, number>;
+  /** How many records each collection holds (for the start banner); read through a view where the store has them. */
+  recordCounts(): Promise<Record<string, number>>;
   /**
    * The answer being prepared on `socket` for a request that has fully arrived (server.ts,
    * for a malformed request pipelined after it, and for a connection whose answer has
@@ -227,7 +227,11 @@ export async function createApp(options: ServerOptions = {}): Promise<App> {
       return res?.req.complete === true ? res : undefined;
     },
     resources,
-    recordCounts: () => Object.fromEntries(resources.resources.map(({ collection }) => [collection, store.count(collection)])),
+    recordCounts: async () => {
+      const shared: Store = store;
+      const view = shared.view?.() ?? shared;
+      return loaded(() => Object.fromEntries(resources.resources.map(({ collection }) => [collection, view.count(collection)])));
+    },
     beginShutdown: () => {
       shuttingDown = true;
     },

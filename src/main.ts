@@ -126,7 +126,7 @@ async function run(options: ServerOptions): Promise<number> {
     else console.error(error instanceof ConfigError ? `cannot start: ${settingMessage(error)}` : describeStartupFailure(error, attempt));
     return EXIT_CANNOT_RUN;
   }
-  for (const line of startBanner(server, process.argv[1])) stdout.write(line);
+  for (const line of await startBanner(server, process.argv[1])) stdout.write(line);
 
   const signal = await stopped;
   stdout.write(`${signal}: finishing in-flight requests, then writing a final snapshot`);

@@ -30,7 +30,7 @@ describe('compaction: a first start with the seed and the smallest compactAfterB
     for (let start = 1; start <= STARTS; start++) {
       const dir = await scratchDirectory(defer);
       const server = await startServer({ port: 0, dataDir: dir, seed: true, compactAfterBytes: SMALLEST_COMPACT_AFTER_BYTES, ...TEST_AUTH_OPTIONS });
-      assert.deepEqual(server.app.recordCounts(), SEEDED, `start ${start}`);
+      assert.deepEqual(await server.app.recordCounts(), SEEDED, `start ${start}`);
       const api = await connect(server);
       assert.equal((await api.get('/v1/products?limit=100')).body.meta.total, SEEDED.products, `start ${start}`);
       await server.close();
@@ -43,10 +43,10 @@ describe('compaction: a first start with the seed and the smallest compactAfterB
     for (let start = 1; start <= STARTS; start++) {
       const dir = await scratchDirectory(defer);
       const app = await createApp({ dataDir: dir, seed: true, compactAfterBytes: SMALLEST_COMPACT_AFTER_BYTES, ...TEST_AUTH_OPTIONS });
-      assert.deepEqual(app.recordCounts(), SEEDED, `start ${start}`);
+      assert.deepEqual(await app.recordCounts(), SEEDED, `start ${start}`);
       await app.close();
       const reopened = await createApp({ dataDir: dir, seed: true, compactAfterBytes: SMALLEST_COMPACT_AFTER_BYTES, ...TEST_AUTH_OPTIONS });
-      assert.deepEqual(reopened.recordCounts(), SEEDED, `start ${start}, reopened`);
+      assert.deepEqual(await reopened.recordCounts(), SEEDED, `start ${start}, reopened`);
       await reopened.close();
     }
   });
@@ -66,7 +66,7 @@ describe('compaction: writes that each start a compaction', () => {
 
     const restarted = await startServer(options);
     defer(() => restarted.close());
-    assert.equal(restarted.app.recordCounts().products, SEEDED.products + 30);
+    assert.equal((await restarted.app.recordCounts()).products, SEEDED.products + 30);
     assert.equal(await snapshotCount(dir, 'products'), SEEDED.products + 30);
   });
 });

@@ -132,9 +132,9 @@ describe('a declared library: the declaration is the whole API', () => {
     assert.equal(referenced.body.code, 'still_referenced');
     assert.match(referenced.body.detail, /loans/);
     assert.equal((await admin.delete(path)).status, 204);
-    const booksBefore = admin.server.app.recordCounts()['books'] as number;
+    const booksBefore = (await admin.server.app.recordCounts())['books'] as number;
     assert.equal((await admin.delete(`/v1/authors/${author}`)).status, 204, 'once no loan references its book');
-    assert.equal(admin.server.app.recordCounts()['books'], booksBefore - 1, 'the book went with its author');
+    assert.equal((await admin.server.app.recordCounts())['books'], booksBefore - 1, 'the book went with its author');
   });
 
   test('the Portuguese vocabulary: paths, property names, filters, sort keys and links follow names.pt', async () => {
@@ -193,9 +193,9 @@ describe('a declared workshop: three levels under an owned collection', () => {
     assert.equal((await dave.get(`/v1/teams/${team.body.id}/projects/999/tasks/1`)).status, 403);
     assert.equal((await dave.post(tasksPath, { summary: 'intrude' })).status, 403);
 
-    assert.deepEqual(admin.server.app.recordCounts(), { users: 3, teams: 2, projects: 1, tasks: 1 });
+    assert.deepEqual(await admin.server.app.recordCounts(), { users: 3, teams: 2, projects: 1, tasks: 1 });
     assert.equal((await carol.delete(`/v1/teams/${team.body.id}`)).status, 204);
-    assert.deepEqual(admin.server.app.recordCounts(), { users: 3, teams: 1, projects: 0, tasks: 0 }, 'the projects and tasks went with their team');
+    assert.deepEqual(await admin.server.app.recordCounts(), { users: 3, teams: 1, projects: 0, tasks: 0 }, 'the projects and tasks went with their team');
     assert.equal((await admin.get(`/v1/teams/${team.body.id}/projects/${project.body.id}`)).status, 404);
   });
 });

@@ -19,6 +19,8 @@ import { MemoryStore, startServer } from '../src/index.js';
 import { openStore } from '../src/store/open-store.js';
 import { isoTimestamp } from '../src/timestamps.js';
 import { EXAMPLE, users } from './example-definitions.js';
+import type { PostgresCluster } from './postgres-cluster.js';
+import { POSTGRES_SKIP, startCluster } from './postgres-cluster.js';
 
 /** Known credentials, so tests can log in and sign their own tokens. */
 export const TEST_ADMIN_EMAIL = 'admin@example.com';
@@ -69,6 +71,9 @@ export interface TestServer {
  * the long way, as does startTestServerWithAdminBootstrap.
  */
 export async function startTestServer(options: ServerOptions = {}): Promise<TestServer> {
+  if (process.env['TEST_STORE'] === 'postgres' && options.dataDir === undefined && options.store === undefined && options.seed !== true) {
+    return startTestServerWithAdminBootstrap({ ...options, database: await testDatabase() });
+  }
   if (!adminCanBePutInFirst(options) || loginWouldLeaveATrace(options)) return startTestServerWithAdminBootstrap(options);
   return startWithAdminInPlace(options);
 }
@@ -103,6 +108,23 @@ function adminCanBePutInFirst(options: ServerOptions): boolean {
 /** True when the helper's login would spend a request of the address's rate limit, or show as an access-log line. */
 function loginWouldLeaveATrace(options: ServerOptions): boolean {
   return (options.rateLimit ?? 0) !== 0 || (options.accessLog ?? 'off') !== 'off';
+}
+
+let testCluster: Promise<PostgresCluster> | undefined;
+
+/**
+ * TEST_STORE=postgres: a new database on one throwaway PostgreSQL per test process
+ * (postgres-cluster.ts), for the servers startTestServer starts on the default storage,
+ * so the same HTTP suites run against the PostgreSQL store.
+ */
+async function testDatabase(): Promise<string> {
+  if (POSTGRES_SKIP !== false) throw new Error(`TEST_STORE=postgres: ${POSTGRES_SKIP}`);
+  testCluster ??= startCluster().then((cluster) => {
+    process.once('beforeExit', () => void cluster.stop());
+    return cluster;
+  });
+  const cluster = await testCluster;
+  return cluster.url(await cluster.createDatabase());
 }
 
 /** Starts with the administrator already in the store, and a token signed for it. */

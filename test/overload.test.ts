@@ -354,7 +354,7 @@ test('2,000 concurrent POSTs on a data directory: every one answered 201 (or 429
 
     api = await startTestServer({ dataDir: directory.path });
     try {
-      assert.equal(api.server.app.recordCounts().products, created.size, 'exactly the acknowledged products after the restart');
+      assert.equal((await api.server.app.recordCounts()).products, created.size, 'exactly the acknowledged products after the restart');
       const found = new Set<number>();
       for (let page = 1; found.size < created.size; page += 1) {
         const response = await api.get(`/v1/products?limit=${MAX_PAGE_SIZE}&page=${page}`);

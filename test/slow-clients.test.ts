@@ -101,7 +101,7 @@ async function assertCutOffByRequestTimeout(api: TestServer, client: RawClient, 
   const elapsed = closed - started;
   assert.ok(elapsed >= TIMEOUTS.requestTimeoutMs - 50, `cut off after ${elapsed} ms, before requestTimeoutMs`);
   assertTimedOut(client);
-  assert.equal(api.server.app.recordCounts().products, 1, `${what}: its POST created nothing`);
+  assert.equal((await api.server.app.recordCounts()).products, 1, `${what}: its POST created nothing`);
   return assertNormalLatency(latencies, 10);
 }
 

@@ -507,7 +507,7 @@ describe('storage: with a data directory', () => {
       ],
     );
     assert.equal((await api.get('/v1/products')).body.meta.total, 12);
-    assert.deepEqual(api.server.app.recordCounts(), { users: 3, products: 12, orders: 5 });
+    assert.deepEqual(await api.server.app.recordCounts(), { users: 3, products: 12, orders: 5 });
 
     await api.close();
     assert.deepEqual(await fileNames(dir), SNAPSHOT_FILES);

@@ -6,13 +6,13 @@
 import { basename, relative } from 'node:path';
 import type { RunningServer } from '../server.js';
 
-export function startBanner(server: RunningServer, scriptPath: string | undefined): string[] {
+export async function startBanner(server: RunningServer, scriptPath: string | undefined): Promise<string[]> {
   const { config } = server.app;
   if (config.database !== undefined) {
     // The database's counts change under every process sharing it: none are shown.
     return [`plainrest listening on ${server.url}`, `explorer: ${server.url}/`, `data: PostgreSQL at ${withoutPassword(config.database)}`, tokenLine(server)];
   }
-  const counts = Object.entries(server.app.recordCounts())
+  const counts = Object.entries(await server.app.recordCounts())
     .map(([collection, count]) => `${count} ${count === 1 ? collection.replace(/s$/, '') : collection}`)
     .join(', ');
   return [
