@@ -17,12 +17,10 @@ import type { ResourceTable } from '../declarations/compile-declaration.js';
 import type { StoredCollection } from './store.js';
 import type { Misfit } from './stored-fields.js';
 import { storedRecordMisfit } from './stored-fields.js';
+import { firstIds } from './declaration-fit.js';
 import { COLLECTION_NAME, IDEMPOTENCY_COLLECTION } from './store.js';
 
 export class StartupError extends Error {}
-
-/** How many ids a message about misfit records names. */
-const FIRST_IDS = 5;
 
 export function snapshotPath(dataDir: string, collection: StoredCollection): string {
   return join(dataDir, `${collection}.json`);
@@ -149,8 +147,7 @@ function entryMisfit(misfits: readonly EntryMisfit[]): string | undefined {
 
 /** ` (3 notes records have "text" wrong: ids 1, 2, 3)`. */
 function sameFieldSummary(collection: StoredCollection, field: string, ids: readonly number[]): string {
-  const shown = ids.slice(0, FIRST_IDS).join(', ');
-  return ` (${ids.length} ${collection} records have ${field} wrong: ids ${shown}${ids.length > FIRST_IDS ? ', …' : ''})`;
+  return ` (${ids.length} ${collection} records have ${field} wrong: ${firstIds(ids)})`;
 }
 
 /** A `.json` file in the data directory that a snapshot writer made: an object with "next_id" and "records". */

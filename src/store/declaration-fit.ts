@@ -45,12 +45,17 @@ export function lackingRequired(collection: string, property: string, total: num
   return `${collection}: ${count(total)} (${firstIds(ids, total)}) lack "${property}", which the declaration requires; give it a "default" and make it optional, or set it in those records first`;
 }
 
+/** `2 records (ids 1, 2)`: how many, and the first of their ids. */
+export function recordsWithIds(total: number, ids: readonly number[]): string {
+  return `${count(total)} (${firstIds(ids, total)})`;
+}
+
 function count(records: number): string {
   return records === 1 ? '1 record' : `${records} records`;
 }
 
 /** `ids 1, 2, 3, 4, 5, …`: the first of `total` ids. */
-function firstIds(ids: readonly number[], total = ids.length): string {
+export function firstIds(ids: readonly number[], total = ids.length): string {
   const shown = ids.slice(0, FIRST_IDS).join(', ');
   return `${total === 1 ? 'id' : 'ids'} ${shown}${total > FIRST_IDS ? ', …' : ''}`;
 }

@@ -7,7 +7,7 @@
 import type { ResourceTable } from '../declarations/compile-declaration.js';
 import { HttpError } from '../http/errors.js';
 import { StartupError } from './data-directory.js';
-import { lackingRequired, removedCollection } from './declaration-fit.js';
+import { lackingRequired, recordsWithIds, removedCollection } from './declaration-fit.js';
 import type { Store } from './store.js';
 import { NeedData } from './store.js';
 
@@ -55,7 +55,7 @@ async function loadPackage(): Promise<DatabasePackage> {
 
 function describe(problem: SchemaProblem): string {
   const { collection, count, firstIds } = problem;
-  const records = `${count === 1 ? '1 record' : `${count} records`} (${firstIds.length === 1 ? 'id' : 'ids'} ${firstIds.join(', ')}${count > firstIds.length ? ', …' : ''})`;
+  const records = recordsWithIds(count, firstIds);
   switch (problem.kind) {
     case 'removed-collection':
       return `${removedCollection(collection, count, firstIds)}, or delete its rows`;
