@@ -9,9 +9,11 @@
 // not a server error: its request is logged once, as an access line, never as an error.
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Socket } from 'node:net';
-import type { Config, ServerOptions } from './config.js';
+import type { Config, Logger, ServerOptions } from './config.js';
 import { Authenticator } from './auth/authenticate.js';
+import type { AdminBootstrap } from './auth/bootstrap-admin.js';
 import { ensureAdmin } from './auth/bootstrap-admin.js';
 import { loadTokenSecret } from './auth/token-secret.js';
 import { resolveConfig } from './config.js';
@@ -88,24 +90,23 @@ export async function createApp(options: ServerOptions = {}): Promise<App> {
   const resources = await resolveResources(options.resources, options.hooks);
   // The example dataset belongs to the example domain; declared resources start empty.
   const seed = config.seed && resources === exampleResources();
-  const store = options.store ?? (config.database !== undefined ? await openDatabase(config.database, resources) : await openStore({ ...config, seed }, resources));
+  const store = options.store ?? (config.database !== undefined ? await openDatabase(config.database, resources, config.logger) : await openStore({ ...config, seed }, resources));
   let authenticator: Authenticator;
   let adminReady: Promise<void>;
   let secret: string;
+  const closing = new AbortController();
   try {
     // The token secret first: a start that fails on it must not have created (and
     // printed, then lost) a generated administrator password.
     secret = await loadTokenSecret(config.tokenSecret, config.dataDir);
     authenticator = new Authenticator(secret, config.tokenTtlSeconds, store);
-    const { generatedPassword, warning, passwordSynced } = await ensureAdmin(resources.get('users') as ResourceDefinition, store, config.adminEmail, config.adminPassword, config.logger);
-    adminReady = passwordSynced;
-    if (warning !== undefined) config.logger.warn(warning);
-    if (generatedPassword !== undefined) {
-      config.logger.info(
-        `created the administrator ${config.adminEmail} with the generated password ${generatedPassword} ` +
-          '(shown only now; set ADMIN_PASSWORD to choose one)',
-      );
-    }
+    const bootstrap = async (): Promise<AdminBootstrap> => {
+      const ensured = await ensureAdmin(resources.get('users') as ResourceDefinition, store, config.adminEmail, config.adminPassword, config.logger);
+      announceAdmin(ensured, config);
+      return ensured;
+    };
+    // A database not reached yet (README: Several processes): the administrator is ensured once it answers.
+    adminReady = (store as Store).unavailable === undefined ? (await bootstrap()).passwordSynced : onceReachable(bootstrap, config.logger, closing.signal);
   } catch (error) {
     // Release the data directory (lock, journal) that this start opened.
     if (options.store === undefined) await store.close().catch(() => undefined);
@@ -236,10 +237,36 @@ export async function createApp(options: ServerOptions = {}): Promise<App> {
       shuttingDown = true;
     },
     close: async () => {
+      closing.abort();
       await adminReady;
       await store.close();
     },
   };
+}
+
+function announceAdmin({ generatedPassword, warning }: AdminBootstrap, config: Config): void {
+  if (warning !== undefined) config.logger.warn(warning);
+  if (generatedPassword !== undefined) {
+    config.logger.info(
+      `created the administrator ${config.adminEmail} with the generated password ${generatedPassword} ` +
+        '(shown only now; set ADMIN_PASSWORD to choose one)',
+    );
+  }
+}
+
+/** Runs `bootstrap` once the store answers, trying again every second while it answers 503; settles when the password is in place. */
+async function onceReachable(bootstrap: () => Promise<AdminBootstrap>, logger: Logger, closing: AbortSignal): Promise<void> {
+  while (!closing.aborted) {
+    try {
+      return await (await bootstrap()).passwordSynced;
+    } catch (error) {
+      if (!(error instanceof HttpError) || error.code !== 'not_ready') {
+        logger.error(`the administrator could not be ensured: ${String(error)}`);
+        return;
+      }
+      await sleep(1000, undefined, { signal: closing }).catch(() => undefined);
+    }
+  }
 }
 
 /** Checks Host and Expect, routes, checks the method, authenticates, limits and negotiates, then runs the handler; throws an HttpError to refuse. */

@@ -1,14 +1,15 @@
-// The database going away while plainrest runs (CONTRACT §12): requests that need it get
-// a 503 problem with Retry-After (never a 500 or a stack trace), /readyz answers 503,
-// and when the database is back the server recovers by itself, without a restart, with
-// every acknowledged write still there. On a throwaway PostgreSQL (test/postgres-cluster.ts)
+// The database going away while plainrest runs, or not there when it starts (CONTRACT
+// §12): requests that need it get a 503 problem with Retry-After (never a 500 or a stack
+// trace), /readyz answers 503, and when the database is back the server recovers by
+// itself, without a restart, with every acknowledged write still there. On a throwaway PostgreSQL (test/postgres-cluster.ts)
 // that the test stops and starts again.
 
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { startServer } from '../src/index.js';
 import type { TestServer } from './helpers.js';
-import { startTestServerWithAdminBootstrap } from './helpers.js';
+import { login, recordingLogger, startTestServerWithAdminBootstrap, TEST_ADMIN_EMAIL, TEST_ADMIN_PASSWORD, TEST_AUTH_OPTIONS, tokenFor, wrap } from './helpers.js';
 import type { PostgresCluster } from './postgres-cluster.js';
 import { POSTGRES_SKIP, startCluster } from './postgres-cluster.js';
 
@@ -52,5 +53,53 @@ describe('PostgreSQL unreachable while running', { skip: POSTGRES_SKIP }, () => 
     assert.equal((await api.get(`/v1/products/${created.body.id}`)).body.name, 'Before');
     assert.equal((await api.post('/v1/products', { name: 'After', category: 'outage', price: 3 })).status, 201);
     assert.deepEqual((await api.get('/v1/products?category=outage&sort=price')).body.data.map((product: { name: string }) => product.name), ['Before', 'After']);
+  });
+});
+
+describe('PostgreSQL unreachable at start', { skip: POSTGRES_SKIP }, () => {
+  let cluster: PostgresCluster;
+  before(async () => {
+    cluster = await startCluster();
+  });
+  after(async () => {
+    await cluster?.stop();
+  });
+
+  test('the server listens and is not ready, logs each retry, and becomes ready (administrator and all) once the database answers', async () => {
+    const url = cluster.url(await cluster.createDatabase());
+    await cluster.pause();
+    const logger = recordingLogger();
+    const server = await startServer({ port: 0, dataDir: null, seed: false, rateLimit: 0, ...TEST_AUTH_OPTIONS, database: url, logger });
+    try {
+      const api = wrap(server, undefined);
+      const notYet = 'the database has not been reached since the start; retry shortly';
+      for (const answer of [await api.get('/readyz'), await api.as(tokenFor(1)).get('/v1/products'), await api.post('/v1/tokens', { email: TEST_ADMIN_EMAIL, password: TEST_ADMIN_PASSWORD })]) {
+        assert.equal(answer.status, 503, answer.text);
+        assert.equal(answer.headers.get('retry-after'), '1');
+        assert.equal(answer.body.code, 'not_ready');
+        assert.equal(answer.body.detail, notYet);
+      }
+      assert.equal((await api.get('/healthz')).status, 200, 'the process itself is alive');
+      await sleep(1500);
+      const retries = logger.lines.filter((line) => line.level === 'warn').map((line) => line.message);
+      assert.match(retries[0] ?? '', /^the database cannot be reached \(.+\); trying again in 1 s$/);
+      assert.match(retries[1] ?? '', /^the database cannot be reached \(.+\); trying again in 2 s$/, 'the delay grows');
+
+      await cluster.resume();
+      let ready = false;
+      for (let waited = 0; waited < 15_000 && !ready; waited += 100) {
+        ready = (await api.get('/readyz')).status === 200;
+        if (!ready) await sleep(100);
+      }
+      assert.ok(ready, '/readyz answers 200 once the database answers, without a restart');
+      assert.ok(logger.lines.some((line) => line.level === 'info' && line.message === 'the database answers: ready'));
+      const token = await login(api, TEST_ADMIN_EMAIL, TEST_ADMIN_PASSWORD);
+      const admin = wrap(server, token);
+      const created = await admin.post('/v1/products', { name: 'Late', category: 'late', price: 1 });
+      assert.equal(created.status, 201, created.text);
+      assert.equal((await admin.get(`/v1/products/${created.body.id}`)).body.name, 'Late');
+    } finally {
+      await server.close();
+    }
   });
 });

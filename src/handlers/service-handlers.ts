@@ -6,7 +6,7 @@
 
 import type { RequestContext } from '../context.js';
 import { matchesIfNoneMatch } from '../http/conditional.js';
-import { HttpError } from '../http/errors.js';
+import { HttpError, storeUnavailable } from '../http/errors.js';
 import { rejectQueryParameters } from '../http/list-query.js';
 import { prefersHtml, requireHtmlAcceptable, requireJsonAcceptable } from '../http/negotiation.js';
 import type { Headers, Reply } from '../http/respond.js';
@@ -67,6 +67,6 @@ export function readinessCheck(context: RequestContext): Reply {
   if (services.isShuttingDown()) throw new HttpError('not_ready', 'the server is shutting down', { headers: { 'Retry-After': '10' } });
   if (services.store.writable === false) throw new HttpError('not_ready', 'the server cannot store writes (its disk failed)');
   const unavailable = services.store.unavailable;
-  if (unavailable !== undefined) throw new HttpError('not_ready', unavailable, { headers: { 'Retry-After': '1' } });
+  if (unavailable !== undefined) throw storeUnavailable(unavailable);
   return jsonReply(200, { status: 'ready' });
 }

@@ -7,7 +7,7 @@
 import { REALM } from '../auth/authenticate.js';
 import type { RequestContext } from '../context.js';
 import { JSON_MEDIA_TYPES, readJsonBody } from '../http/body.js';
-import { HttpError } from '../http/errors.js';
+import { HttpError, storeUnavailable } from '../http/errors.js';
 import { rejectQueryParameters } from '../http/list-query.js';
 import type { Reply } from '../http/respond.js';
 import { jsonReply } from '../http/respond.js';
@@ -35,7 +35,10 @@ export async function createToken(context: RequestContext): Promise<Reply> {
   if (typeof body['password'] === 'string') context.secrets.push(body['password']);
   const { email, password } = validateBody(CREDENTIAL_FIELDS, body, CREDENTIAL_NAMES, 'create') as { email: string; password: string };
 
-  await context.services.adminReady; // the administrator's password may still be being replaced
+  // The administrator's password may still be being replaced (or, with a database not reached yet, created).
+  const unavailable = context.services.store.unavailable;
+  if (unavailable !== undefined) throw storeUnavailable(unavailable);
+  await context.services.adminReady;
   const user = await loaded(() => store.findIgnoringCase('users', 'email', email));
   const storedHash = user?.['password_hash'];
   const hash = typeof storedHash === 'string' ? storedHash : DUMMY_HASH;

@@ -132,3 +132,8 @@ export function queryError(errors: readonly FieldError[]): HttpError {
   const names = errors.map((error) => error.field).join(', ');
   return new HttpError('invalid_query', `invalid query parameter: ${names}`, { errors });
 }
+
+/** 503 while the store cannot be reached (a database down or not reached yet): clients are told to retry in a second. */
+export function storeUnavailable(detail: string): HttpError {
+  return new HttpError('not_ready', detail, { headers: { 'Retry-After': '1' } });
+}

@@ -4,8 +4,9 @@
 // to install. Stored data that the declaration no longer fits is refused in the words
 // the data directory uses (declaration-fit.ts), and nothing is changed.
 
+import type { Logger } from '../config.js';
 import type { ResourceTable } from '../declarations/compile-declaration.js';
-import { HttpError } from '../http/errors.js';
+import { storeUnavailable } from '../http/errors.js';
 import { StartupError } from './data-directory.js';
 import { lackingRequired, recordsWithIds, removedCollection } from './declaration-fit.js';
 import type { Store } from './store.js';
@@ -25,19 +26,29 @@ interface DatabasePackage {
     readonly url: string;
     readonly resources: ResourceTable;
     readonly kit: { needData(fetch: () => Promise<void>): Error; unavailable(detail: string): Error };
+    readonly onUnreachable?: (reason: string, retryInMs: number) => void;
+    readonly onRefused?: (problems: readonly SchemaProblem[]) => void;
+    readonly onFailed?: (reason: string) => void;
+    readonly onReady?: () => void;
   }): Promise<{ readonly store?: Store; readonly problems?: readonly SchemaProblem[] }>;
 }
 
 const KIT = {
   needData: (fetch: () => Promise<void>): Error => new NeedData(fetch),
-  unavailable: (detail: string): Error => new HttpError('not_ready', detail, { headers: { 'Retry-After': '1' } }),
+  unavailable: (detail: string): Error => storeUnavailable(detail),
 };
 
-export async function openDatabase(url: string, resources: ResourceTable): Promise<Store> {
-  const opened = await (await loadPackage()).openPostgresStore({ url, resources, kit: KIT });
-  if (opened.problems !== undefined && opened.problems.length > 0) {
-    throw new StartupError(`the data in the database no longer fits the declaration: ${opened.problems.map(describe).join('; ')}; nothing was changed`);
-  }
+export async function openDatabase(url: string, resources: ResourceTable, logger: Logger): Promise<Store> {
+  const opened = await (await loadPackage()).openPostgresStore({
+    url,
+    resources,
+    kit: KIT,
+    onUnreachable: (reason, retryInMs) => logger.warn(`the database cannot be reached (${reason}); trying again in ${retryInMs / 1000} s`),
+    onRefused: (problems) => logger.error(refusal(problems)),
+    onFailed: (reason) => logger.error(`the database could not be prepared: ${reason}; the server stays not ready`),
+    onReady: () => logger.info('the database answers: ready'),
+  });
+  if (opened.problems !== undefined && opened.problems.length > 0) throw new StartupError(refusal(opened.problems));
   if (opened.store === undefined) throw new StartupError(`${DATABASE_PACKAGE} opened no store`);
   return opened.store;
 }
@@ -51,6 +62,10 @@ async function loadPackage(): Promise<DatabasePackage> {
     if ((error as { code?: unknown }).code !== 'ERR_MODULE_NOT_FOUND') throw error;
     throw new StartupError(`DATABASE_URL needs the optional package ${DATABASE_PACKAGE}: npm install ${DATABASE_PACKAGE}`);
   }
+}
+
+function refusal(problems: readonly SchemaProblem[]): string {
+  return `the data in the database no longer fits the declaration: ${problems.map(describe).join('; ')}; nothing was changed`;
 }
 
 function describe(problem: SchemaProblem): string {

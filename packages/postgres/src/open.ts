@@ -1,15 +1,20 @@
 // Opening the PostgreSQL store (CONTRACT §12): a bounded pool of connections, each with a
 // statement timeout; the tables brought to the declaration (schema-migration.ts), and
 // the facts of any stored data that no longer fits handed back for plainrest to word.
+// A database that cannot be reached at start is not a failed start: the store is
+// returned at once, answers 503 (not ready) and tries again with a growing delay (1 s,
+// 2 s, 4 s … at most 30 s), telling `onUnreachable` of each failure; once the database
+// answers, the tables are brought to the declaration and the store is ready.
 // Ids come back as numbers (bigint is within JavaScript's safe integers here: ids and
 // counts) and timestamps as ISO 8601 strings with milliseconds, as the data directory has them.
 
 import pg from 'pg';
 import type { ResourceTable } from 'plainrest';
 import type { CoreKit } from './postgres-store.js';
-import { PostgresStore } from './postgres-store.js';
+import { isConnectionFailure, PostgresStore } from './postgres-store.js';
 import type { SchemaProblem } from './schema-migration.js';
 import { migrateSchema } from './schema-migration.js';
+import type { TablePlan } from './schema.js';
 import { schemaOf } from './schema.js';
 
 export interface OpenOptions {
@@ -21,12 +26,23 @@ export interface OpenOptions {
   readonly poolSize?: number;
   /** A statement running longer is cancelled (default 5 s). */
   readonly statementTimeoutMs?: number;
+  /** Told of each failed attempt to reach the database at start: why, and the delay before the next. */
+  readonly onUnreachable?: (reason: string, retryInMs: number) => void;
+  /** Told when a database first reached after the start holds data the declaration no longer fits (the store then stays not ready). */
+  readonly onRefused?: (problems: readonly SchemaProblem[]) => void;
+  /** Told when a database first reached after the start could not be prepared for another reason (the store then stays not ready). */
+  readonly onFailed?: (reason: string) => void;
+  /** Told when a database first reached after the start is ready. */
+  readonly onReady?: () => void;
 }
 
 export type OpenResult = { readonly store: PostgresStore; readonly problems?: undefined } | { readonly store?: undefined; readonly problems: readonly SchemaProblem[] };
 
 const INT8 = 20;
 const TIMESTAMPTZ = 1184;
+const FIRST_RETRY_MS = 1000;
+const LONGEST_RETRY_MS = 30_000;
+const REFUSED = 'the data in the database no longer fits the declaration (the server log says how); nothing was changed';
 
 const types = {
   getTypeParser(oid: number, format?: string): (text: string) => unknown {
@@ -48,19 +64,66 @@ export async function openPostgresStore(options: OpenOptions): Promise<OpenResul
   // An idle connection the server drops must not crash the process: the next query reconnects.
   pool.on('error', () => {});
   const plans = schemaOf(options.resources);
-  const client = await pool.connect();
+  const store = new PostgresStore({ pool, plans, kit: options.kit });
+  let problems: readonly SchemaProblem[];
   try {
-    const { problems } = await migrateSchema(client, plans);
-    if (problems.length > 0) {
-      client.release();
-      await pool.end();
-      return { problems };
-    }
+    problems = await migrate(pool, plans);
   } catch (error) {
-    client.release();
-    await pool.end();
-    throw error;
+    if (!isConnectionFailure(error)) {
+      await pool.end();
+      throw error;
+    }
+    store.openLater(retryUntilMigrated(pool, plans, store, options, describeFailure(error)));
+    return { store };
   }
-  client.release();
-  return { store: new PostgresStore({ pool, plans, kit: options.kit }) };
+  if (problems.length > 0) {
+    await pool.end();
+    return { problems };
+  }
+  return { store };
+}
+
+async function migrate(pool: pg.Pool, plans: readonly TablePlan[]): Promise<readonly SchemaProblem[]> {
+  const client = await pool.connect();
+  let broken = false;
+  try {
+    return (await migrateSchema(client, plans)).problems;
+  } catch (error) {
+    broken = isConnectionFailure(error);
+    throw error;
+  } finally {
+    client.release(broken);
+  }
+}
+
+/** Tries again with a doubling delay until the tables are brought to the declaration: undefined then, or why the store stays not ready. */
+async function retryUntilMigrated(pool: pg.Pool, plans: readonly TablePlan[], store: PostgresStore, options: OpenOptions, firstFailure: string): Promise<string | undefined> {
+  let failure = firstFailure;
+  for (let delay = FIRST_RETRY_MS; ; delay = Math.min(delay * 2, LONGEST_RETRY_MS)) {
+    options.onUnreachable?.(failure, delay);
+    await new Promise<void>((resolve) => setTimeout(resolve, delay).unref());
+    if (store.closed) return 'the server is stopping';
+    try {
+      const problems = await migrate(pool, plans);
+      if (problems.length === 0) {
+        options.onReady?.();
+        return undefined;
+      }
+      options.onRefused?.(problems);
+      return REFUSED;
+    } catch (error) {
+      if (!isConnectionFailure(error)) {
+        options.onFailed?.(describeFailure(error));
+        return `the database could not be prepared: ${describeFailure(error)}`;
+      }
+      failure = describeFailure(error);
+    }
+  }
+}
+
+/** A connection failure in a few words: the system's code (ECONNREFUSED) or PostgreSQL's message. */
+function describeFailure(error: unknown): string {
+  const code = (error as { code?: unknown }).code;
+  if (typeof code === 'string' && /^E[A-Z]+$/.test(code)) return code;
+  return error instanceof Error ? error.message : String(error);
 }

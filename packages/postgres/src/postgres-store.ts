@@ -34,11 +34,12 @@ export interface PostgresStoreOptions {
 const RETRYABLE = new Set(['40001', '40P01', '23505', '23503']);
 const READ_THROUGH_A_VIEW = 'the PostgreSQL store is read through a view: store.view()';
 const UNREACHABLE = 'the database cannot be reached; retry shortly';
+const NOT_YET_REACHED = 'the database has not been reached since the start; retry shortly';
 /** How often an unreachable database is tried again. */
 const PROBE_MS = 1000;
 
 /** A refused, lost or timed-out connection, or a server shutting down or out of connections (SQLSTATE classes 08, 57P, 53). */
-function isConnectionFailure(error: unknown): boolean {
+export function isConnectionFailure(error: unknown): boolean {
   const code = (error as { code?: unknown }).code;
   if (typeof code === 'string' && (/^(08|57P|53)/.test(code) || ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE'].includes(code))) return true;
   return error instanceof Error && /timeout exceeded when trying to connect|Connection terminated|connection is closed|Client has encountered a connection error/i.test(error.message);
@@ -53,6 +54,8 @@ export class PostgresStore implements Store {
   /** Set when a query found the database unreachable; cleared by the next that reaches it (or the probe). */
   #unreachable: string | undefined;
   #probe: NodeJS.Timeout | undefined;
+  /** Set while the tables have not yet been brought to the declaration (a database unreachable at start, open.ts), or for good when that failed. */
+  #notOpen: string | undefined;
 
   constructor(options: PostgresStoreOptions) {
     this.#pool = options.pool;
@@ -73,11 +76,24 @@ export class PostgresStore implements Store {
 
   /** Why the server is not ready: the database could not be reached (plainrest's /readyz answers 503 with it). */
   get unavailable(): string | undefined {
-    return this.#unreachable;
+    return this.#notOpen ?? this.#unreachable;
+  }
+
+  get closed(): boolean {
+    return this.#closed;
+  }
+
+  /** Opened in the background (open.ts): not ready until `opening` settles with no reason, for good if it gives one. */
+  openLater(opening: Promise<string | undefined>): void {
+    this.#notOpen = NOT_YET_REACHED;
+    void opening.then((reason) => {
+      this.#notOpen = reason;
+    });
   }
 
   /** Runs one statement on `client` (a transaction's) or the pool; an unreachable database is the core's 503. */
   async run(text: string, values: readonly unknown[], client?: pg.PoolClient): Promise<pg.QueryResult<Record<string, unknown>>> {
+    if (this.#notOpen !== undefined) throw this.#kit.unavailable(this.#notOpen);
     try {
       const result = await (client ?? this.#pool).query(text, values as unknown[]);
       this.#unreachable = undefined;
@@ -144,6 +160,7 @@ export class PostgresStore implements Store {
 
   /** Runs `decide` with `view` inside a serializable transaction, then its changes; again on a conflict. */
   async transactOn<T>(view: PostgresView, decide: () => Decision<T>): Promise<T> {
+    if (this.#notOpen !== undefined) throw this.#kit.unavailable(this.#notOpen);
     for (let attempt = 1; ; attempt++) {
       let client: pg.PoolClient;
       try {
