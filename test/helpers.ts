@@ -5,6 +5,7 @@
 // process, not at every start (see startTestServer).
 
 import type { ChildProcess } from 'node:child_process';
+import { request as httpRequest } from 'node:http';
 import { createHash } from 'node:crypto';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { afterEach } from 'node:test';
@@ -322,4 +323,41 @@ export async function scratchDirectory(defer: (cleanup: Cleanup) => void): Promi
   const dir = await temporaryDirectory();
   defer(dir.remove);
   return dir.path;
+}
+
+/**
+ * A request whose headers are sent now and whose body only on `release()`: the server
+ * has begun handling it (read what it reads before the body) when another request comes
+ * between. For races that must happen the same way every run.
+ */
+export async function heldRequest(api: TestServer, method: string, path: string, body: unknown): Promise<{ release(): Promise<TestResponse> }> {
+  const text = JSON.stringify(body);
+  const headers: Record<string, string> = {
+    'content-type': method === 'PATCH' ? 'application/merge-patch+json' : 'application/json',
+    'content-length': String(Buffer.byteLength(text)),
+  };
+  if (api.token !== undefined) headers['authorization'] = `Bearer ${api.token}`;
+  const sent = httpRequest(`${api.url}${path}`, { method, headers });
+  const answered = new Promise<TestResponse>((resolve, reject) => {
+    sent.once('error', reject);
+    sent.once('response', (response) => {
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.once('end', () => {
+        const answer = Buffer.concat(chunks).toString();
+        const responseHeaders = new Headers();
+        for (const [name, value] of Object.entries(response.headers)) if (typeof value === 'string') responseHeaders.set(name, value);
+        resolve({ status: response.statusCode ?? 0, headers: responseHeaders, body: answer === '' ? undefined : JSON.parse(answer), text: answer });
+      });
+    });
+  });
+  sent.flushHeaders();
+  // Time for the server to read what the request reads before its body (the record, the caller).
+  await new Promise((resolve) => setTimeout(resolve, 150));
+  return {
+    release: () => {
+      sent.end(text);
+      return answered;
+    },
+  };
 }

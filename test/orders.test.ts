@@ -8,7 +8,7 @@ import { EXAMPLE } from './example-definitions.js';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, test } from 'node:test';
 import type { TestResponse, TestServer } from './helpers.js';
-import { createProduct, createUser, startTestServer, temporaryDirectory } from './helpers.js';
+import { createProduct, createUser, heldRequest, startTestServer, temporaryDirectory } from './helpers.js';
 import type { FieldErrorExpectation } from './assertions.js';
 import { assertEmpty, assertJson, assertProblem, RFC3339_UTC, STRONG_ETAG } from './assertions.js';
 
@@ -370,6 +370,39 @@ describe('status transitions (PATCH status)', () => {
       });
     }
   }
+
+  test('two overlapping cancels: the one decided on the state the other changed gets 409, and the order is cancelled once', async () => {
+    const order = await createOrder(api, userId, [{ product_id: book.id, quantity: 1 }]);
+    const path = orderPath(userId, order.id);
+    const late = await heldRequest(api, 'PATCH', path, { status: 'cancelled' });
+    const first = await api.patch(path, { status: 'cancelled' });
+    assertJson(first, 200);
+    assert.equal(first.body.status, 'cancelled');
+    const second = await late.release();
+    assertProblem(second, 409, 'invalid_transition', path);
+    assert.equal(second.body.detail, 'an order went from pending to cancelled (status) through another request while this one was handled; read it again before changing it');
+    await assertUnchanged(api, path, await api.get(path));
+    assert.equal((await api.get(path)).headers.get('etag'), first.headers.get('etag'), 'one write: the first');
+    // Once read again, cancelling the cancelled order is no change, as ever.
+    const again = await api.patch(path, { status: 'cancelled' });
+    assertJson(again, 200);
+    assert.equal(again.headers.get('etag'), first.headers.get('etag'));
+  });
+
+  test('a PATCH that leaves the status alone is not refused when another request changed the status meanwhile', async () => {
+    const order = await createOrder(api, userId, [{ product_id: book.id, quantity: 1 }]);
+    const path = orderPath(userId, order.id);
+    const late = await heldRequest(api, 'PATCH', path, { items: [{ product_id: dime.id, quantity: 2 }] });
+    assertJson(await api.patch(path, { status: 'paid' }), 200);
+    // Decided on a pending order, but the items rule is checked against the order as it is now: paid, so frozen.
+    const second = await late.release();
+    assertProblem(second, 409, 'items_frozen', path);
+    const renamed = await heldRequest(api, 'PATCH', `/v1/products/${book.id}`, { price: 21 });
+    assertJson(await api.patch(`/v1/products/${book.id}`, { price: 20 }), 200);
+    const priced = await renamed.release();
+    assertJson(priced, 200);
+    assert.equal(priced.body.price, 21, 'no state: the later write wins, as without the race');
+  });
 
   test('PUT with an illegal status (pending → shipped) → 409 invalid_transition', async () => {
     const order = await createOrder(api, userId, [{ product_id: book.id, quantity: 1 }]);

@@ -13,7 +13,7 @@ import { startServer } from '../src/server.js';
 import { StartupError } from '../src/store/data-directory.js';
 import type { ResourcesDeclaration } from '../src/declarations/declaration.js';
 import type { TestServer } from './helpers.js';
-import { login, startTestServerWithAdminBootstrap, TEST_AUTH_OPTIONS } from './helpers.js';
+import { heldRequest, login, startTestServerWithAdminBootstrap, TEST_AUTH_OPTIONS } from './helpers.js';
 import type { PostgresCluster } from './postgres-cluster.js';
 import { POSTGRES_SKIP, startCluster } from './postgres-cluster.js';
 
@@ -66,6 +66,39 @@ describe('two servers on one PostgreSQL', { skip: POSTGRES_SKIP }, () => {
       assert.equal(loser.body.code, 'invalid_transition');
       const final = (await one.get(path)).body.status;
       assert.equal(final, shipped.status === 200 ? 'shipped' : 'cancelled');
+    }
+  });
+
+  test('two racing cancels through the two servers: one 200, one 409, one write', async () => {
+    const product = await one.post('/v1/products', { name: 'Cancel race', category: 'race', price: 2 });
+    const user = await one.post('/v1/users', { name: 'Canceller', email: 'canceller@example.com', password: 'canceller-password' });
+    for (let round = 0; round < 3; round++) {
+      const order = await one.post(`/v1/users/${user.body.id}/orders`, { items: [{ product_id: product.body.id, quantity: 1 }] });
+      const path = `/v1/users/${user.body.id}/orders/${order.body.id}`;
+      const late = await heldRequest(two, 'PATCH', path, { status: 'cancelled' });
+      const first = await one.patch(path, { status: 'cancelled' });
+      assert.equal(first.status, 200, first.text);
+      const second = await late.release();
+      assert.equal(second.status, 409, second.text);
+      assert.equal(second.body.code, 'invalid_transition');
+      assert.equal((await two.get(path)).headers.get('etag'), first.headers.get('etag'), 'one write');
+    }
+    // Fired together, with nothing held: whatever the timing, the order is cancelled once and nobody sees a 5xx.
+    const order = await one.post(`/v1/users/${user.body.id}/orders`, { items: [{ product_id: product.body.id, quantity: 1 }] });
+    const path = `/v1/users/${user.body.id}/orders/${order.body.id}`;
+    const answers = await Promise.all([one.patch(path, { status: 'cancelled' }), two.patch(path, { status: 'cancelled' })]);
+    assert.ok(answers.some((answer) => answer.status === 200));
+    assert.ok(answers.every((answer) => answer.status === 200 || answer.status === 409), answers.map((answer) => answer.text).join(' '));
+  });
+
+  test('racing first uses of one Idempotency-Key on the two servers create one record; the later answer is its replay', async () => {
+    for (let round = 0; round < 5; round++) {
+      const body = { name: `Raced key ${round}`, category: `raced-key-${round}`, price: 1 };
+      const answers = await Promise.all([one.post('/v1/products', body, { 'Idempotency-Key': `race-${round}` }), two.post('/v1/products', body, { 'Idempotency-Key': `race-${round}` })]);
+      assert.deepEqual(answers.map((answer) => answer.status), [201, 201], answers.map((answer) => answer.text).join(' '));
+      assert.equal(answers[0]?.body.id, answers[1]?.body.id, 'the same record');
+      assert.equal(answers.filter((answer) => answer.headers.get('idempotent-replayed') === 'true').length, 1, 'exactly one is the replay');
+      assert.equal((await one.get(`/v1/products?category=raced-key-${round}`)).body.meta.total, 1);
     }
   });
 

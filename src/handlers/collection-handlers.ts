@@ -107,6 +107,8 @@ async function create(
   // Only a body that carries a password waits here, for its hash (write-record.ts).
   const hashed = context.secrets.length === 0 ? undefined : await loaded(() => secretsToHash(load));
   return decideAndCommit(store, (): Decision<Reply> => {
+    const replay = idempotent === undefined ? undefined : context.services.idempotencyKeys.savedAnswer(idempotent, store);
+    if (replay !== undefined) return { changes: [], result: replay };
     const { next } = decideWrite(load, hashed);
     const now = isoTimestamp();
     const record = finishRecord(definition, next, store.allocateId(definition.collection), now, now);

@@ -44,11 +44,7 @@ export async function updateRecord(
   mode: 'replace' | 'patch',
 ): Promise<Reply> {
   rejectQueryParameters(context.search);
-  const actor = await loaded(() => {
-    const caller = authorize(context, definition, 'update');
-    requireRecord(context, definition);
-    return caller;
-  });
+  const { actor, seen } = await loaded(() => ({ actor: authorize(context, definition, 'update'), seen: requireRecord(context, definition) }));
   const { config } = context.services;
   const { store } = context;
   const mediaTypes = mode === 'patch' ? MERGE_PATCH_MEDIA_TYPES : JSON_MEDIA_TYPES;
@@ -60,7 +56,7 @@ export async function updateRecord(
     requireBodyPermission(actor, definition, body, vocabulary, current);
     requireIfMatch(context.req.headers['if-match'], represent(definition, current, vocabulary).etag);
     const parentId = definition.parent === undefined ? undefined : context.ids[context.ids.length - 2];
-    return { definition, vocabulary, mode, body, store, current, parentId };
+    return { definition, vocabulary, mode, body, store, current, seen, parentId };
   };
   // Only a body that carries a password waits here, for its hash (write-record.ts).
   const hashed = context.secrets.length === 0 ? undefined : await loaded(() => secretsToHash(load));

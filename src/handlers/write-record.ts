@@ -31,6 +31,12 @@ export interface WritePlan {
   readonly store: Store;
   /** The stored record for PUT and PATCH. */
   readonly current?: StoredRecord;
+  /**
+   * PUT and PATCH: the record as the request first read it, before its body arrived. A
+   * state (`x-transitions`) that another request changed since then is a 409 for a
+   * request asking to change it too: of two racing cancels, one gets 200 and one 409.
+   */
+  readonly seen?: StoredRecord;
   /** The parent's id for a nested resource (an order's user). */
   readonly parentId?: number;
   /** Who creates the record: the owner of a record of an `owned` collection. */
@@ -83,7 +89,7 @@ function planWrite(plan: WritePlan, secrets?: Secrets): Fields {
   if (current === undefined && definition.ownership === 'owned' && plan.creatorId !== undefined) next[OWNER_FIELD_NAME] = plan.creatorId;
   if (secrets !== undefined) next = withSecrets(definition, next, secrets);
   requireReferencedRecords(definition.fields, next, plan);
-  if (current !== undefined) requireTransitions(definition, next, current, vocabulary);
+  if (current !== undefined) requireTransitions(definition, next, current, vocabulary, { asked: input, seen: plan.seen ?? current });
   if (definition.hook !== undefined) next = completeInVocabulary(definition, next, plan);
   requireUnique(definition, next, plan);
   return next;
@@ -105,12 +111,29 @@ function requireReferencedRecords(rules: readonly FieldRule[], next: Fields, pla
   if (errors.length > 0) throw validationError(errors);
 }
 
-/** 409 for a state change `x-transitions` does not allow; writing the current state again is no change. */
-function requireTransitions(definition: ResourceDefinition, next: Fields, current: StoredRecord, vocabulary: Vocabulary): void {
+/**
+ * 409 for a state change `x-transitions` does not allow; writing the current state again
+ * is no change, unless another request changed the state since this one read it (`seen`)
+ * and this one's body asks for a change of its own: it was decided on a state that is gone.
+ */
+function requireTransitions(
+  definition: ResourceDefinition,
+  next: Fields,
+  current: StoredRecord,
+  vocabulary: Vocabulary,
+  { asked, seen }: { readonly asked: Fields; readonly seen: StoredRecord },
+): void {
   for (const rule of definition.fields) {
     if (rule.transitions === undefined) continue;
     const from = current[rule.name];
     const to = next[rule.name];
+    const before = seen[rule.name];
+    if (before !== from && asked[rule.name] !== undefined && to !== before) {
+      throw new HttpError(
+        'invalid_transition',
+        `${withArticle(vocabulary.singular)} went from ${String(before)} to ${String(from)} (${vocabulary.name(rule.name)}) through another request while this one was handled; read it again before changing it`,
+      );
+    }
     if (from === to || typeof from !== 'string' || typeof to !== 'string') continue;
     const allowed = rule.transitions[from] ?? [];
     if (allowed.includes(to)) continue;

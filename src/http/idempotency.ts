@@ -58,18 +58,27 @@ export class IdempotencyKeys {
    * `store`: the request's (store.ts).
    */
   begin(request: IdempotentRequest, store: Store): Reply | undefined {
-    const saved = this.#find(request.scope, store);
-    if (saved !== undefined) {
-      if (saved['fingerprint'] !== request.fingerprint) {
-        throw new HttpError('idempotency_key_reused', 'this Idempotency-Key was already used for a different request');
-      }
-      return replay(saved);
-    }
+    const saved = this.savedAnswer(request, store);
+    if (saved !== undefined) return saved;
     if (this.#inFlight.has(request.scope)) {
       throw new HttpError('idempotency_key_in_flight', 'a request with this Idempotency-Key is still being handled; retry later');
     }
     this.#inFlight.add(request.scope);
     return undefined;
+  }
+
+  /**
+   * The answer saved under the key, to replay (422 if the key was used for another
+   * request), or undefined. Asked again inside the write's decision: another process
+   * sharing the database may have saved it since `begin` (the retry is then a replay).
+   */
+  savedAnswer(request: IdempotentRequest, store: Store): Reply | undefined {
+    const saved = this.#find(request.scope, store);
+    if (saved === undefined) return undefined;
+    if (saved['fingerprint'] !== request.fingerprint) {
+      throw new HttpError('idempotency_key_reused', 'this Idempotency-Key was already used for a different request');
+    }
+    return replay(saved);
   }
 
   finish(request: IdempotentRequest): void {
