@@ -305,6 +305,7 @@ function dispatch(
   const identify = !endpoint.open.has(method) || (endpoint.identifies && req.headers.authorization !== undefined);
   // A store whose data is elsewhere gives each request its own view (store/store.ts).
   const store = services.store.view?.() ?? services.store;
+  if (store.willRead !== undefined) endpoint.pathCollections.forEach((collection, index) => store.willRead?.(collection, match.ids[index] as number));
   if (!identify) return admitted(exchange, match.ids, method, path, search, endpoint, handler, services, limiter, store, undefined);
   const actor = loaded(() => services.authenticator.authenticate(req.headers.authorization, req.socket, store));
   return actor instanceof Promise

@@ -37,6 +37,8 @@ export interface Endpoint {
   readonly identifies: boolean;
   /** The handlers choose between JSON and HTML on Accept themselves; every other endpoint answers only JSON. */
   readonly negotiates: boolean;
+  /** The collections of the records the path's ids name, outermost first (`/v1/users/3/orders/5`: users, orders). */
+  readonly pathCollections: readonly string[];
 }
 
 interface EndpointOptions {
@@ -46,14 +48,16 @@ interface EndpointOptions {
   readonly negotiates?: boolean;
   /** See Endpoint.identifies. */
   readonly identifies?: boolean;
+  /** See Endpoint.pathCollections. */
+  readonly pathCollections?: readonly string[];
 }
 
-function endpoint(handlers: Record<string, Handler>, { open = [], negotiates = false, identifies = false }: EndpointOptions = {}): Endpoint {
+function endpoint(handlers: Record<string, Handler>, { open = [], negotiates = false, identifies = false, pathCollections = [] }: EndpointOptions = {}): Endpoint {
   const methods = Object.keys(handlers);
   if (methods.includes('GET')) methods.splice(methods.indexOf('GET') + 1, 0, 'HEAD');
   const openMethods = new Set(open);
   if (openMethods.has('GET')) openMethods.add('HEAD');
-  return { handlers: new Map(Object.entries(handlers)), allow: [...methods, 'OPTIONS'].join(', '), open: openMethods, negotiates, identifies };
+  return { handlers: new Map(Object.entries(handlers)), allow: [...methods, 'OPTIONS'].join(', '), open: openMethods, negotiates, identifies, pathCollections };
 }
 
 /** `/v1/users`, `/v1/users/:user_id/orders`, `/v1/usuarios/:user_id/pedidos`, … */
@@ -129,7 +133,7 @@ export function endpointFor(route: RouteSpec, documents: Documents): Endpoint {
           GET: (context) => listRecords(context, definition, vocabulary),
           POST: (context) => createRecord(context, definition, vocabulary),
         },
-        { open: publicMethods(definition, { GET: 'list', POST: 'create' }), identifies: true },
+        { open: publicMethods(definition, { GET: 'list', POST: 'create' }), identifies: true, pathCollections: collectionsAbove(definition) },
       );
     }
     case 'item': {
@@ -142,10 +146,16 @@ export function endpointFor(route: RouteSpec, documents: Documents): Endpoint {
           PATCH: (context) => updateRecord(context, definition, vocabulary, 'patch'),
           DELETE: (context) => deleteRecord(context, definition, vocabulary),
         },
-        { open: publicMethods(definition, { GET: 'read', PUT: 'update', PATCH: 'update', DELETE: 'delete' }), identifies: true },
+        { open: publicMethods(definition, { GET: 'read', PUT: 'update', PATCH: 'update', DELETE: 'delete' }), identifies: true, pathCollections: [...collectionsAbove(definition), definition.collection] },
       );
     }
   }
+}
+
+/** The collections of `definition`'s parents, outermost first. */
+function collectionsAbove(definition: ResourceDefinition): string[] {
+  const parent = definition.parent?.definition;
+  return parent === undefined ? [] : [...collectionsAbove(parent), parent.collection];
 }
 
 /** The Allow header of a route: its methods, HEAD after GET, OPTIONS last. */

@@ -2,7 +2,8 @@
 // main flows over HTTP (test/store-flows.ts), on a throwaway PostgreSQL
 // (test/postgres-cluster.ts); skipped, saying why, where PostgreSQL is not installed.
 
-import { after } from 'node:test';
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
 import pg from 'pg';
 import { HttpError } from '../src/http/errors.js';
 import { exampleResources } from '../src/resources/example-domain.js';
@@ -11,6 +12,8 @@ import { openPostgresStore } from '../packages/postgres/src/open.js';
 import type { CoreKit } from '../packages/postgres/src/postgres-store.js';
 import type { PostgresCluster } from './postgres-cluster.js';
 import { POSTGRES_SKIP, startCluster } from './postgres-cluster.js';
+import type { TestServer } from './helpers.js';
+import { startTestServerWithAdminBootstrap } from './helpers.js';
 import { describeStoreFlows } from './store-flows.js';
 
 const KIT: CoreKit = {
@@ -35,4 +38,35 @@ describeStoreFlows('the PostgreSQL store serves the same API', POSTGRES_SKIP, as
       await probe.end();
     },
   };
+});
+
+describe('round trips: a read of one record loads its caller and the records its path names together', { skip: POSTGRES_SKIP }, () => {
+  let loads = 0;
+  let api: TestServer | undefined;
+  const countingKit: CoreKit = { ...KIT, needData: (fetch) => ((loads += 1), new NeedData(fetch)) };
+  before(async () => {
+    cluster ??= await startCluster();
+    const opened = await openPostgresStore({ url: cluster.url(await cluster.createDatabase()), resources: exampleResources(), kit: countingKit });
+    if (opened.store === undefined) throw new Error('the schema was refused');
+    api = await startTestServerWithAdminBootstrap({ store: opened.store });
+  });
+  after(async () => {
+    await api?.close();
+  });
+
+  test('GET of a product and of a nested order: one load each (the caller, the user and the order in one round trip)', async () => {
+    const admin = api as TestServer;
+    const product = await admin.post('/v1/products', { name: 'One trip', category: 'trips', price: 1 });
+    const user = await admin.post('/v1/users', { name: 'Tripper', email: 'tripper@example.com', password: 'tripper-password' });
+    const order = await admin.post(`/v1/users/${user.body.id}/orders`, { items: [{ product_id: product.body.id, quantity: 1 }] });
+    for (const path of [`/v1/products/${product.body.id}`, `/v1/users/${user.body.id}/orders/${order.body.id}`]) {
+      loads = 0;
+      const read = await admin.get(path);
+      assert.equal(read.status, 200, read.text);
+      assert.equal(loads, 1, `${path}: ${loads} loads`);
+    }
+    loads = 0;
+    assert.equal((await admin.get('/v1/products/999999')).status, 404);
+    assert.equal(loads, 1, 'a missing record costs no more');
+  });
 });

@@ -98,6 +98,12 @@ export interface Store {
   /** A store whose data is elsewhere: the store one request reads and writes through (see above). */
   view?(): Store;
   /**
+   * A view's hint: this request will likely read this record (its path names it), so a
+   * store that loads may load it together with the next thing it must load (one round
+   * trip for the caller and the path's records, rather than one each).
+   */
+  willRead?(collection: StoredCollection, id: number): void;
+  /**
    * A store whose data is elsewhere: runs `decide` on its current data and commits the
    * changes it returns as one transaction, deciding again (on fresher data) when another
    * process's write came between. Without it, `decide` runs and `commit` follows at once.

@@ -103,6 +103,18 @@ export class PostgresStore implements Store {
     }
   }
 
+  /** Several statements in one round trip (the simple query protocol: no parameters, so only integers may be written into them). */
+  async runMany(statements: readonly string[]): Promise<pg.QueryResult<Record<string, unknown>>[]> {
+    if (this.#notOpen !== undefined) throw this.#kit.unavailable(this.#notOpen);
+    try {
+      const results = (await this.#pool.query(statements.join('; '))) as unknown as pg.QueryResult<Record<string, unknown>>[] | pg.QueryResult<Record<string, unknown>>;
+      this.#unreachable = undefined;
+      return Array.isArray(results) ? results : [results];
+    } catch (error) {
+      throw this.#translate(error);
+    }
+  }
+
   /** A lost or refused connection becomes the core's 503 (with Retry-After), and the store not ready until the database answers again. */
   #translate(error: unknown): unknown {
     if (!isConnectionFailure(error)) return error;
@@ -225,6 +237,8 @@ async function settle<T>(decide: () => T): Promise<T> {
 export class PostgresView implements Store {
   readonly #store: PostgresStore;
   readonly #answers = new Map<string, unknown>();
+  /** Records the request will likely read (its path's), loaded with the first record it must load. */
+  readonly #hints: { readonly collection: StoredCollection; readonly id: number }[] = [];
   #transaction: pg.PoolClient | undefined;
 
   constructor(store: PostgresStore) {
@@ -251,11 +265,29 @@ export class PostgresView implements Store {
     });
   }
 
+  willRead(collection: StoredCollection, id: number): void {
+    if (Number.isSafeInteger(id)) this.#hints.push({ collection, id });
+  }
+
   get(collection: StoredCollection, id: number): StoredRecord | undefined {
-    return this.#answer(`get ${collection} ${id}`, async (client) => {
-      const result = await this.#store.run(`SELECT * FROM ${quoted(this.#store.plan(collection).table)} WHERE "id" = $1`, [id], client);
-      const row = result.rows[0];
-      return row === undefined ? undefined : recordOf(row);
+    const key = `get ${collection} ${id}`;
+    if (this.#answers.has(key)) return this.#answers.get(key) as StoredRecord | undefined;
+    // Outside a transaction, the records the path names come in the same round trip (willRead).
+    const hinted = this.#transaction === undefined ? this.#hints.splice(0).filter((hint) => !this.#answers.has(`get ${hint.collection} ${hint.id}`) && `get ${hint.collection} ${hint.id}` !== key) : [];
+    if (hinted.length === 0 || !Number.isSafeInteger(id)) {
+      return this.#answer(key, async (client) => {
+        const result = await this.#store.run(`SELECT * FROM ${quoted(this.#store.plan(collection).table)} WHERE "id" = $1`, [id], client);
+        const row = result.rows[0];
+        return row === undefined ? undefined : recordOf(row);
+      });
+    }
+    const wanted = [{ collection, id }, ...hinted];
+    throw this.#store.kit.needData(async () => {
+      const results = await this.#store.runMany(wanted.map((want) => `SELECT * FROM ${quoted(this.#store.plan(want.collection).table)} WHERE "id" = ${want.id}`));
+      wanted.forEach((want, index) => {
+        const row = results[index]?.rows[0];
+        this.#answers.set(`get ${want.collection} ${want.id}`, row === undefined ? undefined : recordOf(row));
+      });
     });
   }
 
