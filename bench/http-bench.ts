@@ -5,10 +5,13 @@
 // the same reads and creates on a collection declared in bench/declared-resources.json
 // (RESOURCES, issue 21) at the largest size; then start-up time, memory, and the
 // targets, met or missed (exit code 1 if any is missed).
-// Usage: npm run bench [-- --quick | --smoke] [--node]
-//   --quick  both sizes, 64 connections, 1 s per cell (a minute or two)
-//   --smoke  200 and 2,000 products, 16 connections, 0.3 s per cell; fails only on errors
-//   --node   load from the built-in node:http generator instead of wrk
+// Usage: npm run bench [-- --quick | --smoke] [--node] [--postgres]
+//   --quick     both sizes, 64 connections, 1 s per cell (a minute or two)
+//   --smoke     200 and 2,000 products, 16 connections, 0.3 s per cell; fails only on errors
+//   --node      load from the built-in node:http generator instead of wrk
+//   --postgres  instead, plainrest on a throwaway PostgreSQL, one and two processes, against
+//               a bare node:http + pg reference (bench/postgres-bench.ts); --quick and
+//               --smoke shorten it as they do this one
 
 import { cp, mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { availableParallelism, cpus, tmpdir } from 'node:os';
@@ -20,10 +23,11 @@ import { adminToken, BENCH_ADMIN_PASSWORD, BENCH_TOKEN_SECRET, formatTable } fro
 import { removeAtExit } from './cleanup.js';
 import type { LoadGenerator, LoadRequest, LoadResult } from './load-generators.js';
 import { chooseLoadGenerator } from './load-generators.js';
+import { runPostgresBench } from './postgres-bench.js';
 import type { Probe, ServerProcess } from './server-processes.js';
 import { startPlainrest, startReference } from './server-processes.js';
 import type { Cell, ScenarioName, SizeMeasurement } from './targets.js';
-import { checkTargets, megabytes, throughputRatio } from './targets.js';
+import { checkTargets, combineRounds, median, megabytes, throughputRatio } from './targets.js';
 
 interface Mode {
   readonly sizes: readonly number[];
@@ -52,14 +56,15 @@ const MODES: Record<'full' | 'quick' | 'smoke', Mode> = {
   smoke: { sizes: [200, 2000], connections: [16], seconds: 0.3, warmUpSeconds: 0, rounds: { judged: 1, other: 1 }, startups: 1, enforceTargets: false },
 };
 
-const FLAGS = ['--quick', '--smoke', '--node'];
+const FLAGS = ['--quick', '--smoke', '--node', '--postgres'];
 const args = process.argv.slice(2);
 const unknown = args.filter((arg) => !FLAGS.includes(arg));
 if (unknown.length > 0 || (args.includes('--quick') && args.includes('--smoke'))) {
-  console.error(`usage: npm run bench [-- --quick | --smoke] [--node]   (not: ${args.join(' ')})`);
+  console.error(`usage: npm run bench [-- --quick | --smoke] [--node] [--postgres]   (not: ${args.join(' ')})`);
   process.exit(2);
 }
-const mode = MODES[args.includes('--smoke') ? 'smoke' : args.includes('--quick') ? 'quick' : 'full'];
+const modeName = args.includes('--smoke') ? 'smoke' : args.includes('--quick') ? 'quick' : 'full';
+const mode = MODES[modeName];
 
 /** The targets are judged with the most connections. */
 const judgedConnections = Math.max(...mode.connections);
@@ -170,31 +175,6 @@ async function measureSize(root: string, load: LoadGenerator, size: number, serv
   }
 }
 
-/** A cell from its rounds: the ratio is the median of the rounds' ratios; the rates shown are the median rounds. */
-function combineRounds(scenario: ScenarioName, size: number, connections: number, rounds: readonly { plainrest: LoadResult; reference: LoadResult }[]): Cell {
-  const ratios = rounds.map((round) => round.plainrest.requestsPerSecond / round.reference.requestsPerSecond);
-  const medianRun = (results: readonly LoadResult[]): LoadResult => {
-    const sorted = [...results].sort((a, b) => a.requestsPerSecond - b.requestsPerSecond);
-    const middle = sorted[Math.floor((sorted.length - 1) / 2)] as LoadResult;
-    return { ...middle, errors: results.reduce((sum, result) => sum + result.errors, 0) };
-  };
-  return {
-    scenario,
-    size,
-    connections,
-    ratio: median(ratios),
-    ratioSpread: [Math.min(...ratios), Math.max(...ratios)],
-    plainrest: medianRun(rounds.map((round) => round.plainrest)),
-    reference: medianRun(rounds.map((round) => round.reference)),
-  };
-}
-
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? (sorted[middle] as number) : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
-}
-
 /** plainrest on a fresh copy of its DATA_DIR (the snapshot and journal as written), so every timed start loads the same files and leaves them as they were. */
 async function startPlainrestOnCopy(settings: Readonly<Record<string, string>>, dir: string, probe: Probe): Promise<ServerProcess> {
   const copy = await mkdtemp(join(dir, 'start-'));
@@ -288,26 +268,35 @@ function report(sizes: readonly SizeMeasurement[], declared: SizeMeasurement, id
   return mode.enforceTargets ? missed === 0 : errors === 0;
 }
 
-const root = await mkdtemp(join(tmpdir(), 'plainrest-bench-'));
-removeAtExit(root);
-try {
-  const load = chooseLoadGenerator(args.includes('--node'), root);
-  const warmUp = mode.warmUpSeconds > 0 ? ` (+ ${mode.warmUpSeconds} s warm-up per scenario)` : '';
-  const rounds = roundsDescription();
-  console.log(
-    `${mode.seconds} s per run${warmUp}${rounds}, ${availableParallelism()} cores, ${cpus()[0]?.model ?? 'unknown CPU'}, ` +
-      `node ${process.version}, load from ${load.name}\n`,
-  );
-  const sizes: SizeMeasurement[] = [];
-  for (const size of mode.sizes) {
-    console.error(`measuring with ${size.toLocaleString('en')} products…`);
-    sizes.push(await measureSize(root, load, size, EXAMPLE_DOMAIN, mode.startups));
+/** The memory store's benchmark: both sizes, the declared collection, idle memory, the report. */
+async function runMemoryBench(): Promise<boolean> {
+  const root = await mkdtemp(join(tmpdir(), 'plainrest-bench-'));
+  removeAtExit(root);
+  try {
+    const load = chooseLoadGenerator(args.includes('--node'), root);
+    const warmUp = mode.warmUpSeconds > 0 ? ` (+ ${mode.warmUpSeconds} s warm-up per scenario)` : '';
+    const rounds = roundsDescription();
+    console.log(
+      `${mode.seconds} s per run${warmUp}${rounds}, ${availableParallelism()} cores, ${cpus()[0]?.model ?? 'unknown CPU'}, ` +
+        `node ${process.version}, load from ${load.name}\n`,
+    );
+    const sizes: SizeMeasurement[] = [];
+    for (const size of mode.sizes) {
+      console.error(`measuring with ${size.toLocaleString('en')} products…`);
+      sizes.push(await measureSize(root, load, size, EXAMPLE_DOMAIN, mode.startups));
+    }
+    const largest = Math.max(...mode.sizes);
+    console.error(`measuring the declared collection with ${largest.toLocaleString('en')} gadgets…`);
+    const declared = await measureSize(root, load, largest, DECLARED_DOMAIN, 1);
+    const idleRssMegabytes = await measureIdleRss(root);
+    return report(sizes, declared, idleRssMegabytes, judgedConnections);
+  } finally {
+    await rm(root, { recursive: true, force: true });
   }
-  const largest = Math.max(...mode.sizes);
-  console.error(`measuring the declared collection with ${largest.toLocaleString('en')} gadgets…`);
-  const declared = await measureSize(root, load, largest, DECLARED_DOMAIN, 1);
-  const idleRssMegabytes = await measureIdleRss(root);
-  process.exitCode = report(sizes, declared, idleRssMegabytes, judgedConnections) ? 0 : 1;
-} finally {
-  await rm(root, { recursive: true, force: true });
+}
+
+if (args.includes('--postgres')) {
+  process.exitCode = (await runPostgresBench(modeName, args.includes('--node'))) ? 0 : 1;
+} else {
+  process.exitCode = (await runMemoryBench()) ? 0 : 1;
 }

@@ -1,7 +1,8 @@
 // The servers the benchmarks measure, each a child process on loopback:
 // - plainrest as `npm start` runs it: `node dist/main.js`, settings in the environment,
 //   stdout and stderr to a log file (its JSON access log stays on);
-// - the bare reference, `node bench/reference-server.mjs`, with no loader;
+// - the bare reference, `node bench/reference-server.mjs`, with no loader, or its twin on
+//   PostgreSQL, `node bench/reference-postgres.mjs`;
 // - for the write benchmark, plainrest durable or memory-only via bench/bench-server.ts.
 // Start-up is timed from the spawn to the first 200 answer, polled every 5 ms.
 
@@ -10,11 +11,10 @@ import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { closeSync, openSync, readFileSync } from 'node:fs';
 import { request } from 'node:http';
-import { createServer } from 'node:net';
-import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { SETTINGS } from '../src/cli-options.js';
+import { freePort } from '../test/postgres-cluster.js';
 import { killAtExit } from './cleanup.js';
 
 export interface BenchServer {
@@ -38,6 +38,7 @@ export interface Probe {
 
 const PLAINREST_MAIN = fileURLToPath(new URL('../dist/main.js', import.meta.url));
 const REFERENCE_SERVER = fileURLToPath(new URL('./reference-server.mjs', import.meta.url));
+const POSTGRES_REFERENCE_SERVER = fileURLToPath(new URL('./reference-postgres.mjs', import.meta.url));
 const BENCH_SERVER = fileURLToPath(new URL('./bench-server.ts', import.meta.url));
 const POLL_MS = 5;
 const START_TIMEOUT_MS = 120_000;
@@ -55,23 +56,18 @@ export async function startReference(referenceFile: string, collection: string, 
   return startProcess('reference', [REFERENCE_SERVER, referenceFile, String(port), collection], inheritedEnvironment(), port, logFile, probe);
 }
 
+/** The reference on PostgreSQL: the rows of `databaseUrl`'s products through a pool of `poolSize` connections. */
+export async function startPostgresReference(databaseUrl: string, poolSize: number, logFile: string, probe: Probe): Promise<ServerProcess> {
+  const port = await freePort();
+  return startProcess('reference', [POSTGRES_REFERENCE_SERVER, databaseUrl, String(port), String(poolSize)], inheritedEnvironment(), port, logFile, probe);
+}
+
 /** The environment without any plainrest setting or NODE_OPTIONS, so only the benchmark's own apply. */
 function inheritedEnvironment(): NodeJS.ProcessEnv {
   const env = { ...process.env };
   for (const setting of SETTINGS) delete env[setting.variable];
   delete env['NODE_OPTIONS'];
   return env;
-}
-
-/** A port that was free a moment ago: listen on port 0, note the port, close. */
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as AddressInfo;
-  server.close();
-  await once(server, 'close');
-  return port;
 }
 
 async function startProcess(

@@ -1,7 +1,9 @@
 // The targets of the performance issue, checked against what `npm run bench` measured:
 // throughput ratios to the reference at the highest connection count (the same goals for
 // the example domain's products and for a collection declared in a file, issue 21), how the list
-// scales with the stored size, start-up time against the reference, and memory.
+// scales with the stored size, start-up time against the reference, and memory; and
+// those of `npm run bench -- --postgres` (issue 22). A cell's ratio is the median of its
+// alternating rounds' ratios (combineRounds).
 
 import type { LoadResult } from './load-generators.js';
 
@@ -55,6 +57,31 @@ export function throughputRatio(cell: Cell): number {
   return cell.ratio;
 }
 
+/** A cell from its rounds: the ratio is the median of the rounds' ratios; the rates shown are the median rounds. */
+export function combineRounds(scenario: ScenarioName, size: number, connections: number, rounds: readonly { plainrest: LoadResult; reference: LoadResult }[]): Cell {
+  const ratios = rounds.map((round) => round.plainrest.requestsPerSecond / round.reference.requestsPerSecond);
+  const medianRun = (results: readonly LoadResult[]): LoadResult => {
+    const sorted = [...results].sort((a, b) => a.requestsPerSecond - b.requestsPerSecond);
+    const middle = sorted[Math.floor((sorted.length - 1) / 2)] as LoadResult;
+    return { ...middle, errors: results.reduce((sum, result) => sum + result.errors, 0) };
+  };
+  return {
+    scenario,
+    size,
+    connections,
+    ratio: median(ratios),
+    ratioSpread: [Math.min(...ratios), Math.max(...ratios)],
+    plainrest: medianRun(rounds.map((round) => round.plainrest)),
+    reference: medianRun(rounds.map((round) => round.reference)),
+  };
+}
+
+export function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? (sorted[middle] as number) : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
+}
+
 export function checkTargets(measurements: Measurements): TargetCheck[] {
   const { sizes, targetConnections } = measurements;
   const smallest = sizes[0];
@@ -98,6 +125,31 @@ export function checkTargets(measurements: Measurements): TargetCheck[] {
     check(`RSS with ${count(largest.size)} products (after the reads)`, largest.rssMegabytes.plainrest, '< 200 MB', (value) => value < 200, megabytes),
     check('idle RSS (empty data, SEED=false)', measurements.idleRssMegabytes, '< 60 MB', (value) => value < 60, megabytes),
   ];
+}
+
+/** A cell of `npm run bench -- --postgres`: also how many processes of each server shared the load. */
+export interface PostgresCell extends Cell {
+  readonly processes: number;
+}
+
+/** The scenarios judged on PostgreSQL; the list is shown, not judged (its cost is mostly the database's count). */
+const POSTGRES_JUDGED: readonly ScenarioName[] = ['GET item', 'POST create'];
+const POSTGRES_MINIMUM = 0.8;
+
+/**
+ * plainrest on PostgreSQL against the bare node:http + pg reference, at `targetConnections`,
+ * with each process count: what plainrest adds to one SQL statement (authentication, the
+ * user read, validation, a transaction around a write, the access log) costs at most 20%.
+ */
+export function checkPostgresTargets(cells: readonly PostgresCell[], targetConnections: number): TargetCheck[] {
+  const processCounts = [...new Set(cells.map((cell) => cell.processes))].sort((a, b) => a - b);
+  return POSTGRES_JUDGED.flatMap((scenario) =>
+    processCounts.map((processes) => {
+      const cell = cells.find((candidate) => candidate.scenario === scenario && candidate.processes === processes && candidate.connections === targetConnections);
+      const where = `${processes} process${processes === 1 ? '' : 'es'}`;
+      return check(`${scenario} ratio on PostgreSQL, ${where}`, cell && throughputRatio(cell), `≥ ${POSTGRES_MINIMUM}`, (value) => value >= POSTGRES_MINIMUM, ratio);
+    }),
+  );
 }
 
 function check(target: string, value: number | undefined, goal: string, passes: (value: number) => boolean, format: (value: number) => string): TargetCheck {

@@ -45,7 +45,8 @@ function serverUser(): { uid: number; gid: number } | undefined {
   throw new Error('running as root, and neither a postgres nor a nobody user exists to run PostgreSQL as');
 }
 
-async function freePort(): Promise<number> {
+/** A port that was free a moment ago: listen on port 0, note the port, close (the benchmarks' servers take theirs here too). */
+export async function freePort(): Promise<number> {
   const server = createServer();
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');

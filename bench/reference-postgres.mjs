@@ -1,0 +1,96 @@
+// The yardstick of `npm run bench -- --postgres`: a bare node:http server on the products
+// table plainrest made, one SQL statement per request through a pg pool of the same size
+// as plainrest's — GET item: the row by id; GET list: the page and the total in one
+// statement, the one plainrest's store sends (packages/postgres, sql-records.ts), so the
+// ratio measures the server, not the SQL; POST: INSERT … RETURNING. No validation, no
+// authentication, no access log. Plain JavaScript, like reference-server.mjs.
+// Usage: node bench/reference-postgres.mjs <database-url> <port> <pool-size>
+//   It answers GET /v1/products/<id>, GET /v1/products?category=<c>[&limit=<n>] (sorted
+//   by price descending, ties by id: the bench's sort=-price) and POST /v1/products.
+
+import { createServer } from 'node:http';
+import pg from 'pg';
+
+const [databaseUrl, port, poolSize] = process.argv.slice(2);
+if (databaseUrl === undefined || port === undefined || poolSize === undefined) {
+  console.error('usage: node bench/reference-postgres.mjs <database-url> <port> <pool-size>');
+  process.exit(2);
+}
+const LIST_PATH = '/v1/products';
+const ITEM_PREFIX = `${LIST_PATH}/`;
+
+// Ids and the total as numbers, as plainrest answers them (bigint is text by default).
+pg.types.setTypeParser(20, Number);
+const pool = new pg.Pool({ connectionString: databaseUrl, max: Number(poolSize) });
+pool.on('error', () => {});
+
+const GET_ITEM = 'SELECT * FROM "products" WHERE "id" = $1';
+/** The statement plainrest sends for the page, the limit written into it as plainrest writes it. */
+function listPage(limit) {
+  return (
+    'WITH matching AS (SELECT * FROM "products" WHERE "category" = $1), ' +
+    `page AS (SELECT * FROM matching ORDER BY "price" DESC, "id" ASC LIMIT ${limit}) ` +
+    'SELECT page.*, total.n AS "__total" FROM (SELECT count(*)::bigint AS n FROM matching) total ' +
+    'LEFT JOIN page ON true ORDER BY page."price" DESC, page."id" ASC'
+  );
+}
+const INSERT =
+  'INSERT INTO "products" ("name", "category", "price", "description", "created_at", "updated_at") ' +
+  'VALUES ($1, $2, $3, $4, $5, $5) RETURNING *';
+
+function send(res, status, body) {
+  res.writeHead(status, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) });
+  res.end(body);
+}
+
+function failed(res, error) {
+  console.error(error);
+  send(res, 500, '{"error":"internal"}');
+}
+
+function readJson(req, then) {
+  let text = '';
+  req.setEncoding('utf8');
+  req.on('data', (chunk) => (text += chunk));
+  req.on('end', () => then(JSON.parse(text)));
+}
+
+/** A row without its NULL columns, as plainrest leaves an absent property out. */
+function recordOf(row) {
+  const record = {};
+  for (const name in row) if (row[name] !== null) record[name] = row[name];
+  return record;
+}
+
+function getItem(res, id) {
+  pool.query(GET_ITEM, [id]).then((result) => {
+    const row = result.rows[0];
+    if (row === undefined) return send(res, 404, '{"error":"not found"}');
+    send(res, 200, JSON.stringify(recordOf(row)));
+  }, (error) => failed(res, error));
+}
+
+function getList(res, query) {
+  const limit = Math.max(0, Math.floor(Number(query.get('limit') ?? 20)) || 0);
+  pool.query(listPage(limit), [query.get('category')]).then((result) => {
+    const total = result.rows[0]?.__total ?? 0;
+    const data = result.rows.filter((row) => row.id !== null).map(({ __total, ...row }) => recordOf(row));
+    send(res, 200, JSON.stringify({ data, meta: { page: 1, limit, total } }));
+  }, (error) => failed(res, error));
+}
+
+function create(req, res) {
+  readJson(req, (fields) => {
+    const values = [fields.name, fields.category, fields.price, fields.description ?? null, new Date().toISOString()];
+    pool.query(INSERT, values).then((result) => send(res, 201, JSON.stringify(recordOf(result.rows[0]))), (error) => failed(res, error));
+  });
+}
+
+const server = createServer((req, res) => {
+  const url = req.url ?? '/';
+  if (req.method === 'GET' && url.startsWith(`${LIST_PATH}?`)) return getList(res, new URLSearchParams(url.slice(LIST_PATH.length + 1)));
+  if (req.method === 'POST' && url === LIST_PATH) return create(req, res);
+  if (req.method === 'GET' && url.startsWith(ITEM_PREFIX)) return getItem(res, Number(url.slice(ITEM_PREFIX.length)));
+  send(res, 405, '{"error":"method not allowed"}');
+});
+server.listen(Number(port), '127.0.0.1');
