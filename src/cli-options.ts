@@ -41,15 +41,21 @@ export const SETTINGS: readonly Setting[] = [
 export type CommandLine =
   | { readonly kind: 'run'; readonly options: ServerOptions }
   | { readonly kind: 'token'; readonly email: string; readonly options: ServerOptions }
+  | { readonly kind: 'copy'; readonly from: string; readonly to: string; readonly options: ServerOptions }
   | { readonly kind: 'openapi'; readonly options: ServerOptions }
   | { readonly kind: 'check-resources'; readonly file: string }
   | { readonly kind: 'help'; readonly text: string }
   | { readonly kind: 'version' }
-  | { readonly kind: 'error'; readonly command: 'run' | 'token' | 'openapi' | 'check-resources'; readonly message: string };
+  | { readonly kind: 'error'; readonly command: 'run' | 'token' | 'copy' | 'openapi' | 'check-resources'; readonly message: string };
+
+const COPY_USAGE = 'usage: plainrest copy --from <data dir | postgres://…> --to <data dir | postgres://…> [--resources FILE]';
+/** The flags of `plainrest copy`: where from, where to, and the declaration deciding the collections (RESOURCES too). */
+const COPY_FLAGS = ['from', 'to', 'resources'] as const;
 
 export function parseCommandLine(argv: readonly string[], env: NodeJS.ProcessEnv): CommandLine {
   let args = argv;
   const [command] = args;
+  if (command === 'copy') return parseCopy(args.slice(1), env);
   if (command === 'check-resources') {
     const file = args[1] ?? env['RESOURCES'];
     if (args.length > 2 || file === undefined || file === '' || file.startsWith('-')) return { kind: 'error', command, message: 'usage: plainrest check-resources FILE' };
@@ -93,6 +99,29 @@ export function parseCommandLine(argv: readonly string[], env: NodeJS.ProcessEnv
   return { kind: 'token', email, options: options as ServerOptions };
 }
 
+/** `plainrest copy --from A --to B [--resources FILE]`: only these flags; the other settings concern a running server. */
+function parseCopy(args: readonly string[], env: NodeJS.ProcessEnv): CommandLine {
+  const failure = (message: string): CommandLine => ({ kind: 'error', command: 'copy', message });
+  const given = new Map<(typeof COPY_FLAGS)[number], string>();
+  const fromEnvironment = env['RESOURCES'];
+  if (fromEnvironment !== undefined && fromEnvironment !== '') given.set('resources', fromEnvironment);
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i] as string;
+    if (arg === '--help' || arg === '-h') return { kind: 'help', text: helpText() };
+    const [name = '', inline] = arg.startsWith('--') ? splitOnce(arg.slice(2), '=') : [''];
+    const flag = COPY_FLAGS.find((candidate) => candidate === name);
+    if (flag === undefined) return failure(`unknown argument ${arg}`);
+    const value = inline ?? args[++i];
+    if (value === undefined || value === '') return failure(`--${flag} needs a value`);
+    given.set(flag, value);
+  }
+  const from = given.get('from');
+  const to = given.get('to');
+  const resources = given.get('resources');
+  if (from === undefined || to === undefined) return failure(COPY_USAGE);
+  return { kind: 'copy', from, to, options: resources === undefined ? {} : { resources } };
+}
+
 function splitOnce(text: string, separator: string): [string, string | undefined] {
   const at = text.indexOf(separator);
   return at === -1 ? [text, undefined] : [text.slice(0, at), text.slice(at + 1)];
@@ -118,7 +147,9 @@ export function helpText(): string {
   );
   return [
     'Usage: plainrest [--flag value]...            start the server',
-    '       plainrest token <email> [--flag value]  print a token for an existing user (reads DATA_DIR)',
+    '       plainrest token <email> [--flag value]  print a token for an existing user (reads DATA_DIR, or DATABASE_URL)',
+    '       plainrest copy --from A --to B          copy every record, id and password hash from A into an empty B,',
+    '         [--resources FILE]                    each a data directory or postgres://… (README: Configuration)',
     '       plainrest openapi [--resources FILE]    print the OpenAPI 3.1 document',
     '       plainrest check-resources FILE          check a declaration file without starting',
     '       plainrest --version                     print the version',

@@ -2,7 +2,8 @@
 // The command-line entry point (`npm start`, the `plainrest` bin): reads settings from
 // the environment and flags, prints the start banner, and shuts down gracefully on
 // SIGINT/SIGTERM (stop accepting, drain, final snapshot, exit 0). A start that fails
-// prints one line, `cannot start: <what is wrong>; <what to do>`, and exits 2.
+// prints one line, `cannot start: <what is wrong>; <what to do>`, and exits 2. The
+// subcommands (`token`, `copy`, `openapi`, `check-resources`) fail the same way.
 
 import { DeclarationError, loadDeclarationFile } from './declarations/load-declaration.js';
 import { resolveResources } from './declarations/resolve-resources.js';
@@ -13,7 +14,9 @@ import { describeStartupFailure } from './cli/startup-failure.js';
 import { packageVersion } from './cli/version.js';
 import { parseCommandLine, SETTINGS } from './cli-options.js';
 import { BufferedLines } from './buffered-lines.js';
+import { copyData, CopyError } from './copy-data.js';
 import { mintToken, TokenMintError } from './mint-token.js';
+import { StartupError } from './store/data-directory.js';
 import { describeApi } from './routes.js';
 import type { RunningServer } from './server.js';
 import { startServer } from './server.js';
@@ -24,6 +27,7 @@ const EXIT_CANNOT_RUN = 2;
 const FAILURE_PREFIX = {
   run: 'cannot start',
   token: 'cannot mint a token',
+  copy: 'cannot copy',
   openapi: 'cannot print the OpenAPI document',
   'check-resources': 'cannot check the declaration',
 } as const;
@@ -58,6 +62,8 @@ async function main(): Promise<number> {
       return checkResources(commandLine.file);
     case 'token':
       return mint(commandLine.options, commandLine.email);
+    case 'copy':
+      return copy(commandLine.from, commandLine.to, commandLine.options);
     case 'run':
       return run(commandLine.options);
   }
@@ -99,8 +105,26 @@ async function mint(options: ServerOptions, email: string): Promise<number> {
       for (const line of error.lines) console.error(`cannot mint a token: ${line}`);
       return EXIT_CANNOT_RUN;
     }
-    if (!(error instanceof TokenMintError) && !(error instanceof ConfigError)) throw error;
+    if (!(error instanceof TokenMintError) && !(error instanceof ConfigError) && !(error instanceof StartupError)) throw error;
     console.error(`cannot mint a token: ${error instanceof ConfigError ? settingMessage(error) : error.message}`);
+    return EXIT_CANNOT_RUN;
+  }
+}
+
+/** `plainrest copy --from A --to B`: one line on stdout saying what was copied, or one on stderr saying why nothing was. */
+async function copy(from: string, to: string, options: ServerOptions): Promise<number> {
+  try {
+    console.log(await copyData(from, to, options));
+    return EXIT_STOPPED;
+  } catch (error) {
+    if (error instanceof DeclarationError) {
+      for (const line of error.lines) console.error(`${FAILURE_PREFIX.copy}: ${line}`);
+      return EXIT_CANNOT_RUN;
+    }
+    // A system error (EACCES, ENOSPC …) names its call and path in its message.
+    const isSystemError = typeof (error as Partial<NodeJS.ErrnoException>).syscall === 'string';
+    if (!(error instanceof CopyError) && !(error instanceof StartupError) && !isSystemError) throw error;
+    console.error(`${FAILURE_PREFIX.copy}: ${(error as Error).message}`);
     return EXIT_CANNOT_RUN;
   }
 }

@@ -2,13 +2,17 @@
 // constrained deployments where posting a password is awkward. It reads the users
 // snapshot and the token secret and writes nothing, so it is safe beside a running
 // server. Whoever can read DATA_DIR can do this; that is why the secret file is 0600.
+// With DATABASE_URL the user is read from the database, and the secret is TOKEN_SECRET,
+// which every server sharing that database signs with (resolveConfig requires it).
 
 import { join } from 'node:path';
 import { Authenticator } from './auth/authenticate.js';
 import { readSecretFile, TOKEN_SECRET_FILE } from './auth/token-secret.js';
 import type { ServerOptions } from './config.js';
 import { resolveConfig } from './config.js';
+import { withoutPassword } from './cli/banner.js';
 import { MemoryStore } from './store/memory-store.js';
+import { databaseProblem, findUserInDatabase } from './store/open-database.js';
 import { readDataDirectory } from './store/data-directory.js';
 import { resolveResources } from './declarations/resolve-resources.js';
 
@@ -16,6 +20,7 @@ export class TokenMintError extends Error {}
 
 export async function mintToken(options: ServerOptions, email: string): Promise<{ token: string; userId: number; expiresIn: number }> {
   const config = resolveConfig(options);
+  if (config.database !== undefined && config.tokenSecret !== undefined) return mintFromDatabase(config.database, config.tokenSecret, config.tokenTtlSeconds, email);
   if (config.dataDir === null) throw new TokenMintError('a token can be minted only from a data directory');
   const dataDir = `the data directory ${config.dataDir} (--data-dir, DATA_DIR)`;
   const startOnce = `start the server once with it, or name another with --data-dir`;
@@ -32,5 +37,19 @@ export async function mintToken(options: ServerOptions, email: string): Promise<
   const secret = config.tokenSecret ?? (await readSecretFile(join(config.dataDir, TOKEN_SECRET_FILE)));
   if (secret === undefined) throw new TokenMintError(`${dataDir} holds no token secret yet; ${startOnce}, or set TOKEN_SECRET`);
   const { token, expiresIn } = new Authenticator(secret, config.tokenTtlSeconds, store).issue(user.id);
+  return { token, userId: user.id, expiresIn };
+}
+
+async function mintFromDatabase(url: string, secret: string, ttlSeconds: number, email: string): Promise<{ token: string; userId: number; expiresIn: number }> {
+  const database = `the database ${withoutPassword(url)} (--database-url, DATABASE_URL)`;
+  const user = await findUserInDatabase(url, email).catch((error: unknown) => {
+    const problem = databaseProblem(error);
+    if (problem === undefined) throw error;
+    throw new TokenMintError(`${database} ${problem}`);
+  });
+  if (user === 'no-users') throw new TokenMintError(`${database} holds no users yet; start the server once with it`);
+  if (user === undefined) throw new TokenMintError(`no user has the email ${email} in ${database}`);
+  // Issuing reads no store: the token names the user, whom every request reads afresh.
+  const { token, expiresIn } = new Authenticator(secret, ttlSeconds, new MemoryStore(new Map())).issue(user.id);
   return { token, userId: user.id, expiresIn };
 }

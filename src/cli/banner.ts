@@ -28,7 +28,7 @@ function tokenLine(server: RunningServer): string {
 }
 
 /** A URL as it may be printed: `postgres://user@host:5432/db`. */
-function withoutPassword(url: string): string {
+export function withoutPassword(url: string): string {
   try {
     const parsed = new URL(url);
     parsed.password = '';

@@ -2,10 +2,13 @@
 // the optional package plainrest-postgres, loaded only here and only when asked for, so
 // plainrest itself keeps no runtime dependency. Without the package, one line says what
 // to install. Stored data that the declaration no longer fits is refused in the words
-// the data directory uses (declaration-fit.ts), and nothing is changed.
+// the data directory uses (declaration-fit.ts), and nothing is changed. The command line
+// uses the package too: a whole database read or written (`plainrest copy`), a user
+// found by email (`plainrest token`).
 
 import type { Logger } from '../config.js';
 import type { ResourceTable } from '../declarations/compile-declaration.js';
+import type { StoredRecord } from '../json.js';
 import { storeUnavailable } from '../http/errors.js';
 import { StartupError } from './data-directory.js';
 import { lackingRequired, recordsWithIds, removedCollection } from './declaration-fit.js';
@@ -20,6 +23,15 @@ type SchemaProblem =
   | { readonly kind: 'missing-required' | 'undeclared-property'; readonly collection: string; readonly property: string; readonly count: number; readonly firstIds: readonly number[] }
   | { readonly kind: 'wrong-kind'; readonly collection: string; readonly property: string; readonly declared: string; readonly count: number; readonly firstIds: readonly number[] };
 
+/** One collection as `plainrest copy` moves it: its records in id order, and the id the next record created gets (plainrest-postgres: CollectionCopy). */
+export interface CollectionCopy {
+  readonly records: readonly StoredRecord[];
+  readonly nextId: number;
+}
+
+type Unreachable = { readonly kind: 'unreachable'; readonly reason: string };
+type Misfit = { readonly kind: 'misfit'; readonly problems: readonly SchemaProblem[] };
+
 /** What plainrest uses of the package. */
 interface DatabasePackage {
   openPostgresStore(options: {
@@ -31,6 +43,13 @@ interface DatabasePackage {
     readonly onFailed?: (reason: string) => void;
     readonly onReady?: () => void;
   }): Promise<{ readonly store?: Store; readonly problems?: readonly SchemaProblem[] }>;
+  readAllRecords(url: string, resources: ResourceTable): Promise<{ readonly kind: 'read'; readonly collections: ReadonlyMap<string, CollectionCopy> } | Misfit | Unreachable>;
+  writeAllRecords(
+    url: string,
+    resources: ResourceTable,
+    collections: ReadonlyMap<string, CollectionCopy>,
+  ): Promise<{ readonly kind: 'written' } | { readonly kind: 'not-empty'; readonly tables: readonly string[] } | Misfit | Unreachable>;
+  findUserByEmail(url: string, email: string): Promise<{ readonly kind: 'found'; readonly record: StoredRecord } | { readonly kind: 'missing' } | { readonly kind: 'no-table' } | Unreachable>;
 }
 
 const KIT = {
@@ -51,6 +70,47 @@ export async function openDatabase(url: string, resources: ResourceTable, logger
   if (opened.problems !== undefined && opened.problems.length > 0) throw new StartupError(refusal(opened.problems));
   if (opened.store === undefined) throw new StartupError(`${DATABASE_PACKAGE} opened no store`);
   return opened.store;
+}
+
+/** The database could not be reached: the system's code (ECONNREFUSED) or PostgreSQL's message. */
+export class DatabaseUnreachable extends Error {}
+
+/**
+ * Every record of a database, for `plainrest copy`, with each collection's next id; the
+ * tables are brought to the declaration first, as a start would, and stored data the
+ * declaration no longer fits is refused in a start's words.
+ */
+export async function readAllFromDatabase(url: string, resources: ResourceTable): Promise<ReadonlyMap<string, CollectionCopy>> {
+  const read = await (await loadPackage()).readAllRecords(url, resources);
+  if (read.kind === 'read') return read.collections;
+  throw read.kind === 'misfit' ? new StartupError(refusal(read.problems)) : new DatabaseUnreachable(read.reason);
+}
+
+/** Writes every record into a database in one transaction; `not-empty` when a plainrest table holds a row, and then nothing was changed. */
+export async function writeAllToDatabase(url: string, resources: ResourceTable, collections: ReadonlyMap<string, CollectionCopy>): Promise<'written' | 'not-empty'> {
+  const written = await (await loadPackage()).writeAllRecords(url, resources, collections);
+  if (written.kind === 'written' || written.kind === 'not-empty') return written.kind;
+  throw written.kind === 'misfit' ? new StartupError(refusal(written.problems)) : new DatabaseUnreachable(written.reason);
+}
+
+/** The user with this email (ignoring case) for `plainrest token`; `undefined` when none has it, `no-users` before the first start made the table. */
+export async function findUserInDatabase(url: string, email: string): Promise<StoredRecord | undefined | 'no-users'> {
+  const found = await (await loadPackage()).findUserByEmail(url, email);
+  if (found.kind === 'unreachable') throw new DatabaseUnreachable(found.reason);
+  return found.kind === 'found' ? found.record : found.kind === 'missing' ? undefined : 'no-users';
+}
+
+/**
+ * Why a database refused the command line's work, to follow its name in a line: `cannot be
+ * reached (ECONNREFUSED)`, or `answered: <message>` for an error PostgreSQL reported (no
+ * such database, a wrong password);
+ * `undefined` for anything else, which is a bug to show in full.
+ */
+export function databaseProblem(error: unknown): string | undefined {
+  if (error instanceof DatabaseUnreachable) return `cannot be reached (${error.message})`;
+  const { code, severity } = error as { code?: unknown; severity?: unknown };
+  if (error instanceof Error && typeof severity === 'string' && typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code)) return `answered: ${error.message}`;
+  return undefined;
 }
 
 async function loadPackage(): Promise<DatabasePackage> {

@@ -10,3 +10,5 @@ export type { CoreKit } from './postgres-store.js';
 export { PostgresStore } from './postgres-store.js';
 export type { OpenOptions, OpenResult } from './open.js';
 export { openPostgresStore } from './open.js';
+export type { CollectionCopy, FindResult, ReadResult, Unreachable, WriteResult } from './copy.js';
+export { findUserByEmail, readAllRecords, writeAllRecords } from './copy.js';

@@ -44,7 +44,8 @@ const FIRST_RETRY_MS = 1000;
 const LONGEST_RETRY_MS = 30_000;
 const REFUSED = 'the data in the database no longer fits the declaration (the server log says how); nothing was changed';
 
-const types = {
+/** The type parsers every connection uses: ids as numbers, timestamps as ISO 8601 strings (copy.ts uses them too). */
+export const types = {
   getTypeParser(oid: number, format?: string): (text: string) => unknown {
     if (oid === INT8) return Number;
     if (oid === TIMESTAMPTZ) return (text: string) => new Date(text).toISOString();
@@ -122,7 +123,7 @@ async function retryUntilMigrated(pool: pg.Pool, plans: readonly TablePlan[], st
 }
 
 /** A connection failure in a few words: the system's code (ECONNREFUSED) or PostgreSQL's message. */
-function describeFailure(error: unknown): string {
+export function describeFailure(error: unknown): string {
   const code = (error as { code?: unknown }).code;
   if (typeof code === 'string' && /^E[A-Z]+$/.test(code)) return code;
   return error instanceof Error ? error.message : String(error);

@@ -1,0 +1,163 @@
+// `plainrest copy --from <store> --to <store>` (CONTRACT §12): every record of every
+// declared collection, and the idempotency keys, moved from a data directory or a
+// PostgreSQL database (`postgres://…`) into the other kind (or the same kind), with its
+// id, its password hash and each collection's next id, so that no id the source gave out
+// is ever given out again. The target must be empty: a data directory holding no
+// snapshot and no journal entry (created if missing), or a database none of whose
+// plainrest tables holds a row; anything else is refused and left unchanged.
+//
+// A source data directory is read under its lock and never written: a server running
+// on it is refused (its later writes would be missing from the copy), and none can start
+// on it until the copy is done. A source database is first brought to the declaration,
+// as a start would bring it, then read in one transaction. A target data directory
+// receives everything as one journal entry, then snapshots; a target database receives
+// everything in one transaction. Either way a copy cut short leaves all the records or
+// none (a directory cut short between its journal entry and its snapshots has only the
+// next ids a replay gives, max id + 1: redo a copy that printed no summary line, into a new directory).
+
+import { mkdir, stat } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { withoutPassword } from './cli/banner.js';
+import type { ServerOptions } from './config.js';
+import type { ResourceTable } from './declarations/compile-declaration.js';
+import { resolveResources } from './declarations/resolve-resources.js';
+import type { CollectionState } from './store/collection-state.js';
+import { readDataDirectory, StartupError } from './store/data-directory.js';
+import type { DataLock } from './store/data-lock.js';
+import { acquireLock } from './store/data-lock.js';
+import { declarationFitProblems } from './store/declaration-fit.js';
+import { JournalPersistence } from './store/journal-persistence.js';
+import { JournalWriter } from './store/journal-writer.js';
+import { MemoryStore } from './store/memory-store.js';
+import type { CollectionCopy } from './store/open-database.js';
+import { databaseProblem, readAllFromDatabase, writeAllToDatabase } from './store/open-database.js';
+import type { Change, StoredCollection } from './store/store.js';
+import { IDEMPOTENCY_COLLECTION } from './store/store.js';
+
+export class CopyError extends Error {}
+
+type Place = { readonly kind: 'directory'; readonly path: string } | { readonly kind: 'database'; readonly url: string };
+
+/** Copies every record from `from` to `to` (each a data directory or a postgres:// URL); resolves with the line that says what was copied. */
+export async function copyData(from: string, to: string, options: Pick<ServerOptions, 'resources' | 'hooks'>): Promise<string> {
+  const source = placeOf(from);
+  const target = placeOf(to);
+  if (samePlace(source, target)) throw new CopyError(`--from and --to both name ${describe(source)}; name another target`);
+  const resources = await resolveResources(options.resources, options.hooks);
+  const collections = [...resources.resources.map((resource) => resource.collection), IDEMPOTENCY_COLLECTION];
+
+  const sourceLock = source.kind === 'directory' ? await lockSource(source.path) : undefined;
+  try {
+    const records = source.kind === 'directory' ? await readDirectory(source.path, resources, collections) : await onDatabase(source, () => readAllFromDatabase(source.url, resources));
+    if (target.kind === 'directory') await writeDirectory(target.path, resources, collections, records);
+    else await onDatabase(target, () => writeDatabase(target.url, resources, records));
+    return summary(resources, records, source, target);
+  } finally {
+    await sourceLock?.release();
+  }
+}
+
+function placeOf(text: string): Place {
+  return /^postgres(ql)?:\/\//.test(text) ? { kind: 'database', url: text } : { kind: 'directory', path: text };
+}
+
+function samePlace(a: Place, b: Place): boolean {
+  if (a.kind === 'directory' && b.kind === 'directory') return resolve(a.path) === resolve(b.path);
+  return a.kind === 'database' && b.kind === 'database' && a.url === b.url;
+}
+
+/** A place as it may be printed: a database URL never shows its password. */
+function describe(place: Place): string {
+  return place.kind === 'directory' ? `the data directory ${place.path}` : `the database ${withoutPassword(place.url)}`;
+}
+
+/** Runs work on a database; its being unreachable, or an error it reports, becomes one line naming it. */
+async function onDatabase<T>(place: Place, work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    const problem = databaseProblem(error);
+    if (problem === undefined) throw error;
+    throw new CopyError(`${describe(place)} ${problem}`);
+  }
+}
+
+/** The source's lock, held while it is read: a running server is refused (acquireLock says which process), and none starts meanwhile. */
+async function lockSource(path: string): Promise<DataLock> {
+  const found = await stat(path).catch(() => undefined);
+  if (found === undefined || !found.isDirectory()) throw new CopyError(`the data directory ${path} does not exist; name the directory a server ran on`);
+  return acquireLock(path);
+}
+
+/** Every record of a data directory, its snapshots and journal replayed as a start would, refusing data the declaration no longer fits in a start's words. */
+async function readDirectory(path: string, resources: ResourceTable, collections: readonly StoredCollection[]): Promise<Map<StoredCollection, CollectionCopy>> {
+  const contents = await readDataDirectory(path, resources);
+  const misfits = declarationFitProblems(resources, contents.collections);
+  if (misfits.length > 0) throw new StartupError(`the data in ${path} no longer fits the declaration: ${misfits.join('; ')}; nothing was changed`);
+  const copied = new Map<StoredCollection, CollectionCopy>();
+  for (const collection of collections) {
+    const state = contents.collections.get(collection);
+    copied.set(collection, { records: state === undefined ? [] : [...state.records.values()], nextId: state?.nextId ?? 1 });
+  }
+  return copied;
+}
+
+/**
+ * Writes a new or empty data directory: under its lock, every record in one journal
+ * entry (all or nothing), then each collection's next id, then the snapshots and an
+ * empty journal, as a graceful stop leaves a directory.
+ */
+async function writeDirectory(path: string, resources: ResourceTable, collections: readonly StoredCollection[], records: ReadonlyMap<StoredCollection, CollectionCopy>): Promise<void> {
+  await mkdir(path, { recursive: true, mode: 0o700 }); // never world-writable, whatever the umask
+  const lock = await acquireLock(path);
+  try {
+    const contents = await readDataDirectory(path, resources).catch((error: unknown) => {
+      // A snapshot or journal that does not even read is data all the same.
+      if (error instanceof StartupError) return undefined;
+      throw error;
+    });
+    if (contents === undefined || !contents.isEmpty) throw new CopyError(notEmpty({ kind: 'directory', path }));
+    const store = new MemoryStore(new Map());
+    const journal = await JournalWriter.open(path, contents.lastSeq, contents.segments);
+    const persistence = new JournalPersistence({
+      dataDir: path,
+      journal,
+      stateOf: (collection) => store.collectionState(collection),
+      collections,
+      lock,
+      compactAfterBytes: Number.POSITIVE_INFINITY, // one compaction, at the end
+      logger: { info: () => {}, warn: (message) => console.warn(`warning: ${message}`), error: (message) => console.error(`error: ${message}`) },
+    });
+    store.persistWith(persistence);
+    const changes: Change[] = [];
+    for (const [collection, copy] of records) for (const record of copy.records) changes.push({ kind: 'put', collection, record });
+    if (changes.length > 0) await store.commit(changes);
+    for (const [collection, copy] of records) raiseNextId(store.collectionState(collection), copy.nextId);
+    await persistence.close(); // the snapshots, the journal removed, the lock released
+  } catch (error) {
+    await lock.release();
+    throw error;
+  }
+}
+
+/** Never lower: a put already moved the counter past its id. */
+function raiseNextId(state: CollectionState, nextId: number): void {
+  state.nextId = Math.max(state.nextId, nextId);
+}
+
+async function writeDatabase(url: string, resources: ResourceTable, records: ReadonlyMap<StoredCollection, CollectionCopy>): Promise<void> {
+  const written = await writeAllToDatabase(url, resources, records);
+  if (written !== 'written') throw new CopyError(notEmpty({ kind: 'database', url }));
+}
+
+function notEmpty(target: Place): string {
+  return `${describe(target)} already holds data; nothing was changed: copy into a new data directory or an empty database`;
+}
+
+/** `copied 12 users, 30 orders, 25 products (and 2 idempotency keys) from <source> to <target>`. */
+function summary(resources: ResourceTable, records: ReadonlyMap<StoredCollection, CollectionCopy>, source: Place, target: Place): string {
+  const counted = (count: number, plural: string): string => `${count} ${count === 1 ? plural.replace(/s$/, '') : plural}`;
+  const declared = resources.resources.map((resource) => counted(records.get(resource.collection)?.records.length ?? 0, resource.collection));
+  const keys = counted(records.get(IDEMPOTENCY_COLLECTION)?.records.length ?? 0, 'idempotency keys');
+  return `copied ${declared.join(', ')} (and ${keys}) from ${describe(source)} to ${describe(target)}`;
+}
