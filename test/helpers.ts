@@ -8,7 +8,7 @@ import type { ChildProcess } from 'node:child_process';
 import { request as httpRequest } from 'node:http';
 import { createHash } from 'node:crypto';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
-import { afterEach } from 'node:test';
+import { afterEach, test } from 'node:test';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ensureAdmin } from '../src/auth/bootstrap-admin.js';
@@ -50,6 +50,8 @@ export interface TestServer {
   readonly token: string | undefined;
   /** The same server, with another caller's token (undefined: no Authorization header). */
   as(token: string | undefined): TestServer;
+  /** Every request to one process, where TEST_STORE=postgres spreads them over two (for what holds within one process). */
+  pinned(): TestServer;
   request(method: string, path: string, options?: RequestOptions): Promise<TestResponse>;
   get(path: string, headers?: Record<string, string>): Promise<TestResponse>;
   post(path: string, body: unknown, headers?: Record<string, string>): Promise<TestResponse>;
@@ -73,7 +75,7 @@ export interface TestServer {
  */
 export async function startTestServer(options: ServerOptions = {}): Promise<TestServer> {
   if (process.env['TEST_STORE'] === 'postgres' && options.dataDir === undefined && options.store === undefined && options.seed !== true) {
-    return startTestServerWithAdminBootstrap({ ...options, database: await testDatabase() });
+    return startPairOnOneDatabase(options);
   }
   if (!adminCanBePutInFirst(options) || loginWouldLeaveATrace(options)) return startTestServerWithAdminBootstrap(options);
   return startWithAdminInPlace(options);
@@ -118,14 +120,67 @@ let testCluster: Promise<PostgresCluster> | undefined;
  * (postgres-cluster.ts), for the servers startTestServer starts on the default storage,
  * so the same HTTP suites run against the PostgreSQL store.
  */
-async function testDatabase(): Promise<string> {
+async function testDatabase(withAdministrator: boolean): Promise<string> {
   if (POSTGRES_SKIP !== false) throw new Error(`TEST_STORE=postgres: ${POSTGRES_SKIP}`);
   testCluster ??= startCluster().then((cluster) => {
     process.once('beforeExit', () => void cluster.stop());
     return cluster;
   });
   const cluster = await testCluster;
-  return cluster.url(await cluster.createDatabase());
+  if (!withAdministrator) return cluster.url(await cluster.createDatabase());
+  administratorTemplate ??= (async () => {
+    const template = await cluster.createDatabase();
+    // The example domain's tables and the administrator (user 1), as a first start makes them.
+    const server = await startServer({ port: 0, dataDir: null, seed: false, ...TEST_AUTH_OPTIONS, database: cluster.url(template) });
+    await server.close();
+    return template;
+  })();
+  return cluster.url(await cluster.createDatabase(await administratorTemplate));
+}
+
+let administratorTemplate: Promise<string> | undefined;
+
+/**
+ * Runs a suite file again with TEST_STORE=postgres, in this test process: its servers are
+ * pairs on one throwaway PostgreSQL. Where PostgreSQL is not installed, one skipped test says why.
+ */
+export async function againOnSharedPostgres(suite: string, load: () => Promise<unknown>): Promise<void> {
+  if (POSTGRES_SKIP !== false) {
+    test(`${suite} on two servers sharing PostgreSQL`, { skip: POSTGRES_SKIP }, () => {});
+    return;
+  }
+  process.env['TEST_STORE'] = 'postgres';
+  await load();
+}
+
+/**
+ * TEST_STORE=postgres: two servers on one database, started at once, and requests sent
+ * to each in turn, as a balancer in front of two processes would (README: Deploying on
+ * several machines). A test's writes through one are read through the other.
+ */
+async function startPairOnOneDatabase(options: ServerOptions): Promise<TestServer> {
+  // As startTestServer does in memory: where the options leave the administrator alone, the
+  // database starts as a copy of one where it exists (no password to hash), with a signed token.
+  const adminInPlace = adminCanBePutInFirst(options);
+  const database = await testDatabase(adminInPlace);
+  const settings: ServerOptions = { port: 0, dataDir: null, seed: false, rateLimit: 0, ...(adminInPlace ? { tokenSecret: TEST_TOKEN_SECRET } : TEST_AUTH_OPTIONS), ...options, database };
+  // One after the other: the second finds the administrator the first created, and ids stay as in one process
+  // (started at once, both would take an id for it; that race is postgres-processes.test.ts's).
+  const first = await startServer(settings);
+  const second = await startServer(settings);
+  let turn = 0;
+  const balanced: RunningServer = {
+    get url() {
+      turn += 1;
+      return turn % 2 === 0 ? first.url : second.url;
+    },
+    app: first.app,
+    close: async () => {
+      await Promise.all([first.close(), second.close()]);
+    },
+  };
+  const anonymous = wrap(balanced, undefined);
+  return anonymous.as(adminInPlace ? tokenFor(1) : await login(anonymous, TEST_ADMIN_EMAIL, TEST_ADMIN_PASSWORD));
 }
 
 /** Starts with the administrator already in the store, and a token signed for it. */
@@ -212,6 +267,8 @@ export function wrap(server: RunningServer, token: string | undefined): TestServ
     server,
     token,
     as: (other) => wrap(server, other),
+    // Spreading reads the URL once: a balanced pair's turn stops there.
+    pinned: () => wrap({ ...server, url: server.url }, token),
     request,
     get: (path, headers) => request('GET', path, { headers }),
     post: (path, body, headers) => request('POST', path, { body, headers }),

@@ -69,7 +69,9 @@ describe('idempotency keys', () => {
     }));
 
   test('while the first request is still being handled, the same key → 409 idempotency_key_in_flight', () =>
-    withTestServer({}, async (api) => {
+    withTestServer({}, async (balanced) => {
+      // In one process. Across processes the later one waits for the first's commit and is its replay (postgres-processes.test.ts).
+      const api = balanced.pinned();
       // A password makes the first request slow (scrypt), so the second arrives while it runs.
       const body = { name: 'Slow', email: 'slow@example.com', password: 'slow-password-1' };
       const both = await Promise.all([

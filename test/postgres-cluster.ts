@@ -59,8 +59,8 @@ export async function freePort(): Promise<number> {
 export interface PostgresCluster {
   /** A connection URL for `database` on this server. */
   url(database: string): string;
-  /** A new empty database, by name: `t1`, `t2`, … */
-  createDatabase(): Promise<string>;
+  /** A new empty database (or a copy of `template`, which no one may be connected to), by name: `t1`, `t2`, … */
+  createDatabase(template?: string): Promise<string>;
   /** Stops the server (fast shutdown), keeping its data: the database is then unreachable. */
   pause(): Promise<void>;
   /** Starts it again on the same port and data. */
@@ -113,12 +113,14 @@ export async function startCluster(): Promise<PostgresCluster> {
   let databases = 0;
   return {
     url,
-    async createDatabase() {
+    async createDatabase(template?: string) {
       const name = `t${++databases}`;
       const client = new pg.Client({ connectionString: url('postgres') });
       await client.connect();
       try {
-        await client.query(`CREATE DATABASE ${name}`);
+        if (template === undefined) await client.query(`CREATE DATABASE ${name}`);
+        // A copy of the files: several times quicker than the default (PostgreSQL 15+), which logs every page.
+        else await client.query(`CREATE DATABASE ${name} TEMPLATE ${template} STRATEGY = FILE_COPY`).catch(() => client.query(`CREATE DATABASE ${name} TEMPLATE ${template}`));
       } finally {
         await client.end();
       }
