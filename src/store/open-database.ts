@@ -37,7 +37,7 @@ interface DatabasePackage {
   openPostgresStore(options: {
     readonly url: string;
     readonly resources: ResourceTable;
-    readonly kit: { needData(fetch: () => Promise<void>): Error; unavailable(detail: string): Error };
+    readonly kit: { needData(fetch: () => Promise<void>): object; unavailable(detail: string): Error };
     readonly onUnreachable?: (reason: string, retryInMs: number) => void;
     readonly onRefused?: (problems: readonly SchemaProblem[]) => void;
     readonly onFailed?: (reason: string) => void;
@@ -53,7 +53,7 @@ interface DatabasePackage {
 }
 
 const KIT = {
-  needData: (fetch: () => Promise<void>): Error => new NeedData(fetch),
+  needData: (fetch: () => Promise<void>): object => new NeedData(fetch),
   unavailable: (detail: string): Error => storeUnavailable(detail),
 };
 

@@ -60,11 +60,13 @@ export interface QueryResult {
   readonly total: number;
 }
 
-/** Thrown by a view's read of something it has not loaded: `fetch()` loads it, then the reading code runs again. */
-export class NeedData extends Error {
-  constructor(readonly fetch: () => Promise<void>) {
-    super('the store must load data first');
-  }
+/**
+ * Thrown by a view's read of something it has not loaded: `fetch()` loads it, then the
+ * reading code runs again. Not an Error: it is no failure but the seam's way of asking,
+ * thrown on most requests, and an Error would record a stack trace every time.
+ */
+export class NeedData {
+  constructor(readonly fetch: () => Promise<void>) {}
 }
 
 /** What a write decided: the changes to commit together, and the answer once they are committed. */

@@ -18,7 +18,7 @@ import { listQuery, recordOf, upsert } from './sql-records.js';
 
 /** What the core lends the store: its error for "load first", and its 503 (plainrest is not a runtime dependency of this package). */
 export interface CoreKit {
-  needData(fetch: () => Promise<void>): Error;
+  needData(fetch: () => Promise<void>): object;
   unavailable(detail: string): Error;
 }
 
