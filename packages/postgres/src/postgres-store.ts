@@ -32,6 +32,7 @@ export interface PostgresStoreOptions {
 
 /** SQLSTATEs after which a write is decided again: serialization_failure, deadlock_detected, unique_violation, foreign_key_violation. */
 const RETRYABLE = new Set(['40001', '40P01', '23505', '23503']);
+const BEGIN = 'BEGIN ISOLATION LEVEL SERIALIZABLE';
 const READ_THROUGH_A_VIEW = 'the PostgreSQL store is read through a view: store.view()';
 const UNREACHABLE = 'the database cannot be reached; retry shortly';
 const NOT_YET_REACHED = 'the database has not been reached since the start; retry shortly';
@@ -104,10 +105,10 @@ export class PostgresStore implements Store {
   }
 
   /** Several statements in one round trip (the simple query protocol: no parameters, so only integers may be written into them). */
-  async runMany(statements: readonly string[]): Promise<pg.QueryResult<Record<string, unknown>>[]> {
+  async runMany(statements: readonly string[], client?: pg.PoolClient): Promise<pg.QueryResult<Record<string, unknown>>[]> {
     if (this.#notOpen !== undefined) throw this.#kit.unavailable(this.#notOpen);
     try {
-      const results = (await this.#pool.query(statements.join('; '))) as unknown as pg.QueryResult<Record<string, unknown>>[] | pg.QueryResult<Record<string, unknown>>;
+      const results = (await (client ?? this.#pool).query(statements.join('; '))) as unknown as pg.QueryResult<Record<string, unknown>>[] | pg.QueryResult<Record<string, unknown>>;
       this.#unreachable = undefined;
       return Array.isArray(results) ? results : [results];
     } catch (error) {
@@ -170,7 +171,11 @@ export class PostgresStore implements Store {
     return this.transactOn(new PostgresView(this), decide);
   }
 
-  /** Runs `decide` with `view` inside a serializable transaction, then its changes; again on a conflict. */
+  /**
+   * Runs `decide` with `view` inside a serializable transaction, then its changes; again on
+   * a conflict. The transaction begins with the decision's first read (the view sends
+   * BEGIN with it); taking an id reads nothing (a sequence is outside transactions).
+   */
   async transactOn<T>(view: PostgresView, decide: () => Decision<T>): Promise<T> {
     if (this.#notOpen !== undefined) throw this.#kit.unavailable(this.#notOpen);
     for (let attempt = 1; ; attempt++) {
@@ -183,14 +188,18 @@ export class PostgresStore implements Store {
       view.beginTransaction(client);
       let broken = false;
       try {
-        await client.query('BEGIN ISOLATION LEVEL SERIALIZABLE');
         const { changes, result } = await settle(decide);
-        for (const change of changes) await this.#apply(client, change);
-        await client.query('COMMIT');
+        // A decision that read nothing (a create checking no other record) is one statement, atomic by itself.
+        if (!view.begun && changes.length === 1) await this.#apply(client, changes[0] as Change);
+        else if (changes.length > 0) {
+          await view.begin();
+          for (const change of changes) await this.#apply(client, change);
+          await client.query('COMMIT');
+        } else if (view.begun) await client.query('COMMIT');
         return result;
       } catch (error) {
         broken = isConnectionFailure(error);
-        if (!broken) await client.query('ROLLBACK').catch(() => {});
+        if (!broken && view.begun) await client.query('ROLLBACK').catch(() => {});
         const code = (error as { code?: unknown }).code;
         if (typeof code !== 'string' || !RETRYABLE.has(code)) throw this.#translate(error);
         if (attempt >= this.#maxAttempts) throw this.#kit.unavailable('the write kept meeting other writes; retry it');
@@ -240,6 +249,7 @@ export class PostgresView implements Store {
   /** Records the request will likely read (its path's), loaded with the first record it must load. */
   readonly #hints: { readonly collection: StoredCollection; readonly id: number }[] = [];
   #transaction: pg.PoolClient | undefined;
+  #begun = false;
 
   constructor(store: PostgresStore) {
     this.#store = store;
@@ -249,18 +259,33 @@ export class PostgresView implements Store {
     // A decision reads everything again inside its transaction, where conflicts are detected.
     this.#answers.clear();
     this.#transaction = client;
+    this.#begun = false;
   }
 
   endTransaction(): void {
     this.#transaction = undefined;
+    this.#begun = false;
     this.#answers.clear();
   }
 
-  /** The answer to `key`, or NeedData that loads it with `load`. */
-  #answer<T>(key: string, load: (client: pg.PoolClient | undefined) => Promise<T>): T {
+  /** Whether the transaction's BEGIN has been sent (with its first read, or by `begin`). */
+  get begun(): boolean {
+    return this.#begun;
+  }
+
+  /** Sends the transaction's BEGIN, unless a read has already sent it. */
+  async begin(): Promise<void> {
+    if (this.#begun || this.#transaction === undefined) return;
+    await this.#store.run(BEGIN, [], this.#transaction);
+    this.#begun = true;
+  }
+
+  /** The answer to `key`, or NeedData that loads it with `load` (in a transaction, begun first unless `outside`). */
+  #answer<T>(key: string, load: (client: pg.PoolClient | undefined) => Promise<T>, outside = false): T {
     if (this.#answers.has(key)) return this.#answers.get(key) as T;
     const client = this.#transaction;
     throw this.#store.kit.needData(async () => {
+      if (!outside) await this.begin();
       this.#answers.set(key, await load(client));
     });
   }
@@ -272,6 +297,16 @@ export class PostgresView implements Store {
   get(collection: StoredCollection, id: number): StoredRecord | undefined {
     const key = `get ${collection} ${id}`;
     if (this.#answers.has(key)) return this.#answers.get(key) as StoredRecord | undefined;
+    const transaction = this.#transaction;
+    if (transaction !== undefined && !this.#begun && Number.isSafeInteger(id)) {
+      // A transaction's first read goes with its BEGIN, in one round trip.
+      throw this.#store.kit.needData(async () => {
+        const [, result] = await this.#store.runMany([BEGIN, `SELECT * FROM ${quoted(this.#store.plan(collection).table)} WHERE "id" = ${id}`], transaction);
+        this.#begun = true;
+        const row = result?.rows[0];
+        this.#answers.set(key, row === undefined ? undefined : recordOf(row));
+      });
+    }
     // Outside a transaction, the records the path names come in the same round trip (willRead).
     const hinted = this.#transaction === undefined ? this.#hints.splice(0).filter((hint) => !this.#answers.has(`get ${hint.collection} ${hint.id}`) && `get ${hint.collection} ${hint.id}` !== key) : [];
     if (hinted.length === 0 || !Number.isSafeInteger(id)) {
@@ -332,7 +367,7 @@ export class PostgresView implements Store {
       const table = quoted(this.#store.plan(collection).table);
       const result = await this.#store.run(`SELECT nextval(pg_get_serial_sequence($1, 'id'))::bigint AS id`, [table], client);
       return Number(result.rows[0]?.['id']);
-    });
+    }, true);
   }
 
   commit(changes: readonly Change[]): Promise<void> {
