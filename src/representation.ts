@@ -36,8 +36,13 @@ export function represent(definition: ResourceDefinition, record: StoredRecord, 
   return cacheOf(vocabulary.language).get(record) ?? remember(record, vocabulary.language, JSON.stringify(toExternal(definition.fields, record, vocabulary)));
 }
 
+/** A representation of `json` not kept anywhere (a field selection's: one of many possible). */
+export function measured(json: string): Representation {
+  return { json, length: Buffer.byteLength(json), etag: entityTag(json) };
+}
+
 function remember(record: StoredRecord, language: Language, json: string): Representation {
-  const representation = { json, length: Buffer.byteLength(json), etag: entityTag(json) };
+  const representation = measured(json);
   cacheOf(language).set(record, representation);
   return representation;
 }
@@ -85,7 +90,7 @@ export function showsRecordAsStored(definition: ResourceDefinition, vocabulary: 
   return answer;
 }
 
-/** Only the named fields, for bodies that are not the whole record (a new user's `{id, name}`). */
+/** Only the named fields, for bodies that are not the whole record (a new user's `{id, name}`, a `fields=` selection). */
 export function representFields(
   definition: ResourceDefinition,
   record: StoredRecord,

@@ -547,7 +547,7 @@ describe('query parameters on a path that is not a list → 400 invalid_query na
   const cases = [
     { method: 'GET', path: '/healthz', query: 'verbose=1', names: ['verbose'] },
     { method: 'GET', path: '/v1', query: 'format=xml', names: ['format'] },
-    { method: 'GET', path: '/v1/products/1', query: 'fields=name', names: ['fields'] },
+    { method: 'GET', path: '/v1/products/1', query: 'select=name', names: ['select'] },
     { method: 'GET', path: '/v1/products/1', query: 'page=1', names: ['page'] },
     { method: 'GET', path: '/v1/produtos/1', query: 'pagina=1', names: ['pagina'] },
     { method: 'GET', path: '/v1/users/1/orders/1', query: 'expand=items&lang=pt', names: ['expand', 'lang'] },

@@ -60,7 +60,8 @@ function buildPage(context: RequestContext, definition: ResourceDefinition, voca
   });
   const meta = pageMeta(parameters, total);
   const links = pageLinks(context.path, vocabulary, parameters, meta);
-  const data = records.map((record) => represent(definition, record, vocabulary).json).join(',');
+  const selection = parameters.fields;
+  const data = records.map((record) => (selection === undefined ? represent(definition, record, vocabulary).json : representFields(definition, record, vocabulary, selection))).join(',');
   const body = `{"data":[${data}],"meta":${JSON.stringify(meta)},"links":${JSON.stringify(links)}}`;
   // A list has no stable identity, so its validator is weak (RFC 9110 §8.8.1): equal
   // bodies, equal tags. If-None-Match uses the weak comparison anyway (§13.1.2).

@@ -13,7 +13,8 @@ import type { Reply } from '../http/respond.js';
 import type { StoredRecord } from '../json.js';
 import type { ResourceDefinition, Vocabulary } from '../resources/definition.js';
 import type { Representation } from '../representation.js';
-import { represent, serializeWritten } from '../representation.js';
+import { measured, represent, representFields, serializeWritten } from '../representation.js';
+import { recordParameters } from '../http/field-selection.js';
 import { requireRecord } from './lookup.js';
 import { writeOnlyValues } from '../validation.js';
 import type { WritePlan } from './write-record.js';
@@ -23,10 +24,10 @@ import type { Decision } from '../store/store.js';
 import { isoTimestamp } from '../timestamps.js';
 
 export function readRecord(context: RequestContext, definition: ResourceDefinition, vocabulary: Vocabulary): Reply {
-  rejectQueryParameters(context.search);
+  const selection = recordParameters(definition, context.search);
   authorize(context, definition, 'read');
   const record = requireRecord(context, definition);
-  const representation = represent(definition, record, vocabulary);
+  const representation = selection === undefined ? represent(definition, record, vocabulary) : measured(representFields(definition, record, vocabulary, selection));
   const etag = representation.etag;
   if (matchesIfNoneMatch(context.req.headers['if-none-match'], etag)) return { status: 304, headers: { ETag: etag } };
   return representationReply(representation);

@@ -1,5 +1,5 @@
 // List parameters in the query string, never in the path (README: Lists): `page`, `limit`,
-// `sort` and equality filters (`x-filter`) and sort keys (`x-sort`). Names are accepted
+// `sort`, `fields` (http/field-selection.ts) and equality filters (`x-filter`) and sort keys (`x-sort`). Names are accepted
 // in every vocabulary on every path (`pagina`, `limite`, `ordenar`, `categoria`, …). Any
 // other parameter, a repeated one or a bad value is a 400 that names it. Paths that are
 // not lists take no parameters.
@@ -8,6 +8,7 @@ import type { FieldRule, ResourceDefinition } from '../resources/definition.js';
 import type { Filter, SortKey } from '../store/store.js';
 import type { FieldError } from './errors.js';
 import { queryError } from './errors.js';
+import { parseFieldSelection } from './field-selection.js';
 
 export const DEFAULT_PAGE_SIZE = 20;
 export const MAX_PAGE_SIZE = 100;
@@ -20,6 +21,8 @@ export interface ListParameters {
   readonly sort: readonly SortKey[];
   /** In the order of the resource's field declarations. */
   readonly filters: readonly Filter[];
+  /** The properties each record shows (declared names, in declaration order); undefined: all. */
+  readonly fields?: readonly string[];
 }
 
 /** Splits a raw query string into name/value pairs, percent-decoded (WHATWG URL rules). */
@@ -51,15 +54,16 @@ function listVocabularyOf(definition: ResourceDefinition): ListVocabulary {
   if (list === undefined) {
     const filterRules = definition.fields.filter((rule) => rule.filter === true);
     const internal = new Map<string, string>();
-    const words = ['page', 'limit', 'sort', ...definition.fields.filter((rule) => rule.filter === true || rule.sort === true).map((rule) => rule.name)];
+    const words = ['page', 'limit', 'sort', 'fields', ...definition.fields.filter((rule) => rule.filter === true || rule.sort === true).map((rule) => rule.name)];
     for (const vocabulary of definition.vocabularies.values()) {
       for (const word of words) internal.set(word, word);
       internal.set(vocabulary.parameters.page, 'page');
       internal.set(vocabulary.parameters.limit, 'limit');
       internal.set(vocabulary.parameters.sort, 'sort');
-      for (const word of words.slice(3)) internal.set(vocabulary.name(word), word);
+      internal.set(vocabulary.parameters.fields, 'fields');
+      for (const word of words.slice(4)) internal.set(vocabulary.name(word), word);
     }
-    list = { filterRules, known: ['page', 'limit', 'sort', ...filterRules.map((rule) => rule.name)], internal };
+    list = { filterRules, known: ['page', 'limit', 'sort', 'fields', ...filterRules.map((rule) => rule.name)], internal };
     listVocabularies.set(definition, list);
   }
   return list;
@@ -88,8 +92,10 @@ export function parseListParameters(definition: ResourceDefinition, search: stri
     const filter = given === undefined ? undefined : parseFilter(rule, given, errors);
     if (filter !== undefined) filters.push(filter);
   }
+  const selection = values.get('fields');
+  const fields = selection === undefined ? undefined : parseFieldSelection(definition, selection.name, selection.value, errors);
   if (errors.length > 0) throw queryError(errors);
-  return { page, limit, sort, filters };
+  return fields === undefined ? { page, limit, sort, filters } : { page, limit, sort, filters, fields };
 }
 
 function parseBoundedInteger(

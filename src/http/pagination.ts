@@ -1,5 +1,5 @@
 // The list envelope's paging metadata and links (README: Lists), also sent as a Link
-// header (RFC 8288 §3). Links keep the request's filters and sort, are relative
+// header (RFC 8288 §3). Links keep the request's filters, sort and field selection, are relative
 // references to the same path, and use the path's vocabulary for parameter names.
 
 import type { Vocabulary } from '../resources/definition.js';
@@ -31,6 +31,7 @@ export function pageLinks(path: string, vocabulary: Vocabulary, parameters: List
     const sort = parameters.sort.map((key) => (key.descending ? '-' : '') + vocabulary.name(key.field)).join(',');
     fixed.push(pair(vocabulary.parameters.sort, sort));
   }
+  if (parameters.fields !== undefined) fixed.push(pair(vocabulary.parameters.fields, parameters.fields.map((field) => vocabulary.name(field)).join(',')));
   const pageName = vocabulary.parameters.page;
   const limitPair = pair(vocabulary.parameters.limit, String(parameters.limit));
   const at = (page: number): string => `${path}?${[...fixed, pair(pageName, String(page)), limitPair].join('&')}`;

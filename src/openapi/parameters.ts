@@ -1,11 +1,12 @@
 // The parameters the document describes, each with an example: a path's ids, a list's
-// page, limit, sort and filters (README: Lists), the conditional headers (RFC 9110 §13.1)
+// page, limit, sort and filters (README: Lists), a field selection, the conditional headers (RFC 9110 §13.1)
 // and Idempotency-Key (IETF draft "The Idempotency-Key HTTP Header Field").
 
 import { MAX_PAGE_SIZE } from '../http/list-query.js';
 import type { FieldRule, Language, ResourceDefinition } from '../resources/definition.js';
 import { vocabularyOf } from '../resources/definition.js';
 import { EXAMPLE_STALE_ETAG, resourceExamples } from './examples.js';
+import { alwaysPresent } from './schemas.js';
 
 type Json = Record<string, unknown>;
 
@@ -51,7 +52,23 @@ export function listParameters(definition: ResourceDefinition, language: Languag
     const example = query[rule.name];
     parameters.push({ name: vocabulary.name(rule.name), in: 'query', description: 'equality filter', schema: filterSchema(rule), ...(example === undefined ? {} : { example }) });
   }
+  parameters.push(fieldsParameter(definition, language));
   return parameters;
+}
+
+/** `fields=id,name`: the properties to answer with (http/field-selection.ts). */
+export function fieldsParameter(definition: ResourceDefinition, language: Language): Json {
+  const vocabulary = vocabularyOf(definition, language);
+  const readable = definition.fields.filter((rule) => rule.access !== 'write-only').map((rule) => vocabulary.name(rule.name));
+  const one = `(${readable.join('|')})`;
+  return {
+    name: vocabulary.parameters.fields,
+    in: 'query',
+    description: `only these properties, each once, comma-separated, shown in the declared order (the ETag follows the selection): ${readable.join(', ')}`,
+    schema: { type: 'string', pattern: `^${one}(,${one})*$`, maxLength: readable.reduce((length, name) => length + name.length + 1, -1) },
+    // The properties a read always has: the example's answer still fits the record's schema.
+    example: definition.fields.filter((rule) => rule.access !== 'write-only' && alwaysPresent(rule)).map((rule) => vocabulary.name(rule.name)).join(','),
+  };
 }
 
 /** What a filter's value may be, by the field's type. */

@@ -95,7 +95,7 @@ function bound(keyword: string, value: number | undefined): Record<string, numbe
 }
 
 /** Fields always present when a record is read: ids, timestamps, required and defaulted ones. */
-function alwaysPresent(rule: FieldRule): boolean {
+export function alwaysPresent(rule: FieldRule): boolean {
   return rule.access === 'server' || rule.required === true || rule.default !== undefined;
 }
 

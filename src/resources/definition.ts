@@ -103,8 +103,8 @@ export interface Vocabulary {
   name(internal: string): string;
   /** The internal name of a client-facing one, or undefined when the resource has no such name in this vocabulary. */
   internal(external: string): string | undefined;
-  /** The words of the list parameters: `page`, `limit`, `sort` (`pagina`, `limite`, `ordenar`). */
-  readonly parameters: { readonly page: string; readonly limit: string; readonly sort: string };
+  /** The words of the query parameters: `page`, `limit`, `sort`, `fields` (`pagina`, `limite`, `ordenar`, `campos`). */
+  readonly parameters: { readonly page: string; readonly limit: string; readonly sort: string; readonly fields: string };
 }
 
 /** What a hook may look at when it completes a write (the example's order prices). */

@@ -1,0 +1,69 @@
+// Sparse field selection (CONTRACT §13): `fields=id,name` on a record or a list answers
+// only those properties, in the order the resource declares them, so a selection names a
+// set and any order of it gives the same body and the same ETag (a different selection,
+// a different ETag). Names are accepted in every vocabulary of the resource, like list
+// parameters; the parameter itself is `fields` or its word in the language (`campos`).
+// An unknown or write-only name, an empty item, a name given twice: a 400 naming it.
+
+import type { ResourceDefinition } from '../resources/definition.js';
+import type { FieldError } from './errors.js';
+import { queryError } from './errors.js';
+
+/** Any vocabulary's name of a readable top-level property → its declared name, per resource. */
+const selectable = new WeakMap<ResourceDefinition, ReadonlyMap<string, string>>();
+
+function selectableNames(definition: ResourceDefinition): ReadonlyMap<string, string> {
+  let names = selectable.get(definition);
+  if (names === undefined) {
+    const table = new Map<string, string>();
+    const readable = definition.fields.filter((rule) => rule.access !== 'write-only');
+    for (const rule of readable) table.set(rule.name, rule.name);
+    for (const vocabulary of definition.vocabularies.values()) for (const rule of readable) table.set(vocabulary.name(rule.name), rule.name);
+    names = table;
+    selectable.set(definition, names);
+  }
+  return names;
+}
+
+/** True for the parameter's name in any of the resource's vocabularies. */
+export function isFieldsParameter(definition: ResourceDefinition, name: string): boolean {
+  if (name === 'fields') return true;
+  for (const vocabulary of definition.vocabularies.values()) if (vocabulary.parameters.fields === name) return true;
+  return false;
+}
+
+/** The declared names `value` selects, in declaration order; pushes an error naming `parameter` instead when it is not a selection. */
+export function parseFieldSelection(definition: ResourceDefinition, parameter: string, value: string, errors: FieldError[]): readonly string[] | undefined {
+  const names = selectableNames(definition);
+  const chosen = new Set<string>();
+  for (const word of value.split(',')) {
+    const name = names.get(word);
+    if (name === undefined || chosen.has(name)) {
+      const readable = [...new Set(names.values())].join(', ');
+      errors.push({ field: parameter, code: 'invalid_value', message: `must list distinct readable fields among ${readable}, separated by commas` });
+      return undefined;
+    }
+    chosen.add(name);
+  }
+  return definition.fields.filter((rule) => chosen.has(rule.name)).map((rule) => rule.name);
+}
+
+/** A record's query: only a selection, or nothing (undefined: the whole record); any other parameter is a 400. */
+export function recordParameters(definition: ResourceDefinition, search: string): readonly string[] | undefined {
+  if (search === '') return undefined;
+  const errors: FieldError[] = [];
+  let selection: readonly string[] | undefined;
+  let seen = false;
+  for (const [name, value] of new URLSearchParams(search)) {
+    if (!isFieldsParameter(definition, name)) {
+      errors.push({ field: name, code: 'unknown_parameter', message: 'is not a parameter of a record; use fields' });
+    } else if (seen) {
+      errors.push({ field: name, code: 'repeated_parameter', message: 'may be given once' });
+    } else {
+      seen = true;
+      selection = parseFieldSelection(definition, name, value, errors);
+    }
+  }
+  if (errors.length > 0) throw queryError(errors);
+  return selection;
+}
