@@ -12,7 +12,7 @@ export { StartupError } from './store/open-store.js';
 export { MemoryStore } from './store/memory-store.js';
 export type { Persistence } from './store/memory-store.js';
 export type { CollectionState } from './store/collection-state.js';
-export type { Change, Decision, Query, QueryResult, Store, StoredCollection } from './store/store.js';
+export type { Change, Decision, Query, QueryResult, RangeFilter, Store, StoredCollection } from './store/store.js';
 export { NeedData } from './store/store.js';
 export type { StoredRecord, JsonObject, JsonValue } from './json.js';
 export type { ResourcesDeclaration, CollectionDeclaration, PropertySchema } from './declarations/declaration.js';

@@ -54,6 +54,7 @@ function buildPage(context: RequestContext, definition: ResourceDefinition, voca
 
   const { records, total } = context.store.query(definition.collection, {
     filters,
+    ...(parameters.ranges === undefined ? {} : { ranges: parameters.ranges }),
     sort: parameters.sort,
     offset: (parameters.page - 1) * parameters.limit,
     limit: parameters.limit,

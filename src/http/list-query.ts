@@ -1,11 +1,13 @@
 // List parameters in the query string, never in the path (README: Lists): `page`, `limit`,
-// `sort`, `fields` (http/field-selection.ts) and equality filters (`x-filter`) and sort keys (`x-sort`). Names are accepted
+// `sort`, `fields` (http/field-selection.ts), equality filters (`x-filter`), range filters
+// (`price[gte]=10`: `gt`, `gte`, `lt`, `lte` on timestamps and on numbers and dates with
+// `x-filter`) and sort keys (`x-sort`). Names are accepted
 // in every vocabulary on every path (`pagina`, `limite`, `ordenar`, `categoria`, …). Any
 // other parameter, a repeated one or a bad value is a 400 that names it. Paths that are
 // not lists take no parameters.
 
 import type { FieldRule, ResourceDefinition } from '../resources/definition.js';
-import type { Filter, SortKey } from '../store/store.js';
+import type { Filter, RangeFilter, SortKey } from '../store/store.js';
 import type { FieldError } from './errors.js';
 import { queryError } from './errors.js';
 import { parseFieldSelection } from './field-selection.js';
@@ -23,6 +25,19 @@ export interface ListParameters {
   readonly filters: readonly Filter[];
   /** The properties each record shows (declared names, in declaration order); undefined: all. */
   readonly fields?: readonly string[];
+  /** Range filters (`price[gte]=10`), in declaration order, then gt, gte, lt, lte. */
+  readonly ranges?: readonly RangeFilter[];
+}
+
+const RANGE_OPERATORS: readonly RangeFilter['op'][] = ['gt', 'gte', 'lt', 'lte'];
+/** `price[gte]`: a property's name and a comparison. */
+const RANGE_PARAMETER = /^(.+)\[(gt|gte|lt|lte)\]$/;
+
+/** Properties that take range filters: timestamps always; numbers, integers, dates and date-times marked `x-filter`. */
+export function takesRanges(rule: FieldRule): boolean {
+  if (rule.type === 'timestamp') return true;
+  if (rule.filter !== true) return false;
+  return rule.type === 'number' || rule.type === 'integer' || (rule.type === 'string' && (rule.format === 'date' || rule.format === 'date-time'));
 }
 
 /** Splits a raw query string into name/value pairs, percent-decoded (WHATWG URL rules). */
@@ -73,7 +88,23 @@ export function parseListParameters(definition: ResourceDefinition, search: stri
   const { filterRules, known, internal } = listVocabularyOf(definition);
   const errors: FieldError[] = [];
   const values = new Map<string, { name: string; value: string }>();
+  const bounds = new Map<string, { name: string; value: string; rule: FieldRule; op: RangeFilter['op'] }>();
   for (const [name, value] of parameterPairs(search)) {
+    const range = RANGE_PARAMETER.exec(name);
+    if (range !== null) {
+      const field = internal.get(range[1] as string) ?? range[1];
+      const rule = definition.fields.find((candidate) => candidate.name === field && takesRanges(candidate));
+      const key = `${field}[${range[2]}]`;
+      if (rule === undefined) {
+        const ranged = definition.fields.filter(takesRanges).map((candidate) => candidate.name);
+        errors.push({ field: name, code: 'unknown_parameter', message: `is not a parameter of this list; ranges ([gt], [gte], [lt], [lte]) apply to ${ranged.join(', ')}` });
+      } else if (bounds.has(key)) {
+        errors.push({ field: name, code: 'repeated_parameter', message: 'may be given once' });
+      } else {
+        bounds.set(key, { name, value, rule, op: range[2] as RangeFilter['op'] });
+      }
+      continue;
+    }
     const canonical = internal.get(name) ?? name;
     if (!known.includes(canonical)) {
       errors.push({ field: name, code: 'unknown_parameter', message: `is not a parameter of this list; use ${known.join(', ')}` });
@@ -94,8 +125,36 @@ export function parseListParameters(definition: ResourceDefinition, search: stri
   }
   const selection = values.get('fields');
   const fields = selection === undefined ? undefined : parseFieldSelection(definition, selection.name, selection.value, errors);
+  const ranges: RangeFilter[] = [];
+  for (const rule of definition.fields) {
+    for (const op of RANGE_OPERATORS) {
+      const bound = bounds.get(`${rule.name}[${op}]`);
+      const value = bound === undefined ? undefined : parseBound(bound.rule, bound, errors);
+      if (value !== undefined) ranges.push({ field: rule.name, op, value });
+    }
+  }
   if (errors.length > 0) throw queryError(errors);
-  return fields === undefined ? { page, limit, sort, filters } : { page, limit, sort, filters, fields };
+  return { page, limit, sort, filters, ...(fields === undefined ? {} : { fields }), ...(ranges.length === 0 ? {} : { ranges }) };
+}
+
+/** A bound read as the property's type: a number, or a date (`2026-11-24`) or a date-time (any offset; compared in UTC). */
+function parseBound(rule: FieldRule, given: { name: string; value: string }, errors: FieldError[]): number | string | undefined {
+  const text = given.value;
+  if (rule.type === 'number' || rule.type === 'integer') {
+    const value = /^-?[0-9]+(\.[0-9]+)?$/.test(text) && text.length <= 20 ? Number(text) : NaN;
+    if (Number.isFinite(value)) return value;
+    errors.push({ field: given.name, code: 'invalid_value', message: 'must be a number' });
+    return undefined;
+  }
+  if (rule.type === 'string' && rule.format === 'date') {
+    if (/^[0-9]{4}-[0-9]{2}-[0-9]{2}$/.test(text) && !Number.isNaN(Date.parse(`${text}T00:00:00Z`))) return text;
+    errors.push({ field: given.name, code: 'invalid_value', message: 'must be a date such as 2026-11-24' });
+    return undefined;
+  }
+  const time = /^[0-9]{4}-[0-9]{2}-[0-9]{2}(T[0-9]{2}:[0-9]{2}(:[0-9]{2}(\.[0-9]{1,9})?)?(Z|[+-][0-9]{2}:[0-9]{2}))?$/.test(text) ? Date.parse(text.length === 10 ? `${text}T00:00:00Z` : text) : NaN;
+  if (!Number.isNaN(time)) return new Date(time).toISOString();
+  errors.push({ field: given.name, code: 'invalid_value', message: 'must be a date-time such as 2026-11-24T09:30:00Z, or a date' });
+  return undefined;
 }
 
 function parseBoundedInteger(

@@ -68,7 +68,7 @@ const EXAMPLES: Readonly<Record<Language, Readonly<Record<string, ResourceExampl
       patch: { price: 18.99 },
       record: { name: 'Glass teapot 1 l', category: 'tea', price: 19.99, description: 'Borosilicate glass with a steel infuser.' },
       createdId: 13,
-      query: { category: 'coffee', sort: '-price,name' },
+      query: { category: 'coffee', price: '11.5', sort: '-price,name' },
     },
     orders: {
       create: { items: [{ product_id: 1, quantity: 2 }, { product_id: 10, quantity: 1 }] },
@@ -98,7 +98,7 @@ const EXAMPLES: Readonly<Record<Language, Readonly<Record<string, ResourceExampl
       patch: { price: 18.99 },
       record: { name: 'Bule de vidro 1 l', category: 'chá', price: 19.99, description: 'Vidro borossilicato com infusor de aço.' },
       createdId: 14,
-      query: { category: 'coffee', sort: '-price,name' },
+      query: { category: 'coffee', price: '11.5', sort: '-price,name' },
     },
     orders: {
       create: { items: [{ product_id: 2, quantity: 1 }] },

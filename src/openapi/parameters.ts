@@ -1,8 +1,8 @@
 // The parameters the document describes, each with an example: a path's ids, a list's
-// page, limit, sort and filters (README: Lists), a field selection, the conditional headers (RFC 9110 §13.1)
+// page, limit, sort, filters and range filters (README: Lists), a field selection, the conditional headers (RFC 9110 §13.1)
 // and Idempotency-Key (IETF draft "The Idempotency-Key HTTP Header Field").
 
-import { MAX_PAGE_SIZE } from '../http/list-query.js';
+import { MAX_PAGE_SIZE, takesRanges } from '../http/list-query.js';
 import type { FieldRule, Language, ResourceDefinition } from '../resources/definition.js';
 import { vocabularyOf } from '../resources/definition.js';
 import { EXAMPLE_STALE_ETAG, resourceExamples } from './examples.js';
@@ -49,11 +49,31 @@ export function listParameters(definition: ResourceDefinition, language: Languag
     },
   ];
   for (const rule of definition.fields.filter((candidate) => candidate.filter === true)) {
-    const example = query[rule.name];
+    const text = query[rule.name];
+    const example = text === undefined ? undefined : rule.type === 'number' || rule.type === 'integer' ? Number(text) : rule.type === 'boolean' ? text === 'true' : text;
     parameters.push({ name: vocabulary.name(rule.name), in: 'query', description: 'equality filter', schema: filterSchema(rule), ...(example === undefined ? {} : { example }) });
   }
+  for (const rule of definition.fields.filter(takesRanges)) parameters.push(...rangeParameters(rule, vocabulary.name(rule.name)));
   parameters.push(fieldsParameter(definition, language));
   return parameters;
+}
+
+const RANGE_WORDS = { gt: '>', gte: '≥', lt: '<', lte: '≤' } as const;
+
+/** `price[gte]` and the three others: bounds on a number, a date or a timestamp (http/list-query.ts). */
+function rangeParameters(rule: FieldRule, name: string): Json[] {
+  const numeric = rule.type === 'number' || rule.type === 'integer';
+  const date = rule.type === 'string' && rule.format === 'date';
+  const schema = numeric ? { type: rule.type } : { type: 'string', format: date ? 'date' : 'date-time' };
+  const low = numeric ? 0 : date ? '2026-01-01' : '2026-01-01T00:00:00Z';
+  const high = numeric ? 1_000_000 : date ? '2100-01-01' : '2100-01-01T00:00:00Z';
+  return (['gt', 'gte', 'lt', 'lte'] as const).map((op) => ({
+    name: `${name}[${op}]`,
+    in: 'query',
+    description: `${name} ${RANGE_WORDS[op]} this`,
+    schema,
+    example: op.startsWith('g') ? low : high,
+  }));
 }
 
 /** `fields=id,name`: the properties to answer with (http/field-selection.ts). */

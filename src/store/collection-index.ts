@@ -7,13 +7,14 @@
 //    A view is built the first time a list asks for it and kept up to date on every
 //    write after that; beyond MAX_VIEWS one not used lately is dropped (recently-used.ts).
 // When the narrowest equality bucket holds only a few records, sorting them per request
-// is cheaper than keeping a view, so no view is made.
+// is cheaper than keeping a view, so no view is made; nor for range filters (`price[gte]`),
+// whose bounds differ per request: the bucket is scanned.
 
 import type { StoredRecord } from '../json.js';
 import { RecentlyUsed } from '../recently-used.js';
 import { EqualityIndex } from './equality-index.js';
 import { BY_ID, orderBy, SortedRecords } from './sorted-records.js';
-import type { Filter, Query, QueryResult, SortKey } from './store.js';
+import type { Filter, Query, QueryResult, RangeFilter, SortKey } from './store.js';
 
 const MAX_VIEWS = 16;
 const SORT_PER_REQUEST_UP_TO = 64;
@@ -55,12 +56,14 @@ export class CollectionIndex {
         narrowestFilter = filter;
       }
     }
-    if (filters.length <= 1 && sort.length === 0) {
+    const ranges = query.ranges ?? [];
+    if (filters.length <= 1 && sort.length === 0 && ranges.length === 0) {
       return { records: narrowest.slice(offset, offset + limit), total: narrowest.length };
     }
-    if (narrowest.length <= SORT_PER_REQUEST_UP_TO) {
+    // Bounds vary from request to request: the records they keep are picked out per request, not kept in a view.
+    if (narrowest.length <= SORT_PER_REQUEST_UP_TO || ranges.length > 0) {
       const others = filters.filter((filter) => filter !== narrowestFilter);
-      const matches = narrowest.toArray().filter((record) => matchesAll(record, others));
+      const matches = narrowest.toArray().filter((record) => matchesAll(record, others) && withinAll(record, ranges));
       if (sort.length > 0) matches.sort(orderBy(sort));
       return { records: matches.slice(offset, offset + limit), total: matches.length };
     }
@@ -112,6 +115,18 @@ export function matchesAll(record: StoredRecord, filters: readonly Filter[]): bo
     } else if (value !== filter.value) {
       return false;
     }
+  }
+  return true;
+}
+
+/** Range filters: a record without the field is outside every bound. */
+export function withinAll(record: StoredRecord, ranges: readonly RangeFilter[]): boolean {
+  for (const { field, op, value } of ranges) {
+    const stored = record[field];
+    if ((typeof stored !== 'number' && typeof stored !== 'string') || typeof stored !== typeof value) return false;
+    const held: number | string = stored;
+    const compared = held < value ? -1 : held > value ? 1 : 0;
+    if (op === 'gt' ? compared <= 0 : op === 'gte' ? compared < 0 : op === 'lt' ? compared >= 0 : compared > 0) return false;
   }
   return true;
 }

@@ -41,6 +41,13 @@ export interface Filter {
   readonly ignoreCase?: boolean;
 }
 
+/** A bound on a number, a date or a timestamp (`price[gte]=10`); dates and timestamps compare as ISO 8601 text. */
+export interface RangeFilter {
+  readonly field: string;
+  readonly op: 'gt' | 'gte' | 'lt' | 'lte';
+  readonly value: number | string;
+}
+
 export interface SortKey {
   readonly field: string;
   readonly descending: boolean;
@@ -48,6 +55,8 @@ export interface SortKey {
 
 export interface Query {
   readonly filters: readonly Filter[];
+  /** Bounds every record must also be within (none when absent). */
+  readonly ranges?: readonly RangeFilter[];
   /** Empty means by id ascending; ties are always broken by id ascending. */
   readonly sort: readonly SortKey[];
   readonly offset: number;

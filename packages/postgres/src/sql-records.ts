@@ -1,5 +1,5 @@
 // Records as rows and back, and the list query in SQL (README: Lists): equality filters
-// (a value unique ignoring case compares with lower()), the sort keys then `id` for
+// (a value unique ignoring case compares with lower()), range filters, the sort keys then `id` for
 // ties, offset and limit, and the total of matching rows in the same round trip.
 
 import type { Query, StoredRecord } from 'plainrest';
@@ -36,6 +36,8 @@ function columnValue(column: ColumnPlan, value: unknown): unknown {
   return column.type === 'jsonb' ? JSON.stringify(value) : value;
 }
 
+const COMPARISON = { gt: '>', gte: '>=', lt: '<', lte: '<=' } as const;
+
 /** One SQL statement for a page of a list and the total: rows of the page with `__total` beside each, or one row of only `__total` when the page is empty. */
 export function listQuery(plan: TablePlan, query: Query): { text: string; values: unknown[] } {
   const values: unknown[] = [];
@@ -43,6 +45,10 @@ export function listQuery(plan: TablePlan, query: Query): { text: string; values
     values.push(filter.value);
     return filter.ignoreCase === true && typeof filter.value === 'string' ? `lower(${quoted(filter.field)}) = lower($${values.length})` : `${quoted(filter.field)} = $${values.length}`;
   });
+  for (const range of query.ranges ?? []) {
+    values.push(range.value);
+    conditions.push(`${quoted(range.field)} ${COMPARISON[range.op]} $${values.length}`);
+  }
   const where = conditions.length === 0 ? '' : ` WHERE ${conditions.join(' AND ')}`;
   const orderBy = (prefix: string): string =>
     [...query.sort.map((key) => `${prefix}${quoted(key.field)} ${key.descending ? 'DESC' : 'ASC'}`), `${prefix}"id" ASC`].join(', ');
