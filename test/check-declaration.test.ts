@@ -51,6 +51,8 @@ const MISTAKES: readonly Mistake[] = [
   { name: 'a language that is not a code', change: (d) => (d.resources.authors.names.portuguese = d.resources.authors.names.pt), pointer: '/resources/authors/names/portuguese', message: /two-letter language code/ },
   { name: 'an array without items', change: (d) => (d.resources.books.properties.tags = { type: 'array' }), pointer: '/resources/books/properties/tags', message: /an array needs "items"/ },
   { name: 'x-filter inside an array', change: (d) => (d.resources.books.properties.tags = { type: 'array', items: { type: 'string', 'x-filter': true } }), pointer: '/resources/books/properties/tags/items/x-filter', message: /top-level property only/ },
+  { name: 'x-search on a number', change: (d) => (d.resources.books.properties.price['x-search'] = true), pointer: '/resources/books/properties/price/x-search', message: /applies to a string property that is read/ },
+  { name: 'x-search not true or false', change: (d) => (d.resources.books.properties.title['x-search'] = 'yes'), pointer: '/resources/books/properties/title/x-search', message: /must be true or false/ },
   { name: 'retyping a built-in user field', change: (d) => (d.resources.users = { singular: 'user', properties: { email: { type: 'integer' } } }), pointer: '/resources/users/properties/email/type', message: /cannot be retyped/ },
   { name: 'an unknown collection member', change: (d) => (d.resources.books.acess = {}), pointer: '/resources/books/acess', message: /^unknown member$/ },
 ];

@@ -1,12 +1,12 @@
 // The HTTP suites of products, lists, idempotency keys, permissions, declared resources, field
-// selection and range filters again, on two servers sharing one PostgreSQL, each request to the next server in turn
+// selection, range filters and search again, on two servers sharing one PostgreSQL, each request to the next server in turn
 // (helpers.ts: TEST_STORE=postgres), in one process and so on one throwaway PostgreSQL;
 // skipped, saying why, without PostgreSQL. orders.postgres.test.ts runs the orders (its
 // own process: that suite's hooks are file-wide).
 
 import { againOnSharedPostgres } from './helpers.js';
 
-await againOnSharedPostgres('products, lists, idempotency keys, permissions, declared resources, field selection, range filters', async () => {
+await againOnSharedPostgres('products, lists, idempotency keys, permissions, declared resources, field selection, range filters, search', async () => {
   await import('./products.test.js');
   await import('./lists.test.js');
   await import('./idempotency.test.js');
@@ -14,4 +14,5 @@ await againOnSharedPostgres('products, lists, idempotency keys, permissions, dec
   await import('./declared-resources.test.js');
   await import('./field-selection.test.js');
   await import('./range-filters.test.js');
+  await import('./search.test.js');
 });

@@ -97,7 +97,10 @@ describe('PostgreSQL schema from declarations', { skip: POSTGRES_SKIP }, () => {
         'role text',
         'created_at timestamp with time zone not null',
         'updated_at timestamp with time zone not null',
+        // the words of the searchable name (x-search), under a GIN index
+        '__search jsonb',
       ]);
+      assert.ok((await indexes(client, 'users')).includes('CREATE INDEX users_words_search ON users USING gin (__search)'));
       assert.ok((await indexes(client, 'users')).includes('CREATE UNIQUE INDEX users_email_unique ON users (lower(email))'));
       assert.ok((await indexes(client, 'users')).includes('CREATE INDEX users_email_list ON users (lower(email), id)'));
       const identity = await client.query(`SELECT is_identity FROM information_schema.columns WHERE table_name = 'books' AND column_name = 'id'`);

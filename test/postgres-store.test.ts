@@ -8,6 +8,7 @@ import pg from 'pg';
 import { HttpError } from '../src/http/errors.js';
 import { exampleResources } from '../src/resources/example-domain.js';
 import { NeedData } from '../src/store/store.js';
+import { recordWords } from '../src/search-words.js';
 import { openPostgresStore } from '../packages/postgres/src/open.js';
 import type { CoreKit } from '../packages/postgres/src/postgres-store.js';
 import type { PostgresCluster } from './postgres-cluster.js';
@@ -19,6 +20,7 @@ import { describeStoreFlows } from './store-flows.js';
 const KIT: CoreKit = {
   needData: (fetch) => new NeedData(fetch),
   unavailable: (detail) => new HttpError('not_ready', detail, { headers: { 'Retry-After': '1' } }),
+  recordWords,
 };
 
 let cluster: PostgresCluster | undefined;

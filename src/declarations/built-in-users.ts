@@ -9,7 +9,7 @@ import type { CollectionDeclaration, PropertySchema } from './declaration.js';
 export const BUILT_IN_USER_ACCESS: Readonly<Record<Operation, Audience>> = { list: 'admin', read: 'owner', create: 'admin', update: 'owner', delete: 'owner' };
 
 export const BUILT_IN_USER_PROPERTIES: Readonly<Record<string, PropertySchema>> = {
-  name: { type: 'string', minLength: 1, maxLength: 100, 'x-sort': true },
+  name: { type: 'string', minLength: 1, maxLength: 100, 'x-sort': true, 'x-search': true },
   email: { type: 'string', format: 'email', maxLength: 254, 'x-unique': 'ignore-case', 'x-filter': true, 'x-sort': true },
   password: { type: 'string', format: 'password', writeOnly: true, minLength: 8, maxLength: 200 },
   role: { enum: ['user', 'admin'], default: 'user', 'x-admin-only': true, 'x-filter': true, 'x-sort': true },

@@ -35,7 +35,7 @@ const SCHEMA_KEYWORDS: ReadonlySet<string> = new Set([
   'type', 'enum', 'default', 'minLength', 'maxLength', 'pattern', 'format', 'minimum', 'maximum',
   'exclusiveMinimum', 'exclusiveMaximum', 'multipleOf', 'items', 'minItems', 'maxItems', 'properties',
   'required', 'readOnly', 'writeOnly', 'description', 'examples',
-  'x-filter', 'x-sort', 'x-unique', 'x-references', 'x-transitions', 'x-admin-only', 'x-owner-may-set',
+  'x-filter', 'x-sort', 'x-search', 'x-unique', 'x-references', 'x-transitions', 'x-admin-only', 'x-owner-may-set',
 ]);
 
 type Json = unknown;
@@ -308,7 +308,7 @@ function checkSchema(schema: Json, pointer: string, collections: ReadonlySet<str
     const reason = patternProblem(pattern);
     if (reason !== undefined) problem(child(pointer, 'pattern'), reason);
   }
-  for (const keyword of ['readOnly', 'writeOnly', 'x-filter', 'x-sort', 'x-admin-only'] as const) {
+  for (const keyword of ['readOnly', 'writeOnly', 'x-filter', 'x-sort', 'x-search', 'x-admin-only'] as const) {
     if (schema[keyword] !== undefined && typeof schema[keyword] !== 'boolean') problem(child(pointer, keyword), 'must be true or false');
   }
   if (schema['description'] !== undefined && typeof schema['description'] !== 'string') problem(child(pointer, 'description'), 'must be a string');
@@ -323,7 +323,7 @@ function checkSchema(schema: Json, pointer: string, collections: ReadonlySet<str
   checkObjectMembers(schema, type, pointer, collections, problem);
   checkReference(schema, pointer, collections, problem); // at any depth: an order item's product_id
   if (topLevel) checkExtensions(schema, pointer, problem);
-  else for (const extension of ['x-filter', 'x-sort', 'x-unique', 'x-transitions', 'x-admin-only', 'x-owner-may-set']) {
+  else for (const extension of ['x-filter', 'x-sort', 'x-search', 'x-unique', 'x-transitions', 'x-admin-only', 'x-owner-may-set']) {
     if (schema[extension] !== undefined) problem(child(pointer, extension), 'applies to a top-level property only');
   }
   if (schema['default'] !== undefined && !fitsKindOf(schema['default'], type, values)) problem(child(pointer, 'default'), 'does not fit the schema');
@@ -360,6 +360,8 @@ function checkExtensions(schema: JsonObject, pointer: string, problem: Report): 
   const unique = schema['x-unique'];
   if (unique !== undefined && unique !== true && unique !== 'ignore-case') problem(child(pointer, 'x-unique'), 'must be true or "ignore-case"');
   if (unique === 'ignore-case' && type !== 'string') problem(child(pointer, 'x-unique'), '"ignore-case" applies to strings');
+
+  if (schema['x-search'] === true && (type !== 'string' || schema['writeOnly'] === true)) problem(child(pointer, 'x-search'), 'applies to a string property that is read');
 
   const transitions = schema['x-transitions'];
   if (transitions !== undefined) {

@@ -215,6 +215,7 @@ export function compileRule(name: string, schema: PropertySchema, required: bool
   if (writeOnly && schema.format === 'password') rule['storedAs'] = `${name}_hash`;
   if (schema['x-filter'] === true) rule['filter'] = true;
   if (schema['x-sort'] === true) rule['sort'] = true;
+  if (schema['x-search'] === true) rule['search'] = true;
   rule['declared'] = schema;
   return rule as unknown as FieldRule;
 }

@@ -29,6 +29,8 @@ export interface PropertySchema {
   readonly examples?: readonly unknown[];
   readonly 'x-filter'?: boolean;
   readonly 'x-sort'?: boolean;
+  /** Words of this string are found by a list's `q` (CONTRACT §13). */
+  readonly 'x-search'?: boolean;
   readonly 'x-unique'?: true | 'ignore-case';
   readonly 'x-references'?: string;
   readonly 'x-transitions'?: Readonly<Record<string, readonly string[]>>;

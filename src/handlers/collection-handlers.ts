@@ -44,6 +44,11 @@ export function listRecords(context: RequestContext, definition: ResourceDefinit
   return { status: 200, headers: { Link: page.link, ETag: page.etag }, body: page.body, bodyLength: page.length };
 }
 
+/** The properties `q` looks in (`x-search`). */
+function searchableFields(definition: ResourceDefinition): string[] {
+  return definition.fields.filter((rule) => rule.search === true).map((rule) => rule.name);
+}
+
 function buildPage(context: RequestContext, definition: ResourceDefinition, vocabulary: Vocabulary, version: number): CachedPage {
   const parameters = parseListParameters(definition, context.search);
   const actor = authorize(context, definition, 'list');
@@ -55,6 +60,7 @@ function buildPage(context: RequestContext, definition: ResourceDefinition, voca
   const { records, total } = context.store.query(definition.collection, {
     filters,
     ...(parameters.ranges === undefined ? {} : { ranges: parameters.ranges }),
+    ...(parameters.search === undefined ? {} : { search: { fields: searchableFields(definition), words: parameters.search.words } }),
     sort: parameters.sort,
     offset: (parameters.page - 1) * parameters.limit,
     limit: parameters.limit,

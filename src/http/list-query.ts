@@ -1,5 +1,5 @@
 // List parameters in the query string, never in the path (README: Lists): `page`, `limit`,
-// `sort`, `fields` (http/field-selection.ts), equality filters (`x-filter`), range filters
+// `sort`, `fields` (http/field-selection.ts), `q` (the words of `x-search` properties), equality filters (`x-filter`), range filters
 // (`price[gte]=10`: `gt`, `gte`, `lt`, `lte` on timestamps and on numbers and dates with
 // `x-filter`) and sort keys (`x-sort`). Names are accepted
 // in every vocabulary on every path (`pagina`, `limite`, `ordenar`, `categoria`, …). Any
@@ -11,6 +11,7 @@ import type { Filter, RangeFilter, SortKey } from '../store/store.js';
 import type { FieldError } from './errors.js';
 import { queryError } from './errors.js';
 import { parseFieldSelection } from './field-selection.js';
+import { searchWords } from '../search-words.js';
 
 export const DEFAULT_PAGE_SIZE = 20;
 export const MAX_PAGE_SIZE = 100;
@@ -27,7 +28,12 @@ export interface ListParameters {
   readonly fields?: readonly string[];
   /** Range filters (`price[gte]=10`), in declaration order, then gt, gte, lt, lte. */
   readonly ranges?: readonly RangeFilter[];
+  /** `q`: the text as sent (for links) and its words (search-words.ts). */
+  readonly search?: { readonly text: string; readonly words: readonly string[] };
 }
+
+const MAX_SEARCH_LENGTH = 200;
+const MAX_SEARCH_WORDS = 10;
 
 const RANGE_OPERATORS: readonly RangeFilter['op'][] = ['gt', 'gte', 'lt', 'lte'];
 /** `price[gte]`: a property's name and a comparison. */
@@ -69,16 +75,17 @@ function listVocabularyOf(definition: ResourceDefinition): ListVocabulary {
   if (list === undefined) {
     const filterRules = definition.fields.filter((rule) => rule.filter === true);
     const internal = new Map<string, string>();
-    const words = ['page', 'limit', 'sort', 'fields', ...definition.fields.filter((rule) => rule.filter === true || rule.sort === true).map((rule) => rule.name)];
+    const words = ['page', 'limit', 'sort', 'fields', 'q', ...definition.fields.filter((rule) => rule.filter === true || rule.sort === true).map((rule) => rule.name)];
     for (const vocabulary of definition.vocabularies.values()) {
       for (const word of words) internal.set(word, word);
       internal.set(vocabulary.parameters.page, 'page');
       internal.set(vocabulary.parameters.limit, 'limit');
       internal.set(vocabulary.parameters.sort, 'sort');
       internal.set(vocabulary.parameters.fields, 'fields');
-      for (const word of words.slice(4)) internal.set(vocabulary.name(word), word);
+      for (const word of words.slice(5)) internal.set(vocabulary.name(word), word);
     }
-    list = { filterRules, known: ['page', 'limit', 'sort', 'fields', ...filterRules.map((rule) => rule.name)], internal };
+    const searchable = definition.fields.some((rule) => rule.search === true);
+    list = { filterRules, known: ['page', 'limit', 'sort', 'fields', ...(searchable ? ['q'] : []), ...filterRules.map((rule) => rule.name)], internal };
     listVocabularies.set(definition, list);
   }
   return list;
@@ -106,7 +113,9 @@ export function parseListParameters(definition: ResourceDefinition, search: stri
       continue;
     }
     const canonical = internal.get(name) ?? name;
-    if (!known.includes(canonical)) {
+    if (canonical === 'q' && !known.includes('q')) {
+      errors.push({ field: name, code: 'unknown_parameter', message: 'this list has no searchable properties (x-search)' });
+    } else if (!known.includes(canonical)) {
       errors.push({ field: name, code: 'unknown_parameter', message: `is not a parameter of this list; use ${known.join(', ')}` });
     } else if (values.has(canonical)) {
       errors.push({ field: name, code: 'repeated_parameter', message: 'may be given once' });
@@ -125,6 +134,7 @@ export function parseListParameters(definition: ResourceDefinition, search: stri
   }
   const selection = values.get('fields');
   const fields = selection === undefined ? undefined : parseFieldSelection(definition, selection.name, selection.value, errors);
+  const text = parseSearch(values.get('q'), errors);
   const ranges: RangeFilter[] = [];
   for (const rule of definition.fields) {
     for (const op of RANGE_OPERATORS) {
@@ -134,7 +144,16 @@ export function parseListParameters(definition: ResourceDefinition, search: stri
     }
   }
   if (errors.length > 0) throw queryError(errors);
-  return { page, limit, sort, filters, ...(fields === undefined ? {} : { fields }), ...(ranges.length === 0 ? {} : { ranges }) };
+  return { page, limit, sort, filters, ...(fields === undefined ? {} : { fields }), ...(ranges.length === 0 ? {} : { ranges }), ...(text === undefined ? {} : { search: text }) };
+}
+
+/** `q=café crème`: one to ten words, at most 200 characters. */
+function parseSearch(given: { name: string; value: string } | undefined, errors: FieldError[]): ListParameters['search'] {
+  if (given === undefined) return undefined;
+  const words = [...new Set(searchWords(given.value))];
+  if (given.value.length <= MAX_SEARCH_LENGTH && words.length >= 1 && words.length <= MAX_SEARCH_WORDS) return { text: given.value, words };
+  errors.push({ field: given.name, code: 'invalid_value', message: `must hold 1 to ${MAX_SEARCH_WORDS} words (letters or digits), at most ${MAX_SEARCH_LENGTH} characters` });
+  return undefined;
 }
 
 /** A bound read as the property's type: a number, or a date (`2026-11-24`) or a date-time (any offset; compared in UTC). */

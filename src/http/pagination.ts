@@ -27,6 +27,7 @@ export function pageMeta(parameters: ListParameters, total: number): PageMeta {
 export function pageLinks(path: string, vocabulary: Vocabulary, parameters: ListParameters, meta: PageMeta): PageLinks {
   const fixed: string[] = [];
   for (const filter of parameters.filters) fixed.push(pair(vocabulary.name(filter.field), String(filter.value)));
+  if (parameters.search !== undefined) fixed.push(pair('q', parameters.search.text));
   for (const range of parameters.ranges ?? []) fixed.push(pair(`${vocabulary.name(range.field)}[${range.op}]`, String(range.value)));
   if (parameters.sort.length > 0) {
     const sort = parameters.sort.map((key) => (key.descending ? '-' : '') + vocabulary.name(key.field)).join(',');

@@ -60,7 +60,7 @@ const EXAMPLES: Readonly<Record<Language, Readonly<Record<string, ResourceExampl
       patch: { name: 'Erin E. Example' },
       record: { name: 'Erin Example', email: 'erin@example.com', role: 'user' },
       createdId: 4,
-      query: { email: 'alice@example.com', role: 'user', sort: 'name' },
+      query: { email: 'alice@example.com', role: 'user', sort: 'name', q: 'alice' },
     },
     products: {
       create: { name: 'Glass teapot 1 l', category: 'tea', price: 19.99, description: 'Borosilicate glass with a steel infuser.' },
@@ -68,7 +68,7 @@ const EXAMPLES: Readonly<Record<Language, Readonly<Record<string, ResourceExampl
       patch: { price: 18.99 },
       record: { name: 'Glass teapot 1 l', category: 'tea', price: 19.99, description: 'Borosilicate glass with a steel infuser.' },
       createdId: 13,
-      query: { category: 'coffee', price: '11.5', sort: '-price,name' },
+      query: { category: 'coffee', price: '11.5', sort: '-price,name', q: 'coffee' },
     },
     orders: {
       create: { items: [{ product_id: 1, quantity: 2 }, { product_id: 10, quantity: 1 }] },
@@ -90,7 +90,7 @@ const EXAMPLES: Readonly<Record<Language, Readonly<Record<string, ResourceExampl
       patch: { name: 'Fernanda E. Exemplo' },
       record: { name: 'Fernanda Exemplo', email: 'fernanda@example.com', role: 'user' },
       createdId: 5,
-      query: { email: 'alice@example.com', role: 'user', sort: 'name' },
+      query: { email: 'alice@example.com', role: 'user', sort: 'name', q: 'alice' },
     },
     products: {
       create: { name: 'Bule de vidro 1 l', category: 'chá', price: 19.99, description: 'Vidro borossilicato com infusor de aço.' },
@@ -98,7 +98,7 @@ const EXAMPLES: Readonly<Record<Language, Readonly<Record<string, ResourceExampl
       patch: { price: 18.99 },
       record: { name: 'Bule de vidro 1 l', category: 'chá', price: 19.99, description: 'Vidro borossilicato com infusor de aço.' },
       createdId: 14,
-      query: { category: 'coffee', price: '11.5', sort: '-price,name' },
+      query: { category: 'coffee', price: '11.5', sort: '-price,name', q: 'coffee' },
     },
     orders: {
       create: { items: [{ product_id: 2, quantity: 1 }] },

@@ -53,6 +53,16 @@ export function listParameters(definition: ResourceDefinition, language: Languag
     const example = text === undefined ? undefined : rule.type === 'number' || rule.type === 'integer' ? Number(text) : rule.type === 'boolean' ? text === 'true' : text;
     parameters.push({ name: vocabulary.name(rule.name), in: 'query', description: 'equality filter', schema: filterSchema(rule), ...(example === undefined ? {} : { example }) });
   }
+  const searched = definition.fields.filter((rule) => rule.search === true).map((rule) => vocabulary.name(rule.name));
+  if (searched.length > 0) {
+    parameters.push({
+      name: 'q',
+      in: 'query',
+      description: `search: records whose ${searched.join(', ')} hold every word (whole words, ignoring case and accents; 1 to 10 words)`,
+      schema: { type: 'string', minLength: 1, maxLength: 200 },
+      ...(query['q'] === undefined ? {} : { example: query['q'] }),
+    });
+  }
   for (const rule of definition.fields.filter(takesRanges)) parameters.push(...rangeParameters(rule, vocabulary.name(rule.name)));
   parameters.push(fieldsParameter(definition, language));
   return parameters;

@@ -75,6 +75,8 @@ export interface FieldRule {
   readonly filter?: boolean;
   /** `x-sort`: a sort key in lists. */
   readonly sort?: boolean;
+  /** `x-search`: a list's `q` finds records by the words of this string. */
+  readonly search?: boolean;
   /** The schema as declared, for the OpenAPI document (descriptions, examples, unknown `x-` keywords). */
   readonly declared?: JsonObject;
 }

@@ -9,10 +9,13 @@
 // When the narrowest equality bucket holds only a few records, sorting them per request
 // is cheaper than keeping a view, so no view is made; nor for range filters (`price[gte]`),
 // whose bounds differ per request: the bucket is scanned.
+//  - A word index per set of searchable fields (`q`), built on the first search: a search
+//    costs the records holding its rarest word, not a scan of the collection.
 
 import type { StoredRecord } from '../json.js';
 import { RecentlyUsed } from '../recently-used.js';
 import { EqualityIndex } from './equality-index.js';
+import { recordWords } from '../search-words.js';
 import { BY_ID, orderBy, SortedRecords } from './sorted-records.js';
 import type { Filter, Query, QueryResult, RangeFilter, SortKey } from './store.js';
 
@@ -30,6 +33,8 @@ export class CollectionIndex {
   readonly #all: SortedRecords;
   readonly #equality = new Map<string, EqualityIndex>();
   readonly #views = new RecentlyUsed<string, View>(MAX_VIEWS);
+  /** Per set of searchable fields: each word → the records holding it. */
+  readonly #words = new Map<string, WordIndex>();
 
   constructor(records: Iterable<StoredRecord>) {
     this.#all = new SortedRecords(BY_ID, [...records]);
@@ -41,11 +46,16 @@ export class CollectionIndex {
     else if (previous !== undefined) this.#all.remove(previous);
     else if (next !== undefined) this.#all.insert(next);
     for (const index of this.#equality.values()) index.update(previous, next);
+    for (const index of this.#words.values()) {
+      if (previous !== undefined) removeWords(index, previous);
+      if (next !== undefined) addWords(index, next);
+    }
     for (const view of this.#views.values()) updateView(view, previous, next);
   }
 
   query(query: Query): QueryResult {
     const { filters, sort, offset, limit } = query;
+    if (query.search !== undefined) return this.#searched(query, query.search.fields, query.search.words);
     let narrowest = this.#all;
     let narrowestFilter: Filter | undefined;
     for (const filter of filters) {
@@ -69,6 +79,34 @@ export class CollectionIndex {
     }
     const view = this.#view(filters, sort, narrowest);
     return { records: view.records.slice(offset, offset + limit), total: view.records.length };
+  }
+
+  /** `q`: the records holding the rarest word that hold every other, then the filters, bounds, sort and page. */
+  #searched(query: Query, fields: readonly string[], words: readonly string[]): QueryResult {
+    const index = this.#wordIndex(fields);
+    const holding = words.map((word) => index.get(word));
+    let rarest: Set<StoredRecord> | undefined;
+    for (const records of holding) {
+      if (records === undefined) return NO_MATCH;
+      if (rarest === undefined || records.size < rarest.size) rarest = records;
+    }
+    const ranges = query.ranges ?? [];
+    const matches = [...(rarest ?? [])].filter(
+      (record) => holding.every((records) => records === rarest || (records as Set<StoredRecord>).has(record)) && matchesAll(record, query.filters) && withinAll(record, ranges),
+    );
+    matches.sort(orderBy(query.sort));
+    return { records: matches.slice(query.offset, query.offset + query.limit), total: matches.length };
+  }
+
+  #wordIndex(fields: readonly string[]): Map<string, Set<StoredRecord>> {
+    const key = fields.join(',');
+    let index = this.#words.get(key);
+    if (index === undefined) {
+      index = { fields, records: new Map() };
+      for (const record of this.#all.toArray()) addWords(index, record);
+      this.#words.set(key, index);
+    }
+    return index.records;
   }
 
   /** The first record, in id order, whose `field` equals `value` ignoring case. */
@@ -95,6 +133,30 @@ export class CollectionIndex {
       this.#views.set(key, view);
     }
     return view;
+  }
+}
+
+interface WordIndex {
+  readonly fields: readonly string[];
+  readonly records: Map<string, Set<StoredRecord>>;
+}
+
+function addWords(index: WordIndex, record: StoredRecord): void {
+  for (const word of recordWords(record, index.fields)) {
+    let records = index.records.get(word);
+    if (records === undefined) {
+      records = new Set();
+      index.records.set(word, records);
+    }
+    records.add(record);
+  }
+}
+
+function removeWords(index: WordIndex, record: StoredRecord): void {
+  for (const word of recordWords(record, index.fields)) {
+    const records = index.records.get(word);
+    records?.delete(record);
+    if (records?.size === 0) index.records.delete(word);
   }
 }
 

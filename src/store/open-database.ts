@@ -12,6 +12,7 @@ import type { StoredRecord } from '../json.js';
 import { storeUnavailable } from '../http/errors.js';
 import { StartupError } from './data-directory.js';
 import { lackingRequired, recordsWithIds, removedCollection } from './declaration-fit.js';
+import { recordWords } from '../search-words.js';
 import type { Store } from './store.js';
 import { NeedData } from './store.js';
 
@@ -37,7 +38,7 @@ interface DatabasePackage {
   openPostgresStore(options: {
     readonly url: string;
     readonly resources: ResourceTable;
-    readonly kit: { needData(fetch: () => Promise<void>): object; unavailable(detail: string): Error };
+    readonly kit: { needData(fetch: () => Promise<void>): object; unavailable(detail: string): Error; recordWords(record: StoredRecord, fields: readonly string[]): string[] };
     readonly onUnreachable?: (reason: string, retryInMs: number) => void;
     readonly onRefused?: (problems: readonly SchemaProblem[]) => void;
     readonly onFailed?: (reason: string) => void;
@@ -53,6 +54,7 @@ interface DatabasePackage {
 }
 
 const KIT = {
+  recordWords,
   needData: (fetch: () => Promise<void>): object => new NeedData(fetch),
   unavailable: (detail: string): Error => storeUnavailable(detail),
 };

@@ -57,6 +57,8 @@ export interface Query {
   readonly filters: readonly Filter[];
   /** Bounds every record must also be within (none when absent). */
   readonly ranges?: readonly RangeFilter[];
+  /** `q`: records whose searchable `fields` hold every one of `words` (search-words.ts). */
+  readonly search?: { readonly fields: readonly string[]; readonly words: readonly string[] };
   /** Empty means by id ascending; ties are always broken by id ascending. */
   readonly sort: readonly SortKey[];
   readonly offset: number;

@@ -4,7 +4,8 @@
 // A database that cannot be reached at start is not a failed start: the store is
 // returned at once, answers 503 (not ready) and tries again with a growing delay (1 s,
 // 2 s, 4 s … at most 30 s), telling `onUnreachable` of each failure; once the database
-// answers, the tables are brought to the declaration and the store is ready.
+// answers, the tables are brought to the declaration and the store is ready. Rows without
+// their search words (a table made searchable since) get them then.
 // Ids come back as numbers (bigint is within JavaScript's safe integers here: ids and
 // counts) and timestamps as ISO 8601 strings with milliseconds, as the data directory has them.
 
@@ -15,7 +16,8 @@ import { isConnectionFailure, PostgresStore } from './postgres-store.js';
 import type { SchemaProblem } from './schema-migration.js';
 import { migrateSchema } from './schema-migration.js';
 import type { TablePlan } from './schema.js';
-import { schemaOf } from './schema.js';
+import { quoted, schemaOf, SEARCH_COLUMN } from './schema.js';
+import { recordOf } from './sql-records.js';
 
 export interface OpenOptions {
   /** postgres://user:password@host:port/database */
@@ -68,7 +70,7 @@ export async function openPostgresStore(options: OpenOptions): Promise<OpenResul
   const store = new PostgresStore({ pool, plans, kit: options.kit });
   let problems: readonly SchemaProblem[];
   try {
-    problems = await migrate(pool, plans);
+    problems = await migrate(pool, plans, options.kit);
   } catch (error) {
     if (!isConnectionFailure(error)) {
       await pool.end();
@@ -84,11 +86,13 @@ export async function openPostgresStore(options: OpenOptions): Promise<OpenResul
   return { store };
 }
 
-async function migrate(pool: pg.Pool, plans: readonly TablePlan[]): Promise<readonly SchemaProblem[]> {
+async function migrate(pool: pg.Pool, plans: readonly TablePlan[], kit: CoreKit): Promise<readonly SchemaProblem[]> {
   const client = await pool.connect();
   let broken = false;
   try {
-    return (await migrateSchema(client, plans)).problems;
+    const { problems } = await migrateSchema(client, plans);
+    if (problems.length === 0) await fillSearchWords(client, plans, kit);
+    return problems;
   } catch (error) {
     broken = isConnectionFailure(error);
     throw error;
@@ -105,7 +109,7 @@ async function retryUntilMigrated(pool: pg.Pool, plans: readonly TablePlan[], st
     await new Promise<void>((resolve) => setTimeout(resolve, delay).unref());
     if (store.closed) return 'the server is stopping';
     try {
-      const problems = await migrate(pool, plans);
+      const problems = await migrate(pool, plans, options.kit);
       if (problems.length === 0) {
         options.onReady?.();
         return undefined;
@@ -118,6 +122,24 @@ async function retryUntilMigrated(pool: pg.Pool, plans: readonly TablePlan[], st
         return `the database could not be prepared: ${describeFailure(error)}`;
       }
       failure = describeFailure(error);
+    }
+  }
+}
+
+/** Rows written before their table was searchable (or by a copy) get their words, a thousand at a time. */
+async function fillSearchWords(client: pg.PoolClient, plans: readonly TablePlan[], kit: CoreKit): Promise<void> {
+  for (const plan of plans) {
+    const fields = plan.searchFields;
+    if (fields === undefined) continue;
+    const table = quoted(plan.table);
+    for (;;) {
+      const rows = (await client.query(`SELECT * FROM ${table} WHERE ${quoted(SEARCH_COLUMN)} IS NULL ORDER BY "id" LIMIT 1000`)).rows as Record<string, unknown>[];
+      if (rows.length === 0) break;
+      const records = rows.map(recordOf);
+      await client.query(`UPDATE ${table} SET ${quoted(SEARCH_COLUMN)} = filled.words FROM unnest($1::bigint[], $2::jsonb[]) AS filled(id, words) WHERE ${table}."id" = filled.id`, [
+        records.map((record) => record.id),
+        records.map((record) => JSON.stringify(kit.recordWords(record, fields))),
+      ]);
     }
   }
 }

@@ -20,6 +20,8 @@ import { listQuery, recordOf, upsert } from './sql-records.js';
 export interface CoreKit {
   needData(fetch: () => Promise<void>): object;
   unavailable(detail: string): Error;
+  /** The distinct search words of a record's `fields` (plainrest's search-words.ts), for the words column. */
+  recordWords(record: StoredRecord, fields: readonly string[]): string[];
 }
 
 export interface PostgresStoreOptions {
@@ -217,7 +219,8 @@ export class PostgresStore implements Store {
       await client.query(`DELETE FROM ${quoted(plan.table)} WHERE "id" = $1`, [change.id]);
       return;
     }
-    const { text, values } = upsert(plan, change.record);
+    const words = plan.searchFields === undefined ? undefined : this.#kit.recordWords(change.record, plan.searchFields);
+    const { text, values } = upsert(plan, change.record, words);
     await client.query(text, values);
   }
 

@@ -10,7 +10,7 @@
 
 import type pg from 'pg';
 import type { ColumnPlan, TablePlan } from './schema.js';
-import { addForeignKeyStatement, createIndexStatement, createTableStatement, foreignKeyName, quoted } from './schema.js';
+import { addForeignKeyStatement, createIndexStatement, createTableStatement, foreignKeyName, quoted, SEARCH_COLUMN } from './schema.js';
 
 /** Stored data the declaration no longer fits: the facts, which plainrest words as for a data directory. */
 export type SchemaProblem =
@@ -135,7 +135,8 @@ async function compareColumns(
   }
   const declaredNames = new Set(plan.columns.map((column) => column.name));
   for (const name of stored.keys()) {
-    if (declaredNames.has(name)) continue;
+    // plainrest's own columns (the words of a search) are no property: one no longer planned is left as it is.
+    if (declaredNames.has(name) || name === SEARCH_COLUMN) continue;
     const holding = await recordsWhere(client, plan.table, `${quoted(name)} IS NOT NULL`);
     if (holding.count > 0) problems.push({ kind: 'undeclared-property', collection, property: name, ...holding });
     else statements.push(`ALTER TABLE ${table} DROP COLUMN ${quoted(name)}`);

@@ -28,13 +28,20 @@ export interface IndexPlan {
   readonly unique: boolean;
   /** SQL expressions: quoted column names, or `lower("email")`. */
   readonly keys: readonly string[];
+  /** A GIN index (the words of a search) rather than a B-tree. */
+  readonly gin?: boolean;
 }
 
 export interface TablePlan {
   readonly table: string;
   readonly columns: readonly ColumnPlan[];
   readonly indexes: readonly IndexPlan[];
+  /** The `x-search` properties, whose words the column SEARCH_COLUMN holds. */
+  readonly searchFields?: readonly string[];
 }
+
+/** plainrest's own column of a searchable table: the words of its `x-search` properties, as a jsonb array under a GIN index. */
+export const SEARCH_COLUMN = '__search';
 
 /** Double quotes around a name (declared names are already lower-case letters, digits and `_`). */
 export function quoted(name: string): string {
@@ -105,7 +112,11 @@ function tablePlan(definition: ResourceDefinition): TablePlan {
       indexes.push({ name: indexName(table, name, 'list'), unique: false, keys: listKeys(key) });
     }
   }
-  return { table, columns, indexes };
+  const searchFields = definition.fields.filter((rule) => rule.search === true).map((rule) => rule.name);
+  if (searchFields.length === 0) return { table, columns, indexes };
+  columns.push({ name: SEARCH_COLUMN, type: 'jsonb', notNull: false });
+  indexes.push({ name: indexName(table, 'words', 'search'), unique: false, keys: [quoted(SEARCH_COLUMN)], gin: true });
+  return { table, columns, indexes, searchFields };
 }
 
 function columnType(rule: FieldRule): ColumnPlan['type'] {
@@ -180,5 +191,5 @@ export function addForeignKeyStatement(table: string, column: ColumnPlan): strin
 }
 
 export function createIndexStatement(table: string, index: IndexPlan): string {
-  return `CREATE ${index.unique ? 'UNIQUE ' : ''}INDEX IF NOT EXISTS ${quoted(index.name)} ON ${quoted(table)} (${index.keys.join(', ')})`;
+  return `CREATE ${index.unique ? 'UNIQUE ' : ''}INDEX IF NOT EXISTS ${quoted(index.name)} ON ${quoted(table)}${index.gin === true ? ' USING GIN' : ''} (${index.keys.join(', ')})`;
 }

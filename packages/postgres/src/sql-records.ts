@@ -1,15 +1,17 @@
 // Records as rows and back, and the list query in SQL (README: Lists): equality filters
-// (a value unique ignoring case compares with lower()), range filters, the sort keys then `id` for
+// (a value unique ignoring case compares with lower()), range filters, a search (the words
+// column contains every word asked, through its GIN index), the sort keys then `id` for
 // ties, offset and limit, and the total of matching rows in the same round trip.
 
 import type { Query, StoredRecord } from 'plainrest';
 import type { ColumnPlan, TablePlan } from './schema.js';
-import { quoted } from './schema.js';
+import { quoted, SEARCH_COLUMN } from './schema.js';
 
 /** A row as plainrest stores it: no null members (an absent optional property), ids as numbers, timestamps in ISO 8601. */
 export function recordOf(row: Record<string, unknown>): StoredRecord {
   const record: Record<string, unknown> = {};
   for (const name in row) {
+    if (name === SEARCH_COLUMN) continue;
     const value = row[name];
     if (value === null || value === undefined) continue;
     record[name] = value instanceof Date ? value.toISOString() : value;
@@ -17,10 +19,10 @@ export function recordOf(row: Record<string, unknown>): StoredRecord {
   return Object.freeze(record) as StoredRecord;
 }
 
-/** INSERT … ON CONFLICT (id) DO UPDATE: a put replaces the whole record, absent members becoming NULL. */
-export function upsert(plan: TablePlan, record: StoredRecord): { text: string; values: unknown[] } {
+/** INSERT … ON CONFLICT (id) DO UPDATE: a put replaces the whole record, absent members becoming NULL; `words`: its search words (SEARCH_COLUMN). */
+export function upsert(plan: TablePlan, record: StoredRecord, words?: readonly string[]): { text: string; values: unknown[] } {
   const columns = plan.columns;
-  const values = columns.map((column) => columnValue(column, record[column.name]));
+  const values = columns.map((column) => columnValue(column, column.name === SEARCH_COLUMN ? words : record[column.name]));
   const names = columns.map((column) => quoted(column.name));
   const updates = columns.filter((column) => column.name !== 'id').map((column) => `${quoted(column.name)} = EXCLUDED.${quoted(column.name)}`);
   return {
@@ -45,6 +47,10 @@ export function listQuery(plan: TablePlan, query: Query): { text: string; values
     values.push(filter.value);
     return filter.ignoreCase === true && typeof filter.value === 'string' ? `lower(${quoted(filter.field)}) = lower($${values.length})` : `${quoted(filter.field)} = $${values.length}`;
   });
+  if (query.search !== undefined) {
+    values.push(JSON.stringify(query.search.words));
+    conditions.push(`${quoted(SEARCH_COLUMN)} @> $${values.length}::jsonb`);
+  }
   for (const range of query.ranges ?? []) {
     values.push(range.value);
     conditions.push(`${quoted(range.field)} ${COMPARISON[range.op]} $${values.length}`);
