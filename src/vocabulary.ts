@@ -11,7 +11,7 @@ export type { Language, Vocabulary };
 
 /** The words plainrest itself puts in a vocabulary: list parameters and the timestamps every record has. */
 const BUILT_IN_WORDS: Readonly<Record<Language, Readonly<Record<string, string>>>> = {
-  pt: { page: 'pagina', limit: 'limite', sort: 'ordenar', fields: 'campos', created_at: 'criado_em', updated_at: 'atualizado_em' },
+  pt: { page: 'pagina', limit: 'limite', sort: 'ordenar', fields: 'campos', embed: 'incluir', created_at: 'criado_em', updated_at: 'atualizado_em' },
 };
 
 export interface VocabularyNames {
@@ -41,7 +41,7 @@ export function buildVocabulary(names: VocabularyNames): Vocabulary {
     singular: names.singular,
     name: (internal) => outward.get(internal) ?? internal,
     internal: (external) => inward.get(external),
-    parameters: { page: word('page'), limit: word('limit'), sort: word('sort'), fields: word('fields') },
+    parameters: { page: word('page'), limit: word('limit'), sort: word('sort'), fields: word('fields'), embed: word('embed') },
   };
 }
 

@@ -95,8 +95,8 @@ describe('home page over HTTP', () => {
     assert.ok(!data.includes('<'));
     const parsed = JSON.parse(data) as { meanings: Record<string, { title: string; meaning: string }>; situations: Record<string, string>; tokensPath: string; serverFields: string[] };
     assert.equal(parsed.tokensPath, '/v1/tokens');
-    // What an edit leaves out: the fields every record schema marks readOnly, in both vocabularies.
-    assert.deepEqual(parsed.serverFields, ['atualizado_em', 'created_at', 'criado_em', 'id', 'total', 'updated_at', 'user_id', 'usuario_id']);
+    // What an edit leaves out: the fields every record schema marks readOnly, in both vocabularies (`_embedded` too: a read with embed adds it).
+    assert.deepEqual(parsed.serverFields, ['_embedded', 'atualizado_em', 'created_at', 'criado_em', 'id', 'total', 'updated_at', 'user_id', 'usuario_id']);
     assert.deepEqual(Object.keys(parsed.meanings).map(Number), [...STATUS_MEANINGS.keys()]);
     assert.deepEqual(parsed.meanings['201'], STATUS_MEANINGS.get(201));
     assert.deepEqual(parsed.situations, SITUATION_MEANINGS);

@@ -1,12 +1,12 @@
 // The HTTP suites of products, lists, idempotency keys, permissions, declared resources, field
-// selection, range filters and search again, on two servers sharing one PostgreSQL, each request to the next server in turn
+// selection, range filters, search and embedding again, on two servers sharing one PostgreSQL, each request to the next server in turn
 // (helpers.ts: TEST_STORE=postgres), in one process and so on one throwaway PostgreSQL;
 // skipped, saying why, without PostgreSQL. orders.postgres.test.ts runs the orders (its
 // own process: that suite's hooks are file-wide).
 
 import { againOnSharedPostgres } from './helpers.js';
 
-await againOnSharedPostgres('products, lists, idempotency keys, permissions, declared resources, field selection, range filters, search', async () => {
+await againOnSharedPostgres('products, lists, idempotency keys, permissions, declared resources, field selection, range filters, search, embedding', async () => {
   await import('./products.test.js');
   await import('./lists.test.js');
   await import('./idempotency.test.js');
@@ -15,4 +15,5 @@ await againOnSharedPostgres('products, lists, idempotency keys, permissions, dec
   await import('./field-selection.test.js');
   await import('./range-filters.test.js');
   await import('./search.test.js');
+  await import('./embed.test.js');
 });

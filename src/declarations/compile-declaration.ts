@@ -80,9 +80,10 @@ function orderedCollections(declarations: Readonly<Record<string, CollectionDecl
   return ordered;
 }
 
-interface MutableDefinition extends Omit<ResourceDefinition, 'children' | 'referencedBy' | 'vocabularies'> {
+interface MutableDefinition extends Omit<ResourceDefinition, 'children' | 'referencedBy' | 'referencing' | 'vocabularies'> {
   readonly children: ResourceDefinition[];
   readonly referencedBy: { definition: ResourceDefinition; path: readonly string[] }[];
+  readonly referencing: { field: string; definition: ResourceDefinition }[];
   readonly vocabularies: Map<Language, Vocabulary>;
 }
 
@@ -108,6 +109,7 @@ export function compileDeclaration(declaration: ResourcesDeclaration, hooks: Hoo
       ...(parent === undefined ? {} : { parent }),
       children: [],
       referencedBy: [],
+      referencing: [],
       ownership,
       access,
       fields,
@@ -121,7 +123,10 @@ export function compileDeclaration(declaration: ResourcesDeclaration, hooks: Hoo
   }
   for (const definition of byCollection.values()) {
     for (const rule of definition.fields) {
-      if (rule.references !== undefined) byCollection.get(rule.references)?.referencedBy.push({ definition: definition as ResourceDefinition, path: [rule.name] });
+      const referenced = rule.references === undefined ? undefined : byCollection.get(rule.references);
+      if (referenced === undefined) continue;
+      referenced.referencedBy.push({ definition: definition as ResourceDefinition, path: [rule.name] });
+      definition.referencing.push({ field: rule.name, definition: referenced as ResourceDefinition });
     }
   }
   const languages = ['en', ...new Set(Object.values(declarations).flatMap((body) => Object.keys(body.names ?? {})).filter((language) => language !== 'en'))];

@@ -8,13 +8,14 @@ import type { RequestContext } from '../context.js';
 import { JSON_MEDIA_TYPES, readJsonBody } from '../http/body.js';
 import { matchesIfNoneMatch } from '../http/conditional.js';
 import { parseListParameters, rejectQueryParameters } from '../http/list-query.js';
+import { withEmbedded } from '../http/related-records.js';
 import { linkHeader, pageLinks, pageMeta } from '../http/pagination.js';
 import type { CachedPage } from '../http/page-cache.js';
 import type { Reply } from '../http/respond.js';
 import type { ResourceDefinition, Vocabulary } from '../resources/definition.js';
 import { OWNER_FIELD_NAME } from '../resources/definition.js';
 import { entityTag, represent, representFields, serializeWritten } from '../representation.js';
-import type { Change, Decision, Filter } from '../store/store.js';
+import type { Change, Decision, Filter, Store } from '../store/store.js';
 import { decideAndCommit, loaded } from '../store/loaded.js';
 import type { IdempotentRequest } from '../http/idempotency.js';
 import type { JsonObject } from '../json.js';
@@ -30,7 +31,7 @@ export function listRecords(context: RequestContext, definition: ResourceDefinit
   const { store } = context;
   // A list of one's own records differs by caller, so its cached page does too.
   const target = listsOwnRecordsOnly(context.actor, definition) ? `${context.path}?${context.search}#${context.actor.id}` : `${context.path}?${context.search}`;
-  const version = store.version(definition.collection);
+  const version = pageVersion(store, definition);
   let page = listPages.get(target, version);
   if (page === undefined) {
     page = buildPage(context, definition, vocabulary, version);
@@ -42,6 +43,18 @@ export function listRecords(context: RequestContext, definition: ResourceDefinit
   }
   if (matchesIfNoneMatch(context.req.headers['if-none-match'], page.etag)) return { status: 304, headers: { ETag: page.etag } };
   return { status: 200, headers: { Link: page.link, ETag: page.etag }, body: page.body, bodyLength: page.length };
+}
+
+/**
+ * What a cached page of `definition` is valid for: a page may embed records of its
+ * children and of the collections it references (http/related-records.ts), so it is stale when
+ * any of them changed. Versions only grow, so their sum changes whenever one does.
+ */
+function pageVersion(store: Store, definition: ResourceDefinition): number {
+  let version = store.version(definition.collection);
+  for (const child of definition.children) version += store.version(child.collection);
+  for (const { definition: target } of definition.referencing) version += store.version(target.collection);
+  return version;
 }
 
 /** The properties `q` looks in (`x-search`). */
@@ -67,8 +80,13 @@ function buildPage(context: RequestContext, definition: ResourceDefinition, voca
   });
   const meta = pageMeta(parameters, total);
   const links = pageLinks(context.path, vocabulary, parameters, meta);
-  const selection = parameters.fields;
-  const data = records.map((record) => (selection === undefined ? represent(definition, record, vocabulary).json : representFields(definition, record, vocabulary, selection))).join(',');
+  const { fields: selection, embed } = parameters;
+  const data = records
+    .map((record) => {
+      const json = selection === undefined ? represent(definition, record, vocabulary).json : representFields(definition, record, vocabulary, selection);
+      return embed === undefined ? json : withEmbedded(context, record, json, `${context.path}/${record.id}`, [...context.ids, record.id], embed, vocabulary);
+    })
+    .join(',');
   const body = `{"data":[${data}],"meta":${JSON.stringify(meta)},"links":${JSON.stringify(links)}}`;
   // A list has no stable identity, so its validator is weak (RFC 9110 §8.8.1): equal
   // bodies, equal tags. If-None-Match uses the weak comparison anyway (§13.1.2).

@@ -47,23 +47,3 @@ export function parseFieldSelection(definition: ResourceDefinition, parameter: s
   }
   return definition.fields.filter((rule) => chosen.has(rule.name)).map((rule) => rule.name);
 }
-
-/** A record's query: only a selection, or nothing (undefined: the whole record); any other parameter is a 400. */
-export function recordParameters(definition: ResourceDefinition, search: string): readonly string[] | undefined {
-  if (search === '') return undefined;
-  const errors: FieldError[] = [];
-  let selection: readonly string[] | undefined;
-  let seen = false;
-  for (const [name, value] of new URLSearchParams(search)) {
-    if (!isFieldsParameter(definition, name)) {
-      errors.push({ field: name, code: 'unknown_parameter', message: 'is not a parameter of a record; use fields' });
-    } else if (seen) {
-      errors.push({ field: name, code: 'repeated_parameter', message: 'may be given once' });
-    } else {
-      seen = true;
-      selection = parseFieldSelection(definition, name, value, errors);
-    }
-  }
-  if (errors.length > 0) throw queryError(errors);
-  return selection;
-}

@@ -1,7 +1,8 @@
 // List parameters in the query string, never in the path (README: Lists): `page`, `limit`,
-// `sort`, `fields` (http/field-selection.ts), `q` (the words of `x-search` properties), equality filters (`x-filter`), range filters
+// `sort`, `fields` (http/field-selection.ts), `embed` (http/related-records.ts), `q` (the words of
+// `x-search` properties), equality filters (`x-filter`), range filters
 // (`price[gte]=10`: `gt`, `gte`, `lt`, `lte` on timestamps and on numbers and dates with
-// `x-filter`) and sort keys (`x-sort`). Names are accepted
+// `x-filter`) and sort keys (`x-sort`). A record's GET takes `fields` and `embed`. Names are accepted
 // in every vocabulary on every path (`pagina`, `limite`, `ordenar`, `categoria`, …). Any
 // other parameter, a repeated one or a bad value is a 400 that names it. Paths that are
 // not lists take no parameters.
@@ -10,7 +11,9 @@ import type { FieldRule, ResourceDefinition } from '../resources/definition.js';
 import type { Filter, RangeFilter, SortKey } from '../store/store.js';
 import type { FieldError } from './errors.js';
 import { queryError } from './errors.js';
-import { parseFieldSelection } from './field-selection.js';
+import type { Embed } from './related-records.js';
+import { isEmbedParameter, parseEmbed } from './related-records.js';
+import { isFieldsParameter, parseFieldSelection } from './field-selection.js';
 import { searchWords } from '../search-words.js';
 
 export const DEFAULT_PAGE_SIZE = 20;
@@ -30,6 +33,37 @@ export interface ListParameters {
   readonly ranges?: readonly RangeFilter[];
   /** `q`: the text as sent (for links) and its words (search-words.ts). */
   readonly search?: { readonly text: string; readonly words: readonly string[] };
+  /** `embed`: related records added to each record (http/related-records.ts). */
+  readonly embed?: readonly Embed[];
+}
+
+/** What a record's GET takes: `fields` and `embed` (undefined: none given). */
+export interface RecordParameters {
+  readonly fields?: readonly string[];
+  readonly embed?: readonly Embed[];
+}
+
+/** A record's query: `fields` and `embed` only, each once; any other parameter is a 400. */
+export function parseRecordParameters(definition: ResourceDefinition, search: string): RecordParameters {
+  if (search === '') return {};
+  const errors: FieldError[] = [];
+  let fields: readonly string[] | undefined;
+  let embed: readonly Embed[] | undefined;
+  const seen = new Set<string>();
+  for (const [name, value] of parameterPairs(search)) {
+    const kind = isFieldsParameter(definition, name) ? 'fields' : isEmbedParameter(definition, name) ? 'embed' : undefined;
+    if (kind === undefined) {
+      errors.push({ field: name, code: 'unknown_parameter', message: 'is not a parameter of a record; use fields or embed' });
+    } else if (seen.has(kind)) {
+      errors.push({ field: name, code: 'repeated_parameter', message: 'may be given once' });
+    } else {
+      seen.add(kind);
+      if (kind === 'fields') fields = parseFieldSelection(definition, name, value, errors);
+      else embed = parseEmbed(definition, name, value, errors);
+    }
+  }
+  if (errors.length > 0) throw queryError(errors);
+  return { ...(fields === undefined ? {} : { fields }), ...(embed === undefined ? {} : { embed }) };
 }
 
 const MAX_SEARCH_LENGTH = 200;
@@ -75,17 +109,18 @@ function listVocabularyOf(definition: ResourceDefinition): ListVocabulary {
   if (list === undefined) {
     const filterRules = definition.fields.filter((rule) => rule.filter === true);
     const internal = new Map<string, string>();
-    const words = ['page', 'limit', 'sort', 'fields', 'q', ...definition.fields.filter((rule) => rule.filter === true || rule.sort === true).map((rule) => rule.name)];
+    const words = ['page', 'limit', 'sort', 'fields', 'embed', 'q', ...definition.fields.filter((rule) => rule.filter === true || rule.sort === true).map((rule) => rule.name)];
     for (const vocabulary of definition.vocabularies.values()) {
       for (const word of words) internal.set(word, word);
       internal.set(vocabulary.parameters.page, 'page');
       internal.set(vocabulary.parameters.limit, 'limit');
       internal.set(vocabulary.parameters.sort, 'sort');
       internal.set(vocabulary.parameters.fields, 'fields');
-      for (const word of words.slice(5)) internal.set(vocabulary.name(word), word);
+      internal.set(vocabulary.parameters.embed, 'embed');
+      for (const word of words.slice(6)) internal.set(vocabulary.name(word), word);
     }
     const searchable = definition.fields.some((rule) => rule.search === true);
-    list = { filterRules, known: ['page', 'limit', 'sort', 'fields', ...(searchable ? ['q'] : []), ...filterRules.map((rule) => rule.name)], internal };
+    list = { filterRules, known: ['page', 'limit', 'sort', 'fields', 'embed', ...(searchable ? ['q'] : []), ...filterRules.map((rule) => rule.name)], internal };
     listVocabularies.set(definition, list);
   }
   return list;
@@ -135,6 +170,8 @@ export function parseListParameters(definition: ResourceDefinition, search: stri
   const selection = values.get('fields');
   const fields = selection === undefined ? undefined : parseFieldSelection(definition, selection.name, selection.value, errors);
   const text = parseSearch(values.get('q'), errors);
+  const embedding = values.get('embed');
+  const embed = embedding === undefined ? undefined : parseEmbed(definition, embedding.name, embedding.value, errors);
   const ranges: RangeFilter[] = [];
   for (const rule of definition.fields) {
     for (const op of RANGE_OPERATORS) {
@@ -144,7 +181,7 @@ export function parseListParameters(definition: ResourceDefinition, search: stri
     }
   }
   if (errors.length > 0) throw queryError(errors);
-  return { page, limit, sort, filters, ...(fields === undefined ? {} : { fields }), ...(ranges.length === 0 ? {} : { ranges }), ...(text === undefined ? {} : { search: text }) };
+  return { page, limit, sort, filters, ...(fields === undefined ? {} : { fields }), ...(ranges.length === 0 ? {} : { ranges }), ...(text === undefined ? {} : { search: text }), ...(embed === undefined ? {} : { embed }) };
 }
 
 /** `q=café crème`: one to ten words, at most 200 characters. */

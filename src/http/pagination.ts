@@ -2,6 +2,7 @@
 // header (RFC 8288 §3). Links keep the request's filters, sort and field selection, are relative
 // references to the same path, and use the path's vocabulary for parameter names.
 
+import { vocabularyOf } from '../resources/definition.js';
 import type { Vocabulary } from '../resources/definition.js';
 import type { ListParameters } from './list-query.js';
 
@@ -32,6 +33,10 @@ export function pageLinks(path: string, vocabulary: Vocabulary, parameters: List
   if (parameters.sort.length > 0) {
     const sort = parameters.sort.map((key) => (key.descending ? '-' : '') + vocabulary.name(key.field)).join(',');
     fixed.push(pair(vocabulary.parameters.sort, sort));
+  }
+  if (parameters.embed !== undefined) {
+    const names = parameters.embed.map((embed) => (embed.kind === 'children' ? vocabularyOf(embed.definition, vocabulary.language).collection : vocabulary.name(embed.field)));
+    fixed.push(pair(vocabulary.parameters.embed, names.join(',')));
   }
   if (parameters.fields !== undefined) fixed.push(pair(vocabulary.parameters.fields, parameters.fields.map((field) => vocabulary.name(field)).join(',')));
   const pageName = vocabulary.parameters.page;

@@ -6,7 +6,7 @@ import { MAX_PAGE_SIZE, takesRanges } from '../http/list-query.js';
 import type { FieldRule, Language, ResourceDefinition } from '../resources/definition.js';
 import { vocabularyOf } from '../resources/definition.js';
 import { EXAMPLE_STALE_ETAG, resourceExamples } from './examples.js';
-import { alwaysPresent } from './schemas.js';
+import { alwaysPresent, embedNames } from './schemas.js';
 
 type Json = Record<string, unknown>;
 
@@ -64,8 +64,24 @@ export function listParameters(definition: ResourceDefinition, language: Languag
     });
   }
   for (const rule of definition.fields.filter(takesRanges)) parameters.push(...rangeParameters(rule, vocabulary.name(rule.name)));
-  parameters.push(fieldsParameter(definition, language));
+  parameters.push(...embedParameter(definition, language), fieldsParameter(definition, language));
   return parameters;
+}
+
+/** `embed=orders`: related records added under `_embedded` (http/related-records.ts); none when there is nothing to embed. */
+export function embedParameter(definition: ResourceDefinition, language: Language): Json[] {
+  const names = embedNames(definition, language);
+  if (names.length === 0) return [];
+  const one = `(${names.join('|')})`;
+  return [
+    {
+      name: vocabularyOf(definition, language).parameters.embed,
+      in: 'query',
+      description: `related records to add under _embedded, comma-separated, each once (only those the caller may read): ${names.join(', ')}`,
+      schema: { type: 'string', pattern: `^${one}(,${one})*$` },
+      example: names[0],
+    },
+  ];
 }
 
 const RANGE_WORDS = { gt: '>', gte: '≥', lt: '<', lte: '≤' } as const;

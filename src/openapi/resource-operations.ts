@@ -9,7 +9,7 @@ import type { RouteSpec } from '../routes.js';
 import { exampleRecord, listExample } from './examples.js';
 import { SUCCESS_HEADERS } from './headers.js';
 import { componentName, operationNouns, schemaReference as reference, withArticle } from './names.js';
-import { fieldsParameter, IF_MATCH, IF_NONE_MATCH, idempotencyKey, listParameters } from './parameters.js';
+import { embedParameter, fieldsParameter, IF_MATCH, IF_NONE_MATCH, idempotencyKey, listParameters } from './parameters.js';
 import type { ErrorContext } from './responses.js';
 import { jsonContent, responses, success } from './responses.js';
 import type { BodyKind } from './schemas.js';
@@ -115,7 +115,7 @@ export function resourceOperations(route: ResourceRoute, path: string): Json {
       tags: [tag],
       summary: `Read ${a}`,
       description: `The ${definition.singular} with this id and its ETag (with \`fields\`, only the properties named, and their own ETag); If-None-Match with that ETag answers 304. ${audienceText(definition, 'read')}`,
-      parameters: [fieldsParameter(definition, language), IF_NONE_MATCH],
+      parameters: [...embedParameter(definition, language), fieldsParameter(definition, language), IF_NONE_MATCH],
       responses: responses(
         { 200: readAnswer, 304: success('Not Modified: the record is as it was when its ETag was sent', SUCCESS_HEADERS.etag) },
         errorStatuses(definition, 'item', 'read'),

@@ -125,7 +125,20 @@ function objectSchema(rules: readonly FieldRule[], vocabulary: Vocabulary, kind:
 }
 
 export function recordSchema(definition: ResourceDefinition, language: Language): Schema {
-  return objectSchema(definition.fields, vocabularyOf(definition, language), 'record');
+  const schema = objectSchema(definition.fields, vocabularyOf(definition, language), 'record');
+  const names = embedNames(definition, language);
+  if (names.length === 0) return schema;
+  const embedded = { type: 'object', readOnly: true, description: `with embed: the first page of each child list named (data, meta, links) or the record a reference names, by name: ${names.join(', ')}` };
+  return { ...schema, properties: { ...(schema['properties'] as Record<string, unknown>), _embedded: embedded } };
+}
+
+/** What `embed` may name on `definition` (http/related-records.ts), in `language`: its child collections, its references to top-level collections. */
+export function embedNames(definition: ResourceDefinition, language: Language): string[] {
+  const vocabulary = vocabularyOf(definition, language);
+  return [
+    ...definition.children.map((child) => vocabularyOf(child, language).collection),
+    ...definition.referencing.filter(({ definition: target }) => target.parent === undefined).map(({ field }) => vocabulary.name(field)),
+  ];
 }
 
 /** A request body's schema; `examples` holds the body the explorer's forms start from (src/home). */

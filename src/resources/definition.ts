@@ -105,8 +105,8 @@ export interface Vocabulary {
   name(internal: string): string;
   /** The internal name of a client-facing one, or undefined when the resource has no such name in this vocabulary. */
   internal(external: string): string | undefined;
-  /** The words of the query parameters: `page`, `limit`, `sort`, `fields` (`pagina`, `limite`, `ordenar`, `campos`). */
-  readonly parameters: { readonly page: string; readonly limit: string; readonly sort: string; readonly fields: string };
+  /** The words of the query parameters: `page`, `limit`, `sort`, `fields`, `embed` (`pagina`, `limite`, `ordenar`, `campos`, `incluir`). */
+  readonly parameters: { readonly page: string; readonly limit: string; readonly sort: string; readonly fields: string; readonly embed: string };
 }
 
 /** What a hook may look at when it completes a write (the example's order prices). */
@@ -134,6 +134,8 @@ export interface ResourceDefinition {
   readonly children: readonly ResourceDefinition[];
   /** The top-level properties of other collections whose value is an id of this one. */
   readonly referencedBy: readonly { readonly definition: ResourceDefinition; readonly path: readonly string[] }[];
+  /** This collection's top-level `x-references` properties, each with the collection it names. */
+  readonly referencing: readonly { readonly field: string; readonly definition: ResourceDefinition }[];
   readonly ownership: Ownership | undefined;
   readonly access: Access;
   /** In representation (and stored) order: id, parent id, owner id, the declared properties, the timestamps. */
