@@ -17,7 +17,7 @@
 
 import { mkdir, stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { withoutPassword } from './cli/banner.js';
+import { counted, withoutPassword } from './cli/banner.js';
 import type { ServerOptions } from './config.js';
 import type { ResourceTable } from './declarations/compile-declaration.js';
 import { resolveResources } from './declarations/resolve-resources.js';
@@ -156,7 +156,6 @@ function notEmpty(target: Place): string {
 
 /** `copied 12 users, 30 orders, 25 products (and 2 idempotency keys) from <source> to <target>`. */
 function summary(resources: ResourceTable, records: ReadonlyMap<StoredCollection, CollectionCopy>, source: Place, target: Place): string {
-  const counted = (count: number, plural: string): string => `${count} ${count === 1 ? plural.replace(/s$/, '') : plural}`;
   const declared = resources.resources.map((resource) => counted(records.get(resource.collection)?.records.length ?? 0, resource.collection));
   const keys = counted(records.get(IDEMPOTENCY_COLLECTION)?.records.length ?? 0, 'idempotency keys');
   return `copied ${declared.join(', ')} (and ${keys}) from ${describe(source)} to ${describe(target)}`;

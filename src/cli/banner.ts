@@ -13,7 +13,7 @@ export async function startBanner(server: RunningServer, scriptPath: string | un
     return [`plainrest listening on ${server.url}`, `explorer: ${server.url}/`, `data: PostgreSQL at ${withoutPassword(config.database)}`, tokenLine(server)];
   }
   const counts = Object.entries(await server.app.recordCounts())
-    .map(([collection, count]) => `${count} ${count === 1 ? collection.replace(/s$/, '') : collection}`)
+    .map(([collection, count]) => counted(count, collection))
     .join(', ');
   return [
     `plainrest listening on ${server.url}`,
@@ -25,6 +25,11 @@ export async function startBanner(server: RunningServer, scriptPath: string | un
 
 function tokenLine(server: RunningServer): string {
   return `token: curl -s -X POST ${server.url}/v1/tokens -H 'Content-Type: application/json' -d '{"email":"${server.app.config.adminEmail}","password":"…"}'`;
+}
+
+/** `1 product`, `12 products`: a count and its plural noun, singular for one. */
+export function counted(count: number, plural: string): string {
+  return `${count} ${count === 1 ? plural.replace(/s$/, '') : plural}`;
 }
 
 /** A URL as it may be printed: `postgres://user@host:5432/db`. */

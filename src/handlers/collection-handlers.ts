@@ -57,11 +57,6 @@ function pageVersion(store: Store, definition: ResourceDefinition): number {
   return version;
 }
 
-/** The properties `q` looks in (`x-search`). */
-function searchableFields(definition: ResourceDefinition): string[] {
-  return definition.fields.filter((rule) => rule.search === true).map((rule) => rule.name);
-}
-
 function buildPage(context: RequestContext, definition: ResourceDefinition, vocabulary: Vocabulary, version: number): CachedPage {
   const parameters = parseListParameters(definition, context.search);
   const actor = authorize(context, definition, 'list');
@@ -73,7 +68,7 @@ function buildPage(context: RequestContext, definition: ResourceDefinition, voca
   const { records, total } = context.store.query(definition.collection, {
     filters,
     ...(parameters.ranges === undefined ? {} : { ranges: parameters.ranges }),
-    ...(parameters.search === undefined ? {} : { search: { fields: searchableFields(definition), words: parameters.search.words } }),
+    ...(parameters.search === undefined ? {} : { search: parameters.search }),
     sort: parameters.sort,
     offset: (parameters.page - 1) * parameters.limit,
     limit: parameters.limit,

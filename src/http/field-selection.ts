@@ -25,13 +25,6 @@ function selectableNames(definition: ResourceDefinition): ReadonlyMap<string, st
   return names;
 }
 
-/** True for the parameter's name in any of the resource's vocabularies. */
-export function isFieldsParameter(definition: ResourceDefinition, name: string): boolean {
-  if (name === 'fields') return true;
-  for (const vocabulary of definition.vocabularies.values()) if (vocabulary.parameters.fields === name) return true;
-  return false;
-}
-
 /** The declared names `value` selects, in declaration order; pushes an error naming `parameter` instead when it is not a selection. */
 export function parseFieldSelection(definition: ResourceDefinition, parameter: string, value: string, errors: FieldError[]): readonly string[] | undefined {
   const names = selectableNames(definition);

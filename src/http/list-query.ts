@@ -12,8 +12,8 @@ import type { Filter, RangeFilter, SortKey } from '../store/store.js';
 import type { FieldError } from './errors.js';
 import { queryError } from './errors.js';
 import type { Embed } from './related-records.js';
-import { isEmbedParameter, parseEmbed } from './related-records.js';
-import { isFieldsParameter, parseFieldSelection } from './field-selection.js';
+import { parseEmbed } from './related-records.js';
+import { parseFieldSelection } from './field-selection.js';
 import { searchWords } from '../search-words.js';
 
 export const DEFAULT_PAGE_SIZE = 20;
@@ -31,8 +31,8 @@ export interface ListParameters {
   readonly fields?: readonly string[];
   /** Range filters (`price[gte]=10`), in declaration order, then gt, gte, lt, lte. */
   readonly ranges?: readonly RangeFilter[];
-  /** `q`: the text as sent (for links) and its words (search-words.ts). */
-  readonly search?: { readonly text: string; readonly words: readonly string[] };
+  /** `q`: the text as sent (for links), its words (search-words.ts) and the properties they are looked for in. */
+  readonly search?: { readonly text: string; readonly words: readonly string[]; readonly fields: readonly string[] };
   /** `embed`: related records added to each record (http/related-records.ts). */
   readonly embed?: readonly Embed[];
 }
@@ -46,13 +46,14 @@ export interface RecordParameters {
 /** A record's query: `fields` and `embed` only, each once; any other parameter is a 400. */
 export function parseRecordParameters(definition: ResourceDefinition, search: string): RecordParameters {
   if (search === '') return {};
+  const { internal } = listVocabularyOf(definition);
   const errors: FieldError[] = [];
   let fields: readonly string[] | undefined;
   let embed: readonly Embed[] | undefined;
   const seen = new Set<string>();
   for (const [name, value] of parameterPairs(search)) {
-    const kind = isFieldsParameter(definition, name) ? 'fields' : isEmbedParameter(definition, name) ? 'embed' : undefined;
-    if (kind === undefined) {
+    const kind = internal.get(name);
+    if (kind !== 'fields' && kind !== 'embed') {
       errors.push({ field: name, code: 'unknown_parameter', message: 'is not a parameter of a record; use fields or embed' });
     } else if (seen.has(kind)) {
       errors.push({ field: name, code: 'repeated_parameter', message: 'may be given once' });
@@ -80,6 +81,11 @@ export function takesRanges(rule: FieldRule): boolean {
   return rule.type === 'number' || rule.type === 'integer' || (rule.type === 'string' && (rule.format === 'date' || rule.format === 'date-time'));
 }
 
+/** The `x-search` properties of a resource's lists (declared names). */
+export function searchFieldsOf(definition: ResourceDefinition): readonly string[] {
+  return listVocabularyOf(definition).searchFields;
+}
+
 /** Splits a raw query string into name/value pairs, percent-decoded (WHATWG URL rules). */
 function parameterPairs(search: string): [string, string][] {
   return search === '' ? [] : [...new URLSearchParams(search)];
@@ -100,6 +106,8 @@ interface ListVocabulary {
   readonly known: readonly string[];
   /** Any vocabulary's name of a parameter or a sort key → its declared name. */
   readonly internal: ReadonlyMap<string, string>;
+  /** The `x-search` properties `q` looks in (none: `q` is refused). */
+  readonly searchFields: readonly string[];
 }
 
 const listVocabularies = new WeakMap<ResourceDefinition, ListVocabulary>();
@@ -119,15 +127,16 @@ function listVocabularyOf(definition: ResourceDefinition): ListVocabulary {
       internal.set(vocabulary.parameters.embed, 'embed');
       for (const word of words.slice(6)) internal.set(vocabulary.name(word), word);
     }
-    const searchable = definition.fields.some((rule) => rule.search === true);
-    list = { filterRules, known: ['page', 'limit', 'sort', 'fields', 'embed', ...(searchable ? ['q'] : []), ...filterRules.map((rule) => rule.name)], internal };
+    const searchFields = definition.fields.filter((rule) => rule.search === true).map((rule) => rule.name);
+    const known = ['page', 'limit', 'sort', 'fields', 'embed', ...(searchFields.length > 0 ? ['q'] : []), ...filterRules.map((rule) => rule.name)];
+    list = { filterRules, known, internal, searchFields };
     listVocabularies.set(definition, list);
   }
   return list;
 }
 
 export function parseListParameters(definition: ResourceDefinition, search: string): ListParameters {
-  const { filterRules, known, internal } = listVocabularyOf(definition);
+  const { filterRules, known, internal, searchFields } = listVocabularyOf(definition);
   const errors: FieldError[] = [];
   const values = new Map<string, { name: string; value: string }>();
   const bounds = new Map<string, { name: string; value: string; rule: FieldRule; op: RangeFilter['op'] }>();
@@ -169,7 +178,7 @@ export function parseListParameters(definition: ResourceDefinition, search: stri
   }
   const selection = values.get('fields');
   const fields = selection === undefined ? undefined : parseFieldSelection(definition, selection.name, selection.value, errors);
-  const text = parseSearch(values.get('q'), errors);
+  const text = parseSearch(values.get('q'), searchFields, errors);
   const embedding = values.get('embed');
   const embed = embedding === undefined ? undefined : parseEmbed(definition, embedding.name, embedding.value, errors);
   const ranges: RangeFilter[] = [];
@@ -185,19 +194,24 @@ export function parseListParameters(definition: ResourceDefinition, search: stri
 }
 
 /** `q=café crème`: one to ten words, at most 200 characters. */
-function parseSearch(given: { name: string; value: string } | undefined, errors: FieldError[]): ListParameters['search'] {
+function parseSearch(given: { name: string; value: string } | undefined, fields: readonly string[], errors: FieldError[]): ListParameters['search'] {
   if (given === undefined) return undefined;
   const words = [...new Set(searchWords(given.value))];
-  if (given.value.length <= MAX_SEARCH_LENGTH && words.length >= 1 && words.length <= MAX_SEARCH_WORDS) return { text: given.value, words };
+  if (given.value.length <= MAX_SEARCH_LENGTH && words.length >= 1 && words.length <= MAX_SEARCH_WORDS) return { text: given.value, words, fields };
   errors.push({ field: given.name, code: 'invalid_value', message: `must hold 1 to ${MAX_SEARCH_WORDS} words (letters or digits), at most ${MAX_SEARCH_LENGTH} characters` });
   return undefined;
+}
+
+/** A decimal number as a query writes it (`-3`, `19.99`; at most 20 characters), or NaN. */
+function decimal(text: string): number {
+  return /^-?[0-9]+(\.[0-9]+)?$/.test(text) && text.length <= 20 ? Number(text) : NaN;
 }
 
 /** A bound read as the property's type: a number, or a date (`2026-11-24`) or a date-time (any offset; compared in UTC). */
 function parseBound(rule: FieldRule, given: { name: string; value: string }, errors: FieldError[]): number | string | undefined {
   const text = given.value;
   if (rule.type === 'number' || rule.type === 'integer') {
-    const value = /^-?[0-9]+(\.[0-9]+)?$/.test(text) && text.length <= 20 ? Number(text) : NaN;
+    const value = decimal(text);
     if (Number.isFinite(value)) return value;
     errors.push({ field: given.name, code: 'invalid_value', message: 'must be a number' });
     return undefined;
@@ -269,7 +283,7 @@ function parseFilter(rule: FieldRule, given: { name: string; value: string }, er
       return { field: rule.name, value: text === 'true' };
     case 'integer':
     case 'number': {
-      const value = /^-?[0-9]+(\.[0-9]+)?$/.test(text) && text.length <= 20 ? Number(text) : NaN;
+      const value = decimal(text);
       if (!Number.isFinite(value) || (rule.type === 'integer' && !Number.isSafeInteger(value))) return fail(`must be ${rule.type === 'integer' ? 'an integer' : 'a number'}`);
       return { field: rule.name, value };
     }

@@ -1,10 +1,10 @@
 // The list envelope's paging metadata and links (README: Lists), also sent as a Link
-// header (RFC 8288 §3). Links keep the request's filters, sort and field selection, are relative
+// header (RFC 8288 §3). Links keep the request's filters, search, ranges, sort, embeds and field selection, are relative
 // references to the same path, and use the path's vocabulary for parameter names.
 
-import { vocabularyOf } from '../resources/definition.js';
 import type { Vocabulary } from '../resources/definition.js';
 import type { ListParameters } from './list-query.js';
+import { embedName } from './related-records.js';
 
 export interface PageMeta {
   readonly page: number;
@@ -34,10 +34,7 @@ export function pageLinks(path: string, vocabulary: Vocabulary, parameters: List
     const sort = parameters.sort.map((key) => (key.descending ? '-' : '') + vocabulary.name(key.field)).join(',');
     fixed.push(pair(vocabulary.parameters.sort, sort));
   }
-  if (parameters.embed !== undefined) {
-    const names = parameters.embed.map((embed) => (embed.kind === 'children' ? vocabularyOf(embed.definition, vocabulary.language).collection : vocabulary.name(embed.field)));
-    fixed.push(pair(vocabulary.parameters.embed, names.join(',')));
-  }
+  if (parameters.embed !== undefined) fixed.push(pair(vocabulary.parameters.embed, parameters.embed.map((embed) => embedName(embed, vocabulary)).join(',')));
   if (parameters.fields !== undefined) fixed.push(pair(vocabulary.parameters.fields, parameters.fields.map((field) => vocabulary.name(field)).join(',')));
   const pageName = vocabulary.parameters.page;
   const limitPair = pair(vocabulary.parameters.limit, String(parameters.limit));

@@ -9,7 +9,7 @@
 import type { RequestContext } from '../context.js';
 import { isAllowed } from '../auth/permissions.js';
 import type { StoredRecord } from '../json.js';
-import type { ResourceDefinition, Vocabulary } from '../resources/definition.js';
+import type { Language, ResourceDefinition, Vocabulary } from '../resources/definition.js';
 import { vocabularyOf } from '../resources/definition.js';
 import { represent } from '../representation.js';
 import type { FieldError } from './errors.js';
@@ -22,38 +22,55 @@ export type Embed =
   | { readonly kind: 'children'; readonly definition: ResourceDefinition }
   | { readonly kind: 'reference'; readonly field: string; readonly definition: ResourceDefinition };
 
-/** What `definition` can embed, by every vocabulary's name of it. */
-function embeddable(definition: ResourceDefinition): Map<string, Embed> {
-  const names = new Map<string, Embed>();
-  for (const child of definition.children) {
-    const embed: Embed = { kind: 'children', definition: child };
-    names.set(child.collection, embed);
-    for (const vocabulary of child.vocabularies.values()) names.set(vocabulary.collection, embed);
-  }
-  for (const { field, definition: target } of definition.referencing) {
-    if (target.parent !== undefined) continue; // a nested record is read under its parent's path, which a reference does not give
-    const embed: Embed = { kind: 'reference', field, definition: target };
-    names.set(field, embed);
-    for (const vocabulary of definition.vocabularies.values()) names.set(vocabulary.name(field), embed);
-  }
-  return names;
+/** What a resource can embed, and each by every vocabulary's name of it; made once per resource. */
+interface Embeddable {
+  readonly embeds: readonly Embed[];
+  readonly byName: ReadonlyMap<string, Embed>;
 }
 
-/** True for the parameter's name in any of the resource's vocabularies. */
-export function isEmbedParameter(definition: ResourceDefinition, name: string): boolean {
-  if (name === 'embed') return true;
-  for (const vocabulary of definition.vocabularies.values()) if (vocabulary.parameters.embed === name) return true;
-  return false;
+const embeddables = new WeakMap<ResourceDefinition, Embeddable>();
+
+function embeddableOf(definition: ResourceDefinition): Embeddable {
+  let embeddable = embeddables.get(definition);
+  if (embeddable === undefined) {
+    const embeds: Embed[] = definition.children.map((child) => ({ kind: 'children', definition: child }));
+    for (const { field, definition: target } of definition.referencing) {
+      // A nested record is read under its parent's path, which a reference does not give.
+      if (target.parent === undefined) embeds.push({ kind: 'reference', field, definition: target });
+    }
+    const byName = new Map<string, Embed>();
+    for (const embed of embeds) {
+      byName.set(declaredName(embed), embed);
+      for (const vocabulary of definition.vocabularies.values()) byName.set(embedName(embed, vocabulary), embed);
+    }
+    embeddable = { embeds, byName };
+    embeddables.set(definition, embeddable);
+  }
+  return embeddable;
+}
+
+/** The names `embed` may take on `definition` in `language` (for the OpenAPI document). */
+export function embedNames(definition: ResourceDefinition, language: Language): string[] {
+  return embeddableOf(definition).embeds.map((embed) => embedName(embed, vocabularyOf(definition, language)));
+}
+
+/** An embed's name where the embedding resource speaks `vocabulary`: the child collection's, or the reference property's. */
+export function embedName(embed: Embed, vocabulary: Vocabulary): string {
+  return embed.kind === 'children' ? vocabularyOf(embed.definition, vocabulary.language).collection : vocabulary.name(embed.field);
+}
+
+function declaredName(embed: Embed): string {
+  return embed.kind === 'children' ? embed.definition.collection : embed.field;
 }
 
 /** The embeds `value` names, each once; pushes an error naming `parameter` instead when one is unknown. */
 export function parseEmbed(definition: ResourceDefinition, parameter: string, value: string, errors: FieldError[]): readonly Embed[] | undefined {
-  const names = embeddable(definition);
+  const { embeds, byName } = embeddableOf(definition);
   const chosen: Embed[] = [];
   for (const word of value.split(',')) {
-    const embed = names.get(word);
+    const embed = byName.get(word);
     if (embed === undefined || chosen.includes(embed)) {
-      const offered = [...new Set([...names.values()].map((each) => (each.kind === 'children' ? each.definition.collection : each.field)))];
+      const offered = embeds.map(declaredName);
       const message = offered.length === 0 ? 'this resource has nothing to embed' : `must list distinct names among ${offered.join(', ')}, separated by commas`;
       errors.push({ field: parameter, code: 'invalid_value', message });
       return undefined;
@@ -67,6 +84,7 @@ export function parseEmbed(definition: ResourceDefinition, parameter: string, va
 export function withEmbedded(context: RequestContext, record: StoredRecord, json: string, path: string, ids: readonly number[], embeds: readonly Embed[], vocabulary: Vocabulary): string {
   const parts: string[] = [];
   for (const embed of embeds) {
+    const name = JSON.stringify(embedName(embed, vocabulary));
     if (embed.kind === 'children') {
       const child = embed.definition;
       if (!isAllowed(context.actor, child, 'list', ids, context.store)) continue;
@@ -76,18 +94,18 @@ export function withEmbedded(context: RequestContext, record: StoredRecord, json
         filters: [{ field: (child.parent as { field: string }).field, value: record.id }],
         sort: [],
         offset: 0,
-        limit: DEFAULT_PAGE_SIZE,
+        limit: parameters.limit,
       });
       const meta = pageMeta(parameters, total);
       const links = pageLinks(`${path}/${childVocabulary.collection}`, childVocabulary, parameters, meta);
       const data = records.map((each) => represent(child, each, childVocabulary).json).join(',');
-      parts.push(`${JSON.stringify(childVocabulary.collection)}:{"data":[${data}],"meta":${JSON.stringify(meta)},"links":${JSON.stringify(links)}}`);
+      parts.push(`${name}:{"data":[${data}],"meta":${JSON.stringify(meta)},"links":${JSON.stringify(links)}}`);
     } else {
       const id = record[embed.field];
       if (typeof id !== 'number' || !isAllowed(context.actor, embed.definition, 'read', [id], context.store)) continue;
       const target = context.store.get(embed.definition.collection, id);
       if (target === undefined) continue;
-      parts.push(`${JSON.stringify(vocabulary.name(embed.field))}:${represent(embed.definition, target, vocabularyOf(embed.definition, vocabulary.language)).json}`);
+      parts.push(`${name}:${represent(embed.definition, target, vocabularyOf(embed.definition, vocabulary.language)).json}`);
     }
   }
   if (parts.length === 0) return json;

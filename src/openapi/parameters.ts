@@ -2,11 +2,12 @@
 // page, limit, sort, filters and range filters (README: Lists), a field selection, the conditional headers (RFC 9110 §13.1)
 // and Idempotency-Key (IETF draft "The Idempotency-Key HTTP Header Field").
 
-import { MAX_PAGE_SIZE, takesRanges } from '../http/list-query.js';
+import { MAX_PAGE_SIZE, searchFieldsOf, takesRanges } from '../http/list-query.js';
 import type { FieldRule, Language, ResourceDefinition } from '../resources/definition.js';
 import { vocabularyOf } from '../resources/definition.js';
 import { EXAMPLE_STALE_ETAG, resourceExamples } from './examples.js';
-import { alwaysPresent, embedNames } from './schemas.js';
+import { embedNames } from '../http/related-records.js';
+import { alwaysPresent } from './schemas.js';
 
 type Json = Record<string, unknown>;
 
@@ -53,7 +54,7 @@ export function listParameters(definition: ResourceDefinition, language: Languag
     const example = text === undefined ? undefined : rule.type === 'number' || rule.type === 'integer' ? Number(text) : rule.type === 'boolean' ? text === 'true' : text;
     parameters.push({ name: vocabulary.name(rule.name), in: 'query', description: 'equality filter', schema: filterSchema(rule), ...(example === undefined ? {} : { example }) });
   }
-  const searched = definition.fields.filter((rule) => rule.search === true).map((rule) => vocabulary.name(rule.name));
+  const searched = searchFieldsOf(definition).map((field) => vocabulary.name(field));
   if (searched.length > 0) {
     parameters.push({
       name: 'q',

@@ -8,6 +8,7 @@ import type { FieldRule, Language, ResourceDefinition, Vocabulary } from '../res
 import { vocabularyOf } from '../resources/definition.js';
 import { ERROR_STATUS, STATUS_TITLES } from '../http/errors.js';
 import { MAX_PAGE_SIZE } from '../http/list-query.js';
+import { embedNames } from '../http/related-records.js';
 import { EXAMPLE_CREDENTIALS, resourceExamples, translateKeys } from './examples.js';
 
 export type Schema = { readonly [keyword: string]: unknown };
@@ -132,14 +133,6 @@ export function recordSchema(definition: ResourceDefinition, language: Language)
   return { ...schema, properties: { ...(schema['properties'] as Record<string, unknown>), _embedded: embedded } };
 }
 
-/** What `embed` may name on `definition` (http/related-records.ts), in `language`: its child collections, its references to top-level collections. */
-export function embedNames(definition: ResourceDefinition, language: Language): string[] {
-  const vocabulary = vocabularyOf(definition, language);
-  return [
-    ...definition.children.map((child) => vocabularyOf(child, language).collection),
-    ...definition.referencing.filter(({ definition: target }) => target.parent === undefined).map(({ field }) => vocabulary.name(field)),
-  ];
-}
 
 /** A request body's schema; `examples` holds the body the explorer's forms start from (src/home). */
 export function bodySchema(definition: ResourceDefinition, language: Language, kind: BodyKind): Schema {
