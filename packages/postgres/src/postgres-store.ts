@@ -245,6 +245,10 @@ async function settle<T>(decide: () => T): Promise<T> {
   }
 }
 
+function recordKey(collection: StoredCollection, id: number): string {
+  return `get ${collection} ${id}`;
+}
+
 /** One request's reads: loaded on first use and kept for the request; in a transaction, from it, afresh. */
 export class PostgresView implements Store {
   readonly #store: PostgresStore;
@@ -297,34 +301,33 @@ export class PostgresView implements Store {
     if (Number.isSafeInteger(id)) this.#hints.push({ collection, id });
   }
 
+  /**
+   * One round trip for the record and whatever may go with it: outside a transaction the
+   * records the request's path names (willRead), inside one its BEGIN if not yet sent.
+   */
   get(collection: StoredCollection, id: number): StoredRecord | undefined {
-    const key = `get ${collection} ${id}`;
+    const key = recordKey(collection, id);
     if (this.#answers.has(key)) return this.#answers.get(key) as StoredRecord | undefined;
-    const transaction = this.#transaction;
-    if (transaction !== undefined && !this.#begun && Number.isSafeInteger(id)) {
-      // A transaction's first read goes with its BEGIN, in one round trip.
-      throw this.#store.kit.needData(async () => {
-        const [, result] = await this.#store.runMany([BEGIN, `SELECT * FROM ${quoted(this.#store.plan(collection).table)} WHERE "id" = ${id}`], transaction);
-        this.#begun = true;
-        const row = result?.rows[0];
-        this.#answers.set(key, row === undefined ? undefined : recordOf(row));
-      });
-    }
-    // Outside a transaction, the records the path names come in the same round trip (willRead).
-    const hinted = this.#transaction === undefined ? this.#hints.splice(0).filter((hint) => !this.#answers.has(`get ${hint.collection} ${hint.id}`) && `get ${hint.collection} ${hint.id}` !== key) : [];
-    if (hinted.length === 0 || !Number.isSafeInteger(id)) {
+    if (!Number.isSafeInteger(id)) {
       return this.#answer(key, async (client) => {
         const result = await this.#store.run(`SELECT * FROM ${quoted(this.#store.plan(collection).table)} WHERE "id" = $1`, [id], client);
         const row = result.rows[0];
         return row === undefined ? undefined : recordOf(row);
       });
     }
+    const transaction = this.#transaction;
+    const hinted = transaction === undefined ? this.#hints.splice(0).filter((hint) => !this.#answers.has(recordKey(hint.collection, hint.id)) && recordKey(hint.collection, hint.id) !== key) : [];
     const wanted = [{ collection, id }, ...hinted];
+    const begin = transaction !== undefined && !this.#begun;
     throw this.#store.kit.needData(async () => {
-      const results = await this.#store.runMany(wanted.map((want) => `SELECT * FROM ${quoted(this.#store.plan(want.collection).table)} WHERE "id" = ${want.id}`));
+      // Only integers are written into the text: the simple protocol takes no parameters.
+      const selects = wanted.map((want) => `SELECT * FROM ${quoted(this.#store.plan(want.collection).table)} WHERE "id" = ${want.id}`);
+      const results = await this.#store.runMany(begin ? [BEGIN, ...selects] : selects, transaction);
+      if (begin) this.#begun = true;
+      const answers = begin ? results.slice(1) : results;
       wanted.forEach((want, index) => {
-        const row = results[index]?.rows[0];
-        this.#answers.set(`get ${want.collection} ${want.id}`, row === undefined ? undefined : recordOf(row));
+        const row = answers[index]?.rows[0];
+        this.#answers.set(recordKey(want.collection, want.id), row === undefined ? undefined : recordOf(row));
       });
     });
   }
