@@ -27,7 +27,7 @@ import { runPostgresBench } from './postgres-bench.js';
 import type { Probe, ServerProcess } from './server-processes.js';
 import { startPlainrest, startReference } from './server-processes.js';
 import type { Cell, ScenarioName, SizeMeasurement } from './targets.js';
-import { checkTargets, combineRounds, median, megabytes, throughputRatio } from './targets.js';
+import { checkTargets, combineRounds, median, megabytes, reportTargets, throughputRatio } from './targets.js';
 
 interface Mode {
   readonly sizes: readonly number[];
@@ -257,15 +257,7 @@ function report(sizes: readonly SizeMeasurement[], declared: SizeMeasurement, id
   );
   console.log(`idle plainrest (empty data directory, SEED=false, after one GET /healthz): ${megabytes(idleRssMegabytes)} RSS`);
 
-  const checks = checkTargets({ sizes, declared, idleRssMegabytes, targetConnections });
-  console.log(`\nTargets (${targetConnections} connections)`);
-  console.log(formatTable(['target', 'measured', 'goal', 'result'], checks.map((check) => [check.target, check.measured, check.goal, check.verdict])));
-  const missed = checks.filter((check) => check.verdict === 'MISSED').length;
-  console.log(missed === 0 ? 'all targets met' : `${missed} target${missed === 1 ? '' : 's'} missed`);
-
-  const errors = cells.reduce((sum, cell) => sum + cell.plainrest.errors + cell.reference.errors, 0);
-  if (errors > 0) console.log(`${errors} requests failed or answered an unexpected status`);
-  return mode.enforceTargets ? missed === 0 : errors === 0;
+  return reportTargets(`Targets (${targetConnections} connections)`, checkTargets({ sizes, declared, idleRssMegabytes, targetConnections }), cells, mode.enforceTargets);
 }
 
 /** The memory store's benchmark: both sizes, the declared collection, idle memory, the report. */

@@ -19,7 +19,7 @@ import { chooseLoadGenerator } from './load-generators.js';
 import type { ServerProcess } from './server-processes.js';
 import { startPlainrest, startPostgresReference } from './server-processes.js';
 import type { PostgresCell, ScenarioName } from './targets.js';
-import { checkPostgresTargets, combineRounds } from './targets.js';
+import { checkPostgresTargets, combineRounds, reportTargets } from './targets.js';
 
 export type BenchModeName = 'full' | 'quick' | 'smoke';
 
@@ -216,12 +216,5 @@ function report(cells: readonly PostgresCell[], mode: PostgresMode): boolean {
     ),
   );
   const targetConnections = Math.max(...mode.connections);
-  const checks = checkPostgresTargets(cells, targetConnections);
-  console.log(`\nTargets on PostgreSQL (${targetConnections} connections)`);
-  console.log(formatTable(['target', 'measured', 'goal', 'result'], checks.map((check) => [check.target, check.measured, check.goal, check.verdict])));
-  const missed = checks.filter((check) => check.verdict === 'MISSED').length;
-  console.log(missed === 0 ? 'all targets met' : `${missed} target${missed === 1 ? '' : 's'} missed`);
-  const errors = cells.reduce((sum, cell) => sum + cell.plainrest.errors + cell.reference.errors, 0);
-  if (errors > 0) console.log(`${errors} requests failed or answered an unexpected status`);
-  return mode.enforceTargets ? missed === 0 : errors === 0;
+  return reportTargets(`Targets on PostgreSQL (${targetConnections} connections)`, checkPostgresTargets(cells, targetConnections), cells, mode.enforceTargets);
 }

@@ -5,6 +5,7 @@
 // those of `npm run bench -- --postgres` (issue 22). A cell's ratio is the median of its
 // alternating rounds' ratios (combineRounds).
 
+import { formatTable } from './bench-support.js';
 import type { LoadResult } from './load-generators.js';
 
 export type ScenarioName = 'GET item' | 'GET list' | 'POST create' | 'PATCH';
@@ -163,6 +164,21 @@ function count(size: number): string {
 
 function ratio(value: number): string {
   return value.toFixed(2);
+}
+
+/**
+ * Prints the checks as a table under `title`, then what was missed and how many requests
+ * failed; true when the run passes: no target missed, or, where targets are not enforced
+ * (a smoke run), no request failed.
+ */
+export function reportTargets(title: string, checks: readonly TargetCheck[], cells: readonly Cell[], enforceTargets: boolean): boolean {
+  console.log(`\n${title}`);
+  console.log(formatTable(['target', 'measured', 'goal', 'result'], checks.map((check) => [check.target, check.measured, check.goal, check.verdict])));
+  const missed = checks.filter((check) => check.verdict === 'MISSED').length;
+  console.log(missed === 0 ? 'all targets met' : `${missed} target${missed === 1 ? '' : 's'} missed`);
+  const errors = cells.reduce((sum, cell) => sum + cell.plainrest.errors + cell.reference.errors, 0);
+  if (errors > 0) console.log(`${errors} requests failed or answered an unexpected status`);
+  return enforceTargets ? missed === 0 : errors === 0;
 }
 
 export function megabytes(value: number | undefined): string {

@@ -13,6 +13,15 @@ import { login, recordingLogger, startTestServerWithAdminBootstrap, TEST_ADMIN_E
 import type { PostgresCluster } from './postgres-cluster.js';
 import { POSTGRES_SKIP, startCluster } from './postgres-cluster.js';
 
+/** Whether /readyz answers 200 within `ms`, asked every 100 ms. */
+async function readyWithin(api: TestServer, ms: number): Promise<boolean> {
+  for (let waited = 0; waited < ms; waited += 100) {
+    if ((await api.get('/readyz')).status === 200) return true;
+    await sleep(100);
+  }
+  return false;
+}
+
 describe('PostgreSQL unreachable while running', { skip: POSTGRES_SKIP }, () => {
   let cluster: PostgresCluster;
   let api: TestServer;
@@ -44,12 +53,7 @@ describe('PostgreSQL unreachable while running', { skip: POSTGRES_SKIP }, () => 
     assert.equal((await api.get('/healthz')).status, 200, 'the process itself is alive');
 
     await cluster.resume();
-    let readyAgain = false;
-    for (let waited = 0; waited < 10_000 && !readyAgain; waited += 100) {
-      readyAgain = (await api.get('/readyz')).status === 200;
-      if (!readyAgain) await sleep(100);
-    }
-    assert.ok(readyAgain, '/readyz answers 200 again within 10 s, with no request needing the database');
+    assert.ok(await readyWithin(api, 10_000), '/readyz answers 200 again within 10 s, with no request needing the database');
     assert.equal((await api.get(`/v1/products/${created.body.id}`)).body.name, 'Before');
     assert.equal((await api.post('/v1/products', { name: 'After', category: 'outage', price: 3 })).status, 201);
     assert.deepEqual((await api.get('/v1/products?category=outage&sort=price')).body.data.map((product: { name: string }) => product.name), ['Before', 'After']);
@@ -86,12 +90,7 @@ describe('PostgreSQL unreachable at start', { skip: POSTGRES_SKIP }, () => {
       assert.match(retries[1] ?? '', /^the database cannot be reached \(.+\); trying again in 2 s$/, 'the delay grows');
 
       await cluster.resume();
-      let ready = false;
-      for (let waited = 0; waited < 15_000 && !ready; waited += 100) {
-        ready = (await api.get('/readyz')).status === 200;
-        if (!ready) await sleep(100);
-      }
-      assert.ok(ready, '/readyz answers 200 once the database answers, without a restart');
+      assert.ok(await readyWithin(api, 15_000), '/readyz answers 200 once the database answers, without a restart');
       assert.ok(logger.lines.some((line) => line.level === 'info' && line.message === 'the database answers: ready'));
       const token = await login(api, TEST_ADMIN_EMAIL, TEST_ADMIN_PASSWORD);
       const admin = wrap(server, token);
