@@ -42,6 +42,7 @@ import type { Endpoint, Handler } from './routes.js';
 import { buildRouter, notFound, serverWideOptions } from './routes.js';
 import type { Router } from './router.js';
 import { openStore } from './store/open-store.js';
+import { EventStreams } from './events/event-streams.js';
 import { openDatabase } from './store/open-database.js';
 import { loaded } from './store/loaded.js';
 import type { Store } from './store/store.js';
@@ -90,7 +91,8 @@ export async function createApp(options: ServerOptions = {}): Promise<App> {
   const resources = await resolveResources(options.resources, options.hooks);
   // The example dataset belongs to the example domain; declared resources start empty.
   const seed = config.seed && resources === exampleResources();
-  const store = options.store ?? (config.database !== undefined ? await openDatabase(config.database, resources, config.logger) : await openStore({ ...config, seed }, resources));
+  const store = options.store ?? (config.database !== undefined ? await openDatabase(config.database, resources, config.logger) : await openStore({ ...config, seed, retention: { kept: config.events.kept, keptForMs: config.events.keptForMs } }, resources));
+  store.describeEvents?.(resources);
   let authenticator: Authenticator;
   let adminReady: Promise<void>;
   let secret: string;
@@ -118,7 +120,8 @@ export async function createApp(options: ServerOptions = {}): Promise<App> {
   const idempotencyKeys = new IdempotencyKeys(config.clock, secret);
   const listPages = new PageCache();
   const bodyBudget = new BodyBudget(config.maxBodyBytesInFlight);
-  const services: Services = { store, config, authenticator, idempotencyKeys, listPages, bodyBudget, adminReady, isShuttingDown: () => shuttingDown };
+  const eventStreams = store.feed === undefined ? undefined : new EventStreams(store.feed, resources, config.events);
+  const services: Services = { store, config, authenticator, idempotencyKeys, listPages, bodyBudget, adminReady, eventStreams, isShuttingDown: () => shuttingDown };
 
   const logAccess = accessLogWriter(config.accessLog, config.logger);
 
@@ -235,9 +238,11 @@ export async function createApp(options: ServerOptions = {}): Promise<App> {
     },
     beginShutdown: () => {
       shuttingDown = true;
+      eventStreams?.closeAll();
     },
     close: async () => {
       closing.abort();
+      eventStreams?.closeAll();
       await adminReady;
       await store.close();
     },

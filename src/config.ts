@@ -78,6 +78,24 @@ export interface ServerOptions {
   readonly resources?: ResourcesOption;
   /** Embedding hooks by collection: compute read-only properties, refuse writes (README: Embedding). */
   readonly hooks?: Hooks;
+  /** The change feed's history and streams (README: Events); each setting has its default when absent. */
+  readonly events?: Partial<EventSettings>;
+}
+
+/** The change feed (CONTRACT §13, README: Events). */
+export interface EventSettings {
+  /** At least this many of the newest events are kept. Default 10000. */
+  readonly kept: number;
+  /** Events younger than this are kept too, up to ten times `kept`. Default 24 h. */
+  readonly keptForMs: number;
+  /** Event streams open at once, in all; more get 429. Default 1000. */
+  readonly maxStreams: number;
+  /** Event streams one user may have open at once. Default 10. */
+  readonly maxStreamsPerUser: number;
+  /** A comment line goes to every stream this often. Default 15000 ms. */
+  readonly heartbeatMs: number;
+  /** A stream whose reader falls this many bytes behind is closed. Default 1 MiB. */
+  readonly streamBufferBytes: number;
 }
 
 export interface Config {
@@ -102,6 +120,7 @@ export interface Config {
   readonly keepAliveTimeoutMs: number;
   readonly clock: () => number;
   readonly logger: Logger;
+  readonly events: EventSettings;
 }
 
 export const DEFAULTS = Object.freeze({
@@ -118,6 +137,7 @@ export const DEFAULTS = Object.freeze({
   headersTimeoutMs: 10_000,
   requestTimeoutMs: 30_000,
   keepAliveTimeoutMs: 5_000,
+  events: Object.freeze({ kept: 10_000, keptForMs: 24 * 60 * 60 * 1000, maxStreams: 1000, maxStreamsPerUser: 10, heartbeatMs: 15_000, streamBufferBytes: 1_048_576 }),
 });
 
 /** Shorter secrets make HS256 keys guessable (RFC 7518 §3.2: a key of at least 256 bits). */
@@ -157,7 +177,11 @@ export function resolveConfig(options: ServerOptions = {}): Config {
     keepAliveTimeoutMs: options.keepAliveTimeoutMs ?? DEFAULTS.keepAliveTimeoutMs,
     clock: options.clock ?? Date.now,
     logger: options.logger ?? SILENT_LOGGER,
+    events: Object.freeze({ ...DEFAULTS.events, ...options.events }),
   };
+  for (const [name, value] of Object.entries(config.events)) {
+    if (!Number.isInteger(value) || value < 1) throw new ConfigError('events', `events.${name} must be a positive integer, not ${String(value)}`);
+  }
   if (!Number.isInteger(config.port) || config.port < 0 || config.port > 65535) {
     throw new ConfigError('port', `port must be an integer from 0 to 65535, not ${config.port}`);
   }

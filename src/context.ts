@@ -9,6 +9,7 @@ import type { BodyBudget } from './http/body-budget.js';
 import type { IdempotencyKeys } from './http/idempotency.js';
 import type { PageCache } from './http/page-cache.js';
 import type { Store } from './store/store.js';
+import type { EventStreams } from './events/event-streams.js';
 
 export interface Services {
   readonly store: Store;
@@ -21,6 +22,8 @@ export interface Services {
   readonly bodyBudget: BodyBudget;
   /** List pages already built, reused until their collection changes. */
   readonly listPages: PageCache;
+  /** The change feed's open streams (events/event-streams.ts); undefined when the store keeps no feed. */
+  readonly eventStreams: EventStreams | undefined;
   /** True once a graceful shutdown has begun. */
   readonly isShuttingDown: () => boolean;
 }

@@ -126,6 +126,7 @@ async function writeDirectory(path: string, resources: ResourceTable, collection
       collections,
       lock,
       compactAfterBytes: Number.POSITIVE_INFINITY, // one compaction, at the end
+      keptFrom: () => Number.POSITIVE_INFINITY, // a copy starts with no change history
       logger: { info: () => {}, warn: (message) => console.warn(`warning: ${message}`), error: (message) => console.error(`error: ${message}`) },
     });
     store.persistWith(persistence);

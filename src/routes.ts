@@ -10,6 +10,8 @@ import { createRecord, listRecords } from './handlers/collection-handlers.js';
 import type { Documents } from './handlers/service-handlers.js';
 import { apiIndex, documentReply, healthCheck, homePage, readinessCheck, serveDocument } from './handlers/service-handlers.js';
 import { createToken } from './handlers/token-handler.js';
+import { eventFeed } from './handlers/event-handlers.js';
+import { feedWords } from './events/event-query.js';
 import { deleteRecord, readRecord, updateRecord } from './handlers/item-handlers.js';
 import { homePageReply } from './home/home-page.js';
 import type { OpenApiView } from './home/openapi-view.js';
@@ -78,6 +80,7 @@ function publicMethods(definition: ResourceDefinition, methods: Readonly<Record<
 /** Every route, as data: what the router serves and the OpenAPI document describes. */
 export type RouteSpec =
   | { readonly pattern: string; readonly kind: 'home' | 'health' | 'readiness' | 'index' | 'openapi' | 'tokens' }
+  | { readonly pattern: string; readonly kind: 'events'; readonly resources: ResourceTable; readonly language: Language }
   | { readonly pattern: string; readonly kind: 'collection' | 'item'; readonly definition: ResourceDefinition; readonly language: Language };
 
 /**
@@ -94,6 +97,12 @@ export function routeTable(resources: ResourceTable): RouteSpec[] {
     { pattern: `${API_PREFIX}/tokens`, kind: 'tokens' },
   ];
   const patterns = new Set<string>();
+  for (const language of resources.languages) {
+    const events = `${API_PREFIX}/${feedWords(language).path}`;
+    if (patterns.has(events)) continue;
+    patterns.add(events);
+    routes.push({ pattern: events, kind: 'events', resources, language });
+  }
   for (const language of resources.languages) {
     for (const definition of resources.resources) {
       const collection = collectionPattern(definition, language);
@@ -125,6 +134,8 @@ export function endpointFor(route: RouteSpec, documents: Documents): Endpoint {
       return endpoint({ GET: (context) => serveDocument(context, documents.openApi) }, { open });
     case 'tokens':
       return endpoint({ POST: createToken }, { open: ['POST'] });
+    case 'events':
+      return endpoint({ GET: (context) => eventFeed(context, route.resources, route.language) }, { negotiates: true });
     case 'collection': {
       const { definition } = route;
       const vocabulary = vocabularyOf(definition, route.language);
@@ -218,7 +229,7 @@ export function buildRouter(resources: ResourceTable): BuiltRouter {
 
 /** The API's entry point: a link to every top-level collection, in every vocabulary. */
 function apiIndexReply(resources: ResourceTable): Reply {
-  const links: Record<string, string> = { self: API_PREFIX, openapi: `${API_PREFIX}/openapi.json`, tokens: `${API_PREFIX}/tokens` };
+  const links: Record<string, string> = { self: API_PREFIX, openapi: `${API_PREFIX}/openapi.json`, tokens: `${API_PREFIX}/tokens`, events: `${API_PREFIX}/events` };
   for (const language of resources.languages) {
     for (const definition of resources.resources) {
       if (definition.parent !== undefined) continue;

@@ -96,7 +96,7 @@ function markersOf(person: Person): string[] {
 // ---------------------------------------------------------------------------------------
 // Routes, methods and paths
 
-type Audience = 'owned' | 'admin collection' | 'catalogue' | 'open' | 'tokens';
+type Audience = 'owned' | 'admin collection' | 'catalogue' | 'open' | 'tokens' | 'feed';
 
 /** Who a route belongs to. Every kind is named, so a new route must be classified here. */
 function audienceOf(route: RouteSpec): Audience {
@@ -109,6 +109,8 @@ function audienceOf(route: RouteSpec): Audience {
       return 'open';
     case 'tokens':
       return 'tokens';
+    case 'events':
+      return 'feed';
     case 'collection':
     case 'item':
       if (route.pattern.includes(':user_id')) return 'owned';
@@ -231,6 +233,8 @@ function expectation(world: World, caller: Caller, route: RouteSpec, method: str
       return { status: 200 };
     case 'tokens':
       return { status: 401, code: 'invalid_credentials' };
+    case 'feed':
+      return { status: 200 }; // everyone may follow it; each sees only what they may read (checked by the markers)
   }
 }
 

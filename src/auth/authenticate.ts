@@ -71,6 +71,11 @@ export class Authenticator {
     return user['role'] === 'admin' ? { id: user.id, role: 'admin' } : { id: user.id, role: 'user' };
   }
 
+  /** When the token of an Authorization header already accepted by authenticate() expires, in seconds since the epoch. */
+  expiryOf(authorization: string | undefined): number {
+    return this.#cachedOrVerified(authorization, this.#nowSeconds()).exp;
+  }
+
   /** The cache is keyed by the whole header value: a repeat request skips even the parsing. */
   #cachedOrVerified(authorization: string | undefined, now: number): Verified {
     const cached = authorization === undefined ? undefined : this.#verified.get(authorization);

@@ -33,6 +33,8 @@ export const ERROR_STATUS = {
   still_referenced: 409,
   write_conflict: 409,
   idempotency_key_in_flight: 409,
+  // 410 Gone — RFC 9110 §15.5.11 (the change feed no longer keeps events that old)
+  history_gone: 410,
   // 412 Precondition Failed — RFC 9110 §15.5.13
   precondition_failed: 412,
   // 413 Content Too Large — RFC 9110 §15.5.14
@@ -50,6 +52,7 @@ export const ERROR_STATUS = {
   headers_too_large: 431,
   // 429 Too Many Requests — RFC 6585 §4
   rate_limited: 429,
+  too_many_streams: 429,
   // 500 Internal Server Error — RFC 9110 §15.6.1
   internal_error: 500,
   // 503 Service Unavailable — RFC 9110 §15.6.4
@@ -69,6 +72,7 @@ export const STATUS_TITLES: Readonly<Record<number, string>> = {
   406: 'Not Acceptable',
   408: 'Request Timeout',
   409: 'Conflict',
+  410: 'Gone',
   412: 'Precondition Failed',
   413: 'Content Too Large',
   414: 'URI Too Long',

@@ -18,7 +18,7 @@ import { searchWords } from '../search-words.js';
 
 export const DEFAULT_PAGE_SIZE = 20;
 export const MAX_PAGE_SIZE = 100;
-const MAX_PAGE = 1_000_000_000;
+export const MAX_PAGE = 1_000_000_000;
 
 export interface ListParameters {
   readonly page: number;
@@ -87,7 +87,7 @@ export function searchFieldsOf(definition: ResourceDefinition): readonly string[
 }
 
 /** Splits a raw query string into name/value pairs, percent-decoded (WHATWG URL rules). */
-function parameterPairs(search: string): [string, string][] {
+export function parameterPairs(search: string): [string, string][] {
   return search === '' ? [] : [...new URLSearchParams(search)];
 }
 
@@ -227,7 +227,7 @@ function parseBound(rule: FieldRule, given: { name: string; value: string }, err
   return undefined;
 }
 
-function parseBoundedInteger(
+export function parseBoundedInteger(
   given: { name: string; value: string } | undefined,
   fallback: number,
   min: number,

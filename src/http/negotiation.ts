@@ -76,3 +76,9 @@ export function requireHtmlAcceptable(accept: string | undefined): void {
   if (accept === undefined || takesAnything(accept) || qualityOf(parseAccept(accept), 'text/html') > 0) return;
   throw new HttpError('not_acceptable', 'this address answers only with text/html (the API itself is under /v1)');
 }
+
+/** True when the client names text/event-stream (an EventSource does): the change feed then answers as a stream (WHATWG HTML §9.2). */
+export function wantsEventStream(accept: string | undefined): boolean {
+  if (accept === undefined || !accept.toLowerCase().includes('text/event-stream')) return false;
+  return qualityOf(parseAccept(accept), 'text/event-stream') > 0;
+}

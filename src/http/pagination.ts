@@ -21,7 +21,7 @@ export interface PageLinks {
   readonly last: string;
 }
 
-export function pageMeta(parameters: ListParameters, total: number): PageMeta {
+export function pageMeta(parameters: Pick<ListParameters, 'page' | 'limit'>, total: number): PageMeta {
   return { page: parameters.page, limit: parameters.limit, total, pages: Math.ceil(total / parameters.limit) };
 }
 
@@ -36,12 +36,16 @@ export function pageLinks(path: string, vocabulary: Vocabulary, parameters: List
   }
   if (parameters.embed !== undefined) fixed.push(pair(vocabulary.parameters.embed, parameters.embed.map((embed) => embedName(embed, vocabulary)).join(',')));
   if (parameters.fields !== undefined) fixed.push(pair(vocabulary.parameters.fields, parameters.fields.map((field) => vocabulary.name(field)).join(',')));
-  const pageName = vocabulary.parameters.page;
-  const limitPair = pair(vocabulary.parameters.limit, String(parameters.limit));
-  const at = (page: number): string => `${path}?${[...fixed, pair(pageName, String(page)), limitPair].join('&')}`;
+  return linksAround(path, fixed, { page: vocabulary.parameters.page, limit: vocabulary.parameters.limit }, meta);
+}
+
+/** The links of page `meta.page` of a list at `path`, each with the `fixed` parameters (`name=value`, encoded) before its page and limit. */
+export function linksAround(path: string, fixed: readonly string[], names: { readonly page: string; readonly limit: string }, meta: PageMeta): PageLinks {
+  const limitPair = pair(names.limit, String(meta.limit));
+  const at = (page: number): string => `${path}?${[...fixed, pair(names.page, String(page)), limitPair].join('&')}`;
 
   const lastPage = Math.max(meta.pages, 1);
-  const page = parameters.page;
+  const page = meta.page;
   return {
     self: at(page),
     first: at(1),
@@ -60,6 +64,6 @@ export function linkHeader(links: PageLinks): string {
   return parts.join(', ');
 }
 
-function pair(name: string, value: string): string {
+export function pair(name: string, value: string): string {
   return `${encodeURIComponent(name)}=${encodeURIComponent(value)}`;
 }

@@ -15,6 +15,11 @@ export interface Reply {
   readonly bodyLength?: number;
   /** Defaults to application/json. */
   readonly contentType?: string;
+  /**
+   * An answer that goes on after its headers (the change feed's event stream): the
+   * headers are written without a length, then `stream` writes the body as it comes.
+   */
+  readonly stream?: (res: ServerResponse) => void;
 }
 
 export const JSON_TYPE = 'application/json';
@@ -35,6 +40,13 @@ export function writeReply(res: ServerResponse, reply: Reply, requestId: string,
   if (reply.headers !== undefined) for (const name in reply.headers) headers.push(name, reply.headers[name] as string);
   if (extra !== undefined) for (const name in extra) headers.push(name, extra[name] as string);
   headers.push('X-Request-Id', requestId);
+  if (reply.stream !== undefined) {
+    if (reply.contentType !== undefined) headers.push('Content-Type', reply.contentType);
+    res.writeHead(status, headers);
+    if (isHead) res.end();
+    else reply.stream(res);
+    return 0;
+  }
   const mayHaveBody = status !== 204 && status !== 304 && reply.body !== undefined;
   const length = mayHaveBody ? (reply.bodyLength ?? Buffer.byteLength(reply.body as string)) : 0;
   if (mayHaveBody) headers.push('Content-Type', reply.contentType ?? JSON_TYPE, 'Content-Length', String(length));

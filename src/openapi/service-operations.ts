@@ -21,11 +21,13 @@ export const SERVICE_NOUNS: Readonly<Record<ServiceRoute['kind'], string>> = {
   index: 'Index',
   openapi: 'OpenApi',
   tokens: 'Tokens',
+  events: 'Events',
 };
 
 /** The tag of a service path's operations. */
 export function serviceTag(kind: ServiceRoute['kind']): string {
   if (kind === 'tokens') return 'tokens';
+  if (kind === 'events') return 'events';
   return kind === 'health' || kind === 'readiness' ? 'health' : 'service';
 }
 
@@ -133,6 +135,16 @@ export function serviceOperations(route: ServiceRoute, indexLinks: Readonly<Reco
             [400, 406, 429],
             context,
           ),
+        },
+      };
+    case 'events':
+      return {
+        get: {
+          tags: ['events'],
+          operationId: `getEvents${route.language === 'en' ? '' : route.language.toUpperCase()}`,
+          summary: 'The change feed',
+          description: 'Every change to a record the caller may read, oldest first: a paged list, or with Accept: text/event-stream a Server-Sent Events stream.',
+          responses: responses({ 200: success('a page of events', SUCCESS_HEADERS.page, jsonContent({ type: 'object' }, { data: [] })) }, [400, 401, 406, 429, 503], { readsBody: false, login: false }),
         },
       };
     case 'tokens':

@@ -8,11 +8,12 @@
 // plainrest would neither show nor keep stops the start instead of being lost.
 
 import { readdir, readFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import type { StoredRecord } from '../json.js';
 import type { CollectionState } from './collection-state.js';
 import { applyChange, emptyCollection, parseSnapshot } from './collection-state.js';
-import { parseSegment, segmentFirstSeq } from './journal-format.js';
+import type { JournalEntry } from './journal-format.js';
+import { parseSegment, segmentFirstSeq, seqsTaken } from './journal-format.js';
 import type { ResourceTable } from '../declarations/compile-declaration.js';
 import type { StoredCollection } from './store.js';
 import type { Misfit } from './stored-fields.js';
@@ -32,6 +33,10 @@ export interface DirectoryContents {
   readonly lastSeq: number;
   /** Journal segment paths, oldest first. */
   readonly segments: readonly string[];
+  /** Every journal entry, oldest first, those the snapshots cover too: the change feed's history. */
+  readonly entries: readonly JournalEntry[];
+  /** The change feed's history holds nothing up to this number: those events are gone. */
+  readonly eventsLostThrough: number;
   /** A segment whose last line was torn, and the length to cut it back to. */
   readonly tornTail: { readonly path: string; readonly goodBytes: number } | undefined;
   /** No snapshot and no journal entry: a first start. */
@@ -75,6 +80,8 @@ export async function readDataDirectory(dataDir: string, table: ResourceTable, a
   const newestWithData = texts.findLastIndex((text) => text.length > 0);
   let tornTail: DirectoryContents['tornTail'];
   let previousSeq = 0;
+  let lastTaken = 0;
+  const entries: JournalEntry[] = [];
   const entryMisfits: EntryMisfit[] = [];
   for (const [index, path] of segments.entries()) {
     const parsed = parseOrExplain(path, () => parseSegment(texts[index] as string));
@@ -87,6 +94,8 @@ export async function readDataDirectory(dataDir: string, table: ResourceTable, a
         throw new StartupError(`journal ${path} has seq ${entry.seq} after seq ${previousSeq}; nothing was changed: restore the data directory from a backup`);
       }
       previousSeq = entry.seq;
+      lastTaken = Math.max(lastTaken, entry.seq + seqsTaken(entry.changes) - 1);
+      entries.push(entry);
       for (const change of entry.changes) {
         if (entry.seq <= (coveredUpTo.get(change.collection) ?? 0)) continue; // already in the snapshot
         if (change.kind === 'put') {
@@ -104,9 +113,12 @@ export async function readDataDirectory(dataDir: string, table: ResourceTable, a
   }
   const misfit = entryMisfit(entryMisfits);
   if (misfit !== undefined) throw new StartupError(misfit);
-  lastSeq = Math.max(lastSeq, previousSeq);
+  lastSeq = Math.max(lastSeq, lastTaken);
+  const firstKept = segments.length === 0 ? undefined : segmentFirstSeq(basename(segments[0] as string));
+  // Everything before the oldest segment is gone from the journal: the feed's history starts after it.
+  const eventsLostThrough = firstKept === undefined ? lastSeq : Math.min(lastSeq, firstKept - 1);
   // Empty segments alone (a first start cut short) still count as a first start.
-  return { collections, lastSeq, segments, tornTail, isEmpty: collections.size === 0 };
+  return { collections, lastSeq, segments, entries, eventsLostThrough, tornTail, isEmpty: collections.size === 0 };
 }
 
 /**

@@ -1,22 +1,47 @@
 // The journal's on-disk format (README: Storage and durability): JSON Lines, one committed write per line,
 // numbered by `seq`. A write that touches several records (a user and their orders) is
 // one line, so it is replayed all or nothing. Segment files are named by the first seq
-// they may hold: `journal-000000000042.jsonl`.
+// they may hold: `journal-000000000042.jsonl`. The journal is also the change feed's
+// history (CONTRACT §13, events/): a line carries when it was written (`at`), and each
+// change of a declared record its event facts (`created`, `under`, `owner`); the entry's
+// changes take the numbers seq, seq+1, … as event ids, so the next entry's seq follows
+// the last of them.
 
+import { basename } from 'node:path';
+import type { JsonObject } from '../json.js';
 import { isJsonObject } from '../json.js';
 import { isStoredRecord } from './collection-state.js';
-import type { Change, StoredCollection } from './store.js';
+import type { Change, EventFacts, StoredCollection } from './store.js';
 import { COLLECTION_NAME } from './store.js';
 
 export interface JournalEntry {
   readonly seq: number;
+  /** When it was committed (ISO 8601, UTC); absent in entries written before the change feed. */
+  readonly at?: string;
   readonly changes: readonly Change[];
+}
+
+/** The numbers an entry takes: one per change (at least one), so every event has its own id. */
+export function seqsTaken(changes: readonly Change[]): number {
+  return Math.max(1, changes.length);
 }
 
 const SEGMENT_NAME = /^journal-(\d{12})\.jsonl$/;
 
 export function segmentName(firstSeq: number): string {
   return `journal-${String(firstSeq).padStart(12, '0')}.jsonl`;
+}
+
+/**
+ * The segments (paths, oldest first, followed by a segment starting at `nextFirstSeq`)
+ * whose every number is before `keptFrom`: a segment ends where the next one begins.
+ */
+export function segmentsBefore(paths: readonly string[], nextFirstSeq: number, keptFrom: number): string[] {
+  return paths.filter((_path, index) => {
+    const next = paths[index + 1];
+    const end = (next === undefined ? nextFirstSeq : (segmentFirstSeq(basename(next)) ?? nextFirstSeq)) - 1;
+    return end < keptFrom;
+  });
 }
 
 /** The first seq of a segment file name, or undefined for any other file. */
@@ -26,21 +51,29 @@ export function segmentFirstSeq(fileName: string): number | undefined {
 }
 
 /**
- * One line: `{"seq":1,"changes":[{"put":"products","record":{…}},{"delete":"orders","id":7}]}`.
+ * One line: `{"seq":1,"at":"…","changes":[{"put":"products","created":true,"under":[],"record":{…}},
+ * {"delete":"orders","id":7,"under":[5],"owner":5}]}`.
  * Written out by hand, as JSON.stringify of that shape would, without building the shape
- * first (an entry is encoded for every write); collection names need no escaping.
+ * first (an entry is encoded for every write); collection names and ISO dates need no escaping.
  */
-export function encodeEntry(seq: number, changes: readonly Change[]): string {
-  let line = `{"seq":${seq},"changes":[`;
+export function encodeEntry(seq: number, changes: readonly Change[], at?: string): string {
+  let line = at === undefined ? `{"seq":${seq},"changes":[` : `{"seq":${seq},"at":"${at}","changes":[`;
   for (let index = 0; index < changes.length; index++) {
     const change = changes[index] as Change;
     if (index > 0) line += ',';
     line +=
       change.kind === 'put'
-        ? `{"put":"${change.collection}","record":${change.json ?? JSON.stringify(change.record)}}`
-        : `{"delete":"${change.collection}","id":${change.id}}`;
+        ? `{"put":"${change.collection}"${encodeFacts(change.event)},"record":${change.json ?? JSON.stringify(change.record)}}`
+        : `{"delete":"${change.collection}","id":${change.id}${encodeFacts(change.event)}}`;
   }
   return `${line}]}\n`;
+}
+
+function encodeFacts(facts: EventFacts | undefined): string {
+  if (facts === undefined) return '';
+  const created = facts.type === 'created' ? ',"created":true' : '';
+  const owner = facts.owner === undefined ? '' : `,"owner":${facts.owner}`;
+  return `${created},"under":[${facts.under.join(',')}]${owner}`;
 }
 
 /** Decodes one line; undefined when it is not a well-formed entry. */
@@ -54,27 +87,48 @@ export function decodeEntry(line: string): JournalEntry | undefined {
   if (!isJsonObject(parsed) || !Array.isArray(parsed['changes'])) return undefined;
   const seq = parsed['seq'];
   if (typeof seq !== 'number' || !Number.isSafeInteger(seq) || seq < 1) return undefined;
+  const at = parsed['at'];
+  if (at !== undefined && (typeof at !== 'string' || Number.isNaN(Date.parse(at)))) return undefined;
   const changes: Change[] = [];
   for (const item of parsed['changes'] as unknown[]) {
     const change = decodeChange(item);
     if (change === undefined) return undefined;
     changes.push(change);
   }
-  return { seq, changes };
+  return at === undefined ? { seq, changes } : { seq, at, changes };
 }
 
 function decodeChange(item: unknown): Change | undefined {
   if (!isJsonObject(item)) return undefined;
   const put = item['put'];
   if (isCollection(put) && isStoredRecord(item['record'])) {
-    return { kind: 'put', collection: put, record: Object.freeze(item['record']) };
+    const facts = decodeFacts(item, item['created'] === true ? 'created' : 'updated');
+    if (facts === null) return undefined;
+    const record = Object.freeze(item['record']);
+    return facts === undefined ? { kind: 'put', collection: put, record } : { kind: 'put', collection: put, record, event: facts };
   }
   const removed = item['delete'];
   const id = item['id'];
-  if (isCollection(removed) && typeof id === 'number' && Number.isSafeInteger(id) && id >= 1) {
-    return { kind: 'delete', collection: removed, id };
+  if (isCollection(removed) && isId(id)) {
+    const facts = decodeFacts(item, 'deleted');
+    if (facts === null) return undefined;
+    return facts === undefined ? { kind: 'delete', collection: removed, id } : { kind: 'delete', collection: removed, id, event: facts };
   }
   return undefined;
+}
+
+/** A change's event facts; undefined when it has none (an idempotency key, an entry from before the feed), null when they are malformed. */
+function decodeFacts(item: JsonObject, type: EventFacts['type']): EventFacts | undefined | null {
+  const under = item['under'];
+  if (under === undefined) return undefined;
+  if (!Array.isArray(under) || !under.every(isId)) return null;
+  const owner = item['owner'];
+  if (owner === undefined) return { type, under };
+  return isId(owner) ? { type, under, owner } : null;
+}
+
+function isId(value: unknown): value is number {
+  return typeof value === 'number' && Number.isSafeInteger(value) && value >= 1;
 }
 
 function isCollection(value: unknown): value is StoredCollection {

@@ -6,7 +6,8 @@
 // seq (records are immutable, so copying the lists is enough), the journal rotates at
 // that seq, the snapshots are written atomically in the background (copying the bytes
 // of records unchanged since the last snapshot, snapshot-file.ts), and only then are
-// the older segments deleted. Compactions run one at a time: one asked for while
+// the older segments deleted — except those still holding events the change feed keeps
+// (events/event-log.ts: `keptFrom`), which stay until the feed lets them go. Compactions run one at a time: one asked for while
 // another runs (the start's, after a seed whose entry began one) waits for it.
 // A crash at any point leaves either the old segments or snapshots that cover them.
 
@@ -19,7 +20,8 @@ import type { CollectionState } from './collection-state.js';
 import { snapshotPath } from './data-directory.js';
 import type { DataLock } from './data-lock.js';
 import type { JournalWriter } from './journal-writer.js';
-import type { Persistence } from './memory-store.js';
+import type { EntryPlace, Persistence } from './memory-store.js';
+import { segmentsBefore } from './journal-format.js';
 import type { WrittenSnapshot } from './snapshot-file.js';
 import { writeSnapshot } from './snapshot-file.js';
 import type { Change, StoredCollection } from './store.js';
@@ -39,6 +41,8 @@ export class JournalPersistence implements Persistence {
   readonly #lock: DataLock;
   readonly #compactAfterBytes: number;
   readonly #logger: Logger;
+  /** The oldest number the change feed still keeps: segments holding it or later ones stay. */
+  readonly #keptFrom: () => number;
   /** The compaction running or waiting to run, newest; undefined when none is. */
   #compaction: Promise<void> | undefined;
   /** Size of the snapshots the last compaction wrote, in bytes; 0 before the first. */
@@ -54,7 +58,9 @@ export class JournalPersistence implements Persistence {
     lock: DataLock;
     compactAfterBytes: number;
     logger: Logger;
+    keptFrom: () => number;
   }) {
+    this.#keptFrom = options.keptFrom;
     this.#dataDir = options.dataDir;
     this.#journal = options.journal;
     this.#stateOf = options.stateOf;
@@ -68,8 +74,8 @@ export class JournalPersistence implements Persistence {
     return !this.#journal.failed;
   }
 
-  persist(changes: readonly Change[]): Promise<void> {
-    const durable = this.#journal.append(changes);
+  persist(changes: readonly Change[], place: EntryPlace): Promise<void> {
+    const durable = this.#journal.append(changes, place.seq, place.at);
     if (this.#compaction === undefined && this.#journal.bytesInSegment >= Math.max(this.#compactAfterBytes, this.#snapshotBytes)) {
       this.compact().catch((error: unknown) => this.#logger.error(`journal compaction failed (the journal is kept): ${redactSecrets(String(error))}`));
     }
@@ -109,8 +115,9 @@ export class JournalPersistence implements Persistence {
       snapshotBytes += written.bytes;
     }
     this.#snapshotBytes = snapshotBytes;
-    for (const path of covered) await rm(path, { force: true });
-    this.#journal.dropFinished(covered);
+    const removable = segmentsBefore(covered, seq + 1, this.#keptFrom());
+    for (const path of removable) await rm(path, { force: true });
+    this.#journal.dropFinished(removable);
     await syncDirectory(this.#dataDir);
   }
 

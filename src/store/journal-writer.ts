@@ -9,7 +9,7 @@ import type { FileHandle } from 'node:fs/promises';
 import { open, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { syncDirectory } from './atomic-file.js';
-import { encodeEntry, segmentName } from './journal-format.js';
+import { encodeEntry, segmentName, seqsTaken } from './journal-format.js';
 import type { Change } from './store.js';
 
 /**
@@ -85,6 +85,7 @@ export class JournalWriter {
     return this.#failure !== undefined;
   }
 
+  /** The last number an entry has taken (journal-format.ts: seqsTaken). */
   get lastSeq(): number {
     return this.#lastSeq;
   }
@@ -94,11 +95,16 @@ export class JournalWriter {
     return this.#bytesInSegment;
   }
 
-  /** Resolves once the entry is on disk (written with O_DSYNC, or written and fdatasync'ed), with the rest of its batch. */
-  append(changes: readonly Change[]): Promise<void> {
+  /**
+   * Appends the entry numbered `seq` (after every number taken so; its changes take
+   * `seqsTaken` numbers); resolves once it is on disk (written with O_DSYNC, or written
+   * and fdatasync'ed), with the rest of its batch.
+   */
+  append(changes: readonly Change[], seq: number, at: string): Promise<void> {
     if (this.#failure !== undefined) return Promise.reject(this.#failure);
-    const seq = ++this.#lastSeq;
-    const text = encodeEntry(seq, changes);
+    if (seq <= this.#lastSeq) return Promise.reject(new Error(`journal entry ${seq} is not after ${this.#lastSeq}`));
+    this.#lastSeq = seq + seqsTaken(changes) - 1;
+    const text = encodeEntry(seq, changes, at);
     this.#bytesInSegment += Buffer.byteLength(text);
     let batch = this.#queue.at(-1);
     if (batch?.kind !== 'batch') {

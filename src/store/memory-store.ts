@@ -3,18 +3,31 @@
 // touch the disk; a commit applies its changes at once (so a user and their orders go
 // together) and then waits for the persistence behind it, if any, to make them
 // durable. If persistence fails, every change not yet durable is rolled back, newest
-// first, so no reader keeps seeing a write that was never acknowledged.
+// first, so no reader keeps seeing a write that was never acknowledged. Each commit
+// takes the next numbers of the journal's sequence and, once durable, hands its events
+// to the change feed (events/event-log.ts, CONTRACT §13).
 
 import type { StoredRecord } from '../json.js';
 import { CollectionIndex } from './collection-index.js';
 import type { CollectionState } from './collection-state.js';
 import { applyChange, emptyCollection } from './collection-state.js';
 import type { Change, Query, QueryResult, Store, StoredCollection } from './store.js';
+import type { ResourceTable } from '../declarations/compile-declaration.js';
+import { describeChanges } from '../events/describe-changes.js';
+import { EventLog } from '../events/event-log.js';
+import { eventsOfEntry } from '../events/feed-event.js';
+import { seqsTaken } from './journal-format.js';
+
+/** Where a commit sits in the journal's history: its first number and when it was made. */
+export interface EntryPlace {
+  readonly seq: number;
+  readonly at: string;
+}
 
 /** Makes committed changes durable; absent for a memory-only store. */
 export interface Persistence {
   readonly writable: boolean;
-  persist(changes: readonly Change[]): Promise<void>;
+  persist(changes: readonly Change[], place: EntryPlace): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -34,10 +47,26 @@ export class MemoryStore implements Store {
   #persistence: Persistence | undefined;
   /** Commits applied in memory and not yet durable, oldest first. */
   readonly #notYetDurable = new Set<readonly Undo[]>();
+  readonly #feed: EventLog;
+  /** The last number of the journal's sequence a commit has taken. */
+  #lastSeq: number;
+  /** The declared resources, whose changes become events (set by describeEvents). */
+  #table: ResourceTable | undefined;
 
-  constructor(collections: ReadonlyMap<StoredCollection, CollectionState>, persistence?: Persistence) {
+  /** `feed`: the history loaded from the journal (store/open-store.ts); by default an empty one. */
+  constructor(collections: ReadonlyMap<StoredCollection, CollectionState>, persistence?: Persistence, feed: EventLog = new EventLog([], 0, 0)) {
     this.#collections = new Map(collections);
     this.#persistence = persistence;
+    this.#feed = feed;
+    this.#lastSeq = feed.window().latest;
+  }
+
+  get feed(): EventLog {
+    return this.#feed;
+  }
+
+  describeEvents(table: ResourceTable): void {
+    this.#table = table;
   }
 
   /** Attaches persistence after loading (the persistence reads this store's state). */
@@ -95,7 +124,9 @@ export class MemoryStore implements Store {
     return id;
   }
 
-  commit(changes: readonly Change[]): Promise<void> {
+  commit(given: readonly Change[]): Promise<void> {
+    // Described before they are applied: a deletion's facts come from the record as it was.
+    const changes = this.#table === undefined ? given : describeChanges(this.#table, given, (collection, id) => this.get(collection, id));
     const undo: Undo[] = [];
     for (const change of changes) {
       const state = this.collectionState(change.collection);
@@ -106,11 +137,19 @@ export class MemoryStore implements Store {
       this.#indexes.get(change.collection)?.update(previous, state.records.get(id));
       this.#changed(change.collection);
     }
-    if (this.#persistence === undefined) return Promise.resolve();
+    const seq = this.#lastSeq + 1;
+    this.#lastSeq += seqsTaken(changes);
+    const lastSeq = this.#lastSeq;
+    const at = new Date().toISOString();
+    if (this.#persistence === undefined) {
+      this.#feed.publish(eventsOfEntry(seq, at, changes), lastSeq);
+      return Promise.resolve();
+    }
     this.#notYetDurable.add(undo);
-    return this.#persistence.persist(changes).then(
+    return this.#persistence.persist(changes, { seq, at }).then(
       () => {
         this.#notYetDurable.delete(undo);
+        this.#feed.publish(eventsOfEntry(seq, at, changes), lastSeq);
       },
       (error: unknown) => {
         this.#rollBack();

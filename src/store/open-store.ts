@@ -16,6 +16,9 @@ import { acquireLock } from './data-lock.js';
 import { JournalPersistence } from './journal-persistence.js';
 import { JournalWriter } from './journal-writer.js';
 import { MemoryStore } from './memory-store.js';
+import type { Retention } from '../events/event-log.js';
+import { EventLog } from '../events/event-log.js';
+import { eventsOfEntry } from '../events/feed-event.js';
 import type { Change } from './store.js';
 import { IDEMPOTENCY_COLLECTION } from './store.js';
 
@@ -30,6 +33,8 @@ export interface StoreOptions {
   readonly seed: boolean;
   readonly compactAfterBytes: number;
   readonly logger: Logger;
+  /** How much of the change feed's history is kept (events/event-log.ts). */
+  readonly retention?: Retention;
 }
 
 /** The example dataset as one commit: a put for every record (ids in the example are dense, so next ids follow). */
@@ -44,7 +49,9 @@ async function exampleDataChanges(resources: ResourceTable): Promise<Change[]> {
 export async function openStore(options: StoreOptions, resources: ResourceTable): Promise<MemoryStore> {
   const { dataDir, seed, logger } = options;
   if (dataDir === null) {
-    return new MemoryStore(seed ? (await readDataDirectory(EXAMPLE_DATA_DIR, resources, false)).collections : new Map());
+    const store = new MemoryStore(seed ? (await readDataDirectory(EXAMPLE_DATA_DIR, resources, false)).collections : new Map(), undefined, new EventLog([], 0, 0, options.retention));
+    store.describeEvents(resources);
+    return store;
   }
   await mkdir(dataDir, { recursive: true, mode: 0o700 }); // never world-writable, whatever the umask
   const lock = await acquireLock(dataDir);
@@ -63,7 +70,10 @@ export async function openStore(options: StoreOptions, resources: ResourceTable)
       await file.sync();
       await file.close();
     }
-    const store = new MemoryStore(contents.collections);
+    const history = contents.entries.flatMap((entry) => (entry.at === undefined ? [] : eventsOfEntry(entry.seq, entry.at, entry.changes)));
+    const feed = new EventLog(history, contents.eventsLostThrough, contents.lastSeq, options.retention);
+    const store = new MemoryStore(contents.collections, undefined, feed);
+    store.describeEvents(resources);
     const journal = await JournalWriter.open(dataDir, contents.lastSeq, contents.segments);
     const persistence = new JournalPersistence({
       dataDir,
@@ -73,6 +83,7 @@ export async function openStore(options: StoreOptions, resources: ResourceTable)
       lock,
       compactAfterBytes: options.compactAfterBytes,
       logger,
+      keptFrom: () => feed.keptFrom,
     });
     store.persistWith(persistence);
     if (contents.isEmpty) {

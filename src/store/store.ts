@@ -12,6 +12,8 @@
 // so its requests run exactly as before, in one turn.
 
 import type { StoredRecord } from '../json.js';
+import type { ResourceTable } from '../declarations/compile-declaration.js';
+import type { ChangeFeed } from '../events/change-feed.js';
 
 /**
  * What the store keeps: the declared resources' collections (by their declared plural),
@@ -25,6 +27,19 @@ export const IDEMPOTENCY_COLLECTION = 'idempotency_keys';
 /** A collection name that can be a snapshot file's name and a journal entry's collection. */
 export const COLLECTION_NAME = /^[a-z][a-z0-9_]{0,62}$/;
 
+/**
+ * What the change feed (CONTRACT §13, events/) needs to know of a change beyond the
+ * record itself, worked out once when it is committed and kept with it in the journal:
+ * whether a put created the record, the ids above it on its path and its owner.
+ */
+export interface EventFacts {
+  readonly type: 'created' | 'updated' | 'deleted';
+  /** The ids of the records above it on its path, outermost first (`/v1/users/5/orders/7`: [5]). */
+  readonly under: readonly number[];
+  /** The user who owns the record (permissions.ts), when it has one. */
+  readonly owner?: number;
+}
+
 export type Change =
   | {
       readonly kind: 'put';
@@ -32,8 +47,12 @@ export type Change =
       readonly record: StoredRecord;
       /** `JSON.stringify(record)`, when the writer has it already: a store that saves JSON need not serialise again. */
       readonly json?: string;
+      /** Set by a writer that knows the record is new (a POST), so the feed need not look for an earlier version. */
+      readonly created?: boolean;
+      /** Set at commit for a declared collection's change (events/describe-changes.ts). */
+      readonly event?: EventFacts;
     }
-  | { readonly kind: 'delete'; readonly collection: StoredCollection; readonly id: number };
+  | { readonly kind: 'delete'; readonly collection: StoredCollection; readonly id: number; readonly event?: EventFacts };
 
 export interface Filter {
   readonly field: string;
@@ -108,6 +127,10 @@ export interface Store {
   readonly unavailable?: string | undefined;
   /** Waits for pending writes and writes a final snapshot. */
   close(): Promise<void>;
+  /** The history of changes to the declared records (events/change-feed.ts); absent: `GET /v1/events` answers 503. */
+  readonly feed?: ChangeFeed;
+  /** Names the declared resources, whose changes the store records as events (events/describe-changes.ts). */
+  describeEvents?(table: ResourceTable): void;
   /** A store whose data is elsewhere: the store one request reads and writes through (see above). */
   view?(): Store;
   /**

@@ -1,0 +1,30 @@
+// An event as a client reads it (CONTRACT §13): `{ id, type, collection, record_id, path,
+// at, record }`, in the vocabulary of the path it was asked at — the collection's name,
+// the record's path and the record itself as that caller reads them at that version
+// (representation.ts: no write-only field). `record` is absent from a deletion.
+
+import type { ResourceTable } from '../declarations/compile-declaration.js';
+import type { Language, ResourceDefinition } from '../resources/definition.js';
+import { vocabularyOf } from '../resources/definition.js';
+import { represent } from '../representation.js';
+import type { FeedEvent } from './feed-event.js';
+
+export function eventJson(event: FeedEvent, table: ResourceTable, language: Language): string {
+  const definition = table.get(event.collection);
+  if (definition === undefined) throw new Error(`an event of ${event.collection}, which is not declared`);
+  const vocabulary = vocabularyOf(definition, language);
+  const head = `{"id":${event.id},"type":"${event.type}","collection":${JSON.stringify(vocabulary.collection)},"record_id":${event.recordId},"path":${JSON.stringify(recordPath(definition, event, language))},"at":"${event.at}"`;
+  return event.record === undefined ? `${head}}` : `${head},"record":${represent(definition, event.record, vocabulary).json}}`;
+}
+
+/** `/v1/users/5/orders/7` (`/v1/usuarios/5/pedidos/7` in Portuguese). */
+function recordPath(definition: ResourceDefinition, event: FeedEvent, language: Language): string {
+  const segments: string[] = [];
+  let level: ResourceDefinition | undefined = definition;
+  const ids = [...event.under, event.recordId];
+  for (let index = ids.length - 1; level !== undefined && index >= 0; index--) {
+    segments.unshift(`${vocabularyOf(level, language).collection}/${ids[index] as number}`);
+    level = level.parent?.definition;
+  }
+  return `/v1/${segments.join('/')}`;
+}

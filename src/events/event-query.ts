@@ -1,0 +1,91 @@
+// The change feed's query (CONTRACT §13, README: Events): `collection`, `type` and
+// `after` filter it, `page` and `limit` page the list form as any list (http/list-query.ts);
+// the stream takes the same filters and no page, and resumes after `Last-Event-ID`
+// (WHATWG HTML §9.2.4), which wins over `after` because a reconnecting EventSource sends
+// both. Anything else is a 400 naming the parameter.
+
+import type { ResourceTable } from '../declarations/compile-declaration.js';
+import type { FieldError } from '../http/errors.js';
+import { queryError } from '../http/errors.js';
+import { DEFAULT_PAGE_SIZE, MAX_PAGE, MAX_PAGE_SIZE, parameterPairs, parseBoundedInteger } from '../http/list-query.js';
+import type { Language } from '../resources/definition.js';
+import { vocabularyOf } from '../resources/definition.js';
+import type { EventType } from './feed-event.js';
+import { EVENT_TYPES } from './feed-event.js';
+
+/** The feed's words in a language: its path segment and its parameters. */
+export interface FeedWords {
+  readonly path: string;
+  readonly collection: string;
+  readonly type: string;
+  readonly after: string;
+  readonly page: string;
+  readonly limit: string;
+}
+
+const FEED_WORDS: Readonly<Record<Language, FeedWords>> = {
+  en: { path: 'events', collection: 'collection', type: 'type', after: 'after', page: 'page', limit: 'limit' },
+  pt: { path: 'eventos', collection: 'colecao', type: 'tipo', after: 'apos', page: 'pagina', limit: 'limite' },
+};
+
+/** The feed's words in `language`; a language plainrest has no words for uses the English ones. */
+export function feedWords(language: Language): FeedWords {
+  return FEED_WORDS[language] ?? (FEED_WORDS['en'] as FeedWords);
+}
+
+export interface EventParameters {
+  readonly collection?: string;
+  readonly type?: EventType;
+  /** `after`, or the Last-Event-ID of a stream. */
+  readonly after?: number;
+  readonly page: number;
+  readonly limit: number;
+}
+
+const POSITION = /^(0|[1-9][0-9]{0,15})$/;
+
+export function parseEventParameters(search: string, lastEventId: string | undefined, table: ResourceTable, language: Language, stream: boolean): EventParameters {
+  const words = feedWords(language);
+  const known = stream ? [words.collection, words.type, words.after] : [words.collection, words.type, words.after, words.page, words.limit];
+  const errors: FieldError[] = [];
+  const given = new Map<string, { name: string; value: string }>();
+  for (const [name, value] of parameterPairs(search)) {
+    if (!known.includes(name)) {
+      const use = stream && (name === words.page || name === words.limit) ? 'a stream is not paged; ' : '';
+      errors.push({ field: name, code: 'unknown_parameter', message: `is not a parameter of the change feed; ${use}use ${known.join(', ')}` });
+    } else if (given.has(name)) errors.push({ field: name, code: 'repeated_parameter', message: 'may be given once' });
+    else given.set(name, { name, value });
+  }
+  const collection = parseCollection(given.get(words.collection), table, language, errors);
+  const type = given.get(words.type);
+  if (type !== undefined && !(EVENT_TYPES as readonly string[]).includes(type.value)) {
+    errors.push({ field: type.name, code: 'invalid_value', message: `must be one of ${EVENT_TYPES.join(', ')}` });
+  }
+  const after = parsePosition(lastEventId === undefined ? given.get(words.after) : { name: 'Last-Event-ID', value: lastEventId.trim() }, errors);
+  const page = parseBoundedInteger(given.get(words.page), 1, 1, MAX_PAGE, errors);
+  const limit = parseBoundedInteger(given.get(words.limit), DEFAULT_PAGE_SIZE, 1, MAX_PAGE_SIZE, errors);
+  if (errors.length > 0) throw queryError(errors);
+  return {
+    ...(collection === undefined ? {} : { collection }),
+    ...(type === undefined ? {} : { type: type.value as EventType }),
+    ...(after === undefined ? {} : { after }),
+    page,
+    limit,
+  };
+}
+
+/** A collection by its name in the path's language (or its declared name); the feed names its events' collections the same way. */
+function parseCollection(given: { name: string; value: string } | undefined, table: ResourceTable, language: Language, errors: FieldError[]): string | undefined {
+  if (given === undefined) return undefined;
+  const names = table.resources.map((definition) => vocabularyOf(definition, language).collection);
+  const found = table.resources.find((definition) => vocabularyOf(definition, language).collection === given.value || definition.collection === given.value);
+  if (found === undefined) errors.push({ field: given.name, code: 'invalid_value', message: `must be one of ${names.join(', ')}` });
+  return found?.collection;
+}
+
+function parsePosition(given: { name: string; value: string } | undefined, errors: FieldError[]): number | undefined {
+  if (given === undefined) return undefined;
+  if (POSITION.test(given.value) && Number.isSafeInteger(Number(given.value))) return Number(given.value);
+  errors.push({ field: given.name, code: 'invalid_value', message: 'must be an event id: an integer from 0' });
+  return undefined;
+}

@@ -1,0 +1,271 @@
+// The change feed as Server-Sent Events (CONTRACT §13, WHATWG HTML §9.2): each event is
+// `id:` (its number), `event:` (its type) and `data:` (its JSON, event-json.ts). A stream
+// starts after `Last-Event-ID` (or `after`), sends what it missed page by page, then each
+// event as it is committed, to this caller only if they may read it at that moment.
+//   - Its own user deleted, or its token expired, ends it; a change of role widens or narrows it at once.
+//   - A comment line goes out every `heartbeatMs`, with `id:` the newest event considered,
+//     so a reconnect resumes after events the caller was not shown.
+//   - A position the feed no longer keeps gets `event: reset`, then the stream goes on from the newest event.
+//   - A reader that falls `streamBufferBytes` behind is disconnected; its user's next stream
+//     begins with `event: notice` saying why. Streams are capped per user and in all (429 beyond).
+//   - At shutdown every stream ends with `event: closed`, so clients reconnect to another process.
+
+import type { ServerResponse } from 'node:http';
+import type { Actor } from '../auth/permissions.js';
+import type { EventSettings } from '../config.js';
+import type { ResourceTable } from '../declarations/compile-declaration.js';
+import { HttpError } from '../http/errors.js';
+import type { Reply } from '../http/respond.js';
+import type { Language } from '../resources/definition.js';
+import { RecentlyUsed } from '../recently-used.js';
+import type { ChangeFeed, EventWindow } from './change-feed.js';
+import { isResumable, unresumableDetail } from './change-feed.js';
+import { readableBy } from './event-access.js';
+import { eventJson } from './event-json.js';
+import type { EventFilter, EventType, FeedEvent, Readable } from './feed-event.js';
+import { matches } from './feed-event.js';
+
+/** How long an EventSource waits before reconnecting (its `retry:`). */
+const RETRY_MS = 1000;
+/** Events sent per page while a stream catches up. */
+const CATCH_UP_PAGE = 500;
+/** setTimeout's longest delay; a later expiry is caught by the heartbeat. */
+const LONGEST_TIMER_MS = 2 ** 31 - 1;
+
+export interface StreamRequest {
+  readonly actor: Actor;
+  /** When the caller's token expires, in seconds since the epoch. */
+  readonly expiresAt: number;
+  readonly collection?: string;
+  readonly type?: EventType;
+  /** Where to resume: after this event; undefined: from now on. */
+  readonly after?: number;
+  readonly language: Language;
+}
+
+/** Why a stream ended, as its last event (and the next stream's notice) says. */
+interface Ending {
+  readonly reason: 'token_expired' | 'user_deleted' | 'slow_reader' | 'shutting_down';
+  readonly detail: string;
+}
+
+export class EventStreams {
+  readonly #feed: ChangeFeed;
+  readonly #table: ResourceTable;
+  readonly #settings: EventSettings;
+  readonly #streams = new Set<EventStream>();
+  readonly #perUser = new Map<number, number>();
+  /** Why a user's last stream was cut (a slow reader), told to their next stream. */
+  readonly #notices = new RecentlyUsed<number, Ending>(1000);
+  #heartbeat: NodeJS.Timeout | undefined;
+  #closed = false;
+
+  constructor(feed: ChangeFeed, table: ResourceTable, settings: EventSettings) {
+    this.#feed = feed;
+    this.#table = table;
+    this.#settings = settings;
+  }
+
+  get open(): number {
+    return this.#streams.size;
+  }
+
+  /** A 429 when the caller, or the server, has as many streams open as allowed; a 503 once shutting down. */
+  admit(actor: Actor): void {
+    if (this.#closed) throw new HttpError('not_ready', 'the server is shutting down; reconnect to another process');
+    const mine = this.#perUser.get(actor.id) ?? 0;
+    if (mine >= this.#settings.maxStreamsPerUser) {
+      throw new HttpError('too_many_streams', `you have ${mine} event streams open, the most one user may; close one first`, { headers: { 'Retry-After': '5' } });
+    }
+    if (this.#streams.size >= this.#settings.maxStreams) {
+      throw new HttpError('too_many_streams', `the server has ${this.#streams.size} event streams open, the most it takes; retry later`, { headers: { 'Retry-After': '5' } });
+    }
+  }
+
+  /** The 200 that opens a stream for `request` (admitted first), given where the feed stands. */
+  reply(request: StreamRequest, window: EventWindow): Reply {
+    return {
+      status: 200,
+      contentType: 'text/event-stream; charset=utf-8',
+      headers: { 'Cache-Control': 'no-store', 'X-Accel-Buffering': 'no' },
+      stream: (res) => this.#start(res, request, window),
+    };
+  }
+
+  /** Ends every stream with `event: closed` (graceful shutdown) and admits no more. */
+  closeAll(): void {
+    this.#closed = true;
+    for (const stream of [...this.#streams]) stream.end({ reason: 'shutting_down', detail: 'the server is shutting down; reconnect (to another process) to resume' });
+  }
+
+  #start(res: ServerResponse, request: StreamRequest, window: EventWindow): void {
+    if (this.#closed) {
+      res.end();
+      return;
+    }
+    const stream = new EventStream(res, request, this.#feed, this.#table, this.#settings, (ending) => {
+      if (ending.reason === 'slow_reader') this.#notices.set(request.actor.id, ending);
+    });
+    this.#streams.add(stream);
+    this.#perUser.set(request.actor.id, (this.#perUser.get(request.actor.id) ?? 0) + 1);
+    res.on('close', () => {
+      stream.dispose();
+      this.#streams.delete(stream);
+      const left = (this.#perUser.get(request.actor.id) ?? 1) - 1;
+      if (left === 0) this.#perUser.delete(request.actor.id);
+      else this.#perUser.set(request.actor.id, left);
+      if (this.#streams.size === 0) {
+        clearInterval(this.#heartbeat);
+        this.#heartbeat = undefined;
+      }
+    });
+    this.#heartbeat ??= setInterval(() => {
+      for (const each of this.#streams) each.beat();
+    }, this.#settings.heartbeatMs).unref();
+    const notice = this.#notices.get(request.actor.id);
+    if (notice !== undefined) this.#notices.delete(request.actor.id);
+    stream.begin(window, notice);
+  }
+}
+
+class EventStream {
+  readonly #res: ServerResponse;
+  readonly #request: StreamRequest;
+  readonly #feed: ChangeFeed;
+  readonly #table: ResourceTable;
+  readonly #settings: EventSettings;
+  readonly #onEnd: (ending: Ending) => void;
+  #actor: Actor;
+  #readable: Readable;
+  /** The last event sent (the client's Last-Event-ID). */
+  #lastSent = 0;
+  /** The newest event looked at, sent or not. */
+  #seen = 0;
+  /** Live events that arrive while the stream catches up; undefined once it has. */
+  #pending: FeedEvent[] | undefined = [];
+  #unsubscribe: (() => void) | undefined;
+  #expiry: NodeJS.Timeout | undefined;
+  #ended = false;
+
+  constructor(res: ServerResponse, request: StreamRequest, feed: ChangeFeed, table: ResourceTable, settings: EventSettings, onEnd: (ending: Ending) => void) {
+    this.#res = res;
+    this.#request = request;
+    this.#feed = feed;
+    this.#table = table;
+    this.#settings = settings;
+    this.#onEnd = onEnd;
+    this.#actor = request.actor;
+    this.#readable = readableBy(request.actor, table);
+  }
+
+  begin(window: EventWindow, notice: Ending | undefined): void {
+    let position = this.#request.after ?? window.latest;
+    this.#write(`retry: ${RETRY_MS}\n\n`);
+    if (notice !== undefined) this.#write(`event: notice\ndata: ${JSON.stringify(notice)}\n\n`);
+    if (!isResumable(position, window)) {
+      const detail = unresumableDetail(position, window);
+      this.#write(`id: ${window.latest}\nevent: reset\ndata: ${JSON.stringify({ reason: 'history_gone', detail, latest: window.latest })}\n\n`);
+      position = window.latest;
+    }
+    this.#lastSent = position;
+    this.#seen = position;
+    const untilExpiry = this.#request.expiresAt * 1000 - Date.now();
+    if (untilExpiry <= LONGEST_TIMER_MS) this.#expiry = setTimeout(() => this.#expire(), Math.max(0, untilExpiry)).unref();
+    this.#unsubscribe = this.#feed.subscribe((events) => this.#deliver(events));
+    this.#catchUp().catch(() => this.#res.destroy());
+  }
+
+  /** Sends the events after the position, page by page, then those that arrived meanwhile. */
+  async #catchUp(): Promise<void> {
+    for (;;) {
+      const page = await this.#feed.page(this.#filter(), 0, CATCH_UP_PAGE);
+      if (this.#ended) return;
+      for (const event of page.events) this.#send(event);
+      if (page.events.length < CATCH_UP_PAGE) break;
+    }
+    const pending = this.#pending ?? [];
+    this.#pending = undefined;
+    this.#deliver(pending);
+  }
+
+  #filter(): EventFilter {
+    const { collection, type } = this.#request;
+    return { after: this.#lastSent, readable: this.#readable, ...(collection === undefined ? {} : { collection }), ...(type === undefined ? {} : { type }) };
+  }
+
+  #deliver(events: readonly FeedEvent[]): void {
+    if (this.#ended) return;
+    if (this.#pending !== undefined) {
+      this.#pending.push(...events);
+      return;
+    }
+    for (const event of events) {
+      if (event.id <= this.#seen) continue;
+      this.#seen = event.id;
+      if (event.collection === 'users' && event.recordId === this.#actor.id && !this.#followUser(event)) return;
+      if (matches(event, this.#filter())) this.#send(event);
+      if (this.#ended) return;
+    }
+  }
+
+  /** The caller's own record changed: false when that ends the stream (deleted); a new role applies from this event on. */
+  #followUser(event: FeedEvent): boolean {
+    if (event.type === 'deleted') {
+      this.end({ reason: 'user_deleted', detail: 'the user of this token was deleted' });
+      return false;
+    }
+    const role = event.record?.['role'] === 'admin' ? 'admin' : 'user';
+    if (role !== this.#actor.role) {
+      this.#actor = { id: this.#actor.id, role };
+      this.#readable = readableBy(this.#actor, this.#table);
+    }
+    return true;
+  }
+
+  #send(event: FeedEvent): void {
+    this.#lastSent = event.id;
+    this.#seen = Math.max(this.#seen, event.id);
+    this.#write(`id: ${event.id}\nevent: ${event.type}\ndata: ${eventJson(event, this.#table, this.#request.language)}\n\n`);
+  }
+
+  /** The heartbeat: a comment, and the newest id looked at when it is past the last one sent. */
+  beat(): void {
+    if (this.#request.expiresAt * 1000 <= Date.now()) {
+      this.#expire();
+      return;
+    }
+    const advance = this.#pending === undefined && this.#seen > this.#lastSent;
+    if (advance) this.#lastSent = this.#seen;
+    this.#write(advance ? `: keep-alive\nid: ${this.#seen}\n\n` : ': keep-alive\n\n');
+  }
+
+  #expire(): void {
+    this.end({ reason: 'token_expired', detail: 'the token of this stream has expired; get a new one (POST /v1/tokens) and reconnect' });
+  }
+
+  #write(text: string): void {
+    if (this.#ended || this.#res.destroyed) return;
+    this.#res.write(text);
+    if (this.#res.writableLength > this.#settings.streamBufferBytes) {
+      const ending: Ending = { reason: 'slow_reader', detail: `the previous stream fell more than ${this.#settings.streamBufferBytes} bytes behind and was closed; it resumes from Last-Event-ID` };
+      this.#ended = true;
+      this.#onEnd(ending);
+      this.#res.destroy();
+    }
+  }
+
+  /** Ends the stream with `event: closed` saying why. */
+  end(ending: Ending): void {
+    if (this.#ended) return;
+    this.#write(`event: closed\ndata: ${JSON.stringify(ending)}\n\n`);
+    this.#ended = true;
+    this.#onEnd(ending);
+    this.#res.end();
+  }
+
+  dispose(): void {
+    this.#ended = true;
+    this.#unsubscribe?.();
+    clearTimeout(this.#expiry);
+  }
+}

@@ -1,0 +1,75 @@
+// The change feed's events (CONTRACT §13): one per change of a declared record, numbered
+// by the journal's sequence (store/journal-format.ts), so an event id is a position in
+// one history that survives restarts. What an event may show and to whom is decided
+// here: a caller sees an event when they may read its record at that version — admins
+// everything, anyone with a token the collections everyone may read, owners their own.
+
+import type { StoredRecord } from '../json.js';
+import type { Change, EventFacts } from '../store/store.js';
+
+export type EventType = EventFacts['type'];
+export const EVENT_TYPES: readonly EventType[] = ['created', 'updated', 'deleted'];
+
+export interface FeedEvent {
+  readonly id: number;
+  readonly type: EventType;
+  readonly collection: string;
+  readonly recordId: number;
+  /** The ids above the record on its path, outermost first. */
+  readonly under: readonly number[];
+  readonly owner: number | undefined;
+  /** When it was committed (ISO 8601, UTC). */
+  readonly at: string;
+  /** The record at this version; undefined for a deletion. */
+  readonly record: StoredRecord | undefined;
+}
+
+/** The events of one journal entry: its changes that carry event facts, the n-th numbered seq + n. */
+export function eventsOfEntry(seq: number, at: string, changes: readonly Change[]): FeedEvent[] {
+  const events: FeedEvent[] = [];
+  for (let index = 0; index < changes.length; index++) {
+    const change = changes[index] as Change;
+    const facts = change.event;
+    if (facts === undefined) continue;
+    events.push({
+      id: seq + index,
+      type: facts.type,
+      collection: change.collection,
+      recordId: change.kind === 'put' ? change.record.id : change.id,
+      under: facts.under,
+      owner: facts.owner,
+      at,
+      record: change.kind === 'put' ? change.record : undefined,
+    });
+  }
+  return events;
+}
+
+/** Which collections' events a caller may see: all of `all`, and those of `own` whose owner is `owner`. */
+export interface Readable {
+  readonly all: ReadonlySet<string>;
+  readonly own: ReadonlySet<string>;
+  readonly owner: number;
+}
+
+/** What a list or a stream asks for, besides its position. */
+export interface EventFilter {
+  /** Only events after this id. */
+  readonly after: number;
+  readonly collection?: string;
+  readonly type?: EventType;
+  readonly readable: Readable;
+}
+
+/** Whether `event` passes `filter` (after, collection, type and the caller's permission). */
+export function matches(event: FeedEvent, filter: EventFilter): boolean {
+  if (event.id <= filter.after) return false;
+  if (filter.collection !== undefined && event.collection !== filter.collection) return false;
+  if (filter.type !== undefined && event.type !== filter.type) return false;
+  return mayRead(event, filter.readable);
+}
+
+export function mayRead(event: FeedEvent, readable: Readable): boolean {
+  if (readable.all.has(event.collection)) return true;
+  return readable.own.has(event.collection) && event.owner === readable.owner;
+}

@@ -1,0 +1,73 @@
+// GET /v1/events (CONTRACT §13, README: Events): the change feed. As a list it is paged
+// like any list (http/pagination.ts) and holds only what the caller may read, oldest
+// first; `after` older than what the feed keeps is a 410, never a silent gap. With
+// `Accept: text/event-stream` the same path is a Server-Sent Events stream
+// (events/event-streams.ts).
+
+import type { RequestContext } from '../context.js';
+import type { ResourceTable } from '../declarations/compile-declaration.js';
+import { isResumable, unresumableDetail } from '../events/change-feed.js';
+import type { ChangeFeed } from '../events/change-feed.js';
+import { readableBy } from '../events/event-access.js';
+import { eventJson } from '../events/event-json.js';
+import { feedWords, parseEventParameters } from '../events/event-query.js';
+import type { EventParameters } from '../events/event-query.js';
+import type { EventFilter } from '../events/feed-event.js';
+import { matchesIfNoneMatch } from '../http/conditional.js';
+import { HttpError } from '../http/errors.js';
+import { requireJsonAcceptable, wantsEventStream } from '../http/negotiation.js';
+import { linkHeader, linksAround, pageMeta, pair } from '../http/pagination.js';
+import type { Reply } from '../http/respond.js';
+import type { Actor } from '../auth/permissions.js';
+import type { Language } from '../resources/definition.js';
+import { entityTag } from '../representation.js';
+
+export function eventFeed(context: RequestContext, table: ResourceTable, language: Language): Reply | Promise<Reply> {
+  const actor = context.actor as Actor;
+  const { store, eventStreams, authenticator } = context.services;
+  const feed = store.feed;
+  if (feed === undefined || eventStreams === undefined) throw new HttpError('not_ready', 'this store keeps no change feed');
+  const accept = context.req.headers.accept;
+  const stream = wantsEventStream(accept);
+  if (!stream) requireJsonAcceptable(accept);
+  const lastEventId = stream ? context.req.headers['last-event-id'] : undefined;
+  const parameters = parseEventParameters(context.search, typeof lastEventId === 'string' ? lastEventId : undefined, table, language, stream);
+  if (stream) {
+    eventStreams.admit(actor);
+    const request = { actor, expiresAt: authenticator.expiryOf(context.req.headers.authorization), language, ...parameters };
+    const window = feed.window();
+    return window instanceof Promise ? window.then((ready) => eventStreams.reply(request, ready)) : eventStreams.reply(request, window);
+  }
+  return eventList(context, feed, parameters, readableFilter(actor, table, parameters), table, language);
+}
+
+function readableFilter(actor: Actor, table: ResourceTable, parameters: EventParameters): EventFilter {
+  const { collection, type } = parameters;
+  return { after: parameters.after ?? 0, readable: readableBy(actor, table), ...(collection === undefined ? {} : { collection }), ...(type === undefined ? {} : { type }) };
+}
+
+async function eventList(context: RequestContext, feed: ChangeFeed, parameters: EventParameters, filter: EventFilter, table: ResourceTable, language: Language): Promise<Reply> {
+  const window = await feed.window();
+  if (parameters.after !== undefined && !isResumable(parameters.after, window)) {
+    throw new HttpError('history_gone', unresumableDetail(parameters.after, window));
+  }
+  const { page, limit } = parameters;
+  const { events, total } = await feed.page(filter, (page - 1) * limit, limit);
+  const meta = pageMeta({ page, limit }, total);
+  const links = linksAround(context.path, fixedParameters(parameters, table, language), feedWords(language), meta);
+  const body = `{"data":[${events.map((event) => eventJson(event, table, language)).join(',')}],"meta":${JSON.stringify(meta)},"links":${JSON.stringify(links)}}`;
+  const etag = entityTag(body);
+  if (matchesIfNoneMatch(context.req.headers['if-none-match'], etag)) return { status: 304, headers: { ETag: etag } };
+  return { status: 200, headers: { Link: linkHeader(links), ETag: etag }, body };
+}
+
+/** The filters a page's links keep, named in the path's language. */
+function fixedParameters(parameters: EventParameters, table: ResourceTable, language: Language): string[] {
+  const words = feedWords(language);
+  const fixed: string[] = [];
+  const definition = parameters.collection === undefined ? undefined : table.get(parameters.collection);
+  if (definition !== undefined) fixed.push(pair(words.collection, definition.vocabularies.get(language)?.collection ?? definition.collection));
+  if (parameters.type !== undefined) fixed.push(pair(words.type, parameters.type));
+  if (parameters.after !== undefined) fixed.push(pair(words.after, String(parameters.after)));
+  return fixed;
+}
