@@ -33,9 +33,9 @@ const OPEN_READS = /^paths\.\/(healthz|readyz|v1|v1\/openapi\.json)?\.(get|head)
 /** A HEAD's answers carry no body (RFC 9110 §9.3.2); its error answers are these components. */
 const BODILESS = /^components\.responses\.[A-Za-z]+WithoutBody$/;
 const OPTIONS = /^paths\.[^.]+(\.json)?\.options\./;
-/** Strings only the server writes: problem details, links, the token, response headers, the index, the HTML page, timestamps. */
+/** Strings only the server writes: problem details, links, the token, response headers, the index, the HTML page, timestamps, the change feed's stream (which has no end). */
 const SERVER_WRITTEN_STRING =
-  /^(components\.schemas\.Problem\.|components\.schemas\.Token\.|components\.schemas\.[A-Za-z]+List(_pt)?\.properties\.links\.|components\.headers\.|components\.schemas\.[A-Za-z]+(_pt)?\.properties\.(created_at|updated_at|criado_em|atualizado_em)$|paths\.\/(v1)?\.get\.responses\.200\.content\.)/;
+  /^(components\.schemas\.Problem\.|components\.schemas\.Token\.|components\.schemas\.[A-Za-z]+List(_pt)?\.properties\.links\.|components\.headers\.|components\.schemas\.[A-Za-z]+(_pt)?\.properties\.(created_at|updated_at|criado_em|atualizado_em)$|paths\.\/(v1)?\.get\.responses\.200\.content\.|paths\.\/v1\/(events|eventos)\.get\.responses\.200\.content\.text\/event-stream\.schema$)/;
 /** If-Match and If-None-Match: bounded by Node's limit on the size of the headers (431 beyond it). */
 const CONDITIONAL_HEADER = (path: string): boolean => /\.parameters\.\d+\.schema$/.test(path) && /^paths\.[^.]+(\.json)?\.(get|head|put|patch|delete)\.parameters/.test(path);
 /** Free text a client writes (names, categories, descriptions, emails, passwords): bounded in length, but no pattern to give. */
@@ -79,7 +79,7 @@ const EXPLAINED: readonly Explained[] = [
   {
     rule: 'owasp:api4:2023-string-limit',
     where: (path) => SERVER_WRITTEN_STRING.test(path) || CONDITIONAL_HEADER(path),
-    why: 'strings only the server writes (problem details, links, the token, headers, timestamps) and If-Match/If-None-Match, which Node bounds with its header size limit (431); every string a client writes in a body or a query has a maxLength',
+    why: 'strings only the server writes (problem details, links, the token, headers, timestamps, an event stream, which ends only when the connection does) and If-Match/If-None-Match, which Node bounds with its header size limit (431); every string a client writes in a body or a query has a maxLength',
   },
   {
     rule: 'owasp:api4:2023-string-restricted',

@@ -140,7 +140,7 @@ describe('openapi: the document', () => {
     assert.equal(typeof doc['info']['contact']?.['name'], 'string');
     assert.deepEqual(doc['info']['license'], { name: 'MIT', identifier: 'MIT' });
     const tags = doc['tags'] as Json[];
-    assert.deepEqual(tags.map((tag) => tag['name']), ['service', 'health', 'tokens', 'users', 'products', 'orders', 'usuarios', 'produtos', 'pedidos']);
+    assert.deepEqual(tags.map((tag) => tag['name']), ['service', 'health', 'tokens', 'events', 'users', 'products', 'orders', 'usuarios', 'produtos', 'pedidos']);
     for (const tag of tags) assert.ok(typeof tag['description'] === 'string' && tag['description'].length > 10, tag['name']);
   });
 
@@ -168,6 +168,7 @@ describe('openapi: the document', () => {
     assert.deepEqual(idsOf('/v1/products'), ['listProducts', 'headProducts', 'createProduct', 'optionsProducts']);
     assert.deepEqual(idsOf('/v1/tokens'), ['createToken', 'optionsTokens']);
     assert.deepEqual(idsOf('/healthz'), ['getHealth', 'headHealth', 'optionsHealth']);
+    assert.deepEqual(idsOf('/v1/eventos'), ['getEventsPt', 'headEventsPt', 'optionsEventsPt']);
   });
 
   test('summaries take the article their noun needs', () => {
@@ -288,6 +289,127 @@ describe('openapi: real answers match the document (bodies and headers)', () => 
       }
     } finally {
       await limited.close();
+    }
+  });
+});
+
+/** Reads a text/event-stream answer until `done` holds for what has arrived; returns it. */
+async function readStream(response: Response, done: (text: string) => boolean): Promise<string> {
+  const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+  const decoder = new TextDecoder();
+  let text = '';
+  while (!done(text)) {
+    const { value, done: ended } = await reader.read();
+    if (ended) break;
+    text += decoder.decode(value, { stream: true });
+  }
+  reader.releaseLock();
+  return text;
+}
+
+/** The data of each `event: <type>` block of a stream's text. */
+function streamData(text: string, type: string): unknown[] {
+  return text
+    .split('\n\n')
+    .filter((block) => block.split('\n').includes(`event: ${type}`))
+    .map((block) => JSON.parse((block.split('\n').find((line) => line.startsWith('data: ')) ?? '').slice('data: '.length)));
+}
+
+describe('openapi: the change feed', () => {
+  const FEEDS = [
+    { path: '/v1/events', language: 'en', names: ['collection', 'type', 'after', 'page', 'limit'], collection: 'products', suffix: '' },
+    { path: '/v1/eventos', language: 'pt', names: ['colecao', 'tipo', 'apos', 'pagina', 'limite'], collection: 'produtos', suffix: '_pt' },
+  ] as const;
+
+  test('GET /v1/events and /v1/eventos: parameters in the path\'s vocabulary, If-None-Match and Last-Event-ID, a bearer token, the events tag', () => {
+    for (const feed of FEEDS) {
+      const get = doc['paths'][feed.path]['get'];
+      const parameters = get['parameters'] as Json[];
+      assert.deepEqual(parameters.map((parameter) => `${parameter['in']} ${parameter['name']}`), [...feed.names.map((name) => `query ${name}`), 'header If-None-Match', 'header Last-Event-ID'], feed.path);
+      const byName = (name: string): Json => parameters.find((parameter) => parameter['name'] === name) as Json;
+      assert.deepEqual(byName(feed.names[1])['schema']['enum'], ['created', 'updated', 'deleted']);
+      assert.ok(byName(feed.names[0])['schema']['enum'].includes(feed.collection), feed.path);
+      assert.deepEqual(byName(feed.names[2])['schema'], { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER });
+      assert.match(byName('Last-Event-ID')['description'], /stream/);
+      assert.deepEqual(get['security'], [{ bearer: [] }]);
+      assert.deepEqual(get['tags'], ['events']);
+      assert.deepEqual(doc['paths'][feed.path]['head']['parameters'], parameters, 'HEAD takes the same parameters');
+    }
+    assert.equal((doc['tags'] as Json[]).find((tag) => tag['name'] === 'events')?.['description'].includes('Server-Sent Events'), true);
+  });
+
+  test('its 200 is a list (application/json) or a stream (text/event-stream); 304, 410 history_gone and 429 too_many_streams (with Retry-After) are described', () => {
+    for (const feed of FEEDS) {
+      const responses = doc['paths'][feed.path]['get']['responses'] as Json;
+      assert.deepEqual(Object.keys(responses), ['200', '304', '400', '401', '406', '410', '429', '503', 'default'], feed.path);
+      const content = responses['200']['content'];
+      assert.deepEqual(Object.keys(content), ['application/json', 'text/event-stream']);
+      assert.deepEqual(content['application/json']['schema'], { $ref: `#/components/schemas/ChangeEventList${feed.suffix}` });
+      assert.equal(content['text/event-stream']['schema']['type'], 'string');
+      assert.match(content['text/event-stream']['schema']['description'], /`reset` \(data \{reason: "history_gone", detail, latest\}\).*`closed`/);
+      const wire = content['text/event-stream']['example'] as string;
+      assert.match(wire, /^retry: 1000\n\nid: 14\nevent: created\ndata: \{.*\}\n\n: keep-alive\n\nid: 15\nevent: deleted\ndata: \{.*\}\n\n$/);
+      for (const data of streamData(wire, 'created').concat(streamData(wire, 'deleted'))) {
+        assert.deepEqual(validateJson(doc, { $ref: `#/components/schemas/ChangeEvent${feed.suffix}` }, data), [], `${feed.path}: the stream's example event`);
+      }
+      assert.deepEqual(Object.keys(resolved(responses['304'])['headers']).includes('ETag'), true);
+      const gone = resolved(responses['410']);
+      assert.equal(gone['content']['application/json']['example']['code'], 'history_gone');
+      const tooMany = resolved(responses['429']);
+      assert.equal(tooMany['content']['application/json']['example']['code'], 'too_many_streams');
+      assert.match(tooMany['description'], /rate_limited.*too_many_streams/);
+      assert.ok(tooMany['headers']['Retry-After'], 'Retry-After on 429');
+      assert.ok(resolved(responses['200'])['headers']['Cache-Control'], 'the stream\'s Cache-Control');
+    }
+    const event = doc['components']['schemas']['ChangeEvent'];
+    assert.deepEqual(event['required'], ['id', 'type', 'collection', 'record_id', 'path', 'at']);
+    assert.deepEqual(event['properties']['type']['enum'], ['created', 'updated', 'deleted']);
+    assert.deepEqual(new Set(event['properties']['record']['anyOf'].map((ref: Json) => ref['$ref'])), new Set(['User', 'Product', 'Order'].map((name) => `#/components/schemas/${name}`)));
+    assert.deepEqual(new Set(doc['components']['schemas']['ChangeEvent_pt']['properties']['record']['anyOf'].map((ref: Json) => ref['$ref'])), new Set(['User_pt', 'Product_pt', 'Order_pt'].map((name) => `#/components/schemas/${name}`)));
+    assert.deepEqual(doc['components']['schemas']['ChangeEvent_pt']['properties']['collection']['enum'].sort(), ['pedidos', 'produtos', 'usuarios']);
+  });
+
+  test('real answers match: a page in each vocabulary, its 304, a 400, a 410, a stream (its headers and events) and a second stream\'s 429 too_many_streams', async () => {
+    const feedServer = await startTestServer({ seed: true, events: { maxStreamsPerUser: 1 } });
+    const one = feedServer.pinned();
+    const stream = new AbortController();
+    try {
+      const opened = await fetch(`${one.url}/v1/events?collection=products`, { headers: { accept: 'text/event-stream', authorization: `Bearer ${one.token as string}` }, signal: stream.signal });
+      assert.equal(opened.status, 200);
+      assert.equal(opened.headers.get('content-type'), 'text/event-stream; charset=utf-8');
+      assertDocumented('GET', '/v1/events', { status: opened.status, headers: opened.headers, body: undefined, text: '' });
+      assert.equal((await one.post('/v1/products', { name: 'Fed', category: 'feed', price: 1 })).status, 201);
+      const text = await readStream(opened, (arrived) => arrived.includes('event: created'));
+      const [created] = streamData(text, 'created') as Json[];
+      assert.equal(created?.['record']?.['name'], 'Fed');
+      assert.deepEqual(validateJson(doc, { $ref: '#/components/schemas/ChangeEvent' }, created), []);
+
+      const second = await one.get('/v1/events', { accept: 'text/event-stream' });
+      assert.equal(second.status, 429);
+      assert.equal(second.body.code, 'too_many_streams');
+      assertDocumented('GET', '/v1/events', second);
+
+      const exchanges: [string, Record<string, string>?][] = [
+        ['/v1/events'],
+        ['/v1/events?collection=products&type=created&after=0&limit=1'],
+        ['/v1/eventos?colecao=produtos&tipo=created'],
+        ['/v1/events?type=renamed'],
+        ['/v1/events', { accept: 'text/event-stream', 'last-event-id': 'x' }],
+        ['/v1/events?after=999999999'],
+        ['/v1/eventos?apos=999999999'],
+        ['/v1/events', { accept: 'text/plain' }],
+      ];
+      for (const [path, headers] of exchanges) assertDocumented('GET', path, await one.get(path, headers));
+      const page = await one.get('/v1/eventos');
+      assert.equal(page.body.data.at(-1).collection, 'produtos');
+      assert.equal(page.body.data.at(-1).record.nome, 'Fed');
+      const unchanged = await one.get('/v1/eventos', { 'if-none-match': page.headers.get('etag') ?? '' });
+      assert.equal(unchanged.status, 304);
+      assertDocumented('GET', '/v1/eventos', unchanged);
+      assert.equal((await one.get('/v1/events?after=999999999')).body.code, 'history_gone');
+    } finally {
+      stream.abort();
+      await feedServer.close();
     }
   });
 });

@@ -4,6 +4,7 @@
 // (orders 4 pending, 5 cancelled), the administrator is user 3, products 1–12.
 
 import { connect as connectSocket } from 'node:net';
+import { feedWords } from '../src/events/event-query.js';
 import { routeTable } from '../src/routes.js';
 import type { RouteSpec } from '../src/routes.js';
 import type { Language } from '../src/vocabulary.js';
@@ -128,7 +129,7 @@ async function twoHosts(api: TestServer, method: string, path: string): Promise<
 async function produce(api: TestServer, operation: Operation, status: number): Promise<TestResponse> {
   const { method, template, route } = operation;
   if (method === 'options' && status === 400) return twoHosts(api, 'OPTIONS', pathFor(template, false));
-  const language: Language = route.kind === 'collection' || route.kind === 'item' ? route.language : 'en';
+  const language: Language = route.kind === 'collection' || route.kind === 'item' || route.kind === 'events' ? route.language : 'en';
   if (status === 503) api.server.app.beginShutdown();
   const upper = method.toUpperCase();
   const headers: Record<string, string> = {};
@@ -163,8 +164,12 @@ async function produce(api: TestServer, operation: Operation, status: number): P
     case 413:
       body = { padding: 'x'.repeat(500) };
       break;
-    case 503: // /readyz: the shutdown above; a write: a body bigger than the 4 KiB of room its server has for bodies
-      if (upper !== 'GET' && upper !== 'HEAD') body = { padding: 'x'.repeat(8000) };
+    case 410: // the change feed: a position beyond its newest event is not in its history
+      path += `?${feedWords(language).after}=999999999`;
+      break;
+    case 503: // /readyz: the shutdown above; the change feed: a stream asked for then; a write: a body bigger than the 4 KiB of room its server has for bodies
+      if (route.kind === 'events') headers['accept'] = 'text/event-stream';
+      else if (upper !== 'GET' && upper !== 'HEAD') body = { padding: 'x'.repeat(8000) };
       break;
     case 415:
       headers['content-type'] = 'text/plain';

@@ -3,9 +3,10 @@
 // answers (HEAD after GET, RFC 9110 §9.3.2; OPTIONS everywhere, §9.3.7), parameters with
 // their bounds and examples, request and response bodies with examples, the headers
 // each answer carries, the status codes each operation can answer, the bearer security
-// scheme, and the Portuguese paths. Standard tools take it as it is: linters (Redocly,
-// Spectral), validating proxies (Prism), and collection generators whose requests,
-// made in order with the examples, succeed against a fresh server (examples.ts).
+// scheme, the Portuguese paths and the change feed (event-operations.ts). Standard tools
+// take it as it is: linters (Redocly, Spectral), validating proxies (Prism), and
+// collection generators whose requests, made in order with the examples, succeed
+// against a fresh server (examples.ts).
 
 import type { ResourceTable } from '../declarations/compile-declaration.js';
 import type { Language, Operation, ResourceDefinition } from '../resources/definition.js';
@@ -15,7 +16,8 @@ import type { Endpoint, RouteSpec } from '../routes.js';
 import { EXAMPLE_PARENT_ID, resourceExamples } from './examples.js';
 import { HEADER_COMPONENTS, SUCCESS_HEADERS } from './headers.js';
 import type { ResourceRoute } from './resource-operations.js';
-import { componentName, operationNouns } from './names.js';
+import { eventComponent, eventListSchema, eventSchema } from './event-operations.js';
+import { componentName, languageSuffix, operationNouns } from './names.js';
 import { pathParameter } from './parameters.js';
 import { bodySuffix, resourceOperations } from './resource-operations.js';
 import { problemResponseComponents, responses, success, withoutBodies } from './responses.js';
@@ -50,6 +52,7 @@ function openApiPath(route: RouteSpec): { path: string; parameters: Json[]; exam
 
 /** The noun of a path's HEAD and OPTIONS operationIds: `Users`, `User`, `UserOrdersPt`, `Health`. */
 function pathNoun(route: RouteSpec): string {
+  if (route.kind === 'events') return `${SERVICE_NOUNS.events}${languageSuffix(route.language)}`;
   if (!isResourceRoute(route)) return SERVICE_NOUNS[route.kind];
   const nouns = operationNouns(route.definition, route.language);
   return route.kind === 'collection' ? nouns.many : nouns.one;
@@ -123,6 +126,31 @@ const SERVICE_TAGS: Json[] = [
   { name: 'tokens', description: 'Exchange an email and password for a bearer token.' },
 ];
 
+const EVENTS_TAG: Json = {
+  name: 'events',
+  description: 'The change feed: every change to the records you may read, as a paged list or a stream of Server-Sent Events that resumes where it stopped.',
+};
+
+/**
+ * The event and list schemas of each feed route's vocabulary. An event's record is one of
+ * that vocabulary's records; a resource whose path the vocabulary shares with English
+ * (no name of its own) has no record component in it yet, so it gets one here.
+ */
+function eventSchemas(routes: readonly RouteSpec[], schemas: Readonly<Record<string, Schema>>): Record<string, Schema> {
+  const made: Record<string, Schema> = {};
+  for (const route of routes) {
+    if (route.kind !== 'events') continue;
+    const { resources, language } = route;
+    for (const definition of resources.resources) {
+      const name = componentName(definition, language);
+      if (schemas[name] === undefined) made[name] = recordSchema(definition, language);
+    }
+    made[eventComponent(language)] = eventSchema(resources, language, (definition) => componentName(definition, language));
+    made[eventComponent(language, 'List')] = eventListSchema(language);
+  }
+  return made;
+}
+
 export function openApiDocument(routes: readonly RouteSpec[], resources: ResourceTable, endpointOf: (route: RouteSpec) => Endpoint): Json {
   const paths: Json = {};
   const schemas: Record<string, Schema> = { Problem: PROBLEM_SCHEMA, Token: TOKEN_SCHEMA };
@@ -142,6 +170,7 @@ export function openApiDocument(routes: readonly RouteSpec[], resources: Resourc
       throw new Error(`OpenAPI operations for ${route.pattern} do not match the methods served (${allow})`);
     }
     paths[path] = parameters.length > 0 ? { parameters, ...item } : item;
+    if (route.kind === 'events' && !tags.includes(EVENTS_TAG)) tags.push(EVENTS_TAG);
     if (route.kind === 'tokens') {
       const users = resources.get('users');
       if (users !== undefined) schemas['Credentials'] = credentialsSchema(users);
@@ -159,6 +188,7 @@ export function openApiDocument(routes: readonly RouteSpec[], resources: Resourc
       }
     }
   }
+  Object.assign(schemas, eventSchemas(routes, schemas));
   return {
     openapi: '3.1.0',
     info: {

@@ -3,7 +3,9 @@
 // header fields for HTTP" while limiting is on; CORS when the Origin is allowed), and
 // those of particular answers: Retry-After on 429 (RFC 6585 §4) and 503, WWW-Authenticate
 // on 401 (RFC 6750 §3), ETag, Location, Link (RFC 8288), Allow (RFC 9110 §10.2.1) and
-// Idempotent-Replayed (IETF draft "The Idempotency-Key HTTP Header Field").
+// Idempotent-Replayed (IETF draft "The Idempotency-Key HTTP Header Field"); on the change
+// feed, the list's ETag and Link, and the stream's Cache-Control and X-Accel-Buffering
+// (WHATWG HTML §9.2: an event stream must reach the client unbuffered and uncached).
 
 import { EXAMPLE_REQUEST_ID } from './examples.js';
 import { MAX_TARGET_LENGTH, REQUEST_ID_SCHEMA } from './schemas.js';
@@ -96,6 +98,26 @@ export const HEADER_COMPONENTS: Readonly<Record<string, Json>> = {
     schema: { type: 'string' },
     example: '</v1/products?page=1&limit=2>; rel="self", </v1/products?page=1&limit=2>; rel="first", </v1/products?page=2&limit=2>; rel="next", </v1/products?page=6&limit=2>; rel="last"',
   },
+  'ETag-Feed': {
+    description: 'On the list (not on a stream): strong validator of this page of events (RFC 9110 §8.8.3); send it back in If-None-Match to get 304 while the page is unchanged.',
+    schema: ENTITY_TAG,
+    example: '"r6clwqLTcYMDO3W6rC24QINwaks"',
+  },
+  'Link-Feed': {
+    description: 'On the list (not on a stream): the self, first, prev, next and last pages (RFC 8288), as in the body\'s links.',
+    schema: { type: 'string' },
+    example: '</v1/events?page=1&limit=20>; rel="self", </v1/events?page=1&limit=20>; rel="first", </v1/events?page=1&limit=20>; rel="last"',
+  },
+  'Cache-Control-Stream': {
+    description: 'On a stream: no cache may keep it (RFC 9111 §5.2.2.5).',
+    schema: { type: 'string', enum: ['no-store'] },
+    example: 'no-store',
+  },
+  'X-Accel-Buffering': {
+    description: 'On a stream: asks a reverse proxy (nginx) to pass each event on at once instead of buffering the answer.',
+    schema: { type: 'string', enum: ['no'] },
+    example: 'no',
+  },
   Allow: {
     description: 'The methods this path answers (RFC 9110 §10.2.1).',
     required: true,
@@ -166,4 +188,11 @@ export const SUCCESS_HEADERS = {
   acceptPatch: { 'Accept-Patch': headerReference('Accept-Patch') },
   noStore: { 'Cache-Control': headerReference('Cache-Control-No-Store') },
   page: { Vary: headerReference('Vary-Accept'), 'Cache-Control': headerReference('Cache-Control-Page') },
+  /** The change feed's 200: the list's validator and pages, or the stream's. */
+  feed: {
+    ETag: headerReference('ETag-Feed'),
+    Link: headerReference('Link-Feed'),
+    'Cache-Control': headerReference('Cache-Control-Stream'),
+    'X-Accel-Buffering': headerReference('X-Accel-Buffering'),
+  },
 } as const;

@@ -1,5 +1,5 @@
 // How the document names things: schema components (`Order`, `OrderCreate_pt`), the
-// nouns of operationIds (`listUserOrders`, `readUserOrderPt`), and the article before a
+// nouns of operationIds (`listUserOrders`, `readUserOrderPt`, `getEventsPt`), and the article before a
 // noun in a summary ("Create an order").
 
 import type { ResourceDefinition } from '../resources/definition.js';
@@ -18,10 +18,15 @@ function lineage(definition: ResourceDefinition): ResourceDefinition[] {
   return parent === undefined ? [definition] : [...lineage(parent), definition];
 }
 
+/** What ends an operationId in `language`: nothing in English, `Pt` in Portuguese. */
+export function languageSuffix(language: Language): string {
+  return language === 'en' ? '' : capitalized(language);
+}
+
 /** The nouns of operationIds: `User` and `Users`, `UserOrder` and `UserOrders`; `Pt` ends the Portuguese ones. */
 export function operationNouns(definition: ResourceDefinition, language: Language): { one: string; many: string } {
   const ancestors = lineage(definition).slice(0, -1).map((ancestor) => capitalized(ancestor.singular)).join('');
-  const suffix = language === 'en' ? '' : capitalized(language);
+  const suffix = languageSuffix(language);
   return { one: `${ancestors}${capitalized(definition.singular)}${suffix}`, many: `${ancestors}${capitalized(definition.collection)}${suffix}` };
 }
 

@@ -1,6 +1,7 @@
 // The parameters the document describes, each with an example: a path's ids, a list's
-// page, limit, sort, filters and range filters (README: Lists), a field selection, the conditional headers (RFC 9110 §13.1)
-// and Idempotency-Key (IETF draft "The Idempotency-Key HTTP Header Field").
+// page, limit, sort, filters and range filters (README: Lists), a field selection, the conditional headers (RFC 9110 §13.1),
+// Idempotency-Key (IETF draft "The Idempotency-Key HTTP Header Field") and Last-Event-ID
+// (WHATWG HTML §9.2.4), with which a change feed's stream resumes.
 
 import { MAX_PAGE_SIZE, searchFieldsOf, takesRanges } from '../http/list-query.js';
 import type { FieldRule, Language, ResourceDefinition } from '../resources/definition.js';
@@ -138,6 +139,15 @@ export const IF_MATCH = {
   description: 'refuse with 412 unless the record\'s current ETag matches (RFC 9110 §13.1.1); * matches any current record',
   schema: { type: 'string' },
   example: '*',
+};
+
+/** What a reconnecting EventSource sends (events/event-query.ts reads it, trimmed, on a stream only). */
+export const LAST_EVENT_ID = {
+  name: 'Last-Event-ID',
+  in: 'header',
+  description: 'on a stream (Accept: text/event-stream): resume after this event, the last id: line received; wins over after. The list ignores it',
+  schema: { type: 'string', pattern: '^(0|[1-9][0-9]{0,15})$', maxLength: 16 },
+  example: '0',
 };
 
 export function idempotencyKey(example: string): Json {

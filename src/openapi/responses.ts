@@ -19,6 +19,8 @@ export interface ErrorContext {
   readonly conflict?: 'duplicate' | 'state';
   /** PATCH: a 415 names the patch media types in Accept-Patch. */
   readonly patch?: boolean;
+  /** The change feed: a 400 about its parameters, a 429 also for too many streams. */
+  readonly feed?: boolean;
 }
 
 /** When each error status is answered (README: Errors), for the response descriptions. */
@@ -29,6 +31,7 @@ const WHEN: Readonly<Record<number, string>> = {
   404: 'no such record (or parent record)',
   406: 'Accept excludes every media type this address serves',
   409: 'a duplicate value, or a change the record\'s state does not allow',
+  410: 'the change feed no longer keeps the events after the position asked for (after), or never had it: read the records again, then follow the feed from its newest event',
   412: 'If-Match does not match the current ETag',
   413: 'the body is larger than MAX_BODY_BYTES',
   415: 'the body\'s Content-Type is not one this operation reads',
@@ -46,6 +49,8 @@ interface ProblemVariant {
   readonly errors?: readonly Json[];
   /** Headers of this variant beyond those of its status. */
   readonly headers?: Json;
+  /** When it is answered, if not as WHEN says for its status. */
+  readonly when?: string;
 }
 
 /** Every error answer the document names, with its example. */
@@ -68,11 +73,27 @@ const VARIANTS: readonly ProblemVariant[] = [
     instance: '/v1/users/1/orders',
   },
   { name: 'InvalidCredentials', status: 401, code: 'invalid_credentials', detail: 'the email or the password is wrong', instance: '/v1/tokens' },
+  {
+    name: 'BadFeedQuery',
+    status: 400,
+    code: 'invalid_query',
+    detail: 'invalid query parameter: type',
+    instance: '/v1/events',
+    errors: [{ field: 'type', code: 'invalid_value', message: 'must be one of created, updated, deleted' }],
+    when: 'a query parameter is unknown (page and limit on a stream), repeated or out of range, or Last-Event-ID is not an event id',
+  },
   { name: 'Forbidden', status: 403, code: 'forbidden', detail: 'only an admin may create products here', instance: '/v1/products' },
   { name: 'NotFound', status: 404, code: 'record_not_found', detail: 'no order has id 99 here', instance: '/v1/users/1/orders/99' },
   { name: 'NotAcceptable', status: 406, code: 'not_acceptable', detail: 'this API answers only with application/json', instance: '/v1/products' },
   { name: 'Duplicate', status: 409, code: 'duplicate_value', detail: 'another user already has this email', instance: '/v1/users' },
   { name: 'InvalidTransition', status: 409, code: 'invalid_transition', detail: 'an order cannot go from shipped to pending', instance: '/v1/users/1/orders/1' },
+  {
+    name: 'HistoryGone',
+    status: 410,
+    code: 'history_gone',
+    detail: 'the events after 12 are no longer kept (the feed keeps those after 9870); read the records again, then follow the feed from 19870',
+    instance: '/v1/events',
+  },
   { name: 'PreconditionFailed', status: 412, code: 'precondition_failed', detail: 'If-Match does not match the current ETag of this record', instance: '/v1/products/1' },
   { name: 'ContentTooLarge', status: 413, code: 'payload_too_large', detail: 'the body is larger than 1048576 bytes', instance: '/v1/products' },
   { name: 'UnsupportedMediaType', status: 415, code: 'unsupported_media_type', detail: 'Content-Type must be application/json (UTF-8)', instance: '/v1/products' },
@@ -94,6 +115,14 @@ const VARIANTS: readonly ProblemVariant[] = [
   },
   { name: 'RateLimited', status: 429, code: 'rate_limited', detail: 'too many requests; retry after the time in Retry-After', instance: '/v1/products' },
   {
+    name: 'TooManyStreams',
+    status: 429,
+    code: 'too_many_streams',
+    detail: 'you have 10 event streams open, the most one user may; close one first',
+    instance: '/v1/events',
+    when: 'the client has used its requests for now (rate_limited), or, asking for a stream, it or the server has as many streams open as allowed (too_many_streams); wait Retry-After seconds',
+  },
+  {
     name: 'InternalError',
     status: 500,
     code: 'internal_error',
@@ -104,14 +133,14 @@ const VARIANTS: readonly ProblemVariant[] = [
 ];
 
 function problemResponse(variant: ProblemVariant, withBody: boolean): Json {
-  const { name: _name, status, headers: _headers, ...problem } = variant;
+  const { name: _name, status, headers: _headers, when, ...problem } = variant;
   const title = STATUS_TITLES[status] ?? 'Error';
   const example = { type: 'about:blank', title, status, code: problem.code, detail: problem.detail, instance: problem.instance, request_id: EXAMPLE_REQUEST_ID, ...(problem.errors === undefined ? {} : { errors: problem.errors }) };
   const media = { schema: { $ref: '#/components/schemas/Problem' }, example };
   const description =
     status === 500
       ? 'Any other status, as problem details: 500 when the server failed (the body says only that, with the request_id its log line carries), or 408, 414, 417 or 431 for a request it could not read'
-      : `${title}: ${WHEN[status] ?? 'see the problem details'}`;
+      : `${title}: ${when ?? WHEN[status] ?? 'see the problem details'}`;
   return {
     description,
     headers: { ...everyAnswerHeaders(), ...errorHeaders(status), ...variant.headers },
@@ -137,11 +166,14 @@ function variantFor(status: number, context: ErrorContext): string {
   switch (status) {
     case 400:
       if (context.requestOnly === true) return 'MalformedRequest';
+      if (context.feed === true) return 'BadFeedQuery';
       return context.readsBody ? 'MalformedBody' : 'BadQuery';
     case 401:
       return context.login === true ? 'InvalidCredentials' : 'Unauthenticated';
     case 409:
       return context.conflict === 'state' ? 'InvalidTransition' : 'Duplicate';
+    case 429:
+      return context.feed === true ? 'TooManyStreams' : 'RateLimited';
     case 415:
       return context.patch === true ? 'UnsupportedPatchMediaType' : 'UnsupportedMediaType';
     default: {

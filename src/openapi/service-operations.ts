@@ -1,8 +1,10 @@
 // The operations of the addresses that are not resources: the home page (`/`), the
 // health checks, the API index (`/v1`), this document, and the token endpoint
 // (README: Paths, Authentication and permissions). All but the token endpoint only read; none needs a token.
+// The change feed, which needs one, is described in event-operations.ts.
 
 import type { RouteSpec } from '../routes.js';
+import { eventOperations } from './event-operations.js';
 import { EXAMPLE_CREDENTIALS, EXAMPLE_TOKEN } from './examples.js';
 import { SUCCESS_HEADERS } from './headers.js';
 import { IF_NONE_MATCH } from './parameters.js';
@@ -138,15 +140,7 @@ export function serviceOperations(route: ServiceRoute, indexLinks: Readonly<Reco
         },
       };
     case 'events':
-      return {
-        get: {
-          tags: ['events'],
-          operationId: `getEvents${route.language === 'en' ? '' : route.language.toUpperCase()}`,
-          summary: 'The change feed',
-          description: 'Every change to a record the caller may read, oldest first: a paged list, or with Accept: text/event-stream a Server-Sent Events stream.',
-          responses: responses({ 200: success('a page of events', SUCCESS_HEADERS.page, jsonContent({ type: 'object' }, { data: [] })) }, [400, 401, 406, 429, 503], { readsBody: false, login: false }),
-        },
-      };
+      return eventOperations(route);
     case 'tokens':
       return {
         post: {
