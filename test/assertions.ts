@@ -15,6 +15,7 @@ export const TITLES: Readonly<Record<number, string>> = {
   406: 'Not Acceptable',
   408: 'Request Timeout',
   409: 'Conflict',
+  410: 'Gone',
   412: 'Precondition Failed',
   413: 'Content Too Large',
   414: 'URI Too Long',

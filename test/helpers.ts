@@ -100,7 +100,7 @@ export async function startTestServerWithAdminBootstrap(options: ServerOptions =
 /** Options that change neither how the administrator comes to be nor where it is stored. */
 const OPTIONS_BLIND_TO_THE_ADMIN: ReadonlySet<string> = new Set([
   'port', 'host', 'seed', 'dataDir', 'maxBodyBytes', 'maxBodyBytesInFlight', 'compactAfterBytes', 'corsOrigins',
-  'rateLimit', 'headersTimeoutMs', 'requestTimeoutMs', 'keepAliveTimeoutMs', 'clock', 'accessLog', 'logger',
+  'rateLimit', 'headersTimeoutMs', 'requestTimeoutMs', 'keepAliveTimeoutMs', 'clock', 'accessLog', 'logger', 'events',
 ]);
 
 /** True when the administrator the start would create can be put into a memory store beforehand. */

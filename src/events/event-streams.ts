@@ -254,13 +254,13 @@ class EventStream {
     }
   }
 
-  /** Ends the stream with `event: closed` saying why. */
+  /** Ends the stream with `event: closed` saying why, and its connection with it: the client reconnects afresh (to another process at shutdown). */
   end(ending: Ending): void {
     if (this.#ended) return;
     this.#write(`event: closed\ndata: ${JSON.stringify(ending)}\n\n`);
     this.#ended = true;
     this.#onEnd(ending);
-    this.#res.end();
+    this.#res.end(() => this.#res.socket?.destroy());
   }
 
   dispose(): void {

@@ -33,8 +33,8 @@ export interface StoreOptions {
   readonly seed: boolean;
   readonly compactAfterBytes: number;
   readonly logger: Logger;
-  /** How much of the change feed's history is kept (events/event-log.ts). */
-  readonly retention?: Retention;
+  /** How much of the change feed's history is kept (events/event-log.ts; config.events has it). */
+  readonly events?: Retention;
 }
 
 /** The example dataset as one commit: a put for every record (ids in the example are dense, so next ids follow). */
@@ -49,7 +49,7 @@ async function exampleDataChanges(resources: ResourceTable): Promise<Change[]> {
 export async function openStore(options: StoreOptions, resources: ResourceTable): Promise<MemoryStore> {
   const { dataDir, seed, logger } = options;
   if (dataDir === null) {
-    const store = new MemoryStore(seed ? (await readDataDirectory(EXAMPLE_DATA_DIR, resources, false)).collections : new Map(), undefined, new EventLog([], 0, 0, options.retention));
+    const store = new MemoryStore(seed ? (await readDataDirectory(EXAMPLE_DATA_DIR, resources, false)).collections : new Map(), undefined, new EventLog([], 0, 0, options.events));
     store.describeEvents(resources);
     return store;
   }
@@ -71,7 +71,7 @@ export async function openStore(options: StoreOptions, resources: ResourceTable)
       await file.close();
     }
     const history = contents.entries.flatMap((entry) => (entry.at === undefined ? [] : eventsOfEntry(entry.seq, entry.at, entry.changes)));
-    const feed = new EventLog(history, contents.eventsLostThrough, contents.lastSeq, options.retention);
+    const feed = new EventLog(history, contents.eventsLostThrough, contents.lastSeq, options.events);
     const store = new MemoryStore(contents.collections, undefined, feed);
     store.describeEvents(resources);
     const journal = await JournalWriter.open(dataDir, contents.lastSeq, contents.segments);
