@@ -2,7 +2,7 @@
 // an environment variable and a flag (`--port 8080` or `--port=8080`); the flag wins.
 // Only main.ts calls this; embedding passes options directly.
 
-import type { ServerOptions } from './config.js';
+import type { EventSettings, ServerOptions } from './config.js';
 import { DEFAULTS } from './config.js';
 import { LOG_FORMATS } from './http/access-log.js';
 import type { CorsOrigins } from './http/cors.js';
@@ -14,6 +14,8 @@ interface Setting {
   readonly variable: string;
   readonly flag: string;
   readonly option: keyof ServerOptions;
+  /** For a setting inside an option object (`events`): its member. */
+  readonly member?: keyof EventSettings;
   readonly kind: Kind;
   readonly meaning: string;
   readonly fallback: string;
@@ -36,6 +38,9 @@ export const SETTINGS: readonly Setting[] = [
   { variable: 'ADMIN_PASSWORD', flag: 'admin-password', option: 'adminPassword', kind: 'string', fallback: 'generated on the first start and printed once', meaning: "the administrator's password" },
   { variable: 'TOKEN_SECRET', flag: 'token-secret', option: 'tokenSecret', kind: 'string', fallback: 'generated once, kept in DATA_DIR/token-secret', meaning: 'HMAC key for tokens (32+ characters)' },
   { variable: 'TOKEN_TTL_SECONDS', flag: 'token-ttl-seconds', option: 'tokenTtlSeconds', kind: 'integer', fallback: String(DEFAULTS.tokenTtlSeconds), meaning: 'token lifetime' },
+  { variable: 'EVENTS_KEPT', flag: 'events-kept', option: 'events', member: 'kept', kind: 'integer', fallback: String(DEFAULTS.events.kept), meaning: 'the change feed keeps at least this many events (and those of the last 24 h)' },
+  { variable: 'MAX_STREAMS', flag: 'max-streams', option: 'events', member: 'maxStreams', kind: 'integer', fallback: String(DEFAULTS.events.maxStreams), meaning: 'event streams open at once; more get 429' },
+  { variable: 'MAX_STREAMS_PER_USER', flag: 'max-streams-per-user', option: 'events', member: 'maxStreamsPerUser', kind: 'integer', fallback: String(DEFAULTS.events.maxStreamsPerUser), meaning: 'event streams one user may have open at once' },
 ];
 
 export type CommandLine =
@@ -91,7 +96,8 @@ export function parseCommandLine(argv: readonly string[], env: NodeJS.ProcessEnv
   for (const [setting, text] of raw) {
     const value = convert(setting.kind, text);
     if (value === undefined) return failure(`--${setting.flag} (${setting.variable}): "${text}" is not a valid ${setting.kind}`);
-    options[setting.option] = value;
+    if (setting.member === undefined) options[setting.option] = value;
+    else options[setting.option] = { ...(options[setting.option] as object | undefined), [setting.member]: value };
   }
   if (describing) return { kind: 'openapi', options: options as ServerOptions };
   if (!minting) return { kind: 'run', options: options as ServerOptions };

@@ -150,6 +150,8 @@ export class ConfigError extends Error {
   constructor(
     readonly option: keyof ServerOptions,
     message: string,
+    /** The member of an option object (`events.maxStreams`), when the message names one. */
+    readonly member?: keyof EventSettings,
   ) {
     super(message);
   }
@@ -179,8 +181,8 @@ export function resolveConfig(options: ServerOptions = {}): Config {
     logger: options.logger ?? SILENT_LOGGER,
     events: Object.freeze({ ...DEFAULTS.events, ...options.events }),
   };
-  for (const [name, value] of Object.entries(config.events)) {
-    if (!Number.isInteger(value) || value < 1) throw new ConfigError('events', `events.${name} must be a positive integer, not ${String(value)}`);
+  for (const [name, value] of Object.entries(config.events) as [keyof EventSettings, number][]) {
+    if (!Number.isInteger(value) || value < 1) throw new ConfigError('events', `events.${name} must be a positive integer, not ${String(value)}`, name);
   }
   if (!Number.isInteger(config.port) || config.port < 0 || config.port > 65535) {
     throw new ConfigError('port', `port must be an integer from 0 to 65535, not ${config.port}`);

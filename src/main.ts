@@ -161,8 +161,8 @@ async function run(options: ServerOptions): Promise<number> {
 
 /** A bad setting's message in the command line's words: `--port (PORT) must be …; change it`. */
 function settingMessage(error: ConfigError): string {
-  const setting = SETTINGS.find((candidate) => candidate.option === error.option);
-  const named = setting === undefined ? error.message : error.message.replace(error.option, `--${setting.flag} (${setting.variable})`);
+  const setting = SETTINGS.find((candidate) => candidate.option === error.option && candidate.member === error.member);
+  const named = setting === undefined ? error.message : error.message.replace(error.member === undefined ? error.option : `${error.option}.${error.member}`, `--${setting.flag} (${setting.variable})`);
   return `${named}; change that setting (--help lists them all)`;
 }
 

@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { assertProblem } from './assertions.js';
+import { EventStreamClient } from './event-stream-client.js';
 import type { Reply } from './assertions.js';
 import type { RunningProcess } from './child-process.js';
 import { killAll, runToExit as runProcessToExit, startProcess } from './child-process.js';
@@ -233,8 +234,23 @@ describe('cli: starting', () => {
 });
 
 describe('cli: stopping', () => {
+  test('SIGTERM ends every change-feed stream with event: closed (shutting_down), so its client reconnects to another process, then exits 0', TIMEOUT, async () => {
+    const cli = runCli(['--port', '0', '--seed', 'false'], { DATA_DIR: dir.path, ...ADMIN_ENV });
+    const url = await started(cli);
+    const token = await login(url, TEST_ADMIN_EMAIL, TEST_ADMIN_PASSWORD);
+    const events = await EventStreamClient.open(`${url}/v1/events`, token);
+    assert.equal(events.status, 200);
+    await events.next(); // retry:
+    cli.child.kill('SIGTERM');
+    const closed = await events.nextEvent();
+    assert.equal(closed.event, 'closed');
+    assert.deepEqual(JSON.parse(closed.data), { reason: 'shutting_down', detail: 'the server is shutting down; reconnect (to another process) to resume' });
+    assert.deepEqual(await events.untilEnd(), []);
+    assert.equal((await cli.exited).code, 0);
+  });
+
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
-    test(`${signal} → exit 0, "stopped" printed, and the records created before it are in the snapshot files (no journal, no lock left)`, TIMEOUT, async () => {
+    test(`${signal} → exit 0, "stopped" printed, and the records created before it are in the snapshot files (no lock left; the journal only as the change feed's history)`, TIMEOUT, async () => {
       const cli = runCli(['--port', '0', '--seed', 'false'], { DATA_DIR: dir.path, ...ADMIN_ENV });
       const url = await started(cli);
       const token = await login(url, TEST_ADMIN_EMAIL, TEST_ADMIN_PASSWORD);
@@ -250,10 +266,14 @@ describe('cli: stopping', () => {
       assert.match(cli.stdout(), /^stopped$/m);
       assert.equal(cli.stderr(), '');
 
-      // the final snapshot holds everything: no journal and no lock are left behind
-      assert.deepEqual((await readdir(dir.path)).sort(), ['idempotency_keys.json', 'orders.json', 'products.json', 'token-secret', 'users.json']);
+      // the final snapshot holds everything and no lock is left behind; the one journal
+      // segment left is the change feed's history (the administrator, the product, the user), all covered by the snapshot
+      assert.deepEqual((await readdir(dir.path)).sort(), ['idempotency_keys.json', 'journal-000000000001.jsonl', 'orders.json', 'products.json', 'token-secret', 'users.json']);
       const { journal_seq: journalSeq, ...products } = JSON.parse(await readFile(join(dir.path, 'products.json'), 'utf8'));
       assert.ok(Number.isInteger(journalSeq) && journalSeq > 0, `journal_seq ${journalSeq}`);
+      const history = (await readFile(join(dir.path, 'journal-000000000001.jsonl'), 'utf8')).trim().split('\n').map((line) => JSON.parse(line));
+      assert.deepEqual(history.map((entry) => entry.changes.map((change: { put: string }) => change.put)), [['users'], ['products'], ['users']]);
+      assert.ok(history.every((entry) => entry.seq <= journalSeq), 'the snapshot covers every entry left');
       assert.deepEqual(products, { next_id: 2, records: [product.body] });
       const users = JSON.parse(await readFile(join(dir.path, 'users.json'), 'utf8'));
       assert.equal(users.journal_seq, journalSeq, 'one final snapshot of every collection');
@@ -427,7 +447,8 @@ describe('cli: the token subcommand', () => {
     server.child.kill('SIGTERM');
     assert.equal((await server.exited).code, 0);
     const before = await describeDirectory(dir.path);
-    assert.deepEqual(Object.keys(before), ['idempotency_keys.json', 'orders.json', 'products.json', 'token-secret', 'users.json']);
+    // The seed (seq 1 to 19) and the administrator (20): the change feed's history.
+    assert.deepEqual(Object.keys(before), ['idempotency_keys.json', 'journal-000000000001.jsonl', 'journal-000000000020.jsonl', 'orders.json', 'products.json', 'token-secret', 'users.json']);
 
     for (const email of ['alice@example.com', TEST_ADMIN_EMAIL]) {
       const minted = await runToExit(['token', email, '--data-dir', dir.path]);

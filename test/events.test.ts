@@ -5,12 +5,14 @@
 // narrowing it, the caps on streams (429), a slow reader cut off, and shutdown.
 
 import assert from 'node:assert/strict';
+import { get } from 'node:http';
 import { after, describe, test } from 'node:test';
 import { assertProblem, RFC3339_UTC, STRONG_ETAG } from './assertions.js';
 import { EventStreamClient } from './event-stream-client.js';
 import type { TestServer } from './helpers.js';
 import { cleanUpAfterEach, connect, createProduct, createUserClient, scratchDirectory, startTestServer, TEST_AUTH_OPTIONS, tokenFor } from './helpers.js';
 import { startServer } from '../src/index.js';
+import type { ResourcesDeclaration } from '../src/index.js';
 
 function stream(api: TestServer, path = '/v1/events', headers: Record<string, string> = {}, token = api.token): Promise<EventStreamClient> {
   return EventStreamClient.open(api.url + path, token, headers);
@@ -29,7 +31,7 @@ function summary(body: any): [string, string, number][] {
 
 describe('the change feed as a list', () => {
   let api: TestServer;
-  after(() => api.close());
+  after(() => api?.close());
 
   test('lists every change, oldest first, each with its id, type, collection, record id, path, time and the record as read', async () => {
     api = await startTestServer();
@@ -331,6 +333,58 @@ describe('the kept window and restarts', () => {
     events.close();
   });
 });
+
+describe('a slow reader', () => {
+  test('is disconnected once it falls streamBufferBytes behind, and its next stream begins with event: notice saying why', async () => {
+    const notes: ResourcesDeclaration = {
+      resources: {
+        notes: { singular: 'note', access: { list: 'user', read: 'user', create: 'user', update: 'admin', delete: 'admin' }, properties: { text: { type: 'string', maxLength: 600_000 } }, required: ['text'] },
+      },
+    };
+    const api = await startTestServer({ resources: notes, events: { streamBufferBytes: 100_000 } });
+    try {
+      // A reader that takes nothing: node:http, paused, so the kernel's buffers fill and then the server's.
+      const hungUp = new Promise<void>((resolve, reject) => {
+        const request = get(`${api.url}/v1/events`, { headers: { accept: 'text/event-stream', authorization: `Bearer ${api.token}` } }, (response) => {
+          assert.equal(response.statusCode, 200);
+          response.pause();
+          response.socket.on('close', () => resolve());
+        });
+        request.on('error', reject);
+      });
+      let closed = false;
+      void hungUp.then(() => {
+        closed = true;
+      });
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      const text = 'x'.repeat(500_000);
+      let writes = 0;
+      while (!closed && writes < 200) {
+        assert.equal((await api.post('/v1/notes', { text })).status, 201);
+        writes++;
+      }
+      await hungUp;
+      assert.ok(writes < 200, `cut off after ${writes} writes of 500 kB`);
+      const next = await stream(api);
+      assert.deepEqual(await next.next(), { id: undefined, event: '', data: '', comments: [] });
+      const notice = await next.nextEvent();
+      assert.equal(notice.event, 'notice');
+      assert.deepEqual(JSON.parse(notice.data), { reason: 'slow_reader', detail: 'the previous stream fell more than 100000 bytes behind and was closed; it resumes from Last-Event-ID' });
+      next.close();
+      const third = await stream(api);
+      await third.next();
+      await createNote(api);
+      assert.equal((await third.nextEvent()).event, 'created', 'the notice is told once');
+      third.close();
+    } finally {
+      await api.close();
+    }
+  });
+});
+
+async function createNote(api: TestServer): Promise<void> {
+  assert.equal((await api.post('/v1/notes', { text: 'short' })).status, 201);
+}
 
 describe('shutdown', () => {
   test('every stream ends with event: closed when the server shuts down, so clients reconnect elsewhere', async () => {
