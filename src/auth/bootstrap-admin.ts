@@ -45,7 +45,7 @@ export async function ensureAdmin(users: ResourceDefinition, shared: Store, emai
       if (store.findIgnoringCase('users', 'email', email) !== undefined) return { changes: [], result: false };
       const now = isoTimestamp();
       const record = finishRecord(users, fields, store.allocateId('users'), now, now);
-      return { changes: [{ kind: 'put', collection: 'users', record }], result: true };
+      return { changes: [{ kind: 'put', collection: 'users', record, created: true }], result: true };
     });
     if (created) return password === undefined ? { generatedPassword: plain, passwordSynced: SYNCED } : { passwordSynced: SYNCED };
     return { passwordSynced: SYNCED };

@@ -138,7 +138,7 @@ async function create(
     const created = definition.createdFields;
     const responseBody = created === undefined ? representation.json : representFields(definition, record, vocabulary, created);
     const reply: Reply = { status: 201, headers, body: responseBody };
-    const changes: Change[] = [{ kind: 'put', collection: definition.collection, record, json: stored }];
+    const changes: Change[] = [{ kind: 'put', collection: definition.collection, record, json: stored, created: true }];
     if (idempotent !== undefined) changes.push(...context.services.idempotencyKeys.changesToSave(idempotent, reply, store));
     return { changes, result: reply };
   });
