@@ -11,6 +11,7 @@
 
 import assert from 'node:assert/strict';
 import { mkdir, writeFile } from 'node:fs/promises';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { join } from 'node:path';
 import { after, afterEach, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
@@ -131,6 +132,23 @@ async function logIn(page: Page, credentials: Credentials): Promise<void> {
   await logInWithKeyboard(page, credentials);
   assert.match(await text(page, 'login-state'), /^Logged in as user \d+ /);
   assert.equal(await focused(page), 'login-state');
+}
+
+/** The live changes panel's items, newest first, as text. */
+const liveItems = (page: Page): Promise<string[]> => page.evaluate<string[]>(`[...document.querySelectorAll('#live-events li')].map((item) => item.textContent)`);
+
+/** Presses Enter on the panel's start/stop button, then waits until its state line satisfies `until` (a JavaScript expression on `state`). */
+async function toggleLive(page: Page, until: string): Promise<string> {
+  await page.evaluate(`document.getElementById('live-toggle').focus()`);
+  await page.press('Enter');
+  await page.waitFor(`((state) => ${until})(document.getElementById('live-state').textContent)`);
+  return text(page, 'live-state');
+}
+
+/** Waits until the panel lists `count` items; returns them, newest first. */
+async function liveItemsWhen(page: Page, count: number): Promise<string[]> {
+  await page.waitFor(`document.querySelectorAll('#live-events li').length === ${count}`);
+  return liveItems(page);
 }
 
 async function saveScreenshot(page: Page, name: string): Promise<void> {
@@ -557,6 +575,87 @@ describe('home page in headless Chromium', { skip: SKIP }, () => {
     await saveScreenshot(page, 'home-page-phone.png');
     await page.evaluate(`document.getElementById('exchange').scrollIntoView()`);
     await saveScreenshot(page, 'home-page-phone-exchange.png');
+  });
+
+  it('follows the change feed live: each change on top as it is stored, only what she may read, and a restart resumes after the last one (Last-Event-ID)', async () => {
+    const page = await freshPage();
+    const pressed = (): Promise<string | null> => page.evaluate(`document.getElementById('live-toggle').getAttribute('aria-pressed')`);
+    assert.equal(await text(page, 'live-state'), 'Stopped.');
+    assert.equal(await toggleLive(page, `state.startsWith('Log in first')`), 'Log in first: the change feed answers only requests with a token.');
+    assert.equal(await pressed(), 'false');
+
+    await page.evaluate(`document.getElementById('login-email').focus()`);
+    await logIn(page, ALICE);
+    const following = 'Following /v1/events: each change to a record you may read appears at the top as it is stored.';
+    assert.equal(await toggleLive(page, `state.startsWith('Following')`), following);
+    assert.equal(await pressed(), 'true');
+    assert.equal(await text(page, 'live-toggle'), 'Stop following changes');
+
+    // Changes made through the API (the administrator's token) appear as they are stored; Bob's order is not Alice's to see.
+    const teapot = (await api.post('/v1/products', { name: 'Live teapot', category: 'tea', price: 30 })).body.id as number;
+    const [created] = await liveItemsWhen(page, 1);
+    assert.match(created ?? '', new RegExp(`^created products #${teapot} /v1/products/${teapot} \\d{1,2}:\\d{2}:\\d{2}.* event \\d+$`));
+    await api.patch(`/v1/products/${teapot}`, { price: 31 });
+    assert.equal((await api.post('/v1/users/2/orders', { items: [{ product_id: 1, quantity: 1 }] })).status, 201);
+    const kettle = (await api.post('/v1/products', { name: 'Live kettle', category: 'tea', price: 40 })).body.id as number;
+    await api.delete(`/v1/products/${teapot}`);
+    const four = await liveItemsWhen(page, 4);
+    assert.deepEqual(four.map((item) => item.split(' ').slice(0, 3).join(' ')), [
+      `deleted products #${teapot}`, `created products #${kettle}`, `updated products #${teapot}`, `created products #${teapot}`,
+    ]);
+    assert.equal(await page.evaluate(`document.querySelectorAll('#live-events li.live-deleted button').length`), 0, 'a deleted record has no address to GET');
+
+    // A change's path is a button that reads the record.
+    await pressAndWaitForAnswer(page, '#live-events li.live-created button');
+    assert.match(await meaning(page), /^200 OK: /);
+    assert.equal(JSON.parse(await text(page, 'response-body')).name, 'Live kettle');
+
+    // Stopped, it resumes after the last event it received: what changed meanwhile comes first, nothing twice.
+    const stopped = await toggleLive(page, `state.startsWith('Stopped')`);
+    const last = Number(/^Stopped\. Start again to resume after event (\d+): the changes made meanwhile come first\.$/.exec(stopped)?.[1]);
+    assert.ok(last >= Number(/event (\d+)$/.exec(four[0] ?? '')?.[1]), stopped);
+    assert.equal(await pressed(), 'false');
+    const mug = (await api.post('/v1/products', { name: 'Live mug', category: 'tea', price: 9 })).body.id as number;
+    assert.equal(await toggleLive(page, `state.startsWith('Following')`), `Following /v1/events, after event ${last} (Last-Event-ID): each change to a record you may read appears at the top as it is stored.`);
+    const five = await liveItemsWhen(page, 5);
+    assert.match(five[0] ?? '', new RegExp(`^created products #${mug} `));
+    const ids = await page.evaluate<string[]>(`[...document.querySelectorAll('#live-events li')].map((item) => item.dataset.eventId)`);
+    assert.equal(new Set(ids).size, 5, 'no event twice');
+    await toggleLive(page, `state.startsWith('Stopped')`);
+    await page.evaluate(`document.getElementById('live').scrollIntoView()`);
+    await saveScreenshot(page, 'home-page-live-changes.png');
+  });
+
+  it('says so when the feed no longer holds the events after the last one shown (event: reset), and when the server ends the stream (event: closed)', async () => {
+    // A feed that keeps only its newest event.
+    const short = await startTestServer({ events: { kept: 1, keptForMs: 1 } });
+    try {
+      const page = await freshPage(ADMIN, short);
+      await toggleLive(page, `state.startsWith('Following')`);
+      await short.post('/v1/products', { name: 'Kept a moment', category: 'tea', price: 1 });
+      await liveItemsWhen(page, 1);
+      await toggleLive(page, `state.startsWith('Stopped')`);
+      for (const name of ['Gone 1', 'Gone 2', 'Gone 3']) {
+        await sleep(5);
+        await short.post('/v1/products', { name, category: 'tea', price: 1 });
+      }
+      await toggleLive(page, `state.startsWith('Following')`);
+      const [reset] = await liveItemsWhen(page, 2);
+      assert.match(reset ?? '', /^reset the feed no longer holds the events after the last one shown, so changes may be missing here: read the records again\. the events after \d+ are no longer kept/);
+      assert.equal(await page.evaluate(`document.querySelector('#live-events li').className`), 'live-notice');
+      // The stream goes on from the newest event.
+      const next = (await short.post('/v1/products', { name: 'After the reset', category: 'tea', price: 1 })).body.id as number;
+      assert.match((await liveItemsWhen(page, 3))[0] ?? '', new RegExp(`^created products #${next} `));
+
+      short.server.app.beginShutdown();
+      const [closed] = await liveItemsWhen(page, 4);
+      assert.match(closed ?? '', /^closed the server ended the stream \(shutting_down\): the server is shutting down/);
+      // It tries again (another process may answer); this one refuses while it shuts down.
+      await page.waitFor(`/^(503 Service Unavailable|The stream ended|The connection was lost)/.test(document.getElementById('live-state').textContent)`);
+      await toggleLive(page, `state.startsWith('Stopped')`);
+    } finally {
+      await short.close();
+    }
   });
 
   it('explores a declared domain as well: its collections in the reference, Try it with the example the document built, a 201', async () => {

@@ -6,8 +6,9 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import { Script } from 'node:vm';
+import { runInNewContext, Script } from 'node:vm';
 import { EXPLORER_SCRIPT } from '../src/home/explorer-script.js';
+import { EVENT_STREAM_PARSER } from '../src/home/live-changes-script.js';
 import { renderHomePage } from '../src/home/home-page.js';
 import type { OpenApiView } from '../src/home/openapi-view.js';
 import { escapeHtml, examplePath } from '../src/home/reference-html.js';
@@ -93,8 +94,10 @@ describe('home page over HTTP', () => {
     const [data] = elements(page.text, '<script type="application/json" id="explorer-data">', '</script>');
     assert.ok(data !== undefined);
     assert.ok(!data.includes('<'));
-    const parsed = JSON.parse(data) as { meanings: Record<string, { title: string; meaning: string }>; situations: Record<string, string>; tokensPath: string; serverFields: string[] };
+    const parsed = JSON.parse(data) as { meanings: Record<string, { title: string; meaning: string }>; situations: Record<string, string>; tokensPath: string; serverFields: string[]; feeds: Record<string, string> };
     assert.equal(parsed.tokensPath, '/v1/tokens');
+    // The live changes panel follows the change feed in the vocabulary the reference shows.
+    assert.deepEqual(parsed.feeds, { en: '/v1/events', pt: '/v1/eventos' });
     // What an edit leaves out: the fields every record schema marks readOnly, in both vocabularies (`_embedded` too: a read with embed adds it).
     assert.deepEqual(parsed.serverFields, ['_embedded', 'atualizado_em', 'created_at', 'criado_em', 'id', 'total', 'updated_at', 'user_id', 'usuario_id']);
     assert.deepEqual(Object.keys(parsed.meanings).map(Number), [...STATUS_MEANINGS.keys()]);
@@ -280,5 +283,30 @@ describe('home page parts', () => {
 
   it('the explorer script is valid JavaScript', () => {
     assert.doesNotThrow(() => new Script(EXPLORER_SCRIPT, { filename: 'explorer-script.js' }));
+  });
+
+  it('the live panel reads an event stream as it arrives, however it is cut (WHATWG HTML §9.2.6)', () => {
+    type Dispatched = { type: string; data: string; lastEventId: string };
+    type Parser = { feed(text: string): void; lastEventId: string; retry: number | undefined };
+    const eventStreamParser = runInNewContext(`${EVENT_STREAM_PARSER}; eventStreamParser`) as (dispatch: (event: Dispatched) => void, lastEventId?: string) => Parser;
+    // CRLF, LF and CR line ends; a comment; a heartbeat's id alone; a field without a colon; data on two lines; a block without data.
+    const stream = 'retry: 1000\r\n\r\n: keep-alive\r\nid: 7\r\n\r\nid: 8\nevent: created\ndata: {"id":8}\n\ndata:first\ndata\ndata: second\n\nevent: empty\n\nid: 9\revent: closed\rdata: {}\r\r';
+    const expected = [
+      { type: 'created', data: '{"id":8}', lastEventId: '8' },
+      { type: 'message', data: 'first\n\nsecond', lastEventId: '8' },
+      { type: 'closed', data: '{}', lastEventId: '9' },
+    ];
+    for (const size of [1, 2, 3, 7, stream.length]) {
+      const events: Dispatched[] = [];
+      const parser = eventStreamParser((event) => events.push({ ...event }), '3');
+      assert.equal(parser.lastEventId, '3', 'it starts from the last id of the previous connection');
+      for (let start = 0; start < stream.length; start += size) parser.feed(stream.slice(start, start + size));
+      assert.deepEqual(events, expected, `in pieces of ${size}`);
+      assert.equal(parser.lastEventId, '9');
+      assert.equal(parser.retry, 1000);
+    }
+    const heartbeat = eventStreamParser(() => assert.fail('a comment and an id dispatch nothing'));
+    heartbeat.feed(': keep-alive\nid: 7\n\n');
+    assert.equal(heartbeat.lastEventId, '7', 'a heartbeat\'s id alone moves the position to resume from');
   });
 });

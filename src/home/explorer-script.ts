@@ -4,12 +4,15 @@
 // It writes the page only through textContent and createElement (never HTML from a
 // string), which is what lets the policy also require Trusted Types.
 // The token lives in a variable of this closure: never in storage, gone on reload.
+// The "Live changes" panel is live-changes-script.ts, inlined here.
+
+import { EVENT_STREAM_PARSER, LIVE_CHANGES_SCRIPT } from './live-changes-script.js';
 
 export const EXPLORER_SCRIPT = `
 'use strict';
 (() => {
   const byId = (id) => document.getElementById(id);
-  const { meanings, situations, tokensPath, serverFields } = JSON.parse(byId('explorer-data').textContent);
+  const { meanings, situations, tokensPath, serverFields, feeds } = JSON.parse(byId('explorer-data').textContent);
   let token;
   let busy = false;
 
@@ -235,10 +238,13 @@ export const EXPLORER_SCRIPT = `
     fields.method.focus();
   });
 
+${EVENT_STREAM_PARSER}
+${LIVE_CHANGES_SCRIPT}
   // --- Logging in: POST /v1/tokens, and keep the token in memory only.
   const loginState = byId('login-state');
   const logout = byId('logout');
   const loggedOut = (why) => {
+    forgetLive('Stopped: no one is logged in now.');
     token = undefined;
     logout.hidden = true;
     loginState.textContent = why;
@@ -260,6 +266,7 @@ export const EXPLORER_SCRIPT = `
       }
       const { status, json } = answer;
       if (status === 201 && json !== undefined) {
+        forgetLive('Stopped: you logged in again; start to follow the changes this user may read.');
         token = json.access_token;
         password.value = '';
         logout.hidden = false;

@@ -51,6 +51,13 @@ th { background: var(--panel); }
 .operation h4 { margin: 0.25rem 0; display: flex; flex-wrap: wrap; gap: 0.5rem; align-items: baseline; }
 .method { font-family: ui-monospace, monospace; font-weight: 700; }
 .operation ul { margin: 0.25rem 0; padding-left: 1.25rem; }
+ul.live { list-style: none; padding: 0; margin: 0.5rem 0; }
+ul.live li { border-left: 4px solid var(--line); padding: 0.25rem 0.5rem; margin: 0.25rem 0; overflow-wrap: anywhere; }
+ul.live .live-created { border-color: var(--ok); }
+ul.live .live-updated { border-color: var(--accent); }
+ul.live .live-deleted { border-color: var(--bad); }
+ul.live .live-notice { border-color: var(--warn); }
+ul.live button { padding: 0 0.4rem; }
 dl.statuses dt { font-weight: 700; margin-top: 0.5rem; }
 dl.statuses dd { margin-left: 1.5rem; }
 footer { margin-top: 3rem; padding-bottom: 2rem; color: var(--muted); }

@@ -1,14 +1,15 @@
 // The home page (GET /, and GET /v1 for a client that prefers HTML): one HTML document,
 // generated once at start from the OpenAPI document, with its style and script inline
 // and nothing else to fetch. It teaches by use: log in, send any request, see the
-// whole exchange with the meaning of its status. It is served with a strict
-// Content-Security-Policy (CSP Level 3: only the hashed script and style run, Trusted
-// Types required, no framing) and `X-Content-Type-Options: nosniff`.
+// whole exchange with the meaning of its status, follow the change feed as it happens.
+// It is served with a strict Content-Security-Policy (CSP Level 3: only the hashed
+// script and style run, Trusted Types required, no framing) and `X-Content-Type-Options: nosniff`.
 
 import { createHash } from 'node:crypto';
 import type { Reply } from '../http/respond.js';
 import { documentReply } from '../handlers/service-handlers.js';
 import type { ResourceTable } from '../declarations/compile-declaration.js';
+import { feedWords } from '../events/event-query.js';
 import type { Language } from '../resources/definition.js';
 import { vocabularyOf } from '../resources/definition.js';
 import { EXPLORER_SCRIPT } from './explorer-script.js';
@@ -116,6 +117,24 @@ const EXCHANGE = `
 </div>
 </section>`;
 
+const LIVE = `
+<section id="live" aria-labelledby="live-title">
+<h2 id="live-title">4. Live changes</h2>
+<p>Once logged in, follow the change feed: <code>GET /v1/events</code> with <code>Accept: text/event-stream</code> is a stream of
+Server-Sent Events, one for each change to a record you may read, listed here newest first. The page reads it with fetch, as an
+EventSource cannot send your token; when the connection drops it connects again with <code>Last-Event-ID</code>, the last event
+it received, so no change is missed.</p>
+<button type="button" id="live-toggle" aria-pressed="false" aria-controls="live-events">Start following changes</button>
+<p id="live-state" role="status">Stopped.</p>
+<ul id="live-events" class="live" aria-label="changes, newest first"></ul>
+</section>`;
+
+/** The change feed's path in each vocabulary the document describes (events/event-query.ts names it). */
+function feedPaths(document: OpenApiView, table: ResourceTable): Record<string, string> {
+  const paths = table.languages.map((language): [string, string] => [language, `/v1/${feedWords(language).path}`]);
+  return Object.fromEntries(paths.filter(([, path]) => document.paths[path] !== undefined));
+}
+
 function vocabularySwitch(table: ResourceTable): string {
   // The example path: the first top-level collection after users (products), else users.
   const shown = table.resources.find((definition) => definition.collection !== 'users' && definition.parent === undefined) ?? (table.get('users') as NonNullable<ReturnType<ResourceTable['get']>>);
@@ -159,7 +178,7 @@ function serverFields(document: OpenApiView): string[] {
 export function renderHomePage(document: OpenApiView, table: ResourceTable): string {
   const meanings = Object.fromEntries(STATUS_MEANINGS);
   const paths = Object.keys(document.paths).map(examplePath);
-  const data = { meanings, situations: SITUATION_MEANINGS, tokensPath: tokensPath(document), serverFields: serverFields(document) };
+  const data = { meanings, situations: SITUATION_MEANINGS, tokensPath: tokensPath(document), serverFields: serverFields(document), feeds: feedPaths(document, table) };
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -176,7 +195,7 @@ export function renderHomePage(document: OpenApiView, table: ResourceTable): str
 <p>${escapeHtml(document.info.description)} Log in, send requests, and read what each answer means.</p>
 ${vocabularySwitch(table)}
 <nav aria-label="Sections"><ul><li><a href="#login">Log in</a></li><li><a href="#try">Send a request</a></li>
-<li><a href="#exchange">The exchange</a></li><li><a href="#reference">Reference</a></li><li><a href="#statuses">Status codes</a></li></ul></nav>
+<li><a href="#exchange">The exchange</a></li><li><a href="#live">Live changes</a></li><li><a href="#reference">Reference</a></li><li><a href="#statuses">Status codes</a></li></ul></nav>
 </header>
 <main>
 <section id="how" aria-labelledby="how-title">
@@ -186,6 +205,7 @@ ${CONVENTIONS}
 ${LOGIN}
 ${requestForm(paths)}
 ${EXCHANGE}
+${LIVE}
 ${referenceHtml(document, table)}
 ${statusGlossary()}
 </main>
