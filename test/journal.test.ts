@@ -1,19 +1,42 @@
 // The journal's line format (src/store/journal-format.ts, README: Storage and durability) as a unit:
 // segment names, encoding and decoding one entry (one line per commit, all its changes
-// together), and splitting a segment, where only the last line may be torn (a write
-// that was never acknowledged) and damage anywhere else, or a seq out of order, throws
-// naming the line. The server-level behaviour (replay, cutting the tail, compaction,
-// the lock) is in storage.test.ts.
+// together; `at` and, on a declared record's change, the change feed's event facts:
+// CONTRACT §13), the numbers an entry takes (one per change), which segments compaction
+// may delete while the feed keeps events, and splitting a segment, where only the last
+// line may be torn (a write that was never acknowledged) and damage anywhere else, or a
+// seq out of order, throws naming the line. Then the feed's history through a restart,
+// with the embedding API (openStore). The server-level behaviour (replay, cutting the
+// tail, compaction, the lock) is in storage.test.ts.
 
 import assert from 'node:assert/strict';
+import { readdir, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { decodeEntry, encodeEntry, parseSegment, segmentFirstSeq, segmentName } from '../src/store/journal-format.js';
+import {
+  decodeEntry,
+  encodeEntry,
+  parseSegment,
+  segmentFirstSeq,
+  segmentName,
+  segmentsBefore,
+  seqsTaken,
+} from '../src/store/journal-format.js';
 import type { Change } from '../src/index.js';
+import type { StoredRecord } from '../src/json.js';
+import type { EventFilter, FeedEvent } from '../src/events/feed-event.js';
+import type { MemoryStore } from '../src/store/memory-store.js';
+import { openStore } from '../src/store/open-store.js';
+import { EXAMPLE } from './example-definitions.js';
+import { recordingLogger, temporaryDirectory } from './helpers.js';
 
 const TIMESTAMP = '2026-01-01T00:00:00.000Z';
 
+function productRecord(id: number, name = `P${id}`): StoredRecord {
+  return { id, name, category: 'c', price: 1, created_at: TIMESTAMP, updated_at: TIMESTAMP };
+}
+
 function product(id: number, name = `P${id}`): Change {
-  return { kind: 'put', collection: 'products', record: { id, name, category: 'c', price: 1, created_at: TIMESTAMP, updated_at: TIMESTAMP } };
+  return { kind: 'put', collection: 'products', record: productRecord(id, name) };
 }
 
 function line(seq: number, changes: readonly Change[] = [product(seq)]): string {
@@ -241,5 +264,319 @@ describe('journal format: parseSegment', () => {
       parseSegment(line(3) + line(10) + line(11)).entries.map((entry) => entry.seq),
       [3, 10, 11],
     );
+  });
+});
+
+describe('journal format: `at` and the event facts (CONTRACT §13)', () => {
+  const AT = '2026-03-04T05:06:07.089Z';
+  const order = { id: 7, user_id: 5, items: [{ product_id: 3, quantity: 1, unit_price: 1 }], total: 1, status: 'pending', created_at: TIMESTAMP, updated_at: TIMESTAMP };
+  const key = { id: 2, scope: 's', fingerprint: 'f', status: 201, body: '{}', location: null, etag: null, created_at: TIMESTAMP, updated_at: TIMESTAMP };
+  const changes: Change[] = [
+    // created: a top-level record without an owner
+    { ...product(3), event: { type: 'created', under: [] } },
+    // updated: a record under user 5, who owns it
+    { kind: 'put', collection: 'orders', record: order, event: { type: 'updated', under: [5], owner: 5 } },
+    // deleted, two levels down
+    { kind: 'delete', collection: 'notes', id: 11, event: { type: 'deleted', under: [5, 7], owner: 5 } },
+    { kind: 'delete', collection: 'users', id: 5, event: { type: 'deleted', under: [], owner: 5 } },
+    // an idempotency key's change carries no facts
+    { kind: 'put', collection: 'idempotency_keys', record: key },
+    { kind: 'delete', collection: 'idempotency_keys', id: 1 },
+  ];
+
+  test('encodeEntry writes `at` after seq, and each fact in a fixed order: created (only when created), under, owner (only when there is one)', () => {
+    const text = encodeEntry(8, changes, AT);
+    const expected = {
+      seq: 8,
+      at: AT,
+      changes: [
+        { put: 'products', created: true, under: [], record: productRecord(3) },
+        { put: 'orders', under: [5], owner: 5, record: order },
+        { delete: 'notes', id: 11, under: [5, 7], owner: 5 },
+        { delete: 'users', id: 5, under: [], owner: 5 },
+        { put: 'idempotency_keys', record: key },
+        { delete: 'idempotency_keys', id: 1 },
+      ],
+    };
+    assert.equal(text, `${JSON.stringify(expected)}\n`, 'byte for byte what JSON.stringify of the entry gives');
+  });
+
+  test('encode then decode gives the entry back: `at`, and the facts of created, updated and deleted records', () => {
+    const text = encodeEntry(8, changes, AT);
+    assert.equal(text.indexOf('\n'), text.length - 1, 'one line');
+    assert.deepEqual(decodeEntry(text), { seq: 8, at: AT, changes });
+    const decoded = decodeEntry(text)?.changes ?? [];
+    assert.deepEqual(
+      decoded.map((change) => change.event?.type),
+      ['created', 'updated', 'deleted', 'deleted', undefined, undefined],
+    );
+  });
+
+  test('a line written before the change feed (no `at`, no facts) still decodes: an entry without `at`, changes without facts', () => {
+    const old = `{"seq":4,"changes":[{"put":"products","record":${JSON.stringify(productRecord(3))}},{"delete":"orders","id":9}]}`;
+    const entry = decodeEntry(old);
+    assert.ok(entry !== undefined);
+    assert.equal('at' in entry, false);
+    assert.deepEqual(entry, { seq: 4, changes: [product(3), { kind: 'delete', collection: 'orders', id: 9 }] });
+    for (const change of entry.changes) assert.equal('event' in change, false);
+  });
+
+  test('a put without `created` is an update; `owner` is optional', () => {
+    const record = JSON.stringify(productRecord(3));
+    assert.deepEqual(decodeEntry(`{"seq":1,"at":"${AT}","changes":[{"put":"products","under":[],"record":${record}}]}`)?.changes[0]?.event, {
+      type: 'updated',
+      under: [],
+    });
+    assert.deepEqual(decodeEntry(`{"seq":1,"at":"${AT}","changes":[{"put":"products","created":true,"under":[],"record":${record}}]}`)?.changes[0]?.event, {
+      type: 'created',
+      under: [],
+    });
+  });
+
+  const record = JSON.stringify(productRecord(3));
+  const put = (facts: string): string => `{"seq":1,"at":"${AT}","changes":[{"put":"products"${facts},"record":${record}}]}`;
+  const remove = (facts: string): string => `{"seq":1,"at":"${AT}","changes":[{"delete":"orders","id":7${facts}}]}`;
+  const malformed: { name: string; text: string }[] = [
+    { name: 'under a number', text: put(',"under":5') },
+    { name: 'under an object', text: put(',"under":{}') },
+    { name: 'under a string', text: put(',"under":"1"') },
+    { name: 'under null', text: put(',"under":null') },
+    { name: 'under holding 0', text: put(',"under":[0]') },
+    { name: 'under holding a negative id', text: put(',"under":[-1]') },
+    { name: 'under holding a fraction', text: put(',"under":[1.5]') },
+    { name: 'under holding a string', text: put(',"under":["1"]') },
+    { name: 'under holding null after an id', text: put(',"under":[1,null]') },
+    { name: 'under holding an id beyond safe integers', text: put(',"under":[9007199254740993]') },
+    { name: 'owner 0', text: put(',"under":[],"owner":0') },
+    { name: 'a negative owner', text: put(',"under":[],"owner":-2') },
+    { name: 'a fractional owner', text: put(',"under":[],"owner":1.5') },
+    { name: 'a string owner', text: put(',"under":[],"owner":"5"') },
+    { name: 'a null owner', text: put(',"under":[],"owner":null') },
+    { name: 'a deletion with under not an array', text: remove(',"under":5') },
+    { name: 'a deletion with under holding 0', text: remove(',"under":[0]') },
+    { name: 'a deletion with owner 0', text: remove(',"under":[5],"owner":0') },
+    { name: 'at not a date', text: `{"seq":1,"at":"yesterday","changes":[]}` },
+    { name: 'at an impossible date', text: `{"seq":1,"at":"2026-13-45T00:00:00.000Z","changes":[]}` },
+    { name: 'at empty', text: `{"seq":1,"at":"","changes":[]}` },
+    { name: 'at a number', text: `{"seq":1,"at":1767225600000,"changes":[]}` },
+    { name: 'at null', text: `{"seq":1,"at":null,"changes":[]}` },
+    { name: 'good facts, then malformed ones', text: `{"seq":1,"at":"${AT}","changes":[{"delete":"orders","id":7,"under":[5],"owner":5},{"delete":"orders","id":8,"under":[5],"owner":0}]}` },
+  ];
+  for (const c of malformed) {
+    test(`decodeEntry: ${c.name} → undefined`, () => {
+      assert.equal(decodeEntry(c.text), undefined);
+    });
+  }
+
+  test('parseSegment names a line with malformed facts before the last', () => {
+    const good = encodeEntry(1, [changes[0] as Change], AT);
+    assert.throws(() => parseSegment(good + put(',"under":[],"owner":0').replace('"seq":1', '"seq":2') + '\n' + encodeEntry(3, [changes[0] as Change], AT)), /\bline 2\b/);
+  });
+});
+
+describe('journal format: the numbers an entry takes', () => {
+  test('seqsTaken: one per change, and one for an entry without changes', () => {
+    assert.equal(seqsTaken([]), 1);
+    assert.equal(seqsTaken([product(1)]), 1);
+    assert.equal(seqsTaken([product(1), product(2), { kind: 'delete', collection: 'products', id: 3 }]), 3);
+    assert.equal(seqsTaken(Array.from({ length: 19 }, (_, index) => product(index + 1))), 19);
+  });
+});
+
+describe('journal format: segmentsBefore (which segments compaction may delete)', () => {
+  const dir = '/data/dir';
+  // three finished segments, numbers 1–4, 5–8 and 9–11; the current one starts at 12
+  const paths = [1, 5, 9].map((first) => join(dir, segmentName(first)));
+  const [first, second, third] = paths as [string, string, string];
+
+  const cases: { keptFrom: number; deletable: string[]; why: string }[] = [
+    { keptFrom: 1, deletable: [], why: 'the feed keeps everything' },
+    { keptFrom: 4, deletable: [], why: 'the first segment straddles 4 (it holds 1–4)' },
+    { keptFrom: 5, deletable: [first], why: 'the first segment ends at 4; the second starts at 5' },
+    { keptFrom: 7, deletable: [first], why: 'the second segment straddles 7' },
+    { keptFrom: 8, deletable: [first], why: 'the second segment ends at 8' },
+    { keptFrom: 9, deletable: [first, second], why: 'everything before the third segment' },
+    { keptFrom: 11, deletable: [first, second], why: 'the third segment (up to the current one) straddles 11' },
+    { keptFrom: 12, deletable: [first, second, third], why: 'the third segment ends where the current one begins' },
+    { keptFrom: Number.POSITIVE_INFINITY, deletable: [first, second, third], why: 'no history kept (a copy)' },
+  ];
+  for (const c of cases) {
+    test(`keptFrom ${c.keptFrom}: ${c.deletable.length} deletable (${c.why})`, () => {
+      assert.deepEqual(segmentsBefore(paths, 12, c.keptFrom), c.deletable);
+    });
+  }
+
+  test('no segments: nothing to delete; a lone segment ends where the next first seq begins', () => {
+    assert.deepEqual(segmentsBefore([], 12, 100), []);
+    assert.deepEqual(segmentsBefore([first], 12, 11), []);
+    assert.deepEqual(segmentsBefore([first], 12, 12), [first]);
+  });
+});
+
+describe('journal: the change feed keeps its history and numbering through a restart (openStore)', () => {
+  const EVERYTHING: EventFilter = { after: 0, readable: { all: new Set(['users', 'products', 'orders']), own: new Set(), owner: 0 } };
+  const user = (id: number): StoredRecord => ({ id, name: `U${id}`, email: `u${id}@example.com`, role: 'user', created_at: TIMESTAMP, updated_at: TIMESTAMP });
+  const orderOf = (id: number, userId: number): StoredRecord => ({
+    id,
+    user_id: userId,
+    items: [{ product_id: 1, quantity: 1, unit_price: 1 }],
+    total: 1,
+    status: 'pending',
+    created_at: TIMESTAMP,
+    updated_at: TIMESTAMP,
+  });
+  const key = { id: 1, scope: 's', fingerprint: 'f', status: 201, body: '{}', location: null, etag: null, created_at: TIMESTAMP, updated_at: TIMESTAMP };
+
+  function open(dataDir: string): Promise<MemoryStore> {
+    return openStore({ dataDir, seed: false, compactAfterBytes: 1_000_000_000, logger: recordingLogger() }, EXAMPLE);
+  }
+
+  async function segmentLines(dataDir: string): Promise<{ seq: number; at?: string }[]> {
+    const lines: { seq: number; at?: string }[] = [];
+    for (const name of (await readdir(dataDir)).filter((file) => segmentFirstSeq(file) !== undefined).sort()) {
+      for (const text of (await readFile(join(dataDir, name), 'utf8')).split('\n')) if (text !== '') lines.push(JSON.parse(text) as { seq: number; at?: string });
+    }
+    return lines;
+  }
+
+  function events(store: MemoryStore, filter: EventFilter = EVERYTHING): readonly FeedEvent[] {
+    return store.feed.page(filter, 0, 1000).events;
+  }
+
+  test('events keep their ids, times, facts and records across a clean stop; the numbering continues after it', async () => {
+    const dir = await temporaryDirectory();
+    try {
+      const store = await open(dir.path);
+      const u1 = user(1);
+      const p1 = productRecord(1);
+      const p1v2 = { ...p1, price: 2 };
+      const p2 = productRecord(2);
+      const o1 = orderOf(1, 1);
+      await store.commit([{ kind: 'put', collection: 'users', record: u1 }]); // seq 1
+      await store.commit([{ kind: 'put', collection: 'products', record: p1 }]); // seq 2
+      await store.commit([
+        { kind: 'put', collection: 'orders', record: o1 },
+        { kind: 'put', collection: 'products', record: p1v2 },
+      ]); // seq 3: numbers 3 and 4
+      await store.commit([
+        { kind: 'put', collection: 'idempotency_keys', record: key },
+        { kind: 'put', collection: 'products', record: p2 },
+      ]); // seq 5: numbers 5 (no event: an idempotency key) and 6
+      await store.commit([
+        { kind: 'delete', collection: 'orders', id: 1 },
+        { kind: 'delete', collection: 'users', id: 1 },
+      ]); // seq 7: numbers 7 and 8, facts from the records as they were
+      await store.commit([{ kind: 'delete', collection: 'products', id: 1 }]); // seq 9
+
+      const lines = await segmentLines(dir.path);
+      assert.deepEqual(
+        lines.map((line) => line.seq),
+        [1, 2, 3, 5, 7, 9],
+        'each line takes one number per change',
+      );
+      const at = (seq: number): string => lines.find((line) => line.seq === seq)?.at as string;
+      const expected: FeedEvent[] = [
+        { id: 1, type: 'created', collection: 'users', recordId: 1, under: [], owner: 1, at: at(1), record: u1 },
+        { id: 2, type: 'created', collection: 'products', recordId: 1, under: [], owner: undefined, at: at(2), record: p1 },
+        { id: 3, type: 'created', collection: 'orders', recordId: 1, under: [1], owner: 1, at: at(3), record: o1 },
+        { id: 4, type: 'updated', collection: 'products', recordId: 1, under: [], owner: undefined, at: at(3), record: p1v2 },
+        { id: 6, type: 'created', collection: 'products', recordId: 2, under: [], owner: undefined, at: at(5), record: p2 },
+        { id: 7, type: 'deleted', collection: 'orders', recordId: 1, under: [1], owner: 1, at: at(7), record: undefined },
+        { id: 8, type: 'deleted', collection: 'users', recordId: 1, under: [], owner: 1, at: at(7), record: undefined },
+        { id: 9, type: 'deleted', collection: 'products', recordId: 1, under: [], owner: undefined, at: at(9), record: undefined },
+      ];
+      for (const line of lines) assert.ok(typeof line.at === 'string' && new Date(line.at).toISOString() === line.at, `line ${line.seq} has its time`);
+      assert.deepEqual(events(store), expected);
+      assert.deepEqual(store.feed.window(), { lostThrough: 0, latest: 9 });
+      await store.close();
+
+      // The segment stays, as the feed's history, beside snapshots that cover it.
+      const files = await readdir(dir.path);
+      assert.ok(files.includes(segmentName(1)), files.join(', '));
+      const snapshot = JSON.parse(await readFile(join(dir.path, 'products.json'), 'utf8')) as { journal_seq: number; records: unknown[] };
+      assert.equal(snapshot.journal_seq, 9);
+      assert.deepEqual(snapshot.records, [p2]);
+
+      const reopened = await open(dir.path);
+      try {
+        assert.deepEqual(events(reopened), expected, 'the same events, ids and times after the restart');
+        assert.deepEqual(reopened.feed.window(), { lostThrough: 0, latest: 9 });
+        // the state is the snapshots' (the lines they cover are not applied again)
+        assert.deepEqual(reopened.get('products', 2), p2);
+        assert.equal(reopened.get('products', 1), undefined);
+        assert.equal(reopened.get('users', 1), undefined);
+        // what a caller may see: an owner their own, the shared collections anyone
+        const asUser2: EventFilter = { after: 0, readable: { all: new Set(['products']), own: new Set(['users', 'orders']), owner: 2 } };
+        assert.deepEqual(
+          events(reopened, asUser2).map((event) => event.id),
+          [2, 4, 6, 9],
+        );
+        const asUser1: EventFilter = { ...asUser2, readable: { ...asUser2.readable, owner: 1 } };
+        assert.deepEqual(
+          events(reopened, asUser1).map((event) => event.id),
+          [1, 2, 3, 4, 6, 7, 8, 9],
+        );
+        assert.deepEqual(
+          events(reopened, { ...EVERYTHING, after: 6 }).map((event) => event.id),
+          [7, 8, 9],
+        );
+
+        // the next commit continues the numbering, in the journal and in the feed
+        const p3 = productRecord(3);
+        const published: FeedEvent[] = [];
+        const unsubscribe = reopened.feed.subscribe((batch) => published.push(...batch));
+        await reopened.commit([{ kind: 'put', collection: 'products', record: p3 }]);
+        unsubscribe();
+        const next = events(reopened, { ...EVERYTHING, after: 9 });
+        assert.deepEqual(
+          next.map((event) => [event.id, event.type, event.collection, event.recordId]),
+          [[10, 'created', 'products', 3]],
+        );
+        assert.deepEqual(published, next);
+        assert.deepEqual(reopened.feed.window(), { lostThrough: 0, latest: 10 });
+        assert.deepEqual(
+          (await segmentLines(dir.path)).map((line) => line.seq),
+          [1, 2, 3, 5, 7, 9, 10],
+        );
+      } finally {
+        await reopened.close();
+      }
+    } finally {
+      await dir.remove();
+    }
+  });
+
+  test('a journal written before the change feed (no `at`, no facts) is replayed; it has no events, and the numbering continues after its numbers', async () => {
+    const dir = await temporaryDirectory();
+    try {
+      const p1 = productRecord(1);
+      const p2 = productRecord(2);
+      // Old lines took one number each, whatever their changes.
+      await writeFile(
+        join(dir.path, segmentName(1)),
+        encodeEntry(1, [{ kind: 'put', collection: 'products', record: p1 }]) +
+          encodeEntry(2, [
+            { kind: 'put', collection: 'products', record: p2 },
+            { kind: 'delete', collection: 'products', id: 1 },
+          ]) +
+          encodeEntry(3, [{ kind: 'put', collection: 'users', record: user(1) }]),
+      );
+      const store = await open(dir.path);
+      try {
+        assert.equal(store.get('products', 1), undefined);
+        assert.deepEqual(store.get('products', 2), p2);
+        assert.deepEqual(events(store), []);
+        assert.equal(store.feed.window().latest, 3);
+        await store.commit([{ kind: 'put', collection: 'products', record: productRecord(3) }]);
+        assert.deepEqual(
+          events(store).map((event) => [event.id, event.type, event.recordId]),
+          [[4, 'created', 3]],
+        );
+      } finally {
+        await store.close();
+      }
+    } finally {
+      await dir.remove();
+    }
   });
 });

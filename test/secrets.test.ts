@@ -28,6 +28,7 @@ import { TEST_ADMIN_PASSWORD, TEST_TOKEN_SECRET, createUser, login, recordingLog
 
 const HASH = /scrypt\$/;
 const JWT = /eyJ[\w-]+\.[\w-]+\.[\w-]+/;
+const SEGMENT = /^journal-\d{12}\.jsonl$/;
 
 /** A password nobody else uses, so finding it anywhere is a leak. */
 function password(label: string): string {
@@ -159,7 +160,17 @@ describe('secrets at rest: DATA_DIR', () => {
 
       const files = await fileModes(dataDir);
       const kept = ['idempotency_keys.json', 'orders.json', 'products.json', 'token-secret', 'users.json'];
-      assert.deepEqual(files.map(({ name }) => name).sort(), kept, 'a clean shutdown leaves the snapshots and the secret');
+      // Journal segments stay as the change feed's history (CONTRACT §13), holding only what the snapshots cover.
+      const segments = files.map(({ name }) => name).filter((name) => SEGMENT.test(name));
+      assert.deepEqual(files.map(({ name }) => name).filter((name) => !SEGMENT.test(name)).sort(), kept, 'a clean shutdown leaves the snapshots and the secret');
+      assert.ok(segments.length > 0, 'the journal segments holding the recent events are kept');
+      const covered = (JSON.parse(await readFile(join(dataDir, 'users.json'), 'utf8')) as { journal_seq: number }).journal_seq;
+      for (const segment of segments) {
+        for (const line of (await readFile(join(dataDir, segment), 'utf8')).split('\n').filter((text) => text !== '')) {
+          const { seq } = JSON.parse(line) as { seq: number };
+          assert.ok(seq <= covered, `${segment}: seq ${seq} is covered by the snapshots (journal_seq ${covered})`);
+        }
+      }
       assertPrivate(files, 'after the second shutdown');
       assertPrivate([...watcher.seen].map(([name, mode]) => ({ name, mode })), 'files seen while they existed');
       assert.ok([...watcher.seen.keys()].some((name) => /^journal-\d+\.jsonl$/.test(name)), 'journal segments were seen');

@@ -1,13 +1,19 @@
 // Storage (README: Storage and durability): a snapshot per collection ({next_id, journal_seq, records},
 // one record per line, written atomically) plus an append-only journal of JSON lines
 // (`journal-<first seq>.jsonl`, one line per commit, on disk before the answer — written
-// with O_DSYNC or fdatasync'ed — concurrent commits sharing a flush). A write is on disk when its answer arrives;
+// with O_DSYNC or fdatasync'ed — concurrent commits sharing a flush). A line is
+// {seq, at, changes}; each change of a declared record carries its event facts for the
+// change feed (CONTRACT §13: `created` when a put created the record, `under`, `owner`),
+// and a line takes one number per change, so the next line's seq follows the last of them.
+// A write is on disk when its answer arrives;
 // a start after a crash replays the journal; a torn last line is cut with a warning; a
 // damaged line before it or a corrupt snapshot stops the start naming the file (and
 // line) and changes nothing; compaction folds the journal into the snapshots and
-// deletes what they cover, leaving no temporary file; `plainrest.lock` keeps a second
+// deletes the segments they cover that the change feed no longer keeps, leaving no
+// temporary file; `plainrest.lock` keeps a second
 // server off the directory (a lock whose process is gone is taken over); close()
-// leaves the snapshots alone, holding everything. Restarts keep records and id
+// leaves the snapshots, holding everything, and only those journal segments whose events
+// the feed keeps, holding nothing the snapshots do not cover. Restarts keep records and id
 // counters; a first start seeds. Every start ensures the administrator (a user record:
 // id 1 in an empty store, id 3 after the example seed), and without a configured
 // tokenSecret the data directory also holds `token-secret` (mode 0600).
@@ -58,10 +64,24 @@ interface Snapshot {
   records: any[];
 }
 
-type JournalChange = { put: string; record: any } | { delete: string; id: number };
+/**
+ * A change of a declared collection's record carries the facts the change feed needs
+ * (CONTRACT §13): `created` (only on a put that created the record), `under` (the ids
+ * above the record on its path, outermost first) and `owner` (when the record has one).
+ * An idempotency key's change carries none.
+ */
+interface EventFacts {
+  created?: true;
+  under: number[];
+  owner?: number;
+}
+
+type JournalChange = ({ put: string; record: any } | { delete: string; id: number }) & Partial<EventFacts>;
 
 interface JournalLine {
   seq: number;
+  /** When the line was committed: an ISO 8601 date in UTC. */
+  at: string;
   changes: JournalChange[];
 }
 
@@ -92,10 +112,47 @@ function firstSeqOf(segment: string): number {
   return Number((SEGMENT_NAME.exec(segment) as RegExpExecArray)[1]);
 }
 
+/** The collections of the example declaration, whose changes carry event facts: how deep each sits (users/{id}/orders: 1). */
+const DECLARED_DEPTH: Readonly<Record<string, number>> = { users: 0, products: 0, orders: 1 };
+
+/**
+ * Checks a change's keys and event facts exactly: an idempotency key's change is
+ * {put, record} or {delete, id}; a declared record's adds `under` (as many positive ids
+ * as the collection is deep), `created: true` on a put that created the record, and
+ * `owner` where the record has one: a user owns itself, an order is its user's
+ * (`under[0]`), a product has no owner.
+ */
+function checkChange(change: JournalChange, line: string): void {
+  const collection = 'put' in change ? change.put : change.delete;
+  const base = 'put' in change ? ['put', 'record'] : ['delete', 'id'];
+  const depth = DECLARED_DEPTH[collection];
+  if (depth === undefined) {
+    assert.equal(collection, 'idempotency_keys', `a change of a collection the example declares, or an idempotency key: ${line}`);
+    assert.deepEqual(Object.keys(change).sort(), base.sort(), `an idempotency key's change carries no event facts: ${line}`);
+    return;
+  }
+  const id = 'put' in change ? (change.record.id as number) : change.id;
+  const owner = collection === 'users' ? id : collection === 'orders' ? change.under?.[0] : undefined;
+  const expected = [...base, 'under', ...('put' in change && change.created !== undefined ? ['created'] : []), ...(owner === undefined ? [] : ['owner'])];
+  assert.deepEqual(Object.keys(change).sort(), expected.sort(), `the keys of a ${collection} change: ${line}`);
+  if (change.created !== undefined) assert.equal(change.created, true, `created is true or absent: ${line}`);
+  assert.ok(Array.isArray(change.under) && change.under.length === depth, `under holds ${depth} id(s): ${line}`);
+  for (const above of change.under) assert.ok(Number.isSafeInteger(above) && above >= 1, `under holds ids: ${line}`);
+  if ('put' in change && collection === 'orders') assert.deepEqual(change.under, [change.record.user_id], `an order is under its user: ${line}`);
+  assert.equal(change.owner, owner, `the owner of a ${collection} record: ${line}`);
+}
+
+/** The numbers a line takes: one per change (journal-format.ts seqsTaken), so the next line's seq is its seq plus this. */
+function seqsTaken(line: JournalLine): number {
+  return Math.max(1, line.changes.length);
+}
+
 /**
  * Every journal line, oldest first, decoded and checked: each segment ends with a
- * complete line, each line is exactly {seq, changes}, seqs strictly increase (and are
- * not below their segment's name), each change is {put, record} or {delete, id}.
+ * complete line, each line is exactly {seq, at, changes} (`at` an ISO date), each seq
+ * follows the numbers the line before took (one per change; the first not below its
+ * segment's name), each change is {put, record} or {delete, id} with exactly the event
+ * facts its collection calls for (checkChange).
  */
 async function journalLines(dataDir: string): Promise<JournalLine[]> {
   const lines: JournalLine[] = [];
@@ -104,25 +161,28 @@ async function journalLines(dataDir: string): Promise<JournalLine[]> {
     assert.ok(text === '' || text.endsWith('\n'), `${segment} ends with a complete line: ${JSON.stringify(text.slice(-80))}`);
     for (const line of text.split('\n').slice(0, -1)) {
       const entry = JSON.parse(line) as JournalLine;
-      assert.deepEqual(Object.keys(entry).sort(), ['changes', 'seq'], line);
+      assert.deepEqual(Object.keys(entry).sort(), ['at', 'changes', 'seq'], line);
+      assert.ok(typeof entry.at === 'string' && new Date(entry.at).toISOString() === entry.at, `at is an ISO date: ${line}`);
       assert.ok(Number.isSafeInteger(entry.seq) && entry.seq >= firstSeqOf(segment), `seq of ${line} in ${segment}`);
       const previous = lines.at(-1);
-      assert.ok(previous === undefined || entry.seq > previous.seq, `seq increases: ${line}`);
+      if (previous !== undefined) assert.equal(entry.seq, previous.seq + seqsTaken(previous), `seq follows the numbers the line before took: ${line}`);
       assert.ok(Array.isArray(entry.changes) && entry.changes.length > 0, line);
-      for (const change of entry.changes) {
-        const keys = Object.keys(change).sort().join(',');
-        assert.ok(keys === 'put,record' || keys === 'delete,id', `a change is {put, record} or {delete, id}: ${line}`);
-      }
+      for (const change of entry.changes) checkChange(change, line);
       lines.push(entry);
     }
   }
   return lines;
 }
 
-/** The puts and deletes of one journal line as comparable strings, sorted ("put products 3", "delete orders 1"). */
+/** A change as a comparable string: "put products 3", "delete orders 1". */
+function changeName(change: JournalChange): string {
+  return 'put' in change ? `put ${change.put} ${change.record.id}` : `delete ${change.delete} ${change.id}`;
+}
+
+/** The puts and deletes of one journal line as comparable strings, sorted. */
 function changeSummary(line: JournalLine | undefined): string[] {
   assert.ok(line !== undefined, 'a journal line');
-  return line.changes.map((change) => ('put' in change ? `put ${change.put} ${change.record.id}` : `delete ${change.delete} ${change.id}`)).sort();
+  return line.changes.map(changeName).sort();
 }
 
 /**
@@ -161,6 +221,33 @@ async function assertRunningDirectory(dataDir: string, expected: readonly string
   );
   assert.ok(names.includes(LOCK_FILE), `the lock is held: ${names.join(', ')}`);
   assert.ok((await segmentNames(dataDir)).length >= 1, `a journal segment is open: ${names.join(', ')}`);
+}
+
+/**
+ * What a clean stop leaves: exactly `expected` (the snapshots, and token-secret when the
+ * server kept one) besides journal segments, no lock, every snapshot at one journal_seq
+ * (the final compaction), and journal segments only as the change feed's history: none
+ * empty (the current segment is removed) and every line in them one the snapshots
+ * already cover (seq ≤ journal_seq), so a restart does not apply it again. Returns that seq.
+ */
+async function assertClosedDirectory(dataDir: string, expected: readonly string[]): Promise<number> {
+  const names = await fileNames(dataDir);
+  assertOnlyDataFiles(names);
+  assert.deepEqual(
+    names.filter((name) => !SEGMENT_NAME.test(name)),
+    [...expected].sort(),
+    'the snapshots (and the secret) are there, the lock is gone',
+  );
+  const seqs = await Promise.all(SNAPSHOT_FILES.map(async (name) => (await readSnapshot(dataDir, name.replace('.json', ''))).journal_seq));
+  assert.equal(new Set(seqs).size, 1, `one final snapshot covers every collection up to the same seq: ${seqs.join(', ')}`);
+  const covered = seqs[0] as number;
+  for (const segment of await segmentNames(dataDir)) {
+    assert.ok((await stat(join(dataDir, segment))).size > 0, `${segment} is not the empty current segment`);
+  }
+  for (const line of await journalLines(dataDir)) {
+    assert.ok(line.seq <= covered, `the snapshots (journal_seq ${covered}) cover every line left, seq ${line.seq} too`);
+  }
+  return covered;
 }
 
 /** Every file of the directory as text, joined: to look for something that must never be stored. */
@@ -277,13 +364,14 @@ function productRecord(id: number, name = `P${id}`): Record<string, unknown> {
   return { id, name, category: 'c', price: 1, created_at: TIMESTAMP, updated_at: TIMESTAMP };
 }
 
-/** One journal line as the format prescribes, with its newline. */
+/** One journal line as the format prescribes, with its newline (`at`: when it was committed). */
 function journalLine(seq: number, changes: JournalChange[]): string {
-  return `${JSON.stringify({ seq, changes })}\n`;
+  return `${JSON.stringify({ seq, at: TIMESTAMP, changes })}\n`;
 }
 
+/** A line creating a product: a top-level record without an owner, so `under` is empty. */
 function putProduct(seq: number, id: number, name?: string): string {
-  return journalLine(seq, [{ put: 'products', record: productRecord(id, name) }]);
+  return journalLine(seq, [{ put: 'products', created: true, under: [], record: productRecord(id, name) }]);
 }
 
 // Each test registers what it starts and creates; afterEach closes the servers, then removes the dirs.
@@ -340,7 +428,7 @@ describe('storage: with a data directory', () => {
     await api.post(`/v1/users/${user}/orders`, { items: [{ product_id: product.id, quantity: 1 }] });
     await api.close();
 
-    assert.deepEqual(await fileNames(dir), SNAPSHOT_FILES);
+    const covered = await assertClosedDirectory(dir, SNAPSHOT_FILES);
     const seqs = new Set<number>();
     for (const collection of ['users', 'products', 'orders']) {
       const text = await readFile(join(dir, `${collection}.json`), 'utf8');
@@ -357,7 +445,7 @@ describe('storage: with a data directory', () => {
         assert.deepEqual(JSON.parse(line.trim().replace(/,$/, '')), snapshot.records[index], `${collection} line ${index}`);
       });
     }
-    assert.equal(seqs.size, 1, `one final snapshot covers every collection up to the same seq: ${[...seqs].join(', ')}`);
+    assert.deepEqual([...seqs], [covered], `one final snapshot covers every collection up to the same seq: ${[...seqs].join(', ')}`);
     assert.deepEqual(await snapshotContent(dir, 'products'), { next_id: 3, records: [product, second] });
   });
 
@@ -399,9 +487,12 @@ describe('storage: with a data directory', () => {
     await assertRunningDirectory(dir, SNAPSHOT_FILES);
     assert.deepEqual((await diskRecords(dir, 'products')).map((record) => record.id), expectedIds);
 
+    const products = (await api.get('/v1/products?limit=100')).body.data;
     await api.close();
-    assert.deepEqual(await fileNames(dir), SNAPSHOT_FILES);
+    await assertClosedDirectory(dir, SNAPSHOT_FILES);
     assert.deepEqual(await recordIds(dir, 'products'), expectedIds);
+    const again = await startOn(dir);
+    assert.deepEqual((await again.get('/v1/products?limit=100')).body.data, products, 'a restart gives the same records');
   });
 
   test('every acknowledged write is on disk when its response arrives (POST, PUT, PATCH, DELETE): a journal line holds it', async () => {
@@ -411,32 +502,52 @@ describe('storage: with a data directory', () => {
     const lastLine = async (): Promise<JournalLine> => (await journalLines(dir)).at(-1) as JournalLine;
 
     const events = await watchFileHandles();
-    /** Each answer is checked as it arrives: the write of its journal line was durable before it. */
+    /**
+     * Each answer is checked as it arrives: the write of its journal line was durable before it.
+     * `change` builds the change exactly as the line holds it, its keys in the line's order.
+     */
     const durable = async (response: Promise<TestResponse>, change: (body: any) => JournalChange): Promise<TestResponse> => {
       const answered = await response;
       assertDurableBeforeAnswer(events, JSON.stringify(change(answered.body)));
       return answered;
     };
 
-    const created = await durable(api.post('/v1/products', { name: 'Durable', category: 'c', price: 1.5 }), (body) => ({ put: 'products', record: body }));
+    const created = await durable(api.post('/v1/products', { name: 'Durable', category: 'c', price: 1.5 }), (body) => ({
+      put: 'products',
+      created: true,
+      under: [],
+      record: body,
+    }));
     assert.equal(created.status, 201);
-    assert.deepEqual((await lastLine()).changes, [{ put: 'products', record: created.body }]);
+    assert.deepEqual((await lastLine()).changes, [{ put: 'products', created: true, under: [], record: created.body }]);
     assert.deepEqual(await diskRecords(dir, 'products'), [created.body]);
 
-    const put = await durable(api.put(`/v1/products/${created.body.id}`, { name: 'Put', category: 'd', price: 2 }), (body) => ({ put: 'products', record: body }));
+    // a put that replaces a record: no `created`
+    const put = await durable(api.put(`/v1/products/${created.body.id}`, { name: 'Put', category: 'd', price: 2 }), (body) => ({
+      put: 'products',
+      under: [],
+      record: body,
+    }));
     assert.equal(put.status, 200);
-    assert.deepEqual((await lastLine()).changes, [{ put: 'products', record: put.body }]);
+    assert.deepEqual((await lastLine()).changes, [{ put: 'products', under: [], record: put.body }]);
     assert.deepEqual(await diskRecords(dir, 'products'), [put.body]);
 
-    const patched = await durable(api.patch(`/v1/products/${created.body.id}`, { description: 'patched' }), (body) => ({ put: 'products', record: body }));
+    const patched = await durable(api.patch(`/v1/products/${created.body.id}`, { description: 'patched' }), (body) => ({
+      put: 'products',
+      under: [],
+      record: body,
+    }));
     assert.equal(patched.status, 200);
-    assert.deepEqual((await lastLine()).changes, [{ put: 'products', record: patched.body }]);
+    assert.deepEqual((await lastLine()).changes, [{ put: 'products', under: [], record: patched.body }]);
     assert.deepEqual(await diskRecords(dir, 'products'), [patched.body]);
 
     const user = await api.post('/v1/users', { name: 'Ann', email: 'ann@example.com' });
     assertDurableBeforeAnswer(events, '"email":"ann@example.com"');
     assert.equal(user.status, 201);
     assert.deepEqual(changeSummary(await lastLine()), [`put users ${user.body.id}`]);
+    // a user owns itself
+    const { record: _userRecord, ...userFacts } = (await lastLine()).changes[0] as { record: unknown };
+    assert.deepEqual(userFacts, { put: 'users', created: true, under: [], owner: user.body.id });
     // the administrator (id 1) comes first; the new user is the last record
     const storedUsers = await diskRecords(dir, 'users');
     assert.deepEqual(storedUsers.map((record: { id: number }) => record.id), [1, user.body.id]);
@@ -444,17 +555,21 @@ describe('storage: with a data directory', () => {
     assert.equal(storedUser.id, user.body.id);
     assert.equal(storedUser.email, 'ann@example.com');
 
+    // an order sits under its user, who owns it
     const order = await durable(api.post(`/v1/users/${user.body.id}/orders`, { items: [{ product_id: created.body.id, quantity: 3 }] }), (body) => ({
       put: 'orders',
+      created: true,
+      under: [user.body.id],
+      owner: user.body.id,
       record: body,
     }));
     assert.equal(order.status, 201);
-    assert.deepEqual((await lastLine()).changes, [{ put: 'orders', record: order.body }]);
+    assert.deepEqual((await lastLine()).changes, [{ put: 'orders', created: true, under: [user.body.id], owner: user.body.id, record: order.body }]);
     assert.deepEqual(await diskRecords(dir, 'orders'), [order.body]);
 
-    const deleted = await durable(api.delete(`/v1/products/${created.body.id}`), () => ({ delete: 'products', id: created.body.id }));
+    const deleted = await durable(api.delete(`/v1/products/${created.body.id}`), () => ({ delete: 'products', id: created.body.id, under: [] }));
     assert.equal(deleted.status, 204);
-    assert.deepEqual((await lastLine()).changes, [{ delete: 'products', id: created.body.id }]);
+    assert.deepEqual((await lastLine()).changes, [{ delete: 'products', id: created.body.id, under: [] }]);
     assert.deepEqual(await diskRecords(dir, 'products'), []);
     // one line per acknowledged write: the administrator, then the six above
     assert.equal((await journalLines(dir)).length, 7);
@@ -472,6 +587,20 @@ describe('storage: with a data directory', () => {
     assert.equal(lines.length, linesBefore + 1, 'the cascade is a single commit');
     // alice (1) had orders 1, 2 and 3
     assert.deepEqual(changeSummary(lines.at(-1)), ['delete orders 1', 'delete orders 2', 'delete orders 3', 'delete users 1']);
+    // each deletion carries the facts of the record as it was: the orders were under alice and hers
+    const cascade = lines.at(-1) as JournalLine;
+    assert.deepEqual(
+      [...cascade.changes].sort((a, b) => changeName(a).localeCompare(changeName(b))),
+      [
+        { delete: 'orders', id: 1, under: [1], owner: 1 },
+        { delete: 'orders', id: 2, under: [1], owner: 1 },
+        { delete: 'orders', id: 3, under: [1], owner: 1 },
+        { delete: 'users', id: 1, under: [], owner: 1 },
+      ],
+    );
+    // the line took one number per change: the next write's line starts four further on
+    await createProduct(api, { name: 'After the cascade' });
+    assert.equal(((await journalLines(dir)).at(-1) as JournalLine).seq, cascade.seq + 4);
     assert.deepEqual((await diskRecords(dir, 'users')).map((record) => record.id), [2, 3]); // bob, and the administrator (id 3)
     assert.deepEqual(
       (await diskRecords(dir, 'orders')).map((record: { id: number; user_id: number }) => [record.id, record.user_id]),
@@ -510,7 +639,7 @@ describe('storage: with a data directory', () => {
     assert.deepEqual(await api.server.app.recordCounts(), { users: 3, products: 12, orders: 5 });
 
     await api.close();
-    assert.deepEqual(await fileNames(dir), SNAPSHOT_FILES);
+    await assertClosedDirectory(dir, SNAPSHOT_FILES);
     for (const [collection, count] of [
       ['users', 2],
       ['products', 12],
@@ -552,7 +681,7 @@ describe('storage: with a data directory', () => {
     assert.equal(me.body.role, 'admin');
 
     await server.close();
-    assert.deepEqual(await fileNames(dir), DATA_DIR_FILES);
+    await assertClosedDirectory(dir, DATA_DIR_FILES);
     const text = await readFile(join(dir, 'users.json'), 'utf8');
     assert.equal(text.includes(TEST_ADMIN_PASSWORD), false, 'the admin password is stored hashed only');
     const users = JSON.parse(text) as Snapshot;
@@ -572,7 +701,7 @@ describe('storage: with a data directory', () => {
     const api = await startOn(nested);
     await assertRunningDirectory(nested, SNAPSHOT_FILES);
     await api.close();
-    assert.deepEqual(await fileNames(nested), SNAPSHOT_FILES);
+    await assertClosedDirectory(nested, SNAPSHOT_FILES);
   });
 
   test('seed:false starts empty (but for the administrator) and writes empty snapshots', async () => {
@@ -712,8 +841,8 @@ describe('storage: the journal', () => {
       putProduct(1, 1, 'Older than the snapshot') +
         putProduct(2, 2, 'Kept') +
         putProduct(3, 5, 'Replayed') +
-        journalLine(4, [{ delete: 'products', id: 2 }]) +
-        journalLine(5, [{ put: 'users', record: journalUser }]), // users has no snapshot: replayed from the start
+        journalLine(4, [{ delete: 'products', id: 2, under: [] }]) +
+        journalLine(5, [{ put: 'users', created: true, under: [], owner: 7, record: journalUser }]), // users has no snapshot: replayed from the start
     );
     const api = await startOn(dir, { seed: true });
     assert.deepEqual(
@@ -731,10 +860,23 @@ describe('storage: the journal', () => {
       [8, TEST_ADMIN_EMAIL],
     ]);
 
+    const productsBefore = (await api.get('/v1/products')).body.data;
     await api.close();
-    assert.deepEqual(await fileNames(dir), SNAPSHOT_FILES);
+    // the hand-written lines stay, as the change feed's history, but the snapshots now cover them
+    // all: up to 7 (the administrator took 6, product 6 took 7)
+    assert.equal(await assertClosedDirectory(dir, SNAPSHOT_FILES), 7);
+    assert.ok((await segmentNames(dir)).includes('journal-000000000001.jsonl'));
     assert.deepEqual(await recordIds(dir, 'products'), [1, 5, 6]);
     assert.deepEqual(await recordIds(dir, 'users'), [7, 8]);
+
+    // so a restart does not apply them again: product 1 stays as the snapshot had it
+    const again = await startOn(dir);
+    assert.deepEqual((await again.get('/v1/products')).body.data, productsBefore);
+    assert.equal((await again.get('/v1/products/1')).body.name, 'From the snapshot');
+    assert.deepEqual(
+      (await again.get('/v1/users')).body.data.map((record: { id: number }) => record.id),
+      [7, 8],
+    );
   });
 
   test('a torn last line is cut back with a warning: the start succeeds without it, and later writes append and survive a restart', async () => {
@@ -748,9 +890,9 @@ describe('storage: the journal', () => {
 
     const segment = join(copy, (await segmentNames(copy)).at(-1) as string);
     const good = await readFile(segment);
-    const lastSeq = ((await journalLines(copy)).at(-1) as JournalLine).seq;
+    const last = (await journalLines(copy)).at(-1) as JournalLine;
     // the next line, as a crash during its append would leave it: cut inside the ☕
-    const whole = Buffer.from(putProduct(lastSeq + 1, 3, 'Torn ☕ never acknowledged'));
+    const whole = Buffer.from(putProduct(last.seq + seqsTaken(last), 3, 'Torn ☕ never acknowledged'));
     const torn = whole.subarray(0, whole.indexOf(Buffer.from('☕')) + 1);
     await appendFile(segment, torn);
 
@@ -769,7 +911,7 @@ describe('storage: the journal', () => {
     assert.equal((await second.get('/v1/products/3')).status, 404, 'the torn write is not there');
     const p3 = await createProduct(second, { name: 'After the tear' });
     assert.equal(p3.id, 3);
-    assert.deepEqual((await journalLines(copy)).at(-1)?.changes, [{ put: 'products', record: p3 }]); // every segment parses
+    assert.deepEqual((await journalLines(copy)).at(-1)?.changes, [{ put: 'products', created: true, under: [], record: p3 }]); // every segment parses
     assert.deepEqual(await diskRecords(copy, 'products'), [p1, p2, p3]);
 
     await second.close();
@@ -880,9 +1022,18 @@ describe('storage: a damaged journal stops the start, names the file and line, a
 
 describe('storage: compaction', () => {
   /**
+   * The change feed keeps at most ten times `kept` events (events/event-log.ts), so with
+   * `kept: 1` compaction may keep only the segments holding the ten newest events.
+   */
+  const LITTLE_HISTORY = { kept: 1, keptForMs: 1 } as const;
+  const MOST_EVENTS_KEPT = 10 * LITTLE_HISTORY.kept;
+
+  /**
    * Waits until no compaction is under way and none is half done: no temporary file,
-   * one journal segment (the current one, starting right after what the snapshots
-   * hold), and every snapshot at the same journal_seq. Returns that seq.
+   * every snapshot at the same journal_seq, the current segment starting right after it,
+   * and before it only segments the snapshots cover that still hold one of the events
+   * the feed keeps (with LITTLE_HISTORY: one of the MOST_EVENTS_KEPT newest numbers up
+   * to that seq; every change here is one event). Returns that seq.
    */
   async function settled(dir: string): Promise<number> {
     let seq = -1;
@@ -892,15 +1043,19 @@ describe('storage: compaction', () => {
       const seqs = await Promise.all(SNAPSHOT_FILES.map(async (name) => (await readSnapshot(dir, name.replace('.json', ''))).journal_seq));
       assert.equal(new Set(seqs).size, 1, `snapshots at one seq: ${seqs.join(', ')}`);
       seq = seqs[0] as number;
-      const segments = await segmentNames(dir);
-      assert.deepEqual(segments.map(firstSeqOf), [seq + 1], `only the segment after seq ${seq} is left: ${segments.join(', ')}`);
+      const firstSeqs = (await segmentNames(dir)).map(firstSeqOf);
+      assert.equal(firstSeqs.at(-1), seq + 1, `the current segment starts after seq ${seq}: ${firstSeqs.join(', ')}`);
+      for (let index = 0; index + 1 < firstSeqs.length; index++) {
+        const end = (firstSeqs[index + 1] as number) - 1;
+        assert.ok(end > seq - MOST_EVENTS_KEPT, `the segment at ${firstSeqs[index]} (to ${end}) holds no event the feed keeps at seq ${seq}, yet it is left: ${firstSeqs.join(', ')}`);
+      }
     });
     return seq;
   }
 
   test('many writes with compactAfterBytes: 2000 compact repeatedly and leave no temporary file', async () => {
     const dir = await scratchDirectory(defer);
-    const api = await startOn(dir, { compactAfterBytes: 2000 });
+    const api = await startOn(dir, { compactAfterBytes: 2000, events: LITTLE_HISTORY });
     for (let round = 0; round < 8; round++) {
       const created = await Promise.all(
         Array.from({ length: 10 }, (_, n) => api.post('/v1/products', { name: `R${round}-${n}`, category: 'c', price: n, description: 'x'.repeat(100) })),
@@ -915,13 +1070,13 @@ describe('storage: compaction', () => {
     assert.equal((await diskRecords(dir, 'products')).length, 80 - 8);
 
     await api.close();
-    assert.deepEqual(await fileNames(dir), SNAPSHOT_FILES);
+    await assertClosedDirectory(dir, SNAPSHOT_FILES);
     assert.equal((await readSnapshot(dir, 'products')).records.length, 80 - 8);
   });
 
   test('a compaction deletes the segments it covers; a restart after a crash, and after a close, sees the same records', async () => {
     const dir = await scratchDirectory(defer);
-    const api = await startOn(dir, { compactAfterBytes: 2000 });
+    const api = await startOn(dir, { compactAfterBytes: 2000, events: LITTLE_HISTORY });
     for (let n = 0; n < 40; n++) {
       const created = await createProduct(api, { name: `S${n}`, description: 'y'.repeat(80) });
       if (n % 5 === 0) assert.equal((await api.put(`/v1/products/${created.id}`, { name: `S${n} v2`, category: 'd', price: 2 })).status, 200);
@@ -934,6 +1089,7 @@ describe('storage: compaction', () => {
 
     const seq = await settled(dir);
     assert.ok(seq > 1, `the journal was compacted (snapshots at seq ${seq})`);
+    assert.equal((await fileNames(dir)).includes('journal-000000000001.jsonl'), false, 'the first segment was deleted');
     const products = await readSnapshot(dir, 'products');
     assert.ok(products.records.length > 0, 'the snapshot holds what the deleted segments held');
 
@@ -945,10 +1101,40 @@ describe('storage: compaction', () => {
     assert.equal((await createProduct(afterCrash)).id, 41);
 
     await api.close();
+    await assertClosedDirectory(dir, SNAPSHOT_FILES);
     const afterClose = await startOn(dir);
     assert.deepEqual((await afterClose.get('/v1/products?limit=100')).body, expected);
     assert.deepEqual((await afterClose.get(`/v1/users/${user}/orders/${order.body.id}`)).body, order.body);
     assert.equal((await createProduct(afterClose)).id, 41);
+  });
+
+  test('with the default history (10,000 events), compaction writes the snapshots but keeps every segment: each holds events the feed keeps', async () => {
+    const dir = await scratchDirectory(defer);
+    const api = await startOn(dir, { compactAfterBytes: 2000 });
+    const created: any[] = [];
+    for (let n = 0; n < 30; n++) created.push(await createProduct(api, { name: `K${n}`, description: 'z'.repeat(100) }));
+    assert.equal((await api.delete(`/v1/products/${created[0].id}`)).status, 204);
+    await eventually(async () => {
+      const seqs = await Promise.all(SNAPSHOT_FILES.map(async (name) => (await readSnapshot(dir, name.replace('.json', ''))).journal_seq));
+      assert.equal(new Set(seqs).size, 1, `snapshots at one seq: ${seqs.join(', ')}`);
+      assert.ok((seqs[0] as number) > 1, `the journal was compacted (snapshots at seq ${seqs[0]})`);
+    });
+    const segments = await segmentNames(dir);
+    assert.ok(segments.length > 2, `compaction rotated the journal several times: ${segments.join(', ')}`);
+    // nothing deleted: every line from the administrator's (seq 1) on, without a gap (journalLines checks the numbering)
+    const lines = await journalLines(dir);
+    assert.equal(lines[0]?.seq, 1);
+    assert.equal(lines.length, 1 + 30 + 1);
+    const expected = (await api.get('/v1/products?limit=100')).body;
+
+    await api.close();
+    const covered = await assertClosedDirectory(dir, SNAPSHOT_FILES);
+    assert.equal(covered, 32, 'the final snapshot covers every line');
+    assert.deepEqual((await segmentNames(dir)).map(firstSeqOf), segments.map(firstSeqOf).filter((first) => first <= covered), 'only the empty current segment is gone');
+    assert.deepEqual((await journalLines(dir)).map((line) => line.seq), Array.from({ length: 32 }, (_, n) => n + 1));
+    const again = await startOn(dir);
+    assert.deepEqual((await again.get('/v1/products?limit=100')).body, expected, 'the covered lines are not applied again');
+    assert.equal((await createProduct(again)).id, 31);
   });
 });
 
@@ -976,7 +1162,7 @@ describe('storage: the lock', () => {
     );
     assert.deepEqual(await diskRecords(dir, 'products'), (await first.get('/v1/products')).body.data);
     await first.close();
-    assert.deepEqual(await fileNames(dir), SNAPSHOT_FILES);
+    await assertClosedDirectory(dir, SNAPSHOT_FILES);
   });
 
   test('a lock that holds no pid (not written by plainrest) is refused, named, and left alone', async () => {
@@ -1004,7 +1190,7 @@ describe('storage: the lock', () => {
       );
       assert.equal((await createProduct(api)).id, 2);
       await api.close();
-      assert.deepEqual(await fileNames(dir), SNAPSHOT_FILES);
+      await assertClosedDirectory(dir, SNAPSHOT_FILES);
     });
   }
 });
@@ -1096,7 +1282,7 @@ describe('storage: close()', () => {
     );
   });
 
-  test('close() removes the lock and the journal; the snapshots alone hold everything, up to the last journal line', async () => {
+  test('close() removes the lock and the current journal segment; the snapshots hold everything, up to the last journal line, and cover every segment left', async () => {
     const server = await startServer({ port: 0, dataDir: dir.path, seed: true, ...TEST_AUTH_OPTIONS });
     const api = await connect(server);
     const product = await createProduct(api, { name: 'Journaled' });
@@ -1104,12 +1290,13 @@ describe('storage: close()', () => {
     const order = await api.post(`/v1/users/${user}/orders`, { items: [{ product_id: product.id, quantity: 4 }] });
     assert.equal(order.status, 201, order.text);
     assert.equal((await api.delete('/v1/products/1')).status, 204);
-    const lastSeq = ((await journalLines(dir.path)).at(-1) as JournalLine).seq;
+    const last = (await journalLines(dir.path)).at(-1) as JournalLine;
+    const lastSeq = last.seq + seqsTaken(last) - 1; // the last number the last line took
     const expected: Record<string, any[]> = {};
     for (const collection of ['users', 'products', 'orders']) expected[collection] = await diskRecords(dir.path, collection);
 
     await server.close();
-    assert.deepEqual(await fileNames(dir.path), SNAPSHOT_FILES);
+    await assertClosedDirectory(dir.path, SNAPSHOT_FILES);
     for (const collection of ['users', 'products', 'orders']) {
       const snapshot = await readSnapshot(dir.path, collection);
       assert.ok(snapshot.journal_seq >= lastSeq, `${collection}.json covers seq ${lastSeq}: ${snapshot.journal_seq}`);
@@ -1137,7 +1324,7 @@ describe('storage: close()', () => {
     await response.text();
     await server.close();
     // started without a tokenSecret, so the generated one is kept beside the snapshots
-    assert.deepEqual(await fileNames(dir.path), DATA_DIR_FILES);
+    await assertClosedDirectory(dir.path, DATA_DIR_FILES);
     assert.equal((await readSnapshot(dir.path, 'products')).records.length, 12);
     await assert.rejects(fetch(`${server.url}/healthz`));
   });
@@ -1146,7 +1333,7 @@ describe('storage: close()', () => {
     const server = await startServer({ port: 0, dataDir: dir.path, seed: false });
     await Promise.all([server.close(), server.close()]);
     await server.close();
-    assert.deepEqual(await fileNames(dir.path), DATA_DIR_FILES);
+    await assertClosedDirectory(dir.path, DATA_DIR_FILES);
   });
 });
 
