@@ -546,6 +546,27 @@ describe('journal: the change feed keeps its history and numbering through a res
     }
   });
 
+  test('a line with `at` whose seq is a number the entry before it took stops the start, naming the file, and changes nothing', async () => {
+    const dir = await temporaryDirectory();
+    try {
+      const at = '2026-11-24T10:00:00.000Z';
+      const created = { type: 'created', under: [] } as const;
+      await writeFile(
+        join(dir.path, segmentName(1)),
+        encodeEntry(1, [{ kind: 'put', collection: 'products', record: productRecord(1), event: created }, { kind: 'put', collection: 'products', record: productRecord(2), event: created }], at) +
+          encodeEntry(2, [{ kind: 'put', collection: 'products', record: productRecord(3), event: created }], at),
+      );
+      const before = await readFile(join(dir.path, segmentName(1)), 'utf8');
+      await assert.rejects(open(dir.path), (error: Error) => {
+        assert.equal(error.message, `journal ${join(dir.path, segmentName(1))} has seq 2, a number the entry before it took (up to 2); nothing was changed: restore the data directory from a backup`);
+        return true;
+      });
+      assert.equal(await readFile(join(dir.path, segmentName(1)), 'utf8'), before);
+    } finally {
+      await dir.remove();
+    }
+  });
+
   test('a journal written before the change feed (no `at`, no facts) is replayed; it has no events, and the numbering continues after its numbers', async () => {
     const dir = await temporaryDirectory();
     try {

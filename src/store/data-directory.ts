@@ -93,6 +93,10 @@ export async function readDataDirectory(dataDir: string, table: ResourceTable, a
       if (entry.seq <= previousSeq) {
         throw new StartupError(`journal ${path} has seq ${entry.seq} after seq ${previousSeq}; nothing was changed: restore the data directory from a backup`);
       }
+      // Since the change feed an entry takes one number per change; only older lines (without `at`) may overlap.
+      if (entry.at !== undefined && entry.seq <= lastTaken) {
+        throw new StartupError(`journal ${path} has seq ${entry.seq}, a number the entry before it took (up to ${lastTaken}); nothing was changed: restore the data directory from a backup`);
+      }
       previousSeq = entry.seq;
       lastTaken = Math.max(lastTaken, entry.seq + seqsTaken(entry.changes) - 1);
       entries.push(entry);
