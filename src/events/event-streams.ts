@@ -72,7 +72,7 @@ export class EventStreams {
 
   /** A 429 when the caller, or the server, has as many streams open as allowed; a 503 once shutting down. */
   admit(actor: Actor): void {
-    if (this.#closed) throw new HttpError('not_ready', 'the server is shutting down; reconnect to another process');
+    if (this.#closed) throw new HttpError('not_ready', 'the server is shutting down; reconnect to another process', { headers: { 'Retry-After': '1' } });
     const mine = this.#perUser.get(actor.id) ?? 0;
     if (mine >= this.#settings.maxStreamsPerUser) {
       throw new HttpError('too_many_streams', `you have ${mine} event streams open, the most one user may; close one first`, { headers: { 'Retry-After': '5' } });
@@ -87,7 +87,7 @@ export class EventStreams {
     return {
       status: 200,
       contentType: 'text/event-stream; charset=utf-8',
-      headers: { 'Cache-Control': 'no-store', 'X-Accel-Buffering': 'no' },
+      headers: { 'Cache-Control': 'no-store', 'X-Accel-Buffering': 'no', Vary: 'Accept' },
       stream: (res) => this.#start(res, request, window),
     };
   }

@@ -57,8 +57,9 @@ async function eventList(context: RequestContext, feed: ChangeFeed, parameters: 
   const links = linksAround(context.path, fixedParameters(parameters, table, language), feedWords(language), meta);
   const body = `{"data":[${events.map((event) => eventJson(event, table, language)).join(',')}],"meta":${JSON.stringify(meta)},"links":${JSON.stringify(links)}}`;
   const etag = entityTag(body);
-  if (matchesIfNoneMatch(context.req.headers['if-none-match'], etag)) return { status: 304, headers: { ETag: etag } };
-  return { status: 200, headers: { Link: linkHeader(links), ETag: etag }, body };
+  // The same path answers a stream to Accept: text/event-stream: caches must tell the two apart.
+  if (matchesIfNoneMatch(context.req.headers['if-none-match'], etag)) return { status: 304, headers: { ETag: etag, Vary: 'Accept' } };
+  return { status: 200, headers: { Link: linkHeader(links), ETag: etag, Vary: 'Accept' }, body };
 }
 
 /** The filters a page's links keep, named in the path's language. */

@@ -175,7 +175,7 @@ export function eventOperations(route: EventRoute): Json {
       responses: responses(
         {
           200: success('a page of events, or the stream (text/event-stream)', SUCCESS_HEADERS.feed, content),
-          304: success('Not Modified: your copy of this page is current', SUCCESS_HEADERS.etag),
+          304: success('Not Modified: your copy of this page is current', { ...SUCCESS_HEADERS.etag, Vary: SUCCESS_HEADERS.feed.Vary }),
         },
         [400, 401, 406, 410, 429, 503],
         { readsBody: false, feed: true },

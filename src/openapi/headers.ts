@@ -131,7 +131,7 @@ export const HEADER_COMPONENTS: Readonly<Record<string, Json>> = {
     example: 'application/merge-patch+json, application/json',
   },
   'Vary-Accept': {
-    description: 'The answer depends on Accept (JSON or the HTML home page; RFC 9110 §12.5.5).',
+    description: 'The answer depends on Accept (JSON or the HTML home page; the change feed as JSON or as a stream; RFC 9110 §12.5.5).',
     required: true,
     schema: { type: 'string', enum: ['Accept'] },
     example: 'Accept',
@@ -190,6 +190,7 @@ export const SUCCESS_HEADERS = {
   page: { Vary: headerReference('Vary-Accept'), 'Cache-Control': headerReference('Cache-Control-Page') },
   /** The change feed's 200: the list's validator and pages, or the stream's. */
   feed: {
+    Vary: headerReference('Vary-Accept'),
     ETag: headerReference('ETag-Feed'),
     Link: headerReference('Link-Feed'),
     'Cache-Control': headerReference('Cache-Control-Stream'),
