@@ -2,6 +2,10 @@
 // bench/declared-resources.json: the same records plus a sku), written twice — as a
 // plainrest data directory (a snapshot of the first N−J records and one journal segment
 // holding the last J, so a start reads both), and as one plain JSON array for the reference.
+// Names and descriptions hold words with a realistic spread for search (`q`): a name is an
+// adjective (each in ~10% of records), a noun (each in ~1%) and a size; a description is
+// eight words drawn by Zipf's law from 2,000 (the commonest in most records, the rarest in
+// ~0.1%). Everything is derived from the record's number, so every run has the same data.
 
 import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -12,22 +16,121 @@ import { writeSnapshot } from '../src/store/snapshot-file.js';
 
 const CATEGORIES = ['coffee', 'tea', 'equipment', 'accessories', 'books', 'snacks', 'cups', 'gifts'];
 
+/** The first word of every name: each in about one record in ten. */
+export const NAME_ADJECTIVES = ['smoky', 'floral', 'bright', 'dark', 'organic', 'classic', 'spiced', 'golden', 'velvet', 'wild'] as const;
+
+/** The second word of every name: each in about one record in a hundred. */
+export const NAME_NOUNS = [
+  'espresso', 'roast', 'blend', 'beans', 'grinder', 'kettle', 'teapot', 'infuser', 'filter', 'dripper',
+  'press', 'carafe', 'mug', 'cup', 'saucer', 'tumbler', 'flask', 'scale', 'timer', 'thermometer',
+  'tamper', 'pitcher', 'jug', 'tray', 'spoon', 'scoop', 'canister', 'jar', 'tin', 'pouch',
+  'sampler', 'matcha', 'sencha', 'oolong', 'rooibos', 'chai', 'assam', 'darjeeling', 'ceylon', 'jasmine',
+  'chamomile', 'peppermint', 'hibiscus', 'ginger', 'lemongrass', 'cocoa', 'biscotti', 'shortbread', 'granola', 'almonds',
+  'cashews', 'pistachios', 'dates', 'figs', 'honey', 'toffee', 'caramel', 'fudge', 'wafers', 'crackers',
+  'cookbook', 'guide', 'journal', 'atlas', 'notebook', 'calendar', 'poster', 'apron', 'towel', 'coaster',
+  'napkin', 'candle', 'basket', 'hamper', 'voucher', 'card', 'ribbon', 'crate', 'box', 'bag',
+  'brush', 'cleaner', 'descaler', 'decanter', 'siphon', 'percolator', 'moka', 'aeropress', 'chemex', 'frother',
+  'steamer', 'roaster', 'sieve', 'strainer', 'whisk', 'bowl', 'ladle', 'cozy', 'warmer', 'rack',
+] as const;
+
+const SIZES = ['50 g', '100 g', '250 g', '500 g', '1 kg'];
+const DESCRIPTION_WORDS = 8;
+const DESCRIPTION_VOCABULARY = 2000;
+const SYLLABLES = ['ba', 'ke', 'lo', 'mu', 'ri', 'sa', 'te', 'vo', 'ni', 'du', 'fa', 'ge', 'ho', 'ju', 'pi', 'ra', 'si', 'to', 'wu', 'ze'];
+
+/** Word `rank` of the description vocabulary: three syllables, a different word for every rank (7919 is prime to the 8,000 combinations). */
+function descriptionWord(rank: number): string {
+  const count = SYLLABLES.length;
+  const code = ((rank + 1) * 7919) % count ** 3;
+  return `${SYLLABLES[code % count]}${SYLLABLES[Math.floor(code / count) % count]}${SYLLABLES[Math.floor(code / count / count) % count]}`;
+}
+
+/** Cumulative Zipf weights (1/rank) of the description vocabulary, for sampling by binary search. */
+const ZIPF_CUMULATIVE = ((): Float64Array => {
+  const cumulative = new Float64Array(DESCRIPTION_VOCABULARY);
+  let sum = 0;
+  for (let rank = 0; rank < DESCRIPTION_VOCABULARY; rank++) cumulative[rank] = sum += 1 / (rank + 1);
+  return cumulative;
+})();
+
+function zipfRank(uniform: number): number {
+  const target = uniform * (ZIPF_CUMULATIVE[DESCRIPTION_VOCABULARY - 1] as number);
+  let low = 0;
+  let high = DESCRIPTION_VOCABULARY - 1;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if ((ZIPF_CUMULATIVE[middle] as number) < target) low = middle + 1;
+    else high = middle;
+  }
+  return low;
+}
+
+/** A small deterministic generator (mulberry32) seeded by the record's number: numbers in [0, 1). */
+function randomFor(seed: number): () => number {
+  let state = (seed * 0x9e3779b1) >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+function pick<T>(items: readonly T[], random: () => number): T {
+  return items[Math.floor(random() * items.length)] as T;
+}
+
+function capitalised(word: string): string {
+  return `${word.charAt(0).toUpperCase()}${word.slice(1)}`;
+}
+
+/** Record `n`'s name and description. */
+function wordsFor(n: number): { name: string; description: string } {
+  const random = randomFor(n);
+  const name = `${capitalised(pick(NAME_ADJECTIVES, random))} ${pick(NAME_NOUNS, random)} ${pick(SIZES, random)}`;
+  const words = Array.from({ length: DESCRIPTION_WORDS }, () => descriptionWord(zipfRank(random())));
+  return { name, description: `${capitalised(words.join(' '))}.` };
+}
+
+/**
+ * `count` two-word searches, an adjective and a noun each (about 0.1% of the records hold
+ * both, 1% the noun), every one different up to 1,000, as `q` values in a query string.
+ */
+export function searchQueries(count: number): string[] {
+  return Array.from({ length: count }, (_, index) => {
+    const adjective = NAME_ADJECTIVES[index % NAME_ADJECTIVES.length] as string;
+    const noun = NAME_NOUNS[Math.floor(index / NAME_ADJECTIVES.length) % NAME_NOUNS.length] as string;
+    return `${adjective}+${noun}`;
+  });
+}
+
 /** The collections the benchmark fills: the example domain's products, or the declared gadgets. */
 export type BenchCollection = 'products' | 'gadgets';
 
-/** Records 1..count in 8 categories, with prices spread over 0.99 … 1000.98 (gadgets also have a sku). */
+/**
+ * Records 1..count in 8 categories, with prices spread over 0.99 … 1000.98 and searchable
+ * names; products also have a description, gadgets (whose declaration has none) a sku.
+ */
 export function benchProducts(count: number, collection: BenchCollection = 'products'): StoredRecord[] {
   const now = new Date().toISOString();
-  return Array.from({ length: count }, (_, index) => ({
-    id: index + 1,
-    name: `Product ${index + 1}`,
-    ...(collection === 'gadgets' ? { sku: `GAD-${index + 1}` } : {}),
-    category: CATEGORIES[index % CATEGORIES.length] as string,
-    price: Math.round(((index * 7919) % 100000) + 99) / 100,
-    created_at: now,
-    updated_at: now,
-  }));
+  return Array.from({ length: count }, (_, index) => {
+    const { name, description } = wordsFor(index + 1);
+    return {
+      id: index + 1,
+      name,
+      ...(collection === 'gadgets' ? { sku: `GAD-${index + 1}` } : {}),
+      category: CATEGORIES[index % CATEGORIES.length] as string,
+      price: Math.round(((index * 7919) % 100000) + 99) / 100,
+      ...(collection === 'products' ? { description } : {}),
+      created_at: now,
+      updated_at: now,
+    };
+  });
 }
+
+/** The categories records are spread over (record n is in category n mod 8). */
+export const BENCH_CATEGORIES: readonly string[] = CATEGORIES;
 
 /** How many of `count` records the journal holds rather than the snapshot. */
 function journalRecordCount(count: number): number {

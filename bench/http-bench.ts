@@ -3,15 +3,20 @@
 // other on loopback: GET item, GET list (page of 20, category filter, sort=-price),
 // POST create and PATCH, at 1k and 100k stored products and 1, 16, 64 connections; then
 // the same reads and creates on a collection declared in bench/declared-resources.json
-// (RESOURCES, issue 21) at the largest size; then start-up time, memory, and the
-// targets, met or missed (exit code 1 if any is missed).
-// Usage: npm run bench [-- --quick | --smoke] [--node] [--postgres]
+// (RESOURCES, issue 21) at the largest size; search (`q`, two words) against a list
+// filtered by category at the largest size, each computed per request (issue 23); then
+// start-up time, memory, and the targets, met or missed (exit code 1 if any is missed).
+// The full and smoke runs then measure the change feed (bench/events-bench.ts); --quick does not.
+// Usage: npm run bench [-- --quick | --smoke] [--node] [--postgres | --events]
 //   --quick     both sizes, 64 connections, 1 s per cell (a minute or two)
 //   --smoke     200 and 2,000 products, 16 connections, 0.3 s per cell; fails only on errors
 //   --node      load from the built-in node:http generator instead of wrk
 //   --postgres  instead, plainrest on a throwaway PostgreSQL, one and two processes, against
 //               a bare node:http + pg reference (bench/postgres-bench.ts); --quick and
 //               --smoke shorten it as they do this one
+//   --events    instead, only the change feed: a steady write load without and with 1,000
+//               Server-Sent Events subscribers, write latency, memory, every event delivered
+//               (bench/events-bench.ts); --quick and --smoke shorten it
 
 import { cp, mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { availableParallelism, cpus, tmpdir } from 'node:os';
@@ -21,11 +26,13 @@ import type { BenchCollection } from './bench-data.js';
 import { writeBenchFiles } from './bench-data.js';
 import { adminToken, BENCH_ADMIN_PASSWORD, BENCH_TOKEN_SECRET, formatTable } from './bench-support.js';
 import { removeAtExit } from './cleanup.js';
+import { runEventsBench } from './events-bench.js';
 import type { LoadGenerator, LoadRequest, LoadResult } from './load-generators.js';
 import { chooseLoadGenerator } from './load-generators.js';
 import { runPostgresBench } from './postgres-bench.js';
 import type { Probe, ServerProcess } from './server-processes.js';
 import { startPlainrest, startReference } from './server-processes.js';
+import { printSearch, searchExamples, searchScenarios } from './search-scenarios.js';
 import type { Cell, ScenarioName, SizeMeasurement } from './targets.js';
 import { checkTargets, combineRounds, median, megabytes, reportTargets, throughputRatio } from './targets.js';
 
@@ -56,11 +63,11 @@ const MODES: Record<'full' | 'quick' | 'smoke', Mode> = {
   smoke: { sizes: [200, 2000], connections: [16], seconds: 0.3, warmUpSeconds: 0, rounds: { judged: 1, other: 1 }, startups: 1, enforceTargets: false },
 };
 
-const FLAGS = ['--quick', '--smoke', '--node', '--postgres'];
+const FLAGS = ['--quick', '--smoke', '--node', '--postgres', '--events'];
 const args = process.argv.slice(2);
 const unknown = args.filter((arg) => !FLAGS.includes(arg));
-if (unknown.length > 0 || (args.includes('--quick') && args.includes('--smoke'))) {
-  console.error(`usage: npm run bench [-- --quick | --smoke] [--node] [--postgres]   (not: ${args.join(' ')})`);
+if (unknown.length > 0 || (args.includes('--quick') && args.includes('--smoke')) || (args.includes('--postgres') && args.includes('--events'))) {
+  console.error(`usage: npm run bench [-- --quick | --smoke] [--node] [--postgres | --events]   (not: ${args.join(' ')})`);
   process.exit(2);
 }
 const modeName = args.includes('--smoke') ? 'smoke' : args.includes('--quick') ? 'quick' : 'full';
@@ -75,6 +82,8 @@ const PLAINREST_SETTINGS = { RATE_LIMIT: '0', ADMIN_PASSWORD: BENCH_ADMIN_PASSWO
 interface Scenario {
   readonly name: ScenarioName;
   readonly request: LoadRequest;
+  /** Measured with the most connections only (the search comparison, judged there). */
+  readonly judgedOnly?: boolean;
 }
 
 /** What one server pair serves: the example domain's products, or a declared collection. */
@@ -122,11 +131,16 @@ function domain(collection: BenchCollection, resources?: string, only?: readonly
 }
 
 const EXAMPLE_DOMAIN = domain('products');
+
 /** A collection from a declaration file, not the example domain: its reads and creates, at the largest size. */
 const DECLARED_DOMAIN = domain('gadgets', fileURLToPath(new URL('./declared-resources.json', import.meta.url)), ['GET item', 'GET list', 'POST create']);
 
-/** Both servers on `size` fresh records of `served`, each of its scenarios × connection count on each, one at a time. */
-async function measureSize(root: string, load: LoadGenerator, size: number, served: Domain, startups: number): Promise<SizeMeasurement> {
+/**
+ * Both servers on `size` fresh records of `served`, each of its scenarios × connection count
+ * on each, one at a time; with `withSearch`, the search scenarios after the reads (before
+ * the writes add records), and plainrest's memory before and after them.
+ */
+async function measureSize(root: string, load: LoadGenerator, size: number, served: Domain, startups: number, withSearch = false): Promise<SizeMeasurement> {
   const dir = join(root, `${served.collection}-${size}`);
   const { dataDir, referenceFile } = await writeBenchFiles(dir, size, served.collection);
   const settings = { ...PLAINREST_SETTINGS, DATA_DIR: dataDir, ...(served.resources === undefined ? {} : { RESOURCES: served.resources }) };
@@ -139,40 +153,57 @@ async function measureSize(root: string, load: LoadGenerator, size: number, serv
   const reference = await startReferenceServer();
   const plainrest = await startPlainrest(settings, join(dir, 'plainrest.log'), served.probe);
   const startupMs = { plainrest: median([...plainrestStarts, plainrest.startupMs]), reference: median([...referenceStarts, reference.startupMs]) };
+  const reads = served.scenarios.filter((scenario) => scenario.request.method === 'GET');
+  const writes = served.scenarios.filter((scenario) => scenario.request.method !== 'GET');
+  const servers = { plainrest, reference };
   try {
     const cells: Cell[] = [];
-    let afterReads: { plainrest: number | undefined; reference: number | undefined } | undefined;
-    for (const scenario of served.scenarios) {
-      // Memory "with N products": after the reads, before the writes add records.
-      if (scenario.request.method !== 'GET') afterReads ??= { plainrest: plainrest.rssMegabytes(), reference: reference.rssMegabytes() };
-      if (mode.warmUpSeconds > 0) {
-        await load.run(plainrest.url, scenario.request, judgedConnections, mode.warmUpSeconds);
-        await load.run(reference.url, scenario.request, judgedConnections, mode.warmUpSeconds);
-      }
-      for (const connections of mode.connections) {
-        const rounds: { plainrest: LoadResult; reference: LoadResult }[] = [];
-        const roundCount = connections === judgedConnections ? mode.rounds.judged : mode.rounds.other;
-        for (let round = 0; round < roundCount; round++) {
-          const plainrestFirst = round % 2 === 0;
-          const first = await load.run((plainrestFirst ? plainrest : reference).url, scenario.request, connections, mode.seconds);
-          const second = await load.run((plainrestFirst ? reference : plainrest).url, scenario.request, connections, mode.seconds);
-          rounds.push(plainrestFirst ? { plainrest: first, reference: second } : { plainrest: second, reference: first });
-        }
-        cells.push(combineRounds(scenario.name, size, connections, rounds));
-      }
+    for (const scenario of reads) cells.push(...(await measureScenario(load, servers, scenario, size)));
+    // Memory "with N products": after the reads, before the searches build their word index and the writes add records.
+    const afterReads = { plainrest: plainrest.rssMegabytes(), reference: reference.rssMegabytes() };
+    let search: SizeMeasurement['search'];
+    if (withSearch) {
+      const examples = await searchExamples(plainrest.url, authorization);
+      const rssWithIndexMegabytes = plainrest.rssMegabytes();
+      for (const scenario of searchScenarios(size, authorization)) cells.push(...(await measureScenario(load, servers, scenario, size)));
+      search = { examples, rssBeforeMegabytes: afterReads.plainrest, rssWithIndexMegabytes, rssAfterMegabytes: plainrest.rssMegabytes() };
     }
+    for (const scenario of writes) cells.push(...(await measureScenario(load, servers, scenario, size)));
     return {
       size,
       collection: served.collection,
       cells,
       startupMs,
-      rssMegabytes: afterReads ?? { plainrest: plainrest.rssMegabytes(), reference: reference.rssMegabytes() },
+      rssMegabytes: afterReads,
       rssAfterWritesMegabytes: plainrest.rssMegabytes(),
+      ...(search === undefined ? {} : { search }),
     };
   } finally {
     await Promise.all([plainrest.stop(), reference.stop()]);
     await rm(dir, { recursive: true, force: true });
   }
+}
+
+/** One scenario: a warm-up on each server, then each connection count (the most only, for a judged-only scenario) in alternating rounds. */
+async function measureScenario(load: LoadGenerator, servers: { plainrest: ServerProcess; reference: ServerProcess }, scenario: Scenario, size: number): Promise<Cell[]> {
+  const { plainrest, reference } = servers;
+  if (mode.warmUpSeconds > 0) {
+    await load.run(plainrest.url, scenario.request, judgedConnections, mode.warmUpSeconds);
+    await load.run(reference.url, scenario.request, judgedConnections, mode.warmUpSeconds);
+  }
+  const cells: Cell[] = [];
+  for (const connections of scenario.judgedOnly === true ? [judgedConnections] : mode.connections) {
+    const rounds: { plainrest: LoadResult; reference: LoadResult }[] = [];
+    const roundCount = connections === judgedConnections ? mode.rounds.judged : mode.rounds.other;
+    for (let round = 0; round < roundCount; round++) {
+      const plainrestFirst = round % 2 === 0;
+      const first = await load.run((plainrestFirst ? plainrest : reference).url, scenario.request, connections, mode.seconds);
+      const second = await load.run((plainrestFirst ? reference : plainrest).url, scenario.request, connections, mode.seconds);
+      rounds.push(plainrestFirst ? { plainrest: first, reference: second } : { plainrest: second, reference: first });
+    }
+    cells.push(combineRounds(scenario.name, size, connections, rounds));
+  }
+  return cells;
 }
 
 /** plainrest on a fresh copy of its DATA_DIR (the snapshot and journal as written), so every timed start loads the same files and leaves them as they were. */
@@ -256,6 +287,8 @@ function report(sizes: readonly SizeMeasurement[], declared: SizeMeasurement, id
     ),
   );
   console.log(`idle plainrest (empty data directory, SEED=false, after one GET /healthz): ${megabytes(idleRssMegabytes)} RSS`);
+  const searched = sizes.find((size) => size.search !== undefined);
+  if (searched !== undefined) printSearch(searched, targetConnections);
 
   return reportTargets(`Targets (${targetConnections} connections)`, checkTargets({ sizes, declared, idleRssMegabytes, targetConnections }), cells, mode.enforceTargets);
 }
@@ -273,11 +306,11 @@ async function runMemoryBench(): Promise<boolean> {
         `node ${process.version}, load from ${load.name}\n`,
     );
     const sizes: SizeMeasurement[] = [];
-    for (const size of mode.sizes) {
-      console.error(`measuring with ${size.toLocaleString('en')} products…`);
-      sizes.push(await measureSize(root, load, size, EXAMPLE_DOMAIN, mode.startups));
-    }
     const largest = Math.max(...mode.sizes);
+    for (const size of mode.sizes) {
+      console.error(`measuring with ${size.toLocaleString('en')} products${size === largest ? ', and search' : ''}…`);
+      sizes.push(await measureSize(root, load, size, EXAMPLE_DOMAIN, mode.startups, size === largest));
+    }
     console.error(`measuring the declared collection with ${largest.toLocaleString('en')} gadgets…`);
     const declared = await measureSize(root, load, largest, DECLARED_DOMAIN, 1);
     const idleRssMegabytes = await measureIdleRss(root);
@@ -289,6 +322,12 @@ async function runMemoryBench(): Promise<boolean> {
 
 if (args.includes('--postgres')) {
   process.exitCode = (await runPostgresBench(modeName, args.includes('--node'))) ? 0 : 1;
+} else if (args.includes('--events')) {
+  process.exitCode = (await runEventsBench(modeName)) ? 0 : 1;
 } else {
-  process.exitCode = (await runMemoryBench()) ? 0 : 1;
+  const memoryPassed = await runMemoryBench();
+  // The change feed ends the full run (about a minute more) and the smoke run (seconds);
+  // --quick leaves it to `-- --events --quick`, to stay short.
+  const eventsPassed = modeName === 'quick' ? true : await runEventsBench(modeName);
+  process.exitCode = memoryPassed && eventsPassed ? 0 : 1;
 }

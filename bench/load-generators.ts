@@ -1,7 +1,8 @@
 // The two load generators of the benchmarks, with one result shape: wrk (a small Lua
 // script per request kind, its summary read from one JSON line its done() prints) and,
 // when wrk is missing or --node asks for it, a keep-alive generator on node:http.
-// Both run `connections` connections, each one request at a time, for `seconds`.
+// Both run `connections` connections, each one request at a time, for `seconds`. A request
+// may name several paths, taken in turn, so that no answer comes from a cache of pages.
 
 import { spawn, spawnSync } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
@@ -12,6 +13,8 @@ import { killAtExit } from './cleanup.js';
 export interface LoadRequest {
   readonly method: string;
   readonly path: string;
+  /** When set, each request takes the next of these paths in turn (`path` is then only the label): answers a page cache cannot serve. */
+  readonly paths?: readonly string[];
   readonly headers: Readonly<Record<string, string>>;
   /** A body that varies per request: `{n}` becomes the request's number (1, 2, …), `{price}` a price derived from it. */
   readonly bodyTemplate?: string;
@@ -46,7 +49,14 @@ function wrkIsInstalled(): boolean {
   return spawnSync('wrk', ['--version'], { stdio: 'ignore' }).error === undefined;
 }
 
-function bodyFor(template: string, n: number): string {
+/** The path of request number `n` (1, 2, …). */
+function pathFor(spec: LoadRequest, n: number): string {
+  const paths = spec.paths;
+  return paths === undefined || paths.length === 0 ? spec.path : (paths[(n - 1) % paths.length] as string);
+}
+
+/** `template` for request number `n`: `{n}` becomes n, `{price}` a price derived from it. */
+export function bodyFor(template: string, n: number): string {
   return template.replaceAll('{n}', String(n)).replaceAll('{price}', String((n % 1000) / 10));
 }
 
@@ -63,10 +73,11 @@ export const nodeLoadGenerator: LoadGenerator = {
     let sent = 0;
     const one = (): Promise<void> =>
       new Promise((resolve) => {
-        const body = spec.bodyTemplate === undefined ? undefined : bodyFor(spec.bodyTemplate, ++sent);
+        const n = ++sent;
+        const body = spec.bodyTemplate === undefined ? undefined : bodyFor(spec.bodyTemplate, n);
         const headers = body === undefined ? spec.headers : { ...spec.headers, 'content-length': String(Buffer.byteLength(body)) };
         const started = performance.now();
-        const req = request({ host: target.hostname, port: target.port, method: spec.method, path: spec.path, headers, agent }, (res) => {
+        const req = request({ host: target.hostname, port: target.port, method: spec.method, path: pathFor(spec, n), headers, agent }, (res) => {
           res.resume();
           res.once('end', () => {
             if (res.statusCode === spec.expect) latencies.push(performance.now() - started);
@@ -133,20 +144,24 @@ function luaScript(spec: LoadRequest): string {
     `wrk.method = ${luaString(spec.method)}`,
     ...Object.entries(spec.headers).map(([name, value]) => `wrk.headers[${luaString(name)}] = ${luaString(value)}`),
   ];
-  if (spec.bodyTemplate !== undefined) {
-    const body = spec.bodyTemplate
-      .split(/(\{n\}|\{price\})/)
-      .filter((piece) => piece !== '')
-      .map((piece) => (piece === '{n}' ? 'tostring(n)' : piece === '{price}' ? 'tostring((n % 1000) / 10)' : luaString(piece)));
-    lines.push(
-      'local n = 0',
-      'request = function()',
-      '  n = n + 1',
-      `  return wrk.format(nil, ${luaString(spec.path)}, nil, ${body.join(' .. ')})`,
-      'end',
-    );
+  const paths = spec.paths ?? [];
+  if (spec.bodyTemplate !== undefined || paths.length > 0) {
+    if (paths.length > 0) lines.push(`local paths = { ${paths.map(luaString).join(', ')} }`);
+    // Lua tables count from 1: request n takes paths[(n - 1) % #paths + 1], as pathFor does.
+    const path = paths.length > 0 ? 'paths[(n - 1) % #paths + 1]' : luaString(spec.path);
+    const body = spec.bodyTemplate === undefined ? 'nil' : bodyExpression(spec.bodyTemplate);
+    lines.push('local n = 0', 'request = function()', '  n = n + 1', `  return wrk.format(nil, ${path}, nil, ${body})`, 'end');
   }
   return `${lines.join('\n')}\n${DONE_FUNCTION}`;
+}
+
+/** A Lua expression building `template`'s body for request n. */
+function bodyExpression(template: string): string {
+  return template
+    .split(/(\{n\}|\{price\})/)
+    .filter((piece) => piece !== '')
+    .map((piece) => (piece === '{n}' ? 'tostring(n)' : piece === '{price}' ? 'tostring((n % 1000) / 10)' : luaString(piece)))
+    .join(' .. ');
 }
 
 function wrkLoadGenerator(scriptDir: string): LoadGenerator {
@@ -165,7 +180,7 @@ function wrkLoadGenerator(scriptDir: string): LoadGenerator {
     async run(baseUrl, spec, connections, seconds) {
       const script = await scriptFor(spec);
       // -d counts whole seconds; a shorter run is ended by SIGINT, after which wrk still reports.
-      const args = ['-t1', `-c${connections}`, `-d${Math.ceil(seconds)}s`, '--timeout', '10s', '-s', script, `${baseUrl}${spec.path}`];
+      const args = ['-t1', `-c${connections}`, `-d${Math.ceil(seconds)}s`, '--timeout', '10s', '-s', script, `${baseUrl}${pathFor(spec, 1)}`];
       const child = spawn('wrk', args, { stdio: ['ignore', 'pipe', 'pipe'] });
       killAtExit(child);
       let output = '';

@@ -28,6 +28,8 @@ export interface ServerProcess extends BenchServer {
   readonly startupMs: number;
   /** Resident memory in MB (VmRSS in /proc), undefined where there is no /proc. */
   rssMegabytes(): number | undefined;
+  /** CPU time used so far, user and system, in seconds (/proc); undefined where there is no /proc. */
+  cpuSeconds(): number | undefined;
 }
 
 /** The request that tells a starting server is ready: it must answer 200. */
@@ -92,7 +94,7 @@ async function startProcess(
     throw new Error(`${name} did not start: ${reason}\n--- ${logFile} (end) ---\n${readFileSync(logFile, 'utf8').slice(-3000)}`);
   }
   const startupMs = performance.now() - started;
-  return { url, startupMs, rssMegabytes: () => residentMegabytes(child.pid), stop: () => stopChild(child) };
+  return { url, startupMs, rssMegabytes: () => residentMegabytes(child.pid), cpuSeconds: () => processCpuSeconds(child.pid), stop: () => stopChild(child) };
 }
 
 async function waitUntilReady(url: string, probe: Probe, child: ChildProcess): Promise<void> {
@@ -123,6 +125,21 @@ function residentMegabytes(pid: number | undefined): number | undefined {
   try {
     const match = /^VmRSS:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
     return match === null ? undefined : Number(match[1]) / 1024;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Clock ticks per second of /proc/<pid>/stat's times: 100 on Linux (USER_HZ) whatever the kernel's own tick. */
+const USER_HZ = 100;
+
+/** User plus system CPU time of process `pid` so far, in seconds: fields 14 and 15 of /proc/<pid>/stat (proc(5)). */
+export function processCpuSeconds(pid: number | undefined): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // The command name, field 2, is in parentheses and may hold spaces: count from after it.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / USER_HZ;
   } catch {
     return undefined;
   }
