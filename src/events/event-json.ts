@@ -17,6 +17,24 @@ export function eventJson(event: FeedEvent, table: ResourceTable, language: Lang
   return event.record === undefined ? `${head}}` : `${head},"record":${represent(definition, event.record, vocabulary).json}}`;
 }
 
+/** Each event's Server-Sent Events block, per language: made once however many streams send it. */
+const blocks = new Map<Language, WeakMap<FeedEvent, string>>();
+
+/** `id: 42\nevent: updated\ndata: {…}\n\n` (WHATWG HTML §9.2.6). */
+export function eventBlock(event: FeedEvent, table: ResourceTable, language: Language): string {
+  let cache = blocks.get(language);
+  if (cache === undefined) {
+    cache = new WeakMap();
+    blocks.set(language, cache);
+  }
+  let block = cache.get(event);
+  if (block === undefined) {
+    block = `id: ${event.id}\nevent: ${event.type}\ndata: ${eventJson(event, table, language)}\n\n`;
+    cache.set(event, block);
+  }
+  return block;
+}
+
 /** `/v1/users/5/orders/7` (`/v1/usuarios/5/pedidos/7` in Portuguese). */
 function recordPath(definition: ResourceDefinition, event: FeedEvent, language: Language): string {
   const segments: string[] = [];

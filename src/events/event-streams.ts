@@ -9,6 +9,12 @@
 //   - A reader that falls `streamBufferBytes` behind is disconnected; its user's next stream
 //     begins with `event: notice` saying why. Streams are capped per user and in all (429 beyond).
 //   - At shutdown every stream ends with `event: closed`, so clients reconnect to another process.
+// Fan-out is the cost that grows with subscribers (a socket write per stream), so it does
+// the least per stream and never holds up the writes: the hub subscribes to the feed
+// once; the events of FAN_OUT_MS go out together, a stream writing them in one write;
+// each event's block is serialised once per language (event-json.ts); and the streams
+// are served FAN_OUT_SLICE at a time, each slice in its own turn of the event loop, so a
+// request arriving meanwhile waits for one slice, not for every stream.
 
 import type { ServerResponse } from 'node:http';
 import type { Actor } from '../auth/permissions.js';
@@ -21,7 +27,7 @@ import { RecentlyUsed } from '../recently-used.js';
 import type { ChangeFeed, EventWindow } from './change-feed.js';
 import { isResumable, unresumableDetail } from './change-feed.js';
 import { readableBy } from './event-access.js';
-import { eventJson } from './event-json.js';
+import { eventBlock } from './event-json.js';
 import type { EventFilter, EventType, FeedEvent, Readable } from './feed-event.js';
 import { matches } from './feed-event.js';
 
@@ -29,6 +35,10 @@ import { matches } from './feed-event.js';
 const RETRY_MS = 1000;
 /** Events sent per page while a stream catches up. */
 const CATCH_UP_PAGE = 500;
+/** Events committed within this many ms go to the streams together (one write per stream, not one per event). */
+const FAN_OUT_MS = 50;
+/** Streams served per turn of the event loop during a fan-out. */
+const FAN_OUT_SLICE = 100;
 /** setTimeout's longest delay; a later expiry is caught by the heartbeat. */
 const LONGEST_TIMER_MS = 2 ** 31 - 1;
 
@@ -59,11 +69,34 @@ export class EventStreams {
   readonly #notices = new RecentlyUsed<number, Ending>(1000);
   #heartbeat: NodeJS.Timeout | undefined;
   #closed = false;
+  /** The hub's one subscription to the feed, while any stream is open. */
+  #unsubscribe: (() => void) | undefined;
+  /** Events waiting for the next fan-out, oldest first. */
+  #queued: FeedEvent[] = [];
+  #fanOut: NodeJS.Timeout | undefined;
 
   constructor(feed: ChangeFeed, table: ResourceTable, settings: EventSettings) {
     this.#feed = feed;
     this.#table = table;
     this.#settings = settings;
+  }
+
+  /** Queues events for every stream; they go out FAN_OUT_MS after the first of them, with any that follow meanwhile. */
+  #receive(events: readonly FeedEvent[]): void {
+    for (const event of events) this.#queued.push(event);
+    this.#fanOut ??= setTimeout(() => {
+      this.#fanOut = undefined;
+      const batch = this.#queued;
+      this.#queued = [];
+      this.#deliverFrom([...this.#streams], 0, batch);
+    }, FAN_OUT_MS);
+  }
+
+  /** Hands `batch` to the streams from `start` on, a slice per turn (a stream closed meanwhile ignores it). */
+  #deliverFrom(streams: readonly EventStream[], start: number, batch: readonly FeedEvent[]): void {
+    const end = Math.min(streams.length, start + FAN_OUT_SLICE);
+    for (let index = start; index < end; index++) (streams[index] as EventStream).deliver(batch);
+    if (end < streams.length) setImmediate(() => this.#deliverFrom(streams, end, batch));
   }
 
   get open(): number {
@@ -106,6 +139,7 @@ export class EventStreams {
     const stream = new EventStream(res, request, this.#feed, this.#table, this.#settings, (ending) => {
       if (ending.reason === 'slow_reader') this.#notices.set(request.actor.id, ending);
     });
+    this.#unsubscribe ??= this.#feed.subscribe((events) => this.#receive(events));
     this.#streams.add(stream);
     this.#perUser.set(request.actor.id, (this.#perUser.get(request.actor.id) ?? 0) + 1);
     res.on('close', () => {
@@ -117,6 +151,8 @@ export class EventStreams {
       if (this.#streams.size === 0) {
         clearInterval(this.#heartbeat);
         this.#heartbeat = undefined;
+        this.#unsubscribe?.();
+        this.#unsubscribe = undefined;
       }
     });
     this.#heartbeat ??= setInterval(() => {
@@ -143,7 +179,6 @@ class EventStream {
   #seen = 0;
   /** Live events that arrive while the stream catches up; undefined once it has. */
   #pending: FeedEvent[] | undefined = [];
-  #unsubscribe: (() => void) | undefined;
   #expiry: NodeJS.Timeout | undefined;
   #ended = false;
 
@@ -171,7 +206,6 @@ class EventStream {
     this.#seen = position;
     const untilExpiry = this.#request.expiresAt * 1000 - Date.now();
     if (untilExpiry <= LONGEST_TIMER_MS) this.#expiry = setTimeout(() => this.#expire(), Math.max(0, untilExpiry)).unref();
-    this.#unsubscribe = this.#feed.subscribe((events) => this.#deliver(events));
     this.#catchUp().catch(() => this.#res.destroy());
   }
 
@@ -180,12 +214,14 @@ class EventStream {
     for (;;) {
       const page = await this.#feed.page(this.#filter(), 0, CATCH_UP_PAGE);
       if (this.#ended) return;
-      for (const event of page.events) this.#send(event);
+      let out = '';
+      for (const event of page.events) out += this.#block(event);
+      this.#write(out);
       if (page.events.length < CATCH_UP_PAGE) break;
     }
     const pending = this.#pending ?? [];
     this.#pending = undefined;
-    this.#deliver(pending);
+    this.deliver(pending);
   }
 
   #filter(): EventFilter {
@@ -193,24 +229,27 @@ class EventStream {
     return { after: this.#lastSent, readable: this.#readable, ...(collection === undefined ? {} : { collection }), ...(type === undefined ? {} : { type }) };
   }
 
-  #deliver(events: readonly FeedEvent[]): void {
+  /** A batch of live events (the hub's fan-out): those this caller may see, in one write. */
+  deliver(events: readonly FeedEvent[]): void {
     if (this.#ended) return;
     if (this.#pending !== undefined) {
       this.#pending.push(...events);
       return;
     }
+    let out = '';
     for (const event of events) {
       if (event.id <= this.#seen) continue;
       this.#seen = event.id;
-      if (event.collection === 'users' && event.recordId === this.#actor.id && !this.#followUser(event)) return;
-      if (matches(event, this.#filter())) this.#send(event);
-      if (this.#ended) return;
+      if (event.collection === 'users' && event.recordId === this.#actor.id && !this.#followUser(event, out)) return;
+      if (matches(event, this.#filter())) out += this.#block(event);
     }
+    this.#write(out);
   }
 
-  /** The caller's own record changed: false when that ends the stream (deleted); a new role applies from this event on. */
-  #followUser(event: FeedEvent): boolean {
+  /** The caller's own record changed: false when that ends the stream (deleted, after `before`, the events already due); a new role applies from this event on. */
+  #followUser(event: FeedEvent, before: string): boolean {
     if (event.type === 'deleted') {
+      this.#write(before);
       this.end({ reason: 'user_deleted', detail: 'the user of this token was deleted' });
       return false;
     }
@@ -222,10 +261,11 @@ class EventStream {
     return true;
   }
 
-  #send(event: FeedEvent): void {
+  /** An event's block, noted as sent. */
+  #block(event: FeedEvent): string {
     this.#lastSent = event.id;
     this.#seen = Math.max(this.#seen, event.id);
-    this.#write(`id: ${event.id}\nevent: ${event.type}\ndata: ${eventJson(event, this.#table, this.#request.language)}\n\n`);
+    return eventBlock(event, this.#table, this.#request.language);
   }
 
   /** The heartbeat: a comment, and the newest id looked at when it is past the last one sent. */
@@ -244,7 +284,7 @@ class EventStream {
   }
 
   #write(text: string): void {
-    if (this.#ended || this.#res.destroyed) return;
+    if (text === '' || this.#ended || this.#res.destroyed) return;
     this.#res.write(text);
     if (this.#res.writableLength > this.#settings.streamBufferBytes) {
       const ending: Ending = { reason: 'slow_reader', detail: `the previous stream fell more than ${this.#settings.streamBufferBytes} bytes behind and was closed; it resumes from Last-Event-ID` };
@@ -265,7 +305,6 @@ class EventStream {
 
   dispose(): void {
     this.#ended = true;
-    this.#unsubscribe?.();
     clearTimeout(this.#expiry);
   }
 }
