@@ -34,7 +34,7 @@ describe('a declared library: the declaration is the whole API', () => {
     assert.equal(response.status, 404);
     assert.equal(response.body.code, 'route_not_found');
     const index = await anonymous.get('/v1');
-    assert.deepEqual(Object.keys(index.body.links).sort(), ['authors', 'autores', 'loans', 'openapi', 'self', 'tokens', 'users', 'usuarios']);
+    assert.deepEqual(Object.keys(index.body.links).sort(), ['authors', 'autores', 'events', 'loans', 'openapi', 'self', 'tokens', 'users', 'usuarios']);
   });
 
   test('public access: lists and reads need no token, writes still do (401), and a user is not an admin (403)', async () => {

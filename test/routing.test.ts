@@ -358,6 +358,7 @@ describe('the health check and the API index', () => {
         self: '/v1',
         openapi: '/v1/openapi.json',
         tokens: '/v1/tokens',
+        events: '/v1/events',
         users: '/v1/users',
         products: '/v1/products',
         usuarios: '/v1/usuarios',

@@ -159,6 +159,7 @@ export function openApiDocument(routes: readonly RouteSpec[], resources: Resourc
   for (const route of routes) {
     if (route.kind === 'index') indexLinks['self'] = route.pattern;
     if (route.kind === 'openapi' || route.kind === 'tokens') indexLinks[route.kind] = route.pattern;
+    if (route.kind === 'events' && route.language === 'en') indexLinks['events'] = route.pattern;
     if (route.kind === 'collection' && route.definition.parent === undefined) indexLinks[vocabularyOf(route.definition, route.language).collection] = route.pattern;
   }
   for (const route of routes) {

@@ -50,7 +50,7 @@ const INDEX_SCHEMA: Json = {
   properties: {
     name: { type: 'string' },
     version: { type: 'string' },
-    links: { type: 'object', description: 'self, openapi, tokens and every top-level collection, by name', additionalProperties: { type: 'string' } },
+    links: { type: 'object', description: 'self, openapi, tokens, events (the change feed) and every top-level collection, by name', additionalProperties: { type: 'string' } },
   },
 };
 
