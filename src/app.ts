@@ -91,7 +91,7 @@ export async function createApp(options: ServerOptions = {}): Promise<App> {
   const resources = await resolveResources(options.resources, options.hooks);
   // The example dataset belongs to the example domain; declared resources start empty.
   const seed = config.seed && resources === exampleResources();
-  const store = options.store ?? (config.database !== undefined ? await openDatabase(config.database, resources, config.logger) : await openStore({ ...config, seed }, resources));
+  const store = options.store ?? (config.database !== undefined ? await openDatabase(config.database, resources, config.logger, config.events) : await openStore({ ...config, seed }, resources));
   store.describeEvents?.(resources);
   let authenticator: Authenticator;
   let adminReady: Promise<void>;

@@ -9,6 +9,7 @@ import { HttpError } from '../src/http/errors.js';
 import { exampleResources } from '../src/resources/example-domain.js';
 import { NeedData } from '../src/store/store.js';
 import { recordWords } from '../src/search-words.js';
+import { describeChanges } from '../src/events/describe-changes.js';
 import { openPostgresStore } from '../packages/postgres/src/open.js';
 import type { CoreKit } from '../packages/postgres/src/postgres-store.js';
 import type { PostgresCluster } from './postgres-cluster.js';
@@ -21,6 +22,7 @@ const KIT: CoreKit = {
   needData: (fetch) => new NeedData(fetch),
   unavailable: (detail) => new HttpError('not_ready', detail, { headers: { 'Retry-After': '1' } }),
   recordWords,
+  describeChanges,
 };
 
 let cluster: PostgresCluster | undefined;

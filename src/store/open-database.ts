@@ -4,16 +4,21 @@
 // to install. Stored data that the declaration no longer fits is refused in the words
 // the data directory uses (declaration-fit.ts), and nothing is changed. The command line
 // uses the package too: a whole database read or written (`plainrest copy`), a user
-// found by email (`plainrest token`).
+// found by email (`plainrest token`). The core lends the package what it must not import
+// (a runtime dependency on plainrest): NeedData, the 503, search words and the change
+// feed's event facts (events/describe-changes.ts).
 
 import type { Logger } from '../config.js';
 import type { ResourceTable } from '../declarations/compile-declaration.js';
 import type { StoredRecord } from '../json.js';
+import { describeChanges } from '../events/describe-changes.js';
+import type { RecordLookup } from '../events/describe-changes.js';
+import type { Retention } from '../events/event-log.js';
 import { storeUnavailable } from '../http/errors.js';
 import { StartupError } from './data-directory.js';
 import { lackingRequired, recordsWithIds, removedCollection } from './declaration-fit.js';
 import { recordWords } from '../search-words.js';
-import type { Store } from './store.js';
+import type { Change, Store } from './store.js';
 import { NeedData } from './store.js';
 
 export const DATABASE_PACKAGE = 'plainrest-postgres';
@@ -38,7 +43,13 @@ interface DatabasePackage {
   openPostgresStore(options: {
     readonly url: string;
     readonly resources: ResourceTable;
-    readonly kit: { needData(fetch: () => Promise<void>): object; unavailable(detail: string): Error; recordWords(record: StoredRecord, fields: readonly string[]): string[] };
+    readonly kit: {
+      needData(fetch: () => Promise<void>): object;
+      unavailable(detail: string): Error;
+      recordWords(record: StoredRecord, fields: readonly string[]): string[];
+      describeChanges(table: ResourceTable, changes: readonly Change[], get: RecordLookup): readonly Change[];
+    };
+    readonly events?: Retention;
     readonly onUnreachable?: (reason: string, retryInMs: number) => void;
     readonly onRefused?: (problems: readonly SchemaProblem[]) => void;
     readonly onFailed?: (reason: string) => void;
@@ -55,15 +66,18 @@ interface DatabasePackage {
 
 const KIT = {
   recordWords,
+  describeChanges,
   needData: (fetch: () => Promise<void>): object => new NeedData(fetch),
   unavailable: (detail: string): Error => storeUnavailable(detail),
 };
 
-export async function openDatabase(url: string, resources: ResourceTable, logger: Logger): Promise<Store> {
+/** `events`: how much of the change feed's history the database keeps (config.events). */
+export async function openDatabase(url: string, resources: ResourceTable, logger: Logger, events?: Retention): Promise<Store> {
   const opened = await (await loadPackage()).openPostgresStore({
     url,
     resources,
     kit: KIT,
+    ...(events === undefined ? {} : { events: { kept: events.kept, keptForMs: events.keptForMs } }),
     onUnreachable: (reason, retryInMs) => logger.warn(`the database cannot be reached (${reason}); trying again in ${retryInMs / 1000} s`),
     onRefused: (problems) => logger.error(refusal(problems)),
     onFailed: (reason) => logger.error(`the database could not be prepared: ${reason}; the server stays not ready`),

@@ -5,12 +5,15 @@
 // returned at once, answers 503 (not ready) and tries again with a growing delay (1 s,
 // 2 s, 4 s … at most 30 s), telling `onUnreachable` of each failure; once the database
 // answers, the tables are brought to the declaration and the store is ready. Rows without
-// their search words (a table made searchable since) get them then.
+// their search words (a table made searchable since) get them then. The change feed
+// starts following the events table from its newest event at that moment, on a
+// connection of its own (event-feed.ts), outside the pool.
 // Ids come back as numbers (bigint is within JavaScript's safe integers here: ids and
 // counts) and timestamps as ISO 8601 strings with milliseconds, as the data directory has them.
 
 import pg from 'pg';
-import type { ResourceTable } from 'plainrest';
+import type { ResourceTable, Retention } from 'plainrest';
+import { LATEST_QUERY } from './event-sql.js';
 import type { CoreKit } from './postgres-store.js';
 import { isConnectionFailure, PostgresStore } from './postgres-store.js';
 import type { SchemaProblem } from './schema-migration.js';
@@ -28,6 +31,8 @@ export interface OpenOptions {
   readonly poolSize?: number;
   /** A statement running longer is cancelled (default 5 s). */
   readonly statementTimeoutMs?: number;
+  /** How much of the change feed's history is kept (plainrest's config.events; its defaults when absent). */
+  readonly events?: Retention;
   /** Told of each failed attempt to reach the database at start: why, and the delay before the next. */
   readonly onUnreachable?: (reason: string, retryInMs: number) => void;
   /** Told when a database first reached after the start holds data the declaration no longer fits (the store then stays not ready). */
@@ -44,6 +49,8 @@ const INT8 = 20;
 const TIMESTAMPTZ = 1184;
 const FIRST_RETRY_MS = 1000;
 const LONGEST_RETRY_MS = 30_000;
+/** The feed's listening connection's name in pg_stat_activity. */
+export const FEED_APPLICATION = 'plainrest change feed';
 const REFUSED = 'the data in the database no longer fits the declaration (the server log says how); nothing was changed';
 
 /** The type parsers every connection uses: ids as numbers, timestamps as ISO 8601 strings (copy.ts uses them too). */
@@ -56,21 +63,22 @@ export const types = {
 };
 
 export async function openPostgresStore(options: OpenOptions): Promise<OpenResult> {
-  const pool = new pg.Pool({
+  const connection = {
     connectionString: options.url,
-    max: options.poolSize ?? 10,
     statement_timeout: options.statementTimeoutMs ?? 5000,
     connectionTimeoutMillis: 5000,
-    idleTimeoutMillis: 30_000,
     types: types as unknown as pg.CustomTypesConfig,
-  });
+  };
+  const pool = new pg.Pool({ ...connection, max: options.poolSize ?? 10, idleTimeoutMillis: 30_000 });
   // An idle connection the server drops must not crash the process: the next query reconnects.
   pool.on('error', () => {});
   const plans = schemaOf(options.resources);
-  const store = new PostgresStore({ pool, plans, kit: options.kit });
-  let problems: readonly SchemaProblem[];
+  // The feed's connection waits for notifications: keep-alive lets it notice a network that went away.
+  const listen = (): pg.Client => new pg.Client({ ...connection, keepAlive: true, application_name: FEED_APPLICATION });
+  const store = new PostgresStore({ pool, plans, kit: options.kit, listen, ...(options.events === undefined ? {} : { retention: options.events }) });
+  let migrated: Migrated;
   try {
-    problems = await migrate(pool, plans, options.kit);
+    migrated = await migrate(pool, plans, options.kit);
   } catch (error) {
     if (!isConnectionFailure(error)) {
       await pool.end();
@@ -79,20 +87,29 @@ export async function openPostgresStore(options: OpenOptions): Promise<OpenResul
     store.openLater(retryUntilMigrated(pool, plans, store, options, describeFailure(error)));
     return { store };
   }
-  if (problems.length > 0) {
+  if (migrated.problems.length > 0) {
     await pool.end();
-    return { problems };
+    return { problems: migrated.problems };
   }
+  store.startFeed(migrated.latestEvent);
   return { store };
 }
 
-async function migrate(pool: pg.Pool, plans: readonly TablePlan[], kit: CoreKit): Promise<readonly SchemaProblem[]> {
+/** What bringing the tables to the declaration found: stored data that no longer fits, or else the newest event's id. */
+interface Migrated {
+  readonly problems: readonly SchemaProblem[];
+  readonly latestEvent: number;
+}
+
+async function migrate(pool: pg.Pool, plans: readonly TablePlan[], kit: CoreKit): Promise<Migrated> {
   const client = await pool.connect();
   let broken = false;
   try {
     const { problems } = await migrateSchema(client, plans);
-    if (problems.length === 0) await fillSearchWords(client, plans, kit);
-    return problems;
+    if (problems.length > 0) return { problems, latestEvent: 0 };
+    await fillSearchWords(client, plans, kit);
+    const latest = (await client.query<{ latest: number }>(LATEST_QUERY)).rows[0]?.latest;
+    return { problems, latestEvent: Number(latest ?? 0) };
   } catch (error) {
     broken = isConnectionFailure(error);
     throw error;
@@ -109,8 +126,9 @@ async function retryUntilMigrated(pool: pg.Pool, plans: readonly TablePlan[], st
     await new Promise<void>((resolve) => setTimeout(resolve, delay).unref());
     if (store.closed) return 'the server is stopping';
     try {
-      const problems = await migrate(pool, plans, options.kit);
+      const { problems, latestEvent } = await migrate(pool, plans, options.kit);
       if (problems.length === 0) {
+        store.startFeed(latestEvent);
         options.onReady?.();
         return undefined;
       }

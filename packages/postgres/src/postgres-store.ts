@@ -8,10 +8,16 @@
 // another transaction came between (serialization failure, deadlock, a unique value or a
 // reference taken meanwhile), it is rolled back and decided again on the data as it is
 // then: two racing creates of one unique value give one 201 and one 409, two racing
-// transitions one 200 and one 409. Nothing is cached across requests.
+// transitions one 200 and one 409. Nothing is cached across requests. A commit's changes
+// of declared records are described for the change feed (CONTRACT §13) while the
+// decision's reads are at hand, and their events are written with its last change in
+// the same transaction (event-sql.ts), which the feed (event-feed.ts) reads back.
 
 import pg from 'pg';
-import type { Change, Decision, Query, QueryResult, Store, StoredCollection, StoredRecord } from 'plainrest';
+import type { Change, ChangeFeed, Decision, Query, QueryResult, RecordLookup, ResourceTable, Retention, Store, StoredCollection, StoredRecord } from 'plainrest';
+import { DEFAULT_RETENTION, PostgresFeed } from './event-feed.js';
+import type { Statement } from './event-sql.js';
+import { eventsJson, withEvents } from './event-sql.js';
 import type { TablePlan } from './schema.js';
 import { quoted } from './schema.js';
 import { listQuery, recordOf, upsert } from './sql-records.js';
@@ -22,12 +28,18 @@ export interface CoreKit {
   unavailable(detail: string): Error;
   /** The distinct search words of a record's `fields` (plainrest's search-words.ts), for the words column. */
   recordWords(record: StoredRecord, fields: readonly string[]): string[];
+  /** A commit's changes with their event facts (plainrest's events/describe-changes.ts), `get` reading the data before the commit. */
+  describeChanges(table: ResourceTable, changes: readonly Change[], get: RecordLookup): readonly Change[];
 }
 
 export interface PostgresStoreOptions {
   readonly pool: pg.Pool;
   readonly plans: readonly TablePlan[];
   readonly kit: CoreKit;
+  /** A new connection outside the pool, for the change feed to LISTEN on. */
+  readonly listen: () => pg.Client;
+  /** How much of the change feed's history is kept (plainrest's config.events). */
+  readonly retention?: Retention;
   /** Attempts of one write before it is answered 503 (each decided again on fresher data). */
   readonly maxAttempts?: number;
 }
@@ -59,12 +71,29 @@ export class PostgresStore implements Store {
   #probe: NodeJS.Timeout | undefined;
   /** Set while the tables have not yet been brought to the declaration (a database unreachable at start, open.ts), or for good when that failed. */
   #notOpen: string | undefined;
+  readonly #feed: PostgresFeed;
+  /** The declared resources, whose changes become events (set by describeEvents). */
+  #table: ResourceTable | undefined;
 
   constructor(options: PostgresStoreOptions) {
     this.#pool = options.pool;
     this.#plans = new Map(options.plans.map((plan) => [plan.table, plan]));
     this.#kit = options.kit;
     this.#maxAttempts = options.maxAttempts ?? 20;
+    this.#feed = new PostgresFeed({ run: (text, values) => this.run(text, values), connect: options.listen, retention: options.retention ?? DEFAULT_RETENTION });
+  }
+
+  get feed(): ChangeFeed {
+    return this.#feed;
+  }
+
+  describeEvents(table: ResourceTable): void {
+    this.#table = table;
+  }
+
+  /** The tables are ready (open.ts): the feed follows the events table from `latest`, its newest id then. */
+  startFeed(latest: number): void {
+    this.#feed.start(latest);
   }
 
   get kit(): CoreKit {
@@ -190,14 +219,20 @@ export class PostgresStore implements Store {
       view.beginTransaction(client);
       let broken = false;
       try {
-        const { changes, result } = await settle(decide);
-        // A decision that read nothing (a create checking no other record) is one statement, atomic by itself.
-        if (!view.begun && changes.length === 1) await this.#apply(client, changes[0] as Change);
+        // Described inside the loop: a lookup the description needs is loaded like the decision's reads.
+        const { changes, result } = await settle(() => this.#described(decide(), view));
+        const events = eventsJson(changes);
+        let last: number | undefined;
+        // A decision that read nothing (a create checking no other record) is one statement, atomic by
+        // itself: with its events too, as data-modifying CTEs of that statement (event-sql.ts withEvents).
+        if (!view.begun && changes.length === 1) last = await this.#applyLast(client, changes[0] as Change, events);
         else if (changes.length > 0) {
           await view.begin();
-          for (const change of changes) await this.#apply(client, change);
+          for (const change of changes.slice(0, -1)) await this.#apply(client, change);
+          last = await this.#applyLast(client, changes[changes.length - 1] as Change, events);
           await client.query('COMMIT');
         } else if (view.begun) await client.query('COMMIT');
+        if (last !== undefined) this.#feed.written(events?.count ?? 0, last);
         return result;
       } catch (error) {
         broken = isConnectionFailure(error);
@@ -213,21 +248,41 @@ export class PostgresStore implements Store {
     }
   }
 
+  /** The decision with its changes' event facts, once the resources are known (describeEvents); the view answers the lookups. */
+  #described<T>(decision: Decision<T>, view: PostgresView): Decision<T> {
+    if (this.#table === undefined || decision.changes.length === 0) return decision;
+    const changes = this.#kit.describeChanges(this.#table, decision.changes, (collection, id) => view.get(collection, id));
+    return changes === decision.changes ? decision : { changes, result: decision.result };
+  }
+
   async #apply(client: pg.PoolClient, change: Change): Promise<void> {
-    const plan = this.plan(change.collection);
-    if (change.kind === 'delete') {
-      await client.query(`DELETE FROM ${quoted(plan.table)} WHERE "id" = $1`, [change.id]);
-      return;
-    }
-    const words = plan.searchFields === undefined ? undefined : this.#kit.recordWords(change.record, plan.searchFields);
-    const { text, values } = upsert(plan, change.record, words);
+    const { text, values } = this.#statementOf(change);
     await client.query(text, values);
+  }
+
+  /** The commit's last change, with the commit's events when it has any; the last event's id, or undefined without events. */
+  async #applyLast(client: pg.PoolClient, change: Change, events: { readonly json: string } | undefined): Promise<number | undefined> {
+    if (events === undefined) {
+      await this.#apply(client, change);
+      return undefined;
+    }
+    const { text, values } = withEvents(this.#statementOf(change), events.json);
+    const result = await client.query<{ last: number }>(text, values);
+    return Number(result.rows[0]?.last);
+  }
+
+  #statementOf(change: Change): Statement {
+    const plan = this.plan(change.collection);
+    if (change.kind === 'delete') return { text: `DELETE FROM ${quoted(plan.table)} WHERE "id" = $1`, values: [change.id] };
+    const words = plan.searchFields === undefined ? undefined : this.#kit.recordWords(change.record, plan.searchFields);
+    return upsert(plan, change.record, words);
   }
 
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
     clearInterval(this.#probe);
+    await this.#feed.close();
     await this.#pool.end();
   }
 }
@@ -343,6 +398,7 @@ export class PostgresView implements Store {
           const { __total: _total, ...fields } = row;
           return recordOf(fields);
         });
+      this.#known(collection, records, client);
       return { records, total };
     });
   }
@@ -352,8 +408,23 @@ export class PostgresView implements Store {
       const table = quoted(this.#store.plan(collection).table);
       const result = await this.#store.run(`SELECT * FROM ${table} WHERE lower(${quoted(field)}) = lower($1) ORDER BY "id" LIMIT 1`, [value], client);
       const row = result.rows[0];
-      return row === undefined ? undefined : recordOf(row);
+      const record = row === undefined ? undefined : recordOf(row);
+      if (record !== undefined) this.#known(collection, [record], client);
+      return record;
     });
+  }
+
+  /**
+   * Records a transaction's list or search read answer its later get() of them too: one
+   * snapshot, so they are what get() would load (the events of a deletion that takes
+   * nested records with it need each record as it was: no round trip per record).
+   */
+  #known(collection: StoredCollection, records: readonly StoredRecord[], client: pg.PoolClient | undefined): void {
+    if (client === undefined) return;
+    for (const record of records) {
+      const key = recordKey(collection, record.id);
+      if (!this.#answers.has(key)) this.#answers.set(key, record);
+    }
   }
 
   count(collection: StoredCollection): number {

@@ -6,11 +6,13 @@
 // problem is reported, with the count and the first ids, and then nothing is changed.
 // One transaction under an advisory lock, so several processes starting together apply
 // it once. plainrest's collections are listed in the table `plainrest_collections`, so a
-// table of someone else's in the same schema is never touched.
+// table of someone else's in the same schema is never touched. The change feed's tables
+// (event-schema.ts) are made alongside, with the data fitting or not made at all.
 
 import type pg from 'pg';
 import type { ColumnPlan, TablePlan } from './schema.js';
 import { addForeignKeyStatement, createIndexStatement, createTableStatement, foreignKeyName, quoted, SEARCH_COLUMN } from './schema.js';
+import { eventSchemaStatements } from './event-schema.js';
 
 /** Stored data the declaration no longer fits: the facts, which plainrest words as for a data directory. */
 export type SchemaProblem =
@@ -81,6 +83,7 @@ export async function migrateSchema(client: pg.ClientBase, plans: readonly Table
       }
       for (const index of plan.indexes) statements.push(createIndexStatement(plan.table, index));
     }
+    statements.push(...eventSchemaStatements(new Set(catalog.keys())));
     for (const statement of orderStatements(statements)) await client.query(statement);
     for (const plan of plans) await client.query(`INSERT INTO ${quoted(COLLECTIONS_TABLE)} ("name") VALUES ($1) ON CONFLICT DO NOTHING`, [plan.table]);
     await client.query('COMMIT');

@@ -1,0 +1,35 @@
+// The change feed's tables (CONTRACT §13): `__events` holds one row per event, numbered
+// from its own sequence, and `__events_kept` one row saying up to which id the history
+// has been deleted by retention (event-sql.ts trimStatement). Their names start with `_`,
+// which no declared collection's may (plainrest's COLLECTION_NAME), and they are not
+// listed in plainrest_collections, so a copy and the schema check of collections never
+// see them. The migration (schema-migration.ts) creates what is missing.
+
+import { quoted } from './schema.js';
+
+export const EVENTS_TABLE = '__events';
+export const EVENTS_SEQUENCE = '__events_id_seq';
+export const KEPT_TABLE = '__events_kept';
+/** The channel a commit's NOTIFY wakes every process's feed on (event-feed.ts). */
+export const EVENTS_CHANNEL = 'plainrest_events';
+/** The advisory lock a commit holds from taking its event ids until it is visible ("plne" in ASCII; the migration's is "plnr"). */
+export const EVENTS_LOCK = 0x706c6e65;
+
+/** The statements creating what `existing` (the tables of the schema) lacks; the index is IF NOT EXISTS, as the collections' are. */
+export function eventSchemaStatements(existing: ReadonlySet<string>): string[] {
+  const statements: string[] = [];
+  if (!existing.has(EVENTS_TABLE)) {
+    statements.push(`CREATE SEQUENCE IF NOT EXISTS ${quoted(EVENTS_SEQUENCE)}`);
+    statements.push(
+      `CREATE TABLE ${quoted(EVENTS_TABLE)} (` +
+        `"id" bigint PRIMARY KEY, "type" text NOT NULL, "collection" text NOT NULL, "record_id" bigint NOT NULL, ` +
+        `"under" jsonb NOT NULL, "owner" bigint, "at" timestamp with time zone NOT NULL, "record" jsonb)`,
+    );
+  }
+  if (!existing.has(KEPT_TABLE)) {
+    statements.push(`CREATE TABLE ${quoted(KEPT_TABLE)} ("one" boolean PRIMARY KEY DEFAULT true CHECK ("one"), "lost_through" bigint NOT NULL)`);
+  }
+  // A list or a stream of one collection reads its events in id order.
+  statements.push(`CREATE INDEX IF NOT EXISTS ${quoted(`${EVENTS_TABLE}_collection`)} ON ${quoted(EVENTS_TABLE)} ("collection", "id")`);
+  return statements;
+}
