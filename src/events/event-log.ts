@@ -26,6 +26,9 @@ export class EventLog implements ChangeFeed {
   #lostThrough: number;
   #latest: number;
   readonly #listeners = new Set<(events: readonly FeedEvent[]) => void>();
+  /** The oldest time still kept for its age, as text, worked out once per millisecond (toISOString is not cheap). */
+  #cutoff = '';
+  #cutoffMs = Number.NaN;
 
   /** `events` as loaded from the journal; nothing up to `lostThrough` is known; `lastSeq` is the journal's last number. */
   constructor(events: FeedEvent[], lostThrough: number, lastSeq: number, retention: Retention = DEFAULT_RETENTION, now: () => number = Date.now) {
@@ -84,10 +87,19 @@ export class EventLog implements ChangeFeed {
     return low;
   }
 
+  #oldestKeptTime(keptForMs: number): string {
+    const ms = this.#now() - keptForMs;
+    if (ms !== this.#cutoffMs) {
+      this.#cutoffMs = ms;
+      this.#cutoff = new Date(ms).toISOString();
+    }
+    return this.#cutoff;
+  }
+
   #trim(): void {
     const { kept, keptForMs } = this.#retention;
     if (this.#events.length - this.#start <= kept) return;
-    const oldestKept = new Date(this.#now() - keptForMs).toISOString();
+    const oldestKept = this.#oldestKeptTime(keptForMs);
     const most = kept * 10;
     let start = this.#start;
     while (this.#events.length - start > kept) {

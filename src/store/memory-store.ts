@@ -17,6 +17,7 @@ import { describeChanges } from '../events/describe-changes.js';
 import { EventLog } from '../events/event-log.js';
 import { eventsOfEntry } from '../events/feed-event.js';
 import { seqsTaken } from './journal-format.js';
+import { isoTimestamp } from '../timestamps.js';
 
 /** Where a commit sits in the journal's history: its first number and when it was made. */
 export interface EntryPlace {
@@ -140,7 +141,7 @@ export class MemoryStore implements Store {
     const seq = this.#lastSeq + 1;
     this.#lastSeq += seqsTaken(changes);
     const lastSeq = this.#lastSeq;
-    const at = new Date().toISOString();
+    const at = isoTimestamp();
     if (this.#persistence === undefined) {
       this.#feed.publish(eventsOfEntry(seq, at, changes), lastSeq);
       return Promise.resolve();
