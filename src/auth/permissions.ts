@@ -30,7 +30,7 @@ const COLLECTION_OPERATIONS: ReadonlySet<Operation> = new Set(['list', 'create']
  * The owner of the record `ids` names (outermost id first, one per level of
  * `definition`'s path), or undefined when it has none or does not exist.
  */
-export function ownerOf(definition: ResourceDefinition, ids: readonly number[], store: Store): number | undefined {
+export function ownerOf(definition: ResourceDefinition, ids: readonly number[], store: Pick<Store, 'get'>): number | undefined {
   switch (definition.ownership) {
     case 'self':
       return ids[ids.length - 1];

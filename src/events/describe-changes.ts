@@ -6,8 +6,8 @@
 
 import type { ResourceTable } from '../declarations/compile-declaration.js';
 import type { StoredRecord } from '../json.js';
+import { ownerOf } from '../auth/permissions.js';
 import type { ResourceDefinition } from '../resources/definition.js';
-import { OWNER_FIELD_NAME } from '../resources/definition.js';
 import type { Change, EventFacts, StoredCollection } from '../store/store.js';
 
 export type RecordLookup = (collection: StoredCollection, id: number) => StoredRecord | undefined;
@@ -34,37 +34,18 @@ function factsOf(definition: ResourceDefinition, change: Change, get: RecordLook
   const id = change.kind === 'put' ? change.record.id : change.id;
   const previous = change.kind === 'put' && change.created === true ? undefined : get(change.collection, id);
   const type = change.kind === 'delete' ? 'deleted' : previous === undefined ? 'created' : 'updated';
-  const place = placeOf(definition, id, change.kind === 'put' ? change.record : previous, get);
-  return place.owner === undefined ? { type, under: place.under } : { type, under: place.under, owner: place.owner };
+  const record = change.kind === 'put' ? change.record : previous;
+  const under = idsAbove(definition, record, get);
+  // Whose it is by permissions.ts's own rule, the record itself answered as it is in this change.
+  const owner = ownerOf(definition, [...under, id], { get: (collection, wanted) => (collection === change.collection && wanted === id ? record : get(collection, wanted)) });
+  return owner === undefined ? { type, under } : { type, under, owner };
 }
 
-interface Place {
-  readonly under: readonly number[];
-  readonly owner: number | undefined;
-}
-
-/** Where record `id` of `definition` sits: the ids above it, and whose it is (permissions.ts ownerOf, from the record rather than a path). */
-function placeOf(definition: ResourceDefinition, id: number, record: StoredRecord | undefined, get: RecordLookup): Place {
+/** The ids above `record` on its path, outermost first, from its parent's id up (a parent is read only when it has a parent itself). */
+function idsAbove(definition: ResourceDefinition, record: StoredRecord | undefined, get: RecordLookup): number[] {
   const parent = definition.parent;
   const parentId = parent === undefined ? undefined : record?.[parent.field];
-  const above: Place = parent === undefined || typeof parentId !== 'number' ? { under: [], owner: undefined } : parentPlace(parent.definition, parentId, get);
-  const under = parent === undefined || typeof parentId !== 'number' ? above.under : [...above.under, parentId];
-  switch (definition.ownership) {
-    case 'self':
-      return { under, owner: id };
-    case 'root-user':
-      return { under, owner: under[0] };
-    case 'owned': {
-      const owner = record?.[OWNER_FIELD_NAME];
-      return { under, owner: typeof owner === 'number' ? owner : undefined };
-    }
-    case 'ancestor':
-      return { under, owner: above.owner };
-    case undefined:
-      return { under, owner: undefined };
-  }
-}
-
-function parentPlace(definition: ResourceDefinition, id: number, get: RecordLookup): Place {
-  return placeOf(definition, id, get(definition.collection, id), get);
+  if (parent === undefined || typeof parentId !== 'number') return [];
+  const above = parent.definition.parent === undefined ? [] : idsAbove(parent.definition, get(parent.definition.collection, parentId), get);
+  return [...above, parentId];
 }
