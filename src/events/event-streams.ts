@@ -29,7 +29,7 @@ import { isResumable, unresumableDetail } from './change-feed.js';
 import { readableBy } from './event-access.js';
 import { eventBlock } from './event-json.js';
 import type { EventFilter, EventType, FeedEvent, Readable } from './feed-event.js';
-import { matches } from './feed-event.js';
+import { eventFilter, matches } from './feed-event.js';
 
 /** How long an EventSource waits before reconnecting (its `retry:`). */
 const RETRY_MS = 1000;
@@ -225,8 +225,7 @@ class EventStream {
   }
 
   #filter(): EventFilter {
-    const { collection, type } = this.#request;
-    return { after: this.#lastSent, readable: this.#readable, ...(collection === undefined ? {} : { collection }), ...(type === undefined ? {} : { type }) };
+    return eventFilter(this.#lastSent, this.#readable, this.#request);
   }
 
   /** A batch of live events (the hub's fan-out): those this caller may see, in one write. */

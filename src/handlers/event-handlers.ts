@@ -13,6 +13,7 @@ import { eventJson } from '../events/event-json.js';
 import { feedWords, parseEventParameters } from '../events/event-query.js';
 import type { EventParameters } from '../events/event-query.js';
 import type { EventFilter } from '../events/feed-event.js';
+import { eventFilter } from '../events/feed-event.js';
 import { matchesIfNoneMatch } from '../http/conditional.js';
 import { HttpError } from '../http/errors.js';
 import { requireJsonAcceptable, wantsEventStream } from '../http/negotiation.js';
@@ -20,6 +21,7 @@ import { linkHeader, linksAround, pageMeta, pair } from '../http/pagination.js';
 import type { Reply } from '../http/respond.js';
 import type { Actor } from '../auth/permissions.js';
 import type { Language } from '../resources/definition.js';
+import { vocabularyOf } from '../resources/definition.js';
 import { entityTag } from '../representation.js';
 
 export function eventFeed(context: RequestContext, table: ResourceTable, language: Language): Reply | Promise<Reply> {
@@ -38,12 +40,7 @@ export function eventFeed(context: RequestContext, table: ResourceTable, languag
     const window = feed.window();
     return window instanceof Promise ? window.then((ready) => eventStreams.reply(request, ready)) : eventStreams.reply(request, window);
   }
-  return eventList(context, feed, parameters, readableFilter(actor, table, parameters), table, language);
-}
-
-function readableFilter(actor: Actor, table: ResourceTable, parameters: EventParameters): EventFilter {
-  const { collection, type } = parameters;
-  return { after: parameters.after ?? 0, readable: readableBy(actor, table), ...(collection === undefined ? {} : { collection }), ...(type === undefined ? {} : { type }) };
+  return eventList(context, feed, parameters, eventFilter(parameters.after ?? 0, readableBy(actor, table), parameters), table, language);
 }
 
 async function eventList(context: RequestContext, feed: ChangeFeed, parameters: EventParameters, filter: EventFilter, table: ResourceTable, language: Language): Promise<Reply> {
@@ -67,7 +64,7 @@ function fixedParameters(parameters: EventParameters, table: ResourceTable, lang
   const words = feedWords(language);
   const fixed: string[] = [];
   const definition = parameters.collection === undefined ? undefined : table.get(parameters.collection);
-  if (definition !== undefined) fixed.push(pair(words.collection, definition.vocabularies.get(language)?.collection ?? definition.collection));
+  if (definition !== undefined) fixed.push(pair(words.collection, vocabularyOf(definition, language).collection));
   if (parameters.type !== undefined) fixed.push(pair(words.type, parameters.type));
   if (parameters.after !== undefined) fixed.push(pair(words.after, String(parameters.after)));
   return fixed;
