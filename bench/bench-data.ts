@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import type { StoredRecord } from '../src/json.js';
 import { encodeEntry, segmentName } from '../src/store/journal-format.js';
 import { writeSnapshot } from '../src/store/snapshot-file.js';
+import { mulberry32 } from '../test/random.js';
 
 const CATEGORIES = ['coffee', 'tea', 'equipment', 'accessories', 'books', 'snacks', 'cups', 'gifts'];
 
@@ -65,16 +66,9 @@ function zipfRank(uniform: number): number {
   return low;
 }
 
-/** A small deterministic generator (mulberry32) seeded by the record's number: numbers in [0, 1). */
+/** A deterministic generator (test/random.ts) seeded by the record's number: numbers in [0, 1). */
 function randomFor(seed: number): () => number {
-  let state = (seed * 0x9e3779b1) >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  return mulberry32(seed * 0x9e3779b1);
 }
 
 function pick<T>(items: readonly T[], random: () => number): T {

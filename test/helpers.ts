@@ -323,17 +323,7 @@ export function problemShape(status: number, code: string): Record<string, unkno
   return { type: 'about:blank', status, code };
 }
 
-/** A deterministic PRNG (mulberry32), so a randomised test can be repeated from its seed. */
-export function mulberry32(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export { mulberry32 } from './random.js';
 
 /** A logger that keeps every line with its level. */
 export function recordingLogger(): Logger & { lines: { level: string; message: string }[] } {
