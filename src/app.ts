@@ -46,6 +46,7 @@ import { EventStreams } from './events/event-streams.js';
 import { openDatabase } from './store/open-database.js';
 import { loaded } from './store/loaded.js';
 import type { Store } from './store/store.js';
+import { CallerChanged } from './store/store.js';
 import type { Actor } from './auth/permissions.js';
 
 export interface App {
@@ -312,10 +313,33 @@ function dispatch(
   const store = services.store.view?.() ?? services.store;
   if (store.willRead !== undefined) endpoint.pathCollections.forEach((collection, index) => store.willRead?.(collection, match.ids[index] as number));
   if (!identify) return admitted(exchange, match.ids, method, path, search, endpoint, handler, services, limiter, store, undefined);
-  const actor = loaded(() => services.authenticator.authenticate(req.headers.authorization, req.socket, store));
-  return actor instanceof Promise
-    ? actor.then((caller) => admitted(exchange, match.ids, method, path, search, endpoint, handler, services, limiter, store, caller))
-    : admitted(exchange, match.ids, method, path, search, endpoint, handler, services, limiter, store, actor);
+  const authenticated = (limit: RateLimiter | undefined): Reply | Promise<Reply> => {
+    const actor = loaded(() => services.authenticator.authenticate(req.headers.authorization, req.socket, store));
+    return actor instanceof Promise
+      ? actor.then((caller) => admitted(exchange, match.ids, method, path, search, endpoint, handler, services, limit, store, caller))
+      : admitted(exchange, match.ids, method, path, search, endpoint, handler, services, limit, store, actor);
+  };
+  if (method !== 'POST' || store.willWrite === undefined) return authenticated(limiter);
+  store.willWrite();
+  // Run again (once, its caller read afresh and the rate limit already counted) when its remembered caller had changed.
+  return confirmedCaller(store, () => authenticated(limiter), () => authenticated(undefined));
+}
+
+/**
+ * A request whose caller the store answered from an earlier request (store.ts: willWrite)
+ * is answered once the caller is confirmed as it was: by the write itself, or by the store
+ * afterwards. A request refused or answered with a caller that has since changed is run
+ * again, so that a deleted or demoted user is refused or demoted as at any other request.
+ */
+async function confirmedCaller(store: Store, first: () => Reply | Promise<Reply>, again: () => Reply | Promise<Reply>): Promise<Reply> {
+  let reply: Reply;
+  try {
+    reply = await first();
+  } catch (error) {
+    if (error instanceof CallerChanged || (store.confirmCaller !== undefined && !(await store.confirmCaller()))) return again();
+    throw error;
+  }
+  return store.confirmCaller === undefined || (await store.confirmCaller()) ? reply : again();
 }
 
 /** After authentication: the rate limit, negotiation, then the handler. */

@@ -6,7 +6,7 @@
 // user's orders; a deletion taking nested records gives one event each, in the order of
 // its changes; a feed whose listening connection was cut reconnects and hands on what it
 // missed; retention keeps the newest events and answers an older position with 410 or
-// `event: reset`; a create stays three statements; a copy writes no events and a target
+// `event: reset`; a create by a known caller is one statement; a copy writes no events and a target
 // holding only the feed's tables is empty. Skipped, saying why, without PostgreSQL.
 
 import assert from 'node:assert/strict';
@@ -248,7 +248,8 @@ describe('the change feed of two servers on one PostgreSQL', { skip: POSTGRES_SK
     assert.equal(listening, 2);
   });
 
-  test('a create is three statements: the caller, the id, and the record with its event', async () => {
+  /** The statements the servers send while `work` runs, but the feeds' own reads of each commit's events. */
+  async function statementsOf(work: () => Promise<void>): Promise<string[]> {
     const texts: string[] = [];
     const original = pg.Client.prototype.query;
     const counting = function (this: pg.Client, ...args: unknown[]): unknown {
@@ -260,13 +261,41 @@ describe('the change feed of two servers on one PostgreSQL', { skip: POSTGRES_SK
     };
     pg.Client.prototype.query = counting as typeof pg.Client.prototype.query;
     try {
-      const created = await one.post('/v1/products', { name: 'Counted', category: 'counted', price: 1 });
-      assert.equal(created.status, 201);
+      await work();
     } finally {
       pg.Client.prototype.query = original;
     }
-    assert.equal(texts.length, 3, texts.join('\n'));
-    assert.match(texts[2] as string, /^WITH "changed" AS \(INSERT INTO "products" .* pg_notify\('plainrest_events'/);
+    return texts;
+  }
+
+  test('a create by a caller the server has read before is one statement: the record, its id taken as it is written, if the caller is as it was, and its event', async () => {
+    assert.equal((await two.get('/v1/products')).status, 200);
+    let created: Awaited<ReturnType<TestServer['post']>> | undefined;
+    const texts = await statementsOf(async () => {
+      created = await two.post('/v1/products', { name: 'Counted', category: 'counted', price: 1 });
+    });
+    assert.equal(created?.status, 201);
+    assert.equal(texts.length, 1, texts.join('\n'));
+    assert.match(texts[0] as string, /^WITH "changed" AS \(INSERT INTO "products" \("name", .*\) SELECT .* WHERE EXISTS \(SELECT 1 FROM "users" WHERE "id" = .* RETURNING "id"\), .* pg_notify\('plainrest_events'/);
+    const id = created?.body.id as number;
+    assert.equal(created?.headers.get('location'), `/v1/products/${id}`);
+    const read = await one.get(`/v1/products/${id}`);
+    assert.deepEqual(read.body, created?.body);
+    assert.equal(read.headers.get('etag'), created?.headers.get('etag'));
+    const listed = await one.get(`/v1/events?collection=products&type=created&limit=100`);
+    const last = await one.get(`/v1/events?collection=products&type=created&limit=100&page=${listed.body.meta.pages}`);
+    const event = last.body.data.at(-1);
+    assert.equal(event.record_id, id);
+    assert.deepEqual(event.record, created?.body);
+  });
+
+  test('a create with an Idempotency-Key takes its id first: the id, then the record and its saved answer in one transaction', async () => {
+    assert.equal((await one.get('/v1/products')).status, 200);
+    const texts = await statementsOf(async () => {
+      assert.equal((await one.post('/v1/products', { name: 'Keyed count', category: 'counted', price: 1 }, { 'Idempotency-Key': 'counted-1' })).status, 201);
+    });
+    assert.ok(texts.some((text) => text.startsWith('SELECT nextval(')), texts.join('\n'));
+    assert.ok(!texts.some((text) => /INSERT INTO "products" \("name"/.test(text)), 'the record is written with the id it was decided with');
   });
 });
 

@@ -4,7 +4,8 @@
 // and totals included; racing creates of one unique value give one 201 and one 409;
 // racing transitions give one 200 and one 409; If-Match is checked against the committed
 // version; an Idempotency-Key replays from the other server; ids are never reused; a
-// deleted or demoted user is refused or demoted by the other at its next request. And a
+// deleted or demoted user is refused or demoted by the other at its next request, also
+// when that request is a POST decided with the caller as it was last read. And a
 // declaration the stored data no longer fits is refused at start, in the data directory's words.
 
 import assert from 'node:assert/strict';
@@ -13,6 +14,7 @@ import { startServer } from '../src/server.js';
 import { StartupError } from '../src/store/data-directory.js';
 import type { ResourcesDeclaration } from '../src/declarations/declaration.js';
 import type { TestServer } from './helpers.js';
+import { assertProblem } from './assertions.js';
 import { heldRequest, login, startTestServerWithAdminBootstrap, TEST_AUTH_OPTIONS } from './helpers.js';
 import type { PostgresCluster } from './postgres-cluster.js';
 import { POSTGRES_SKIP, startCluster } from './postgres-cluster.js';
@@ -139,6 +141,52 @@ describe('two servers on one PostgreSQL', { skip: POSTGRES_SKIP }, () => {
     assert.equal((await one.patch(`/v1/users/${admin2.body.id}`, { role: 'user' })).status, 200);
     assert.equal((await asTemp.get('/v1/products')).status, 401);
     assert.equal((await asAdmin2.get('/v1/users')).status, 403);
+  });
+
+  test('a POST decided with its caller as this server last read it stands only if the caller still is: promoted 201, renamed 201, demoted 403, deleted 401, nothing written when refused', async () => {
+    const user = await one.post('/v1/users', { name: 'Remembered', email: 'remembered@example.com', password: 'remembered-password' });
+    const admin3 = await one.post('/v1/users', { name: 'Third admin', email: 'admin3@example.com', password: 'third-admin-password' });
+    assert.equal((await one.patch(`/v1/users/${admin3.body.id}`, { role: 'admin' })).status, 200);
+    const asUser = two.pinned().as(await login(two, 'remembered@example.com', 'remembered-password'));
+    const asAdmin3 = two.pinned().as(await login(two, 'admin3@example.com', 'third-admin-password'));
+    const product = { name: 'Remembered', category: 'remembered', price: 1 };
+    const count = async (): Promise<number> => (await one.get('/v1/products?category=remembered')).body.meta.total;
+
+    // Each server now remembers both callers as they were.
+    assertProblem(await asUser.post('/v1/products', product), 403, 'forbidden', '/v1/products');
+    assert.equal((await asAdmin3.post('/v1/products', product)).status, 201);
+    assert.equal(await count(), 1);
+
+    assert.equal((await one.patch(`/v1/users/${user.body.id}`, { role: 'admin' })).status, 200);
+    assert.equal((await asUser.post('/v1/products', product)).status, 201, 'a promotion counts at the next request');
+    assert.equal((await one.patch(`/v1/users/${user.body.id}`, { name: 'Renamed' })).status, 200);
+    assert.equal((await asUser.post('/v1/products', product)).status, 201, 'a change other than the role does not refuse the caller');
+    assert.equal(await count(), 3);
+
+    assert.equal((await one.patch(`/v1/users/${admin3.body.id}`, { role: 'user' })).status, 200);
+    assertProblem(await asAdmin3.post('/v1/products', product), 403, 'forbidden', '/v1/products');
+    // Refused before its body is looked at, as at any request: a refusal decided with the remembered caller is decided again.
+    assertProblem(await asAdmin3.post('/v1/products', { name: 7 }), 403, 'forbidden', '/v1/products');
+    assert.equal((await one.delete(`/v1/users/${user.body.id}`)).status, 204);
+    assertProblem(await asUser.post('/v1/products', product), 401, 'invalid_token', '/v1/products');
+    assert.equal(await count(), 3);
+  });
+
+  test('the remembered caller of a nested create or of an Idempotency-Key replay is confirmed too: a deleted user gets 401', async () => {
+    const product = await one.post('/v1/products', { name: 'For orders', category: 'remembered-orders', price: 2 });
+    const buyer = await one.post('/v1/users', { name: 'Gone buyer', email: 'gone-buyer@example.com', password: 'gone-buyer-password' });
+    const keyed = await one.post('/v1/users', { name: 'Gone keyed', email: 'gone-keyed@example.com', password: 'gone-keyed-password' });
+    const asBuyer = two.pinned().as(await login(two, 'gone-buyer@example.com', 'gone-buyer-password'));
+    const asKeyed = two.pinned().as(await login(two, 'gone-keyed@example.com', 'gone-keyed-password'));
+    const order = { items: [{ product_id: product.body.id, quantity: 1 }] };
+    assert.equal((await asBuyer.post(`/v1/users/${buyer.body.id}/orders`, order)).status, 201);
+    const first = await asKeyed.post(`/v1/users/${keyed.body.id}/orders`, order, { 'Idempotency-Key': 'remembered-1' });
+    assert.equal(first.status, 201);
+
+    assert.equal((await one.delete(`/v1/users/${buyer.body.id}`)).status, 204);
+    assert.equal((await one.delete(`/v1/users/${keyed.body.id}`)).status, 204);
+    assertProblem(await asBuyer.post(`/v1/users/${buyer.body.id}/orders`, order), 401, 'invalid_token', `/v1/users/${buyer.body.id}/orders`);
+    assertProblem(await asKeyed.post(`/v1/users/${keyed.body.id}/orders`, order, { 'Idempotency-Key': 'remembered-1' }), 401, 'invalid_token', `/v1/users/${keyed.body.id}/orders`);
   });
 
   test('a declaration the stored data no longer fits stops the start, in the words of a data directory, and nothing changes', async () => {

@@ -66,7 +66,7 @@ export class Authenticator {
       entry = this.#cachedOrVerified(authorization, now);
       if (connection !== undefined) this.#lastOnConnection.set(connection, { header: authorization as string, verified: entry });
     }
-    const user = store.get('users', entry.userId);
+    const user = store.caller === undefined ? store.get('users', entry.userId) : store.caller(entry.userId);
     if (user === undefined) throw invalidToken('the user of this token no longer exists');
     return user['role'] === 'admin' ? { id: user.id, role: 'admin' } : { id: user.id, role: 'user' };
   }

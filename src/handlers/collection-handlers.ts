@@ -127,11 +127,12 @@ async function create(
   };
   // Only a body that carries a password waits here, for its hash (write-record.ts).
   const hashed = context.secrets.length === 0 ? undefined : await loaded(() => secretsToHash(load));
+  // Taken once: a store may decide again after writing, with the id it then knows (store.ts: allocateId), and must get the same record.
+  const now = isoTimestamp();
   return decideAndCommit(store, (): Decision<Reply> => {
     const replay = idempotent === undefined ? undefined : context.services.idempotencyKeys.savedAnswer(idempotent, store);
     if (replay !== undefined) return { changes: [], result: replay };
     const { next } = decideWrite(load, hashed);
-    const now = isoTimestamp();
     const record = finishRecord(definition, next, store.allocateId(definition.collection), now, now);
     const { stored, representation } = serializeWritten(definition, record, vocabulary);
     const headers = { Location: `${context.path}/${record.id}`, ETag: representation.etag };

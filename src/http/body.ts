@@ -31,12 +31,19 @@ const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
  */
 export const MAX_NESTING = 32;
 
-export async function readJsonBody(
-  req: IncomingMessage,
-  maxBytes: number,
-  mediaTypes: readonly string[],
-  budget: BodyBudget,
-): Promise<JsonObject> {
+/** Bodies read, by request: a request run again (app.ts: its remembered caller had changed) gets what its first run read. */
+const bodiesRead = new WeakMap<IncomingMessage, Promise<JsonObject>>();
+
+export function readJsonBody(req: IncomingMessage, maxBytes: number, mediaTypes: readonly string[], budget: BodyBudget): Promise<JsonObject> {
+  let body = bodiesRead.get(req);
+  if (body === undefined) {
+    body = readOnce(req, maxBytes, mediaTypes, budget);
+    bodiesRead.set(req, body);
+  }
+  return body;
+}
+
+async function readOnce(req: IncomingMessage, maxBytes: number, mediaTypes: readonly string[], budget: BodyBudget): Promise<JsonObject> {
   const declaredLength = req.headers['content-length'];
   const declared = declaredLength === undefined ? 0 : Number(declaredLength);
   if (declared > maxBytes) throw tooLarge(maxBytes);

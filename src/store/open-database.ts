@@ -19,7 +19,7 @@ import { StartupError } from './data-directory.js';
 import { lackingRequired, recordsWithIds, removedCollection } from './declaration-fit.js';
 import { recordWords } from '../search-words.js';
 import type { Change, Store } from './store.js';
-import { NeedData } from './store.js';
+import { CallerChanged, NeedData } from './store.js';
 
 export const DATABASE_PACKAGE = 'plainrest-postgres';
 
@@ -45,6 +45,7 @@ interface DatabasePackage {
     readonly resources: ResourceTable;
     readonly kit: {
       needData(fetch: () => Promise<void>): object;
+      callerChanged(): object;
       unavailable(detail: string): Error;
       recordWords(record: StoredRecord, fields: readonly string[]): string[];
       describeChanges(table: ResourceTable, changes: readonly Change[], get: RecordLookup): readonly Change[];
@@ -68,6 +69,7 @@ const KIT = {
   recordWords,
   describeChanges,
   needData: (fetch: () => Promise<void>): object => new NeedData(fetch),
+  callerChanged: (): object => new CallerChanged(),
   unavailable: (detail: string): Error => storeUnavailable(detail),
 };
 

@@ -99,6 +99,13 @@ export class NeedData {
   constructor(readonly fetch: () => Promise<void>) {}
 }
 
+/**
+ * A store that answered a request's caller from an earlier request (Store.willWrite) found,
+ * when it wrote, that the caller is no longer so: nothing was written, and the request
+ * runs again with its caller read afresh (app.ts). Not an Error, like NeedData: no failure.
+ */
+export class CallerChanged {}
+
 /** What a write decided: the changes to commit together, and the answer once they are committed. */
 export interface Decision<T> {
   readonly changes: readonly Change[];
@@ -117,7 +124,12 @@ export interface Store {
    * cannot tell may return a new number on every call: nothing is then reused.
    */
   version(collection: StoredCollection): number;
-  /** Reserves the next id of a collection; ids are never reused, even if the write then fails. */
+  /**
+   * Reserves the next id of a collection; ids are never reused, even if the write then fails.
+   * In `transact`, a store may answer a placeholder and let the database take the id as it
+   * writes the record, then run `decide` once more with the id taken: so a decision must
+   * give the same changes from the same reads (a create takes its time before deciding).
+   */
   allocateId(collection: StoredCollection): number;
   /** Applies the changes at once in memory and resolves when they are durable. */
   commit(changes: readonly Change[]): Promise<void>;
@@ -139,6 +151,19 @@ export interface Store {
    * trip for the caller and the path's records, rather than one each).
    */
   willRead?(collection: StoredCollection, id: number): void;
+  /**
+   * A view's hint: this request (a POST) will likely write. A store that loads may then
+   * answer its caller (`caller`) from an earlier request instead of reading it, and confirm
+   * it instead with the write: the write is made only if the caller is still as it was, else
+   * it rejects with CallerChanged. A request that writes nothing confirms it at its end
+   * (`confirmCaller`). So a create can be one statement, and a deleted or demoted user is
+   * still refused or demoted at its next request.
+   */
+  willWrite?(): void;
+  /** The request's caller, as `get('users', id)` would answer it (auth/authenticate.ts); see willWrite. */
+  caller?(id: number): StoredRecord | undefined;
+  /** After the request's decision: false (and forgotten) when its caller was answered from an earlier request and is no longer so. */
+  confirmCaller?(): Promise<boolean>;
   /**
    * A store whose data is elsewhere: runs `decide` on its current data and commits the
    * changes it returns as one transaction, deciding again (on fresher data) when another

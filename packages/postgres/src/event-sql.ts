@@ -7,7 +7,7 @@
 import type { Change, EventFilter, FeedEvent, Retention, StoredRecord } from 'plainrest';
 import { EVENTS_CHANNEL, EVENTS_LOCK, EVENTS_SEQUENCE, EVENTS_TABLE, KEPT_TABLE } from './event-schema.js';
 import { quoted } from './schema.js';
-import { recordOf } from './sql-records.js';
+import { PROVISIONAL_ID, recordOf } from './sql-records.js';
 
 export interface Statement {
   readonly text: string;
@@ -40,17 +40,27 @@ export function eventsJson(changes: readonly Change[]): { readonly json: string;
  * the transaction is visible, so ids are taken in commit order and a reader that has seen
  * an id has seen every smaller one that will ever commit. pg_notify is delivered at the
  * commit, to every process's feed. In an autocommit statement it is all one transaction.
+ *
+ * `takesId`: `change` is a create that lets its table's identity take the id (create-statement.ts)
+ * and returns it, perhaps inserting nothing; the events then carry that id where the
+ * decision had the placeholder (PROVISIONAL_ID: the record's id, and its owner when it
+ * owns itself, a user), there are none when nothing was inserted, and `created` answers the id.
  */
-export function withEvents(change: Statement, events: string): Statement {
+export function withEvents(change: Statement, events: string, takesId = false): Statement {
   const at = change.values.length + 1;
+  const recordId = takesId ? '"changed"."id"' : "(e->>'record_id')::bigint";
+  const owner = takesId ? `CASE WHEN e->>'owner' = '${PROVISIONAL_ID}' THEN "changed"."id" ELSE (e->>'owner')::bigint END` : "(e->>'owner')::bigint";
+  const record = takesId ? `jsonb_set(e->'record', '{id}', to_jsonb("changed"."id"))` : "e->'record'";
   return {
     text:
-      `WITH "changed" AS (${change.text} RETURNING 1), ` +
+      `WITH "changed" AS (${change.text} RETURNING ${takesId ? '"id"' : '1'}), ` +
       `"locked" AS MATERIALIZED (SELECT pg_advisory_xact_lock(${EVENTS_LOCK}) FROM (SELECT count(*) FROM "changed") AS "done"), ` +
       `"added" AS (INSERT INTO ${EVENTS} ("id", "type", "collection", "record_id", "under", "owner", "at", "record") ` +
-      `SELECT nextval('${quoted(EVENTS_SEQUENCE)}'), e->>'type', e->>'collection', (e->>'record_id')::bigint, e->'under', (e->>'owner')::bigint, clock_timestamp(), e->'record' ` +
-      `FROM "locked", jsonb_array_elements($${at}::jsonb) WITH ORDINALITY AS "given"(e, n) ORDER BY "given".n RETURNING "id") ` +
-      `SELECT max("id") AS "last", pg_notify('${EVENTS_CHANNEL}', max("id")::text) FROM "added"`,
+      `SELECT nextval('${quoted(EVENTS_SEQUENCE)}'), e->>'type', e->>'collection', ${recordId}, e->'under', ${owner}, clock_timestamp(), ${record} ` +
+      `FROM "locked", ${takesId ? '"changed", ' : ''}jsonb_array_elements($${at}::jsonb) WITH ORDINALITY AS "given"(e, n) ORDER BY "given".n RETURNING "id") ` +
+      (takesId
+        ? `SELECT (SELECT "id" FROM "changed") AS "created", (SELECT max("id") FROM "added") AS "last", (SELECT pg_notify('${EVENTS_CHANNEL}', max("id")::text) FROM "added" HAVING count(*) > 0)`
+        : `SELECT max("id") AS "last", pg_notify('${EVENTS_CHANNEL}', max("id")::text) FROM "added"`),
     values: [...change.values, events],
   };
 }

@@ -20,11 +20,14 @@ import type { Statement } from './event-sql.js';
 import { eventsJson, withEvents } from './event-sql.js';
 import type { TablePlan } from './schema.js';
 import { quoted } from './schema.js';
-import { listQuery, recordOf, upsert } from './sql-records.js';
+import type { CallerGuard } from './sql-records.js';
+import { insertTakingId, listQuery, PROVISIONAL_ID, recordOf, upsert } from './sql-records.js';
 
 /** What the core lends the store: its error for "load first", and its 503 (plainrest is not a runtime dependency of this package). */
 export interface CoreKit {
   needData(fetch: () => Promise<void>): object;
+  /** A write refused because the caller remembered for it had changed: the request runs again (plainrest's store.ts CallerChanged). */
+  callerChanged(): object;
   unavailable(detail: string): Error;
   /** The distinct search words of a record's `fields` (plainrest's search-words.ts), for the words column. */
   recordWords(record: StoredRecord, fields: readonly string[]): string[];
@@ -52,6 +55,8 @@ const UNREACHABLE = 'the database cannot be reached; retry shortly';
 const NOT_YET_REACHED = 'the database has not been reached since the start; retry shortly';
 /** How often an unreachable database is tried again. */
 const PROBE_MS = 1000;
+/** Callers remembered for later POSTs (Store.willWrite), at most; the oldest is forgotten first. */
+const MAX_REMEMBERED_CALLERS = 10_000;
 
 /** A refused, lost or timed-out connection, or a server shutting down or out of connections (SQLSTATE classes 08, 57P, 53). */
 export function isConnectionFailure(error: unknown): boolean {
@@ -74,6 +79,8 @@ export class PostgresStore implements Store {
   readonly #feed: PostgresFeed;
   /** The declared resources, whose changes become events (set by describeEvents). */
   #table: ResourceTable | undefined;
+  /** Callers as last read, by id: a POST is decided with its caller from here and confirmed by its write (PostgresView.caller). */
+  readonly #callers = new Map<number, StoredRecord>();
 
   constructor(options: PostgresStoreOptions) {
     this.#pool = options.pool;
@@ -175,6 +182,18 @@ export class PostgresStore implements Store {
     return new PostgresView(this);
   }
 
+  rememberedCaller(id: number): StoredRecord | undefined {
+    return this.#callers.get(id);
+  }
+
+  /** Remembers the user as read (none: forgets it). */
+  rememberCaller(id: number, user: StoredRecord | undefined): void {
+    this.#callers.delete(id);
+    if (user === undefined) return;
+    if (this.#callers.size >= MAX_REMEMBERED_CALLERS) this.#callers.delete(this.#callers.keys().next().value as number);
+    this.#callers.set(id, user);
+  }
+
   // The shared store answers nothing synchronously: code reads through a view (plainrest's store/store.ts).
   get(): StoredRecord | undefined {
     throw new Error(READ_THROUGH_A_VIEW);
@@ -220,19 +239,29 @@ export class PostgresStore implements Store {
       let broken = false;
       try {
         // Described inside the loop: a lookup the description needs is loaded like the decision's reads.
-        const { changes, result } = await settle(() => this.#described(decide(), view));
+        let decision = await settle(() => this.#described(decide(), view));
+        if (view.provisional !== undefined) {
+          if (takesIdAsWritten(decision, view)) return await this.#createTakingId(client, view, decide, decision);
+          // The placeholder cannot be written: the id is taken first, and the decision made with it.
+          await view.takeId();
+          decision = await settle(() => this.#described(decide(), view));
+        }
+        const { changes, result } = decision;
         const events = eventsJson(changes);
+        const caller = view.unconfirmedCaller;
         let last: number | undefined;
         // A decision that read nothing (a create checking no other record) is one statement, atomic by
         // itself: with its events too, as data-modifying CTEs of that statement (event-sql.ts withEvents).
-        if (!view.begun && changes.length === 1) last = await this.#applyLast(client, changes[0] as Change, events);
+        if (!view.begun && changes.length === 1 && caller === undefined) last = await this.#applyLast(client, changes[0] as Change, events);
         else if (changes.length > 0) {
           await view.begin();
           for (const change of changes.slice(0, -1)) await this.#apply(client, change);
           last = await this.#applyLast(client, changes[changes.length - 1] as Change, events);
+          if (caller !== undefined) await this.#confirmCallerIn(client, view, caller);
           await client.query('COMMIT');
         } else if (view.begun) await client.query('COMMIT');
         if (last !== undefined) this.#feed.written(events?.count ?? 0, last);
+        this.#forgetWrittenUsers(changes);
         return result;
       } catch (error) {
         broken = isConnectionFailure(error);
@@ -253,6 +282,58 @@ export class PostgresStore implements Store {
     if (this.#table === undefined || decision.changes.length === 0) return decision;
     const changes = this.#kit.describeChanges(this.#table, decision.changes, (collection, id) => view.get(collection, id));
     return changes === decision.changes ? decision : { changes, result: decision.result };
+  }
+
+  /**
+   * A create that read nothing, in one statement: the record with the id its table's
+   * identity takes as it is written, and its events, made only if the caller remembered for
+   * the request (if any) is still as it was; then the decision again with that id, for the
+   * answer. Nothing inserted means the caller had changed: the request runs again.
+   */
+  async #createTakingId<T>(client: pg.PoolClient, view: PostgresView, decide: () => Decision<T>, first: Decision<T>): Promise<T> {
+    const change = first.changes[0] as Extract<Change, { kind: 'put' }>;
+    const plan = this.plan(change.collection);
+    const caller = view.unconfirmedCaller;
+    const words = plan.searchFields === undefined ? undefined : this.#kit.recordWords(change.record, plan.searchFields);
+    const insert = insertTakingId(plan, change.record, words, caller === undefined ? undefined : guardOf(caller));
+    const events = eventsJson(first.changes);
+    const statement = events === undefined ? { text: `${insert.text} RETURNING "id" AS "created"`, values: insert.values } : withEvents(insert, events.json, true);
+    const row = (await client.query<{ created: string | null; last?: string | null }>(statement.text, statement.values)).rows[0];
+    if (row === undefined || row.created === null) {
+      view.callerChanged();
+      throw this.#kit.callerChanged();
+    }
+    view.callerConfirmed();
+    if (events !== undefined) this.#feed.written(events.count, Number(row.last));
+    view.idTaken(change.collection, Number(row.created));
+    const again = await settle(decide);
+    const made = again.changes[0];
+    // The record written must be the one decided: a decision gives the same changes from the same reads (plainrest's store.ts allocateId).
+    if (again.changes.length !== 1 || made?.kind !== 'put' || JSON.stringify({ ...made.record, id: PROVISIONAL_ID }) !== JSON.stringify(change.record)) {
+      throw new Error(`the decision for a new ${change.collection} record changed when decided again with its id`);
+    }
+    return again.result;
+  }
+
+  /** Before COMMIT: the caller remembered for the request is still as it was, else the transaction is rolled back and the request runs again. */
+  async #confirmCallerIn(client: pg.PoolClient, view: PostgresView, caller: StoredRecord): Promise<void> {
+    const result = await client.query(`SELECT * FROM "users" WHERE "id" = $1`, [caller.id]);
+    const row = result.rows[0];
+    const user = row === undefined ? undefined : recordOf(row);
+    if (user !== undefined && user['role'] === caller['role']) {
+      view.callerConfirmed();
+      return;
+    }
+    this.rememberCaller(caller.id, user);
+    view.callerChanged();
+    throw this.#kit.callerChanged();
+  }
+
+  /** A user this process changed is read again at its next request, not taken from memory (its write would be refused there anyway). */
+  #forgetWrittenUsers(changes: readonly Change[]): void {
+    for (const change of changes) {
+      if (change.collection === 'users') this.rememberCaller(change.kind === 'put' ? change.record.id : change.id, undefined);
+    }
   }
 
   async #apply(client: pg.PoolClient, change: Change): Promise<void> {
@@ -300,6 +381,16 @@ async function settle<T>(decide: () => T): Promise<T> {
   }
 }
 
+/** A decision whose one change is the create given the placeholder id, made with no read: the database may take its id as it writes it. */
+function takesIdAsWritten(decision: Decision<unknown>, view: PostgresView): boolean {
+  const only = decision.changes.length === 1 ? decision.changes[0] : undefined;
+  return !view.begun && only?.kind === 'put' && only.created === true && only.collection === view.provisional && only.record.id === PROVISIONAL_ID;
+}
+
+function guardOf(caller: StoredRecord): CallerGuard {
+  return { id: caller.id, role: caller['role'] };
+}
+
 function recordKey(collection: StoredCollection, id: number): string {
   return `get ${collection} ${id}`;
 }
@@ -312,6 +403,12 @@ export class PostgresView implements Store {
   readonly #hints: { readonly collection: StoredCollection; readonly id: number }[] = [];
   #transaction: pg.PoolClient | undefined;
   #begun = false;
+  /** The request will likely write (willWrite): its caller may be answered from memory. */
+  #mayRemember = false;
+  /** The caller answered from memory, until a write or confirmCaller confirms it. */
+  #remembered: StoredRecord | undefined;
+  /** The collection whose id allocateId answered with the placeholder, in this attempt of a transaction. */
+  #provisional: StoredCollection | undefined;
 
   constructor(store: PostgresStore) {
     this.#store = store;
@@ -322,12 +419,82 @@ export class PostgresView implements Store {
     this.#answers.clear();
     this.#transaction = client;
     this.#begun = false;
+    this.#provisional = undefined;
   }
 
   endTransaction(): void {
     this.#transaction = undefined;
     this.#begun = false;
+    this.#provisional = undefined;
     this.#answers.clear();
+  }
+
+  willWrite(): void {
+    this.#mayRemember = true;
+  }
+
+  /** The caller: for a request that will likely write, as this process last read it (confirmed later); else read now, and remembered. */
+  caller(id: number): StoredRecord | undefined {
+    if (this.#mayRemember && this.#transaction === undefined) {
+      const remembered = this.#store.rememberedCaller(id);
+      if (remembered !== undefined) {
+        this.#remembered = remembered;
+        return remembered;
+      }
+    }
+    const user = this.get('users', id);
+    this.#store.rememberCaller(id, user);
+    return user;
+  }
+
+  /** The caller answered from memory and not yet confirmed, if any. */
+  get unconfirmedCaller(): StoredRecord | undefined {
+    return this.#remembered;
+  }
+
+  callerConfirmed(): void {
+    this.#remembered = undefined;
+  }
+
+  /** The remembered caller had changed: forgotten, and read afresh when the request runs again. */
+  callerChanged(): void {
+    if (this.#remembered !== undefined) this.#store.rememberCaller(this.#remembered.id, undefined);
+    this.#remembered = undefined;
+    this.#mayRemember = false;
+  }
+
+  /** Reads the caller answered from memory, unless a write confirmed it: true when it is as it was. */
+  async confirmCaller(): Promise<boolean> {
+    const remembered = this.#remembered;
+    if (remembered === undefined) return true;
+    const result = await this.#store.run(`SELECT * FROM "users" WHERE "id" = $1`, [remembered.id]);
+    const row = result.rows[0];
+    const user = row === undefined ? undefined : recordOf(row);
+    this.#remembered = undefined;
+    this.#store.rememberCaller(remembered.id, user);
+    if (user !== undefined && user['role'] === remembered['role']) return true;
+    this.#mayRemember = false;
+    // The request runs again with this read.
+    this.#answers.set(recordKey('users', remembered.id), user);
+    return false;
+  }
+
+  /** The collection given the placeholder id in this attempt, if any (PostgresStore.transactOn). */
+  get provisional(): StoredCollection | undefined {
+    return this.#provisional;
+  }
+
+  /** The placeholder replaced by an id taken from the sequence now (one round trip). */
+  async takeId(): Promise<void> {
+    const collection = this.#provisional as StoredCollection;
+    const result = await this.#store.run(`SELECT nextval(pg_get_serial_sequence($1, 'id'))::bigint AS id`, [quoted(this.#store.plan(collection).table)], this.#transaction);
+    this.idTaken(collection, Number(result.rows[0]?.['id']));
+  }
+
+  /** allocateId answers `id` for the collection from now on. */
+  idTaken(collection: StoredCollection, id: number): void {
+    this.#answers.set(`id ${collection}`, id);
+    this.#provisional = undefined;
   }
 
   /** Whether the transaction's BEGIN has been sent (with its first read, or by `begin`). */
@@ -438,9 +605,19 @@ export class PostgresView implements Store {
     return Number.NaN;
   }
 
-  /** The next value of the table's identity sequence: never reused, even when the write then fails. */
+  /**
+   * The next value of the table's identity sequence: never reused, even when the write then
+   * fails. In a transaction that has read nothing yet, the placeholder PROVISIONAL_ID: the
+   * create may then take its id as it is written (PostgresStore.transactOn).
+   */
   allocateId(collection: StoredCollection): number {
-    return this.#answer(`id ${collection}`, async (client) => {
+    if (this.#provisional === collection) return PROVISIONAL_ID;
+    const key = `id ${collection}`;
+    if (this.#transaction !== undefined && !this.#begun && this.#provisional === undefined && !this.#answers.has(key)) {
+      this.#provisional = collection;
+      return PROVISIONAL_ID;
+    }
+    return this.#answer(key, async (client) => {
       const table = quoted(this.#store.plan(collection).table);
       const result = await this.#store.run(`SELECT nextval(pg_get_serial_sequence($1, 'id'))::bigint AS id`, [table], client);
       return Number(result.rows[0]?.['id']);

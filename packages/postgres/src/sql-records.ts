@@ -33,6 +33,36 @@ export function upsert(plan: TablePlan, record: StoredRecord, words?: readonly s
   };
 }
 
+/**
+ * The id a decision is given for a record whose id the database takes as it writes it
+ * (postgres-store.ts: a create in one statement). No record has it: identities start at 1.
+ */
+export const PROVISIONAL_ID = 0;
+
+/** Who the request's caller was when remembered (postgres-store.ts): the write is made only if that user still exists with that role. */
+export interface CallerGuard {
+  readonly id: number;
+  readonly role: unknown;
+}
+
+/**
+ * A new record, its id left to the table's identity (INSERT … SELECT without the id
+ * column), inserted only if `caller` still holds; RETURNING "id" (none: not inserted).
+ */
+export function insertTakingId(plan: TablePlan, record: StoredRecord, words: readonly string[] | undefined, caller: CallerGuard | undefined): { text: string; values: unknown[] } {
+  const columns = plan.columns.filter((column) => column.name !== 'id');
+  const values = columns.map((column) => columnValue(column, column.name === SEARCH_COLUMN ? words : record[column.name]));
+  const names = columns.map((column) => quoted(column.name));
+  // Typed: a parameter in a SELECT list takes no type from the column it goes to.
+  const selected = columns.map((column, index) => `$${index + 1}::${column.type}`);
+  let guard = '';
+  if (caller !== undefined) {
+    values.push(caller.id, caller.role);
+    guard = ` WHERE EXISTS (SELECT 1 FROM "users" WHERE "id" = $${values.length - 1}::bigint AND "role" IS NOT DISTINCT FROM $${values.length}::text)`;
+  }
+  return { text: `INSERT INTO ${quoted(plan.table)} (${names.join(', ')}) SELECT ${selected.join(', ')}${guard}`, values };
+}
+
 function columnValue(column: ColumnPlan, value: unknown): unknown {
   if (value === undefined) return null;
   return column.type === 'jsonb' ? JSON.stringify(value) : value;
