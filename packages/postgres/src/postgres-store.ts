@@ -18,6 +18,7 @@ import type { Change, ChangeFeed, Decision, Query, QueryResult, RecordLookup, Re
 import { DEFAULT_RETENTION, PostgresFeed } from './event-feed.js';
 import type { Statement } from './event-sql.js';
 import { eventsJson, withEvents } from './event-sql.js';
+import { named } from './named-statements.js';
 import type { TablePlan } from './schema.js';
 import { quoted } from './schema.js';
 import type { CallerGuard } from './sql-records.js';
@@ -135,6 +136,22 @@ export class PostgresStore implements Store {
     if (this.#notOpen !== undefined) throw this.#kit.unavailable(this.#notOpen);
     try {
       const result = await (client ?? this.#pool).query(text, values as unknown[]);
+      this.#unreachable = undefined;
+      return result;
+    } catch (error) {
+      throw this.#translate(error);
+    }
+  }
+
+  /**
+   * `run` for a statement whose result has the same columns whatever the schema becomes
+   * (no `SELECT *`: another process may add a column, and a named statement's plan must
+   * not change its result), sent by name (named-statements.ts).
+   */
+  async runNamed(text: string, values: readonly unknown[], client?: pg.PoolClient): Promise<pg.QueryResult<Record<string, unknown>>> {
+    if (this.#notOpen !== undefined) throw this.#kit.unavailable(this.#notOpen);
+    try {
+      const result = await (client ?? this.#pool).query(named(text, values));
       this.#unreachable = undefined;
       return result;
     } catch (error) {
@@ -298,7 +315,7 @@ export class PostgresStore implements Store {
     const insert = insertTakingId(plan, change.record, words, caller === undefined ? undefined : guardOf(caller));
     const events = eventsJson(first.changes);
     const statement = events === undefined ? { text: `${insert.text} RETURNING "id" AS "created"`, values: insert.values } : withEvents(insert, events.json, true);
-    const row = (await client.query<{ created: string | null; last?: string | null }>(statement.text, statement.values)).rows[0];
+    const row = (await client.query<{ created: string | null; last?: string | null }>(named(statement.text, statement.values))).rows[0];
     if (row === undefined || row.created === null) {
       view.callerChanged();
       throw this.#kit.callerChanged();
@@ -338,7 +355,7 @@ export class PostgresStore implements Store {
 
   async #apply(client: pg.PoolClient, change: Change): Promise<void> {
     const { text, values } = this.#statementOf(change);
-    await client.query(text, values);
+    await client.query(named(text, values));
   }
 
   /** The commit's last change, with the commit's events when it has any; the last event's id, or undefined without events. */
@@ -348,7 +365,7 @@ export class PostgresStore implements Store {
       return undefined;
     }
     const { text, values } = withEvents(this.#statementOf(change), events.json);
-    const result = await client.query<{ last: number }>(text, values);
+    const result = await client.query<{ last: number }>(named(text, values));
     return Number(result.rows[0]?.last);
   }
 
@@ -487,7 +504,7 @@ export class PostgresView implements Store {
   /** The placeholder replaced by an id taken from the sequence now (one round trip). */
   async takeId(): Promise<void> {
     const collection = this.#provisional as StoredCollection;
-    const result = await this.#store.run(`SELECT nextval(pg_get_serial_sequence($1, 'id'))::bigint AS id`, [quoted(this.#store.plan(collection).table)], this.#transaction);
+    const result = await this.#store.runNamed(`SELECT nextval(pg_get_serial_sequence($1, 'id'))::bigint AS id`, [quoted(this.#store.plan(collection).table)], this.#transaction);
     this.idTaken(collection, Number(result.rows[0]?.['id']));
   }
 
@@ -557,7 +574,7 @@ export class PostgresView implements Store {
   query(collection: StoredCollection, query: Query): QueryResult {
     return this.#answer(`query ${collection} ${JSON.stringify(query)}`, async (client) => {
       const { text, values } = listQuery(this.#store.plan(collection), query);
-      const result = await this.#store.run(text, values, client);
+      const result = await this.#store.runNamed(text, values, client);
       const total = Number(result.rows[0]?.['__total'] ?? 0);
       const records = result.rows
         .filter((row) => row['id'] !== null)
@@ -619,7 +636,7 @@ export class PostgresView implements Store {
     }
     return this.#answer(key, async (client) => {
       const table = quoted(this.#store.plan(collection).table);
-      const result = await this.#store.run(`SELECT nextval(pg_get_serial_sequence($1, 'id'))::bigint AS id`, [table], client);
+      const result = await this.#store.runNamed(`SELECT nextval(pg_get_serial_sequence($1, 'id'))::bigint AS id`, [table], client);
       return Number(result.rows[0]?.['id']);
     }, true);
   }

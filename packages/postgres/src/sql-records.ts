@@ -91,9 +91,11 @@ export function listQuery(plan: TablePlan, query: Query): { text: string; values
   const limit = Number.isFinite(query.limit) ? ` LIMIT ${Math.max(0, Math.floor(query.limit))}` : '';
   const offset = query.offset > 0 ? ` OFFSET ${Math.floor(query.offset)}` : '';
   const table = quoted(plan.table);
+  // The plan's columns, not `*`: the statement is sent by name (named-statements.ts), and its result must not change if another process adds one.
+  const columns = plan.columns.filter((column) => column.name !== SEARCH_COLUMN).map((column) => quoted(column.name)).join(', ');
   return {
     text:
-      `WITH matching AS (SELECT * FROM ${table}${where}), page AS (SELECT * FROM matching ORDER BY ${orderBy('')}${limit}${offset}) ` +
+      `WITH matching AS (SELECT ${columns} FROM ${table}${where}), page AS (SELECT * FROM matching ORDER BY ${orderBy('')}${limit}${offset}) ` +
       `SELECT page.*, total.n AS "__total" FROM (SELECT count(*)::bigint AS n FROM matching) total LEFT JOIN page ON true ORDER BY ${orderBy('page.')}`,
     values,
   };
