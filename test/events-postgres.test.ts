@@ -5,7 +5,7 @@
 // id order, and resumes on the other after Last-Event-ID; a user never sees another
 // user's orders; a deletion taking nested records gives one event each, in the order of
 // its changes; a feed whose listening connection was cut reconnects and hands on what it
-// missed; retention keeps the newest events and answers an older position with 410 or
+// missed, or ends its streams when retention deleted that meanwhile; retention keeps the newest events and answers an older position with 410 or
 // `event: reset`; a create by a known caller is one statement; a copy writes no events and a target
 // holding only the feed's tables is empty. Skipped, saying why, without PostgreSQL.
 
@@ -316,8 +316,9 @@ describe('copying into PostgreSQL and the change feed', { skip: POSTGRES_SKIP },
 describe('the change feed keeps the newest events (PostgreSQL)', { skip: POSTGRES_SKIP }, () => {
   let one: TestServer;
   let two: TestServer;
+  let url: string;
   before(async () => {
-    [one, two] = await pairOnNewDatabase({ events: { kept: 5, keptForMs: 1 } });
+    [one, two, url] = await pairOnNewDatabase({ events: { kept: 5, keptForMs: 1 } });
   });
   after(async () => {
     await Promise.all([one?.close(), two?.close()]);
@@ -371,5 +372,29 @@ describe('the change feed keeps the newest events (PostgreSQL)', { skip: POSTGRE
     assert.equal(created?.event, 'created');
     assert.equal(JSON.parse(created?.data ?? '{}').record_id, next.id);
     assert.ok(Number(created?.id) > latest);
+  });
+
+  test("a server kept from listening while retention deleted the events after its place ends its streams with events_missed; the reconnect resets", async () => {
+    const place = (await one.get('/v1/events?limit=100')).body.data.at(-1)?.id ?? 0;
+    const onOne = await stream(one, '/v1/events');
+    assert.equal(onOne.status, 200);
+    const cutListeners = (): Promise<unknown> =>
+      withClient(url, (client) => client.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1 AND datname = current_database()`, [FEED_APPLICATION]));
+    await cutListeners();
+    for (let index = 0; index < 8; index++) await createProduct(two, { name: `Unheard ${index}` });
+    // Each reconnect is cut until retention has deleted the events after the place.
+    for (let deadline = Date.now() + 10_000; (await two.get(`/v1/events?after=${place}`)).status !== 410 && Date.now() < deadline; ) await cutListeners();
+    await cutListeners();
+    const [closed] = await events(onOne, 1);
+    assert.equal(closed?.event, 'closed');
+    assert.deepEqual(JSON.parse(closed?.data ?? '{}'), {
+      reason: 'events_missed',
+      detail: 'this server missed events that are no longer kept; reconnect with Last-Event-ID: the stream starts again with event: reset',
+    });
+    const again = await stream(one, '/v1/events', { 'last-event-id': String(place) });
+    const [reset] = await events(again, 1);
+    again.close();
+    assert.equal(reset?.event, 'reset');
+    assert.equal(JSON.parse(reset?.data ?? '{}').reason, 'history_gone');
   });
 });

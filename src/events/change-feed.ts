@@ -22,8 +22,12 @@ export interface ChangeFeed {
   window(): EventWindow | Promise<EventWindow>;
   /** The events that pass `filter`, oldest first, from `offset`, at most `limit`. */
   page(filter: EventFilter, offset: number, limit: number): EventPage | Promise<EventPage>;
-  /** Calls `listener` with each batch of events once they are durable, in id order; returns the unsubscribe. */
-  subscribe(listener: (events: readonly FeedEvent[]) => void): () => void;
+  /**
+   * Calls `listener` with each batch of events once they are durable, in id order; returns
+   * the unsubscribe. `lost`: the feed could not hand on some events, which its history no
+   * longer holds (a store that lost its place for longer than the history is kept).
+   */
+  subscribe(listener: (events: readonly FeedEvent[]) => void, lost?: () => void): () => void;
 }
 
 /** Whether `position` (an `after` or a Last-Event-ID) can be resumed from: nothing after it is gone, and it is not ahead of the history. */

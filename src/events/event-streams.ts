@@ -8,7 +8,8 @@
 //   - A position the feed no longer keeps gets `event: reset`, then the stream goes on from the newest event.
 //   - A reader that falls `streamBufferBytes` behind is disconnected; its user's next stream
 //     begins with `event: notice` saying why. Streams are capped per user and in all (429 beyond).
-//   - At shutdown every stream ends with `event: closed`, so clients reconnect to another process.
+//   - At shutdown every stream ends with `event: closed`, so clients reconnect to another process;
+//     so does every stream of a feed that missed events it no longer holds (the reconnect resets).
 // Fan-out is the cost that grows with subscribers (a socket write per stream), so it does
 // the least per stream and never holds up the writes: the hub subscribes to the feed
 // once; the events of FAN_OUT_MS go out together, a stream writing them in one write;
@@ -55,7 +56,7 @@ export interface StreamRequest {
 
 /** Why a stream ended, as its last event (and the next stream's notice) says. */
 interface Ending {
-  readonly reason: 'token_expired' | 'user_deleted' | 'slow_reader' | 'shutting_down';
+  readonly reason: 'token_expired' | 'user_deleted' | 'slow_reader' | 'shutting_down' | 'events_missed';
   readonly detail: string;
 }
 
@@ -90,6 +91,13 @@ export class EventStreams {
       this.#queued = [];
       this.#deliverFrom([...this.#streams], 0, batch);
     }, FAN_OUT_MS);
+  }
+
+  /** The feed missed events it no longer holds: every stream ends, and its reconnect after Last-Event-ID gets `event: reset`. */
+  #missed(): void {
+    this.#queued = [];
+    const ending: Ending = { reason: 'events_missed', detail: 'this server missed events that are no longer kept; reconnect with Last-Event-ID: the stream starts again with event: reset' };
+    for (const stream of [...this.#streams]) stream.end(ending);
   }
 
   /** Hands `batch` to the streams from `start` on, a slice per turn (a stream closed meanwhile ignores it). */
@@ -139,7 +147,10 @@ export class EventStreams {
     const stream = new EventStream(res, request, this.#feed, this.#table, this.#settings, (ending) => {
       if (ending.reason === 'slow_reader') this.#notices.set(request.actor.id, ending);
     });
-    this.#unsubscribe ??= this.#feed.subscribe((events) => this.#receive(events));
+    this.#unsubscribe ??= this.#feed.subscribe(
+      (events) => this.#receive(events),
+      () => this.#missed(),
+    );
     this.#streams.add(stream);
     this.#perUser.set(request.actor.id, (this.#perUser.get(request.actor.id) ?? 0) + 1);
     res.on('close', () => {

@@ -115,7 +115,7 @@ const STREAM_DESCRIPTION =
   'Server-Sent Events (WHATWG HTML §9.2), UTF-8: first `retry: 1000`, then each event as `id:` (its number), `event:` (its type) and `data:` (its JSON, as in the list), ' +
   'each block ended by an empty line. A comment line `: keep-alive` comes every 15 s (by default), followed by `id:` when events the caller may not see went by. ' +
   'Other events: `reset` (data {reason: "history_gone", detail, latest}) when the position asked for is no longer kept, after which the stream goes on from the newest event; ' +
-  '`notice` (data {reason, detail}) saying why the caller\'s last stream was cut; `closed` (data {reason, detail}; reason token_expired, user_deleted or shutting_down) just before the server ends the stream.';
+  '`notice` (data {reason, detail}) saying why the caller\'s last stream was cut; `closed` (data {reason, detail}; reason token_expired, user_deleted, shutting_down, or events_missed when the server lost its place for longer than the history is kept) just before the server ends the stream.';
 
 function parameters(route: EventRoute): Json[] {
   const words = feedWords(route.language);

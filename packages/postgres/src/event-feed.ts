@@ -7,7 +7,8 @@
 // order — this process's own commits included, so there is one path for all. With no
 // subscriber it reads nothing and only notes the position (a stream that subscribes later
 // catches up from the table itself). When that connection drops it is opened again (1 s,
-// doubling to 30 s) and reads what it missed.
+// doubling to 30 s) and reads what it missed; what retention deleted meanwhile ends the
+// subscribers' streams instead (their reconnect resets).
 // Retention deletes the oldest events now and then: after the commit whose events pass a
 // multiple of a tenth of `kept` (at most 1,000), the writing process trims.
 
@@ -42,6 +43,7 @@ export class PostgresFeed implements ChangeFeed {
   /** Retention runs each time event ids pass a multiple of this. */
   readonly #trimEvery: number;
   readonly #listeners = new Set<(events: readonly FeedEvent[]) => void>();
+  readonly #lostListeners = new Set<() => void>();
   /** The last id handed to subscribers; undefined until the store has opened (start). */
   #published: number | undefined;
   #listener: pg.Client | undefined;
@@ -74,9 +76,13 @@ export class PostgresFeed implements ChangeFeed {
     return { events, total };
   }
 
-  subscribe(listener: (events: readonly FeedEvent[]) => void): () => void {
+  subscribe(listener: (events: readonly FeedEvent[]) => void, lost?: () => void): () => void {
     this.#listeners.add(listener);
-    return () => this.#listeners.delete(listener);
+    if (lost !== undefined) this.#lostListeners.add(lost);
+    return () => {
+      this.#listeners.delete(listener);
+      if (lost !== undefined) this.#lostListeners.delete(lost);
+    };
   }
 
   /** Follows the table from `latest` (its newest id when the store opened): subscribers get every later event. */
@@ -115,12 +121,29 @@ export class PostgresFeed implements ChangeFeed {
       // Waiting for notifications must not keep the process alive (a server lives by its HTTP server).
       (client as pg.Client & { unref?: () => void }).unref?.();
       await client.query(`LISTEN ${quoted(EVENTS_CHANNEL)}`);
+      await this.#checkPlace(client);
     } catch {
       this.#lost(client);
       return;
     }
     this.#retryMs = FIRST_RETRY_MS;
     this.#wake();
+  }
+
+  /**
+   * Once listening again: if retention deleted events after the last one handed on (the
+   * connection was down longer than the history is kept), they cannot be handed on. The
+   * subscribers are told (their streams end, and resume with `event: reset`), and the
+   * feed goes on from the newest event.
+   */
+  async #checkPlace(client: pg.Client): Promise<void> {
+    const published = this.#published;
+    if (published === undefined) return;
+    const row = (await client.query<Record<string, unknown>>(WINDOW_QUERY)).rows[0];
+    const lostThrough = Number(row?.['lost'] ?? 0);
+    if (lostThrough <= published) return;
+    this.#published = Math.max(published, Number(row?.['latest'] ?? 0));
+    for (const lost of this.#lostListeners) lost();
   }
 
   /** The listening connection failed or ended: it is closed and opened again after a growing delay. */
