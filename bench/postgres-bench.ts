@@ -73,6 +73,17 @@ function scenarios(authorization: string): Scenario[] {
         expect: 201,
       },
     },
+    // The same POST; the reference (which plainrest ignores the header for) then also writes the create's change-feed event, as plainrest does.
+    {
+      name: 'POST create + event',
+      request: {
+        method: 'POST',
+        path: '/v1/products',
+        headers: { ...headers, 'Content-Type': 'application/json', 'Reference-Writes-Event': 'yes' },
+        bodyTemplate: '{"name":"Bench {n}","category":"bench","price":{price}}',
+        expect: 201,
+      },
+    },
   ];
 }
 

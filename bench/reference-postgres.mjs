@@ -2,8 +2,12 @@
 // table plainrest made, one SQL statement per request through a pg pool of the same size
 // as plainrest's — GET item: the row by id; GET list: the page and the total in one
 // statement, the one plainrest's store sends (packages/postgres, sql-records.ts), so the
-// ratio measures the server, not the SQL; POST: INSERT … RETURNING. No validation, no
-// authentication, no access log. Plain JavaScript, like reference-server.mjs.
+// ratio measures the server, not the SQL; POST: INSERT … RETURNING, and with the header
+// `Reference-Writes-Event: yes` the same INSERT with the create's change-feed event in the
+// one statement plainrest sends (packages/postgres event-sql.ts: the event row under the
+// feed's commit-order lock, and a NOTIFY). No validation, no authentication, no access
+// log. Statements are sent by name (parsed once per connection), as plainrest sends its
+// own. Plain JavaScript, like reference-server.mjs.
 // Usage: node bench/reference-postgres.mjs <database-url> <port> <pool-size>
 //   It answers GET /v1/products/<id>, GET /v1/products?category=<c>[&limit=<n>] (sorted
 //   by price descending, ties by id: the bench's sort=-price) and POST /v1/products.
@@ -28,7 +32,7 @@ const GET_ITEM = 'SELECT * FROM "products" WHERE "id" = $1';
 /** The statement plainrest sends for the page, the limit written into it as plainrest writes it. */
 function listPage(limit) {
   return (
-    'WITH matching AS (SELECT * FROM "products" WHERE "category" = $1), ' +
+    'WITH matching AS (SELECT "id", "name", "category", "price", "description", "created_at", "updated_at" FROM "products" WHERE "category" = $1), ' +
     `page AS (SELECT * FROM matching ORDER BY "price" DESC, "id" ASC LIMIT ${limit}) ` +
     'SELECT page.*, total.n AS "__total" FROM (SELECT count(*)::bigint AS n FROM matching) total ' +
     'LEFT JOIN page ON true ORDER BY page."price" DESC, page."id" ASC'
@@ -37,6 +41,14 @@ function listPage(limit) {
 const INSERT =
   'INSERT INTO "products" ("name", "category", "price", "description", "created_at", "updated_at") ' +
   'VALUES ($1, $2, $3, $4, $5, $5) RETURNING *';
+/** plainrest-postgres's EVENTS_LOCK and EVENTS_CHANNEL (event-schema.ts). */
+const EVENTS_LOCK = 0x706c6e65;
+const INSERT_WITH_EVENT =
+  `WITH "changed" AS (${INSERT}), ` +
+  `"locked" AS MATERIALIZED (SELECT pg_advisory_xact_lock(${EVENTS_LOCK}) FROM (SELECT count(*) FROM "changed") AS "done"), ` +
+  '"added" AS (INSERT INTO "__events" ("id", "type", "collection", "record_id", "under", "owner", "at", "record") ' +
+  `SELECT nextval('"__events_id_seq"'), 'created', 'products', "changed"."id", '[]'::jsonb, NULL, clock_timestamp(), to_jsonb("changed") FROM "locked", "changed" RETURNING "id") ` +
+  `SELECT "changed".*, (SELECT pg_notify('plainrest_events', max("id")::text) FROM "added") AS "__notified" FROM "changed"`;
 
 function send(res, status, body) {
   res.writeHead(status, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) });
@@ -63,7 +75,7 @@ function recordOf(row) {
 }
 
 function getItem(res, id) {
-  pool.query(GET_ITEM, [id]).then((result) => {
+  pool.query({ name: 'get_item', text: GET_ITEM, values: [id] }).then((result) => {
     const row = result.rows[0];
     if (row === undefined) return send(res, 404, '{"error":"not found"}');
     send(res, 200, JSON.stringify(recordOf(row)));
@@ -72,7 +84,7 @@ function getItem(res, id) {
 
 function getList(res, query) {
   const limit = Math.max(0, Math.floor(Number(query.get('limit') ?? 20)) || 0);
-  pool.query(listPage(limit), [query.get('category')]).then((result) => {
+  pool.query({ name: `list_${limit}`, text: listPage(limit), values: [query.get('category')] }).then((result) => {
     const total = result.rows[0]?.__total ?? 0;
     const data = result.rows.filter((row) => row.id !== null).map(({ __total, ...row }) => recordOf(row));
     send(res, 200, JSON.stringify({ data, meta: { page: 1, limit, total } }));
@@ -82,7 +94,14 @@ function getList(res, query) {
 function create(req, res) {
   readJson(req, (fields) => {
     const values = [fields.name, fields.category, fields.price, fields.description ?? null, new Date().toISOString()];
-    pool.query(INSERT, values).then((result) => send(res, 201, JSON.stringify(recordOf(result.rows[0]))), (error) => failed(res, error));
+    const statement = req.headers['reference-writes-event'] === 'yes' ? { name: 'insert_with_event', text: INSERT_WITH_EVENT, values } : { name: 'insert', text: INSERT, values };
+    pool.query(statement).then(
+      (result) => {
+        const { __notified, ...row } = result.rows[0];
+        send(res, 201, JSON.stringify(recordOf(row)));
+      },
+      (error) => failed(res, error),
+    );
   });
 }
 

@@ -9,7 +9,7 @@
 import { formatTable } from './bench-support.js';
 import type { LoadResult } from './load-generators.js';
 
-export type ScenarioName = 'GET item' | 'GET list' | 'GET search' | 'GET by category' | 'POST create' | 'PATCH';
+export type ScenarioName = 'GET item' | 'GET list' | 'GET search' | 'GET by category' | 'POST create' | 'POST create + event' | 'PATCH';
 
 /** One row of the big table: a scenario at one size and connection count, on both servers. */
 export interface Cell {
@@ -168,7 +168,7 @@ export interface PostgresCell extends Cell {
 }
 
 /** The scenarios judged on PostgreSQL; the list is shown, not judged (its cost is mostly the database's count). */
-const POSTGRES_JUDGED: readonly ScenarioName[] = ['GET item', 'POST create'];
+const POSTGRES_JUDGED: readonly ScenarioName[] = ['GET item', 'POST create', 'POST create + event'];
 const POSTGRES_MINIMUM = 0.8;
 
 /**

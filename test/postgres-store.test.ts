@@ -7,7 +7,7 @@ import { after, before, describe, test } from 'node:test';
 import pg from 'pg';
 import { HttpError } from '../src/http/errors.js';
 import { exampleResources } from '../src/resources/example-domain.js';
-import { NeedData } from '../src/store/store.js';
+import { CallerChanged, NeedData } from '../src/store/store.js';
 import { recordWords } from '../src/search-words.js';
 import { describeChanges } from '../src/events/describe-changes.js';
 import { openPostgresStore } from '../packages/postgres/src/open.js';
@@ -20,6 +20,7 @@ import { describeStoreFlows } from './store-flows.js';
 
 const KIT: CoreKit = {
   needData: (fetch) => new NeedData(fetch),
+  callerChanged: () => new CallerChanged(),
   unavailable: (detail) => new HttpError('not_ready', detail, { headers: { 'Retry-After': '1' } }),
   recordWords,
   describeChanges,
