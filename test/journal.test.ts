@@ -15,12 +15,16 @@ import { describe, test } from 'node:test';
 import {
   decodeEntry,
   encodeEntry,
+  isUndecoded,
   parseSegment,
+  readSegment,
   segmentFirstSeq,
   segmentName,
   segmentsBefore,
   seqsTaken,
 } from '../src/store/journal-format.js';
+import { EventLog } from '../src/events/event-log.js';
+import { writeSnapshot } from '../src/store/snapshot-file.js';
 import type { Change } from '../src/index.js';
 import type { StoredRecord } from '../src/json.js';
 import type { EventFilter, FeedEvent } from '../src/events/feed-event.js';
@@ -383,6 +387,58 @@ describe('journal format: the numbers an entry takes', () => {
   });
 });
 
+describe('journal format: readSegment (a start leaves the lines the snapshots cover undecoded)', () => {
+  test('lines up to coveredThrough keep their text and seq, later ones are decoded; the undecoded text decodes to the same entry', () => {
+    const text = line(1) + line(2, [product(2), { kind: 'delete', collection: 'products', id: 1 }]) + line(4) + line(5);
+    const read = readSegment(text, 4);
+    assert.deepEqual(
+      read.entries.map((entry) => [entry.seq, isUndecoded(entry)]),
+      [
+        [1, true],
+        [2, true],
+        [4, true],
+        [5, false],
+      ],
+    );
+    const second = read.entries[1];
+    assert.ok(second !== undefined && isUndecoded(second));
+    assert.equal(second.line, 2);
+    assert.deepEqual(decodeEntry(second.text), parseSegment(text).entries[1]);
+    assert.equal(read.goodBytes, Buffer.byteLength(text));
+    assert.equal(read.tornTail, false);
+  });
+
+  test('a covered line not written as plainrest writes it (spaces, seq not first, a leading zero) is decoded, and damage there still throws naming it', () => {
+    const spaced = '{"seq": 2, "changes": [{"delete": "products", "id": 1}]}\n';
+    const seqLast = '{"changes":[{"delete":"products","id":1}],"seq":3}\n';
+    const read = readSegment(line(1) + spaced + seqLast, 10);
+    assert.deepEqual(
+      read.entries.map((entry) => [entry.seq, isUndecoded(entry)]),
+      [
+        [1, true],
+        [2, false],
+        [3, false],
+      ],
+    );
+    assert.throws(() => readSegment(line(1) + '{"seq":02,"changes":[]}\n' + line(3), 10), /\bline 2\b/);
+  });
+
+  test('covered lines are still checked for order: a seq that goes back throws naming the line', () => {
+    assert.throws(() => readSegment(line(1) + line(3) + line(2) + line(4), 10), /\bline 3\b.*\bseq 2\b/);
+  });
+
+  test('a torn last line is found as before, whatever is covered', () => {
+    const good = line(1) + line(2);
+    const read = readSegment(good + line(3).slice(0, 20), 10);
+    assert.deepEqual(
+      read.entries.map((entry) => entry.seq),
+      [1, 2],
+    );
+    assert.equal(read.goodBytes, Buffer.byteLength(good));
+    assert.equal(read.tornTail, true);
+  });
+});
+
 describe('journal format: segmentsBefore (which segments compaction may delete)', () => {
   const dir = '/data/dir';
   // three finished segments, numbers 1–4, 5–8 and 9–11; the current one starts at 12
@@ -439,8 +495,9 @@ describe('journal: the change feed keeps its history and numbering through a res
     return lines;
   }
 
-  function events(store: MemoryStore, filter: EventFilter = EVERYTHING): readonly FeedEvent[] {
-    return store.feed.page(filter, 0, 1000).events;
+  /** The feed's events; after a restart the history may still be decoding (store/journal-history.ts), and the page waits for it. */
+  async function events(store: MemoryStore, filter: EventFilter = EVERYTHING): Promise<readonly FeedEvent[]> {
+    return (await store.feed.page(filter, 0, 100_000)).events;
   }
 
   test('events keep their ids, times, facts and records across a clean stop; the numbering continues after it', async () => {
@@ -486,8 +543,8 @@ describe('journal: the change feed keeps its history and numbering through a res
         { id: 9, type: 'deleted', collection: 'products', recordId: 1, under: [], owner: undefined, at: at(9), record: undefined },
       ];
       for (const line of lines) assert.ok(typeof line.at === 'string' && new Date(line.at).toISOString() === line.at, `line ${line.seq} has its time`);
-      assert.deepEqual(events(store), expected);
-      assert.deepEqual(store.feed.window(), { lostThrough: 0, latest: 9 });
+      assert.deepEqual(await events(store), expected);
+      assert.deepEqual(await store.feed.window(), { lostThrough: 0, latest: 9 });
       await store.close();
 
       // The segment stays, as the feed's history, beside snapshots that cover it.
@@ -499,8 +556,8 @@ describe('journal: the change feed keeps its history and numbering through a res
 
       const reopened = await open(dir.path);
       try {
-        assert.deepEqual(events(reopened), expected, 'the same events, ids and times after the restart');
-        assert.deepEqual(reopened.feed.window(), { lostThrough: 0, latest: 9 });
+        assert.deepEqual(await events(reopened), expected, 'the same events, ids and times after the restart');
+        assert.deepEqual(await reopened.feed.window(), { lostThrough: 0, latest: 9 });
         // the state is the snapshots' (the lines they cover are not applied again)
         assert.deepEqual(reopened.get('products', 2), p2);
         assert.equal(reopened.get('products', 1), undefined);
@@ -508,16 +565,16 @@ describe('journal: the change feed keeps its history and numbering through a res
         // what a caller may see: an owner their own, the shared collections anyone
         const asUser2: EventFilter = { after: 0, readable: { all: new Set(['products']), own: new Set(['users', 'orders']), owner: 2 } };
         assert.deepEqual(
-          events(reopened, asUser2).map((event) => event.id),
+          (await events(reopened, asUser2)).map((event) => event.id),
           [2, 4, 6, 9],
         );
         const asUser1: EventFilter = { ...asUser2, readable: { ...asUser2.readable, owner: 1 } };
         assert.deepEqual(
-          events(reopened, asUser1).map((event) => event.id),
+          (await events(reopened, asUser1)).map((event) => event.id),
           [1, 2, 3, 4, 6, 7, 8, 9],
         );
         assert.deepEqual(
-          events(reopened, { ...EVERYTHING, after: 6 }).map((event) => event.id),
+          (await events(reopened, { ...EVERYTHING, after: 6 })).map((event) => event.id),
           [7, 8, 9],
         );
 
@@ -527,13 +584,13 @@ describe('journal: the change feed keeps its history and numbering through a res
         const unsubscribe = reopened.feed.subscribe((batch) => published.push(...batch));
         await reopened.commit([{ kind: 'put', collection: 'products', record: p3 }]);
         unsubscribe();
-        const next = events(reopened, { ...EVERYTHING, after: 9 });
+        const next = await events(reopened, { ...EVERYTHING, after: 9 });
         assert.deepEqual(
           next.map((event) => [event.id, event.type, event.collection, event.recordId]),
           [[10, 'created', 'products', 3]],
         );
         assert.deepEqual(published, next);
-        assert.deepEqual(reopened.feed.window(), { lostThrough: 0, latest: 10 });
+        assert.deepEqual(await reopened.feed.window(), { lostThrough: 0, latest: 10 });
         assert.deepEqual(
           (await segmentLines(dir.path)).map((line) => line.seq),
           [1, 2, 3, 5, 7, 9, 10],
@@ -586,11 +643,11 @@ describe('journal: the change feed keeps its history and numbering through a res
       try {
         assert.equal(store.get('products', 1), undefined);
         assert.deepEqual(store.get('products', 2), p2);
-        assert.deepEqual(events(store), []);
-        assert.equal(store.feed.window().latest, 3);
+        assert.deepEqual(await events(store), []);
+        assert.equal((await store.feed.window()).latest, 3);
         await store.commit([{ kind: 'put', collection: 'products', record: productRecord(3) }]);
         assert.deepEqual(
-          events(store).map((event) => [event.id, event.type, event.recordId]),
+          (await events(store)).map((event) => [event.id, event.type, event.recordId]),
           [[4, 'created', 3]],
         );
       } finally {
@@ -599,5 +656,136 @@ describe('journal: the change feed keeps its history and numbering through a res
     } finally {
       await dir.remove();
     }
+  });
+
+  /**
+   * What a clean stop leaves: segments of `count` product updates (one event each, 1,000 a
+   * segment) and snapshots of every collection covering them, products 1..10 as the last updates left them.
+   */
+  async function cleanlyStoppedDirectory(dataDir: string, count: number, damage?: (text: string, seq: number) => string): Promise<StoredRecord[]> {
+    const at = '2026-11-24T10:00:00.000Z';
+    const latest = new Map<number, StoredRecord>();
+    for (let first = 1; first <= count; first += 1000) {
+      let text = '';
+      for (let seq = first; seq < Math.min(first + 1000, count + 1); seq++) {
+        const record = { ...productRecord((seq % 10) + 1), price: seq };
+        latest.set(record.id, record);
+        const entry = encodeEntry(seq, [{ kind: 'put', collection: 'products', record, event: { type: seq <= 10 ? 'created' : 'updated', under: [] } }], at);
+        text += damage === undefined ? entry : damage(entry, seq);
+      }
+      await writeFile(join(dataDir, segmentName(first)), text);
+    }
+    const products = [...latest.values()].sort((a, b) => a.id - b.id);
+    await writeSnapshot(join(dataDir, 'products.json'), products, 12, count);
+    for (const collection of ['users', 'orders', 'idempotency_keys']) await writeSnapshot(join(dataDir, `${collection}.json`), [], 1, count);
+    return products;
+  }
+
+  test('a history of 2,500 events the snapshots cover is decoded after the start: every event, in order, the records the snapshots\' and the numbering after it', async () => {
+    const dir = await temporaryDirectory();
+    try {
+      const products = await cleanlyStoppedDirectory(dir.path, 2500);
+      const logger = recordingLogger();
+      const store = await openStore({ dataDir: dir.path, seed: false, compactAfterBytes: 1_000_000_000, logger }, EXAMPLE);
+      try {
+        const all = await events(store);
+        assert.deepEqual(
+          all.map((event) => event.id),
+          Array.from({ length: 2500 }, (_, index) => index + 1),
+        );
+        assert.deepEqual(all[2499], { id: 2500, type: 'updated', collection: 'products', recordId: 1, under: [], owner: undefined, at: '2026-11-24T10:00:00.000Z', record: { ...productRecord(1), price: 2500 } });
+        assert.deepEqual(await store.feed.window(), { lostThrough: 0, latest: 2500 });
+        assert.deepEqual(
+          Array.from({ length: 10 }, (_, index) => store.get('products', index + 1)),
+          products,
+        );
+        await store.commit([{ kind: 'put', collection: 'products', record: productRecord(11) }]);
+        assert.deepEqual(
+          (await events(store, { ...EVERYTHING, after: 2499 })).map((event) => [event.id, event.type, event.recordId]),
+          [
+            [2500, 'updated', 1],
+            [2501, 'created', 11],
+          ],
+        );
+        assert.deepEqual(logger.lines, []);
+      } finally {
+        await store.close();
+      }
+    } finally {
+      await dir.remove();
+    }
+  });
+
+  const damagedHistories: { name: string; damage: (text: string, seq: number) => string; lostThrough: number; line: string }[] = [
+    { name: 'a line whose JSON is damaged after its seq', damage: (text, seq) => (seq === 1500 ? `${text.slice(0, 40)}#${text.slice(41)}` : text), lostThrough: 1500, line: 'journal-000000001001.jsonl line 500 is not a journal entry' },
+    {
+      name: 'a line whose seq is a number the entry before took',
+      damage: (text, seq) => (seq === 700 ? text.replace('"changes":[', `"changes":[${JSON.stringify({ delete: 'products', id: 99, under: [] })},`) : text),
+      lostThrough: 701,
+      line: 'journal-000000000001.jsonl line 701 has seq 701, a number the entry before it took (up to 701)',
+    },
+  ];
+  for (const c of damagedHistories) {
+    test(`${c.name}, covered by the snapshots, no longer stops the start: the feed's history up to it is given up, with an error naming the file and line`, async () => {
+      const dir = await temporaryDirectory();
+      try {
+        const products = await cleanlyStoppedDirectory(dir.path, 2500, c.damage);
+        const logger = recordingLogger();
+        const store = await openStore({ dataDir: dir.path, seed: false, compactAfterBytes: 1_000_000_000, logger }, EXAMPLE);
+        try {
+          assert.deepEqual(await store.feed.window(), { lostThrough: c.lostThrough, latest: 2500 });
+          assert.deepEqual(
+            (await events(store)).map((event) => event.id),
+            Array.from({ length: 2500 - c.lostThrough }, (_, index) => c.lostThrough + index + 1),
+          );
+          assert.deepEqual(
+            Array.from({ length: 10 }, (_, index) => store.get('products', index + 1)),
+            products,
+            'the records are the snapshots\'',
+          );
+          assert.equal(logger.lines.length, 1, JSON.stringify(logger.lines));
+          assert.equal(logger.lines[0]?.level, 'error');
+          assert.ok(logger.lines[0]?.message.includes(`${join(dir.path, c.line.split(' ')[0] as string)}${c.line.slice(c.line.indexOf(' '))}`), logger.lines[0]?.message);
+        } finally {
+          await store.close();
+        }
+      } finally {
+        await dir.remove();
+      }
+    });
+  }
+});
+
+describe('journal: the feed\'s history decoded after the start (EventLog.loadEarlier)', () => {
+  const at = '2026-11-24T10:00:00.000Z';
+  const event = (id: number): FeedEvent => ({ id, type: 'created', collection: 'products', recordId: id, under: [], owner: undefined, at, record: productRecord(id) });
+  const EVERYONE: EventFilter = { after: 0, readable: { all: new Set(['products']), own: new Set(), owner: 0 } };
+
+  test('until the earlier history is in, the window and pages wait; events published meanwhile come after it', async () => {
+    const log = new EventLog([], 0, 3);
+    let resolve: (history: { events: FeedEvent[]; lostThrough: number }) => void = () => undefined;
+    log.loadEarlier(new Promise((done) => (resolve = done)));
+    const window = log.window();
+    const page = log.page(EVERYONE, 0, 10);
+    assert.ok(window instanceof Promise && page instanceof Promise);
+    assert.equal(log.latest, 3);
+    log.publish([event(4)], 4);
+    resolve({ events: [event(1), event(2), event(3)], lostThrough: 0 });
+    assert.deepEqual(await window, { lostThrough: 0, latest: 4 });
+    assert.deepEqual(
+      (await page).events.map((each) => each.id),
+      [1, 2, 3, 4],
+    );
+    assert.deepEqual(log.window(), { lostThrough: 0, latest: 4 }, 'answered at once again');
+  });
+
+  test('the retention applies to the whole history once it is in; a failed decoding leaves the history lost up to the newest event', async () => {
+    const kept = new EventLog([], 0, 3, { kept: 2, keptForMs: 0 });
+    kept.loadEarlier(Promise.resolve({ events: [event(1), event(2), event(3)], lostThrough: 0 }));
+    assert.deepEqual(await kept.window(), { lostThrough: 1, latest: 3 });
+    const failed = new EventLog([], 0, 3);
+    failed.loadEarlier(Promise.reject(new Error('unreadable')));
+    assert.deepEqual(await failed.window(), { lostThrough: 3, latest: 3 });
+    assert.deepEqual((await failed.page(EVERYONE, 0, 10)).events, []);
   });
 });

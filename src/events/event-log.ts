@@ -2,7 +2,9 @@
 // memory, oldest first, and handed to subscribers as each commit becomes durable. It
 // keeps at least the newest `kept` events, and any younger than `keptForMs`, up to ten
 // times `kept`; the journal keeps the segments that hold them
-// (store/journal-persistence.ts), so the history survives a restart.
+// (store/journal-persistence.ts), so the history survives a restart. A start may hand
+// it the older part of that history still being decoded (store/journal-history.ts):
+// until it is in, the window and pages wait for it, and new events queue behind it.
 
 import type { ChangeFeed, EventPage, EventWindow } from './change-feed.js';
 import type { EventFilter, FeedEvent } from './feed-event.js';
@@ -17,6 +19,14 @@ export interface Retention {
 
 export const DEFAULT_RETENTION: Retention = { kept: 10_000, keptForMs: 24 * 60 * 60 * 1000 };
 
+/** The history before the events a log was made with, once decoded. */
+export interface EarlierHistory {
+  /** Oldest first, every id below those the log holds. */
+  readonly events: readonly FeedEvent[];
+  /** Nothing up to this number is known. */
+  readonly lostThrough: number;
+}
+
 export class EventLog implements ChangeFeed {
   readonly #retention: Retention;
   readonly #now: () => number;
@@ -29,6 +39,8 @@ export class EventLog implements ChangeFeed {
   /** The oldest time still kept for its age, as text, worked out once per millisecond (toISOString is not cheap). */
   #cutoff = '';
   #cutoffMs = Number.NaN;
+  /** The earlier history being decoded; undefined once it is in (or when there was none). */
+  #loading: Promise<void> | undefined;
 
   /** `events` as loaded from the journal; nothing up to `lostThrough` is known; `lastSeq` is the journal's last number. */
   constructor(events: FeedEvent[], lostThrough: number, lastSeq: number, retention: Retention = DEFAULT_RETENTION, now: () => number = Date.now) {
@@ -40,8 +52,33 @@ export class EventLog implements ChangeFeed {
     this.#trim();
   }
 
-  window(): EventWindow {
+  window(): EventWindow | Promise<EventWindow> {
+    if (this.#loading !== undefined) return this.#loading.then(() => this.window());
     return { lostThrough: this.#lostThrough, latest: this.#latest };
+  }
+
+  /** The newest event's id, or the journal's last number (known before the history is in). */
+  get latest(): number {
+    return this.#latest;
+  }
+
+  /**
+   * Puts `earlier` before the events held, once it resolves; the window and pages wait
+   * for it meanwhile. Events published in between keep their place after it.
+   */
+  loadEarlier(earlier: Promise<EarlierHistory>): void {
+    // Should the decoding fail outright, the feed goes on as if all of it were gone.
+    const gone: EarlierHistory = { events: [], lostThrough: this.#latest };
+    const loading = earlier.catch(() => gone).then((history) => {
+      this.#lostThrough = Math.max(this.#lostThrough, history.lostThrough);
+      const lost = this.#lostThrough;
+      const kept = history.events.filter((event) => event.id > lost);
+      this.#events = [...kept, ...this.#events.slice(this.#start)];
+      this.#start = 0;
+      this.#loading = undefined;
+      this.#trim();
+    });
+    this.#loading = loading;
   }
 
   /** The oldest number the journal must still hold for this log (journal-persistence.ts keeps the segments from it on). */
@@ -49,7 +86,8 @@ export class EventLog implements ChangeFeed {
     return this.#lostThrough + 1;
   }
 
-  page(filter: EventFilter, offset: number, limit: number): EventPage {
+  page(filter: EventFilter, offset: number, limit: number): EventPage | Promise<EventPage> {
+    if (this.#loading !== undefined) return this.#loading.then(() => this.page(filter, offset, limit));
     const events: FeedEvent[] = [];
     let total = 0;
     for (let index = this.#firstAfter(filter.after); index < this.#events.length; index++) {

@@ -43,23 +43,34 @@ export function parseSnapshot(text: string): Snapshot {
   if (typeof journalSeq !== 'number' || !Number.isSafeInteger(journalSeq) || journalSeq < 0) {
     throw new Error('"journal_seq" is not a non-negative integer');
   }
+  // Snapshots are written in id order: the records go into the map as they are checked,
+  // and only a file whose ids do not rise (hand-edited) pays for sorting them.
   const state: CollectionState = { nextId, records: new Map() };
-  // Snapshots are written in id order, so the records are normally sorted already;
-  // only a hand-edited file pays for sorting.
   let previousId = 0;
-  let sorted = true;
-  (records as unknown[]).forEach((record, index) => {
-    if (!isStoredRecord(record)) throw new Error(`record ${index + 1} lacks a positive integer id or its timestamps`);
-    if (record.id >= nextId) throw new Error(`record ${index + 1} has id ${record.id}, not below next_id ${nextId}`);
-    if (record.id <= previousId) sorted = false;
+  for (let index = 0; index < records.length; index++) {
+    const record = checkedRecord(records[index], index, nextId);
+    if (record.id <= previousId) return { state: sortedState(records, nextId), journalSeq };
     previousId = record.id;
-  });
-  const inOrder = sorted ? (records as StoredRecord[]) : [...(records as StoredRecord[])].sort((a, b) => a.id - b.id);
-  for (const record of inOrder) {
-    if (state.records.has(record.id)) throw new Error(`id ${record.id} appears twice`);
     state.records.set(record.id, Object.freeze(record));
   }
   return { state, journalSeq };
+}
+
+function checkedRecord(record: unknown, index: number, nextId: number): StoredRecord {
+  if (!isStoredRecord(record)) throw new Error(`record ${index + 1} lacks a positive integer id or its timestamps`);
+  if (record.id >= nextId) throw new Error(`record ${index + 1} has id ${record.id}, not below next_id ${nextId}`);
+  return record;
+}
+
+/** The records of a snapshot whose ids are out of order: every one checked, then sorted, and none twice. */
+function sortedState(records: readonly unknown[], nextId: number): CollectionState {
+  const checked = records.map((record, index) => checkedRecord(record, index, nextId));
+  const state: CollectionState = { nextId, records: new Map() };
+  for (const record of checked.sort((a, b) => a.id - b.id)) {
+    if (state.records.has(record.id)) throw new Error(`id ${record.id} appears twice`);
+    state.records.set(record.id, Object.freeze(record));
+  }
+  return state;
 }
 
 export function isStoredRecord(value: unknown): value is StoredRecord {

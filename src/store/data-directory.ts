@@ -12,8 +12,8 @@ import { basename, join } from 'node:path';
 import type { StoredRecord } from '../json.js';
 import type { CollectionState } from './collection-state.js';
 import { applyChange, emptyCollection, parseSnapshot } from './collection-state.js';
-import type { JournalEntry } from './journal-format.js';
-import { parseSegment, segmentFirstSeq, seqsTaken } from './journal-format.js';
+import type { JournalEntry, UndecodedEntry } from './journal-format.js';
+import { isUndecoded, readSegment, segmentFirstSeq, seqsTaken } from './journal-format.js';
 import type { ResourceTable } from '../declarations/compile-declaration.js';
 import type { StoredCollection } from './store.js';
 import type { Misfit } from './stored-fields.js';
@@ -27,14 +27,24 @@ export function snapshotPath(dataDir: string, collection: StoredCollection): str
   return join(dataDir, `${collection}.json`);
 }
 
+/** One segment's entries, oldest first; those the snapshots cover may be undecoded (journal-format.ts: readSegment). */
+export interface SegmentHistory {
+  readonly path: string;
+  readonly entries: readonly (JournalEntry | UndecodedEntry)[];
+}
+
 export interface DirectoryContents {
   readonly collections: Map<StoredCollection, CollectionState>;
   /** The highest seq in any snapshot or journal entry (0 for a new directory). */
   readonly lastSeq: number;
   /** Journal segment paths, oldest first. */
   readonly segments: readonly string[];
-  /** Every journal entry, oldest first, those the snapshots cover too: the change feed's history. */
-  readonly entries: readonly JournalEntry[];
+  /**
+   * Every journal entry, oldest first, those the snapshots cover too: the change feed's
+   * history. An entry every snapshot covers is left undecoded when it is written as
+   * plainrest writes it: no record needs it, and the feed decodes it after the start.
+   */
+  readonly history: readonly SegmentHistory[];
   /** The change feed's history holds nothing up to this number: those events are gone. */
   readonly eventsLostThrough: number;
   /** A segment whose last line was torn, and the length to cut it back to. */
@@ -70,28 +80,39 @@ export async function readDataDirectory(dataDir: string, table: ResourceTable, a
     coveredUpTo.set(collection, snapshot.journalSeq);
     lastSeq = Math.max(lastSeq, snapshot.journalSeq);
   }
+  // Entries up to here change nothing any snapshot lacks. A collection without a snapshot
+  // (a new one, a first start) is covered by nothing, and every entry is then decoded.
+  const everySnapshotCovers = Math.min(...[...declared, ...others].map((collection) => coveredUpTo.get(collection) ?? 0));
 
   const segments = names
     .map((name) => ({ name, firstSeq: segmentFirstSeq(name) }))
     .filter((segment): segment is { name: string; firstSeq: number } => segment.firstSeq !== undefined)
     .sort((a, b) => a.firstSeq - b.firstSeq)
     .map((segment) => join(dataDir, segment.name));
-  const texts = await Promise.all(segments.map((path) => readFile(path, 'utf8')));
+  const texts = await Promise.all(segments.map(readText));
   const newestWithData = texts.findLastIndex((text) => text.length > 0);
   let tornTail: DirectoryContents['tornTail'];
   let previousSeq = 0;
   let lastTaken = 0;
-  const entries: JournalEntry[] = [];
+  const history: SegmentHistory[] = [];
   const entryMisfits: EntryMisfit[] = [];
   for (const [index, path] of segments.entries()) {
-    const parsed = parseOrExplain(path, () => parseSegment(texts[index] as string));
+    const parsed = parseOrExplain(path, () => readSegment(texts[index] as string, everySnapshotCovers));
     if (parsed.tornTail && index !== newestWithData) {
       throw new StartupError(`journal ${path} ends in a damaged line but is not the newest segment; nothing was changed: restore the data directory from a backup`);
     }
     if (parsed.tornTail) tornTail = { path, goodBytes: parsed.goodBytes };
+    history.push({ path, entries: parsed.entries });
     for (const entry of parsed.entries) {
       if (entry.seq <= previousSeq) {
         throw new StartupError(`journal ${path} has seq ${entry.seq} after seq ${previousSeq}; nothing was changed: restore the data directory from a backup`);
+      }
+      if (isUndecoded(entry)) {
+        // Its numbers end before any snapshot's seq (a snapshot covers whole entries), so
+        // lastSeq is right without it; the feed checks the rest when it decodes it.
+        previousSeq = entry.seq;
+        lastTaken = Math.max(lastTaken, entry.seq);
+        continue;
       }
       // Since the change feed an entry takes one number per change; only older lines (without `at`) may overlap.
       if (entry.at !== undefined && entry.seq <= lastTaken) {
@@ -99,7 +120,6 @@ export async function readDataDirectory(dataDir: string, table: ResourceTable, a
       }
       previousSeq = entry.seq;
       lastTaken = Math.max(lastTaken, entry.seq + seqsTaken(entry.changes) - 1);
-      entries.push(entry);
       for (const change of entry.changes) {
         if (entry.seq <= (coveredUpTo.get(change.collection) ?? 0)) continue; // already in the snapshot
         if (change.kind === 'put') {
@@ -122,7 +142,7 @@ export async function readDataDirectory(dataDir: string, table: ResourceTable, a
   // Everything before the oldest segment is gone from the journal: the feed's history starts after it.
   const eventsLostThrough = firstKept === undefined ? lastSeq : Math.min(lastSeq, firstKept - 1);
   // Empty segments alone (a first start cut short) still count as a first start.
-  return { collections, lastSeq, segments, entries, eventsLostThrough, tornTail, isEmpty: collections.size === 0 };
+  return { collections, lastSeq, segments, history, eventsLostThrough, tornTail, isEmpty: collections.size === 0 };
 }
 
 /**
@@ -187,9 +207,17 @@ function parseOrExplain<T>(path: string, parse: () => T): T {
 
 export async function readIfExists(path: string): Promise<string | undefined> {
   try {
-    return await readFile(path, 'utf8');
+    return await readText(path);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw error;
   }
+}
+
+/**
+ * A file's text, read whole and then decoded once: readFile(path, 'utf8') decodes it
+ * piece by piece into a string that JSON.parse must first copy into one.
+ */
+async function readText(path: string): Promise<string> {
+  return (await readFile(path)).toString('utf8');
 }

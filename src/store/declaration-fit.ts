@@ -23,16 +23,23 @@ export function declarationFitProblems(table: ResourceTable, collections: Readon
       problems.push(`${removedCollection(collection, state.records.size, [...state.records.keys()])}, or remove its snapshot file and journal entries`);
       continue;
     }
-    for (const rule of definition.fields) {
-      if (rule.required !== true) continue;
-      const name = rule.storedAs ?? rule.name;
-      const lacking: number[] = [];
-      for (const record of state.records.values()) if (record[name] === undefined) lacking.push(record.id);
-      if (lacking.length === 0) continue;
-      problems.push(lackingRequired(collection, rule.name, lacking.length, lacking));
-    }
+    const required = definition.fields.filter((rule) => rule.required === true);
+    const lacking = lackingIds(state, required.map((rule) => rule.storedAs ?? rule.name));
+    required.forEach((rule, index) => {
+      const ids = lacking[index] as number[];
+      if (ids.length > 0) problems.push(lackingRequired(collection, rule.name, ids.length, ids));
+    });
   }
   return problems;
+}
+
+/** For each of `names`, the ids of the records lacking it: one pass over the records for all of them. */
+function lackingIds(state: CollectionState, names: readonly string[]): number[][] {
+  const lacking = names.map((): number[] => []);
+  for (const record of state.records.values()) {
+    for (let index = 0; index < names.length; index++) if (record[names[index] as string] === undefined) (lacking[index] as number[]).push(record.id);
+  }
+  return lacking;
 }
 
 /** `notes: 2 records (ids 1, 2) but the declaration has no collection notes; declare it again` (the remedy for the store follows). */

@@ -59,7 +59,7 @@ export class MemoryStore implements Store {
     this.#collections = new Map(collections);
     this.#persistence = persistence;
     this.#feed = feed;
-    this.#lastSeq = feed.window().latest;
+    this.#lastSeq = feed.latest;
   }
 
   get feed(): EventLog {

@@ -3,7 +3,8 @@
 // acknowledged) with a warning, and start a new journal segment. On a first start
 // (no snapshot, no journal) with `seed` on, begin from the example dataset in
 // `data/example/` and snapshot it at once. Anything corrupt stops the start with a
-// message naming the file and line, and nothing is changed.
+// message naming the file and line, and nothing is changed; the change feed's history
+// that the snapshots cover is decoded after the start (journal-history.ts).
 
 import { mkdir, open } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
@@ -18,7 +19,7 @@ import { JournalWriter } from './journal-writer.js';
 import { MemoryStore } from './memory-store.js';
 import type { Retention } from '../events/event-log.js';
 import { EventLog } from '../events/event-log.js';
-import { eventsOfEntry } from '../events/feed-event.js';
+import { decodedEvents, hasUndecoded, loadHistory } from './journal-history.js';
 import type { Change } from './store.js';
 import { IDEMPOTENCY_COLLECTION } from './store.js';
 
@@ -70,8 +71,10 @@ export async function openStore(options: StoreOptions, resources: ResourceTable)
       await file.sync();
       await file.close();
     }
-    const history = contents.entries.flatMap((entry) => (entry.at === undefined ? [] : eventsOfEntry(entry.seq, entry.at, entry.changes)));
-    const feed = new EventLog(history, contents.eventsLostThrough, contents.lastSeq, options.events);
+    // The history the snapshots cover is decoded after the start (journal-history.ts), when there is any.
+    const undecoded = hasUndecoded(contents.history);
+    const feed = new EventLog(undecoded ? [] : decodedEvents(contents.history), contents.eventsLostThrough, contents.lastSeq, options.events);
+    if (undecoded) feed.loadEarlier(loadHistory(contents.history, contents.eventsLostThrough, contents.lastSeq, logger));
     const store = new MemoryStore(contents.collections, undefined, feed);
     store.describeEvents(resources);
     const journal = await JournalWriter.open(dataDir, contents.lastSeq, contents.segments);

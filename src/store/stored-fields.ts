@@ -52,7 +52,23 @@ const MEMBER_SHAPES = new WeakMap<readonly FieldRule[], Shape>();
  */
 export function storedRecordMisfit(table: ResourceTable, collection: StoredCollection, record: StoredRecord): Misfit | undefined {
   const shape = shapesOf(table).get(collection);
-  return shape === undefined ? undefined : objectMisfit(record, shape, collection, '');
+  if (shape === undefined || fits(record, shape)) return undefined;
+  return objectMisfit(record, shape, collection, '');
+}
+
+/**
+ * Whether every field of `object` is declared and of its kind: the common answer, found
+ * without building a field's path or a message (half the cost at start of objectMisfit's).
+ */
+function fits(object: JsonObject, shape: Shape): boolean {
+  for (const name in object) {
+    const rule = shape.get(name);
+    if (rule === undefined) return false;
+    const value = object[name] as JsonValue;
+    if (expectedKind(rule, value) !== undefined) return false;
+    if ((rule.members !== undefined || rule.items !== undefined) && nestedMisfit(rule, value, '', name) !== undefined) return false;
+  }
+  return true;
 }
 
 function objectMisfit(object: JsonObject, shape: Shape, plural: string, prefix: string): Misfit | undefined {
