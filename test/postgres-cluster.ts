@@ -8,7 +8,7 @@
 
 import { spawn, spawnSync } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { chown, mkdtemp, rm } from 'node:fs/promises';
 import { once } from 'node:events';
 import { createServer } from 'node:net';
@@ -89,11 +89,16 @@ export async function startCluster(): Promise<PostgresCluster> {
   }
   const port = await freePort();
   // The tests measure correctness, not durability of the database itself: no fsync.
-  const settings = ['listen_addresses=127.0.0.1', `unix_socket_directories=${dir}`, 'fsync=off', 'full_page_writes=off', 'max_connections=200'];
+  // And no more write-ahead log kept than a test needs (the default keeps up to 1 GB).
+  const settings = ['listen_addresses=127.0.0.1', `unix_socket_directories=${dir}`, 'fsync=off', 'full_page_writes=off', 'max_connections=200', 'max_wal_size=128MB', 'min_wal_size=32MB'];
   const url = (database: string): string => `postgres://${USER}@127.0.0.1:${port}/${database}`;
   let server: ChildProcess;
   let log = '';
-  const killOnExit = (): void => void server.kill('SIGKILL');
+  // A test process that exits without stopping it (--test-force-exit) leaves neither the server nor its files behind.
+  const killOnExit = (): void => {
+    server.kill('SIGKILL');
+    rmSync(dir, { recursive: true, force: true, maxRetries: 5 });
+  };
   process.on('exit', killOnExit);
   const launch = async (): Promise<void> => {
     server = spawn(join(bin, 'postgres'), ['-D', dataDir, '-p', String(port), ...settings.flatMap((setting) => ['-c', setting])], {

@@ -22,7 +22,7 @@ import { named } from './named-statements.js';
 import type { TablePlan } from './schema.js';
 import { quoted } from './schema.js';
 import type { CallerGuard } from './sql-records.js';
-import { insertTakingId, listQuery, PROVISIONAL_ID, recordOf, upsert } from './sql-records.js';
+import { insertTakingId, listQuery, PROVISIONAL_ID, recordOf, recordOfJson, rowsByIdQuery, upsert } from './sql-records.js';
 
 /** What the core lends the store: its error for "load first", and its 503 (plainrest is not a runtime dependency of this package). */
 export interface CoreKit {
@@ -559,6 +559,16 @@ export class PostgresView implements Store {
     const wanted = [{ collection, id }, ...hinted];
     const begin = transaction !== undefined && !this.#begun;
     throw this.#store.kit.needData(async () => {
+      if (transaction === undefined) {
+        // Outside a transaction, one named statement (parsed once per connection) reads them all.
+        const plans = wanted.map((want) => this.#store.plan(want.collection));
+        const row = (await this.#store.runNamed(rowsByIdQuery(plans.map((plan) => plan.table)), wanted.map((want) => want.id))).rows[0] ?? {};
+        wanted.forEach((want, index) => {
+          const value = row[`r${index}`] as Record<string, unknown> | null | undefined;
+          this.#answers.set(recordKey(want.collection, want.id), value === null || value === undefined ? undefined : recordOfJson(plans[index] as TablePlan, value));
+        });
+        return;
+      }
       // Only integers are written into the text: the simple protocol takes no parameters.
       const selects = wanted.map((want) => `SELECT * FROM ${quoted(this.#store.plan(want.collection).table)} WHERE "id" = ${want.id}`);
       const results = await this.#store.runMany(begin ? [BEGIN, ...selects] : selects, transaction);

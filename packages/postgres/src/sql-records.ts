@@ -19,6 +19,24 @@ export function recordOf(row: Record<string, unknown>): StoredRecord {
   return Object.freeze(record) as StoredRecord;
 }
 
+/**
+ * Rows by id from several tables in one named statement (named-statements.ts): one
+ * column per row asked, the row as `to_jsonb`, so the result's columns stay the same
+ * whatever columns the tables gain.
+ */
+export function rowsByIdQuery(tables: readonly string[]): string {
+  return `SELECT ${tables.map((table, index) => `(SELECT to_jsonb(t) FROM ${quoted(table)} t WHERE "id" = $${index + 1}) AS "r${index}"`).join(', ')}`;
+}
+
+/** A row read by rowsByIdQuery: its timestamps in ISO 8601 in UTC, as the connections' type parsers give them in a row (open.ts types). */
+export function recordOfJson(plan: TablePlan, row: Record<string, unknown>): StoredRecord {
+  for (const column of plan.columns) {
+    const value = row[column.name];
+    if (column.type === 'timestamp with time zone' && typeof value === 'string') row[column.name] = new Date(value).toISOString();
+  }
+  return recordOf(row);
+}
+
 /** INSERT … ON CONFLICT (id) DO UPDATE: a put replaces the whole record, absent members becoming NULL; `words`: its search words (SEARCH_COLUMN). */
 export function upsert(plan: TablePlan, record: StoredRecord, words?: readonly string[]): { text: string; values: unknown[] } {
   const columns = plan.columns;
