@@ -89,7 +89,7 @@ export async function readDataDirectory(dataDir: string, table: ResourceTable, a
     .filter((segment): segment is { name: string; firstSeq: number } => segment.firstSeq !== undefined)
     .sort((a, b) => a.firstSeq - b.firstSeq)
     .map((segment) => join(dataDir, segment.name));
-  const texts = await Promise.all(segments.map(readText));
+  const texts = await Promise.all(segments.map((path) => readFile(path, 'utf8')));
   const newestWithData = texts.findLastIndex((text) => text.length > 0);
   let tornTail: DirectoryContents['tornTail'];
   let previousSeq = 0;
@@ -207,17 +207,9 @@ function parseOrExplain<T>(path: string, parse: () => T): T {
 
 export async function readIfExists(path: string): Promise<string | undefined> {
   try {
-    return await readText(path);
+    return await readFile(path, 'utf8');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw error;
   }
-}
-
-/**
- * A file's text, read whole and then decoded once: readFile(path, 'utf8') decodes it
- * piece by piece into a string that JSON.parse must first copy into one.
- */
-async function readText(path: string): Promise<string> {
-  return (await readFile(path)).toString('utf8');
 }
