@@ -2,11 +2,18 @@
 // every word of the text, whole words, ignoring case and accents (search-words.ts); with
 // filters, ranges, sort and pages; links keep it; kept up to date by every write; a list
 // without searchable properties, or a `q` without words, is a 400. Unit tests of the
-// words themselves come first.
+// words themselves, and of the memory store's word index (built in slices, searches
+// waiting for it, writes made meanwhile applied), come first.
 
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { searchWords } from '../src/search-words.js';
+import type { StoredRecord } from '../src/json.js';
+import { IdList } from '../src/store/id-list.js';
+import { MemoryStore } from '../src/store/memory-store.js';
+import { NeedData } from '../src/store/store.js';
+import { WordIndex } from '../src/store/word-index.js';
+import { mulberry32 } from './random.js';
 import type { ResourcesDeclaration } from '../src/index.js';
 import type { TestServer } from './helpers.js';
 import { createProduct, createUser, startTestServer, startTestServerWithAdminBootstrap } from './helpers.js';
@@ -19,6 +26,105 @@ describe('search words', () => {
     assert.deepEqual(searchWords('Café crème, 250 g!'), ['cafe', 'creme', '250', 'g']);
     assert.deepEqual(searchWords('ÅNGSTRÖM naïve—São Paulo'), ['angstrom', 'naive', 'sao', 'paulo']);
     assert.deepEqual(searchWords(' -- '), []);
+  });
+
+  test('ASCII text (the quick path) gives the words the Unicode rules give', () => {
+    const unicodeWords = (text: string): string[] =>
+      text
+        .normalize('NFD')
+        .replace(/\p{M}+/gu, '')
+        .toLowerCase()
+        .split(/[^\p{L}\p{N}]+/u)
+        .filter((word) => word.length > 0);
+    const random = mulberry32(23);
+    for (let round = 0; round < 5000; round++) {
+      const text = Array.from({ length: Math.floor(random() * 30) }, () => String.fromCharCode(Math.floor(random() * 128))).join('');
+      assert.deepEqual(searchWords(text), unicodeWords(text), JSON.stringify(text));
+    }
+  });
+});
+
+describe('the memory store\'s word index', () => {
+  const TIMESTAMP = '2026-01-01T00:00:00.000Z';
+  const WORDS = ['smoky', 'floral', 'dark', 'kettle', 'mug', 'tea', 'café', 'crème', 'x1', 'rare'];
+  const product = (id: number, random: () => number): StoredRecord => ({
+    id,
+    name: Array.from({ length: 1 + Math.floor(random() * 3) }, () => WORDS[Math.floor(random() * WORDS.length)]).join(' '),
+    description: random() < 0.5 ? `${WORDS[Math.floor(random() * WORDS.length)]}, ${id % 7 === 0 ? 'Rare' : 'plain'}` : undefined,
+    created_at: TIMESTAMP,
+    updated_at: TIMESTAMP,
+  } as StoredRecord);
+  const FIELDS = ['name', 'description'];
+  /** What a search must find: the ids whose fields hold every word, by a scan. */
+  const scanned = (records: Iterable<StoredRecord>, words: readonly string[]): number[] =>
+    [...records]
+      .filter((record) => words.every((word) => FIELDS.some((field) => typeof record[field] === 'string' && searchWords(record[field] as string).includes(word))))
+      .map((record) => record.id)
+      .sort((a, b) => a - b);
+  const QUERIES = [['smoky'], ['tea', 'mug'], ['cafe', 'creme'], ['rare'], ['x1', 'dark', 'kettle'], ['absent'], ['tea', 'absent']];
+
+  test('IdList keeps ids ascending and once each, inserting, removing, and past 2^32 − 1', () => {
+    const list = new IdList();
+    for (const id of [5, 1, 9, 5, 3, 2 ** 40, 7, 2 ** 33]) list.add(id);
+    list.remove(9);
+    list.remove(4);
+    assert.deepEqual(
+      Array.from({ length: list.length }, (_, index) => list.at(index)),
+      [1, 3, 5, 7, 2 ** 33, 2 ** 40],
+    );
+    assert.equal(list.positionOf(6, 0), 3);
+  });
+
+  test('built in slices: changes made meanwhile (renames, deletions, new records) are in it once built; a search then finds what a scan finds', async () => {
+    const random = mulberry32(7);
+    const records = new Map<number, StoredRecord>();
+    for (let id = 1; id <= 3000; id++) records.set(id, product(id, random));
+    const index = new WordIndex(FIELDS, [...records.values()], 0);
+    const building = index.building;
+    assert.ok(building instanceof Promise, 'not built in one turn');
+    const change = (previous: StoredRecord | undefined, next: StoredRecord | undefined): void => {
+      index.update(previous, next);
+      const id = (previous ?? next)?.id as number;
+      if (next === undefined) records.delete(id);
+      else records.set(id, next);
+    };
+    for (let round = 0; round < 300; round++) {
+      const id = 1 + Math.floor(random() * 3200);
+      const previous = records.get(id);
+      change(previous, random() < 0.3 ? undefined : product(id, random));
+    }
+    await building;
+    assert.equal(index.building, undefined);
+    for (const words of QUERIES) assert.deepEqual(index.idsHolding(words), scanned(records.values(), words), words.join(' '));
+    // and once built, every change is applied at once
+    change(records.get(7), { ...(records.get(7) as StoredRecord), name: 'absent smoky' });
+    change(records.get(14), undefined);
+    for (const words of QUERIES) assert.deepEqual(index.idsHolding(words), scanned(records.values(), words), words.join(' '));
+  });
+
+  test('a search on a store whose index is being built throws NeedData; once it is, the same query answers', async () => {
+    const random = mulberry32(11);
+    const products = Array.from({ length: 60_000 }, (_, index) => product(index + 1, random));
+    const store = new MemoryStore(new Map([['products', { nextId: 60_001, records: new Map(products.map((record) => [record.id, record])) }]]));
+    const query = { filters: [], search: { fields: FIELDS, words: ['tea', 'mug'] }, sort: [], offset: 0, limit: 5 };
+    const waiting = (() => {
+      try {
+        store.query('products', query);
+      } catch (error) {
+        return error;
+      }
+      return undefined;
+    })();
+    assert.ok(waiting instanceof NeedData, 'the first search waits for the index');
+    assert.equal(store.get('products', 1), products[0], 'other reads answer meanwhile');
+    await waiting.fetch();
+    const answer = store.query('products', query);
+    const expected = scanned(products, ['tea', 'mug']);
+    assert.equal(answer.total, expected.length);
+    assert.deepEqual(
+      answer.records.map((record) => record.id),
+      expected.slice(0, 5),
+    );
   });
 });
 

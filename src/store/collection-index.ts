@@ -9,15 +9,18 @@
 // When the narrowest equality bucket holds only a few records, sorting them per request
 // is cheaper than keeping a view, so no view is made; nor for range filters (`price[gte]`),
 // whose bounds differ per request: the bucket is scanned.
-//  - A word index per set of searchable fields (`q`), built on the first search: a search
-//    costs the records holding its rarest word, not a scan of the collection.
+//  - A word index per set of searchable fields (`q`, word-index.ts), built on the first
+//    search, in slices while other requests go on: a search costs the records holding its
+//    rarest word, not a scan of the collection. Searches asked while it is built wait
+//    for it (NeedData, as a store that loads: store.ts).
 
 import type { StoredRecord } from '../json.js';
 import { RecentlyUsed } from '../recently-used.js';
 import { EqualityIndex } from './equality-index.js';
-import { recordWords } from '../search-words.js';
 import { BY_ID, orderBy, SortedRecords } from './sorted-records.js';
 import type { Filter, Query, QueryResult, RangeFilter, SortKey } from './store.js';
+import { NeedData } from './store.js';
+import { WordIndex } from './word-index.js';
 
 const MAX_VIEWS = 16;
 const SORT_PER_REQUEST_UP_TO = 64;
@@ -33,11 +36,14 @@ export class CollectionIndex {
   readonly #all: SortedRecords;
   readonly #equality = new Map<string, EqualityIndex>();
   readonly #views = new RecentlyUsed<string, View>(MAX_VIEWS);
-  /** Per set of searchable fields: each word → the records holding it. */
+  /** Per set of searchable fields: each word → the ids of the records holding it. */
   readonly #words = new Map<string, WordIndex>();
+  /** The collection's records by id, kept by the store in step with this index. */
+  readonly #byId: ReadonlyMap<number, StoredRecord>;
 
-  constructor(records: Iterable<StoredRecord>) {
-    this.#all = new SortedRecords(BY_ID, [...records]);
+  constructor(byId: ReadonlyMap<number, StoredRecord>) {
+    this.#byId = byId;
+    this.#all = new SortedRecords(BY_ID, [...byId.values()]);
   }
 
   /** Keeps every index in step with one record's change: added, replaced or deleted. */
@@ -46,10 +52,7 @@ export class CollectionIndex {
     else if (previous !== undefined) this.#all.remove(previous);
     else if (next !== undefined) this.#all.insert(next);
     for (const index of this.#equality.values()) index.update(previous, next);
-    for (const index of this.#words.values()) {
-      if (previous !== undefined) removeWords(index, previous);
-      if (next !== undefined) addWords(index, next);
-    }
+    for (const index of this.#words.values()) index.update(previous, next);
     for (const view of this.#views.values()) updateView(view, previous, next);
   }
 
@@ -81,32 +84,43 @@ export class CollectionIndex {
     return { records: view.records.slice(offset, offset + limit), total: view.records.length };
   }
 
-  /** `q`: the records holding the rarest word that hold every other, then the filters, bounds, sort and page. */
+  /** `q`: the records holding every word (in id order), then the filters, bounds, sort and page. */
   #searched(query: Query, fields: readonly string[], words: readonly string[]): QueryResult {
     const index = this.#wordIndex(fields);
-    const holding = words.map((word) => index.get(word));
-    let rarest: Set<StoredRecord> | undefined;
-    for (const records of holding) {
-      if (records === undefined) return NO_MATCH;
-      if (rarest === undefined || records.size < rarest.size) rarest = records;
-    }
+    const building = index.building;
+    if (building !== undefined) throw new NeedData(() => building);
+    const ids = index.idsHolding(words);
     const ranges = query.ranges ?? [];
-    const matches = [...(rarest ?? [])].filter(
-      (record) => holding.every((records) => records === rarest || (records as Set<StoredRecord>).has(record)) && matchesAll(record, query.filters) && withinAll(record, ranges),
-    );
-    matches.sort(orderBy(query.sort));
-    return { records: matches.slice(query.offset, query.offset + query.limit), total: matches.length };
+    const { offset, limit } = query;
+    if (query.filters.length === 0 && ranges.length === 0 && query.sort.length === 0) {
+      // Already in the order asked for: only the page's records are looked up.
+      return { records: this.#recordsOf(ids.slice(offset, offset + limit)), total: ids.length };
+    }
+    const matches = this.#recordsOf(ids).filter((record) => matchesAll(record, query.filters) && withinAll(record, ranges));
+    if (query.sort.length > 0) matches.sort(orderBy(query.sort));
+    return { records: matches.slice(offset, offset + limit), total: matches.length };
   }
 
-  #wordIndex(fields: readonly string[]): Map<string, Set<StoredRecord>> {
+  #recordsOf(ids: readonly number[]): StoredRecord[] {
+    const records: StoredRecord[] = [];
+    for (const id of ids) {
+      const record = this.#byId.get(id);
+      if (record !== undefined) records.push(record);
+    }
+    return records;
+  }
+
+  #wordIndex(fields: readonly string[]): WordIndex {
     const key = fields.join(',');
     let index = this.#words.get(key);
     if (index === undefined) {
-      index = { fields, records: new Map() };
-      for (const record of this.#all.toArray()) addWords(index, record);
-      this.#words.set(key, index);
+      const built = new WordIndex(fields, this.#all.toArray());
+      // Should building fail, the next search starts again (those waiting get the error).
+      built.building?.catch(() => this.#words.delete(key));
+      this.#words.set(key, built);
+      index = built;
     }
-    return index.records;
+    return index;
   }
 
   /** The first record, in id order, whose `field` equals `value` ignoring case. */
@@ -133,30 +147,6 @@ export class CollectionIndex {
       this.#views.set(key, view);
     }
     return view;
-  }
-}
-
-interface WordIndex {
-  readonly fields: readonly string[];
-  readonly records: Map<string, Set<StoredRecord>>;
-}
-
-function addWords(index: WordIndex, record: StoredRecord): void {
-  for (const word of recordWords(record, index.fields)) {
-    let records = index.records.get(word);
-    if (records === undefined) {
-      records = new Set();
-      index.records.set(word, records);
-    }
-    records.add(record);
-  }
-}
-
-function removeWords(index: WordIndex, record: StoredRecord): void {
-  for (const word of recordWords(record, index.fields)) {
-    const records = index.records.get(word);
-    records?.delete(record);
-    if (records?.size === 0) index.records.delete(word);
   }
 }
 

@@ -112,7 +112,7 @@ export class MemoryStore implements Store {
   #index(collection: StoredCollection): CollectionIndex {
     let index = this.#indexes.get(collection);
     if (index === undefined) {
-      index = new CollectionIndex(this.collectionState(collection).records.values());
+      index = new CollectionIndex(this.collectionState(collection).records);
       this.#indexes.set(collection, index);
     }
     return index;
