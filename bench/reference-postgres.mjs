@@ -2,7 +2,8 @@
 // table plainrest made, one SQL statement per request through a pg pool of the same size
 // as plainrest's — GET item: the row by id; GET list: the page and the total in one
 // statement, the one plainrest's store sends (packages/postgres, sql-records.ts), so the
-// ratio measures the server, not the SQL; POST: INSERT … RETURNING, and with the header
+// ratio measures the server, not the SQL; POST: INSERT … RETURNING of the row plainrest
+// writes (its search words included, which its search index holds), and with the header
 // `Reference-Writes-Event: yes` the same INSERT with the create's change-feed event in the
 // one statement plainrest sends (packages/postgres event-sql.ts: the event row under the
 // feed's commit-order lock, and a NOTIFY). No validation, no authentication, no access
@@ -39,8 +40,8 @@ function listPage(limit) {
   );
 }
 const INSERT =
-  'INSERT INTO "products" ("name", "category", "price", "description", "created_at", "updated_at") ' +
-  'VALUES ($1, $2, $3, $4, $5, $5) RETURNING *';
+  'INSERT INTO "products" ("name", "category", "price", "description", "created_at", "updated_at", "__search") ' +
+  'VALUES ($1, $2, $3, $4, $5, $5, $6) RETURNING *';
 /** plainrest-postgres's EVENTS_LOCK and EVENTS_CHANNEL (event-schema.ts). */
 const EVENTS_LOCK = 0x706c6e65;
 const INSERT_WITH_EVENT =
@@ -91,13 +92,23 @@ function getList(res, query) {
   }, (error) => failed(res, error));
 }
 
+/** The row's search words, as plainrest writes them in its `__search` column (its search-words.ts, short): the same row, the same index entries. */
+function searchWords(...texts) {
+  const words = new Set();
+  for (const text of texts) {
+    if (typeof text !== 'string') continue;
+    for (const word of text.normalize('NFD').replace(/\p{M}+/gu, '').toLowerCase().split(/[^\p{L}\p{N}]+/u)) if (word !== '') words.add(word);
+  }
+  return JSON.stringify([...words]);
+}
+
 function create(req, res) {
   readJson(req, (fields) => {
-    const values = [fields.name, fields.category, fields.price, fields.description ?? null, new Date().toISOString()];
+    const values = [fields.name, fields.category, fields.price, fields.description ?? null, new Date().toISOString(), searchWords(fields.name, fields.description)];
     const statement = req.headers['reference-writes-event'] === 'yes' ? { name: 'insert_with_event', text: INSERT_WITH_EVENT, values } : { name: 'insert', text: INSERT, values };
     pool.query(statement).then(
       (result) => {
-        const { __notified, ...row } = result.rows[0];
+        const { __notified, __search, ...row } = result.rows[0];
         send(res, 201, JSON.stringify(recordOf(row)));
       },
       (error) => failed(res, error),
