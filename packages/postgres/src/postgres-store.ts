@@ -8,10 +8,14 @@
 // another transaction came between (serialization failure, deadlock, a unique value or a
 // reference taken meanwhile), it is rolled back and decided again on the data as it is
 // then: two racing creates of one unique value give one 201 and one 409, two racing
-// transitions one 200 and one 409. Nothing is cached across requests. A commit's changes
-// of declared records are described for the change feed (CONTRACT §13) while the
-// decision's reads are at hand, and their events are written with its last change in
-// the same transaction (event-sql.ts), which the feed (event-feed.ts) reads back.
+// transitions one 200 and one 409. Nothing is cached across requests but the callers: a
+// POST's caller is answered as this process last read it, and the write itself checks
+// that the user still has that role (else the core runs the request again: CallerChanged),
+// so a create that reads nothing else is one statement, its id taken by the table's
+// identity as the row is written (the decision then made again with it, for the answer).
+// A commit's changes of declared records are described for the change feed (CONTRACT
+// §13) while the decision's reads are at hand, and their events are written with its
+// last change in the same transaction (event-sql.ts), which the feed (event-feed.ts) reads back.
 
 import pg from 'pg';
 import type { Change, ChangeFeed, Decision, Query, QueryResult, RecordLookup, ResourceTable, Retention, Store, StoredCollection, StoredRecord } from 'plainrest';
