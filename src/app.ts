@@ -332,14 +332,15 @@ function dispatch(
  * again, so that a deleted or demoted user is refused or demoted as at any other request.
  */
 async function confirmedCaller(store: Store, first: () => Reply | Promise<Reply>, again: () => Reply | Promise<Reply>): Promise<Reply> {
+  const confirmed = (): Promise<boolean> => store.confirmCaller?.() ?? Promise.resolve(true);
   let reply: Reply;
   try {
     reply = await first();
   } catch (error) {
-    if (error instanceof CallerChanged || (store.confirmCaller !== undefined && !(await store.confirmCaller()))) return again();
+    if (error instanceof CallerChanged || !(await confirmed())) return again();
     throw error;
   }
-  return store.confirmCaller === undefined || (await store.confirmCaller()) ? reply : again();
+  return (await confirmed()) ? reply : again();
 }
 
 /** After authentication: the rate limit, negotiation, then the handler. */

@@ -215,6 +215,24 @@ export class PostgresStore implements Store {
     this.#callers.set(id, user);
   }
 
+  /**
+   * The user as the database holds it now, remembered for later POSTs: in a transaction on
+   * its `client` (whose failure transactOn handles, as its writes'), else through run().
+   */
+  async readCaller(id: number, client?: pg.PoolClient): Promise<StoredRecord | undefined> {
+    const text = `SELECT * FROM "users" WHERE "id" = $1`;
+    const row = (await (client === undefined ? this.run(text, [id]) : client.query(text, [id]))).rows[0];
+    const user = row === undefined ? undefined : recordOf(row);
+    this.rememberCaller(id, user);
+    return user;
+  }
+
+  /** The next value of the collection's identity sequence: never reused, even when the write then fails. */
+  async nextId(collection: StoredCollection, client?: pg.PoolClient): Promise<number> {
+    const result = await this.runNamed(`SELECT nextval(pg_get_serial_sequence($1, 'id'))::bigint AS id`, [quoted(this.plan(collection).table)], client);
+    return Number(result.rows[0]?.['id']);
+  }
+
   // The shared store answers nothing synchronously: code reads through a view (plainrest's store/store.ts).
   get(): StoredRecord | undefined {
     throw new Error(READ_THROUGH_A_VIEW);
@@ -315,12 +333,12 @@ export class PostgresStore implements Store {
     const change = first.changes[0] as Extract<Change, { kind: 'put' }>;
     const plan = this.plan(change.collection);
     const caller = view.unconfirmedCaller;
-    const words = plan.searchFields === undefined ? undefined : this.#kit.recordWords(change.record, plan.searchFields);
-    const insert = insertTakingId(plan, change.record, words, caller === undefined ? undefined : guardOf(caller));
+    const insert = insertTakingId(plan, change.record, this.#wordsOf(plan, change.record), caller === undefined ? undefined : guardOf(caller));
     const events = eventsJson(first.changes);
     const statement = events === undefined ? { text: `${insert.text} RETURNING "id" AS "created"`, values: insert.values } : withEvents(insert, events.json, true);
     const row = (await client.query<{ created: string | null; last?: string | null }>(named(statement.text, statement.values))).rows[0];
     if (row === undefined || row.created === null) {
+      if (caller !== undefined) this.rememberCaller(caller.id, undefined);
       view.callerChanged();
       throw this.#kit.callerChanged();
     }
@@ -338,14 +356,10 @@ export class PostgresStore implements Store {
 
   /** Before COMMIT: the caller remembered for the request is still as it was, else the transaction is rolled back and the request runs again. */
   async #confirmCallerIn(client: pg.PoolClient, view: PostgresView, caller: StoredRecord): Promise<void> {
-    const result = await client.query(`SELECT * FROM "users" WHERE "id" = $1`, [caller.id]);
-    const row = result.rows[0];
-    const user = row === undefined ? undefined : recordOf(row);
-    if (user !== undefined && user['role'] === caller['role']) {
+    if (isStill(caller, await this.readCaller(caller.id, client))) {
       view.callerConfirmed();
       return;
     }
-    this.rememberCaller(caller.id, user);
     view.callerChanged();
     throw this.#kit.callerChanged();
   }
@@ -376,8 +390,12 @@ export class PostgresStore implements Store {
   #statementOf(change: Change): Statement {
     const plan = this.plan(change.collection);
     if (change.kind === 'delete') return { text: `DELETE FROM ${quoted(plan.table)} WHERE "id" = $1`, values: [change.id] };
-    const words = plan.searchFields === undefined ? undefined : this.#kit.recordWords(change.record, plan.searchFields);
-    return upsert(plan, change.record, words);
+    return upsert(plan, change.record, this.#wordsOf(plan, change.record));
+  }
+
+  /** The record's search words, for the table's words column (none without `x-search` properties). */
+  #wordsOf(plan: TablePlan, record: StoredRecord): string[] | undefined {
+    return plan.searchFields === undefined ? undefined : this.#kit.recordWords(record, plan.searchFields);
   }
 
   async close(): Promise<void> {
@@ -410,6 +428,11 @@ function takesIdAsWritten(decision: Decision<unknown>, view: PostgresView): bool
 
 function guardOf(caller: StoredRecord): CallerGuard {
   return { id: caller.id, role: caller['role'] };
+}
+
+/** The remembered caller still holds: the user exists with the same role (what guardOf has a write check). */
+function isStill(remembered: StoredRecord, user: StoredRecord | undefined): boolean {
+  return user !== undefined && user['role'] === remembered['role'];
 }
 
 function recordKey(collection: StoredCollection, id: number): string {
@@ -477,9 +500,8 @@ export class PostgresView implements Store {
     this.#remembered = undefined;
   }
 
-  /** The remembered caller had changed: forgotten, and read afresh when the request runs again. */
+  /** The remembered caller had changed: the request runs again with its caller read afresh. */
   callerChanged(): void {
-    if (this.#remembered !== undefined) this.#store.rememberCaller(this.#remembered.id, undefined);
     this.#remembered = undefined;
     this.#mayRemember = false;
   }
@@ -488,13 +510,12 @@ export class PostgresView implements Store {
   async confirmCaller(): Promise<boolean> {
     const remembered = this.#remembered;
     if (remembered === undefined) return true;
-    const result = await this.#store.run(`SELECT * FROM "users" WHERE "id" = $1`, [remembered.id]);
-    const row = result.rows[0];
-    const user = row === undefined ? undefined : recordOf(row);
-    this.#remembered = undefined;
-    this.#store.rememberCaller(remembered.id, user);
-    if (user !== undefined && user['role'] === remembered['role']) return true;
-    this.#mayRemember = false;
+    const user = await this.#store.readCaller(remembered.id);
+    if (isStill(remembered, user)) {
+      this.callerConfirmed();
+      return true;
+    }
+    this.callerChanged();
     // The request runs again with this read.
     this.#answers.set(recordKey('users', remembered.id), user);
     return false;
@@ -508,8 +529,7 @@ export class PostgresView implements Store {
   /** The placeholder replaced by an id taken from the sequence now (one round trip). */
   async takeId(): Promise<void> {
     const collection = this.#provisional as StoredCollection;
-    const result = await this.#store.runNamed(`SELECT nextval(pg_get_serial_sequence($1, 'id'))::bigint AS id`, [quoted(this.#store.plan(collection).table)], this.#transaction);
-    this.idTaken(collection, Number(result.rows[0]?.['id']));
+    this.idTaken(collection, await this.#store.nextId(collection, this.#transaction));
   }
 
   /** allocateId answers `id` for the collection from now on. */
@@ -648,11 +668,7 @@ export class PostgresView implements Store {
       this.#provisional = collection;
       return PROVISIONAL_ID;
     }
-    return this.#answer(key, async (client) => {
-      const table = quoted(this.#store.plan(collection).table);
-      const result = await this.#store.runNamed(`SELECT nextval(pg_get_serial_sequence($1, 'id'))::bigint AS id`, [table], client);
-      return Number(result.rows[0]?.['id']);
-    }, true);
+    return this.#answer(key, (client) => this.#store.nextId(collection, client), true);
   }
 
   commit(changes: readonly Change[]): Promise<void> {
