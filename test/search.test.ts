@@ -75,6 +75,69 @@ describe('the memory store\'s word index', () => {
     assert.equal(list.positionOf(6, 0), 3);
   });
 
+  test('IdList keeps bits while long and dense: has() answers as the list does, through growth, removals and an id past 2^32 − 1', () => {
+    const random = mulberry32(5);
+    const list = new IdList();
+    const held = new Set<number>();
+    const check = (when: string): void => {
+      for (let id = 0; id <= 6_100; id++) assert.equal(list.has(id), held.has(id), `${when}: has(${id})`);
+      assert.equal(list.length, held.size, when);
+    };
+    for (let id = 1; id <= 3000; id += 1 + Math.floor(random() * 4)) {
+      list.add(id);
+      held.add(id);
+    }
+    assert.equal(list.dense, true, 'about one id in two up to 3,000');
+    check('dense');
+    for (let id = 3001; id <= 6000; id += 7) {
+      list.add(id);
+      held.add(id);
+    }
+    assert.equal(list.dense, true, 'its bits grew with it');
+    check('grown');
+    for (const id of [...held].filter((_, index) => index % 3 === 0)) {
+      list.remove(id);
+      held.delete(id);
+    }
+    check('after removals');
+    for (const id of [...held].slice(100)) {
+      list.remove(id);
+      held.delete(id);
+    }
+    assert.equal(list.dense, false, 'too short for bits');
+    check('short');
+    for (let id = 6001; id <= 6100; id++) {
+      list.add(id);
+      held.add(id);
+    }
+    list.add(2 ** 40);
+    held.add(2 ** 40);
+    assert.equal(list.dense, false, 'an id far past the others');
+    assert.equal(list.has(2 ** 40), true);
+    assert.equal(list.has(2 ** 35), false);
+    check('sparse again');
+    const wide = new IdList(Array.from({ length: 1000 }, (_, index) => index + 1));
+    assert.equal(wide.dense, true);
+    wide.add(2 ** 33);
+    assert.equal(wide.dense, false, 'bits up to 2^33 would take far more room than the list');
+    assert.deepEqual([500, 1001, 2 ** 33, 2 ** 33 + 32].map((id) => wide.has(id)), [true, false, true, false]);
+  });
+
+  test('IdList.seek finds what positionOf finds, from any start, for ids sought in ascending order', () => {
+    const random = mulberry32(11);
+    const list = new IdList();
+    for (let count = 0; count < 2000; count++) list.add(1 + Math.floor(random() * 20_000));
+    for (const from of [0, 1, 7, 500, list.length - 1, list.length]) {
+      let position = from;
+      for (let id = 0; id <= 20_002; id += 1 + Math.floor(random() * 40)) {
+        const expected = list.positionOf(id, from);
+        assert.equal(list.seek(id, from), expected, `seek(${id}, ${from})`);
+        position = list.seek(id, position);
+        assert.equal(position, expected, `walking: seek(${id}) after the previous id`);
+      }
+    }
+  });
+
   test('built in slices: changes made meanwhile (renames, deletions, new records) are in it once built; a search then finds what a scan finds', async () => {
     const random = mulberry32(7);
     const records = new Map<number, StoredRecord>();

@@ -56,7 +56,7 @@ export class WordIndex {
     }
     lists.sort((a, b) => a.length - b.length);
     const [rarest, ...others] = lists as [IdList, ...IdList[]];
-    // Walk the rarest list; each other list is searched from where its last search ended.
+    // Walk the rarest list; each other list is asked its bit (id-list.ts: dense), or sought from where its last search ended.
     const positions = others.map(() => 0);
     const ids: number[] = [];
     for (let index = 0; index < rarest.length; index++) {
@@ -64,7 +64,11 @@ export class WordIndex {
       let everywhere = true;
       for (let other = 0; other < others.length && everywhere; other++) {
         const list = others[other] as IdList;
-        const at = list.positionOf(id, positions[other] as number);
+        if (list.dense) {
+          everywhere = list.has(id);
+          continue;
+        }
+        const at = list.seek(id, positions[other] as number);
         positions[other] = at;
         everywhere = at < list.length && list.at(at) === id;
       }
@@ -76,9 +80,7 @@ export class WordIndex {
   #holds(word: string, id: number): boolean {
     const holders = this.#holders.get(word);
     if (holders === undefined) return false;
-    if (typeof holders === 'number') return holders === id;
-    const at = holders.positionOf(id, 0);
-    return at < holders.length && holders.at(at) === id;
+    return typeof holders === 'number' ? holders === id : holders.has(id);
   }
 
   async #build(records: readonly StoredRecord[], sliceMs: number): Promise<void> {
