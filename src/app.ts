@@ -319,16 +319,16 @@ function dispatch(
       ? actor.then((caller) => admitted(exchange, match.ids, method, path, search, endpoint, handler, services, limit, store, caller))
       : admitted(exchange, match.ids, method, path, search, endpoint, handler, services, limit, store, actor);
   };
-  if (method !== 'POST' || store.willWrite === undefined) return authenticated(limiter);
-  store.willWrite();
+  if (!endpoint.remembersCaller.has(method) || store.mayRememberCaller === undefined) return authenticated(limiter);
+  store.mayRememberCaller();
   // Run again (once, its caller read afresh and the rate limit already counted) when its remembered caller had changed.
   return confirmedCaller(store, () => authenticated(limiter), () => authenticated(undefined));
 }
 
 /**
- * A request whose caller the store answered from an earlier request (store.ts: willWrite)
- * is answered once the caller is confirmed as it was: by the write itself, or by the store
- * afterwards. A request refused or answered with a caller that has since changed is run
+ * A request whose caller the store answered from an earlier request (store.ts:
+ * mayRememberCaller) is answered once the caller is confirmed as it was: by its first read
+ * or its write, or by the store afterwards. A request refused or answered with a caller that has since changed is run
  * again, so that a deleted or demoted user is refused or demoted as at any other request.
  */
 async function confirmedCaller(store: Store, first: () => Reply | Promise<Reply>, again: () => Reply | Promise<Reply>): Promise<Reply> {

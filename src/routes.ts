@@ -41,6 +41,8 @@ export interface Endpoint {
   readonly negotiates: boolean;
   /** The collections of the records the path's ids name, outermost first (`/v1/users/3/orders/5`: users, orders). */
   readonly pathCollections: readonly string[];
+  /** Methods whose handler reads or creates records first thing: a store may take their caller as an earlier request read it (store.ts mayRememberCaller). */
+  readonly remembersCaller: ReadonlySet<string>;
 }
 
 interface EndpointOptions {
@@ -52,14 +54,29 @@ interface EndpointOptions {
   readonly identifies?: boolean;
   /** See Endpoint.pathCollections. */
   readonly pathCollections?: readonly string[];
+  /** See Endpoint.remembersCaller. */
+  readonly remembersCaller?: readonly string[];
 }
 
-function endpoint(handlers: Record<string, Handler>, { open = [], negotiates = false, identifies = false, pathCollections = [] }: EndpointOptions = {}): Endpoint {
+function endpoint(handlers: Record<string, Handler>, { open = [], negotiates = false, identifies = false, pathCollections = [], remembersCaller = [] }: EndpointOptions = {}): Endpoint {
   const methods = Object.keys(handlers);
   if (methods.includes('GET')) methods.splice(methods.indexOf('GET') + 1, 0, 'HEAD');
-  const openMethods = new Set(open);
-  if (openMethods.has('GET')) openMethods.add('HEAD');
-  return { handlers: new Map(Object.entries(handlers)), allow: [...methods, 'OPTIONS'].join(', '), open: openMethods, negotiates, identifies, pathCollections };
+  return {
+    handlers: new Map(Object.entries(handlers)),
+    allow: [...methods, 'OPTIONS'].join(', '),
+    open: withHead(open),
+    negotiates,
+    identifies,
+    pathCollections,
+    remembersCaller: withHead(remembersCaller),
+  };
+}
+
+/** The methods, and HEAD with GET (HEAD follows GET). */
+function withHead(methods: readonly string[]): ReadonlySet<string> {
+  const set = new Set(methods);
+  if (set.has('GET')) set.add('HEAD');
+  return set;
 }
 
 /** `/v1/users`, `/v1/users/:user_id/orders`, `/v1/usuarios/:user_id/pedidos`, … */
@@ -144,7 +161,7 @@ export function endpointFor(route: RouteSpec, documents: Documents): Endpoint {
           GET: (context) => listRecords(context, definition, vocabulary),
           POST: (context) => createRecord(context, definition, vocabulary),
         },
-        { open: publicMethods(definition, { GET: 'list', POST: 'create' }), identifies: true, pathCollections: collectionsAbove(definition) },
+        { open: publicMethods(definition, { GET: 'list', POST: 'create' }), identifies: true, pathCollections: collectionsAbove(definition), remembersCaller: ['GET', 'POST'] },
       );
     }
     case 'item': {
@@ -157,7 +174,12 @@ export function endpointFor(route: RouteSpec, documents: Documents): Endpoint {
           PATCH: (context) => updateRecord(context, definition, vocabulary, 'patch'),
           DELETE: (context) => deleteRecord(context, definition, vocabulary),
         },
-        { open: publicMethods(definition, { GET: 'read', PUT: 'update', PATCH: 'update', DELETE: 'delete' }), identifies: true, pathCollections: [...collectionsAbove(definition), definition.collection] },
+        {
+          open: publicMethods(definition, { GET: 'read', PUT: 'update', PATCH: 'update', DELETE: 'delete' }),
+          identifies: true,
+          pathCollections: [...collectionsAbove(definition), definition.collection],
+          remembersCaller: ['GET'],
+        },
       );
     }
   }

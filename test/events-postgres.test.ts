@@ -24,6 +24,7 @@ import { migrateSchema } from '../packages/postgres/src/schema-migration.js';
 import { schemaOf } from '../packages/postgres/src/schema.js';
 import { FEED_APPLICATION } from '../packages/postgres/src/open.js';
 import type { PostgresCluster } from './postgres-cluster.js';
+import { statementsOf } from './postgres-statements.js';
 import { POSTGRES_SKIP, startCluster } from './postgres-cluster.js';
 
 let cluster: PostgresCluster | undefined;
@@ -247,26 +248,6 @@ describe('the change feed of two servers on one PostgreSQL', { skip: POSTGRES_SK
     );
     assert.equal(listening, 2);
   });
-
-  /** The statements the servers send while `work` runs, but the feeds' own reads of each commit's events. */
-  async function statementsOf(work: () => Promise<void>): Promise<string[]> {
-    const texts: string[] = [];
-    const original = pg.Client.prototype.query;
-    const counting = function (this: pg.Client, ...args: unknown[]): unknown {
-      const first = args[0];
-      const text = typeof first === 'string' ? first : ((first as { text?: string } | undefined)?.text ?? '');
-      // The feeds' listeners read each commit's events, asynchronously and on their own connections.
-      if (!text.startsWith('SELECT * FROM "__events" WHERE "id" >') && !text.startsWith('LISTEN')) texts.push(text);
-      return (original as (...given: unknown[]) => unknown).apply(this, args);
-    };
-    pg.Client.prototype.query = counting as typeof pg.Client.prototype.query;
-    try {
-      await work();
-    } finally {
-      pg.Client.prototype.query = original;
-    }
-    return texts;
-  }
 
   test('a create by a caller the server has read before is one statement: the record, its id taken as it is written, if the caller is as it was, and its event', async () => {
     assert.equal((await two.get('/v1/products')).status, 200);

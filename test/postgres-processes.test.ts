@@ -5,7 +5,8 @@
 // racing transitions give one 200 and one 409; If-Match is checked against the committed
 // version; an Idempotency-Key replays from the other server; ids are never reused; a
 // deleted or demoted user is refused or demoted by the other at its next request, also
-// when that request is a POST decided with the caller as it was last read. And a
+// when that request is a POST or a read decided with the caller as it was last read (a
+// read of a record or a page is then one statement, which checks the caller). And a
 // declaration the stored data no longer fits is refused at start, in the data directory's words.
 
 import assert from 'node:assert/strict';
@@ -18,6 +19,7 @@ import { assertProblem } from './assertions.js';
 import { heldRequest, login, startTestServerWithAdminBootstrap, TEST_AUTH_OPTIONS } from './helpers.js';
 import type { PostgresCluster } from './postgres-cluster.js';
 import { POSTGRES_SKIP, startCluster } from './postgres-cluster.js';
+import { statementsOf } from './postgres-statements.js';
 
 describe('two servers on one PostgreSQL', { skip: POSTGRES_SKIP }, () => {
   let cluster: PostgresCluster;
@@ -170,6 +172,38 @@ describe('two servers on one PostgreSQL', { skip: POSTGRES_SKIP }, () => {
     assert.equal((await one.delete(`/v1/users/${user.body.id}`)).status, 204);
     assertProblem(await asUser.post('/v1/products', product), 401, 'invalid_token', '/v1/products');
     assert.equal(await count(), 3);
+  });
+
+  test('a read of a record or a page by a caller this server has read before is one statement that checks the caller: a promotion, a demotion and a deletion count at once', async () => {
+    const reader = await one.post('/v1/users', { name: 'Reader', email: 'reader@example.com', password: 'reader-password' });
+    const product = await one.post('/v1/products', { name: 'Read', category: 'read-checked', price: 1 });
+    const asReader = two.pinned().as(await login(two, 'reader@example.com', 'reader-password'));
+    const item = `/v1/products/${product.body.id}`;
+    const page = '/v1/products?category=read-checked';
+    assert.equal((await asReader.get(item)).status, 200);
+
+    // Now remembered by this server: each read is one statement, the caller checked in it.
+    let answers: Awaited<ReturnType<TestServer['get']>>[] = [];
+    const texts = await statementsOf(async () => {
+      answers = [await asReader.get(item), await asReader.get(page)];
+    });
+    assert.deepEqual(answers.map((answer) => answer.status), [200, 200]);
+    assert.deepEqual(answers[1]?.body.data.map((record: { id: number }) => record.id), [product.body.id]);
+    assert.equal(texts.length, 2, texts.join('\n'));
+    assert.match(texts[0] as string, /^SELECT \(SELECT to_jsonb\(t\) FROM "products" t WHERE "id" = \$1\) AS "r0", EXISTS \(SELECT 1 FROM "users" WHERE "id" = \$2::bigint AND "role" IS NOT DISTINCT FROM \$3::text\) AS "caller"$/);
+    assert.match(texts[1] as string, /^WITH matching AS .* EXISTS \(SELECT 1 FROM "users" WHERE "id" = \$2::bigint AND "role" IS NOT DISTINCT FROM \$3::text\) AS "__caller" FROM /);
+
+    // Each change is first met by a read that checks the remembered caller: a page, a record, a page.
+    assertProblem(await asReader.get('/v1/users'), 403, 'forbidden', '/v1/users');
+    assert.equal((await one.patch(`/v1/users/${reader.body.id}`, { role: 'admin' })).status, 200);
+    assert.equal((await asReader.get('/v1/users')).status, 200, 'a promotion counts at the next read');
+    assert.equal((await asReader.get('/v1/users/1')).status, 200);
+    assert.equal((await one.patch(`/v1/users/${reader.body.id}`, { role: 'user' })).status, 200);
+    assertProblem(await asReader.get('/v1/users/1'), 403, 'forbidden', '/v1/users/1');
+    assertProblem(await asReader.get('/v1/users'), 403, 'forbidden', '/v1/users');
+    assert.equal((await one.delete(`/v1/users/${reader.body.id}`)).status, 204);
+    assertProblem(await asReader.get(page), 401, 'invalid_token', '/v1/products');
+    assertProblem(await asReader.get(item), 401, 'invalid_token', item);
   });
 
   test('the remembered caller of a nested create or of an Idempotency-Key replay is confirmed too: a deleted user gets 401', async () => {

@@ -1,12 +1,13 @@
 // Bearer-token authentication (RFC 6750): the token comes in `Authorization: Bearer …`
 // and carries everything; the server keeps no session. The user's existence and role
 // are read from the current record on every request, so a deleted user's token stops
-// working and a demotion takes effect at once (a database store may answer a POST's
-// caller as last read and have the write confirm it: store.ts willWrite, app.ts). Verified signatures are cached (bounded,
-// dropped at expiry), so a repeat request costs one Map lookup instead of an HMAC. A
-// client sends the same header with every request on a connection, so each connection
-// also remembers the last header verified on it: comparing a new request's header with
-// it costs less than hashing its few hundred characters for the Map.
+// working and a demotion takes effect at once (a database store may answer the caller of a
+// record's read or create as last read, and have that read or write confirm it: store.ts
+// mayRememberCaller, app.ts). Verified signatures are cached (bounded, dropped at expiry),
+// so a repeat request costs one Map lookup instead of an HMAC. A client sends the same
+// header with every request on a connection, so each connection also remembers the last
+// header verified on it: comparing a new request's header with it costs less than hashing
+// its few hundred characters for the Map.
 
 import { HttpError } from '../http/errors.js';
 import type { Store } from '../store/store.js';

@@ -100,8 +100,8 @@ export class NeedData {
 }
 
 /**
- * A store that answered a request's caller from an earlier request (Store.willWrite) found,
- * when it wrote, that the caller is no longer so: nothing was written, and the request
+ * A store that answered a request's caller from an earlier request (Store.mayRememberCaller) found,
+ * when it read or wrote, that the caller is no longer so: nothing was written, and the request
  * runs again with its caller read afresh (app.ts). Not an Error, like NeedData: no failure.
  */
 export class CallerChanged {}
@@ -152,15 +152,16 @@ export interface Store {
    */
   willRead?(collection: StoredCollection, id: number): void;
   /**
-   * A view's hint: this request (a POST) will likely write. A store that loads may then
-   * answer its caller (`caller`) from an earlier request instead of reading it, and confirm
-   * it instead with the write: the write is made only if the caller is still as it was, else
-   * it rejects with CallerChanged. A request that writes nothing confirms it at its end
-   * (`confirmCaller`). So a create can be one statement, and a deleted or demoted user is
-   * still refused or demoted at its next request.
+   * A view's hint: this request (a declared resource's create, or a read of its records)
+   * will likely read or write records. A store that loads may then answer its caller
+   * (`caller`) from an earlier request instead of reading it, and confirm it instead with
+   * the request's first read or its write: the read or the write is made only if the caller
+   * is still as it was, else it rejects with CallerChanged. A request that neither reads
+   * nor writes that way confirms it at its end (`confirmCaller`). So a create or a read can
+   * be one statement, and a deleted or demoted user is still refused or demoted at once.
    */
-  willWrite?(): void;
-  /** The request's caller, as `get('users', id)` would answer it (auth/authenticate.ts); see willWrite. */
+  mayRememberCaller?(): void;
+  /** The request's caller, as `get('users', id)` would answer it (auth/authenticate.ts); see mayRememberCaller. */
   caller?(id: number): StoredRecord | undefined;
   /** After the request's decision: false (and forgotten) when its caller was answered from an earlier request and is no longer so. */
   confirmCaller?(): Promise<boolean>;

@@ -8,11 +8,12 @@
 // another transaction came between (serialization failure, deadlock, a unique value or a
 // reference taken meanwhile), it is rolled back and decided again on the data as it is
 // then: two racing creates of one unique value give one 201 and one 409, two racing
-// transitions one 200 and one 409. Nothing is cached across requests but the callers: a
-// POST's caller is answered as this process last read it, and the write itself checks
-// that the user still has that role (else the core runs the request again: CallerChanged),
-// so a create that reads nothing else is one statement, its id taken by the table's
-// identity as the row is written (the decision then made again with it, for the answer).
+// transitions one 200 and one 409. Nothing is cached across requests but the callers: the
+// caller of a create or of a record's read is answered as this process last read it, and
+// the request's first read or its write itself checks that the user still has that role
+// (else the core runs the request again: CallerChanged), so a read of a record or a page
+// is one statement, and so is a create that reads nothing else, its id taken by the
+// table's identity as the row is written (the decision then made again with it, for the answer).
 // A commit's changes of declared records are described for the change feed (CONTRACT
 // §13) while the decision's reads are at hand, and their events are written with its
 // last change in the same transaction (event-sql.ts), which the feed (event-feed.ts) reads back.
@@ -60,7 +61,7 @@ const UNREACHABLE = 'the database cannot be reached; retry shortly';
 const NOT_YET_REACHED = 'the database has not been reached since the start; retry shortly';
 /** How often an unreachable database is tried again. */
 const PROBE_MS = 1000;
-/** Callers remembered for later POSTs (Store.willWrite), at most; the oldest is forgotten first. */
+/** Callers remembered for later requests (Store.mayRememberCaller), at most; the oldest is forgotten first. */
 const MAX_REMEMBERED_CALLERS = 10_000;
 
 /** A refused, lost or timed-out connection, or a server shutting down or out of connections (SQLSTATE classes 08, 57P, 53). */
@@ -84,7 +85,7 @@ export class PostgresStore implements Store {
   readonly #feed: PostgresFeed;
   /** The declared resources, whose changes become events (set by describeEvents). */
   #table: ResourceTable | undefined;
-  /** Callers as last read, by id: a POST is decided with its caller from here and confirmed by its write (PostgresView.caller). */
+  /** Callers as last read, by id: a create or a read is decided with its caller from here and confirmed by its write or first read (PostgresView.caller). */
   readonly #callers = new Map<number, StoredRecord>();
 
   constructor(options: PostgresStoreOptions) {
@@ -216,7 +217,7 @@ export class PostgresStore implements Store {
   }
 
   /**
-   * The user as the database holds it now, remembered for later POSTs: in a transaction on
+   * The user as the database holds it now, remembered for later requests: in a transaction on
    * its `client` (whose failure transactOn handles, as its writes'), else through run().
    */
   async readCaller(id: number, client?: pg.PoolClient): Promise<StoredRecord | undefined> {
@@ -447,7 +448,7 @@ export class PostgresView implements Store {
   readonly #hints: { readonly collection: StoredCollection; readonly id: number }[] = [];
   #transaction: pg.PoolClient | undefined;
   #begun = false;
-  /** The request will likely write (willWrite): its caller may be answered from memory. */
+  /** The request's first read or its write can confirm a caller answered from memory (mayRememberCaller). */
   #mayRemember = false;
   /** The caller answered from memory, until a write or confirmCaller confirms it. */
   #remembered: StoredRecord | undefined;
@@ -473,11 +474,11 @@ export class PostgresView implements Store {
     this.#answers.clear();
   }
 
-  willWrite(): void {
+  mayRememberCaller(): void {
     this.#mayRemember = true;
   }
 
-  /** The caller: for a request that will likely write, as this process last read it (confirmed later); else read now, and remembered. */
+  /** The caller: as this process last read it when the request allows (confirmed later: mayRememberCaller); else read now, and remembered. */
   caller(id: number): StoredRecord | undefined {
     if (this.#mayRemember && this.#transaction === undefined) {
       const remembered = this.#store.rememberedCaller(id);
@@ -506,7 +507,28 @@ export class PostgresView implements Store {
     this.#mayRemember = false;
   }
 
-  /** Reads the caller answered from memory, unless a write confirmed it: true when it is as it was. */
+  /** What the next read outside a transaction checks of the caller answered from memory, if it is not yet confirmed. */
+  #guard(): CallerGuard | undefined {
+    return this.#remembered === undefined ? undefined : guardOf(this.#remembered);
+  }
+
+  /**
+   * After a read that checked the remembered caller: confirmed, or (it no longer holds)
+   * forgotten, everything read dropped, and the request runs again with its caller read afresh.
+   */
+  #checked(holds: boolean): void {
+    const remembered = this.#remembered;
+    if (holds || remembered === undefined) {
+      this.callerConfirmed();
+      return;
+    }
+    this.#store.rememberCaller(remembered.id, undefined);
+    this.callerChanged();
+    this.#answers.clear();
+    throw this.#store.kit.callerChanged();
+  }
+
+  /** Reads the caller answered from memory, unless a read or a write confirmed it: true when it is as it was. */
   async confirmCaller(): Promise<boolean> {
     const remembered = this.#remembered;
     if (remembered === undefined) return true;
@@ -582,11 +604,14 @@ export class PostgresView implements Store {
     const hinted = transaction === undefined ? this.#hints.splice(0).filter((hint) => !this.#answers.has(recordKey(hint.collection, hint.id)) && recordKey(hint.collection, hint.id) !== key) : [];
     const wanted = [{ collection, id }, ...hinted];
     const begin = transaction !== undefined && !this.#begun;
+    const guard = transaction === undefined ? this.#guard() : undefined;
     throw this.#store.kit.needData(async () => {
       if (transaction === undefined) {
-        // Outside a transaction, one named statement (parsed once per connection) reads them all.
+        // Outside a transaction, one named statement (parsed once per connection) reads them all, and checks the remembered caller.
         const plans = wanted.map((want) => this.#store.plan(want.collection));
-        const row = (await this.#store.runNamed(rowsByIdQuery(plans.map((plan) => plan.table)), wanted.map((want) => want.id))).rows[0] ?? {};
+        const ids: unknown[] = wanted.map((want) => want.id);
+        const row = (await this.#store.runNamed(rowsByIdQuery(plans.map((plan) => plan.table), guard !== undefined), guard === undefined ? ids : [...ids, guard.id, guard.role])).rows[0] ?? {};
+        if (guard !== undefined) this.#checked(row['caller'] === true);
         wanted.forEach((want, index) => {
           const value = row[`r${index}`] as Record<string, unknown> | null | undefined;
           this.#answers.set(recordKey(want.collection, want.id), value === null || value === undefined ? undefined : recordOfJson(plans[index] as TablePlan, value));
@@ -606,14 +631,16 @@ export class PostgresView implements Store {
   }
 
   query(collection: StoredCollection, query: Query): QueryResult {
+    const guard = this.#transaction === undefined ? this.#guard() : undefined;
     return this.#answer(`query ${collection} ${JSON.stringify(query)}`, async (client) => {
-      const { text, values } = listQuery(this.#store.plan(collection), query);
+      const { text, values } = listQuery(this.#store.plan(collection), query, guard);
       const result = await this.#store.runNamed(text, values, client);
+      if (guard !== undefined) this.#checked(result.rows[0]?.['__caller'] === true);
       const total = Number(result.rows[0]?.['__total'] ?? 0);
       const records = result.rows
         .filter((row) => row['id'] !== null)
         .map((row) => {
-          const { __total: _total, ...fields } = row;
+          const { __total: _total, __caller: _caller, ...fields } = row;
           return recordOf(fields);
         });
       this.#known(collection, records, client);

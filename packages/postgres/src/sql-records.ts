@@ -22,10 +22,13 @@ export function recordOf(row: Record<string, unknown>): StoredRecord {
 /**
  * Rows by id from several tables in one named statement (named-statements.ts): one
  * column per row asked, the row as `to_jsonb`, so the result's columns stay the same
- * whatever columns the tables gain.
+ * whatever columns the tables gain. `guarded`: a column "caller" too, whether the caller
+ * whose id and role follow the ids as parameters still holds (callerHolds).
  */
-export function rowsByIdQuery(tables: readonly string[]): string {
-  return `SELECT ${tables.map((table, index) => `(SELECT to_jsonb(t) FROM ${quoted(table)} t WHERE "id" = $${index + 1}) AS "r${index}"`).join(', ')}`;
+export function rowsByIdQuery(tables: readonly string[], guarded: boolean): string {
+  const rows = tables.map((table, index) => `(SELECT to_jsonb(t) FROM ${quoted(table)} t WHERE "id" = $${index + 1}) AS "r${index}"`);
+  if (guarded) rows.push(`${callerHolds(tables.length + 1)} AS "caller"`);
+  return `SELECT ${rows.join(', ')}`;
 }
 
 /** A row read by rowsByIdQuery: its timestamps in ISO 8601 in UTC, as the connections' type parsers give them in a row (open.ts types). */
@@ -57,10 +60,15 @@ export function upsert(plan: TablePlan, record: StoredRecord, words?: readonly s
  */
 export const PROVISIONAL_ID = 0;
 
-/** Who the request's caller was when remembered (postgres-store.ts): the write is made only if that user still exists with that role. */
+/** Who the request's caller was when remembered (postgres-store.ts): the request is answered only if that user still exists with that role. */
 export interface CallerGuard {
   readonly id: number;
   readonly role: unknown;
+}
+
+/** SQL true when the user whose id is parameter `first` still has the role in the parameter after it (a CallerGuard). */
+function callerHolds(first: number): string {
+  return `EXISTS (SELECT 1 FROM "users" WHERE "id" = $${first}::bigint AND "role" IS NOT DISTINCT FROM $${first + 1}::text)`;
 }
 
 /**
@@ -76,7 +84,7 @@ export function insertTakingId(plan: TablePlan, record: StoredRecord, words: rea
   let guard = '';
   if (caller !== undefined) {
     values.push(caller.id, caller.role);
-    guard = ` WHERE EXISTS (SELECT 1 FROM "users" WHERE "id" = $${values.length - 1}::bigint AND "role" IS NOT DISTINCT FROM $${values.length}::text)`;
+    guard = ` WHERE ${callerHolds(values.length - 1)}`;
   }
   return { text: `INSERT INTO ${quoted(plan.table)} (${names.join(', ')}) SELECT ${selected.join(', ')}${guard}`, values };
 }
@@ -88,8 +96,12 @@ function columnValue(column: ColumnPlan, value: unknown): unknown {
 
 const COMPARISON = { gt: '>', gte: '>=', lt: '<', lte: '<=' } as const;
 
-/** One SQL statement for a page of a list and the total: rows of the page with `__total` beside each, or one row of only `__total` when the page is empty. */
-export function listQuery(plan: TablePlan, query: Query): { text: string; values: unknown[] } {
+/**
+ * One SQL statement for a page of a list and the total: rows of the page with `__total`
+ * beside each, or one row of only `__total` when the page is empty. With `caller`, a
+ * column `__caller` beside them: whether that caller still holds.
+ */
+export function listQuery(plan: TablePlan, query: Query, caller?: CallerGuard): { text: string; values: unknown[] } {
   const values: unknown[] = [];
   const conditions = query.filters.map((filter) => {
     values.push(filter.value);
@@ -111,10 +123,15 @@ export function listQuery(plan: TablePlan, query: Query): { text: string; values
   const table = quoted(plan.table);
   // The plan's columns, not `*`: the statement is sent by name (named-statements.ts), and its result must not change if another process adds one.
   const columns = plan.columns.filter((column) => column.name !== SEARCH_COLUMN).map((column) => quoted(column.name)).join(', ');
+  let guard = '';
+  if (caller !== undefined) {
+    values.push(caller.id, caller.role);
+    guard = `, ${callerHolds(values.length - 1)} AS "__caller"`;
+  }
   return {
     text:
       `WITH matching AS (SELECT ${columns} FROM ${table}${where}), page AS (SELECT * FROM matching ORDER BY ${orderBy('')}${limit}${offset}) ` +
-      `SELECT page.*, total.n AS "__total" FROM (SELECT count(*)::bigint AS n FROM matching) total LEFT JOIN page ON true ORDER BY ${orderBy('page.')}`,
+      `SELECT page.*, total.n AS "__total"${guard} FROM (SELECT count(*)::bigint AS n FROM matching) total LEFT JOIN page ON true ORDER BY ${orderBy('page.')}`,
     values,
   };
 }
