@@ -20,7 +20,7 @@ import type { SchemaProblem } from './schema-migration.js';
 import { migrateSchema } from './schema-migration.js';
 import type { TablePlan } from './schema.js';
 import { quoted, schemaOf, SEARCH_COLUMN } from './schema.js';
-import { recordOf } from './sql-records.js';
+import { isoTimestamp, recordOf } from './sql-records.js';
 
 export interface OpenOptions {
   /** postgres://user:password@host:port/database */
@@ -57,7 +57,7 @@ const REFUSED = 'the data in the database no longer fits the declaration (the se
 export const types = {
   getTypeParser(oid: number, format?: string): (text: string) => unknown {
     if (oid === INT8) return Number;
-    if (oid === TIMESTAMPTZ) return (text: string) => new Date(text).toISOString();
+    if (oid === TIMESTAMPTZ) return isoTimestamp;
     return pg.types.getTypeParser(oid, format as 'text') as (text: string) => unknown;
   },
 };

@@ -35,9 +35,23 @@ export function rowsByIdQuery(tables: readonly string[], guarded: boolean): stri
 export function recordOfJson(plan: TablePlan, row: Record<string, unknown>): StoredRecord {
   for (const column of plan.columns) {
     const value = row[column.name];
-    if (column.type === 'timestamp with time zone' && typeof value === 'string') row[column.name] = new Date(value).toISOString();
+    if (column.type === 'timestamp with time zone' && typeof value === 'string') row[column.name] = isoTimestamp(value);
   }
   return recordOf(row);
+}
+
+/**
+ * A timestamp as PostgreSQL writes it (`2026-11-24 19:29:05.01+00` in a row,
+ * `2026-11-24T19:29:05.01+00:00` in JSON) as `Date.prototype.toISOString` would give it
+ * (`2026-11-24T19:29:05.010Z`: milliseconds, the rest cut off). A time in UTC, the
+ * session's zone here, is rewritten as text; any other goes through Date.
+ */
+export function isoTimestamp(text: string): string {
+  const utc = text.endsWith('+00') ? 3 : text.endsWith('+00:00') ? 6 : 0;
+  const end = text.length - utc;
+  if (utc === 0 || end < 19 || text.charCodeAt(4) !== 45 /* - */ || (end > 19 && text.charCodeAt(19) !== 46) /* . */) return new Date(text).toISOString();
+  const milliseconds = end > 19 ? `${text.slice(20, Math.min(end, 23))}00`.slice(0, 3) : '000';
+  return `${text.slice(0, 10)}T${text.slice(11, 19)}.${milliseconds}Z`;
 }
 
 /** INSERT … ON CONFLICT (id) DO UPDATE: a put replaces the whole record, absent members becoming NULL; `words`: its search words (SEARCH_COLUMN). */
