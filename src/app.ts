@@ -319,7 +319,7 @@ function dispatch(
       ? actor.then((caller) => admitted(exchange, match.ids, method, path, search, endpoint, handler, services, limit, store, caller))
       : admitted(exchange, match.ids, method, path, search, endpoint, handler, services, limit, store, actor);
   };
-  if (!endpoint.remembersCaller.has(method) || store.mayRememberCaller === undefined) return authenticated(limiter);
+  if (store.mayRememberCaller === undefined || !endpoint.remembersCaller.has(method)) return authenticated(limiter);
   store.mayRememberCaller();
   // Run again (once, its caller read afresh and the rate limit already counted) when its remembered caller had changed.
   return confirmedCaller(store, () => authenticated(limiter), () => authenticated(undefined));

@@ -2,7 +2,8 @@
 // Server-Sent Events stream — order, filters and pages, who sees what, resuming after
 // Last-Event-ID (across a restart too), the kept window (410 and event: reset), the
 // heartbeat, a stream's end when its token expires or its user is deleted, a demotion
-// narrowing it, the caps on streams (429), a slow reader cut off, and shutdown.
+// narrowing it, the caps on streams (429), a slow reader cut off, and shutdown. Run again on
+// two servers sharing PostgreSQL by events.postgres.test.ts.
 
 import assert from 'node:assert/strict';
 import { get } from 'node:http';
@@ -266,9 +267,12 @@ describe('the change feed as a stream', { concurrency: true }, () => {
   test('streams are capped per user and in all: 429 too_many_streams with Retry-After', async (t) => {
     const api = await startTestServer({ events: { maxStreamsPerUser: 2, maxStreams: 3 } });
     t.after(() => api.close());
-    const alice = await createUserClient(api);
-    const open = [await stream(api), await stream(api)];
-    const third = await stream(api);
+    const user = await createUserClient(api);
+    // Each process counts its own streams: all of them to one.
+    const one = api.pinned();
+    const alice = { client: one.as(user.client.token) };
+    const open = [await stream(one), await stream(one)];
+    const third = await stream(one);
     assert.equal(third.status, 429);
     assert.equal(third.headers.get('retry-after'), '5');
     assert.equal(JSON.parse(third.text).code, 'too_many_streams');
@@ -347,8 +351,10 @@ describe('a slow reader', () => {
     const api = await startTestServer({ resources: notes, events: { streamBufferBytes: 100_000 } });
     try {
       // A reader that takes nothing: node:http, paused, so the kernel's buffers fill and then the server's.
+      // Its next streams go to the same process, which tells the notice (the writes to any).
+      const one = api.pinned();
       const hungUp = new Promise<void>((resolve, reject) => {
-        const request = get(`${api.url}/v1/events`, { headers: { accept: 'text/event-stream', authorization: `Bearer ${api.token}` } }, (response) => {
+        const request = get(`${one.url}/v1/events`, { headers: { accept: 'text/event-stream', authorization: `Bearer ${api.token}` } }, (response) => {
           assert.equal(response.statusCode, 200);
           response.pause();
           response.socket.on('close', () => resolve());
@@ -368,13 +374,13 @@ describe('a slow reader', () => {
       }
       await hungUp;
       assert.ok(writes < 200, `cut off after ${writes} writes of 500 kB`);
-      const next = await stream(api);
+      const next = await stream(one);
       assert.deepEqual(await next.next(), { id: undefined, event: '', data: '', comments: [] });
       const notice = await next.nextEvent();
       assert.equal(notice.event, 'notice');
       assert.deepEqual(JSON.parse(notice.data), { reason: 'slow_reader', detail: 'the previous stream fell more than 100000 bytes behind and was closed; it resumes from Last-Event-ID' });
       next.close();
-      const third = await stream(api);
+      const third = await stream(one);
       await third.next();
       await createNote(api);
       assert.equal((await third.nextEvent()).event, 'created', 'the notice is told once');
