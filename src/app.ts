@@ -328,8 +328,9 @@ function dispatch(
 /**
  * A request whose caller the store answered from an earlier request (store.ts:
  * mayRememberCaller) is answered once the caller is confirmed as it was: by its first read
- * or its write, or by the store afterwards. A request refused or answered with a caller that has since changed is run
- * again, so that a deleted or demoted user is refused or demoted as at any other request.
+ * or its write, or by the store afterwards. A request refused or answered with a caller
+ * that has since changed is run again, so that a deleted or demoted user is refused or
+ * demoted as at any other request.
  */
 async function confirmedCaller(store: Store, first: () => Reply | Promise<Reply>, again: () => Reply | Promise<Reply>): Promise<Reply> {
   const confirmed = (): Promise<boolean> => store.confirmCaller?.() ?? Promise.resolve(true);

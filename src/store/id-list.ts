@@ -104,14 +104,7 @@ export class IdList {
 
   /** The first position from `from` on whose id is not below `id` (length when none is). */
   positionOf(id: number, from: number): number {
-    let low = from;
-    let high = this.#length;
-    while (low < high) {
-      const middle = (low + high) >>> 1;
-      if ((this.#ids[middle] as number) < id) low = middle + 1;
-      else high = middle;
-    }
-    return low;
+    return this.#firstNotBelow(id, from, this.#length);
   }
 
   /**
@@ -130,7 +123,12 @@ export class IdList {
       ahead = low + step;
       step *= 2;
     }
-    let high = Math.min(ahead, length);
+    return this.#firstNotBelow(id, low, Math.min(ahead, length));
+  }
+
+  /** Binary search between `low` and `high` (exclusive): the first position whose id is not below `id` (high when none is). */
+  #firstNotBelow(id: number, low: number, high: number): number {
+    const ids = this.#ids;
     while (low < high) {
       const middle = (low + high) >>> 1;
       if ((ids[middle] as number) < id) low = middle + 1;

@@ -41,7 +41,7 @@ export function eventsJson(changes: readonly Change[]): { readonly json: string;
  * an id has seen every smaller one that will ever commit. pg_notify is delivered at the
  * commit, to every process's feed. In an autocommit statement it is all one transaction.
  *
- * `takesId`: `change` is a create that lets its table's identity take the id (create-statement.ts)
+ * `takesId`: `change` is a create that lets its table's identity take the id (sql-records.ts insertTakingId)
  * and returns it, perhaps inserting nothing; the events then carry that id where the
  * decision had the placeholder (PROVISIONAL_ID: the record's id, and its owner when it
  * owns itself, a user), there are none when nothing was inserted, and `created` answers the id.

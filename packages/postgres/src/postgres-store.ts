@@ -137,15 +137,8 @@ export class PostgresStore implements Store {
   }
 
   /** Runs one statement on `client` (a transaction's) or the pool; an unreachable database is the core's 503. */
-  async run(text: string, values: readonly unknown[], client?: pg.PoolClient): Promise<pg.QueryResult<Record<string, unknown>>> {
-    if (this.#notOpen !== undefined) throw this.#kit.unavailable(this.#notOpen);
-    try {
-      const result = await (client ?? this.#pool).query(text, values as unknown[]);
-      this.#unreachable = undefined;
-      return result;
-    } catch (error) {
-      throw this.#translate(error);
-    }
+  run(text: string, values: readonly unknown[], client?: pg.PoolClient): Promise<pg.QueryResult<Record<string, unknown>>> {
+    return this.#send({ text, values: values as unknown[] }, client);
   }
 
   /**
@@ -153,10 +146,14 @@ export class PostgresStore implements Store {
    * (no `SELECT *`: another process may add a column, and a named statement's plan must
    * not change its result), sent by name (named-statements.ts).
    */
-  async runNamed(text: string, values: readonly unknown[], client?: pg.PoolClient): Promise<pg.QueryResult<Record<string, unknown>>> {
+  runNamed(text: string, values: readonly unknown[], client?: pg.PoolClient): Promise<pg.QueryResult<Record<string, unknown>>> {
+    return this.#send(named(text, values), client);
+  }
+
+  async #send(statement: pg.QueryConfig, client: pg.PoolClient | undefined): Promise<pg.QueryResult<Record<string, unknown>>> {
     if (this.#notOpen !== undefined) throw this.#kit.unavailable(this.#notOpen);
     try {
-      const result = await (client ?? this.#pool).query(named(text, values));
+      const result = await (client ?? this.#pool).query<Record<string, unknown>>(statement);
       this.#unreachable = undefined;
       return result;
     } catch (error) {
@@ -338,11 +335,7 @@ export class PostgresStore implements Store {
     const events = eventsJson(first.changes);
     const statement = events === undefined ? { text: `${insert.text} RETURNING "id" AS "created"`, values: insert.values } : withEvents(insert, events.json, true);
     const row = (await client.query<{ created: string | null; last?: string | null }>(named(statement.text, statement.values))).rows[0];
-    if (row === undefined || row.created === null) {
-      if (caller !== undefined) this.rememberCaller(caller.id, undefined);
-      view.callerChanged();
-      throw this.#kit.callerChanged();
-    }
+    if (row === undefined || row.created === null) view.callerNoLongerHolds();
     view.callerConfirmed();
     if (events !== undefined) this.#feed.written(events.count, Number(row.last));
     view.idTaken(change.collection, Number(row.created));
@@ -517,14 +510,19 @@ export class PostgresView implements Store {
    * forgotten, everything read dropped, and the request runs again with its caller read afresh.
    */
   #checked(holds: boolean): void {
-    const remembered = this.#remembered;
-    if (holds || remembered === undefined) {
+    if (holds) {
       this.callerConfirmed();
       return;
     }
-    this.#store.rememberCaller(remembered.id, undefined);
-    this.callerChanged();
     this.#answers.clear();
+    this.callerNoLongerHolds();
+  }
+
+  /** A read or a write found the remembered caller changed: forgotten here and by the store, and the request runs again with its caller read afresh. */
+  callerNoLongerHolds(): never {
+    const remembered = this.#remembered;
+    if (remembered !== undefined) this.#store.rememberCaller(remembered.id, undefined);
+    this.callerChanged();
     throw this.#store.kit.callerChanged();
   }
 
@@ -609,8 +607,8 @@ export class PostgresView implements Store {
       if (transaction === undefined) {
         // Outside a transaction, one named statement (parsed once per connection) reads them all, and checks the remembered caller.
         const plans = wanted.map((want) => this.#store.plan(want.collection));
-        const ids: unknown[] = wanted.map((want) => want.id);
-        const row = (await this.#store.runNamed(rowsByIdQuery(plans.map((plan) => plan.table), guard !== undefined), guard === undefined ? ids : [...ids, guard.id, guard.role])).rows[0] ?? {};
+        const { text, values } = rowsByIdQuery(wanted.map((want, index) => ({ table: (plans[index] as TablePlan).table, id: want.id })), guard);
+        const row = (await this.#store.runNamed(text, values)).rows[0] ?? {};
         if (guard !== undefined) this.#checked(row['caller'] === true);
         wanted.forEach((want, index) => {
           const value = row[`r${index}`] as Record<string, unknown> | null | undefined;

@@ -22,13 +22,14 @@ export function recordOf(row: Record<string, unknown>): StoredRecord {
 /**
  * Rows by id from several tables in one named statement (named-statements.ts): one
  * column per row asked, the row as `to_jsonb`, so the result's columns stay the same
- * whatever columns the tables gain. `guarded`: a column "caller" too, whether the caller
- * whose id and role follow the ids as parameters still holds (callerHolds).
+ * whatever columns the tables gain. With `caller`, a column "caller" too: whether that
+ * caller still holds.
  */
-export function rowsByIdQuery(tables: readonly string[], guarded: boolean): string {
-  const rows = tables.map((table, index) => `(SELECT to_jsonb(t) FROM ${quoted(table)} t WHERE "id" = $${index + 1}) AS "r${index}"`);
-  if (guarded) rows.push(`${callerHolds(tables.length + 1)} AS "caller"`);
-  return `SELECT ${rows.join(', ')}`;
+export function rowsByIdQuery(wanted: readonly { readonly table: string; readonly id: number }[], caller: CallerGuard | undefined): { text: string; values: unknown[] } {
+  const values: unknown[] = wanted.map((want) => want.id);
+  const rows = wanted.map((want, index) => `(SELECT to_jsonb(t) FROM ${quoted(want.table)} t WHERE "id" = $${index + 1}) AS "r${index}"`);
+  if (caller !== undefined) rows.push(`${callerHolds(caller, values)} AS "caller"`);
+  return { text: `SELECT ${rows.join(', ')}`, values };
 }
 
 /** A row read by rowsByIdQuery: its timestamps in ISO 8601 in UTC, as the connections' type parsers give them in a row (open.ts types). */
@@ -80,9 +81,10 @@ export interface CallerGuard {
   readonly role: unknown;
 }
 
-/** SQL true when the user whose id is parameter `first` still has the role in the parameter after it (a CallerGuard). */
-function callerHolds(first: number): string {
-  return `EXISTS (SELECT 1 FROM "users" WHERE "id" = $${first}::bigint AND "role" IS NOT DISTINCT FROM $${first + 1}::text)`;
+/** SQL true when `caller`'s user still exists with its role; its id and role are added to `values` as parameters. */
+function callerHolds(caller: CallerGuard, values: unknown[]): string {
+  values.push(caller.id, caller.role);
+  return `EXISTS (SELECT 1 FROM "users" WHERE "id" = $${values.length - 1}::bigint AND "role" IS NOT DISTINCT FROM $${values.length}::text)`;
 }
 
 /**
@@ -95,11 +97,7 @@ export function insertTakingId(plan: TablePlan, record: StoredRecord, words: rea
   const names = columns.map((column) => quoted(column.name));
   // Typed: a parameter in a SELECT list takes no type from the column it goes to.
   const selected = columns.map((column, index) => `$${index + 1}::${column.type}`);
-  let guard = '';
-  if (caller !== undefined) {
-    values.push(caller.id, caller.role);
-    guard = ` WHERE ${callerHolds(values.length - 1)}`;
-  }
+  const guard = caller === undefined ? '' : ` WHERE ${callerHolds(caller, values)}`;
   return { text: `INSERT INTO ${quoted(plan.table)} (${names.join(', ')}) SELECT ${selected.join(', ')}${guard}`, values };
 }
 
@@ -137,11 +135,7 @@ export function listQuery(plan: TablePlan, query: Query, caller?: CallerGuard): 
   const table = quoted(plan.table);
   // The plan's columns, not `*`: the statement is sent by name (named-statements.ts), and its result must not change if another process adds one.
   const columns = plan.columns.filter((column) => column.name !== SEARCH_COLUMN).map((column) => quoted(column.name)).join(', ');
-  let guard = '';
-  if (caller !== undefined) {
-    values.push(caller.id, caller.role);
-    guard = `, ${callerHolds(values.length - 1)} AS "__caller"`;
-  }
+  const guard = caller === undefined ? '' : `, ${callerHolds(caller, values)} AS "__caller"`;
   return {
     text:
       `WITH matching AS (SELECT ${columns} FROM ${table}${where}), page AS (SELECT * FROM matching ORDER BY ${orderBy('')}${limit}${offset}) ` +
