@@ -120,14 +120,15 @@ let testCluster: Promise<PostgresCluster> | undefined;
  * (postgres-cluster.ts), for the servers startTestServer starts on the default storage,
  * so the same HTTP suites run against the PostgreSQL store.
  */
-async function testDatabase(withAdministrator: boolean): Promise<string> {
+async function testDatabase(withAdministrator: boolean): Promise<{ url: string; drop: () => Promise<void> }> {
   if (POSTGRES_SKIP !== false) throw new Error(`TEST_STORE=postgres: ${POSTGRES_SKIP}`);
   testCluster ??= startCluster().then((cluster) => {
     process.once('beforeExit', () => void cluster.stop());
     return cluster;
   });
   const cluster = await testCluster;
-  if (!withAdministrator) return cluster.url(await cluster.createDatabase());
+  const created = (name: string): { url: string; drop: () => Promise<void> } => ({ url: cluster.url(name), drop: () => cluster.dropDatabase(name) });
+  if (!withAdministrator) return created(await cluster.createDatabase());
   administratorTemplate ??= (async () => {
     const template = await cluster.createDatabase();
     // The example domain's tables and the administrator (user 1), as a first start makes them.
@@ -135,7 +136,7 @@ async function testDatabase(withAdministrator: boolean): Promise<string> {
     await server.close();
     return template;
   })();
-  return cluster.url(await cluster.createDatabase(await administratorTemplate));
+  return created(await cluster.createDatabase(await administratorTemplate));
 }
 
 let administratorTemplate: Promise<string> | undefined;
@@ -163,7 +164,7 @@ async function startPairOnOneDatabase(options: ServerOptions): Promise<TestServe
   // database starts as a copy of one where it exists (no password to hash), with a signed token.
   const adminInPlace = adminCanBePutInFirst(options);
   const database = await testDatabase(adminInPlace);
-  const settings: ServerOptions = { port: 0, dataDir: null, seed: false, rateLimit: 0, ...(adminInPlace ? { tokenSecret: TEST_TOKEN_SECRET } : TEST_AUTH_OPTIONS), ...options, database };
+  const settings: ServerOptions = { port: 0, dataDir: null, seed: false, rateLimit: 0, ...(adminInPlace ? { tokenSecret: TEST_TOKEN_SECRET } : TEST_AUTH_OPTIONS), ...options, database: database.url };
   // One after the other: the second finds the administrator the first created, and ids stay as in one process
   // (started at once, both would take an id for it; that race is postgres-processes.test.ts's).
   const first = await startServer(settings);
@@ -177,6 +178,8 @@ async function startPairOnOneDatabase(options: ServerOptions): Promise<TestServe
     app: first.app,
     close: async () => {
       await Promise.all([first.close(), second.close()]);
+      // A database per test, dropped after it: a test process makes hundreds.
+      await database.drop();
     },
   };
   const anonymous = wrap(balanced, undefined);
