@@ -1,10 +1,12 @@
 // `npm run bench -- --postgres` (issue 22): plainrest keeping its data in PostgreSQL
 // (DATABASE_URL, the optional package plainrest-postgres) against a bare node:http + pg
 // reference (reference-postgres.mjs) sending one SQL statement per request through a pool
-// of the same size, both on one throwaway PostgreSQL (test/postgres-cluster.ts): GET item,
-// GET list (page of 20, category filter, sort=-price) and POST create, with one process of
-// each server and with two on the one database, the load split evenly between them; the
-// servers alternate in rounds as in http-bench.ts. Then the targets (targets.ts).
+// of the same size, both on one throwaway PostgreSQL (test/postgres-cluster.ts): GET item
+// and POST create, each against the reference's lighter statement and against the one
+// plainrest sends (the caller's check, the change-feed event), and GET list (page of 20,
+// category filter, sort=-price), with one process of each server and with two on the one
+// database, the load split evenly between them; the servers alternate in rounds as in
+// http-bench.ts. Then the targets (targets.ts).
 
 import { mkdtemp, rm } from 'node:fs/promises';
 import { availableParallelism, cpus, tmpdir } from 'node:os';
@@ -62,6 +64,8 @@ function scenarios(authorization: string): Scenario[] {
   const headers = { Authorization: authorization };
   return [
     { name: 'GET item', request: { method: 'GET', path: '/v1/products/7', headers, expect: 200 } },
+    // The same GET; the reference (which plainrest ignores the header for) then sends plainrest's statement: the record and the caller's check.
+    { name: 'GET item + caller check', request: { method: 'GET', path: '/v1/products/7', headers: { ...headers, 'Reference-Checks-Caller': 'yes' }, expect: 200 } },
     { name: 'GET list', request: { method: 'GET', path: '/v1/products?category=tea&sort=-price&limit=20', headers, expect: 200 } },
     {
       name: 'POST create',

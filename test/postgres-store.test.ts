@@ -8,6 +8,8 @@ import pg from 'pg';
 import { HttpError } from '../src/http/errors.js';
 import { exampleResources } from '../src/resources/example-domain.js';
 import { CallerChanged, NeedData } from '../src/store/store.js';
+import type { Store } from '../src/store/store.js';
+import { loaded } from '../src/store/loaded.js';
 import { recordWords } from '../src/search-words.js';
 import { describeChanges } from '../src/events/describe-changes.js';
 import { openPostgresStore } from '../packages/postgres/src/open.js';
@@ -73,5 +75,55 @@ describe('round trips: a read of one record loads its caller and the records its
     loads = 0;
     assert.equal((await admin.get('/v1/products/999999')).status, 404);
     assert.equal(loads, 1, 'a missing record costs no more');
+  });
+});
+
+describe('a record read again unchanged is the object read before (its representation and ETag are kept per object)', { skip: POSTGRES_SKIP }, () => {
+  test('by id and in a page: the same object while every field is the same; a new one when a field changes, appears or goes', async () => {
+    cluster ??= await startCluster();
+    const url = cluster.url(await cluster.createDatabase());
+    const opened = await openPostgresStore({ url, resources: exampleResources(), kit: KIT });
+    const store = opened.store;
+    if (store === undefined) throw new Error('the schema was refused');
+    const probe = new pg.Client({ connectionString: url });
+    await probe.connect();
+    try {
+      const id = Number((await probe.query(`INSERT INTO products (name, category, price, created_at, updated_at) VALUES ('Kept', 'same', 2, now(), now()) RETURNING id`)).rows[0].id);
+      const read = async (): Promise<Record<string, unknown>> => {
+        const view = store.view?.() as Store;
+        const record = await loaded(() => view.get('products', id));
+        if (record === undefined) throw new Error('the product is missing');
+        return record;
+      };
+      const page = async (): Promise<Record<string, unknown>> => {
+        const view = store.view?.() as Store;
+        const { records } = await loaded(() => view.query('products', { filters: [{ field: 'category', value: 'same' }], sort: [], offset: 0, limit: 10 }));
+        return records[0] as Record<string, unknown>;
+      };
+      const first = await read();
+      assert.equal(await read(), first, 'read again by id');
+      assert.equal(await page(), first, 'read again in a page');
+
+      await probe.query('UPDATE products SET price = 3 WHERE id = $1', [id]);
+      const repriced = await read();
+      assert.notEqual(repriced, first);
+      assert.equal(repriced['price'], 3);
+      assert.equal(await page(), repriced);
+
+      await probe.query(`UPDATE products SET description = 'now described' WHERE id = $1`, [id]);
+      const described = await page();
+      assert.notEqual(described, repriced);
+      assert.equal(described['description'], 'now described');
+      assert.equal(await read(), described);
+
+      await probe.query('UPDATE products SET description = NULL WHERE id = $1', [id]);
+      const undescribed = await read();
+      assert.notEqual(undescribed, described);
+      assert.deepEqual(undescribed, repriced, 'the same fields as before the description');
+      assert.equal('description' in undescribed, false);
+    } finally {
+      await probe.end();
+      await store.close();
+    }
   });
 });

@@ -63,6 +63,8 @@ const NOT_YET_REACHED = 'the database has not been reached since the start; retr
 const PROBE_MS = 1000;
 /** Callers remembered for later requests (Store.mayRememberCaller), at most; the oldest is forgotten first. */
 const MAX_REMEMBERED_CALLERS = 10_000;
+/** Records kept by sameAsLastRead, at most; past it, they are all forgotten at once. */
+const MAX_LAST_READ = 2000;
 
 /** A refused, lost or timed-out connection, or a server shutting down or out of connections (SQLSTATE classes 08, 57P, 53). */
 export function isConnectionFailure(error: unknown): boolean {
@@ -87,6 +89,8 @@ export class PostgresStore implements Store {
   #table: ResourceTable | undefined;
   /** Callers as last read, by id: a create or a read is decided with its caller from here and confirmed by its write or first read (PostgresView.caller). */
   readonly #callers = new Map<number, StoredRecord>();
+  /** Records as this process last read them by id or in a page, by collection and id (sameAsLastRead). */
+  readonly #lastRead = new Map<string, StoredRecord>();
 
   constructor(options: PostgresStoreOptions) {
     this.#pool = options.pool;
@@ -211,6 +215,22 @@ export class PostgresStore implements Store {
     if (user === undefined) return;
     if (this.#callers.size >= MAX_REMEMBERED_CALLERS) this.#callers.delete(this.#callers.keys().next().value as number);
     this.#callers.set(id, user);
+  }
+
+  /**
+   * `record` as read now from `collection`, or, when it is field for field what this
+   * process read last time, the object it read then. Records are frozen, so the two are
+   * interchangeable; and the core keeps a record's representation and ETag per object
+   * (representation.ts), so a record read again unchanged is not serialised and hashed
+   * again. Not a cache of the database: every read still asks it.
+   */
+  sameAsLastRead(collection: StoredCollection, record: StoredRecord): StoredRecord {
+    const key = recordKey(collection, record.id);
+    const last = this.#lastRead.get(key);
+    if (last !== undefined && sameFields(last, record)) return last;
+    if (this.#lastRead.size >= MAX_LAST_READ) this.#lastRead.clear();
+    this.#lastRead.set(key, record);
+    return record;
   }
 
   /**
@@ -429,6 +449,17 @@ function isStill(remembered: StoredRecord, user: StoredRecord | undefined): bool
   return user !== undefined && user['role'] === remembered['role'];
 }
 
+/** True when two records of one collection have the same members with the same values (an object or array value only when it is the same one). */
+function sameFields(a: StoredRecord, b: StoredRecord): boolean {
+  let count = 0;
+  for (const name in a) {
+    if (a[name] !== b[name]) return false;
+    count += 1;
+  }
+  for (const _name in b) count -= 1;
+  return count === 0;
+}
+
 function recordKey(collection: StoredCollection, id: number): string {
   return `get ${collection} ${id}`;
 }
@@ -612,7 +643,8 @@ export class PostgresView implements Store {
         if (guard !== undefined) this.#checked(row['caller'] === true);
         wanted.forEach((want, index) => {
           const value = row[`r${index}`] as Record<string, unknown> | null | undefined;
-          this.#answers.set(recordKey(want.collection, want.id), value === null || value === undefined ? undefined : recordOfJson(plans[index] as TablePlan, value));
+          const record = value === null || value === undefined ? undefined : this.#store.sameAsLastRead(want.collection, recordOfJson(plans[index] as TablePlan, value));
+          this.#answers.set(recordKey(want.collection, want.id), record);
         });
         return;
       }
@@ -639,7 +671,7 @@ export class PostgresView implements Store {
         .filter((row) => row['id'] !== null)
         .map((row) => {
           const { __total: _total, __caller: _caller, ...fields } = row;
-          return recordOf(fields);
+          return this.#store.sameAsLastRead(collection, recordOf(fields));
         });
       this.#known(collection, records, client);
       return { records, total };

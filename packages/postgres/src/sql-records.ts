@@ -27,10 +27,25 @@ export function recordOf(row: Record<string, unknown>): StoredRecord {
  */
 export function rowsByIdQuery(wanted: readonly { readonly table: string; readonly id: number }[], caller: CallerGuard | undefined): { text: string; values: unknown[] } {
   const values: unknown[] = wanted.map((want) => want.id);
-  const rows = wanted.map((want, index) => `(SELECT to_jsonb(t) FROM ${quoted(want.table)} t WHERE "id" = $${index + 1}) AS "r${index}"`);
-  if (caller !== undefined) rows.push(`${callerHolds(caller, values)} AS "caller"`);
-  return { text: `SELECT ${rows.join(', ')}`, values };
+  if (caller !== undefined) values.push(caller.id, caller.role);
+  const texts = caller === undefined ? rowsByIdTexts.unchecked : rowsByIdTexts.checked;
+  const tables = wanted.length === 1 ? (wanted[0] as { readonly table: string }).table : wanted.map((want) => want.table).join('\n');
+  let text = texts.get(tables);
+  if (text === undefined) {
+    const rows = wanted.map((want, index) => `(SELECT to_jsonb(t) FROM ${quoted(want.table)} t WHERE "id" = $${index + 1}) AS "r${index}"`);
+    if (caller !== undefined) rows.push(`${callerCheck(wanted.length + 1)} AS "caller"`);
+    text = `SELECT ${rows.join(', ')}`;
+    texts.set(tables, text);
+  }
+  return { text, values };
 }
+
+/**
+ * rowsByIdQuery's texts by the tables read (as many as a path has levels), with and
+ * without the caller's check: each built once, so that a read finds its statement's name
+ * (named-statements.ts) without building its text and hashing it again.
+ */
+const rowsByIdTexts = { checked: new Map<string, string>(), unchecked: new Map<string, string>() };
 
 /** A row read by rowsByIdQuery: its timestamps in ISO 8601 in UTC, as the connections' type parsers give them in a row (open.ts types). */
 export function recordOfJson(plan: TablePlan, row: Record<string, unknown>): StoredRecord {
@@ -84,7 +99,12 @@ export interface CallerGuard {
 /** SQL true when `caller`'s user still exists with its role; its id and role are added to `values` as parameters. */
 function callerHolds(caller: CallerGuard, values: unknown[]): string {
   values.push(caller.id, caller.role);
-  return `EXISTS (SELECT 1 FROM "users" WHERE "id" = $${values.length - 1}::bigint AND "role" IS NOT DISTINCT FROM $${values.length}::text)`;
+  return callerCheck(values.length - 1);
+}
+
+/** The caller's check, its id and role the statement's parameters `first` and `first + 1`. */
+function callerCheck(first: number): string {
+  return `EXISTS (SELECT 1 FROM "users" WHERE "id" = $${first}::bigint AND "role" IS NOT DISTINCT FROM $${first + 1}::text)`;
 }
 
 /**
