@@ -33,8 +33,8 @@ import { runPostgresBench } from './postgres-bench.js';
 import type { Probe, ServerProcess } from './server-processes.js';
 import { startPlainrest, startReference } from './server-processes.js';
 import { printSearch, searchExamples, searchScenarios } from './search-scenarios.js';
-import type { Cell, ScenarioName, SizeMeasurement } from './targets.js';
-import { checkTargets, combineRounds, median, megabytes, reportTargets, throughputRatio } from './targets.js';
+import type { Cell, RoundResult, ScenarioName, SizeMeasurement } from './targets.js';
+import { checkTargets, combineRounds, cpuColumn, measuredRound, median, megabytes, reportTargets, throughputRatio } from './targets.js';
 
 interface Mode {
   readonly sizes: readonly number[];
@@ -193,12 +193,13 @@ async function measureScenario(load: LoadGenerator, servers: { plainrest: Server
   }
   const cells: Cell[] = [];
   for (const connections of scenario.judgedOnly === true ? [judgedConnections] : mode.connections) {
-    const rounds: { plainrest: LoadResult; reference: LoadResult }[] = [];
+    const rounds: { plainrest: RoundResult; reference: RoundResult }[] = [];
     const roundCount = connections === judgedConnections ? mode.rounds.judged : mode.rounds.other;
+    const measured = (server: ServerProcess): Promise<RoundResult> => measuredRound(server, () => load.run(server.url, scenario.request, connections, mode.seconds), mode.seconds);
     for (let round = 0; round < roundCount; round++) {
       const plainrestFirst = round % 2 === 0;
-      const first = await load.run((plainrestFirst ? plainrest : reference).url, scenario.request, connections, mode.seconds);
-      const second = await load.run((plainrestFirst ? reference : plainrest).url, scenario.request, connections, mode.seconds);
+      const first = await measured(plainrestFirst ? plainrest : reference);
+      const second = await measured(plainrestFirst ? reference : plainrest);
       rounds.push(plainrestFirst ? { plainrest: first, reference: second } : { plainrest: second, reference: first });
     }
     cells.push(combineRounds(scenario.name, size, connections, rounds));
@@ -253,7 +254,7 @@ function report(sizes: readonly SizeMeasurement[], declared: SizeMeasurement, id
   const cells = measured.flatMap((size) => size.cells.map((cell) => ({ ...cell, collection: size.collection })));
   console.log(
     formatTable(
-      ['scenario', 'collection', 'stored', 'conns', 'plainrest req/s', 'reference req/s', 'ratio (lowest–highest round)', 'plainrest p50/p99 ms', 'reference p50/p99 ms', 'errors'],
+      ['scenario', 'collection', 'stored', 'conns', 'plainrest req/s', 'reference req/s', 'ratio (lowest–highest round)', 'CPU µs per answer, plainrest / reference', 'plainrest p50/p99 ms', 'reference p50/p99 ms', 'errors'],
       cells.map((cell) => [
         cell.scenario,
         cell.collection,
@@ -262,6 +263,7 @@ function report(sizes: readonly SizeMeasurement[], declared: SizeMeasurement, id
         cell.plainrest.requestsPerSecond.toFixed(0),
         cell.reference.requestsPerSecond.toFixed(0),
         cell.ratioSpread[0] !== cell.ratioSpread[1] ? `${throughputRatio(cell).toFixed(2)} (${cell.ratioSpread[0].toFixed(2)}–${cell.ratioSpread[1].toFixed(2)})` : throughputRatio(cell).toFixed(2),
+        cpuColumn(cell),
         latency(cell.plainrest),
         latency(cell.reference),
         String(cell.plainrest.errors + cell.reference.errors),

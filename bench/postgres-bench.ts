@@ -20,8 +20,8 @@ import type { LoadGenerator, LoadRequest, LoadResult } from './load-generators.j
 import { chooseLoadGenerator } from './load-generators.js';
 import type { ServerProcess } from './server-processes.js';
 import { startPlainrest, startPostgresReference } from './server-processes.js';
-import type { PostgresCell, ScenarioName } from './targets.js';
-import { checkPostgresTargets, combineRounds, reportTargets } from './targets.js';
+import type { PostgresCell, RoundResult, ScenarioName } from './targets.js';
+import { checkPostgresTargets, combineRounds, cpuColumn, measuredRound, reportTargets } from './targets.js';
 
 export type BenchModeName = 'full' | 'quick' | 'smoke';
 
@@ -176,12 +176,15 @@ async function measure(load: LoadGenerator, servers: Servers, measured: readonly
       const plainrest = servers.plainrest.slice(0, processes);
       const reference = servers.reference.slice(0, processes);
       for (const connections of mode.connections) {
-        const rounds: { plainrest: LoadResult; reference: LoadResult }[] = [];
+        const rounds: { plainrest: RoundResult; reference: RoundResult }[] = [];
         const roundCount = connections === judgedConnections ? mode.rounds.judged : mode.rounds.other;
+        // The CPU time of a server's processes (not PostgreSQL's) per answer.
+        const measured = (processes: readonly ServerProcess[]): Promise<RoundResult> =>
+          measuredRound({ cpuSeconds: () => totalCpuSeconds(processes) }, () => runSplit(load, processes, request, connections, mode.seconds), mode.seconds);
         for (let round = 0; round < roundCount; round++) {
           const plainrestFirst = round % 2 === 0;
-          const first = await runSplit(load, plainrestFirst ? plainrest : reference, request, connections, mode.seconds);
-          const second = await runSplit(load, plainrestFirst ? reference : plainrest, request, connections, mode.seconds);
+          const first = await measured(plainrestFirst ? plainrest : reference);
+          const second = await measured(plainrestFirst ? reference : plainrest);
           rounds.push(plainrestFirst ? { plainrest: first, reference: second } : { plainrest: second, reference: first });
         }
         cells.push({ ...combineRounds(scenario.name, mode.size, connections, rounds), processes });
@@ -189,6 +192,17 @@ async function measure(load: LoadGenerator, servers: Servers, measured: readonly
     }
   }
   return cells;
+}
+
+/** The processes' CPU time so far, in seconds (undefined without /proc). */
+function totalCpuSeconds(processes: readonly ServerProcess[]): number | undefined {
+  let total = 0;
+  for (const process of processes) {
+    const seconds = process.cpuSeconds();
+    if (seconds === undefined) return undefined;
+    total += seconds;
+  }
+  return total;
 }
 
 /** One run over `servers` at once, `connections` split evenly: the rates and errors add up; the latencies are the slower server's. */
@@ -216,7 +230,7 @@ function latency(result: LoadResult): string {
 function report(cells: readonly PostgresCell[], mode: PostgresMode): boolean {
   console.log(
     formatTable(
-      ['scenario', 'processes', 'conns', 'plainrest req/s', 'reference req/s', 'ratio (lowest–highest round)', 'plainrest p50/p99 ms', 'reference p50/p99 ms', 'errors'],
+      ['scenario', 'processes', 'conns', 'plainrest req/s', 'reference req/s', 'ratio (lowest–highest round)', 'CPU µs per answer, plainrest / reference', 'plainrest p50/p99 ms', 'reference p50/p99 ms', 'errors'],
       cells.map((cell) => [
         cell.scenario,
         String(cell.processes),
@@ -224,6 +238,7 @@ function report(cells: readonly PostgresCell[], mode: PostgresMode): boolean {
         cell.plainrest.requestsPerSecond.toFixed(0),
         cell.reference.requestsPerSecond.toFixed(0),
         cell.ratioSpread[0] !== cell.ratioSpread[1] ? `${cell.ratio.toFixed(2)} (${cell.ratioSpread[0].toFixed(2)}–${cell.ratioSpread[1].toFixed(2)})` : cell.ratio.toFixed(2),
+        cpuColumn(cell),
         latency(cell.plainrest),
         latency(cell.reference),
         String(cell.plainrest.errors + cell.reference.errors),

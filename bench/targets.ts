@@ -23,6 +23,17 @@ export interface Cell {
   /** The median rounds (errors summed over all rounds). */
   readonly plainrest: LoadResult;
   readonly reference: LoadResult;
+  /**
+   * Each server's CPU time per answer, in µs, the median over the rounds (undefined
+   * without /proc). Shown, not judged: it hardly moves when the machine's other work
+   * takes turns from a server, which the throughput ratio does (see bench/README.md).
+   */
+  readonly cpuMicros?: { readonly plainrest: number; readonly reference: number };
+}
+
+/** One round of a cell on one server: what the load generator saw, and the server's CPU time per answer in µs (undefined without /proc). */
+export interface RoundResult extends LoadResult {
+  readonly cpuMicros: number | undefined;
 }
 
 export interface SizeMeasurement {
@@ -75,13 +86,18 @@ export function throughputRatio(cell: Cell): number {
 }
 
 /** A cell from its rounds: the ratio is the median of the rounds' ratios; the rates shown are the median rounds. */
-export function combineRounds(scenario: ScenarioName, size: number, connections: number, rounds: readonly { plainrest: LoadResult; reference: LoadResult }[]): Cell {
+export function combineRounds(scenario: ScenarioName, size: number, connections: number, rounds: readonly { plainrest: RoundResult; reference: RoundResult }[]): Cell {
   const ratios = rounds.map((round) => round.plainrest.requestsPerSecond / round.reference.requestsPerSecond);
   const medianRun = (results: readonly LoadResult[]): LoadResult => {
     const sorted = [...results].sort((a, b) => a.requestsPerSecond - b.requestsPerSecond);
     const middle = sorted[Math.floor((sorted.length - 1) / 2)] as LoadResult;
     return { ...middle, errors: results.reduce((sum, result) => sum + result.errors, 0) };
   };
+  const cpu = (results: readonly RoundResult[]): number | undefined => {
+    const measured = results.map((result) => result.cpuMicros);
+    return measured.every((micros) => micros !== undefined) ? median(measured as number[]) : undefined;
+  };
+  const cpuMicros = { plainrest: cpu(rounds.map((round) => round.plainrest)), reference: cpu(rounds.map((round) => round.reference)) };
   return {
     scenario,
     size,
@@ -90,7 +106,22 @@ export function combineRounds(scenario: ScenarioName, size: number, connections:
     ratioSpread: [Math.min(...ratios), Math.max(...ratios)],
     plainrest: medianRun(rounds.map((round) => round.plainrest)),
     reference: medianRun(rounds.map((round) => round.reference)),
+    ...(cpuMicros.plainrest === undefined || cpuMicros.reference === undefined ? {} : { cpuMicros: { plainrest: cpuMicros.plainrest, reference: cpuMicros.reference } }),
   };
+}
+
+/** A round on `server`: the load, and the server's CPU time per answer over it. */
+export async function measuredRound(server: { cpuSeconds(): number | undefined }, run: () => Promise<LoadResult>, seconds: number): Promise<RoundResult> {
+  const before = server.cpuSeconds();
+  const result = await run();
+  const after = server.cpuSeconds();
+  const answers = result.requestsPerSecond * seconds;
+  return { ...result, cpuMicros: before === undefined || after === undefined || answers === 0 ? undefined : ((after - before) * 1e6) / answers };
+}
+
+/** A cell's CPU time per answer, plainrest / reference in µs, for the tables. */
+export function cpuColumn(cell: Cell): string {
+  return cell.cpuMicros === undefined ? '—' : `${cell.cpuMicros.plainrest.toFixed(0)} / ${cell.cpuMicros.reference.toFixed(0)}`;
 }
 
 export function median(values: readonly number[]): number {
