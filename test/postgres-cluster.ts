@@ -158,9 +158,10 @@ export async function startCluster(): Promise<PostgresCluster> {
     pause: halt,
     resume: launch,
     async stop() {
-      process.removeListener('exit', killOnExit);
       await halt();
       await rm(dir, { recursive: true, force: true });
+      // Only now: a process that dies while stopping still removes the cluster as it exits.
+      process.removeListener('exit', killOnExit);
     },
   };
 }
