@@ -105,11 +105,11 @@ describe('PostgreSQL schema from declarations', { skip: POSTGRES_SKIP }, () => {
       assert.ok((await indexes(client, 'users')).includes('CREATE INDEX users_email_list ON users (lower(email), id)'));
       const identity = await client.query(`SELECT is_identity FROM information_schema.columns WHERE table_name = 'books' AND column_name = 'id'`);
       assert.equal(identity.rows[0].is_identity, 'YES');
-      // a second start with the same declaration changes nothing
+      // a second start with the same declaration changes nothing, and sends no statement to change anything (an index that exists is not asked for again)
       const before = await schemaDump(client);
       const again = await migrate(client, LIBRARY);
       assert.deepEqual(again.problems, []);
-      assert.equal(again.applied.some((statement) => !statement.startsWith('CREATE INDEX IF NOT EXISTS') && !statement.startsWith('CREATE UNIQUE INDEX IF NOT EXISTS')), false, again.applied.join('\n'));
+      assert.deepEqual(again.applied, []);
       assert.equal(await schemaDump(client), before);
     } finally {
       await client.end();

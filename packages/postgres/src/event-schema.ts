@@ -15,8 +15,8 @@ export const EVENTS_CHANNEL = 'plainrest_events';
 /** The advisory lock a commit holds from taking its event ids until it is visible ("plne" in ASCII; the migration's is "plnr"). */
 export const EVENTS_LOCK = 0x706c6e65;
 
-/** The statements creating what `existing` (the tables of the schema) lacks; the index is IF NOT EXISTS, as the collections' are. */
-export function eventSchemaStatements(existing: ReadonlySet<string>): string[] {
+/** The statements creating what the schema lacks: `existing` holds its tables, `indexes` its indexes (their names). */
+export function eventSchemaStatements(existing: ReadonlySet<string>, indexes: ReadonlySet<string>): string[] {
   const statements: string[] = [];
   if (!existing.has(EVENTS_TABLE)) {
     statements.push(`CREATE SEQUENCE IF NOT EXISTS ${quoted(EVENTS_SEQUENCE)}`);
@@ -30,6 +30,7 @@ export function eventSchemaStatements(existing: ReadonlySet<string>): string[] {
     statements.push(`CREATE TABLE ${quoted(KEPT_TABLE)} ("one" boolean PRIMARY KEY DEFAULT true CHECK ("one"), "lost_through" bigint NOT NULL)`);
   }
   // A list or a stream of one collection reads its events in id order.
-  statements.push(`CREATE INDEX IF NOT EXISTS ${quoted(`${EVENTS_TABLE}_collection`)} ON ${quoted(EVENTS_TABLE)} ("collection", "id")`);
+  const index = `${EVENTS_TABLE}_collection`;
+  if (!indexes.has(index)) statements.push(`CREATE INDEX IF NOT EXISTS ${quoted(index)} ON ${quoted(EVENTS_TABLE)} ("collection", "id")`);
   return statements;
 }

@@ -54,6 +54,7 @@ export async function migrateSchema(client: pg.ClientBase, plans: readonly Table
     await client.query(`CREATE TABLE IF NOT EXISTS ${quoted(COLLECTIONS_TABLE)} ("name" text PRIMARY KEY)`);
     const managed = (await client.query<{ name: string }>(`SELECT "name" FROM ${quoted(COLLECTIONS_TABLE)}`)).rows.map((row) => row.name);
     const catalog = await readCatalog(client);
+    const indexes = await readIndexes(client);
     const problems: SchemaProblem[] = [];
     const statements: string[] = [];
     const declared = new Set(plans.map((plan) => plan.table));
@@ -81,9 +82,9 @@ export async function migrateSchema(client: pg.ClientBase, plans: readonly Table
           statements.push(addForeignKeyStatement(plan.table, column));
         }
       }
-      for (const index of plan.indexes) statements.push(createIndexStatement(plan.table, index));
+      for (const index of plan.indexes) if (!indexes.has(index.name)) statements.push(createIndexStatement(plan.table, index));
     }
-    statements.push(...eventSchemaStatements(new Set(catalog.keys())));
+    statements.push(...eventSchemaStatements(new Set(catalog.keys()), indexes));
     for (const statement of orderStatements(statements)) await client.query(statement);
     for (const plan of plans) await client.query(`INSERT INTO ${quoted(COLLECTIONS_TABLE)} ("name") VALUES ($1) ON CONFLICT DO NOTHING`, [plan.table]);
     await client.query('COMMIT');
@@ -170,9 +171,17 @@ async function recordsWhere(client: pg.ClientBase, table: string, condition: str
   return { count: first === undefined ? 0 : Number(first.total), firstIds: result.rows.map((row) => Number(row.id)) };
 }
 
+/**
+ * The columns of the schema's tables (and views), by table, from pg_catalog: the same
+ * query on information_schema.columns took 13 of a start's 28 ms of schema checks. The
+ * type as information_schema spells it for the types plainrest declares: format_type
+ * without the modifier (`numeric`, not `numeric(10,2)`).
+ */
 async function readCatalog(client: pg.ClientBase): Promise<Map<string, Map<string, StoredColumn>>> {
   const result = await client.query<{ table_name: string; column_name: string; data_type: string; is_nullable: string }>(
-    `SELECT table_name, column_name, data_type, is_nullable FROM information_schema.columns WHERE table_schema = current_schema() ORDER BY table_name, ordinal_position`,
+    `SELECT c.relname AS table_name, a.attname AS column_name, format_type(a.atttypid, NULL) AS data_type, CASE WHEN a.attnotnull THEN 'NO' ELSE 'YES' END AS is_nullable ` +
+      `FROM pg_catalog.pg_attribute a JOIN pg_catalog.pg_class c ON c.oid = a.attrelid JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace ` +
+      `WHERE n.nspname = current_schema() AND c.relkind IN ('r', 'p', 'v', 'f') AND a.attnum > 0 AND NOT a.attisdropped ORDER BY c.relname, a.attnum`,
   );
   const catalog = new Map<string, Map<string, StoredColumn>>();
   for (const row of result.rows) {
@@ -184,6 +193,12 @@ async function readCatalog(client: pg.ClientBase): Promise<Map<string, Map<strin
     columns.set(row.column_name, { type: row.data_type, nullable: row.is_nullable === 'YES' });
   }
   return catalog;
+}
+
+/** The names of the schema's indexes: one made by an earlier start is not asked for again (each CREATE INDEX IF NOT EXISTS is a round trip). */
+async function readIndexes(client: pg.ClientBase): Promise<Set<string>> {
+  const result = await client.query<{ indexname: string }>(`SELECT indexname FROM pg_catalog.pg_indexes WHERE schemaname = current_schema()`);
+  return new Set(result.rows.map((row) => row.indexname));
 }
 
 async function hasConstraint(client: pg.ClientBase, table: string, name: string): Promise<boolean> {
