@@ -222,10 +222,11 @@ describe('the change feed as a stream', { concurrency: true }, () => {
     const api = await startTestServer();
     t.after(() => api.close());
     const { id } = await createUserClient(api);
-    const token = tokenFor(id, 1);
+    // Expiry is in whole seconds: a one-second token minted late in a second could expire before the stream opens.
+    const token = tokenFor(id, 2);
     const events = await stream(api, '/v1/events', {}, token);
     await events.next();
-    const closed = await events.nextEvent(3000);
+    const closed = await events.nextEvent(4000);
     assert.equal(closed.event, 'closed');
     assert.equal(JSON.parse(closed.data).reason, 'token_expired');
     await events.untilEnd();
