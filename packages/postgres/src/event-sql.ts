@@ -47,22 +47,39 @@ export function eventsJson(changes: readonly Change[]): { readonly json: string;
  * owns itself, a user), there are none when nothing was inserted, and `created` answers the id.
  */
 export function withEvents(change: Statement, events: string, takesId = false): Statement {
+  const texts = takesId ? withEventsTexts.takingId : withEventsTexts.given;
+  let text = texts.get(change.text);
+  if (text === undefined) {
+    text = withEventsText(change, takesId);
+    if (texts.size < MAX_REMEMBERED_TEXTS) texts.set(change.text, text);
+  }
+  return { text, values: [...change.values, events] };
+}
+
+/**
+ * withEvents's texts by the change's text, built once each: a create's text is the same
+ * string every time (sql-records.ts insertTakingId), so finding it costs no hashing of
+ * its thousand characters, nor does finding the statement's name (named-statements.ts).
+ */
+const withEventsTexts = { given: new Map<string, string>(), takingId: new Map<string, string>() };
+/** Texts kept at most (a write's text is one of a few per table; the bound is a guard). */
+const MAX_REMEMBERED_TEXTS = 500;
+
+function withEventsText(change: Statement, takesId: boolean): string {
   const at = change.values.length + 1;
   const recordId = takesId ? '"changed"."id"' : "(e->>'record_id')::bigint";
   const owner = takesId ? `CASE WHEN e->>'owner' = '${PROVISIONAL_ID}' THEN "changed"."id" ELSE (e->>'owner')::bigint END` : "(e->>'owner')::bigint";
   const record = takesId ? `jsonb_set(e->'record', '{id}', to_jsonb("changed"."id"))` : "e->'record'";
-  return {
-    text:
-      `WITH "changed" AS (${change.text} RETURNING ${takesId ? '"id"' : '1'}), ` +
-      `"locked" AS MATERIALIZED (SELECT pg_advisory_xact_lock(${EVENTS_LOCK}) FROM (SELECT count(*) FROM "changed") AS "done"), ` +
-      `"added" AS (INSERT INTO ${EVENTS} ("id", "type", "collection", "record_id", "under", "owner", "at", "record") ` +
-      `SELECT nextval('${quoted(EVENTS_SEQUENCE)}'), e->>'type', e->>'collection', ${recordId}, e->'under', ${owner}, clock_timestamp(), ${record} ` +
-      `FROM "locked", ${takesId ? '"changed", ' : ''}jsonb_array_elements($${at}::jsonb) WITH ORDINALITY AS "given"(e, n) ORDER BY "given".n RETURNING "id") ` +
-      (takesId
-        ? `SELECT (SELECT "id" FROM "changed") AS "created", (SELECT max("id") FROM "added") AS "last", (SELECT pg_notify('${EVENTS_CHANNEL}', max("id")::text) FROM "added" HAVING count(*) > 0)`
-        : `SELECT max("id") AS "last", pg_notify('${EVENTS_CHANNEL}', max("id")::text) FROM "added"`),
-    values: [...change.values, events],
-  };
+  return (
+    `WITH "changed" AS (${change.text} RETURNING ${takesId ? '"id"' : '1'}), ` +
+    `"locked" AS MATERIALIZED (SELECT pg_advisory_xact_lock(${EVENTS_LOCK}) FROM (SELECT count(*) FROM "changed") AS "done"), ` +
+    `"added" AS (INSERT INTO ${EVENTS} ("id", "type", "collection", "record_id", "under", "owner", "at", "record") ` +
+    `SELECT nextval('${quoted(EVENTS_SEQUENCE)}'), e->>'type', e->>'collection', ${recordId}, e->'under', ${owner}, clock_timestamp(), ${record} ` +
+    `FROM "locked", ${takesId ? '"changed", ' : ''}jsonb_array_elements($${at}::jsonb) WITH ORDINALITY AS "given"(e, n) ORDER BY "given".n RETURNING "id") ` +
+    (takesId
+      ? `SELECT (SELECT "id" FROM "changed") AS "created", (SELECT max("id") FROM "added") AS "last", (SELECT pg_notify('${EVENTS_CHANNEL}', max("id")::text) FROM "added" HAVING count(*) > 0)`
+      : `SELECT max("id") AS "last", pg_notify('${EVENTS_CHANNEL}', max("id")::text) FROM "added"`)
+  );
 }
 
 /** The feed's window: what retention deleted up to, and the newest committed id (never below the former). */

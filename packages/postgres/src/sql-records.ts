@@ -114,12 +114,27 @@ function callerCheck(first: number): string {
 export function insertTakingId(plan: TablePlan, record: StoredRecord, words: readonly string[] | undefined, caller: CallerGuard | undefined): { text: string; values: unknown[] } {
   const columns = plan.columns.filter((column) => column.name !== 'id');
   const values = columns.map((column) => columnValue(column, column.name === SEARCH_COLUMN ? words : record[column.name]));
-  const names = columns.map((column) => quoted(column.name));
-  // Typed: a parameter in a SELECT list takes no type from the column it goes to.
-  const selected = columns.map((column, index) => `$${index + 1}::${column.type}`);
-  const guard = caller === undefined ? '' : ` WHERE ${callerHolds(caller, values)}`;
-  return { text: `INSERT INTO ${quoted(plan.table)} (${names.join(', ')}) SELECT ${selected.join(', ')}${guard}`, values };
+  if (caller !== undefined) values.push(caller.id, caller.role);
+  let texts = insertTexts.get(plan);
+  if (texts === undefined) {
+    texts = {};
+    insertTexts.set(plan, texts);
+  }
+  const checked = caller !== undefined;
+  let text = checked ? texts.checked : texts.unchecked;
+  if (text === undefined) {
+    const names = columns.map((column) => quoted(column.name));
+    // Typed: a parameter in a SELECT list takes no type from the column it goes to.
+    const selected = columns.map((column, index) => `$${index + 1}::${column.type}`);
+    text = `INSERT INTO ${quoted(plan.table)} (${names.join(', ')}) SELECT ${selected.join(', ')}${checked ? ` WHERE ${callerCheck(columns.length + 1)}` : ''}`;
+    if (checked) texts.checked = text;
+    else texts.unchecked = text;
+  }
+  return { text, values };
 }
+
+/** insertTakingId's texts per table, with and without the caller's check: built once each, as rowsByIdQuery's are. */
+const insertTexts = new WeakMap<TablePlan, { checked?: string; unchecked?: string }>();
 
 function columnValue(column: ColumnPlan, value: unknown): unknown {
   if (value === undefined) return null;
