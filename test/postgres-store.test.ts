@@ -11,6 +11,8 @@ import { CallerChanged, NeedData } from '../src/store/store.js';
 import type { Store } from '../src/store/store.js';
 import { loaded } from '../src/store/loaded.js';
 import { recordWords } from '../src/search-words.js';
+import { jsonEqual } from '../src/json.js';
+import type { StoredRecord } from '../src/json.js';
 import { describeChanges } from '../src/events/describe-changes.js';
 import { openPostgresStore } from '../packages/postgres/src/open.js';
 import type { CoreKit } from '../packages/postgres/src/postgres-store.js';
@@ -26,6 +28,7 @@ const KIT: CoreKit = {
   unavailable: (detail) => new HttpError('not_ready', detail, { headers: { 'Retry-After': '1' } }),
   recordWords,
   describeChanges,
+  jsonEqual,
 };
 
 let cluster: PostgresCluster | undefined;
@@ -121,6 +124,12 @@ describe('a record read again unchanged is the object read before (its represent
       assert.notEqual(undescribed, described);
       assert.deepEqual(undescribed, repriced, 'the same fields as before the description');
       assert.equal('description' in undescribed, false);
+
+      // Nested values (an order's items) are compared by value: equal is the same object, changed is a new one.
+      const order = (items: unknown): StoredRecord => ({ id: 5, user_id: 1, items, created_at: 'then', updated_at: 'then' }) as unknown as StoredRecord;
+      const kept = store.sameAsLastRead('orders', order([{ product_id: 1, quantity: 2 }]));
+      assert.equal(store.sameAsLastRead('orders', order([{ product_id: 1, quantity: 2 }])), kept);
+      assert.notEqual(store.sameAsLastRead('orders', order([{ product_id: 1, quantity: 3 }])), kept);
     } finally {
       await probe.end();
       await store.close();

@@ -10,7 +10,8 @@
 
 import type { Logger } from '../config.js';
 import type { ResourceTable } from '../declarations/compile-declaration.js';
-import type { StoredRecord } from '../json.js';
+import type { JsonValue, StoredRecord } from '../json.js';
+import { jsonEqual } from '../json.js';
 import { describeChanges } from '../events/describe-changes.js';
 import type { RecordLookup } from '../events/describe-changes.js';
 import type { Retention } from '../events/event-log.js';
@@ -49,6 +50,7 @@ interface DatabasePackage {
       unavailable(detail: string): Error;
       recordWords(record: StoredRecord, fields: readonly string[]): string[];
       describeChanges(table: ResourceTable, changes: readonly Change[], get: RecordLookup): readonly Change[];
+      jsonEqual(a: JsonValue, b: JsonValue): boolean;
     };
     readonly events?: Retention;
     readonly onUnreachable?: (reason: string, retryInMs: number) => void;
@@ -68,6 +70,7 @@ interface DatabasePackage {
 const KIT = {
   recordWords,
   describeChanges,
+  jsonEqual,
   needData: (fetch: () => Promise<void>): object => new NeedData(fetch),
   callerChanged: (): object => new CallerChanged(),
   unavailable: (detail: string): Error => storeUnavailable(detail),

@@ -19,7 +19,7 @@
 // last change in the same transaction (event-sql.ts), which the feed (event-feed.ts) reads back.
 
 import pg from 'pg';
-import type { Change, ChangeFeed, Decision, Query, QueryResult, RecordLookup, ResourceTable, Retention, Store, StoredCollection, StoredRecord } from 'plainrest';
+import type { Change, ChangeFeed, Decision, JsonValue, Query, QueryResult, RecordLookup, ResourceTable, Retention, Store, StoredCollection, StoredRecord } from 'plainrest';
 import { DEFAULT_RETENTION, PostgresFeed } from './event-feed.js';
 import type { Statement } from './event-sql.js';
 import { eventsJson, withEvents } from './event-sql.js';
@@ -39,6 +39,8 @@ export interface CoreKit {
   recordWords(record: StoredRecord, fields: readonly string[]): string[];
   /** A commit's changes with their event facts (plainrest's events/describe-changes.ts), `get` reading the data before the commit. */
   describeChanges(table: ResourceTable, changes: readonly Change[], get: RecordLookup): readonly Change[];
+  /** Whether two JSON values are equal, nested values included (plainrest's json.ts). */
+  jsonEqual(a: JsonValue, b: JsonValue): boolean;
 }
 
 export interface PostgresStoreOptions {
@@ -218,8 +220,8 @@ export class PostgresStore implements Store {
   }
 
   /**
-   * `record` as read now from `collection`, or, when it is field for field what this
-   * process read last time, the object it read then. Records are frozen, so the two are
+   * `record` as read now from `collection`, or, when it is equal to what this process
+   * read last time (nested values included), the object it read then. Records are frozen, so the two are
    * interchangeable; and the core keeps a record's representation and ETag per object
    * (representation.ts), so a record read again unchanged is not serialised and hashed
    * again. Not a cache of the database: every read still asks it.
@@ -227,7 +229,7 @@ export class PostgresStore implements Store {
   sameAsLastRead(collection: StoredCollection, record: StoredRecord): StoredRecord {
     const key = recordKey(collection, record.id);
     const last = this.#lastRead.get(key);
-    if (last !== undefined && sameFields(last, record)) return last;
+    if (last !== undefined && this.#kit.jsonEqual(last, record)) return last;
     if (this.#lastRead.size >= MAX_LAST_READ) this.#lastRead.clear();
     this.#lastRead.set(key, record);
     return record;
@@ -447,17 +449,6 @@ function guardOf(caller: StoredRecord): CallerGuard {
 /** The remembered caller still holds: the user exists with the same role (what guardOf has a write check). */
 function isStill(remembered: StoredRecord, user: StoredRecord | undefined): boolean {
   return user !== undefined && user['role'] === remembered['role'];
-}
-
-/** True when two records of one collection have the same members with the same values (an object or array value only when it is the same one). */
-function sameFields(a: StoredRecord, b: StoredRecord): boolean {
-  let count = 0;
-  for (const name in a) {
-    if (a[name] !== b[name]) return false;
-    count += 1;
-  }
-  for (const _name in b) count -= 1;
-  return count === 0;
 }
 
 function recordKey(collection: StoredCollection, id: number): string {
