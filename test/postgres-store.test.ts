@@ -21,6 +21,7 @@ import { POSTGRES_SKIP, startCluster } from './postgres-cluster.js';
 import type { TestServer } from './helpers.js';
 import { startTestServerWithAdminBootstrap } from './helpers.js';
 import { describeStoreFlows } from './store-flows.js';
+import { statementsOf } from './postgres-statements.js';
 
 const KIT: CoreKit = {
   needData: (fetch) => new NeedData(fetch),
@@ -130,6 +131,61 @@ describe('a record read again unchanged is the object read before (its represent
       const kept = store.sameAsLastRead('orders', order([{ product_id: 1, quantity: 2 }]));
       assert.equal(store.sameAsLastRead('orders', order([{ product_id: 1, quantity: 2 }])), kept);
       assert.notEqual(store.sameAsLastRead('orders', order([{ product_id: 1, quantity: 3 }])), kept);
+    } finally {
+      await probe.end();
+      await store.close();
+    }
+  });
+});
+
+describe('reads arriving together share one statement (read-batches.ts), each checking its own caller', { skip: POSTGRES_SKIP }, () => {
+  test('twenty reads on one connection: the first alone, the other nineteen together, each given its own record; a deleted caller is refused in the batch, the others answered', async () => {
+    cluster ??= await startCluster();
+    const url = cluster.url(await cluster.createDatabase());
+    const opened = await openPostgresStore({ url, resources: exampleResources(), kit: KIT, poolSize: 1 });
+    const store = opened.store;
+    if (store === undefined) throw new Error('the schema was refused');
+    const probe = new pg.Client({ connectionString: url });
+    await probe.connect();
+    try {
+      const insertUser = async (email: string, role: string): Promise<number> =>
+        Number((await probe.query(`INSERT INTO users (name, email, password_hash, role, created_at, updated_at) VALUES ('Reader', $1, 'x', $2, now(), now()) RETURNING id`, [email, role])).rows[0].id);
+      const kept = await insertUser('kept@example.com', 'user');
+      const deleted = await insertUser('deleted@example.com', 'admin');
+      const ids: number[] = [];
+      for (let n = 1; n <= 20; n++) {
+        ids.push(Number((await probe.query(`INSERT INTO products (name, category, price, created_at, updated_at) VALUES ($1, 'batched', $2, now(), now()) RETURNING id`, [`Batched ${n}`, n])).rows[0].id));
+      }
+      // Each caller read once, so that the store remembers it and a later read checks it instead.
+      for (const caller of [kept, deleted]) {
+        const view = store.view?.() as Store;
+        await loaded(() => view.caller?.(caller));
+      }
+      await probe.query('DELETE FROM users WHERE id = $1', [deleted]);
+
+      const readAs = (caller: number, id: number): Promise<StoredRecord | undefined> => {
+        const view = store.view?.() as Store;
+        view.mayRememberCaller?.();
+        assert.equal(view.caller?.(caller)?.id, caller, 'answered from memory');
+        return Promise.resolve(loaded(() => view.get('products', id)));
+      };
+      let reads: PromiseSettledResult<StoredRecord | undefined>[] = [];
+      const statements = await statementsOf(async () => {
+        reads = await Promise.allSettled(ids.map((id, index) => readAs(index === 7 ? deleted : kept, id)));
+      });
+      assert.deepEqual(
+        statements.map((text) => (text.includes('unnest(') ? 'together' : 'alone')),
+        ['alone', 'together'],
+      );
+      reads.forEach((read, index) => {
+        if (index === 7) {
+          assert.equal(read.status, 'rejected');
+          assert.ok(read.reason instanceof CallerChanged, 'the deleted caller: the request runs again, its caller read afresh');
+        } else {
+          assert.equal(read.status, 'fulfilled');
+          assert.deepEqual(read.value, { ...read.value, id: ids[index], name: `Batched ${index + 1}`, price: index + 1 });
+        }
+      });
     } finally {
       await probe.end();
       await store.close();

@@ -27,7 +27,8 @@ import { named } from './named-statements.js';
 import type { TablePlan } from './schema.js';
 import { quoted } from './schema.js';
 import type { CallerGuard } from './sql-records.js';
-import { insertTakingId, listQuery, PROVISIONAL_ID, recordOf, recordOfJson, rowsByIdQuery, upsert } from './sql-records.js';
+import { insertTakingId, listQuery, PROVISIONAL_ID, recordOf, recordOfJson, upsert } from './sql-records.js';
+import { ReadBatches } from './read-batches.js';
 
 /** What the core lends the store: its error for "load first", and its 503 (plainrest is not a runtime dependency of this package). */
 export interface CoreKit {
@@ -93,6 +94,8 @@ export class PostgresStore implements Store {
   readonly #callers = new Map<number, StoredRecord>();
   /** Records as this process last read them by id or in a page, by collection and id (sameAsLastRead). */
   readonly #lastRead = new Map<string, StoredRecord>();
+  /** Reads by id outside a transaction, sent together when they arrive together (read-batches.ts). */
+  readonly #reads: ReadBatches;
 
   constructor(options: PostgresStoreOptions) {
     this.#pool = options.pool;
@@ -100,6 +103,12 @@ export class PostgresStore implements Store {
     this.#kit = options.kit;
     this.#maxAttempts = options.maxAttempts ?? 20;
     this.#feed = new PostgresFeed({ run: (text, values) => this.run(text, values), connect: options.listen, retention: options.retention ?? DEFAULT_RETENTION });
+    this.#reads = new ReadBatches(async (text, values) => (await this.runNamed(text, values)).rows, options.pool.options.max ?? 10);
+  }
+
+  /** The row rowsByIdQuery gives for the records `ids` of `tables`, checking `caller` when given; sent with other reads arriving at once (read-batches.ts). */
+  readRows(tables: readonly string[], ids: readonly number[], caller: CallerGuard | undefined): Promise<Record<string, unknown>> {
+    return this.#reads.read(tables, ids, caller);
   }
 
   get feed(): ChangeFeed {
@@ -627,10 +636,10 @@ export class PostgresView implements Store {
     const guard = transaction === undefined ? this.#guard() : undefined;
     throw this.#store.kit.needData(async () => {
       if (transaction === undefined) {
-        // Outside a transaction, one named statement (parsed once per connection) reads them all, and checks the remembered caller.
+        // Outside a transaction, one named statement (parsed once per connection) reads them all, and checks the remembered caller;
+        // with the reads of other requests when they arrive together (read-batches.ts).
         const plans = wanted.map((want) => this.#store.plan(want.collection));
-        const { text, values } = rowsByIdQuery(wanted.map((want, index) => ({ table: (plans[index] as TablePlan).table, id: want.id })), guard);
-        const row = (await this.#store.runNamed(text, values)).rows[0] ?? {};
+        const row = await this.#store.readRows(plans.map((plan) => plan.table), wanted.map((want) => want.id), guard);
         if (guard !== undefined) this.#checked(row['caller'] === true);
         wanted.forEach((want, index) => {
           const value = row[`r${index}`] as Record<string, unknown> | null | undefined;

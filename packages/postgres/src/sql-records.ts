@@ -41,11 +41,41 @@ export function rowsByIdQuery(wanted: readonly { readonly table: string; readonl
 }
 
 /**
- * rowsByIdQuery's texts by the tables read (as many as a path has levels), with and
- * without the caller's check: each built once, so that a read finds its statement's name
- * (named-statements.ts) without building its text and hashing it again.
+ * rowsByIdQuery for many reads of the same tables in one statement (read-batches.ts): the
+ * parameters are arrays, one per table read (the ids) and with `checked` two more (each
+ * read's caller's id and role); one row per read, in the arrays' order, with the columns
+ * rowsByIdQuery gives one read.
  */
-const rowsByIdTexts = { checked: new Map<string, string>(), unchecked: new Map<string, string>() };
+export function rowsByIdBatchQuery(tables: readonly string[], checked: boolean): string {
+  const texts = checked ? rowsByIdTexts.checkedBatch : rowsByIdTexts.uncheckedBatch;
+  const key = tables.join('\n');
+  let text = texts.get(key);
+  if (text === undefined) {
+    const arrays = tables.map((_, index) => `$${index + 1}::bigint[]`);
+    const names = tables.map((_, index) => `"i${index}"`);
+    const rows = tables.map((table, index) => `(SELECT to_jsonb(t) FROM ${quoted(table)} t WHERE t."id" = "__read"."i${index}") AS "r${index}"`);
+    if (checked) {
+      arrays.push(`$${tables.length + 1}::bigint[]`, `$${tables.length + 2}::text[]`);
+      names.push('"caller_id"', '"caller_role"');
+      rows.push(`${callerCondition('"__read"."caller_id"', '"__read"."caller_role"')} AS "caller"`);
+    }
+    text = `SELECT ${rows.join(', ')} FROM unnest(${arrays.join(', ')}) WITH ORDINALITY AS "__read"(${names.join(', ')}, "n") ORDER BY "__read"."n"`;
+    texts.set(key, text);
+  }
+  return text;
+}
+
+/**
+ * rowsByIdQuery's and rowsByIdBatchQuery's texts by the tables read (as many as a path has
+ * levels), with and without the caller's check: each built once, so that a read finds its
+ * statement's name (named-statements.ts) without building its text and hashing it again.
+ */
+const rowsByIdTexts = {
+  checked: new Map<string, string>(),
+  unchecked: new Map<string, string>(),
+  checkedBatch: new Map<string, string>(),
+  uncheckedBatch: new Map<string, string>(),
+};
 
 /** A row read by rowsByIdQuery: its timestamps in ISO 8601 in UTC, as the connections' type parsers give them in a row (open.ts types). */
 export function recordOfJson(plan: TablePlan, row: Record<string, unknown>): StoredRecord {
@@ -104,7 +134,12 @@ function callerHolds(caller: CallerGuard, values: unknown[]): string {
 
 /** The caller's check, its id and role the statement's parameters `first` and `first + 1`. */
 function callerCheck(first: number): string {
-  return `EXISTS (SELECT 1 FROM "users" WHERE "id" = $${first}::bigint AND "role" IS NOT DISTINCT FROM $${first + 1}::text)`;
+  return callerCondition(`$${first}::bigint`, `$${first + 1}::text`);
+}
+
+/** SQL true when the user `id` exists with the role `role` (both SQL expressions). */
+function callerCondition(id: string, role: string): string {
+  return `EXISTS (SELECT 1 FROM "users" WHERE "id" = ${id} AND "role" IS NOT DISTINCT FROM ${role})`;
 }
 
 /**
