@@ -18,7 +18,7 @@ import { entityTag, represent, representFields, serializeWritten } from '../repr
 import type { Change, Decision, Filter, Store } from '../store/store.js';
 import { decideAndCommit, loaded } from '../store/loaded.js';
 import type { IdempotentRequest } from '../http/idempotency.js';
-import type { JsonObject } from '../json.js';
+import type { JsonObject, StoredRecord } from '../json.js';
 import type { Actor } from '../auth/permissions.js';
 import { requireParent } from './lookup.js';
 import { writeOnlyValues } from '../validation.js';
@@ -134,13 +134,22 @@ async function create(
     if (replay !== undefined) return { changes: [], result: replay };
     const { next } = decideWrite(load, hashed);
     const record = finishRecord(definition, next, store.allocateId(definition.collection), now, now);
-    const { stored, representation } = serializeWritten(definition, record, vocabulary);
-    const headers = { Location: `${context.path}/${record.id}`, ETag: representation.etag };
-    const created = definition.createdFields;
-    const responseBody = created === undefined ? representation.json : representFields(definition, record, vocabulary, created);
-    const reply: Reply = { status: 201, headers, body: responseBody };
+    const { stored, reply } = createdReply(context.path, definition, vocabulary, record);
     const changes: Change[] = [{ kind: 'put', collection: definition.collection, record, json: stored, created: true }];
-    if (idempotent !== undefined) changes.push(...context.services.idempotencyKeys.changesToSave(idempotent, reply, store));
+    if (idempotent === undefined) {
+      // The record with another id is the same record: only the id is given by allocateId.
+      return { changes, result: reply, resultWithId: (id) => createdReply(context.path, definition, vocabulary, Object.freeze({ ...record, id })).reply };
+    }
+    changes.push(...context.services.idempotencyKeys.changesToSave(idempotent, reply, store));
     return { changes, result: reply };
   });
+}
+
+/** 201 with the new record (or its `x-created-fields`), its Location and ETag; and the record as stored. */
+function createdReply(collectionPath: string, definition: ResourceDefinition, vocabulary: Vocabulary, record: StoredRecord): { stored: string; reply: Reply } {
+  const { stored, representation } = serializeWritten(definition, record, vocabulary);
+  const headers = { Location: `${collectionPath}/${record.id}`, ETag: representation.etag };
+  const created = definition.createdFields;
+  const body = created === undefined ? representation.json : representFields(definition, record, vocabulary, created);
+  return { stored, reply: { status: 201, headers, body } };
 }

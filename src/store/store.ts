@@ -110,6 +110,12 @@ export class CallerChanged {}
 export interface Decision<T> {
   readonly changes: readonly Change[];
   readonly result: T;
+  /**
+   * A create's answer had its record been given the id `id` instead (allocateId): a store
+   * that lets the database take the id as it writes the record answers with this rather
+   * than deciding again. Absent, such a store decides again with the id taken.
+   */
+  readonly resultWithId?: (id: number) => T;
 }
 
 export interface Store {
@@ -127,8 +133,9 @@ export interface Store {
   /**
    * Reserves the next id of a collection; ids are never reused, even if the write then fails.
    * In `transact`, a store may answer a placeholder and let the database take the id as it
-   * writes the record, then run `decide` once more with the id taken: so a decision must
-   * give the same changes from the same reads (a create takes its time before deciding).
+   * writes the record, then answer with the decision's `resultWithId`, or else run `decide`
+   * once more with the id taken: so a decision must give the same changes from the same
+   * reads (a create takes its time before deciding).
    */
   allocateId(collection: StoredCollection): number;
   /** Applies the changes at once in memory and resolves when they are durable. */

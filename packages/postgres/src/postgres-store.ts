@@ -349,14 +349,15 @@ export class PostgresStore implements Store {
   #described<T>(decision: Decision<T>, view: PostgresView): Decision<T> {
     if (this.#table === undefined || decision.changes.length === 0) return decision;
     const changes = this.#kit.describeChanges(this.#table, decision.changes, (collection, id) => view.get(collection, id));
-    return changes === decision.changes ? decision : { changes, result: decision.result };
+    return changes === decision.changes ? decision : { ...decision, changes };
   }
 
   /**
    * A create that read nothing, in one statement: the record with the id its table's
    * identity takes as it is written, and its events, made only if the caller remembered for
-   * the request (if any) is still as it was; then the decision again with that id, for the
-   * answer. Nothing inserted means the caller had changed: the request runs again.
+   * the request (if any) is still as it was; then the answer for that id (the decision's
+   * resultWithId, else the decision again with that id). Nothing inserted means the caller
+   * had changed: the request runs again.
    */
   async #createTakingId<T>(client: pg.PoolClient, view: PostgresView, decide: () => Decision<T>, first: Decision<T>): Promise<T> {
     const change = first.changes[0] as Extract<Change, { kind: 'put' }>;
@@ -369,7 +370,9 @@ export class PostgresStore implements Store {
     if (row === undefined || row.created === null) view.callerNoLongerHolds();
     view.callerConfirmed();
     if (events !== undefined) this.#feed.written(events.count, Number(row.last));
-    view.idTaken(change.collection, Number(row.created));
+    const id = Number(row.created);
+    if (first.resultWithId !== undefined) return first.resultWithId(id);
+    view.idTaken(change.collection, id);
     const again = await settle(decide);
     const made = again.changes[0];
     // The record written must be the one decided: a decision gives the same changes from the same reads (plainrest's store.ts allocateId).
