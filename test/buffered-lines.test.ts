@@ -15,10 +15,10 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { afterEach, describe, test } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import { BufferedLines, FLUSH_AFTER_MS } from '../src/buffered-lines.js';
 import { formatAccessLine } from '../src/http/access-log.js';
 import { TEST_ADMIN_EMAIL, TEST_ADMIN_PASSWORD, TEST_TOKEN_SECRET, cleanUpAfterEach, killChildren, temporaryDirectory } from './helpers.js';
+import { REPOSITORY_ROOT } from './repository.js';
 
 /** A stream that keeps every chunk written to it, one entry per write, and when each came (performance.now()). */
 class RecordingStream extends Writable {
@@ -188,8 +188,7 @@ describe('BufferedLines', () => {
 // ---------------------------------------------------------------------------------------
 // The CLI with stdout redirected to a file (Node then writes stdout synchronously).
 
-const PACKAGE_ROOT = fileURLToPath(new URL('..', import.meta.url));
-const MAIN = join(PACKAGE_ROOT, 'dist', 'main.js');
+const MAIN = join(REPOSITORY_ROOT, 'dist', 'main.js');
 const BANNER = /^plainrest listening on (http:\/\/127\.0\.0\.1:\d+)$/;
 const REQUESTS = 50;
 const ACCESS_LOG_KEYS = ['time', 'request_id', 'method', 'path', 'status', 'bytes', 'duration_ms', 'user_id'];
@@ -235,7 +234,7 @@ describe('cli: stdout to a file', () => {
     defer(async () => closeSync(stdoutFd));
 
     const child = spawn(process.execPath, [MAIN], {
-      cwd: PACKAGE_ROOT,
+      cwd: REPOSITORY_ROOT,
       env: { PATH: process.env['PATH'] ?? '', PORT: '0', DATA_DIR: dataDir.path, ADMIN_PASSWORD: TEST_ADMIN_PASSWORD, TOKEN_SECRET: TEST_TOKEN_SECRET },
       stdio: ['ignore', stdoutFd, 'pipe'],
     });

@@ -5,11 +5,13 @@
 
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { checkDeclaration, patternProblem } from '../src/declarations/check-declaration.js';
 import { LIBRARY } from './declared-domains.js';
+import { REPOSITORY_ROOT } from './repository.js';
 
-const EXAMPLE_DOMAIN = new URL('../data/example/resources.json', import.meta.url);
+const EXAMPLE_DOMAIN = join(REPOSITORY_ROOT, 'data', 'example', 'resources.json');
 
 /** The library (test/library-declaration.ts), as a fresh object each mistake may change. */
 function library(): Record<string, any> {

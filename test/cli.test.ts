@@ -12,16 +12,15 @@ import { createHash } from 'node:crypto';
 import { access, readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, test } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import { assertProblem } from './assertions.js';
 import { EventStreamClient } from './event-stream-client.js';
 import type { Reply } from './assertions.js';
 import type { RunningProcess } from './child-process.js';
 import { killAll, runToExit as runProcessToExit, startProcess } from './child-process.js';
 import { TEST_ADMIN_EMAIL, TEST_ADMIN_PASSWORD, TEST_TOKEN_SECRET, temporaryDirectory, tokenFor } from './helpers.js';
+import { REPOSITORY_ROOT } from './repository.js';
 
-const PACKAGE_ROOT = fileURLToPath(new URL('..', import.meta.url));
-const MAIN = join(PACKAGE_ROOT, 'dist', 'main.js');
+const MAIN = join(REPOSITORY_ROOT, 'dist', 'main.js');
 const BANNER = /^plainrest listening on (http:\/\/127\.0\.0\.1:(\d+))$/m;
 const TIMEOUT = { timeout: 20_000 };
 /** A known administrator password, so a test can log in (POST /v1/tokens). */
@@ -33,7 +32,7 @@ type Cli = RunningProcess;
 
 /** Runs `node dist/main.js` with only the given environment (plus PATH), so the test's own env never leaks in. */
 function runCli(args: string[], env: Record<string, string> = {}): Cli {
-  return startProcess(process.execPath, [MAIN, ...args], { cwd: PACKAGE_ROOT, env: { PATH: process.env['PATH'] ?? '', ...env } });
+  return startProcess(process.execPath, [MAIN, ...args], { cwd: REPOSITORY_ROOT, env: { PATH: process.env['PATH'] ?? '', ...env } });
 }
 
 /** Waits for the banner and the data line; returns the printed URL. */
@@ -70,7 +69,7 @@ async function login(url: string, email: string, password: string): Promise<stri
 
 /** Runs the CLI to its end: exit code and output. */
 async function runToExit(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return runProcessToExit(process.execPath, [MAIN, ...args], { cwd: PACKAGE_ROOT, env: { PATH: process.env['PATH'] ?? '', ...env } });
+  return runProcessToExit(process.execPath, [MAIN, ...args], { cwd: REPOSITORY_ROOT, env: { PATH: process.env['PATH'] ?? '', ...env } });
 }
 
 /** Every entry of a directory (dotfiles too) with its bytes' hash, mode and mtime. */
@@ -102,7 +101,7 @@ afterEach(async () => {
 
 describe('cli: usage', () => {
   test('--version (and -v) prints the version of package.json and exits 0', TIMEOUT, async () => {
-    const { version } = JSON.parse(await readFile(join(PACKAGE_ROOT, 'package.json'), 'utf8')) as { version: string };
+    const { version } = JSON.parse(await readFile(join(REPOSITORY_ROOT, 'package.json'), 'utf8')) as { version: string };
     assert.match(version, /^\d+\.\d+\.\d+/);
     for (const flag of ['--version', '-v']) {
       assert.deepEqual(await runToExit([flag]), { code: 0, stdout: `${version}\n`, stderr: '' });

@@ -11,16 +11,15 @@ import assert from 'node:assert/strict';
 import { access, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { killAll, runToExit } from './child-process.js';
 import type { TestServer } from './helpers.js';
 import { hashDirectory, login, startTestServerWithAdminBootstrap, TEST_TOKEN_SECRET, temporaryDirectory } from './helpers.js';
 import type { PostgresCluster } from './postgres-cluster.js';
 import { freePort, POSTGRES_SKIP, startCluster } from './postgres-cluster.js';
+import { REPOSITORY_ROOT } from './repository.js';
 
-const PACKAGE_ROOT = fileURLToPath(new URL('..', import.meta.url));
-const MAIN = join(PACKAGE_ROOT, 'dist', 'main.js');
+const MAIN = join(REPOSITORY_ROOT, 'dist', 'main.js');
 const TIMEOUT = { timeout: 60_000 };
 const DANA = { name: 'Dana', email: 'dana@example.com', password: 'dana-password-1' };
 const KEYED_PRODUCT = { name: 'Keyed tea', category: 'tea', price: 4.5 };
@@ -28,7 +27,7 @@ const KEY = { 'Idempotency-Key': 'copy-key-1' };
 
 /** `node dist/main.js …` with only PATH from the test's environment. */
 function plainrest(args: readonly string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return runToExit(process.execPath, [MAIN, ...args], { cwd: PACKAGE_ROOT, env: { PATH: process.env['PATH'] ?? '', ...env } });
+  return runToExit(process.execPath, [MAIN, ...args], { cwd: REPOSITORY_ROOT, env: { PATH: process.env['PATH'] ?? '', ...env } });
 }
 
 /** Everything the administrator can see, in id order: users, products, and each user's orders. */
@@ -64,7 +63,7 @@ async function exists(path: string): Promise<boolean> {
 
 /** The example declaration without orders: data holding orders no longer fits it. */
 async function declarationWithoutOrders(directory: string): Promise<string> {
-  const declaration = JSON.parse(await readFile(join(PACKAGE_ROOT, 'data', 'example', 'resources.json'), 'utf8')) as { resources: Record<string, unknown> };
+  const declaration = JSON.parse(await readFile(join(REPOSITORY_ROOT, 'data', 'example', 'resources.json'), 'utf8')) as { resources: Record<string, unknown> };
   delete declaration.resources['orders'];
   const path = join(directory, 'without-orders.json');
   await writeFile(path, JSON.stringify(declaration));

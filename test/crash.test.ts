@@ -12,14 +12,15 @@ import assert from 'node:assert/strict';
 import type { ChildProcess } from 'node:child_process';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { mulberry32, TEST_ADMIN_PASSWORD, TEST_TOKEN_SECRET, temporaryDirectory, tokenFor } from './helpers.js';
 import { POSTGRES_SKIP, startCluster } from './postgres-cluster.js';
+import { REPOSITORY_ROOT } from './repository.js';
 
 const ROUNDS = Number(process.env['CRASH_ROUNDS'] ?? 4);
 const WRITERS = 12;
-const MAIN = fileURLToPath(new URL('../dist/main.js', import.meta.url));
+const MAIN = join(REPOSITORY_ROOT, 'dist', 'main.js');
 
 interface Running {
   readonly child: ChildProcess;

@@ -10,13 +10,13 @@ import assert from 'node:assert/strict';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, test } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import { killAll, runToExit } from './child-process.js';
 import { cleanUpAfterEach, connect, hashDirectory, scratchDirectory, TEST_AUTH_OPTIONS } from './helpers.js';
+import { REPOSITORY_ROOT } from './repository.js';
 import type { ResourcesDeclaration } from '../src/index.js';
 import { startServer, StartupError } from '../src/index.js';
 
-const MAIN = join(fileURLToPath(new URL('..', import.meta.url)), 'dist', 'main.js');
+const MAIN = join(REPOSITORY_ROOT, 'dist', 'main.js');
 const TIMEOUT = { timeout: 20_000 };
 
 const NOTES = {

@@ -13,14 +13,13 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { readdir } from 'node:fs/promises';
 import { describe, test } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import type { App, RunningServer, ServerOptions, Store } from 'plainrest';
 import { createApp, DEFAULTS, MemoryStore, startServer } from 'plainrest';
 import type { TestServer } from './helpers.js';
 import { TEST_AUTH_OPTIONS, TEST_TOKEN_SECRET, connect, recordingLogger, temporaryDirectory, tokenFor, wrap } from './helpers.js';
 import { assertProblem } from './assertions.js';
+import { REPOSITORY_ROOT } from './repository.js';
 
-const PACKAGE_ROOT = fileURLToPath(new URL('..', import.meta.url));
 
 /** Mounts an app on our own node:http server, as an embedding program would; requests carry `token`. */
 async function mount(app: App, token: string | undefined): Promise<{ api: TestServer; stop: () => Promise<void> }> {
@@ -232,7 +231,7 @@ describe('embedding: prints nothing without a logger', () => {
         await new Promise((resolve) => http.close(resolve));
         await app.close();
       `;
-      const child = spawn(process.execPath, ['--input-type=module', '-e', script], { cwd: PACKAGE_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn(process.execPath, ['--input-type=module', '-e', script], { cwd: REPOSITORY_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
       let stdout = '';
       let stderr = '';
       child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));

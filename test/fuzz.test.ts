@@ -26,7 +26,6 @@ import assert from 'node:assert/strict';
 import { Agent, request } from 'node:http';
 import { connect as connectSocket } from 'node:net';
 import { tmpdir } from 'node:os';
-import { fileURLToPath } from 'node:url';
 import { isDeepStrictEqual } from 'node:util';
 import { after, before, describe, test } from 'node:test';
 import type { Fixture, FuzzCase } from './fuzz-cases.js';
@@ -45,6 +44,7 @@ import {
 } from './fuzz-cases.js';
 import type { TestServer } from './helpers.js';
 import { recordingLogger, startTestServer, temporaryDirectory, tokenFor } from './helpers.js';
+import { REPOSITORY_ROOT } from './repository.js';
 
 const SEED = readNumber('FUZZ_SEED', 20_260_101);
 const CASES = readNumber('FUZZ_CASES', 3000);
@@ -62,7 +62,6 @@ const RAW_GRACE_MS = 20;
 /** Failures printed in full per test, beyond one per failing mutation. */
 const SHOWN_FAILURES = 12;
 
-const REPOSITORY_ROOT = fileURLToPath(new URL('..', import.meta.url)).replace(/\/$/, '');
 const MARKERS = leakMarkers(REPOSITORY_ROOT, tmpdir());
 
 function readNumber(name: string, fallback: number): number {

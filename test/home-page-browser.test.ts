@@ -14,15 +14,15 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { join } from 'node:path';
 import { after, afterEach, before, describe, it } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import type { Page } from './chromium.js';
 import { Browser, CHROMIUM_NAMES, findChromium } from './chromium.js';
 import type { TestServer } from './helpers.js';
 import { startTestServer, TEST_ADMIN_EMAIL, TEST_ADMIN_PASSWORD } from './helpers.js';
 import { LIBRARY } from './declared-domains.js';
+import { REPOSITORY_ROOT } from './repository.js';
 
 const chromium = findChromium();
-const ARTIFACTS = process.env['ARTIFACTS_DIR'] ?? fileURLToPath(new URL('./artifacts/', import.meta.url));
+const ARTIFACTS = process.env['ARTIFACTS_DIR'] ?? join(REPOSITORY_ROOT, 'test', 'artifacts');
 const SKIP = chromium === undefined ? `Chromium is not installed (looked for CHROMIUM_PATH, then ${CHROMIUM_NAMES.join(', ')} on PATH); \`.ci/run\` installs it with apt-get` : false;
 
 const ALICE = { email: 'alice@example.com', password: 'wonderland-42' } as const;

@@ -11,7 +11,6 @@
 
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { after, before, describe, test } from 'node:test';
 import { Ajv2020 } from 'ajv/dist/2020.js';
@@ -25,6 +24,7 @@ import { EXAMPLE } from './example-definitions.js';
 import { validateJson } from './json-schema.js';
 import type { TestResponse, TestServer } from './helpers.js';
 import { createUserClient, startTestServer } from './helpers.js';
+import { REPOSITORY_ROOT } from './repository.js';
 
 type Json = Record<string, any>;
 
@@ -541,8 +541,7 @@ describe('openapi: money', () => {
 
 describe('openapi: the command line', () => {
   test('`plainrest openapi` prints the same document through a pipe, whole (over 64 KiB)', async () => {
-    const root = fileURLToPath(new URL('..', import.meta.url));
-    const { stdout } = await promisify(execFile)(process.execPath, ['dist/main.js', 'openapi'], { cwd: root, maxBuffer: 8 << 20 });
+    const { stdout } = await promisify(execFile)(process.execPath, ['dist/main.js', 'openapi'], { cwd: REPOSITORY_ROOT, maxBuffer: 8 << 20 });
     assert.ok(stdout.length > 65_536, `${stdout.length} bytes`);
     assert.deepEqual(JSON.parse(stdout), doc);
   });

@@ -10,12 +10,11 @@ import { execFile } from 'node:child_process';
 import { cp, mkdir, readFile, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { killAll, runToExit, startProcess } from './child-process.js';
 import { temporaryDirectory } from './helpers.js';
+import { REPOSITORY_ROOT } from './repository.js';
 
-const PACKAGE_ROOT = fileURLToPath(new URL('..', import.meta.url));
 /** What a clean clone holds that packing needs (dist/ is built by prepack, not copied). */
 const CHECKOUT_FILES = ['package.json', 'package-lock.json', 'tsconfig.json', 'README.md', 'LICENSE', 'src', 'data/example'];
 const TIMEOUT = { timeout: 120_000 };
@@ -32,8 +31,8 @@ let env: Record<string, string>;
 before(async () => {
   scratch = await temporaryDirectory();
   const checkout = join(scratch.path, 'checkout');
-  for (const file of CHECKOUT_FILES) await cp(join(PACKAGE_ROOT, file), join(checkout, file), { recursive: true });
-  await symlink(join(PACKAGE_ROOT, 'node_modules'), join(checkout, 'node_modules')); // the dev dependencies `npm install` gave the clone
+  for (const file of CHECKOUT_FILES) await cp(join(REPOSITORY_ROOT, file), join(checkout, file), { recursive: true });
+  await symlink(join(REPOSITORY_ROOT, 'node_modules'), join(checkout, 'node_modules')); // the dev dependencies `npm install` gave the clone
   const npmEnv = { ...process.env, ...QUIET_NPM };
   const packed = await run('npm', ['pack', '--silent', '--pack-destination', scratch.path], { cwd: checkout, env: npmEnv });
   tarball = join(scratch.path, packed.stdout.trim().split('\n').at(-1) ?? '');
@@ -60,7 +59,7 @@ describe('the npm package', () => {
   });
 
   test('`npx plainrest --version` prints the version of package.json', TIMEOUT, async () => {
-    const { version } = JSON.parse(await readFile(join(PACKAGE_ROOT, 'package.json'), 'utf8')) as { version: string };
+    const { version } = JSON.parse(await readFile(join(REPOSITORY_ROOT, 'package.json'), 'utf8')) as { version: string };
     assert.deepEqual(await runToExit('npx', ['--no-install', 'plainrest', '--version'], { cwd: project, env }), { code: 0, stdout: `${version}\n`, stderr: '' });
   });
 
@@ -92,7 +91,7 @@ describe('the npm package', () => {
   });
 
   test("the README's embedding snippet runs as written against the installed package", TIMEOUT, async () => {
-    const snippet = embeddingSnippet(await readFile(join(PACKAGE_ROOT, 'README.md'), 'utf8'));
+    const snippet = embeddingSnippet(await readFile(join(REPOSITORY_ROOT, 'README.md'), 'utf8'));
     await writeFile(join(project, 'embed.mjs'), snippet);
     const result = await runToExit(process.execPath, ['embed.mjs'], { cwd: project, env });
     assert.equal(result.code, 0, result.stderr);

@@ -8,13 +8,13 @@ import assert from 'node:assert/strict';
 import { execFile, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { readFile } from 'node:fs/promises';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { after, test } from 'node:test';
 import type { ChildProcess } from 'node:child_process';
 import { temporaryDirectory } from './helpers.js';
+import { REPOSITORY_ROOT } from './repository.js';
 
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const children: ChildProcess[] = [];
 after(async () => {
   for (const child of children) {
@@ -28,7 +28,7 @@ after(async () => {
 
 /** A README section: from its heading to the next heading of the same or a higher level (outside code blocks). */
 async function readmeSection(heading: string): Promise<string> {
-  const lines = (await readFile(`${ROOT}README.md`, 'utf8')).split('\n');
+  const lines = (await readFile(join(REPOSITORY_ROOT, 'README.md'), 'utf8')).split('\n');
   const start = lines.indexOf(heading);
   assert.ok(start >= 0, `README has "${heading}"`);
   const level = heading.indexOf(' ');
@@ -82,7 +82,7 @@ function assertAnswers(output: string, answers: readonly { text: string; pattern
 
 /** A real server from dist/ on a fresh data directory; returns its URL. */
 async function startRealServer(dataDir: string): Promise<string> {
-  const child = spawn(process.execPath, ['dist/main.js', '--port', '0', '--data-dir', dataDir, '--rate-limit', '0'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['dist/main.js', '--port', '0', '--data-dir', dataDir, '--rate-limit', '0'], { cwd: REPOSITORY_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
   children.push(child);
   return new Promise<string>((resolve, reject) => {
     let output = '';
@@ -107,11 +107,11 @@ test('the README walk-through runs as written, twice against one server (bash, t
     const exact = promisedAnswers(block, false);
     assert.ok(exact.length >= 15, `the walk-through promises ${exact.length} answers`);
 
-    const first = await run('bash', ['-e', '-o', 'pipefail', '-c', script], { cwd: ROOT, maxBuffer: 1 << 20 });
+    const first = await run('bash', ['-e', '-o', 'pipefail', '-c', script], { cwd: REPOSITORY_ROOT, maxBuffer: 1 << 20 });
     assertAnswers(first.stdout, exact, 'first run, bash');
     // The same block again on the same server, now in a POSIX sh: nothing it creates may
     // collide with the first run's records, and every answer keeps its shape.
-    const second = await run('sh', ['-e', '-c', script], { cwd: ROOT, maxBuffer: 1 << 20 });
+    const second = await run('sh', ['-e', '-c', script], { cwd: REPOSITORY_ROOT, maxBuffer: 1 << 20 });
     assertAnswers(second.stdout, promisedAnswers(block, true), 'second run, sh');
 
     const createdUser = (output: string): string | undefined => /^Location: (\/v1\/users\/\d+)\r?$/m.exec(output)?.[1];
@@ -130,11 +130,11 @@ test('every "# → status" line of "Trying the conventions" answers that status'
     assert.ok(block !== undefined, 'the section has a sh block');
     const [setup, ...examples] = block.trimEnd().split('\n');
     assert.ok(setup !== undefined && setup.startsWith('TOKEN='), 'the block starts by getting a token');
-    const token = (await run('bash', ['-e', '-c', `${adapt(setup, url, dir.path)}\necho "$TOKEN"`], { cwd: ROOT })).stdout.trim();
+    const token = (await run('bash', ['-e', '-c', `${adapt(setup, url, dir.path)}\necho "$TOKEN"`], { cwd: REPOSITORY_ROOT })).stdout.trim();
     for (const line of examples) {
       const expected = /# → (\d{3})\s*$/.exec(line)?.[1];
       assert.ok(expected !== undefined, `every example says the status it expects: ${line}`);
-      const { stdout } = await run('bash', ['-c', adapt(line, url, dir.path)], { cwd: ROOT, env: { ...process.env, TOKEN: token } });
+      const { stdout } = await run('bash', ['-c', adapt(line, url, dir.path)], { cwd: REPOSITORY_ROOT, env: { ...process.env, TOKEN: token } });
       assert.equal(/^HTTP\/1\.1 (\d{3})/.exec(stdout)?.[1], expected, line);
     }
     assert.ok(examples.length >= 12, `${examples.length} examples checked`);

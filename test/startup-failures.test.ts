@@ -11,13 +11,12 @@ import { createServer } from 'node:net';
 import type { AddressInfo, Server } from 'node:net';
 import { join } from 'node:path';
 import { after, afterEach, before, describe, test } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import { killAll, runToExit, startProcess } from './child-process.js';
 import { temporaryDirectory } from './helpers.js';
+import { REPOSITORY_ROOT } from './repository.js';
 import { startServer } from '../src/index.js';
 
-const PACKAGE_ROOT = fileURLToPath(new URL('..', import.meta.url));
-const MAIN = join(PACKAGE_ROOT, 'dist', 'main.js');
+const MAIN = join(REPOSITORY_ROOT, 'dist', 'main.js');
 const TIMEOUT = { timeout: 20_000 };
 /** The user a test runs the server as to meet a directory it may not write, when the test runs as root. */
 const NOBODY = 65534;

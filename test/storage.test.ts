@@ -29,10 +29,10 @@ import { appendFile, copyFile, open, readdir, readFile, stat, writeFile } from '
 import { connect as openSocket } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, before, beforeEach, describe, test } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import type { ServerOptions } from '../src/index.js';
 import { startServer, StartupError } from '../src/index.js';
 import type { TestResponse, TestServer } from './helpers.js';
+import { REPOSITORY_ROOT } from './repository.js';
 import {
   TEST_ADMIN_EMAIL,
   TEST_ADMIN_PASSWORD,
@@ -50,7 +50,7 @@ import {
   scratchDirectory,
 } from './helpers.js';
 
-const EXAMPLE_DIR = fileURLToPath(new URL('../data/example/', import.meta.url));
+const EXAMPLE_DIR = join(REPOSITORY_ROOT, 'data', 'example');
 const SNAPSHOT_FILES = ['idempotency_keys.json', 'orders.json', 'products.json', 'users.json'];
 /** A data dir started without a configured tokenSecret also keeps the generated one. */
 const DATA_DIR_FILES = ['idempotency_keys.json', 'orders.json', 'products.json', 'token-secret', 'users.json'];
