@@ -192,3 +192,68 @@ describe('reads arriving together share one statement (read-batches.ts), each ch
     }
   });
 });
+
+describe('creates arriving together are written by one statement (create-batches.ts), each checking its own caller', { skip: POSTGRES_SKIP }, () => {
+  test('twenty creates on one connection: the first alone, the other nineteen together, with their ids and events in order; a deleted caller writes nothing', async () => {
+    cluster ??= await startCluster();
+    const url = cluster.url(await cluster.createDatabase());
+    const opened = await openPostgresStore({ url, resources: exampleResources(), kit: KIT, poolSize: 1 });
+    const store = opened.store;
+    if (store === undefined) throw new Error('the schema was refused');
+    store.describeEvents(exampleResources());
+    const probe = new pg.Client({ connectionString: url });
+    await probe.connect();
+    try {
+      const insertUser = async (email: string, role: string): Promise<number> =>
+        Number((await probe.query(`INSERT INTO users (name, email, password_hash, role, created_at, updated_at) VALUES ('Writer', $1, 'x', $2, now(), now()) RETURNING id`, [email, role])).rows[0].id);
+      const kept = await insertUser('kept-writer@example.com', 'user');
+      const deleted = await insertUser('deleted-writer@example.com', 'admin');
+      for (const caller of [kept, deleted]) {
+        const view = store.view?.() as Store;
+        await loaded(() => view.caller?.(caller));
+      }
+      await probe.query('DELETE FROM users WHERE id = $1', [deleted]);
+
+      const createAs = (caller: number, name: string): Promise<number> => {
+        const view = store.view?.() as Store;
+        view.mayRememberCaller?.();
+        assert.equal(view.caller?.(caller)?.id, caller, 'answered from memory');
+        return (view.transact as NonNullable<Store['transact']>)(() => {
+          const now = new Date().toISOString();
+          const record = Object.freeze({ id: view.allocateId('products'), name, category: 'together', price: 1, created_at: now, updated_at: now }) as StoredRecord;
+          return { changes: [{ kind: 'put', collection: 'products', record, json: JSON.stringify(record), created: true }], result: record.id, resultWithId: (id) => id };
+        });
+      };
+      const names = Array.from({ length: 20 }, (_, index) => `Together ${index + 1}`);
+      let made: PromiseSettledResult<number>[] = [];
+      const statements = await statementsOf(async () => {
+        made = await Promise.allSettled(names.map((name, index) => createAs(index === 7 ? deleted : kept, name)));
+      });
+      assert.deepEqual(
+        statements.map((text) => (text.includes('unnest(') ? 'together' : 'alone')),
+        ['alone', 'together'],
+      );
+      const refused = made[7] as PromiseSettledResult<number>;
+      assert.ok(refused.status === 'rejected' && refused.reason instanceof CallerChanged, 'the deleted caller: the request runs again, its caller read afresh');
+      const written = names.filter((_, index) => index !== 7);
+      const ids = made.filter((result): result is PromiseFulfilledResult<number> => result.status === 'fulfilled').map((result) => result.value);
+      assert.equal(new Set(ids).size, 19, 'nineteen ids, all different');
+
+      const rows = (await probe.query(`SELECT id, name FROM products WHERE category = 'together' ORDER BY id`)).rows;
+      assert.deepEqual(
+        rows.map((row) => [Number(row.id), row.name]).sort((a, b) => (a[0] as number) - (b[0] as number)),
+        written.map((name, index) => [ids[index], name]).sort((a, b) => (a[0] as number) - (b[0] as number)),
+        'each create has the id it was answered with',
+      );
+      const events = (await probe.query(`SELECT record_id, record FROM __events WHERE collection = 'products' ORDER BY id`)).rows;
+      assert.deepEqual(
+        events.map((event) => [Number(event.record_id), event.record.id, event.record.name]),
+        written.map((name, index) => [ids[index], ids[index], name]),
+        'one event per create, in the order of the creates, naming its record and its id',
+      );
+    } finally {
+      await probe.end();
+      await store.close();
+    }
+  });
+});

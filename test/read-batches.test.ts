@@ -6,7 +6,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { Row } from '../packages/postgres/src/read-batches.js';
-import { MAX_BATCH, ReadBatches } from '../packages/postgres/src/read-batches.js';
+import { ReadBatches } from '../packages/postgres/src/read-batches.js';
+import { MAX_BATCH } from '../packages/postgres/src/statement-batches.js';
 import { rowsByIdBatchQuery, rowsByIdQuery } from '../packages/postgres/src/sql-records.js';
 
 interface Sent {
@@ -128,6 +129,6 @@ describe('reads by id sent together', () => {
     db.sent[0]?.answer([{}]);
     await settle();
     db.sent[1]?.answer([{ r0: { id: 2 } }]);
-    for (const read of together) await assert.rejects(read, /a batch of 2 reads by id returned 1 rows/);
+    for (const read of together) await assert.rejects(read, /a statement for 2 items gave 1 answers/);
   });
 });

@@ -29,6 +29,7 @@ import { quoted } from './schema.js';
 import type { CallerGuard } from './sql-records.js';
 import { insertTakingId, listQuery, PROVISIONAL_ID, recordOf, recordOfJson, upsert } from './sql-records.js';
 import { ReadBatches } from './read-batches.js';
+import { CreateBatches } from './create-batches.js';
 
 /** What the core lends the store: its error for "load first", and its 503 (plainrest is not a runtime dependency of this package). */
 export interface CoreKit {
@@ -96,6 +97,8 @@ export class PostgresStore implements Store {
   readonly #lastRead = new Map<string, StoredRecord>();
   /** Reads by id outside a transaction, sent together when they arrive together (read-batches.ts). */
   readonly #reads: ReadBatches;
+  /** Creates that read nothing, written together when they arrive together (create-batches.ts). */
+  readonly #creates: CreateBatches;
 
   constructor(options: PostgresStoreOptions) {
     this.#pool = options.pool;
@@ -103,7 +106,9 @@ export class PostgresStore implements Store {
     this.#kit = options.kit;
     this.#maxAttempts = options.maxAttempts ?? 20;
     this.#feed = new PostgresFeed({ run: (text, values) => this.run(text, values), connect: options.listen, retention: options.retention ?? DEFAULT_RETENTION });
-    this.#reads = new ReadBatches(async (text, values) => (await this.runNamed(text, values)).rows, options.pool.options.max ?? 10);
+    const sendRows = async (text: string, values: unknown[]): Promise<readonly Record<string, unknown>[]> => (await this.runNamed(text, values)).rows;
+    this.#reads = new ReadBatches(sendRows, options.pool.options.max ?? 10);
+    this.#creates = new CreateBatches(sendRows, options.pool.options.max ?? 10);
   }
 
   /** The row rowsByIdQuery gives for the records `ids` of `tables`, checking `caller` when given; sent with other reads arriving at once (read-batches.ts). */
@@ -305,11 +310,18 @@ export class PostgresStore implements Store {
       }
       view.beginTransaction(client);
       let broken = false;
+      let released = false;
       try {
         // Described inside the loop: a lookup the description needs is loaded like the decision's reads.
         let decision = await settle(() => this.#described(decide(), view));
         if (view.provisional !== undefined) {
-          if (takesIdAsWritten(decision, view)) return await this.#createTakingId(client, view, decide, decision);
+          if (takesIdAsWritten(decision, view)) {
+            // One statement on the pool, with the creates arriving with it (create-batches.ts): this connection is not needed.
+            view.endTransaction();
+            client.release();
+            released = true;
+            return await this.#createTakingId(view, decide, decision);
+          }
           // The placeholder cannot be written: the id is taken first, and the decision made with it.
           await view.takeId();
           decision = await settle(() => this.#described(decide(), view));
@@ -340,7 +352,7 @@ export class PostgresStore implements Store {
       } finally {
         view.endTransaction();
         // A connection that failed is closed, not handed to the next request.
-        client.release(broken);
+        if (!released) client.release(broken);
       }
     }
   }
@@ -359,18 +371,21 @@ export class PostgresStore implements Store {
    * resultWithId, else the decision again with that id). Nothing inserted means the caller
    * had changed: the request runs again.
    */
-  async #createTakingId<T>(client: pg.PoolClient, view: PostgresView, decide: () => Decision<T>, first: Decision<T>): Promise<T> {
+  async #createTakingId<T>(view: PostgresView, decide: () => Decision<T>, first: Decision<T>): Promise<T> {
     const change = first.changes[0] as Extract<Change, { kind: 'put' }>;
     const plan = this.plan(change.collection);
-    const caller = view.unconfirmedCaller;
-    const insert = insertTakingId(plan, change.record, this.#wordsOf(plan, change.record), caller === undefined ? undefined : guardOf(caller));
+    const remembered = view.unconfirmedCaller;
+    const caller = remembered === undefined ? undefined : guardOf(remembered);
+    const insert = insertTakingId(plan, change.record, this.#wordsOf(plan, change.record), caller);
     const events = eventsJson(first.changes);
-    const statement = events === undefined ? { text: `${insert.text} RETURNING "id" AS "created"`, values: insert.values } : withEvents(insert, events.json, true);
-    const row = (await client.query<{ created: string | null; last?: string | null }>(named(statement.text, statement.values))).rows[0];
-    if (row === undefined || row.created === null) view.callerNoLongerHolds();
+    const alone = events === undefined ? { text: `${insert.text} RETURNING "id" AS "created"`, values: insert.values } : withEvents(insert, events.json, true);
+    const columns = caller === undefined ? insert.values : insert.values.slice(0, -2);
+    const row = await this.#creates.create(plan, { alone, columns, caller, events: events?.json });
+    if (row['created'] === null || row['created'] === undefined) view.callerNoLongerHolds();
     view.callerConfirmed();
-    if (events !== undefined) this.#feed.written(events.count, Number(row.last));
-    const id = Number(row.created);
+    // Written together with others, the statement's events are counted together (create-batches.ts).
+    if (events !== undefined) this.#feed.written(row['events'] === undefined ? events.count : Number(row['events']), Number(row['last']));
+    const id = Number(row['created']);
     if (first.resultWithId !== undefined) return first.resultWithId(id);
     view.idTaken(change.collection, id);
     const again = await settle(decide);

@@ -138,7 +138,7 @@ function callerCheck(first: number): string {
 }
 
 /** SQL true when the user `id` exists with the role `role` (both SQL expressions). */
-function callerCondition(id: string, role: string): string {
+export function callerCondition(id: string, role: string): string {
   return `EXISTS (SELECT 1 FROM "users" WHERE "id" = ${id} AND "role" IS NOT DISTINCT FROM ${role})`;
 }
 
