@@ -1,6 +1,7 @@
 // Test support: a real plainrest server on port 0 with fresh state per test, and a
-// small fetch wrapper that returns status, headers and the parsed JSON body. Requests
-// carry the administrator's bearer token unless a test asks for another caller.
+// small client that returns status, headers and the parsed JSON body (fetch's requests,
+// sent on node:http: fetch-on-http.ts). Requests carry the administrator's bearer token
+// unless a test asks for another caller.
 // Starting a server is cheap: the administrator's password is hashed once per test
 // process, not at every start (see startTestServer).
 
@@ -20,6 +21,7 @@ import { MemoryStore, startServer } from '../src/index.js';
 import { openStore } from '../src/store/open-store.js';
 import { isoTimestamp } from '../src/timestamps.js';
 import { EXAMPLE, users } from './example-definitions.js';
+import { fetchOnHttp } from './fetch-on-http.js';
 import type { PostgresCluster } from './postgres-cluster.js';
 import { POSTGRES_SKIP, startCluster } from './postgres-cluster.js';
 
@@ -258,12 +260,11 @@ export function wrap(server: RunningServer, token: string | undefined): TestServ
         headers['content-type'] = method === 'PATCH' ? 'application/merge-patch+json' : 'application/json';
       }
     }
-    const response = await fetch(server.url + path, { method, headers, body });
-    const text = await response.text();
+    const { status, headers: answerHeaders, text } = await fetchOnHttp(server.url + path, method, headers, body);
     let parsed: unknown;
     // Every answer is JSON but the home page's HTML.
-    if (text !== '' && !(response.headers.get('content-type') ?? '').startsWith('text/html')) parsed = JSON.parse(text);
-    return { status: response.status, headers: response.headers, body: parsed, text };
+    if (text !== '' && !(answerHeaders.get('content-type') ?? '').startsWith('text/html')) parsed = JSON.parse(text);
+    return { status, headers: answerHeaders, body: parsed, text };
   };
   return {
     url: server.url,
