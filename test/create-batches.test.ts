@@ -60,14 +60,14 @@ describe('creates sent together', () => {
     assert.deepEqual(await Promise.all(waiting), [{ created: 2, last: 3, events: 2 }, { created: null, last: 3, events: 2 }]);
   });
 
-  test('a statement of many that fails is sent again one create at a time: each gets its own row or its own error', async () => {
+  test('a statement of many that PostgreSQL refuses is sent again one create at a time: each gets its own row or its own error', async () => {
     const db = fakeDatabase();
     const creates = new CreateBatches(db.send, 1);
     void creates.create(PLAN, create('First', 1));
     const waiting = [create('Fine', 2), create('Refused', 3)].map((one) => creates.create(PLAN, one));
     db.sent[0]?.answer([{ created: 1 }]);
     await settle();
-    db.sent[1]?.fail(new Error('a foreign key is gone'));
+    db.sent[1]?.fail(Object.assign(new Error('insert or update violates foreign key constraint'), { code: '23503' }));
     await settle();
     assert.deepEqual(db.sent.slice(2).map((sent) => sent.text), ['alone Fine', 'alone Refused']);
     const refusal = new Error('violates a foreign key');
@@ -76,6 +76,19 @@ describe('creates sent together', () => {
     const [fine, refused] = await Promise.allSettled(waiting);
     assert.deepEqual(fine, { status: 'fulfilled', value: { created: 2 } });
     assert.deepEqual(refused, { status: 'rejected', reason: refusal });
+  });
+
+  test('a statement of many whose connection is lost fails every create in it, and none is sent again (it may have been committed)', async () => {
+    const db = fakeDatabase();
+    const creates = new CreateBatches(db.send, 1);
+    void creates.create(PLAN, create('First', 1));
+    const waiting = [create('A', 2), create('B', 3)].map((one) => creates.create(PLAN, one));
+    db.sent[0]?.answer([{ created: 1 }]);
+    await settle();
+    const lost = Object.assign(new Error('the database cannot be reached'), { code: 'not_ready' });
+    db.sent[1]?.fail(lost);
+    for (const made of waiting) await assert.rejects(made, lost);
+    assert.equal(db.sent.length, 2, 'nothing sent again');
   });
 
   test('creates of another table or shape go in statements of their own', async () => {

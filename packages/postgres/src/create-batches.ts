@@ -5,9 +5,10 @@
 // caller's check, with or without events) go out together as manyCreatesText: each row
 // given its id from the table's identity sequence only if its caller still holds, the rows
 // inserted in their order, then their events under the feed's lock, numbered in the same
-// order, and one NOTIFY; one commit for all. A statement that fails (a row another write
-// made impossible, a foreign key gone) is sent again one create at a time, so each create
-// gets the answer it would have had alone.
+// order, and one NOTIFY; one commit for all. A statement PostgreSQL refuses (a row another
+// write made impossible, a foreign key gone) is sent again one create at a time, so each
+// create gets the answer it would have had alone; a connection lost on the way fails them
+// all, as it would fail a create alone (it may have committed: nothing is sent twice).
 
 import { EVENTS_CHANNEL, EVENTS_LOCK, EVENTS_SEQUENCE, EVENTS_TABLE } from './event-schema.js';
 import type { Statement } from './event-sql.js';
@@ -74,12 +75,20 @@ export class CreateBatches {
         try {
           const rows = await this.#send(manyCreatesText(plan, checked, withEvents), values);
           return rows.map((row) => ({ status: 'fulfilled', value: row }));
-        } catch {
+        } catch (error) {
+          // Only a statement PostgreSQL refused is known to have written nothing: a connection lost on the way may have committed it.
+          if (!refusedByTheDatabase(error)) throw error;
           return Promise.all(creates.map(alone));
         }
       },
     };
   }
+}
+
+/** An error PostgreSQL answered for the statement (a SQLSTATE): the statement was rolled back. */
+function refusedByTheDatabase(error: unknown): boolean {
+  const code = (error as { code?: unknown } | undefined)?.code;
+  return typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code);
 }
 
 /** The columns a create writes: all but `id`, which the identity gives (as insertTakingId). */
