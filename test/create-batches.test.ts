@@ -6,6 +6,7 @@
 
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import pg from 'pg';
 import type { Create } from '../packages/postgres/src/create-batches.js';
 import { CreateBatches, manyCreatesText } from '../packages/postgres/src/create-batches.js';
 import type { TablePlan } from '../packages/postgres/src/schema.js';
@@ -67,7 +68,7 @@ describe('creates sent together', () => {
     const waiting = [create('Fine', 2), create('Refused', 3)].map((one) => creates.create(PLAN, one));
     db.sent[0]?.answer([{ created: 1 }]);
     await settle();
-    db.sent[1]?.fail(Object.assign(new Error('insert or update violates foreign key constraint'), { code: '23503' }));
+    db.sent[1]?.fail(Object.assign(new pg.DatabaseError('insert or update violates foreign key constraint', 0, 'error'), { code: '23503' }));
     await settle();
     assert.deepEqual(db.sent.slice(2).map((sent) => sent.text), ['alone Fine', 'alone Refused']);
     const refusal = new Error('violates a foreign key');

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { Row } from '../packages/postgres/src/read-batches.js';
 import { ReadBatches } from '../packages/postgres/src/read-batches.js';
-import { MAX_BATCH } from '../packages/postgres/src/statement-batches.js';
+import { MAX_BATCH, StatementBatches } from '../packages/postgres/src/statement-batches.js';
 import { rowsByIdBatchQuery, rowsByIdQuery } from '../packages/postgres/src/sql-records.js';
 
 interface Sent {
@@ -103,6 +103,50 @@ describe('reads by id sent together', () => {
       (await Promise.all(many)).map((row) => (row['r0'] as { id: number }).id),
       Array.from({ length: MAX_BATCH + 3 }, (_, index) => index + 1),
     );
+  });
+
+  test('a shape with more than a statement waiting goes behind the others: another shape is not held back by its backlog', async () => {
+    const db = fakeDatabase();
+    const reads = new ReadBatches(db.send, 1);
+    void reads.read(['products'], [0], undefined);
+    const backlog = Array.from({ length: MAX_BATCH + 50 }, (_, index) => reads.read(['products'], [index + 1], undefined));
+    const other = reads.read(['orders'], [1], undefined);
+    db.sent[0]?.answer([{}]);
+    await settle();
+    assert.equal((db.sent[1]?.values[0] as number[]).length, MAX_BATCH);
+    db.sent[1]?.answer(Array.from({ length: MAX_BATCH }, () => ({})));
+    await settle();
+    assert.deepEqual(db.sent[2]?.values, [1], 'the other shape before the rest of the backlog');
+    db.sent[2]?.answer([{ r0: { id: 1 } }]);
+    assert.deepEqual(await other, { r0: { id: 1 } });
+    await settle();
+    assert.equal((db.sent[3]?.values[0] as number[]).length, 50);
+    db.sent[3]?.answer(Array.from({ length: 50 }, () => ({})));
+    assert.equal((await Promise.all(backlog)).length, MAX_BATCH + 50);
+  });
+
+  test('reads of tables named like the check are not taken for checked reads (a collection may be called "checked")', async () => {
+    const db = fakeDatabase();
+    const reads = new ReadBatches(db.send, 1);
+    void reads.read(['products'], [0], undefined);
+    void reads.read(['checked', 'users'], [1, 2], undefined);
+    void reads.read(['users'], [3], { id: 1, role: 'admin' });
+    db.sent[0]?.answer([{}]);
+    await settle();
+    db.sent[1]?.answer([{}]);
+    await settle();
+    assert.deepEqual(
+      db.sent.slice(1).map((sent) => sent.text),
+      [rowsByIdQuery([{ table: 'checked', id: 1 }, { table: 'users', id: 2 }], undefined).text, rowsByIdQuery([{ table: 'users', id: 3 }], { id: 1, role: 'admin' }).text],
+    );
+  });
+
+  test('a shape that throws at once fails its items, and what comes after is still sent', async () => {
+    const batches = new StatementBatches<number, number>(1);
+    const broken = { alone: (): Promise<number> => { throw new Error('broken at once'); }, together: (): Promise<readonly number[]> => { throw new Error('broken at once'); } };
+    await assert.rejects(batches.send('broken', () => broken, 1), /broken at once/);
+    const fine = { alone: async (item: number): Promise<number> => item * 2, together: async (items: readonly number[]): Promise<readonly number[]> => items.map((item) => item * 2) };
+    assert.equal(await batches.send('fine', () => fine, 21), 42, 'nothing is left counted in flight');
   });
 
   test('a statement that fails fails its reads, and the reads after it are sent', async () => {

@@ -10,6 +10,7 @@
 // create gets the answer it would have had alone; a connection lost on the way fails them
 // all, as it would fail a create alone (it may have committed: nothing is sent twice).
 
+import pg from 'pg';
 import { EVENTS_CHANNEL, EVENTS_LOCK, EVENTS_SEQUENCE, EVENTS_TABLE } from './event-schema.js';
 import type { Statement } from './event-sql.js';
 import type { TablePlan } from './schema.js';
@@ -52,7 +53,7 @@ export class CreateBatches {
   async create(plan: TablePlan, create: Create): Promise<Row> {
     const checked = create.caller !== undefined;
     const withEvents = create.events !== undefined;
-    const key = `${plan.table} ${checked ? 'checked' : ''} ${withEvents ? 'events' : ''}`;
+    const key = `${checked ? '+' : '-'}${withEvents ? '+' : '-'}${plan.table}`;
     const created = await this.#batches.send(key, () => this.#shape(plan, checked, withEvents), create);
     if (created.status === 'rejected') throw created.reason;
     return created.value;
@@ -85,10 +86,9 @@ export class CreateBatches {
   }
 }
 
-/** An error PostgreSQL answered for the statement (a SQLSTATE): the statement was rolled back. */
+/** An error PostgreSQL answered for the statement (node-postgres's DatabaseError): the statement was rolled back. */
 function refusedByTheDatabase(error: unknown): boolean {
-  const code = (error as { code?: unknown } | undefined)?.code;
-  return typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code);
+  return error instanceof pg.DatabaseError;
 }
 
 /** The columns a create writes: all but `id`, which the identity gives (as insertTakingId). */
@@ -151,7 +151,7 @@ function buildManyCreatesText(plan: TablePlan, checked: boolean, withEvents: boo
       `FROM "locked", "given", jsonb_array_elements("given"."events") WITH ORDINALITY AS "event"(e, m) WHERE "given"."id" IS NOT NULL ORDER BY "given"."n", "event"."m" RETURNING "id")`,
   );
   return (
-    `WITH ${parts.join(', ')} SELECT "given"."id" AS "created", "summary"."last" FROM "given" ` +
+    `WITH ${parts.join(', ')} SELECT "given"."id" AS "created", "summary"."last", "summary"."events" FROM "given" ` +
     `LEFT JOIN (SELECT max("id") AS "last", count(*)::integer AS "events", pg_notify('${EVENTS_CHANNEL}', max("id")::text) AS "notified" FROM "added" HAVING count(*) > 0) AS "summary" ON true ORDER BY "given"."n"`
   );
 }

@@ -31,7 +31,7 @@ export class ReadBatches {
   /** The row rowsByIdQuery gives for the records `ids` of `tables` (and `caller`'s check): at once when a connection is free, else with the reads waiting with it. */
   read(tables: readonly string[], ids: readonly number[], caller: CallerGuard | undefined): Promise<Row> {
     const checked = caller !== undefined;
-    const key = checked ? `checked ${tables.join(' ')}` : tables.join(' ');
+    const key = `${checked ? '+' : '-'}${tables.join(' ')}`;
     return this.#batches.send(key, () => this.#shape(tables, checked), { ids, caller });
   }
 

@@ -55,10 +55,18 @@ export class StatementBatches<Item, Answer> {
     for (const [key, waiting] of this.#waiting) {
       if (this.#inFlight >= this.#maxInFlight) return;
       const sent = waiting.items.splice(0, MAX_BATCH);
-      if (waiting.items.length === 0) this.#waiting.delete(key);
+      // A shape with more waiting goes behind the others, so that no shape waits for another's backlog.
+      this.#waiting.delete(key);
+      if (waiting.items.length > 0) this.#waiting.set(key, waiting);
       this.#inFlight += 1;
       const items = sent.map((entry) => entry.item);
-      const answers = items.length === 1 ? waiting.shape.alone(items[0] as Item).then((answer) => [answer]) : waiting.shape.together(items);
+      let answers: Promise<readonly Answer[]>;
+      try {
+        answers = items.length === 1 ? waiting.shape.alone(items[0] as Item).then((answer) => [answer]) : waiting.shape.together(items);
+      } catch (error) {
+        // A shape that threw at once would otherwise leave its statement counted in flight for ever.
+        answers = Promise.reject(error);
+      }
       answers
         .then((given) => {
           if (given.length !== sent.length) throw new Error(`a statement for ${sent.length} items gave ${given.length} answers`);
