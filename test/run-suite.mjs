@@ -1,8 +1,9 @@
 // `npm test`: builds dist/ and compiles the tests once, then runs every test/*.test.ts as
-// compiled JavaScript under node:test. Loading tsx in each of the ~70 test processes cost
-// about 0.4 s of CPU apiece, the suite's largest avoidable cost. One file still runs from
-// its source: `node --import tsx --test test/x.test.ts`. Arguments are passed to node:test
-// (`npm test -- --test-name-pattern=ETag`).
+// compiled JavaScript under node:test, as `node --test --test-force-exit
+// --test-timeout=180000 --test-concurrency=3 --test-reporter=spec` would, but in an order
+// of its own (below; `node --test` sorts the files by name). Loading tsx in each of the
+// ~70 test processes cost about 0.4 s of CPU apiece. One file still runs from its source:
+// `node --import tsx --test test/x.test.ts`.
 //
 // The compiled tree is .test-build/ (git-ignored), a mirror of the repository's layout:
 // .test-build/test/, .test-build/src/, … A dotted directory at the root rather than one
@@ -15,28 +16,60 @@ import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, symlinkSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
+import { run } from 'node:test';
+import { spec } from 'node:test/reporters';
 import { fileURLToPath } from 'node:url';
 
 const BUILD = '.test-build';
-const NODE_TEST_FLAGS = ['--test', '--test-force-exit', '--test-timeout=180000', '--test-concurrency=3', '--test-reporter=spec'];
+/** A test still running after three minutes has failed (as --test-timeout). */
+const TEST_TIMEOUT_MS = 180_000;
+/** Files run at once: the suite is CPU-bound, and three keep two cores busy while one waits. */
+const CONCURRENCY = 3;
+/**
+ * The files that mostly wait (on timers, streams, a database restarting: 0.2-0.6 of a core,
+ * measured alone), longest first. Each starts two places after the last, so that it waits
+ * beside files that compute rather than beside another that waits: in name order the three
+ * change-feed files ran together and left both cores idle for seven seconds.
+ */
+const MOSTLY_WAITING = ['slow-clients', 'events.postgres', 'events-postgres', 'events', 'postgres-failure', 'client-abort'];
+/** The files that cost the most CPU (11-24 s each with their PostgreSQL or Chromium, measured alone) start first. */
+const HEAVIEST = ['http-suites.postgres', 'overload', 'package', 'orders.postgres', 'home-page-browser', 'cli', 'openapi-lint', 'crash'];
+
 process.chdir(fileURLToPath(new URL('..', import.meta.url)));
 
 // dist/ for the tests that start the command line, and the type-check of src/, test/,
 // bench/ and packages/postgres/src that also writes the compiled tree (test/tsconfig.json):
 // independent, each on one core, so side by side.
 const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
-const built = await Promise.all([run('npm', ['run', 'build']), run(process.execPath, [tsc, '-p', 'test'])]);
+const built = await Promise.all([runCommand('npm', ['run', 'build']), runCommand(process.execPath, [tsc, '-p', 'test'])]);
 if (built.some((code) => code !== 0)) process.exit(1);
 
 // The compiled src/ finds the example data two directories above itself, as src/ does.
 if (!existsSync(join(BUILD, 'data'))) symlinkSync(join('..', 'data'), join(BUILD, 'data'), 'dir');
 
-const names = readdirSync('test').filter((name) => name.endsWith('.test.ts'));
-const files = names.sort().map((name) => join(BUILD, 'test', name.replace(/\.ts$/, '.js')));
-process.exitCode = await run(process.execPath, [...NODE_TEST_FLAGS, ...process.argv.slice(2), ...files]);
+const names = readdirSync('test').filter((name) => name.endsWith('.test.ts')).map((name) => name.replace(/\.test\.ts$/, '')).sort();
+const files = runningOrder(names).map((name) => join(BUILD, 'test', `${name}.test.js`));
+
+// node:test starts each file's process with this one's flags, as `node --test` passes its own.
+process.execArgv.push(`--test-timeout=${TEST_TIMEOUT_MS}`);
+run({ files, concurrency: CONCURRENCY, timeout: TEST_TIMEOUT_MS, forceExit: true })
+  .on('test:fail', (failure) => {
+    if (!failure.todo) process.exitCode = 1;
+  })
+  .compose(new spec())
+  .pipe(process.stdout);
+
+/** HEAVIEST first, then the rest by name, with one of MOSTLY_WAITING every third place from the start. */
+function runningOrder(all) {
+  const rest = [...HEAVIEST, ...all.filter((name) => !HEAVIEST.includes(name))].filter((name) => all.includes(name) && !MOSTLY_WAITING.includes(name));
+  const waiting = MOSTLY_WAITING.filter((name) => all.includes(name));
+  const order = [];
+  while (waiting.length > 0 || rest.length > 0) order.push(...waiting.splice(0, 1), ...rest.splice(0, 2));
+  return order;
+}
 
 /** Runs a command with this process's output; resolves to its exit code (1 if a signal ended it). */
-function run(command, args) {
+function runCommand(command, args) {
   return new Promise((resolve, reject) => {
     const child = spawn(command, args, { stdio: 'inherit' });
     child.on('error', reject);
