@@ -10,10 +10,10 @@
 import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { StoredRecord } from '../src/json.js';
-import { encodeEntry, segmentName } from '../src/store/journal-format.js';
-import { writeSnapshot } from '../src/store/snapshot-file.js';
-import { mulberry32 } from '../test/random.js';
+import type { StoredRecord } from '../src/json.ts';
+import { encodeEntry, segmentName } from '../src/store/journal-format.ts';
+import { writeSnapshot } from '../src/store/snapshot-file.ts';
+import { mulberry32 } from '../test/random.ts';
 
 const CATEGORIES = ['coffee', 'tea', 'equipment', 'accessories', 'books', 'snacks', 'cups', 'gifts'];
 

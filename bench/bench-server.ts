@@ -4,10 +4,10 @@
 // memory:  the same records loaded into a memory-only store (journaling off).
 // Prints the URL on its first line.
 
-import { startServer, MemoryStore } from '../src/index.js';
-import { exampleResources } from '../src/resources/example-domain.js';
-import { readDataDirectory } from '../src/store/data-directory.js';
-import { BENCH_ADMIN_PASSWORD, BENCH_TOKEN_SECRET } from './bench-support.js';
+import { startServer, MemoryStore } from '../src/index.ts';
+import { exampleResources } from '../src/resources/example-domain.ts';
+import { readDataDirectory } from '../src/store/data-directory.ts';
+import { BENCH_ADMIN_PASSWORD, BENCH_TOKEN_SECRET } from './bench-support.ts';
 
 const [mode, dataDir] = process.argv.slice(2);
 if ((mode !== 'durable' && mode !== 'memory') || dataDir === undefined) {

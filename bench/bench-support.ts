@@ -1,7 +1,7 @@
 // Small pieces both benchmarks share: the bench credentials, the administrator's token,
 // and a Markdown-style table.
 
-import { signToken } from '../src/auth/jwt.js';
+import { signToken } from '../src/auth/jwt.ts';
 
 export const BENCH_ADMIN_PASSWORD = 'bench-admin-password';
 export const BENCH_TOKEN_SECRET = 'bench-token-secret-bench-token-secret';

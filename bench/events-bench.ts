@@ -13,19 +13,19 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { signToken } from '../src/auth/jwt.js';
-import { DEFAULTS } from '../src/config.js';
-import { benchProducts, writeDataDirectory } from './bench-data.js';
-import { adminToken, BENCH_ADMIN_PASSWORD, BENCH_TOKEN_SECRET } from './bench-support.js';
-import { removeAtExit } from './cleanup.js';
-import type { Delivery, MemoryPoint, Phase } from './events-report.js';
-import { reportEvents } from './events-report.js';
-import type { LoadRequest } from './load-generators.js';
-import type { BenchModeName } from './postgres-bench.js';
-import type { ServerProcess } from './server-processes.js';
-import { startPlainrest } from './server-processes.js';
-import { steadyLoad } from './steady-load.js';
-import { SubscriberProcess } from './subscriber-process.js';
+import { signToken } from '../src/auth/jwt.ts';
+import { DEFAULTS } from '../src/config.ts';
+import { benchProducts, writeDataDirectory } from './bench-data.ts';
+import { adminToken, BENCH_ADMIN_PASSWORD, BENCH_TOKEN_SECRET } from './bench-support.ts';
+import { removeAtExit } from './cleanup.ts';
+import type { Delivery, MemoryPoint, Phase } from './events-report.ts';
+import { reportEvents } from './events-report.ts';
+import type { LoadRequest } from './load-generators.ts';
+import type { BenchModeName } from './postgres-bench.ts';
+import type { ServerProcess } from './server-processes.ts';
+import { startPlainrest } from './server-processes.ts';
+import { steadyLoad } from './steady-load.ts';
+import { SubscriberProcess } from './subscriber-process.ts';
 
 interface EventsMode {
   /** Streams held open; at most the server's default cap (1,000). */

@@ -4,12 +4,12 @@
 // delivered to every subscriber once and in order, no write failed, and, where targets
 // are enforced, none missed.
 
-import { formatTable } from './bench-support.js';
-import type { StreamTally } from './event-subscribers.js';
-import type { SteadyLoadResult } from './steady-load.js';
-import { percentile } from './steady-load.js';
-import type { EventMeasurement, LatencySummary } from './targets.js';
-import { checkEventTargets, megabytes, reportTargets } from './targets.js';
+import { formatTable } from './bench-support.ts';
+import type { StreamTally } from './event-subscribers.ts';
+import type { SteadyLoadResult } from './steady-load.ts';
+import { percentile } from './steady-load.ts';
+import type { EventMeasurement, LatencySummary } from './targets.ts';
+import { checkEventTargets, megabytes, reportTargets } from './targets.ts';
 
 /** One write phase: its load, and the cores plainrest and the subscribers' process used meanwhile (CPU seconds ÷ elapsed). */
 export interface Phase {

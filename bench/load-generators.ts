@@ -8,7 +8,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import { Agent, request } from 'node:http';
 import { join } from 'node:path';
-import { killAtExit } from './cleanup.js';
+import { killAtExit } from './cleanup.ts';
 
 export interface LoadRequest {
   readonly method: string;

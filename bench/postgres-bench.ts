@@ -12,16 +12,16 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { availableParallelism, cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { POSTGRES_SKIP, startCluster } from '../test/postgres-cluster.js';
-import { benchProducts } from './bench-data.js';
-import { adminToken, BENCH_ADMIN_PASSWORD, BENCH_TOKEN_SECRET, formatTable } from './bench-support.js';
-import { removeAtExit } from './cleanup.js';
-import type { LoadGenerator, LoadRequest, LoadResult } from './load-generators.js';
-import { chooseLoadGenerator } from './load-generators.js';
-import type { ServerProcess } from './server-processes.js';
-import { startPlainrest, startPostgresReference } from './server-processes.js';
-import type { PostgresCell, RoundResult, ScenarioName } from './targets.js';
-import { checkPostgresTargets, combineRounds, cpuColumn, measuredRound, reportTargets } from './targets.js';
+import { POSTGRES_SKIP, startCluster } from '../test/postgres-cluster.ts';
+import { benchProducts } from './bench-data.ts';
+import { adminToken, BENCH_ADMIN_PASSWORD, BENCH_TOKEN_SECRET, formatTable } from './bench-support.ts';
+import { removeAtExit } from './cleanup.ts';
+import type { LoadGenerator, LoadRequest, LoadResult } from './load-generators.ts';
+import { chooseLoadGenerator } from './load-generators.ts';
+import type { ServerProcess } from './server-processes.ts';
+import { startPlainrest, startPostgresReference } from './server-processes.ts';
+import type { PostgresCell, RoundResult, ScenarioName } from './targets.ts';
+import { checkPostgresTargets, combineRounds, cpuColumn, measuredRound, reportTargets } from './targets.ts';
 
 export type BenchModeName = 'full' | 'quick' | 'smoke';
 

@@ -4,11 +4,11 @@
 // targets so that the server's page cache answers neither; one request of each asked
 // once before the load, for what it matches; and their table in the report.
 
-import { BENCH_CATEGORIES, searchQueries } from './bench-data.js';
-import { formatTable } from './bench-support.js';
-import type { LoadRequest } from './load-generators.js';
-import type { Cell, ScenarioName, SearchExample, SizeMeasurement } from './targets.js';
-import { megabytes, throughputRatio } from './targets.js';
+import { BENCH_CATEGORIES, searchQueries } from './bench-data.ts';
+import { formatTable } from './bench-support.ts';
+import type { LoadRequest } from './load-generators.ts';
+import type { Cell, ScenarioName, SearchExample, SizeMeasurement } from './targets.ts';
+import { megabytes, throughputRatio } from './targets.ts';
 
 /** A scenario of http-bench.ts, measured with the most connections only (where the target judges it). */
 export interface SearchScenario {

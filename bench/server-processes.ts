@@ -13,9 +13,9 @@ import { closeSync, openSync, readFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
-import { SETTINGS } from '../src/cli-options.js';
-import { freePort } from '../test/postgres-cluster.js';
-import { killAtExit } from './cleanup.js';
+import { SETTINGS } from '../src/cli-options.ts';
+import { freePort } from '../test/postgres-cluster.ts';
+import { killAtExit } from './cleanup.ts';
 
 export interface BenchServer {
   readonly url: string;

@@ -8,8 +8,8 @@
 
 import { Agent, request } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { LoadRequest } from './load-generators.js';
-import { bodyFor } from './load-generators.js';
+import type { LoadRequest } from './load-generators.ts';
+import { bodyFor } from './load-generators.ts';
 
 /** Connections the generator may open; requests beyond wait for one (and that wait counts). */
 const MAX_CONNECTIONS = 256;

@@ -5,9 +5,9 @@
 import type { ChildProcess } from 'node:child_process';
 import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { killAtExit } from './cleanup.js';
-import { processCpuSeconds } from './server-processes.js';
-import type { StreamTally, SubscriberAnswer, SubscriberCommand } from './event-subscribers.js';
+import { killAtExit } from './cleanup.ts';
+import { processCpuSeconds } from './server-processes.ts';
+import type { StreamTally, SubscriberAnswer, SubscriberCommand } from './event-subscribers.ts';
 
 const SUBSCRIBERS_PROGRAM = fileURLToPath(new URL('./event-subscribers.ts', import.meta.url));
 

@@ -6,8 +6,8 @@
 // those of the change feed under a write load, `-- --events` (issue 23). A cell's ratio is
 // the median of its alternating rounds' ratios (combineRounds).
 
-import { formatTable } from './bench-support.js';
-import type { LoadResult } from './load-generators.js';
+import { formatTable } from './bench-support.ts';
+import type { LoadResult } from './load-generators.ts';
 
 export type ScenarioName = 'GET item' | 'GET item + caller check' | 'GET list' | 'GET search' | 'GET by category' | 'POST create' | 'POST create + event' | 'PATCH';
 

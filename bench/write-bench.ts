@@ -7,12 +7,12 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { dataDirWithProducts } from './bench-data.js';
-import { adminToken, formatTable } from './bench-support.js';
-import { removeAtExit } from './cleanup.js';
-import type { LoadRequest, LoadResult } from './load-generators.js';
-import { chooseLoadGenerator } from './load-generators.js';
-import { startBenchServer } from './server-processes.js';
+import { dataDirWithProducts } from './bench-data.ts';
+import { adminToken, formatTable } from './bench-support.ts';
+import { removeAtExit } from './cleanup.ts';
+import type { LoadRequest, LoadResult } from './load-generators.ts';
+import { chooseLoadGenerator } from './load-generators.ts';
+import { startBenchServer } from './server-processes.ts';
 
 const quick = process.argv.includes('--quick');
 const scriptDir = await mkdtemp(join(tmpdir(), 'plainrest-bench-scripts-'));

@@ -2,12 +2,12 @@
 // defaults. Embedding passes options in camelCase; only the command-line entry point
 // (main.ts, via cli-options.ts) reads environment variables and flags.
 
-import type { AccessEntry, LogFormat } from './http/access-log.js';
-import type { CorsOrigins } from './http/cors.js';
-import type { Hooks } from './declarations/compile-declaration.js';
-import type { ResourcesOption } from './declarations/resolve-resources.js';
-import type { Store } from './store/store.js';
-import { EMAIL_PATTERN } from './validation.js';
+import type { AccessEntry, LogFormat } from './http/access-log.ts';
+import type { CorsOrigins } from './http/cors.ts';
+import type { Hooks } from './declarations/compile-declaration.ts';
+import type { ResourcesOption } from './declarations/resolve-resources.ts';
+import type { Store } from './store/store.ts';
+import { EMAIL_PATTERN } from './validation.ts';
 
 export interface Logger {
   info(message: string): void;
@@ -147,13 +147,14 @@ export const SILENT_LOGGER: Logger = Object.freeze({ info() {}, warn() {}, error
 
 /** A setting with a value plainrest cannot use; `option` names it (the command line shows its flag). */
 export class ConfigError extends Error {
-  constructor(
-    readonly option: keyof ServerOptions,
-    message: string,
-    /** The member of an option object (`events.maxStreams`), when the message names one. */
-    readonly member?: keyof EventSettings,
-  ) {
+  readonly option: keyof ServerOptions;
+  /** The member of an option object (`events.maxStreams`), when the message names one. */
+  readonly member: keyof EventSettings | undefined;
+
+  constructor(option: keyof ServerOptions, message: string, member?: keyof EventSettings) {
     super(message);
+    this.option = option;
+    this.member = member;
   }
 }
 

@@ -5,21 +5,21 @@
 // prints one line, `cannot start: <what is wrong>; <what to do>`, and exits 2. The
 // subcommands (`token`, `copy`, `openapi`, `check-resources`) fail the same way.
 
-import { DeclarationError, loadDeclarationFile } from './declarations/load-declaration.js';
-import { resolveResources } from './declarations/resolve-resources.js';
-import type { Logger, ServerOptions } from './config.js';
-import { ConfigError, DEFAULTS } from './config.js';
-import { startBanner } from './cli/banner.js';
-import { describeStartupFailure } from './cli/startup-failure.js';
-import { packageVersion } from './cli/version.js';
-import { parseCommandLine, SETTINGS } from './cli-options.js';
-import { BufferedLines } from './buffered-lines.js';
-import { copyData, CopyError } from './copy-data.js';
-import { mintToken, TokenMintError } from './mint-token.js';
-import { StartupError } from './store/data-directory.js';
-import { describeApi } from './routes.js';
-import type { RunningServer } from './server.js';
-import { startServer } from './server.js';
+import { DeclarationError, loadDeclarationFile } from './declarations/load-declaration.ts';
+import { resolveResources } from './declarations/resolve-resources.ts';
+import type { Logger, ServerOptions } from './config.ts';
+import { ConfigError, DEFAULTS } from './config.ts';
+import { startBanner } from './cli/banner.ts';
+import { describeStartupFailure } from './cli/startup-failure.ts';
+import { packageVersion } from './cli/version.ts';
+import { parseCommandLine, SETTINGS } from './cli-options.ts';
+import { BufferedLines } from './buffered-lines.ts';
+import { copyData, CopyError } from './copy-data.ts';
+import { mintToken, TokenMintError } from './mint-token.ts';
+import { StartupError } from './store/data-directory.ts';
+import { describeApi } from './routes.ts';
+import type { RunningServer } from './server.ts';
+import { startServer } from './server.ts';
 
 /** Exit statuses: 0 after a clean stop, 2 when the command cannot run (settings, data, environment), 1 for a failure while running. */
 const EXIT_STOPPED = 0;

@@ -1,8 +1,8 @@
 // JSON Merge Patch, RFC 7396 §2: objects merge key by key, `null` removes a key,
 // and anything else (arrays included) replaces the target value wholesale.
 
-import type { JsonObject, JsonValue } from './json.js';
-import { isJsonObject } from './json.js';
+import type { JsonObject, JsonValue } from './json.ts';
+import { isJsonObject } from './json.ts';
 
 export function applyMergePatch(target: JsonValue | undefined, patch: JsonValue): JsonValue {
   if (!isJsonObject(patch)) return patch;

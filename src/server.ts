@@ -7,14 +7,14 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { createServer } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import type { App } from './app.js';
-import { createApp } from './app.js';
-import { answerClientError, refuseConnect } from './http/client-errors.js';
-import { closeStalledConnections } from './http/stalled-connections.js';
-import type { ServerOptions } from './config.js';
-import { resolveConfig } from './config.js';
-import { methodsServed, routeTable } from './routes.js';
-import { resolveResources } from './declarations/resolve-resources.js';
+import type { App } from './app.ts';
+import { createApp } from './app.ts';
+import { answerClientError, refuseConnect } from './http/client-errors.ts';
+import { closeStalledConnections } from './http/stalled-connections.ts';
+import type { ServerOptions } from './config.ts';
+import { resolveConfig } from './config.ts';
+import { methodsServed, routeTable } from './routes.ts';
+import { resolveResources } from './declarations/resolve-resources.ts';
 
 export const DRAIN_TIMEOUT_MS = 10_000;
 /** Larger request headers get 431. */

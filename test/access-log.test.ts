@@ -4,11 +4,11 @@
 
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import type { AccessEntry } from '../src/http/access-log.js';
-import { formatAccessLine, twoDecimals } from '../src/http/access-log.js';
-import { accessLineBound, writeAccessLine } from '../src/http/access-log-bytes.js';
-import type { Logger } from '../src/index.js';
-import { createUserClient, startTestServer } from './helpers.js';
+import type { AccessEntry } from '../src/http/access-log.ts';
+import { formatAccessLine, twoDecimals } from '../src/http/access-log.ts';
+import { accessLineBound, writeAccessLine } from '../src/http/access-log-bytes.ts';
+import type { Logger } from '../src/index.ts';
+import { createUserClient, startTestServer } from './helpers.ts';
 
 function capture(): Logger & { lines: string[] } {
   const lines: string[] = [];

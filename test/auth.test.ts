@@ -7,11 +7,11 @@ import { readFile, stat, chmod, writeFile } from 'node:fs/promises';
 import { Agent, request } from 'node:http';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { Authenticator } from '../src/auth/authenticate.js';
-import { HttpError } from '../src/http/errors.js';
-import type { Logger } from '../src/index.js';
-import { MemoryStore, startServer } from '../src/index.js';
-import type { TestServer } from './helpers.js';
+import { Authenticator } from '../src/auth/authenticate.ts';
+import { HttpError } from '../src/http/errors.ts';
+import type { Logger } from '../src/index.ts';
+import { MemoryStore, startServer } from '../src/index.ts';
+import type { TestServer } from './helpers.ts';
 import {
   TEST_ADMIN_EMAIL,
   TEST_ADMIN_PASSWORD,
@@ -26,7 +26,7 @@ import {
   temporaryDirectory,
   tokenFor,
   wrap,
-} from './helpers.js';
+} from './helpers.ts';
 
 async function withServer(run: (api: TestServer) => Promise<void>): Promise<void> {
   const api = await startTestServer();

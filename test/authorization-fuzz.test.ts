@@ -19,13 +19,13 @@
 
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import type { RouteSpec } from '../src/routes.js';
-import { methodsOf as allowOf, routeTable } from '../src/routes.js';
-import type { Language } from '../src/vocabulary.js';
-import { assertProblem } from './assertions.js';
-import { EXAMPLE, translate } from './example-definitions.js';
-import type { TestResponse, TestServer } from './helpers.js';
-import { createProduct, createUser, mulberry32, startTestServer, tokenFor } from './helpers.js';
+import type { RouteSpec } from '../src/routes.ts';
+import { methodsOf as allowOf, routeTable } from '../src/routes.ts';
+import type { Language } from '../src/vocabulary.ts';
+import { assertProblem } from './assertions.ts';
+import { EXAMPLE, translate } from './example-definitions.ts';
+import type { TestResponse, TestServer } from './helpers.ts';
+import { createProduct, createUser, mulberry32, startTestServer, tokenFor } from './helpers.ts';
 
 // ---------------------------------------------------------------------------------------
 // The world under attack: an admin, two products and three ordinary users, each with a

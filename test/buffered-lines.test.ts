@@ -15,10 +15,10 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { afterEach, describe, test } from 'node:test';
-import { BufferedLines, FLUSH_AFTER_MS } from '../src/buffered-lines.js';
-import { formatAccessLine } from '../src/http/access-log.js';
-import { TEST_ADMIN_EMAIL, TEST_ADMIN_PASSWORD, TEST_TOKEN_SECRET, cleanUpAfterEach, killChildren, temporaryDirectory } from './helpers.js';
-import { REPOSITORY_ROOT } from './repository.js';
+import { BufferedLines, FLUSH_AFTER_MS } from '../src/buffered-lines.ts';
+import { formatAccessLine } from '../src/http/access-log.ts';
+import { TEST_ADMIN_EMAIL, TEST_ADMIN_PASSWORD, TEST_TOKEN_SECRET, cleanUpAfterEach, killChildren, temporaryDirectory } from './helpers.ts';
+import { REPOSITORY_ROOT } from './repository.ts';
 
 /** A stream that keeps every chunk written to it, one entry per write, and when each came (performance.now()). */
 class RecordingStream extends Writable {

@@ -7,9 +7,9 @@ import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { checkDeclaration, patternProblem } from '../src/declarations/check-declaration.js';
-import { LIBRARY } from './declared-domains.js';
-import { REPOSITORY_ROOT } from './repository.js';
+import { checkDeclaration, patternProblem } from '../src/declarations/check-declaration.ts';
+import { LIBRARY } from './declared-domains.ts';
+import { REPOSITORY_ROOT } from './repository.ts';
 
 const EXAMPLE_DOMAIN = join(REPOSITORY_ROOT, 'data', 'example', 'resources.json');
 

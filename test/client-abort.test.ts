@@ -9,10 +9,10 @@ import assert from 'node:assert/strict';
 import type { Socket } from 'node:net';
 import { connect as connectSocket } from 'node:net';
 import { describe, test } from 'node:test';
-import type { Logger } from '../src/index.js';
-import type { TestServer } from './helpers.js';
-import { cleanUpAfterEach, startTestServer } from './helpers.js';
-import { within } from './server-sockets.js';
+import type { Logger } from '../src/index.ts';
+import type { TestServer } from './helpers.ts';
+import { cleanUpAfterEach, startTestServer } from './helpers.ts';
+import { within } from './server-sockets.ts';
 
 const defer = cleanUpAfterEach();
 

@@ -8,9 +8,9 @@ import assert from 'node:assert/strict';
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { describe, test } from 'node:test';
-import { createApp, startServer } from '../src/index.js';
-import { removeLeftoverTemporaryFiles, TEMPORARY_FILE, temporaryPathFor, writeFileAtomically } from '../src/store/atomic-file.js';
-import { cleanUpAfterEach, connect, scratchDirectory, TEST_AUTH_OPTIONS } from './helpers.js';
+import { createApp, startServer } from '../src/index.ts';
+import { removeLeftoverTemporaryFiles, TEMPORARY_FILE, temporaryPathFor, writeFileAtomically } from '../src/store/atomic-file.ts';
+import { cleanUpAfterEach, connect, scratchDirectory, TEST_AUTH_OPTIONS } from './helpers.ts';
 
 const defer = cleanUpAfterEach();
 

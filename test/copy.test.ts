@@ -12,12 +12,12 @@ import { access, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import pg from 'pg';
-import { killAll, runToExit } from './child-process.js';
-import type { TestServer } from './helpers.js';
-import { hashDirectory, login, startTestServerWithAdminBootstrap, TEST_TOKEN_SECRET, temporaryDirectory } from './helpers.js';
-import type { PostgresCluster } from './postgres-cluster.js';
-import { freePort, POSTGRES_SKIP, startCluster } from './postgres-cluster.js';
-import { REPOSITORY_ROOT } from './repository.js';
+import { killAll, runToExit } from './child-process.ts';
+import type { TestServer } from './helpers.ts';
+import { hashDirectory, login, startTestServerWithAdminBootstrap, TEST_TOKEN_SECRET, temporaryDirectory } from './helpers.ts';
+import type { PostgresCluster } from './postgres-cluster.ts';
+import { freePort, POSTGRES_SKIP, startCluster } from './postgres-cluster.ts';
+import { REPOSITORY_ROOT } from './repository.ts';
 
 const MAIN = join(REPOSITORY_ROOT, 'dist', 'main.js');
 const TIMEOUT = { timeout: 60_000 };

@@ -3,7 +3,7 @@
 
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { withTestServer } from './helpers.js';
+import { withTestServer } from './helpers.ts';
 
 const APP = 'https://app.example.com';
 const EXPOSED = 'Location, ETag, Link, X-Request-Id, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, Retry-After, Idempotent-Replayed, WWW-Authenticate';

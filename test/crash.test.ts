@@ -14,9 +14,9 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
-import { mulberry32, TEST_ADMIN_PASSWORD, TEST_TOKEN_SECRET, temporaryDirectory, tokenFor } from './helpers.js';
-import { POSTGRES_SKIP, startCluster } from './postgres-cluster.js';
-import { REPOSITORY_ROOT } from './repository.js';
+import { mulberry32, TEST_ADMIN_PASSWORD, TEST_TOKEN_SECRET, temporaryDirectory, tokenFor } from './helpers.ts';
+import { POSTGRES_SKIP, startCluster } from './postgres-cluster.ts';
+import { REPOSITORY_ROOT } from './repository.ts';
 
 const ROUNDS = Number(process.env['CRASH_ROUNDS'] ?? 4);
 const WRITERS = 12;

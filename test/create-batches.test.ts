@@ -7,9 +7,9 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import pg from 'pg';
-import type { Create } from '../packages/postgres/src/create-batches.js';
-import { CreateBatches, manyCreatesText } from '../packages/postgres/src/create-batches.js';
-import type { TablePlan } from '../packages/postgres/src/schema.js';
+import type { Create } from '../packages/postgres/src/create-batches.ts';
+import { CreateBatches, manyCreatesText } from '../packages/postgres/src/create-batches.ts';
+import type { TablePlan } from '../packages/postgres/src/schema.ts';
 
 interface Sent {
   readonly text: string;

@@ -8,9 +8,9 @@
 
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import type { Change, CollectionState, Persistence, StoredCollection, StoredRecord } from '../src/index.js';
-import { MemoryStore } from '../src/index.js';
-import { startTestServer } from './helpers.js';
+import type { Change, CollectionState, Persistence, StoredCollection, StoredRecord } from '../src/index.ts';
+import { MemoryStore } from '../src/index.ts';
+import { startTestServer } from './helpers.ts';
 
 /** A stand-in for a database: tables of rows, written only by whole transactions. */
 class TransactionalDatabase implements Persistence {

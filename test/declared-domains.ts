@@ -5,7 +5,7 @@
 // workshop: owned teams → projects → tasks, three levels deep, with a nested object, an
 // array and a boolean filter.
 
-import type { ResourcesDeclaration } from '../src/declarations/declaration.js';
+import type { ResourcesDeclaration } from '../src/declarations/declaration.ts';
 
 export const LIBRARY: ResourcesDeclaration = {
   resources: {

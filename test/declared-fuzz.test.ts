@@ -7,9 +7,9 @@
 
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { checkDeclaration } from '../src/declarations/check-declaration.js';
-import type { PropertySchema, ResourcesDeclaration } from '../src/declarations/declaration.js';
-import { mulberry32, startTestServer } from './helpers.js';
+import { checkDeclaration } from '../src/declarations/check-declaration.ts';
+import type { PropertySchema, ResourcesDeclaration } from '../src/declarations/declaration.ts';
+import { mulberry32, startTestServer } from './helpers.ts';
 
 const ROUNDS = 6;
 const REQUESTS_PER_ROUND = 120;

@@ -7,9 +7,9 @@
 
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { LIBRARY, WORKSHOP } from './declared-domains.js';
-import type { TestServer } from './helpers.js';
-import { createUser, startTestServer, tokenFor } from './helpers.js';
+import { LIBRARY, WORKSHOP } from './declared-domains.ts';
+import type { TestServer } from './helpers.ts';
+import { createUser, startTestServer, tokenFor } from './helpers.ts';
 
 /** The `errors` of a 422 as field/code pairs. */
 function fieldCodes(body: { errors?: { field: string; code: string }[] }): { field: string; code: string }[] {

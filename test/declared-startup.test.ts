@@ -10,11 +10,11 @@ import assert from 'node:assert/strict';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, test } from 'node:test';
-import { killAll, runToExit } from './child-process.js';
-import { cleanUpAfterEach, connect, hashDirectory, scratchDirectory, TEST_AUTH_OPTIONS } from './helpers.js';
-import { REPOSITORY_ROOT } from './repository.js';
-import type { ResourcesDeclaration } from '../src/index.js';
-import { startServer, StartupError } from '../src/index.js';
+import { killAll, runToExit } from './child-process.ts';
+import { cleanUpAfterEach, connect, hashDirectory, scratchDirectory, TEST_AUTH_OPTIONS } from './helpers.ts';
+import { REPOSITORY_ROOT } from './repository.ts';
+import type { ResourcesDeclaration } from '../src/index.ts';
+import { startServer, StartupError } from '../src/index.ts';
 
 const MAIN = join(REPOSITORY_ROOT, 'dist', 'main.js');
 const TIMEOUT = { timeout: 20_000 };

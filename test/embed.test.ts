@@ -6,10 +6,10 @@
 
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import type { ResourcesDeclaration } from '../src/index.js';
-import type { TestServer } from './helpers.js';
-import { createProduct, createUserClient, startTestServer, startTestServerWithAdminBootstrap } from './helpers.js';
-import { assertJson, assertProblem } from './assertions.js';
+import type { ResourcesDeclaration } from '../src/index.ts';
+import type { TestServer } from './helpers.ts';
+import { createProduct, createUserClient, startTestServer, startTestServerWithAdminBootstrap } from './helpers.ts';
+import { assertJson, assertProblem } from './assertions.ts';
 
 let api: TestServer;
 let alice: { id: number; client: TestServer };

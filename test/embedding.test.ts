@@ -15,10 +15,10 @@ import { readdir } from 'node:fs/promises';
 import { describe, test } from 'node:test';
 import type { App, RunningServer, ServerOptions, Store } from 'plainrest';
 import { createApp, DEFAULTS, MemoryStore, startServer } from 'plainrest';
-import type { TestServer } from './helpers.js';
-import { TEST_AUTH_OPTIONS, TEST_TOKEN_SECRET, connect, recordingLogger, temporaryDirectory, tokenFor, wrap } from './helpers.js';
-import { assertProblem } from './assertions.js';
-import { REPOSITORY_ROOT } from './repository.js';
+import type { TestServer } from './helpers.ts';
+import { TEST_AUTH_OPTIONS, TEST_TOKEN_SECRET, connect, recordingLogger, temporaryDirectory, tokenFor, wrap } from './helpers.ts';
+import { assertProblem } from './assertions.ts';
+import { REPOSITORY_ROOT } from './repository.ts';
 
 
 /** Mounts an app on our own node:http server, as an embedding program would; requests carry `token`. */

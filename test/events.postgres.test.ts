@@ -3,6 +3,6 @@
 // a stream opened on one server carries the writes made through the other. Skipped,
 // saying why, without PostgreSQL.
 
-import { againOnSharedPostgres } from './helpers.js';
+import { againOnSharedPostgres } from './helpers.ts';
 
-await againOnSharedPostgres('the change feed', () => import('./events.test.js'));
+await againOnSharedPostgres('the change feed', () => import('./events.test.ts'));

@@ -9,12 +9,12 @@ import assert from 'node:assert/strict';
 import { get } from 'node:http';
 import { after, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { assertProblem, RFC3339_UTC, STRONG_ETAG } from './assertions.js';
-import { EventStreamClient } from './event-stream-client.js';
-import type { TestServer } from './helpers.js';
-import { cleanUpAfterEach, connect, createProduct, createUserClient, scratchDirectory, startTestServer, TEST_AUTH_OPTIONS, tokenFor } from './helpers.js';
-import { startServer } from '../src/index.js';
-import type { ResourcesDeclaration } from '../src/index.js';
+import { assertProblem, RFC3339_UTC, STRONG_ETAG } from './assertions.ts';
+import { EventStreamClient } from './event-stream-client.ts';
+import type { TestServer } from './helpers.ts';
+import { cleanUpAfterEach, connect, createProduct, createUserClient, scratchDirectory, startTestServer, TEST_AUTH_OPTIONS, tokenFor } from './helpers.ts';
+import { startServer } from '../src/index.ts';
+import type { ResourcesDeclaration } from '../src/index.ts';
 
 function stream(api: TestServer, path = '/v1/events', headers: Record<string, string> = {}, token = api.token): Promise<EventStreamClient> {
   return EventStreamClient.open(api.url + path, token, headers);

@@ -2,9 +2,9 @@
 // rules, access or vocabularies directly (src/resources/example-domain.ts compiles
 // them from data/example/resources.json).
 
-import type { ResourceTable } from '../src/declarations/compile-declaration.js';
-import type { ResourceDefinition } from '../src/resources/definition.js';
-import { exampleResources } from '../src/resources/example-domain.js';
+import type { ResourceTable } from '../src/declarations/compile-declaration.ts';
+import type { ResourceDefinition } from '../src/resources/definition.ts';
+import { exampleResources } from '../src/resources/example-domain.ts';
 
 /** The example domain's compiled resource table. */
 export const EXAMPLE: ResourceTable = exampleResources();

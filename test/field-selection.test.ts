@@ -5,9 +5,9 @@
 
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import type { TestServer } from './helpers.js';
-import { createProduct, startTestServer } from './helpers.js';
-import { assertJson, assertProblem, STRONG_ETAG } from './assertions.js';
+import type { TestServer } from './helpers.ts';
+import { createProduct, startTestServer } from './helpers.ts';
+import { assertJson, assertProblem, STRONG_ETAG } from './assertions.ts';
 
 let api: TestServer;
 let kettle: any;

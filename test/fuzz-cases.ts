@@ -17,7 +17,7 @@
 // what the mutation touched, never from the server's code.
 
 import { gzipSync } from 'node:zlib';
-import { mulberry32 } from './helpers.js';
+import { mulberry32 } from './helpers.ts';
 
 // ---------------------------------------------------------------------------------
 // Types

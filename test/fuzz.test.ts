@@ -28,7 +28,7 @@ import { connect as connectSocket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { isDeepStrictEqual } from 'node:util';
 import { after, before, describe, test } from 'node:test';
-import type { Fixture, FuzzCase } from './fuzz-cases.js';
+import type { Fixture, FuzzCase } from './fuzz-cases.ts';
 import {
   ERROR_NAME,
   FAMILIES,
@@ -41,10 +41,10 @@ import {
   markedCase,
   mutationNames,
   shorten,
-} from './fuzz-cases.js';
-import type { TestServer } from './helpers.js';
-import { recordingLogger, startTestServer, temporaryDirectory, tokenFor } from './helpers.js';
-import { REPOSITORY_ROOT } from './repository.js';
+} from './fuzz-cases.ts';
+import type { TestServer } from './helpers.ts';
+import { recordingLogger, startTestServer, temporaryDirectory, tokenFor } from './helpers.ts';
+import { REPOSITORY_ROOT } from './repository.ts';
 
 const SEED = readNumber('FUZZ_SEED', 20_260_101);
 const CASES = readNumber('FUZZ_CASES', 3000);

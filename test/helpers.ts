@@ -12,18 +12,18 @@ import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { afterEach, test } from 'node:test';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ensureAdmin } from '../src/auth/bootstrap-admin.js';
-import { signToken } from '../src/auth/jwt.js';
-import { resolveConfig, SILENT_LOGGER } from '../src/config.js';
-import { finishRecord } from '../src/handlers/write-record.js';
-import type { Logger, RunningServer, ServerOptions, Store, StoredRecord } from '../src/index.js';
-import { MemoryStore, startServer } from '../src/index.js';
-import { openStore } from '../src/store/open-store.js';
-import { isoTimestamp } from '../src/timestamps.js';
-import { EXAMPLE, users } from './example-definitions.js';
-import { fetchOnHttp } from './fetch-on-http.js';
-import type { PostgresCluster } from './postgres-cluster.js';
-import { POSTGRES_SKIP, startCluster } from './postgres-cluster.js';
+import { ensureAdmin } from '../src/auth/bootstrap-admin.ts';
+import { signToken } from '../src/auth/jwt.ts';
+import { resolveConfig, SILENT_LOGGER } from '../src/config.ts';
+import { finishRecord } from '../src/handlers/write-record.ts';
+import type { Logger, RunningServer, ServerOptions, Store, StoredRecord } from '../src/index.ts';
+import { MemoryStore, startServer } from '../src/index.ts';
+import { openStore } from '../src/store/open-store.ts';
+import { isoTimestamp } from '../src/timestamps.ts';
+import { EXAMPLE, users } from './example-definitions.ts';
+import { fetchOnHttp } from './fetch-on-http.ts';
+import type { PostgresCluster } from './postgres-cluster.ts';
+import { POSTGRES_SKIP, startCluster } from './postgres-cluster.ts';
 
 /** Known credentials, so tests can log in and sign their own tokens. */
 export const TEST_ADMIN_EMAIL = 'admin@example.com';
@@ -327,7 +327,7 @@ export function problemShape(status: number, code: string): Record<string, unkno
   return { type: 'about:blank', status, code };
 }
 
-export { mulberry32 } from './random.js';
+export { mulberry32 } from './random.ts';
 
 /** A logger that keeps every line with its level. */
 export function recordingLogger(): Logger & { lines: { level: string; message: string }[] } {

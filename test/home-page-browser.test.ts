@@ -14,12 +14,12 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { join } from 'node:path';
 import { after, afterEach, before, describe, it } from 'node:test';
-import type { Page } from './chromium.js';
-import { Browser, CHROMIUM_NAMES, findChromium } from './chromium.js';
-import type { TestServer } from './helpers.js';
-import { startTestServer, TEST_ADMIN_EMAIL, TEST_ADMIN_PASSWORD } from './helpers.js';
-import { LIBRARY } from './declared-domains.js';
-import { REPOSITORY_ROOT } from './repository.js';
+import type { Page } from './chromium.ts';
+import { Browser, CHROMIUM_NAMES, findChromium } from './chromium.ts';
+import type { TestServer } from './helpers.ts';
+import { startTestServer, TEST_ADMIN_EMAIL, TEST_ADMIN_PASSWORD } from './helpers.ts';
+import { LIBRARY } from './declared-domains.ts';
+import { REPOSITORY_ROOT } from './repository.ts';
 
 const chromium = findChromium();
 const ARTIFACTS = process.env['ARTIFACTS_DIR'] ?? join(REPOSITORY_ROOT, 'test', 'artifacts');

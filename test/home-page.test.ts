@@ -7,17 +7,17 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { runInNewContext, Script } from 'node:vm';
-import { EXPLORER_SCRIPT } from '../src/home/explorer-script.js';
-import { EVENT_STREAM_PARSER } from '../src/home/live-changes-script.js';
-import { renderHomePage } from '../src/home/home-page.js';
-import type { OpenApiView } from '../src/home/openapi-view.js';
-import { escapeHtml, examplePath } from '../src/home/reference-html.js';
-import { SITUATION_MEANINGS, STATUS_MEANINGS } from '../src/home/status-meanings.js';
-import { prefersHtml } from '../src/http/negotiation.js';
-import { assertEmpty, assertJson, assertProblem, STRONG_ETAG } from './assertions.js';
-import { EXAMPLE } from './example-definitions.js';
-import type { TestResponse, TestServer } from './helpers.js';
-import { startTestServer } from './helpers.js';
+import { EXPLORER_SCRIPT } from '../src/home/explorer-script.ts';
+import { EVENT_STREAM_PARSER } from '../src/home/live-changes-script.ts';
+import { renderHomePage } from '../src/home/home-page.ts';
+import type { OpenApiView } from '../src/home/openapi-view.ts';
+import { escapeHtml, examplePath } from '../src/home/reference-html.ts';
+import { SITUATION_MEANINGS, STATUS_MEANINGS } from '../src/home/status-meanings.ts';
+import { prefersHtml } from '../src/http/negotiation.ts';
+import { assertEmpty, assertJson, assertProblem, STRONG_ETAG } from './assertions.ts';
+import { EXAMPLE } from './example-definitions.ts';
+import type { TestResponse, TestServer } from './helpers.ts';
+import { startTestServer } from './helpers.ts';
 
 /** What a browser sends when it opens an address. */
 const BROWSER_ACCEPT = 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8';

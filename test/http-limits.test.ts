@@ -5,11 +5,11 @@
 import assert from 'node:assert/strict';
 import { connect as connectSocket } from 'node:net';
 import { afterEach, beforeEach, describe, test } from 'node:test';
-import { pathOfTarget } from '../src/http/request-target.js';
-import { MemoryStore } from '../src/index.js';
-import type { TestServer } from './helpers.js';
-import { createProduct, startTestServer } from './helpers.js';
-import { assertProblem } from './assertions.js';
+import { pathOfTarget } from '../src/http/request-target.ts';
+import { MemoryStore } from '../src/index.ts';
+import type { TestServer } from './helpers.ts';
+import { createProduct, startTestServer } from './helpers.ts';
+import { assertProblem } from './assertions.ts';
 
 /** Sends raw bytes and returns everything the server answers before closing. */
 function rawExchange(url: string, bytes: string): Promise<string> {

@@ -4,16 +4,16 @@
 // skipped, saying why, without PostgreSQL. orders.postgres.test.ts runs the orders (its
 // own process: that suite's hooks are file-wide).
 
-import { againOnSharedPostgres } from './helpers.js';
+import { againOnSharedPostgres } from './helpers.ts';
 
 await againOnSharedPostgres('products, lists, idempotency keys, permissions, declared resources, field selection, range filters, search, embedding', async () => {
-  await import('./products.test.js');
-  await import('./lists.test.js');
-  await import('./idempotency.test.js');
-  await import('./permissions.test.js');
-  await import('./declared-resources.test.js');
-  await import('./field-selection.test.js');
-  await import('./range-filters.test.js');
-  await import('./search.test.js');
-  await import('./embed.test.js');
+  await import('./products.test.ts');
+  await import('./lists.test.ts');
+  await import('./idempotency.test.ts');
+  await import('./permissions.test.ts');
+  await import('./declared-resources.test.ts');
+  await import('./field-selection.test.ts');
+  await import('./range-filters.test.ts');
+  await import('./search.test.ts');
+  await import('./embed.test.ts');
 });

@@ -7,9 +7,9 @@ import { createHash, createHmac } from 'node:crypto';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { IDEMPOTENCY_KEY_LIFETIME_MS } from '../src/http/idempotency.js';
-import { createUserClient, startTestServer, temporaryDirectory, TEST_TOKEN_SECRET, withTestServer } from './helpers.js';
-import { assertProblem } from './assertions.js';
+import { IDEMPOTENCY_KEY_LIFETIME_MS } from '../src/http/idempotency.ts';
+import { createUserClient, startTestServer, temporaryDirectory, TEST_TOKEN_SECRET, withTestServer } from './helpers.ts';
+import { assertProblem } from './assertions.ts';
 
 const PRODUCT = { name: 'Once', category: 'c', price: 1 };
 

@@ -22,16 +22,16 @@ import {
   segmentName,
   segmentsBefore,
   seqsTaken,
-} from '../src/store/journal-format.js';
-import { EventLog } from '../src/events/event-log.js';
-import { writeSnapshot } from '../src/store/snapshot-file.js';
-import type { Change } from '../src/index.js';
-import type { StoredRecord } from '../src/json.js';
-import type { EventFilter, FeedEvent } from '../src/events/feed-event.js';
-import type { MemoryStore } from '../src/store/memory-store.js';
-import { openStore } from '../src/store/open-store.js';
-import { EXAMPLE } from './example-definitions.js';
-import { recordingLogger, temporaryDirectory } from './helpers.js';
+} from '../src/store/journal-format.ts';
+import { EventLog } from '../src/events/event-log.ts';
+import { writeSnapshot } from '../src/store/snapshot-file.ts';
+import type { Change } from '../src/index.ts';
+import type { StoredRecord } from '../src/json.ts';
+import type { EventFilter, FeedEvent } from '../src/events/feed-event.ts';
+import type { MemoryStore } from '../src/store/memory-store.ts';
+import { openStore } from '../src/store/open-store.ts';
+import { EXAMPLE } from './example-definitions.ts';
+import { recordingLogger, temporaryDirectory } from './helpers.ts';
 
 const TIMESTAMP = '2026-01-01T00:00:00.000Z';
 

@@ -4,8 +4,8 @@
 import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
 import { describe, test } from 'node:test';
-import { signToken, verifyToken } from '../src/auth/jwt.js';
-import { withTestServer } from './helpers.js';
+import { signToken, verifyToken } from '../src/auth/jwt.ts';
+import { withTestServer } from './helpers.ts';
 
 const SECRET = 'unit-test-secret-unit-test-secret-0123';
 const NOW = 1_800_000_000;

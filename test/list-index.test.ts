@@ -24,12 +24,12 @@
 
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import type { JsonValue, StoredRecord } from '../src/json.js';
-import type { CollectionState } from '../src/store/collection-state.js';
-import type { Persistence } from '../src/store/memory-store.js';
-import { MemoryStore } from '../src/store/memory-store.js';
-import type { Change, Filter, Query, QueryResult, SortKey, StoredCollection } from '../src/store/store.js';
-import { mulberry32 } from './helpers.js';
+import type { JsonValue, StoredRecord } from '../src/json.ts';
+import type { CollectionState } from '../src/store/collection-state.ts';
+import type { Persistence } from '../src/store/memory-store.ts';
+import { MemoryStore } from '../src/store/memory-store.ts';
+import type { Change, Filter, Query, QueryResult, SortKey, StoredCollection } from '../src/store/store.ts';
+import { mulberry32 } from './helpers.ts';
 
 const SEED = integerFromEnvironment('LIST_INDEX_SEED', 20250611);
 const ROUNDS = integerFromEnvironment('LIST_INDEX_ROUNDS', 1500);

@@ -18,15 +18,15 @@ import assert from 'node:assert/strict';
 import { open } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { MemoryStore } from '../src/index.js';
-import type { StoredRecord } from '../src/json.js';
-import type { Persistence } from '../src/store/memory-store.js';
-import type { Change, Query, QueryResult, StoredCollection } from '../src/store/store.js';
-import { IDEMPOTENCY_COLLECTION } from '../src/store/store.js';
-import { EXAMPLE } from './example-definitions.js';
-import type { TestResponse, TestServer } from './helpers.js';
-import { createProduct, createUser, createUserClient, startTestServer, cleanUpAfterEach, scratchDirectory } from './helpers.js';
-import { assertEmpty, assertJson, assertProblem } from './assertions.js';
+import { MemoryStore } from '../src/index.ts';
+import type { StoredRecord } from '../src/json.ts';
+import type { Persistence } from '../src/store/memory-store.ts';
+import type { Change, Query, QueryResult, StoredCollection } from '../src/store/store.ts';
+import { IDEMPOTENCY_COLLECTION } from '../src/store/store.ts';
+import { EXAMPLE } from './example-definitions.ts';
+import type { TestResponse, TestServer } from './helpers.ts';
+import { createProduct, createUser, createUserClient, startTestServer, cleanUpAfterEach, scratchDirectory } from './helpers.ts';
+import { assertEmpty, assertJson, assertProblem } from './assertions.ts';
 
 // ---------------------------------------------------------------------------------------
 // Helpers

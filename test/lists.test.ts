@@ -5,9 +5,9 @@
 
 import assert from 'node:assert/strict';
 import { after, afterEach, before, beforeEach, describe, test } from 'node:test';
-import type { TestResponse, TestServer } from './helpers.js';
-import { createProduct, createUser, mulberry32, startTestServer, TEST_ADMIN_EMAIL } from './helpers.js';
-import { assertProblem, errorCodes } from './assertions.js';
+import type { TestResponse, TestServer } from './helpers.ts';
+import { createProduct, createUser, mulberry32, startTestServer, TEST_ADMIN_EMAIL } from './helpers.ts';
+import { assertProblem, errorCodes } from './assertions.ts';
 
 interface Links {
   self: string;

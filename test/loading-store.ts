@@ -7,11 +7,11 @@
 // are committed to the memory store. It counts the loads, so a test can tell it suspended.
 
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import type { StoredRecord } from '../src/json.js';
-import { loaded } from '../src/store/loaded.js';
-import { MemoryStore } from '../src/store/memory-store.js';
-import type { Change, Decision, Query, QueryResult, Store, StoredCollection } from '../src/store/store.js';
-import { NeedData } from '../src/store/store.js';
+import type { StoredRecord } from '../src/json.ts';
+import { loaded } from '../src/store/loaded.ts';
+import { MemoryStore } from '../src/store/memory-store.ts';
+import type { Change, Decision, Query, QueryResult, Store, StoredCollection } from '../src/store/store.ts';
+import { NeedData } from '../src/store/store.ts';
 
 export class LoadingStore implements Store {
   readonly inner = new MemoryStore(new Map());

@@ -3,8 +3,8 @@
 
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import type { JsonValue } from '../src/json.js';
-import { applyMergePatch } from '../src/merge-patch.js';
+import type { JsonValue } from '../src/json.ts';
+import { applyMergePatch } from '../src/merge-patch.ts';
 
 describe('merge patch: RFC 7396 Appendix A', () => {
   const examples: [JsonValue, JsonValue, JsonValue][] = [

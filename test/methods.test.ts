@@ -6,9 +6,9 @@
 
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, test } from 'node:test';
-import type { TestResponse, TestServer } from './helpers.js';
-import { startTestServer } from './helpers.js';
-import { assertEmpty, assertProblem, clockPast, STRONG_ETAG } from './assertions.js';
+import type { TestResponse, TestServer } from './helpers.ts';
+import { startTestServer } from './helpers.ts';
+import { assertEmpty, assertProblem, clockPast, STRONG_ETAG } from './assertions.ts';
 
 function etagOf(response: TestResponse): string {
   const etag = response.headers.get('etag');

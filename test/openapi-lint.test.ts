@@ -13,10 +13,10 @@ import type { RulesetDefinition } from '@stoplight/spectral-core';
 import spectralParsers from '@stoplight/spectral-parsers';
 import spectralRulesets from '@stoplight/spectral-rulesets';
 import owasp from '@stoplight/spectral-owasp-ruleset';
-import { describeApi } from '../src/routes.js';
-import { compileObject } from '../src/declarations/load-declaration.js';
-import { EXAMPLE } from './example-definitions.js';
-import { LIBRARY, WORKSHOP } from './declared-domains.js';
+import { describeApi } from '../src/routes.ts';
+import { compileObject } from '../src/declarations/load-declaration.ts';
+import { EXAMPLE } from './example-definitions.ts';
+import { LIBRARY, WORKSHOP } from './declared-domains.ts';
 
 /** The two functions of Redocly's library this file calls, as it calls them. */
 interface Redocly {

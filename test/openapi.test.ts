@@ -14,17 +14,17 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { after, before, describe, test } from 'node:test';
 import { Ajv2020 } from 'ajv/dist/2020.js';
-import { MAX_URL_LENGTH } from '../src/app.js';
-import { ERROR_STATUS } from '../src/http/errors.js';
-import { MAX_TARGET_LENGTH } from '../src/openapi/schemas.js';
-import { withArticle } from '../src/openapi/names.js';
-import { parseId } from '../src/router.js';
-import { routeTable } from '../src/routes.js';
-import { EXAMPLE } from './example-definitions.js';
-import { validateJson } from './json-schema.js';
-import type { TestResponse, TestServer } from './helpers.js';
-import { createUserClient, startTestServer } from './helpers.js';
-import { REPOSITORY_ROOT } from './repository.js';
+import { MAX_URL_LENGTH } from '../src/app.ts';
+import { ERROR_STATUS } from '../src/http/errors.ts';
+import { MAX_TARGET_LENGTH } from '../src/openapi/schemas.ts';
+import { withArticle } from '../src/openapi/names.ts';
+import { parseId } from '../src/router.ts';
+import { routeTable } from '../src/routes.ts';
+import { EXAMPLE } from './example-definitions.ts';
+import { validateJson } from './json-schema.ts';
+import type { TestResponse, TestServer } from './helpers.ts';
+import { createUserClient, startTestServer } from './helpers.ts';
+import { REPOSITORY_ROOT } from './repository.ts';
 
 type Json = Record<string, any>;
 

@@ -3,14 +3,14 @@
 // the order leaves pending, 404 under any other user's path, and deleted with their user.
 
 import assert from 'node:assert/strict';
-import { readDataDirectory } from '../src/store/data-directory.js';
-import { EXAMPLE } from './example-definitions.js';
+import { readDataDirectory } from '../src/store/data-directory.ts';
+import { EXAMPLE } from './example-definitions.ts';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, test } from 'node:test';
-import type { TestResponse, TestServer } from './helpers.js';
-import { createProduct, createUser, heldRequest, startTestServer, temporaryDirectory } from './helpers.js';
-import type { FieldErrorExpectation } from './assertions.js';
-import { assertEmpty, assertJson, assertProblem, RFC3339_UTC, STRONG_ETAG } from './assertions.js';
+import type { TestResponse, TestServer } from './helpers.ts';
+import { createProduct, createUser, heldRequest, startTestServer, temporaryDirectory } from './helpers.ts';
+import type { FieldErrorExpectation } from './assertions.ts';
+import { assertEmpty, assertJson, assertProblem, RFC3339_UTC, STRONG_ETAG } from './assertions.ts';
 
 type Status = 'pending' | 'paid' | 'shipped' | 'cancelled';
 const STATUSES: readonly Status[] = ['pending', 'paid', 'shipped', 'cancelled'];

@@ -13,11 +13,11 @@ import { connect as connectSocket } from 'node:net';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { test } from 'node:test';
-import { MAX_PAGE_SIZE } from '../src/http/list-query.js';
-import type { ServerOptions } from '../src/index.js';
-import type { TestServer } from './helpers.js';
-import { createProduct, startTestServer, temporaryDirectory } from './helpers.js';
-import { heldByServer, within } from './server-sockets.js';
+import { MAX_PAGE_SIZE } from '../src/http/list-query.ts';
+import type { ServerOptions } from '../src/index.ts';
+import type { TestServer } from './helpers.ts';
+import { createProduct, startTestServer, temporaryDirectory } from './helpers.ts';
+import { heldByServer, within } from './server-sockets.ts';
 
 /** The production default (RATE_LIMIT); startTestServer turns limiting off unless asked. */
 const DEFAULT_RATE_LIMIT = 1200;

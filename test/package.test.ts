@@ -11,9 +11,9 @@ import { cp, mkdir, readFile, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { promisify } from 'node:util';
-import { killAll, runToExit, startProcess } from './child-process.js';
-import { temporaryDirectory } from './helpers.js';
-import { REPOSITORY_ROOT } from './repository.js';
+import { killAll, runToExit, startProcess } from './child-process.ts';
+import { temporaryDirectory } from './helpers.ts';
+import { REPOSITORY_ROOT } from './repository.ts';
 
 /** What a clean clone holds that packing needs (dist/ is built by prepack, not copied). */
 const CHECKOUT_FILES = ['package.json', 'package-lock.json', 'tsconfig.json', 'README.md', 'LICENSE', 'src', 'data/example'];

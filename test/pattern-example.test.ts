@@ -2,7 +2,7 @@
 
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { patternExample } from '../src/openapi/pattern-example.js';
+import { patternExample } from '../src/openapi/pattern-example.ts';
 
 describe('pattern examples: the shortest string a declared pattern matches', () => {
   const cases: [string, string][] = [

@@ -4,13 +4,13 @@
 
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import type { Operation } from '../src/auth/permissions.js';
-import { isAllowed } from '../src/auth/permissions.js';
-import type { CollectionName } from '../src/resources/definition.js';
-import { MemoryStore } from '../src/store/memory-store.js';
-import { EXAMPLE } from './example-definitions.js';
-import type { TestServer } from './helpers.js';
-import { createProduct, createUser, startTestServer, tokenFor } from './helpers.js';
+import type { Operation } from '../src/auth/permissions.ts';
+import { isAllowed } from '../src/auth/permissions.ts';
+import type { CollectionName } from '../src/resources/definition.ts';
+import { MemoryStore } from '../src/store/memory-store.ts';
+import { EXAMPLE } from './example-definitions.ts';
+import type { TestServer } from './helpers.ts';
+import { createProduct, createUser, startTestServer, tokenFor } from './helpers.ts';
 
 type Caller = 'none' | 'malformed' | 'bad signature' | 'expired' | 'self' | 'other' | 'admin';
 const CALLERS: readonly Caller[] = ['none', 'malformed', 'bad signature', 'expired', 'self', 'other', 'admin'];

@@ -19,7 +19,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
-import { REPOSITORY_ROOT } from './repository.js';
+import { REPOSITORY_ROOT } from './repository.ts';
 
 /** The directory holding initdb and postgres: POSTGRES_BIN, else Debian's newest /usr/lib/postgresql/<version>/bin. */
 function findPostgresBin(): string | undefined {

@@ -7,11 +7,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { startServer } from '../src/index.js';
-import type { TestServer } from './helpers.js';
-import { login, recordingLogger, startTestServerWithAdminBootstrap, TEST_ADMIN_EMAIL, TEST_ADMIN_PASSWORD, TEST_AUTH_OPTIONS, tokenFor, wrap } from './helpers.js';
-import type { PostgresCluster } from './postgres-cluster.js';
-import { POSTGRES_SKIP, startCluster } from './postgres-cluster.js';
+import { startServer } from '../src/index.ts';
+import type { TestServer } from './helpers.ts';
+import { login, recordingLogger, startTestServerWithAdminBootstrap, TEST_ADMIN_EMAIL, TEST_ADMIN_PASSWORD, TEST_AUTH_OPTIONS, tokenFor, wrap } from './helpers.ts';
+import type { PostgresCluster } from './postgres-cluster.ts';
+import { POSTGRES_SKIP, startCluster } from './postgres-cluster.ts';
 
 /** Whether /readyz answers 200 within `ms`, asked every 100 ms. */
 async function readyWithin(api: TestServer, ms: number): Promise<boolean> {

@@ -11,15 +11,15 @@
 
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { startServer } from '../src/server.js';
-import { StartupError } from '../src/store/data-directory.js';
-import type { ResourcesDeclaration } from '../src/declarations/declaration.js';
-import type { TestServer } from './helpers.js';
-import { assertProblem } from './assertions.js';
-import { heldRequest, login, startTestServerWithAdminBootstrap, TEST_AUTH_OPTIONS } from './helpers.js';
-import type { PostgresCluster } from './postgres-cluster.js';
-import { POSTGRES_SKIP, startCluster } from './postgres-cluster.js';
-import { statementsOf } from './postgres-statements.js';
+import { startServer } from '../src/server.ts';
+import { StartupError } from '../src/store/data-directory.ts';
+import type { ResourcesDeclaration } from '../src/declarations/declaration.ts';
+import type { TestServer } from './helpers.ts';
+import { assertProblem } from './assertions.ts';
+import { heldRequest, login, startTestServerWithAdminBootstrap, TEST_AUTH_OPTIONS } from './helpers.ts';
+import type { PostgresCluster } from './postgres-cluster.ts';
+import { POSTGRES_SKIP, startCluster } from './postgres-cluster.ts';
+import { statementsOf } from './postgres-statements.ts';
 
 describe('two servers on one PostgreSQL', { skip: POSTGRES_SKIP }, () => {
   let cluster: PostgresCluster;

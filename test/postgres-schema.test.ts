@@ -7,13 +7,13 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import pg from 'pg';
-import { compileObject } from '../src/declarations/load-declaration.js';
-import type { ResourcesDeclaration } from '../src/declarations/declaration.js';
-import { migrateSchema } from '../packages/postgres/src/schema-migration.js';
-import { schemaOf } from '../packages/postgres/src/schema.js';
-import type { PostgresCluster } from './postgres-cluster.js';
-import { POSTGRES_SKIP, startCluster } from './postgres-cluster.js';
-import { LIBRARY, WORKSHOP } from './declared-domains.js';
+import { compileObject } from '../src/declarations/load-declaration.ts';
+import type { ResourcesDeclaration } from '../src/declarations/declaration.ts';
+import { migrateSchema } from '../packages/postgres/src/schema-migration.ts';
+import { schemaOf } from '../packages/postgres/src/schema.ts';
+import type { PostgresCluster } from './postgres-cluster.ts';
+import { POSTGRES_SKIP, startCluster } from './postgres-cluster.ts';
+import { LIBRARY, WORKSHOP } from './declared-domains.ts';
 
 type Declared = { resources: Record<string, { singular: string; properties: Record<string, unknown>; required?: string[] }> };
 const NOTES: Declared = {

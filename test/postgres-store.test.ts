@@ -5,23 +5,23 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import pg from 'pg';
-import { HttpError } from '../src/http/errors.js';
-import { exampleResources } from '../src/resources/example-domain.js';
-import { CallerChanged, NeedData } from '../src/store/store.js';
-import type { Store } from '../src/store/store.js';
-import { loaded } from '../src/store/loaded.js';
-import { recordWords } from '../src/search-words.js';
-import { jsonEqual } from '../src/json.js';
-import type { StoredRecord } from '../src/json.js';
-import { describeChanges } from '../src/events/describe-changes.js';
-import { openPostgresStore } from '../packages/postgres/src/open.js';
-import type { CoreKit } from '../packages/postgres/src/postgres-store.js';
-import type { PostgresCluster } from './postgres-cluster.js';
-import { POSTGRES_SKIP, startCluster } from './postgres-cluster.js';
-import type { TestServer } from './helpers.js';
-import { startTestServerWithAdminBootstrap } from './helpers.js';
-import { describeStoreFlows } from './store-flows.js';
-import { statementsOf } from './postgres-statements.js';
+import { HttpError } from '../src/http/errors.ts';
+import { exampleResources } from '../src/resources/example-domain.ts';
+import { CallerChanged, NeedData } from '../src/store/store.ts';
+import type { Store } from '../src/store/store.ts';
+import { loaded } from '../src/store/loaded.ts';
+import { recordWords } from '../src/search-words.ts';
+import { jsonEqual } from '../src/json.ts';
+import type { StoredRecord } from '../src/json.ts';
+import { describeChanges } from '../src/events/describe-changes.ts';
+import { openPostgresStore } from '../packages/postgres/src/open.ts';
+import type { CoreKit } from '../packages/postgres/src/postgres-store.ts';
+import type { PostgresCluster } from './postgres-cluster.ts';
+import { POSTGRES_SKIP, startCluster } from './postgres-cluster.ts';
+import type { TestServer } from './helpers.ts';
+import { startTestServerWithAdminBootstrap } from './helpers.ts';
+import { describeStoreFlows } from './store-flows.ts';
+import { statementsOf } from './postgres-statements.ts';
 
 const KIT: CoreKit = {
   needData: (fetch) => new NeedData(fetch),

@@ -5,7 +5,7 @@
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { isoTimestamp } from '../packages/postgres/src/sql-records.js';
+import { isoTimestamp } from '../packages/postgres/src/sql-records.ts';
 
 /** How PostgreSQL writes `date` in UTC: its fraction without trailing zeros (none when zero), in a row or in JSON. */
 function asPostgresWrites(date: Date, microseconds: number, json: boolean): string {

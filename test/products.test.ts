@@ -5,10 +5,10 @@
 
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, test } from 'node:test';
-import type { TestServer } from './helpers.js';
-import { createProduct, startTestServer } from './helpers.js';
-import type { FieldErrorExpectation } from './assertions.js';
-import { assertProblem, RFC3339_UTC, STRONG_ETAG } from './assertions.js';
+import type { TestServer } from './helpers.ts';
+import { createProduct, startTestServer } from './helpers.ts';
+import type { FieldErrorExpectation } from './assertions.ts';
+import { assertProblem, RFC3339_UTC, STRONG_ETAG } from './assertions.ts';
 
 const PRODUCT_FIELDS = ['id', 'name', 'category', 'price', 'description', 'created_at', 'updated_at'];
 const VALID = { name: 'Espresso beans', category: 'coffee', price: 19.99, description: 'Dark roast, 1 kg' };

@@ -12,22 +12,22 @@
 
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import type { FieldError } from '../src/http/errors.js';
-import { HttpError } from '../src/http/errors.js';
-import type { JsonObject, JsonValue, StoredRecord } from '../src/json.js';
-import { applyMergePatch } from '../src/merge-patch.js';
-import type { ResourceDefinition } from '../src/resources/definition.js';
-import { vocabularyOf } from '../src/resources/definition.js';
-import { methodsOf, routeTable } from '../src/routes.js';
-import { MemoryStore } from '../src/store/memory-store.js';
-import type { StoredCollection } from '../src/store/store.js';
-import type { WriteMode } from '../src/validation.js';
-import { validateBody } from '../src/validation.js';
-import type { Language } from '../src/vocabulary.js';
-import { assertProblem } from './assertions.js';
-import { EXAMPLE, orders, products, translate, users } from './example-definitions.js';
-import type { TestResponse, TestServer } from './helpers.js';
-import { TEST_ADMIN_EMAIL, TEST_ADMIN_PASSWORD, createProduct, createUser, startTestServer } from './helpers.js';
+import type { FieldError } from '../src/http/errors.ts';
+import { HttpError } from '../src/http/errors.ts';
+import type { JsonObject, JsonValue, StoredRecord } from '../src/json.ts';
+import { applyMergePatch } from '../src/merge-patch.ts';
+import type { ResourceDefinition } from '../src/resources/definition.ts';
+import { vocabularyOf } from '../src/resources/definition.ts';
+import { methodsOf, routeTable } from '../src/routes.ts';
+import { MemoryStore } from '../src/store/memory-store.ts';
+import type { StoredCollection } from '../src/store/store.ts';
+import type { WriteMode } from '../src/validation.ts';
+import { validateBody } from '../src/validation.ts';
+import type { Language } from '../src/vocabulary.ts';
+import { assertProblem } from './assertions.ts';
+import { EXAMPLE, orders, products, translate, users } from './example-definitions.ts';
+import type { TestResponse, TestServer } from './helpers.ts';
+import { TEST_ADMIN_EMAIL, TEST_ADMIN_PASSWORD, createProduct, createUser, startTestServer } from './helpers.ts';
 
 const POLLUTING_KEYS = ['__proto__', 'constructor', 'prototype'] as const;
 /** What an attack tries to plant on Object.prototype. */

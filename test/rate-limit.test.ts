@@ -3,10 +3,10 @@
 
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { MAX_CLIENTS, RateLimiter } from '../src/http/rate-limit.js';
-import type { TestServer } from './helpers.js';
-import { createUserClient, startTestServer } from './helpers.js';
-import { assertProblem } from './assertions.js';
+import { MAX_CLIENTS, RateLimiter } from '../src/http/rate-limit.ts';
+import type { TestServer } from './helpers.ts';
+import { createUserClient, startTestServer } from './helpers.ts';
+import { assertProblem } from './assertions.ts';
 
 function fakeClock(start = 1_000_000): { now: () => number; advance: (ms: number) => void } {
   let time = start;

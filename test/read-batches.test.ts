@@ -5,10 +5,10 @@
 
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import type { Row } from '../packages/postgres/src/read-batches.js';
-import { ReadBatches } from '../packages/postgres/src/read-batches.js';
-import { MAX_BATCH, StatementBatches } from '../packages/postgres/src/statement-batches.js';
-import { rowsByIdBatchQuery, rowsByIdQuery } from '../packages/postgres/src/sql-records.js';
+import type { Row } from '../packages/postgres/src/read-batches.ts';
+import { ReadBatches } from '../packages/postgres/src/read-batches.ts';
+import { MAX_BATCH, StatementBatches } from '../packages/postgres/src/statement-batches.ts';
+import { rowsByIdBatchQuery, rowsByIdQuery } from '../packages/postgres/src/sql-records.ts';
 
 interface Sent {
   readonly text: string;

@@ -12,8 +12,8 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { after, test } from 'node:test';
 import type { ChildProcess } from 'node:child_process';
-import { temporaryDirectory } from './helpers.js';
-import { REPOSITORY_ROOT } from './repository.js';
+import { temporaryDirectory } from './helpers.ts';
+import { REPOSITORY_ROOT } from './repository.ts';
 
 const children: ChildProcess[] = [];
 after(async () => {

@@ -3,7 +3,7 @@
 
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { RecentlyUsed } from '../src/recently-used.js';
+import { RecentlyUsed } from '../src/recently-used.ts';
 
 /** A map filled with keys 1..count, none read since. */
 function filled(limit: number, count = limit): RecentlyUsed<number, string> {

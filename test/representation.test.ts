@@ -6,12 +6,12 @@
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { finishRecord } from '../src/handlers/write-record.js';
-import type { Fields, StoredRecord } from '../src/json.js';
-import { represent, serializeWritten, showsRecordAsStored } from '../src/representation.js';
-import type { ResourceDefinition } from '../src/resources/definition.js';
-import { CREATED_AT_FIELD, ID_FIELD, UPDATED_AT_FIELD, vocabularyOf } from '../src/resources/definition.js';
-import { LANGUAGES, orders, products, users } from './example-definitions.js';
+import { finishRecord } from '../src/handlers/write-record.ts';
+import type { Fields, StoredRecord } from '../src/json.ts';
+import { represent, serializeWritten, showsRecordAsStored } from '../src/representation.ts';
+import type { ResourceDefinition } from '../src/resources/definition.ts';
+import { CREATED_AT_FIELD, ID_FIELD, UPDATED_AT_FIELD, vocabularyOf } from '../src/resources/definition.ts';
+import { LANGUAGES, orders, products, users } from './example-definitions.ts';
 
 const SAMPLES: readonly { definition: ResourceDefinition; fields: Fields[] }[] = [
   {

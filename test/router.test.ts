@@ -3,7 +3,7 @@
 
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { parseId, Router } from '../src/router.js';
+import { parseId, Router } from '../src/router.ts';
 
 function sampleRouter(): Router<string> {
   const router = new Router<string>();

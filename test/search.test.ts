@@ -7,19 +7,19 @@
 
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { searchWords } from '../src/search-words.js';
-import type { StoredRecord } from '../src/json.js';
-import { IdList } from '../src/store/id-list.js';
-import { MemoryStore } from '../src/store/memory-store.js';
-import { NeedData } from '../src/store/store.js';
-import { WordIndex } from '../src/store/word-index.js';
-import { mulberry32 } from './random.js';
-import type { ResourcesDeclaration } from '../src/index.js';
-import type { TestServer } from './helpers.js';
-import { createProduct, createUser, startTestServer, startTestServerWithAdminBootstrap } from './helpers.js';
-import type { PostgresCluster } from './postgres-cluster.js';
-import { POSTGRES_SKIP, startCluster } from './postgres-cluster.js';
-import { assertJson, assertProblem } from './assertions.js';
+import { searchWords } from '../src/search-words.ts';
+import type { StoredRecord } from '../src/json.ts';
+import { IdList } from '../src/store/id-list.ts';
+import { MemoryStore } from '../src/store/memory-store.ts';
+import { NeedData } from '../src/store/store.ts';
+import { WordIndex } from '../src/store/word-index.ts';
+import { mulberry32 } from './random.ts';
+import type { ResourcesDeclaration } from '../src/index.ts';
+import type { TestServer } from './helpers.ts';
+import { createProduct, createUser, startTestServer, startTestServerWithAdminBootstrap } from './helpers.ts';
+import type { PostgresCluster } from './postgres-cluster.ts';
+import { POSTGRES_SKIP, startCluster } from './postgres-cluster.ts';
+import { assertJson, assertProblem } from './assertions.ts';
 
 describe('search words', () => {
   test('case and accents are dropped; anything but letters and digits separates words', () => {

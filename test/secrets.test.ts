@@ -19,12 +19,12 @@ import { readdir, readFile, stat } from 'node:fs/promises';
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { signToken } from '../src/auth/jwt.js';
-import type { Change, Logger, Persistence } from '../src/index.js';
-import { MemoryStore } from '../src/index.js';
-import { assertProblem } from './assertions.js';
-import type { TestResponse, TestServer } from './helpers.js';
-import { TEST_ADMIN_PASSWORD, TEST_TOKEN_SECRET, createUser, login, recordingLogger, startTestServer, temporaryDirectory } from './helpers.js';
+import { signToken } from '../src/auth/jwt.ts';
+import type { Change, Logger, Persistence } from '../src/index.ts';
+import { MemoryStore } from '../src/index.ts';
+import { assertProblem } from './assertions.ts';
+import type { TestResponse, TestServer } from './helpers.ts';
+import { TEST_ADMIN_PASSWORD, TEST_TOKEN_SECRET, createUser, login, recordingLogger, startTestServer, temporaryDirectory } from './helpers.ts';
 
 const HASH = /scrypt\$/;
 const JWT = /eyJ[\w-]+\.[\w-]+\.[\w-]+/;

@@ -12,11 +12,11 @@ import { once } from 'node:events';
 import type { Socket } from 'node:net';
 import { connect as connectSocket } from 'node:net';
 import { afterEach, beforeEach, describe, test } from 'node:test';
-import type { TestServer } from './helpers.js';
-import { MemoryStore } from '../src/index.js';
-import { sweepIntervalMs } from '../src/http/stalled-connections.js';
-import { createProduct, startTestServer } from './helpers.js';
-import { heldByServer, within } from './server-sockets.js';
+import type { TestServer } from './helpers.ts';
+import { MemoryStore } from '../src/index.ts';
+import { sweepIntervalMs } from '../src/http/stalled-connections.ts';
+import { createProduct, startTestServer } from './helpers.ts';
+import { heldByServer, within } from './server-sockets.ts';
 
 const TIMEOUTS = { headersTimeoutMs: 1000, requestTimeoutMs: 2000, keepAliveTimeoutMs: 1000 } as const;
 /** How often Node checks the headers and request timers: min(1000, headersTimeoutMs / 4) (src/server.ts). */

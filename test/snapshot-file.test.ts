@@ -9,11 +9,11 @@ import { appendFile, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
-import type { StoredRecord } from '../src/json.js';
-import { parseSnapshot } from '../src/store/collection-state.js';
-import type { WrittenSnapshot } from '../src/store/snapshot-file.js';
-import { writeSnapshot } from '../src/store/snapshot-file.js';
-import { mulberry32 } from './helpers.js';
+import type { StoredRecord } from '../src/json.ts';
+import { parseSnapshot } from '../src/store/collection-state.ts';
+import type { WrittenSnapshot } from '../src/store/snapshot-file.ts';
+import { writeSnapshot } from '../src/store/snapshot-file.ts';
+import { mulberry32 } from './helpers.ts';
 
 const directory = await mkdtemp(join(tmpdir(), 'plainrest-snapshot-'));
 after(() => rm(directory, { recursive: true, force: true }));

@@ -11,10 +11,10 @@ import { createServer } from 'node:net';
 import type { AddressInfo, Server } from 'node:net';
 import { join } from 'node:path';
 import { after, afterEach, before, describe, test } from 'node:test';
-import { killAll, runToExit, startProcess } from './child-process.js';
-import { temporaryDirectory } from './helpers.js';
-import { REPOSITORY_ROOT } from './repository.js';
-import { startServer } from '../src/index.js';
+import { killAll, runToExit, startProcess } from './child-process.ts';
+import { temporaryDirectory } from './helpers.ts';
+import { REPOSITORY_ROOT } from './repository.ts';
+import { startServer } from '../src/index.ts';
 
 const MAIN = join(REPOSITORY_ROOT, 'dist', 'main.js');
 const TIMEOUT = { timeout: 20_000 };

@@ -5,9 +5,9 @@
 
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import type { Json } from './status-recipes.js';
-import { operationsOf, produceAll } from './status-recipes.js';
-import { startTestServer } from './helpers.js';
+import type { Json } from './status-recipes.ts';
+import { operationsOf, produceAll } from './status-recipes.ts';
+import { startTestServer } from './helpers.ts';
 
 const api = await startTestServer({ seed: true });
 const doc = (await api.as(undefined).get('/v1/openapi.json')).body as Json;

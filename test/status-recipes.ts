@@ -4,14 +4,14 @@
 // (orders 4 pending, 5 cancelled), the administrator is user 3, products 1–12.
 
 import { connect as connectSocket } from 'node:net';
-import { feedWords } from '../src/events/event-query.js';
-import { routeTable } from '../src/routes.js';
-import type { RouteSpec } from '../src/routes.js';
-import type { Language } from '../src/vocabulary.js';
-import type { ServerOptions } from '../src/index.js';
-import { EXAMPLE, translate } from './example-definitions.js';
-import type { TestResponse, TestServer } from './helpers.js';
-import { startTestServer, startTestServerWithoutLogin, tokenFor } from './helpers.js';
+import { feedWords } from '../src/events/event-query.ts';
+import { routeTable } from '../src/routes.ts';
+import type { RouteSpec } from '../src/routes.ts';
+import type { Language } from '../src/vocabulary.ts';
+import type { ServerOptions } from '../src/index.ts';
+import { EXAMPLE, translate } from './example-definitions.ts';
+import type { TestResponse, TestServer } from './helpers.ts';
+import { startTestServer, startTestServerWithoutLogin, tokenFor } from './helpers.ts';
 
 export type Json = Record<string, any>;
 

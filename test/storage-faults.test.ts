@@ -7,9 +7,9 @@ import type { FileHandle } from 'node:fs/promises';
 import { copyFile, mkdir, open, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { MemoryStore } from '../src/index.js';
-import { segmentName } from '../src/store/journal-format.js';
-import { startTestServer, cleanUpAfterEach, scratchDirectory } from './helpers.js';
+import { MemoryStore } from '../src/index.ts';
+import { segmentName } from '../src/store/journal-format.ts';
+import { startTestServer, cleanUpAfterEach, scratchDirectory } from './helpers.ts';
 
 const defer = cleanUpAfterEach();
 

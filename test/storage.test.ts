@@ -29,10 +29,10 @@ import { appendFile, copyFile, open, readdir, readFile, stat, writeFile } from '
 import { connect as openSocket } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, before, beforeEach, describe, test } from 'node:test';
-import type { ServerOptions } from '../src/index.js';
-import { startServer, StartupError } from '../src/index.js';
-import type { TestResponse, TestServer } from './helpers.js';
-import { REPOSITORY_ROOT } from './repository.js';
+import type { ServerOptions } from '../src/index.ts';
+import { startServer, StartupError } from '../src/index.ts';
+import type { TestResponse, TestServer } from './helpers.ts';
+import { REPOSITORY_ROOT } from './repository.ts';
 import {
   TEST_ADMIN_EMAIL,
   TEST_ADMIN_PASSWORD,
@@ -48,7 +48,7 @@ import {
   wrap,
   cleanUpAfterEach,
   scratchDirectory,
-} from './helpers.js';
+} from './helpers.ts';
 
 const EXAMPLE_DIR = join(REPOSITORY_ROOT, 'data', 'example');
 const SNAPSHOT_FILES = ['idempotency_keys.json', 'orders.json', 'products.json', 'users.json'];

@@ -7,9 +7,9 @@
 
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import type { Store } from '../src/store/store.js';
-import type { TestServer } from './helpers.js';
-import { login, startTestServerWithAdminBootstrap } from './helpers.js';
+import type { Store } from '../src/store/store.ts';
+import type { TestServer } from './helpers.ts';
+import { login, startTestServerWithAdminBootstrap } from './helpers.ts';
 
 export interface FlowStore {
   readonly store: Store;

@@ -3,8 +3,8 @@
 // anything suspends until it is "loaded" on a later turn — the example domain's main
 // flows (test/store-flows.ts) answer exactly as with the memory store.
 
-import { LoadingStore } from './loading-store.js';
-import { describeStoreFlows } from './store-flows.js';
+import { LoadingStore } from './loading-store.ts';
+import { describeStoreFlows } from './store-flows.ts';
 
 describeStoreFlows('the store seam: a store that loads before it answers serves the same API', false, async () => {
   const store = new LoadingStore();

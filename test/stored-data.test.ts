@@ -7,8 +7,8 @@ import assert from 'node:assert/strict';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { startServer, StartupError } from '../src/index.js';
-import { cleanUpAfterEach, connect, hashDirectory, scratchDirectory, TEST_AUTH_OPTIONS } from './helpers.js';
+import { startServer, StartupError } from '../src/index.ts';
+import { cleanUpAfterEach, connect, hashDirectory, scratchDirectory, TEST_AUTH_OPTIONS } from './helpers.ts';
 
 const TIMESTAMP = '2026-01-01T00:00:00.000Z';
 const defer = cleanUpAfterEach();

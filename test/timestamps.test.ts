@@ -3,8 +3,8 @@
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { isoTimestamp } from '../src/timestamps.js';
-import { mulberry32 } from './helpers.js';
+import { isoTimestamp } from '../src/timestamps.ts';
+import { mulberry32 } from './helpers.ts';
 
 const expected = (ms: number): string => new Date(ms).toISOString();
 

@@ -9,11 +9,11 @@
 import assert from 'node:assert/strict';
 import { readdir, readFile } from 'node:fs/promises';
 import { connect as connectSocket } from 'node:net';
-import { readDataDirectory } from '../src/store/data-directory.js';
-import { EXAMPLE } from './example-definitions.js';
+import { readDataDirectory } from '../src/store/data-directory.ts';
+import { EXAMPLE } from './example-definitions.ts';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, test } from 'node:test';
-import type { TestResponse, TestServer } from './helpers.js';
+import type { TestResponse, TestServer } from './helpers.ts';
 import {
   createUser,
   createUserClient,
@@ -23,9 +23,9 @@ import {
   TEST_ADMIN_EMAIL,
   TEST_ADMIN_PASSWORD,
   temporaryDirectory,
-} from './helpers.js';
-import type { FieldErrorExpectation } from './assertions.js';
-import { assertEmpty, assertJson, assertProblem, clockPast, RFC3339_UTC, STRONG_ETAG } from './assertions.js';
+} from './helpers.ts';
+import type { FieldErrorExpectation } from './assertions.ts';
+import { assertEmpty, assertJson, assertProblem, clockPast, RFC3339_UTC, STRONG_ETAG } from './assertions.ts';
 
 const USER_FIELDS = ['id', 'name', 'email', 'role', 'created_at', 'updated_at'];
 

@@ -3,12 +3,12 @@
 
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { HttpError } from '../src/http/errors.js';
-import type { JsonObject } from '../src/json.js';
-import { vocabularyOf } from '../src/resources/definition.js';
-import { validateBody } from '../src/validation.js';
-import { translatePath } from '../src/vocabulary.js';
-import { orders, products, users } from './example-definitions.js';
+import { HttpError } from '../src/http/errors.ts';
+import type { JsonObject } from '../src/json.ts';
+import { vocabularyOf } from '../src/resources/definition.ts';
+import { validateBody } from '../src/validation.ts';
+import { translatePath } from '../src/vocabulary.ts';
+import { orders, products, users } from './example-definitions.ts';
 
 function errorsOf(run: () => unknown): { field: string; code: string }[] {
   try {

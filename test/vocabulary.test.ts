@@ -5,10 +5,10 @@
 
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, test } from 'node:test';
-import type { TestServer } from './helpers.js';
-import { createProduct, createUser, startTestServer, TEST_ADMIN_EMAIL } from './helpers.js';
-import type { FieldErrorExpectation } from './assertions.js';
-import { assertEmpty, assertJson, assertProblem, COLLECTION_ALLOW, ITEM_ALLOW, RFC3339_UTC, STRONG_ETAG } from './assertions.js';
+import type { TestServer } from './helpers.ts';
+import { createProduct, createUser, startTestServer, TEST_ADMIN_EMAIL } from './helpers.ts';
+import type { FieldErrorExpectation } from './assertions.ts';
+import { assertEmpty, assertJson, assertProblem, COLLECTION_ALLOW, ITEM_ALLOW, RFC3339_UTC, STRONG_ETAG } from './assertions.ts';
 
 function keys(value: Record<string, unknown>): string[] {
   return Object.keys(value).sort();

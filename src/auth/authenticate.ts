@@ -9,11 +9,11 @@
 // header verified on it: comparing a new request's header with it costs less than hashing
 // its few hundred characters for the Map.
 
-import { HttpError } from '../http/errors.js';
-import type { Store } from '../store/store.js';
-import type { TokenClaims } from './jwt.js';
-import { signToken, verifyToken } from './jwt.js';
-import type { Actor } from './permissions.js';
+import { HttpError } from '../http/errors.ts';
+import type { Store } from '../store/store.ts';
+import type { TokenClaims } from './jwt.ts';
+import { signToken, verifyToken } from './jwt.ts';
+import type { Actor } from './permissions.ts';
 
 export const REALM = 'plainrest';
 const MAX_CACHED_TOKENS = 10_000;

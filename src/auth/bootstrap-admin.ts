@@ -8,14 +8,14 @@
 // it is done, and logins wait for it, so none can see the password being replaced.
 
 import { randomBytes } from 'node:crypto';
-import { finishRecord } from '../handlers/write-record.js';
-import type { Fields } from '../json.js';
-import { hashPassword, verifyPassword } from '../passwords.js';
-import type { ResourceDefinition } from '../resources/definition.js';
-import type { Logger } from '../config.js';
-import type { Decision, Store } from '../store/store.js';
-import { decideAndCommit, loaded } from '../store/loaded.js';
-import { isoTimestamp } from '../timestamps.js';
+import { finishRecord } from '../handlers/write-record.ts';
+import type { Fields } from '../json.ts';
+import { hashPassword, verifyPassword } from '../passwords.ts';
+import type { ResourceDefinition } from '../resources/definition.ts';
+import type { Logger } from '../config.ts';
+import type { Decision, Store } from '../store/store.ts';
+import { decideAndCommit, loaded } from '../store/loaded.ts';
+import { isoTimestamp } from '../timestamps.ts';
 
 export const ADMIN_NAME = 'Administrator';
 

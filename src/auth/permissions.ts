@@ -6,12 +6,12 @@
 // who created it (its `owner_id`), which is looked up. Either way a user addressing
 // someone else's record gets 403 whether or not it exists, so existence is not revealed.
 
-import type { RequestContext } from '../context.js';
-import { HttpError } from '../http/errors.js';
-import type { JsonObject, JsonValue } from '../json.js';
-import type { Audience, Operation, ResourceDefinition, Vocabulary } from '../resources/definition.js';
-import { OWNER_FIELD_NAME } from '../resources/definition.js';
-import type { Store } from '../store/store.js';
+import type { RequestContext } from '../context.ts';
+import { HttpError } from '../http/errors.ts';
+import type { JsonObject, JsonValue } from '../json.ts';
+import type { Audience, Operation, ResourceDefinition, Vocabulary } from '../resources/definition.ts';
+import { OWNER_FIELD_NAME } from '../resources/definition.ts';
+import type { Store } from '../store/store.ts';
 
 export type { Audience, Operation };
 

@@ -5,8 +5,8 @@
 import { randomBytes } from 'node:crypto';
 import { chmod, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { writeFileAtomically } from '../store/atomic-file.js';
-import { StartupError } from '../store/open-store.js';
+import { writeFileAtomically } from '../store/atomic-file.ts';
+import { StartupError } from '../store/open-store.ts';
 
 export const TOKEN_SECRET_FILE = 'token-secret';
 const SECRET_BYTES = 32;

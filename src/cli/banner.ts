@@ -4,7 +4,7 @@
 // where `plainrest` is not on the PATH, and `npx plainrest token …` for an installed package.
 
 import { basename, relative } from 'node:path';
-import type { RunningServer } from '../server.js';
+import type { RunningServer } from '../server.ts';
 
 export async function startBanner(server: RunningServer, scriptPath: string | undefined): Promise<string[]> {
   const { config } = server.app;

@@ -3,8 +3,8 @@
 // may add properties, names and stricter access to it (check-declaration.ts refuses the
 // rest; compile-declaration.ts merges what it adds).
 
-import type { Audience, Operation } from '../resources/definition.js';
-import type { CollectionDeclaration, PropertySchema } from './declaration.js';
+import type { Audience, Operation } from '../resources/definition.ts';
+import type { CollectionDeclaration, PropertySchema } from './declaration.ts';
 
 export const BUILT_IN_USER_ACCESS: Readonly<Record<Operation, Audience>> = { list: 'admin', read: 'owner', create: 'admin', update: 'owner', delete: 'owner' };
 

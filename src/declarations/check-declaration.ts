@@ -8,8 +8,8 @@
 // compile-declaration.ts compiles a declaration this module found no problem in;
 // data/example/resources.json is the example domain in this format.
 
-import type { Audience, Operation } from '../resources/definition.js';
-import { AUDIENCE_RANK, BUILT_IN_USER_ACCESS, BUILT_IN_USER_PROPERTIES, builtInUserType } from './built-in-users.js';
+import type { Audience, Operation } from '../resources/definition.ts';
+import { AUDIENCE_RANK, BUILT_IN_USER_ACCESS, BUILT_IN_USER_PROPERTIES, builtInUserType } from './built-in-users.ts';
 
 /** One thing wrong with a declaration: where (a JSON pointer) and what. */
 export interface DeclarationProblem {

@@ -4,7 +4,7 @@
 // parent before its children, with its field rules, access, ownership, vocabularies and
 // hook. This runs once at start; requests only read the result.
 
-import type { JsonObject, JsonValue } from '../json.js';
+import type { JsonObject, JsonValue } from '../json.ts';
 import type {
   Access,
   FieldRule,
@@ -15,11 +15,11 @@ import type {
   ResourceHook,
   StringFormat,
   Vocabulary,
-} from '../resources/definition.js';
-import { CREATED_AT_FIELD, ID_FIELD, OWNER_FIELD_NAME, UPDATED_AT_FIELD } from '../resources/definition.js';
-import { buildVocabulary } from '../vocabulary.js';
-import { BUILT_IN_USER_ACCESS, BUILT_IN_USER_PROPERTIES, BUILT_IN_USERS } from './built-in-users.js';
-import type { CollectionDeclaration, PropertySchema, ResourcesDeclaration } from './declaration.js';
+} from '../resources/definition.ts';
+import { CREATED_AT_FIELD, ID_FIELD, OWNER_FIELD_NAME, UPDATED_AT_FIELD } from '../resources/definition.ts';
+import { buildVocabulary } from '../vocabulary.ts';
+import { BUILT_IN_USER_ACCESS, BUILT_IN_USER_PROPERTIES, BUILT_IN_USERS } from './built-in-users.ts';
+import type { CollectionDeclaration, PropertySchema, ResourcesDeclaration } from './declaration.ts';
 
 /** The resources a server serves, compiled from one declaration. */
 export interface ResourceTable {

@@ -2,7 +2,7 @@
 // declaration as an object: `createApp({ resources: { resources: { … } } })`. A file
 // and an object are checked the same way (check-declaration.ts) before anything uses them.
 
-import type { Audience, Operation } from '../resources/definition.js';
+import type { Audience, Operation } from '../resources/definition.ts';
 
 /** A property: JSON Schema (2020-12) as OpenAPI 3.1 uses it, plus plainrest's `x-` extensions. */
 export interface PropertySchema {

@@ -5,10 +5,10 @@
 // so that a start can print them and exit 2 with nothing listening.
 
 import { readFile } from 'node:fs/promises';
-import type { Hooks, ResourceTable } from './compile-declaration.js';
-import { compileDeclaration } from './compile-declaration.js';
-import { checkDeclaration } from './check-declaration.js';
-import type { ResourcesDeclaration } from './declaration.js';
+import type { Hooks, ResourceTable } from './compile-declaration.ts';
+import { compileDeclaration } from './compile-declaration.ts';
+import { checkDeclaration } from './check-declaration.ts';
+import type { ResourcesDeclaration } from './declaration.ts';
 
 /** A declaration that cannot be served; `lines` are `<file>: <pointer>: <problem>`. */
 export class DeclarationError extends Error {

@@ -2,10 +2,10 @@
 // `resources` setting names a declaration file, or (embedding) gives the declaration as
 // an object; unset, the example domain is served.
 
-import { exampleResources } from '../resources/example-domain.js';
-import type { Hooks, ResourceTable } from './compile-declaration.js';
-import type { ResourcesDeclaration } from './declaration.js';
-import { compileObject, loadDeclarationFile } from './load-declaration.js';
+import { exampleResources } from '../resources/example-domain.ts';
+import type { Hooks, ResourceTable } from './compile-declaration.ts';
+import type { ResourcesDeclaration } from './declaration.ts';
+import { compileObject, loadDeclarationFile } from './load-declaration.ts';
 
 /** What the `resources` option may hold: a file's path, a declaration, or a table already compiled from one. */
 export type ResourcesOption = string | ResourcesDeclaration | ResourceTable;

@@ -3,7 +3,7 @@
 // journal (event-log.ts); a store whose data is elsewhere (PostgreSQL) reads it from
 // there and may answer with promises.
 
-import type { EventFilter, FeedEvent } from './feed-event.js';
+import type { EventFilter, FeedEvent } from './feed-event.ts';
 
 export interface EventWindow {
   /** Events numbered up to this one may be gone: a position before it cannot be resumed. */

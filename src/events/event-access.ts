@@ -3,9 +3,9 @@
 // owners the events of their own records where `read` is `owner` (auth/permissions.ts).
 // Worked out once per resource table and role; only the owner's id differs per caller.
 
-import type { Actor } from '../auth/permissions.js';
-import type { ResourceTable } from '../declarations/compile-declaration.js';
-import type { Readable } from './feed-event.js';
+import type { Actor } from '../auth/permissions.ts';
+import type { ResourceTable } from '../declarations/compile-declaration.ts';
+import type { Readable } from './feed-event.ts';
 
 interface Sets {
   readonly everything: ReadonlySet<string>;

@@ -3,11 +3,11 @@
 // the record's path and the record itself as that caller reads them at that version
 // (representation.ts: no write-only field). `record` is absent from a deletion.
 
-import type { ResourceTable } from '../declarations/compile-declaration.js';
-import type { Language, ResourceDefinition } from '../resources/definition.js';
-import { vocabularyOf } from '../resources/definition.js';
-import { represent } from '../representation.js';
-import type { FeedEvent } from './feed-event.js';
+import type { ResourceTable } from '../declarations/compile-declaration.ts';
+import type { Language, ResourceDefinition } from '../resources/definition.ts';
+import { vocabularyOf } from '../resources/definition.ts';
+import { represent } from '../representation.ts';
+import type { FeedEvent } from './feed-event.ts';
 
 export function eventJson(event: FeedEvent, table: ResourceTable, language: Language): string {
   const definition = table.get(event.collection);

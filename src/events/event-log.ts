@@ -6,9 +6,9 @@
 // it the older part of that history still being decoded (store/journal-history.ts):
 // until it is in, the window and pages wait for it, and new events queue behind it.
 
-import type { ChangeFeed, EventPage, EventWindow } from './change-feed.js';
-import type { EventFilter, FeedEvent } from './feed-event.js';
-import { matches } from './feed-event.js';
+import type { ChangeFeed, EventPage, EventWindow } from './change-feed.ts';
+import type { EventFilter, FeedEvent } from './feed-event.ts';
+import { matches } from './feed-event.ts';
 
 export interface Retention {
   /** At least this many of the newest events are kept. Default 10,000. */

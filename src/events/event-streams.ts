@@ -18,19 +18,19 @@
 // request arriving meanwhile waits for one slice, not for every stream.
 
 import type { ServerResponse } from 'node:http';
-import type { Actor } from '../auth/permissions.js';
-import type { EventSettings } from '../config.js';
-import type { ResourceTable } from '../declarations/compile-declaration.js';
-import { HttpError } from '../http/errors.js';
-import type { Reply } from '../http/respond.js';
-import type { Language } from '../resources/definition.js';
-import { RecentlyUsed } from '../recently-used.js';
-import type { ChangeFeed, EventWindow } from './change-feed.js';
-import { isResumable, unresumableDetail } from './change-feed.js';
-import { readableBy } from './event-access.js';
-import { eventBlock } from './event-json.js';
-import type { EventFilter, EventType, FeedEvent, Readable } from './feed-event.js';
-import { eventFilter, matches } from './feed-event.js';
+import type { Actor } from '../auth/permissions.ts';
+import type { EventSettings } from '../config.ts';
+import type { ResourceTable } from '../declarations/compile-declaration.ts';
+import { HttpError } from '../http/errors.ts';
+import type { Reply } from '../http/respond.ts';
+import type { Language } from '../resources/definition.ts';
+import { RecentlyUsed } from '../recently-used.ts';
+import type { ChangeFeed, EventWindow } from './change-feed.ts';
+import { isResumable, unresumableDetail } from './change-feed.ts';
+import { readableBy } from './event-access.ts';
+import { eventBlock } from './event-json.ts';
+import type { EventFilter, EventType, FeedEvent, Readable } from './feed-event.ts';
+import { eventFilter, matches } from './feed-event.ts';
 
 /** How long an EventSource waits before reconnecting (its `retry:`). */
 const RETRY_MS = 1000;

@@ -3,28 +3,28 @@
 // Location (RFC 9110 §15.3.2) and ETag — replayed instead when the POST repeats an
 // Idempotency-Key (http/idempotency.ts).
 
-import { authorize, listsOwnRecordsOnly, requireBodyPermission } from '../auth/permissions.js';
-import type { RequestContext } from '../context.js';
-import { JSON_MEDIA_TYPES, readJsonBody } from '../http/body.js';
-import { matchesIfNoneMatch } from '../http/conditional.js';
-import { parseListParameters, rejectQueryParameters } from '../http/list-query.js';
-import { withEmbedded } from '../http/related-records.js';
-import { linkHeader, pageLinks, pageMeta } from '../http/pagination.js';
-import type { CachedPage } from '../http/page-cache.js';
-import type { Reply } from '../http/respond.js';
-import type { ResourceDefinition, Vocabulary } from '../resources/definition.js';
-import { OWNER_FIELD_NAME } from '../resources/definition.js';
-import { entityTag, represent, representFields, serializeWritten } from '../representation.js';
-import type { Change, Decision, Filter, Store } from '../store/store.js';
-import { decideAndCommit, loaded } from '../store/loaded.js';
-import type { IdempotentRequest } from '../http/idempotency.js';
-import type { JsonObject, StoredRecord } from '../json.js';
-import type { Actor } from '../auth/permissions.js';
-import { requireParent } from './lookup.js';
-import { writeOnlyValues } from '../validation.js';
-import type { WritePlan } from './write-record.js';
-import { decideWrite, finishRecord, secretsToHash } from './write-record.js';
-import { isoTimestamp } from '../timestamps.js';
+import { authorize, listsOwnRecordsOnly, requireBodyPermission } from '../auth/permissions.ts';
+import type { RequestContext } from '../context.ts';
+import { JSON_MEDIA_TYPES, readJsonBody } from '../http/body.ts';
+import { matchesIfNoneMatch } from '../http/conditional.ts';
+import { parseListParameters, rejectQueryParameters } from '../http/list-query.ts';
+import { withEmbedded } from '../http/related-records.ts';
+import { linkHeader, pageLinks, pageMeta } from '../http/pagination.ts';
+import type { CachedPage } from '../http/page-cache.ts';
+import type { Reply } from '../http/respond.ts';
+import type { ResourceDefinition, Vocabulary } from '../resources/definition.ts';
+import { OWNER_FIELD_NAME } from '../resources/definition.ts';
+import { entityTag, represent, representFields, serializeWritten } from '../representation.ts';
+import type { Change, Decision, Filter, Store } from '../store/store.ts';
+import { decideAndCommit, loaded } from '../store/loaded.ts';
+import type { IdempotentRequest } from '../http/idempotency.ts';
+import type { JsonObject, StoredRecord } from '../json.ts';
+import type { Actor } from '../auth/permissions.ts';
+import { requireParent } from './lookup.ts';
+import { writeOnlyValues } from '../validation.ts';
+import type { WritePlan } from './write-record.ts';
+import { decideWrite, finishRecord, secretsToHash } from './write-record.ts';
+import { isoTimestamp } from '../timestamps.ts';
 
 export function listRecords(context: RequestContext, definition: ResourceDefinition, vocabulary: Vocabulary): Reply {
   const { listPages } = context.services;

@@ -4,25 +4,25 @@
 // `Accept: text/event-stream` the same path is a Server-Sent Events stream
 // (events/event-streams.ts).
 
-import type { RequestContext } from '../context.js';
-import type { ResourceTable } from '../declarations/compile-declaration.js';
-import { isResumable, unresumableDetail } from '../events/change-feed.js';
-import type { ChangeFeed } from '../events/change-feed.js';
-import { readableBy } from '../events/event-access.js';
-import { eventJson } from '../events/event-json.js';
-import { feedWords, parseEventParameters } from '../events/event-query.js';
-import type { EventParameters } from '../events/event-query.js';
-import type { EventFilter } from '../events/feed-event.js';
-import { eventFilter } from '../events/feed-event.js';
-import { matchesIfNoneMatch } from '../http/conditional.js';
-import { HttpError } from '../http/errors.js';
-import { requireJsonAcceptable, wantsEventStream } from '../http/negotiation.js';
-import { linkHeader, linksAround, pageMeta, pair } from '../http/pagination.js';
-import type { Reply } from '../http/respond.js';
-import type { Actor } from '../auth/permissions.js';
-import type { Language } from '../resources/definition.js';
-import { vocabularyOf } from '../resources/definition.js';
-import { entityTag } from '../representation.js';
+import type { RequestContext } from '../context.ts';
+import type { ResourceTable } from '../declarations/compile-declaration.ts';
+import { isResumable, unresumableDetail } from '../events/change-feed.ts';
+import type { ChangeFeed } from '../events/change-feed.ts';
+import { readableBy } from '../events/event-access.ts';
+import { eventJson } from '../events/event-json.ts';
+import { feedWords, parseEventParameters } from '../events/event-query.ts';
+import type { EventParameters } from '../events/event-query.ts';
+import type { EventFilter } from '../events/feed-event.ts';
+import { eventFilter } from '../events/feed-event.ts';
+import { matchesIfNoneMatch } from '../http/conditional.ts';
+import { HttpError } from '../http/errors.ts';
+import { requireJsonAcceptable, wantsEventStream } from '../http/negotiation.ts';
+import { linkHeader, linksAround, pageMeta, pair } from '../http/pagination.ts';
+import type { Reply } from '../http/respond.ts';
+import type { Actor } from '../auth/permissions.ts';
+import type { Language } from '../resources/definition.ts';
+import { vocabularyOf } from '../resources/definition.ts';
+import { entityTag } from '../representation.ts';
 
 export function eventFeed(context: RequestContext, table: ResourceTable, language: Language): Reply | Promise<Reply> {
   const actor = context.actor as Actor;

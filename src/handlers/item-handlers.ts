@@ -4,24 +4,24 @@
 // repeating it is harmless (idempotent, RFC 9110 §9.2.2). DELETE answers 204; a second
 // DELETE finds nothing and answers 404.
 
-import { authorize, requireBodyPermission } from '../auth/permissions.js';
-import type { RequestContext } from '../context.js';
-import { JSON_MEDIA_TYPES, MERGE_PATCH_MEDIA_TYPES, readJsonBody } from '../http/body.js';
-import { matchesIfNoneMatch, requireIfMatch } from '../http/conditional.js';
-import { parseRecordParameters, rejectQueryParameters } from '../http/list-query.js';
-import type { Reply } from '../http/respond.js';
-import type { StoredRecord } from '../json.js';
-import type { ResourceDefinition, Vocabulary } from '../resources/definition.js';
-import type { Representation } from '../representation.js';
-import { measured, represent, representFields, serializeWritten } from '../representation.js';
-import { withEmbedded } from '../http/related-records.js';
-import { requireRecord } from './lookup.js';
-import { writeOnlyValues } from '../validation.js';
-import type { WritePlan } from './write-record.js';
-import { decideWrite, deletionWithDependents, finishRecord, isUnchanged, secretsToHash } from './write-record.js';
-import { decideAndCommit, loaded } from '../store/loaded.js';
-import type { Decision } from '../store/store.js';
-import { isoTimestamp } from '../timestamps.js';
+import { authorize, requireBodyPermission } from '../auth/permissions.ts';
+import type { RequestContext } from '../context.ts';
+import { JSON_MEDIA_TYPES, MERGE_PATCH_MEDIA_TYPES, readJsonBody } from '../http/body.ts';
+import { matchesIfNoneMatch, requireIfMatch } from '../http/conditional.ts';
+import { parseRecordParameters, rejectQueryParameters } from '../http/list-query.ts';
+import type { Reply } from '../http/respond.ts';
+import type { StoredRecord } from '../json.ts';
+import type { ResourceDefinition, Vocabulary } from '../resources/definition.ts';
+import type { Representation } from '../representation.ts';
+import { measured, represent, representFields, serializeWritten } from '../representation.ts';
+import { withEmbedded } from '../http/related-records.ts';
+import { requireRecord } from './lookup.ts';
+import { writeOnlyValues } from '../validation.ts';
+import type { WritePlan } from './write-record.ts';
+import { decideWrite, deletionWithDependents, finishRecord, isUnchanged, secretsToHash } from './write-record.ts';
+import { decideAndCommit, loaded } from '../store/loaded.ts';
+import type { Decision } from '../store/store.ts';
+import { isoTimestamp } from '../timestamps.ts';
 
 export function readRecord(context: RequestContext, definition: ResourceDefinition, vocabulary: Vocabulary): Reply {
   const { fields, embed } = parseRecordParameters(definition, context.search);

@@ -3,10 +3,10 @@
 // is a 404 when order 9 belongs to someone else. The store reports "missing" as
 // undefined; the status is chosen here.
 
-import type { RequestContext } from '../context.js';
-import { HttpError } from '../http/errors.js';
-import type { StoredRecord } from '../json.js';
-import type { ResourceDefinition } from '../resources/definition.js';
+import type { RequestContext } from '../context.ts';
+import { HttpError } from '../http/errors.ts';
+import type { StoredRecord } from '../json.ts';
+import type { ResourceDefinition } from '../resources/definition.ts';
 
 /**
  * The parent's id from the path after checking that every record above this one

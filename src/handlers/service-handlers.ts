@@ -4,14 +4,14 @@
 // ETag, Cache-Control and Vary the 200 would have sent (§15.4.5). `/` and `/v1` choose
 // their representation on Accept (§12.5.1) and say so with `Vary: Accept`.
 
-import type { RequestContext } from '../context.js';
-import { matchesIfNoneMatch } from '../http/conditional.js';
-import { HttpError, storeUnavailable } from '../http/errors.js';
-import { rejectQueryParameters } from '../http/list-query.js';
-import { prefersHtml, requireHtmlAcceptable, requireJsonAcceptable } from '../http/negotiation.js';
-import type { Headers, Reply } from '../http/respond.js';
-import { jsonReply } from '../http/respond.js';
-import { entityTag } from '../representation.js';
+import type { RequestContext } from '../context.ts';
+import { matchesIfNoneMatch } from '../http/conditional.ts';
+import { HttpError, storeUnavailable } from '../http/errors.ts';
+import { rejectQueryParameters } from '../http/list-query.ts';
+import { prefersHtml, requireHtmlAcceptable, requireJsonAcceptable } from '../http/negotiation.ts';
+import type { Headers, Reply } from '../http/respond.ts';
+import { jsonReply } from '../http/respond.ts';
+import { entityTag } from '../representation.ts';
 
 /** The documents served as they are, each with its ETag. */
 export interface Documents {

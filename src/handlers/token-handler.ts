@@ -4,18 +4,18 @@
 // accounts exist (OWASP API2: Broken Authentication). Token responses are not cached
 // (RFC 6749 §5.1: Cache-Control: no-store).
 
-import { REALM } from '../auth/authenticate.js';
-import type { RequestContext } from '../context.js';
-import { JSON_MEDIA_TYPES, readJsonBody } from '../http/body.js';
-import { HttpError, storeUnavailable } from '../http/errors.js';
-import { rejectQueryParameters } from '../http/list-query.js';
-import type { Reply } from '../http/respond.js';
-import { jsonReply } from '../http/respond.js';
-import { verifyPassword } from '../passwords.js';
-import type { FieldRule } from '../resources/definition.js';
-import { validateBody } from '../validation.js';
-import { buildVocabulary } from '../vocabulary.js';
-import { loaded } from '../store/loaded.js';
+import { REALM } from '../auth/authenticate.ts';
+import type { RequestContext } from '../context.ts';
+import { JSON_MEDIA_TYPES, readJsonBody } from '../http/body.ts';
+import { HttpError, storeUnavailable } from '../http/errors.ts';
+import { rejectQueryParameters } from '../http/list-query.ts';
+import type { Reply } from '../http/respond.ts';
+import { jsonReply } from '../http/respond.ts';
+import { verifyPassword } from '../passwords.ts';
+import type { FieldRule } from '../resources/definition.ts';
+import { validateBody } from '../validation.ts';
+import { buildVocabulary } from '../vocabulary.ts';
+import { loaded } from '../store/loaded.ts';
 
 const CREDENTIAL_FIELDS: readonly FieldRule[] = [
   { name: 'email', type: 'string', access: 'client', required: true, minLength: 1, maxLength: 254 },

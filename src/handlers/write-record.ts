@@ -9,19 +9,19 @@
 // decision is then taken again on fresh state. Deleting a record deletes the records
 // nested under it, and is refused (409) while another collection still references it.
 
-import type { FieldError } from '../http/errors.js';
-import { HttpError, validationError } from '../http/errors.js';
-import type { Fields, JsonObject, JsonValue, StoredRecord } from '../json.js';
-import { isJsonObject, jsonEqual } from '../json.js';
-import { applyMergePatch } from '../merge-patch.js';
-import { withArticle } from '../openapi/names.js';
-import { hashPassword, verifyPassword } from '../passwords.js';
-import type { FieldRule, ResourceDefinition, Vocabulary } from '../resources/definition.js';
-import { OWNER_FIELD_NAME } from '../resources/definition.js';
-import type { Change, Store } from '../store/store.js';
-import type { WriteMode } from '../validation.js';
-import { validateBody } from '../validation.js';
-import { translatePath } from '../vocabulary.js';
+import type { FieldError } from '../http/errors.ts';
+import { HttpError, validationError } from '../http/errors.ts';
+import type { Fields, JsonObject, JsonValue, StoredRecord } from '../json.ts';
+import { isJsonObject, jsonEqual } from '../json.ts';
+import { applyMergePatch } from '../merge-patch.ts';
+import { withArticle } from '../openapi/names.ts';
+import { hashPassword, verifyPassword } from '../passwords.ts';
+import type { FieldRule, ResourceDefinition, Vocabulary } from '../resources/definition.ts';
+import { OWNER_FIELD_NAME } from '../resources/definition.ts';
+import type { Change, Store } from '../store/store.ts';
+import type { WriteMode } from '../validation.ts';
+import { validateBody } from '../validation.ts';
+import { translatePath } from '../vocabulary.ts';
 
 export interface WritePlan {
   readonly definition: ResourceDefinition;

@@ -6,7 +6,7 @@
 // The token lives in a variable of this closure: never in storage, gone on reload.
 // The "Live changes" panel is live-changes-script.ts, inlined here.
 
-import { EVENT_STREAM_PARSER, LIVE_CHANGES_SCRIPT } from './live-changes-script.js';
+import { EVENT_STREAM_PARSER, LIVE_CHANGES_SCRIPT } from './live-changes-script.ts';
 
 export const EXPLORER_SCRIPT = `
 'use strict';

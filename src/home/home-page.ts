@@ -6,17 +6,17 @@
 // script and style run, Trusted Types required, no framing) and `X-Content-Type-Options: nosniff`.
 
 import { createHash } from 'node:crypto';
-import type { Reply } from '../http/respond.js';
-import { documentReply } from '../handlers/service-handlers.js';
-import type { ResourceTable } from '../declarations/compile-declaration.js';
-import { feedWords } from '../events/event-query.js';
-import type { Language } from '../resources/definition.js';
-import { vocabularyOf } from '../resources/definition.js';
-import { EXPLORER_SCRIPT } from './explorer-script.js';
-import { EXPLORER_STYLE } from './explorer-style.js';
-import type { OpenApiView } from './openapi-view.js';
-import { escapeHtml, examplePath, referenceHtml } from './reference-html.js';
-import { SITUATION_MEANINGS, STATUS_MEANINGS } from './status-meanings.js';
+import type { Reply } from '../http/respond.ts';
+import { documentReply } from '../handlers/service-handlers.ts';
+import type { ResourceTable } from '../declarations/compile-declaration.ts';
+import { feedWords } from '../events/event-query.ts';
+import type { Language } from '../resources/definition.ts';
+import { vocabularyOf } from '../resources/definition.ts';
+import { EXPLORER_SCRIPT } from './explorer-script.ts';
+import { EXPLORER_STYLE } from './explorer-style.ts';
+import type { OpenApiView } from './openapi-view.ts';
+import { escapeHtml, examplePath, referenceHtml } from './reference-html.ts';
+import { SITUATION_MEANINGS, STATUS_MEANINGS } from './status-meanings.ts';
 
 const HTML_TYPE = 'text/html; charset=utf-8';
 

@@ -4,12 +4,12 @@
 // meaning) and a "Try it" button that puts the request in the form. Every text taken
 // from the document goes through `escapeHtml`.
 
-import type { ResourceTable } from '../declarations/compile-declaration.js';
-import type { Language } from '../resources/definition.js';
-import { vocabularyOf } from '../resources/definition.js';
-import type { OpenApiView, OperationView, ParameterView, SchemaView } from './openapi-view.js';
-import { HTTP_METHODS, resolve } from './openapi-view.js';
-import { STATUS_MEANINGS } from './status-meanings.js';
+import type { ResourceTable } from '../declarations/compile-declaration.ts';
+import type { Language } from '../resources/definition.ts';
+import { vocabularyOf } from '../resources/definition.ts';
+import type { OpenApiView, OperationView, ParameterView, SchemaView } from './openapi-view.ts';
+import { HTTP_METHODS, resolve } from './openapi-view.ts';
+import { STATUS_MEANINGS } from './status-meanings.ts';
 
 const ESCAPES: Readonly<Record<string, string>> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 

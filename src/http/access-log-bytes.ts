@@ -10,9 +10,9 @@
 // third of them for the request id and the path: in JavaScript a character costs about
 // 50 instructions to read and store.
 
-import { isoTimestamp } from '../timestamps.js';
-import type { AccessEntry } from './access-log.js';
-import { twoDecimals } from './access-log.js';
+import { isoTimestamp } from '../timestamps.ts';
+import type { AccessEntry } from './access-log.ts';
+import { twoDecimals } from './access-log.ts';
 
 /** The line's fixed pieces, encoded once (all ASCII): copying bytes costs a fraction of writing a string character by character. */
 const DURATION_KEY = ascii(',"duration_ms":');

@@ -4,8 +4,8 @@
 // form for a terminal. A request that no answer reached is still logged once, with the
 // status that went out or would have (CLIENT_CLOSED_REQUEST for a client that left).
 
-import type { Logger } from '../config.js';
-import { isoTimestamp } from '../timestamps.js';
+import type { Logger } from '../config.ts';
+import { isoTimestamp } from '../timestamps.ts';
 
 /**
  * The status logged for a request whose client closed the connection before its body had

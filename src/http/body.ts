@@ -8,10 +8,10 @@
 // reading ends with a BodyNotReceived, which app.ts logs as such, with no answer.
 
 import type { IncomingMessage } from 'node:http';
-import type { JsonObject } from '../json.js';
-import { isJsonObject } from '../json.js';
-import type { BodyBudget } from './body-budget.js';
-import { HttpError } from './errors.js';
+import type { JsonObject } from '../json.ts';
+import { isJsonObject } from '../json.ts';
+import type { BodyBudget } from './body-budget.ts';
+import { HttpError } from './errors.ts';
 
 export const JSON_MEDIA_TYPES = ['application/json'] as const;
 export const MERGE_PATCH_MEDIA_TYPES = ['application/merge-patch+json', 'application/json'] as const;

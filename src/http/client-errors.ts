@@ -11,9 +11,9 @@
 
 import type { ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-import type { ErrorCode } from './errors.js';
-import { ERROR_STATUS, STATUS_TITLES } from './errors.js';
-import { newRequestId } from './request-id.js';
+import type { ErrorCode } from './errors.ts';
+import { ERROR_STATUS, STATUS_TITLES } from './errors.ts';
+import { newRequestId } from './request-id.ts';
 
 const CAUSES: Readonly<Record<string, { code: ErrorCode; detail: string }>> = {
   HPE_HEADER_OVERFLOW: { code: 'headers_too_large', detail: 'the request headers are too large' },

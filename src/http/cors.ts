@@ -5,7 +5,7 @@
 // that the answer depends on the Origin header.
 
 import type { IncomingHttpHeaders } from 'node:http';
-import type { Headers } from './respond.js';
+import type { Headers } from './respond.ts';
 
 /** Response headers a browser script may read (Fetch, "CORS-safelisted" ones need no listing). */
 const EXPOSED = [

@@ -4,11 +4,11 @@
 // from it; and Connection: close during a shutdown.
 
 import type { IncomingMessage } from 'node:http';
-import type { CorsOrigins } from './cors.js';
-import { corsHeaders } from './cors.js';
-import type { RateLimiter } from './rate-limit.js';
-import { addressKey } from './rate-limit.js';
-import type { Headers, Reply } from './respond.js';
+import type { CorsOrigins } from './cors.ts';
+import { corsHeaders } from './cors.ts';
+import type { RateLimiter } from './rate-limit.ts';
+import { addressKey } from './rate-limit.ts';
+import type { Headers, Reply } from './respond.ts';
 
 export function headersForEveryResponse(
   req: IncomingMessage,

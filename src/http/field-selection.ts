@@ -5,9 +5,9 @@
 // parameters; the parameter itself is `fields` or its word in the language (`campos`).
 // An unknown or write-only name, an empty item, a name given twice: a 400 naming it.
 
-import type { ResourceDefinition } from '../resources/definition.js';
-import type { FieldError } from './errors.js';
-import { queryError } from './errors.js';
+import type { ResourceDefinition } from '../resources/definition.ts';
+import type { FieldError } from './errors.ts';
+import { queryError } from './errors.ts';
 
 /** Any vocabulary's name of a readable top-level property → its declared name, per resource. */
 const selectable = new WeakMap<ResourceDefinition, ReadonlyMap<string, string>>();

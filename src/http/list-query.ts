@@ -7,14 +7,14 @@
 // other parameter, a repeated one or a bad value is a 400 that names it. Paths that are
 // not lists take no parameters.
 
-import type { FieldRule, ResourceDefinition } from '../resources/definition.js';
-import type { Filter, RangeFilter, SortKey } from '../store/store.js';
-import type { FieldError } from './errors.js';
-import { queryError } from './errors.js';
-import type { Embed } from './related-records.js';
-import { parseEmbed } from './related-records.js';
-import { parseFieldSelection } from './field-selection.js';
-import { searchWords } from '../search-words.js';
+import type { FieldRule, ResourceDefinition } from '../resources/definition.ts';
+import type { Filter, RangeFilter, SortKey } from '../store/store.ts';
+import type { FieldError } from './errors.ts';
+import { queryError } from './errors.ts';
+import type { Embed } from './related-records.ts';
+import { parseEmbed } from './related-records.ts';
+import { parseFieldSelection } from './field-selection.ts';
+import { searchWords } from '../search-words.ts';
 
 export const DEFAULT_PAGE_SIZE = 20;
 export const MAX_PAGE_SIZE = 100;

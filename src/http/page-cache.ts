@@ -7,7 +7,7 @@
 // permission and parent checks still run on every request. At most MAX_PAGES are kept;
 // one not used lately makes room for a new one (recently-used.ts).
 
-import { RecentlyUsed } from '../recently-used.js';
+import { RecentlyUsed } from '../recently-used.ts';
 
 export interface CachedPage {
   /** The collection version the page was built from (Store.version). */

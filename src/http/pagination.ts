@@ -2,9 +2,9 @@
 // header (RFC 8288 §3). Links keep the request's filters, search, ranges, sort, embeds and field selection, are relative
 // references to the same path, and use the path's vocabulary for parameter names.
 
-import type { Vocabulary } from '../resources/definition.js';
-import type { ListParameters } from './list-query.js';
-import { embedName } from './related-records.js';
+import type { Vocabulary } from '../resources/definition.ts';
+import type { ListParameters } from './list-query.ts';
+import { embedName } from './related-records.ts';
 
 export interface PageMeta {
   readonly page: number;

@@ -4,12 +4,12 @@
 // whose cause goes to the log under the request id, never to the client (koa's
 // `err.expose`), with any secret it quotes redacted (redact.ts).
 
-import type { Logger } from '../config.js';
-import { HttpError, STATUS_TITLES } from './errors.js';
-import { wantsProblemJson } from './negotiation.js';
-import { redactSecrets } from './redact.js';
-import type { Reply } from './respond.js';
-import { JSON_TYPE, PROBLEM_TYPE } from './respond.js';
+import type { Logger } from '../config.ts';
+import { HttpError, STATUS_TITLES } from './errors.ts';
+import { wantsProblemJson } from './negotiation.ts';
+import { redactSecrets } from './redact.ts';
+import type { Reply } from './respond.ts';
+import { JSON_TYPE, PROBLEM_TYPE } from './respond.ts';
 
 export function problemReply(
   error: unknown,

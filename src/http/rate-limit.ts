@@ -6,8 +6,8 @@
 // which only ever gives that client a full bucket back.
 
 import type { IncomingMessage } from 'node:http';
-import type { Headers } from './respond.js';
-import { RecentlyUsed } from '../recently-used.js';
+import type { Headers } from './respond.ts';
+import { RecentlyUsed } from '../recently-used.ts';
 
 export const MAX_CLIENTS = 10_000;
 

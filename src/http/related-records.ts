@@ -6,16 +6,16 @@
 // `incluir` in Portuguese). Only what the caller may read: a child list or a referenced
 // record the caller could not fetch themselves is left out. An unknown name is a 400.
 
-import type { RequestContext } from '../context.js';
-import { isAllowed } from '../auth/permissions.js';
-import type { StoredRecord } from '../json.js';
-import type { Language, ResourceDefinition, Vocabulary } from '../resources/definition.js';
-import { vocabularyOf } from '../resources/definition.js';
-import { represent } from '../representation.js';
-import type { FieldError } from './errors.js';
-import { DEFAULT_PAGE_SIZE } from './list-query.js';
-import type { ListParameters } from './list-query.js';
-import { pageLinks, pageMeta } from './pagination.js';
+import type { RequestContext } from '../context.ts';
+import { isAllowed } from '../auth/permissions.ts';
+import type { StoredRecord } from '../json.ts';
+import type { Language, ResourceDefinition, Vocabulary } from '../resources/definition.ts';
+import { vocabularyOf } from '../resources/definition.ts';
+import { represent } from '../representation.ts';
+import type { FieldError } from './errors.ts';
+import { DEFAULT_PAGE_SIZE } from './list-query.ts';
+import type { ListParameters } from './list-query.ts';
+import { pageLinks, pageMeta } from './pagination.ts';
 
 /** One name of `embed`: a child collection, or a top-level reference to a collection that is not nested. */
 export type Embed =

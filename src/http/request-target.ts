@@ -5,7 +5,7 @@
 // other target, an absolute URI with an empty host or with user information (RFC 9110
 // §4.2.1, §4.2.4), and a request with more than one Host header (§3.2) is a 400.
 
-import { HttpError } from './errors.js';
+import { HttpError } from './errors.ts';
 
 /** `http://` or `https://`, then a host that is not empty and carries no `user@`. */
 const ABSOLUTE_FORM = /^https?:\/\/[^/?#@]+(?=[/?#]|$)/i;

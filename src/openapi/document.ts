@@ -8,23 +8,23 @@
 // collection generators whose requests, made in order with the examples, succeed
 // against a fresh server (examples.ts).
 
-import type { ResourceTable } from '../declarations/compile-declaration.js';
-import type { Language, Operation, ResourceDefinition } from '../resources/definition.js';
-import { vocabularyOf } from '../resources/definition.js';
-import { exampleResources } from '../resources/example-domain.js';
-import type { Endpoint, RouteSpec } from '../routes.js';
-import { EXAMPLE_PARENT_ID, resourceExamples } from './examples.js';
-import { HEADER_COMPONENTS, SUCCESS_HEADERS } from './headers.js';
-import type { ResourceRoute } from './resource-operations.js';
-import { eventComponent, eventListSchema, eventSchema } from './event-operations.js';
-import { componentName, languageSuffix, operationNouns } from './names.js';
-import { pathParameter } from './parameters.js';
-import { bodySuffix, resourceOperations } from './resource-operations.js';
-import { problemResponseComponents, responses, success, withoutBodies } from './responses.js';
-import type { Schema } from './schemas.js';
-import { bodySchema, createdSchema, credentialsSchema, listSchema, PROBLEM_SCHEMA, recordSchema, TOKEN_SCHEMA } from './schemas.js';
-import type { ServiceRoute } from './service-operations.js';
-import { SERVICE_NOUNS, serviceOperations, serviceTag } from './service-operations.js';
+import type { ResourceTable } from '../declarations/compile-declaration.ts';
+import type { Language, Operation, ResourceDefinition } from '../resources/definition.ts';
+import { vocabularyOf } from '../resources/definition.ts';
+import { exampleResources } from '../resources/example-domain.ts';
+import type { Endpoint, RouteSpec } from '../routes.ts';
+import { EXAMPLE_PARENT_ID, resourceExamples } from './examples.ts';
+import { HEADER_COMPONENTS, SUCCESS_HEADERS } from './headers.ts';
+import type { ResourceRoute } from './resource-operations.ts';
+import { eventComponent, eventListSchema, eventSchema } from './event-operations.ts';
+import { componentName, languageSuffix, operationNouns } from './names.ts';
+import { pathParameter } from './parameters.ts';
+import { bodySuffix, resourceOperations } from './resource-operations.ts';
+import { problemResponseComponents, responses, success, withoutBodies } from './responses.ts';
+import type { Schema } from './schemas.ts';
+import { bodySchema, createdSchema, credentialsSchema, listSchema, PROBLEM_SCHEMA, recordSchema, TOKEN_SCHEMA } from './schemas.ts';
+import type { ServiceRoute } from './service-operations.ts';
+import { SERVICE_NOUNS, serviceOperations, serviceTag } from './service-operations.ts';
 
 type Json = Record<string, unknown>;
 

@@ -7,21 +7,21 @@
 // refusals particular to it: 410 for a position the feed no longer keeps (RFC 9110
 // §15.5.11), 429 for too many streams (RFC 6585 §4).
 
-import type { ResourceTable } from '../declarations/compile-declaration.js';
-import { feedWords } from '../events/event-query.js';
-import { EVENT_TYPES } from '../events/feed-event.js';
-import { DEFAULT_PAGE_SIZE, MAX_PAGE, MAX_PAGE_SIZE } from '../http/list-query.js';
-import type { JsonObject } from '../json.js';
-import type { Language, ResourceDefinition } from '../resources/definition.js';
-import { vocabularyOf } from '../resources/definition.js';
-import type { RouteSpec } from '../routes.js';
-import { EXAMPLE_TIME, exampleRecord, resourceExamples } from './examples.js';
-import { SUCCESS_HEADERS } from './headers.js';
-import { languageSuffix, schemaReference } from './names.js';
-import { IF_NONE_MATCH, LAST_EVENT_ID } from './parameters.js';
-import { responses, success } from './responses.js';
-import type { Schema } from './schemas.js';
-import { listSchema, MAX_TARGET_LENGTH } from './schemas.js';
+import type { ResourceTable } from '../declarations/compile-declaration.ts';
+import { feedWords } from '../events/event-query.ts';
+import { EVENT_TYPES } from '../events/feed-event.ts';
+import { DEFAULT_PAGE_SIZE, MAX_PAGE, MAX_PAGE_SIZE } from '../http/list-query.ts';
+import type { JsonObject } from '../json.ts';
+import type { Language, ResourceDefinition } from '../resources/definition.ts';
+import { vocabularyOf } from '../resources/definition.ts';
+import type { RouteSpec } from '../routes.ts';
+import { EXAMPLE_TIME, exampleRecord, resourceExamples } from './examples.ts';
+import { SUCCESS_HEADERS } from './headers.ts';
+import { languageSuffix, schemaReference } from './names.ts';
+import { IF_NONE_MATCH, LAST_EVENT_ID } from './parameters.ts';
+import { responses, success } from './responses.ts';
+import type { Schema } from './schemas.ts';
+import { listSchema, MAX_TARGET_LENGTH } from './schemas.ts';
 
 type Json = Record<string, unknown>;
 

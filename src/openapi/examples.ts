@@ -7,11 +7,11 @@
 // id is the record that its collection's create example has just made there. Values
 // are written with the English field names; `translateKeys` gives the Portuguese ones.
 
-import type { JsonObject, JsonValue } from '../json.js';
-import type { FieldRule, Language, ResourceDefinition, Vocabulary } from '../resources/definition.js';
-import { vocabularyOf } from '../resources/definition.js';
-import { exampleResources } from '../resources/example-domain.js';
-import { patternExample } from './pattern-example.js';
+import type { JsonObject, JsonValue } from '../json.ts';
+import type { FieldRule, Language, ResourceDefinition, Vocabulary } from '../resources/definition.ts';
+import { vocabularyOf } from '../resources/definition.ts';
+import { exampleResources } from '../resources/example-domain.ts';
+import { patternExample } from './pattern-example.ts';
 
 export interface ResourceExamples {
   /** Bodies of POST, PUT and PATCH. */

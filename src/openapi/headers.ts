@@ -7,8 +7,8 @@
 // feed, the list's ETag and Link, and the stream's Cache-Control and X-Accel-Buffering
 // (WHATWG HTML §9.2: an event stream must reach the client unbuffered and uncached).
 
-import { EXAMPLE_REQUEST_ID } from './examples.js';
-import { MAX_TARGET_LENGTH, REQUEST_ID_SCHEMA } from './schemas.js';
+import { EXAMPLE_REQUEST_ID } from './examples.ts';
+import { MAX_TARGET_LENGTH, REQUEST_ID_SCHEMA } from './schemas.ts';
 
 type Json = Record<string, unknown>;
 

@@ -3,12 +3,12 @@
 // Idempotency-Key (IETF draft "The Idempotency-Key HTTP Header Field") and Last-Event-ID
 // (WHATWG HTML §9.2.4), with which a change feed's stream resumes.
 
-import { MAX_PAGE_SIZE, searchFieldsOf, takesRanges } from '../http/list-query.js';
-import type { FieldRule, Language, ResourceDefinition } from '../resources/definition.js';
-import { vocabularyOf } from '../resources/definition.js';
-import { EXAMPLE_STALE_ETAG, resourceExamples } from './examples.js';
-import { embedNames } from '../http/related-records.js';
-import { alwaysPresent } from './schemas.js';
+import { MAX_PAGE_SIZE, searchFieldsOf, takesRanges } from '../http/list-query.ts';
+import type { FieldRule, Language, ResourceDefinition } from '../resources/definition.ts';
+import { vocabularyOf } from '../resources/definition.ts';
+import { EXAMPLE_STALE_ETAG, resourceExamples } from './examples.ts';
+import { embedNames } from '../http/related-records.ts';
+import { alwaysPresent } from './schemas.ts';
 
 type Json = Record<string, unknown>;
 

@@ -31,12 +31,14 @@ export function patternExample(pattern: RegExp, minLength = 0, maxLength = Infin
 
 class PatternWriter {
   private at = 0;
+  private readonly source: string;
+  private readonly extra: number;
 
   /** `extra`: how many more times than its minimum an open-ended repetition is written (to reach a minLength). */
-  constructor(
-    private readonly source: string,
-    private readonly extra: number,
-  ) {}
+  constructor(source: string, extra: number) {
+    this.source = source;
+    this.extra = extra;
+  }
 
   whole(): string {
     const text = this.alternation();

@@ -3,17 +3,17 @@
 // patch and delete, each with its parameters, body, answers and examples. HEAD and
 // OPTIONS are added for every path by document.ts.
 
-import type { Operation, ResourceDefinition } from '../resources/definition.js';
-import { vocabularyOf } from '../resources/definition.js';
-import type { RouteSpec } from '../routes.js';
-import { exampleRecord, listExample } from './examples.js';
-import { SUCCESS_HEADERS } from './headers.js';
-import { componentName, operationNouns, schemaReference as reference, withArticle } from './names.js';
-import { embedParameter, fieldsParameter, IF_MATCH, IF_NONE_MATCH, idempotencyKey, listParameters } from './parameters.js';
-import type { ErrorContext } from './responses.js';
-import { jsonContent, responses, success } from './responses.js';
-import type { BodyKind } from './schemas.js';
-import { exampleBody } from './schemas.js';
+import type { Operation, ResourceDefinition } from '../resources/definition.ts';
+import { vocabularyOf } from '../resources/definition.ts';
+import type { RouteSpec } from '../routes.ts';
+import { exampleRecord, listExample } from './examples.ts';
+import { SUCCESS_HEADERS } from './headers.ts';
+import { componentName, operationNouns, schemaReference as reference, withArticle } from './names.ts';
+import { embedParameter, fieldsParameter, IF_MATCH, IF_NONE_MATCH, idempotencyKey, listParameters } from './parameters.ts';
+import type { ErrorContext } from './responses.ts';
+import { jsonContent, responses, success } from './responses.ts';
+import type { BodyKind } from './schemas.ts';
+import { exampleBody } from './schemas.ts';
 
 type Json = Record<string, unknown>;
 

@@ -3,13 +3,13 @@
 // POST, PUT and PATCH, in either vocabulary; plus the list envelope (README: Lists), the
 // credentials and token of POST /v1/tokens (README: Authentication and permissions) and problem details (README: Errors).
 
-import type { JsonValue } from '../json.js';
-import type { FieldRule, Language, ResourceDefinition, Vocabulary } from '../resources/definition.js';
-import { vocabularyOf } from '../resources/definition.js';
-import { ERROR_STATUS, STATUS_TITLES } from '../http/errors.js';
-import { MAX_PAGE_SIZE } from '../http/list-query.js';
-import { embedNames } from '../http/related-records.js';
-import { EXAMPLE_CREDENTIALS, resourceExamples, translateKeys } from './examples.js';
+import type { JsonValue } from '../json.ts';
+import type { FieldRule, Language, ResourceDefinition, Vocabulary } from '../resources/definition.ts';
+import { vocabularyOf } from '../resources/definition.ts';
+import { ERROR_STATUS, STATUS_TITLES } from '../http/errors.ts';
+import { MAX_PAGE_SIZE } from '../http/list-query.ts';
+import { embedNames } from '../http/related-records.ts';
+import { EXAMPLE_CREDENTIALS, resourceExamples, translateKeys } from './examples.ts';
 
 export type Schema = { readonly [keyword: string]: unknown };
 export type BodyKind = 'create' | 'replace' | 'patch';

@@ -3,13 +3,13 @@
 // (README: Paths, Authentication and permissions). All but the token endpoint only read; none needs a token.
 // The change feed, which needs one, is described in event-operations.ts.
 
-import type { RouteSpec } from '../routes.js';
-import { eventOperations } from './event-operations.js';
-import { EXAMPLE_CREDENTIALS, EXAMPLE_TOKEN } from './examples.js';
-import { SUCCESS_HEADERS } from './headers.js';
-import { IF_NONE_MATCH } from './parameters.js';
-import type { ErrorContext } from './responses.js';
-import { jsonContent, responses, success } from './responses.js';
+import type { RouteSpec } from '../routes.ts';
+import { eventOperations } from './event-operations.ts';
+import { EXAMPLE_CREDENTIALS, EXAMPLE_TOKEN } from './examples.ts';
+import { SUCCESS_HEADERS } from './headers.ts';
+import { IF_NONE_MATCH } from './parameters.ts';
+import type { ErrorContext } from './responses.ts';
+import { jsonContent, responses, success } from './responses.ts';
 
 type Json = Record<string, unknown>;
 

@@ -4,8 +4,8 @@
 // validation, representation, permissions, lists, the OpenAPI document and the home
 // page all read them, and nothing interprets a schema per request.
 
-import type { Fields, JsonObject, JsonValue, StoredRecord } from '../json.js';
-import type { Store } from '../store/store.js';
+import type { Fields, JsonObject, JsonValue, StoredRecord } from '../json.ts';
+import type { Store } from '../store/store.ts';
 
 /** A collection's plural path segment (`users`, `books`); the declaration chooses them. */
 export type CollectionName = string;

@@ -4,9 +4,9 @@
 
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import type { ResourceTable } from '../declarations/compile-declaration.js';
-import { parseDeclaration } from '../declarations/load-declaration.js';
-import { priceOrder } from './orders.js';
+import type { ResourceTable } from '../declarations/compile-declaration.ts';
+import { parseDeclaration } from '../declarations/load-declaration.ts';
+import { priceOrder } from './orders.ts';
 
 /** The example's declaration, relative to this module in both `src/resources/` and `dist/resources/`. */
 export const EXAMPLE_DECLARATION = fileURLToPath(new URL('../../data/example/resources.json', import.meta.url));

@@ -5,11 +5,11 @@
 // total in whole cents so it is exact, keeps a new order pending, and refuses (409) a
 // change of items once the order is no longer pending.
 
-import type { FieldError } from '../http/errors.js';
-import { HookConflict, validationError } from '../http/errors.js';
-import type { Fields, JsonObject } from '../json.js';
-import { isJsonObject } from '../json.js';
-import type { ResourceHook, WriteContext } from './definition.js';
+import type { FieldError } from '../http/errors.ts';
+import { HookConflict, validationError } from '../http/errors.ts';
+import type { Fields, JsonObject } from '../json.ts';
+import { isJsonObject } from '../json.ts';
+import type { ResourceHook, WriteContext } from './definition.ts';
 
 interface OrderItem extends JsonObject {
   readonly product_id: number;

@@ -14,13 +14,13 @@
 //    rarest word, not a scan of the collection. Searches asked while it is built wait
 //    for it (NeedData, as a store that loads: store.ts).
 
-import type { StoredRecord } from '../json.js';
-import { RecentlyUsed } from '../recently-used.js';
-import { EqualityIndex } from './equality-index.js';
-import { BY_ID, orderBy, SortedRecords } from './sorted-records.js';
-import type { Filter, Query, QueryResult, RangeFilter, SortKey } from './store.js';
-import { NeedData } from './store.js';
-import { WordIndex } from './word-index.js';
+import type { StoredRecord } from '../json.ts';
+import { RecentlyUsed } from '../recently-used.ts';
+import { EqualityIndex } from './equality-index.ts';
+import { BY_ID, orderBy, SortedRecords } from './sorted-records.ts';
+import type { Filter, Query, QueryResult, RangeFilter, SortKey } from './store.ts';
+import { NeedData } from './store.ts';
+import { WordIndex } from './word-index.ts';
 
 const MAX_VIEWS = 16;
 const SORT_PER_REQUEST_UP_TO = 64;

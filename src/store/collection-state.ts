@@ -3,9 +3,9 @@
 // journal entry it includes, and one record per line, in id order. Loading checks the
 // shape strictly, so a damaged file stops the start instead of being silently half-read.
 
-import { isJsonObject } from '../json.js';
-import type { StoredRecord } from '../json.js';
-import type { Change } from './store.js';
+import { isJsonObject } from '../json.ts';
+import type { StoredRecord } from '../json.ts';
+import type { Change } from './store.ts';
 
 export interface CollectionState {
   /** The next id to hand out; never decreases, so ids are never reused. */

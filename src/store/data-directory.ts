@@ -9,17 +9,17 @@
 
 import { readdir, readFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
-import type { StoredRecord } from '../json.js';
-import type { CollectionState } from './collection-state.js';
-import { applyChange, emptyCollection, parseSnapshot } from './collection-state.js';
-import type { JournalEntry, UndecodedEntry } from './journal-format.js';
-import { isUndecoded, readSegment, segmentFirstSeq, seqsTaken } from './journal-format.js';
-import type { ResourceTable } from '../declarations/compile-declaration.js';
-import type { StoredCollection } from './store.js';
-import type { Misfit } from './stored-fields.js';
-import { storedRecordMisfit } from './stored-fields.js';
-import { firstIds } from './declaration-fit.js';
-import { COLLECTION_NAME, IDEMPOTENCY_COLLECTION } from './store.js';
+import type { StoredRecord } from '../json.ts';
+import type { CollectionState } from './collection-state.ts';
+import { applyChange, emptyCollection, parseSnapshot } from './collection-state.ts';
+import type { JournalEntry, UndecodedEntry } from './journal-format.ts';
+import { isUndecoded, readSegment, segmentFirstSeq, seqsTaken } from './journal-format.ts';
+import type { ResourceTable } from '../declarations/compile-declaration.ts';
+import type { StoredCollection } from './store.ts';
+import type { Misfit } from './stored-fields.ts';
+import { storedRecordMisfit } from './stored-fields.ts';
+import { firstIds } from './declaration-fit.ts';
+import { COLLECTION_NAME, IDEMPOTENCY_COLLECTION } from './store.ts';
 
 export class StartupError extends Error {}
 

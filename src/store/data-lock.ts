@@ -7,7 +7,7 @@
 
 import { link, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { StartupError } from './data-directory.js';
+import { StartupError } from './data-directory.ts';
 
 export const LOCK_FILE = 'plainrest.lock';
 

@@ -6,10 +6,10 @@
 // is clear; nothing is changed. Fields that do not fit their declared kind are found
 // record by record while loading (stored-fields.ts).
 
-import type { ResourceTable } from '../declarations/compile-declaration.js';
-import type { CollectionState } from './collection-state.js';
-import type { StoredCollection } from './store.js';
-import { IDEMPOTENCY_COLLECTION } from './store.js';
+import type { ResourceTable } from '../declarations/compile-declaration.ts';
+import type { CollectionState } from './collection-state.ts';
+import type { StoredCollection } from './store.ts';
+import { IDEMPOTENCY_COLLECTION } from './store.ts';
 
 const FIRST_IDS = 5;
 

@@ -3,8 +3,8 @@
 // email check find their records without scanning the collection. For a field
 // compared ignoring case (emails), values are kept lowercased.
 
-import type { StoredRecord } from '../json.js';
-import { BY_ID, SortedRecords } from './sorted-records.js';
+import type { StoredRecord } from '../json.ts';
+import { BY_ID, SortedRecords } from './sorted-records.ts';
 
 type IndexKey = string | number | boolean;
 

@@ -8,11 +8,11 @@
 // the last of them.
 
 import { basename } from 'node:path';
-import type { JsonObject } from '../json.js';
-import { isJsonObject } from '../json.js';
-import { isStoredRecord } from './collection-state.js';
-import type { Change, EventFacts, StoredCollection } from './store.js';
-import { COLLECTION_NAME } from './store.js';
+import type { JsonObject } from '../json.ts';
+import { isJsonObject } from '../json.ts';
+import { isStoredRecord } from './collection-state.ts';
+import type { Change, EventFacts, StoredCollection } from './store.ts';
+import { COLLECTION_NAME } from './store.ts';
 
 export interface JournalEntry {
   readonly seq: number;

@@ -8,12 +8,12 @@
 // the snapshots, and the error says so.
 
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
-import type { Logger } from '../config.js';
-import type { FeedEvent } from '../events/feed-event.js';
-import { eventsOfEntry } from '../events/feed-event.js';
-import type { SegmentHistory } from './data-directory.js';
-import type { JournalEntry } from './journal-format.js';
-import { decodeEntry, isUndecoded, seqsTaken } from './journal-format.js';
+import type { Logger } from '../config.ts';
+import type { FeedEvent } from '../events/feed-event.ts';
+import { eventsOfEntry } from '../events/feed-event.ts';
+import type { SegmentHistory } from './data-directory.ts';
+import type { JournalEntry } from './journal-format.ts';
+import { decodeEntry, isUndecoded, seqsTaken } from './journal-format.ts';
 
 /** Lines decoded between two yields to the event loop (about 3 ms of work). */
 const LINES_PER_SLICE = 1000;

@@ -12,19 +12,19 @@
 // A crash at any point leaves either the old segments or snapshots that cover them.
 
 import { rm } from 'node:fs/promises';
-import type { Logger } from '../config.js';
-import { redactSecrets } from '../http/redact.js';
-import type { StoredRecord } from '../json.js';
-import { syncDirectory } from './atomic-file.js';
-import type { CollectionState } from './collection-state.js';
-import { snapshotPath } from './data-directory.js';
-import type { DataLock } from './data-lock.js';
-import type { JournalWriter } from './journal-writer.js';
-import type { EntryPlace, Persistence } from './memory-store.js';
-import { segmentsBefore } from './journal-format.js';
-import type { WrittenSnapshot } from './snapshot-file.js';
-import { writeSnapshot } from './snapshot-file.js';
-import type { Change, StoredCollection } from './store.js';
+import type { Logger } from '../config.ts';
+import { redactSecrets } from '../http/redact.ts';
+import type { StoredRecord } from '../json.ts';
+import { syncDirectory } from './atomic-file.ts';
+import type { CollectionState } from './collection-state.ts';
+import { snapshotPath } from './data-directory.ts';
+import type { DataLock } from './data-lock.ts';
+import type { JournalWriter } from './journal-writer.ts';
+import type { EntryPlace, Persistence } from './memory-store.ts';
+import { segmentsBefore } from './journal-format.ts';
+import type { WrittenSnapshot } from './snapshot-file.ts';
+import { writeSnapshot } from './snapshot-file.ts';
+import type { Change, StoredCollection } from './store.ts';
 
 interface Captured {
   readonly collection: StoredCollection;

@@ -8,9 +8,9 @@ import { constants } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import { open, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { syncDirectory } from './atomic-file.js';
-import { encodeEntry, segmentName, seqsTaken } from './journal-format.js';
-import type { Change } from './store.js';
+import { syncDirectory } from './atomic-file.ts';
+import { encodeEntry, segmentName, seqsTaken } from './journal-format.ts';
+import type { Change } from './store.ts';
 
 /**
  * On Linux a segment is opened with O_DSYNC: each write() returns once its bytes are on

@@ -4,8 +4,8 @@
 // code runs again from the start, until it needs nothing more. So that code must not
 // change anything before its last read: it decides, and the caller then acts.
 
-import type { Decision, Store } from './store.js';
-import { NeedData } from './store.js';
+import type { Decision, Store } from './store.ts';
+import { NeedData } from './store.ts';
 
 /** `read()`'s value, at once when the store had everything it read, else once it is loaded. */
 export function loaded<T>(read: () => T | Promise<T>): T | Promise<T> {

@@ -7,17 +7,17 @@
 // takes the next numbers of the journal's sequence and, once durable, hands its events
 // to the change feed (events/event-log.ts, CONTRACT §13).
 
-import type { StoredRecord } from '../json.js';
-import { CollectionIndex } from './collection-index.js';
-import type { CollectionState } from './collection-state.js';
-import { applyChange, emptyCollection } from './collection-state.js';
-import type { Change, Query, QueryResult, Store, StoredCollection } from './store.js';
-import type { ResourceTable } from '../declarations/compile-declaration.js';
-import { describeChanges } from '../events/describe-changes.js';
-import { EventLog } from '../events/event-log.js';
-import { eventsOfEntry } from '../events/feed-event.js';
-import { seqsTaken } from './journal-format.js';
-import { isoTimestamp } from '../timestamps.js';
+import type { StoredRecord } from '../json.ts';
+import { CollectionIndex } from './collection-index.ts';
+import type { CollectionState } from './collection-state.ts';
+import { applyChange, emptyCollection } from './collection-state.ts';
+import type { Change, Query, QueryResult, Store, StoredCollection } from './store.ts';
+import type { ResourceTable } from '../declarations/compile-declaration.ts';
+import { describeChanges } from '../events/describe-changes.ts';
+import { EventLog } from '../events/event-log.ts';
+import { eventsOfEntry } from '../events/feed-event.ts';
+import { seqsTaken } from './journal-format.ts';
+import { isoTimestamp } from '../timestamps.ts';
 
 /** Where a commit sits in the journal's history: its first number and when it was made. */
 export interface EntryPlace {

@@ -8,19 +8,19 @@
 // (a runtime dependency on plainrest): NeedData, the 503, search words and the change
 // feed's event facts (events/describe-changes.ts).
 
-import type { Logger } from '../config.js';
-import type { ResourceTable } from '../declarations/compile-declaration.js';
-import type { JsonValue, StoredRecord } from '../json.js';
-import { jsonEqual } from '../json.js';
-import { describeChanges } from '../events/describe-changes.js';
-import type { RecordLookup } from '../events/describe-changes.js';
-import type { Retention } from '../events/event-log.js';
-import { storeUnavailable } from '../http/errors.js';
-import { StartupError } from './data-directory.js';
-import { lackingRequired, recordsWithIds, removedCollection } from './declaration-fit.js';
-import { recordWords } from '../search-words.js';
-import type { Change, Store } from './store.js';
-import { CallerChanged, NeedData } from './store.js';
+import type { Logger } from '../config.ts';
+import type { ResourceTable } from '../declarations/compile-declaration.ts';
+import type { JsonValue, StoredRecord } from '../json.ts';
+import { jsonEqual } from '../json.ts';
+import { describeChanges } from '../events/describe-changes.ts';
+import type { RecordLookup } from '../events/describe-changes.ts';
+import type { Retention } from '../events/event-log.ts';
+import { storeUnavailable } from '../http/errors.ts';
+import { StartupError } from './data-directory.ts';
+import { lackingRequired, recordsWithIds, removedCollection } from './declaration-fit.ts';
+import { recordWords } from '../search-words.ts';
+import type { Change, Store } from './store.ts';
+import { CallerChanged, NeedData } from './store.ts';
 
 export const DATABASE_PACKAGE = 'plainrest-postgres';
 

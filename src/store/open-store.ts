@@ -8,20 +8,20 @@
 
 import { mkdir, open } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
-import type { Logger } from '../config.js';
-import { removeLeftoverTemporaryFiles } from './atomic-file.js';
-import type { ResourceTable } from '../declarations/compile-declaration.js';
-import { readDataDirectory, StartupError } from './data-directory.js';
-import { declarationFitProblems } from './declaration-fit.js';
-import { acquireLock } from './data-lock.js';
-import { JournalPersistence } from './journal-persistence.js';
-import { JournalWriter } from './journal-writer.js';
-import { MemoryStore } from './memory-store.js';
-import type { Retention } from '../events/event-log.js';
-import { EventLog } from '../events/event-log.js';
-import { decodedEvents, hasUndecoded, loadHistory } from './journal-history.js';
-import type { Change } from './store.js';
-import { IDEMPOTENCY_COLLECTION } from './store.js';
+import type { Logger } from '../config.ts';
+import { removeLeftoverTemporaryFiles } from './atomic-file.ts';
+import type { ResourceTable } from '../declarations/compile-declaration.ts';
+import { readDataDirectory, StartupError } from './data-directory.ts';
+import { declarationFitProblems } from './declaration-fit.ts';
+import { acquireLock } from './data-lock.ts';
+import { JournalPersistence } from './journal-persistence.ts';
+import { JournalWriter } from './journal-writer.ts';
+import { MemoryStore } from './memory-store.ts';
+import type { Retention } from '../events/event-log.ts';
+import { EventLog } from '../events/event-log.ts';
+import { decodedEvents, hasUndecoded, loadHistory } from './journal-history.ts';
+import type { Change } from './store.ts';
+import { IDEMPOTENCY_COLLECTION } from './store.ts';
 
 export { StartupError };
 

@@ -7,8 +7,8 @@
 
 import { readFile } from 'node:fs/promises';
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
-import type { StoredRecord } from '../json.js';
-import { writeFileAtomically } from './atomic-file.js';
+import type { StoredRecord } from '../json.ts';
+import { writeFileAtomically } from './atomic-file.ts';
 
 /** What a snapshot file holds and where, so the next snapshot can copy from it. */
 export interface WrittenSnapshot {

@@ -3,8 +3,8 @@
 // so every record has exactly one place, found by binary search: a page is a slice,
 // and a write costs a search and one splice instead of a sort of the whole list.
 
-import type { JsonValue, StoredRecord } from '../json.js';
-import type { SortKey } from './store.js';
+import type { JsonValue, StoredRecord } from '../json.ts';
+import type { SortKey } from './store.ts';
 
 export type RecordOrder = (a: StoredRecord, b: StoredRecord) => number;
 

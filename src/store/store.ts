@@ -11,9 +11,9 @@
 // runs the same synchronous code again, now answered. The memory store never throws it,
 // so its requests run exactly as before, in one turn.
 
-import type { StoredRecord } from '../json.js';
-import type { ResourceTable } from '../declarations/compile-declaration.js';
-import type { ChangeFeed } from '../events/change-feed.js';
+import type { StoredRecord } from '../json.ts';
+import type { ResourceTable } from '../declarations/compile-declaration.ts';
+import type { ChangeFeed } from '../events/change-feed.ts';
 
 /**
  * What the store keeps: the declared resources' collections (by their declared plural),
@@ -96,7 +96,11 @@ export interface QueryResult {
  * thrown on most requests, and an Error would record a stack trace every time.
  */
 export class NeedData {
-  constructor(readonly fetch: () => Promise<void>) {}
+  readonly fetch: () => Promise<void>;
+
+  constructor(fetch: () => Promise<void>) {
+    this.fetch = fetch;
+  }
 }
 
 /**

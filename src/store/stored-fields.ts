@@ -8,11 +8,11 @@
 // declaration, or by the server itself (an ADMIN_EMAIL such as `admin@localhost`), must
 // still load.
 
-import type { JsonObject, JsonValue, StoredRecord } from '../json.js';
-import { isJsonObject } from '../json.js';
-import type { ResourceTable } from '../declarations/compile-declaration.js';
-import type { FieldRule } from '../resources/definition.js';
-import type { StoredCollection } from './store.js';
+import type { JsonObject, JsonValue, StoredRecord } from '../json.ts';
+import { isJsonObject } from '../json.ts';
+import type { ResourceTable } from '../declarations/compile-declaration.ts';
+import type { FieldRule } from '../resources/definition.ts';
+import type { StoredCollection } from './store.ts';
 
 /** A field of a stored record that its declaration does not allow, and what to say about it. */
 export interface Misfit {

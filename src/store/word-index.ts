@@ -8,9 +8,9 @@
 // wait for it (`building`), and changes made while it is built are applied once it is.
 
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
-import type { StoredRecord } from '../json.js';
-import { searchWords } from '../search-words.js';
-import { IdList } from './id-list.js';
+import type { StoredRecord } from '../json.ts';
+import { searchWords } from '../search-words.ts';
+import { IdList } from './id-list.ts';
 
 /** Time spent building between two yields to the event loop. */
 const SLICE_MS = 10;

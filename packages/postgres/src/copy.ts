@@ -6,13 +6,13 @@
 
 import pg from 'pg';
 import type { ResourceTable, StoredRecord } from 'plainrest';
-import { describeFailure, types } from './open.js';
-import { isConnectionFailure } from './postgres-store.js';
-import type { SchemaProblem } from './schema-migration.js';
-import { COLLECTIONS_TABLE, migrateSchema } from './schema-migration.js';
-import type { TablePlan } from './schema.js';
-import { quoted, schemaOf } from './schema.js';
-import { recordOf, upsert } from './sql-records.js';
+import { describeFailure, types } from './open.ts';
+import { isConnectionFailure } from './postgres-store.ts';
+import type { SchemaProblem } from './schema-migration.ts';
+import { COLLECTIONS_TABLE, migrateSchema } from './schema-migration.ts';
+import type { TablePlan } from './schema.ts';
+import { quoted, schemaOf } from './schema.ts';
+import { recordOf, upsert } from './sql-records.ts';
 
 /** One collection as it moves between stores: its records in id order, and the id the next record created gets. */
 export interface CollectionCopy {

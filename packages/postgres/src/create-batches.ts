@@ -11,14 +11,14 @@
 // all, as it would fail a create alone (it may have committed: nothing is sent twice).
 
 import pg from 'pg';
-import { EVENTS_CHANNEL, EVENTS_LOCK, EVENTS_SEQUENCE, EVENTS_TABLE } from './event-schema.js';
-import type { Statement } from './event-sql.js';
-import type { TablePlan } from './schema.js';
-import { quoted } from './schema.js';
-import type { CallerGuard } from './sql-records.js';
-import { callerCondition, PROVISIONAL_ID } from './sql-records.js';
-import type { BatchShape } from './statement-batches.js';
-import { StatementBatches } from './statement-batches.js';
+import { EVENTS_CHANNEL, EVENTS_LOCK, EVENTS_SEQUENCE, EVENTS_TABLE } from './event-schema.ts';
+import type { Statement } from './event-sql.ts';
+import type { TablePlan } from './schema.ts';
+import { quoted } from './schema.ts';
+import type { CallerGuard } from './sql-records.ts';
+import { callerCondition, PROVISIONAL_ID } from './sql-records.ts';
+import type { BatchShape } from './statement-batches.ts';
+import { StatementBatches } from './statement-batches.ts';
 
 type Row = Record<string, unknown>;
 

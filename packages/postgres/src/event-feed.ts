@@ -14,9 +14,9 @@
 
 import type pg from 'pg';
 import type { ChangeFeed, EventFilter, EventPage, EventWindow, FeedEvent, Retention } from 'plainrest';
-import { EVENTS_CHANNEL } from './event-schema.js';
-import { eventsAfterQuery, feedEventOf, pageQuery, trimStatement, WINDOW_QUERY } from './event-sql.js';
-import { quoted } from './schema.js';
+import { EVENTS_CHANNEL } from './event-schema.ts';
+import { eventsAfterQuery, feedEventOf, pageQuery, trimStatement, WINDOW_QUERY } from './event-sql.ts';
+import { quoted } from './schema.ts';
 
 type Rows = pg.QueryResult<Record<string, unknown>>;
 

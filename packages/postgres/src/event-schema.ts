@@ -5,7 +5,7 @@
 // listed in plainrest_collections, so a copy and the schema check of collections never
 // see them. The migration (schema-migration.ts) creates what is missing.
 
-import { quoted } from './schema.js';
+import { quoted } from './schema.ts';
 
 export const EVENTS_TABLE = '__events';
 export const EVENTS_SEQUENCE = '__events_id_seq';

@@ -5,9 +5,9 @@
 // plainrest's FeedEvent here, their records as any row's (sql-records.ts recordOf).
 
 import type { Change, EventFilter, FeedEvent, Retention, StoredRecord } from 'plainrest';
-import { EVENTS_CHANNEL, EVENTS_LOCK, EVENTS_SEQUENCE, EVENTS_TABLE, KEPT_TABLE } from './event-schema.js';
-import { quoted } from './schema.js';
-import { PROVISIONAL_ID, recordOf } from './sql-records.js';
+import { EVENTS_CHANNEL, EVENTS_LOCK, EVENTS_SEQUENCE, EVENTS_TABLE, KEPT_TABLE } from './event-schema.ts';
+import { quoted } from './schema.ts';
+import { PROVISIONAL_ID, recordOf } from './sql-records.ts';
 
 export interface Statement {
   readonly text: string;

@@ -2,13 +2,13 @@
 // declared resources, brought to the declaration at start, and a Store that any number
 // of plainrest processes share.
 
-export type { ColumnPlan, IndexPlan, TablePlan } from './schema.js';
-export { schemaOf } from './schema.js';
-export type { MigrationResult, SchemaProblem } from './schema-migration.js';
-export { migrateSchema } from './schema-migration.js';
-export type { CoreKit } from './postgres-store.js';
-export { PostgresStore } from './postgres-store.js';
-export type { OpenOptions, OpenResult } from './open.js';
-export { openPostgresStore } from './open.js';
-export type { CollectionCopy, FindResult, ReadResult, Unreachable, WriteResult } from './copy.js';
-export { findUserByEmail, readAllRecords, writeAllRecords } from './copy.js';
+export type { ColumnPlan, IndexPlan, TablePlan } from './schema.ts';
+export { schemaOf } from './schema.ts';
+export type { MigrationResult, SchemaProblem } from './schema-migration.ts';
+export { migrateSchema } from './schema-migration.ts';
+export type { CoreKit } from './postgres-store.ts';
+export { PostgresStore } from './postgres-store.ts';
+export type { OpenOptions, OpenResult } from './open.ts';
+export { openPostgresStore } from './open.ts';
+export type { CollectionCopy, FindResult, ReadResult, Unreachable, WriteResult } from './copy.ts';
+export { findUserByEmail, readAllRecords, writeAllRecords } from './copy.ts';

@@ -13,14 +13,14 @@
 
 import pg from 'pg';
 import type { ResourceTable, Retention } from 'plainrest';
-import { LATEST_QUERY } from './event-sql.js';
-import type { CoreKit } from './postgres-store.js';
-import { isConnectionFailure, PostgresStore } from './postgres-store.js';
-import type { SchemaProblem } from './schema-migration.js';
-import { migrateSchema } from './schema-migration.js';
-import type { TablePlan } from './schema.js';
-import { quoted, schemaOf, SEARCH_COLUMN } from './schema.js';
-import { isoTimestamp, recordOf } from './sql-records.js';
+import { LATEST_QUERY } from './event-sql.ts';
+import type { CoreKit } from './postgres-store.ts';
+import { isConnectionFailure, PostgresStore } from './postgres-store.ts';
+import type { SchemaProblem } from './schema-migration.ts';
+import { migrateSchema } from './schema-migration.ts';
+import type { TablePlan } from './schema.ts';
+import { quoted, schemaOf, SEARCH_COLUMN } from './schema.ts';
+import { isoTimestamp, recordOf } from './sql-records.ts';
 
 export interface OpenOptions {
   /** postgres://user:password@host:port/database */

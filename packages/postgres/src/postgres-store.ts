@@ -20,16 +20,16 @@
 
 import pg from 'pg';
 import type { Change, ChangeFeed, Decision, JsonValue, Query, QueryResult, RecordLookup, ResourceTable, Retention, Store, StoredCollection, StoredRecord } from 'plainrest';
-import { DEFAULT_RETENTION, PostgresFeed } from './event-feed.js';
-import type { Statement } from './event-sql.js';
-import { eventsJson, withEvents } from './event-sql.js';
-import { named } from './named-statements.js';
-import type { TablePlan } from './schema.js';
-import { quoted } from './schema.js';
-import type { CallerGuard } from './sql-records.js';
-import { insertTakingId, listQuery, PROVISIONAL_ID, recordOf, recordOfJson, upsert } from './sql-records.js';
-import { ReadBatches } from './read-batches.js';
-import { CreateBatches } from './create-batches.js';
+import { DEFAULT_RETENTION, PostgresFeed } from './event-feed.ts';
+import type { Statement } from './event-sql.ts';
+import { eventsJson, withEvents } from './event-sql.ts';
+import { named } from './named-statements.ts';
+import type { TablePlan } from './schema.ts';
+import { quoted } from './schema.ts';
+import type { CallerGuard } from './sql-records.ts';
+import { insertTakingId, listQuery, PROVISIONAL_ID, recordOf, recordOfJson, upsert } from './sql-records.ts';
+import { ReadBatches } from './read-batches.ts';
+import { CreateBatches } from './create-batches.ts';
 
 /** What the core lends the store: its error for "load first", and its 503 (plainrest is not a runtime dependency of this package). */
 export interface CoreKit {

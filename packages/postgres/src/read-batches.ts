@@ -3,10 +3,10 @@
 // rowsByIdBatchQuery, arrays of ids and callers, one row per read; a read alone is
 // rowsByIdQuery, the statement it always was.
 
-import type { CallerGuard } from './sql-records.js';
-import { rowsByIdBatchQuery, rowsByIdQuery } from './sql-records.js';
-import type { BatchShape } from './statement-batches.js';
-import { StatementBatches } from './statement-batches.js';
+import type { CallerGuard } from './sql-records.ts';
+import { rowsByIdBatchQuery, rowsByIdQuery } from './sql-records.ts';
+import type { BatchShape } from './statement-batches.ts';
+import { StatementBatches } from './statement-batches.ts';
 
 export type Row = Record<string, unknown>;
 

@@ -10,9 +10,9 @@
 // (event-schema.ts) are made alongside, with the data fitting or not made at all.
 
 import type pg from 'pg';
-import type { ColumnPlan, TablePlan } from './schema.js';
-import { addForeignKeyStatement, createIndexStatement, createTableStatement, foreignKeyName, quoted, SEARCH_COLUMN } from './schema.js';
-import { eventSchemaStatements } from './event-schema.js';
+import type { ColumnPlan, TablePlan } from './schema.ts';
+import { addForeignKeyStatement, createIndexStatement, createTableStatement, foreignKeyName, quoted, SEARCH_COLUMN } from './schema.ts';
+import { eventSchemaStatements } from './event-schema.ts';
 
 /** Stored data the declaration no longer fits: the facts, which plainrest words as for a data directory. */
 export type SchemaProblem =

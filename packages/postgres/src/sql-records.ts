@@ -4,8 +4,8 @@
 // ties, offset and limit, and the total of matching rows in the same round trip.
 
 import type { Query, StoredRecord } from 'plainrest';
-import type { ColumnPlan, TablePlan } from './schema.js';
-import { quoted, SEARCH_COLUMN } from './schema.js';
+import type { ColumnPlan, TablePlan } from './schema.ts';
+import { quoted, SEARCH_COLUMN } from './schema.ts';
 
 /** A row as plainrest stores it: no null members (an absent optional property), ids as numbers, timestamps in ISO 8601. */
 export function recordOf(row: Record<string, unknown>): StoredRecord {
