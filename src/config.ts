@@ -86,7 +86,7 @@ export interface ServerOptions {
 export interface EventSettings {
   /** At least this many of the newest events are kept. Default 10000. */
   readonly kept: number;
-  /** Events younger than this are kept too, up to ten times `kept`. Default 24 h. */
+  /** Events younger than this are kept too, up to ten times `kept`; 0 keeps none for its age. Default 24 h. */
   readonly keptForMs: number;
   /** Event streams open at once, in all; more get 429. Default 1000. */
   readonly maxStreams: number;
@@ -183,7 +183,9 @@ export function resolveConfig(options: ServerOptions = {}): Config {
     events: Object.freeze({ ...DEFAULTS.events, ...options.events }),
   };
   for (const [name, value] of Object.entries(config.events) as [keyof EventSettings, number][]) {
-    if (!Number.isInteger(value) || value < 1) throw new ConfigError('events', `events.${name} must be a positive integer, not ${String(value)}`, name);
+    if (name === 'keptForMs') {
+      if (!Number.isInteger(value) || value < 0) throw new ConfigError('events', `events.keptForMs must be an integer of 0 or more, not ${String(value)}`, name);
+    } else if (!Number.isInteger(value) || value < 1) throw new ConfigError('events', `events.${name} must be a positive integer, not ${String(value)}`, name);
   }
   if (!Number.isInteger(config.port) || config.port < 0 || config.port > 65535) {
     throw new ConfigError('port', `port must be an integer from 0 to 65535, not ${config.port}`);

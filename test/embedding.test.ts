@@ -332,6 +332,9 @@ describe('embedding: invalid options reject with a clear message', () => {
     { name: 'maxBodyBytes -5', options: { maxBodyBytes: -5 }, message: /maxBodyBytes.*-5/ },
     { name: 'host empty', options: { host: '' }, message: /host/ },
     { name: 'dataDir empty', options: { dataDir: '' }, message: /dataDir/ },
+    { name: 'events.kept 0', options: { events: { kept: 0 } }, message: /^events\.kept must be a positive integer, not 0$/ },
+    { name: 'events.keptForMs -1', options: { events: { keptForMs: -1 } }, message: /^events\.keptForMs must be an integer of 0 or more, not -1$/ },
+    { name: 'events.heartbeatMs 0.5', options: { events: { heartbeatMs: 0.5 } }, message: /^events\.heartbeatMs must be a positive integer, not 0\.5$/ },
   ];
   for (const c of cases) {
     test(`startServer with ${c.name} rejects naming the option`, async () => {

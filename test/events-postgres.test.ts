@@ -299,7 +299,7 @@ describe('the change feed keeps the newest events (PostgreSQL)', { skip: POSTGRE
   let two: TestServer;
   let url: string;
   before(async () => {
-    [one, two, url] = await pairOnNewDatabase({ events: { kept: 5, keptForMs: 1 } });
+    [one, two, url] = await pairOnNewDatabase({ events: { kept: 5, keptForMs: 0 } });
   });
   after(async () => {
     await Promise.all([one?.close(), two?.close()]);

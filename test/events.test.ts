@@ -296,7 +296,7 @@ describe('the kept window and restarts', () => {
   const defer = cleanUpAfterEach();
 
   test('a position older than the kept events: 410 in the list, event: reset in the stream, which goes on from the newest event', async () => {
-    const api = await startTestServer({ events: { kept: 3, keptForMs: 1 } });
+    const api = await startTestServer({ events: { kept: 3, keptForMs: 0 } });
     defer(() => api.close());
     const products: any[] = [];
     for (let index = 0; index < 6; index++) products.push(await createProduct(api, { name: `P${index}` }));

@@ -779,6 +779,19 @@ describe('journal: the feed\'s history decoded after the start (EventLog.loadEar
     assert.deepEqual(log.window(), { lostThrough: 0, latest: 4 }, 'answered at once again');
   });
 
+  test('beyond `kept`, an event stays while it is younger than keptForMs: one exactly that old goes, and keptForMs 0 keeps none for its age', () => {
+    const written = Date.parse(at);
+    const young = new EventLog([], 0, 0, { kept: 1, keptForMs: 1000 }, () => written + 999);
+    young.publish([event(1), event(2)], 2);
+    assert.deepEqual(young.window(), { lostThrough: 0, latest: 2 }, '999 ms old: kept');
+    const old = new EventLog([], 0, 0, { kept: 1, keptForMs: 1000 }, () => written + 1000);
+    old.publish([event(1), event(2)], 2);
+    assert.deepEqual(old.window(), { lostThrough: 1, latest: 2 }, '1000 ms old: gone');
+    const countOnly = new EventLog([], 0, 0, { kept: 1, keptForMs: 0 }, () => written);
+    countOnly.publish([event(1), event(2)], 2);
+    assert.deepEqual(countOnly.window(), { lostThrough: 1, latest: 2 }, 'written this very millisecond, yet beyond kept: gone');
+  });
+
   test('the retention applies to the whole history once it is in; a failed decoding leaves the history lost up to the newest event', async () => {
     const kept = new EventLog([], 0, 3, { kept: 2, keptForMs: 0 });
     kept.loadEarlier(Promise.resolve({ events: [event(1), event(2), event(3)], lostThrough: 0 }));

@@ -159,7 +159,7 @@ describe('storage faults', () => {
     // One write is far below 1000 bytes: only the old segment's bytes make it start a compaction.
     // The change feed keeps little history here, so that compaction may delete the segment too
     // (with the default history it would keep it, for the events it holds).
-    const second = await startTestServer({ dataDir: `${dataDir}-copy`, compactAfterBytes: 1000, events: { kept: 1, keptForMs: 1 } });
+    const second = await startTestServer({ dataDir: `${dataDir}-copy`, compactAfterBytes: 1000, events: { kept: 1, keptForMs: 0 } });
     defer(() => second.close());
     assert.equal((await second.post('/v1/products', { name: 'Trigger', category: 'c', price: 1 })).status, 201);
     await waitFor(async () => !(await readdir(`${dataDir}-copy`)).includes(segmentsBefore[0] as string));

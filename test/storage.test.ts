@@ -1025,7 +1025,7 @@ describe('storage: compaction', () => {
    * The change feed keeps at most ten times `kept` events (events/event-log.ts), so with
    * `kept: 1` compaction may keep only the segments holding the ten newest events.
    */
-  const LITTLE_HISTORY = { kept: 1, keptForMs: 1 } as const;
+  const LITTLE_HISTORY = { kept: 1, keptForMs: 0 } as const;
   const MOST_EVENTS_KEPT = 10 * LITTLE_HISTORY.kept;
 
   /**

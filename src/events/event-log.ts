@@ -13,7 +13,7 @@ import { matches } from './feed-event.ts';
 export interface Retention {
   /** At least this many of the newest events are kept. Default 10,000. */
   readonly kept: number;
-  /** Events younger than this are kept too (up to ten times `kept`). Default 24 h. */
+  /** Events younger than this are kept too (up to ten times `kept`); 0 keeps none for its age. Default 24 h. */
   readonly keptForMs: number;
 }
 
@@ -36,7 +36,7 @@ export class EventLog implements ChangeFeed {
   #lostThrough: number;
   #latest: number;
   readonly #listeners = new Set<(events: readonly FeedEvent[]) => void>();
-  /** The oldest time still kept for its age, as text, worked out once per millisecond (toISOString is not cheap). */
+  /** An event after this time is young enough to be kept for its age; as text, worked out once per millisecond (toISOString is not cheap). */
   #cutoff = '';
   #cutoffMs = Number.NaN;
   /** The earlier history being decoded; undefined once it is in (or when there was none). */
@@ -125,7 +125,7 @@ export class EventLog implements ChangeFeed {
     return low;
   }
 
-  #oldestKeptTime(keptForMs: number): string {
+  #youngAfter(keptForMs: number): string {
     const ms = this.#now() - keptForMs;
     if (ms !== this.#cutoffMs) {
       this.#cutoffMs = ms;
@@ -137,12 +137,12 @@ export class EventLog implements ChangeFeed {
   #trim(): void {
     const { kept, keptForMs } = this.#retention;
     if (this.#events.length - this.#start <= kept) return;
-    const oldestKept = this.#oldestKeptTime(keptForMs);
+    const youngAfter = this.#youngAfter(keptForMs);
     const most = kept * 10;
     let start = this.#start;
     while (this.#events.length - start > kept) {
       const oldest = this.#events[start] as FeedEvent;
-      if (this.#events.length - start <= most && oldest.at >= oldestKept) break;
+      if (this.#events.length - start <= most && oldest.at > youngAfter) break;
       this.#lostThrough = oldest.id;
       start++;
     }

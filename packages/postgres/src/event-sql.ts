@@ -127,7 +127,7 @@ export function trimStatement(retention: Retention): Statement {
     text:
       `WITH "candidates" AS (SELECT "id", "at" FROM ${EVENTS} ORDER BY "id" DESC OFFSET $1), ` +
       `"over" AS (SELECT COALESCE((SELECT "id" FROM ${EVENTS} ORDER BY "id" DESC OFFSET $2 LIMIT 1), 0) AS "id"), ` +
-      `"young" AS (SELECT min("candidates"."id") AS "id" FROM "candidates", "over" WHERE "candidates"."id" > "over"."id" AND "at" >= now() - $3::double precision * interval '1 millisecond'), ` +
+      `"young" AS (SELECT min("candidates"."id") AS "id" FROM "candidates", "over" WHERE "candidates"."id" > "over"."id" AND "at" > now() - $3::double precision * interval '1 millisecond'), ` +
       `"cutoff" AS (SELECT GREATEST("over"."id", COALESCE((SELECT "id" - 1 FROM "young"), (SELECT max("id") FROM "candidates"), 0)) AS "id" FROM "over"), ` +
       `"gone" AS (DELETE FROM ${EVENTS} WHERE "id" <= (SELECT "id" FROM "cutoff") RETURNING "id") ` +
       `INSERT INTO ${KEPT} ("one", "lost_through") SELECT true, max("id") FROM "gone" HAVING count(*) > 0 ` +
