@@ -68,6 +68,11 @@ describe('declarations that are well formed', () => {
     assert.deepEqual(checkDeclaration(library()), []);
   });
 
+  test('users are always served: a collection nests under them, or refers to them, without declaring them', () => {
+    const notes = { resources: { notes: { singular: 'note', parent: 'users', properties: { text: { type: 'string' }, reviewer_id: { type: 'integer', 'x-references': 'users' } } } } };
+    assert.deepEqual(checkDeclaration(notes), []);
+  });
+
   test('x- keywords plainrest does not know pass, for the OpenAPI document', () => {
     const declaration = library();
     declaration.resources.books.properties.title['x-display-width'] = 40;

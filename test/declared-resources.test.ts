@@ -199,3 +199,37 @@ describe('a declared workshop: three levels under an owned collection', () => {
     assert.equal((await admin.get(`/v1/teams/${team.body.id}/projects/${project.body.id}`)).status, 404);
   });
 });
+
+describe('a declaration that nests under the built-in users without declaring them', () => {
+  const NOTES = {
+    resources: {
+      notes: {
+        singular: 'note',
+        parent: 'users',
+        access: { list: 'owner', read: 'owner', create: 'owner', update: 'owner', delete: 'owner' },
+        properties: { text: { type: 'string', minLength: 1 }, reviewer_id: { type: 'integer', 'x-references': 'users' } },
+        required: ['text'],
+      },
+    },
+  } as const;
+  let admin: TestServer;
+  before(async () => {
+    admin = await startTestServer({ resources: NOTES });
+  });
+  after(() => admin.close());
+
+  test('/v1/users/{id}/notes: the owner writes and reads their notes, another user gets 403, a reference to a user is checked', async () => {
+    const erin = await createUser(admin, { name: 'Erin' });
+    const frank = await createUser(admin, { name: 'Frank' });
+    const asErin = admin.as(tokenFor(erin));
+    const created = await asErin.post(`/v1/users/${erin}/notes`, { text: 'Buy tea', reviewer_id: frank });
+    assert.equal(created.status, 201, created.text);
+    assert.equal(created.headers.get('location'), `/v1/users/${erin}/notes/${created.body.id}`);
+    assert.deepEqual({ user_id: created.body.user_id, text: created.body.text, reviewer_id: created.body.reviewer_id }, { user_id: erin, text: 'Buy tea', reviewer_id: frank });
+    assert.equal((await asErin.get(`/v1/users/${erin}/notes`)).body.meta.total, 1);
+    assert.equal((await admin.as(tokenFor(frank)).get(`/v1/users/${erin}/notes`)).status, 403);
+    const dangling = await asErin.post(`/v1/users/${erin}/notes`, { text: 'x', reviewer_id: 999 });
+    assert.equal(dangling.status, 422);
+    assert.deepEqual(fieldCodes(dangling.body), [{ field: 'reviewer_id', code: 'unknown_user' }]);
+  });
+});

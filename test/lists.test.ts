@@ -298,7 +298,7 @@ describe('lists: bad parameters are 400 invalid_query naming the parameter', () 
   });
   after(() => api.close());
 
-  const cases: { name: string; path: string; errors: { field: string; code: string }[] }[] = [
+  const cases: { name: string; path: string; errors: { field: string; code: string }[]; message?: RegExp }[] = [
     { name: 'page=0', path: '/v1/products?page=0', errors: [{ field: 'page', code: 'invalid_value' }] },
     { name: 'page=-1', path: '/v1/products?page=-1', errors: [{ field: 'page', code: 'invalid_value' }] },
     { name: 'page=abc', path: '/v1/products?page=abc', errors: [{ field: 'page', code: 'invalid_value' }] },
@@ -309,13 +309,14 @@ describe('lists: bad parameters are 400 invalid_query naming the parameter', () 
     { name: 'limit=500', path: '/v1/products?limit=500', errors: [{ field: 'limit', code: 'invalid_value' }] },
     { name: 'limit=abc', path: '/v1/products?limit=abc', errors: [{ field: 'limit', code: 'invalid_value' }] },
     { name: 'limite=0 (pt name)', path: '/v1/products?limite=0', errors: [{ field: 'limite', code: 'invalid_value' }] },
-    { name: 'sort=nope', path: '/v1/products?sort=nope', errors: [{ field: 'sort', code: 'invalid_value' }] },
-    { name: 'sort= (empty)', path: '/v1/products?sort=', errors: [{ field: 'sort', code: 'invalid_value' }] },
-    { name: 'sort=price,price', path: '/v1/products?sort=price,price', errors: [{ field: 'sort', code: 'invalid_value' }] },
-    { name: 'sort=price,-price', path: '/v1/products?sort=price,-price', errors: [{ field: 'sort', code: 'invalid_value' }] },
-    { name: 'sort=price, (trailing comma)', path: '/v1/products?sort=price,', errors: [{ field: 'sort', code: 'invalid_value' }] },
-    { name: 'sort=description (not sortable)', path: '/v1/products?sort=description', errors: [{ field: 'sort', code: 'invalid_value' }] },
-    { name: 'sort=password on users', path: '/v1/users?sort=password', errors: [{ field: 'sort', code: 'invalid_value' }] },
+    { name: 'sort=nope', path: '/v1/products?sort=nope', errors: [{ field: 'sort', code: 'invalid_value' }], message: /^cannot sort by "nope"; the sortable fields are id, name, category, price, created_at, updated_at \(each optionally prefixed by "-" for descending\)$/ },
+    { name: 'sort= (empty)', path: '/v1/products?sort=', errors: [{ field: 'sort', code: 'invalid_value' }], message: /^has an empty entry; list sortable fields separated by commas: id, / },
+    { name: 'sort=price,price', path: '/v1/products?sort=price,price', errors: [{ field: 'sort', code: 'invalid_value' }], message: /^names "price" more than once; give each field once$/ },
+    { name: 'sort=price,-price', path: '/v1/products?sort=price,-price', errors: [{ field: 'sort', code: 'invalid_value' }], message: /^names "price" more than once/ },
+    { name: 'sort=price, (trailing comma)', path: '/v1/products?sort=price,', errors: [{ field: 'sort', code: 'invalid_value' }], message: /^has an empty entry/ },
+    { name: 'sort=description (not sortable)', path: '/v1/products?sort=description', errors: [{ field: 'sort', code: 'invalid_value' }], message: /^cannot sort by "-?description"; the sortable fields are / },
+    { name: 'sort=-region (no such field), a long word cut', path: `/v1/products?sort=-region${'x'.repeat(100)}`, errors: [{ field: 'sort', code: 'invalid_value' }], message: new RegExp(`^cannot sort by "region${'x'.repeat(58)}…"; the sortable fields are `) },
+    { name: 'sort=password on users', path: '/v1/users?sort=password', errors: [{ field: 'sort', code: 'invalid_value' }], message: /^cannot sort by "password"/ },
     { name: 'category= (empty)', path: '/v1/products?category=', errors: [{ field: 'category', code: 'invalid_value' }] },
     { name: 'role=boss', path: '/v1/users?role=boss', errors: [{ field: 'role', code: 'invalid_value' }] },
     { name: 'status=late', path: '/v1/users/1/orders?status=late', errors: [{ field: 'status', code: 'invalid_value' }] },
@@ -332,6 +333,7 @@ describe('lists: bad parameters are 400 invalid_query naming the parameter', () 
       const detail = response.body.detail as string;
       assert.ok(detail.includes(c.errors[0]?.field as string), detail);
       assert.deepEqual(errorCodes(response), c.errors);
+      if (c.message !== undefined) assert.match(response.body.errors[0].message, c.message);
     });
   }
 

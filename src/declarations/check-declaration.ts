@@ -66,7 +66,8 @@ export function checkDeclaration(declaration: Json): DeclarationProblem[] {
     problem('/resources', 'must be an object of collections');
     return problems;
   }
-  const names = new Set(Object.keys(resources));
+  // Users are always served (built-in-users.ts): a parent or a reference may name them undeclared.
+  const names = new Set([...Object.keys(resources), 'users']);
   for (const [collection, body] of Object.entries(resources)) {
     checkCollection(collection, body, child('/resources', collection), names, problem);
   }

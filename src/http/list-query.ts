@@ -250,19 +250,27 @@ function parseSort(
 ): SortKey[] {
   if (given === undefined) return [];
   const sortable = definition.fields.filter((rule) => rule.sort === true).map((rule) => rule.name);
+  const choices = `${sortable.join(', ')} (each optionally prefixed by "-" for descending)`;
+  const fail = (message: string): SortKey[] => {
+    errors.push({ field: given.name, code: 'invalid_value', message });
+    return [];
+  };
   const keys: SortKey[] = [];
   for (const part of given.value.split(',')) {
     const descending = part.startsWith('-');
     const word = descending ? part.slice(1) : part;
     const field = internal.get(word) ?? word;
-    if (!sortable.includes(field) || keys.some((key) => key.field === field)) {
-      const message = `must list distinct fields among ${sortable.join(', ')}, each optionally prefixed by "-"`;
-      errors.push({ field: given.name, code: 'invalid_value', message });
-      return [];
-    }
+    if (word === '') return fail(`has an empty entry; list sortable fields separated by commas: ${choices}`);
+    if (!sortable.includes(field)) return fail(`cannot sort by ${quoted(word)}; the sortable fields are ${choices}`);
+    if (keys.some((key) => key.field === field)) return fail(`names ${quoted(word)} more than once; give each field once`);
     keys.push({ field, descending });
   }
   return keys;
+}
+
+/** A client's word in a message: as JSON, cut at 64 characters. */
+function quoted(word: string): string {
+  return JSON.stringify(word.length > 64 ? `${word.slice(0, 64)}…` : word);
 }
 
 /** A filter's value, read as the field's type: `?in_stock=true`, `?year=1999`, `?status=open`. */
