@@ -178,6 +178,20 @@ describe('cli: starting', () => {
     assert.equal((await getJson(`${url}/v1/products`, token)).body.meta.total, 12);
   });
 
+  test('the source runs as it is, with no build: node src/main.ts where Node strips types (on Node 20, node --import tsx src/main.ts)', TIMEOUT, async () => {
+    const nodeFlags = Reflect.get(process.features, 'typescript') ? [] : ['--import', 'tsx']; // process.features.typescript: 'strip' from 22.18
+    const args = [...nodeFlags, join('src', 'main.ts'), '--port', '0'];
+    const cli = startProcess(process.execPath, args, { cwd: REPOSITORY_ROOT, env: { PATH: process.env['PATH'] ?? '', DATA_DIR: dir.path, ...ADMIN_ENV } });
+    const url = await started(cli);
+    const hint = ['node', ...nodeFlags, 'src/main.ts', 'token'].join(' ');
+    assert.ok(cli.stdout().includes(`(or: ${hint} <email>)\n`), `the hint names the file that runs, with node's flags (${hint}): ${cli.stdout()}`);
+    const token = await login(url, TEST_ADMIN_EMAIL, TEST_ADMIN_PASSWORD);
+    assert.equal((await getJson(`${url}/v1/products`, token)).body.meta.total, 12);
+    cli.child.kill('SIGTERM');
+    assert.deepEqual(await cli.exited, { code: 0, signal: null });
+    assert.equal(cli.stderr(), '', 'no warning on stderr');
+  });
+
   test('--port=0 (inline form) works too', TIMEOUT, async () => {
     const cli = runCli(['--port=0', `--data-dir=${dir.path}`]);
     const url = await started(cli);

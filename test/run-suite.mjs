@@ -3,7 +3,7 @@
 // --test-timeout=180000 --test-concurrency=3 --test-reporter=spec` would, but in an order
 // of its own (below; `node --test` sorts the files by name). Loading tsx in each of the
 // ~70 test processes cost about 0.4 s of CPU apiece. One file still runs from its source:
-// `node --import tsx --test test/x.test.ts`.
+// `node --test test/x.test.ts` on Node 22.18+, `node --import tsx --test test/x.test.ts` on 20.
 //
 // The compiled tree is .test-build/ (git-ignored), a mirror of the repository's layout:
 // .test-build/test/, .test-build/src/, … A dotted directory at the root rather than one

@@ -1,7 +1,8 @@
 // The start banner (README: Configuration): one line per fact — the URL, the explorer, the data
 // directory with its record counts, and how to get a token. The token hint names the
-// command as this process was started: `node dist/main.js token …` in a checkout,
-// where `plainrest` is not on the PATH, and `npx plainrest token …` for an installed package.
+// command as this process was started: `node dist/main.js token …` (or `node src/main.ts`,
+// with node's own flags, such as `--import tsx`) in a checkout, where `plainrest` is not on
+// the PATH, and `npx plainrest token …` for an installed package.
 
 import { basename, relative } from 'node:path';
 import type { RunningServer } from '../server.ts';
@@ -45,7 +46,7 @@ export function withoutPassword(url: string): string {
 
 /** How to run the `token` subcommand the way this process was run. */
 export function tokenCommand(scriptPath: string | undefined): string {
-  if (scriptPath === undefined || basename(scriptPath) !== 'main.js') return 'npx plainrest token';
+  if (scriptPath === undefined || !['main.js', 'main.ts'].includes(basename(scriptPath))) return 'npx plainrest token';
   const shown = relative(process.cwd(), scriptPath);
-  return `node ${shown.startsWith('..') || shown === '' ? scriptPath : shown} token`;
+  return ['node', ...process.execArgv, shown.startsWith('..') || shown === '' ? scriptPath : shown, 'token'].join(' ');
 }
