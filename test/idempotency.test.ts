@@ -8,10 +8,38 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { IDEMPOTENCY_KEY_LIFETIME_MS } from '../src/http/idempotency.ts';
+import type { Persistence } from '../src/index.ts';
+import { MemoryStore } from '../src/index.ts';
 import { createUserClient, startTestServer, temporaryDirectory, TEST_TOKEN_SECRET, withTestServer } from './helpers.ts';
 import { assertProblem } from './assertions.ts';
 
 const PRODUCT = { name: 'Once', category: 'c', price: 1 };
+
+/** Storage in memory whose next commit, once `holdNext()` is called, waits until the test releases it. */
+class HeldCommits implements Persistence {
+  readonly writable = true;
+  #held: { arrived: () => void; released: Promise<void> } | undefined;
+
+  /** `reached` resolves when the next commit arrives; that commit completes on `release()`. */
+  holdNext(): { reached: Promise<void>; release: () => void } {
+    let arrived = (): void => undefined;
+    let release = (): void => undefined;
+    const reached = new Promise<void>((resolve) => (arrived = resolve));
+    const released = new Promise<void>((resolve) => (release = resolve));
+    this.#held = { arrived, released };
+    return { reached, release };
+  }
+
+  async persist(): Promise<void> {
+    const held = this.#held;
+    this.#held = undefined;
+    if (held === undefined) return;
+    held.arrived();
+    await held.released;
+  }
+
+  async close(): Promise<void> {}
+}
 
 
 describe('idempotency keys', () => {
@@ -68,22 +96,29 @@ describe('idempotency keys', () => {
       assert.notEqual(theirs.body.id, mine.body.id);
     }));
 
-  test('while the first request is still being handled, the same key → 409 idempotency_key_in_flight', () =>
-    withTestServer({}, async (balanced) => {
-      // In one process. Across processes the later one waits for the first's commit and is its replay (postgres-processes.test.ts).
-      const api = balanced.pinned();
-      // A password makes the first request slow (scrypt), so the second arrives while it runs.
-      const body = { name: 'Slow', email: 'slow@example.com', password: 'slow-password-1' };
-      const both = await Promise.all([
-        api.post('/v1/users', body, { 'idempotency-key': 'slow' }),
-        api.post('/v1/users', body, { 'idempotency-key': 'slow' }),
-      ]);
-      const statuses = both.map((response) => response.status).sort();
-      assert.deepEqual(statuses, [201, 409], 'whichever arrives second finds the first in flight');
-      assertProblem(both.find((response) => response.status === 409)!, 409, 'idempotency_key_in_flight', '/v1/users');
-      const later = await api.post('/v1/users', body, { 'idempotency-key': 'slow' });
+  test('while the first request is still being handled, the same key → 409 idempotency_key_in_flight', async () => {
+    // In one process. Across processes the later one waits for the first's commit and is its replay (postgres-processes.test.ts).
+    // The first request's commit is held until the second has its answer, so the second always finds it in flight.
+    const storage = new HeldCommits();
+    const api = await startTestServer({ store: new MemoryStore(new Map(), storage) });
+    try {
+      const commit = storage.holdNext();
+      const first = api.post('/v1/products', PRODUCT, { 'idempotency-key': 'slow' });
+      await commit.reached;
+      const second = await api.post('/v1/products', PRODUCT, { 'idempotency-key': 'slow' });
+      assertProblem(second, 409, 'idempotency_key_in_flight', '/v1/products');
+      commit.release();
+      const answered = await first;
+      assert.equal(answered.status, 201);
+      assert.equal(answered.headers.get('idempotent-replayed'), null);
+      const later = await api.post('/v1/products', PRODUCT, { 'idempotency-key': 'slow' });
+      assert.equal(later.status, 201);
       assert.equal(later.headers.get('idempotent-replayed'), 'true');
-    }));
+      assert.equal(later.body.id, answered.body.id);
+    } finally {
+      await api.close();
+    }
+  });
 
   test('a failed request stores nothing: fixing the body and retrying with the key works', () =>
     withTestServer({}, async (api) => {

@@ -54,15 +54,17 @@ export class IdempotencyKeys {
 
   /**
    * The first answer to replay, or undefined when this request is new (it is then marked
-   * in flight until `finish`). Throws 422 for a reused key and 409 for one in flight.
+   * in flight until `finish`). Throws 409 for a key in flight and 422 for a reused one.
+   * In flight comes first: the memory store shows a write before it is durable, and an
+   * answer saved with it must not be replayed until the write is acknowledged.
    * `store`: the request's (store.ts).
    */
   begin(request: IdempotentRequest, store: Store): Reply | undefined {
-    const saved = this.savedAnswer(request, store);
-    if (saved !== undefined) return saved;
     if (this.#inFlight.has(request.scope)) {
       throw new HttpError('idempotency_key_in_flight', 'a request with this Idempotency-Key is still being handled; retry later');
     }
+    const saved = this.savedAnswer(request, store);
+    if (saved !== undefined) return saved;
     this.#inFlight.add(request.scope);
     return undefined;
   }
