@@ -87,10 +87,17 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   };
 }
 
+/**
+ * Connections the kernel may hold for the server before it accepts them. Node's default,
+ * 511, turns a burst of a thousand clients into dropped handshakes that retry a second
+ * later, and now and then a reset; Linux caps this at net.core.somaxconn (4096 by default).
+ */
+const LISTEN_BACKLOG = 4096;
+
 function listen(server: Server, port: number, host: string): Promise<void> {
   return new Promise((resolve, reject) => {
     server.once('error', reject);
-    server.listen(port, host, () => {
+    server.listen({ port, host, backlog: LISTEN_BACKLOG }, () => {
       server.off('error', reject);
       resolve();
     });
