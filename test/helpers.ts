@@ -125,6 +125,8 @@ let testCluster: Promise<PostgresCluster> | undefined;
 async function testDatabase(withAdministrator: boolean): Promise<{ url: string; drop: () => Promise<void> }> {
   if (POSTGRES_SKIP !== false) throw new Error(`TEST_STORE=postgres: ${POSTGRES_SKIP}`);
   testCluster ??= startCluster().then((cluster) => {
+    // Stopped once the file's tests are done and nothing else is left to run.
+    cluster.unref();
     process.once('beforeExit', () => void cluster.stop());
     return cluster;
   });

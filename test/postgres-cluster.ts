@@ -10,6 +10,7 @@
 
 import { spawn, spawnSync } from 'node:child_process';
 import type { ChildProcess, SpawnSyncReturns } from 'node:child_process';
+import type { Socket } from 'node:net';
 import { accessSync, chownSync, constants, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { chown, mkdtemp, rm } from 'node:fs/promises';
 import { once } from 'node:events';
@@ -72,6 +73,11 @@ export interface PostgresCluster {
   resume(): Promise<void>;
   /** Fast shutdown, then the directory is removed. */
   stop(): Promise<void>;
+  /**
+   * Lets the test process end while the server runs (it no longer keeps Node's event loop
+   * alive), for a cluster stopped on 'beforeExit', once the process has nothing else to do.
+   */
+  unref(): void;
 }
 
 const USER = 'plainrest';
@@ -111,6 +117,18 @@ export async function startCluster(): Promise<PostgresCluster> {
   const url = (database: string): string => `postgres://${USER}@127.0.0.1:${port}/${database}`;
   let server: ChildProcess;
   let log = '';
+  let referenced = true;
+  /** The server process and its stderr pipe keep the event loop alive, or not. */
+  const holdLoop = (hold: boolean): void => {
+    const stderr = server.stderr as Socket | null; // a pipe: a net.Socket
+    if (hold) {
+      server.ref();
+      stderr?.ref();
+    } else {
+      server.unref();
+      stderr?.unref();
+    }
+  };
   // A test process that exits without stopping it (--test-force-exit) leaves neither the server nor its files behind.
   const killOnExit = (): void => {
     server.kill('SIGKILL');
@@ -123,10 +141,12 @@ export async function startCluster(): Promise<PostgresCluster> {
       stdio: ['ignore', 'ignore', 'pipe'],
     });
     server.stderr?.on('data', (chunk: Buffer) => (log = (log + chunk.toString()).slice(-4000)));
+    if (!referenced) holdLoop(false);
     await waitUntilAccepting(url('postgres'), server, () => log);
   };
   const halt = async (): Promise<void> => {
     if (server.exitCode !== null || server.signalCode !== null) return;
+    holdLoop(true); // until it has exited
     const exited = once(server, 'exit');
     server.kill('SIGINT');
     await exited;
@@ -164,6 +184,10 @@ export async function startCluster(): Promise<PostgresCluster> {
       await rm(dir, { recursive: true, force: true });
       // Only now: a process that dies while stopping still removes the cluster as it exits.
       process.removeListener('exit', killOnExit);
+    },
+    unref() {
+      referenced = false;
+      holdLoop(false);
     },
   };
 }
