@@ -17,7 +17,7 @@ import { Writable } from 'node:stream';
 import { afterEach, describe, test } from 'node:test';
 import { BufferedLines, FLUSH_AFTER_MS } from '../src/buffered-lines.ts';
 import { formatAccessLine } from '../src/http/access-log.ts';
-import { TEST_ADMIN_EMAIL, TEST_ADMIN_PASSWORD, TEST_TOKEN_SECRET, cleanUpAfterEach, killChildren, temporaryDirectory } from './helpers.ts';
+import { TEST_ADMIN_EMAIL, TEST_ADMIN_PASSWORD, TEST_TOKEN_SECRET, cleanUpAfterEach, eventually, killChildren, temporaryDirectory } from './helpers.ts';
 import { REPOSITORY_ROOT } from './repository.ts';
 
 /** A stream that keeps every chunk written to it, one entry per write, and when each came (performance.now()). */
@@ -32,7 +32,11 @@ class RecordingStream extends Writable {
   }
 }
 
-/** A short interval for the tests that wait for a batch; LONG for those that check nothing goes out early. */
+/**
+ * A short interval for the tests that wait for a batch; LONG for those that check nothing
+ * goes out early. Those that check nothing goes out at all, or not before a time, run on
+ * node:test's fake setTimeout (mock.timers) and move it on by hand.
+ */
 const SHORT = 10;
 const LONG = 60_000;
 
@@ -48,11 +52,7 @@ function nextTurn(): Promise<void> {
 
 /** Waits until `stream` has had `count` writes (failing after 5 s). */
 async function writesOf(stream: RecordingStream, count: number): Promise<string[]> {
-  const deadline = performance.now() + 5000;
-  while (stream.writes.length < count) {
-    if (performance.now() > deadline) assert.fail(`expected ${count} writes, saw ${JSON.stringify(stream.writes)}`);
-    await new Promise((resolve) => setTimeout(resolve, 2));
-  }
+  await eventually(() => assert.ok(stream.writes.length >= count, `expected ${count} writes, saw ${JSON.stringify(stream.writes)}`));
   return stream.writes;
 }
 
@@ -85,14 +85,16 @@ describe('BufferedLines', () => {
     assert.ok(waited >= FLUSH_AFTER_MS - 1, `waited ${waited.toFixed(1)} ms`);
   });
 
-  test('a line is not written at the end of its turn, nor of the next ones, before the interval', async () => {
+  test('a line is not written at the end of its turn, nor of the next ones, before the interval', async (t) => {
+    t.mock.timers.enable({ apis: ['setTimeout'] });
     const { stream, lines } = recorder(LONG);
     lines.write('hello');
     await new Promise((resolve) => process.nextTick(resolve));
     await nextTurn();
     await nextTurn();
-    await new Promise((resolve) => setTimeout(resolve, 20));
     assert.deepEqual(stream.writes, []);
+    t.mock.timers.tick(LONG - 1);
+    assert.deepEqual(stream.writes, [], 'nor 1 ms before the interval');
     lines.flush();
     assert.deepEqual(stream.writes, ['hello\n']);
   });
@@ -127,7 +129,8 @@ describe('BufferedLines', () => {
     assert.deepEqual(stream.writes, [`before\n${long}\n`]);
   });
 
-  test('flush() writes the pending lines at once; a second flush writes nothing; lines after it go in a later batch', async () => {
+  test('flush() writes the pending lines at once; a second flush writes nothing; lines after it go in a later batch', (t) => {
+    t.mock.timers.enable({ apis: ['setTimeout'] });
     const { stream, lines } = recorder(SHORT);
     lines.write('one');
     lines.write('two');
@@ -137,8 +140,9 @@ describe('BufferedLines', () => {
     assert.deepEqual(stream.writes, ['one\ntwo\n'], 'nothing pending, nothing written');
     lines.write('three');
     assert.deepEqual(stream.writes, ['one\ntwo\n']);
-    assert.deepEqual(await writesOf(stream, 2), ['one\ntwo\n', 'three\n']);
-    await new Promise((resolve) => setTimeout(resolve, SHORT * 3));
+    t.mock.timers.tick(SHORT);
+    assert.deepEqual(stream.writes, ['one\ntwo\n', 'three\n']);
+    t.mock.timers.tick(LONG);
     assert.deepEqual(stream.writes, ['one\ntwo\n', 'three\n'], 'no empty write afterwards');
   });
 
@@ -177,10 +181,11 @@ describe('BufferedLines', () => {
     assert.equal(JSON.parse(logged).path, huge.path);
   });
 
-  test('flush() with nothing written writes nothing', async () => {
+  test('flush() with nothing written writes nothing', (t) => {
+    t.mock.timers.enable({ apis: ['setTimeout'] });
     const { stream, lines } = recorder(SHORT);
     lines.flush();
-    await new Promise((resolve) => setTimeout(resolve, SHORT * 3));
+    t.mock.timers.tick(LONG);
     assert.deepEqual(stream.writes, []);
   });
 });
@@ -205,15 +210,13 @@ const children: ChildProcess[] = [];
 afterEach(() => killChildren(children));
 const defer = cleanUpAfterEach();
 
-/** Polls `path` until its text matches `pattern` (or the process exits, or 15 s pass). */
+/** Polls `path` until its text matches `pattern` (failing after 15 s). */
 async function waitForText(path: string, pattern: RegExp, child: ChildProcess): Promise<string> {
-  const deadline = Date.now() + 15_000;
-  for (;;) {
+  return eventually(async () => {
     const text = await readFile(path, 'utf8');
-    if (pattern.test(text)) return text;
-    if (child.exitCode !== null || Date.now() > deadline) assert.fail(`${pattern} never appeared; stdout so far:\n${text}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
+    assert.match(text, pattern, `not yet written (the process ${child.exitCode === null ? 'runs' : `exited with ${child.exitCode}`}); stdout so far:\n${text}`);
+    return text;
+  }, 15_000);
 }
 
 /** A GET with a request id of our own, so its access-log line can be found; returns the status. */

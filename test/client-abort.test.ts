@@ -11,7 +11,7 @@ import { connect as connectSocket } from 'node:net';
 import { describe, test } from 'node:test';
 import type { Logger } from '../src/index.ts';
 import type { TestServer } from './helpers.ts';
-import { cleanUpAfterEach, startTestServer } from './helpers.ts';
+import { bodyReadBegins, cleanUpAfterEach, eventually, startTestServer } from './helpers.ts';
 import { within } from './server-sockets.ts';
 
 const defer = cleanUpAfterEach();
@@ -61,11 +61,14 @@ function sendHalfABody(api: TestServer, extraHeaders = ''): { socket: Socket; re
   return { socket, received: () => text, closed };
 }
 
-/** Waits until `count` access lines are logged (or 3 s pass), then a little longer, so that a late extra line would be seen. */
+/** How long after the expected lines a late extra line is looked for. */
+const LATE_LINE_WINDOW_MS = 200;
+
+/** Waits until `count` access lines are logged, then LATE_LINE_WINDOW_MS longer, so that a late extra line would be seen. */
 async function accessLinesSettled(logger: ReturnType<typeof capture>, count: number): Promise<Record<string, unknown>[]> {
-  const deadline = Date.now() + 3000;
-  while (logger.accessLines().length < count && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
-  await new Promise((resolve) => setTimeout(resolve, 200));
+  await eventually(() => assert.ok(logger.accessLines().length >= count, `${count} access lines expected: ${JSON.stringify(logger.lines)}`), 3000);
+  // A window for a negative check only (no line after these): it can let a late line slip by, never fail a good run.
+  await new Promise((resolve) => setTimeout(resolve, LATE_LINE_WINDOW_MS));
   return logger.accessLines();
 }
 
@@ -83,7 +86,7 @@ describe('client abort: a client that closes the connection mid-body', () => {
     test(`a client that ${c.name} is logged once, as an access line with status 499 and its request id; no error line or stack`, async () => {
       const { api, logger } = await startLogged();
       const client = sendHalfABody(api, 'X-Request-Id: goes-away-1\r\n');
-      await new Promise((resolve) => setTimeout(resolve, 200)); // the server is now reading the body
+      await bodyReadBegins(client.socket); // the server is now reading the body
       c.leave(client.socket);
 
       const lines = await accessLinesSettled(logger, 1);

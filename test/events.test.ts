@@ -6,13 +6,14 @@
 // two servers sharing PostgreSQL by events.postgres.test.ts.
 
 import assert from 'node:assert/strict';
+import { once } from 'node:events';
 import { get } from 'node:http';
 import { after, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { assertProblem, RFC3339_UTC, STRONG_ETAG } from './assertions.ts';
 import { EventStreamClient } from './event-stream-client.ts';
 import type { TestServer } from './helpers.ts';
-import { cleanUpAfterEach, connect, createProduct, createUserClient, scratchDirectory, startTestServer, TEST_AUTH_OPTIONS, tokenFor } from './helpers.ts';
+import { cleanUpAfterEach, connect, createProduct, createUserClient, eventually, scratchDirectory, startTestServer, TEST_AUTH_OPTIONS, tokenFor } from './helpers.ts';
 import { startServer } from '../src/index.ts';
 import type { ResourcesDeclaration } from '../src/index.ts';
 
@@ -284,10 +285,12 @@ describe('the change feed as a stream', { concurrency: true }, () => {
     assert.equal(fourth.status, 429);
     assert.match(JSON.parse(fourth.text).detail, /the server has 3 event streams open/);
     for (const each of open) each.close();
-    // Closed streams are counted out.
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    const again = await stream(alice.client);
-    assert.equal(again.status, 200);
+    // Closed streams are counted out, once the server has seen their connections close.
+    const again = await eventually(async () => {
+      const opened = await stream(alice.client);
+      assert.equal(opened.status, 200, opened.text);
+      return opened;
+    });
     again.close();
   });
 });
@@ -357,8 +360,10 @@ describe('a slow reader', () => {
       // A reader that takes nothing: node:http, paused, so the kernel's buffers fill and then the server's.
       // Its next streams go to the same process, which tells the notice (the writes to any).
       const one = api.pinned();
+      const request = get(`${one.url}/v1/events`, { headers: { accept: 'text/event-stream', authorization: `Bearer ${api.token}` } });
+      const opened = once(request, 'response');
       const hungUp = new Promise<void>((resolve, reject) => {
-        const request = get(`${one.url}/v1/events`, { headers: { accept: 'text/event-stream', authorization: `Bearer ${api.token}` } }, (response) => {
+        request.on('response', (response) => {
           assert.equal(response.statusCode, 200);
           response.pause();
           response.socket.on('close', () => resolve());
@@ -369,7 +374,7 @@ describe('a slow reader', () => {
       void hungUp.then(() => {
         closed = true;
       });
-      await new Promise((resolve) => setTimeout(resolve, 50));
+      await opened; // the server holds the stream (its head goes out with the stream's first write): every note from now on is sent to it
       const text = 'x'.repeat(500_000);
       let writes = 0;
       while (!closed && writes < 200) {

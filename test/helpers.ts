@@ -6,8 +6,12 @@
 // process, not at every start (see startTestServer).
 
 import type { ChildProcess } from 'node:child_process';
+import { subscribe, unsubscribe } from 'node:diagnostics_channel';
+import { once } from 'node:events';
+import type { IncomingMessage } from 'node:http';
 import { request as httpRequest } from 'node:http';
 import { createHash } from 'node:crypto';
+import type { Socket } from 'node:net';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { afterEach, test } from 'node:test';
 import { tmpdir } from 'node:os';
@@ -405,12 +409,63 @@ export async function heldRequest(api: TestServer, method: string, path: string,
     });
   });
   sent.flushHeaders();
-  // Time for the server to read what the request reads before its body (the record, the caller).
-  await new Promise((resolve) => setTimeout(resolve, 150));
+  // The socket is handed over on the next tick, before the request can reach the server.
+  const [socket] = (await once(sent, 'socket')) as [Socket];
+  await bodyReadBegins(socket);
   return {
     release: () => {
       sent.end(text);
       return answered;
     },
   };
+}
+
+/** Node publishes each request a server receives here, before its 'request' event. */
+const REQUEST_START = 'http.server.request.start';
+
+/**
+ * Resolves once an in-process server begins reading the body of the request that arrives
+ * on `client`'s connection: its handler has done what it does before the body (routing,
+ * authentication, reading the record and the caller). Also once the server has answered
+ * without reading it (Node then discards the body). Call it before the request can arrive.
+ * Watched through Node's `http.server.request.start` diagnostics channel.
+ */
+export function bodyReadBegins(client: Socket, timeoutMs = 5000): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const onRequest = (message: unknown): void => {
+      const { request } = message as { request: IncomingMessage };
+      if (request.socket.remotePort !== client.localPort) return;
+      unsubscribe(REQUEST_START, onRequest);
+      request.once('resume', () => {
+        clearTimeout(timer);
+        resolve();
+      });
+    };
+    const timer = setTimeout(() => {
+      unsubscribe(REQUEST_START, onRequest);
+      reject(new Error(`no server in this process began reading the request body within ${timeoutMs} ms`));
+    }, timeoutMs);
+    subscribe(REQUEST_START, onRequest);
+  });
+}
+
+/** How often `eventually` looks again. */
+const POLL_MS = 20;
+
+/**
+ * Calls `check` every POLL_MS until it returns without throwing, and resolves with what it
+ * returned; once `timeoutMs` have passed, throws its last error. For a state that comes
+ * on its own time (background work, a closed connection, a log line), which a fixed pause
+ * would wait for too briefly on a busy machine: `check` asserts that state.
+ */
+export async function eventually<T>(check: () => T | Promise<T>, timeoutMs = 5000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      return await check();
+    } catch (error) {
+      if (Date.now() > deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+    }
+  }
 }

@@ -6,20 +6,15 @@
 
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { startServer } from '../src/index.ts';
 import type { TestServer } from './helpers.ts';
-import { login, recordingLogger, startTestServerWithAdminBootstrap, TEST_ADMIN_EMAIL, TEST_ADMIN_PASSWORD, TEST_AUTH_OPTIONS, tokenFor, wrap } from './helpers.ts';
+import { eventually, login, recordingLogger, startTestServerWithAdminBootstrap, TEST_ADMIN_EMAIL, TEST_ADMIN_PASSWORD, TEST_AUTH_OPTIONS, tokenFor, wrap } from './helpers.ts';
 import type { PostgresCluster } from './postgres-cluster.ts';
 import { POSTGRES_SKIP, startCluster } from './postgres-cluster.ts';
 
-/** Whether /readyz answers 200 within `ms`, asked every 100 ms. */
-async function readyWithin(api: TestServer, ms: number): Promise<boolean> {
-  for (let waited = 0; waited < ms; waited += 100) {
-    if ((await api.get('/readyz')).status === 200) return true;
-    await sleep(100);
-  }
-  return false;
+/** Waits until /readyz answers 200, failing with `why` after `ms`. */
+async function readyWithin(api: TestServer, ms: number, why: string): Promise<void> {
+  await eventually(async () => assert.equal((await api.get('/readyz')).status, 200, why), ms);
 }
 
 describe('PostgreSQL unreachable while running', { skip: POSTGRES_SKIP }, () => {
@@ -53,7 +48,7 @@ describe('PostgreSQL unreachable while running', { skip: POSTGRES_SKIP }, () => 
     assert.equal((await api.get('/healthz')).status, 200, 'the process itself is alive');
 
     await cluster.resume();
-    assert.ok(await readyWithin(api, 10_000), '/readyz answers 200 again within 10 s, with no request needing the database');
+    await readyWithin(api, 10_000, '/readyz answers 200 again within 10 s, with no request needing the database');
     assert.equal((await api.get(`/v1/products/${created.body.id}`)).body.name, 'Before');
     assert.equal((await api.post('/v1/products', { name: 'After', category: 'outage', price: 3 })).status, 201);
     assert.deepEqual((await api.get('/v1/products?category=outage&sort=price')).body.data.map((product: { name: string }) => product.name), ['Before', 'After']);
@@ -84,13 +79,17 @@ describe('PostgreSQL unreachable at start', { skip: POSTGRES_SKIP }, () => {
         assert.equal(answer.body.detail, notYet);
       }
       assert.equal((await api.get('/healthz')).status, 200, 'the process itself is alive');
-      await sleep(1500);
-      const retries = logger.lines.filter((line) => line.level === 'warn').map((line) => line.message);
+      // The first retry comes 1 s after the first attempt failed, the second 2 s after the first retry.
+      const retries = await eventually(() => {
+        const warned = logger.lines.filter((line) => line.level === 'warn').map((line) => line.message);
+        assert.ok(warned.length >= 2, `two retries logged: ${JSON.stringify(logger.lines)}`);
+        return warned;
+      }, 10_000);
       assert.match(retries[0] ?? '', /^the database cannot be reached \(.+\); trying again in 1 s$/);
       assert.match(retries[1] ?? '', /^the database cannot be reached \(.+\); trying again in 2 s$/, 'the delay grows');
 
       await cluster.resume();
-      assert.ok(await readyWithin(api, 15_000), '/readyz answers 200 once the database answers, without a restart');
+      await readyWithin(api, 15_000, '/readyz answers 200 once the database answers, without a restart');
       assert.ok(logger.lines.some((line) => line.level === 'info' && line.message === 'the database answers: ready'));
       const token = await login(api, TEST_ADMIN_EMAIL, TEST_ADMIN_PASSWORD);
       const admin = wrap(server, token);
