@@ -291,12 +291,13 @@ function dispatch(
   requireOneHost(req.rawHeaders, req.headers.host, req.httpVersionMinor);
   const expect = req.headers.expect;
   if (expect !== undefined && expect.toLowerCase() !== '100-continue') throw new HttpError('expectation_failed', 'only "Expect: 100-continue" is understood');
-  if (path === '*') return serverWideOptions(req.method ?? 'GET', allMethods);
+  // Node 20.19 parses QUERY yet leaves req.method undefined (later lines name it): a method no route serves.
+  const method = req.method ?? 'QUERY';
+  if (path === '*') return serverWideOptions(method, allMethods);
   const match = router.match(path);
   if (match === undefined) throw notFound(path, router);
 
   const endpoint = match.value;
-  const method = req.method ?? 'GET';
   if (method === 'OPTIONS') return { status: 204, headers: { Allow: endpoint.allow } };
   const handler = endpoint.handlers.get(method === 'HEAD' ? 'GET' : method);
   if (handler === undefined) {
