@@ -652,6 +652,12 @@ describe(`input fuzzing: seeded mutations of valid requests (seed ${SEED}, ${ONL
   const logger = recordingLogger();
   const prototypesBefore = prototypeShape();
   const started = performance.now();
+  /** What the process warned of while the cases ran (the server runs in it): a listener added per bad chunk, say. */
+  const processWarnings: string[] = [];
+  const onWarning = (warning: Error): void => {
+    if (warning.name !== 'ExperimentalWarning') processWarnings.push(`${warning.name}: ${warning.message}`);
+  };
+  process.on('warning', onWarning);
   let dataDirectory: { path: string; remove: () => Promise<void> };
   let api: TestServer;
   let agent: Agent;
@@ -729,6 +735,11 @@ describe(`input fuzzing: seeded mutations of valid requests (seed ${SEED}, ${ONL
     assert.ok(isRecord(parsed) && parsed['name'] === 'After the fuzz' && parsed['price'] === 1.25, read.text);
     assert.equal((await api.delete(location)).status, 204);
     t.diagnostic(`${indices.length} cases, seed ${SEED}, ${((performance.now() - started) / 1000).toFixed(1)} s in all`);
+  });
+
+  test('the process warned of nothing while the cases ran', () => {
+    process.off('warning', onWarning);
+    assert.deepEqual(processWarnings, []);
   });
 
   test('no prototype of the process was polluted (the server runs in it)', () => {

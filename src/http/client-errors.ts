@@ -42,12 +42,20 @@ export interface RequestInProgress {
  */
 export const requestsInProgress = new WeakMap<Socket, RequestInProgress>();
 
+/**
+ * Sockets whose bad bytes are already being answered. Node's parser stays failed, so every
+ * later chunk on such a socket is another client error; they change nothing.
+ */
+const answering = new WeakSet<Socket>();
+
 /** `pending` is the answer still being prepared for an earlier, complete request on this socket, if any. */
 export function answerClientError(error: NodeJS.ErrnoException, socket: Socket, pending: ServerResponse | undefined): void {
   if (error.code === 'ECONNRESET' || !socket.writable) {
     socket.destroy();
     return;
   }
+  if (answering.has(socket)) return;
+  answering.add(socket);
   // The bad bytes came after a complete request: its answer goes first, then the connection closes.
   // (When the request's own body is what failed, that request can never complete: answer now.)
   if (pending !== undefined && pending.req.complete) {
