@@ -58,7 +58,10 @@ const files = runningOrder(names).map((name) => join(BUILD, 'test', `${name}.tes
 process.execArgv.push(`--test-timeout=${TEST_TIMEOUT_MS}`);
 const overtime = setTimeout(() => {
   console.error(`npm test: still running after ${SUITE_LIMIT_MS / 60_000} minutes; these test files have not ended:`);
-  for (const file of runningTestFiles()) console.error(`  ${file}`);
+  for (const { pid, file } of runningTestFiles()) {
+    console.error(`  ${file}`);
+    process.kill(pid, 'SIGKILL'); // so that nothing is left holding this run's output open
+  }
   process.exit(1);
 }, SUITE_LIMIT_MS);
 overtime.unref();
@@ -78,16 +81,16 @@ function runningOrder(all) {
   return order;
 }
 
-/** The test files this process's children are running (from /proc; none known elsewhere). */
+/** The test files this process's children are running, with their process ids (from /proc; none known elsewhere). */
 function runningTestFiles() {
-  if (!existsSync('/proc')) return ['(the children of this process cannot be listed here)'];
+  if (!existsSync('/proc')) return [];
   const running = [];
   for (const pid of readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
     try {
       const parent = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ')[1];
       if (parent !== String(process.pid)) continue;
       const file = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').find((arg) => arg.endsWith('.test.js'));
-      if (file !== undefined) running.push(file);
+      if (file !== undefined) running.push({ pid: Number(pid), file });
     } catch {
       // ended meanwhile
     }
