@@ -67,8 +67,11 @@ export interface PostgresCluster {
   createDatabase(template?: string): Promise<string>;
   /** Removes a database no one is connected to any more. */
   dropDatabase(name: string): Promise<void>;
-  /** Stops the server (fast shutdown), keeping its data: the database is then unreachable. */
-  pause(): Promise<void>;
+  /**
+   * Stops the server, keeping its data: the database is then unreachable. `fast` (SIGINT)
+   * ends each session cleanly; `immediate` (SIGQUIT, `pg_ctl stop -m immediate`) as a crash would.
+   */
+  pause(mode?: 'fast' | 'immediate'): Promise<void>;
   /** Starts it again on the same port and data. */
   resume(): Promise<void>;
   /** Fast shutdown, then the directory is removed. */
@@ -144,11 +147,11 @@ export async function startCluster(): Promise<PostgresCluster> {
     if (!referenced) holdLoop(false);
     await waitUntilAccepting(url('postgres'), server, () => log);
   };
-  const halt = async (): Promise<void> => {
+  const halt = async (mode: 'fast' | 'immediate' = 'fast'): Promise<void> => {
     if (server.exitCode !== null || server.signalCode !== null) return;
     holdLoop(true); // until it has exited
     const exited = once(server, 'exit');
-    server.kill('SIGINT');
+    server.kill(mode === 'fast' ? 'SIGINT' : 'SIGQUIT');
     await exited;
   };
   await launch();
@@ -180,7 +183,7 @@ export async function startCluster(): Promise<PostgresCluster> {
     pause: halt,
     resume: launch,
     async stop() {
-      await halt();
+      await halt('fast');
       await rm(dir, { recursive: true, force: true });
       // Only now: a process that dies while stopping still removes the cluster as it exits.
       process.removeListener('exit', killOnExit);

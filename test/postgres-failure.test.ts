@@ -55,6 +55,43 @@ describe('PostgreSQL unreachable while running', { skip: POSTGRES_SKIP }, () => 
   });
 });
 
+describe('PostgreSQL stopped abruptly under concurrent writes', { skip: POSTGRES_SKIP }, () => {
+  let cluster: PostgresCluster;
+  let api: TestServer;
+  before(async () => {
+    cluster = await startCluster();
+    api = await startTestServerWithAdminBootstrap({ database: cluster.url(await cluster.createDatabase()) });
+  });
+  after(async () => {
+    await api?.close();
+    await cluster?.stop();
+  });
+
+  test('with and without Idempotency-Key: every answer a 201 or a 503, the process alive (it runs here), then ready again', async () => {
+    const statuses = new Map<number, number>();
+    let stopping = false;
+    let sent = 0;
+    const writer = async (withKeys: boolean): Promise<void> => {
+      while (!stopping) {
+        const n = sent++;
+        const headers: Record<string, string> = withKeys ? { 'idempotency-key': `abrupt-${n}` } : {};
+        const answer = await api.post('/v1/products', { name: `Write ${n}`, category: 'abrupt', price: 1 }, headers);
+        statuses.set(answer.status, (statuses.get(answer.status) ?? 0) + 1);
+        assert.ok(answer.status === 201 || answer.status === 503, `${answer.status}: ${answer.text}`);
+      }
+    };
+    const writers = Array.from({ length: 16 }, (_, index) => writer(index % 2 === 0));
+    await eventually(() => assert.ok((statuses.get(201) ?? 0) >= 100, 'writes go through before the stop'), 20_000);
+    await cluster.pause('immediate');
+    await eventually(() => assert.ok((statuses.get(503) ?? 0) >= 32, `writes are refused while it is down: ${JSON.stringify([...statuses])}`), 20_000);
+    stopping = true;
+    await Promise.all(writers);
+    await cluster.resume();
+    await readyWithin(api, 20_000, 'ready again once the database is back');
+    assert.equal((await api.post('/v1/products', { name: 'After', category: 'abrupt', price: 1 }, { 'idempotency-key': 'after' })).status, 201);
+  });
+});
+
 describe('PostgreSQL unreachable at start', { skip: POSTGRES_SKIP }, () => {
   let cluster: PostgresCluster;
   before(async () => {

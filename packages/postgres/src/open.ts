@@ -72,6 +72,9 @@ export async function openPostgresStore(options: OpenOptions): Promise<OpenResul
   const pool = new pg.Pool({ ...connection, max: options.poolSize ?? 10, idleTimeoutMillis: 30_000 });
   // An idle connection the server drops must not crash the process: the next query reconnects.
   pool.on('error', () => {});
+  // Nor one checked out (a transaction between two statements), which the pool does not listen to:
+  // its next statement fails as a lost connection, and it is released as broken.
+  pool.on('connect', (client) => client.on('error', () => {}));
   const plans = schemaOf(options.resources);
   // The feed's connection waits for notifications: keep-alive lets it notice a network that went away.
   const listen = (): pg.Client => new pg.Client({ ...connection, keepAlive: true, application_name: FEED_APPLICATION });
