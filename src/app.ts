@@ -31,7 +31,7 @@ import { BodyBudget } from './http/body-budget.ts';
 import { PageCache } from './http/page-cache.ts';
 import { problemReply } from './http/problem.ts';
 import { requestIdFor } from './http/request-id.ts';
-import { pathOfTarget, requireOneHost, unservedTarget } from './http/request-target.ts';
+import { MAX_URL_LENGTH, pathOfTarget, requireOneHost, unservedTarget } from './http/request-target.ts';
 import type { Headers, Reply } from './http/respond.ts';
 import { writeReply } from './http/respond.ts';
 import type { ResourceTable } from './declarations/compile-declaration.ts';
@@ -84,8 +84,6 @@ interface Exchange extends RequestInProgress {
   readonly secrets: string[];
 }
 
-/** Longer request targets get 414 (RFC 9110 §4.1 suggests supporting at least 8000 octets). */
-export const MAX_URL_LENGTH = 8192;
 
 export async function createApp(options: ServerOptions = {}): Promise<App> {
   const config = resolveConfig(options);

@@ -69,6 +69,17 @@ describe('limits on the request itself', () => {
     assertProblem(response, 414, 'uri_too_long', '/v1/products');
   });
 
+  test('a request target over the 16 KiB header budget → 414 uri_too_long too, not 431, and the server goes on', async () => {
+    for (const length of [20_000, 100_000]) {
+      const answer = await rawExchange(api.url, `GET /v1/products?category=${'a'.repeat(length)} HTTP/1.1\r\nHost: x\r\n\r\n`);
+      assert.match(answer, /^HTTP\/1\.1 414 URI Too Long\r\n/, `${length}: ${answer.slice(0, 80)}`);
+      const body = JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4)) as Record<string, unknown>;
+      assert.equal(body['code'], 'uri_too_long');
+      assert.equal(body['detail'], 'the request target is longer than 8192 characters');
+    }
+    assert.equal((await api.get('/healthz')).status, 200);
+  });
+
   test('a target of 8000 characters is still read (RFC 9110 §4.1): judged on its parameters, not its length', async () => {
     const target = `/v1/products?category=${'a'.repeat(8000 - '/v1/products?category='.length)}`;
     assert.equal(target.length, 8000);

@@ -14,7 +14,7 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { after, before, describe, test } from 'node:test';
 import { Ajv2020 } from 'ajv/dist/2020.js';
-import { MAX_URL_LENGTH } from '../src/app.ts';
+import { MAX_URL_LENGTH } from '../src/http/request-target.ts';
 import { ERROR_STATUS } from '../src/http/errors.ts';
 import { MAX_TARGET_LENGTH } from '../src/openapi/schemas.ts';
 import { withArticle } from '../src/openapi/names.ts';

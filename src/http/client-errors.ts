@@ -1,5 +1,6 @@
 // Requests Node's HTTP parser rejects before any handler runs: a request line or
-// headers that are malformed, headers over the size cap (431, RFC 6585 §5), or a
+// headers that are malformed, headers over the size cap (431, RFC 6585 §5; 414 when the
+// request line alone is what overflowed it, RFC 9110 §15.5.15), or a
 // client too slow to send its headers (408, RFC 9110 §15.5.9). They still get a JSON
 // problem body, and the connection is closed, since its framing cannot be trusted.
 // When the bad bytes follow a request whose answer is still being prepared (pipelining),
@@ -14,12 +15,26 @@ import type { Socket } from 'node:net';
 import type { ErrorCode } from './errors.ts';
 import { ERROR_STATUS, STATUS_TITLES } from './errors.ts';
 import { newRequestId } from './request-id.ts';
+import { MAX_URL_LENGTH } from './request-target.ts';
 
 const CAUSES: Readonly<Record<string, { code: ErrorCode; detail: string }>> = {
   HPE_HEADER_OVERFLOW: { code: 'headers_too_large', detail: 'the request headers are too large' },
   ERR_HTTP_REQUEST_TIMEOUT: { code: 'request_timeout', detail: 'the request took too long to arrive' },
 };
 const MALFORMED = { code: 'malformed_request' as const, detail: 'the request is not valid HTTP/1.1' };
+const TARGET_TOO_LONG = { code: 'uri_too_long' as const, detail: `the request target is longer than ${MAX_URL_LENGTH} characters` };
+
+/**
+ * Headers overflowed while the bytes Node was parsing began with a request line longer
+ * than any target the server reads: the target is what is too long, as app.ts says of
+ * a shorter one. (Node hands over those bytes as `rawPacket`.)
+ */
+function targetOverflowed(error: NodeJS.ErrnoException): boolean {
+  const packet: unknown = Reflect.get(error, 'rawPacket');
+  if (error.code !== 'HPE_HEADER_OVERFLOW' || !Buffer.isBuffer(packet) || !/^[A-Z]+ [^ ]/.test(packet.toString('latin1', 0, 32))) return false;
+  const lineEnd = packet.indexOf('\r\n');
+  return lineEnd === -1 || lineEnd > MAX_URL_LENGTH;
+}
 
 /**
  * After an error answer, the socket is closed for sending at once and destroyed a moment
@@ -69,7 +84,7 @@ export function answerClientError(error: NodeJS.ErrnoException, socket: Socket, 
     socket.destroy();
     return;
   }
-  const { code, detail } = CAUSES[error.code ?? ''] ?? MALFORMED;
+  const { code, detail } = targetOverflowed(error) ? TARGET_TOO_LONG : (CAUSES[error.code ?? ''] ?? MALFORMED);
   answerRaw(socket, code, detail, '', request);
 }
 

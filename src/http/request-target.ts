@@ -7,6 +7,9 @@
 
 import { HttpError } from './errors.ts';
 
+/** Longer request targets get 414 (RFC 9110 §4.1 suggests supporting at least 8000 octets). */
+export const MAX_URL_LENGTH = 8192;
+
 /** `http://` or `https://`, then a host that is not empty and carries no `user@`. */
 const ABSOLUTE_FORM = /^https?:\/\/[^/?#@]+(?=[/?#]|$)/i;
 

@@ -212,7 +212,7 @@ export const TOKEN_SCHEMA: Schema = {
   },
 };
 
-/** The longest request target the server reads (MAX_URL_LENGTH in app.ts, which imports this module's users); a problem's instance is its path. */
+/** The longest request target the server reads (MAX_URL_LENGTH in http/request-target.ts); a problem's instance is its path. */
 export const MAX_TARGET_LENGTH = 8192;
 
 /** A request id (http/request-id.ts): the client's own when sane, else one the server made. */
