@@ -4,10 +4,13 @@
 // no server (test/declared-*.test.ts serve declarations).
 
 import assert from 'node:assert/strict';
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { checkDeclaration, patternProblem } from '../src/declarations/check-declaration.ts';
+import { checkDeclaration, MAX_DECLARATION_DEPTH, MAX_DECLARATION_VALUES, patternProblem } from '../src/declarations/check-declaration.ts';
+import type { ResourcesDeclaration } from '../src/declarations/declaration.ts';
+import { compileObject, DeclarationError, loadDeclarationFile, MAX_DECLARATION_BYTES } from '../src/declarations/load-declaration.ts';
+import { temporaryDirectory } from './helpers.ts';
 import { LIBRARY } from './declared-domains.ts';
 import { REPOSITORY_ROOT } from './repository.ts';
 
@@ -122,6 +125,20 @@ describe('every problem at once', () => {
     assert.deepEqual(checkDeclaration({ resources: 3 }), [{ pointer: '/resources', message: 'must be an object of collections' }]);
   });
 
+  test('more than a hundred problems: the first hundred, then how many more', () => {
+    const declaration = library();
+    for (let index = 0; index < 150; index++) declaration.resources.books.properties[`bad_${index}`] = { type: 'nothing' };
+    assert.throws(
+      () => compileObject(declaration as ResourcesDeclaration),
+      (error: unknown) => {
+        assert.ok(error instanceof DeclarationError);
+        assert.equal(error.lines.length, 101);
+        assert.equal(error.lines[100], 'resources: and 50 more problems');
+        return true;
+      },
+    );
+  });
+
   test('a member name with / or ~ is escaped in the pointer (RFC 6901)', () => {
     const declaration = library();
     declaration.resources.books.properties['a/b~c'] = { type: 'string' };
@@ -149,4 +166,66 @@ describe('patterns: valid, and no nested variable repetition (ReDoS)', () => {
       assert.equal(patternProblem(pattern) === undefined, accepted, patternProblem(pattern));
     });
   }
+});
+
+describe('declarations too deep or too large are refused before they are checked, with no stack overflow', () => {
+  /** `value` wrapped in `depth` arrays. */
+  function nested(depth: number, value: unknown): unknown {
+    let wrapped = value;
+    for (let level = 0; level < depth; level++) wrapped = [wrapped];
+    return wrapped;
+  }
+
+  test('an enum value nested 5,000 deep: one problem, where the bound is crossed', () => {
+    const declaration = library();
+    declaration.resources.books.properties.title = { enum: [nested(5000, 'x')] };
+    const problems = checkDeclaration(declaration);
+    assert.equal(problems.length, 1);
+    assert.match(problems[0]?.pointer ?? '', /^\/resources\/books\/properties\/title\/enum\/0(\/0)+$/);
+    assert.equal(problems[0]?.message, `nests deeper than ${MAX_DECLARATION_DEPTH} levels; a declaration is limited to that depth`);
+  });
+
+  test('a schema nested 3,000 objects deep, given as an object: refused the same way (embedding), or as not plain JSON when stringify cannot follow it', () => {
+    let schema: Record<string, unknown> = { type: 'string' };
+    for (let level = 0; level < 3000; level++) schema = { type: 'object', properties: { inner: schema } };
+    const declaration = library();
+    declaration.resources.books.properties.deep = schema;
+    assert.match(checkDeclaration(declaration)[0]?.message ?? '', /nests deeper than/);
+    assert.throws(() => compileObject(declaration as ResourcesDeclaration), (error: unknown) => error instanceof DeclarationError && /nests deeper than|not plain JSON data/.test(error.message));
+  });
+
+  test(`more than ${MAX_DECLARATION_VALUES} values (a 200,000-value enum) is one problem`, () => {
+    const declaration = library();
+    declaration.resources.books.properties.title = { enum: Array.from({ length: 200_000 }, (_, index) => `v${index}`) };
+    assert.deepEqual(checkDeclaration(declaration), [{ pointer: '', message: `holds more than ${MAX_DECLARATION_VALUES} JSON values; a declaration is limited to that many` }]);
+  });
+
+  test('a nesting within the bound is checked as usual: five objects deep', () => {
+    let schema: Record<string, unknown> = { type: 'string' };
+    for (let level = 0; level < 5; level++) schema = { type: 'object', properties: { inner: schema } };
+    const declaration = library();
+    declaration.resources.books.properties.deep = schema;
+    assert.deepEqual(checkDeclaration(declaration), []);
+  });
+
+  test('an object with a cycle, given by an embedder, is refused as not plain JSON data', () => {
+    const declaration = library();
+    declaration.resources.books.properties.title.self = declaration.resources.books.properties.title;
+    assert.throws(() => compileObject(declaration as ResourcesDeclaration), (error: unknown) => error instanceof DeclarationError && /^resources: \(top level\): is not plain JSON data \(/.test(error.message));
+  });
+
+  test(`a file over ${MAX_DECLARATION_BYTES} bytes is refused before it is read`, async () => {
+    const dir = await temporaryDirectory();
+    try {
+      const path = join(dir.path, 'big.json');
+      await writeFile(path, JSON.stringify({ resources: {}, 'x-padding': 'p'.repeat(MAX_DECLARATION_BYTES) }));
+      await assert.rejects(loadDeclarationFile(path), (error: unknown) => {
+        assert.ok(error instanceof DeclarationError);
+        assert.match(error.lines[0] ?? '', new RegExp(`^${path.replaceAll('/', '\\/')}: is \\d+ bytes; a declaration is limited to ${MAX_DECLARATION_BYTES} bytes$`));
+        return true;
+      });
+    } finally {
+      await dir.remove();
+    }
+  });
 });

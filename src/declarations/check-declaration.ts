@@ -50,8 +50,34 @@ function child(pointer: string, member: string | number): string {
   return `${pointer}/${String(member).replaceAll('~', '~0').replaceAll('/', '~1')}`;
 }
 
+/** How deep a declaration's JSON may nest: a schema five objects deep is about twenty. */
+export const MAX_DECLARATION_DEPTH = 64;
+/** How many JSON values (objects, arrays, strings, numbers…) a declaration may hold in all. */
+export const MAX_DECLARATION_VALUES = 100_000;
+
+/**
+ * Whether a declaration is too deep or too large to be checked at all, at the pointer
+ * where the first bound is crossed. Walked with a stack of its own, so that no depth of
+ * nesting can overflow the call stack (the checks below recurse, bounded by this one).
+ */
+export function declarationSizeProblem(declaration: Json): DeclarationProblem | undefined {
+  const pending: { value: Json; pointer: string; depth: number }[] = [{ value: declaration, pointer: '', depth: 0 }];
+  let values = 0;
+  while (pending.length > 0) {
+    const { value, pointer, depth } = pending.pop() as { value: Json; pointer: string; depth: number };
+    if (++values > MAX_DECLARATION_VALUES) return { pointer: '', message: `holds more than ${MAX_DECLARATION_VALUES} JSON values; a declaration is limited to that many` };
+    if (typeof value !== 'object' || value === null) continue;
+    if (depth === MAX_DECLARATION_DEPTH) return { pointer, message: `nests deeper than ${MAX_DECLARATION_DEPTH} levels; a declaration is limited to that depth` };
+    const entries: [string | number, Json][] = Array.isArray(value) ? value.map((item, index) => [index, item]) : Object.entries(value);
+    for (const [member, inner] of entries) pending.push({ value: inner, pointer: child(pointer, member), depth: depth + 1 });
+  }
+  return undefined;
+}
+
 /** Every problem of `declaration` (the parsed file); an empty list means it is well formed. */
 export function checkDeclaration(declaration: Json): DeclarationProblem[] {
+  const tooLarge = declarationSizeProblem(declaration);
+  if (tooLarge !== undefined) return [tooLarge];
   const problems: DeclarationProblem[] = [];
   const problem = (pointer: string, message: string): void => {
     problems.push({ pointer, message });
