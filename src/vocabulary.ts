@@ -9,10 +9,13 @@ import type { Language, Vocabulary } from './resources/definition.ts';
 
 export type { Language, Vocabulary };
 
-/** The words plainrest itself puts in a vocabulary: list parameters and the timestamps every record has. */
-const BUILT_IN_WORDS: Readonly<Record<Language, Readonly<Record<string, string>>>> = {
-  pt: { page: 'pagina', limit: 'limite', sort: 'ordenar', fields: 'campos', embed: 'incluir', created_at: 'criado_em', updated_at: 'atualizado_em' },
-};
+/**
+ * The words plainrest itself puts in a vocabulary: list parameters and the timestamps every
+ * record has. Maps, not objects: a property named `constructor` finds no word of Object.prototype's.
+ */
+const BUILT_IN_WORDS: ReadonlyMap<Language, ReadonlyMap<string, string>> = new Map([
+  ['pt', new Map([['page', 'pagina'], ['limit', 'limite'], ['sort', 'ordenar'], ['fields', 'campos'], ['embed', 'incluir'], ['created_at', 'criado_em'], ['updated_at', 'atualizado_em']])],
+]);
 
 export interface VocabularyNames {
   readonly language: Language;
@@ -26,15 +29,15 @@ export interface VocabularyNames {
 
 /** Builds the two-way name table of one resource in one language. */
 export function buildVocabulary(names: VocabularyNames): Vocabulary {
-  const builtIn = BUILT_IN_WORDS[names.language] ?? {};
+  const builtIn = BUILT_IN_WORDS.get(names.language) ?? new Map<string, string>();
   const outward = new Map<string, string>();
   for (const name of names.known) {
-    const translated = names.properties.get(name) ?? builtIn[name];
+    const translated = names.properties.get(name) ?? builtIn.get(name);
     if (translated !== undefined && translated !== name) outward.set(name, translated);
   }
   const inward = new Map<string, string>();
   for (const name of names.known) inward.set(outward.get(name) ?? name, name);
-  const word = (name: string): string => builtIn[name] ?? name;
+  const word = (name: string): string => builtIn.get(name) ?? name;
   return {
     language: names.language,
     collection: names.collection,

@@ -36,6 +36,8 @@ const MISTAKES: readonly Mistake[] = [
   { name: 'a reserved collection name', change: (d) => (d.resources.tokens = { ...d.resources.authors, names: undefined }), pointer: '/resources/tokens', message: /reserved/ },
   { name: 'a looser access to users', change: (d) => (d.resources.users = { singular: 'user', access: { list: 'user' } }), pointer: '/resources/users/access/list', message: /only be made stricter than "admin"/ },
   { name: 'owner access on a collection nobody owns', change: (d) => (d.resources.authors.access.update = 'owner'), pointer: '/resources/authors/access/update', message: /"owner" needs records with an owner/ },
+  { name: 'a reserved name in a vocabulary', change: (d) => (d.resources.authors.names.pt.collection = 'tokens'), pointer: '/resources/authors/names/pt/collection', message: /^"tokens" is reserved: plainrest serves \/v1\/tokens itself$/ },
+  { name: "the built-in users' name in a vocabulary", change: (d) => (d.resources.authors.names.pt.collection = 'usuarios'), pointer: '/resources/authors', message: /^its path segment "usuarios" is also users's$/ },
   { name: 'two collections sharing a path segment in a vocabulary', change: (d) => (d.resources.loans.names = { pt: { collection: 'autores' } }), pointer: '/resources/loans', message: /path segment "autores" is also authors's/ },
   { name: 'a collection name with capitals', change: (d) => (d.resources.Authors = d.resources.loans), pointer: '/resources/Authors', message: /not a collection name/ },
   { name: 'a declared id', change: (d) => (d.resources.authors.properties.id = { type: 'integer' }), pointer: '/resources/authors/properties/id', message: /cannot be declared/ },
@@ -102,7 +104,7 @@ describe('every problem at once', () => {
     const declaration = library();
     // Left out: mistakes that add a whole collection (copies would carry the others' problems)
     // or that write the same member as another one (`tags`).
-    const apart = new Set(['a reserved collection name', 'a collection name with capitals', 'retyping a built-in user field', 'x-filter inside an array']);
+    const apart = new Set(['a reserved collection name', 'a collection name with capitals', 'retyping a built-in user field', 'x-filter inside an array', "the built-in users' name in a vocabulary", 'two collections sharing a path segment in a vocabulary']);
     const together = MISTAKES.filter((mistake) => !apart.has(mistake.name));
     for (const mistake of together) mistake.change(declaration);
     const pointers = checkDeclaration(declaration).map((problem) => problem.pointer);

@@ -233,3 +233,35 @@ describe('a declaration that nests under the built-in users without declaring th
     assert.deepEqual(fieldCodes(dangling.body), [{ field: 'reviewer_id', code: 'unknown_user' }]);
   });
 });
+
+describe('property names that are also names of Object.prototype', () => {
+  const THINGS = {
+    resources: {
+      things: {
+        singular: 'thing',
+        properties: { constructor: { type: 'string', 'x-filter': true, 'x-sort': true, 'x-search': true } },
+        names: { pt: { collection: 'coisas', singular: 'coisa' } },
+      },
+    },
+  } as const;
+  let admin: TestServer;
+  before(async () => {
+    admin = await startTestServer({ resources: THINGS });
+  });
+  after(() => admin.close());
+
+  test('"constructor" with x-filter, x-sort and x-search: the home page, the OpenAPI document, a create, a filter, a sort and a search all answer', async () => {
+    const page = await admin.request('GET', '/', { headers: { accept: 'text/html' } });
+    assert.equal(page.status, 200, page.text.slice(0, 200));
+    assert.ok(page.text.includes('<code>constructor</code>'), 'the filter is listed on the home page');
+    const document = await admin.get('/v1/openapi.json');
+    assert.equal(document.status, 200);
+    assert.deepEqual(document.body.components.schemas.Thing.properties.constructor, { type: 'string' });
+    for (const [path, value] of [['/v1/things', 'Plain words'], ['/v1/coisas', 'Outras palavras']] as const) {
+      assert.equal((await admin.post(path, { constructor: value })).status, 201);
+    }
+    assert.deepEqual((await admin.get('/v1/things?constructor=Plain%20words')).body.data.map((thing: { constructor: string }) => thing.constructor), ['Plain words']);
+    assert.deepEqual((await admin.get('/v1/coisas?ordenar=-constructor')).body.data.map((thing: { constructor: string }) => thing.constructor), ['Plain words', 'Outras palavras']);
+    assert.equal((await admin.get('/v1/things?q=palavras')).body.meta.total, 1);
+  });
+});

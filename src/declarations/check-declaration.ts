@@ -9,7 +9,7 @@
 // data/example/resources.json is the example domain in this format.
 
 import type { Audience, Operation } from '../resources/definition.ts';
-import { AUDIENCE_RANK, BUILT_IN_USER_ACCESS, BUILT_IN_USER_PROPERTIES, builtInUserType } from './built-in-users.ts';
+import { AUDIENCE_RANK, BUILT_IN_USER_ACCESS, BUILT_IN_USER_PROPERTIES, BUILT_IN_USERS, builtInUserType } from './built-in-users.ts';
 
 /** One thing wrong with a declaration: where (a JSON pointer) and what. */
 export interface DeclarationProblem {
@@ -154,9 +154,15 @@ function checkOwnerAccess(resources: JsonObject, problem: Report): void {
   }
 }
 
+/** `users` and its names in the built-in vocabularies (`usuarios`). */
+function builtInUserSegments(): string[] {
+  return ['users', ...Object.values(BUILT_IN_USERS.names ?? {}).flatMap((vocabulary) => (vocabulary.collection === undefined ? [] : [vocabulary.collection]))];
+}
+
 /** Two collections under the same parent may not share a path segment in any vocabulary (nor one collection's name in one vocabulary be another's in another). */
 function checkPathNames(resources: JsonObject, problem: Report): void {
-  const taken = new Map<string, string>();
+  // The built-in users' segments are taken whether or not users are declared.
+  const taken = new Map<string, string>(builtInUserSegments().map((name) => [`/${name}`, 'users']));
   for (const [collection, body] of Object.entries(resources)) {
     if (!isObject(body)) continue;
     const parent = typeof body['parent'] === 'string' ? body['parent'] : '';
@@ -278,6 +284,7 @@ function checkNames(names: Json, declared: ReadonlySet<string>, pointer: string,
     for (const [member, value] of Object.entries(vocabulary)) {
       if (member === 'collection' || member === 'singular') {
         if (typeof value !== 'string' || !NAME.test(value)) problem(child(at, member), 'must be a name: lower-case letters, digits and _');
+        else if (member === 'collection' && RESERVED_COLLECTIONS.has(value)) problem(child(at, member), `"${value}" is reserved: plainrest serves /v1/${value} itself`);
       } else if (member === 'properties') {
         checkTranslatedProperties(value, declared, child(at, member), problem);
       } else {
