@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { checkDeclaration, MAX_DECLARATION_DEPTH, MAX_DECLARATION_VALUES, patternProblem } from '../src/declarations/check-declaration.ts';
+import { checkDeclaration, MAX_DECLARATION_DEPTH, MAX_DECLARATION_VALUES, MAX_NESTING, patternProblem } from '../src/declarations/check-declaration.ts';
 import type { ResourcesDeclaration } from '../src/declarations/declaration.ts';
 import { compileObject, DeclarationError, loadDeclarationFile, MAX_DECLARATION_BYTES } from '../src/declarations/load-declaration.ts';
 import { temporaryDirectory } from './helpers.ts';
@@ -139,6 +139,17 @@ describe('every problem at once', () => {
         return true;
       },
     );
+  });
+
+  test(`collections nest at most ${MAX_NESTING} deep, counting the built-in users when a chain starts under them`, () => {
+    /** c1 under users (undeclared), c2 under c1, … */
+    const chain = (length: number): Record<string, any> => ({
+      resources: Object.fromEntries(Array.from({ length }, (_, index) => [`c${index + 1}`, { singular: `one_c${index + 1}`, parent: index === 0 ? 'users' : `c${index}`, properties: { note: { type: 'string' } } }])),
+    });
+    assert.deepEqual(checkDeclaration(chain(MAX_NESTING - 1)), [], `users and ${MAX_NESTING - 1} below them`);
+    const deepest = `c${MAX_NESTING}`;
+    assert.deepEqual(checkDeclaration(chain(MAX_NESTING)), [{ pointer: `/resources/${deepest}/parent`, message: `nests ${deepest} ${MAX_NESTING + 1} collections deep; at most ${MAX_NESTING} may nest` }]);
+    assert.equal(checkDeclaration(chain(1000)).length, 1000 - MAX_NESTING + 1, 'each collection too deep is named');
   });
 
   test('a member name with / or ~ is escaped in the pointer (RFC 6901)', () => {

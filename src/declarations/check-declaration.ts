@@ -50,6 +50,8 @@ function child(pointer: string, member: string | number): string {
   return `${pointer}/${String(member).replaceAll('~', '~0').replaceAll('/', '~1')}`;
 }
 
+/** How many collections a path may nest: /v1/a/1/b/2/… at most this many deep. */
+export const MAX_NESTING = 8;
 /** How deep a declaration's JSON may nest: a schema five objects deep is about twenty. */
 export const MAX_DECLARATION_DEPTH = 64;
 /** How many JSON values (objects, arrays, strings, numbers…) a declaration may hold in all. */
@@ -555,7 +557,17 @@ function checkParentChains(resources: JsonObject, problem: Report): void {
       seen.add(current);
       current = parentOf(resources, current);
     }
+    if (current !== undefined) continue; // a cycle, reported above
+    // Under users left undeclared, a chain is one longer than its declared collections.
+    const depth = seen.size + (lastParent(resources, [...seen]) === 'users' && !Object.hasOwn(resources, 'users') ? 1 : 0);
+    if (depth > MAX_NESTING) problem(child(child('/resources', start), 'parent'), `nests ${start} ${depth} collections deep; at most ${MAX_NESTING} may nest`);
   }
+}
+
+/** The parent named by the last collection of a chain, declared or not. */
+function lastParent(resources: JsonObject, chain: readonly string[]): unknown {
+  const last = resources[chain.at(-1) as string];
+  return isObject(last) ? last['parent'] : undefined;
 }
 
 function parentOf(resources: JsonObject, collection: string): string | undefined {
