@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { checkDeclaration, MAX_DECLARATION_DEPTH, MAX_DECLARATION_VALUES, MAX_NESTING, patternProblem } from '../src/declarations/check-declaration.ts';
+import { checkDeclaration, MAX_DECLARATION_DEPTH, MAX_DECLARATION_VALUES, MAX_NESTING, MAX_PATTERN_GROUP_DEPTH, MAX_PATTERN_LENGTH, patternProblem } from '../src/declarations/check-declaration.ts';
 import type { ResourcesDeclaration } from '../src/declarations/declaration.ts';
 import { compileObject, DeclarationError, loadDeclarationFile, MAX_DECLARATION_BYTES } from '../src/declarations/load-declaration.ts';
 import { temporaryDirectory } from './helpers.ts';
@@ -160,6 +160,17 @@ describe('every problem at once', () => {
 });
 
 describe('patterns: valid, and no nested variable repetition (ReDoS)', () => {
+  test(`a pattern over ${MAX_PATTERN_LENGTH} characters, or with groups nested over ${MAX_PATTERN_GROUP_DEPTH} deep, is refused; at the bounds it is accepted`, () => {
+    assert.equal(patternProblem(`^${'a'.repeat(MAX_PATTERN_LENGTH - 2)}$`), undefined);
+    assert.equal(patternProblem('a'.repeat(100_000)), `is 100000 characters long; a pattern is limited to ${MAX_PATTERN_LENGTH}`);
+    const nested = (depth: number): string => `${'('.repeat(depth)}a${')'.repeat(depth)}`;
+    assert.equal(patternProblem(nested(MAX_PATTERN_GROUP_DEPTH)), undefined);
+    assert.equal(patternProblem(`[(((((((((((((((((]${nested(2)}\\(`), undefined, 'parentheses in a class or escaped are not groups');
+    for (const depth of [MAX_PATTERN_GROUP_DEPTH + 1, 400]) {
+      assert.equal(patternProblem(nested(depth)), `nests groups deeper than ${MAX_PATTERN_GROUP_DEPTH}; a pattern is limited to that depth`);
+    }
+  });
+
   const cases: readonly [string, boolean][] = [
     ['^[0-9]{13}$', true],
     ['^(\\d{3}-){2}\\d{4}$', true],

@@ -50,6 +50,10 @@ function child(pointer: string, member: string | number): string {
   return `${pointer}/${String(member).replaceAll('~', '~0').replaceAll('/', '~1')}`;
 }
 
+/** A longer `pattern` is refused: every write compiles and runs it. */
+export const MAX_PATTERN_LENGTH = 1000;
+/** Nor one nesting its groups deeper (V8 compiles a 5,000-deep one into a stack overflow). */
+export const MAX_PATTERN_GROUP_DEPTH = 16;
 /** How many collections a path may nest: /v1/a/1/b/2/… at most this many deep. */
 export const MAX_NESTING = 8;
 /** How deep a declaration's JSON may nest: a schema five objects deep is about twenty. */
@@ -465,6 +469,8 @@ function fitsKindOf(value: Json, type: Json, values: Json): boolean {
  */
 export function patternProblem(pattern: Json): string | undefined {
   if (typeof pattern !== 'string') return 'must be a string';
+  if (pattern.length > MAX_PATTERN_LENGTH) return `is ${pattern.length} characters long; a pattern is limited to ${MAX_PATTERN_LENGTH}`;
+  if (groupDepth(pattern) > MAX_PATTERN_GROUP_DEPTH) return `nests groups deeper than ${MAX_PATTERN_GROUP_DEPTH}; a pattern is limited to that depth`;
   try {
     new RegExp(pattern, 'u');
   } catch {
@@ -472,6 +478,22 @@ export function patternProblem(pattern: Json): string | undefined {
   }
   if (hasNestedQuantifier(pattern)) return 'repeats a group that repeats itself, which can backtrack catastrophically; rewrite it without nested quantifiers';
   return undefined;
+}
+
+/** The deepest nesting of parentheses in `pattern`, counting none escaped or inside a character class. */
+function groupDepth(pattern: string): number {
+  let depth = 0;
+  let deepest = 0;
+  let inClass = false;
+  for (let index = 0; index < pattern.length; index++) {
+    const character = pattern[index];
+    if (character === '\\') index++;
+    else if (inClass) inClass = character !== ']';
+    else if (character === '[') inClass = true;
+    else if (character === '(') deepest = Math.max(deepest, ++depth);
+    else if (character === ')') depth--;
+  }
+  return deepest;
 }
 
 /**
