@@ -571,6 +571,7 @@ function repeatsVariably(pattern: string, index: number): boolean {
 function checkParentChains(resources: JsonObject, problem: Report): void {
   for (const start of Object.keys(resources)) {
     const seen = new Set<string>([start]);
+    let top = start;
     let current = parentOf(resources, start);
     while (current !== undefined) {
       if (seen.has(current)) {
@@ -578,23 +579,24 @@ function checkParentChains(resources: JsonObject, problem: Report): void {
         break;
       }
       seen.add(current);
+      top = current;
       current = parentOf(resources, current);
     }
     if (current !== undefined) continue; // a cycle, reported above
     // Under users left undeclared, a chain is one longer than its declared collections.
-    const depth = seen.size + (lastParent(resources, [...seen]) === 'users' && !Object.hasOwn(resources, 'users') ? 1 : 0);
+    const depth = seen.size + (namedParent(resources, top) === 'users' && !Object.hasOwn(resources, 'users') ? 1 : 0);
     if (depth > MAX_NESTING) problem(child(child('/resources', start), 'parent'), `nests ${start} ${depth} collections deep; at most ${MAX_NESTING} may nest`);
   }
 }
 
-/** The parent named by the last collection of a chain, declared or not. */
-function lastParent(resources: JsonObject, chain: readonly string[]): unknown {
-  const last = resources[chain.at(-1) as string];
-  return isObject(last) ? last['parent'] : undefined;
+/** The `parent` member of a collection, whatever it holds. */
+function namedParent(resources: JsonObject, collection: string): unknown {
+  const body = resources[collection];
+  return isObject(body) ? body['parent'] : undefined;
 }
 
+/** The declared collection a collection is nested under. */
 function parentOf(resources: JsonObject, collection: string): string | undefined {
-  const body = resources[collection];
-  const parent = isObject(body) ? body['parent'] : undefined;
-  return typeof parent === 'string' && parent in resources ? parent : undefined;
+  const parent = namedParent(resources, collection);
+  return typeof parent === 'string' && Object.hasOwn(resources, parent) ? parent : undefined;
 }
