@@ -164,8 +164,8 @@ export async function againOnSharedPostgres(suite: string, load: () => Promise<u
 
 /**
  * TEST_STORE=postgres: two servers on one database, started at once, and requests sent
- * to each in turn, as a balancer in front of two processes would (README: Deploying on
- * several machines). A test's writes through one are read through the other.
+ * to each in turn, as a balancer in front of two processes would (docs/deploying.md). A
+ * test's writes through one are read through the other.
  */
 async function startPairOnOneDatabase(options: ServerOptions): Promise<TestServer> {
   // As startTestServer does in memory: where the options leave the administrator alone, the

@@ -16,7 +16,7 @@ import { temporaryDirectory } from './helpers.ts';
 import { REPOSITORY_ROOT } from './repository.ts';
 
 /** What a clean clone holds that packing needs (dist/ is built by prepack, not copied). */
-const CHECKOUT_FILES = ['package.json', 'package-lock.json', 'tsconfig.json', 'README.md', 'LICENSE', 'src', 'data/example'];
+const CHECKOUT_FILES = ['package.json', 'package-lock.json', 'tsconfig.json', 'README.md', 'LICENSE', 'src', 'data/example', 'docs'];
 const TIMEOUT = { timeout: 120_000 };
 const run = promisify(execFile);
 /** npm without its update check, audit or funding notes, none of which a test may wait on or read. */
@@ -49,10 +49,10 @@ after(async () => {
 });
 
 describe('the npm package', () => {
-  test('the tarball holds the built code, its types, the example data, README and LICENSE, and no source or tests', TIMEOUT, async () => {
+  test('the tarball holds the built code, its types, the example data, README, docs/ and LICENSE, and no source or tests', TIMEOUT, async () => {
     const { stdout } = await run('tar', ['-tzf', tarball]);
     const files = stdout.trim().split('\n').map((line) => line.replace(/^package\//, ''));
-    for (const expected of ['package.json', 'README.md', 'LICENSE', 'dist/main.js', 'dist/index.js', 'dist/index.d.ts', 'data/example/products.json']) {
+    for (const expected of ['package.json', 'README.md', 'docs/deploying.md', 'LICENSE', 'dist/main.js', 'dist/index.js', 'dist/index.d.ts', 'data/example/products.json']) {
       assert.ok(files.includes(expected), `${expected} is in the tarball`);
     }
     assert.deepEqual(files.filter((file) => /^(src|test|bench)\//.test(file)), []);
