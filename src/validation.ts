@@ -8,6 +8,7 @@ import type { FieldError } from './http/errors.ts';
 import { validationError } from './http/errors.ts';
 import type { Fields, JsonObject, JsonValue } from './json.ts';
 import { isJsonObject, jsonEqual } from './json.ts';
+import { MatchBudget, MatchBudgetSpent } from './patterns/linear-pattern.ts';
 import type { FieldRule, Vocabulary } from './resources/definition.ts';
 
 /** create = POST, replace = PUT, patch = PATCH (RFC 7396 merge patch, `null` removes). */
@@ -48,7 +49,7 @@ export function validateBody(
   keepNestedServerValues = false,
 ): Fields {
   const errors: FieldError[] = [];
-  const fields = checkObject(rules, body, current, { vocabulary, mode, prefix: '', errors, keepNestedServerValues });
+  const fields = checkObject(rules, body, current, { vocabulary, mode, prefix: '', errors, keepNestedServerValues, matching: new MatchBudget() });
   if (errors.length > 0) throw validationError(errors);
   return fields;
 }
@@ -70,6 +71,8 @@ interface CheckState {
   readonly prefix: string;
   readonly errors: FieldError[];
   readonly keepNestedServerValues: boolean;
+  /** The pattern-matching work this request has left (README: Security). */
+  readonly matching: MatchBudget;
 }
 
 /** `stored` is the stored value at this place (the record at the top level), when there is one. */
@@ -153,7 +156,7 @@ function checkValue(rule: FieldRule, value: JsonValue, field: string, stored: Js
   switch (rule.type) {
     case 'string':
       if (typeof value !== 'string') return fail('invalid_type', 'must be a string');
-      return checkString(rule, value, fail) ? value : undefined;
+      return checkString(rule, value, state.matching, fail) ? value : undefined;
     case 'number':
       if (typeof value !== 'number') return fail('invalid_type', 'must be a number');
       return checkNumber(rule, value, fail) ? value : undefined;
@@ -183,7 +186,7 @@ function checkNested(rules: readonly FieldRule[], value: JsonObject, prefix: str
   return state.errors.length === before ? checked : undefined;
 }
 
-function checkString(rule: FieldRule, value: string, fail: Fail): boolean {
+function checkString(rule: FieldRule, value: string, matching: MatchBudget, fail: Fail): boolean {
   if (rule.minLength !== undefined || rule.maxLength !== undefined) {
     const length = countCharacters(value);
     if (rule.minLength !== undefined && length < rule.minLength) {
@@ -199,9 +202,21 @@ function checkString(rule: FieldRule, value: string, fail: Fail): boolean {
     fail('invalid_format', FORMAT_MESSAGES[rule.format]);
     return false;
   }
-  if (rule.pattern !== undefined && !rule.pattern.test(value)) {
-    fail('pattern_mismatch', `must match the pattern ${rule.pattern.source}`);
-    return false;
+  // Once a value has spent the request's matching budget, the request is refused for it
+  // and later values are not matched.
+  if (rule.pattern !== undefined && matching.steps >= 0) {
+    let matches: boolean;
+    try {
+      matches = rule.pattern.test(value, matching);
+    } catch (error) {
+      if (!(error instanceof MatchBudgetSpent)) throw error;
+      fail('pattern_too_costly', 'is too long to check against its pattern in one request; send shorter values');
+      return false;
+    }
+    if (!matches) {
+      fail('pattern_mismatch', `must match the pattern ${rule.pattern.source}`);
+      return false;
+    }
   }
   return true;
 }

@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { patternExample } from '../src/openapi/pattern-example.ts';
+import { LinearPattern } from '../src/patterns/linear-pattern.ts';
 
 describe('pattern examples: the shortest string a declared pattern matches', () => {
   const cases: [string, string][] = [
@@ -20,20 +21,24 @@ describe('pattern examples: the shortest string a declared pattern matches', () 
   ];
   for (const [source, expected] of cases) {
     test(`/${source}/ → ${JSON.stringify(expected)}`, () => {
-      const example = patternExample(new RegExp(source, 'u'));
+      const example = patternExample(new LinearPattern(source));
       assert.equal(example, expected);
       assert.match(example ?? '', new RegExp(source, 'u'));
     });
   }
 
   test('an open-ended repetition is written longer to reach a minLength; a maxLength it cannot meet gives undefined', () => {
-    assert.equal(patternExample(/^[a-z]+$/u, 5), 'aaaaaa');
-    assert.equal(patternExample(/^[0-9]{4}$/u, 0, 3), undefined);
+    assert.equal(patternExample(new LinearPattern('^[a-z]+$'), 5), 'aaaaaa');
+    assert.equal(patternExample(new LinearPattern('^[0-9]{4}$'), 0, 3), undefined);
   });
 
-  test('lookarounds, back-references and characters none of the candidates match give undefined (the declaration gives `examples`)', () => {
-    assert.equal(patternExample(/^(?=.*\d)[a-z\d]{8}$/u), undefined);
-    assert.equal(patternExample(/^(a)\1$/u), undefined);
-    assert.equal(patternExample(/^[\u0400-\u04FF]+$/u), undefined);
+  test('characters none of the candidates match, or an example over 10,000 characters, give undefined (the declaration gives `examples`)', () => {
+    assert.equal(patternExample(new LinearPattern('^[\\u0400-\\u04FF]+$')), undefined);
+    assert.equal(patternExample(new LinearPattern('^(a+){100}$'), 200), undefined);
+    assert.equal(patternExample(new LinearPattern('^(a+){10}$'), 200)?.length, 2010);
+  });
+
+  test('the first branch that can be written is taken', () => {
+    assert.equal(patternExample(new LinearPattern('^([\\u0400-\\u04FF]|b)$')), 'b');
   });
 });

@@ -9,6 +9,8 @@
 // data/example/resources.json is the example domain in this format.
 
 import type { Audience, Operation } from '../resources/definition.ts';
+import { LinearPattern } from '../patterns/linear-pattern.ts';
+import { UnsupportedPattern } from '../patterns/parse-pattern.ts';
 import { AUDIENCE_RANK, BUILT_IN_USER_ACCESS, BUILT_IN_USER_PROPERTIES, BUILT_IN_USERS, builtInUserType } from './built-in-users.ts';
 
 /** One thing wrong with a declaration: where (a JSON pointer) and what. */
@@ -52,7 +54,7 @@ function child(pointer: string, member: string | number): string {
 
 /** A longer `pattern` is refused: every write compiles and runs it. */
 export const MAX_PATTERN_LENGTH = 1000;
-/** Nor one nesting its groups deeper (V8 compiles a 5,000-deep one into a stack overflow). */
+/** Nor one nesting its groups deeper (a 5,000-deep one overflows the stack of any reader). */
 export const MAX_PATTERN_GROUP_DEPTH = 16;
 /** How many collections a path may nest: /v1/a/1/b/2/… at most this many deep. */
 export const MAX_NESTING = 8;
@@ -460,12 +462,9 @@ function fitsKindOf(value: Json, type: Json, values: Json): boolean {
 /**
  * Why a `pattern` cannot be used, or undefined. It must compile as a JavaScript regular
  * expression with the `u` flag (ECMA-262 is what OpenAPI 3.1's JSON Schema names), and
- * it must not repeat, a variable number of times, a group that begins with a variable
- * repetition (`(a+)+`, `(\w*)*`, `(a{1,5})+`): on a value crafted against it such a
- * pattern backtracks exponentially, and it would run on every POST (a ReDoS). Fixed
- * counts (`(\d{3}-){2}`) and groups that begin with a fixed character (`(-[a-z]+)*`) are
- * fine. Overlapping alternatives under a repeat (`(a|aa)+`) are not caught here; a
- * `maxLength` bounds what they can cost.
+ * plainrest must be able to match it in linear time (patterns/linear-pattern.ts): no
+ * back-references or lookarounds, and a bounded size once counted repetitions are
+ * written out.
  */
 export function patternProblem(pattern: Json): string | undefined {
   if (typeof pattern !== 'string') return 'must be a string';
@@ -476,7 +475,12 @@ export function patternProblem(pattern: Json): string | undefined {
   } catch {
     return 'not a valid regular expression';
   }
-  if (hasNestedQuantifier(pattern)) return 'repeats a group that repeats itself, which can backtrack catastrophically; rewrite it without nested quantifiers';
+  try {
+    new LinearPattern(pattern);
+  } catch (error) {
+    if (error instanceof UnsupportedPattern) return error.message;
+    throw error;
+  }
   return undefined;
 }
 
@@ -494,77 +498,6 @@ function groupDepth(pattern: string): number {
     else if (character === ')') depth--;
   }
   return deepest;
-}
-
-/**
- * Whether some variably repeated group begins with a variably repeated atom: then the
- * repeats can share out the same characters in many ways. A group that begins with a
- * fixed character (`(-[a-z]+)*`) cannot, since each repeat must start with it.
- */
-function hasNestedQuantifier(pattern: string): boolean {
-  for (let open = pattern.indexOf('('); open !== -1; open = nextGroup(pattern, open + 1)) {
-    const close = atomEnd(pattern, open);
-    if (repeatsVariably(pattern, close) && startsVariably(pattern, open + 1, close - 1)) return true;
-  }
-  return false;
-}
-
-/** The next unescaped `(` outside a character class at or after `from`, or -1. */
-function nextGroup(pattern: string, from: number): number {
-  for (let i = from; i < pattern.length; i++) {
-    if (pattern[i] === '\\') i++;
-    else if (pattern[i] === '[') i = atomEnd(pattern, i) - 1;
-    else if (pattern[i] === '(') return i;
-  }
-  return -1;
-}
-
-/** Whether the group body from `start` to before `end` begins with an atom repeated a variable number of times. */
-function startsVariably(pattern: string, start: number, end: number): boolean {
-  let first = start;
-  if (pattern[first] === '?') {
-    // (?:…), (?=…), (?!…), (?<=…), (?<!…), (?<name>…)
-    const named = /^\?(?::|=|!|<=|<!|<[A-Za-z_$][\w$]*>)/.exec(pattern.slice(first));
-    first += named === null ? 1 : named[0].length;
-  }
-  if (first >= end) return false;
-  const next = atomEnd(pattern, first);
-  if (repeatsVariably(pattern, next)) return true;
-  return pattern[first] === '(' && startsVariably(pattern, first + 1, next - 1);
-}
-
-/** Where the atom at `index` ends: after an escape, a character class, a whole group, or one character. */
-function atomEnd(pattern: string, index: number): number {
-  const character = pattern[index];
-  if (character === '\\') return index + 2;
-  if (character === '[') {
-    for (let i = index + 1; i < pattern.length; i++) {
-      if (pattern[i] === '\\') i++;
-      else if (pattern[i] === ']' && i > index + 1) return i + 1;
-    }
-    return pattern.length;
-  }
-  if (character === '(') {
-    let depth = 0;
-    for (let i = index; i < pattern.length; i++) {
-      if (pattern[i] === '\\') i++;
-      else if (pattern[i] === '[') i = atomEnd(pattern, i) - 1;
-      else if (pattern[i] === '(') depth++;
-      else if (pattern[i] === ')' && --depth === 0) return i + 1;
-    }
-    return pattern.length;
-  }
-  return index + 1;
-}
-
-/** A quantifier at `index` that repeats a variable number of times: `*`, `+`, `{n,}`, `{n,m}` with m > n (`?` and `{n}` do not). */
-function repeatsVariably(pattern: string, index: number): boolean {
-  const character = pattern[index];
-  if (character === '*' || character === '+') return true;
-  if (character !== '{') return false;
-  const counted = /^\{(\d+)(,(\d*))?\}/.exec(pattern.slice(index));
-  if (counted === null || counted[2] === undefined) return false;
-  return counted[3] === '' || Number(counted[3]) > Number(counted[1]);
 }
 
 /** Cycles in `parent` (a → b → a): every collection must reach a top-level one. */

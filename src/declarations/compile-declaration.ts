@@ -17,6 +17,7 @@ import type {
   Vocabulary,
 } from '../resources/definition.ts';
 import { CREATED_AT_FIELD, ID_FIELD, OWNER_FIELD_NAME, UPDATED_AT_FIELD } from '../resources/definition.ts';
+import { LinearPattern } from '../patterns/linear-pattern.ts';
 import { buildVocabulary } from '../vocabulary.ts';
 import { BUILT_IN_USER_ACCESS, BUILT_IN_USER_PROPERTIES, BUILT_IN_USERS } from './built-in-users.ts';
 import type { CollectionDeclaration, PropertySchema, ResourcesDeclaration } from './declaration.ts';
@@ -196,7 +197,7 @@ export function compileRule(name: string, schema: PropertySchema, required: bool
   const rule: Record<string, unknown> = { name, type, access };
   if (required) rule['required'] = true;
   copyNumbers(rule, schema, ['minLength', 'maxLength', 'minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'multipleOf', 'minItems', 'maxItems']);
-  if (schema.pattern !== undefined) rule['pattern'] = new RegExp(schema.pattern, 'u');
+  if (schema.pattern !== undefined) rule['pattern'] = new LinearPattern(schema.pattern);
   if (schema.format !== undefined) rule['format'] = schema.format satisfies StringFormat;
   if (schema.multipleOf !== undefined) {
     const places = decimalPlacesOf(schema.multipleOf);

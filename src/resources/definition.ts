@@ -5,6 +5,7 @@
 // page all read them, and nothing interprets a schema per request.
 
 import type { Fields, JsonObject, JsonValue, StoredRecord } from '../json.ts';
+import type { LinearPattern } from '../patterns/linear-pattern.ts';
 import type { Store } from '../store/store.ts';
 
 /** A collection's plural path segment (`users`, `books`); the declaration chooses them. */
@@ -39,8 +40,8 @@ export interface FieldRule {
   readonly required?: boolean;
   readonly minLength?: number;
   readonly maxLength?: number;
-  /** Compiled once, with the `u` flag; declarations/check-declaration.ts refuses patterns that could backtrack catastrophically. */
-  readonly pattern?: RegExp;
+  /** Compiled once; matched in time linear in the value (patterns/linear-pattern.ts). */
+  readonly pattern?: LinearPattern;
   readonly format?: StringFormat;
   readonly minimum?: number;
   readonly maximum?: number;
