@@ -8,7 +8,8 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { MAX_PATTERN_STATES } from '../src/patterns/linear-pattern.ts';
-import { checkDeclaration, MAX_DECLARATION_DEPTH, MAX_DECLARATION_VALUES, MAX_NESTING, MAX_PATTERN_GROUP_DEPTH, MAX_PATTERN_LENGTH, patternProblem } from '../src/declarations/check-declaration.ts';
+import type { DeclarationProblem } from '../src/declarations/check-declaration.ts';
+import { checkDeclaration, MAX_COLLECTIONS, MAX_DECLARATION_DEPTH, MAX_DECLARATION_VALUES, MAX_EXAMPLE_LENGTH, MAX_NESTING, MAX_PROPERTIES, MAX_PATTERN_GROUP_DEPTH, MAX_PATTERN_LENGTH, patternProblem } from '../src/declarations/check-declaration.ts';
 import type { ResourcesDeclaration } from '../src/declarations/declaration.ts';
 import { compileObject, DeclarationError, loadDeclarationFile, MAX_DECLARATION_BYTES } from '../src/declarations/load-declaration.ts';
 import { temporaryDirectory } from './helpers.ts';
@@ -150,7 +151,8 @@ describe('every problem at once', () => {
     assert.deepEqual(checkDeclaration(chain(MAX_NESTING - 1)), [], `users and ${MAX_NESTING - 1} below them`);
     const deepest = `c${MAX_NESTING}`;
     assert.deepEqual(checkDeclaration(chain(MAX_NESTING)), [{ pointer: `/resources/${deepest}/parent`, message: `nests ${deepest} ${MAX_NESTING + 1} collections deep; at most ${MAX_NESTING} may nest` }]);
-    assert.equal(checkDeclaration(chain(1000)).length, 1000 - MAX_NESTING + 1, 'each collection too deep is named');
+    assert.equal(checkDeclaration(chain(MAX_COLLECTIONS)).length, MAX_COLLECTIONS - MAX_NESTING + 1, 'each collection too deep is named');
+    assert.deepEqual(checkDeclaration(chain(1000)), [{ pointer: '/resources', message: `declares 1000 collections; at most ${MAX_COLLECTIONS} may be declared` }], 'a chain 1,000 deep is refused for its length first');
   });
 
   test('a member name with / or ~ is escaped in the pointer (RFC 6901)', () => {
@@ -195,6 +197,49 @@ describe('patterns: valid, bounded, and matchable in linear time', () => {
       assert.equal(patternProblem(pattern), refusal);
     });
   }
+});
+
+describe('what could never hold a value, or would burden every document, is refused', () => {
+  /** The problems of a declaration of one collection with these properties. */
+  const problemsOf = (properties: Record<string, unknown>, required: string[] = []): DeclarationProblem[] =>
+    checkDeclaration({ resources: { things: { singular: 'thing', properties, required } } });
+  const at = (property: string, message: string, keyword = ''): DeclarationProblem[] => [{ pointer: `/resources/things/properties/${property}${keyword}`, message }];
+
+  test('bounds with nothing between them', () => {
+    assert.deepEqual(problemsOf({ a: { type: 'string', minLength: 5, maxLength: 3 } }), at('a', 'is more than maxLength (3): no string fits', '/minLength'));
+    assert.deepEqual(problemsOf({ a: { type: 'array', items: { type: 'string' }, minItems: 4, maxItems: 3 } }), at('a', 'is more than maxItems (3): no array fits', '/minItems'));
+    assert.deepEqual(problemsOf({ a: { type: 'integer', minimum: 5, maximum: 3 } }), at('a', 'its bounds leave no integer between them'));
+    assert.deepEqual(problemsOf({ a: { type: 'integer', exclusiveMinimum: 1, exclusiveMaximum: 2 } }), at('a', 'its bounds leave no integer between them'));
+    assert.deepEqual(problemsOf({ a: { type: 'number', exclusiveMinimum: 5, maximum: 5 } }), at('a', 'its bounds leave no number between them'));
+    assert.deepEqual(problemsOf({ a: { type: 'object', properties: { b: { type: 'number', minimum: 2, maximum: 1 } } } }), at('a', 'its bounds leave no number between them', '/properties/b'));
+    assert.deepEqual(problemsOf({ a: { type: 'number', minimum: 5, maximum: 5 }, b: { type: 'integer', exclusiveMinimum: 1.5, maximum: 2 }, c: { type: 'string', minLength: 3, maxLength: 3 } }), []);
+  });
+
+  test('a default its own schema refuses, and a required property no client may give', () => {
+    assert.deepEqual(problemsOf({ a: { type: 'string', maxLength: 3, default: 'abcdef' } }), at('a', 'does not fit the schema: it must be at most 3 characters long', '/default'));
+    assert.deepEqual(problemsOf({ a: { type: 'string', pattern: '^x$', default: 'y' } }), at('a', 'does not fit the schema: it must match the pattern ^x$', '/default'));
+    assert.deepEqual(problemsOf({ a: { type: 'object', properties: { b: { type: 'integer' } }, default: { b: 'one' } } }), at('a', 'does not fit the schema: it .b must be an integer', '/default'));
+    assert.deepEqual(problemsOf({ a: { type: 'string', readOnly: true } }, ['a']), at('a', 'a required property is given by the client, so it cannot be readOnly', '/readOnly'));
+    assert.deepEqual(problemsOf({ a: { type: 'string', readOnly: true, maxLength: 9, default: 'fits' } }), [], 'a readOnly default that fits is kept');
+  });
+
+  test('enum values are strings, numbers or booleans', () => {
+    for (const odd of [null, [], { a: 1 }]) {
+      assert.deepEqual(problemsOf({ a: { enum: ['a', odd] } }), at('a', 'each value must be a string, a number or true/false', '/enum'));
+    }
+  });
+
+  test(`at most ${MAX_COLLECTIONS} collections, ${MAX_PROPERTIES} properties, and a default or examples of ${MAX_EXAMPLE_LENGTH} characters`, () => {
+    const collections = (count: number): Record<string, unknown> => Object.fromEntries(Array.from({ length: count }, (_, i) => [`c${i}`, { singular: `s${i}`, properties: { a: { type: 'string' } } }]));
+    assert.deepEqual(checkDeclaration({ resources: collections(MAX_COLLECTIONS) }), []);
+    assert.deepEqual(checkDeclaration({ resources: collections(MAX_COLLECTIONS + 1) }), [{ pointer: '/resources', message: `declares ${MAX_COLLECTIONS + 1} collections; at most ${MAX_COLLECTIONS} may be declared` }]);
+    const properties = (count: number): Record<string, unknown> => Object.fromEntries(Array.from({ length: count }, (_, i) => [`p${i}`, { type: 'object', properties: { x: { type: 'string' } } }]));
+    assert.deepEqual(problemsOf(properties(MAX_PROPERTIES / 2)), [], 'nested members count');
+    assert.deepEqual(problemsOf(properties(MAX_PROPERTIES / 2 + 1)), [{ pointer: '/resources', message: `declares ${MAX_PROPERTIES + 2} properties in all; at most ${MAX_PROPERTIES} may be declared` }]);
+    assert.deepEqual(problemsOf({ a: { type: 'string', default: 'x'.repeat(MAX_EXAMPLE_LENGTH - 2) } }), []);
+    assert.deepEqual(problemsOf({ a: { type: 'string', default: 'x'.repeat(MAX_EXAMPLE_LENGTH) } }), at('a', `is ${MAX_EXAMPLE_LENGTH + 2} characters of JSON; it is limited to ${MAX_EXAMPLE_LENGTH}`, '/default'));
+    assert.deepEqual(problemsOf({ a: { type: 'string', examples: ['x'.repeat(MAX_EXAMPLE_LENGTH)] } }), at('a', `is ${MAX_EXAMPLE_LENGTH + 4} characters of JSON; it is limited to ${MAX_EXAMPLE_LENGTH}`, '/examples'));
+  });
 });
 
 describe('declarations too deep or too large are refused before they are checked, with no stack overflow', () => {

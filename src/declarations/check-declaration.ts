@@ -11,13 +11,11 @@
 import type { Audience, Operation } from '../resources/definition.ts';
 import { LinearPattern } from '../patterns/linear-pattern.ts';
 import { UnsupportedPattern } from '../patterns/parse-pattern.ts';
+import { checkSatisfiable } from './check-satisfiable.ts';
+import { child, type DeclarationProblem, type Report } from './problems.ts';
 import { AUDIENCE_RANK, BUILT_IN_USER_ACCESS, BUILT_IN_USER_PROPERTIES, BUILT_IN_USERS, builtInUserType } from './built-in-users.ts';
 
-/** One thing wrong with a declaration: where (a JSON pointer) and what. */
-export interface DeclarationProblem {
-  readonly pointer: string;
-  readonly message: string;
-}
+export type { DeclarationProblem } from './problems.ts';
 
 /** Collection and property names: what a path segment and a JSON member may safely be. */
 const NAME = /^[a-z][a-z0-9_]{0,62}$/;
@@ -47,11 +45,6 @@ function isObject(value: Json): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** RFC 6901: `~` and `/` in a member name are escaped. */
-function child(pointer: string, member: string | number): string {
-  return `${pointer}/${String(member).replaceAll('~', '~0').replaceAll('/', '~1')}`;
-}
-
 /** A longer `pattern` is refused: every write compiles and runs it. */
 export const MAX_PATTERN_LENGTH = 1000;
 /** Nor one nesting its groups deeper (a 5,000-deep one overflows the stack of any reader). */
@@ -62,6 +55,12 @@ export const MAX_NESTING = 8;
 export const MAX_DECLARATION_DEPTH = 64;
 /** How many JSON values (objects, arrays, strings, numbers…) a declaration may hold in all. */
 export const MAX_DECLARATION_VALUES = 100_000;
+/** A longer `default` or `examples` is refused: the documents repeat them, and every record is given the default. */
+export const MAX_EXAMPLE_LENGTH = 10_000;
+/** How many collections a declaration may serve: each adds its paths to the OpenAPI document and the home page. */
+export const MAX_COLLECTIONS = 100;
+/** How many properties a declaration may have in all (members of nested objects counted): each adds to every document. */
+export const MAX_PROPERTIES = 2_000;
 
 /**
  * Whether a declaration is too deep or too large to be checked at all, at the pointer
@@ -100,6 +99,11 @@ export function checkDeclaration(declaration: Json): DeclarationProblem[] {
     problem('/resources', 'must be an object of collections');
     return problems;
   }
+  const collections = Object.keys(resources).length;
+  if (collections > MAX_COLLECTIONS) problem('/resources', `declares ${collections} collections; at most ${MAX_COLLECTIONS} may be declared`);
+  const properties = Object.values(resources).reduce((sum: number, body) => sum + (isObject(body) ? propertyCount(body) : 0), 0);
+  if (properties > MAX_PROPERTIES) problem('/resources', `declares ${properties} properties in all; at most ${MAX_PROPERTIES} may be declared`);
+  if (problems.length > 0) return problems;
   // Users are always served (built-in-users.ts): a parent or a reference may name them undeclared.
   const names = new Set([...Object.keys(resources), 'users']);
   for (const [collection, body] of Object.entries(resources)) {
@@ -109,9 +113,17 @@ export function checkDeclaration(declaration: Json): DeclarationProblem[] {
   checkUsers(resources['users'], problem);
   checkOwnerAccess(resources, problem);
   checkPathNames(resources, problem);
+  if (problems.length === 0) checkSatisfiable(resources, problem);
   return problems;
 }
 
+
+/** How many properties `schema` declares, its members' members and its items' counted. */
+function propertyCount(schema: JsonObject): number {
+  const properties = isObject(schema['properties']) ? Object.values(schema['properties']) : [];
+  const items = isObject(schema['items']) ? propertyCount(schema['items']) : 0;
+  return properties.reduce((sum: number, member) => sum + 1 + (isObject(member) ? propertyCount(member) : 0), items);
+}
 
 /** `users` is who logs in: top level, not owned, access no looser, and what it adds must not stop the administrator being created. */
 function checkUsers(users: Json, problem: Report): void {
@@ -188,8 +200,6 @@ function checkPathNames(resources: JsonObject, problem: Report): void {
     }
   }
 }
-
-type Report = (pointer: string, message: string) => void;
 
 function checkCollection(collection: string, body: Json, pointer: string, collections: ReadonlySet<string>, problem: Report): void {
   if (!NAME.test(collection)) problem(pointer, `"${collection}" is not a collection name: lower-case letters, digits and _, starting with a letter`);
@@ -332,6 +342,8 @@ function checkSchema(schema: Json, pointer: string, collections: ReadonlySet<str
   if (type === undefined && values === undefined) problem(pointer, 'needs a "type" or an "enum"');
   if (values !== undefined && (!Array.isArray(values) || values.length === 0 || new Set(values.map((value) => JSON.stringify(value))).size !== values.length)) {
     problem(child(pointer, 'enum'), 'must be a non-empty array of distinct values');
+  } else if (Array.isArray(values) && !values.every((value) => typeof value === 'string' || typeof value === 'boolean' || (typeof value === 'number' && Number.isFinite(value)))) {
+    problem(child(pointer, 'enum'), 'each value must be a string, a number or true/false');
   }
   for (const keyword of ['minLength', 'maxLength', 'minItems', 'maxItems'] as const) {
     const value = schema[keyword];
@@ -369,6 +381,10 @@ function checkSchema(schema: Json, pointer: string, collections: ReadonlySet<str
     if (schema[extension] !== undefined) problem(child(pointer, extension), 'applies to a top-level property only');
   }
   if (schema['default'] !== undefined && !fitsKindOf(schema['default'], type, values)) problem(child(pointer, 'default'), 'does not fit the schema');
+  for (const keyword of ['default', 'examples'] as const) {
+    const length = schema[keyword] === undefined ? 0 : JSON.stringify(schema[keyword]).length;
+    if (length > MAX_EXAMPLE_LENGTH) problem(child(pointer, keyword), `is ${length} characters of JSON; it is limited to ${MAX_EXAMPLE_LENGTH}`);
+  }
 }
 
 function checkObjectMembers(schema: JsonObject, type: Json, pointer: string, collections: ReadonlySet<string>, problem: Report): void {

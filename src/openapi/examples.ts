@@ -128,6 +128,10 @@ export function resourceExamples(definition: ResourceDefinition, language: Langu
 
 const generatedByDefinition = new WeakMap<ResourceDefinition, ResourceExamples>();
 
+/** Generated examples stop here: a schema that needs a longer string or array gives its own `examples`. */
+const MOST_EXAMPLE_CHARACTERS = 10_000;
+const MOST_EXAMPLE_ITEMS = 100;
+
 /**
  * Examples made from a declaration: each writable property's first declared example,
  * else its default, else a value that fits its type and bounds (a declared `pattern`
@@ -167,7 +171,10 @@ function exampleValue(rule: FieldRule): JsonValue {
     case 'number':
       return Math.max(rule.minimum ?? 1, rule.exclusiveMinimum === undefined ? -Infinity : rule.exclusiveMinimum + 1);
     case 'array':
-      return rule.items === undefined ? [] : Array.from({ length: Math.max(rule.minItems ?? 1, 1) }, () => exampleValue(rule.items as FieldRule));
+    {
+      const length = Math.min(Math.max(rule.minItems ?? 1, 1), rule.maxItems ?? Infinity, MOST_EXAMPLE_ITEMS);
+      return rule.items === undefined ? [] : Array.from({ length }, () => exampleValue(rule.items as FieldRule));
+    }
     case 'object':
       return Object.fromEntries((rule.members ?? []).filter((member) => member.access !== 'server').map((member) => [member.name, exampleValue(member)]));
     default:
@@ -191,7 +198,7 @@ function exampleString(rule: FieldRule): string {
       const fitting = rule.pattern === undefined ? undefined : patternExample(rule.pattern, rule.minLength, rule.maxLength);
       if (fitting !== undefined) return fitting;
       const text = `example ${rule.name.replaceAll('_', ' ')}`;
-      const min = rule.minLength ?? 0;
+      const min = Math.min(rule.minLength ?? 0, MOST_EXAMPLE_CHARACTERS);
       const padded = text.length >= min ? text : text.padEnd(min, 'x');
       return rule.maxLength === undefined ? padded : padded.slice(0, Math.max(rule.maxLength, 0));
     }

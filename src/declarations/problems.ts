@@ -1,0 +1,16 @@
+// How the checks of a declaration report what is wrong: one problem per place, named by
+// a JSON pointer into the file (RFC 6901).
+
+/** One thing wrong with a declaration: where (a JSON pointer) and what. */
+export interface DeclarationProblem {
+  readonly pointer: string;
+  readonly message: string;
+}
+
+/** Records one problem. */
+export type Report = (pointer: string, message: string) => void;
+
+/** The pointer to `member` inside `pointer`: `~` and `/` in a member name are escaped (RFC 6901 §3). */
+export function child(pointer: string, member: string | number): string {
+  return `${pointer}/${String(member).replaceAll('~', '~0').replaceAll('/', '~1')}`;
+}
