@@ -10,8 +10,11 @@ import { request } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 export type SubscriberCommand =
-  /** Opens `perToken` streams with each token (retrying a 429 while a previous round's streams are let go). */
-  | { readonly kind: 'connect'; readonly url: string; readonly tokens: readonly string[]; readonly perToken: number }
+  /**
+   * Opens `perToken` streams with each token (retrying a 429 while a previous round's
+   * streams are let go); the first `stalled` of them stop reading once subscribed.
+   */
+  | { readonly kind: 'connect'; readonly url: string; readonly tokens: readonly string[]; readonly perToken: number; readonly stalled: number }
   | { readonly kind: 'progress' }
   | { readonly kind: 'report' }
   | { readonly kind: 'close' };
@@ -62,8 +65,12 @@ class Subscriber {
     return this.#request !== undefined && this.#endedEarly === undefined;
   }
 
-  /** Resolves once the stream's first bytes (its `retry:`) arrived: it is subscribed. Rejects with the status of a refusal. */
-  connect(url: string, token: string): Promise<void> {
+  /**
+   * Resolves once the stream's first bytes (its `retry:`) arrived: it is subscribed.
+   * Rejects with the status of a refusal. A `stalled` stream then reads nothing more, as
+   * a client that hung would: what the server sends piles up in its buffers.
+   */
+  connect(url: string, token: string, stalled: boolean): Promise<void> {
     return new Promise((resolve, reject) => {
       const req = request(`${url}/v1/events`, { agent: false, headers: { Accept: 'text/event-stream', Authorization: `Bearer ${token}` } }, (res) => {
         if (res.statusCode !== 200) {
@@ -73,7 +80,10 @@ class Subscriber {
         }
         this.#request = req;
         res.setEncoding('latin1');
-        res.once('data', () => resolve());
+        res.once('data', () => {
+          if (stalled) res.pause();
+          resolve();
+        });
         res.on('data', (chunk: string) => this.#read(chunk));
         res.once('close', () => this.#ended('the server closed the stream'));
       });
@@ -132,11 +142,11 @@ function nextIdLine(text: string, from: number): number {
 let subscribers: Subscriber[] = [];
 
 /** Connects one subscriber, retrying a refusal (a 429 while the server lets the previous round's streams go). */
-async function connectOne(url: string, token: string): Promise<Subscriber> {
+async function connectOne(url: string, token: string, stalled: boolean): Promise<Subscriber> {
   for (let attempt = 1; ; attempt++) {
     const subscriber = new Subscriber();
     try {
-      await subscriber.connect(url, token);
+      await subscriber.connect(url, token, stalled);
       return subscriber;
     } catch (error) {
       if (attempt >= ATTEMPTS) throw error;
@@ -145,11 +155,12 @@ async function connectOne(url: string, token: string): Promise<Subscriber> {
   }
 }
 
-async function connectAll(url: string, tokens: readonly string[], perToken: number): Promise<number> {
+async function connectAll(url: string, tokens: readonly string[], perToken: number, stalled: number): Promise<number> {
   const wanted = tokens.flatMap((token) => Array.from({ length: perToken }, () => token));
   subscribers = [];
   for (let from = 0; from < wanted.length; from += CONNECTING_AT_ONCE) {
-    subscribers.push(...(await Promise.all(wanted.slice(from, from + CONNECTING_AT_ONCE).map((token) => connectOne(url, token)))));
+    const batch = wanted.slice(from, from + CONNECTING_AT_ONCE).map((token, index) => connectOne(url, token, from + index < stalled));
+    subscribers.push(...(await Promise.all(batch)));
   }
   return subscribers.length;
 }
@@ -157,7 +168,7 @@ async function connectAll(url: string, tokens: readonly string[], perToken: numb
 async function answer(command: SubscriberCommand): Promise<SubscriberAnswer> {
   switch (command.kind) {
     case 'connect':
-      return { kind: 'connected', streams: await connectAll(command.url, command.tokens, command.perToken) };
+      return { kind: 'connected', streams: await connectAll(command.url, command.tokens, command.perToken, command.stalled) };
     case 'progress': {
       const counts = subscribers.map((subscriber) => subscriber.received);
       const open = subscribers.filter((subscriber) => subscriber.open).length;

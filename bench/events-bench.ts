@@ -18,9 +18,10 @@ import { DEFAULTS } from '../src/config.ts';
 import { benchProducts, writeDataDirectory } from './bench-data.ts';
 import { adminToken, BENCH_ADMIN_PASSWORD, BENCH_TOKEN_SECRET } from './bench-support.ts';
 import { removeAtExit } from './cleanup.ts';
-import type { Delivery, MemoryPoint, Phase } from './events-report.ts';
+import type { Delivery, MemoryPoint, Phase, Throughput, ThroughputPhase } from './events-report.ts';
 import { reportEvents } from './events-report.ts';
 import type { LoadRequest } from './load-generators.ts';
+import { nodeLoadGenerator } from './load-generators.ts';
 import type { BenchModeName } from './postgres-bench.ts';
 import type { ServerProcess } from './server-processes.ts';
 import { startPlainrest } from './server-processes.ts';
@@ -38,12 +39,14 @@ interface EventsMode {
   readonly warmUpSeconds: number;
   /** A missed target fails the run (the smoke run fails only on a lost event or a failed write). */
   readonly enforceTargets: boolean;
+  /** Each throughput phase (writes as fast as answered, alone and beside the streams), in seconds. */
+  readonly throughputSeconds: number;
 }
 
 const MODES: Record<BenchModeName, EventsMode> = {
-  full: { subscribers: 1000, writesPerSecond: 100, phaseSeconds: 10, rounds: 2, warmUpSeconds: 2, enforceTargets: true },
-  quick: { subscribers: 1000, writesPerSecond: 100, phaseSeconds: 5, rounds: 1, warmUpSeconds: 1, enforceTargets: true },
-  smoke: { subscribers: 50, writesPerSecond: 100, phaseSeconds: 1, rounds: 1, warmUpSeconds: 0.3, enforceTargets: false },
+  full: { subscribers: 1000, writesPerSecond: 100, phaseSeconds: 10, rounds: 2, warmUpSeconds: 2, enforceTargets: true, throughputSeconds: 60 },
+  quick: { subscribers: 1000, writesPerSecond: 100, phaseSeconds: 5, rounds: 1, warmUpSeconds: 1, enforceTargets: true, throughputSeconds: 20 },
+  smoke: { subscribers: 50, writesPerSecond: 100, phaseSeconds: 1, rounds: 1, warmUpSeconds: 0.3, enforceTargets: false, throughputSeconds: 1 },
 };
 
 /** Products already stored: the size does not matter to a create, nor to the feed. */
@@ -57,6 +60,10 @@ const DELIVERY_TIMEOUT_MS = 60_000;
 const DELIVERY_POLL_MS = 20;
 /** No subscriber received anything for this long: the missing events will not come. */
 const STALLED_MS = 5000;
+/** Connections writing as fast as they are answered in the throughput phases. */
+const THROUGHPUT_WRITERS = 16;
+/** In the throughput phase beside streams, this share of them never reads (a hung client). */
+const STALLED_SHARE = 0.5;
 
 const authorization = `Bearer ${adminToken()}`;
 const WRITE: LoadRequest = {
@@ -149,8 +156,57 @@ async function measure(plainrest: ServerProcess, subscribers: SubscriberProcess,
     await subscribers.close();
     await remember(`${label}subscribers gone`);
   }
+  const throughput = await measureThroughput(plainrest, subscribers, tokens, mode, remember, memory);
   const { writesPerSecond, enforceTargets } = mode;
-  return reportEvents({ writesPerSecond, settleMs: SETTLE_MS, enforceTargets, subscribers: mode.subscribers, without, withSubscribers, deliveries, memory, rssBeforeSubscribers, rssWithSubscribers });
+  return reportEvents({ writesPerSecond, settleMs: SETTLE_MS, enforceTargets, subscribers: mode.subscribers, without, withSubscribers, deliveries, memory, rssBeforeSubscribers, rssWithSubscribers, throughput });
+}
+
+/** Writes as fast as they are answered, alone and then beside the streams, STALLED_SHARE of them never reading. */
+async function measureThroughput(
+  plainrest: ServerProcess,
+  subscribers: SubscriberProcess,
+  tokens: readonly string[],
+  mode: EventsMode,
+  remember: (when: string) => Promise<void>,
+  memory: readonly MemoryPoint[],
+): Promise<Throughput> {
+  const stalled = Math.round(mode.subscribers * STALLED_SHARE);
+  // Changes to the stored products, each an `updated` event with the whole record: the store does not grow, so memory compares.
+  const writes: LoadRequest = {
+    method: 'PATCH',
+    path: '/v1/products/{id}',
+    paths: Array.from({ length: STORED_PRODUCTS }, (_, index) => `/v1/products/${index + 1}`),
+    headers: { Authorization: authorization, 'Content-Type': 'application/merge-patch+json' },
+    bodyTemplate: '{"name":"Feed bench change {n}"}',
+    expect: 200,
+  };
+  const run = async (): Promise<ThroughputPhase> => {
+    const before = { plainrest: plainrest.cpuSeconds(), subscribers: subscribers.cpuSeconds(), generator: process.cpuUsage() };
+    const started = performance.now();
+    const load = await nodeLoadGenerator.run(plainrest.url, writes, THROUGHPUT_WRITERS, mode.throughputSeconds);
+    const seconds = (performance.now() - started) / 1000;
+    const cores = (from: number | undefined, to: number | undefined): number | undefined => (from === undefined || to === undefined ? undefined : (to - from) / seconds);
+    const generator = process.cpuUsage(before.generator);
+    return {
+      load,
+      cores: {
+        plainrest: cores(before.plainrest, plainrest.cpuSeconds()),
+        subscribers: cores(before.subscribers, subscribers.cpuSeconds()),
+        generator: (generator.user + generator.system) / 1e6 / seconds,
+      },
+    };
+  };
+  const alone = await run();
+  await remember('after changes as fast as answered, no streams');
+  const rssBefore = memory[memory.length - 1]?.megabytes;
+  const perUser = Math.min(STREAMS_PER_USER, mode.subscribers);
+  const streams = await subscribers.connect(plainrest.url, tokens.slice(0, Math.ceil(mode.subscribers / perUser)), perUser, stalled);
+  const beside = await run();
+  await remember(`after changes as fast as answered beside ${count(streams)} streams, ${count(stalled)} stalled`);
+  const rssBeside = memory[memory.length - 1]?.megabytes;
+  await subscribers.close();
+  await remember('those streams closed');
+  return { writers: THROUGHPUT_WRITERS, streams, stalled, alone, beside, rssBefore, rssBeside, rssAfter: memory[memory.length - 1]?.megabytes };
 }
 
 /**

@@ -6,6 +6,7 @@
 
 import { formatTable } from './bench-support.ts';
 import type { StreamTally } from './event-subscribers.ts';
+import type { LoadResult } from './load-generators.ts';
 import type { SteadyLoadResult } from './steady-load.ts';
 import { percentile } from './steady-load.ts';
 import type { EventMeasurement, LatencySummary } from './targets.ts';
@@ -46,6 +47,26 @@ export interface Measured {
   readonly memory: readonly MemoryPoint[];
   readonly rssBeforeSubscribers: number | undefined;
   readonly rssWithSubscribers: number | undefined;
+  readonly throughput: Throughput;
+}
+
+/** One phase of writes as fast as answered, and the cores each process used meanwhile (the generator is the benchmark's own). */
+export interface ThroughputPhase {
+  readonly load: LoadResult;
+  readonly cores: { readonly plainrest: number | undefined; readonly subscribers: number | undefined; readonly generator: number };
+}
+
+/** Writes as fast as they are answered, alone and beside streams of which some never read. */
+export interface Throughput {
+  readonly writers: number;
+  readonly streams: number;
+  readonly stalled: number;
+  readonly alone: ThroughputPhase;
+  readonly beside: ThroughputPhase;
+  /** plainrest's RSS before the streams opened, after the writes beside them, and once they had closed. */
+  readonly rssBefore: number | undefined;
+  readonly rssBeside: number | undefined;
+  readonly rssAfter: number | undefined;
 }
 
 export function reportEvents(measured: Measured): boolean {
@@ -54,6 +75,7 @@ export function reportEvents(measured: Measured): boolean {
   printLatencies(measured, without, withSubscribers);
   printMemory(measured.memory, measured.settleMs);
   const faultySubscribers = printDeliveries(measured.deliveries);
+  printThroughput(measured.throughput);
   const loads = [...measured.without, ...measured.withSubscribers].map((phase) => phase.load);
   const failures = loads.flatMap((load) => load.failures);
   if (failures.length > 0) console.log(`failed writes, the first: ${failures.slice(0, 3).join('; ')}`);
@@ -63,11 +85,43 @@ export function reportEvents(measured: Measured): boolean {
     with: withSubscribers,
     rssBeforeSubscribersMegabytes: measured.rssBeforeSubscribers,
     rssWithSubscribersMegabytes: measured.rssWithSubscribers,
-    failedWrites: loads.reduce((sum, load) => sum + load.errors, 0),
+    failedWrites: loads.reduce((sum, load) => sum + load.errors, 0) + measured.throughput.alone.load.errors + measured.throughput.beside.load.errors,
     faultySubscribers,
+    throughput: {
+      streams: measured.throughput.streams,
+      stalled: measured.throughput.stalled,
+      ratio: measured.throughput.beside.load.requestsPerSecond / measured.throughput.alone.load.requestsPerSecond,
+      rssReturnedMegabytes: difference(measured.throughput.rssAfter, measured.throughput.rssBefore),
+    },
   };
   const targetsMet = reportTargets('Change feed targets', checkEventTargets(measurement), [], measured.enforceTargets);
   return targetsMet && measurement.failedWrites === 0 && faultySubscribers === 0;
+}
+
+function printThroughput(throughput: Throughput): void {
+  const { writers, streams, stalled, alone, beside } = throughput;
+  console.log(`\nWrites as fast as answered (${writers} connections), alone and beside ${count(streams)} streams of which ${count(stalled)} never read`);
+  const row = (who: string, { load, cores }: ThroughputPhase): string[] => [
+    who,
+    load.requestsPerSecond.toFixed(0),
+    load.p50.toFixed(2),
+    load.p99.toFixed(2),
+    String(load.errors),
+    meanCores([cores.plainrest]),
+    meanCores([cores.subscribers]),
+    cores.generator.toFixed(2),
+  ];
+  console.log(
+    formatTable(
+      ['streams', 'writes/s', 'p50 ms', 'p99 ms', 'failed', 'plainrest CPU, cores', "subscribers' CPU, cores", "generator's CPU, cores"],
+      [row('none', alone), row(`${count(streams)} (${count(stalled)} stalled)`, beside)],
+    ),
+  );
+  console.log(`RSS: ${megabytes(throughput.rssBefore)} before the streams, ${megabytes(throughput.rssBeside)} after the writes beside them, ${megabytes(throughput.rssAfter)} once they had closed`);
+}
+
+function difference(after: number | undefined, before: number | undefined): number | undefined {
+  return after === undefined || before === undefined ? undefined : after - before;
 }
 
 function summarise(phases: readonly Phase[]): LatencySummary {

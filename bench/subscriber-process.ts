@@ -24,9 +24,9 @@ export class SubscriberProcess {
     return new SubscriberProcess(child);
   }
 
-  /** Opens `perToken` streams with each of `tokens`; the number opened. */
-  async connect(url: string, tokens: readonly string[], perToken: number): Promise<number> {
-    const answer = await this.#ask({ kind: 'connect', url, tokens, perToken });
+  /** Opens `perToken` streams with each of `tokens`, the first `stalled` of them never reading; the number opened. */
+  async connect(url: string, tokens: readonly string[], perToken: number, stalled = 0): Promise<number> {
+    const answer = await this.#ask({ kind: 'connect', url, tokens, perToken, stalled });
     if (answer.kind !== 'connected') throw new Error(`the subscribers could not connect: ${describe(answer)}`);
     return answer.streams;
   }

@@ -248,12 +248,18 @@ export interface EventMeasurement {
   readonly failedWrites: number;
   /** Subscribers that missed an event, received one twice or out of order, or were cut off. */
   readonly faultySubscribers: number;
+  /** Writes per second beside the streams (some stalled) ÷ alone, and the RSS left once the streams closed. */
+  readonly throughput: { readonly streams: number; readonly stalled: number; readonly ratio: number; readonly rssReturnedMegabytes: number | undefined };
 }
 
 /** Write p99 with the subscribers connected, at most this many times without (see bench/README.md). */
 const EVENTS_P99_MAXIMUM = 3;
 /** RSS the idle subscribers may add, in MB: 50 KB a stream (see bench/README.md). */
 const EVENTS_RSS_GROWTH_MAXIMUM = 50;
+/** Writes per second beside the streams, half of them stalled, at least this share of the rate alone (issue 35). */
+const EVENTS_THROUGHPUT_MINIMUM = 0.5;
+/** RSS still held once the streams have closed, at most this many MB over before they opened. */
+const EVENTS_RSS_LEFT_MAXIMUM = 50;
 
 /**
  * The change feed's targets (issue 23): idle subscribers barely slow the writes nor cost
@@ -278,6 +284,14 @@ export function checkEventTargets(measurement: EventMeasurement): TargetCheck[] 
       (value) => value <= EVENTS_RSS_GROWTH_MAXIMUM,
       megabytes,
     ),
+    check(
+      `writes/s beside ${count(measurement.throughput.streams)} streams (${count(measurement.throughput.stalled)} stalled) ÷ alone`,
+      measurement.throughput.ratio,
+      `≥ ${EVENTS_THROUGHPUT_MINIMUM}`,
+      (value) => value >= EVENTS_THROUGHPUT_MINIMUM,
+      ratio,
+    ),
+    check('RSS left once those streams closed', measurement.throughput.rssReturnedMegabytes, `≤ ${EVENTS_RSS_LEFT_MAXIMUM} MB`, (value) => value <= EVENTS_RSS_LEFT_MAXIMUM, megabytes),
     check('subscribers that missed, repeated or reordered an event, or were cut off', measurement.faultySubscribers, '0', (value) => value === 0, String),
     check('writes that failed', measurement.failedWrites, '0', (value) => value === 0, String),
   ];

@@ -17,11 +17,11 @@ export function eventJson(event: FeedEvent, table: ResourceTable, language: Lang
   return event.record === undefined ? `${head}}` : `${head},"record":${represent(definition, event.record, vocabulary).json}}`;
 }
 
-/** Each event's Server-Sent Events block, per language: made once however many streams send it. */
-const blocks = new Map<Language, WeakMap<FeedEvent, string>>();
+/** Each event's Server-Sent Events block, per language: encoded once however many streams send it. */
+const blocks = new Map<Language, WeakMap<FeedEvent, Buffer>>();
 
-/** `id: 42\nevent: updated\ndata: {…}\n\n` (WHATWG HTML §9.2.6). */
-export function eventBlock(event: FeedEvent, table: ResourceTable, language: Language): string {
+/** `id: 42\nevent: updated\ndata: {…}\n\n` (WHATWG HTML §9.2.6), as the UTF-8 bytes a stream writes. */
+export function eventBlock(event: FeedEvent, table: ResourceTable, language: Language): Buffer {
   let cache = blocks.get(language);
   if (cache === undefined) {
     cache = new WeakMap();
@@ -29,7 +29,7 @@ export function eventBlock(event: FeedEvent, table: ResourceTable, language: Lan
   }
   let block = cache.get(event);
   if (block === undefined) {
-    block = `id: ${event.id}\nevent: ${event.type}\ndata: ${eventJson(event, table, language)}\n\n`;
+    block = Buffer.from(`id: ${event.id}\nevent: ${event.type}\ndata: ${eventJson(event, table, language)}\n\n`);
     cache.set(event, block);
   }
   return block;

@@ -13,9 +13,10 @@
 // Fan-out is the cost that grows with subscribers (a socket write per stream), so it does
 // the least per stream and never holds up the writes: the hub subscribes to the feed
 // once; the events of FAN_OUT_MS go out together, a stream writing them in one write;
-// each event's block is serialised once per language (event-json.ts); and the streams
-// are served FAN_OUT_SLICE at a time, each slice in its own turn of the event loop, so a
-// request arriving meanwhile waits for one slice, not for every stream.
+// each event's block is encoded once per language (event-json.ts) and a batch shown whole
+// is one buffer shared by every stream (fan-out-batch.ts); and the streams are served
+// FAN_OUT_SLICE at a time, each slice in its own turn of the event loop, so a request
+// arriving meanwhile waits for one slice, not for every stream.
 
 import type { ServerResponse } from 'node:http';
 import type { Actor } from '../auth/permissions.ts';
@@ -28,7 +29,7 @@ import { RecentlyUsed } from '../recently-used.ts';
 import type { ChangeFeed, EventWindow } from './change-feed.ts';
 import { isResumable, unresumableDetail } from './change-feed.ts';
 import { readableBy } from './event-access.ts';
-import { eventBlock } from './event-json.ts';
+import { blocksOf, FanOutBatch } from './fan-out-batch.ts';
 import type { EventFilter, EventType, FeedEvent, Readable } from './feed-event.ts';
 import { eventFilter, matches } from './feed-event.ts';
 
@@ -75,6 +76,8 @@ export class EventStreams {
   /** Events waiting for the next fan-out, oldest first. */
   #queued: FeedEvent[] = [];
   #fanOut: NodeJS.Timeout | undefined;
+  /** A fan-out is being handed to the streams, slice by slice. */
+  #delivering = false;
 
   constructor(feed: ChangeFeed, table: ResourceTable, settings: EventSettings) {
     this.#feed = feed;
@@ -82,15 +85,22 @@ export class EventStreams {
     this.#settings = settings;
   }
 
-  /** Queues events for every stream; they go out FAN_OUT_MS after the first of them, with any that follow meanwhile. */
+  /**
+   * Queues events for every stream. They go out FAN_OUT_MS after the first of them, with
+   * any that follow meanwhile, and never while the previous fan-out is still being
+   * written: under load the batches grow instead of the fan-outs overlapping.
+   */
   #receive(events: readonly FeedEvent[]): void {
     for (const event of events) this.#queued.push(event);
-    this.#fanOut ??= setTimeout(() => {
-      this.#fanOut = undefined;
-      const batch = this.#queued;
-      this.#queued = [];
-      this.#deliverFrom([...this.#streams], 0, batch);
-    }, FAN_OUT_MS);
+    if (!this.#delivering) this.#fanOut ??= setTimeout(() => this.#startFanOut(), FAN_OUT_MS);
+  }
+
+  #startFanOut(): void {
+    this.#fanOut = undefined;
+    const batch = this.#queued;
+    this.#queued = [];
+    this.#delivering = true;
+    this.#deliverFrom([...this.#streams], 0, new FanOutBatch(batch, this.#table));
   }
 
   /** The feed missed events it no longer holds: every stream ends, and its reconnect after Last-Event-ID gets `event: reset`. */
@@ -101,10 +111,15 @@ export class EventStreams {
   }
 
   /** Hands `batch` to the streams from `start` on, a slice per turn (a stream closed meanwhile ignores it). */
-  #deliverFrom(streams: readonly EventStream[], start: number, batch: readonly FeedEvent[]): void {
+  #deliverFrom(streams: readonly EventStream[], start: number, batch: FanOutBatch): void {
     const end = Math.min(streams.length, start + FAN_OUT_SLICE);
     for (let index = start; index < end; index++) (streams[index] as EventStream).deliver(batch);
-    if (end < streams.length) setImmediate(() => this.#deliverFrom(streams, end, batch));
+    if (end < streams.length) {
+      setImmediate(() => this.#deliverFrom(streams, end, batch));
+      return;
+    }
+    this.#delivering = false;
+    if (this.#queued.length > 0) this.#fanOut ??= setTimeout(() => this.#startFanOut(), FAN_OUT_MS);
   }
 
   get open(): number {
@@ -225,14 +240,12 @@ class EventStream {
     for (;;) {
       const page = await this.#feed.page(this.#filter(), 0, CATCH_UP_PAGE);
       if (this.#ended) return;
-      let out = '';
-      for (const event of page.events) out += this.#block(event);
-      this.#write(out);
+      this.#send(page.events, blocksOf(page.events, this.#table, this.#request.language));
       if (page.events.length < CATCH_UP_PAGE) break;
     }
     const pending = this.#pending ?? [];
     this.#pending = undefined;
-    this.deliver(pending);
+    this.deliver(new FanOutBatch(pending, this.#table));
   }
 
   #filter(): EventFilter {
@@ -240,26 +253,30 @@ class EventStream {
   }
 
   /** A batch of live events (the hub's fan-out): those this caller may see, in one write. */
-  deliver(events: readonly FeedEvent[]): void {
+  deliver(batch: FanOutBatch): void {
     if (this.#ended) return;
     if (this.#pending !== undefined) {
-      this.#pending.push(...events);
+      this.#pending.push(...batch.events);
       return;
     }
-    let out = '';
-    for (const event of events) {
+    const shown: FeedEvent[] = [];
+    let filter = this.#filter();
+    for (const event of batch.events) {
       if (event.id <= this.#seen) continue;
       this.#seen = event.id;
-      if (event.collection === 'users' && event.recordId === this.#actor.id && !this.#followUser(event, out)) return;
-      if (matches(event, this.#filter())) out += this.#block(event);
+      if (event.collection === 'users' && event.recordId === this.#actor.id) {
+        if (!this.#followUser(event, shown, batch)) return;
+        filter = this.#filter();
+      }
+      if (matches(event, filter)) shown.push(event);
     }
-    this.#write(out);
+    this.#send(shown, batch.bytes(shown, this.#request.language));
   }
 
-  /** The caller's own record changed: false when that ends the stream (deleted, after `before`, the events already due); a new role applies from this event on. */
-  #followUser(event: FeedEvent, before: string): boolean {
+  /** The caller's own record changed: false when that ends the stream (deleted, after `shown`, the events already due); a new role applies from this event on. */
+  #followUser(event: FeedEvent, shown: readonly FeedEvent[], batch: FanOutBatch): boolean {
     if (event.type === 'deleted') {
-      this.#write(before);
+      this.#send(shown, batch.bytes(shown, this.#request.language));
       this.end({ reason: 'user_deleted', detail: 'the user of this token was deleted' });
       return false;
     }
@@ -271,11 +288,13 @@ class EventStream {
     return true;
   }
 
-  /** An event's block, noted as sent. */
-  #block(event: FeedEvent): string {
-    this.#lastSent = event.id;
-    this.#seen = Math.max(this.#seen, event.id);
-    return eventBlock(event, this.#table, this.#request.language);
+  /** Writes the blocks of `events`, noting the last as sent. */
+  #send(events: readonly FeedEvent[], bytes: Buffer): void {
+    const last = events[events.length - 1];
+    if (last === undefined) return;
+    this.#lastSent = last.id;
+    this.#seen = Math.max(this.#seen, last.id);
+    this.#write(bytes);
   }
 
   /** The heartbeat: a comment, and the newest id looked at when it is past the last one sent. */
@@ -293,8 +312,8 @@ class EventStream {
     this.end({ reason: 'token_expired', detail: 'the token of this stream has expired; get a new one (POST /v1/tokens) and reconnect' });
   }
 
-  #write(text: string): void {
-    if (text === '' || this.#ended || this.#res.destroyed) return;
+  #write(text: string | Buffer): void {
+    if (text.length === 0 || this.#ended || this.#res.destroyed) return;
     this.#res.write(text);
     if (this.#res.writableLength > this.#settings.streamBufferBytes) {
       const ending: Ending = { reason: 'slow_reader', detail: `the previous stream fell more than ${this.#settings.streamBufferBytes} bytes behind and was closed; it resumes from Last-Event-ID` };

@@ -1,0 +1,39 @@
+// A fan-out's bytes (src/events/fan-out-batch.ts): a batch that streams show whole is
+// one buffer written to each of them, so a thousand streams, stalled ones included,
+// share it instead of holding a copy each; a stream shown part of it gets its own.
+
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { eventBlock } from '../src/events/event-json.ts';
+import { FanOutBatch } from '../src/events/fan-out-batch.ts';
+import type { FeedEvent } from '../src/events/feed-event.ts';
+import { exampleResources } from '../src/resources/example-domain.ts';
+
+const table = exampleResources();
+
+function productEvent(id: number): FeedEvent {
+  const at = '2026-11-27T12:00:00.000Z';
+  return { id, type: 'created', collection: 'products', recordId: id, under: [], owner: undefined, at, record: { id, name: `Product ${id}`, price: 9.5, created_at: at, updated_at: at } };
+}
+
+describe('the bytes of a fan-out', () => {
+  const events = [productEvent(1), productEvent(2), productEvent(3)];
+
+  test('every stream shown the whole batch in one language is written the same buffer', () => {
+    const batch = new FanOutBatch(events, table);
+    const first = batch.bytes(events, 'en');
+    assert.equal(batch.bytes([...events], 'en'), first, 'the same Buffer object, not an equal copy');
+    assert.equal(first.toString(), events.map((event) => eventBlock(event, table, 'en').toString()).join(''));
+    assert.match(first.toString(), /^id: 1\nevent: created\ndata: \{"id":1,"type":"created","collection":"products",/);
+    const portuguese = batch.bytes(events, 'pt');
+    assert.notEqual(portuguese, first);
+    assert.match(portuguese.toString(), /"collection":"produtos"/);
+    assert.equal(batch.bytes(events, 'pt'), portuguese);
+  });
+
+  test('a stream shown part of it gets exactly its events', () => {
+    const batch = new FanOutBatch(events, table);
+    assert.equal(batch.bytes([events[0] as FeedEvent, events[2] as FeedEvent], 'en').toString(), `${eventBlock(events[0] as FeedEvent, table, 'en')}${eventBlock(events[2] as FeedEvent, table, 'en')}`);
+    assert.equal(batch.bytes([], 'en').length, 0);
+  });
+});
