@@ -53,7 +53,7 @@ class Subscriber {
   #bytes = 0;
   #endedEarly: string | undefined;
   /** The unfinished last line of the previous chunk. */
-  #tail = '';
+  #tail: Buffer = Buffer.alloc(0);
   #request: ClientRequest | undefined;
   #closing = false;
 
@@ -79,12 +79,11 @@ class Subscriber {
           return;
         }
         this.#request = req;
-        res.setEncoding('latin1');
         res.once('data', () => {
           if (stalled) res.pause();
           resolve();
         });
-        res.on('data', (chunk: string) => this.#read(chunk));
+        res.on('data', (chunk: Buffer) => this.#read(chunk));
         res.once('close', () => this.#ended('the server closed the stream'));
       });
       req.once('error', (error) => {
@@ -95,21 +94,28 @@ class Subscriber {
     });
   }
 
-  /** Counts the `id:` lines of `chunk`; a line split over two chunks is completed by the next. */
-  #read(chunk: string): void {
+  /**
+   * Counts the `id:` lines of `chunk`, read as bytes (no string is made of what arrives:
+   * the subscribers should cost as little as they can beside the server they measure).
+   * A line split over two chunks is completed by the next.
+   */
+  #read(chunk: Buffer): void {
     this.#bytes += chunk.length;
-    const text = this.#tail.length > 0 ? this.#tail + chunk : chunk;
-    let at = text.startsWith('id: ') ? 0 : nextIdLine(text, 0);
+    const bytes = this.#tail.length > 0 ? Buffer.concat([this.#tail, chunk]) : chunk;
+    this.#tail = EMPTY;
+    let at = bytes.subarray(0, ID_LINE.length).equals(ID_LINE) ? 0 : nextIdLine(bytes, 0);
     while (at !== -1) {
-      const end = text.indexOf('\n', at);
+      const end = bytes.indexOf(NEWLINE, at);
       if (end === -1) {
-        this.#tail = text.slice(at);
+        this.#tail = bytes.subarray(at);
         return;
       }
-      this.#count(Number(text.slice(at + 4, end)));
-      at = nextIdLine(text, end);
+      this.#count(digitsAt(bytes, at + ID_LINE.length, end));
+      at = nextIdLine(bytes, end);
     }
-    this.#tail = text.slice(text.lastIndexOf('\n') + 1);
+    const lastLine = bytes.lastIndexOf(NEWLINE) + 1;
+    // Only an unfinished line that could still become an `id:` line is kept.
+    if (lastLine < bytes.length && bytes[lastLine] === ID_LINE[0]) this.#tail = Buffer.from(bytes.subarray(lastLine));
   }
 
   #count(id: number): void {
@@ -133,10 +139,22 @@ class Subscriber {
   }
 }
 
-/** Where the next `id:` line of `text` starts, searching from `from`; -1 when there is none. */
-function nextIdLine(text: string, from: number): number {
-  const found = text.indexOf('\nid: ', from);
+const ID_LINE = Buffer.from('id: ');
+const NEXT_ID_LINE = Buffer.from('\nid: ');
+const NEWLINE = 0x0a;
+const EMPTY = Buffer.alloc(0);
+
+/** Where the next `id:` line of `bytes` starts, searching from `from`; -1 when there is none. */
+function nextIdLine(bytes: Buffer, from: number): number {
+  const found = bytes.indexOf(NEXT_ID_LINE, from);
   return found === -1 ? -1 : found + 1;
+}
+
+/** The decimal number written in `bytes` from `start` to before `end`. */
+function digitsAt(bytes: Buffer, start: number, end: number): number {
+  let value = 0;
+  for (let index = start; index < end; index++) value = value * 10 + ((bytes[index] as number) - 48);
+  return value;
 }
 
 let subscribers: Subscriber[] = [];
