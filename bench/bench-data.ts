@@ -10,7 +10,7 @@
 import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { StoredRecord } from '../src/json.ts';
+import type { StoredRecord } from '../src/records/json.ts';
 import { encodeEntry, segmentName } from '../src/store/journal-format.ts';
 import { writeSnapshot } from '../src/store/snapshot-file.ts';
 import { mulberry32 } from '../test/random.ts';

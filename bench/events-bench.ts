@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { signToken } from '../src/auth/jwt.ts';
-import { DEFAULTS } from '../src/config.ts';
+import { DEFAULTS } from '../src/config/config.ts';
 import { benchProducts, writeDataDirectory } from './bench-data.ts';
 import { adminToken, BENCH_ADMIN_PASSWORD, BENCH_TOKEN_SECRET } from './bench-support.ts';
 import { removeAtExit } from './cleanup.ts';

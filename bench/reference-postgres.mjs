@@ -113,7 +113,7 @@ function getList(res, query) {
   }, (error) => failed(res, error));
 }
 
-/** The row's search words, as plainrest writes them in its `__search` column (its search-words.ts, short): the same row, the same index entries. */
+/** The row's search words, as plainrest writes them in its `__search` column (its store/search-words.ts, short): the same row, the same index entries. */
 function searchWords(...texts) {
   const words = new Set();
   for (const text of texts) {

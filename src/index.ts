@@ -1,12 +1,12 @@
 // plainrest's public API for embedding (README: Embedding). Embedding never reads the
 // environment or the command line and prints nothing unless given a logger.
 
-export { createApp } from './app.ts';
-export type { App } from './app.ts';
-export { startServer, DRAIN_TIMEOUT_MS } from './server.ts';
-export type { RunningServer } from './server.ts';
-export { DEFAULTS } from './config.ts';
-export type { Config, Logger, ServerOptions } from './config.ts';
+export { createApp } from './server/app.ts';
+export type { App } from './server/app.ts';
+export { startServer, DRAIN_TIMEOUT_MS } from './server/server.ts';
+export type { RunningServer } from './server/server.ts';
+export { DEFAULTS } from './config/config.ts';
+export type { Config, Logger, ServerOptions } from './config/config.ts';
 export type { AccessEntry } from './http/access-log.ts';
 export { StartupError } from './store/open-store.ts';
 export { MemoryStore } from './store/memory-store.ts';
@@ -18,7 +18,7 @@ export type { EventFilter, EventType, FeedEvent, Readable } from './events/feed-
 export type { Retention } from './events/event-log.ts';
 export type { RecordLookup } from './events/describe-changes.ts';
 export { NeedData } from './store/store.ts';
-export type { StoredRecord, JsonObject, JsonValue } from './json.ts';
+export type { StoredRecord, JsonObject, JsonValue } from './records/json.ts';
 export type { ResourcesDeclaration, CollectionDeclaration, PropertySchema } from './declarations/declaration.ts';
 export type { Hooks, ResourceTable } from './declarations/compile-declaration.ts';
 export { DeclarationError } from './declarations/load-declaration.ts';

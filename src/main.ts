@@ -7,19 +7,19 @@
 
 import { DeclarationError, loadDeclarationFile } from './declarations/load-declaration.ts';
 import { resolveResources } from './declarations/resolve-resources.ts';
-import type { Logger, ServerOptions } from './config.ts';
-import { ConfigError, DEFAULTS } from './config.ts';
+import type { Logger, ServerOptions } from './config/config.ts';
+import { ConfigError, DEFAULTS } from './config/config.ts';
 import { startBanner } from './cli/banner.ts';
 import { describeStartupFailure } from './cli/startup-failure.ts';
 import { packageVersion } from './cli/version.ts';
-import { parseCommandLine, SETTINGS } from './cli-options.ts';
-import { BufferedLines } from './buffered-lines.ts';
-import { copyData, CopyError } from './copy-data.ts';
-import { mintToken, TokenMintError } from './mint-token.ts';
+import { parseCommandLine, SETTINGS } from './cli/options.ts';
+import { BufferedLines } from './cli/buffered-lines.ts';
+import { copyData, CopyError } from './cli/copy-data.ts';
+import { mintToken, TokenMintError } from './cli/mint-token.ts';
 import { StartupError } from './store/data-directory.ts';
-import { describeApi } from './routes.ts';
-import type { RunningServer } from './server.ts';
-import { startServer } from './server.ts';
+import { describeApi } from './routing/routes.ts';
+import type { RunningServer } from './server/server.ts';
+import { startServer } from './server/server.ts';
 
 /** Exit statuses: 0 after a clean stop, 2 when the command cannot run (settings, data, environment), 1 for a failure while running. */
 const EXIT_STOPPED = 0;

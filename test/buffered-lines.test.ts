@@ -1,4 +1,4 @@
-// Standard output is written in batches (src/buffered-lines.ts, used by src/main.ts):
+// Standard output is written in batches (src/cli/buffered-lines.ts, used by src/main.ts):
 // the convention proved here is that batching changes how often the stream is written,
 // never what is written. Lines wait, in order and each ending in "\n", until the flush
 // interval has passed since the first of them (FLUSH_AFTER_MS, 100 ms by default), then
@@ -15,7 +15,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { afterEach, describe, test } from 'node:test';
-import { BufferedLines, FLUSH_AFTER_MS } from '../src/buffered-lines.ts';
+import { BufferedLines, FLUSH_AFTER_MS } from '../src/cli/buffered-lines.ts';
 import { formatAccessLine } from '../src/http/access-log.ts';
 import { TEST_ADMIN_EMAIL, TEST_ADMIN_PASSWORD, TEST_TOKEN_SECRET, cleanUpAfterEach, eventually, killChildren, temporaryDirectory } from './helpers.ts';
 import { REPOSITORY_ROOT } from './repository.ts';

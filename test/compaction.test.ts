@@ -14,7 +14,7 @@ import { cleanUpAfterEach, connect, scratchDirectory, TEST_AUTH_OPTIONS } from '
 
 const defer = cleanUpAfterEach();
 
-/** The smallest value config.ts accepts: every journal entry starts a compaction. */
+/** The smallest value config/config.ts accepts: every journal entry starts a compaction. */
 const SMALLEST_COMPACT_AFTER_BYTES = 1;
 const STARTS = 10;
 /** The example dataset, plus the administrator every start ensures. */

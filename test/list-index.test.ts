@@ -24,7 +24,7 @@
 
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import type { JsonValue, StoredRecord } from '../src/json.ts';
+import type { JsonValue, StoredRecord } from '../src/records/json.ts';
 import type { CollectionState } from '../src/store/collection-state.ts';
 import type { Persistence } from '../src/store/memory-store.ts';
 import { MemoryStore } from '../src/store/memory-store.ts';

@@ -19,7 +19,7 @@ import { open } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { MemoryStore } from '../src/index.ts';
-import type { StoredRecord } from '../src/json.ts';
+import type { StoredRecord } from '../src/records/json.ts';
 import type { Persistence } from '../src/store/memory-store.ts';
 import type { Change, Query, QueryResult, StoredCollection } from '../src/store/store.ts';
 import { IDEMPOTENCY_COLLECTION } from '../src/store/store.ts';

@@ -7,7 +7,7 @@
 // are committed to the memory store. It counts the loads, so a test can tell it suspended.
 
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import type { StoredRecord } from '../src/json.ts';
+import type { StoredRecord } from '../src/records/json.ts';
 import { loaded } from '../src/store/loaded.ts';
 import { MemoryStore } from '../src/store/memory-store.ts';
 import type { Change, Decision, Query, QueryResult, Store, StoredCollection } from '../src/store/store.ts';

@@ -1,10 +1,10 @@
-// Unit tests for JSON Merge Patch (src/merge-patch.ts) against the examples of
+// Unit tests for JSON Merge Patch (src/records/merge-patch.ts) against the examples of
 // RFC 7396 Appendix A, plus the prototype-pollution guard.
 
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import type { JsonValue } from '../src/json.ts';
-import { applyMergePatch } from '../src/merge-patch.ts';
+import type { JsonValue } from '../src/records/json.ts';
+import { applyMergePatch } from '../src/records/merge-patch.ts';
 
 describe('merge patch: RFC 7396 Appendix A', () => {
   const examples: [JsonValue, JsonValue, JsonValue][] = [

@@ -11,7 +11,7 @@
 
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { startServer } from '../src/server.ts';
+import { startServer } from '../src/server/server.ts';
 import { StartupError } from '../src/store/data-directory.ts';
 import type { ResourcesDeclaration } from '../src/declarations/declaration.ts';
 import type { TestServer } from './helpers.ts';

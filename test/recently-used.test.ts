@@ -1,9 +1,9 @@
-// Unit tests for the bounded map with second-chance eviction (src/recently-used.ts),
+// Unit tests for the bounded map with second-chance eviction (src/store/recently-used.ts),
 // which holds the list pages, the sorted views and the rate limiter's buckets.
 
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { RecentlyUsed } from '../src/recently-used.ts';
+import { RecentlyUsed } from '../src/store/recently-used.ts';
 
 /** A map filled with keys 1..count, none read since. */
 function filled(limit: number, count = limit): RecentlyUsed<number, string> {

@@ -1,9 +1,9 @@
-// Unit tests for the path router (src/router.ts): literal segments, positive-integer
+// Unit tests for the path router (src/routing/router.ts): literal segments, positive-integer
 // id segments, and everything that must not match.
 
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { parseId, Router } from '../src/router.ts';
+import { parseId, Router } from '../src/routing/router.ts';
 
 function sampleRouter(): Router<string> {
   const router = new Router<string>();

@@ -1,5 +1,5 @@
 // Search (CONTRACT §13): `q` on a list finds the records whose `x-search` properties hold
-// every word of the text, whole words, ignoring case and accents (search-words.ts); with
+// every word of the text, whole words, ignoring case and accents (store/search-words.ts); with
 // filters, ranges, sort and pages; links keep it; kept up to date by every write; a list
 // without searchable properties, or a `q` without words, is a 400. Unit tests of the
 // words themselves, and of the memory store's word index (built in slices, searches
@@ -7,8 +7,8 @@
 
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { searchWords } from '../src/search-words.ts';
-import type { StoredRecord } from '../src/json.ts';
+import { searchWords } from '../src/store/search-words.ts';
+import type { StoredRecord } from '../src/records/json.ts';
 import { IdList } from '../src/store/id-list.ts';
 import { MemoryStore } from '../src/store/memory-store.ts';
 import { NeedData } from '../src/store/store.ts';

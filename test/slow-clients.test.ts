@@ -2,7 +2,7 @@
 // a body that stops half-way, hundreds of idle keep-alive connections, hundreds of
 // connections that never send a byte, a client that never reads its answers (and one
 // that reads them slowly), and an answer that never comes. Each
-// is cut off by a timer of src/server.ts (set short here through the embedding
+// is cut off by a timer of src/server/server.ts (set short here through the embedding
 // options), and meanwhile other clients are served at normal speed. Real sockets; the
 // server's side of each connection is watched through test/server-sockets.ts. (Headers
 // trickled byte by byte are in http-limits.test.ts.)
@@ -19,7 +19,7 @@ import { createProduct, startTestServer } from './helpers.ts';
 import { heldByServer, within } from './server-sockets.ts';
 
 const TIMEOUTS = { headersTimeoutMs: 1000, requestTimeoutMs: 2000, keepAliveTimeoutMs: 1000 } as const;
-/** How often Node checks the headers and request timers: min(1000, headersTimeoutMs / 4) (src/server.ts). */
+/** How often Node checks the headers and request timers: min(1000, headersTimeoutMs / 4) (src/server/server.ts). */
 const CHECK_INTERVAL_MS = 250;
 /** Node 20 closes an idle keep-alive connection this long after keepAliveTimeout (HTTP_SERVER_KEEP_ALIVE_TIMEOUT_BUFFER). */
 const KEEP_ALIVE_GRACE_MS = 1000;

@@ -9,7 +9,7 @@ import { appendFile, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
-import type { StoredRecord } from '../src/json.ts';
+import type { StoredRecord } from '../src/records/json.ts';
 import { parseSnapshot } from '../src/store/collection-state.ts';
 import type { WrittenSnapshot } from '../src/store/snapshot-file.ts';
 import { writeSnapshot } from '../src/store/snapshot-file.ts';

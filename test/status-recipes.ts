@@ -5,9 +5,9 @@
 
 import { connect as connectSocket } from 'node:net';
 import { feedWords } from '../src/events/event-query.ts';
-import { routeTable } from '../src/routes.ts';
-import type { RouteSpec } from '../src/routes.ts';
-import type { Language } from '../src/vocabulary.ts';
+import { routeTable } from '../src/routing/routes.ts';
+import type { RouteSpec } from '../src/routing/routes.ts';
+import type { Language } from '../src/resources/vocabulary.ts';
 import type { ServerOptions } from '../src/index.ts';
 import { EXAMPLE, translate } from './example-definitions.ts';
 import type { TestResponse, TestServer } from './helpers.ts';

@@ -1,9 +1,9 @@
-// isoTimestamp (src/timestamps.ts) builds the text from a cached minute and digits;
+// isoTimestamp (src/records/timestamps.ts) builds the text from a cached minute and digits;
 // it must give exactly what Date's toISOString gives, at every boundary it caches across.
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { isoTimestamp } from '../src/timestamps.ts';
+import { isoTimestamp } from '../src/records/timestamps.ts';
 import { mulberry32 } from './helpers.ts';
 
 const expected = (ms: number): string => new Date(ms).toISOString();

@@ -3,7 +3,7 @@
 // are read from the current record on every request, so a deleted user's token stops
 // working and a demotion takes effect at once (a database store may answer the caller of a
 // record's read or create as last read, and have that read or write confirm it: store.ts
-// mayRememberCaller, app.ts). Verified signatures are cached (bounded, dropped at expiry),
+// mayRememberCaller, server/app.ts). Verified signatures are cached (bounded, dropped at expiry),
 // so a repeat request costs one Map lookup instead of an HMAC. A client sends the same
 // header with every request on a connection, so each connection also remembers the last
 // header verified on it: comparing a new request's header with it costs less than hashing

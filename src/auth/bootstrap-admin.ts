@@ -9,13 +9,13 @@
 
 import { randomBytes } from 'node:crypto';
 import { finishRecord } from '../handlers/write-record.ts';
-import type { Fields } from '../json.ts';
-import { hashPassword, verifyPassword } from '../passwords.ts';
+import type { Fields } from '../records/json.ts';
+import { hashPassword, verifyPassword } from './passwords.ts';
 import type { ResourceDefinition } from '../resources/definition.ts';
-import type { Logger } from '../config.ts';
+import type { Logger } from '../config/config.ts';
 import type { Decision, Store } from '../store/store.ts';
 import { decideAndCommit, loaded } from '../store/loaded.ts';
-import { isoTimestamp } from '../timestamps.ts';
+import { isoTimestamp } from '../records/timestamps.ts';
 
 export const ADMIN_NAME = 'Administrator';
 

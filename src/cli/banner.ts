@@ -5,7 +5,7 @@
 // the PATH, and `npx plainrest token …` for an installed package.
 
 import { basename, relative } from 'node:path';
-import type { RunningServer } from '../server.ts';
+import type { RunningServer } from '../server/server.ts';
 
 export async function startBanner(server: RunningServer, scriptPath: string | undefined): Promise<string[]> {
   const { config } = server.app;

@@ -4,7 +4,7 @@
 // parent before its children, with its field rules, access, ownership, vocabularies and
 // hook. This runs once at start; requests only read the result.
 
-import type { JsonObject, JsonValue } from '../json.ts';
+import type { JsonObject, JsonValue } from '../records/json.ts';
 import type {
   Access,
   FieldRule,
@@ -18,7 +18,7 @@ import type {
 } from '../resources/definition.ts';
 import { CREATED_AT_FIELD, ID_FIELD, OWNER_FIELD_NAME, UPDATED_AT_FIELD } from '../resources/definition.ts';
 import { LinearPattern } from '../patterns/linear-pattern.ts';
-import { buildVocabulary } from '../vocabulary.ts';
+import { buildVocabulary } from '../resources/vocabulary.ts';
 import { BUILT_IN_USER_ACCESS, BUILT_IN_USER_PROPERTIES, BUILT_IN_USERS } from './built-in-users.ts';
 import type { CollectionDeclaration, PropertySchema, ResourcesDeclaration } from './declaration.ts';
 

@@ -5,7 +5,7 @@
 // commit is applied; a store then keeps them with the change (the journal, an events table).
 
 import type { ResourceTable } from '../declarations/compile-declaration.ts';
-import type { StoredRecord } from '../json.ts';
+import type { StoredRecord } from '../records/json.ts';
 import { ownerOf } from '../auth/permissions.ts';
 import type { ResourceDefinition } from '../resources/definition.ts';
 import type { Change, EventFacts, StoredCollection } from '../store/store.ts';

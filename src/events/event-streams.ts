@@ -20,12 +20,12 @@
 
 import type { ServerResponse } from 'node:http';
 import type { Actor } from '../auth/permissions.ts';
-import type { EventSettings } from '../config.ts';
+import type { EventSettings } from '../config/config.ts';
 import type { ResourceTable } from '../declarations/compile-declaration.ts';
 import { HttpError } from '../http/errors.ts';
 import type { Reply } from '../http/respond.ts';
 import type { Language } from '../resources/definition.ts';
-import { RecentlyUsed } from '../recently-used.ts';
+import { RecentlyUsed } from '../store/recently-used.ts';
 import type { ChangeFeed, EventWindow } from './change-feed.ts';
 import { isResumable, unresumableDetail } from './change-feed.ts';
 import { readableBy } from './event-access.ts';

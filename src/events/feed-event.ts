@@ -4,7 +4,7 @@
 // here: a caller sees an event when they may read its record at that version — admins
 // everything, anyone with a token the collections everyone may read, owners their own.
 
-import type { StoredRecord } from '../json.ts';
+import type { StoredRecord } from '../records/json.ts';
 import type { Change, EventFacts } from '../store/store.ts';
 
 export type EventType = EventFacts['type'];

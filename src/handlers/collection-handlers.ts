@@ -4,7 +4,7 @@
 // Idempotency-Key (http/idempotency.ts).
 
 import { authorize, listsOwnRecordsOnly, requireBodyPermission } from '../auth/permissions.ts';
-import type { RequestContext } from '../context.ts';
+import type { RequestContext } from '../server/context.ts';
 import { JSON_MEDIA_TYPES, readJsonBody } from '../http/body.ts';
 import { matchesIfNoneMatch } from '../http/conditional.ts';
 import { parseListParameters, rejectQueryParameters } from '../http/list-query.ts';
@@ -14,17 +14,17 @@ import type { CachedPage } from '../http/page-cache.ts';
 import type { Reply } from '../http/respond.ts';
 import type { ResourceDefinition, Vocabulary } from '../resources/definition.ts';
 import { OWNER_FIELD_NAME } from '../resources/definition.ts';
-import { entityTag, represent, representFields, serializeWritten } from '../representation.ts';
+import { entityTag, represent, representFields, serializeWritten } from '../records/representation.ts';
 import type { Change, Decision, Filter, Store } from '../store/store.ts';
 import { decideAndCommit, loaded } from '../store/loaded.ts';
 import type { IdempotentRequest } from '../http/idempotency.ts';
-import type { JsonObject, StoredRecord } from '../json.ts';
+import type { JsonObject, StoredRecord } from '../records/json.ts';
 import type { Actor } from '../auth/permissions.ts';
 import { requireParent } from './lookup.ts';
-import { writeOnlyValues } from '../validation.ts';
+import { writeOnlyValues } from '../records/validation.ts';
 import type { WritePlan } from './write-record.ts';
 import { decideWrite, finishRecord, secretsToHash } from './write-record.ts';
-import { isoTimestamp } from '../timestamps.ts';
+import { isoTimestamp } from '../records/timestamps.ts';
 
 export function listRecords(context: RequestContext, definition: ResourceDefinition, vocabulary: Vocabulary): Reply {
   const { listPages } = context.services;

@@ -4,7 +4,7 @@
 // `Accept: text/event-stream` the same path is a Server-Sent Events stream
 // (events/event-streams.ts).
 
-import type { RequestContext } from '../context.ts';
+import type { RequestContext } from '../server/context.ts';
 import type { ResourceTable } from '../declarations/compile-declaration.ts';
 import { isResumable, unresumableDetail } from '../events/change-feed.ts';
 import type { ChangeFeed } from '../events/change-feed.ts';
@@ -22,7 +22,7 @@ import type { Reply } from '../http/respond.ts';
 import type { Actor } from '../auth/permissions.ts';
 import type { Language } from '../resources/definition.ts';
 import { vocabularyOf } from '../resources/definition.ts';
-import { entityTag } from '../representation.ts';
+import { entityTag } from '../records/representation.ts';
 
 export function eventFeed(context: RequestContext, table: ResourceTable, language: Language): Reply | Promise<Reply> {
   const actor = context.actor as Actor;

@@ -5,23 +5,23 @@
 // DELETE finds nothing and answers 404.
 
 import { authorize, requireBodyPermission } from '../auth/permissions.ts';
-import type { RequestContext } from '../context.ts';
+import type { RequestContext } from '../server/context.ts';
 import { JSON_MEDIA_TYPES, MERGE_PATCH_MEDIA_TYPES, readJsonBody } from '../http/body.ts';
 import { matchesIfNoneMatch, requireIfMatch } from '../http/conditional.ts';
 import { parseRecordParameters, rejectQueryParameters } from '../http/list-query.ts';
 import type { Reply } from '../http/respond.ts';
-import type { StoredRecord } from '../json.ts';
+import type { StoredRecord } from '../records/json.ts';
 import type { ResourceDefinition, Vocabulary } from '../resources/definition.ts';
-import type { Representation } from '../representation.ts';
-import { measured, represent, representFields, serializeWritten } from '../representation.ts';
+import type { Representation } from '../records/representation.ts';
+import { measured, represent, representFields, serializeWritten } from '../records/representation.ts';
 import { withEmbedded } from '../http/related-records.ts';
 import { requireRecord } from './lookup.ts';
-import { writeOnlyValues } from '../validation.ts';
+import { writeOnlyValues } from '../records/validation.ts';
 import type { WritePlan } from './write-record.ts';
 import { decideWrite, deletionWithDependents, finishRecord, isUnchanged, secretsToHash } from './write-record.ts';
 import { decideAndCommit, loaded } from '../store/loaded.ts';
 import type { Decision } from '../store/store.ts';
-import { isoTimestamp } from '../timestamps.ts';
+import { isoTimestamp } from '../records/timestamps.ts';
 
 export function readRecord(context: RequestContext, definition: ResourceDefinition, vocabulary: Vocabulary): Reply {
   const { fields, embed } = parseRecordParameters(definition, context.search);

@@ -5,16 +5,16 @@
 // (RFC 6749 §5.1: Cache-Control: no-store).
 
 import { REALM } from '../auth/authenticate.ts';
-import type { RequestContext } from '../context.ts';
+import type { RequestContext } from '../server/context.ts';
 import { JSON_MEDIA_TYPES, readJsonBody } from '../http/body.ts';
 import { HttpError, storeUnavailable } from '../http/errors.ts';
 import { rejectQueryParameters } from '../http/list-query.ts';
 import type { Reply } from '../http/respond.ts';
 import { jsonReply } from '../http/respond.ts';
-import { verifyPassword } from '../passwords.ts';
+import { verifyPassword } from '../auth/passwords.ts';
 import type { FieldRule } from '../resources/definition.ts';
-import { validateBody } from '../validation.ts';
-import { buildVocabulary } from '../vocabulary.ts';
+import { validateBody } from '../records/validation.ts';
+import { buildVocabulary } from '../resources/vocabulary.ts';
 import { loaded } from '../store/loaded.ts';
 
 const CREDENTIAL_FIELDS: readonly FieldRule[] = [

@@ -11,17 +11,17 @@
 
 import type { FieldError } from '../http/errors.ts';
 import { HttpError, validationError } from '../http/errors.ts';
-import type { Fields, JsonObject, JsonValue, StoredRecord } from '../json.ts';
-import { isJsonObject, jsonEqual } from '../json.ts';
-import { applyMergePatch } from '../merge-patch.ts';
+import type { Fields, JsonObject, JsonValue, StoredRecord } from '../records/json.ts';
+import { isJsonObject, jsonEqual } from '../records/json.ts';
+import { applyMergePatch } from '../records/merge-patch.ts';
 import { withArticle } from '../openapi/names.ts';
-import { hashPassword, verifyPassword } from '../passwords.ts';
+import { hashPassword, verifyPassword } from '../auth/passwords.ts';
 import type { FieldRule, ResourceDefinition, Vocabulary } from '../resources/definition.ts';
 import { OWNER_FIELD_NAME } from '../resources/definition.ts';
 import type { Change, Store } from '../store/store.ts';
-import type { WriteMode } from '../validation.ts';
-import { validateBody } from '../validation.ts';
-import { translatePath } from '../vocabulary.ts';
+import type { WriteMode } from '../records/validation.ts';
+import { validateBody } from '../records/validation.ts';
+import { translatePath } from '../resources/vocabulary.ts';
 
 export interface WritePlan {
   readonly definition: ResourceDefinition;

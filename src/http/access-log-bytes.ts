@@ -1,5 +1,5 @@
 // The access log's JSON line (access-log.ts) written straight into a byte buffer, for
-// standard output (buffered-lines.ts): byte for byte what formatAccessLine gives,
+// standard output (cli/buffered-lines.ts): byte for byte what formatAccessLine gives,
 // encoded as UTF-8, without first building the line as a string. Joined from its
 // pieces, a line is a tree of strings that V8 must flatten before it can encode it,
 // node by node; under load that flattening was the largest part of what the log cost
@@ -10,7 +10,7 @@
 // third of them for the request id and the path: in JavaScript a character costs about
 // 50 instructions to read and store.
 
-import { isoTimestamp } from '../timestamps.ts';
+import { isoTimestamp } from '../records/timestamps.ts';
 import type { AccessEntry } from './access-log.ts';
 import { twoDecimals } from './access-log.ts';
 

@@ -4,8 +4,8 @@
 // form for a terminal. A request that no answer reached is still logged once, with the
 // status that went out or would have (CLIENT_CLOSED_REQUEST for a client that left).
 
-import type { Logger } from '../config.ts';
-import { isoTimestamp } from '../timestamps.ts';
+import type { Logger } from '../config/config.ts';
+import { isoTimestamp } from '../records/timestamps.ts';
 
 /**
  * The status logged for a request whose client closed the connection before its body had

@@ -5,11 +5,11 @@
 // The bytes held come out of the server-wide BodyBudget while the body is read and
 // parsed; a body that does not fit gets 503 with Retry-After (body-budget.ts). A
 // connection that closes before the whole body has arrived is not a server failure:
-// reading ends with a BodyNotReceived, which app.ts logs as such, with no answer.
+// reading ends with a BodyNotReceived, which server/app.ts logs as such, with no answer.
 
 import type { IncomingMessage } from 'node:http';
-import type { JsonObject } from '../json.ts';
-import { isJsonObject } from '../json.ts';
+import type { JsonObject } from '../records/json.ts';
+import { isJsonObject } from '../records/json.ts';
 import type { BodyBudget } from './body-budget.ts';
 import { HttpError } from './errors.ts';
 
@@ -31,7 +31,7 @@ const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
  */
 export const MAX_NESTING = 32;
 
-/** Bodies read, by request: a request run again (app.ts: its remembered caller had changed) gets what its first run read. */
+/** Bodies read, by request: a request run again (server/app.ts: its remembered caller had changed) gets what its first run read. */
 const bodiesRead = new WeakMap<IncomingMessage, Promise<JsonObject>>();
 
 export function readJsonBody(req: IncomingMessage, maxBytes: number, mediaTypes: readonly string[], budget: BodyBudget): Promise<JsonObject> {

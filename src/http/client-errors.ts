@@ -7,7 +7,7 @@
 // that answer goes out first and the connection then closes with no error answer: an
 // error written now would take the earlier answer's place, and its client could not tell
 // that its request was carried out. When the request cut off (a body too slow to arrive)
-// is one app.ts is handling, the answer carries that request's id, and app.ts logs it as
+// is one server/app.ts is handling, the answer carries that request's id, and server/app.ts logs it as
 // the request's one access line.
 
 import type { ServerResponse } from 'node:http';
@@ -26,7 +26,7 @@ const TARGET_TOO_LONG = { code: 'uri_too_long' as const, detail: `the request ta
 
 /**
  * Headers overflowed while the bytes Node was parsing began with a request line longer
- * than any target the server reads: the target is what is too long, as app.ts says of
+ * than any target the server reads: the target is what is too long, as server/app.ts says of
  * a shorter one. (Node hands over those bytes as `rawPacket`.)
  */
 function targetOverflowed(error: NodeJS.ErrnoException): boolean {
@@ -43,17 +43,17 @@ function targetOverflowed(error: NodeJS.ErrnoException): boolean {
  */
 const LINGER_MS = 500;
 
-/** A request app.ts is handling, as this module needs it when the request's own bytes fail. */
+/** A request server/app.ts is handling, as this module needs it when the request's own bytes fail. */
 export interface RequestInProgress {
   readonly requestId: string;
   readonly res: ServerResponse;
-  /** Set when this module answered the request itself (a 408 mid-body): app.ts then writes nothing and logs this. */
+  /** Set when this module answered the request itself (a 408 mid-body): server/app.ts then writes nothing and logs this. */
   answeredHere: { readonly status: number; readonly bytes: number } | undefined;
 }
 
 /**
- * The request app.ts is handling on each connection (HTTP/1.1 hands the handler one at
- * a time), from the moment its handler waits until it settles. app.ts keeps it up to date.
+ * The request server/app.ts is handling on each connection (HTTP/1.1 hands the handler one at
+ * a time), from the moment its handler waits until it settles. server/app.ts keeps it up to date.
  */
 export const requestsInProgress = new WeakMap<Socket, RequestInProgress>();
 
@@ -78,8 +78,8 @@ export function answerClientError(error: NodeJS.ErrnoException, socket: Socket, 
     return;
   }
   const request = requestsInProgress.get(socket);
-  // The client closed its end in the middle of a body app.ts is reading: it has gone, and
-  // app.ts logs the request as closed by the client; an answer would reach no one.
+  // The client closed its end in the middle of a body server/app.ts is reading: it has gone, and
+  // server/app.ts logs the request as closed by the client; an answer would reach no one.
   if (request !== undefined && error.code === 'HPE_INVALID_EOF_STATE') {
     socket.destroy();
     return;
@@ -98,7 +98,7 @@ export function refuseConnect(socket: Socket, allow: string): void {
 
 /**
  * A problem-details answer written straight to the socket, which then closes. For a
- * request app.ts is handling (`request`), the answer has its id and is noted for its log.
+ * request server/app.ts is handling (`request`), the answer has its id and is noted for its log.
  */
 function answerRaw(socket: Socket, code: ErrorCode, detail: string, extraHeaders = '', request?: RequestInProgress): void {
   const status = ERROR_STATUS[code];

@@ -7,11 +7,11 @@
 // they survive restarts and crashes, and they expire after 24 hours.
 
 import { createHmac } from 'node:crypto';
-import type { JsonObject, StoredRecord } from '../json.ts';
+import type { JsonObject, StoredRecord } from '../records/json.ts';
 import type { Change, Store } from '../store/store.ts';
 import { HttpError } from './errors.ts';
 import type { Reply } from './respond.ts';
-import { isoTimestamp } from '../timestamps.ts';
+import { isoTimestamp } from '../records/timestamps.ts';
 
 export const IDEMPOTENCY_KEY_LIFETIME_MS = 24 * 60 * 60 * 1000;
 /** Expired keys removed by each new one, oldest first (keeps the purge cheap and steady). */

@@ -14,7 +14,7 @@ import { queryError } from './errors.ts';
 import type { Embed } from './related-records.ts';
 import { parseEmbed } from './related-records.ts';
 import { parseFieldSelection } from './field-selection.ts';
-import { searchWords } from '../search-words.ts';
+import { searchWords } from '../store/search-words.ts';
 
 export const DEFAULT_PAGE_SIZE = 20;
 export const MAX_PAGE_SIZE = 100;
@@ -31,7 +31,7 @@ export interface ListParameters {
   readonly fields?: readonly string[];
   /** Range filters (`price[gte]=10`), in declaration order, then gt, gte, lt, lte. */
   readonly ranges?: readonly RangeFilter[];
-  /** `q`: the text as sent (for links), its words (search-words.ts) and the properties they are looked for in. */
+  /** `q`: the text as sent (for links), its words (store/search-words.ts) and the properties they are looked for in. */
   readonly search?: { readonly text: string; readonly words: readonly string[]; readonly fields: readonly string[] };
   /** `embed`: related records added to each record (http/related-records.ts). */
   readonly embed?: readonly Embed[];

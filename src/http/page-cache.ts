@@ -5,9 +5,9 @@
 // any committed change to the collection changes the version, so a stale page is never
 // served. Only pages whose query was valid are kept, so a hit needs no parsing; the
 // permission and parent checks still run on every request. At most MAX_PAGES are kept;
-// one not used lately makes room for a new one (recently-used.ts).
+// one not used lately makes room for a new one (store/recently-used.ts).
 
-import { RecentlyUsed } from '../recently-used.ts';
+import { RecentlyUsed } from '../store/recently-used.ts';
 
 export interface CachedPage {
   /** The collection version the page was built from (Store.version). */

@@ -2,12 +2,12 @@
 // fields for HTTP"; 429 and Retry-After from RFC 6585 §4 and RFC 9110 §10.2.3). A
 // client is its user id once authenticated, else its address. Each bucket holds up to
 // `perMinute` tokens and refills continuously; a request takes one. Memory is bounded:
-// past MAX_CLIENTS buckets, a client not seen lately is forgotten (recently-used.ts),
+// past MAX_CLIENTS buckets, a client not seen lately is forgotten (store/recently-used.ts),
 // which only ever gives that client a full bucket back.
 
 import type { IncomingMessage } from 'node:http';
 import type { Headers } from './respond.ts';
-import { RecentlyUsed } from '../recently-used.ts';
+import { RecentlyUsed } from '../store/recently-used.ts';
 
 export const MAX_CLIENTS = 10_000;
 

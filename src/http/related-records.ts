@@ -6,12 +6,12 @@
 // `incluir` in Portuguese). Only what the caller may read: a child list or a referenced
 // record the caller could not fetch themselves is left out. An unknown name is a 400.
 
-import type { RequestContext } from '../context.ts';
+import type { RequestContext } from '../server/context.ts';
 import { isAllowed } from '../auth/permissions.ts';
-import type { StoredRecord } from '../json.ts';
+import type { StoredRecord } from '../records/json.ts';
 import type { Language, ResourceDefinition, Vocabulary } from '../resources/definition.ts';
 import { vocabularyOf } from '../resources/definition.ts';
-import { represent } from '../representation.ts';
+import { represent } from '../records/representation.ts';
 import type { FieldError } from './errors.ts';
 import { DEFAULT_PAGE_SIZE } from './list-query.ts';
 import type { ListParameters } from './list-query.ts';

@@ -25,7 +25,7 @@ export function sweepIntervalMs(timeoutMs: number): number {
 
 /**
  * Watches every connection `server` accepts until it closes. `answerPending(socket)` says
- * whether an answer on it is still being prepared (app.ts knows; Node does not).
+ * whether an answer on it is still being prepared (server/app.ts knows; Node does not).
  */
 export function closeStalledConnections(server: Server, timeoutMs: number, answerPending: (socket: Socket) => boolean): void {
   const open = new Map<Socket, Progress>();

@@ -12,7 +12,7 @@ import type { ResourceTable } from '../declarations/compile-declaration.ts';
 import type { Language, Operation, ResourceDefinition } from '../resources/definition.ts';
 import { vocabularyOf } from '../resources/definition.ts';
 import { exampleResources } from '../resources/example-domain.ts';
-import type { Endpoint, RouteSpec } from '../routes.ts';
+import type { Endpoint, RouteSpec } from '../routing/routes.ts';
 import { EXAMPLE_PARENT_ID, resourceExamples } from './examples.ts';
 import { HEADER_COMPONENTS, SUCCESS_HEADERS } from './headers.ts';
 import type { ResourceRoute } from './resource-operations.ts';

@@ -7,7 +7,7 @@
 // id is the record that its collection's create example has just made there. Values
 // are written with the English field names; `translateKeys` gives the Portuguese ones.
 
-import type { JsonObject, JsonValue } from '../json.ts';
+import type { JsonObject, JsonValue } from '../records/json.ts';
 import type { FieldRule, Language, ResourceDefinition, Vocabulary } from '../resources/definition.ts';
 import { vocabularyOf } from '../resources/definition.ts';
 import { exampleResources } from '../resources/example-domain.ts';

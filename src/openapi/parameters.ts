@@ -12,7 +12,7 @@ import { alwaysPresent } from './schemas.ts';
 
 type Json = Record<string, unknown>;
 
-/** An id in a path; the router reads at most the safe integers (router.ts), a larger one is a 404. */
+/** An id in a path; the router reads at most the safe integers (routing/router.ts), a larger one is a 404. */
 export function pathParameter(name: string, example: number): Json {
   const schema = { type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER };
   return { name, in: 'path', required: true, description: 'a positive integer id', schema, example };

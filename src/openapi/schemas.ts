@@ -3,7 +3,7 @@
 // POST, PUT and PATCH, in either vocabulary; plus the list envelope (README: Lists), the
 // credentials and token of POST /v1/tokens (README: Authentication and permissions) and problem details (README: Errors).
 
-import type { JsonValue } from '../json.ts';
+import type { JsonValue } from '../records/json.ts';
 import type { FieldRule, Language, ResourceDefinition, Vocabulary } from '../resources/definition.ts';
 import { vocabularyOf } from '../resources/definition.ts';
 import { ERROR_STATUS, STATUS_TITLES } from '../http/errors.ts';
@@ -80,7 +80,7 @@ function decimals(places: number): Record<string, unknown> {
 }
 
 /**
- * Money has at most two decimals, and the server checks that exactly (validation.ts).
+ * Money has at most two decimals, and the server checks that exactly (records/validation.ts).
  * The document does not say so with `multipleOf: 0.01`: standard validators (Ajv's
  * defaults, which Prism uses) divide in binary floating point, where 19.99 / 0.01 is
  * 1998.9999999999998, and would refuse valid prices. It says it in words and in an

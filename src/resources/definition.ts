@@ -4,7 +4,7 @@
 // validation, representation, permissions, lists, the OpenAPI document and the home
 // page all read them, and nothing interprets a schema per request.
 
-import type { Fields, JsonObject, JsonValue, StoredRecord } from '../json.ts';
+import type { Fields, JsonObject, JsonValue, StoredRecord } from '../records/json.ts';
 import type { LinearPattern } from '../patterns/linear-pattern.ts';
 import type { Store } from '../store/store.ts';
 

@@ -7,8 +7,8 @@
 
 import type { FieldError } from '../http/errors.ts';
 import { HookConflict, validationError } from '../http/errors.ts';
-import type { Fields, JsonObject } from '../json.ts';
-import { isJsonObject } from '../json.ts';
+import type { Fields, JsonObject } from '../records/json.ts';
+import { isJsonObject } from '../records/json.ts';
 import type { ResourceHook, WriteContext } from './definition.ts';
 
 interface OrderItem extends JsonObject {

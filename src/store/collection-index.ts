@@ -5,7 +5,7 @@
 //    on: filtered lists, the unique-email check, the orders of one user.
 //  - Sorted views: the records matching one set of filters, kept in one sort order.
 //    A view is built the first time a list asks for it and kept up to date on every
-//    write after that; beyond MAX_VIEWS one not used lately is dropped (recently-used.ts).
+//    write after that; beyond MAX_VIEWS one not used lately is dropped (store/recently-used.ts).
 // When the narrowest equality bucket holds only a few records, sorting them per request
 // is cheaper than keeping a view, so no view is made; nor for range filters (`price[gte]`),
 // whose bounds differ per request: the bucket is scanned.
@@ -14,8 +14,8 @@
 //    rarest word, not a scan of the collection. Searches asked while it is built wait
 //    for it (NeedData, as a store that loads: store.ts).
 
-import type { StoredRecord } from '../json.ts';
-import { RecentlyUsed } from '../recently-used.ts';
+import type { StoredRecord } from '../records/json.ts';
+import { RecentlyUsed } from './recently-used.ts';
 import { EqualityIndex } from './equality-index.ts';
 import { BY_ID, orderBy, SortedRecords } from './sorted-records.ts';
 import type { Filter, Query, QueryResult, RangeFilter, SortKey } from './store.ts';

@@ -3,8 +3,8 @@
 // journal entry it includes, and one record per line, in id order. Loading checks the
 // shape strictly, so a damaged file stops the start instead of being silently half-read.
 
-import { isJsonObject } from '../json.ts';
-import type { StoredRecord } from '../json.ts';
+import { isJsonObject } from '../records/json.ts';
+import type { StoredRecord } from '../records/json.ts';
 import type { Change } from './store.ts';
 
 export interface CollectionState {

@@ -3,7 +3,7 @@
 // email check find their records without scanning the collection. For a field
 // compared ignoring case (emails), values are kept lowercased.
 
-import type { StoredRecord } from '../json.ts';
+import type { StoredRecord } from '../records/json.ts';
 import { BY_ID, SortedRecords } from './sorted-records.ts';
 
 type IndexKey = string | number | boolean;

@@ -8,8 +8,8 @@
 // the last of them.
 
 import { basename } from 'node:path';
-import type { JsonObject } from '../json.ts';
-import { isJsonObject } from '../json.ts';
+import type { JsonObject } from '../records/json.ts';
+import { isJsonObject } from '../records/json.ts';
 import { isStoredRecord } from './collection-state.ts';
 import type { Change, EventFacts, StoredCollection } from './store.ts';
 import { COLLECTION_NAME } from './store.ts';

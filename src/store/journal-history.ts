@@ -8,7 +8,7 @@
 // the snapshots, and the error says so.
 
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
-import type { Logger } from '../config.ts';
+import type { Logger } from '../config/config.ts';
 import type { FeedEvent } from '../events/feed-event.ts';
 import { eventsOfEntry } from '../events/feed-event.ts';
 import type { SegmentHistory } from './data-directory.ts';

@@ -12,9 +12,9 @@
 // A crash at any point leaves either the old segments or snapshots that cover them.
 
 import { rm } from 'node:fs/promises';
-import type { Logger } from '../config.ts';
+import type { Logger } from '../config/config.ts';
 import { redactSecrets } from '../http/redact.ts';
-import type { StoredRecord } from '../json.ts';
+import type { StoredRecord } from '../records/json.ts';
 import { syncDirectory } from './atomic-file.ts';
 import type { CollectionState } from './collection-state.ts';
 import { snapshotPath } from './data-directory.ts';

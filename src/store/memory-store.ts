@@ -7,7 +7,7 @@
 // takes the next numbers of the journal's sequence and, once durable, hands its events
 // to the change feed (events/event-log.ts, CONTRACT §13).
 
-import type { StoredRecord } from '../json.ts';
+import type { StoredRecord } from '../records/json.ts';
 import { CollectionIndex } from './collection-index.ts';
 import type { CollectionState } from './collection-state.ts';
 import { applyChange, emptyCollection } from './collection-state.ts';
@@ -17,7 +17,7 @@ import { describeChanges } from '../events/describe-changes.ts';
 import { EventLog } from '../events/event-log.ts';
 import { eventsOfEntry } from '../events/feed-event.ts';
 import { seqsTaken } from './journal-format.ts';
-import { isoTimestamp } from '../timestamps.ts';
+import { isoTimestamp } from '../records/timestamps.ts';
 
 /** Where a commit sits in the journal's history: its first number and when it was made. */
 export interface EntryPlace {

@@ -8,7 +8,7 @@
 
 import { mkdir, open } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
-import type { Logger } from '../config.ts';
+import type { Logger } from '../config/config.ts';
 import { removeLeftoverTemporaryFiles } from './atomic-file.ts';
 import type { ResourceTable } from '../declarations/compile-declaration.ts';
 import { readDataDirectory, StartupError } from './data-directory.ts';

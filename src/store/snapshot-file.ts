@@ -7,7 +7,7 @@
 
 import { readFile } from 'node:fs/promises';
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
-import type { StoredRecord } from '../json.ts';
+import type { StoredRecord } from '../records/json.ts';
 import { writeFileAtomically } from './atomic-file.ts';
 
 /** What a snapshot file holds and where, so the next snapshot can copy from it. */

@@ -3,7 +3,7 @@
 // so every record has exactly one place, found by binary search: a page is a slice,
 // and a write costs a search and one splice instead of a sort of the whole list.
 
-import type { JsonValue, StoredRecord } from '../json.ts';
+import type { JsonValue, StoredRecord } from '../records/json.ts';
 import type { SortKey } from './store.ts';
 
 export type RecordOrder = (a: StoredRecord, b: StoredRecord) => number;

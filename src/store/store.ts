@@ -11,7 +11,7 @@
 // runs the same synchronous code again, now answered. The memory store never throws it,
 // so its requests run exactly as before, in one turn.
 
-import type { StoredRecord } from '../json.ts';
+import type { StoredRecord } from '../records/json.ts';
 import type { ResourceTable } from '../declarations/compile-declaration.ts';
 import type { ChangeFeed } from '../events/change-feed.ts';
 
@@ -76,7 +76,7 @@ export interface Query {
   readonly filters: readonly Filter[];
   /** Bounds every record must also be within (none when absent). */
   readonly ranges?: readonly RangeFilter[];
-  /** `q`: records whose searchable `fields` hold every one of `words` (search-words.ts). */
+  /** `q`: records whose searchable `fields` hold every one of `words` (store/search-words.ts). */
   readonly search?: { readonly fields: readonly string[]; readonly words: readonly string[] };
   /** Empty means by id ascending; ties are always broken by id ascending. */
   readonly sort: readonly SortKey[];
@@ -106,7 +106,7 @@ export class NeedData {
 /**
  * A store that answered a request's caller from an earlier request (Store.mayRememberCaller) found,
  * when it read or wrote, that the caller is no longer so: nothing was written, and the request
- * runs again with its caller read afresh (app.ts). Not an Error, like NeedData: no failure.
+ * runs again with its caller read afresh (server/app.ts). Not an Error, like NeedData: no failure.
  */
 export class CallerChanged {}
 

@@ -8,8 +8,8 @@
 // declaration, or by the server itself (an ADMIN_EMAIL such as `admin@localhost`), must
 // still load.
 
-import type { JsonObject, JsonValue, StoredRecord } from '../json.ts';
-import { isJsonObject } from '../json.ts';
+import type { JsonObject, JsonValue, StoredRecord } from '../records/json.ts';
+import { isJsonObject } from '../records/json.ts';
 import type { ResourceTable } from '../declarations/compile-declaration.ts';
 import type { FieldRule } from '../resources/definition.ts';
 import type { StoredCollection } from './store.ts';

@@ -1,5 +1,5 @@
 // The word index of one collection's searchable fields (`q`, CONTRACT §13), for
-// collection-index.ts: each word of those fields (search-words.ts) → the ids of the
+// collection-index.ts: each word of those fields (store/search-words.ts) → the ids of the
 // records holding it, ascending, in an IdList (id-list.ts), or the id alone for a word
 // only one record holds. At 100,000 products about 5 MB, where a Set of records per word
 // took 60 MB. It is built the first time a search asks, a slice of records per
@@ -8,8 +8,8 @@
 // wait for it (`building`), and changes made while it is built are applied once it is.
 
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
-import type { StoredRecord } from '../json.ts';
-import { searchWords } from '../search-words.ts';
+import type { StoredRecord } from '../records/json.ts';
+import { searchWords } from './search-words.ts';
 import { IdList } from './id-list.ts';
 
 /** Time spent building between two yields to the event loop. */

@@ -37,11 +37,11 @@ export interface CoreKit {
   /** A write refused because the caller remembered for it had changed: the request runs again (plainrest's store.ts CallerChanged). */
   callerChanged(): object;
   unavailable(detail: string): Error;
-  /** The distinct search words of a record's `fields` (plainrest's search-words.ts), for the words column. */
+  /** The distinct search words of a record's `fields` (plainrest's store/search-words.ts), for the words column. */
   recordWords(record: StoredRecord, fields: readonly string[]): string[];
   /** A commit's changes with their event facts (plainrest's events/describe-changes.ts), `get` reading the data before the commit. */
   describeChanges(table: ResourceTable, changes: readonly Change[], get: RecordLookup): readonly Change[];
-  /** Whether two JSON values are equal, nested values included (plainrest's json.ts). */
+  /** Whether two JSON values are equal, nested values included (plainrest's records/json.ts). */
   jsonEqual(a: JsonValue, b: JsonValue): boolean;
 }
 
@@ -237,7 +237,7 @@ export class PostgresStore implements Store {
    * `record` as read now from `collection`, or, when it is equal to what this process
    * read last time (nested values included), the object it read then. Records are frozen, so the two are
    * interchangeable; and the core keeps a record's representation and ETag per object
-   * (representation.ts), so a record read again unchanged is not serialised and hashed
+   * (records/representation.ts), so a record read again unchanged is not serialised and hashed
    * again. Not a cache of the database: every read still asks it.
    */
   sameAsLastRead(collection: StoredCollection, record: StoredRecord): StoredRecord {

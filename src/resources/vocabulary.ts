@@ -5,7 +5,7 @@
 // applied at the boundary (validation on the way in, representation on the way out),
 // so handlers only ever see the declared names. Values (an order's state) are not translated.
 
-import type { Language, Vocabulary } from './resources/definition.ts';
+import type { Language, Vocabulary } from './definition.ts';
 
 export type { Language, Vocabulary };
 

@@ -6,15 +6,15 @@
 // which every server sharing that database signs with (resolveConfig requires it).
 
 import { join } from 'node:path';
-import { Authenticator } from './auth/authenticate.ts';
-import { readSecretFile, TOKEN_SECRET_FILE } from './auth/token-secret.ts';
-import type { ServerOptions } from './config.ts';
-import { resolveConfig } from './config.ts';
-import { withoutPassword } from './cli/banner.ts';
-import { MemoryStore } from './store/memory-store.ts';
-import { databaseProblem, findUserInDatabase } from './store/open-database.ts';
-import { readDataDirectory } from './store/data-directory.ts';
-import { resolveResources } from './declarations/resolve-resources.ts';
+import { Authenticator } from '../auth/authenticate.ts';
+import { readSecretFile, TOKEN_SECRET_FILE } from '../auth/token-secret.ts';
+import type { ServerOptions } from '../config/config.ts';
+import { resolveConfig } from '../config/config.ts';
+import { withoutPassword } from './banner.ts';
+import { MemoryStore } from '../store/memory-store.ts';
+import { databaseProblem, findUserInDatabase } from '../store/open-database.ts';
+import { readDataDirectory } from '../store/data-directory.ts';
+import { resolveResources } from '../declarations/resolve-resources.ts';
 
 export class TokenMintError extends Error {}
 

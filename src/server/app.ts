@@ -11,43 +11,43 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Socket } from 'node:net';
-import type { Config, Logger, ServerOptions } from './config.ts';
-import { Authenticator } from './auth/authenticate.ts';
-import type { AdminBootstrap } from './auth/bootstrap-admin.ts';
-import { ensureAdmin } from './auth/bootstrap-admin.ts';
-import { loadTokenSecret } from './auth/token-secret.ts';
-import { resolveConfig } from './config.ts';
+import type { Config, Logger, ServerOptions } from '../config/config.ts';
+import { Authenticator } from '../auth/authenticate.ts';
+import type { AdminBootstrap } from '../auth/bootstrap-admin.ts';
+import { ensureAdmin } from '../auth/bootstrap-admin.ts';
+import { loadTokenSecret } from '../auth/token-secret.ts';
+import { resolveConfig } from '../config/config.ts';
 import type { RequestContext, Services } from './context.ts';
-import { accessLogWriter, CLIENT_CLOSED_REQUEST } from './http/access-log.ts';
-import { BodyNotReceived } from './http/body.ts';
-import type { RequestInProgress } from './http/client-errors.ts';
-import { requestsInProgress } from './http/client-errors.ts';
-import { headersForEveryResponse } from './http/every-response.ts';
-import { IdempotencyKeys } from './http/idempotency.ts';
-import { addressKey, RateLimiter } from './http/rate-limit.ts';
-import { HttpError } from './http/errors.ts';
-import { requireJsonAcceptable } from './http/negotiation.ts';
-import { BodyBudget } from './http/body-budget.ts';
-import { PageCache } from './http/page-cache.ts';
-import { problemReply } from './http/problem.ts';
-import { requestIdFor } from './http/request-id.ts';
-import { MAX_URL_LENGTH, pathOfTarget, requireOneHost, unservedTarget } from './http/request-target.ts';
-import type { Headers, Reply } from './http/respond.ts';
-import { writeReply } from './http/respond.ts';
-import type { ResourceTable } from './declarations/compile-declaration.ts';
-import type { ResourceDefinition } from './resources/definition.ts';
-import { resolveResources } from './declarations/resolve-resources.ts';
-import { exampleResources } from './resources/example-domain.ts';
-import type { Endpoint, Handler } from './routes.ts';
-import { buildRouter, notFound, serverWideOptions } from './routes.ts';
-import type { Router } from './router.ts';
-import { openStore } from './store/open-store.ts';
-import { EventStreams } from './events/event-streams.ts';
-import { openDatabase } from './store/open-database.ts';
-import { loaded } from './store/loaded.ts';
-import type { Store } from './store/store.ts';
-import { CallerChanged } from './store/store.ts';
-import type { Actor } from './auth/permissions.ts';
+import { accessLogWriter, CLIENT_CLOSED_REQUEST } from '../http/access-log.ts';
+import { BodyNotReceived } from '../http/body.ts';
+import type { RequestInProgress } from '../http/client-errors.ts';
+import { requestsInProgress } from '../http/client-errors.ts';
+import { headersForEveryResponse } from '../http/every-response.ts';
+import { IdempotencyKeys } from '../http/idempotency.ts';
+import { addressKey, RateLimiter } from '../http/rate-limit.ts';
+import { HttpError } from '../http/errors.ts';
+import { requireJsonAcceptable } from '../http/negotiation.ts';
+import { BodyBudget } from '../http/body-budget.ts';
+import { PageCache } from '../http/page-cache.ts';
+import { problemReply } from '../http/problem.ts';
+import { requestIdFor } from '../http/request-id.ts';
+import { MAX_URL_LENGTH, pathOfTarget, requireOneHost, unservedTarget } from '../http/request-target.ts';
+import type { Headers, Reply } from '../http/respond.ts';
+import { writeReply } from '../http/respond.ts';
+import type { ResourceTable } from '../declarations/compile-declaration.ts';
+import type { ResourceDefinition } from '../resources/definition.ts';
+import { resolveResources } from '../declarations/resolve-resources.ts';
+import { exampleResources } from '../resources/example-domain.ts';
+import type { Endpoint, Handler } from '../routing/routes.ts';
+import { buildRouter, notFound, serverWideOptions } from '../routing/routes.ts';
+import type { Router } from '../routing/router.ts';
+import { openStore } from '../store/open-store.ts';
+import { EventStreams } from '../events/event-streams.ts';
+import { openDatabase } from '../store/open-database.ts';
+import { loaded } from '../store/loaded.ts';
+import type { Store } from '../store/store.ts';
+import { CallerChanged } from '../store/store.ts';
+import type { Actor } from '../auth/permissions.ts';
 
 export interface App {
   /** A `node:http` request listener: `http.createServer(app.handle)`. */
@@ -58,7 +58,7 @@ export interface App {
   /** How many records each collection holds (for the start banner); read through a view where the store has them. */
   recordCounts(): Promise<Record<string, number>>;
   /**
-   * The answer being prepared on `socket` for a request that has fully arrived (server.ts,
+   * The answer being prepared on `socket` for a request that has fully arrived (server/server.ts,
    * for a malformed request pipelined after it, and for a connection whose answer has
    * stalled). While a body is still arriving there is none: Node's requestTimeout applies.
    */

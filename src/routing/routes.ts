@@ -5,23 +5,23 @@
 // Every method needs a bearer token except those an endpoint lists as open (README: Authentication and permissions). The
 // same table drives the OpenAPI document, so the two cannot disagree.
 
-import type { RequestContext } from './context.ts';
-import { createRecord, listRecords } from './handlers/collection-handlers.ts';
-import type { Documents } from './handlers/service-handlers.ts';
-import { apiIndex, documentReply, healthCheck, homePage, readinessCheck, serveDocument } from './handlers/service-handlers.ts';
-import { createToken } from './handlers/token-handler.ts';
-import { eventFeed } from './handlers/event-handlers.ts';
-import { feedWords } from './events/event-query.ts';
-import { deleteRecord, readRecord, updateRecord } from './handlers/item-handlers.ts';
-import { homePageReply } from './home/home-page.ts';
-import type { OpenApiView } from './home/openapi-view.ts';
-import { HttpError } from './http/errors.ts';
-import { openApiDocument } from './openapi/document.ts';
-import type { Reply } from './http/respond.ts';
-import { jsonReply } from './http/respond.ts';
-import type { ResourceTable } from './declarations/compile-declaration.ts';
-import type { Language, Operation, ResourceDefinition } from './resources/definition.ts';
-import { vocabularyOf } from './resources/definition.ts';
+import type { RequestContext } from '../server/context.ts';
+import { createRecord, listRecords } from '../handlers/collection-handlers.ts';
+import type { Documents } from '../handlers/service-handlers.ts';
+import { apiIndex, documentReply, healthCheck, homePage, readinessCheck, serveDocument } from '../handlers/service-handlers.ts';
+import { createToken } from '../handlers/token-handler.ts';
+import { eventFeed } from '../handlers/event-handlers.ts';
+import { feedWords } from '../events/event-query.ts';
+import { deleteRecord, readRecord, updateRecord } from '../handlers/item-handlers.ts';
+import { homePageReply } from '../home/home-page.ts';
+import type { OpenApiView } from '../home/openapi-view.ts';
+import { HttpError } from '../http/errors.ts';
+import { openApiDocument } from '../openapi/document.ts';
+import type { Reply } from '../http/respond.ts';
+import { jsonReply } from '../http/respond.ts';
+import type { ResourceTable } from '../declarations/compile-declaration.ts';
+import type { Language, Operation, ResourceDefinition } from '../resources/definition.ts';
+import { vocabularyOf } from '../resources/definition.ts';
 import { Router } from './router.ts';
 
 export const API_PREFIX = '/v1';

@@ -2,11 +2,11 @@
 // an environment variable and a flag (`--port 8080` or `--port=8080`); the flag wins.
 // Only main.ts calls this; embedding passes options directly.
 
-import type { EventSettings, ServerOptions } from './config.ts';
-import { DEFAULTS } from './config.ts';
-import { LOG_FORMATS } from './http/access-log.ts';
-import type { CorsOrigins } from './http/cors.ts';
-import { parseCorsOrigins } from './http/cors.ts';
+import type { EventSettings, ServerOptions } from '../config/config.ts';
+import { DEFAULTS } from '../config/config.ts';
+import { LOG_FORMATS } from '../http/access-log.ts';
+import type { CorsOrigins } from '../http/cors.ts';
+import { parseCorsOrigins } from '../http/cors.ts';
 
 type Kind = 'integer' | 'string' | 'boolean' | 'origins' | 'log-format';
 

@@ -11,9 +11,9 @@
 // (http/access-log-bytes.ts) rather than formatted as a string first.
 
 import type { Writable } from 'node:stream';
-import type { AccessEntry } from './http/access-log.ts';
-import { formatAccessLine } from './http/access-log.ts';
-import { accessLineBound, writeAccessLine } from './http/access-log-bytes.ts';
+import type { AccessEntry } from '../http/access-log.ts';
+import { formatAccessLine } from '../http/access-log.ts';
+import { accessLineBound, writeAccessLine } from '../http/access-log-bytes.ts';
 
 /** How long a line may wait for the lines after it. */
 export const FLUSH_AFTER_MS = 100;

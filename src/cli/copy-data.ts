@@ -17,22 +17,22 @@
 
 import { mkdir, stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { counted, withoutPassword } from './cli/banner.ts';
-import type { ServerOptions } from './config.ts';
-import type { ResourceTable } from './declarations/compile-declaration.ts';
-import { resolveResources } from './declarations/resolve-resources.ts';
-import type { CollectionState } from './store/collection-state.ts';
-import { readDataDirectory, StartupError } from './store/data-directory.ts';
-import type { DataLock } from './store/data-lock.ts';
-import { acquireLock } from './store/data-lock.ts';
-import { declarationFitProblems } from './store/declaration-fit.ts';
-import { JournalPersistence } from './store/journal-persistence.ts';
-import { JournalWriter } from './store/journal-writer.ts';
-import { MemoryStore } from './store/memory-store.ts';
-import type { CollectionCopy } from './store/open-database.ts';
-import { databaseProblem, readAllFromDatabase, writeAllToDatabase } from './store/open-database.ts';
-import type { Change, StoredCollection } from './store/store.ts';
-import { IDEMPOTENCY_COLLECTION } from './store/store.ts';
+import { counted, withoutPassword } from './banner.ts';
+import type { ServerOptions } from '../config/config.ts';
+import type { ResourceTable } from '../declarations/compile-declaration.ts';
+import { resolveResources } from '../declarations/resolve-resources.ts';
+import type { CollectionState } from '../store/collection-state.ts';
+import { readDataDirectory, StartupError } from '../store/data-directory.ts';
+import type { DataLock } from '../store/data-lock.ts';
+import { acquireLock } from '../store/data-lock.ts';
+import { declarationFitProblems } from '../store/declaration-fit.ts';
+import { JournalPersistence } from '../store/journal-persistence.ts';
+import { JournalWriter } from '../store/journal-writer.ts';
+import { MemoryStore } from '../store/memory-store.ts';
+import type { CollectionCopy } from '../store/open-database.ts';
+import { databaseProblem, readAllFromDatabase, writeAllToDatabase } from '../store/open-database.ts';
+import type { Change, StoredCollection } from '../store/store.ts';
+import { IDEMPOTENCY_COLLECTION } from '../store/store.ts';
 
 export class CopyError extends Error {}
 

@@ -1,13 +1,13 @@
 // Configuration (README: Configuration, Embedding) as one typed, frozen object with documented
 // defaults. Embedding passes options in camelCase; only the command-line entry point
-// (main.ts, via cli-options.ts) reads environment variables and flags.
+// (main.ts, via cli/options.ts) reads environment variables and flags.
 
-import type { AccessEntry, LogFormat } from './http/access-log.ts';
-import type { CorsOrigins } from './http/cors.ts';
-import type { Hooks } from './declarations/compile-declaration.ts';
-import type { ResourcesOption } from './declarations/resolve-resources.ts';
-import type { Store } from './store/store.ts';
-import { EMAIL_PATTERN } from './validation.ts';
+import type { AccessEntry, LogFormat } from '../http/access-log.ts';
+import type { CorsOrigins } from '../http/cors.ts';
+import type { Hooks } from '../declarations/compile-declaration.ts';
+import type { ResourcesOption } from '../declarations/resolve-resources.ts';
+import type { Store } from '../store/store.ts';
+import { EMAIL_PATTERN } from '../records/validation.ts';
 
 export interface Logger {
   info(message: string): void;

@@ -9,12 +9,12 @@ import { createServer } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import type { App } from './app.ts';
 import { createApp } from './app.ts';
-import { answerClientError, refuseConnect } from './http/client-errors.ts';
-import { closeStalledConnections } from './http/stalled-connections.ts';
-import type { ServerOptions } from './config.ts';
-import { resolveConfig } from './config.ts';
-import { methodsServed, routeTable } from './routes.ts';
-import { resolveResources } from './declarations/resolve-resources.ts';
+import { answerClientError, refuseConnect } from '../http/client-errors.ts';
+import { closeStalledConnections } from '../http/stalled-connections.ts';
+import type { ServerOptions } from '../config/config.ts';
+import { resolveConfig } from '../config/config.ts';
+import { methodsServed, routeTable } from '../routing/routes.ts';
+import { resolveResources } from '../declarations/resolve-resources.ts';
 
 export const DRAIN_TIMEOUT_MS = 10_000;
 /** Larger request headers get 431. */
@@ -44,7 +44,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     // How often Node checks the two timeouts above (its default, 30 s, would let a slow client overstay).
     connectionsCheckingInterval: Math.min(1000, Math.ceil(headersTimeoutMs / 4)),
     maxHeaderSize: MAX_HEADER_BYTES,
-    requireHostHeader: false, // checked in app.ts, so the 400 is a problem-details body like every other
+    requireHostHeader: false, // checked in server/app.ts, so the 400 is a problem-details body like every other
   });
   // A connection whose answer makes no progress for this long is closed (a client that
   // stopped reading its answers).
@@ -62,8 +62,8 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   };
   server.on('request', handleWhenOpen);
   // Requests Node would otherwise answer itself, with no body: an Expect other than
-  // 100-continue (app.ts answers 417) and CONNECT (405); and, with requireHostHeader off
-  // above, a missing Host (app.ts answers 400).
+  // 100-continue (server/app.ts answers 417) and CONNECT (405); and, with requireHostHeader off
+  // above, a missing Host (server/app.ts answers 400).
   server.on('checkExpectation', handleWhenOpen);
   try {
     app = await opening;

@@ -3,7 +3,7 @@
 // split on anything that is not a letter or a digit. "Café crème" has the words cafe, creme.
 // Both stores use these words: the memory store's word index and PostgreSQL's column of them.
 
-import type { StoredRecord } from './json.ts';
+import type { StoredRecord } from '../records/json.ts';
 
 const NOT_ASCII = /[^\x00-\x7f]/;
 

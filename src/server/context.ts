@@ -2,14 +2,14 @@
 // request id, and the application's services. Handlers never touch the response.
 
 import type { IncomingMessage } from 'node:http';
-import type { Authenticator } from './auth/authenticate.ts';
-import type { Actor } from './auth/permissions.ts';
-import type { Config } from './config.ts';
-import type { BodyBudget } from './http/body-budget.ts';
-import type { IdempotencyKeys } from './http/idempotency.ts';
-import type { PageCache } from './http/page-cache.ts';
-import type { Store } from './store/store.ts';
-import type { EventStreams } from './events/event-streams.ts';
+import type { Authenticator } from '../auth/authenticate.ts';
+import type { Actor } from '../auth/permissions.ts';
+import type { Config } from '../config/config.ts';
+import type { BodyBudget } from '../http/body-budget.ts';
+import type { IdempotencyKeys } from '../http/idempotency.ts';
+import type { PageCache } from '../http/page-cache.ts';
+import type { Store } from '../store/store.ts';
+import type { EventStreams } from '../events/event-streams.ts';
 
 export interface Services {
   readonly store: Store;
