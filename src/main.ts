@@ -7,7 +7,8 @@
 
 import { DeclarationError, loadDeclarationFile } from './declarations/load-declaration.ts';
 import { resolveResources } from './declarations/resolve-resources.ts';
-import type { Logger, ServerOptions } from './config/config.ts';
+import type { ServerOptions } from './config/config.ts';
+import type { Logger } from './config/logger.ts';
 import { ConfigError, DEFAULTS } from './config/config.ts';
 import { startBanner } from './cli/banner.ts';
 import { describeStartupFailure } from './cli/startup-failure.ts';

@@ -19,8 +19,9 @@
 
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import type { RouteSpec } from '../src/routing/routes.ts';
-import { methodsOf as allowOf, routeTable } from '../src/routing/routes.ts';
+import type { RouteSpec } from '../src/routing/route-table.ts';
+import { methodsOf as allowOf } from '../src/routing/routes.ts';
+import { routeTable } from '../src/routing/route-table.ts';
 import type { Language } from '../src/resources/vocabulary.ts';
 import { assertProblem } from './assertions.ts';
 import { EXAMPLE, translate } from './example-definitions.ts';

@@ -2,7 +2,7 @@
 // rules, access or vocabularies directly (src/resources/example-domain.ts compiles
 // them from data/example/resources.json).
 
-import type { ResourceTable } from '../src/declarations/compile-declaration.ts';
+import type { ResourceTable } from '../src/resources/definition.ts';
 import type { ResourceDefinition } from '../src/resources/definition.ts';
 import { exampleResources } from '../src/resources/example-domain.ts';
 

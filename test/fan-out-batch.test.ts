@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { eventBlock } from '../src/events/event-json.ts';
 import { FanOutBatch } from '../src/events/fan-out-batch.ts';
-import type { FeedEvent } from '../src/events/feed-event.ts';
+import type { FeedEvent } from '../src/feed/feed-event.ts';
 import { exampleResources } from '../src/resources/example-domain.ts';
 
 const table = exampleResources();

@@ -23,11 +23,11 @@ import {
   segmentsBefore,
   seqsTaken,
 } from '../src/store/journal-format.ts';
-import { EventLog } from '../src/events/event-log.ts';
+import { EventLog } from '../src/feed/event-log.ts';
 import { writeSnapshot } from '../src/store/snapshot-file.ts';
 import type { Change } from '../src/index.ts';
 import type { StoredRecord } from '../src/records/json.ts';
-import type { EventFilter, FeedEvent } from '../src/events/feed-event.ts';
+import type { EventFilter, FeedEvent } from '../src/feed/feed-event.ts';
 import type { MemoryStore } from '../src/store/memory-store.ts';
 import { openStore } from '../src/store/open-store.ts';
 import { EXAMPLE } from './example-definitions.ts';

@@ -19,7 +19,7 @@ import { ERROR_STATUS } from '../src/http/errors.ts';
 import { MAX_TARGET_LENGTH } from '../src/openapi/schemas.ts';
 import { withArticle } from '../src/openapi/names.ts';
 import { parseId } from '../src/routing/router.ts';
-import { routeTable } from '../src/routing/routes.ts';
+import { routeTable } from '../src/routing/route-table.ts';
 import { EXAMPLE } from './example-definitions.ts';
 import { validateJson } from './json-schema.ts';
 import type { TestResponse, TestServer } from './helpers.ts';

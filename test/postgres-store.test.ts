@@ -13,7 +13,7 @@ import { loaded } from '../src/store/loaded.ts';
 import { recordWords } from '../src/store/search-words.ts';
 import { jsonEqual } from '../src/records/json.ts';
 import type { StoredRecord } from '../src/records/json.ts';
-import { describeChanges } from '../src/events/describe-changes.ts';
+import { describeChanges } from '../src/store/describe-changes.ts';
 import { openPostgresStore } from '../packages/postgres/src/open.ts';
 import type { CoreKit } from '../packages/postgres/src/postgres-store.ts';
 import type { PostgresCluster } from './postgres-cluster.ts';

@@ -5,8 +5,8 @@
 
 import { connect as connectSocket } from 'node:net';
 import { feedWords } from '../src/events/event-query.ts';
-import { routeTable } from '../src/routing/routes.ts';
-import type { RouteSpec } from '../src/routing/routes.ts';
+import { routeTable } from '../src/routing/route-table.ts';
+import type { RouteSpec } from '../src/routing/route-table.ts';
 import type { Language } from '../src/resources/vocabulary.ts';
 import type { ServerOptions } from '../src/index.ts';
 import { EXAMPLE, translate } from './example-definitions.ts';

@@ -6,11 +6,11 @@
 // who created it (its `owner_id`), which is looked up. Either way a user addressing
 // someone else's record gets 403 whether or not it exists, so existence is not revealed.
 
-import type { RequestContext } from '../server/context.ts';
 import { HttpError } from '../http/errors.ts';
 import type { JsonObject, JsonValue } from '../records/json.ts';
 import type { Audience, Operation, ResourceDefinition, Vocabulary } from '../resources/definition.ts';
 import { OWNER_FIELD_NAME } from '../resources/definition.ts';
+import { ownerOf } from '../resources/ownership.ts';
 import type { Store } from '../store/store.ts';
 
 export type { Audience, Operation };
@@ -25,27 +25,6 @@ export interface Actor {
 
 /** Operations on the collection path; the others address one record. */
 const COLLECTION_OPERATIONS: ReadonlySet<Operation> = new Set(['list', 'create']);
-
-/**
- * The owner of the record `ids` names (outermost id first, one per level of
- * `definition`'s path), or undefined when it has none or does not exist.
- */
-export function ownerOf(definition: ResourceDefinition, ids: readonly number[], store: Pick<Store, 'get'>): number | undefined {
-  switch (definition.ownership) {
-    case 'self':
-      return ids[ids.length - 1];
-    case 'root-user':
-      return ids[0];
-    case 'owned': {
-      const owner = store.get(definition.collection, ids[ids.length - 1] as number)?.[OWNER_FIELD_NAME];
-      return typeof owner === 'number' ? owner : undefined;
-    }
-    case 'ancestor':
-      return definition.parent === undefined ? undefined : ownerOf(definition.parent.definition, ids.slice(0, -1), store);
-    case undefined:
-      return undefined;
-  }
-}
 
 /**
  * True when `actor` owns what an operation at this path addresses: the record for
@@ -74,10 +53,17 @@ export function listsOwnRecordsOnly(actor: Actor | undefined, definition: Resour
   return actor !== undefined && actor.role !== 'admin' && definition.access.list === 'owner' && definition.parent === undefined && definition.ownership === 'owned';
 }
 
+/** Who asks, for which ids of a path, through which store: what a permission check needs of a request. */
+export interface Asking {
+  readonly actor: Actor | undefined;
+  readonly ids: readonly number[];
+  readonly store: Store;
+}
+
 /** The path-level check of a resource handler: 403 before the record is read or the body is looked at. */
-export function authorize(context: RequestContext, definition: ResourceDefinition, operation: Operation): Actor | undefined {
-  const actor = context.actor;
-  if (isAllowed(actor, definition, operation, context.ids, context.store)) return actor;
+export function authorize(request: Asking, definition: ResourceDefinition, operation: Operation): Actor | undefined {
+  const actor = request.actor;
+  if (isAllowed(actor, definition, operation, request.ids, request.store)) return actor;
   if (actor === undefined) throw new Error(`${definition.collection} handler reached without an authenticated caller`);
   const who = definition.access[operation] === 'owner' ? 'the user they belong to, or an admin,' : 'an admin';
   throw new HttpError('forbidden', `only ${who} may ${operation} ${definition.collection} here`);

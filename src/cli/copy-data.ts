@@ -19,7 +19,7 @@ import { mkdir, stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { counted, withoutPassword } from './banner.ts';
 import type { ServerOptions } from '../config/config.ts';
-import type { ResourceTable } from '../declarations/compile-declaration.ts';
+import type { ResourceTable } from '../resources/definition.ts';
 import { resolveResources } from '../declarations/resolve-resources.ts';
 import type { CollectionState } from '../store/collection-state.ts';
 import { readDataDirectory, StartupError } from '../store/data-directory.ts';

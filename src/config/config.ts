@@ -2,24 +2,12 @@
 // defaults. Embedding passes options in camelCase; only the command-line entry point
 // (main.ts, via cli/options.ts) reads environment variables and flags.
 
-import type { AccessEntry, LogFormat } from '../http/access-log.ts';
+import type { LogFormat, Logger } from './logger.ts';
 import type { CorsOrigins } from '../http/cors.ts';
 import type { Hooks } from '../declarations/compile-declaration.ts';
 import type { ResourcesOption } from '../declarations/resolve-resources.ts';
 import type { Store } from '../store/store.ts';
 import { EMAIL_PATTERN } from '../records/validation.ts';
-
-export interface Logger {
-  info(message: string): void;
-  warn(message: string): void;
-  error(message: string): void;
-  /**
-   * Optional: takes each access-log entry when the format is JSON, to write its line
-   * itself (the command line encodes it straight into stdout's buffer). Without it, the
-   * line is formatted (src/http/access-log.ts) and passed to `info`.
-   */
-  accessLine?(entry: AccessEntry): void;
-}
 
 export interface ServerOptions {
   /** TCP port; 0 picks a free one. Default 3000. */

@@ -13,6 +13,7 @@ import type {
   Ownership,
   ResourceDefinition,
   ResourceHook,
+  ResourceTable,
   StringFormat,
   Vocabulary,
 } from '../resources/definition.ts';
@@ -21,15 +22,6 @@ import { LinearPattern } from '../patterns/linear-pattern.ts';
 import { buildVocabulary } from '../resources/vocabulary.ts';
 import { BUILT_IN_USER_ACCESS, BUILT_IN_USER_PROPERTIES, BUILT_IN_USERS } from './built-in-users.ts';
 import type { CollectionDeclaration, PropertySchema, ResourcesDeclaration } from './declaration.ts';
-
-/** The resources a server serves, compiled from one declaration. */
-export interface ResourceTable {
-  /** `users` first, then the declaration's collections, each parent before its children. */
-  readonly resources: readonly ResourceDefinition[];
-  /** `en` first, then every language a declaration names things in. */
-  readonly languages: readonly Language[];
-  get(collection: string): ResourceDefinition | undefined;
-}
 
 /** Embedding hooks by collection (README: Embedding). */
 export type Hooks = Readonly<Record<string, ResourceHook>>;

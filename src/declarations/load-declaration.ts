@@ -6,7 +6,8 @@
 // nothing listening.
 
 import { readFile, stat } from 'node:fs/promises';
-import type { Hooks, ResourceTable } from './compile-declaration.ts';
+import type { ResourceTable } from '../resources/definition.ts';
+import type { Hooks } from './compile-declaration.ts';
 import { compileDeclaration } from './compile-declaration.ts';
 import { checkDeclaration } from './check-declaration.ts';
 import type { ResourcesDeclaration } from './declaration.ts';

@@ -3,7 +3,8 @@
 // an object; unset, the example domain is served.
 
 import { exampleResources } from '../resources/example-domain.ts';
-import type { Hooks, ResourceTable } from './compile-declaration.ts';
+import type { ResourceTable } from '../resources/definition.ts';
+import type { Hooks } from './compile-declaration.ts';
 import type { ResourcesDeclaration } from './declaration.ts';
 import { compileObject, loadDeclarationFile } from './load-declaration.ts';
 

@@ -4,8 +4,8 @@
 // Worked out once per resource table and role; only the owner's id differs per caller.
 
 import type { Actor } from '../auth/permissions.ts';
-import type { ResourceTable } from '../declarations/compile-declaration.ts';
-import type { Readable } from './feed-event.ts';
+import type { ResourceTable } from '../resources/definition.ts';
+import type { Readable } from '../feed/feed-event.ts';
 
 interface Sets {
   readonly everything: ReadonlySet<string>;

@@ -3,11 +3,11 @@
 // the record's path and the record itself as that caller reads them at that version
 // (records/representation.ts: no write-only field). `record` is absent from a deletion.
 
-import type { ResourceTable } from '../declarations/compile-declaration.ts';
+import type { ResourceTable } from '../resources/definition.ts';
 import type { Language, ResourceDefinition } from '../resources/definition.ts';
 import { vocabularyOf } from '../resources/definition.ts';
 import { represent } from '../records/representation.ts';
-import type { FeedEvent } from './feed-event.ts';
+import type { FeedEvent } from '../feed/feed-event.ts';
 
 export function eventJson(event: FeedEvent, table: ResourceTable, language: Language): string {
   const definition = table.get(event.collection);

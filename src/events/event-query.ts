@@ -4,14 +4,14 @@
 // (WHATWG HTML §9.2.4), which wins over `after` because a reconnecting EventSource sends
 // both. Anything else is a 400 naming the parameter.
 
-import type { ResourceTable } from '../declarations/compile-declaration.ts';
+import type { ResourceTable } from '../resources/definition.ts';
 import type { FieldError } from '../http/errors.ts';
 import { queryError } from '../http/errors.ts';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE, MAX_PAGE_SIZE, parameterPairs, parseBoundedInteger } from '../http/list-query.ts';
 import type { Language } from '../resources/definition.ts';
 import { vocabularyOf } from '../resources/definition.ts';
-import type { EventType } from './feed-event.ts';
-import { EVENT_TYPES } from './feed-event.ts';
+import type { EventType } from '../feed/feed-event.ts';
+import { EVENT_TYPES } from '../feed/feed-event.ts';
 
 /** The feed's words in a language: its path segment and its parameters. */
 export interface FeedWords {

@@ -21,17 +21,17 @@
 import type { ServerResponse } from 'node:http';
 import type { Actor } from '../auth/permissions.ts';
 import type { EventSettings } from '../config/config.ts';
-import type { ResourceTable } from '../declarations/compile-declaration.ts';
+import type { ResourceTable } from '../resources/definition.ts';
 import { HttpError } from '../http/errors.ts';
 import type { Reply } from '../http/respond.ts';
 import type { Language } from '../resources/definition.ts';
 import { RecentlyUsed } from '../store/recently-used.ts';
-import type { ChangeFeed, EventWindow } from './change-feed.ts';
-import { isResumable, unresumableDetail } from './change-feed.ts';
+import type { ChangeFeed, EventWindow } from '../feed/change-feed.ts';
+import { isResumable, unresumableDetail } from '../feed/change-feed.ts';
 import { readableBy } from './event-access.ts';
 import { blocksOf, FanOutBatch } from './fan-out-batch.ts';
-import type { EventFilter, EventType, FeedEvent, Readable } from './feed-event.ts';
-import { eventFilter, matches } from './feed-event.ts';
+import type { EventFilter, EventType, FeedEvent, Readable } from '../feed/feed-event.ts';
+import { eventFilter, matches } from '../feed/feed-event.ts';
 
 /** How long an EventSource waits before reconnecting (its `retry:`). */
 const RETRY_MS = 1000;

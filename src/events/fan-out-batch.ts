@@ -3,10 +3,10 @@
 // written to each of them: a thousand streams cost a thousand references, not a thousand
 // copies, even while a stalled reader's socket holds on to them.
 
-import type { ResourceTable } from '../declarations/compile-declaration.ts';
+import type { ResourceTable } from '../resources/definition.ts';
 import type { Language } from '../resources/definition.ts';
 import { eventBlock } from './event-json.ts';
-import type { FeedEvent } from './feed-event.ts';
+import type { FeedEvent } from '../feed/feed-event.ts';
 
 export class FanOutBatch {
   readonly events: readonly FeedEvent[];

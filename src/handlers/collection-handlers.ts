@@ -4,7 +4,7 @@
 // Idempotency-Key (http/idempotency.ts).
 
 import { authorize, listsOwnRecordsOnly, requireBodyPermission } from '../auth/permissions.ts';
-import type { RequestContext } from '../server/context.ts';
+import type { RequestContext } from './context.ts';
 import { JSON_MEDIA_TYPES, readJsonBody } from '../http/body.ts';
 import { matchesIfNoneMatch } from '../http/conditional.ts';
 import { parseListParameters, rejectQueryParameters } from '../http/list-query.ts';

@@ -4,16 +4,16 @@
 // `Accept: text/event-stream` the same path is a Server-Sent Events stream
 // (events/event-streams.ts).
 
-import type { RequestContext } from '../server/context.ts';
-import type { ResourceTable } from '../declarations/compile-declaration.ts';
-import { isResumable, unresumableDetail } from '../events/change-feed.ts';
-import type { ChangeFeed } from '../events/change-feed.ts';
+import type { RequestContext } from './context.ts';
+import type { ResourceTable } from '../resources/definition.ts';
+import { isResumable, unresumableDetail } from '../feed/change-feed.ts';
+import type { ChangeFeed } from '../feed/change-feed.ts';
 import { readableBy } from '../events/event-access.ts';
 import { eventJson } from '../events/event-json.ts';
 import { feedWords, parseEventParameters } from '../events/event-query.ts';
 import type { EventParameters } from '../events/event-query.ts';
-import type { EventFilter } from '../events/feed-event.ts';
-import { eventFilter } from '../events/feed-event.ts';
+import type { EventFilter } from '../feed/feed-event.ts';
+import { eventFilter } from '../feed/feed-event.ts';
 import { matchesIfNoneMatch } from '../http/conditional.ts';
 import { HttpError } from '../http/errors.ts';
 import { requireJsonAcceptable, wantsEventStream } from '../http/negotiation.ts';

@@ -5,7 +5,7 @@
 // DELETE finds nothing and answers 404.
 
 import { authorize, requireBodyPermission } from '../auth/permissions.ts';
-import type { RequestContext } from '../server/context.ts';
+import type { RequestContext } from './context.ts';
 import { JSON_MEDIA_TYPES, MERGE_PATCH_MEDIA_TYPES, readJsonBody } from '../http/body.ts';
 import { matchesIfNoneMatch, requireIfMatch } from '../http/conditional.ts';
 import { parseRecordParameters, rejectQueryParameters } from '../http/list-query.ts';

@@ -3,7 +3,7 @@
 // is a 404 when order 9 belongs to someone else. The store reports "missing" as
 // undefined; the status is chosen here.
 
-import type { RequestContext } from '../server/context.ts';
+import type { RequestContext } from './context.ts';
 import { HttpError } from '../http/errors.ts';
 import type { StoredRecord } from '../records/json.ts';
 import type { ResourceDefinition } from '../resources/definition.ts';

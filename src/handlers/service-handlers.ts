@@ -4,7 +4,7 @@
 // ETag, Cache-Control and Vary the 200 would have sent (§15.4.5). `/` and `/v1` choose
 // their representation on Accept (§12.5.1) and say so with `Vary: Accept`.
 
-import type { RequestContext } from '../server/context.ts';
+import type { RequestContext } from './context.ts';
 import { matchesIfNoneMatch } from '../http/conditional.ts';
 import { HttpError, storeUnavailable } from '../http/errors.ts';
 import { rejectQueryParameters } from '../http/list-query.ts';

@@ -5,7 +5,7 @@
 // (RFC 6749 §5.1: Cache-Control: no-store).
 
 import { REALM } from '../auth/authenticate.ts';
-import type { RequestContext } from '../server/context.ts';
+import type { RequestContext } from './context.ts';
 import { JSON_MEDIA_TYPES, readJsonBody } from '../http/body.ts';
 import { HttpError, storeUnavailable } from '../http/errors.ts';
 import { rejectQueryParameters } from '../http/list-query.ts';

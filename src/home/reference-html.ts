@@ -4,7 +4,7 @@
 // meaning) and a "Try it" button that puts the request in the form. Every text taken
 // from the document goes through `escapeHtml`.
 
-import type { ResourceTable } from '../declarations/compile-declaration.ts';
+import type { ResourceTable } from '../resources/definition.ts';
 import type { Language } from '../resources/definition.ts';
 import { vocabularyOf } from '../resources/definition.ts';
 import type { OpenApiView, OperationView, ParameterView, SchemaView } from './openapi-view.ts';

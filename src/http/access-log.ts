@@ -4,7 +4,7 @@
 // form for a terminal. A request that no answer reached is still logged once, with the
 // status that went out or would have (CLIENT_CLOSED_REQUEST for a client that left).
 
-import type { Logger } from '../config/config.ts';
+import type { AccessEntry, LogFormat, Logger } from '../config/logger.ts';
 import { isoTimestamp } from '../records/timestamps.ts';
 
 /**
@@ -14,21 +14,6 @@ import { isoTimestamp } from '../records/timestamps.ts';
  * counts (the cause is on the client's side), and log tools that know nginx read it so.
  */
 export const CLIENT_CLOSED_REQUEST = 499;
-
-export type LogFormat = 'json' | 'text' | 'off';
-
-export const LOG_FORMATS: readonly LogFormat[] = ['json', 'text', 'off'];
-
-export interface AccessEntry {
-  /** Plain characters only (request-id.ts): written into the JSON line as they are. */
-  readonly requestId: string;
-  readonly method: string;
-  readonly path: string;
-  readonly status: number;
-  readonly bytes: number;
-  readonly durationMs: number;
-  readonly userId: number | undefined;
-}
 
 /**
  * How each entry reaches `logger`, decided once at start (undefined when the log is off):

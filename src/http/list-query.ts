@@ -11,8 +11,8 @@ import type { FieldRule, ResourceDefinition } from '../resources/definition.ts';
 import type { Filter, RangeFilter, SortKey } from '../store/store.ts';
 import type { FieldError } from './errors.ts';
 import { queryError } from './errors.ts';
-import type { Embed } from './related-records.ts';
-import { parseEmbed } from './related-records.ts';
+import type { Embed } from './embed-parameter.ts';
+import { parseEmbed } from './embed-parameter.ts';
 import { parseFieldSelection } from './field-selection.ts';
 import { searchWords } from '../store/search-words.ts';
 

@@ -4,7 +4,7 @@
 
 import type { Vocabulary } from '../resources/definition.ts';
 import type { ListParameters } from './list-query.ts';
-import { embedName } from './related-records.ts';
+import { embedName } from './embed-parameter.ts';
 
 export interface PageMeta {
   readonly page: number;

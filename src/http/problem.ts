@@ -4,7 +4,7 @@
 // whose cause goes to the log under the request id, never to the client (koa's
 // `err.expose`), with any secret it quotes redacted (redact.ts).
 
-import type { Logger } from '../config/config.ts';
+import type { Logger } from '../config/logger.ts';
 import { HttpError, STATUS_TITLES } from './errors.ts';
 import { wantsProblemJson } from './negotiation.ts';
 import { redactSecrets } from './redact.ts';

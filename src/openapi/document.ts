@@ -8,11 +8,11 @@
 // collection generators whose requests, made in order with the examples, succeed
 // against a fresh server (examples.ts).
 
-import type { ResourceTable } from '../declarations/compile-declaration.ts';
+import type { ResourceTable } from '../resources/definition.ts';
 import type { Language, Operation, ResourceDefinition } from '../resources/definition.ts';
 import { vocabularyOf } from '../resources/definition.ts';
 import { exampleResources } from '../resources/example-domain.ts';
-import type { Endpoint, RouteSpec } from '../routing/routes.ts';
+import type { RouteSpec } from '../routing/route-table.ts';
 import { EXAMPLE_PARENT_ID, resourceExamples } from './examples.ts';
 import { HEADER_COMPONENTS, SUCCESS_HEADERS } from './headers.ts';
 import type { ResourceRoute } from './resource-operations.ts';
@@ -151,7 +151,8 @@ function eventSchemas(routes: readonly RouteSpec[], schemas: Readonly<Record<str
   return made;
 }
 
-export function openApiDocument(routes: readonly RouteSpec[], resources: ResourceTable, endpointOf: (route: RouteSpec) => Endpoint): Json {
+/** The document of `routes`; `allowOf` gives each route's Allow header, which its operations must match. */
+export function openApiDocument(routes: readonly RouteSpec[], resources: ResourceTable, allowOf: (route: RouteSpec) => string): Json {
   const paths: Json = {};
   const schemas: Record<string, Schema> = { Problem: PROBLEM_SCHEMA, Token: TOKEN_SCHEMA };
   const tags: Json[] = [...SERVICE_TAGS];
@@ -165,7 +166,7 @@ export function openApiDocument(routes: readonly RouteSpec[], resources: Resourc
   for (const route of routes) {
     const { path, parameters, example } = openApiPath(route);
     const operations = isResourceRoute(route) ? resourceOperations(route, example) : serviceOperations(route as ServiceRoute, indexLinks);
-    const { allow } = endpointOf(route);
+    const allow = allowOf(route);
     const item = withPublicSecurity(withHeadAndOptions(operations, route, allow), route);
     if (Object.keys(item).map((method) => method.toUpperCase()).join(', ') !== allow) {
       throw new Error(`OpenAPI operations for ${route.pattern} do not match the methods served (${allow})`);

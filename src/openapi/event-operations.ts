@@ -7,14 +7,14 @@
 // refusals particular to it: 410 for a position the feed no longer keeps (RFC 9110
 // §15.5.11), 429 for too many streams (RFC 6585 §4).
 
-import type { ResourceTable } from '../declarations/compile-declaration.ts';
+import type { ResourceTable } from '../resources/definition.ts';
 import { feedWords } from '../events/event-query.ts';
-import { EVENT_TYPES } from '../events/feed-event.ts';
+import { EVENT_TYPES } from '../feed/feed-event.ts';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE, MAX_PAGE_SIZE } from '../http/list-query.ts';
 import type { JsonObject } from '../records/json.ts';
 import type { Language, ResourceDefinition } from '../resources/definition.ts';
 import { vocabularyOf } from '../resources/definition.ts';
-import type { RouteSpec } from '../routing/routes.ts';
+import type { RouteSpec } from '../routing/route-table.ts';
 import { EXAMPLE_TIME, exampleRecord, resourceExamples } from './examples.ts';
 import { SUCCESS_HEADERS } from './headers.ts';
 import { languageSuffix, schemaReference } from './names.ts';

@@ -7,7 +7,7 @@ import { MAX_PAGE_SIZE, searchFieldsOf, takesRanges } from '../http/list-query.t
 import type { FieldRule, Language, ResourceDefinition } from '../resources/definition.ts';
 import { vocabularyOf } from '../resources/definition.ts';
 import { EXAMPLE_STALE_ETAG, resourceExamples } from './examples.ts';
-import { embedNames } from '../http/related-records.ts';
+import { embedNames } from '../http/embed-parameter.ts';
 import { alwaysPresent } from './schemas.ts';
 
 type Json = Record<string, unknown>;

@@ -5,7 +5,7 @@
 
 import type { Operation, ResourceDefinition } from '../resources/definition.ts';
 import { vocabularyOf } from '../resources/definition.ts';
-import type { RouteSpec } from '../routing/routes.ts';
+import type { RouteSpec } from '../routing/route-table.ts';
 import { exampleRecord, listExample } from './examples.ts';
 import { SUCCESS_HEADERS } from './headers.ts';
 import { componentName, operationNouns, schemaReference as reference, withArticle } from './names.ts';

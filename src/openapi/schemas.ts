@@ -8,7 +8,7 @@ import type { FieldRule, Language, ResourceDefinition, Vocabulary } from '../res
 import { vocabularyOf } from '../resources/definition.ts';
 import { ERROR_STATUS, STATUS_TITLES } from '../http/errors.ts';
 import { MAX_PAGE_SIZE } from '../http/list-query.ts';
-import { embedNames } from '../http/related-records.ts';
+import { embedNames } from '../http/embed-parameter.ts';
 import { EXAMPLE_CREDENTIALS, resourceExamples, translateKeys } from './examples.ts';
 
 export type Schema = { readonly [keyword: string]: unknown };

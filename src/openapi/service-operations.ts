@@ -3,7 +3,7 @@
 // (README: Paths, Authentication and permissions). All but the token endpoint only read; none needs a token.
 // The change feed, which needs one, is described in event-operations.ts.
 
-import type { RouteSpec } from '../routing/routes.ts';
+import type { RouteSpec } from '../routing/route-table.ts';
 import { eventOperations } from './event-operations.ts';
 import { EXAMPLE_CREDENTIALS, EXAMPLE_TOKEN } from './examples.ts';
 import { SUCCESS_HEADERS } from './headers.ts';

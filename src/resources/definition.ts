@@ -6,7 +6,6 @@
 
 import type { Fields, JsonObject, JsonValue, StoredRecord } from '../records/json.ts';
 import type { LinearPattern } from '../patterns/linear-pattern.ts';
-import type { Store } from '../store/store.ts';
 
 /** A collection's plural path segment (`users`, `books`); the declaration chooses them. */
 export type CollectionName = string;
@@ -115,7 +114,13 @@ export interface WriteContext {
   /** The record to be stored, with internal names (ids, timestamps and owner not yet set). */
   readonly next: Fields;
   readonly current: StoredRecord | undefined;
-  readonly store: Store;
+  /** The records as this write sees them (the store's own `get`). */
+  readonly store: RecordReader;
+}
+
+/** Reading one record by collection and id: what a hook or an ownership check needs of a store. */
+export interface RecordReader {
+  get(collection: string, id: number): StoredRecord | undefined;
 }
 
 /**
@@ -158,4 +163,13 @@ export const OWNER_FIELD_NAME = 'owner_id';
 /** The vocabulary of `language`, or the declared names when the resource has none in it. */
 export function vocabularyOf(definition: ResourceDefinition, language: Language): Vocabulary {
   return definition.vocabularies.get(language) ?? (definition.vocabularies.get('en') as Vocabulary);
+}
+
+/** The resources a server serves, compiled from one declaration. */
+export interface ResourceTable {
+  /** `users` first, then the declaration's collections, each parent before its children. */
+  readonly resources: readonly ResourceDefinition[];
+  /** `en` first, then every language a declaration names things in. */
+  readonly languages: readonly Language[];
+  get(collection: string): ResourceDefinition | undefined;
 }

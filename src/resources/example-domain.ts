@@ -4,7 +4,7 @@
 
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import type { ResourceTable } from '../declarations/compile-declaration.ts';
+import type { ResourceTable } from './definition.ts';
 import { parseDeclaration } from '../declarations/load-declaration.ts';
 import { priceOrder } from './orders.ts';
 

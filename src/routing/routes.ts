@@ -1,30 +1,25 @@
-// The route table, built once at start from the resource declarations: every
-// collection and item path in every vocabulary (README: Paths), plus the API index,
-// the token endpoint, the health checks and the home page (`/`). Each path lists its methods; HEAD follows
-// GET (RFC 9110 §9.3.2) and OPTIONS is answered for every path from the same list.
-// Every method needs a bearer token except those an endpoint lists as open (README: Authentication and permissions). The
-// same table drives the OpenAPI document, so the two cannot disagree.
+// The endpoints of the route table (route-table.ts): each path's handlers by method, HEAD
+// following GET (RFC 9110 §9.3.2) and OPTIONS answered from the same list, and which
+// methods need no bearer token (README: Authentication and permissions); the router made
+// from them, and the 404 for a path none matches.
 
-import type { RequestContext } from '../server/context.ts';
+import type { ResourceTable } from '../resources/definition.ts';
 import { createRecord, listRecords } from '../handlers/collection-handlers.ts';
-import type { Documents } from '../handlers/service-handlers.ts';
-import { apiIndex, documentReply, healthCheck, homePage, readinessCheck, serveDocument } from '../handlers/service-handlers.ts';
-import { createToken } from '../handlers/token-handler.ts';
+import type { RequestContext } from '../handlers/context.ts';
 import { eventFeed } from '../handlers/event-handlers.ts';
-import { feedWords } from '../events/event-query.ts';
 import { deleteRecord, readRecord, updateRecord } from '../handlers/item-handlers.ts';
-import { homePageReply } from '../home/home-page.ts';
-import type { OpenApiView } from '../home/openapi-view.ts';
+import type { Documents } from '../handlers/service-handlers.ts';
+import { apiIndex, healthCheck, homePage, readinessCheck, serveDocument } from '../handlers/service-handlers.ts';
+import { createToken } from '../handlers/token-handler.ts';
 import { HttpError } from '../http/errors.ts';
-import { openApiDocument } from '../openapi/document.ts';
 import type { Reply } from '../http/respond.ts';
 import { jsonReply } from '../http/respond.ts';
-import type { ResourceTable } from '../declarations/compile-declaration.ts';
-import type { Language, Operation, ResourceDefinition } from '../resources/definition.ts';
+import { openApiDocument } from '../openapi/document.ts';
+import type { Operation, ResourceDefinition } from '../resources/definition.ts';
 import { vocabularyOf } from '../resources/definition.ts';
+import { documentsServed } from './documents.ts';
+import { API_PREFIX, routeTable, type RouteSpec } from './route-table.ts';
 import { Router } from './router.ts';
-
-export const API_PREFIX = '/v1';
 
 export type Handler = (context: RequestContext) => Reply | Promise<Reply>;
 
@@ -79,57 +74,11 @@ function withHead(methods: readonly string[]): ReadonlySet<string> {
   return set;
 }
 
-/** `/v1/users`, `/v1/users/:user_id/orders`, `/v1/usuarios/:user_id/pedidos`, … */
-export function collectionPattern(definition: ResourceDefinition, language: Language): string {
-  const name = vocabularyOf(definition, language).collection;
-  const parent = definition.parent?.definition;
-  if (parent === undefined) return `${API_PREFIX}/${name}`;
-  return `${collectionPattern(parent, language)}/:${parent.singular}_id/${name}`;
-}
-
 /** The methods of a resource route that its declared access makes `public`. */
 function publicMethods(definition: ResourceDefinition, methods: Readonly<Record<string, Operation>>): string[] {
   return Object.entries(methods)
     .filter(([, operation]) => definition.access[operation] === 'public')
     .map(([method]) => method);
-}
-
-/** Every route, as data: what the router serves and the OpenAPI document describes. */
-export type RouteSpec =
-  | { readonly pattern: string; readonly kind: 'home' | 'health' | 'readiness' | 'index' | 'openapi' | 'tokens' }
-  | { readonly pattern: string; readonly kind: 'events'; readonly resources: ResourceTable; readonly language: Language }
-  | { readonly pattern: string; readonly kind: 'collection' | 'item'; readonly definition: ResourceDefinition; readonly language: Language };
-
-/**
- * Every route of a resource table. A resource without a name of its own in a language
- * has the same path there as in English; that path is served once, in English.
- */
-export function routeTable(resources: ResourceTable): RouteSpec[] {
-  const routes: RouteSpec[] = [
-    { pattern: '/', kind: 'home' },
-    { pattern: '/healthz', kind: 'health' },
-    { pattern: '/readyz', kind: 'readiness' },
-    { pattern: API_PREFIX, kind: 'index' },
-    { pattern: `${API_PREFIX}/openapi.json`, kind: 'openapi' },
-    { pattern: `${API_PREFIX}/tokens`, kind: 'tokens' },
-  ];
-  const patterns = new Set<string>();
-  for (const language of resources.languages) {
-    const events = `${API_PREFIX}/${feedWords(language).path}`;
-    if (patterns.has(events)) continue;
-    patterns.add(events);
-    routes.push({ pattern: events, kind: 'events', resources, language });
-  }
-  for (const language of resources.languages) {
-    for (const definition of resources.resources) {
-      const collection = collectionPattern(definition, language);
-      if (patterns.has(collection)) continue;
-      patterns.add(collection);
-      routes.push({ pattern: collection, kind: 'collection', definition, language });
-      routes.push({ pattern: `${collection}/:${definition.singular}_id`, kind: 'item', definition, language });
-    }
-  }
-  return routes;
 }
 
 /** Stand-ins for describing the routes (their methods) before the real documents exist. */
@@ -198,7 +147,7 @@ export function methodsOf(route: RouteSpec): string {
 
 /** The OpenAPI document of everything the router serves. */
 export function describeApi(resources: ResourceTable): Record<string, unknown> {
-  return openApiDocument(routeTable(resources), resources, (route) => endpointFor(route, NO_DOCUMENTS));
+  return openApiDocument(routeTable(resources), resources, methodsOf);
 }
 
 /** Every method some route answers, OPTIONS last: the Allow of `OPTIONS *` and of a 405 that names no route (CONNECT). */
@@ -214,52 +163,6 @@ export function serverWideOptions(method: string, allow: string): Reply {
   throw new HttpError('malformed_request', 'the target "*" is for OPTIONS only (RFC 9110 §9.3.7)');
 }
 
-/**
- * The documents the router serves depend only on the resource table, which is fixed
- * once compiled: they are built once per table (about 16 ms for the OpenAPI document
- * and the home page), not at every start of an app, and only when first asked for, so
- * a server nobody browses does not hold them (about 5 MB of its idle memory).
- */
-const servedDocuments = new WeakMap<ResourceTable, Documents>();
-
-class DocumentsOnFirstUse implements Documents {
-  readonly #resources: ResourceTable;
-  #description: Record<string, unknown> | undefined;
-  #openApi: Reply | undefined;
-  #homePage: Reply | undefined;
-  #apiIndex: Reply | undefined;
-
-  constructor(resources: ResourceTable) {
-    this.#resources = resources;
-  }
-
-  get openApi(): Reply {
-    return (this.#openApi ??= documentReply(JSON.stringify(this.#describe())));
-  }
-
-  get homePage(): Reply {
-    // The document is built by openapi/document.ts in the shape OpenApiView describes.
-    return (this.#homePage ??= homePageReply(this.#describe() as unknown as OpenApiView, this.#resources));
-  }
-
-  get apiIndex(): Reply {
-    return (this.#apiIndex ??= apiIndexReply(this.#resources));
-  }
-
-  #describe(): Record<string, unknown> {
-    return (this.#description ??= describeApi(this.#resources));
-  }
-}
-
-function documentsServed(resources: ResourceTable): Documents {
-  let documents = servedDocuments.get(resources);
-  if (documents === undefined) {
-    documents = new DocumentsOnFirstUse(resources);
-    servedDocuments.set(resources, documents);
-  }
-  return documents;
-}
-
 export interface BuiltRouter {
   readonly router: Router<Endpoint>;
   /** The Allow header of `OPTIONS *`. */
@@ -268,23 +171,10 @@ export interface BuiltRouter {
 
 export function buildRouter(resources: ResourceTable): BuiltRouter {
   const routes = routeTable(resources);
-  const documents = documentsServed(resources);
+  const documents = documentsServed(resources, () => describeApi(resources));
   const router = new Router<Endpoint>();
   for (const route of routes) router.add(route.pattern, endpointFor(route, documents));
   return { router, allMethods: methodsServed(routes) };
-}
-
-/** The API's entry point: a link to every top-level collection, in every vocabulary. */
-function apiIndexReply(resources: ResourceTable): Reply {
-  const links: Record<string, string> = { self: API_PREFIX, openapi: `${API_PREFIX}/openapi.json`, tokens: `${API_PREFIX}/tokens`, events: `${API_PREFIX}/events` };
-  for (const language of resources.languages) {
-    for (const definition of resources.resources) {
-      if (definition.parent !== undefined) continue;
-      const name = vocabularyOf(definition, language).collection;
-      links[name] = `${API_PREFIX}/${name}`;
-    }
-  }
-  return documentReply(JSON.stringify({ name: 'plainrest', version: 'v1', links }), { Vary: 'Accept' });
 }
 
 /** A 404 for a path no route matches; an unversioned resource path (`/users`) is pointed at its `/v1` twin (README: Paths). */

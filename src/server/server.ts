@@ -13,7 +13,8 @@ import { answerClientError, refuseConnect } from '../http/client-errors.ts';
 import { closeStalledConnections } from '../http/stalled-connections.ts';
 import type { ServerOptions } from '../config/config.ts';
 import { resolveConfig } from '../config/config.ts';
-import { methodsServed, routeTable } from '../routing/routes.ts';
+import { methodsServed } from '../routing/routes.ts';
+import { routeTable } from '../routing/route-table.ts';
 import { resolveResources } from '../declarations/resolve-resources.ts';
 
 export const DRAIN_TIMEOUT_MS = 10_000;

@@ -14,7 +14,7 @@ import type { CollectionState } from './collection-state.ts';
 import { applyChange, emptyCollection, parseSnapshot } from './collection-state.ts';
 import type { JournalEntry, UndecodedEntry } from './journal-format.ts';
 import { isUndecoded, readSegment, segmentFirstSeq, seqsTaken } from './journal-format.ts';
-import type { ResourceTable } from '../declarations/compile-declaration.ts';
+import type { ResourceTable } from '../resources/definition.ts';
 import type { StoredCollection } from './store.ts';
 import type { Misfit } from './stored-fields.ts';
 import { storedRecordMisfit } from './stored-fields.ts';

@@ -6,7 +6,7 @@
 // is clear; nothing is changed. Fields that do not fit their declared kind are found
 // record by record while loading (stored-fields.ts).
 
-import type { ResourceTable } from '../declarations/compile-declaration.ts';
+import type { ResourceTable } from '../resources/definition.ts';
 import type { CollectionState } from './collection-state.ts';
 import type { StoredCollection } from './store.ts';
 import { IDEMPOTENCY_COLLECTION } from './store.ts';

@@ -8,9 +8,9 @@
 // the snapshots, and the error says so.
 
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
-import type { Logger } from '../config/config.ts';
-import type { FeedEvent } from '../events/feed-event.ts';
-import { eventsOfEntry } from '../events/feed-event.ts';
+import type { Logger } from '../config/logger.ts';
+import type { FeedEvent } from '../feed/feed-event.ts';
+import { eventsOfEntry } from './entry-events.ts';
 import type { SegmentHistory } from './data-directory.ts';
 import type { JournalEntry } from './journal-format.ts';
 import { decodeEntry, isUndecoded, seqsTaken } from './journal-format.ts';

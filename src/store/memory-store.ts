@@ -12,10 +12,10 @@ import { CollectionIndex } from './collection-index.ts';
 import type { CollectionState } from './collection-state.ts';
 import { applyChange, emptyCollection } from './collection-state.ts';
 import type { Change, Query, QueryResult, Store, StoredCollection } from './store.ts';
-import type { ResourceTable } from '../declarations/compile-declaration.ts';
-import { describeChanges } from '../events/describe-changes.ts';
-import { EventLog } from '../events/event-log.ts';
-import { eventsOfEntry } from '../events/feed-event.ts';
+import type { ResourceTable } from '../resources/definition.ts';
+import { describeChanges } from './describe-changes.ts';
+import { EventLog } from '../feed/event-log.ts';
+import { eventsOfEntry } from './entry-events.ts';
 import { seqsTaken } from './journal-format.ts';
 import { isoTimestamp } from '../records/timestamps.ts';
 

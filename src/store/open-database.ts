@@ -8,13 +8,13 @@
 // (a runtime dependency on plainrest): NeedData, the 503, search words and the change
 // feed's event facts (events/describe-changes.ts).
 
-import type { Logger } from '../config/config.ts';
-import type { ResourceTable } from '../declarations/compile-declaration.ts';
+import type { Logger } from '../config/logger.ts';
+import type { ResourceTable } from '../resources/definition.ts';
 import type { JsonValue, StoredRecord } from '../records/json.ts';
 import { jsonEqual } from '../records/json.ts';
-import { describeChanges } from '../events/describe-changes.ts';
-import type { RecordLookup } from '../events/describe-changes.ts';
-import type { Retention } from '../events/event-log.ts';
+import { describeChanges } from './describe-changes.ts';
+import type { RecordLookup } from './describe-changes.ts';
+import type { Retention } from '../feed/event-log.ts';
 import { storeUnavailable } from '../http/errors.ts';
 import { StartupError } from './data-directory.ts';
 import { lackingRequired, recordsWithIds, removedCollection } from './declaration-fit.ts';

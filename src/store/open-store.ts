@@ -8,17 +8,17 @@
 
 import { mkdir, open } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
-import type { Logger } from '../config/config.ts';
+import type { Logger } from '../config/logger.ts';
 import { removeLeftoverTemporaryFiles } from './atomic-file.ts';
-import type { ResourceTable } from '../declarations/compile-declaration.ts';
+import type { ResourceTable } from '../resources/definition.ts';
 import { readDataDirectory, StartupError } from './data-directory.ts';
 import { declarationFitProblems } from './declaration-fit.ts';
 import { acquireLock } from './data-lock.ts';
 import { JournalPersistence } from './journal-persistence.ts';
 import { JournalWriter } from './journal-writer.ts';
 import { MemoryStore } from './memory-store.ts';
-import type { Retention } from '../events/event-log.ts';
-import { EventLog } from '../events/event-log.ts';
+import type { Retention } from '../feed/event-log.ts';
+import { EventLog } from '../feed/event-log.ts';
 import { decodedEvents, hasUndecoded, loadHistory } from './journal-history.ts';
 import type { Change } from './store.ts';
 import { IDEMPOTENCY_COLLECTION } from './store.ts';

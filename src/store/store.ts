@@ -12,8 +12,9 @@
 // so its requests run exactly as before, in one turn.
 
 import type { StoredRecord } from '../records/json.ts';
-import type { ResourceTable } from '../declarations/compile-declaration.ts';
-import type { ChangeFeed } from '../events/change-feed.ts';
+import type { ResourceTable } from '../resources/definition.ts';
+import type { ChangeFeed } from '../feed/change-feed.ts';
+import type { EventType } from '../feed/feed-event.ts';
 
 /**
  * What the store keeps: the declared resources' collections (by their declared plural),
@@ -33,7 +34,7 @@ export const COLLECTION_NAME = /^[a-z][a-z0-9_]{0,62}$/;
  * whether a put created the record, the ids above it on its path and its owner.
  */
 export interface EventFacts {
-  readonly type: 'created' | 'updated' | 'deleted';
+  readonly type: EventType;
   /** The ids of the records above it on its path, outermost first (`/v1/users/5/orders/7`: [5]). */
   readonly under: readonly number[];
   /** The user who owns the record (permissions.ts), when it has one. */

@@ -10,7 +10,7 @@
 
 import type { JsonObject, JsonValue, StoredRecord } from '../records/json.ts';
 import { isJsonObject } from '../records/json.ts';
-import type { ResourceTable } from '../declarations/compile-declaration.ts';
+import type { ResourceTable } from '../resources/definition.ts';
 import type { FieldRule } from '../resources/definition.ts';
 import type { StoredCollection } from './store.ts';
 

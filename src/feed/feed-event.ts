@@ -1,13 +1,11 @@
-// The change feed's events (CONTRACT §13): one per change of a declared record, numbered
-// by the journal's sequence (store/journal-format.ts), so an event id is a position in
-// one history that survives restarts. What an event may show and to whom is decided
-// here: a caller sees an event when they may read its record at that version — admins
-// everything, anyone with a token the collections everyone may read, owners their own.
+// The change feed's events (README: Events): one per change of a declared record,
+// numbered by the journal's sequence. What an event may show and to whom is decided here:
+// admins see everything, anyone with a token the collections everyone may read, owners
+// their own.
 
 import type { StoredRecord } from '../records/json.ts';
-import type { Change, EventFacts } from '../store/store.ts';
 
-export type EventType = EventFacts['type'];
+export type EventType = 'created' | 'updated' | 'deleted';
 export const EVENT_TYPES: readonly EventType[] = ['created', 'updated', 'deleted'];
 
 export interface FeedEvent {
@@ -22,27 +20,6 @@ export interface FeedEvent {
   readonly at: string;
   /** The record at this version; undefined for a deletion. */
   readonly record: StoredRecord | undefined;
-}
-
-/** The events of one journal entry: its changes that carry event facts, the n-th numbered seq + n. */
-export function eventsOfEntry(seq: number, at: string, changes: readonly Change[]): FeedEvent[] {
-  const events: FeedEvent[] = [];
-  for (let index = 0; index < changes.length; index++) {
-    const change = changes[index] as Change;
-    const facts = change.event;
-    if (facts === undefined) continue;
-    events.push({
-      id: seq + index,
-      type: facts.type,
-      collection: change.collection,
-      recordId: change.kind === 'put' ? change.record.id : change.id,
-      under: facts.under,
-      owner: facts.owner,
-      at,
-      record: change.kind === 'put' ? change.record : undefined,
-    });
-  }
-  return events;
 }
 
 /** Which collections' events a caller may see: all of `all`, and those of `own` whose owner is `owner`. */

@@ -4,11 +4,11 @@
 // A deletion's facts come from the record as it was, so they are worked out before the
 // commit is applied; a store then keeps them with the change (the journal, an events table).
 
-import type { ResourceTable } from '../declarations/compile-declaration.ts';
+import type { ResourceTable } from '../resources/definition.ts';
 import type { StoredRecord } from '../records/json.ts';
-import { ownerOf } from '../auth/permissions.ts';
+import { ownerOf } from '../resources/ownership.ts';
 import type { ResourceDefinition } from '../resources/definition.ts';
-import type { Change, EventFacts, StoredCollection } from '../store/store.ts';
+import type { Change, EventFacts, StoredCollection } from './store.ts';
 
 export type RecordLookup = (collection: StoredCollection, id: number) => StoredRecord | undefined;
 
