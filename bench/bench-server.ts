@@ -5,7 +5,7 @@
 // Prints the URL on its first line.
 
 import { startServer, MemoryStore } from '../src/index.ts';
-import { exampleResources } from '../src/resources/example-domain.ts';
+import { exampleResources } from '../src/declarations/example-domain.ts';
 import { readDataDirectory } from '../src/store/data-directory.ts';
 import { BENCH_ADMIN_PASSWORD, BENCH_TOKEN_SECRET } from './bench-support.ts';
 

@@ -7,7 +7,7 @@ export { startServer, DRAIN_TIMEOUT_MS } from './server/server.ts';
 export type { RunningServer } from './server/server.ts';
 export { DEFAULTS } from './config/config.ts';
 export type { Config, ServerOptions } from './config/config.ts';
-export type { AccessEntry, Logger } from './config/logger.ts';
+export type { AccessEntry, Logger } from './logging/logger.ts';
 export { StartupError } from './store/open-store.ts';
 export { MemoryStore } from './store/memory-store.ts';
 export type { Persistence } from './store/memory-store.ts';
@@ -23,4 +23,4 @@ export type { ResourcesDeclaration, CollectionDeclaration, PropertySchema } from
 export type { Hooks } from './declarations/compile-declaration.ts';
 export { DeclarationError } from './declarations/load-declaration.ts';
 export type { FieldRule, ResourceDefinition, ResourceHook, ResourceTable, WriteContext } from './resources/definition.ts';
-export { HookConflict, validationError } from './http/errors.ts';
+export { HookConflict, validationError } from './errors/errors.ts';

@@ -8,7 +8,7 @@
 import { DeclarationError, loadDeclarationFile } from './declarations/load-declaration.ts';
 import { resolveResources } from './declarations/resolve-resources.ts';
 import type { ServerOptions } from './config/config.ts';
-import type { Logger } from './config/logger.ts';
+import type { Logger } from './logging/logger.ts';
 import { ConfigError, DEFAULTS } from './config/config.ts';
 import { startBanner } from './cli/banner.ts';
 import { describeStartupFailure } from './cli/startup-failure.ts';
@@ -18,7 +18,7 @@ import { BufferedLines } from './cli/buffered-lines.ts';
 import { copyData, CopyError } from './cli/copy-data.ts';
 import { mintToken, TokenMintError } from './cli/mint-token.ts';
 import { StartupError } from './store/data-directory.ts';
-import { describeApi } from './routing/routes.ts';
+import { describeApi } from './server/routes.ts';
 import type { RunningServer } from './server/server.ts';
 import { startServer } from './server/server.ts';
 

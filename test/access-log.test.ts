@@ -4,7 +4,7 @@
 
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import type { AccessEntry } from '../src/config/logger.ts';
+import type { AccessEntry } from '../src/logging/logger.ts';
 import { formatAccessLine, twoDecimals } from '../src/http/access-log.ts';
 import { accessLineBound, writeAccessLine } from '../src/http/access-log-bytes.ts';
 import type { Logger } from '../src/index.ts';

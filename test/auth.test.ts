@@ -8,7 +8,7 @@ import { Agent, request } from 'node:http';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { Authenticator } from '../src/auth/authenticate.ts';
-import { HttpError } from '../src/http/errors.ts';
+import { HttpError } from '../src/errors/errors.ts';
 import type { Logger } from '../src/index.ts';
 import { MemoryStore, startServer } from '../src/index.ts';
 import type { TestServer } from './helpers.ts';

@@ -20,7 +20,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { RouteSpec } from '../src/routing/route-table.ts';
-import { methodsOf as allowOf } from '../src/routing/routes.ts';
+import { methodsOf as allowOf } from '../src/server/routes.ts';
 import { routeTable } from '../src/routing/route-table.ts';
 import type { Language } from '../src/resources/vocabulary.ts';
 import { assertProblem } from './assertions.ts';
@@ -579,7 +579,6 @@ const DECLARED: Readonly<Record<Resource, readonly MassField[]>> = {
   products: ['id', 'created_at', 'updated_at'],
   orders: ['id', 'user_id', 'total', 'status', 'created_at', 'updated_at', 'unit_price'],
 };
-const SERVER_FIELDS: readonly MassField[] = ['id', 'user_id', 'total', 'created_at', 'updated_at'];
 
 interface ResourcePaths {
   readonly collection: (language: Language) => string;

@@ -18,7 +18,7 @@ import { EventStreamClient } from './event-stream-client.ts';
 import type { StreamMessage } from './event-stream-client.ts';
 import type { TestServer } from './helpers.ts';
 import { createProduct, createUserClient, eventually, startTestServerWithAdminBootstrap } from './helpers.ts';
-import { exampleResources } from '../src/resources/example-domain.ts';
+import { exampleResources } from '../src/declarations/example-domain.ts';
 import { writeAllRecords } from '../packages/postgres/src/copy.ts';
 import { migrateSchema } from '../packages/postgres/src/schema-migration.ts';
 import { schemaOf } from '../packages/postgres/src/schema.ts';

@@ -1,10 +1,10 @@
 // The example domain's resource definitions, for tests that look at one resource's
-// rules, access or vocabularies directly (src/resources/example-domain.ts compiles
+// rules, access or vocabularies directly (src/declarations/example-domain.ts compiles
 // them from data/example/resources.json).
 
 import type { ResourceTable } from '../src/resources/definition.ts';
 import type { ResourceDefinition } from '../src/resources/definition.ts';
-import { exampleResources } from '../src/resources/example-domain.ts';
+import { exampleResources } from '../src/declarations/example-domain.ts';
 
 /** The example domain's compiled resource table. */
 export const EXAMPLE: ResourceTable = exampleResources();

@@ -7,7 +7,7 @@ import { describe, test } from 'node:test';
 import { eventBlock } from '../src/events/event-json.ts';
 import { FanOutBatch } from '../src/events/fan-out-batch.ts';
 import type { FeedEvent } from '../src/feed/feed-event.ts';
-import { exampleResources } from '../src/resources/example-domain.ts';
+import { exampleResources } from '../src/declarations/example-domain.ts';
 
 const table = exampleResources();
 

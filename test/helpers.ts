@@ -16,7 +16,7 @@ import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { afterEach, test } from 'node:test';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ensureAdmin } from '../src/auth/bootstrap-admin.ts';
+import { ensureAdmin } from '../src/server/bootstrap-admin.ts';
 import { signToken } from '../src/auth/jwt.ts';
 import { resolveConfig, SILENT_LOGGER } from '../src/config/config.ts';
 import { finishRecord } from '../src/handlers/write-record.ts';
@@ -206,7 +206,7 @@ async function startWithAdminInPlace(options: ServerOptions): Promise<TestServer
 
 let administratorAsCreated: Promise<StoredRecord> | undefined;
 
-/** The administrator as the start creates it (src/auth/bootstrap-admin.ts) from TEST_AUTH_OPTIONS, made once per process. */
+/** The administrator as the start creates it (src/server/bootstrap-admin.ts) from TEST_AUTH_OPTIONS, made once per process. */
 function testAdministrator(): Promise<StoredRecord> {
   administratorAsCreated ??= (async () => {
     const store = new MemoryStore(new Map());

@@ -5,7 +5,6 @@
 import assert from 'node:assert/strict';
 import { readDataDirectory } from '../src/store/data-directory.ts';
 import { EXAMPLE } from './example-definitions.ts';
-import { join } from 'node:path';
 import { afterEach, beforeEach, describe, test } from 'node:test';
 import type { TestResponse, TestServer } from './helpers.ts';
 import { createProduct, createUser, heldRequest, startTestServer, temporaryDirectory } from './helpers.ts';

@@ -25,7 +25,6 @@ const NOTES: Declared = {
     },
   },
 };
-const declared = (value: Declared): ResourcesDeclaration => value as unknown as ResourcesDeclaration;
 const copy = (value: Declared): Declared => structuredClone(value);
 
 describe('PostgreSQL schema from declarations', { skip: POSTGRES_SKIP }, () => {

@@ -5,8 +5,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import pg from 'pg';
-import { HttpError } from '../src/http/errors.ts';
-import { exampleResources } from '../src/resources/example-domain.ts';
+import { HttpError } from '../src/errors/errors.ts';
+import { exampleResources } from '../src/declarations/example-domain.ts';
 import { CallerChanged, NeedData } from '../src/store/store.ts';
 import type { Store } from '../src/store/store.ts';
 import { loaded } from '../src/store/loaded.ts';

@@ -1,7 +1,7 @@
 // Prototype pollution (hardening issue, item 5; OWASP API8:2023 Security Misconfiguration
 // and CWE-1321). A JSON body is parsed into plain objects; a key named `__proto__`,
 // `constructor` or `prototype` must stay data and never reach an object's prototype.
-// The convention (src/records/validation.ts): only names from the resource declaration are ever
+// The convention (src/resources/validation.ts): only names from the resource declaration are ever
 // copied, so such a key is an unknown field, 422 `validation_failed` naming it
 // (`unknown_field`) — at the top level, inside an order's items, in a merge patch with a
 // null or an object value, and when JSON repeats the key. In a query string such a name
@@ -12,18 +12,18 @@
 
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import type { FieldError } from '../src/http/errors.ts';
-import { HttpError } from '../src/http/errors.ts';
+import type { FieldError } from '../src/errors/errors.ts';
+import { HttpError } from '../src/errors/errors.ts';
 import type { JsonObject, JsonValue, StoredRecord } from '../src/records/json.ts';
 import { applyMergePatch } from '../src/records/merge-patch.ts';
 import type { ResourceDefinition } from '../src/resources/definition.ts';
 import { vocabularyOf } from '../src/resources/definition.ts';
-import { methodsOf } from '../src/routing/routes.ts';
+import { methodsOf } from '../src/server/routes.ts';
 import { routeTable } from '../src/routing/route-table.ts';
 import { MemoryStore } from '../src/store/memory-store.ts';
 import type { StoredCollection } from '../src/store/store.ts';
-import type { WriteMode } from '../src/records/validation.ts';
-import { validateBody } from '../src/records/validation.ts';
+import type { WriteMode } from '../src/resources/validation.ts';
+import { validateBody } from '../src/resources/validation.ts';
 import type { Language } from '../src/resources/vocabulary.ts';
 import { assertProblem } from './assertions.ts';
 import { EXAMPLE, orders, products, translate, users } from './example-definitions.ts';

@@ -1,5 +1,5 @@
 // A record just written is serialised once for the journal and the answer where the two
-// texts are the same (src/records/representation.ts, serializeWritten): that must be exactly
+// texts are the same (src/resources/representation.ts, serializeWritten): that must be exactly
 // when they are the same. For every resource and language, and records with and
 // without optional fields, the stored text is JSON.stringify of the record and the
 // representation is the one a later read builds from scratch.
@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { finishRecord } from '../src/handlers/write-record.ts';
 import type { Fields, StoredRecord } from '../src/records/json.ts';
-import { represent, serializeWritten, showsRecordAsStored } from '../src/records/representation.ts';
+import { represent, serializeWritten, showsRecordAsStored } from '../src/resources/representation.ts';
 import type { ResourceDefinition } from '../src/resources/definition.ts';
 import { CREATED_AT_FIELD, ID_FIELD, UPDATED_AT_FIELD, vocabularyOf } from '../src/resources/definition.ts';
 import { LANGUAGES, orders, products, users } from './example-definitions.ts';

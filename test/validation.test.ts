@@ -1,12 +1,12 @@
-// Unit tests for the body validator (src/records/validation.ts): each rule kind, the three
+// Unit tests for the body validator (src/resources/validation.ts): each rule kind, the three
 // write modes, vocabularies, and that client-chosen keys never reach an object.
 
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { HttpError } from '../src/http/errors.ts';
+import { HttpError } from '../src/errors/errors.ts';
 import type { JsonObject } from '../src/records/json.ts';
 import { vocabularyOf } from '../src/resources/definition.ts';
-import { validateBody } from '../src/records/validation.ts';
+import { validateBody } from '../src/resources/validation.ts';
 import { translatePath } from '../src/resources/vocabulary.ts';
 import { orders, products, users } from './example-definitions.ts';
 

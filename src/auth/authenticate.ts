@@ -9,7 +9,7 @@
 // header verified on it: comparing a new request's header with it costs less than hashing
 // its few hundred characters for the Map.
 
-import { HttpError } from '../http/errors.ts';
+import { HttpError } from '../errors/errors.ts';
 import type { Store } from '../store/store.ts';
 import type { TokenClaims } from './jwt.ts';
 import { signToken, verifyToken } from './jwt.ts';

@@ -6,10 +6,9 @@
 // who created it (its `owner_id`), which is looked up. Either way a user addressing
 // someone else's record gets 403 whether or not it exists, so existence is not revealed.
 
-import { HttpError } from '../http/errors.ts';
+import { HttpError } from '../errors/errors.ts';
 import type { JsonObject, JsonValue } from '../records/json.ts';
 import type { Audience, Operation, ResourceDefinition, Vocabulary } from '../resources/definition.ts';
-import { OWNER_FIELD_NAME } from '../resources/definition.ts';
 import { ownerOf } from '../resources/ownership.ts';
 import type { Store } from '../store/store.ts';
 

@@ -11,7 +11,7 @@
 // (http/access-log-bytes.ts) rather than formatted as a string first.
 
 import type { Writable } from 'node:stream';
-import type { AccessEntry } from '../config/logger.ts';
+import type { AccessEntry } from '../logging/logger.ts';
 import { formatAccessLine } from '../http/access-log.ts';
 import { accessLineBound, writeAccessLine } from '../http/access-log-bytes.ts';
 

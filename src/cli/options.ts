@@ -4,7 +4,7 @@
 
 import type { EventSettings, ServerOptions } from '../config/config.ts';
 import { DEFAULTS } from '../config/config.ts';
-import { LOG_FORMATS } from '../config/logger.ts';
+import { LOG_FORMATS } from '../logging/logger.ts';
 import type { CorsOrigins } from '../http/cors.ts';
 import { parseCorsOrigins } from '../http/cors.ts';
 

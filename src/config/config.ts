@@ -2,12 +2,12 @@
 // defaults. Embedding passes options in camelCase; only the command-line entry point
 // (main.ts, via cli/options.ts) reads environment variables and flags.
 
-import type { LogFormat, Logger } from './logger.ts';
+import type { LogFormat, Logger } from '../logging/logger.ts';
 import type { CorsOrigins } from '../http/cors.ts';
 import type { Hooks } from '../declarations/compile-declaration.ts';
 import type { ResourcesOption } from '../declarations/resolve-resources.ts';
 import type { Store } from '../store/store.ts';
-import { EMAIL_PATTERN } from '../records/validation.ts';
+import { EMAIL_PATTERN } from '../resources/validation.ts';
 
 export interface ServerOptions {
   /** TCP port; 0 picks a free one. Default 3000. */

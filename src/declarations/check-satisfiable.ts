@@ -1,11 +1,11 @@
 // Whether each declared property can hold a value at all, so that a declaration the
 // checker accepts serves a POST of a record that fits it: bounds with nothing between
 // them (JSON Schema 2020-12 §6.2–6.4), a required property no client may give, and a
-// default its own schema refuses (checked as a request's value is, by records/validation.ts).
+// default its own schema refuses (checked as a request's value is, by resources/validation.ts).
 
-import { HttpError } from '../http/errors.ts';
+import { HttpError } from '../errors/errors.ts';
 import type { JsonValue } from '../records/json.ts';
-import { validateBody } from '../records/validation.ts';
+import { validateBody } from '../resources/validation.ts';
 import { buildVocabulary } from '../resources/vocabulary.ts';
 import { compileRule } from './compile-declaration.ts';
 import type { PropertySchema } from './declaration.ts';

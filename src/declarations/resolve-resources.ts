@@ -2,7 +2,7 @@
 // `resources` setting names a declaration file, or (embedding) gives the declaration as
 // an object; unset, the example domain is served.
 
-import { exampleResources } from '../resources/example-domain.ts';
+import { exampleResources } from './example-domain.ts';
 import type { ResourceTable } from '../resources/definition.ts';
 import type { Hooks } from './compile-declaration.ts';
 import type { ResourcesDeclaration } from './declaration.ts';

@@ -1,12 +1,12 @@
 // An event as a client reads it (CONTRACT §13): `{ id, type, collection, record_id, path,
 // at, record }`, in the vocabulary of the path it was asked at — the collection's name,
 // the record's path and the record itself as that caller reads them at that version
-// (records/representation.ts: no write-only field). `record` is absent from a deletion.
+// (resources/representation.ts: no write-only field). `record` is absent from a deletion.
 
 import type { ResourceTable } from '../resources/definition.ts';
 import type { Language, ResourceDefinition } from '../resources/definition.ts';
 import { vocabularyOf } from '../resources/definition.ts';
-import { represent } from '../records/representation.ts';
+import { represent } from '../resources/representation.ts';
 import type { FeedEvent } from '../feed/feed-event.ts';
 
 export function eventJson(event: FeedEvent, table: ResourceTable, language: Language): string {

@@ -5,8 +5,8 @@
 // both. Anything else is a 400 naming the parameter.
 
 import type { ResourceTable } from '../resources/definition.ts';
-import type { FieldError } from '../http/errors.ts';
-import { queryError } from '../http/errors.ts';
+import type { FieldError } from '../errors/errors.ts';
+import { queryError } from '../errors/errors.ts';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE, MAX_PAGE_SIZE, parameterPairs, parseBoundedInteger } from '../http/list-query.ts';
 import type { Language } from '../resources/definition.ts';
 import { vocabularyOf } from '../resources/definition.ts';

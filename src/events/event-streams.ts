@@ -22,7 +22,7 @@ import type { ServerResponse } from 'node:http';
 import type { Actor } from '../auth/permissions.ts';
 import type { EventSettings } from '../config/config.ts';
 import type { ResourceTable } from '../resources/definition.ts';
-import { HttpError } from '../http/errors.ts';
+import { HttpError } from '../errors/errors.ts';
 import type { Reply } from '../http/respond.ts';
 import type { Language } from '../resources/definition.ts';
 import { RecentlyUsed } from '../store/recently-used.ts';

@@ -8,20 +8,20 @@ import type { RequestContext } from './context.ts';
 import { JSON_MEDIA_TYPES, readJsonBody } from '../http/body.ts';
 import { matchesIfNoneMatch } from '../http/conditional.ts';
 import { parseListParameters, rejectQueryParameters } from '../http/list-query.ts';
-import { withEmbedded } from '../http/related-records.ts';
+import { withEmbedded } from './related-records.ts';
 import { linkHeader, pageLinks, pageMeta } from '../http/pagination.ts';
 import type { CachedPage } from '../http/page-cache.ts';
 import type { Reply } from '../http/respond.ts';
 import type { ResourceDefinition, Vocabulary } from '../resources/definition.ts';
 import { OWNER_FIELD_NAME } from '../resources/definition.ts';
-import { entityTag, represent, representFields, serializeWritten } from '../records/representation.ts';
+import { entityTag, represent, representFields, serializeWritten } from '../resources/representation.ts';
 import type { Change, Decision, Filter, Store } from '../store/store.ts';
 import { decideAndCommit, loaded } from '../store/loaded.ts';
 import type { IdempotentRequest } from '../http/idempotency.ts';
 import type { JsonObject, StoredRecord } from '../records/json.ts';
 import type { Actor } from '../auth/permissions.ts';
 import { requireParent } from './lookup.ts';
-import { writeOnlyValues } from '../records/validation.ts';
+import { writeOnlyValues } from '../resources/validation.ts';
 import type { WritePlan } from './write-record.ts';
 import { decideWrite, finishRecord, secretsToHash } from './write-record.ts';
 import { isoTimestamp } from '../records/timestamps.ts';
@@ -47,7 +47,7 @@ export function listRecords(context: RequestContext, definition: ResourceDefinit
 
 /**
  * What a cached page of `definition` is valid for: a page may embed records of its
- * children and of the collections it references (http/related-records.ts), so it is stale when
+ * children and of the collections it references (handlers/related-records.ts), so it is stale when
  * any of them changed. Versions only grow, so their sum changes whenever one does.
  */
 function pageVersion(store: Store, definition: ResourceDefinition): number {

@@ -44,6 +44,6 @@ export interface RequestContext {
   /** The store this request reads and writes through: the services' own, or a view of it for this request (store/store.ts). */
   readonly store: Store;
   readonly services: Services;
-  /** Passwords this request carried; an error log line about it must not repeat them (http/redact.ts). */
+  /** Passwords this request carried; an error log line about it must not repeat them (logging/redact.ts). */
   readonly secrets: string[];
 }

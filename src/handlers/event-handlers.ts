@@ -15,14 +15,14 @@ import type { EventParameters } from '../events/event-query.ts';
 import type { EventFilter } from '../feed/feed-event.ts';
 import { eventFilter } from '../feed/feed-event.ts';
 import { matchesIfNoneMatch } from '../http/conditional.ts';
-import { HttpError } from '../http/errors.ts';
+import { HttpError } from '../errors/errors.ts';
 import { requireJsonAcceptable, wantsEventStream } from '../http/negotiation.ts';
 import { linkHeader, linksAround, pageMeta, pair } from '../http/pagination.ts';
 import type { Reply } from '../http/respond.ts';
 import type { Actor } from '../auth/permissions.ts';
 import type { Language } from '../resources/definition.ts';
 import { vocabularyOf } from '../resources/definition.ts';
-import { entityTag } from '../records/representation.ts';
+import { entityTag } from '../resources/representation.ts';
 
 export function eventFeed(context: RequestContext, table: ResourceTable, language: Language): Reply | Promise<Reply> {
   const actor = context.actor as Actor;

@@ -12,11 +12,11 @@ import { parseRecordParameters, rejectQueryParameters } from '../http/list-query
 import type { Reply } from '../http/respond.ts';
 import type { StoredRecord } from '../records/json.ts';
 import type { ResourceDefinition, Vocabulary } from '../resources/definition.ts';
-import type { Representation } from '../records/representation.ts';
-import { measured, represent, representFields, serializeWritten } from '../records/representation.ts';
-import { withEmbedded } from '../http/related-records.ts';
+import type { Representation } from '../resources/representation.ts';
+import { measured, represent, representFields, serializeWritten } from '../resources/representation.ts';
+import { withEmbedded } from './related-records.ts';
 import { requireRecord } from './lookup.ts';
-import { writeOnlyValues } from '../records/validation.ts';
+import { writeOnlyValues } from '../resources/validation.ts';
 import type { WritePlan } from './write-record.ts';
 import { decideWrite, deletionWithDependents, finishRecord, isUnchanged, secretsToHash } from './write-record.ts';
 import { decideAndCommit, loaded } from '../store/loaded.ts';

@@ -4,7 +4,7 @@
 // undefined; the status is chosen here.
 
 import type { RequestContext } from './context.ts';
-import { HttpError } from '../http/errors.ts';
+import { HttpError } from '../errors/errors.ts';
 import type { StoredRecord } from '../records/json.ts';
 import type { ResourceDefinition } from '../resources/definition.ts';
 

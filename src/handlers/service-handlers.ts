@@ -6,12 +6,11 @@
 
 import type { RequestContext } from './context.ts';
 import { matchesIfNoneMatch } from '../http/conditional.ts';
-import { HttpError, storeUnavailable } from '../http/errors.ts';
+import { HttpError, storeUnavailable } from '../errors/errors.ts';
 import { rejectQueryParameters } from '../http/list-query.ts';
 import { prefersHtml, requireHtmlAcceptable, requireJsonAcceptable } from '../http/negotiation.ts';
 import type { Headers, Reply } from '../http/respond.ts';
 import { jsonReply } from '../http/respond.ts';
-import { entityTag } from '../records/representation.ts';
 
 /** The documents served as they are, each with its ETag. */
 export interface Documents {
@@ -20,11 +19,6 @@ export interface Documents {
   readonly homePage: Reply;
   /** The API index as JSON, with `Vary: Accept`. */
   readonly apiIndex: Reply;
-}
-
-/** A document as it is served: its body, a strong ETag of it, and `headers` beside. */
-export function documentReply(body: string, headers: Headers = {}, contentType?: string): Reply {
-  return { status: 200, headers: { ETag: entityTag(body), ...headers }, body, contentType };
 }
 
 /** The headers a 304 must repeat from the 200 it stands for. */

@@ -7,13 +7,13 @@
 import { REALM } from '../auth/authenticate.ts';
 import type { RequestContext } from './context.ts';
 import { JSON_MEDIA_TYPES, readJsonBody } from '../http/body.ts';
-import { HttpError, storeUnavailable } from '../http/errors.ts';
+import { HttpError, storeUnavailable } from '../errors/errors.ts';
 import { rejectQueryParameters } from '../http/list-query.ts';
 import type { Reply } from '../http/respond.ts';
 import { jsonReply } from '../http/respond.ts';
 import { verifyPassword } from '../auth/passwords.ts';
 import type { FieldRule } from '../resources/definition.ts';
-import { validateBody } from '../records/validation.ts';
+import { validateBody } from '../resources/validation.ts';
 import { buildVocabulary } from '../resources/vocabulary.ts';
 import { loaded } from '../store/loaded.ts';
 

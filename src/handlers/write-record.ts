@@ -9,18 +9,18 @@
 // decision is then taken again on fresh state. Deleting a record deletes the records
 // nested under it, and is refused (409) while another collection still references it.
 
-import type { FieldError } from '../http/errors.ts';
-import { HttpError, validationError } from '../http/errors.ts';
+import type { FieldError } from '../errors/errors.ts';
+import { HttpError, validationError } from '../errors/errors.ts';
 import type { Fields, JsonObject, JsonValue, StoredRecord } from '../records/json.ts';
 import { isJsonObject, jsonEqual } from '../records/json.ts';
 import { applyMergePatch } from '../records/merge-patch.ts';
-import { withArticle } from '../openapi/names.ts';
+import { withArticle } from '../resources/names.ts';
 import { hashPassword, verifyPassword } from '../auth/passwords.ts';
 import type { FieldRule, ResourceDefinition, Vocabulary } from '../resources/definition.ts';
 import { OWNER_FIELD_NAME } from '../resources/definition.ts';
 import type { Change, Store } from '../store/store.ts';
-import type { WriteMode } from '../records/validation.ts';
-import { validateBody } from '../records/validation.ts';
+import type { WriteMode } from '../resources/validation.ts';
+import { validateBody } from '../resources/validation.ts';
 import { translatePath } from '../resources/vocabulary.ts';
 
 export interface WritePlan {

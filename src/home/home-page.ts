@@ -7,7 +7,7 @@
 
 import { createHash } from 'node:crypto';
 import type { Reply } from '../http/respond.ts';
-import { documentReply } from '../handlers/service-handlers.ts';
+import { documentReply } from '../http/respond.ts';
 import type { ResourceTable } from '../resources/definition.ts';
 import { feedWords } from '../events/event-query.ts';
 import type { Language } from '../resources/definition.ts';

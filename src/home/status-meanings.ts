@@ -4,7 +4,7 @@
 // where a status means something more precise for one method or path (a 401 from the
 // token endpoint is a wrong password, not a missing token), that meaning is used instead.
 
-import { STATUS_TITLES } from '../http/errors.ts';
+import { STATUS_TITLES } from '../errors/errors.ts';
 
 export interface StatusMeaning {
   readonly title: string;

@@ -11,7 +11,7 @@
 // 50 instructions to read and store.
 
 import { isoTimestamp } from '../records/timestamps.ts';
-import type { AccessEntry } from '../config/logger.ts';
+import type { AccessEntry } from '../logging/logger.ts';
 import { twoDecimals } from './access-log.ts';
 
 /** The line's fixed pieces, encoded once (all ASCII): copying bytes costs a fraction of writing a string character by character. */

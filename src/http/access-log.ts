@@ -4,7 +4,7 @@
 // form for a terminal. A request that no answer reached is still logged once, with the
 // status that went out or would have (CLIENT_CLOSED_REQUEST for a client that left).
 
-import type { AccessEntry, LogFormat, Logger } from '../config/logger.ts';
+import type { AccessEntry, LogFormat, Logger } from '../logging/logger.ts';
 import { isoTimestamp } from '../records/timestamps.ts';
 
 /**

@@ -11,7 +11,7 @@ import type { IncomingMessage } from 'node:http';
 import type { JsonObject } from '../records/json.ts';
 import { isJsonObject } from '../records/json.ts';
 import type { BodyBudget } from './body-budget.ts';
-import { HttpError } from './errors.ts';
+import { HttpError } from '../errors/errors.ts';
 
 export const JSON_MEDIA_TYPES = ['application/json'] as const;
 export const MERGE_PATCH_MEDIA_TYPES = ['application/merge-patch+json', 'application/json'] as const;

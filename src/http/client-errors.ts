@@ -12,8 +12,8 @@
 
 import type { ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-import type { ErrorCode } from './errors.ts';
-import { ERROR_STATUS, STATUS_TITLES } from './errors.ts';
+import type { ErrorCode } from '../errors/errors.ts';
+import { ERROR_STATUS, STATUS_TITLES } from '../errors/errors.ts';
 import { newRequestId } from './request-id.ts';
 import { MAX_URL_LENGTH } from './request-target.ts';
 

@@ -2,7 +2,7 @@
 // comparison and answers GET/HEAD with 304 (§13.1.2); If-Match uses the strong
 // comparison and refuses a write with 412 (§13.1.1). `*` matches any current record.
 
-import { HttpError } from './errors.ts';
+import { HttpError } from '../errors/errors.ts';
 
 const ENTITY_TAG = /(W\/)?"[^"]*"/g;
 

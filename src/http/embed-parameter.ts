@@ -1,10 +1,10 @@
 // The `embed` parameter (README: Lists): which child collections and references a
 // resource can embed, by every vocabulary's name of them, and which a request names.
-// related-records.ts reads what they name.
+// handlers/related-records.ts reads what they name.
 
 import type { Language, ResourceDefinition, Vocabulary } from '../resources/definition.ts';
 import { vocabularyOf } from '../resources/definition.ts';
-import type { FieldError } from './errors.ts';
+import type { FieldError } from '../errors/errors.ts';
 
 /** One name of `embed`: a child collection, or a top-level reference to a collection that is not nested. */
 export type Embed =

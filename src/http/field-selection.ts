@@ -6,8 +6,7 @@
 // An unknown or write-only name, an empty item, a name given twice: a 400 naming it.
 
 import type { ResourceDefinition } from '../resources/definition.ts';
-import type { FieldError } from './errors.ts';
-import { queryError } from './errors.ts';
+import type { FieldError } from '../errors/errors.ts';
 
 /** Any vocabulary's name of a readable top-level property → its declared name, per resource. */
 const selectable = new WeakMap<ResourceDefinition, ReadonlyMap<string, string>>();

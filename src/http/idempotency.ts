@@ -9,7 +9,7 @@
 import { createHmac } from 'node:crypto';
 import type { JsonObject, StoredRecord } from '../records/json.ts';
 import type { Change, Store } from '../store/store.ts';
-import { HttpError } from './errors.ts';
+import { HttpError } from '../errors/errors.ts';
 import type { Reply } from './respond.ts';
 import { isoTimestamp } from '../records/timestamps.ts';
 

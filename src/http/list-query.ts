@@ -1,5 +1,5 @@
 // List parameters in the query string, never in the path (README: Lists): `page`, `limit`,
-// `sort`, `fields` (http/field-selection.ts), `embed` (http/related-records.ts), `q` (the words of
+// `sort`, `fields` (http/field-selection.ts), `embed` (handlers/related-records.ts), `q` (the words of
 // `x-search` properties), equality filters (`x-filter`), range filters
 // (`price[gte]=10`: `gt`, `gte`, `lt`, `lte` on timestamps and on numbers and dates with
 // `x-filter`) and sort keys (`x-sort`). A record's GET takes `fields` and `embed`. Names are accepted
@@ -9,8 +9,8 @@
 
 import type { FieldRule, ResourceDefinition } from '../resources/definition.ts';
 import type { Filter, RangeFilter, SortKey } from '../store/store.ts';
-import type { FieldError } from './errors.ts';
-import { queryError } from './errors.ts';
+import type { FieldError } from '../errors/errors.ts';
+import { queryError } from '../errors/errors.ts';
 import type { Embed } from './embed-parameter.ts';
 import { parseEmbed } from './embed-parameter.ts';
 import { parseFieldSelection } from './field-selection.ts';
@@ -33,7 +33,7 @@ export interface ListParameters {
   readonly ranges?: readonly RangeFilter[];
   /** `q`: the text as sent (for links), its words (store/search-words.ts) and the properties they are looked for in. */
   readonly search?: { readonly text: string; readonly words: readonly string[]; readonly fields: readonly string[] };
-  /** `embed`: related records added to each record (http/related-records.ts). */
+  /** `embed`: related records added to each record (handlers/related-records.ts). */
   readonly embed?: readonly Embed[];
 }
 

@@ -4,7 +4,7 @@
 // application/problem+json when the client names that type (RFC 9457 §3). The home
 // page is the one HTML answer: at `/`, and at `/v1` when the client prefers HTML.
 
-import { HttpError } from './errors.ts';
+import { HttpError } from '../errors/errors.ts';
 
 interface MediaRange {
   readonly type: string;

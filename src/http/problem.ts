@@ -2,12 +2,13 @@
 // status phrase as `title` (§4.2.1), plus this API's `code`, `request_id` and, for
 // 400/422, `errors[]`. Client errors are shown; anything else becomes a bare 500
 // whose cause goes to the log under the request id, never to the client (koa's
-// `err.expose`), with any secret it quotes redacted (redact.ts).
+// `err.expose`), with any secret it quotes redacted (logging/redact.ts).
 
-import type { Logger } from '../config/logger.ts';
-import { HttpError, STATUS_TITLES } from './errors.ts';
+import type { Logger } from '../logging/logger.ts';
+import { HttpError, STATUS_TITLES, storeUnavailable } from '../errors/errors.ts';
+import { StoreUnavailable } from '../store/store.ts';
 import { wantsProblemJson } from './negotiation.ts';
-import { redactSecrets } from './redact.ts';
+import { redactSecrets } from '../logging/redact.ts';
 import type { Reply } from './respond.ts';
 import { JSON_TYPE, PROBLEM_TYPE } from './respond.ts';
 
@@ -19,7 +20,7 @@ export function problemReply(
   logger: Logger,
   secrets: readonly string[] = [],
 ): Reply {
-  const known = error instanceof HttpError ? error : undefined;
+  const known = error instanceof HttpError ? error : error instanceof StoreUnavailable ? storeUnavailable(error.message) : undefined;
   if (known === undefined) {
     const cause = error instanceof Error ? (error.stack ?? error.message) : String(error);
     logger.error(`request ${requestId} failed: ${redactSecrets(cause, secrets)}`);

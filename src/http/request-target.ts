@@ -5,7 +5,7 @@
 // other target, an absolute URI with an empty host or with user information (RFC 9110
 // §4.2.1, §4.2.4), and a request with more than one Host header (§3.2) is a 400.
 
-import { HttpError } from './errors.ts';
+import { HttpError } from '../errors/errors.ts';
 
 /** Longer request targets get 414 (RFC 9110 §4.1 suggests supporting at least 8000 octets). */
 export const MAX_URL_LENGTH = 8192;

@@ -3,6 +3,7 @@
 // body where HTTP forbids one: HEAD (RFC 9110 §9.3.2), 204 (§15.3.5), 304 (§15.4.5).
 
 import type { ServerResponse } from 'node:http';
+import { entityTag } from '../resources/representation.ts';
 
 export type Headers = Record<string, string>;
 
@@ -54,4 +55,9 @@ export function writeReply(res: ServerResponse, reply: Reply, requestId: string,
   res.writeHead(status, headers);
   res.end(mayHaveBody && !isHead ? reply.body : undefined);
   return isHead ? 0 : length;
+}
+
+/** A document as it is served: its body, a strong ETag of it, and `headers` beside. */
+export function documentReply(body: string, headers: Headers = {}, contentType?: string): Reply {
+  return { status: 200, headers: { ETag: entityTag(body), ...headers }, body, contentType };
 }

@@ -11,20 +11,20 @@
 import type { ResourceTable } from '../resources/definition.ts';
 import type { Language, Operation, ResourceDefinition } from '../resources/definition.ts';
 import { vocabularyOf } from '../resources/definition.ts';
-import { exampleResources } from '../resources/example-domain.ts';
+import { exampleResources } from '../declarations/example-domain.ts';
 import type { RouteSpec } from '../routing/route-table.ts';
 import { EXAMPLE_PARENT_ID, resourceExamples } from './examples.ts';
 import { HEADER_COMPONENTS, SUCCESS_HEADERS } from './headers.ts';
 import type { ResourceRoute } from './resource-operations.ts';
 import { eventComponent, eventListSchema, eventSchema } from './event-operations.ts';
-import { componentName, languageSuffix, operationNouns } from './names.ts';
+import { componentName, languageSuffix, operationNouns } from '../resources/names.ts';
 import { pathParameter } from './parameters.ts';
 import { bodySuffix, resourceOperations } from './resource-operations.ts';
 import { problemResponseComponents, responses, success, withoutBodies } from './responses.ts';
 import type { Schema } from './schemas.ts';
 import { bodySchema, createdSchema, credentialsSchema, listSchema, PROBLEM_SCHEMA, recordSchema, TOKEN_SCHEMA } from './schemas.ts';
 import type { ServiceRoute } from './service-operations.ts';
-import { SERVICE_NOUNS, serviceOperations, serviceTag } from './service-operations.ts';
+import { SERVICE_NOUNS, serviceOperations } from './service-operations.ts';
 
 type Json = Record<string, unknown>;
 

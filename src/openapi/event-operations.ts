@@ -17,7 +17,7 @@ import { vocabularyOf } from '../resources/definition.ts';
 import type { RouteSpec } from '../routing/route-table.ts';
 import { EXAMPLE_TIME, exampleRecord, resourceExamples } from './examples.ts';
 import { SUCCESS_HEADERS } from './headers.ts';
-import { languageSuffix, schemaReference } from './names.ts';
+import { languageSuffix, schemaReference } from '../resources/names.ts';
 import { IF_NONE_MATCH, LAST_EVENT_ID } from './parameters.ts';
 import { responses, success } from './responses.ts';
 import type { Schema } from './schemas.ts';

@@ -10,7 +10,7 @@
 import type { JsonObject, JsonValue } from '../records/json.ts';
 import type { FieldRule, Language, ResourceDefinition, Vocabulary } from '../resources/definition.ts';
 import { vocabularyOf } from '../resources/definition.ts';
-import { exampleResources } from '../resources/example-domain.ts';
+import { exampleResources } from '../declarations/example-domain.ts';
 import { patternExample } from './pattern-example.ts';
 
 export interface ResourceExamples {

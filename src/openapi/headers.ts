@@ -14,7 +14,7 @@ type Json = Record<string, unknown>;
 
 /** Counts of requests: RATE_LIMIT is any whole number JavaScript prints as digits. */
 const NUMBER_TEXT = { type: 'integer', format: 'int64', minimum: 0, maximum: Number.MAX_SAFE_INTEGER };
-/** A strong entity tag as records/representation.ts makes them: a base64url digest in quotes. */
+/** A strong entity tag as resources/representation.ts makes them: a base64url digest in quotes. */
 const ENTITY_TAG = { type: 'string', pattern: '^"[A-Za-z0-9_-]*"$', maxLength: 64 };
 /** The bucket refills completely in a minute, so no wait is longer (http/rate-limit.ts). */
 const SECONDS_TO_FULL = { type: 'integer', format: 'int32', minimum: 0, maximum: 60 };

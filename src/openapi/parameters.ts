@@ -70,7 +70,7 @@ export function listParameters(definition: ResourceDefinition, language: Languag
   return parameters;
 }
 
-/** `embed=orders`: related records added under `_embedded` (http/related-records.ts); none when there is nothing to embed. */
+/** `embed=orders`: related records added under `_embedded` (handlers/related-records.ts); none when there is nothing to embed. */
 export function embedParameter(definition: ResourceDefinition, language: Language): Json[] {
   const names = embedNames(definition, language);
   if (names.length === 0) return [];

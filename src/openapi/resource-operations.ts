@@ -8,7 +8,7 @@ import { vocabularyOf } from '../resources/definition.ts';
 import type { RouteSpec } from '../routing/route-table.ts';
 import { exampleRecord, listExample } from './examples.ts';
 import { SUCCESS_HEADERS } from './headers.ts';
-import { componentName, operationNouns, schemaReference as reference, withArticle } from './names.ts';
+import { componentName, operationNouns, schemaReference as reference, withArticle } from '../resources/names.ts';
 import { embedParameter, fieldsParameter, IF_MATCH, IF_NONE_MATCH, idempotencyKey, listParameters } from './parameters.ts';
 import type { ErrorContext } from './responses.ts';
 import { jsonContent, responses, success } from './responses.ts';

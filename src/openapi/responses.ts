@@ -4,7 +4,7 @@
 // carries (headers.ts). A HEAD operation has the same answers without their bodies
 // (RFC 9110 §9.3.2), so each error component has a twin without content.
 
-import { STATUS_TITLES } from '../http/errors.ts';
+import { STATUS_TITLES } from '../errors/errors.ts';
 import { EXAMPLE_REQUEST_ID } from './examples.ts';
 import { errorHeaders, everyAnswerHeaders, SUCCESS_HEADERS } from './headers.ts';
 

@@ -6,7 +6,7 @@
 import type { JsonValue } from '../records/json.ts';
 import type { FieldRule, Language, ResourceDefinition, Vocabulary } from '../resources/definition.ts';
 import { vocabularyOf } from '../resources/definition.ts';
-import { ERROR_STATUS, STATUS_TITLES } from '../http/errors.ts';
+import { ERROR_STATUS, STATUS_TITLES } from '../errors/errors.ts';
 import { MAX_PAGE_SIZE } from '../http/list-query.ts';
 import { embedNames } from '../http/embed-parameter.ts';
 import { EXAMPLE_CREDENTIALS, resourceExamples, translateKeys } from './examples.ts';
@@ -80,7 +80,7 @@ function decimals(places: number): Record<string, unknown> {
 }
 
 /**
- * Money has at most two decimals, and the server checks that exactly (records/validation.ts).
+ * Money has at most two decimals, and the server checks that exactly (resources/validation.ts).
  * The document does not say so with `multipleOf: 0.01`: standard validators (Ajv's
  * defaults, which Prism uses) divide in binary floating point, where 19.99 / 0.01 is
  * 1998.9999999999998, and would refuse valid prices. It says it in words and in an
@@ -218,7 +218,7 @@ export const MAX_TARGET_LENGTH = 8192;
 /** A request id (http/request-id.ts): the client's own when sane, else one the server made. */
 export const REQUEST_ID_SCHEMA = { type: 'string', pattern: '^[A-Za-z0-9._:-]{1,128}$', maxLength: 128 } as const;
 
-/** RFC 9457 problem details with this API's members: the title is the status's reason phrase and the code one of the table's (http/errors.ts). */
+/** RFC 9457 problem details with this API's members: the title is the status's reason phrase and the code one of the table's (errors/errors.ts). */
 export const PROBLEM_SCHEMA: Schema = {
   type: 'object',
   required: ['type', 'title', 'status', 'code', 'detail', 'request_id'],

@@ -5,8 +5,8 @@
 // total in whole cents so it is exact, keeps a new order pending, and refuses (409) a
 // change of items once the order is no longer pending.
 
-import type { FieldError } from '../http/errors.ts';
-import { HookConflict, validationError } from '../http/errors.ts';
+import type { FieldError } from '../errors/errors.ts';
+import { HookConflict, validationError } from '../errors/errors.ts';
 import type { Fields, JsonObject } from '../records/json.ts';
 import { isJsonObject } from '../records/json.ts';
 import type { ResourceHook, WriteContext } from './definition.ts';

@@ -12,10 +12,10 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Socket } from 'node:net';
 import type { Config, ServerOptions } from '../config/config.ts';
-import type { Logger } from '../config/logger.ts';
+import type { Logger } from '../logging/logger.ts';
 import { Authenticator } from '../auth/authenticate.ts';
-import type { AdminBootstrap } from '../auth/bootstrap-admin.ts';
-import { ensureAdmin } from '../auth/bootstrap-admin.ts';
+import type { AdminBootstrap } from './bootstrap-admin.ts';
+import { ensureAdmin } from './bootstrap-admin.ts';
 import { loadTokenSecret } from '../auth/token-secret.ts';
 import { resolveConfig } from '../config/config.ts';
 import type { RequestContext, Services } from '../handlers/context.ts';
@@ -26,7 +26,7 @@ import { requestsInProgress } from '../http/client-errors.ts';
 import { headersForEveryResponse } from '../http/every-response.ts';
 import { IdempotencyKeys } from '../http/idempotency.ts';
 import { addressKey, RateLimiter } from '../http/rate-limit.ts';
-import { HttpError } from '../http/errors.ts';
+import { HttpError } from '../errors/errors.ts';
 import { requireJsonAcceptable } from '../http/negotiation.ts';
 import { BodyBudget } from '../http/body-budget.ts';
 import { PageCache } from '../http/page-cache.ts';
@@ -38,16 +38,16 @@ import { writeReply } from '../http/respond.ts';
 import type { ResourceTable } from '../resources/definition.ts';
 import type { ResourceDefinition } from '../resources/definition.ts';
 import { resolveResources } from '../declarations/resolve-resources.ts';
-import { exampleResources } from '../resources/example-domain.ts';
-import type { Endpoint, Handler } from '../routing/routes.ts';
-import { buildRouter, notFound, serverWideOptions } from '../routing/routes.ts';
+import { exampleResources } from '../declarations/example-domain.ts';
+import type { Endpoint, Handler } from './routes.ts';
+import { buildRouter, notFound, serverWideOptions } from './routes.ts';
 import type { Router } from '../routing/router.ts';
 import { openStore } from '../store/open-store.ts';
 import { EventStreams } from '../events/event-streams.ts';
 import { openDatabase } from '../store/open-database.ts';
 import { loaded } from '../store/loaded.ts';
 import type { Store } from '../store/store.ts';
-import { CallerChanged } from '../store/store.ts';
+import { CallerChanged, StoreUnavailable } from '../store/store.ts';
 import type { Actor } from '../auth/permissions.ts';
 
 export interface App {
@@ -265,7 +265,7 @@ async function onceReachable(bootstrap: () => Promise<AdminBootstrap>, logger: L
     try {
       return await (await bootstrap()).passwordSynced;
     } catch (error) {
-      if (!(error instanceof HttpError) || error.code !== 'not_ready') {
+      if (!(error instanceof StoreUnavailable)) {
         logger.error(`the administrator could not be ensured: ${String(error)}`);
         return;
       }
@@ -284,7 +284,7 @@ function dispatch(
   services: Services,
   limiter: RateLimiter | undefined,
 ): Reply | Promise<Reply> {
-  const { req, requestId } = exchange;
+  const { req } = exchange;
   // RFC 9112 §3.2: one Host, no fewer (in HTTP/1.1) and no more; RFC 9110 §10.1.1: an
   // expectation other than 100-continue cannot be met, 417.
   requireOneHost(req.rawHeaders, req.headers.host, req.httpVersionMinor);

@@ -13,7 +13,7 @@ import { answerClientError, refuseConnect } from '../http/client-errors.ts';
 import { closeStalledConnections } from '../http/stalled-connections.ts';
 import type { ServerOptions } from '../config/config.ts';
 import { resolveConfig } from '../config/config.ts';
-import { methodsServed } from '../routing/routes.ts';
+import { methodsServed } from './routes.ts';
 import { routeTable } from '../routing/route-table.ts';
 import { resolveResources } from '../declarations/resolve-resources.ts';
 

@@ -9,7 +9,6 @@
 
 import { readdir, readFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
-import type { StoredRecord } from '../records/json.ts';
 import type { CollectionState } from './collection-state.ts';
 import { applyChange, emptyCollection, parseSnapshot } from './collection-state.ts';
 import type { JournalEntry, UndecodedEntry } from './journal-format.ts';

@@ -8,7 +8,7 @@
 // the snapshots, and the error says so.
 
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
-import type { Logger } from '../config/logger.ts';
+import type { Logger } from '../logging/logger.ts';
 import type { FeedEvent } from '../feed/feed-event.ts';
 import { eventsOfEntry } from './entry-events.ts';
 import type { SegmentHistory } from './data-directory.ts';

@@ -12,8 +12,8 @@
 // A crash at any point leaves either the old segments or snapshots that cover them.
 
 import { rm } from 'node:fs/promises';
-import type { Logger } from '../config/logger.ts';
-import { redactSecrets } from '../http/redact.ts';
+import type { Logger } from '../logging/logger.ts';
+import { redactSecrets } from '../logging/redact.ts';
 import type { StoredRecord } from '../records/json.ts';
 import { syncDirectory } from './atomic-file.ts';
 import type { CollectionState } from './collection-state.ts';

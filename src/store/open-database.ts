@@ -8,19 +8,18 @@
 // (a runtime dependency on plainrest): NeedData, the 503, search words and the change
 // feed's event facts (events/describe-changes.ts).
 
-import type { Logger } from '../config/logger.ts';
+import type { Logger } from '../logging/logger.ts';
 import type { ResourceTable } from '../resources/definition.ts';
 import type { JsonValue, StoredRecord } from '../records/json.ts';
 import { jsonEqual } from '../records/json.ts';
 import { describeChanges } from './describe-changes.ts';
 import type { RecordLookup } from './describe-changes.ts';
 import type { Retention } from '../feed/event-log.ts';
-import { storeUnavailable } from '../http/errors.ts';
 import { StartupError } from './data-directory.ts';
 import { lackingRequired, recordsWithIds, removedCollection } from './declaration-fit.ts';
 import { recordWords } from './search-words.ts';
 import type { Change, Store } from './store.ts';
-import { CallerChanged, NeedData } from './store.ts';
+import { CallerChanged, NeedData, StoreUnavailable } from './store.ts';
 
 export const DATABASE_PACKAGE = 'plainrest-postgres';
 
@@ -73,7 +72,7 @@ const KIT = {
   jsonEqual,
   needData: (fetch: () => Promise<void>): object => new NeedData(fetch),
   callerChanged: (): object => new CallerChanged(),
-  unavailable: (detail: string): Error => storeUnavailable(detail),
+  unavailable: (detail: string): Error => new StoreUnavailable(detail),
 };
 
 /** `events`: how much of the change feed's history the database keeps (config.events). */

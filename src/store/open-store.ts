@@ -8,7 +8,7 @@
 
 import { mkdir, open } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
-import type { Logger } from '../config/logger.ts';
+import type { Logger } from '../logging/logger.ts';
 import { removeLeftoverTemporaryFiles } from './atomic-file.ts';
 import type { ResourceTable } from '../resources/definition.ts';
 import { readDataDirectory, StartupError } from './data-directory.ts';

@@ -111,6 +111,9 @@ export class NeedData {
  */
 export class CallerChanged {}
 
+/** The store cannot be reached (a database down, or not reached yet): the request is answered 503 with Retry-After. */
+export class StoreUnavailable extends Error {}
+
 /** What a write decided: the changes to commit together, and the answer once they are committed. */
 export interface Decision<T> {
   readonly changes: readonly Change[];

@@ -237,7 +237,7 @@ export class PostgresStore implements Store {
    * `record` as read now from `collection`, or, when it is equal to what this process
    * read last time (nested values included), the object it read then. Records are frozen, so the two are
    * interchangeable; and the core keeps a record's representation and ETag per object
-   * (records/representation.ts), so a record read again unchanged is not serialised and hashed
+   * (resources/representation.ts), so a record read again unchanged is not serialised and hashed
    * again. Not a cache of the database: every read still asks it.
    */
   sameAsLastRead(collection: StoredCollection, record: StoredRecord): StoredRecord {

@@ -11,15 +11,15 @@ import { deleteRecord, readRecord, updateRecord } from '../handlers/item-handler
 import type { Documents } from '../handlers/service-handlers.ts';
 import { apiIndex, healthCheck, homePage, readinessCheck, serveDocument } from '../handlers/service-handlers.ts';
 import { createToken } from '../handlers/token-handler.ts';
-import { HttpError } from '../http/errors.ts';
+import { HttpError } from '../errors/errors.ts';
 import type { Reply } from '../http/respond.ts';
 import { jsonReply } from '../http/respond.ts';
 import { openApiDocument } from '../openapi/document.ts';
 import type { Operation, ResourceDefinition } from '../resources/definition.ts';
 import { vocabularyOf } from '../resources/definition.ts';
 import { documentsServed } from './documents.ts';
-import { API_PREFIX, routeTable, type RouteSpec } from './route-table.ts';
-import { Router } from './router.ts';
+import { API_PREFIX, routeTable, type RouteSpec } from '../routing/route-table.ts';
+import { Router } from '../routing/router.ts';
 
 export type Handler = (context: RequestContext) => Reply | Promise<Reply>;
 

@@ -6,10 +6,10 @@
 // the two texts are the same (every stored field shown under its own name).
 
 import * as crypto from 'node:crypto';
-import type { JsonObject, JsonValue, StoredRecord } from './json.ts';
-import { isJsonObject } from './json.ts';
-import type { FieldRule, Language, ResourceDefinition, Vocabulary } from '../resources/definition.ts';
-import { CREATED_AT_FIELD, ID_FIELD, UPDATED_AT_FIELD, vocabularyOf } from '../resources/definition.ts';
+import type { JsonObject, JsonValue, StoredRecord } from '../records/json.ts';
+import { isJsonObject } from '../records/json.ts';
+import type { FieldRule, Language, ResourceDefinition, Vocabulary } from './definition.ts';
+import { CREATED_AT_FIELD, ID_FIELD, UPDATED_AT_FIELD, vocabularyOf } from './definition.ts';
 
 export interface Representation {
   /** The record as JSON text. */

@@ -3,12 +3,12 @@
 
 import type { ResourceTable } from '../resources/definition.ts';
 import type { Documents } from '../handlers/service-handlers.ts';
-import { documentReply } from '../handlers/service-handlers.ts';
+import { documentReply } from '../http/respond.ts';
 import { homePageReply } from '../home/home-page.ts';
 import type { OpenApiView } from '../home/openapi-view.ts';
 import type { Reply } from '../http/respond.ts';
 import { vocabularyOf } from '../resources/definition.ts';
-import { API_PREFIX } from './route-table.ts';
+import { API_PREFIX } from '../routing/route-table.ts';
 
 /**
  * The documents the router serves depend only on the resource table, which is fixed

@@ -10,9 +10,9 @@
 import { randomBytes } from 'node:crypto';
 import { finishRecord } from '../handlers/write-record.ts';
 import type { Fields } from '../records/json.ts';
-import { hashPassword, verifyPassword } from './passwords.ts';
+import { hashPassword, verifyPassword } from '../auth/passwords.ts';
 import type { ResourceDefinition } from '../resources/definition.ts';
-import type { Logger } from '../config/logger.ts';
+import type { Logger } from '../logging/logger.ts';
 import type { Decision, Store } from '../store/store.ts';
 import { decideAndCommit, loaded } from '../store/loaded.ts';
 import { isoTimestamp } from '../records/timestamps.ts';

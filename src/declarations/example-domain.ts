@@ -4,9 +4,9 @@
 
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import type { ResourceTable } from './definition.ts';
-import { parseDeclaration } from '../declarations/load-declaration.ts';
-import { priceOrder } from './orders.ts';
+import type { ResourceTable } from '../resources/definition.ts';
+import { parseDeclaration } from './load-declaration.ts';
+import { priceOrder } from '../resources/orders.ts';
 
 /** The example's declaration, relative to this module in both `src/resources/` and `dist/resources/`. */
 export const EXAMPLE_DECLARATION = fileURLToPath(new URL('../../data/example/resources.json', import.meta.url));

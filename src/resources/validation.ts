@@ -4,12 +4,12 @@
 // Only names from the resource declaration are ever copied, so a client-chosen key
 // such as `__proto__` can never reach an object (it is reported as an unknown field).
 
-import type { FieldError } from '../http/errors.ts';
-import { validationError } from '../http/errors.ts';
-import type { Fields, JsonObject, JsonValue } from './json.ts';
-import { isJsonObject, jsonEqual } from './json.ts';
+import type { FieldError } from '../errors/errors.ts';
+import { validationError } from '../errors/errors.ts';
+import type { Fields, JsonObject, JsonValue } from '../records/json.ts';
+import { isJsonObject, jsonEqual } from '../records/json.ts';
 import { MatchBudget, MatchBudgetSpent } from '../patterns/linear-pattern.ts';
-import type { FieldRule, Vocabulary } from '../resources/definition.ts';
+import type { FieldRule, Vocabulary } from './definition.ts';
 
 /** create = POST, replace = PUT, patch = PATCH (RFC 7396 merge patch, `null` removes). */
 export type WriteMode = 'create' | 'replace' | 'patch';

@@ -2,8 +2,8 @@
 // nouns of operationIds (`listUserOrders`, `readUserOrderPt`, `getEventsPt`), and the article before a
 // noun in a summary ("Create an order").
 
-import type { ResourceDefinition } from '../resources/definition.ts';
-import type { Language } from '../resources/definition.ts';
+import type { ResourceDefinition } from './definition.ts';
+import type { Language } from './definition.ts';
 
 const capitalized = (word: string): string => word.charAt(0).toUpperCase() + word.slice(1);
 

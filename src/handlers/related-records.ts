@@ -9,11 +9,11 @@ import { isAllowed, type Asking } from '../auth/permissions.ts';
 import type { StoredRecord } from '../records/json.ts';
 import type { Vocabulary } from '../resources/definition.ts';
 import { vocabularyOf } from '../resources/definition.ts';
-import { represent } from '../records/representation.ts';
-import { embedName, type Embed } from './embed-parameter.ts';
-import { DEFAULT_PAGE_SIZE } from './list-query.ts';
-import type { ListParameters } from './list-query.ts';
-import { pageLinks, pageMeta } from './pagination.ts';
+import { represent } from '../resources/representation.ts';
+import { embedName, type Embed } from '../http/embed-parameter.ts';
+import { DEFAULT_PAGE_SIZE } from '../http/list-query.ts';
+import type { ListParameters } from '../http/list-query.ts';
+import { pageLinks, pageMeta } from '../http/pagination.ts';
 
 /** `json` (a record's representation) with `_embedded` added; `path` is the record's own path, `ids` the ids it stands under. */
 export function withEmbedded(context: Omit<Asking, 'ids'>, record: StoredRecord, json: string, path: string, ids: readonly number[], embeds: readonly Embed[], vocabulary: Vocabulary): string {
