@@ -1,5 +1,5 @@
 // The subscribers of the change-feed benchmark (bench/events-bench.ts): a child process
-// holding many Server-Sent Events streams of GET /v1/events (CONTRACT §13) on raw node:http,
+// holding many Server-Sent Events streams of GET /v1/events (README: Events) on raw node:http,
 // each on its own connection, reading and discarding what arrives but for its `id:` lines,
 // which it counts and checks for order. It runs apart from the benchmark so that reading a
 // thousand streams does not delay the write load's timer; the benchmark drives it over the

@@ -203,7 +203,7 @@ export interface PostgresCell extends Cell {
  * plainrest sends (issue 22: "a reference doing the same single query per request"). A
  * GET of a record checks, in its statement, that the caller it remembered still holds
  * (a deleted or demoted user is refused at once everywhere); a create writes its
- * change-feed event in its statement (CONTRACT §13). The reference's lighter statements
+ * change-feed event in its statement (README: Events). The reference's lighter statements
  * (the row alone, the INSERT alone) are measured and shown beside them, not judged; so is
  * the list, whose cost is mostly the database's count.
  */

@@ -9,7 +9,11 @@ import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { MAX_PATTERN_STATES } from '../src/patterns/linear-pattern.ts';
 import type { DeclarationProblem } from '../src/declarations/check-declaration.ts';
-import { checkDeclaration, MAX_COLLECTIONS, MAX_DECLARATION_DEPTH, MAX_DECLARATION_VALUES, MAX_EXAMPLE_LENGTH, MAX_NESTING, MAX_PROPERTIES, MAX_PATTERN_GROUP_DEPTH, MAX_PATTERN_LENGTH, patternProblem } from '../src/declarations/check-declaration.ts';
+import { checkDeclaration, MAX_COLLECTIONS, MAX_DECLARATION_DEPTH, MAX_DECLARATION_VALUES, MAX_NESTING, MAX_PROPERTIES } from '../src/declarations/check-declaration.ts';
+import { MAX_EXAMPLE_LENGTH } from '../src/declarations/check-schema.ts';
+import { compileRule } from '../src/declarations/compile-declaration.ts';
+import { BOUND_KEYWORDS, KEYWORDS, type KeywordValue } from '../src/declarations/keywords.ts';
+import { MAX_PATTERN_GROUP_DEPTH, MAX_PATTERN_LENGTH, patternProblem } from '../src/patterns/pattern-problem.ts';
 import type { ResourcesDeclaration } from '../src/declarations/declaration.ts';
 import { compileObject, DeclarationError, loadDeclarationFile, MAX_DECLARATION_BYTES } from '../src/declarations/load-declaration.ts';
 import { temporaryDirectory } from './helpers.ts';
@@ -300,6 +304,36 @@ describe('declarations too deep or too large are refused before they are checked
       });
     } finally {
       await dir.remove();
+    }
+  });
+});
+
+describe('the keyword table drives the checker and the compiler', () => {
+  /** A valid value for each kind of keyword, on a property where every keyword may stand. */
+  const VALUES: Readonly<Record<KeywordValue, unknown>> = { 'whole number': 1, number: 1, 'positive number': 1, boolean: false, string: 'text', array: [], 'checked apart': undefined };
+
+  test('a keyword of each kind is checked by its kind, and an unknown one is refused', () => {
+    for (const [name, keyword] of Object.entries(KEYWORDS)) {
+      if (keyword.value === 'checked apart') continue;
+      const wrong = keyword.value === 'string' ? 1 : 'wrong';
+      const problems = checkDeclaration({ resources: { things: { singular: 'thing', properties: { a: { type: 'string', [name]: VALUES[keyword.value] }, b: { type: 'string', [name]: wrong } } } } });
+      assert.deepEqual(problems.map((problem) => problem.pointer), [`/resources/things/properties/b/${name}`], name);
+    }
+    assert.deepEqual(checkDeclaration({ resources: { things: { singular: 'thing', properties: { a: { type: 'string', maxLenght: 3 } } } } }), [{ pointer: '/resources/things/properties/a/maxLenght', message: 'unknown keyword "maxLenght"' }]);
+  });
+
+  test('every bound is copied into the compiled rule', () => {
+    const schema = Object.fromEntries(BOUND_KEYWORDS.map((name) => [name, 3]));
+    const rule = compileRule('a', { type: 'number', ...schema }, false, () => undefined);
+    for (const name of BOUND_KEYWORDS) assert.equal(rule[name], 3, name);
+  });
+
+  test('an extension that is only for a collection\'s own properties is refused inside an object', () => {
+    const topLevelOnly = Object.entries(KEYWORDS).filter(([, keyword]) => 'topLevelOnly' in keyword).map(([name]) => name);
+    assert.deepEqual(topLevelOnly, ['x-filter', 'x-sort', 'x-search', 'x-unique', 'x-transitions', 'x-admin-only', 'x-owner-may-set']);
+    for (const name of topLevelOnly) {
+      const problems = checkDeclaration({ resources: { things: { singular: 'thing', properties: { a: { type: 'object', properties: { b: { type: 'string', [name]: true } } } } } } });
+      assert.ok(problems.some((problem) => problem.pointer === `/resources/things/properties/a/properties/b/${name}` && problem.message === 'applies to a top-level property only'), name);
     }
   });
 });

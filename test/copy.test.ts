@@ -1,4 +1,4 @@
-// `plainrest copy` and `plainrest token --database-url` (CONTRACT §12; README: Configuration),
+// `plainrest copy` and `plainrest token --database-url` (docs/deploying.md; README: Configuration),
 // run as a user runs them (`node dist/main.js`, build first: `npm run build`), then checked
 // over HTTP against a server started on the target: a data directory (the example data,
 // a user of our own, deleted records so that next ids are not max id + 1, an idempotency

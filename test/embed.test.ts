@@ -1,4 +1,4 @@
-// Embedding related records (CONTRACT §13, handlers/related-records.ts): `embed=orders` on a user or a list of users
+// Embedding related records (README: Lists; handlers/related-records.ts): `embed=orders` on a user or a list of users
 // adds the first page of their orders under `_embedded.orders`, with meta and links; a
 // declared reference (`embed=author_id`) adds the record it names; only what the caller
 // may read; the ETag covers it; lists keep embed in their links and are never served stale;

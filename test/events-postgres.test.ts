@@ -1,4 +1,4 @@
-// The change feed on PostgreSQL (CONTRACT §12 and §13; packages/postgres event-feed.ts):
+// The change feed on PostgreSQL (docs/deploying.md; README: Events; packages/postgres event-feed.ts):
 // two servers on one database (test/postgres-cluster.ts) show one history in one order —
 // the same list on both after interleaved and concurrent writes, ids strictly growing,
 // each write once; a stream on one server carries the writes made through the other, in

@@ -1,4 +1,4 @@
-// The change feed (CONTRACT §13, README: Events): GET /v1/events as a list and as a
+// The change feed (README: Events): GET /v1/events as a list and as a
 // Server-Sent Events stream — order, filters and pages, who sees what, resuming after
 // Last-Event-ID (across a restart too), the kept window (410 and event: reset), the
 // heartbeat, a stream's end when its token expires or its user is deleted, a demotion

@@ -1,4 +1,4 @@
-// Sparse field selection (CONTRACT §13, http/field-selection.ts): `fields=` on a record
+// Sparse field selection (README: Lists; http/field-selection.ts): `fields=` on a record
 // and on a list answers only the properties named, in the declared order, with an ETag of
 // its own that If-None-Match honours; names and the parameter in either vocabulary;
 // links keep the selection; an unknown, write-only, empty or repeated name is a 400.

@@ -136,9 +136,9 @@ describe('the import graph', () => {
     ]);
     assert.deepEqual(circles(planted), [['src/store/a.ts', 'src/store/b.ts']]);
     const upward = new Map<string, string[]>([
-      ['src/store/a.ts', ['src/records/json.ts', 'src/store/b.ts', 'src/http/errors.ts']],
+      ['src/store/a.ts', ['src/records/json.ts', 'src/store/b.ts', 'src/http/body.ts']],
       ['src/main.ts', ['src/server/server.ts']],
     ]);
-    assert.deepEqual(upwardImports(upward), ['src/store/a.ts → src/http/errors.ts']);
+    assert.deepEqual(upwardImports(upward), ['src/store/a.ts → src/http/body.ts']);
   });
 });

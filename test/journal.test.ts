@@ -1,7 +1,7 @@
 // The journal's line format (src/store/journal-format.ts, README: Storage and durability) as a unit:
 // segment names, encoding and decoding one entry (one line per commit, all its changes
 // together; `at` and, on a declared record's change, the change feed's event facts:
-// CONTRACT §13), the numbers an entry takes (one per change), which segments compaction
+// README: Events), the numbers an entry takes (one per change), which segments compaction
 // may delete while the feed keeps events, and splitting a segment, where only the last
 // line may be torn (a write that was never acknowledged) and damage anywhere else, or a
 // seq out of order, throws naming the line. Then the feed's history through a restart,
@@ -271,7 +271,7 @@ describe('journal format: parseSegment', () => {
   });
 });
 
-describe('journal format: `at` and the event facts (CONTRACT §13)', () => {
+describe('journal format: `at` and the event facts (README: Events)', () => {
   const AT = '2026-03-04T05:06:07.089Z';
   const order = { id: 7, user_id: 5, items: [{ product_id: 3, quantity: 1, unit_price: 1 }], total: 1, status: 'pending', created_at: TIMESTAMP, updated_at: TIMESTAMP };
   const key = { id: 2, scope: 's', fingerprint: 'f', status: 201, body: '{}', location: null, etag: null, created_at: TIMESTAMP, updated_at: TIMESTAMP };

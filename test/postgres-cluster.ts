@@ -1,4 +1,4 @@
-// A throwaway PostgreSQL server for the tests of the PostgreSQL store (CONTRACT §12):
+// A throwaway PostgreSQL server for the tests of the PostgreSQL store (docs/deploying.md):
 // Debian's own binaries, a new cluster in a temporary directory (initdb's files, made once
 // and copied: clusterTemplate), started on a free loopback port as a non-root user
 // (PostgreSQL refuses to run as root: as root the tests run it as the `postgres` system

@@ -1,5 +1,5 @@
-// The database going away while plainrest runs, or not there when it starts (CONTRACT
-// §12): requests that need it get a 503 problem with Retry-After (never a 500 or a stack
+// The database going away while plainrest runs, or not there when it starts
+// (docs/deploying.md): requests that need it get a 503 problem with Retry-After (never a 500 or a stack
 // trace), /readyz answers 503, and when the database is back the server recovers by
 // itself, without a restart, with every acknowledged write still there; an abrupt stop under
 // concurrent writes leaves the process alive. On a throwaway PostgreSQL (test/postgres-cluster.ts)

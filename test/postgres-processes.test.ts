@@ -1,4 +1,4 @@
-// Two plainrest servers on one PostgreSQL behave as one server (CONTRACT §12), started
+// Two plainrest servers on one PostgreSQL behave as one server (docs/deploying.md), started
 // with `database` as DATABASE_URL would (test/postgres-cluster.ts gives a throwaway
 // PostgreSQL): a record written through one is read through the other at once, lists
 // and totals included; racing creates of one unique value give one 201 and one 409;

@@ -1,4 +1,4 @@
-// The PostgreSQL package's tables from declarations (CONTRACT §12; packages/postgres/src/
+// The PostgreSQL package's tables from declarations (docs/deploying.md; packages/postgres/src/
 // schema.ts, schema-migration.ts), against a real PostgreSQL started for the test
 // (test/postgres-cluster.ts): what a declaration creates, what an additive change adds,
 // what stored data that no longer fits refuses (count and first ids, nothing changed),

@@ -1,4 +1,4 @@
-// The PostgreSQL store (packages/postgres, CONTRACT §12) serving the example domain's
+// The PostgreSQL store (packages/postgres, docs/deploying.md) serving the example domain's
 // main flows over HTTP (test/store-flows.ts), on a throwaway PostgreSQL
 // (test/postgres-cluster.ts); skipped, saying why, where PostgreSQL is not installed.
 

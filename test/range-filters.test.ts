@@ -1,4 +1,4 @@
-// Range filters (CONTRACT §13, http/list-query.ts): `price[gte]=10&price[lt]=20` (gt, gte,
+// Range filters (README: Lists; http/list-query.ts): `price[gte]=10&price[lt]=20` (gt, gte,
 // lt, lte) on numbers marked x-filter and on every record's timestamps; combined with
 // equality filters, sort and paging; links keep them; either vocabulary; a bad bound or a
 // field that takes none is a 400 naming the parameter. On a declared date property too.

@@ -1,4 +1,4 @@
-// Search (CONTRACT §13): `q` on a list finds the records whose `x-search` properties hold
+// Search (README: Lists): `q` on a list finds the records whose `x-search` properties hold
 // every word of the text, whole words, ignoring case and accents (store/search-words.ts); with
 // filters, ranges, sort and pages; links keep it; kept up to date by every write; a list
 // without searchable properties, or a `q` without words, is a 400. Unit tests of the

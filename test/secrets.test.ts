@@ -160,7 +160,7 @@ describe('secrets at rest: DATA_DIR', () => {
 
       const files = await fileModes(dataDir);
       const kept = ['idempotency_keys.json', 'orders.json', 'products.json', 'token-secret', 'users.json'];
-      // Journal segments stay as the change feed's history (CONTRACT §13), holding only what the snapshots cover.
+      // Journal segments stay as the change feed's history (README: Events), holding only what the snapshots cover.
       const segments = files.map(({ name }) => name).filter((name) => SEGMENT.test(name));
       assert.deepEqual(files.map(({ name }) => name).filter((name) => !SEGMENT.test(name)).sort(), kept, 'a clean shutdown leaves the snapshots and the secret');
       assert.ok(segments.length > 0, 'the journal segments holding the recent events are kept');

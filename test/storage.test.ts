@@ -3,7 +3,7 @@
 // (`journal-<first seq>.jsonl`, one line per commit, on disk before the answer — written
 // with O_DSYNC or fdatasync'ed — concurrent commits sharing a flush). A line is
 // {seq, at, changes}; each change of a declared record carries its event facts for the
-// change feed (CONTRACT §13: `created` when a put created the record, `under`, `owner`),
+// change feed (README: Events: `created` when a put created the record, `under`, `owner`),
 // and a line takes one number per change, so the next line's seq follows the last of them.
 // A write is on disk when its answer arrives;
 // a start after a crash replays the journal; a torn last line is cut with a warning; a
@@ -67,7 +67,7 @@ interface Snapshot {
 
 /**
  * A change of a declared collection's record carries the facts the change feed needs
- * (CONTRACT §13): `created` (only on a put that created the record), `under` (the ids
+ * (README: Events): `created` (only on a put that created the record), `under` (the ids
  * above the record on its path, outermost first) and `owner` (when the record has one).
  * An idempotency key's change carries none.
  */

@@ -1,13 +1,7 @@
-// Bearer-token authentication (RFC 6750): the token comes in `Authorization: Bearer …`
-// and carries everything; the server keeps no session. The user's existence and role
-// are read from the current record on every request, so a deleted user's token stops
-// working and a demotion takes effect at once (a database store may answer the caller of a
-// record's read or create as last read, and have that read or write confirm it: store.ts
-// mayRememberCaller, server/app.ts). Verified signatures are cached (bounded, dropped at expiry),
-// so a repeat request costs one Map lookup instead of an HMAC. A client sends the same
-// header with every request on a connection, so each connection also remembers the last
-// header verified on it: comparing a new request's header with it costs less than hashing
-// its few hundred characters for the Map.
+// Bearer-token authentication (RFC 6750; README: Authentication and permissions): the token comes in
+// `Authorization: Bearer …` and carries everything; the server keeps no session. The user's existence and role are
+// read from the current record on every request, so a deleted user's token stops working and a demotion takes effect
+// at once.
 
 import { HttpError } from '../errors/errors.ts';
 import type { Store } from '../store/store.ts';
@@ -37,9 +31,15 @@ export class Authenticator {
   readonly #ttlSeconds: number;
   readonly #store: Store;
   readonly #nowSeconds: () => number;
-  /** Authorization header value → its user and expiry; insertion order gives the oldest entry to evict. */
+  /**
+   * Authorization header value → its user and expiry, dropped at expiry; insertion order gives the oldest entry to
+   * evict. A repeat request costs one Map lookup instead of an HMAC.
+   */
   readonly #verified = new Map<string, Verified>();
-  /** Per connection (its socket), the header last verified on it. */
+  /**
+   * Per connection (its socket), the header last verified on it: a client sends the same header with every request on
+   * a connection, and comparing with it costs less than hashing its few hundred characters for the Map.
+   */
   readonly #lastOnConnection = new WeakMap<object, { readonly header: string; readonly verified: Verified }>();
 
   constructor(secret: string, ttlSeconds: number, store: Store, nowSeconds: () => number = () => Math.floor(Date.now() / 1000)) {
@@ -68,6 +68,8 @@ export class Authenticator {
       entry = this.#cachedOrVerified(authorization, now);
       if (connection !== undefined) this.#lastOnConnection.set(connection, { header: authorization as string, verified: entry });
     }
+    // A database store may answer the caller as last read, and have the request's read or write confirm it
+    // (store.ts mayRememberCaller, server/app.ts).
     const user = store.caller === undefined ? store.get('users', entry.userId) : store.caller(entry.userId);
     if (user === undefined) throw invalidToken('the user of this token no longer exists');
     return user['role'] === 'admin' ? { id: user.id, role: 'admin' } : { id: user.id, role: 'user' };

@@ -1,9 +1,6 @@
-// JSON Web Tokens (RFC 7519) signed with HMAC-SHA256 (JWS, RFC 7515; "HS256" in
-// RFC 7518 §3.2), using node:crypto only. Verification accepts exactly one algorithm,
-// so `alg: none` and algorithm substitution are refused (RFC 8725 §2.1, §3.1);
-// signatures are compared in constant time; `exp` is required (RFC 7519 §4.1.4). A
-// signature has one spelling: the canonical base64url of its 32 bytes (RFC 7515 §2,
-// RFC 4648 §3.5), so a token cannot be varied into others that still verify.
+// JSON Web Tokens (RFC 7519) signed with HMAC-SHA256 (JWS, RFC 7515; "HS256" in RFC 7518 §3.2), using node:crypto
+// only. Verification accepts exactly one algorithm, so `alg: none` and algorithm substitution are refused (RFC 8725
+// §2.1, §3.1); signatures are compared in constant time; `exp` is required (RFC 7519 §4.1.4).
 
 import { createHmac, timingSafeEqual } from 'node:crypto';
 
@@ -52,7 +49,8 @@ export function verifyToken(token: string, secret: string | Buffer, now: number)
   if (headerFields['crit'] !== undefined) return { ok: false, reason: 'the token has critical extensions' };
 
   // Decoding ignores the unused bits of the last character, so four spellings give the
-  // same bytes; only the one that re-encodes to itself (those bits zero) is accepted.
+  // same bytes; only the one that re-encodes to itself (those bits zero) is accepted, the canonical base64url
+  // (RFC 7515 §2, RFC 4648 §3.5), so a token cannot be varied into others that still verify.
   // (Comparing the caller's text with its own re-encoding reveals nothing of the secret.)
   if (signature.length !== SIGNATURE_CHARS) return { ok: false, reason: 'the token signature is invalid' };
   const given = Buffer.from(signature, 'base64url');

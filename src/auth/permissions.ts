@@ -1,10 +1,7 @@
-// Who may do what (README: Authentication and permissions, Your own resources): each
-// resource declares, per operation, `public` (no token needed), `user` (any signed-in
-// user), `owner` (the record's owner) or `admin`; admins may do everything. A record's
-// owner is the user named at the root of its path (`/v1/users/{id}/…` belongs to user
-// {id}, decided before anything is looked up), or, in an `owned` collection, the user
-// who created it (its `owner_id`), which is looked up. Either way a user addressing
-// someone else's record gets 403 whether or not it exists, so existence is not revealed.
+// Who may do what (README: Authentication and permissions, Your own resources): each resource declares, per
+// operation, `public` (no token needed), `user` (any signed-in user), `owner` (the record's owner) or `admin`; admins
+// may do everything. A user addressing someone else's record gets 403 whether or not it exists, so existence is not
+// revealed.
 
 import { HttpError } from '../errors/errors.ts';
 import type { JsonObject, JsonValue } from '../records/json.ts';
@@ -30,6 +27,8 @@ const COLLECTION_OPERATIONS: ReadonlySet<Operation> = new Set(['list', 'create']
  * read, update and delete; the parent record for list and create in a nested
  * collection. In a top-level owned collection anyone signed in may create (and owns
  * what they create) and list (and sees only their own records: listsOwnRecordsOnly).
+ * The owner (resources/ownership.ts) is the user at the root of the path (`/v1/users/{id}/…`), known before anything
+ * is looked up, or in an `owned` collection the user who created the record (its `owner_id`), which is looked up.
  */
 function ownsTarget(actor: Actor, definition: ResourceDefinition, operation: Operation, ids: readonly number[], store: Store): boolean {
   if (!COLLECTION_OPERATIONS.has(operation)) return ownerOf(definition, ids, store) === actor.id;

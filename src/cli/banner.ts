@@ -1,8 +1,5 @@
-// The start banner (README: Configuration): one line per fact — the URL, the explorer, the data
-// directory with its record counts, and how to get a token. The token hint names the
-// command as this process was started: `node dist/main.js token …` (or `node src/main.ts`,
-// with node's own flags, such as `--import tsx`) in a checkout, where `plainrest` is not on
-// the PATH, and `npx plainrest token …` for an installed package.
+// The start banner (README: Configuration): one line per fact — the URL, the explorer, the data directory with its
+// record counts, and how to get a token, named as this process was started (tokenCommand).
 
 import { basename, relative } from 'node:path';
 import type { RunningServer } from '../server/server.ts';
@@ -44,7 +41,11 @@ export function withoutPassword(url: string): string {
   }
 }
 
-/** How to run the `token` subcommand the way this process was run. */
+/**
+ * How to run the `token` subcommand the way this process was run: `node dist/main.js token …` (or `node src/main.ts`,
+ * with node's own flags, such as `--import tsx`) in a checkout, where `plainrest` is not on the PATH, and
+ * `npx plainrest token …` for an installed package.
+ */
 export function tokenCommand(scriptPath: string | undefined): string {
   if (scriptPath === undefined || !['main.js', 'main.ts'].includes(basename(scriptPath))) return 'npx plainrest token';
   const shown = relative(process.cwd(), scriptPath);

@@ -1,27 +1,24 @@
-// Lines for a stream, written in batches: a line waits at most FLUSH_AFTER_MS (a tenth
-// of a second, too short to notice when watching a log), or until 64 KiB are pending,
-// and then everything pending goes out in a single write. The access log writes a line
-// per request, and when stdout is a file every write is a system call (Node writes files
-// synchronously) behind a stream's bookkeeping. Written once per turn of the event loop,
-// as it once was, that was a write for every one or two requests whenever the machine
-// was busy elsewhere and turns were short; now it is one write per 300 or so lines under
-// load. `flush` empties the buffer at once (before printing elsewhere, or exiting), like
-// nginx's `access_log … buffer= flush=`.
-// The batch is kept as UTF-8 bytes, and an access-log entry is encoded straight into it
-// (http/access-log-bytes.ts) rather than formatted as a string first.
+// Lines for a stream, written in batches: a line waits at most FLUSH_AFTER_MS, or until 64 KiB are pending, and then
+// everything pending goes out in a single write, like nginx's `access_log … buffer= flush=`. `flush` empties the
+// buffer at once (before printing elsewhere, or exiting). The batch is kept as UTF-8 bytes, and an access-log entry
+// is encoded straight into it (http/access-log-bytes.ts).
 
 import type { Writable } from 'node:stream';
 import type { AccessEntry } from '../logging/logger.ts';
 import { formatAccessLine } from '../http/access-log.ts';
 import { accessLineBound, writeAccessLine } from '../http/access-log-bytes.ts';
 
-/** How long a line may wait for the lines after it. */
+/** How long a line may wait for the lines after it: a tenth of a second, too short to notice when watching a log. */
 export const FLUSH_AFTER_MS = 100;
 /** Past this many buffered bytes the batch is written at once. */
 const MAX_BUFFERED = 64 * 1024;
 /** Room for a full batch and one more line of any access-log entry (a request target is at most 8 KiB). */
 const CAPACITY = 2 * MAX_BUFFERED;
 
+/**
+ * Batched because the access log writes a line per request, and when stdout is a file every write is a system call
+ * (Node writes files synchronously) behind a stream's bookkeeping.
+ */
 export class BufferedLines {
   readonly #stream: Writable;
   readonly #flushAfterMs: number;

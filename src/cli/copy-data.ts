@@ -1,19 +1,7 @@
-// `plainrest copy --from <store> --to <store>` (CONTRACT §12): every record of every
-// declared collection, and the idempotency keys, moved from a data directory or a
-// PostgreSQL database (`postgres://…`) into the other kind (or the same kind), with its
-// id, its password hash and each collection's next id, so that no id the source gave out
-// is ever given out again. The target must be empty: a data directory holding no
-// snapshot and no journal entry (created if missing), or a database none of whose
-// plainrest tables holds a row; anything else is refused and left unchanged.
-//
-// A source data directory is read under its lock and never written: a server running
-// on it is refused (its later writes would be missing from the copy), and none can start
-// on it until the copy is done. A source database is first brought to the declaration,
-// as a start would bring it, then read in one transaction. A target data directory
-// receives everything as one journal entry, then snapshots; a target database receives
-// everything in one transaction. Either way a copy cut short leaves all the records or
-// none (a directory cut short between its journal entry and its snapshots has only the
-// next ids a replay gives, max id + 1: redo a copy that printed no summary line, into a new directory).
+// `plainrest copy --from <store> --to <store>` (docs/deploying.md): every record of every declared collection, and
+// the idempotency keys, copied from a data directory or a PostgreSQL database into either kind, with its id, its
+// password hash and each collection's next id, so that no id the source gave out is given out again. The target must
+// be empty, else nothing is changed; a copy cut short leaves all the records or none.
 
 import { mkdir, stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
@@ -82,7 +70,10 @@ async function onDatabase<T>(place: Place, work: () => Promise<T>): Promise<T> {
   }
 }
 
-/** The source's lock, held while it is read: a running server is refused (acquireLock says which process), and none starts meanwhile. */
+/**
+ * The source's lock, held while it is read (the source is never written): a running server is refused (acquireLock
+ * says which process; its later writes would be missing from the copy), and none starts meanwhile.
+ */
 async function lockSource(path: string): Promise<DataLock> {
   const found = await stat(path).catch(() => undefined);
   if (found === undefined || !found.isDirectory()) throw new CopyError(`the data directory ${path} does not exist; name the directory a server ran on`);
@@ -103,9 +94,10 @@ async function readDirectory(path: string, resources: ResourceTable, collections
 }
 
 /**
- * Writes a new or empty data directory: under its lock, every record in one journal
+ * Writes a new or empty data directory (no snapshot, no journal entry): under its lock, every record in one journal
  * entry (all or nothing), then each collection's next id, then the snapshots and an
- * empty journal, as a graceful stop leaves a directory.
+ * empty journal, as a graceful stop leaves a directory. Cut short before the snapshots, the directory has only the
+ * next ids a replay gives (max id + 1): a copy that printed no summary line is redone into a new directory.
  */
 async function writeDirectory(path: string, resources: ResourceTable, collections: readonly StoredCollection[], records: ReadonlyMap<StoredCollection, CollectionCopy>): Promise<void> {
   await mkdir(path, { recursive: true, mode: 0o700 }); // never world-writable, whatever the umask

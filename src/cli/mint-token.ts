@@ -1,9 +1,6 @@
-// Minting a token from the command line (`plainrest token <email>`), for scripts and
-// constrained deployments where posting a password is awkward. It reads the users
-// snapshot and the token secret and writes nothing, so it is safe beside a running
-// server. Whoever can read DATA_DIR can do this; that is why the secret file is 0600.
-// With DATABASE_URL the user is read from the database, and the secret is TOKEN_SECRET,
-// which every server sharing that database signs with (resolveConfig requires it).
+// Minting a token from the command line (`plainrest token <email>`), for scripts and constrained deployments where
+// posting a password is awkward. It reads the users snapshot and the token secret and writes nothing, so it is safe
+// beside a running server; whoever can read DATA_DIR can do this, which is why the secret file is 0600.
 
 import { join } from 'node:path';
 import { Authenticator } from '../auth/authenticate.ts';
@@ -40,6 +37,10 @@ export async function mintToken(options: ServerOptions, email: string): Promise<
   return { token, userId: user.id, expiresIn };
 }
 
+/**
+ * With DATABASE_URL: the user is read from the database, and the secret is TOKEN_SECRET, which every server sharing
+ * that database signs with (resolveConfig requires it).
+ */
 async function mintFromDatabase(url: string, secret: string, ttlSeconds: number, email: string): Promise<{ token: string; userId: number; expiresIn: number }> {
   const database = `the database ${withoutPassword(url)} (--database-url, DATABASE_URL)`;
   const user = await findUserInDatabase(url, email).catch((error: unknown) => {

@@ -70,7 +70,7 @@ export interface ServerOptions {
   readonly events?: Partial<EventSettings>;
 }
 
-/** The change feed (CONTRACT §13, README: Events). */
+/** The change feed (README: Events). */
 export interface EventSettings {
   /** At least this many of the newest events are kept. Default 10000. */
   readonly kept: number;

@@ -2,13 +2,14 @@
 // declaration as an object: `createApp({ resources: { resources: { … } } })`. A file
 // and an object are checked the same way (check-declaration.ts) before anything uses them.
 
+import type { JsonValue } from '../records/json.ts';
 import type { Audience, Operation } from '../resources/definition.ts';
 
 /** A property: JSON Schema (2020-12) as OpenAPI 3.1 uses it, plus plainrest's `x-` extensions. */
 export interface PropertySchema {
   readonly type?: 'string' | 'integer' | 'number' | 'boolean' | 'array' | 'object';
   readonly enum?: readonly (string | number | boolean)[];
-  readonly default?: unknown;
+  readonly default?: JsonValue;
   readonly minLength?: number;
   readonly maxLength?: number;
   readonly pattern?: string;
@@ -26,10 +27,10 @@ export interface PropertySchema {
   readonly readOnly?: boolean;
   readonly writeOnly?: boolean;
   readonly description?: string;
-  readonly examples?: readonly unknown[];
+  readonly examples?: readonly JsonValue[];
   readonly 'x-filter'?: boolean;
   readonly 'x-sort'?: boolean;
-  /** Words of this string are found by a list's `q` (CONTRACT §13). */
+  /** Words of this string are found by a list's `q` (README: Lists). */
   readonly 'x-search'?: boolean;
   readonly 'x-unique'?: true | 'ignore-case';
   readonly 'x-references'?: string;

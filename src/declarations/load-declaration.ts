@@ -1,9 +1,7 @@
-// Reading a declaration (README: Your own resources) from a file or an embedder's
-// object: parse it, check it, compile it. A declaration that cannot be used is
-// refused with every problem at once (the first hundred, then how many more), one line
-// each, naming the file and the JSON pointer of the offending member (or the line and
-// column of a JSON syntax error), so that a start can print them and exit 2 with
-// nothing listening.
+// Reading a declaration (README: Your own resources) from a file or an embedder's object: parse it, check it, compile
+// it. A declaration that cannot be used is refused with every problem at once, one line each, naming the file and the
+// JSON pointer of the offending member (or the line and column of a JSON syntax error), so that a start can print
+// them and exit 2 with nothing listening.
 
 import { readFile, stat } from 'node:fs/promises';
 import type { ResourceTable } from '../resources/definition.ts';

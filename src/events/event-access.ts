@@ -1,4 +1,4 @@
-// Who sees which events (CONTRACT §13): the same rule as reading the record — admins every
+// Who sees which events (README: Events): the same rule as reading the record — admins every
 // collection; anyone with a token the collections whose `read` is `public` or `user`;
 // owners the events of their own records where `read` is `owner` (auth/permissions.ts).
 // Worked out once per resource table and role; only the owner's id differs per caller.

@@ -1,4 +1,4 @@
-// An event as a client reads it (CONTRACT §13): `{ id, type, collection, record_id, path,
+// An event as a client reads it (README: Events): `{ id, type, collection, record_id, path,
 // at, record }`, in the vocabulary of the path it was asked at — the collection's name,
 // the record's path and the record itself as that caller reads them at that version
 // (resources/representation.ts: no write-only field). `record` is absent from a deletion.

@@ -1,8 +1,7 @@
-// The change feed's query (CONTRACT §13, README: Events): `collection`, `type` and
-// `after` filter it, `page` and `limit` page the list form as any list (http/list-query.ts);
-// the stream takes the same filters and no page, and resumes after `Last-Event-ID`
-// (WHATWG HTML §9.2.4), which wins over `after` because a reconnecting EventSource sends
-// both. Anything else is a 400 naming the parameter.
+// The change feed's query (README: Events): `collection`, `type` and `after` filter it, `page` and `limit` page the
+// list form as any list (http/list-query.ts); the stream takes the same filters and no page, and resumes after
+// `Last-Event-ID` (WHATWG HTML §9.2.4), which wins over `after` because a reconnecting EventSource sends both.
+// Anything else is a 400 naming the parameter.
 
 import type { ResourceTable } from '../resources/definition.ts';
 import type { FieldError } from '../errors/errors.ts';

@@ -1,4 +1,4 @@
-// The change feed as Server-Sent Events (CONTRACT §13, WHATWG HTML §9.2): each event is
+// The change feed as Server-Sent Events (README: Events; WHATWG HTML §9.2): each event is
 // `id:` (its number), `event:` (its type) and `data:` (its JSON, event-json.ts). A stream
 // starts after `Last-Event-ID` (or `after`), sends what it missed page by page, then each
 // event as it is committed, to this caller only if they may read it at that moment.

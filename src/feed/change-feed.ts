@@ -1,4 +1,4 @@
-// What a store offers the change feed (CONTRACT §13): its retained history, pages of it,
+// What a store offers the change feed (README: Events): its retained history, pages of it,
 // and the events as they are committed. The memory store keeps it in memory from the
 // journal (event-log.ts); a store whose data is elsewhere (PostgreSQL) reads it from
 // there and may answer with promises.

@@ -1,10 +1,7 @@
-// The memory store's change feed (CONTRACT §13): the events of the journal kept in
-// memory, oldest first, and handed to subscribers as each commit becomes durable. It
-// keeps at least the newest `kept` events, and any younger than `keptForMs`, up to ten
-// times `kept`; the journal keeps the segments that hold them
-// (store/journal-persistence.ts), so the history survives a restart. A start may hand
-// it the older part of that history still being decoded (store/journal-history.ts):
-// until it is in, the window and pages wait for it, and new events queue behind it.
+// The memory store's change feed (README: Events): the events of the journal kept in memory, oldest first, and handed
+// to subscribers as each commit becomes durable. It keeps at least the newest `kept` events, and any younger than
+// `keptForMs`, up to ten times `kept`; the journal keeps the segments that hold them (store/journal-persistence.ts), so
+// the history survives a restart.
 
 import type { ChangeFeed, EventPage, EventWindow } from './change-feed.ts';
 import type { EventFilter, FeedEvent } from './feed-event.ts';
@@ -63,8 +60,9 @@ export class EventLog implements ChangeFeed {
   }
 
   /**
-   * Puts `earlier` before the events held, once it resolves; the window and pages wait
-   * for it meanwhile. Events published in between keep their place after it.
+   * Puts `earlier` (the older history a start is still decoding: store/journal-history.ts) before the events held,
+   * once it resolves; the window and pages wait for it meanwhile. Events published in between keep their place
+   * after it.
    */
   loadEarlier(earlier: Promise<EarlierHistory>): void {
     // Should the decoding fail outright, the feed goes on as if all of it were gone.

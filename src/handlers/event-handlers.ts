@@ -1,8 +1,6 @@
-// GET /v1/events (CONTRACT §13, README: Events): the change feed. As a list it is paged
-// like any list (http/pagination.ts) and holds only what the caller may read, oldest
-// first; `after` older than what the feed keeps is a 410, never a silent gap. With
-// `Accept: text/event-stream` the same path is a Server-Sent Events stream
-// (events/event-streams.ts).
+// GET /v1/events (README: Events): the change feed. As a list it is paged like any list (http/pagination.ts) and holds
+// only what the caller may read, oldest first; `after` older than what the feed keeps is a 410, never a silent gap.
+// With `Accept: text/event-stream` the same path is a Server-Sent Events stream (events/event-streams.ts).
 
 import type { RequestContext } from './context.ts';
 import type { ResourceTable } from '../resources/definition.ts';

@@ -1,8 +1,6 @@
-// GET, PUT, PATCH and DELETE on one record (README: Methods). Reads carry a strong ETag
-// and honour If-None-Match (RFC 9110 §13.1.2); writes honour If-Match (§13.1.1).
-// A PUT or PATCH that changes nothing writes nothing and keeps `updated_at`, so
-// repeating it is harmless (idempotent, RFC 9110 §9.2.2). DELETE answers 204; a second
-// DELETE finds nothing and answers 404.
+// GET, PUT, PATCH and DELETE on one record (README: Methods). Reads carry a strong ETag and honour If-None-Match
+// (RFC 9110 §13.1.2); writes honour If-Match (§13.1.1). A PUT or PATCH that changes nothing writes nothing and keeps
+// `updated_at`, so repeating it is harmless (idempotent, RFC 9110 §9.2.2). DELETE answers 204; a second, 404.
 
 import { authorize, requireBodyPermission } from '../auth/permissions.ts';
 import type { RequestContext } from './context.ts';

@@ -1,9 +1,6 @@
-// Embedding related records (README: Lists): `embed=orders` on a user, or on a list of
-// users, adds under `_embedded.orders` the first page of that child collection (records,
-// meta and links, as its own list answers it); `embed=author_id` adds under
-// `_embedded.author_id` the record that reference names (embed-parameter.ts reads the
-// names). Only what the caller may read: a child list or a referenced record the caller
-// could not fetch themselves is left out.
+// Embedding related records (README: Lists): `embed=orders` on a user, or on a list of users, adds under
+// `_embedded.orders` the first page of that child collection, as its own list answers it; `embed=author_id` adds the
+// record that reference names (http/embed-parameter.ts reads the names). Only what the caller could fetch themselves.
 
 import { isAllowed, type Asking } from '../auth/permissions.ts';
 import type { StoredRecord } from '../records/json.ts';

@@ -1,8 +1,7 @@
-// The addresses that are not resources: the home page (`/`), the API index (`/v1`), the
-// OpenAPI document, and the health checks. The documents are built once at start and
-// carry a strong ETag, so If-None-Match gets 304 (RFC 9110 §13.1.2); a 304 repeats the
-// ETag, Cache-Control and Vary the 200 would have sent (§15.4.5). `/` and `/v1` choose
-// their representation on Accept (§12.5.1) and say so with `Vary: Accept`.
+// The addresses that are not resources: the home page (`/`), the API index (`/v1`), the OpenAPI document, and the
+// health checks. The documents are built once at start and carry a strong ETag, so If-None-Match gets 304 (RFC 9110
+// §13.1.2), repeating the 200's ETag, Cache-Control and Vary (§15.4.5). `/` and `/v1` choose their representation on
+// Accept (§12.5.1) and say so with `Vary: Accept`.
 
 import type { RequestContext } from './context.ts';
 import { matchesIfNoneMatch } from '../http/conditional.ts';

@@ -1,8 +1,5 @@
-// POST /v1/tokens (README: Authentication and permissions): credentials in, a bearer token out (201). A wrong
-// email and a wrong password look the same and take the same time: an unknown email
-// is checked against a fixed dummy hash, so response timing does not reveal which
-// accounts exist (OWASP API2: Broken Authentication). Token responses are not cached
-// (RFC 6749 §5.1: Cache-Control: no-store).
+// POST /v1/tokens (README: Authentication and permissions): credentials in, a bearer token out (201). Token responses
+// are not cached (RFC 6749 §5.1: Cache-Control: no-store).
 
 import { REALM } from '../auth/authenticate.ts';
 import type { RequestContext } from './context.ts';
@@ -24,7 +21,11 @@ const CREDENTIAL_FIELDS: readonly FieldRule[] = [
 
 const CREDENTIAL_NAMES = buildVocabulary({ language: 'en', collection: 'tokens', singular: 'token', properties: new Map(), known: new Set(['email', 'password']) });
 
-/** A valid scrypt hash of a random string nobody knows, with the same cost as real ones. */
+/**
+ * A valid scrypt hash of a random string nobody knows, with the same cost as real ones. An unknown email is checked
+ * against it, so a wrong email and a wrong password look the same and take the same time: response timing does not
+ * reveal which accounts exist (OWASP API2: Broken Authentication).
+ */
 const DUMMY_HASH = 'scrypt$16384$8$1$QrNUadZbO0yUnY4T_Jx9GQ$0v06pvDMNoRMBg6FkZ5ukGmora6Q4OA4DFM-AmLcCvs';
 
 export async function createToken(context: RequestContext): Promise<Reply> {

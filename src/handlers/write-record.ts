@@ -1,13 +1,7 @@
-// Turning a validated body into the record to store, for POST, PUT and PATCH
-// (README: Records, Methods, Your own resources). PUT replaces the client-writable fields
-// (absent optional ones are removed; admin-only and write-only ones are left as they
-// are); PATCH is a JSON Merge Patch (RFC 7396). Then, in this order: references must
-// name existing records (422), state changes must follow `x-transitions` (409), the
-// resource's hook completes the record, and `x-unique` values must be free (409). The
-// decision is synchronous, so no other request can interleave between these checks
-// and the commit. Password hashing is the one slow step: it runs outside, and the
-// decision is then taken again on fresh state. Deleting a record deletes the records
-// nested under it, and is refused (409) while another collection still references it.
+// Turning a validated body into the record to store, for POST, PUT and PATCH (README: Records, Methods, Your own
+// resources). PUT replaces the client-writable fields; PATCH is a JSON Merge Patch (RFC 7396). Then, in this order:
+// references must name existing records (422), state changes must follow `x-transitions` (409), the resource's hook
+// completes the record, and `x-unique` values must be free (409). Also what deleting a record deletes with it.
 
 import type { FieldError } from '../errors/errors.ts';
 import { HttpError, validationError } from '../errors/errors.ts';
@@ -150,7 +144,10 @@ function withDefaults(definition: ResourceDefinition, input: Fields): Fields {
   return next;
 }
 
-/** PUT: server fields, and fields only some callers may set, come from the current record when absent. */
+/**
+ * PUT: absent client-writable fields are removed; server fields, and fields only some callers may set (admin-only,
+ * write-only), come from the current record when absent.
+ */
 function replaceFields(definition: ResourceDefinition, current: StoredRecord, input: Fields): Fields {
   const next: Fields = {};
   for (const rule of definition.fields) {

@@ -1,13 +1,11 @@
-// The home page's script: log in, send any request, show the whole exchange. It is
-// plain browser JavaScript kept as text, inlined in a <script> element whose hash the
-// Content-Security-Policy lists, so the page needs no build step and no other file.
-// It writes the page only through textContent and createElement (never HTML from a
-// string), which is what lets the policy also require Trusted Types.
-// The token lives in a variable of this closure: never in storage, gone on reload.
-// The "Live changes" panel is live-changes-script.ts, inlined here.
+// The home page's script: log in, send any request, show the whole exchange. Plain browser JavaScript kept as text,
+// inlined in a <script> element whose hash the Content-Security-Policy lists, so the page needs no build step and no
+// other file. It writes only through textContent and createElement (never HTML from a string), which lets the policy
+// require Trusted Types; the token stays in a variable of its closure, never in storage, gone on reload.
 
 import { EVENT_STREAM_PARSER, LIVE_CHANGES_SCRIPT } from './live-changes-script.ts';
 
+/** The script text; the "Live changes" panel (live-changes-script.ts) is inlined in its closure. */
 export const EXPLORER_SCRIPT = `
 'use strict';
 (() => {

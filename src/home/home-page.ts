@@ -1,9 +1,7 @@
-// The home page (GET /, and GET /v1 for a client that prefers HTML): one HTML document,
-// generated once at start from the OpenAPI document, with its style and script inline
-// and nothing else to fetch. It teaches by use: log in, send any request, see the
-// whole exchange with the meaning of its status, follow the change feed as it happens.
-// It is served with a strict Content-Security-Policy (CSP Level 3: only the hashed
-// script and style run, Trusted Types required, no framing) and `X-Content-Type-Options: nosniff`.
+// The home page (GET /, and GET /v1 for a client that prefers HTML): one HTML document, generated once at start from
+// the OpenAPI document, with its style and script inline and nothing else to fetch, served with a strict
+// Content-Security-Policy (CSP Level 3). It teaches by use: log in, send any request, see the whole exchange with the
+// meaning of its status, follow the change feed as it happens.
 
 import { createHash } from 'node:crypto';
 import type { Reply } from '../http/respond.ts';
@@ -27,7 +25,10 @@ function hashSource(text: string): string {
   return `'sha256-${createHash('sha256').update(text, 'utf8').digest('base64')}'`;
 }
 
-/** The policy: nothing by default; the page's own script and style, requests to this origin, no forms posted, no framing. */
+/**
+ * The policy: nothing by default; the page's own script and style (by hash), requests to this origin, no forms posted,
+ * no framing, Trusted Types required.
+ */
 function contentSecurityPolicy(script: string, style: string): string {
   return [
     "default-src 'none'",

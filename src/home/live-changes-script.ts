@@ -1,14 +1,10 @@
-// The home page's "Live changes" panel, as script text the explorer (explorer-script.ts)
-// inlines in its closure: it follows the change feed (CONTRACT §13) as Server-Sent
-// Events (WHATWG HTML §9.2) read with fetch, because an EventSource cannot send the
-// Authorization header (WHATWG HTML §9.2.2 takes no request headers). The stream is parsed
-// as it arrives (§9.2.6), each change is listed newest first, `reset`, `notice` and
-// `closed` are shown as notices, and a dropped connection is made again after `retry:`
-// with Last-Event-ID (§9.2.4), so nothing is missed; a 429 or 503 waits Retry-After.
-// Like the rest of the page it writes only through textContent and createElement.
+// The home page's "Live changes" panel, as script text the explorer (explorer-script.ts) inlines in its closure: it
+// follows the change feed (README: Events) as Server-Sent Events (WHATWG HTML §9.2), listing each change newest first
+// and reconnecting after `retry:` with Last-Event-ID (§9.2.4), so nothing is missed. Like the rest of the page it
+// writes only through textContent and createElement.
 
 /**
- * The event stream parser, on its own so a test can run it: `feed(text)` takes any piece
+ * The event stream parser (WHATWG HTML §9.2.6), on its own so a test can run it: `feed(text)` takes any piece
  * of the stream (a line may be split anywhere, even between the CR and LF that end it),
  * each blank line dispatches the event gathered (none without data) and sets
  * `lastEventId` (also from a heartbeat's `id:` alone), `retry:` sets `retry`; comments are skipped.
@@ -51,7 +47,11 @@ export const EVENT_STREAM_PARSER = `
   };
 `;
 
-/** The panel; it uses the explorer's byId, element, button, meanings, feeds, token and follow. */
+/**
+ * The panel; it uses the explorer's byId, element, button, meanings, feeds, token and follow. The stream is read with
+ * fetch, because an EventSource cannot send the Authorization header (WHATWG HTML §9.2.2 takes no request headers).
+ * `reset`, `notice` and `closed` are shown as notices; a 429 or 503 waits Retry-After.
+ */
 export const LIVE_CHANGES_SCRIPT = `
   // --- Live changes: the change feed as it happens, newest first.
   const liveToggle = byId('live-toggle');

@@ -1,8 +1,7 @@
-// The reference part of the home page, written as HTML from the OpenAPI document:
-// for every resource its record as a table of fields, then every operation with its
-// parameters, an example body, the status codes it can answer (each linked to its
-// meaning) and a "Try it" button that puts the request in the form. Every text taken
-// from the document goes through `escapeHtml`.
+// The reference part of the home page, written as HTML from the OpenAPI document: for every resource its record as a
+// table of fields, then every operation with its parameters, an example body, the status codes it can answer (each
+// linked to its meaning) and a "Try it" button that puts the request in the form. Every text taken from the document
+// goes through `escapeHtml`.
 
 import type { ResourceTable } from '../resources/definition.ts';
 import type { Language } from '../resources/definition.ts';

@@ -1,8 +1,7 @@
-// What each status code this API can answer means, in one sentence a newcomer can act
-// on (RFC 9110 §15 defines them; the README's Errors section says when this API uses each). The home
-// page shows them in its glossary, beside every operation, and under every answer;
-// where a status means something more precise for one method or path (a 401 from the
-// token endpoint is a wrong password, not a missing token), that meaning is used instead.
+// What each status code this API can answer means, in one sentence a newcomer can act on (RFC 9110 §15 defines them;
+// README: Errors says when this API uses each). The home page shows them in its glossary, beside every operation, and
+// under every answer; where a status means something more precise for one method or path (a 401 from the token
+// endpoint is a wrong password, not a missing token), that meaning is used instead.
 
 import { STATUS_TITLES } from '../errors/errors.ts';
 

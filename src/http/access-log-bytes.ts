@@ -1,14 +1,7 @@
-// The access log's JSON line (access-log.ts) written straight into a byte buffer, for
-// standard output (cli/buffered-lines.ts): byte for byte what formatAccessLine gives,
-// encoded as UTF-8, without first building the line as a string. Joined from its
-// pieces, a line is a tree of strings that V8 must flatten before it can encode it,
-// node by node; under load that flattening was the largest part of what the log cost
-// a request. Here the fixed pieces are copied from bytes encoded once (with the method,
-// and with the status, which repeat from line to line), the request's own strings are
-// written character by character (falling back to Buffer.write for anything but plain
-// ASCII), and numbers digit by digit. A line costs about 5,000 machine instructions, a
-// third of them for the request id and the path: in JavaScript a character costs about
-// 50 instructions to read and store.
+// The access log's JSON line (access-log.ts) written straight into a byte buffer for standard output
+// (cli/buffered-lines.ts): byte for byte what formatAccessLine gives, in UTF-8, without first building the line as a
+// string, a tree of pieces V8 must flatten before encoding it. Fixed pieces are copied from bytes encoded once; the
+// request's own strings are written character by character (Buffer.write past plain ASCII), numbers digit by digit.
 
 import { isoTimestamp } from '../records/timestamps.ts';
 import type { AccessEntry } from '../logging/logger.ts';

@@ -1,8 +1,7 @@
-// One access-log line per request: time, request id, method, path, status, bytes,
-// duration and user id — never the query string, a header or a body, so no token,
-// password or personal filter value reaches a log. JSON for machines, or a short text
-// form for a terminal. A request that no answer reached is still logged once, with the
-// status that went out or would have (CLIENT_CLOSED_REQUEST for a client that left).
+// One access-log line per request: time, request id, method, path, status, bytes, duration and user id, never the
+// query string, a header or a body, so no token, password or personal filter value reaches a log. JSON for machines,
+// or a short text form for a terminal. A request that no answer reached is still logged once, with the status that
+// went out or would have (CLIENT_CLOSED_REQUEST for a client that left).
 
 import type { AccessEntry, LogFormat, Logger } from '../logging/logger.ts';
 import { isoTimestamp } from '../records/timestamps.ts';

@@ -1,8 +1,7 @@
-// A cap on the request-body bytes held in memory at once, across all requests
-// (hardening; OWASP API4:2023 Unrestricted Resource Consumption). Bodies are read whole
-// before they are parsed, so without a cap a few hundred clients each sending 1 MiB
-// slowly would hold hundreds of MiB. A body that does not fit is refused at once with
-// 503 and Retry-After (RFC 9110 §15.6.4), rather than waited for.
+// A cap on the request-body bytes held in memory at once, across all requests (OWASP API4:2023 Unrestricted Resource
+// Consumption): bodies are read whole before they are parsed, so without a cap a few hundred clients each sending 1 MiB
+// slowly would hold hundreds of MiB. A body that does not fit is refused at once with 503 and Retry-After (RFC 9110
+// §15.6.4), rather than waited for.
 
 export class BodyBudget {
   readonly capacity: number;

@@ -1,11 +1,5 @@
-// Reading a JSON request body, with the checks in the order the README's Errors section gives:
-// size (413, RFC 9110 §15.5.14), media type (415, §15.5.16), then syntax (400).
-// The body must be a JSON object (RFC 8259) in UTF-8. A declared Content-Length over
-// the limit is refused before any byte is read; a streamed body is counted as it comes.
-// The bytes held come out of the server-wide BodyBudget while the body is read and
-// parsed; a body that does not fit gets 503 with Retry-After (body-budget.ts). A
-// connection that closes before the whole body has arrived is not a server failure:
-// reading ends with a BodyNotReceived, which server/app.ts logs as such, with no answer.
+// Reading a JSON request body, with the checks in the order the README's Errors section gives: size (413, RFC 9110
+// §15.5.14), media type (415, §15.5.16), then syntax (400). The body must be a JSON object (RFC 8259) in UTF-8.
 
 import type { IncomingMessage } from 'node:http';
 import type { JsonObject } from '../records/json.ts';
@@ -16,7 +10,10 @@ import { HttpError } from '../errors/errors.ts';
 export const JSON_MEDIA_TYPES = ['application/json'] as const;
 export const MERGE_PATCH_MEDIA_TYPES = ['application/merge-patch+json', 'application/json'] as const;
 
-/** The connection closed before the whole body arrived (the client went away, or was cut off): no answer can reach it. */
+/**
+ * The connection closed before the whole body arrived (the client went away, or was cut off): no answer can reach it.
+ * Not a server failure: server/app.ts logs it as such.
+ */
 export class BodyNotReceived extends Error {
   constructor() {
     super('the connection closed before the request body could be read');
@@ -46,11 +43,13 @@ export function readJsonBody(req: IncomingMessage, maxBytes: number, mediaTypes:
 async function readOnce(req: IncomingMessage, maxBytes: number, mediaTypes: readonly string[], budget: BodyBudget): Promise<JsonObject> {
   const declaredLength = req.headers['content-length'];
   const declared = declaredLength === undefined ? 0 : Number(declaredLength);
+  // Refused before any byte is read; a streamed body is counted as it comes (readBytes).
   if (declared > maxBytes) throw tooLarge(maxBytes);
   const hasBody = req.headers['transfer-encoding'] !== undefined || (declaredLength !== undefined && declaredLength !== '0');
   if (!hasBody) throw new HttpError('body_required', 'this request needs a JSON object as its body');
   checkMediaType(req.headers['content-type'], mediaTypes, req.method === 'PATCH');
 
+  // The bytes held come out of the server-wide budget (body-budget.ts) while the body is read and parsed.
   if (!budget.take(declared)) throw overloaded(req);
   const held = { bytes: declared };
   try {

@@ -1,14 +1,7 @@
-// Requests Node's HTTP parser rejects before any handler runs: a request line or
-// headers that are malformed, headers over the size cap (431, RFC 6585 §5; 414 when the
-// request line alone is what overflowed it, RFC 9110 §15.5.15), or a
-// client too slow to send its headers (408, RFC 9110 §15.5.9). They still get a JSON
-// problem body, and the connection is closed, since its framing cannot be trusted.
-// When the bad bytes follow a request whose answer is still being prepared (pipelining),
-// that answer goes out first and the connection then closes with no error answer: an
-// error written now would take the earlier answer's place, and its client could not tell
-// that its request was carried out. When the request cut off (a body too slow to arrive)
-// is one server/app.ts is handling, the answer carries that request's id, and server/app.ts logs it as
-// the request's one access line.
+// Requests Node's HTTP parser rejects before any handler runs: a malformed request line or headers, headers over the
+// size cap (431, RFC 6585 §5; 414 when the request line alone overflowed it, RFC 9110 §15.5.15), or a client too slow
+// to send its headers (408, RFC 9110 §15.5.9). They still get a JSON problem body, and the connection is closed,
+// since its framing cannot be trusted.
 
 import type { ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
@@ -71,7 +64,8 @@ export function answerClientError(error: NodeJS.ErrnoException, socket: Socket, 
   }
   if (answering.has(socket)) return;
   answering.add(socket);
-  // The bad bytes came after a complete request: its answer goes first, then the connection closes.
+  // The bad bytes came after a complete request: its answer goes first, then the connection closes with no error
+  // answer (one written now would take that answer's place, and its client could not tell its request was carried out).
   // (When the request's own body is what failed, that request can never complete: answer now.)
   if (pending !== undefined && pending.req.complete) {
     pending.once('close', () => closeSoon(socket));
@@ -98,7 +92,8 @@ export function refuseConnect(socket: Socket, allow: string): void {
 
 /**
  * A problem-details answer written straight to the socket, which then closes. For a
- * request server/app.ts is handling (`request`), the answer has its id and is noted for its log.
+ * request server/app.ts is handling (`request`), the answer has its id and is noted for its log: server/app.ts logs
+ * it as the request's one access line.
  */
 function answerRaw(socket: Socket, code: ErrorCode, detail: string, extraHeaders = '', request?: RequestInProgress): void {
   const status = ERROR_STATUS[code];

@@ -1,8 +1,7 @@
-// Cross-origin requests (Fetch standard, "CORS protocol"): an allowed Origin gets
-// Access-Control-Allow-Origin and the headers a browser script may read; a preflight
-// (OPTIONS with Access-Control-Request-Method) gets 204 with the allowed methods and
-// headers. A foreign origin gets no CORS header at all. `Vary: Origin` tells caches
-// that the answer depends on the Origin header.
+// Cross-origin requests (Fetch standard, "CORS protocol"): an allowed Origin gets Access-Control-Allow-Origin and the
+// headers a browser script may read; a preflight (OPTIONS with Access-Control-Request-Method) gets 204 with the allowed
+// methods and headers. A foreign origin gets no CORS header at all. `Vary: Origin` tells caches that the answer
+// depends on the Origin header.
 
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Headers } from './respond.ts';

@@ -1,9 +1,6 @@
-// Sparse field selection (CONTRACT §13): `fields=id,name` on a record or a list answers
-// only those properties, in the order the resource declares them, so a selection names a
-// set and any order of it gives the same body and the same ETag (a different selection,
-// a different ETag). Names are accepted in every vocabulary of the resource, like list
-// parameters; the parameter itself is `fields` or its word in the language (`campos`).
-// An unknown or write-only name, an empty item, a name given twice: a 400 naming it.
+// Sparse field selection (README: Lists): `fields=id,name` (`campos` in Portuguese, any vocabulary's names) on a
+// record or a list answers only those properties, in the order the resource declares them, so any order of one
+// selection gives the same body and ETag. An unknown or write-only name, an empty item, a name given twice: a 400.
 
 import type { ResourceDefinition } from '../resources/definition.ts';
 import type { FieldError } from '../errors/errors.ts';

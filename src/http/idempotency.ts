@@ -1,10 +1,7 @@
-// Idempotency keys on POST (IETF draft "The Idempotency-Key HTTP Header Field"): a
-// client may retry a POST with the same `Idempotency-Key` and get the first answer
-// again — status, body, Location, ETag, plus `Idempotent-Replayed: true` — without a
-// second record being created. The key is scoped to the caller. The same key with a
-// different request is a 422; the same key while the first request is still being
-// handled is a 409. Keys are stored in the same commit as the record they created, so
-// they survive restarts and crashes, and they expire after 24 hours.
+// Idempotency keys on POST (IETF draft "The Idempotency-Key HTTP Header Field"; README: Methods): a client may retry a
+// POST with the same `Idempotency-Key` and get the first answer again (status, body, Location, ETag, plus
+// `Idempotent-Replayed: true`) without a second record being created. The key is scoped to the caller; the same key
+// with another request is a 422, and while the first request is still being handled a 409.
 
 import { createHmac } from 'node:crypto';
 import type { JsonObject, StoredRecord } from '../records/json.ts';
@@ -13,6 +10,7 @@ import { HttpError } from '../errors/errors.ts';
 import type { Reply } from './respond.ts';
 import { isoTimestamp } from '../records/timestamps.ts';
 
+/** How long a key lasts; stored in the same commit as the record it created, it survives restarts and crashes. */
 export const IDEMPOTENCY_KEY_LIFETIME_MS = 24 * 60 * 60 * 1000;
 /** Expired keys removed by each new one, oldest first (keeps the purge cheap and steady). */
 const EXPIRED_REMOVED_PER_WRITE = 10;

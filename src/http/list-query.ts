@@ -1,11 +1,7 @@
-// List parameters in the query string, never in the path (README: Lists): `page`, `limit`,
-// `sort`, `fields` (http/field-selection.ts), `embed` (handlers/related-records.ts), `q` (the words of
-// `x-search` properties), equality filters (`x-filter`), range filters
-// (`price[gte]=10`: `gt`, `gte`, `lt`, `lte` on timestamps and on numbers and dates with
-// `x-filter`) and sort keys (`x-sort`). A record's GET takes `fields` and `embed`. Names are accepted
-// in every vocabulary on every path (`pagina`, `limite`, `ordenar`, `categoria`, …). Any
-// other parameter, a repeated one or a bad value is a 400 that names it. Paths that are
-// not lists take no parameters.
+// List parameters in the query string, never in the path (README: Lists): `page`, `limit`, `sort`, `fields`
+// (http/field-selection.ts), `embed` (handlers/related-records.ts), `q` (`x-search`), equality filters (`x-filter`),
+// range filters (`price[gte]=10`) and sort keys (`x-sort`), under their names in any vocabulary (`pagina`, `ordenar`,
+// …). Any other parameter, a repeated one or a bad value is a 400 that names it.
 
 import type { FieldRule, ResourceDefinition } from '../resources/definition.ts';
 import type { Filter, RangeFilter, SortKey } from '../store/store.ts';

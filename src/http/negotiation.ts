@@ -1,8 +1,7 @@
-// Content negotiation on Accept (RFC 9110 §12.5.1). Every API answer is JSON, so a request
-// whose Accept excludes JSON gets 406. The most specific matching media range decides
-// its weight, so `*/*, application/json;q=0` refuses JSON. Errors are sent as
-// application/problem+json when the client names that type (RFC 9457 §3). The home
-// page is the one HTML answer: at `/`, and at `/v1` when the client prefers HTML.
+// Content negotiation on Accept (RFC 9110 §12.5.1). Every API answer is JSON, so a request whose Accept excludes JSON
+// gets 406; the most specific matching media range decides its weight, so `*/*, application/json;q=0` refuses JSON.
+// Errors are application/problem+json when the client names that type (RFC 9457 §3). The home page is the one HTML
+// answer: at `/`, and at `/v1` when the client prefers HTML.
 
 import { HttpError } from '../errors/errors.ts';
 

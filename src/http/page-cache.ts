@@ -1,11 +1,6 @@
-// List pages built once per collection version (performance issue): the same idea as a
-// record's representation being serialised once per record version, applied to a page.
-// A page is found by its request target (path and query string, which also fix the
-// vocabulary) and reused while the collection's version is the one it was built from;
-// any committed change to the collection changes the version, so a stale page is never
-// served. Only pages whose query was valid are kept, so a hit needs no parsing; the
-// permission and parent checks still run on every request. At most MAX_PAGES are kept;
-// one not used lately makes room for a new one (store/recently-used.ts).
+// List pages built once per collection version (README: Lists), as a record's representation is serialised once per
+// record version. A page is found by its request target (path and query string, which also fix the vocabulary) and
+// reused while the collection's version, which any committed change moves, is the one it was built from.
 
 import { RecentlyUsed } from '../store/recently-used.ts';
 
@@ -20,6 +15,7 @@ export interface CachedPage {
   readonly link: string;
 }
 
+/** Pages kept at most; one not used lately makes room for a new one (store/recently-used.ts). */
 const MAX_PAGES = 256;
 
 export class PageCache {
@@ -31,6 +27,10 @@ export class PageCache {
     return page === undefined || page.version !== version ? undefined : page;
   }
 
+  /**
+   * Only pages whose query was valid are kept, so a hit needs no parsing; the permission and parent checks still run
+   * on every request.
+   */
   set(target: string, page: CachedPage): void {
     this.#pages.set(target, page);
   }

@@ -1,14 +1,12 @@
-// Rate limiting with a token bucket per client (the IETF draft "RateLimit header
-// fields for HTTP"; 429 and Retry-After from RFC 6585 §4 and RFC 9110 §10.2.3). A
-// client is its user id once authenticated, else its address. Each bucket holds up to
-// `perMinute` tokens and refills continuously; a request takes one. Memory is bounded:
-// past MAX_CLIENTS buckets, a client not seen lately is forgotten (store/recently-used.ts),
-// which only ever gives that client a full bucket back.
+// Rate limiting with a token bucket per client (the IETF draft "RateLimit header fields for HTTP"; 429 and Retry-After
+// from RFC 6585 §4 and RFC 9110 §10.2.3). A client is its user id once authenticated, else its address. Each bucket
+// holds up to `perMinute` tokens and refills continuously; a request takes one.
 
 import type { IncomingMessage } from 'node:http';
 import type { Headers } from './respond.ts';
 import { RecentlyUsed } from '../store/recently-used.ts';
 
+/** Buckets kept at most; past it a client not seen lately is forgotten, which only ever gives it a full bucket back. */
 export const MAX_CLIENTS = 10_000;
 
 interface Bucket {

@@ -1,8 +1,6 @@
-// The request target and Host (RFC 9112 §3.2). Clients send the origin-form
-// (`/v1/products?page=2`); a server must also accept the absolute-form
-// (`http://host/v1/products`, §3.2.2), which is served as its path and query; the
-// asterisk-form (`*`, §3.2.4) names the server itself and is for OPTIONS only. Any
-// other target, an absolute URI with an empty host or with user information (RFC 9110
+// The request target and Host (RFC 9112 §3.2). Clients send the origin-form (`/v1/products?page=2`); the
+// absolute-form (`http://host/v1/products`, §3.2.2) is served as its path and query; the asterisk-form (`*`, §3.2.4)
+// is for OPTIONS only. Any other target, an absolute URI with an empty host or with user information (RFC 9110
 // §4.2.1, §4.2.4), and a request with more than one Host header (§3.2) is a 400.
 
 import { HttpError } from '../errors/errors.ts';

@@ -1,12 +1,7 @@
-// Connections whose answer has stopped moving are closed (RFC 9112 §9.8 lets a server
-// close a connection at any time). A client that stops reading its answers would
-// otherwise hold its socket, and the bytes waiting for it, for ever: no request is being
-// received, so Node's headers and request timeouts do not apply, and the keep-alive
-// timeout starts only once an answer has gone out. Once per interval each open connection
-// is looked at; one with an answer pending (being prepared, or written and not yet taken
-// by the client) that has neither read nor written a byte for `timeoutMs` is destroyed.
-// One sweep does what a per-socket inactivity timer would, without Node re-arming that
-// timer on every read and write of every request.
+// Connections whose answer has stopped moving are closed (RFC 9112 §9.8 lets a server close a connection at any
+// time): a client that stops reading would otherwise hold its socket, and the bytes waiting for it, for ever, since
+// Node's headers, request and keep-alive timeouts do not apply while an answer is pending. A connection with an answer
+// pending (being prepared, or not yet taken by the client) that moves no byte for `timeoutMs` is destroyed.
 
 import type { Server } from 'node:http';
 import type { Socket } from 'node:net';
@@ -18,7 +13,10 @@ interface Progress {
   since: number;
 }
 
-/** How often the connections are looked at: a quarter of the timeout, between 50 ms and 1 s. */
+/**
+ * How often the connections are looked at: a quarter of the timeout, between 50 ms and 1 s. One sweep does what a
+ * per-socket inactivity timer would, without Node re-arming that timer on every read and write of every request.
+ */
 export function sweepIntervalMs(timeoutMs: number): number {
   return Math.min(1000, Math.max(50, Math.ceil(timeoutMs / 4)));
 }

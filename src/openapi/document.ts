@@ -1,12 +1,7 @@
-// The OpenAPI 3.1 description of the API, generated at start from the route table and
-// the resource declarations (never a hand-kept copy): every path and every method it
-// answers (HEAD after GET, RFC 9110 §9.3.2; OPTIONS everywhere, §9.3.7), parameters with
-// their bounds and examples, request and response bodies with examples, the headers
-// each answer carries, the status codes each operation can answer, the bearer security
-// scheme, the Portuguese paths and the change feed (event-operations.ts). Standard tools
-// take it as it is: linters (Redocly, Spectral), validating proxies (Prism), and
-// collection generators whose requests, made in order with the examples, succeed
-// against a fresh server (examples.ts).
+// The OpenAPI 3.1 description of the API (README: The OpenAPI document), generated at start from the route table and
+// the resource declarations: every path and method it answers (HEAD after GET, RFC 9110 §9.3.2; OPTIONS, §9.3.7), with
+// parameters, bodies, headers, status codes, examples, the bearer scheme and the change feed (event-operations.ts).
+// Linters (Redocly, Spectral), validating proxies (Prism) and collection generators take it as it is (examples.ts).
 
 import type { ResourceTable } from '../resources/definition.ts';
 import type { Language, Operation, ResourceDefinition } from '../resources/definition.ts';

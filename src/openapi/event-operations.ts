@@ -1,11 +1,7 @@
-// The change feed in the document (CONTRACT §13, README: Events): GET /v1/events (and
-// /v1/eventos in Portuguese) as a paged list (README: Lists) or, with
-// `Accept: text/event-stream`, as Server-Sent Events (WHATWG HTML §9.2: `id:`, `event:`,
-// `data:` blocks, comments as heartbeats, resumed after Last-Event-ID, §9.2.4). Its
-// parameters in the path's vocabulary (events/event-query.ts), an event's schema and the
-// list envelope in each vocabulary, the two media types of its 200, its 304, and the
-// refusals particular to it: 410 for a position the feed no longer keeps (RFC 9110
-// §15.5.11), 429 for too many streams (RFC 6585 §4).
+// The change feed in the document (README: Events): GET /v1/events (and /v1/eventos in Portuguese) as a paged list
+// (README: Lists) or, with `Accept: text/event-stream`, as Server-Sent Events (WHATWG HTML §9.2). Its parameters in the
+// path's vocabulary (events/event-query.ts), an event's schema and the list envelope in each vocabulary, the two media
+// types of its 200, its 304, and the refusals particular to it.
 
 import type { ResourceTable } from '../resources/definition.ts';
 import { feedWords } from '../events/event-query.ts';
@@ -89,7 +85,10 @@ function listExample(route: EventRoute): JsonObject {
   };
 }
 
-/** What a stream sends: `retry:`, then each event as an `id:`/`event:`/`data:` block, and comments between them. */
+/**
+ * What a stream sends (WHATWG HTML §9.2): `retry:`, then each event as an `id:`/`event:`/`data:` block, and comments
+ * between them as heartbeats; a client resumes after Last-Event-ID (§9.2.4).
+ */
 function streamExample(route: EventRoute): string {
   const created = exampleEvent(route.resources, route.language);
   const { record: _record, ...rest } = created;
@@ -177,6 +176,8 @@ export function eventOperations(route: EventRoute): Json {
           200: success('a page of events, or the stream (text/event-stream)', SUCCESS_HEADERS.feed, content),
           304: success('Not Modified: your copy of this page is current', { ...SUCCESS_HEADERS.etag, Vary: SUCCESS_HEADERS.feed.Vary }),
         },
+        // Particular to the feed: 410 for a position it no longer keeps (RFC 9110 §15.5.11), 429 for too many streams
+        // (RFC 6585 §4).
         [400, 401, 406, 410, 429, 503],
         { readsBody: false, feed: true },
       ),

@@ -1,11 +1,7 @@
-// Example values for the OpenAPI document: request bodies, records as they are read,
-// path ids and query values. They are chosen so that the requests a generated client
-// collection makes, in the order it makes them, all succeed against a fresh server
-// loaded with the example dataset (data/example) and an administrator's token:
-// a collection is ordered by path (`/v1/users`, then `/v1/users/{user_id}`, then
-// `/v1/users/{user_id}/orders`, …, then the Portuguese paths), and each item path's
-// id is the record that its collection's create example has just made there. Values
-// are written with the English field names; `translateKeys` gives the Portuguese ones.
+// Example values for the OpenAPI document: request bodies, records as they are read, path ids and query values, with
+// the English field names (`translateKeys` gives the Portuguese ones). They are chosen so that the requests a generated
+// client collection makes, in the order it makes them, all succeed against a fresh server loaded with the example
+// dataset (data/example) and an administrator's token.
 
 import type { JsonObject, JsonValue } from '../records/json.ts';
 import type { FieldRule, Language, ResourceDefinition, Vocabulary } from '../resources/definition.ts';
@@ -23,7 +19,9 @@ export interface ResourceExamples {
   /**
    * The id of the record the create example makes on a fresh server with the example
    * dataset (3 users counting the administrator, 12 products, 5 orders), when the
-   * collection runs the English paths before the Portuguese ones; item paths use it.
+   * collection runs the English paths before the Portuguese ones; item paths use it. A collection is ordered by path
+   * (`/v1/users`, then `/v1/users/{user_id}`, then `/v1/users/{user_id}/orders`, …), so an item path's id is the
+   * record its collection's create example has just made there.
    */
   readonly createdId: number;
   /** Equality filter values and a sort for the list. */

@@ -1,11 +1,6 @@
-// The response headers the document describes, as reusable components: those every
-// answer carries (X-Request-Id; the RateLimit fields of the IETF draft "RateLimit
-// header fields for HTTP" while limiting is on; CORS when the Origin is allowed), and
-// those of particular answers: Retry-After on 429 (RFC 6585 §4) and 503, WWW-Authenticate
-// on 401 (RFC 6750 §3), ETag, Location, Link (RFC 8288), Allow (RFC 9110 §10.2.1) and
-// Idempotent-Replayed (IETF draft "The Idempotency-Key HTTP Header Field"); on the change
-// feed, the list's ETag and Link, and the stream's Cache-Control and X-Accel-Buffering
-// (WHATWG HTML §9.2: an event stream must reach the client unbuffered and uncached).
+// The response headers the document describes, as reusable components (README: Headers): those every answer carries
+// (X-Request-Id; the RateLimit fields while limiting is on; CORS when the Origin is allowed), those of particular
+// answers (Retry-After, WWW-Authenticate, ETag, Location, Link, Allow, Idempotent-Replayed), and the change feed's.
 
 import { EXAMPLE_REQUEST_ID } from './examples.ts';
 import { MAX_TARGET_LENGTH, REQUEST_ID_SCHEMA } from './schemas.ts';
@@ -27,6 +22,7 @@ export const HEADER_COMPONENTS: Readonly<Record<string, Json>> = {
     schema: REQUEST_ID_SCHEMA,
     example: EXAMPLE_REQUEST_ID,
   },
+  // The RateLimit fields of the IETF draft "RateLimit header fields for HTTP".
   'RateLimit-Limit': {
     description: 'Requests a client (a user, or an address before it logs in) may make per minute (RATE_LIMIT). Absent when rate limiting is off.',
     schema: { ...NUMBER_TEXT, minimum: 1 },
@@ -42,6 +38,7 @@ export const HEADER_COMPONENTS: Readonly<Record<string, Json>> = {
     schema: SECONDS_TO_FULL,
     example: 1,
   },
+  // On 429 (RFC 6585 §4).
   'Retry-After': {
     description: 'Seconds to wait before the next request will be admitted (RFC 9110 §10.2.3).',
     required: true,
@@ -87,6 +84,7 @@ export const HEADER_COMPONENTS: Readonly<Record<string, Json>> = {
     schema: { type: 'string', format: 'uri-reference', maxLength: MAX_TARGET_LENGTH },
     example: '/v1/products/13',
   },
+  // IETF draft "The Idempotency-Key HTTP Header Field".
   'Idempotent-Replayed': {
     description: 'Present when this is the replay of an earlier POST with the same Idempotency-Key and body: nothing new was created.',
     schema: { type: 'string', enum: ['true'] },
@@ -108,6 +106,7 @@ export const HEADER_COMPONENTS: Readonly<Record<string, Json>> = {
     schema: { type: 'string' },
     example: '</v1/events?page=1&limit=20>; rel="self", </v1/events?page=1&limit=20>; rel="first", </v1/events?page=1&limit=20>; rel="last"',
   },
+  // An event stream must reach the client uncached and unbuffered (WHATWG HTML §9.2).
   'Cache-Control-Stream': {
     description: 'On a stream: no cache may keep it (RFC 9111 §5.2.2.5).',
     schema: { type: 'string', enum: ['no-store'] },

@@ -1,9 +1,7 @@
-// An example string for a declared `pattern` (JSON Schema 2020-12 §6.3.3 as OpenAPI 3.1
-// uses it), so that the examples the OpenAPI document shows fit their schemas: the
-// shortest string the pattern's tree describes, each repetition written the fewest times
-// it allows, the first branch that can be written, and for a class or an escape the
-// first of a few common characters that it accepts. A result the pattern or the length
-// bounds refuse gives undefined; a declaration gives `examples` then (README: Your own resources).
+// An example string for a declared `pattern` (JSON Schema 2020-12 §6.3.3 as OpenAPI 3.1 uses it), so that the
+// examples the OpenAPI document shows fit their schemas: the shortest string the pattern's tree describes. A result
+// the pattern or the length bounds refuse gives undefined; a declaration gives `examples` then (README: Your own
+// resources).
 
 import { MatchBudget, type LinearPattern } from '../patterns/linear-pattern.ts';
 import { parsePattern, type PatternNode } from '../patterns/parse-pattern.ts';
@@ -26,7 +24,10 @@ export function patternExample(pattern: LinearPattern, minLength = 0, maxLength 
   return undefined;
 }
 
-/** The text `node` describes, an open-ended repetition written `extra` more times than its least; undefined for a class no candidate fits. */
+/**
+ * The text `node` describes, an open-ended repetition written `extra` more times than its least; undefined for a class
+ * no candidate fits. Each repetition is written the fewest times it allows, and the first branch that can be written.
+ */
 function written(node: PatternNode, extra: number): string | undefined {
   switch (node.kind) {
     case 'character':

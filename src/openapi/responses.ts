@@ -1,8 +1,7 @@
-// The answers an operation documents: successes as the operation gives them, and each
-// error status as a shared component (components/responses): a problem-details body
-// (RFC 9457) in either media type, with an example, plus the headers every answer
-// carries (headers.ts). A HEAD operation has the same answers without their bodies
-// (RFC 9110 §9.3.2), so each error component has a twin without content.
+// The answers an operation documents: successes as the operation gives them, and each error status as a shared
+// component (components/responses): a problem-details body (RFC 9457) in either media type, with an example, plus the
+// headers every answer carries (headers.ts). Each error component has a twin without content, for HEAD (RFC 9110
+// §9.3.2).
 
 import { STATUS_TITLES } from '../errors/errors.ts';
 import { EXAMPLE_REQUEST_ID } from './examples.ts';

@@ -10,12 +10,11 @@ import { ERROR_STATUS, STATUS_TITLES } from '../errors/errors.ts';
 import { MAX_PAGE_SIZE } from '../http/list-query.ts';
 import { embedNames } from '../http/embed-parameter.ts';
 import { EXAMPLE_CREDENTIALS, resourceExamples, translateKeys } from './examples.ts';
+import { KNOWN_EXTENSIONS } from '../declarations/keywords.ts';
 
 export type Schema = { readonly [keyword: string]: unknown };
 export type BodyKind = 'create' | 'replace' | 'patch';
 
-/** The extensions plainrest acts on; any other `x-` keyword of a declared schema is kept in the document. */
-const KNOWN_EXTENSIONS: ReadonlySet<string> = new Set(['x-filter', 'x-sort', 'x-search', 'x-unique', 'x-references', 'x-transitions', 'x-admin-only', 'x-owner-may-set']);
 
 /** The schema of one value, without the request/response specifics. */
 function valueSchema(rule: FieldRule, vocabulary: Vocabulary, kind: BodyKind | 'record'): Record<string, unknown> {

@@ -1,8 +1,7 @@
-// The compiled form of a resource declaration (README: Your own resources). A
-// declaration file is checked (declarations/check-declaration.ts) and compiled
-// (declarations/compile-declaration.ts) once at start into these objects; routing,
-// validation, representation, permissions, lists, the OpenAPI document and the home
-// page all read them, and nothing interprets a schema per request.
+// The compiled form of a resource declaration (README: Your own resources). A declaration is checked and compiled
+// (declarations/check-declaration.ts, compile-declaration.ts) once at start into these objects; routing, validation,
+// representation, permissions, lists, the OpenAPI document and the home page all read them, so nothing interprets a
+// schema per request.
 
 import type { Fields, JsonObject, JsonValue, StoredRecord } from '../records/json.ts';
 import type { LinearPattern } from '../patterns/linear-pattern.ts';
@@ -78,7 +77,7 @@ export interface FieldRule {
   /** `x-search`: a list's `q` finds records by the words of this string. */
   readonly search?: boolean;
   /** The schema as declared, for the OpenAPI document (descriptions, examples, unknown `x-` keywords). */
-  readonly declared?: JsonObject;
+  readonly declared?: Readonly<Record<string, unknown>>;
 }
 
 /** Who may perform an operation (README: Your own resources, access): besides admins, who may do everything. */

@@ -1,9 +1,7 @@
-// The example domain's one typed hook (README: Your own resources, Embedding): an
-// order's prices. The declaration (data/example/resources.json) gives the order's
-// fields, its state machine (`x-transitions`) and who may set its status; this hook
-// copies each item's unit price from its product when the items are set, computes the
-// total in whole cents so it is exact, keeps a new order pending, and refuses (409) a
-// change of items once the order is no longer pending.
+// The example domain's one typed hook (README: Your own resources, Embedding): an order's prices. The declaration
+// (data/example/resources.json) gives the order's fields, its state machine (`x-transitions`) and who may set its
+// status; this hook copies each item's unit price from its product when the items are set, computes the total in
+// whole cents, keeps a new order pending, and refuses (409) a change of items once the order is no longer pending.
 
 import type { FieldError } from '../errors/errors.ts';
 import { HookConflict, validationError } from '../errors/errors.ts';

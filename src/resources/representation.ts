@@ -1,9 +1,6 @@
-// How a stored record looks to a client: declared fields in declaration order, in the
-// client's vocabulary, without write-only fields; and its strong entity tag
-// (RFC 9110 §8.8.3), a hash of exactly those bytes. Records are immutable, so each
-// representation is serialised once per record version and language and then reused.
-// A record just written is serialised once for both the journal and the answer where
-// the two texts are the same (every stored field shown under its own name).
+// How a stored record looks to a client: declared fields in declaration order, in the client's vocabulary, without
+// write-only fields; and its strong entity tag (RFC 9110 §8.8.3), a hash of exactly those bytes. Records are
+// immutable, so each representation is serialised once per record version and language and then reused.
 
 import * as crypto from 'node:crypto';
 import type { JsonObject, JsonValue, StoredRecord } from '../records/json.ts';
@@ -56,8 +53,8 @@ export interface WrittenRecord {
 
 /**
  * Serialises a record that `finishRecord` has just built for the journal and for the
- * answer. Where the representation is the stored record itself, one JSON.stringify
- * serves both.
+ * answer. Where the representation is the stored record itself (every stored field shown under its own name), one
+ * JSON.stringify serves both.
  */
 export function serializeWritten(definition: ResourceDefinition, record: StoredRecord, vocabulary: Vocabulary): WrittenRecord {
   const stored = JSON.stringify(record);

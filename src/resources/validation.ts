@@ -1,8 +1,7 @@
-// Validation at the boundary (after it, types are trusted): a request body arrives as parsed JSON and
-// leaves as Fields keyed by internal names, or the request fails with one 422 that
-// lists every offending field in the client's vocabulary (README: Records, Errors).
-// Only names from the resource declaration are ever copied, so a client-chosen key
-// such as `__proto__` can never reach an object (it is reported as an unknown field).
+// Validation at the boundary (after it, types are trusted; README: Records, Errors): a request body arrives as parsed
+// JSON and leaves as Fields keyed by internal names, or the request fails with one 422 that lists every offending field
+// in the client's vocabulary. Only names from the resource declaration are ever copied, so a client-chosen key such as
+// `__proto__` can never reach an object (it is reported as an unknown field).
 
 import type { FieldError } from '../errors/errors.ts';
 import { validationError } from '../errors/errors.ts';

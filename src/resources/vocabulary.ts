@@ -1,8 +1,6 @@
-// Localized vocabularies (README: Paths, Your own resources): the same resources under
-// other paths, with other property names in bodies, errors, filters, sort keys,
-// Location headers and links. A declaration names a resource in a language with
-// `names.<language>`; a name it does not give stays the declared one. Vocabularies are
-// applied at the boundary (validation on the way in, representation on the way out),
+// Localized vocabularies (README: Paths, Your own resources): the same resources under other paths, with other
+// property names in bodies, errors, filters, sort keys, Location headers and links, as a declaration's
+// `names.<language>` gives them (else the declared name). Applied at the boundary (validation in, representation out),
 // so handlers only ever see the declared names. Values (an order's state) are not translated.
 
 import type { Language, Vocabulary } from './definition.ts';

@@ -1,11 +1,6 @@
-// A hand-rolled path router with two verbs, `add` and `match` (after hono's router).
-// Patterns are literal segments and `:name` segments; a `:name` segment matches only
-// a positive integer id (README: Paths), so `/v1/users/abc` and `/v1/users/0` are 404s.
-// Matching walks a tree of segments, comparing each segment of the path in place with
-// the few literals its node has (nothing is sliced or hashed), then trying it as an id:
-// no regular expressions and no backtracking beyond "literal first, then id". Every
-// request is matched, so the walk reads characters itself rather than calling indexOf
-// and startsWith for each segment (a builtin call costs more than the few characters).
+// A hand-rolled path router with two verbs, `add` and `match` (after hono's router). Patterns are literal segments
+// and `:name` segments; a `:name` segment matches only a positive integer id (README: Paths), so `/v1/users/abc` and
+// `/v1/users/0` are 404s. Matching walks a tree of segments: literals first, then an id; no regular expressions.
 
 export interface RouteMatch<T> {
   readonly value: T;
@@ -86,7 +81,10 @@ export class Router<T> {
     node.value = value;
   }
 
-  /** Finds the value for a raw request path (no query string), or undefined. */
+  /**
+   * Finds the value for a raw request path (no query string), or undefined. Every request is matched, so the walk
+   * reads characters itself rather than calling indexOf and startsWith per segment (a builtin call costs more).
+   */
   match(path: string): RouteMatch<T> | undefined {
     if (path.charCodeAt(0) !== 47) return undefined; // '/'
     let node = this.#root;

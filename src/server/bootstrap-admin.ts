@@ -1,11 +1,6 @@
-// The administrator ensured at every start (README: Configuration): a user with ADMIN_EMAIL and
-// role admin. Its password is ADMIN_PASSWORD; when that is unset and the account is
-// new, a random password is generated, stored hashed, and returned to be printed once.
-// An existing account with that email that is not an admin is never promoted: any user
-// may change their own email, so promotion by email would let them become admin.
-// Checking ADMIN_PASSWORD against an existing administrator's hash costs a scrypt (about
-// 45 ms), so it runs after the start, in the background: `passwordSynced` settles when
-// it is done, and logins wait for it, so none can see the password being replaced.
+// The administrator ensured at every start (README: Configuration): a user with ADMIN_EMAIL and role admin. Its
+// password is ADMIN_PASSWORD; when that is unset and the account is new, a random password is generated, stored
+// hashed, and returned to be printed once.
 
 import { randomBytes } from 'node:crypto';
 import { finishRecord } from '../handlers/write-record.ts';
@@ -50,6 +45,7 @@ export async function ensureAdmin(users: ResourceDefinition, shared: Store, emai
     if (created) return password === undefined ? { generatedPassword: plain, passwordSynced: SYNCED } : { passwordSynced: SYNCED };
     return { passwordSynced: SYNCED };
   }
+  // Never promoted: any user may change their own email, so promotion by email would let them become admin.
   if (existing['role'] !== 'admin') {
     return {
       passwordSynced: SYNCED,
@@ -60,6 +56,8 @@ export async function ensureAdmin(users: ResourceDefinition, shared: Store, emai
   }
 
   if (password === undefined) return { passwordSynced: SYNCED };
+  // Checking the password against the stored hash costs a scrypt, so it runs after the start, in the background;
+  // logins wait for `passwordSynced`, so none can see the password being replaced.
   const passwordSynced = replacePasswordIfChanged(users, store, existing.id, password).catch((error: unknown) => {
     logger.error(`could not set the administrator's password from ADMIN_PASSWORD: ${String(error)}`);
   });

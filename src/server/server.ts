@@ -1,8 +1,6 @@
-// startServer (README: Embedding): the app on its own node:http server, with timeouts so
-// idle or slow clients cannot hold it, and caps on header size. It listens first and
-// opens the data directory second, so a start that cannot listen changes nothing on
-// disk. close() stops accepting, lets in-flight requests finish (at most
-// DRAIN_TIMEOUT_MS, then cuts the remaining connections), and writes the final snapshot.
+// startServer (README: Embedding): the app on its own node:http server, with timeouts so idle or slow clients cannot
+// hold it, and caps on header size. It listens first and opens the data directory second, so a start that cannot
+// listen changes nothing on disk. close() stops accepting, lets requests finish, and writes the final snapshot.
 
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { createServer } from 'node:http';
@@ -17,6 +15,7 @@ import { methodsServed } from './routes.ts';
 import { routeTable } from '../routing/route-table.ts';
 import { resolveResources } from '../declarations/resolve-resources.ts';
 
+/** How long close() lets in-flight requests finish before it cuts the remaining connections. */
 export const DRAIN_TIMEOUT_MS = 10_000;
 /** Larger request headers get 431. */
 export const MAX_HEADER_BYTES = 16 * 1024;

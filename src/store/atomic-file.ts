@@ -1,8 +1,6 @@
-// Atomic file replacement (after steno, json-server's writer): write a temporary file
-// in the same directory, fsync it, rename it over the target, then fsync the directory
-// so the rename itself is durable. A crash leaves either the old file or the new one.
-// Every write has a temporary file of its own, so two writes of one file that overlap
-// cannot rename each other's (the last rename wins, whole).
+// Atomic file replacement (after steno, json-server's writer): write a temporary file in the same directory, fsync it,
+// rename it over the target, then fsync the directory so the rename itself is durable. A crash leaves either the old
+// file or the new one.
 
 import { open, readdir, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
@@ -17,7 +15,10 @@ export const TEMPORARY_FILE = /^\..+\.\d+\.tmp$/;
 /** Writes started by this process, numbering their temporary files. */
 let writesStarted = 0;
 
-/** A temporary path beside `path` that no other write, in this process or another, uses. */
+/**
+ * A temporary path beside `path` that no other write, in this process or another, uses: two overlapping writes of
+ * one file cannot rename each other's (the last rename wins, whole).
+ */
 export function temporaryPathFor(path: string): string {
   writesStarted += 1;
   return join(dirname(path), `.${basename(path)}.${process.pid}.${writesStarted}.tmp`);

@@ -1,18 +1,7 @@
-// The list indexes of one collection (README: Lists, performance issue): what makes a list
-// page cost about the same over a hundred records or a hundred thousand.
-//  - All records in id order, for unfiltered lists.
-//  - An equality index per filtered field, built the first time the field is filtered
-//    on: filtered lists, the unique-email check, the orders of one user.
-//  - Sorted views: the records matching one set of filters, kept in one sort order.
-//    A view is built the first time a list asks for it and kept up to date on every
-//    write after that; beyond MAX_VIEWS one not used lately is dropped (store/recently-used.ts).
-// When the narrowest equality bucket holds only a few records, sorting them per request
-// is cheaper than keeping a view, so no view is made; nor for range filters (`price[gte]`),
-// whose bounds differ per request: the bucket is scanned.
-//  - A word index per set of searchable fields (`q`, word-index.ts), built on the first
-//    search, in slices while other requests go on: a search costs the records holding its
-//    rarest word, not a scan of the collection. Searches asked while it is built wait
-//    for it (NeedData, as a store that loads: store.ts).
+// The list indexes of one collection (README: Lists): what makes a list page cost about the same over a hundred
+// records or a hundred thousand. All records in id order, an equality index per filtered field, sorted views (the
+// records matching one set of filters, in one sort order) and a word index per set of searchable fields (`q`); each
+// but the first is built the first time a list needs it and kept up to date on every write after that.
 
 import type { StoredRecord } from '../records/json.ts';
 import { RecentlyUsed } from './recently-used.ts';
@@ -22,7 +11,9 @@ import type { Filter, Query, QueryResult, RangeFilter, SortKey } from './store.t
 import { NeedData } from './store.ts';
 import { WordIndex } from './word-index.ts';
 
+/** Sorted views kept at most; beyond it, one not used lately is dropped (recently-used.ts). */
 const MAX_VIEWS = 16;
+/** An equality bucket this small is sorted per request: cheaper than keeping a view. */
 const SORT_PER_REQUEST_UP_TO = 64;
 
 interface View {
@@ -34,9 +25,14 @@ const NO_MATCH: QueryResult = Object.freeze({ records: [], total: 0 });
 
 export class CollectionIndex {
   readonly #all: SortedRecords;
+  /** Per filtered field, built when first filtered on: filtered lists, the unique-email check, one user's orders. */
   readonly #equality = new Map<string, EqualityIndex>();
   readonly #views = new RecentlyUsed<string, View>(MAX_VIEWS);
-  /** Per set of searchable fields: each word → the ids of the records holding it. */
+  /**
+   * Per set of searchable fields: each word → the ids of the records holding it, so a search costs the records
+   * holding its rarest word, not a scan. Built on the first search, in slices while other requests go on
+   * (word-index.ts).
+   */
   readonly #words = new Map<string, WordIndex>();
   /** The collection's records by id, kept by the store in step with this index. */
   readonly #byId: ReadonlyMap<number, StoredRecord>;
@@ -88,6 +84,7 @@ export class CollectionIndex {
   #searched(query: Query, fields: readonly string[], words: readonly string[]): QueryResult {
     const index = this.#wordIndex(fields);
     const building = index.building;
+    // A search asked while the index is built waits for it, as a store that loads does (NeedData: store.ts).
     if (building !== undefined) throw new NeedData(() => building);
     const ids = index.idsHolding(words);
     const ranges = query.ranges ?? [];

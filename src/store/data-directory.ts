@@ -1,11 +1,7 @@
-// The layout of DATA_DIR (README: Storage and durability) and reading it back:
-//   <collection>.json            one snapshot per collection (written atomically)
-//   journal-<first seq>.jsonl    journal segments, replayed after the snapshots
-//   token-secret                 the HMAC key for tokens, mode 0600
-//   plainrest.lock               the pid of the process that owns the directory
-// Reading never writes: a torn last journal line is reported for the caller to cut.
-// Every record loaded must fit its resource's declaration (stored-fields.ts): a field
-// plainrest would neither show nor keep stops the start instead of being lost.
+// The layout of DATA_DIR (README: Storage and durability) and reading it back: `<collection>.json`, one snapshot per
+// collection (written atomically); `journal-<first seq>.jsonl`, segments replayed after the snapshots; `token-secret`,
+// the HMAC key for tokens (0600); `plainrest.lock`, the owner's pid. Reading never writes (a torn last journal line is
+// reported for the caller to cut); a record that does not fit its declaration stops the start (stored-fields.ts).
 
 import { readdir, readFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';

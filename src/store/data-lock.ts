@@ -1,9 +1,5 @@
-// One process per data directory (README: Storage and durability): a lock file holding the owner's pid.
-// The file is written under a temporary name and then hard-linked into place, so the
-// lock never exists without its pid. A second process refuses to start and names the
-// lock; a lock whose process no longer runs (after kill -9) is taken over. A lock with
-// this process's own pid is stale too (a container restarts its server as pid 1 again)
-// unless this process really holds it, which is tracked in memory.
+// One process per data directory (README: Storage and durability): a lock file holding the owner's pid. A second
+// process refuses to start and names the lock; a lock whose process no longer runs (after kill -9) is taken over.
 
 import { link, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -16,12 +12,16 @@ export interface DataLock {
   release(): Promise<void>;
 }
 
-/** Lock files this process holds right now. */
+/**
+ * Lock files this process holds right now. A lock with this process's own pid is stale unless listed here: a
+ * container restarts its server as pid 1 again.
+ */
 const HELD = new Set<string>();
 
 export async function acquireLock(dataDir: string): Promise<DataLock> {
   const path = join(dataDir, LOCK_FILE);
   if (HELD.has(path)) throw inUse(dataDir, path, process.pid);
+  // Written under a temporary name, then hard-linked into place, so the lock never exists without its pid.
   const candidate = `${path}.${process.pid}.tmp`;
   await writeFile(candidate, `${process.pid}\n`, { mode: 0o600, flush: true });
   try {

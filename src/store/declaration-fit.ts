@@ -1,10 +1,7 @@
-// Stored data against a changed declaration (README: Your own resources, Troubleshooting):
-// after the data directory is loaded, a collection the declaration no longer has but
-// that still holds records, and records lacking a property the declaration now
-// requires, stop the start. Each problem names the collection, the property, how many
-// records and the first ids, so the fix (a default, a migration, the old declaration)
-// is clear; nothing is changed. Fields that do not fit their declared kind are found
-// record by record while loading (stored-fields.ts).
+// Stored data against a changed declaration (README: Your own resources, Troubleshooting): once the data directory is
+// loaded, a collection the declaration no longer has that still holds records, and records lacking a property it now
+// requires, stop the start; nothing is changed. Fields not of their declared kind are found while loading
+// (stored-fields.ts).
 
 import type { ResourceTable } from '../resources/definition.ts';
 import type { CollectionState } from './collection-state.ts';
@@ -13,7 +10,10 @@ import { IDEMPOTENCY_COLLECTION } from './store.ts';
 
 const FIRST_IDS = 5;
 
-/** One line per problem; empty when the stored data fits. */
+/**
+ * One line per problem; empty when the stored data fits. Each names the collection, the property, how many records
+ * and the first ids, so the fix (a default, a migration, the old declaration) is clear.
+ */
 export function declarationFitProblems(table: ResourceTable, collections: ReadonlyMap<StoredCollection, CollectionState>): string[] {
   const problems: string[] = [];
   for (const [collection, state] of collections) {

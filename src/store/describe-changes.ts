@@ -1,8 +1,7 @@
-// Working out a commit's event facts (CONTRACT §13) while the data it changes is still
-// at hand: whether a put created its record (writers that know say so: `created`), the
-// ids above the record on its path, and its owner by the rules of auth/permissions.ts.
-// A deletion's facts come from the record as it was, so they are worked out before the
-// commit is applied; a store then keeps them with the change (the journal, an events table).
+// Working out a commit's event facts (README: Events) while the data it changes is still at hand: whether a put
+// created its record (writers that know say so: `created`), the ids above the record on its path, and its owner by
+// the rules of auth/permissions.ts. A deletion's facts come from the record as it was, so this runs before the commit
+// is applied; a store then keeps the facts with the change (the journal, an events table).
 
 import type { ResourceTable } from '../resources/definition.ts';
 import type { StoredRecord } from '../records/json.ts';

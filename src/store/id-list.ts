@@ -1,11 +1,6 @@
-// A set of record ids kept in ascending order in a typed array: the lists of the word
-// index (word-index.ts). Four bytes an id (eight once one passes 2^32 − 1), where a Set
-// of records costs several times that, and in id order, so that lists intersect by
-// galloping search (seek) and a page of matches in id order is a slice. Ids arrive mostly in
-// ascending order (a collection read in id order, new records), which is an append. A
-// long list whose ids are dense (a bit for every id up to its largest takes no more room
-// than the list) also keeps those bits, so that a search's rarer word checks each of its
-// ids against it in one step (has) instead of a search: a common word in a two-word search.
+// A set of record ids kept in ascending order in a typed array: the lists of the word index (word-index.ts). Four
+// bytes an id (eight once one passes 2^32 − 1), where a Set of records costs several times that, and in id order, so
+// that lists intersect by galloping search (seek) and a page of matches in id order is a slice.
 
 const FIRST_CAPACITY = 4;
 const LARGEST_UINT32 = 0xffff_ffff;
@@ -15,7 +10,10 @@ const BITS_FROM = 256;
 export class IdList {
   #ids: Uint32Array | Float64Array;
   #length = 0;
-  /** Bit `id` set for each id held, while the list is long and dense (see above). */
+  /**
+   * Bit `id` set for each id held, while the list is long and dense (the bits take no more room than the ids), so that
+   * a search's rarer word checks each of its ids against a common word's list in one step (has) instead of a search.
+   */
   #bits: Uint32Array | undefined;
 
   constructor(ids: readonly number[] = []) {
@@ -32,7 +30,7 @@ export class IdList {
     return this.#ids[index] as number;
   }
 
-  /** Adds `id` in its place; nothing when it is there already. */
+  /** Adds `id` in its place; nothing when it is there already. Ids come mostly in ascending order (an append). */
   add(id: number): void {
     const last = this.#length === 0 ? 0 : (this.#ids[this.#length - 1] as number);
     if (id === last) return; // a word twice in one record, as an index is built

@@ -1,11 +1,7 @@
-// The journal's on-disk format (README: Storage and durability): JSON Lines, one committed write per line,
-// numbered by `seq`. A write that touches several records (a user and their orders) is
-// one line, so it is replayed all or nothing. Segment files are named by the first seq
-// they may hold: `journal-000000000042.jsonl`. The journal is also the change feed's
-// history (CONTRACT §13, events/): a line carries when it was written (`at`), and each
-// change of a declared record its event facts (`created`, `under`, `owner`); the entry's
-// changes take the numbers seq, seq+1, … as event ids, so the next entry's seq follows
-// the last of them.
+// The journal's on-disk format (README: Storage and durability): JSON Lines, one committed write per line, numbered
+// by `seq`; a write that touches several records (a user and their orders) is one line, replayed all or nothing.
+// The journal is also the change feed's history (README: Events; feed/): a line carries when it was written (`at`),
+// and each change of a declared record its event facts (`created`, `under`, `owner`).
 
 import { basename } from 'node:path';
 import type { JsonObject } from '../records/json.ts';
@@ -21,13 +17,17 @@ export interface JournalEntry {
   readonly changes: readonly Change[];
 }
 
-/** The numbers an entry takes: one per change (at least one), so every event has its own id. */
+/**
+ * The numbers an entry takes: one per change (at least one), seq, seq+1, …, so every event has its own id; the next
+ * entry's seq follows the last of them.
+ */
 export function seqsTaken(changes: readonly Change[]): number {
   return Math.max(1, changes.length);
 }
 
 const SEGMENT_NAME = /^journal-(\d{12})\.jsonl$/;
 
+/** Segment files are named by the first seq they may hold: `journal-000000000042.jsonl`. */
 export function segmentName(firstSeq: number): string {
   return `journal-${String(firstSeq).padStart(12, '0')}.jsonl`;
 }

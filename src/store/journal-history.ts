@@ -1,11 +1,6 @@
-// The change feed's history as a start finds it in the journal (CONTRACT §13): the
-// entries of the segments kept beside the snapshots, in order (data-directory.ts). The
-// lines every snapshot covers were left as text, since no record needs them; they are
-// decoded here after the start, a slice per event-loop turn, so that a start after a clean
-// stop does not parse 100,000 kept events first, and requests are served meanwhile
-// (the feed waits for its history: events/event-log.ts). A line found damaged then can
-// no longer stop the start: the history up to it is given up, the records being safe in
-// the snapshots, and the error says so.
+// The change feed's history as a start finds it in the journal (README: Events): the entries of the segments kept
+// beside the snapshots, in order (data-directory.ts). The lines every snapshot covers were left as text, since no
+// record needs them; they are decoded here after the start (the feed waits for its history: feed/event-log.ts).
 
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type { Logger } from '../logging/logger.ts';
@@ -39,8 +34,9 @@ export function decodedEvents(history: readonly SegmentHistory[]): FeedEvent[] {
 }
 
 /**
- * Decodes the history in slices. `lostThrough` is what the start knows to be gone; a
- * damaged line gives up every event up to the entry after it (up to `latest` for the last).
+ * Decodes the history in slices, so that requests are served meanwhile and a start does not parse every kept event
+ * first. `lostThrough` is what the start knows to be gone; a damaged line, which can no longer stop the start, gives
+ * up every event up to the entry after it (up to `latest` for the last): the records are safe in the snapshots.
  */
 export async function loadHistory(history: readonly SegmentHistory[], lostThrough: number, latest: number, logger: Logger): Promise<LoadedHistory> {
   let events: FeedEvent[] = [];

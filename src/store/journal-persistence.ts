@@ -1,15 +1,7 @@
-// Durable persistence (README: Storage and durability): every commit is appended to the journal and
-// acknowledged only once it is on disk (journal-writer.ts). When the current segment
-// grows past a limit — the configured bytes, or the size of the last snapshots if that
-// is more, so that writing snapshots costs a constant share of each write however
-// large the data grows — the journal is compacted: the state is captured at an exact
-// seq (records are immutable, so copying the lists is enough), the journal rotates at
-// that seq, the snapshots are written atomically in the background (copying the bytes
-// of records unchanged since the last snapshot, snapshot-file.ts), and only then are
-// the older segments deleted — except those still holding events the change feed keeps
-// (events/event-log.ts: `keptFrom`), which stay until the feed lets them go. Compactions run one at a time: one asked for while
-// another runs (the start's, after a seed whose entry began one) waits for it.
-// A crash at any point leaves either the old segments or snapshots that cover them.
+// Durable persistence (README: Storage and durability): every commit is appended to the journal and acknowledged only
+// once it is on disk (journal-writer.ts). Past a size the journal is compacted: snapshots are written atomically in the
+// background and the segments they cover deleted, but for those holding events the change feed keeps. A crash at any
+// point leaves either the old segments or snapshots that cover them.
 
 import { rm } from 'node:fs/promises';
 import type { Logger } from '../logging/logger.ts';
@@ -76,6 +68,8 @@ export class JournalPersistence implements Persistence {
 
   persist(changes: readonly Change[], place: EntryPlace): Promise<void> {
     const durable = this.#journal.append(changes, place.seq, place.at);
+    // Past the configured bytes, or the size of the last snapshots if that is more: writing snapshots then costs a
+    // constant share of each write, however large the data grows.
     if (this.#compaction === undefined && this.#journal.bytesInSegment >= Math.max(this.#compactAfterBytes, this.#snapshotBytes)) {
       this.compact().catch((error: unknown) => this.#logger.error(`journal compaction failed (the journal is kept): ${redactSecrets(String(error))}`));
     }
@@ -84,7 +78,8 @@ export class JournalPersistence implements Persistence {
 
   /**
    * Writes snapshots of the current state and deletes the journal segments they cover,
-   * after any compaction already under way (two at once would write the same files).
+   * after any compaction already under way (two at once would write the same files), such as the start's after a
+   * seed whose entry began one.
    */
   compact(): Promise<void> {
     const previous = this.#compaction ?? Promise.resolve();
@@ -98,7 +93,8 @@ export class JournalPersistence implements Persistence {
   }
 
   async #compactNow(): Promise<void> {
-    // Capture and rotate in one synchronous step, so the capture is exactly the state at `seq`.
+    // Capture and rotate in one synchronous step, so the capture is exactly the state at `seq` (records are immutable:
+    // copying the lists is enough).
     const seq = this.#journal.lastSeq;
     const captured: Captured[] = this.#collections.map((collection) => {
       const state = this.#stateOf(collection);
@@ -115,6 +111,7 @@ export class JournalPersistence implements Persistence {
       snapshotBytes += written.bytes;
     }
     this.#snapshotBytes = snapshotBytes;
+    // Only once the snapshots are written; segments still holding events the change feed keeps stay (keptFrom).
     const removable = segmentsBefore(covered, seq + 1, this.#keptFrom());
     for (const path of removable) await rm(path, { force: true });
     this.#journal.dropFinished(removable);

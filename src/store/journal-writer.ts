@@ -1,8 +1,6 @@
-// Appending to the journal with group commit (README: Storage and durability): each commit gets the next
-// seq at once and is queued; one loop writes everything queued in a single durable
-// write, then acknowledges all of it. Concurrent writers therefore share a disk flush
-// instead of waiting for one each. `rotate()` starts a new segment file at an exact
-// seq, so a snapshot taken at that moment makes every older segment redundant.
+// Appending to the journal with group commit (README: Storage and durability): each commit gets the next seq at once
+// and is queued; one loop writes everything queued in a single durable write, then acknowledges all of it, so
+// concurrent writers share a disk flush instead of waiting for one each.
 
 import { constants } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
@@ -118,7 +116,8 @@ export class JournalWriter {
 
   /**
    * From the next append on, entries go to a new segment. Resolves, once every entry
-   * before that point is durable, with the segment files they are in.
+   * before that point is durable, with the segment files they are in. Rotated at an exact seq, so a snapshot taken
+   * at that moment makes every older segment redundant.
    */
   rotate(): Promise<string[]> {
     const firstSeq = this.#lastSeq + 1;

@@ -1,8 +1,7 @@
-// Running the synchronous code that decides a request on any store (store.ts: the seam).
-// With the memory store the code runs once, in the same turn. With a store that loads
-// (PostgreSQL), a read of something not yet loaded throws NeedData: it is loaded, and the
-// code runs again from the start, until it needs nothing more. So that code must not
-// change anything before its last read: it decides, and the caller then acts.
+// Running the synchronous code that decides a request on any store (store.ts). With the memory store it runs once, in
+// the same turn. With a store that loads (PostgreSQL), a read of something not yet loaded throws NeedData: it is
+// loaded, and the code runs again from the start, until it needs nothing more. So that code must not change anything
+// before its last read: it decides, and the caller then acts.
 
 import type { Decision, Store } from './store.ts';
 import { NeedData } from './store.ts';

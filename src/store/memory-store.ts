@@ -1,11 +1,7 @@
-// The in-memory Store: one Map per collection, and list indexes beside it
-// (collection-index.ts) so that lists and lookups by value do not scan. Reads never
-// touch the disk; a commit applies its changes at once (so a user and their orders go
-// together) and then waits for the persistence behind it, if any, to make them
-// durable. If persistence fails, every change not yet durable is rolled back, newest
-// first, so no reader keeps seeing a write that was never acknowledged. Each commit
-// takes the next numbers of the journal's sequence and, once durable, hands its events
-// to the change feed (events/event-log.ts, CONTRACT §13).
+// The in-memory Store (README: Storage and durability): one Map per collection, and list indexes beside it
+// (collection-index.ts) so that lists and lookups by value do not scan. Reads never touch the disk; a commit applies
+// its changes at once (so a user and their orders go together), then waits for the persistence behind it, if any, to
+// make them durable, and then hands its events to the change feed (feed/event-log.ts, README: Events).
 
 import type { StoredRecord } from '../records/json.ts';
 import { CollectionIndex } from './collection-index.ts';
@@ -138,6 +134,7 @@ export class MemoryStore implements Store {
       this.#indexes.get(change.collection)?.update(previous, state.records.get(id));
       this.#changed(change.collection);
     }
+    // The next numbers of the journal's sequence.
     const seq = this.#lastSeq + 1;
     this.#lastSeq += seqsTaken(changes);
     const lastSeq = this.#lastSeq;
@@ -159,7 +156,10 @@ export class MemoryStore implements Store {
     );
   }
 
-  /** Persistence fails every later commit too (fail-stop), so all pending ones are undone, newest first. */
+  /**
+   * Persistence fails every later commit too (fail-stop), so all pending ones are undone, newest first: no reader keeps
+   * seeing a write that was never acknowledged.
+   */
   #rollBack(): void {
     for (const undo of [...this.#notYetDurable].reverse()) {
       for (const { collection, id, previous } of [...undo].reverse()) {

@@ -1,12 +1,7 @@
-// DATABASE_URL (README: Several processes; CONTRACT §12): the data in PostgreSQL through
-// the optional package plainrest-postgres, loaded only here and only when asked for, so
-// plainrest itself keeps no runtime dependency. Without the package, one line says what
-// to install. Stored data that the declaration no longer fits is refused in the words
-// the data directory uses (declaration-fit.ts), and nothing is changed. The command line
-// uses the package too: a whole database read or written (`plainrest copy`), a user
-// found by email (`plainrest token`). The core lends the package what it must not import
-// (a runtime dependency on plainrest): NeedData, the 503, search words and the change
-// feed's event facts (events/describe-changes.ts).
+// DATABASE_URL (docs/deploying.md): the data in PostgreSQL through the optional package plainrest-postgres, loaded
+// only here and only when asked for, so plainrest keeps no runtime dependency (without it, one line says what to
+// install). Stored data the declaration no longer fits is refused in the data directory's words (declaration-fit.ts),
+// and nothing is changed. Also for the command line: `plainrest copy`, and `plainrest token`'s user found by email.
 
 import type { Logger } from '../logging/logger.ts';
 import type { ResourceTable } from '../resources/definition.ts';
@@ -66,6 +61,10 @@ interface DatabasePackage {
   findUserByEmail(url: string, email: string): Promise<{ readonly kind: 'found'; readonly record: StoredRecord } | { readonly kind: 'missing' } | { readonly kind: 'no-table' } | Unreachable>;
 }
 
+/**
+ * What the core lends the package, which must not import plainrest (a runtime dependency): NeedData, the 503,
+ * search words and the change feed's event facts (describe-changes.ts).
+ */
 const KIT = {
   recordWords,
   describeChanges,

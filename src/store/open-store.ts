@@ -1,10 +1,7 @@
 // Opening the data directory at start (README: Configuration, Storage and durability): take the lock, load the
-// snapshots, replay the journal, cut a torn last journal line (a write that was never
-// acknowledged) with a warning, and start a new journal segment. On a first start
-// (no snapshot, no journal) with `seed` on, begin from the example dataset in
-// `data/example/` and snapshot it at once. Anything corrupt stops the start with a
-// message naming the file and line, and nothing is changed; the change feed's history
-// that the snapshots cover is decoded after the start (journal-history.ts).
+// snapshots, replay the journal, cut a torn last journal line (a write that was never acknowledged) with a warning, and
+// start a new journal segment; a first start with `seed` on begins from the example dataset, snapshotted at once.
+// Anything corrupt stops the start with a message naming the file and line, and nothing is changed.
 
 import { mkdir, open } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
@@ -34,7 +31,7 @@ export interface StoreOptions {
   readonly seed: boolean;
   readonly compactAfterBytes: number;
   readonly logger: Logger;
-  /** How much of the change feed's history is kept (events/event-log.ts; config.events has it). */
+  /** How much of the change feed's history is kept (feed/event-log.ts; config.events has it). */
   readonly events?: Retention;
 }
 

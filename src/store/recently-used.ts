@@ -1,14 +1,6 @@
-// A Map of at most `limit` entries that forgets a little-used one to make room: the
-// second-chance ("clock") approximation of least recently used. A read only marks its
-// entry as used; the Map's order changes only when an entry must be forgotten, and then
-// each used entry passed over goes to the back of the line, unmarked, and the first
-// unused one is forgotten.
-//
-// Exact recency, kept by moving an entry to the end of a Map on every read (delete, then
-// set), makes V8 rebuild the Map's table every few reads, and the new table of a
-// long-lived Map is allocated in the old generation: under list load that was about 150
-// bytes of old-generation garbage per request, tens of megabytes of resident memory
-// between two full collections.
+// A Map of at most `limit` entries that forgets a little-used one to make room: the second-chance ("clock")
+// approximation of least recently used. A read only marks its entry as used; when an entry must be forgotten, each
+// used entry passed over goes to the back of the line, unmarked, and the first unused one is forgotten.
 
 interface Entry<V> {
   value: V;
@@ -28,7 +20,10 @@ export class RecentlyUsed<K, V> {
     return this.#entries.size;
   }
 
-  /** The value for `key`, marking it used. */
+  /**
+   * The value for `key`, marking it used. The Map's order is left alone: moving the entry to the end on every read
+   * makes V8 rebuild the table every few reads, and a long-lived Map's new table is old-generation garbage.
+   */
   get(key: K): V | undefined {
     const entry = this.#entries.get(key);
     if (entry === undefined) return undefined;

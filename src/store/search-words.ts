@@ -1,4 +1,4 @@
-// The words a search compares (CONTRACT §13: `q` finds records holding every word, ignoring
+// The words a search compares (README: Lists: `q` finds records holding every word, ignoring
 // case and accents): text decomposed (Unicode NFD), its combining marks dropped, lower-cased,
 // split on anything that is not a letter or a digit. "Café crème" has the words cafe, creme.
 // Both stores use these words: the memory store's word index and PostgreSQL's column of them.

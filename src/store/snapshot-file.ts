@@ -1,9 +1,6 @@
-// Writing one collection's snapshot (README: Storage and durability) in the layout collection-state.ts
-// reads back: `{next_id, journal_seq, records}`, one record per line in id order,
-// replaced atomically (atomic-file.ts). Records are immutable, so a record that is the
-// very object the previous snapshot of this process wrote has the same JSON: its bytes
-// are copied from that file instead of being serialised again. A compaction then
-// serialises only the records created or changed since the last one.
+// Writing one collection's snapshot (README: Storage and durability) in the layout collection-state.ts reads back:
+// `{next_id, journal_seq, records}`, one record per line in id order, replaced atomically (atomic-file.ts). A
+// compaction serialises only the records created or changed since the last one; the others are copied as bytes.
 
 import { readFile } from 'node:fs/promises';
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
@@ -50,6 +47,8 @@ export async function writeSnapshot(
     if (i > 0) out.ascii(SEPARATOR);
     if (previous !== undefined && earlier !== undefined) {
       while (old < previous.records.length && (previous.records[old] as StoredRecord).id < record.id) old++;
+      // Records are immutable: the very object the previous snapshot of this process wrote has the same JSON, so its
+      // bytes are copied from that file instead of being serialised again.
       if (previous.records[old] === record) {
         // A run of records written one after the other last time is one copy, separators included.
         let last = old;

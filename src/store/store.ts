@@ -1,15 +1,7 @@
-// The Store interface: what the HTTP layer may ask of the data, and nothing about HTTP.
-// A missing record is `undefined`; the caller chooses the status.
-// `commit` is the single way to change data: all changes of one request are applied
-// together and the promise resolves only once they are on disk.
-//
-// The seam for a store whose data is elsewhere (PostgreSQL, README: Storage): reads stay
-// synchronous, so the code that decides a request is the same for every store and a
-// write's checks and its commit cannot be interleaved. Such a store gives each request
-// a view (`view()`) that answers from what it has loaded; a read of anything else throws
-// NeedData, which carries the loading to do: the caller (store/loaded.ts) awaits it and
-// runs the same synchronous code again, now answered. The memory store never throws it,
-// so its requests run exactly as before, in one turn.
+// The Store interface (README: Storage and durability): what the HTTP layer may ask of the data, nothing about HTTP.
+// A missing record is `undefined`; the caller chooses the status. `commit` is the single way to change data: all
+// changes of one request are applied together and the promise resolves only once they are on disk. Reads are
+// synchronous for every store; one whose data is elsewhere (PostgreSQL) answers through a view (`view()`).
 
 import type { StoredRecord } from '../records/json.ts';
 import type { ResourceTable } from '../resources/definition.ts';
@@ -29,7 +21,7 @@ export const IDEMPOTENCY_COLLECTION = 'idempotency_keys';
 export const COLLECTION_NAME = /^[a-z][a-z0-9_]{0,62}$/;
 
 /**
- * What the change feed (CONTRACT §13, events/) needs to know of a change beyond the
+ * What the change feed (README: Events; feed/) needs to know of a change beyond the
  * record itself, worked out once when it is committed and kept with it in the journal:
  * whether a put created the record, the ids above it on its path and its owner.
  */
@@ -50,7 +42,7 @@ export type Change =
       readonly json?: string;
       /** Set by a writer that knows the record is new (a POST), so the feed need not look for an earlier version. */
       readonly created?: boolean;
-      /** Set at commit for a declared collection's change (events/describe-changes.ts). */
+      /** Set at commit for a declared collection's change (store/describe-changes.ts). */
       readonly event?: EventFacts;
     }
   | { readonly kind: 'delete'; readonly collection: StoredCollection; readonly id: number; readonly event?: EventFacts };
@@ -93,8 +85,9 @@ export interface QueryResult {
 
 /**
  * Thrown by a view's read of something it has not loaded: `fetch()` loads it, then the
- * reading code runs again. Not an Error: it is no failure but the seam's way of asking,
- * thrown on most requests, and an Error would record a stack trace every time.
+ * reading code runs again (store/loaded.ts). Not an Error: it is no failure but the seam's way of asking,
+ * thrown on most requests, and an Error would record a stack trace every time. The memory store never throws it,
+ * so its requests run in one turn.
  */
 export class NeedData {
   readonly fetch: () => Promise<void>;
@@ -154,11 +147,15 @@ export interface Store {
   readonly unavailable?: string | undefined;
   /** Waits for pending writes and writes a final snapshot. */
   close(): Promise<void>;
-  /** The history of changes to the declared records (events/change-feed.ts); absent: `GET /v1/events` answers 503. */
+  /** The history of changes to the declared records (feed/change-feed.ts); absent: `GET /v1/events` answers 503. */
   readonly feed?: ChangeFeed;
-  /** Names the declared resources, whose changes the store records as events (events/describe-changes.ts). */
+  /** Names the declared resources, whose changes the store records as events (store/describe-changes.ts). */
   describeEvents?(table: ResourceTable): void;
-  /** A store whose data is elsewhere: the store one request reads and writes through (see above). */
+  /**
+   * A store whose data is elsewhere: the store one request reads and writes through, answering from what it has
+   * loaded (NeedData for the rest). Reads stay synchronous so that the code deciding a request is the same for every
+   * store, and a write's checks and its commit cannot be interleaved.
+   */
   view?(): Store;
   /**
    * A view's hint: this request will likely read this record (its path names it), so a

@@ -1,12 +1,7 @@
-// What a stored record of each resource may hold, read from the resource declarations
-// (resources are data): its declared fields (a write-only one under its `storedAs` name,
-// such as `password_hash`), each a JSON value of its declared kind. plainrest neither
-// shows nor keeps anything else (the next write of the record would drop it), so loading
-// the data directory (data-directory.ts) refuses a record that does not fit rather than
-// lose part of it (README: Storage and durability, Troubleshooting). Bounds and formats
-// are not checked: they judge what clients send, and a record written under an earlier
-// declaration, or by the server itself (an ADMIN_EMAIL such as `admin@localhost`), must
-// still load.
+// What a stored record of each resource may hold, read from the resource declarations: its declared fields (a
+// write-only one under its `storedAs` name, such as `password_hash`), each a JSON value of its declared kind.
+// plainrest neither shows nor keeps anything else, so loading the data directory (data-directory.ts) refuses a record
+// that does not fit rather than lose part of it (README: Storage and durability, Troubleshooting).
 
 import type { JsonObject, JsonValue, StoredRecord } from '../records/json.ts';
 import { isJsonObject } from '../records/json.ts';
@@ -118,7 +113,11 @@ function memberShape(rules: readonly FieldRule[]): Shape {
   return shape;
 }
 
-/** What the declaration wants, when `value` is not of that kind; undefined when it is. */
+/**
+ * What the declaration wants, when `value` is not of that kind; undefined when it is. Bounds and formats are not
+ * checked: they judge what clients send, and a record written under an earlier declaration, or by the server itself
+ * (an ADMIN_EMAIL such as `admin@localhost`), must still load.
+ */
 function expectedKind(rule: FieldRule, value: JsonValue): string | undefined {
   switch (rule.type) {
     case 'id':

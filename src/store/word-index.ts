@@ -1,18 +1,13 @@
-// The word index of one collection's searchable fields (`q`, CONTRACT §13), for
-// collection-index.ts: each word of those fields (store/search-words.ts) → the ids of the
-// records holding it, ascending, in an IdList (id-list.ts), or the id alone for a word
-// only one record holds. At 100,000 products about 5 MB, where a Set of records per word
-// took 60 MB. It is built the first time a search asks, a slice of records per
-// event-loop turn, so that other requests are answered meanwhile (at 100,000 products
-// about 0.2 s of work, which held the server up for 0.9 s built at once); the searches
-// wait for it (`building`), and changes made while it is built are applied once it is.
+// The word index of one collection's searchable fields (`q`, README: Lists), for collection-index.ts: each word of
+// those fields (store/search-words.ts) → the ids of the records holding it, ascending, in an IdList (id-list.ts), or
+// the id alone for a word only one record holds. Built the first time a search asks; searches wait for it (`building`).
 
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type { StoredRecord } from '../records/json.ts';
 import { searchWords } from './search-words.ts';
 import { IdList } from './id-list.ts';
 
-/** Time spent building between two yields to the event loop. */
+/** Time spent building between two yields to the event loop, so that other requests are answered meanwhile. */
 const SLICE_MS = 10;
 /** Records indexed between two looks at the clock. */
 const RECORDS_PER_CHECK = 256;
@@ -21,6 +16,7 @@ type Holders = number | IdList;
 
 export class WordIndex {
   readonly #fields: readonly string[];
+  /** Word → its holders: an IdList takes far less memory than a Set of records per word. */
   readonly #holders = new Map<string, Holders>();
   /** Settles once the index is complete. */
   readonly #complete: Promise<void>;

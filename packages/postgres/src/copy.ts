@@ -1,8 +1,6 @@
-// A whole database at once, for plainrest's command line (CONTRACT §12): `plainrest copy`
-// reads every record of every declared table with the next id its sequence would give,
-// or writes them into an empty database in one transaction, ids kept and each sequence
-// set past every id the source gave out; `plainrest token` finds a user by email. A
-// database that cannot be reached is an answer (`unreachable`), not an exception.
+// A whole database at once, for plainrest's command line (docs/deploying.md): `plainrest copy` reads every record with
+// each table's next id, or writes them into an empty database in one transaction, ids kept; `plainrest token` finds a
+// user by email. A database that cannot be reached is an answer (`unreachable`), not an exception.
 
 import pg from 'pg';
 import type { ResourceTable, StoredRecord } from 'plainrest';

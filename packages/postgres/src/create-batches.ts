@@ -1,14 +1,7 @@
-// Creates that arrive together written by one statement (statement-batches.ts), as the
-// data directory's journal writes them with one flush (group commit). A create that read
-// nothing is one statement (postgres-store.ts: sql-records.ts insertTakingId, with its
-// events by event-sql.ts withEvents); those of one table and shape (with or without the
-// caller's check, with or without events) go out together as manyCreatesText: each row
-// given its id from the table's identity sequence only if its caller still holds, the rows
-// inserted in their order, then their events under the feed's lock, numbered in the same
-// order, and one NOTIFY; one commit for all. A statement PostgreSQL refuses (a row another
-// write made impossible, a foreign key gone) is sent again one create at a time, so each
-// create gets the answer it would have had alone; a connection lost on the way fails them
-// all, as it would fail a create alone (it may have committed: nothing is sent twice).
+// Creates that arrive together written by one statement (statement-batches.ts), as the data directory's journal
+// writes them with one flush (group commit). Creates of one table and shape (with or without the caller's check, with
+// or without events) go out together as manyCreatesText: the rows inserted in their order, then their events under
+// the feed's lock, numbered in the same order, and one NOTIFY; one commit for all.
 
 import pg from 'pg';
 import { EVENTS_CHANNEL, EVENTS_LOCK, EVENTS_SEQUENCE, EVENTS_TABLE } from './event-schema.ts';
@@ -79,6 +72,8 @@ export class CreateBatches {
         } catch (error) {
           // Only a statement PostgreSQL refused is known to have written nothing: a connection lost on the way may have committed it.
           if (!refusedByTheDatabase(error)) throw error;
+          // Refused (a row another write made impossible, a foreign key gone): sent again one create at a time, so each
+          // gets the answer it would have had alone.
           return Promise.all(creates.map(alone));
         }
       },

@@ -1,16 +1,7 @@
-// The PostgreSQL store's change feed (CONTRACT §13), with plainrest's EventLog's behaviour
-// but its history in the events table (event-schema.ts) that every process writes in
-// the same transaction as its changes (event-sql.ts withEvents), so all processes see
-// one history in one order. The window and pages are read from the table through the
-// request pool. Subscribers are fed by one dedicated connection that LISTENs: each
-// commit's NOTIFY wakes it, and it reads the rows after the last it handed on, in id
-// order — this process's own commits included, so there is one path for all. With no
-// subscriber it reads nothing and only notes the position (a stream that subscribes later
-// catches up from the table itself). When that connection drops it is opened again (1 s,
-// doubling to 30 s) and reads what it missed; what retention deleted meanwhile ends the
-// subscribers' streams instead (their reconnect resets).
-// Retention deletes the oldest events now and then: after the commit whose events pass a
-// multiple of a tenth of `kept` (at most 1,000), the writing process trims.
+// The PostgreSQL store's change feed (README: Events): plainrest's EventLog's behaviour, its history in the events
+// table (event-schema.ts) that every process writes in the same transaction as its changes (event-sql.ts withEvents),
+// so all processes see one history in one order. The window and pages are read through the request pool; subscribers
+// are fed by one dedicated connection that LISTENs and reads each commit's rows in id order, this process's included.
 
 import type pg from 'pg';
 import type { ChangeFeed, EventFilter, EventPage, EventWindow, FeedEvent, Retention } from 'plainrest';
@@ -28,11 +19,12 @@ export interface FeedOptions {
   readonly retention: Retention;
 }
 
-/** plainrest's defaults (events/event-log.ts DEFAULT_RETENTION), for a store opened without settings. */
+/** plainrest's defaults (feed/event-log.ts DEFAULT_RETENTION), for a store opened without settings. */
 export const DEFAULT_RETENTION: Retention = { kept: 10_000, keptForMs: 24 * 60 * 60 * 1000 };
 
 /** Rows read at a time when catching up with the table. */
 const BATCH = 1000;
+/** A dropped listening connection is opened again after 1 s, doubling to 30 s, and reads what it missed. */
 const FIRST_RETRY_MS = 1000;
 const LONGEST_RETRY_MS = 30_000;
 
@@ -40,7 +32,7 @@ export class PostgresFeed implements ChangeFeed {
   readonly #run: FeedOptions['run'];
   readonly #connect: FeedOptions['connect'];
   readonly #retention: Retention;
-  /** Retention runs each time event ids pass a multiple of this. */
+  /** The writing process trims each time event ids pass a multiple of this: a tenth of `kept`, at most 1,000. */
   readonly #trimEvery: number;
   readonly #listeners = new Set<(events: readonly FeedEvent[]) => void>();
   readonly #lostListeners = new Set<() => void>();

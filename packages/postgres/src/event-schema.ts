@@ -1,12 +1,13 @@
-// The change feed's tables (CONTRACT §13): `__events` holds one row per event, numbered
-// from its own sequence, and `__events_kept` one row saying up to which id the history
-// has been deleted by retention (event-sql.ts trimStatement). Their names start with `_`,
-// which no declared collection's may (plainrest's COLLECTION_NAME), and they are not
-// listed in plainrest_collections, so a copy and the schema check of collections never
-// see them. The migration (schema-migration.ts) creates what is missing.
+// The change feed's tables (README: Events): `__events`, one row per event numbered from its own sequence, and
+// `__events_kept`, one row saying up to which id retention has deleted the history (event-sql.ts trimStatement). The
+// migration (schema-migration.ts) creates what is missing.
 
 import { quoted } from './schema.ts';
 
+/**
+ * Names starting with `_`, which no declared collection's may (plainrest's COLLECTION_NAME), and not listed in
+ * plainrest_collections, so a copy and the schema check of collections never see these tables.
+ */
 export const EVENTS_TABLE = '__events';
 export const EVENTS_SEQUENCE = '__events_id_seq';
 export const KEPT_TABLE = '__events_kept';

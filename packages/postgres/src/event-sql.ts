@@ -1,8 +1,6 @@
-// The change feed in SQL (CONTRACT §13): a commit's events written with its last change
-// in one statement, numbered in commit order for every process; the feed's window, a page
-// with the same filter as plainrest's EventLog (after, collection, type, who may read),
-// the rows after a position, and the retention that deletes the oldest. Rows become
-// plainrest's FeedEvent here, their records as any row's (sql-records.ts recordOf).
+// The change feed in SQL (README: Events): a commit's events written with its last change in one statement, numbered
+// in commit order for every process; the feed's window, a page with the same filter as plainrest's EventLog, the rows
+// after a position, and the retention that deletes the oldest. Rows become plainrest's FeedEvent here.
 
 import type { Change, EventFilter, FeedEvent, Retention, StoredRecord } from 'plainrest';
 import { EVENTS_CHANNEL, EVENTS_LOCK, EVENTS_SEQUENCE, EVENTS_TABLE, KEPT_TABLE } from './event-schema.ts';
@@ -136,7 +134,7 @@ export function trimStatement(retention: Retention): Statement {
   };
 }
 
-/** A row of the events table as plainrest's FeedEvent. */
+/** A row of the events table as plainrest's FeedEvent, its record as any row's (sql-records.ts recordOf). */
 export function feedEventOf(row: Record<string, unknown>): FeedEvent {
   const record = row['record'];
   const owner = row['owner'];

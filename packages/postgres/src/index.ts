@@ -1,4 +1,4 @@
-// plainrest-postgres: PostgreSQL storage for plainrest (CONTRACT §12): tables from the
+// plainrest-postgres: PostgreSQL storage for plainrest (docs/deploying.md): tables from the
 // declared resources, brought to the declaration at start, and a Store that any number
 // of plainrest processes share.
 

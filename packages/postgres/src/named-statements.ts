@@ -1,12 +1,13 @@
-// Statements sent by name (PostgreSQL's extended query protocol): node-postgres parses a
-// named statement once per connection and PostgreSQL keeps its plan, so a request's
-// statement is not parsed and planned anew each time. A create with its events is a
-// statement of several parts whose planning costs more than running it. Names are
-// given per text, to the first MAX_NAMED texts met (lists write their limit and offset
-// into the text, so texts are many); later texts go unnamed, as before.
+// Statements sent by name (PostgreSQL's extended query protocol): node-postgres parses a named statement once per
+// connection and PostgreSQL keeps its plan, so a request's statement is not parsed and planned anew each time (a
+// create with its events is a statement of several parts whose planning costs more than running it).
 
 import type pg from 'pg';
 
+/**
+ * Texts named, at most: the first met. Lists write their limit and offset into the text, so texts are many; later
+ * ones go unnamed.
+ */
 const MAX_NAMED = 500;
 const names = new Map<string, string>();
 

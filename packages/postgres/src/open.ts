@@ -1,15 +1,7 @@
-// Opening the PostgreSQL store (CONTRACT §12): a bounded pool of connections, each with a
-// statement timeout; the tables brought to the declaration (schema-migration.ts), and
-// the facts of any stored data that no longer fits handed back for plainrest to word.
-// A database that cannot be reached at start is not a failed start: the store is
-// returned at once, answers 503 (not ready) and tries again with a growing delay (1 s,
-// 2 s, 4 s … at most 30 s), telling `onUnreachable` of each failure; once the database
-// answers, the tables are brought to the declaration and the store is ready. Rows without
-// their search words (a table made searchable since) get them then. The change feed
-// starts following the events table from its newest event at that moment, on a
-// connection of its own (event-feed.ts), outside the pool.
-// Ids come back as numbers (bigint is within JavaScript's safe integers here: ids and
-// counts) and timestamps as ISO 8601 strings with milliseconds, as the data directory has them.
+// Opening the PostgreSQL store (docs/deploying.md): a bounded pool of connections, each with a statement timeout; the
+// tables brought to the declaration (schema-migration.ts), and the facts of any stored data that no longer fits handed
+// back for plainrest to word. The change feed then follows the events table from its newest event, on a connection
+// of its own (event-feed.ts), outside the pool.
 
 import pg from 'pg';
 import type { ResourceTable, Retention } from 'plainrest';
@@ -45,6 +37,7 @@ export interface OpenOptions {
 
 export type OpenResult = { readonly store: PostgresStore; readonly problems?: undefined } | { readonly store?: undefined; readonly problems: readonly SchemaProblem[] };
 
+/** bigint comes back as a number: ids and counts stay within JavaScript's safe integers. */
 const INT8 = 20;
 const TIMESTAMPTZ = 1184;
 const FIRST_RETRY_MS = 1000;
@@ -53,7 +46,10 @@ const LONGEST_RETRY_MS = 30_000;
 export const FEED_APPLICATION = 'plainrest change feed';
 const REFUSED = 'the data in the database no longer fits the declaration (the server log says how); nothing was changed';
 
-/** The type parsers every connection uses: ids as numbers, timestamps as ISO 8601 strings (copy.ts uses them too). */
+/**
+ * The type parsers every connection uses: ids as numbers, timestamps as ISO 8601 strings with milliseconds, as the
+ * data directory has them (copy.ts uses them too).
+ */
 export const types = {
   getTypeParser(oid: number, format?: string): (text: string) => unknown {
     if (oid === INT8) return Number;
@@ -87,6 +83,7 @@ export async function openPostgresStore(options: OpenOptions): Promise<OpenResul
       await pool.end();
       throw error;
     }
+    // Unreachable at start is not a failed start: the store is returned at once and answers 503 (not ready) meanwhile.
     store.openLater(retryUntilMigrated(pool, plans, store, options, describeFailure(error)));
     return { store };
   }
@@ -121,7 +118,10 @@ async function migrate(pool: pg.Pool, plans: readonly TablePlan[], kit: CoreKit)
   }
 }
 
-/** Tries again with a doubling delay until the tables are brought to the declaration: undefined then, or why the store stays not ready. */
+/**
+ * Tries again with a doubling delay (1 s, 2 s, 4 s … at most 30 s) until the tables are brought to the declaration:
+ * undefined then, or why the store stays not ready.
+ */
 async function retryUntilMigrated(pool: pg.Pool, plans: readonly TablePlan[], store: PostgresStore, options: OpenOptions, firstFailure: string): Promise<string | undefined> {
   let failure = firstFailure;
   for (let delay = FIRST_RETRY_MS; ; delay = Math.min(delay * 2, LONGEST_RETRY_MS)) {

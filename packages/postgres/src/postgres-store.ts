@@ -1,22 +1,7 @@
-// plainrest's Store on PostgreSQL (CONTRACT §12), through the seam the core gives a store
-// whose data is elsewhere (plainrest's store/store.ts): each request reads through a
-// view that answers what it has loaded and asks the core to load the rest (NeedData),
-// so the core's synchronous decisions run unchanged. Reads outside a write are single
-// statements at READ COMMITTED: a read never sees less than what was committed before it
-// began, in any process. A write runs its decision inside one SERIALIZABLE transaction —
-// every read of the decision in it, then its changes — and when PostgreSQL reports that
-// another transaction came between (serialization failure, deadlock, a unique value or a
-// reference taken meanwhile), it is rolled back and decided again on the data as it is
-// then: two racing creates of one unique value give one 201 and one 409, two racing
-// transitions one 200 and one 409. Nothing is cached across requests but the callers: the
-// caller of a create or of a record's read is answered as this process last read it, and
-// the request's first read or its write itself checks that the user still has that role
-// (else the core runs the request again: CallerChanged), so a read of a record or a page
-// is one statement, and so is a create that reads nothing else, its id taken by the
-// table's identity as the row is written (the decision then made again with it, for the answer).
-// A commit's changes of declared records are described for the change feed (CONTRACT
-// §13) while the decision's reads are at hand, and their events are written with its
-// last change in the same transaction (event-sql.ts), which the feed (event-feed.ts) reads back.
+// plainrest's Store on PostgreSQL (docs/deploying.md). Each request reads through a view that answers what it has
+// loaded and asks the core to load the rest (NeedData), so the core's synchronous decisions run unchanged.
+// Reads outside a write are single statements at READ COMMITTED: a read sees all that was committed before it began,
+// in any process. A write is decided inside one SERIALIZABLE transaction; only callers are cached across requests.
 
 import pg from 'pg';
 import type { Change, ChangeFeed, Decision, JsonValue, Query, QueryResult, RecordLookup, ResourceTable, Retention, Store, StoredCollection, StoredRecord } from 'plainrest';
@@ -39,7 +24,7 @@ export interface CoreKit {
   unavailable(detail: string): Error;
   /** The distinct search words of a record's `fields` (plainrest's store/search-words.ts), for the words column. */
   recordWords(record: StoredRecord, fields: readonly string[]): string[];
-  /** A commit's changes with their event facts (plainrest's events/describe-changes.ts), `get` reading the data before the commit. */
+  /** A commit's changes with their event facts (plainrest's store/describe-changes.ts), `get` reading the data before the commit. */
   describeChanges(table: ResourceTable, changes: readonly Change[], get: RecordLookup): readonly Change[];
   /** Whether two JSON values are equal, nested values included (plainrest's records/json.ts). */
   jsonEqual(a: JsonValue, b: JsonValue): boolean;
@@ -57,7 +42,11 @@ export interface PostgresStoreOptions {
   readonly maxAttempts?: number;
 }
 
-/** SQLSTATEs after which a write is decided again: serialization_failure, deadlock_detected, unique_violation, foreign_key_violation. */
+/**
+ * SQLSTATEs after which a write is rolled back and decided again on the data as it is then: serialization_failure,
+ * deadlock_detected, unique_violation, foreign_key_violation. So two racing creates of one unique value give one 201
+ * and one 409, two racing transitions one 200 and one 409.
+ */
 const RETRYABLE = new Set(['40001', '40P01', '23505', '23503']);
 const BEGIN = 'BEGIN ISOLATION LEVEL SERIALIZABLE';
 const READ_THROUGH_A_VIEW = 'the PostgreSQL store is read through a view: store.view()';
@@ -91,7 +80,11 @@ export class PostgresStore implements Store {
   readonly #feed: PostgresFeed;
   /** The declared resources, whose changes become events (set by describeEvents). */
   #table: ResourceTable | undefined;
-  /** Callers as last read, by id: a create or a read is decided with its caller from here and confirmed by its write or first read (PostgresView.caller). */
+  /**
+   * Callers as last read, by id: a create or a read is decided with its caller from here and confirmed by its write or
+   * first read, which checks that the user still has that role (else CallerChanged: the request runs again). So a read of
+   * a record or a page, and a create that reads nothing else, stays one statement (PostgresView.caller).
+   */
   readonly #callers = new Map<number, StoredRecord>();
   /** Records as this process last read them by id or in a page, by collection and id (sameAsLastRead). */
   readonly #lastRead = new Map<string, StoredRecord>();
@@ -357,7 +350,10 @@ export class PostgresStore implements Store {
     }
   }
 
-  /** The decision with its changes' event facts, once the resources are known (describeEvents); the view answers the lookups. */
+  /**
+   * The decision with its changes' event facts, once the resources are known (describeEvents): described here, while
+   * the view holds the decision's reads to answer the lookups.
+   */
   #described<T>(decision: Decision<T>, view: PostgresView): Decision<T> {
     if (this.#table === undefined || decision.changes.length === 0) return decision;
     const changes = this.#kit.describeChanges(this.#table, decision.changes, (collection, id) => view.get(collection, id));
@@ -419,7 +415,10 @@ export class PostgresStore implements Store {
     await client.query(named(text, values));
   }
 
-  /** The commit's last change, with the commit's events when it has any; the last event's id, or undefined without events. */
+  /**
+   * The commit's last change, with the commit's events when it has any, in the same transaction (event-sql.ts), which the
+   * feed (event-feed.ts) reads back; the last event's id, or undefined without events.
+   */
   async #applyLast(client: pg.PoolClient, change: Change, events: { readonly json: string } | undefined): Promise<number | undefined> {
     if (events === undefined) {
       await this.#apply(client, change);

@@ -1,13 +1,7 @@
-// Bringing a database's tables to a declaration at start (CONTRACT §11 and §12): what the
-// declaration adds is added — tables, columns, foreign keys, indexes — and what stored
-// data no longer fits is refused exactly as the data directory refuses it: a collection
-// the declaration no longer has that still has records, records lacking a property it
-// now requires, values of a narrowed type, values of a property no longer declared. Every
-// problem is reported, with the count and the first ids, and then nothing is changed.
-// One transaction under an advisory lock, so several processes starting together apply
-// it once. plainrest's collections are listed in the table `plainrest_collections`, so a
-// table of someone else's in the same schema is never touched. The change feed's tables
-// (event-schema.ts) are made alongside, with the data fitting or not made at all.
+// Bringing a database's tables to a declaration at start (README: Your own resources; docs/deploying.md): what the
+// declaration adds is added (tables, columns, foreign keys, indexes), and stored data that no longer fits is refused
+// exactly as the data directory refuses it: every problem reported, with the count and the first ids, and then
+// nothing changed. The change feed's tables (event-schema.ts) are made alongside, with the data fitting or not at all.
 
 import type pg from 'pg';
 import type { ColumnPlan, TablePlan } from './schema.ts';
@@ -35,9 +29,12 @@ export interface MigrationResult {
   readonly applied: readonly string[];
 }
 
-/** The table listing plainrest's collections. */
+/** The table listing plainrest's collections, so a table of someone else's in the same schema is never touched. */
 export const COLLECTIONS_TABLE = 'plainrest_collections';
-/** The advisory lock held while a start migrates (any constant unlikely to collide: "plnr" in ASCII). */
+/**
+ * The advisory lock held while a start migrates, in one transaction, so several processes starting together apply it
+ * once (any constant unlikely to collide: "plnr" in ASCII).
+ */
 const MIGRATION_LOCK = 0x706c6e72;
 const FIRST_IDS = 5;
 

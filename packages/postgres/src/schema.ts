@@ -1,14 +1,7 @@
-// The tables a declaration needs (CONTRACT §12, "Schema from declarations"): a table per
-// collection, named by its plural; `id` from an identity sequence (ids are never
-// reused); a column per property, under its stored name (a password's `password_hash`):
-// text, bigint, double precision, boolean, or jsonb for arrays and objects (and enums
-// whose values are not all strings); timestamps as timestamptz. A nested collection's
-// parent column references the parent with ON DELETE CASCADE (deleting a user deletes
-// their orders); a top-level `x-references` column is a foreign key without cascade, so
-// deleting a referenced record fails (409 `still_referenced`). Indexes: a unique index
-// per `x-unique` (`lower(…)` for `ignore-case`), and one per filter, sort key and parent
-// for lists, each ending in `id`, the order of ties (README: Lists). Pure: turns a
-// resource table into plans and plans into SQL; schema-migration.ts applies them.
+// The tables a declaration needs (docs/deploying.md): a table per collection, named by its plural, a column per
+// property under its stored name (a password's `password_hash`), foreign keys, a unique index per `x-unique`, and an
+// index per filter, sort key and parent for lists (README: Lists). Pure: turns a resource table into plans and plans
+// into SQL; schema-migration.ts applies them.
 
 import type { FieldRule, ResourceDefinition, ResourceTable } from 'plainrest';
 
@@ -79,7 +72,10 @@ function tablePlan(definition: ResourceDefinition): TablePlan {
   const indexes: IndexPlan[] = [];
   const table = definition.collection;
   const parentField = definition.parent?.field;
-  /** List indexes of a nested collection start with the parent: its lists are always within one parent. */
+  /**
+   * List indexes of a nested collection start with the parent: its lists are always within one parent. Each ends in
+   * `id`, the order of ties.
+   */
   const listKeys = (key: string): string[] => [...(parentField === undefined ? [] : [quoted(parentField)]), key, quoted('id')];
   for (const rule of definition.fields) {
     const name = rule.storedAs ?? rule.name;
@@ -88,6 +84,8 @@ function tablePlan(definition: ResourceDefinition): TablePlan {
       continue;
     }
     const isParent = name === parentField;
+    // The parent with ON DELETE CASCADE (deleting a user deletes their orders); an `x-references` column without, so
+    // deleting a referenced record fails (409 `still_referenced`).
     const references =
       isParent && definition.parent !== undefined
         ? { table: definition.parent.definition.collection, cascade: true }
@@ -119,6 +117,7 @@ function tablePlan(definition: ResourceDefinition): TablePlan {
   return { table, columns, indexes, searchFields };
 }
 
+/** jsonb for arrays, objects, and enums whose values are not all strings. */
 function columnType(rule: FieldRule): ColumnPlan['type'] {
   switch (rule.type) {
     case 'timestamp':
@@ -167,7 +166,10 @@ function creationOrder(definitions: readonly ResourceDefinition[]): ResourceDefi
   return ordered;
 }
 
-/** CREATE TABLE for a plan; its foreign keys are added separately (foreignKeyStatements), once every table exists. */
+/**
+ * CREATE TABLE for a plan, `id` from an identity sequence (ids are never reused); its foreign keys are added
+ * separately (foreignKeyStatements), once every table exists.
+ */
 export function createTableStatement(plan: TablePlan): string {
   const columns = plan.columns.map((column) =>
     column.name === 'id'

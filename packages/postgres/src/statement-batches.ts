@@ -1,14 +1,7 @@
-// Statements that arrive together, sent as one. Under load a statement's round trip costs
-// more than the row it reads or writes: the pool, the protocol's messages and a system
-// call each way cost the node process some 90 µs per statement, and PostgreSQL its own
-// share (for a create with its event: a commit, the feed's lock and a NOTIFY), where a row
-// more in a statement costs either a few µs. So while as many statements are in flight as
-// the pool has connections, a new item (a read, a create) waits here with the others of
-// its shape; when a statement returns, the waiting items of a shape go out together as one
-// statement (`together`). An item that finds a connection free goes out at once as the
-// single statement it always was (`alone`): without load nothing waits and nothing
-// changes. An item is sent after it arrived, so a read sees every write acknowledged
-// before it, as a statement of its own would. Used by read-batches.ts and create-batches.ts.
+// Statements that arrive together, sent as one (for read-batches.ts and create-batches.ts). Under load a statement's
+// round trip (the pool, the protocol's messages, a system call each way) costs more than one row more in a statement,
+// so while as many statements are in flight as the pool has connections, a new item waits here with the others of
+// its shape, and they go out together as one statement when a statement returns.
 
 /** How the items of one shape are sent. */
 export interface BatchShape<Item, Answer> {
@@ -37,7 +30,11 @@ export class StatementBatches<Item, Answer> {
     this.#maxInFlight = maxInFlight;
   }
 
-  /** `item`'s answer, sent at once when a connection is free, else with the items of the shape `key` waiting with it. */
+  /**
+   * `item`'s answer, sent at once as a statement of its own when a connection is free (without load nothing waits),
+   * else with the items of the shape `key` waiting with it. Sent after it arrived, a read sees every write
+   * acknowledged before it, as a statement of its own would.
+   */
   send(key: string, shape: () => BatchShape<Item, Answer>, item: Item): Promise<Answer> {
     return new Promise((resolve, reject) => {
       let waiting = this.#waiting.get(key);
