@@ -1,8 +1,7 @@
-// Compiling a checked declaration (check-declaration.ts) into the resource table the
-// server runs on (README: Your own resources): one ResourceDefinition per collection,
-// `users` first (built-in-users.ts, merged with what a declaration adds to it), each
-// parent before its children, with its field rules, access, ownership, vocabularies and
-// hook. This runs once at start; requests only read the result.
+// Compiling a checked declaration into the resource table the server runs on (README: Your
+// own resources), once at start: one ResourceDefinition per collection, `users` first
+// (built-in-users.ts with what a declaration adds), each parent before its children, with
+// its field rules, access, ownership, vocabularies and hook.
 
 import type { JsonObject, JsonValue } from '../records/json.ts';
 import type {

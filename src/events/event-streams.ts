@@ -1,65 +1,28 @@
-// The change feed as Server-Sent Events (README: Events; WHATWG HTML §9.2): each event is
-// `id:` (its number), `event:` (its type) and `data:` (its JSON, event-json.ts). A stream
-// starts after `Last-Event-ID` (or `after`), sends what it missed page by page, then each
-// event as it is committed, to this caller only if they may read it at that moment.
-//   - Its own user deleted, or its token expired, ends it; a change of role widens or narrows it at once.
-//   - A comment line goes out every `heartbeatMs`, with `id:` the newest event considered,
-//     so a reconnect resumes after events the caller was not shown.
-//   - A position the feed no longer keeps gets `event: reset`, then the stream goes on from the newest event.
-//   - A reader that falls `streamBufferBytes` behind is disconnected; its user's next stream
-//     begins with `event: notice` saying why. Streams are capped per user and in all (429 beyond).
-//   - At shutdown every stream ends with `event: closed`, so clients reconnect to another process;
-//     so does every stream of a feed that missed events it no longer holds (the reconnect resets).
-// Fan-out is the cost that grows with subscribers (a socket write per stream), so it does
-// the least per stream and never holds up the writes: the hub subscribes to the feed
-// once; the events of FAN_OUT_MS go out together, a stream writing them in one write;
-// each event's block is encoded once per language (event-json.ts) and a batch shown whole
-// is one buffer shared by every stream (fan-out-batch.ts); and the streams are served
-// FAN_OUT_SLICE at a time, each slice in its own turn of the event loop, so a request
-// arriving meanwhile waits for one slice, not for every stream.
+// The change feed's streams (README: Events): admitted within their caps (per user and in
+// all, 429 beyond), each batch of committed events handed to every stream, and every stream
+// ended with `event: closed` at shutdown, or when the feed missed events it no longer holds.
 
 import type { ServerResponse } from 'node:http';
-import type { Actor } from '../auth/permissions.ts';
 import type { EventSettings } from '../config/config.ts';
-import type { ResourceTable } from '../resources/definition.ts';
 import { HttpError } from '../errors/errors.ts';
-import type { Reply } from '../http/respond.ts';
-import type { Language } from '../resources/definition.ts';
-import { RecentlyUsed } from '../store/recently-used.ts';
 import type { ChangeFeed, EventWindow } from '../feed/change-feed.ts';
-import { isResumable, unresumableDetail } from '../feed/change-feed.ts';
-import { readableBy } from './event-access.ts';
-import { blocksOf, FanOutBatch } from './fan-out-batch.ts';
-import type { EventFilter, EventType, FeedEvent, Readable } from '../feed/feed-event.ts';
-import { eventFilter, matches } from '../feed/feed-event.ts';
+import type { FeedEvent } from '../feed/feed-event.ts';
+import type { Reply } from '../http/respond.ts';
+import type { ResourceTable } from '../resources/definition.ts';
+import { RecentlyUsed } from '../store/recently-used.ts';
+import type { Actor } from '../auth/permissions.ts';
+import { EventStream, type Ending, type StreamRequest } from './event-stream.ts';
+import { FanOutBatch } from './fan-out-batch.ts';
 
-/** How long an EventSource waits before reconnecting (its `retry:`). */
-const RETRY_MS = 1000;
-/** Events sent per page while a stream catches up. */
-const CATCH_UP_PAGE = 500;
-/** Events committed within this many ms go to the streams together (one write per stream, not one per event). */
+export type { StreamRequest } from './event-stream.ts';
+
+/**
+ * Events committed within this many ms go to the streams together, a stream writing them in
+ * one write: the fan-out's cost grows with the streams (a socket write each), not the events.
+ */
 const FAN_OUT_MS = 50;
-/** Streams served per turn of the event loop during a fan-out. */
+/** Streams served per turn of the event loop during a fan-out: a request arriving meanwhile waits for one slice, not all. */
 const FAN_OUT_SLICE = 100;
-/** setTimeout's longest delay; a later expiry is caught by the heartbeat. */
-const LONGEST_TIMER_MS = 2 ** 31 - 1;
-
-export interface StreamRequest {
-  readonly actor: Actor;
-  /** When the caller's token expires, in seconds since the epoch. */
-  readonly expiresAt: number;
-  readonly collection?: string;
-  readonly type?: EventType;
-  /** Where to resume: after this event; undefined: from now on. */
-  readonly after?: number;
-  readonly language: Language;
-}
-
-/** Why a stream ended, as its last event (and the next stream's notice) says. */
-interface Ending {
-  readonly reason: 'token_expired' | 'user_deleted' | 'slow_reader' | 'shutting_down' | 'events_missed';
-  readonly detail: string;
-}
 
 export class EventStreams {
   readonly #feed: ChangeFeed;
@@ -190,150 +153,3 @@ export class EventStreams {
   }
 }
 
-class EventStream {
-  readonly #res: ServerResponse;
-  readonly #request: StreamRequest;
-  readonly #feed: ChangeFeed;
-  readonly #table: ResourceTable;
-  readonly #settings: EventSettings;
-  readonly #onEnd: (ending: Ending) => void;
-  #actor: Actor;
-  #readable: Readable;
-  /** The last event sent (the client's Last-Event-ID). */
-  #lastSent = 0;
-  /** The newest event looked at, sent or not. */
-  #seen = 0;
-  /** Live events that arrive while the stream catches up; undefined once it has. */
-  #pending: FeedEvent[] | undefined = [];
-  #expiry: NodeJS.Timeout | undefined;
-  #ended = false;
-
-  constructor(res: ServerResponse, request: StreamRequest, feed: ChangeFeed, table: ResourceTable, settings: EventSettings, onEnd: (ending: Ending) => void) {
-    this.#res = res;
-    this.#request = request;
-    this.#feed = feed;
-    this.#table = table;
-    this.#settings = settings;
-    this.#onEnd = onEnd;
-    this.#actor = request.actor;
-    this.#readable = readableBy(request.actor, table);
-  }
-
-  begin(window: EventWindow, notice: Ending | undefined): void {
-    let position = this.#request.after ?? window.latest;
-    this.#write(`retry: ${RETRY_MS}\n\n`);
-    if (notice !== undefined) this.#write(`event: notice\ndata: ${JSON.stringify(notice)}\n\n`);
-    if (!isResumable(position, window)) {
-      const detail = unresumableDetail(position, window);
-      this.#write(`id: ${window.latest}\nevent: reset\ndata: ${JSON.stringify({ reason: 'history_gone', detail, latest: window.latest })}\n\n`);
-      position = window.latest;
-    }
-    this.#lastSent = position;
-    this.#seen = position;
-    const untilExpiry = this.#request.expiresAt * 1000 - Date.now();
-    if (untilExpiry <= LONGEST_TIMER_MS) this.#expiry = setTimeout(() => this.#expire(), Math.max(0, untilExpiry)).unref();
-    this.#catchUp().catch(() => this.#res.destroy());
-  }
-
-  /** Sends the events after the position, page by page, then those that arrived meanwhile. */
-  async #catchUp(): Promise<void> {
-    for (;;) {
-      const page = await this.#feed.page(this.#filter(), 0, CATCH_UP_PAGE);
-      if (this.#ended) return;
-      this.#send(page.events, blocksOf(page.events, this.#table, this.#request.language));
-      if (page.events.length < CATCH_UP_PAGE) break;
-    }
-    const pending = this.#pending ?? [];
-    this.#pending = undefined;
-    this.deliver(new FanOutBatch(pending, this.#table));
-  }
-
-  #filter(): EventFilter {
-    return eventFilter(this.#lastSent, this.#readable, this.#request);
-  }
-
-  /** A batch of live events (the hub's fan-out): those this caller may see, in one write. */
-  deliver(batch: FanOutBatch): void {
-    if (this.#ended) return;
-    if (this.#pending !== undefined) {
-      this.#pending.push(...batch.events);
-      return;
-    }
-    const shown: FeedEvent[] = [];
-    let filter = this.#filter();
-    for (const event of batch.events) {
-      if (event.id <= this.#seen) continue;
-      this.#seen = event.id;
-      if (event.collection === 'users' && event.recordId === this.#actor.id) {
-        if (!this.#followUser(event, shown, batch)) return;
-        filter = this.#filter();
-      }
-      if (matches(event, filter)) shown.push(event);
-    }
-    this.#send(shown, batch.bytes(shown, this.#request.language));
-  }
-
-  /** The caller's own record changed: false when that ends the stream (deleted, after `shown`, the events already due); a new role applies from this event on. */
-  #followUser(event: FeedEvent, shown: readonly FeedEvent[], batch: FanOutBatch): boolean {
-    if (event.type === 'deleted') {
-      this.#send(shown, batch.bytes(shown, this.#request.language));
-      this.end({ reason: 'user_deleted', detail: 'the user of this token was deleted' });
-      return false;
-    }
-    const role = event.record?.['role'] === 'admin' ? 'admin' : 'user';
-    if (role !== this.#actor.role) {
-      this.#actor = { id: this.#actor.id, role };
-      this.#readable = readableBy(this.#actor, this.#table);
-    }
-    return true;
-  }
-
-  /** Writes the blocks of `events`, noting the last as sent. */
-  #send(events: readonly FeedEvent[], bytes: Buffer): void {
-    const last = events[events.length - 1];
-    if (last === undefined) return;
-    this.#lastSent = last.id;
-    this.#seen = Math.max(this.#seen, last.id);
-    this.#write(bytes);
-  }
-
-  /** The heartbeat: a comment, and the newest id looked at when it is past the last one sent. */
-  beat(): void {
-    if (this.#request.expiresAt * 1000 <= Date.now()) {
-      this.#expire();
-      return;
-    }
-    const advance = this.#pending === undefined && this.#seen > this.#lastSent;
-    if (advance) this.#lastSent = this.#seen;
-    this.#write(advance ? `: keep-alive\nid: ${this.#seen}\n\n` : ': keep-alive\n\n');
-  }
-
-  #expire(): void {
-    this.end({ reason: 'token_expired', detail: 'the token of this stream has expired; get a new one (POST /v1/tokens) and reconnect' });
-  }
-
-  #write(text: string | Buffer): void {
-    if (text.length === 0 || this.#ended || this.#res.destroyed) return;
-    this.#res.write(text);
-    if (this.#res.writableLength > this.#settings.streamBufferBytes) {
-      const ending: Ending = { reason: 'slow_reader', detail: `the previous stream fell more than ${this.#settings.streamBufferBytes} bytes behind and was closed; it resumes from Last-Event-ID` };
-      this.#ended = true;
-      this.#onEnd(ending);
-      this.#res.destroy();
-    }
-  }
-
-  /** Ends the stream with `event: closed` saying why, and its connection with it: the client reconnects afresh (to another process at shutdown). */
-  end(ending: Ending): void {
-    if (this.#ended) return;
-    this.#write(`event: closed\ndata: ${JSON.stringify(ending)}\n\n`);
-    this.#ended = true;
-    this.#onEnd(ending);
-    this.#res.end(() => this.#res.socket?.destroy());
-  }
-
-  dispose(): void {
-    this.#ended = true;
-    clearTimeout(this.#expiry);
-  }
-}
