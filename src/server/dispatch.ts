@@ -1,0 +1,150 @@
+// The request pipeline's order of checks (README: Errors): what HTTP itself requires (RFC
+// 9112 §3.2: one Host; RFC 9110 §10.1.1: no unknown Expect; `OPTIONS *`), route 404, method
+// 405, authentication 401, rate limit 429, Accept 406, then the handler, which checks the
+// rest (query 400, permission 403, record 404, body, If-Match 412, validation 422, 409).
+
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Actor } from '../auth/permissions.ts';
+import { HttpError } from '../errors/errors.ts';
+import type { RequestContext, Services } from '../handlers/context.ts';
+import type { RequestInProgress } from '../http/client-errors.ts';
+import { requireJsonAcceptable } from '../http/negotiation.ts';
+import { addressKey, type RateLimiter } from '../http/rate-limit.ts';
+import { requireOneHost } from '../http/request-target.ts';
+import type { Headers, Reply } from '../http/respond.ts';
+import type { Router } from '../routing/router.ts';
+import { loaded } from '../store/loaded.ts';
+import type { Store } from '../store/store.ts';
+import { CallerChanged } from '../store/store.ts';
+import type { Endpoint, Handler } from './routes.ts';
+import { notFound, serverWideOptions } from './routes.ts';
+
+/** One request as the pipeline knows it, filled in along the way, for the answer's headers and the access log. */
+export interface Exchange extends RequestInProgress {
+  readonly req: IncomingMessage;
+  readonly res: ServerResponse;
+  readonly requestId: string;
+  /** The path errors and the log may echo (cut short when the target is too long). */
+  readonly shownPath: string;
+  /** performance.now() at arrival, when the access log is on. */
+  readonly started: number;
+  userId: number | undefined;
+  rateLimit: Headers | undefined;
+  /** Passwords the request carried, kept out of error log lines. */
+  readonly secrets: string[];
+}
+
+/** What answers every request of a server, made once at its start. */
+export interface Pipeline {
+  readonly router: Router<Endpoint>;
+  /** The Allow header of `OPTIONS *`. */
+  readonly allMethods: string;
+  readonly services: Services;
+  readonly limiter: RateLimiter | undefined;
+}
+
+/** A request once routed to its endpoint and handler, with the store it reads through. */
+interface Routed {
+  readonly exchange: Exchange;
+  /** As sent (HEAD included); the handler sees GET for HEAD. */
+  readonly method: string;
+  readonly path: string;
+  readonly search: string;
+  /** Ids captured from the path, outermost first. */
+  readonly ids: readonly number[];
+  readonly endpoint: Endpoint;
+  readonly handler: Handler;
+  readonly services: Services;
+  readonly store: Store;
+}
+
+/** Checks Host and Expect, routes, checks the method, authenticates, limits and negotiates, then runs the handler; throws an HttpError to refuse. */
+export function dispatch(exchange: Exchange, path: string, search: string, pipeline: Pipeline): Reply | Promise<Reply> {
+  const { router, allMethods, services, limiter } = pipeline;
+  const { req } = exchange;
+  // RFC 9112 §3.2: one Host, no fewer (in HTTP/1.1) and no more; RFC 9110 §10.1.1: an
+  // expectation other than 100-continue cannot be met, 417.
+  requireOneHost(req.rawHeaders, req.headers.host, req.httpVersionMinor);
+  const expect = req.headers.expect;
+  if (expect !== undefined && expect.toLowerCase() !== '100-continue') throw new HttpError('expectation_failed', 'only "Expect: 100-continue" is understood');
+  // Node 20.19 parses QUERY yet leaves req.method undefined (later lines name it): a method no route serves.
+  const method = req.method ?? 'QUERY';
+  if (path === '*') return serverWideOptions(method, allMethods);
+  const match = router.match(path);
+  if (match === undefined) throw notFound(path, router);
+
+  const endpoint = match.value;
+  if (method === 'OPTIONS') return { status: 204, headers: { Allow: endpoint.allow } };
+  const handler = endpoint.handlers.get(method === 'HEAD' ? 'GET' : method);
+  if (handler === undefined) {
+    throw new HttpError('method_not_allowed', `${method} is not allowed here; allowed: ${endpoint.allow}`, {
+      headers: { Allow: endpoint.allow },
+    });
+  }
+
+  // Authentication (README: Authentication and permissions): after routing and the method check, before
+  // anything else is looked at and before the body is read.
+  // An open method of a resource (`public` access) still checks a token that is sent: it names the caller.
+  const identify = !endpoint.open.has(method) || (endpoint.identifies && req.headers.authorization !== undefined);
+  // A store whose data is elsewhere gives each request its own view (store/store.ts).
+  const store = services.store.view?.() ?? services.store;
+  if (store.willRead !== undefined) endpoint.pathCollections.forEach((collection, index) => store.willRead?.(collection, match.ids[index] as number));
+  const routed: Routed = { exchange, method, path, search, ids: match.ids, endpoint, handler, services, store };
+  if (!identify) return admitted(routed, limiter, undefined);
+  const authenticated = (limit: RateLimiter | undefined): Reply | Promise<Reply> => {
+    const actor = loaded(() => services.authenticator.authenticate(req.headers.authorization, req.socket, store));
+    return actor instanceof Promise ? actor.then((caller) => admitted(routed, limit, caller)) : admitted(routed, limit, actor);
+  };
+  if (store.mayRememberCaller === undefined || !endpoint.remembersCaller.has(method)) return authenticated(limiter);
+  store.mayRememberCaller();
+  // Run again (once, its caller read afresh and the rate limit already counted) when its remembered caller had changed.
+  return confirmedCaller(store, () => authenticated(limiter), () => authenticated(undefined));
+}
+
+/**
+ * A request whose caller the store answered from an earlier request (store.ts:
+ * mayRememberCaller) is answered once the caller is confirmed as it was: by its first read
+ * or its write, or by the store afterwards. A request refused or answered with a caller
+ * that has since changed is run again, so that a deleted or demoted user is refused or
+ * demoted as at any other request.
+ */
+async function confirmedCaller(store: Store, first: () => Reply | Promise<Reply>, again: () => Reply | Promise<Reply>): Promise<Reply> {
+  const confirmed = (): Promise<boolean> => store.confirmCaller?.() ?? Promise.resolve(true);
+  let reply: Reply;
+  try {
+    reply = await first();
+  } catch (error) {
+    if (error instanceof CallerChanged || !(await confirmed())) return again();
+    throw error;
+  }
+  return (await confirmed()) ? reply : again();
+}
+
+/** After authentication: the rate limit (`limiter`, none when a request runs again), negotiation, then the handler. */
+function admitted(routed: Routed, limiter: RateLimiter | undefined, actor: Actor | undefined): Reply | Promise<Reply> {
+  const { exchange, method, path, search, ids, endpoint, handler, services, store } = routed;
+  const { req, requestId } = exchange;
+  exchange.userId = actor?.id;
+
+  if (limiter !== undefined) {
+    const admission = limiter.take(actor === undefined ? addressKey(req) : `user ${actor.id}`);
+    exchange.rateLimit = admission.headers;
+    if (!admission.allowed) throw new HttpError('rate_limited', 'too many requests; retry after the time in Retry-After');
+  }
+
+  if (!endpoint.negotiates) requireJsonAcceptable(req.headers.accept);
+  const context: RequestContext = {
+    req,
+    method: method === 'HEAD' ? 'GET' : method,
+    path,
+    search,
+    requestId,
+    ids,
+    actor,
+    store,
+    services,
+    secrets: exchange.secrets,
+  };
+  // A handler that reads and then answers at once runs again once what it read is loaded.
+  return loaded(() => handler(context));
+}

@@ -1,0 +1,97 @@
+// What a server runs on, opened once at its start: the settings, the resources, the store,
+// the token secret and the administrator (README: Configuration), and the services every
+// request's handler may use (handlers/context.ts).
+
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Authenticator } from '../auth/authenticate.ts';
+import { loadTokenSecret } from '../auth/token-secret.ts';
+import type { Config, ServerOptions } from '../config/config.ts';
+import { resolveConfig } from '../config/config.ts';
+import { exampleResources } from '../declarations/example-domain.ts';
+import { resolveResources } from '../declarations/resolve-resources.ts';
+import { EventStreams } from '../events/event-streams.ts';
+import type { Services } from '../handlers/context.ts';
+import { BodyBudget } from '../http/body-budget.ts';
+import { IdempotencyKeys } from '../http/idempotency.ts';
+import { PageCache } from '../http/page-cache.ts';
+import type { Logger } from '../logging/logger.ts';
+import type { ResourceDefinition, ResourceTable } from '../resources/definition.ts';
+import { openDatabase } from '../store/open-database.ts';
+import { openStore } from '../store/open-store.ts';
+import type { Store } from '../store/store.ts';
+import { StoreUnavailable } from '../store/store.ts';
+import type { AdminBootstrap } from './bootstrap-admin.ts';
+import { ensureAdmin } from './bootstrap-admin.ts';
+
+export interface Opened {
+  readonly config: Config;
+  readonly resources: ResourceTable;
+  readonly services: Services;
+  /** Set once a graceful shutdown has begun (services.isShuttingDown reads it). */
+  readonly shutdown: { begun: boolean };
+  /** Aborted when the server closes: an administrator still waiting for the database stops waiting. */
+  readonly closing: AbortController;
+}
+
+/** Opens everything a server needs; a start that fails releases the data directory it opened. */
+export async function openServices(options: ServerOptions): Promise<Opened> {
+  const config = resolveConfig(options);
+  const resources = await resolveResources(options.resources, options.hooks);
+  // The example dataset belongs to the example domain; declared resources start empty.
+  const seed = config.seed && resources === exampleResources();
+  const store = options.store ?? (config.database !== undefined ? await openDatabase(config.database, resources, config.logger, config.events) : await openStore({ ...config, seed }, resources));
+  store.describeEvents?.(resources);
+  let authenticator: Authenticator;
+  let adminReady: Promise<void>;
+  let secret: string;
+  const closing = new AbortController();
+  try {
+    // The token secret first: a start that fails on it must not have created (and
+    // printed, then lost) a generated administrator password.
+    secret = await loadTokenSecret(config.tokenSecret, config.dataDir);
+    authenticator = new Authenticator(secret, config.tokenTtlSeconds, store);
+    const bootstrap = async (): Promise<AdminBootstrap> => {
+      const ensured = await ensureAdmin(resources.get('users') as ResourceDefinition, store, config.adminEmail, config.adminPassword, config.logger);
+      announceAdmin(ensured, config);
+      return ensured;
+    };
+    // A database not reached yet (README: Several processes): the administrator is ensured once it answers.
+    adminReady = (store as Store).unavailable === undefined ? (await bootstrap()).passwordSynced : onceReachable(bootstrap, config.logger, closing.signal);
+  } catch (error) {
+    // Release the data directory (lock, journal) that this start opened.
+    if (options.store === undefined) await store.close().catch(() => undefined);
+    throw error;
+  }
+  const shutdown = { begun: false };
+  const idempotencyKeys = new IdempotencyKeys(config.clock, secret);
+  const listPages = new PageCache();
+  const bodyBudget = new BodyBudget(config.maxBodyBytesInFlight);
+  const eventStreams = store.feed === undefined ? undefined : new EventStreams(store.feed, resources, config.events);
+  const services: Services = { store, config, authenticator, idempotencyKeys, listPages, bodyBudget, adminReady, eventStreams, isShuttingDown: () => shutdown.begun };
+  return { config, resources, services, shutdown, closing };
+}
+
+function announceAdmin({ generatedPassword, warning }: AdminBootstrap, config: Config): void {
+  if (warning !== undefined) config.logger.warn(warning);
+  if (generatedPassword !== undefined) {
+    config.logger.info(
+      `created the administrator ${config.adminEmail} with the generated password ${generatedPassword} ` +
+        '(shown only now; set ADMIN_PASSWORD to choose one)',
+    );
+  }
+}
+
+/** Runs `bootstrap` once the store answers, trying again every second while it answers 503; settles when the password is in place. */
+async function onceReachable(bootstrap: () => Promise<AdminBootstrap>, logger: Logger, closing: AbortSignal): Promise<void> {
+  while (!closing.aborted) {
+    try {
+      return await (await bootstrap()).passwordSynced;
+    } catch (error) {
+      if (!(error instanceof StoreUnavailable)) {
+        logger.error(`the administrator could not be ensured: ${String(error)}`);
+        return;
+      }
+      await sleep(1000, undefined, { signal: closing }).catch(() => undefined);
+    }
+  }
+}
