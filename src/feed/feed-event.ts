@@ -5,8 +5,8 @@
 
 import type { StoredRecord } from '../records/json.ts';
 
-export type EventType = 'created' | 'updated' | 'deleted';
-export const EVENT_TYPES: readonly EventType[] = ['created', 'updated', 'deleted'];
+export const EVENT_TYPES = ['created', 'updated', 'deleted'] as const;
+export type EventType = (typeof EVENT_TYPES)[number];
 
 export interface FeedEvent {
   readonly id: number;

@@ -1,9 +1,8 @@
 // Where plainrest's lines go: the logger an embedder passes (or the command line's), and
 // the access-log entry it may be handed whole (http/access-log.ts writes the lines).
 
-export type LogFormat = 'json' | 'text' | 'off';
-
-export const LOG_FORMATS: readonly LogFormat[] = ['json', 'text', 'off'];
+export const LOG_FORMATS = ['json', 'text', 'off'] as const;
+export type LogFormat = (typeof LOG_FORMATS)[number];
 
 export interface AccessEntry {
   /** Plain characters only (request-id.ts): written into the JSON line as they are. */
