@@ -7,7 +7,7 @@ import type { CorsOrigins } from '../http/cors.ts';
 import type { Hooks } from '../declarations/compile-declaration.ts';
 import type { ResourcesOption } from '../declarations/resolve-resources.ts';
 import type { Store } from '../store/store.ts';
-import { EMAIL_PATTERN } from '../resources/validation.ts';
+import { EMAIL_PATTERN } from '../resources/scalar-checks.ts';
 
 export interface ServerOptions {
   /** TCP port; 0 picks a free one. Default 3000. */

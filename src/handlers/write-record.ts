@@ -1,7 +1,7 @@
 // Turning a validated body into the record to store, for POST, PUT and PATCH (README: Records, Methods, Your own
 // resources). PUT replaces the client-writable fields; PATCH is a JSON Merge Patch (RFC 7396). Then, in this order:
 // references must name existing records (422), state changes must follow `x-transitions` (409), the resource's hook
-// completes the record, and `x-unique` values must be free (409). Also what deleting a record deletes with it.
+// completes the record, and `x-unique` values must be free (409).
 
 import type { FieldError } from '../errors/errors.ts';
 import { HttpError, validationError } from '../errors/errors.ts';
@@ -12,7 +12,7 @@ import { withArticle } from '../resources/names.ts';
 import { hashPassword, verifyPassword } from '../auth/passwords.ts';
 import type { FieldRule, ResourceDefinition, Vocabulary } from '../resources/definition.ts';
 import { OWNER_FIELD_NAME } from '../resources/definition.ts';
-import type { Change, Store } from '../store/store.ts';
+import type { Store } from '../store/store.ts';
 import type { WriteMode } from '../resources/validation.ts';
 import { validateBody } from '../resources/validation.ts';
 import { translatePath } from '../resources/vocabulary.ts';
@@ -239,44 +239,4 @@ export function finishRecord(
   record['created_at'] = createdAt;
   record['updated_at'] = updatedAt;
   return Object.freeze(record) as StoredRecord;
-}
-
-/**
- * Deleting a record deletes the records nested under it, at every depth, in the same
- * commit; a 409 when a record of another collection still references one of them
- * (`x-references`), naming that collection.
- */
-export function deletionWithDependents(store: Store, definition: ResourceDefinition, id: number): Change[] {
-  const doomed: Doomed[] = [];
-  collectDoomed(store, definition, id, doomed);
-  const deleted = new Set(doomed.map(({ definition: target, id: doomedId }) => `${target.collection} ${doomedId}`));
-  for (const { definition: target, id: doomedId } of doomed) {
-    for (const { definition: referrer, path } of target.referencedBy) {
-      const field = path[0] as string;
-      const query = { filters: [{ field, value: doomedId }], sort: [], offset: 0, limit: Number.POSITIVE_INFINITY };
-      const holders = store.query(referrer.collection, query).records.filter((record) => !deleted.has(`${referrer.collection} ${record.id}`));
-      if (holders.length === 0) continue;
-      const ids = holders.slice(0, 5).map((record) => record.id).join(', ');
-      throw new HttpError(
-        'still_referenced',
-        `${target.singular} ${doomedId} is still referenced by ${referrer.collection} ${ids}${holders.length > 5 ? ' and more' : ''} (${field}); delete or change those first`,
-      );
-    }
-  }
-  return doomed.map(({ definition: target, id: doomedId }) => ({ kind: 'delete', collection: target.collection, id: doomedId }));
-}
-
-/** A record a deletion takes with it. */
-interface Doomed {
-  readonly definition: ResourceDefinition;
-  readonly id: number;
-}
-
-function collectDoomed(store: Store, definition: ResourceDefinition, id: number, doomed: Doomed[]): void {
-  doomed.push({ definition, id });
-  for (const child of definition.children) {
-    const field = child.parent?.field as string;
-    const query = { filters: [{ field, value: id }], sort: [], offset: 0, limit: Number.POSITIVE_INFINITY };
-    for (const record of store.query(child.collection, query).records) collectDoomed(store, child, record.id, doomed);
-  }
 }

@@ -10,7 +10,7 @@ import { queryError } from '../errors/errors.ts';
 import type { Embed } from './embed-parameter.ts';
 import { parseEmbed } from './embed-parameter.ts';
 import { parseFieldSelection } from './field-selection.ts';
-import { searchWords } from '../store/search-words.ts';
+import { parseBound, parseBoundedInteger, parseFilter, parseSearch, parseSort, type Search } from './list-values.ts';
 
 export const DEFAULT_PAGE_SIZE = 20;
 export const MAX_PAGE_SIZE = 100;
@@ -27,8 +27,8 @@ export interface ListParameters {
   readonly fields?: readonly string[];
   /** Range filters (`price[gte]=10`), in declaration order, then gt, gte, lt, lte. */
   readonly ranges?: readonly RangeFilter[];
-  /** `q`: the text as sent (for links), its words (store/search-words.ts) and the properties they are looked for in. */
-  readonly search?: { readonly text: string; readonly words: readonly string[]; readonly fields: readonly string[] };
+  /** `q`, when given. */
+  readonly search?: Search;
   /** `embed`: related records added to each record (handlers/related-records.ts). */
   readonly embed?: readonly Embed[];
 }
@@ -62,9 +62,6 @@ export function parseRecordParameters(definition: ResourceDefinition, search: st
   if (errors.length > 0) throw queryError(errors);
   return { ...(fields === undefined ? {} : { fields }), ...(embed === undefined ? {} : { embed }) };
 }
-
-const MAX_SEARCH_LENGTH = 200;
-const MAX_SEARCH_WORDS = 10;
 
 const RANGE_OPERATORS: readonly RangeFilter['op'][] = ['gt', 'gte', 'lt', 'lte'];
 /** `price[gte]`: a property's name and a comparison. */
@@ -187,114 +184,4 @@ export function parseListParameters(definition: ResourceDefinition, search: stri
   }
   if (errors.length > 0) throw queryError(errors);
   return { page, limit, sort, filters, ...(fields === undefined ? {} : { fields }), ...(ranges.length === 0 ? {} : { ranges }), ...(text === undefined ? {} : { search: text }), ...(embed === undefined ? {} : { embed }) };
-}
-
-/** `q=café crème`: one to ten words, at most 200 characters. */
-function parseSearch(given: { name: string; value: string } | undefined, fields: readonly string[], errors: FieldError[]): ListParameters['search'] {
-  if (given === undefined) return undefined;
-  const words = [...new Set(searchWords(given.value))];
-  if (given.value.length <= MAX_SEARCH_LENGTH && words.length >= 1 && words.length <= MAX_SEARCH_WORDS) return { text: given.value, words, fields };
-  errors.push({ field: given.name, code: 'invalid_value', message: `must hold 1 to ${MAX_SEARCH_WORDS} words (letters or digits), at most ${MAX_SEARCH_LENGTH} characters` });
-  return undefined;
-}
-
-/** A decimal number as a query writes it (`-3`, `19.99`; at most 20 characters), or NaN. */
-function decimal(text: string): number {
-  return /^-?[0-9]+(\.[0-9]+)?$/.test(text) && text.length <= 20 ? Number(text) : NaN;
-}
-
-/** A bound read as the property's type: a number, or a date (`2026-11-24`) or a date-time (any offset; compared in UTC). */
-function parseBound(rule: FieldRule, given: { name: string; value: string }, errors: FieldError[]): number | string | undefined {
-  const text = given.value;
-  if (rule.type === 'number' || rule.type === 'integer') {
-    const value = decimal(text);
-    if (Number.isFinite(value)) return value;
-    errors.push({ field: given.name, code: 'invalid_value', message: 'must be a number' });
-    return undefined;
-  }
-  if (rule.type === 'string' && rule.format === 'date') {
-    if (/^[0-9]{4}-[0-9]{2}-[0-9]{2}$/.test(text) && !Number.isNaN(Date.parse(`${text}T00:00:00Z`))) return text;
-    errors.push({ field: given.name, code: 'invalid_value', message: 'must be a date such as 2026-11-24' });
-    return undefined;
-  }
-  const time = /^[0-9]{4}-[0-9]{2}-[0-9]{2}(T[0-9]{2}:[0-9]{2}(:[0-9]{2}(\.[0-9]{1,9})?)?(Z|[+-][0-9]{2}:[0-9]{2}))?$/.test(text) ? Date.parse(text.length === 10 ? `${text}T00:00:00Z` : text) : NaN;
-  if (!Number.isNaN(time)) return new Date(time).toISOString();
-  errors.push({ field: given.name, code: 'invalid_value', message: 'must be a date-time such as 2026-11-24T09:30:00Z, or a date' });
-  return undefined;
-}
-
-export function parseBoundedInteger(
-  given: { name: string; value: string } | undefined,
-  fallback: number,
-  min: number,
-  max: number,
-  errors: FieldError[],
-): number {
-  if (given === undefined) return fallback;
-  const number = /^[0-9]{1,10}$/.test(given.value) ? Number(given.value) : NaN;
-  if (number >= min && number <= max) return number;
-  errors.push({ field: given.name, code: 'invalid_value', message: `must be an integer from ${min} to ${max}` });
-  return fallback;
-}
-
-/** `sort=-price,name`: comma-separated sortable fields, `-` for descending, each once. */
-function parseSort(
-  definition: ResourceDefinition,
-  internal: ReadonlyMap<string, string>,
-  given: { name: string; value: string } | undefined,
-  errors: FieldError[],
-): SortKey[] {
-  if (given === undefined) return [];
-  const sortable = definition.fields.filter((rule) => rule.sort === true).map((rule) => rule.name);
-  const choices = `${sortable.join(', ')} (each optionally prefixed by "-" for descending)`;
-  const fail = (message: string): SortKey[] => {
-    errors.push({ field: given.name, code: 'invalid_value', message });
-    return [];
-  };
-  const keys: SortKey[] = [];
-  for (const part of given.value.split(',')) {
-    const descending = part.startsWith('-');
-    const word = descending ? part.slice(1) : part;
-    const field = internal.get(word) ?? word;
-    if (word === '') return fail(`has an empty entry; list sortable fields separated by commas: ${choices}`);
-    if (!sortable.includes(field)) return fail(`cannot sort by ${quoted(word)}; the sortable fields are ${choices}`);
-    if (keys.some((key) => key.field === field)) return fail(`names ${quoted(word)} more than once; give each field once`);
-    keys.push({ field, descending });
-  }
-  return keys;
-}
-
-/** A client's word in a message: as JSON, cut at 64 characters. */
-function quoted(word: string): string {
-  return JSON.stringify(word.length > 64 ? `${word.slice(0, 64)}…` : word);
-}
-
-/** A filter's value, read as the field's type: `?in_stock=true`, `?year=1999`, `?status=open`. */
-function parseFilter(rule: FieldRule, given: { name: string; value: string }, errors: FieldError[]): Filter | undefined {
-  const text = given.value;
-  const fail = (message: string): undefined => {
-    errors.push({ field: given.name, code: 'invalid_value', message });
-    return undefined;
-  };
-  switch (rule.type) {
-    case 'enum': {
-      const value = rule.values?.find((allowed) => String(allowed) === text);
-      if (value === undefined || value === null || typeof value === 'object') return fail(`must be one of: ${(rule.values ?? []).join(', ')}`);
-      return { field: rule.name, value };
-    }
-    case 'boolean':
-      if (text !== 'true' && text !== 'false') return fail('must be true or false');
-      return { field: rule.name, value: text === 'true' };
-    case 'integer':
-    case 'number': {
-      const value = decimal(text);
-      if (!Number.isFinite(value) || (rule.type === 'integer' && !Number.isSafeInteger(value))) return fail(`must be ${rule.type === 'integer' ? 'an integer' : 'a number'}`);
-      return { field: rule.name, value };
-    }
-    default:
-      if (text.length === 0 || (rule.maxLength !== undefined && text.length > rule.maxLength)) {
-        return fail(`must be 1 to ${rule.maxLength ?? 'any number of'} characters`);
-      }
-      return { field: rule.name, value: text, ignoreCase: rule.unique === 'ignore-case' };
-  }
 }
