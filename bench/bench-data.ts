@@ -18,26 +18,148 @@ import { mulberry32 } from '../test/random.ts';
 const CATEGORIES = ['coffee', 'tea', 'equipment', 'accessories', 'books', 'snacks', 'cups', 'gifts'];
 
 /** The first word of every name: each in about one record in ten. */
-export const NAME_ADJECTIVES = ['smoky', 'floral', 'bright', 'dark', 'organic', 'classic', 'spiced', 'golden', 'velvet', 'wild'] as const;
+export const NAME_ADJECTIVES = [
+  'smoky',
+  'floral',
+  'bright',
+  'dark',
+  'organic',
+  'classic',
+  'spiced',
+  'golden',
+  'velvet',
+  'wild',
+] as const;
 
 /** The second word of every name: each in about one record in a hundred. */
 export const NAME_NOUNS = [
-  'espresso', 'roast', 'blend', 'beans', 'grinder', 'kettle', 'teapot', 'infuser', 'filter', 'dripper',
-  'press', 'carafe', 'mug', 'cup', 'saucer', 'tumbler', 'flask', 'scale', 'timer', 'thermometer',
-  'tamper', 'pitcher', 'jug', 'tray', 'spoon', 'scoop', 'canister', 'jar', 'tin', 'pouch',
-  'sampler', 'matcha', 'sencha', 'oolong', 'rooibos', 'chai', 'assam', 'darjeeling', 'ceylon', 'jasmine',
-  'chamomile', 'peppermint', 'hibiscus', 'ginger', 'lemongrass', 'cocoa', 'biscotti', 'shortbread', 'granola', 'almonds',
-  'cashews', 'pistachios', 'dates', 'figs', 'honey', 'toffee', 'caramel', 'fudge', 'wafers', 'crackers',
-  'cookbook', 'guide', 'journal', 'atlas', 'notebook', 'calendar', 'poster', 'apron', 'towel', 'coaster',
-  'napkin', 'candle', 'basket', 'hamper', 'voucher', 'card', 'ribbon', 'crate', 'box', 'bag',
-  'brush', 'cleaner', 'descaler', 'decanter', 'siphon', 'percolator', 'moka', 'aeropress', 'chemex', 'frother',
-  'steamer', 'roaster', 'sieve', 'strainer', 'whisk', 'bowl', 'ladle', 'cozy', 'warmer', 'rack',
+  'espresso',
+  'roast',
+  'blend',
+  'beans',
+  'grinder',
+  'kettle',
+  'teapot',
+  'infuser',
+  'filter',
+  'dripper',
+  'press',
+  'carafe',
+  'mug',
+  'cup',
+  'saucer',
+  'tumbler',
+  'flask',
+  'scale',
+  'timer',
+  'thermometer',
+  'tamper',
+  'pitcher',
+  'jug',
+  'tray',
+  'spoon',
+  'scoop',
+  'canister',
+  'jar',
+  'tin',
+  'pouch',
+  'sampler',
+  'matcha',
+  'sencha',
+  'oolong',
+  'rooibos',
+  'chai',
+  'assam',
+  'darjeeling',
+  'ceylon',
+  'jasmine',
+  'chamomile',
+  'peppermint',
+  'hibiscus',
+  'ginger',
+  'lemongrass',
+  'cocoa',
+  'biscotti',
+  'shortbread',
+  'granola',
+  'almonds',
+  'cashews',
+  'pistachios',
+  'dates',
+  'figs',
+  'honey',
+  'toffee',
+  'caramel',
+  'fudge',
+  'wafers',
+  'crackers',
+  'cookbook',
+  'guide',
+  'journal',
+  'atlas',
+  'notebook',
+  'calendar',
+  'poster',
+  'apron',
+  'towel',
+  'coaster',
+  'napkin',
+  'candle',
+  'basket',
+  'hamper',
+  'voucher',
+  'card',
+  'ribbon',
+  'crate',
+  'box',
+  'bag',
+  'brush',
+  'cleaner',
+  'descaler',
+  'decanter',
+  'siphon',
+  'percolator',
+  'moka',
+  'aeropress',
+  'chemex',
+  'frother',
+  'steamer',
+  'roaster',
+  'sieve',
+  'strainer',
+  'whisk',
+  'bowl',
+  'ladle',
+  'cozy',
+  'warmer',
+  'rack',
 ] as const;
 
 const SIZES = ['50 g', '100 g', '250 g', '500 g', '1 kg'];
 const DESCRIPTION_WORDS = 8;
 const DESCRIPTION_VOCABULARY = 2000;
-const SYLLABLES = ['ba', 'ke', 'lo', 'mu', 'ri', 'sa', 'te', 'vo', 'ni', 'du', 'fa', 'ge', 'ho', 'ju', 'pi', 'ra', 'si', 'to', 'wu', 'ze'];
+const SYLLABLES = [
+  'ba',
+  'ke',
+  'lo',
+  'mu',
+  'ri',
+  'sa',
+  'te',
+  'vo',
+  'ni',
+  'du',
+  'fa',
+  'ge',
+  'ho',
+  'ju',
+  'pi',
+  'ra',
+  'si',
+  'to',
+  'wu',
+  'ze',
+];
 
 /** Word `rank` of the description vocabulary: three syllables, a different word for every rank (7919 is prime to the 8,000 combinations). */
 function descriptionWord(rank: number): string {
@@ -132,7 +254,11 @@ function journalRecordCount(count: number): number {
 }
 
 /** `records` as a plainrest data directory: products.json (or gadgets.json) plus journal-000000000001.jsonl. */
-export async function writeDataDirectory(dir: string, records: readonly StoredRecord[], collection: BenchCollection = 'products'): Promise<void> {
+export async function writeDataDirectory(
+  dir: string,
+  records: readonly StoredRecord[],
+  collection: BenchCollection = 'products',
+): Promise<void> {
   const inSnapshot = records.length - journalRecordCount(records.length);
   await mkdir(dir, { recursive: true });
   // The snapshot's id counter stops at the first journal record: replaying a put moves
@@ -150,7 +276,11 @@ async function writeReferenceFile(path: string, records: readonly StoredRecord[]
 }
 
 /** Both forms of `count` records under `dir`: `dir/data/` for plainrest, `dir/reference.json` for the reference. */
-export async function writeBenchFiles(dir: string, count: number, collection: BenchCollection): Promise<{ dataDir: string; referenceFile: string }> {
+export async function writeBenchFiles(
+  dir: string,
+  count: number,
+  collection: BenchCollection,
+): Promise<{ dataDir: string; referenceFile: string }> {
   const records = benchProducts(count, collection);
   const dataDir = join(dir, 'data');
   const referenceFile = join(dir, 'reference.json');

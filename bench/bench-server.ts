@@ -16,12 +16,26 @@ if ((mode !== 'durable' && mode !== 'memory') || dataDir === undefined) {
 }
 // As `npm start` runs it, with only the rate limit off: the JSON access log goes to stdout
 // (a pipe the benchmark drains, like stdout to a file).
-const logger = { info: (line: string) => process.stdout.write(`${line}\n`), warn: () => {}, error: (line: string) => console.error(line) };
-const common = { port: 0, adminPassword: BENCH_ADMIN_PASSWORD, tokenSecret: BENCH_TOKEN_SECRET, rateLimit: 0, accessLog: 'json' as const, logger };
+const logger = {
+  info: (line: string) => process.stdout.write(`${line}\n`),
+  warn: () => {},
+  error: (line: string) => console.error(line),
+};
+const common = {
+  port: 0,
+  adminPassword: BENCH_ADMIN_PASSWORD,
+  tokenSecret: BENCH_TOKEN_SECRET,
+  rateLimit: 0,
+  accessLog: 'json' as const,
+  logger,
+};
 const server =
   mode === 'durable'
     ? await startServer({ ...common, dataDir })
-    : await startServer({ ...common, store: new MemoryStore((await readDataDirectory(dataDir, exampleResources())).collections) });
+    : await startServer({
+        ...common,
+        store: new MemoryStore((await readDataDirectory(dataDir, exampleResources())).collections),
+      });
 process.stdout.write(`${server.url}\n`);
 process.once('SIGTERM', () => {
   void server.close().then(() => process.exit(0));

@@ -14,7 +14,13 @@ export type SubscriberCommand =
    * Opens `perToken` streams with each token (retrying a 429 while a previous round's
    * streams are let go); the first `stalled` of them stop reading once subscribed.
    */
-  | { readonly kind: 'connect'; readonly url: string; readonly tokens: readonly string[]; readonly perToken: number; readonly stalled: number }
+  | {
+      readonly kind: 'connect';
+      readonly url: string;
+      readonly tokens: readonly string[];
+      readonly perToken: number;
+      readonly stalled: number;
+    }
   | { readonly kind: 'progress' }
   | { readonly kind: 'report' }
   | { readonly kind: 'close' };
@@ -72,20 +78,24 @@ class Subscriber {
    */
   connect(url: string, token: string, stalled: boolean): Promise<void> {
     return new Promise((resolve, reject) => {
-      const req = request(`${url}/v1/events`, { agent: false, headers: { Accept: 'text/event-stream', Authorization: `Bearer ${token}` } }, (res) => {
-        if (res.statusCode !== 200) {
-          res.resume();
-          reject(new Error(`GET /v1/events answered ${res.statusCode}`));
-          return;
-        }
-        this.#request = req;
-        res.once('data', () => {
-          if (stalled) res.pause();
-          resolve();
-        });
-        res.on('data', (chunk: Buffer) => this.#read(chunk));
-        res.once('close', () => this.#ended('the server closed the stream'));
-      });
+      const req = request(
+        `${url}/v1/events`,
+        { agent: false, headers: { Accept: 'text/event-stream', Authorization: `Bearer ${token}` } },
+        (res) => {
+          if (res.statusCode !== 200) {
+            res.resume();
+            reject(new Error(`GET /v1/events answered ${res.statusCode}`));
+            return;
+          }
+          this.#request = req;
+          res.once('data', () => {
+            if (stalled) res.pause();
+            resolve();
+          });
+          res.on('data', (chunk: Buffer) => this.#read(chunk));
+          res.once('close', () => this.#ended('the server closed the stream'));
+        },
+      );
       req.once('error', (error) => {
         if (this.#request === undefined) reject(error);
         else this.#ended(error.message);
@@ -135,7 +145,14 @@ class Subscriber {
   }
 
   tally(): StreamTally {
-    return { received: this.#received, firstId: this.#firstId, lastId: this.#lastId, outOfOrder: this.#outOfOrder, bytes: this.#bytes, endedEarly: this.#endedEarly };
+    return {
+      received: this.#received,
+      firstId: this.#firstId,
+      lastId: this.#lastId,
+      outOfOrder: this.#outOfOrder,
+      bytes: this.#bytes,
+      endedEarly: this.#endedEarly,
+    };
   }
 }
 
@@ -177,7 +194,9 @@ async function connectAll(url: string, tokens: readonly string[], perToken: numb
   const wanted = tokens.flatMap((token) => Array.from({ length: perToken }, () => token));
   subscribers = [];
   for (let from = 0; from < wanted.length; from += CONNECTING_AT_ONCE) {
-    const batch = wanted.slice(from, from + CONNECTING_AT_ONCE).map((token, index) => connectOne(url, token, from + index < stalled));
+    const batch = wanted
+      .slice(from, from + CONNECTING_AT_ONCE)
+      .map((token, index) => connectOne(url, token, from + index < stalled));
     subscribers.push(...(await Promise.all(batch)));
   }
   return subscribers.length;
@@ -186,11 +205,19 @@ async function connectAll(url: string, tokens: readonly string[], perToken: numb
 async function answer(command: SubscriberCommand): Promise<SubscriberAnswer> {
   switch (command.kind) {
     case 'connect':
-      return { kind: 'connected', streams: await connectAll(command.url, command.tokens, command.perToken, command.stalled) };
+      return {
+        kind: 'connected',
+        streams: await connectAll(command.url, command.tokens, command.perToken, command.stalled),
+      };
     case 'progress': {
       const counts = subscribers.map((subscriber) => subscriber.received);
       const open = subscribers.filter((subscriber) => subscriber.open).length;
-      return { kind: 'progress', least: counts.length === 0 ? 0 : Math.min(...counts), most: counts.length === 0 ? 0 : Math.max(...counts), open };
+      return {
+        kind: 'progress',
+        least: counts.length === 0 ? 0 : Math.min(...counts),
+        most: counts.length === 0 ? 0 : Math.max(...counts),
+        open,
+      };
     }
     case 'report':
       return { kind: 'report', tallies: subscribers.map((subscriber) => subscriber.tally()) };
@@ -204,7 +231,8 @@ async function answer(command: SubscriberCommand): Promise<SubscriberAnswer> {
 process.on('message', (command: SubscriberCommand) => {
   answer(command).then(
     (reply) => process.send?.(reply),
-    (error: unknown) => process.send?.({ kind: 'failed', message: error instanceof Error ? error.message : String(error) }),
+    (error: unknown) =>
+      process.send?.({ kind: 'failed', message: error instanceof Error ? error.message : String(error) }),
   );
 });
 // The benchmark gone, nothing is left to do.

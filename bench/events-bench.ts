@@ -44,9 +44,33 @@ interface EventsMode {
 }
 
 const MODES: Record<BenchModeName, EventsMode> = {
-  full: { subscribers: 1000, writesPerSecond: 100, phaseSeconds: 10, rounds: 2, warmUpSeconds: 2, enforceTargets: true, throughputSeconds: 60 },
-  quick: { subscribers: 1000, writesPerSecond: 100, phaseSeconds: 5, rounds: 1, warmUpSeconds: 1, enforceTargets: true, throughputSeconds: 20 },
-  smoke: { subscribers: 50, writesPerSecond: 100, phaseSeconds: 1, rounds: 1, warmUpSeconds: 0.3, enforceTargets: false, throughputSeconds: 1 },
+  full: {
+    subscribers: 1000,
+    writesPerSecond: 100,
+    phaseSeconds: 10,
+    rounds: 2,
+    warmUpSeconds: 2,
+    enforceTargets: true,
+    throughputSeconds: 60,
+  },
+  quick: {
+    subscribers: 1000,
+    writesPerSecond: 100,
+    phaseSeconds: 5,
+    rounds: 1,
+    warmUpSeconds: 1,
+    enforceTargets: true,
+    throughputSeconds: 20,
+  },
+  smoke: {
+    subscribers: 50,
+    writesPerSecond: 100,
+    phaseSeconds: 1,
+    rounds: 1,
+    warmUpSeconds: 0.3,
+    enforceTargets: false,
+    throughputSeconds: 1,
+  },
 };
 
 /** Products already stored: the size does not matter to a create, nor to the feed. */
@@ -76,13 +100,24 @@ const WRITE: LoadRequest = {
 
 export async function runEventsBench(modeName: BenchModeName): Promise<boolean> {
   const mode = MODES[modeName];
-  if (mode.subscribers > DEFAULTS.events.maxStreams) throw new Error(`${mode.subscribers} subscribers: more than the server's default cap of ${DEFAULTS.events.maxStreams} streams`);
+  if (mode.subscribers > DEFAULTS.events.maxStreams)
+    throw new Error(
+      `${mode.subscribers} subscribers: more than the server's default cap of ${DEFAULTS.events.maxStreams} streams`,
+    );
   const root = await mkdtemp(join(tmpdir(), 'plainrest-events-bench-'));
   removeAtExit(root);
   const dataDir = join(root, 'data');
   await writeDataDirectory(dataDir, benchProducts(STORED_PRODUCTS));
-  const settings = { RATE_LIMIT: '0', ADMIN_PASSWORD: BENCH_ADMIN_PASSWORD, TOKEN_SECRET: BENCH_TOKEN_SECRET, DATA_DIR: dataDir };
-  const plainrest = await startPlainrest(settings, join(root, 'plainrest.log'), { path: '/v1/products/1', headers: { Authorization: authorization } });
+  const settings = {
+    RATE_LIMIT: '0',
+    ADMIN_PASSWORD: BENCH_ADMIN_PASSWORD,
+    TOKEN_SECRET: BENCH_TOKEN_SECRET,
+    DATA_DIR: dataDir,
+  };
+  const plainrest = await startPlainrest(settings, join(root, 'plainrest.log'), {
+    path: '/v1/products/1',
+    headers: { Authorization: authorization },
+  });
   const subscribers = SubscriberProcess.start();
   try {
     console.log(
@@ -110,13 +145,19 @@ async function createSubscribingUsers(url: string, users: number): Promise<strin
       body: JSON.stringify({ name: `Subscriber ${n}`, email: `subscriber-${n}@bench.example` }),
     });
     const body = (await answer.json()) as { id?: unknown };
-    if (answer.status !== 201 || typeof body.id !== 'number') throw new Error(`POST /v1/users answered ${answer.status}`);
+    if (answer.status !== 201 || typeof body.id !== 'number')
+      throw new Error(`POST /v1/users answered ${answer.status}`);
     tokens.push(signToken({ sub: String(body.id), iat: now, exp: now + 3600 }, BENCH_TOKEN_SECRET));
   }
   return tokens;
 }
 
-async function measure(plainrest: ServerProcess, subscribers: SubscriberProcess, tokens: readonly string[], mode: EventsMode): Promise<boolean> {
+async function measure(
+  plainrest: ServerProcess,
+  subscribers: SubscriberProcess,
+  tokens: readonly string[],
+  mode: EventsMode,
+): Promise<boolean> {
   let number = 1;
   const write = async (seconds: number): Promise<Phase> => {
     const cpuBefore = { plainrest: plainrest.cpuSeconds(), subscribers: subscribers.cpuSeconds() };
@@ -124,7 +165,13 @@ async function measure(plainrest: ServerProcess, subscribers: SubscriberProcess,
     number += load.sent;
     const cores = (before: number | undefined, after: number | undefined): number | undefined =>
       before === undefined || after === undefined ? undefined : (after - before) / load.elapsedSeconds;
-    return { load, cores: { plainrest: cores(cpuBefore.plainrest, plainrest.cpuSeconds()), subscribers: cores(cpuBefore.subscribers, subscribers.cpuSeconds()) } };
+    return {
+      load,
+      cores: {
+        plainrest: cores(cpuBefore.plainrest, plainrest.cpuSeconds()),
+        subscribers: cores(cpuBefore.subscribers, subscribers.cpuSeconds()),
+      },
+    };
   };
   const memory: MemoryPoint[] = [];
   const remember = async (when: string): Promise<void> => {
@@ -143,7 +190,11 @@ async function measure(plainrest: ServerProcess, subscribers: SubscriberProcess,
     const label = mode.rounds === 1 ? '' : `round ${round}: `;
     without.push(await write(mode.phaseSeconds));
     await remember(`${label}after the writes without subscribers`);
-    const opened = await subscribers.connect(plainrest.url, tokens.slice(0, Math.ceil(mode.subscribers / perUser)), perUser);
+    const opened = await subscribers.connect(
+      plainrest.url,
+      tokens.slice(0, Math.ceil(mode.subscribers / perUser)),
+      perUser,
+    );
     await remember(`${label}${count(opened)} idle subscribers connected`);
     if (round === 1) {
       rssBeforeSubscribers = memory[memory.length - 2]?.megabytes;
@@ -158,7 +209,19 @@ async function measure(plainrest: ServerProcess, subscribers: SubscriberProcess,
   }
   const throughput = await measureThroughput(plainrest, subscribers, tokens, mode, remember, memory);
   const { writesPerSecond, enforceTargets } = mode;
-  return reportEvents({ writesPerSecond, settleMs: SETTLE_MS, enforceTargets, subscribers: mode.subscribers, without, withSubscribers, deliveries, memory, rssBeforeSubscribers, rssWithSubscribers, throughput });
+  return reportEvents({
+    writesPerSecond,
+    settleMs: SETTLE_MS,
+    enforceTargets,
+    subscribers: mode.subscribers,
+    without,
+    withSubscribers,
+    deliveries,
+    memory,
+    rssBeforeSubscribers,
+    rssWithSubscribers,
+    throughput,
+  });
 }
 
 /** Writes as fast as they are answered, alone and then beside the streams, STALLED_SHARE of them never reading. */
@@ -181,11 +244,16 @@ async function measureThroughput(
     expect: 200,
   };
   const run = async (): Promise<ThroughputPhase> => {
-    const before = { plainrest: plainrest.cpuSeconds(), subscribers: subscribers.cpuSeconds(), generator: process.cpuUsage() };
+    const before = {
+      plainrest: plainrest.cpuSeconds(),
+      subscribers: subscribers.cpuSeconds(),
+      generator: process.cpuUsage(),
+    };
     const started = performance.now();
     const load = await nodeLoadGenerator.run(plainrest.url, writes, THROUGHPUT_WRITERS, mode.throughputSeconds);
     const seconds = (performance.now() - started) / 1000;
-    const cores = (from: number | undefined, to: number | undefined): number | undefined => (from === undefined || to === undefined ? undefined : (to - from) / seconds);
+    const cores = (from: number | undefined, to: number | undefined): number | undefined =>
+      from === undefined || to === undefined ? undefined : (to - from) / seconds;
     const generator = process.cpuUsage(before.generator);
     return {
       load,
@@ -200,13 +268,27 @@ async function measureThroughput(
   await remember('after changes as fast as answered, no streams');
   const rssBefore = memory[memory.length - 1]?.megabytes;
   const perUser = Math.min(STREAMS_PER_USER, mode.subscribers);
-  const streams = await subscribers.connect(plainrest.url, tokens.slice(0, Math.ceil(mode.subscribers / perUser)), perUser, stalled);
+  const streams = await subscribers.connect(
+    plainrest.url,
+    tokens.slice(0, Math.ceil(mode.subscribers / perUser)),
+    perUser,
+    stalled,
+  );
   const beside = await run();
   await remember(`after changes as fast as answered beside ${count(streams)} streams, ${count(stalled)} stalled`);
   const rssBeside = memory[memory.length - 1]?.megabytes;
   await subscribers.close();
   await remember('those streams closed');
-  return { writers: THROUGHPUT_WRITERS, streams, stalled, alone, beside, rssBefore, rssBeside, rssAfter: memory[memory.length - 1]?.megabytes };
+  return {
+    writers: THROUGHPUT_WRITERS,
+    streams,
+    stalled,
+    alone,
+    beside,
+    rssBefore,
+    rssBeside,
+    rssAfter: memory[memory.length - 1]?.megabytes,
+  };
 }
 
 /**

@@ -53,7 +53,11 @@ export interface Measured {
 /** One phase of writes as fast as answered, and the cores each process used meanwhile (the generator is the benchmark's own). */
 export interface ThroughputPhase {
   readonly load: LoadResult;
-  readonly cores: { readonly plainrest: number | undefined; readonly subscribers: number | undefined; readonly generator: number };
+  readonly cores: {
+    readonly plainrest: number | undefined;
+    readonly subscribers: number | undefined;
+    readonly generator: number;
+  };
 }
 
 /** Writes as fast as they are answered, alone and beside streams of which some never read. */
@@ -85,7 +89,10 @@ export function reportEvents(measured: Measured): boolean {
     with: withSubscribers,
     rssBeforeSubscribersMegabytes: measured.rssBeforeSubscribers,
     rssWithSubscribersMegabytes: measured.rssWithSubscribers,
-    failedWrites: loads.reduce((sum, load) => sum + load.errors, 0) + measured.throughput.alone.load.errors + measured.throughput.beside.load.errors,
+    failedWrites:
+      loads.reduce((sum, load) => sum + load.errors, 0) +
+      measured.throughput.alone.load.errors +
+      measured.throughput.beside.load.errors,
     faultySubscribers,
     throughput: {
       streams: measured.throughput.streams,
@@ -100,7 +107,9 @@ export function reportEvents(measured: Measured): boolean {
 
 function printThroughput(throughput: Throughput): void {
   const { writers, streams, stalled, alone, beside } = throughput;
-  console.log(`\nWrites as fast as answered (${writers} connections), alone and beside ${count(streams)} streams of which ${count(stalled)} never read`);
+  console.log(
+    `\nWrites as fast as answered (${writers} connections), alone and beside ${count(streams)} streams of which ${count(stalled)} never read`,
+  );
   const row = (who: string, { load, cores }: ThroughputPhase): string[] => [
     who,
     load.requestsPerSecond.toFixed(0),
@@ -113,11 +122,22 @@ function printThroughput(throughput: Throughput): void {
   ];
   console.log(
     formatTable(
-      ['streams', 'writes/s', 'p50 ms', 'p99 ms', 'failed', 'plainrest CPU, cores', "subscribers' CPU, cores", "generator's CPU, cores"],
+      [
+        'streams',
+        'writes/s',
+        'p50 ms',
+        'p99 ms',
+        'failed',
+        'plainrest CPU, cores',
+        "subscribers' CPU, cores",
+        "generator's CPU, cores",
+      ],
       [row('none', alone), row(`${count(streams)} (${count(stalled)} stalled)`, beside)],
     ),
   );
-  console.log(`RSS: ${megabytes(throughput.rssBefore)} before the streams, ${megabytes(throughput.rssBeside)} after the writes beside them, ${megabytes(throughput.rssAfter)} once they had closed`);
+  console.log(
+    `RSS: ${megabytes(throughput.rssBefore)} before the streams, ${megabytes(throughput.rssBeside)} after the writes beside them, ${megabytes(throughput.rssAfter)} once they had closed`,
+  );
 }
 
 function difference(after: number | undefined, before: number | undefined): number | undefined {
@@ -126,7 +146,12 @@ function difference(after: number | undefined, before: number | undefined): numb
 
 function summarise(phases: readonly Phase[]): LatencySummary {
   const latencies = phases.flatMap((phase) => phase.load.latenciesMs).sort((a, b) => a - b);
-  return { count: latencies.length, p50: percentile(latencies, 0.5), p99: percentile(latencies, 0.99), max: latencies[latencies.length - 1] ?? 0 };
+  return {
+    count: latencies.length,
+    p50: percentile(latencies, 0.5),
+    p99: percentile(latencies, 0.99),
+    max: latencies[latencies.length - 1] ?? 0,
+  };
 }
 
 function printLatencies(measured: Measured, without: LatencySummary, withSubscribers: LatencySummary): void {
@@ -146,14 +171,32 @@ function printLatencies(measured: Measured, without: LatencySummary, withSubscri
       meanCores(phases.map((phase) => phase.cores.subscribers)),
     ];
   };
-  console.log(`\nWrite latency, POST /v1/products at ${measured.writesPerSecond}/s (ms, from the send to the end of the answer)`);
+  console.log(
+    `\nWrite latency, POST /v1/products at ${measured.writesPerSecond}/s (ms, from the send to the end of the answer)`,
+  );
   console.log(
     formatTable(
-      ['subscribers', 'writes answered 201', 'failed', 'writes/s', 'p50', 'p99', 'max', 'generator late by, at most', 'plainrest CPU, cores', "subscribers' CPU, cores"],
-      [row('none', measured.without, without), row(count(measured.subscribers), measured.withSubscribers, withSubscribers)],
+      [
+        'subscribers',
+        'writes answered 201',
+        'failed',
+        'writes/s',
+        'p50',
+        'p99',
+        'max',
+        'generator late by, at most',
+        'plainrest CPU, cores',
+        "subscribers' CPU, cores",
+      ],
+      [
+        row('none', measured.without, without),
+        row(count(measured.subscribers), measured.withSubscribers, withSubscribers),
+      ],
     ),
   );
-  console.log(`p99 with ÷ without subscribers: ${(withSubscribers.p99 / without.p99).toFixed(2)}; p50: ${(withSubscribers.p50 / without.p50).toFixed(2)}`);
+  console.log(
+    `p99 with ÷ without subscribers: ${(withSubscribers.p99 / without.p99).toFixed(2)}; p50: ${(withSubscribers.p50 / without.p50).toFixed(2)}`,
+  );
 }
 
 function meanCores(values: readonly (number | undefined)[]): string {
@@ -167,7 +210,11 @@ function printMemory(memory: readonly MemoryPoint[], settleMs: number): void {
   console.log(
     formatTable(
       ['when', 'RSS', 'since idle'],
-      memory.map((point) => [point.when, megabytes(point.megabytes), point.megabytes === undefined || first === undefined ? 'n/a' : `${signed(point.megabytes - first)} MB`]),
+      memory.map((point) => [
+        point.when,
+        megabytes(point.megabytes),
+        point.megabytes === undefined || first === undefined ? 'n/a' : `${signed(point.megabytes - first)} MB`,
+      ]),
     ),
   );
 }
@@ -180,7 +227,9 @@ function printDeliveries(deliveries: readonly Delivery[]): number {
     const received = tallies.map((tally) => tally.received);
     const firstIds = new Set(tallies.map((tally) => tally.firstId));
     const lastIds = new Set(tallies.map((tally) => tally.lastId));
-    const wrong = tallies.filter((tally) => tally.received !== written || tally.outOfOrder > 0 || tally.endedEarly !== undefined).length;
+    const wrong = tallies.filter(
+      (tally) => tally.received !== written || tally.outOfOrder > 0 || tally.endedEarly !== undefined,
+    ).length;
     // Every stream saw the same first and last event, or one of them missed some.
     faulty += wrong + (firstIds.size > 1 || lastIds.size > 1 ? 1 : 0);
     const bytes = tallies.reduce((sum, tally) => sum + tally.bytes, 0) / Math.max(1, tallies.length);
@@ -199,7 +248,20 @@ function printDeliveries(deliveries: readonly Delivery[]): number {
   });
   console.log('\nEvents delivered (each subscriber counts the id: lines of its stream)');
   console.log(
-    formatTable(['round', 'events written', 'subscribers', 'each received (fewest–most)', 'out of order', 'cut off', 'read per subscriber', 'all delivered after the last write by', 'every one, once'], rows),
+    formatTable(
+      [
+        'round',
+        'events written',
+        'subscribers',
+        'each received (fewest–most)',
+        'out of order',
+        'cut off',
+        'read per subscriber',
+        'all delivered after the last write by',
+        'every one, once',
+      ],
+      rows,
+    ),
   );
   return faulty;
 }

@@ -34,7 +34,16 @@ import type { Probe, ServerProcess } from './server-processes.ts';
 import { startPlainrest, startReference } from './server-processes.ts';
 import { printSearch, searchExamples, searchScenarios } from './search-scenarios.ts';
 import type { Cell, RoundResult, ScenarioName, SizeMeasurement } from './targets.ts';
-import { checkTargets, combineRounds, cpuColumn, measuredRound, median, megabytes, reportTargets, throughputRatio } from './targets.ts';
+import {
+  checkTargets,
+  combineRounds,
+  cpuColumn,
+  measuredRound,
+  median,
+  megabytes,
+  reportTargets,
+  throughputRatio,
+} from './targets.ts';
 
 interface Mode {
   readonly sizes: readonly number[];
@@ -58,16 +67,46 @@ interface Mode {
 }
 
 const MODES: Record<'full' | 'quick' | 'smoke', Mode> = {
-  full: { sizes: [1000, 100_000], connections: [1, 16, 64], seconds: 1.2, warmUpSeconds: 1, rounds: { judged: 9, other: 3 }, startups: 5, enforceTargets: true },
-  quick: { sizes: [1000, 100_000], connections: [64], seconds: 1, warmUpSeconds: 0.3, rounds: { judged: 2, other: 2 }, startups: 3, enforceTargets: true },
-  smoke: { sizes: [200, 2000], connections: [16], seconds: 0.3, warmUpSeconds: 0, rounds: { judged: 1, other: 1 }, startups: 1, enforceTargets: false },
+  full: {
+    sizes: [1000, 100_000],
+    connections: [1, 16, 64],
+    seconds: 1.2,
+    warmUpSeconds: 1,
+    rounds: { judged: 9, other: 3 },
+    startups: 5,
+    enforceTargets: true,
+  },
+  quick: {
+    sizes: [1000, 100_000],
+    connections: [64],
+    seconds: 1,
+    warmUpSeconds: 0.3,
+    rounds: { judged: 2, other: 2 },
+    startups: 3,
+    enforceTargets: true,
+  },
+  smoke: {
+    sizes: [200, 2000],
+    connections: [16],
+    seconds: 0.3,
+    warmUpSeconds: 0,
+    rounds: { judged: 1, other: 1 },
+    startups: 1,
+    enforceTargets: false,
+  },
 };
 
 const FLAGS = ['--quick', '--smoke', '--node', '--postgres', '--events'];
 const args = process.argv.slice(2);
 const unknown = args.filter((arg) => !FLAGS.includes(arg));
-if (unknown.length > 0 || (args.includes('--quick') && args.includes('--smoke')) || (args.includes('--postgres') && args.includes('--events'))) {
-  console.error(`usage: npm run bench [-- --quick | --smoke] [--node] [--postgres | --events]   (not: ${args.join(' ')})`);
+if (
+  unknown.length > 0 ||
+  (args.includes('--quick') && args.includes('--smoke')) ||
+  (args.includes('--postgres') && args.includes('--events'))
+) {
+  console.error(
+    `usage: npm run bench [-- --quick | --smoke] [--node] [--postgres | --events]   (not: ${args.join(' ')})`,
+  );
   process.exit(2);
 }
 const modeName = args.includes('--smoke') ? 'smoke' : args.includes('--quick') ? 'quick' : 'full';
@@ -99,8 +138,19 @@ function domain(collection: BenchCollection, resources?: string, only?: readonly
   const path = `/v1/${collection}`;
   const sku = collection === 'gadgets' ? '"sku":"BEN-{n}",' : '';
   const scenarios: Scenario[] = [
-    { name: 'GET item', request: { method: 'GET', path: `${path}/7`, headers: { Authorization: authorization }, expect: 200 } },
-    { name: 'GET list', request: { method: 'GET', path: `${path}?category=tea&sort=-price&limit=20`, headers: { Authorization: authorization }, expect: 200 } },
+    {
+      name: 'GET item',
+      request: { method: 'GET', path: `${path}/7`, headers: { Authorization: authorization }, expect: 200 },
+    },
+    {
+      name: 'GET list',
+      request: {
+        method: 'GET',
+        path: `${path}?category=tea&sort=-price&limit=20`,
+        headers: { Authorization: authorization },
+        expect: 200,
+      },
+    },
     {
       name: 'POST create',
       request: {
@@ -133,18 +183,34 @@ function domain(collection: BenchCollection, resources?: string, only?: readonly
 const EXAMPLE_DOMAIN = domain('products');
 
 /** A collection from a declaration file, not the example domain: its reads and creates, at the largest size. */
-const DECLARED_DOMAIN = domain('gadgets', fileURLToPath(new URL('./declared-resources.json', import.meta.url)), ['GET item', 'GET list', 'POST create']);
+const DECLARED_DOMAIN = domain('gadgets', fileURLToPath(new URL('./declared-resources.json', import.meta.url)), [
+  'GET item',
+  'GET list',
+  'POST create',
+]);
 
 /**
  * Both servers on `size` fresh records of `served`, each of its scenarios × connection count
  * on each, one at a time; with `withSearch`, the search scenarios after the reads (before
  * the writes add records), and plainrest's memory before and after them.
  */
-async function measureSize(root: string, load: LoadGenerator, size: number, served: Domain, startups: number, withSearch = false): Promise<SizeMeasurement> {
+async function measureSize(
+  root: string,
+  load: LoadGenerator,
+  size: number,
+  served: Domain,
+  startups: number,
+  withSearch = false,
+): Promise<SizeMeasurement> {
   const dir = join(root, `${served.collection}-${size}`);
   const { dataDir, referenceFile } = await writeBenchFiles(dir, size, served.collection);
-  const settings = { ...PLAINREST_SETTINGS, DATA_DIR: dataDir, ...(served.resources === undefined ? {} : { RESOURCES: served.resources }) };
-  const startReferenceServer = (): Promise<ServerProcess> => startReference(referenceFile, served.collection, join(dir, 'reference.log'), served.probe);
+  const settings = {
+    ...PLAINREST_SETTINGS,
+    DATA_DIR: dataDir,
+    ...(served.resources === undefined ? {} : { RESOURCES: served.resources }),
+  };
+  const startReferenceServer = (): Promise<ServerProcess> =>
+    startReference(referenceFile, served.collection, join(dir, 'reference.log'), served.probe);
   // Start-up is timed on fresh starts of the files as written, before any load changes them;
   // the last start of each server is the one the load then runs against.
   const referenceStarts = await timeStartups(startReferenceServer, startups - 1);
@@ -152,7 +218,10 @@ async function measureSize(root: string, load: LoadGenerator, size: number, serv
   // The reference first: idle, it takes no CPU from plainrest's timed start.
   const reference = await startReferenceServer();
   const plainrest = await startPlainrest(settings, join(dir, 'plainrest.log'), served.probe);
-  const startupMs = { plainrest: median([...plainrestStarts, plainrest.startupMs]), reference: median([...referenceStarts, reference.startupMs]) };
+  const startupMs = {
+    plainrest: median([...plainrestStarts, plainrest.startupMs]),
+    reference: median([...referenceStarts, reference.startupMs]),
+  };
   const reads = served.scenarios.filter((scenario) => scenario.request.method === 'GET');
   const writes = served.scenarios.filter((scenario) => scenario.request.method !== 'GET');
   const servers = { plainrest, reference };
@@ -165,8 +234,14 @@ async function measureSize(root: string, load: LoadGenerator, size: number, serv
     if (withSearch) {
       const examples = await searchExamples(plainrest.url, authorization);
       const rssWithIndexMegabytes = plainrest.rssMegabytes();
-      for (const scenario of searchScenarios(size, authorization)) cells.push(...(await measureScenario(load, servers, scenario, size)));
-      search = { examples, rssBeforeMegabytes: afterReads.plainrest, rssWithIndexMegabytes, rssAfterMegabytes: plainrest.rssMegabytes() };
+      for (const scenario of searchScenarios(size, authorization))
+        cells.push(...(await measureScenario(load, servers, scenario, size)));
+      search = {
+        examples,
+        rssBeforeMegabytes: afterReads.plainrest,
+        rssWithIndexMegabytes,
+        rssAfterMegabytes: plainrest.rssMegabytes(),
+      };
     }
     for (const scenario of writes) cells.push(...(await measureScenario(load, servers, scenario, size)));
     return {
@@ -185,7 +260,12 @@ async function measureSize(root: string, load: LoadGenerator, size: number, serv
 }
 
 /** One scenario: a warm-up on each server, then each connection count (the most only, for a judged-only scenario) in alternating rounds. */
-async function measureScenario(load: LoadGenerator, servers: { plainrest: ServerProcess; reference: ServerProcess }, scenario: Scenario, size: number): Promise<Cell[]> {
+async function measureScenario(
+  load: LoadGenerator,
+  servers: { plainrest: ServerProcess; reference: ServerProcess },
+  scenario: Scenario,
+  size: number,
+): Promise<Cell[]> {
   const { plainrest, reference } = servers;
   if (mode.warmUpSeconds > 0) {
     await load.run(plainrest.url, scenario.request, judgedConnections, mode.warmUpSeconds);
@@ -195,7 +275,8 @@ async function measureScenario(load: LoadGenerator, servers: { plainrest: Server
   for (const connections of scenario.judgedOnly === true ? [judgedConnections] : mode.connections) {
     const rounds: { plainrest: RoundResult; reference: RoundResult }[] = [];
     const roundCount = connections === judgedConnections ? mode.rounds.judged : mode.rounds.other;
-    const measured = (server: ServerProcess): Promise<RoundResult> => measuredRound(server, () => load.run(server.url, scenario.request, connections, mode.seconds), mode.seconds);
+    const measured = (server: ServerProcess): Promise<RoundResult> =>
+      measuredRound(server, () => load.run(server.url, scenario.request, connections, mode.seconds), mode.seconds);
     for (let round = 0; round < roundCount; round++) {
       const plainrestFirst = round % 2 === 0;
       const first = await measured(plainrestFirst ? plainrest : reference);
@@ -208,7 +289,11 @@ async function measureScenario(load: LoadGenerator, servers: { plainrest: Server
 }
 
 /** plainrest on a fresh copy of its DATA_DIR (the snapshot and journal as written), so every timed start loads the same files and leaves them as they were. */
-async function startPlainrestOnCopy(settings: Readonly<Record<string, string>>, dir: string, probe: Probe): Promise<ServerProcess> {
+async function startPlainrestOnCopy(
+  settings: Readonly<Record<string, string>>,
+  dir: string,
+  probe: Probe,
+): Promise<ServerProcess> {
   const copy = await mkdtemp(join(dir, 'start-'));
   await cp(settings['DATA_DIR'] as string, copy, { recursive: true, filter: (source) => !source.endsWith('.lock') });
   return startPlainrest({ ...settings, DATA_DIR: copy }, join(dir, 'plainrest-start.log'), probe);
@@ -241,7 +326,8 @@ async function measureIdleRss(root: string): Promise<number | undefined> {
 function roundsDescription(): string {
   const { judged, other } = mode.rounds;
   if (judged === 1) return '';
-  if (judged === other || mode.connections.length === 1) return `, ${judged} alternating rounds per cell (median ratio)`;
+  if (judged === other || mode.connections.length === 1)
+    return `, ${judged} alternating rounds per cell (median ratio)`;
   return `, ${judged} alternating rounds per cell at ${judgedConnections} connections, ${other} at fewer (median ratio)`;
 }
 
@@ -249,12 +335,29 @@ function latency(result: LoadResult): string {
   return `${result.p50.toFixed(2)} / ${result.p99.toFixed(2)}`;
 }
 
-function report(sizes: readonly SizeMeasurement[], declared: SizeMeasurement, idleRssMegabytes: number | undefined, targetConnections: number): boolean {
+function report(
+  sizes: readonly SizeMeasurement[],
+  declared: SizeMeasurement,
+  idleRssMegabytes: number | undefined,
+  targetConnections: number,
+): boolean {
   const measured = [...sizes, declared];
   const cells = measured.flatMap((size) => size.cells.map((cell) => ({ ...cell, collection: size.collection })));
   console.log(
     formatTable(
-      ['scenario', 'collection', 'stored', 'conns', 'plainrest req/s', 'reference req/s', 'ratio (lowest–highest round)', 'CPU µs per answer, plainrest / reference', 'plainrest p50/p99 ms', 'reference p50/p99 ms', 'errors'],
+      [
+        'scenario',
+        'collection',
+        'stored',
+        'conns',
+        'plainrest req/s',
+        'reference req/s',
+        'ratio (lowest–highest round)',
+        'CPU µs per answer, plainrest / reference',
+        'plainrest p50/p99 ms',
+        'reference p50/p99 ms',
+        'errors',
+      ],
       cells.map((cell) => [
         cell.scenario,
         cell.collection,
@@ -262,7 +365,9 @@ function report(sizes: readonly SizeMeasurement[], declared: SizeMeasurement, id
         String(cell.connections),
         cell.plainrest.requestsPerSecond.toFixed(0),
         cell.reference.requestsPerSecond.toFixed(0),
-        cell.ratioSpread[0] !== cell.ratioSpread[1] ? `${throughputRatio(cell).toFixed(2)} (${cell.ratioSpread[0].toFixed(2)}–${cell.ratioSpread[1].toFixed(2)})` : throughputRatio(cell).toFixed(2),
+        cell.ratioSpread[0] !== cell.ratioSpread[1]
+          ? `${throughputRatio(cell).toFixed(2)} (${cell.ratioSpread[0].toFixed(2)}–${cell.ratioSpread[1].toFixed(2)})`
+          : throughputRatio(cell).toFixed(2),
         cpuColumn(cell),
         latency(cell.plainrest),
         latency(cell.reference),
@@ -275,7 +380,16 @@ function report(sizes: readonly SizeMeasurement[], declared: SizeMeasurement, id
   );
   console.log(
     formatTable(
-      ['collection', 'stored', 'plainrest start ms', 'reference start ms', 'ratio', 'plainrest RSS', 'reference RSS', 'plainrest RSS after writes'],
+      [
+        'collection',
+        'stored',
+        'plainrest start ms',
+        'reference start ms',
+        'ratio',
+        'plainrest RSS',
+        'reference RSS',
+        'plainrest RSS after writes',
+      ],
       measured.map((size) => [
         size.collection,
         size.size.toLocaleString('en'),
@@ -288,11 +402,18 @@ function report(sizes: readonly SizeMeasurement[], declared: SizeMeasurement, id
       ]),
     ),
   );
-  console.log(`idle plainrest (empty data directory, SEED=false, after one GET /healthz): ${megabytes(idleRssMegabytes)} RSS`);
+  console.log(
+    `idle plainrest (empty data directory, SEED=false, after one GET /healthz): ${megabytes(idleRssMegabytes)} RSS`,
+  );
   const searched = sizes.find((size) => size.search !== undefined);
   if (searched !== undefined) printSearch(searched, targetConnections);
 
-  return reportTargets(`Targets (${targetConnections} connections)`, checkTargets({ sizes, declared, idleRssMegabytes, targetConnections }), cells, mode.enforceTargets);
+  return reportTargets(
+    `Targets (${targetConnections} connections)`,
+    checkTargets({ sizes, declared, idleRssMegabytes, targetConnections }),
+    cells,
+    mode.enforceTargets,
+  );
 }
 
 /** The memory store's benchmark: both sizes, the declared collection, idle memory, the report. */

@@ -75,16 +75,20 @@ export const nodeLoadGenerator: LoadGenerator = {
       new Promise((resolve) => {
         const n = ++sent;
         const body = spec.bodyTemplate === undefined ? undefined : bodyFor(spec.bodyTemplate, n);
-        const headers = body === undefined ? spec.headers : { ...spec.headers, 'content-length': String(Buffer.byteLength(body)) };
+        const headers =
+          body === undefined ? spec.headers : { ...spec.headers, 'content-length': String(Buffer.byteLength(body)) };
         const started = performance.now();
-        const req = request({ host: target.hostname, port: target.port, method: spec.method, path: pathFor(spec, n), headers, agent }, (res) => {
-          res.resume();
-          res.once('end', () => {
-            if (res.statusCode === spec.expect) latencies.push(performance.now() - started);
-            else errors++;
-            resolve();
-          });
-        });
+        const req = request(
+          { host: target.hostname, port: target.port, method: spec.method, path: pathFor(spec, n), headers, agent },
+          (res) => {
+            res.resume();
+            res.once('end', () => {
+              if (res.statusCode === spec.expect) latencies.push(performance.now() - started);
+              else errors++;
+              resolve();
+            });
+          },
+        );
         req.once('error', () => {
           errors++;
           resolve();
@@ -100,7 +104,8 @@ export const nodeLoadGenerator: LoadGenerator = {
     const elapsed = (performance.now() - started) / 1000;
     agent.destroy();
     latencies.sort((a, b) => a - b);
-    const at = (fraction: number): number => latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * fraction))] ?? 0;
+    const at = (fraction: number): number =>
+      latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * fraction))] ?? 0;
     return { requestsPerSecond: latencies.length / elapsed, p50: at(0.5), p99: at(0.99), errors };
   },
 };
@@ -150,7 +155,13 @@ function luaScript(spec: LoadRequest): string {
     // Lua tables count from 1: request n takes paths[(n - 1) % #paths + 1], as pathFor does.
     const path = paths.length > 0 ? 'paths[(n - 1) % #paths + 1]' : luaString(spec.path);
     const body = spec.bodyTemplate === undefined ? 'nil' : bodyExpression(spec.bodyTemplate);
-    lines.push('local n = 0', 'request = function()', '  n = n + 1', `  return wrk.format(nil, ${path}, nil, ${body})`, 'end');
+    lines.push(
+      'local n = 0',
+      'request = function()',
+      '  n = n + 1',
+      `  return wrk.format(nil, ${path}, nil, ${body})`,
+      'end',
+    );
   }
   return `${lines.join('\n')}\n${DONE_FUNCTION}`;
 }
@@ -160,7 +171,9 @@ function bodyExpression(template: string): string {
   return template
     .split(/(\{n\}|\{price\})/)
     .filter((piece) => piece !== '')
-    .map((piece) => (piece === '{n}' ? 'tostring(n)' : piece === '{price}' ? 'tostring((n % 1000) / 10)' : luaString(piece)))
+    .map((piece) =>
+      piece === '{n}' ? 'tostring(n)' : piece === '{price}' ? 'tostring((n % 1000) / 10)' : luaString(piece),
+    )
     .join(' .. ');
 }
 
@@ -180,7 +193,16 @@ function wrkLoadGenerator(scriptDir: string): LoadGenerator {
     async run(baseUrl, spec, connections, seconds) {
       const script = await scriptFor(spec);
       // -d counts whole seconds; a shorter run is ended by SIGINT, after which wrk still reports.
-      const args = ['-t1', `-c${connections}`, `-d${Math.ceil(seconds)}s`, '--timeout', '10s', '-s', script, `${baseUrl}${pathFor(spec, 1)}`];
+      const args = [
+        '-t1',
+        `-c${connections}`,
+        `-d${Math.ceil(seconds)}s`,
+        '--timeout',
+        '10s',
+        '-s',
+        script,
+        `${baseUrl}${pathFor(spec, 1)}`,
+      ];
       const child = spawn('wrk', args, { stdio: ['ignore', 'pipe', 'pipe'] });
       killAtExit(child);
       let output = '';
@@ -196,7 +218,8 @@ function wrkLoadGenerator(scriptDir: string): LoadGenerator {
         .split('\n')
         .filter((line) => line.startsWith('{"wrk_summary"'))
         .map((line) => JSON.parse(line) as WrkSummary)[0];
-      if (summary === undefined) throw new Error(`wrk ${args.join(' ')} exited with ${code} and no summary:\n${output}`);
+      if (summary === undefined)
+        throw new Error(`wrk ${args.join(' ')} exited with ${code} and no summary:\n${output}`);
       const good = summary.requests - summary.status;
       return {
         requestsPerSecond: good / (summary.duration / 1e6),

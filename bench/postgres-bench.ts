@@ -44,10 +44,31 @@ interface PostgresMode {
 }
 
 const MODES: Record<BenchModeName, PostgresMode> = {
-  full: { size: 10_000, connections: [16, 64], seconds: 1.2, warmUpSeconds: 1, rounds: { judged: 9, other: 3 }, enforceTargets: true },
-  quick: { size: 10_000, connections: [64], seconds: 1, warmUpSeconds: 0.3, rounds: { judged: 2, other: 2 }, enforceTargets: true },
+  full: {
+    size: 10_000,
+    connections: [16, 64],
+    seconds: 1.2,
+    warmUpSeconds: 1,
+    rounds: { judged: 9, other: 3 },
+    enforceTargets: true,
+  },
+  quick: {
+    size: 10_000,
+    connections: [64],
+    seconds: 1,
+    warmUpSeconds: 0.3,
+    rounds: { judged: 2, other: 2 },
+    enforceTargets: true,
+  },
   // A short warm-up even here: it is also the run that writes wrk's script (see measure).
-  smoke: { size: 1000, connections: [16], seconds: 0.3, warmUpSeconds: 0.2, rounds: { judged: 1, other: 1 }, enforceTargets: false },
+  smoke: {
+    size: 1000,
+    connections: [16],
+    seconds: 0.3,
+    warmUpSeconds: 0.2,
+    rounds: { judged: 1, other: 1 },
+    enforceTargets: false,
+  },
 };
 
 const PROCESS_COUNTS = [1, 2] as const;
@@ -65,8 +86,19 @@ function scenarios(authorization: string): Scenario[] {
   return [
     { name: 'GET item', request: { method: 'GET', path: '/v1/products/7', headers, expect: 200 } },
     // The same GET; the reference (which plainrest ignores the header for) then sends plainrest's statement: the record and the caller's check.
-    { name: 'GET item + caller check', request: { method: 'GET', path: '/v1/products/7', headers: { ...headers, 'Reference-Checks-Caller': 'yes' }, expect: 200 } },
-    { name: 'GET list', request: { method: 'GET', path: '/v1/products?category=tea&sort=-price&limit=20', headers, expect: 200 } },
+    {
+      name: 'GET item + caller check',
+      request: {
+        method: 'GET',
+        path: '/v1/products/7',
+        headers: { ...headers, 'Reference-Checks-Caller': 'yes' },
+        expect: 200,
+      },
+    },
+    {
+      name: 'GET list',
+      request: { method: 'GET', path: '/v1/products?category=tea&sort=-price&limit=20', headers, expect: 200 },
+    },
     {
       name: 'POST create',
       request: {
@@ -110,7 +142,12 @@ export async function runPostgresBench(modeName: BenchModeName, forceNode: boole
   try {
     const databaseUrl = cluster.url(await cluster.createDatabase());
     const authorization = `Bearer ${adminToken()}`;
-    const settings = { RATE_LIMIT: '0', ADMIN_PASSWORD: BENCH_ADMIN_PASSWORD, TOKEN_SECRET: BENCH_TOKEN_SECRET, DATABASE_URL: databaseUrl };
+    const settings = {
+      RATE_LIMIT: '0',
+      ADMIN_PASSWORD: BENCH_ADMIN_PASSWORD,
+      TOKEN_SECRET: BENCH_TOKEN_SECRET,
+      DATABASE_URL: databaseUrl,
+    };
     // A first start creates the tables and the administrator (user 1, the token's subject).
     const first = await startPlainrest(settings, join(dir, 'plainrest-first.log'), { path: '/readyz', headers: {} });
     await first.stop();
@@ -125,7 +162,10 @@ export async function runPostgresBench(modeName: BenchModeName, forceNode: boole
         ]),
       ),
     );
-    servers = { plainrest: started.map(([plainrest]) => plainrest), reference: started.map(([, reference]) => reference) };
+    servers = {
+      plainrest: started.map(([plainrest]) => plainrest),
+      reference: started.map(([, reference]) => reference),
+    };
     const load = chooseLoadGenerator(forceNode, dir);
     console.log(
       `${mode.seconds} s per run (+ ${mode.warmUpSeconds} s warm-up per scenario), ${roundsDescription(mode)}, ` +
@@ -162,7 +202,12 @@ async function insertProducts(databaseUrl: string, count: number): Promise<strin
 }
 
 /** Each scenario × process count × connection count, the two servers alternating in rounds. */
-async function measure(load: LoadGenerator, servers: Servers, measured: readonly Scenario[], mode: PostgresMode): Promise<PostgresCell[]> {
+async function measure(
+  load: LoadGenerator,
+  servers: Servers,
+  measured: readonly Scenario[],
+  mode: PostgresMode,
+): Promise<PostgresCell[]> {
   const judgedConnections = Math.max(...mode.connections);
   const cells: PostgresCell[] = [];
   for (const scenario of measured) {
@@ -180,12 +225,18 @@ async function measure(load: LoadGenerator, servers: Servers, measured: readonly
         const roundCount = connections === judgedConnections ? mode.rounds.judged : mode.rounds.other;
         // The CPU time of a server's processes (not PostgreSQL's) per answer.
         const measured = (processes: readonly ServerProcess[]): Promise<RoundResult> =>
-          measuredRound({ cpuSeconds: () => totalCpuSeconds(processes) }, () => runSplit(load, processes, request, connections, mode.seconds), mode.seconds);
+          measuredRound(
+            { cpuSeconds: () => totalCpuSeconds(processes) },
+            () => runSplit(load, processes, request, connections, mode.seconds),
+            mode.seconds,
+          );
         for (let round = 0; round < roundCount; round++) {
           const plainrestFirst = round % 2 === 0;
           const first = await measured(plainrestFirst ? plainrest : reference);
           const second = await measured(plainrestFirst ? reference : plainrest);
-          rounds.push(plainrestFirst ? { plainrest: first, reference: second } : { plainrest: second, reference: first });
+          rounds.push(
+            plainrestFirst ? { plainrest: first, reference: second } : { plainrest: second, reference: first },
+          );
         }
         cells.push({ ...combineRounds(scenario.name, mode.size, connections, rounds), processes });
       }
@@ -206,9 +257,18 @@ function totalCpuSeconds(processes: readonly ServerProcess[]): number | undefine
 }
 
 /** One run over `servers` at once, `connections` split evenly: the rates and errors add up; the latencies are the slower server's. */
-async function runSplit(load: LoadGenerator, servers: readonly ServerProcess[], request: LoadRequest, connections: number, seconds: number): Promise<LoadResult> {
-  if (connections % servers.length !== 0) throw new Error(`${connections} connections do not split evenly over ${servers.length} processes`);
-  const results = await Promise.all(servers.map((server) => load.run(server.url, request, connections / servers.length, seconds)));
+async function runSplit(
+  load: LoadGenerator,
+  servers: readonly ServerProcess[],
+  request: LoadRequest,
+  connections: number,
+  seconds: number,
+): Promise<LoadResult> {
+  if (connections % servers.length !== 0)
+    throw new Error(`${connections} connections do not split evenly over ${servers.length} processes`);
+  const results = await Promise.all(
+    servers.map((server) => load.run(server.url, request, connections / servers.length, seconds)),
+  );
   return {
     requestsPerSecond: results.reduce((sum, result) => sum + result.requestsPerSecond, 0),
     p50: Math.max(...results.map((result) => result.p50)),
@@ -219,7 +279,8 @@ async function runSplit(load: LoadGenerator, servers: readonly ServerProcess[], 
 
 function roundsDescription(mode: PostgresMode): string {
   const { judged, other } = mode.rounds;
-  if (judged === other || mode.connections.length === 1) return `${judged} alternating round${judged === 1 ? '' : 's'} per cell (median ratio)`;
+  if (judged === other || mode.connections.length === 1)
+    return `${judged} alternating round${judged === 1 ? '' : 's'} per cell (median ratio)`;
   return `${judged} alternating rounds per cell at ${Math.max(...mode.connections)} connections, ${other} at fewer (median ratio)`;
 }
 
@@ -230,14 +291,27 @@ function latency(result: LoadResult): string {
 function report(cells: readonly PostgresCell[], mode: PostgresMode): boolean {
   console.log(
     formatTable(
-      ['scenario', 'processes', 'conns', 'plainrest req/s', 'reference req/s', 'ratio (lowest–highest round)', 'CPU µs per answer, plainrest / reference', 'plainrest p50/p99 ms', 'reference p50/p99 ms', 'errors'],
+      [
+        'scenario',
+        'processes',
+        'conns',
+        'plainrest req/s',
+        'reference req/s',
+        'ratio (lowest–highest round)',
+        'CPU µs per answer, plainrest / reference',
+        'plainrest p50/p99 ms',
+        'reference p50/p99 ms',
+        'errors',
+      ],
       cells.map((cell) => [
         cell.scenario,
         String(cell.processes),
         String(cell.connections),
         cell.plainrest.requestsPerSecond.toFixed(0),
         cell.reference.requestsPerSecond.toFixed(0),
-        cell.ratioSpread[0] !== cell.ratioSpread[1] ? `${cell.ratio.toFixed(2)} (${cell.ratioSpread[0].toFixed(2)}–${cell.ratioSpread[1].toFixed(2)})` : cell.ratio.toFixed(2),
+        cell.ratioSpread[0] !== cell.ratioSpread[1]
+          ? `${cell.ratio.toFixed(2)} (${cell.ratioSpread[0].toFixed(2)}–${cell.ratioSpread[1].toFixed(2)})`
+          : cell.ratio.toFixed(2),
         cpuColumn(cell),
         latency(cell.plainrest),
         latency(cell.reference),
@@ -246,5 +320,10 @@ function report(cells: readonly PostgresCell[], mode: PostgresMode): boolean {
     ),
   );
   const targetConnections = Math.max(...mode.connections);
-  return reportTargets(`Targets on PostgreSQL (${targetConnections} connections)`, checkPostgresTargets(cells, targetConnections), cells, mode.enforceTargets);
+  return reportTargets(
+    `Targets on PostgreSQL (${targetConnections} connections)`,
+    checkPostgresTargets(cells, targetConnections),
+    cells,
+    mode.enforceTargets,
+  );
 }

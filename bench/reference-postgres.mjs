@@ -87,30 +87,39 @@ function recordOf(row) {
 }
 
 function getItem(res, id) {
-  pool.query({ name: 'get_item', text: GET_ITEM, values: [id] }).then((result) => {
-    const row = result.rows[0];
-    if (row === undefined) return send(res, 404, '{"error":"not found"}');
-    send(res, 200, JSON.stringify(recordOf(row)));
-  }, (error) => failed(res, error));
+  pool.query({ name: 'get_item', text: GET_ITEM, values: [id] }).then(
+    (result) => {
+      const row = result.rows[0];
+      if (row === undefined) return send(res, 404, '{"error":"not found"}');
+      send(res, 200, JSON.stringify(recordOf(row)));
+    },
+    (error) => failed(res, error),
+  );
 }
 
 function getItemCheckingCaller(res, id) {
-  pool.query({ name: 'get_item_checking_caller', text: GET_ITEM_CHECKING_CALLER, values: [id, ...CALLER] }).then((result) => {
-    const { r0: record, caller } = result.rows[0];
-    if (!caller) return send(res, 401, '{"error":"unauthenticated"}');
-    if (record === null) return send(res, 404, '{"error":"not found"}');
-    send(res, 200, JSON.stringify(recordOf(record)));
-  }, (error) => failed(res, error));
+  pool.query({ name: 'get_item_checking_caller', text: GET_ITEM_CHECKING_CALLER, values: [id, ...CALLER] }).then(
+    (result) => {
+      const { r0: record, caller } = result.rows[0];
+      if (!caller) return send(res, 401, '{"error":"unauthenticated"}');
+      if (record === null) return send(res, 404, '{"error":"not found"}');
+      send(res, 200, JSON.stringify(recordOf(record)));
+    },
+    (error) => failed(res, error),
+  );
 }
 
 function getList(res, query) {
   const limit = Math.max(0, Math.floor(Number(query.get('limit') ?? 20)) || 0);
-  pool.query({ name: `list_${limit}`, text: listPage(limit), values: [query.get('category'), ...CALLER] }).then((result) => {
-    if (result.rows[0]?.__caller !== true) return send(res, 401, '{"error":"unauthenticated"}');
-    const total = result.rows[0]?.__total ?? 0;
-    const data = result.rows.filter((row) => row.id !== null).map(({ __total, __caller, ...row }) => recordOf(row));
-    send(res, 200, JSON.stringify({ data, meta: { page: 1, limit, total } }));
-  }, (error) => failed(res, error));
+  pool.query({ name: `list_${limit}`, text: listPage(limit), values: [query.get('category'), ...CALLER] }).then(
+    (result) => {
+      if (result.rows[0]?.__caller !== true) return send(res, 401, '{"error":"unauthenticated"}');
+      const total = result.rows[0]?.__total ?? 0;
+      const data = result.rows.filter((row) => row.id !== null).map(({ __total, __caller, ...row }) => recordOf(row));
+      send(res, 200, JSON.stringify({ data, meta: { page: 1, limit, total } }));
+    },
+    (error) => failed(res, error),
+  );
 }
 
 /** The row's search words, as plainrest writes them in its `__search` column (its store/search-words.ts, short): the same row, the same index entries. */
@@ -118,15 +127,30 @@ function searchWords(...texts) {
   const words = new Set();
   for (const text of texts) {
     if (typeof text !== 'string') continue;
-    for (const word of text.normalize('NFD').replace(/\p{M}+/gu, '').toLowerCase().split(/[^\p{L}\p{N}]+/u)) if (word !== '') words.add(word);
+    for (const word of text
+      .normalize('NFD')
+      .replace(/\p{M}+/gu, '')
+      .toLowerCase()
+      .split(/[^\p{L}\p{N}]+/u))
+      if (word !== '') words.add(word);
   }
   return JSON.stringify([...words]);
 }
 
 function create(req, res) {
   readJson(req, (fields) => {
-    const values = [fields.name, fields.category, fields.price, fields.description ?? null, new Date().toISOString(), searchWords(fields.name, fields.description)];
-    const statement = req.headers['reference-writes-event'] === 'yes' ? { name: 'insert_with_event', text: INSERT_WITH_EVENT, values } : { name: 'insert', text: INSERT, values };
+    const values = [
+      fields.name,
+      fields.category,
+      fields.price,
+      fields.description ?? null,
+      new Date().toISOString(),
+      searchWords(fields.name, fields.description),
+    ];
+    const statement =
+      req.headers['reference-writes-event'] === 'yes'
+        ? { name: 'insert_with_event', text: INSERT_WITH_EVENT, values }
+        : { name: 'insert', text: INSERT, values };
     pool.query(statement).then(
       (result) => {
         const { __notified, __search, ...row } = result.rows[0];
@@ -139,7 +163,8 @@ function create(req, res) {
 
 const server = createServer((req, res) => {
   const url = req.url ?? '/';
-  if (req.method === 'GET' && url.startsWith(`${LIST_PATH}?`)) return getList(res, new URLSearchParams(url.slice(LIST_PATH.length + 1)));
+  if (req.method === 'GET' && url.startsWith(`${LIST_PATH}?`))
+    return getList(res, new URLSearchParams(url.slice(LIST_PATH.length + 1)));
   if (req.method === 'POST' && url === LIST_PATH) return create(req, res);
   if (req.method === 'GET' && url.startsWith(ITEM_PREFIX)) {
     const id = Number(url.slice(ITEM_PREFIX.length));

@@ -37,12 +37,24 @@ export function searchScenarios(size: number, authorization: string): SearchScen
     {
       name: 'GET search',
       judgedOnly: true,
-      request: { method: 'GET', path: '/v1/products?q=<adjective>+<noun>&limit=20', paths: searchPaths(), headers, expect: 200 },
+      request: {
+        method: 'GET',
+        path: '/v1/products?q=<adjective>+<noun>&limit=20',
+        paths: searchPaths(),
+        headers,
+        expect: 200,
+      },
     },
     {
       name: 'GET by category',
       judgedOnly: true,
-      request: { method: 'GET', path: '/v1/products?category=<category>&limit=20&page=<n>', paths: categoryPaths(size), headers, expect: 200 },
+      request: {
+        method: 'GET',
+        path: '/v1/products?category=<category>&limit=20&page=<n>',
+        paths: categoryPaths(size),
+        headers,
+        expect: 200,
+      },
     },
   ];
 }
@@ -54,8 +66,13 @@ function searchPaths(): string[] {
 
 /** Pages of 20 of each category in turn, up to 1,000 targets, as many as `size` products fill. */
 function categoryPaths(size: number): string[] {
-  const pagesPerCategory = Math.max(1, Math.min(Math.ceil(SEARCH_TARGETS / BENCH_CATEGORIES.length), Math.floor(size / BENCH_CATEGORIES.length / 20)));
-  return Array.from({ length: pagesPerCategory }, (_, page) => BENCH_CATEGORIES.map((category) => `/v1/products?category=${category}&limit=20&page=${page + 1}`)).flat();
+  const pagesPerCategory = Math.max(
+    1,
+    Math.min(Math.ceil(SEARCH_TARGETS / BENCH_CATEGORIES.length), Math.floor(size / BENCH_CATEGORIES.length / 20)),
+  );
+  return Array.from({ length: pagesPerCategory }, (_, page) =>
+    BENCH_CATEGORIES.map((category) => `/v1/products?category=${category}&limit=20&page=${page + 1}`),
+  ).flat();
 }
 
 /**
@@ -65,13 +82,18 @@ function categoryPaths(size: number): string[] {
 export async function searchExamples(url: string, authorization: string): Promise<SearchExample[]> {
   const [pair = ''] = searchQueries(1);
   const noun = pair.split('+')[1] ?? '';
-  const targets = [`/v1/products?q=${pair}&limit=20`, `/v1/products?q=${noun}&limit=20`, `/v1/products?category=${BENCH_CATEGORIES[0]}&limit=20`];
+  const targets = [
+    `/v1/products?q=${pair}&limit=20`,
+    `/v1/products?q=${noun}&limit=20`,
+    `/v1/products?category=${BENCH_CATEGORIES[0]}&limit=20`,
+  ];
   const examples: SearchExample[] = [];
   for (const target of targets) {
     const started = performance.now();
     const answer = await fetch(`${url}${target}`, { headers: { Authorization: authorization } });
     const body = (await answer.json()) as { meta?: { total?: number } };
-    if (answer.status !== 200 || typeof body.meta?.total !== 'number') throw new Error(`GET ${target} answered ${answer.status}`);
+    if (answer.status !== 200 || typeof body.meta?.total !== 'number')
+      throw new Error(`GET ${target} answered ${answer.status}`);
     examples.push({ target, total: body.meta.total, firstMs: performance.now() - started });
   }
   return examples;
@@ -81,28 +103,44 @@ export async function searchExamples(url: string, authorization: string): Promis
 export function printSearch(size: SizeMeasurement, connections: number): void {
   const search = size.search;
   if (search === undefined) return;
-  const cellOf = (name: ScenarioName): Cell | undefined => size.cells.find((cell) => cell.scenario === name && cell.connections === connections);
+  const cellOf = (name: ScenarioName): Cell | undefined =>
+    size.cells.find((cell) => cell.scenario === name && cell.connections === connections);
   const targets = [searchPaths().length, categoryPaths(size.size).length];
-  const cached = targets.some((count) => count <= PAGE_CACHE_SIZE) ? ` — fewer than the ${PAGE_CACHE_SIZE} pages the cache holds: not comparable` : '';
-  console.log(`\nSearch at ${size.size.toLocaleString('en')} products, ${connections} connections, ${targets.join(' and ')} different targets in turn${cached}`);
+  const cached = targets.some((count) => count <= PAGE_CACHE_SIZE)
+    ? ` — fewer than the ${PAGE_CACHE_SIZE} pages the cache holds: not comparable`
+    : '';
+  console.log(
+    `\nSearch at ${size.size.toLocaleString('en')} products, ${connections} connections, ${targets.join(' and ')} different targets in turn${cached}`,
+  );
   console.log(
     formatTable(
       ['example request', 'matches', 'first answer ms'],
-      search.examples.map((example) => [example.target, example.total.toLocaleString('en'), example.firstMs.toFixed(0)]),
+      search.examples.map((example) => [
+        example.target,
+        example.total.toLocaleString('en'),
+        example.firstMs.toFixed(0),
+      ]),
     ),
   );
   const rows = (['GET search', 'GET by category'] as const).map((name) => {
     const cell = cellOf(name);
     return cell === undefined
       ? [name, 'n/a', 'n/a', 'n/a']
-      : [name, cell.plainrest.requestsPerSecond.toFixed(0), cell.reference.requestsPerSecond.toFixed(0), throughputRatio(cell).toFixed(2)];
+      : [
+          name,
+          cell.plainrest.requestsPerSecond.toFixed(0),
+          cell.reference.requestsPerSecond.toFixed(0),
+          throughputRatio(cell).toFixed(2),
+        ];
   });
   console.log(formatTable(['scenario', 'plainrest req/s', 'reference req/s (its precomputed page)', 'ratio'], rows));
   const searchCell = cellOf('GET search');
   const categoryCell = cellOf('GET by category');
   if (searchCell !== undefined && categoryCell !== undefined) {
     const drifting = searchCell.plainrest.requestsPerSecond / categoryCell.plainrest.requestsPerSecond;
-    console.log(`search ÷ by category: ${(throughputRatio(searchCell) / throughputRatio(categoryCell)).toFixed(2)} as ratios to the reference, ${drifting.toFixed(2)} in raw req/s`);
+    console.log(
+      `search ÷ by category: ${(throughputRatio(searchCell) / throughputRatio(categoryCell)).toFixed(2)} as ratios to the reference, ${drifting.toFixed(2)} in raw req/s`,
+    );
   }
   console.log(
     `plainrest RSS before the first search ${megabytes(search.rssBeforeMegabytes)}, after it (it built the word index) ${megabytes(search.rssWithIndexMegabytes)}, ` +

@@ -46,22 +46,50 @@ const POLL_MS = 5;
 const START_TIMEOUT_MS = 120_000;
 
 /** plainrest as `npm start` runs it, with `settings` (PORT and HOST are added) as its only plainrest variables. */
-export async function startPlainrest(settings: Readonly<Record<string, string>>, logFile: string, probe: Probe): Promise<ServerProcess> {
+export async function startPlainrest(
+  settings: Readonly<Record<string, string>>,
+  logFile: string,
+  probe: Probe,
+): Promise<ServerProcess> {
   const port = await freePort();
   const env = { ...inheritedEnvironment(), ...settings, PORT: String(port), HOST: '127.0.0.1' };
   return startProcess('plainrest', [PLAINREST_MAIN], env, port, logFile, probe);
 }
 
 /** The reference server on the records of `referenceFile` (a JSON array), under /v1/<collection>. */
-export async function startReference(referenceFile: string, collection: string, logFile: string, probe: Probe): Promise<ServerProcess> {
+export async function startReference(
+  referenceFile: string,
+  collection: string,
+  logFile: string,
+  probe: Probe,
+): Promise<ServerProcess> {
   const port = await freePort();
-  return startProcess('reference', [REFERENCE_SERVER, referenceFile, String(port), collection], inheritedEnvironment(), port, logFile, probe);
+  return startProcess(
+    'reference',
+    [REFERENCE_SERVER, referenceFile, String(port), collection],
+    inheritedEnvironment(),
+    port,
+    logFile,
+    probe,
+  );
 }
 
 /** The reference on PostgreSQL: the rows of `databaseUrl`'s products through a pool of `poolSize` connections. */
-export async function startPostgresReference(databaseUrl: string, poolSize: number, logFile: string, probe: Probe): Promise<ServerProcess> {
+export async function startPostgresReference(
+  databaseUrl: string,
+  poolSize: number,
+  logFile: string,
+  probe: Probe,
+): Promise<ServerProcess> {
   const port = await freePort();
-  return startProcess('reference', [POSTGRES_REFERENCE_SERVER, databaseUrl, String(port), String(poolSize)], inheritedEnvironment(), port, logFile, probe);
+  return startProcess(
+    'reference',
+    [POSTGRES_REFERENCE_SERVER, databaseUrl, String(port), String(poolSize)],
+    inheritedEnvironment(),
+    port,
+    logFile,
+    probe,
+  );
 }
 
 /** The environment without any plainrest setting or NODE_OPTIONS, so only the benchmark's own apply. */
@@ -91,20 +119,30 @@ async function startProcess(
   } catch (error) {
     child.kill('SIGKILL');
     const reason = error instanceof Error ? error.message : String(error);
-    throw new Error(`${name} did not start: ${reason}\n--- ${logFile} (end) ---\n${readFileSync(logFile, 'utf8').slice(-3000)}`);
+    throw new Error(
+      `${name} did not start: ${reason}\n--- ${logFile} (end) ---\n${readFileSync(logFile, 'utf8').slice(-3000)}`,
+    );
   }
   const startupMs = performance.now() - started;
-  return { url, startupMs, rssMegabytes: () => residentMegabytes(child.pid), cpuSeconds: () => processCpuSeconds(child.pid), stop: () => stopChild(child) };
+  return {
+    url,
+    startupMs,
+    rssMegabytes: () => residentMegabytes(child.pid),
+    cpuSeconds: () => processCpuSeconds(child.pid),
+    stop: () => stopChild(child),
+  };
 }
 
 async function waitUntilReady(url: string, probe: Probe, child: ChildProcess): Promise<void> {
   const deadline = performance.now() + START_TIMEOUT_MS;
   for (;;) {
-    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`it exited (${child.exitCode ?? child.signalCode})`);
+    if (child.exitCode !== null || child.signalCode !== null)
+      throw new Error(`it exited (${child.exitCode ?? child.signalCode})`);
     const status = await statusOf(url, probe);
     if (status === 200) return;
     if (status !== undefined && status >= 400 && status < 500) throw new Error(`GET ${probe.path} answered ${status}`);
-    if (performance.now() > deadline) throw new Error(`no 200 to GET ${probe.path} within ${START_TIMEOUT_MS / 1000} s`);
+    if (performance.now() > deadline)
+      throw new Error(`no 200 to GET ${probe.path} within ${START_TIMEOUT_MS / 1000} s`);
     await sleep(POLL_MS);
   }
 }
@@ -157,7 +195,9 @@ async function stopChild(child: ChildProcess): Promise<void> {
 /** plainrest durable or memory-only, in-process via tsx (bench/bench-server.ts), for the write benchmark. */
 export async function startBenchServer(mode: 'durable' | 'memory', dataDir: string): Promise<BenchServer> {
   // stdout goes to a pipe the benchmark drains (the access log), like "stdout to a file".
-  const child = spawn(process.execPath, ['--import', 'tsx', BENCH_SERVER, mode, dataDir], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', BENCH_SERVER, mode, dataDir], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   killAtExit(child);
   const url = await new Promise<string>((resolve, reject) => {
     child.stdout.once('data', (chunk: Buffer) => resolve(chunk.toString().trim().split('\n')[0] as string));

@@ -33,7 +33,13 @@ export interface SteadyLoadResult {
 }
 
 /** `spec` (its `{n}` numbered from `firstNumber`) at `rate` requests per second for `seconds`, against `baseUrl`. */
-export async function steadyLoad(baseUrl: string, spec: LoadRequest, rate: number, seconds: number, firstNumber = 1): Promise<SteadyLoadResult> {
+export async function steadyLoad(
+  baseUrl: string,
+  spec: LoadRequest,
+  rate: number,
+  seconds: number,
+  firstNumber = 1,
+): Promise<SteadyLoadResult> {
   const target = new URL(baseUrl);
   const agent = new Agent({ keepAlive: true, maxSockets: MAX_CONNECTIONS });
   const total = Math.max(1, Math.round(rate * seconds));
@@ -45,24 +51,36 @@ export async function steadyLoad(baseUrl: string, spec: LoadRequest, rate: numbe
   const send = (n: number): Promise<void> =>
     new Promise((resolve) => {
       const body = spec.bodyTemplate === undefined ? undefined : bodyFor(spec.bodyTemplate, n);
-      const headers = body === undefined ? spec.headers : { ...spec.headers, 'content-length': String(Buffer.byteLength(body)) };
+      const headers =
+        body === undefined ? spec.headers : { ...spec.headers, 'content-length': String(Buffer.byteLength(body)) };
       const fail = (reason: string): void => {
         errors++;
         if (failures.length < 5) failures.push(reason);
         resolve();
       };
       const sentAt = performance.now();
-      const req = request({ host: target.hostname, port: target.port, method: spec.method, path: spec.path, headers, agent, timeout: REQUEST_TIMEOUT_MS }, (res) => {
-        res.resume();
-        res.once('end', () => {
-          if (res.statusCode === spec.expect) {
-            latenciesMs.push(performance.now() - sentAt);
-            resolve();
-          } else {
-            fail(`${spec.method} ${spec.path} answered ${res.statusCode}`);
-          }
-        });
-      });
+      const req = request(
+        {
+          host: target.hostname,
+          port: target.port,
+          method: spec.method,
+          path: spec.path,
+          headers,
+          agent,
+          timeout: REQUEST_TIMEOUT_MS,
+        },
+        (res) => {
+          res.resume();
+          res.once('end', () => {
+            if (res.statusCode === spec.expect) {
+              latenciesMs.push(performance.now() - sentAt);
+              resolve();
+            } else {
+              fail(`${spec.method} ${spec.path} answered ${res.statusCode}`);
+            }
+          });
+        },
+      );
       req.once('timeout', () => req.destroy(new Error(`no answer within ${REQUEST_TIMEOUT_MS} ms`)));
       req.once('error', (error) => fail(`${spec.method} ${spec.path}: ${error.message}`));
       req.end(body);
@@ -96,4 +114,3 @@ export async function steadyLoad(baseUrl: string, spec: LoadRequest, rate: numbe
 export function percentile(sorted: readonly number[], fraction: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * fraction))] ?? 0;
 }
-

@@ -19,7 +19,10 @@ export class SubscriberProcess {
   }
 
   static start(): SubscriberProcess {
-    const child = fork(SUBSCRIBERS_PROGRAM, [], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    const child = fork(SUBSCRIBERS_PROGRAM, [], {
+      execArgv: ['--import', 'tsx'],
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    });
     killAtExit(child);
     return new SubscriberProcess(child);
   }

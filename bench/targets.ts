@@ -9,7 +9,15 @@
 import { formatTable } from './bench-support.ts';
 import type { LoadResult } from './load-generators.ts';
 
-export type ScenarioName = 'GET item' | 'GET item + caller check' | 'GET list' | 'GET search' | 'GET by category' | 'POST create' | 'POST create + event' | 'PATCH';
+export type ScenarioName =
+  | 'GET item'
+  | 'GET item + caller check'
+  | 'GET list'
+  | 'GET search'
+  | 'GET by category'
+  | 'POST create'
+  | 'POST create + event'
+  | 'PATCH';
 
 /** One row of the big table: a scenario at one size and connection count, on both servers. */
 export interface Cell {
@@ -86,7 +94,12 @@ export function throughputRatio(cell: Cell): number {
 }
 
 /** A cell from its rounds: the ratio is the median of the rounds' ratios; the rates shown are the median rounds. */
-export function combineRounds(scenario: ScenarioName, size: number, connections: number, rounds: readonly { plainrest: RoundResult; reference: RoundResult }[]): Cell {
+export function combineRounds(
+  scenario: ScenarioName,
+  size: number,
+  connections: number,
+  rounds: readonly { plainrest: RoundResult; reference: RoundResult }[],
+): Cell {
   const ratios = rounds.map((round) => round.plainrest.requestsPerSecond / round.reference.requestsPerSecond);
   const medianRun = (results: readonly LoadResult[]): LoadResult => {
     const sorted = [...results].sort((a, b) => a.requestsPerSecond - b.requestsPerSecond);
@@ -97,7 +110,10 @@ export function combineRounds(scenario: ScenarioName, size: number, connections:
     const measured = results.map((result) => result.cpuMicros);
     return measured.every((micros) => micros !== undefined) ? median(measured as number[]) : undefined;
   };
-  const cpuMicros = { plainrest: cpu(rounds.map((round) => round.plainrest)), reference: cpu(rounds.map((round) => round.reference)) };
+  const cpuMicros = {
+    plainrest: cpu(rounds.map((round) => round.plainrest)),
+    reference: cpu(rounds.map((round) => round.reference)),
+  };
   return {
     scenario,
     size,
@@ -106,28 +122,42 @@ export function combineRounds(scenario: ScenarioName, size: number, connections:
     ratioSpread: [Math.min(...ratios), Math.max(...ratios)],
     plainrest: medianRun(rounds.map((round) => round.plainrest)),
     reference: medianRun(rounds.map((round) => round.reference)),
-    ...(cpuMicros.plainrest === undefined || cpuMicros.reference === undefined ? {} : { cpuMicros: { plainrest: cpuMicros.plainrest, reference: cpuMicros.reference } }),
+    ...(cpuMicros.plainrest === undefined || cpuMicros.reference === undefined
+      ? {}
+      : { cpuMicros: { plainrest: cpuMicros.plainrest, reference: cpuMicros.reference } }),
   };
 }
 
 /** A round on `server`: the load, and the server's CPU time per answer over it. */
-export async function measuredRound(server: { cpuSeconds(): number | undefined }, run: () => Promise<LoadResult>, seconds: number): Promise<RoundResult> {
+export async function measuredRound(
+  server: { cpuSeconds(): number | undefined },
+  run: () => Promise<LoadResult>,
+  seconds: number,
+): Promise<RoundResult> {
   const before = server.cpuSeconds();
   const result = await run();
   const after = server.cpuSeconds();
   const answers = result.requestsPerSecond * seconds;
-  return { ...result, cpuMicros: before === undefined || after === undefined || answers === 0 ? undefined : ((after - before) * 1e6) / answers };
+  return {
+    ...result,
+    cpuMicros:
+      before === undefined || after === undefined || answers === 0 ? undefined : ((after - before) * 1e6) / answers,
+  };
 }
 
 /** A cell's CPU time per answer, plainrest / reference in µs, for the tables. */
 export function cpuColumn(cell: Cell): string {
-  return cell.cpuMicros === undefined ? '—' : `${cell.cpuMicros.plainrest.toFixed(0)} / ${cell.cpuMicros.reference.toFixed(0)}`;
+  return cell.cpuMicros === undefined
+    ? '—'
+    : `${cell.cpuMicros.plainrest.toFixed(0)} / ${cell.cpuMicros.reference.toFixed(0)}`;
 }
 
 export function median(values: readonly number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? (sorted[middle] as number) : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
+  return sorted.length % 2 === 1
+    ? (sorted[middle] as number)
+    : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
 }
 
 /** A two-word search costs at most this much more than a page of a category list (see bench/README.md). */
@@ -143,8 +173,15 @@ export function checkTargets(measurements: Measurements): TargetCheck[] {
   const ratioTargets = (scenario: ScenarioName, minimum: number): TargetCheck[] =>
     [...sizes, measurements.declared].map((size) => {
       const cell = cellOf(scenario, size);
-      const where = size === measurements.declared ? `declared ${size.collection}, ${count(size.size)}` : count(size.size);
-      return check(`${scenario} ratio, ${where}`, cell && throughputRatio(cell), `≥ ${minimum}`, (value) => value >= minimum, ratio);
+      const where =
+        size === measurements.declared ? `declared ${size.collection}, ${count(size.size)}` : count(size.size);
+      return check(
+        `${scenario} ratio, ${where}`,
+        cell && throughputRatio(cell),
+        `≥ ${minimum}`,
+        (value) => value >= minimum,
+        ratio,
+      );
     });
   // The list's cost at the largest size against the smallest. The two sizes run minutes
   // apart, and a shared machine's speed drifts meanwhile; the reference's precomputed page
@@ -159,7 +196,9 @@ export function checkTargets(measurements: Measurements): TargetCheck[] {
     ...ratioTargets('GET list', 0.5),
     check(
       `GET list at ${count(largest.size)} ÷ at ${count(smallest.size)} (each as a ratio to the reference; raw req/s in brackets)`,
-      listSmall === undefined || listLarge === undefined ? undefined : throughputRatio(listLarge) / throughputRatio(listSmall),
+      listSmall === undefined || listLarge === undefined
+        ? undefined
+        : throughputRatio(listLarge) / throughputRatio(listSmall),
       '≥ 0.7',
       (value) => value >= 0.7,
       (value) =>
@@ -172,7 +211,9 @@ export function checkTargets(measurements: Measurements): TargetCheck[] {
     // removes the drift between the two scenarios, measured a minute apart.
     check(
       `GET search ÷ GET by category at ${count(largest.size)} (each as a ratio to the reference; raw req/s in brackets)`,
-      search === undefined || byCategory === undefined ? undefined : throughputRatio(search) / throughputRatio(byCategory),
+      search === undefined || byCategory === undefined
+        ? undefined
+        : throughputRatio(search) / throughputRatio(byCategory),
       `≥ ${SEARCH_MINIMUM}`,
       (value) => value >= SEARCH_MINIMUM,
       (value) =>
@@ -188,8 +229,20 @@ export function checkTargets(measurements: Measurements): TargetCheck[] {
       (value) => value <= 2,
       (value) => `${ratio(value)} (${startup.plainrest.toFixed(0)} / ${startup.reference.toFixed(0)} ms)`,
     ),
-    check(`RSS with ${count(largest.size)} products (after the reads)`, largest.rssMegabytes.plainrest, '< 200 MB', (value) => value < 200, megabytes),
-    check('idle RSS (empty data, SEED=false)', measurements.idleRssMegabytes, '< 60 MB', (value) => value < 60, megabytes),
+    check(
+      `RSS with ${count(largest.size)} products (after the reads)`,
+      largest.rssMegabytes.plainrest,
+      '< 200 MB',
+      (value) => value < 200,
+      megabytes,
+    ),
+    check(
+      'idle RSS (empty data, SEED=false)',
+      measurements.idleRssMegabytes,
+      '< 60 MB',
+      (value) => value < 60,
+      megabytes,
+    ),
   ];
 }
 
@@ -220,9 +273,20 @@ export function checkPostgresTargets(cells: readonly PostgresCell[], targetConne
   const processCounts = [...new Set(cells.map((cell) => cell.processes))].sort((a, b) => a - b);
   return POSTGRES_JUDGED.flatMap((scenario) =>
     processCounts.map((processes) => {
-      const cell = cells.find((candidate) => candidate.scenario === scenario && candidate.processes === processes && candidate.connections === targetConnections);
+      const cell = cells.find(
+        (candidate) =>
+          candidate.scenario === scenario &&
+          candidate.processes === processes &&
+          candidate.connections === targetConnections,
+      );
       const where = `${processes} process${processes === 1 ? '' : 'es'}`;
-      return check(`${scenario} ratio on PostgreSQL, ${where}`, cell && throughputRatio(cell), `≥ ${POSTGRES_MINIMUM}`, (value) => value >= POSTGRES_MINIMUM, ratio);
+      return check(
+        `${scenario} ratio on PostgreSQL, ${where}`,
+        cell && throughputRatio(cell),
+        `≥ ${POSTGRES_MINIMUM}`,
+        (value) => value >= POSTGRES_MINIMUM,
+        ratio,
+      );
     }),
   );
 }
@@ -249,7 +313,12 @@ export interface EventMeasurement {
   /** Subscribers that missed an event, received one twice or out of order, or were cut off. */
   readonly faultySubscribers: number;
   /** Writes per second beside the streams (some stalled) ÷ alone, and the RSS left once the streams closed. */
-  readonly throughput: { readonly streams: number; readonly stalled: number; readonly ratio: number; readonly rssReturnedMegabytes: number | undefined };
+  readonly throughput: {
+    readonly streams: number;
+    readonly stalled: number;
+    readonly ratio: number;
+    readonly rssReturnedMegabytes: number | undefined;
+  };
 }
 
 /** Write p99 with the subscribers connected, at most this many times without (see bench/README.md). */
@@ -267,7 +336,12 @@ const EVENTS_RSS_LEFT_MAXIMUM = 50;
  * order, and no write fails.
  */
 export function checkEventTargets(measurement: EventMeasurement): TargetCheck[] {
-  const { subscribers, without, rssBeforeSubscribersMegabytes: before, rssWithSubscribersMegabytes: after } = measurement;
+  const {
+    subscribers,
+    without,
+    rssBeforeSubscribersMegabytes: before,
+    rssWithSubscribersMegabytes: after,
+  } = measurement;
   const many = count(subscribers);
   return [
     check(
@@ -291,13 +365,31 @@ export function checkEventTargets(measurement: EventMeasurement): TargetCheck[] 
       (value) => value >= EVENTS_THROUGHPUT_MINIMUM,
       ratio,
     ),
-    check('RSS left once those streams closed', measurement.throughput.rssReturnedMegabytes, `≤ ${EVENTS_RSS_LEFT_MAXIMUM} MB`, (value) => value <= EVENTS_RSS_LEFT_MAXIMUM, megabytes),
-    check('subscribers that missed, repeated or reordered an event, or were cut off', measurement.faultySubscribers, '0', (value) => value === 0, String),
+    check(
+      'RSS left once those streams closed',
+      measurement.throughput.rssReturnedMegabytes,
+      `≤ ${EVENTS_RSS_LEFT_MAXIMUM} MB`,
+      (value) => value <= EVENTS_RSS_LEFT_MAXIMUM,
+      megabytes,
+    ),
+    check(
+      'subscribers that missed, repeated or reordered an event, or were cut off',
+      measurement.faultySubscribers,
+      '0',
+      (value) => value === 0,
+      String,
+    ),
     check('writes that failed', measurement.failedWrites, '0', (value) => value === 0, String),
   ];
 }
 
-function check(target: string, value: number | undefined, goal: string, passes: (value: number) => boolean, format: (value: number) => string): TargetCheck {
+function check(
+  target: string,
+  value: number | undefined,
+  goal: string,
+  passes: (value: number) => boolean,
+  format: (value: number) => string,
+): TargetCheck {
   if (value === undefined || !Number.isFinite(value)) return { target, measured: 'n/a', goal, verdict: 'n/a' };
   return { target, measured: format(value), goal, verdict: passes(value) ? 'met' : 'MISSED' };
 }
@@ -315,9 +407,19 @@ function ratio(value: number): string {
  * failed; true when the run passes: no target missed, or, where targets are not enforced
  * (a smoke run), no request failed.
  */
-export function reportTargets(title: string, checks: readonly TargetCheck[], cells: readonly Cell[], enforceTargets: boolean): boolean {
+export function reportTargets(
+  title: string,
+  checks: readonly TargetCheck[],
+  cells: readonly Cell[],
+  enforceTargets: boolean,
+): boolean {
   console.log(`\n${title}`);
-  console.log(formatTable(['target', 'measured', 'goal', 'result'], checks.map((check) => [check.target, check.measured, check.goal, check.verdict])));
+  console.log(
+    formatTable(
+      ['target', 'measured', 'goal', 'result'],
+      checks.map((check) => [check.target, check.measured, check.goal, check.verdict]),
+    ),
+  );
   const missed = checks.filter((check) => check.verdict === 'MISSED').length;
   console.log(missed === 0 ? 'all targets met' : `${missed} target${missed === 1 ? '' : 's'} missed`);
   const errors = cells.reduce((sum, cell) => sum + cell.plainrest.errors + cell.reference.errors, 0);

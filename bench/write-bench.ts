@@ -55,7 +55,21 @@ for (const size of SIZES) {
     ]);
   }
 }
-console.log(`POST /v1/products, ${SECONDS} s per cell, ${availableParallelism()} cores, node ${process.version}, load from ${load.name}`);
 console.log(
-  formatTable(['stored', 'clients', 'durable req/s', 'journal off req/s', 'durable/off', 'durable p50/p99 ms', 'off p50/p99 ms', 'errors'], rows),
+  `POST /v1/products, ${SECONDS} s per cell, ${availableParallelism()} cores, node ${process.version}, load from ${load.name}`,
+);
+console.log(
+  formatTable(
+    [
+      'stored',
+      'clients',
+      'durable req/s',
+      'journal off req/s',
+      'durable/off',
+      'durable p50/p99 ms',
+      'off p50/p99 ms',
+      'errors',
+    ],
+    rows,
+  ),
 );

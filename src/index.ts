@@ -12,7 +12,16 @@ export { StartupError } from './store/open-store.ts';
 export { MemoryStore } from './store/memory-store.ts';
 export type { Persistence } from './store/memory-store.ts';
 export type { CollectionState } from './store/collection-state.ts';
-export type { Change, Decision, EventFacts, Query, QueryResult, RangeFilter, Store, StoredCollection } from './store/store.ts';
+export type {
+  Change,
+  Decision,
+  EventFacts,
+  Query,
+  QueryResult,
+  RangeFilter,
+  Store,
+  StoredCollection,
+} from './store/store.ts';
 export type { ChangeFeed, EventPage, EventWindow } from './feed/change-feed.ts';
 export type { EventFilter, EventType, FeedEvent, Readable } from './feed/feed-event.ts';
 export type { Retention } from './feed/event-log.ts';
@@ -22,5 +31,11 @@ export type { StoredRecord, JsonObject, JsonValue } from './records/json.ts';
 export type { ResourcesDeclaration, CollectionDeclaration, PropertySchema } from './declarations/declaration.ts';
 export type { Hooks } from './declarations/compile-declaration.ts';
 export { DeclarationError } from './declarations/load-declaration.ts';
-export type { FieldRule, ResourceDefinition, ResourceHook, ResourceTable, WriteContext } from './resources/definition.ts';
+export type {
+  FieldRule,
+  ResourceDefinition,
+  ResourceHook,
+  ResourceTable,
+  WriteContext,
+} from './resources/definition.ts';
 export { HookConflict, validationError } from './errors/errors.ts';

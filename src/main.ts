@@ -106,7 +106,8 @@ async function mint(options: ServerOptions, email: string): Promise<number> {
       for (const line of error.lines) console.error(`cannot mint a token: ${line}`);
       return EXIT_CANNOT_RUN;
     }
-    if (!(error instanceof TokenMintError) && !(error instanceof ConfigError) && !(error instanceof StartupError)) throw error;
+    if (!(error instanceof TokenMintError) && !(error instanceof ConfigError) && !(error instanceof StartupError))
+      throw error;
     console.error(`cannot mint a token: ${error instanceof ConfigError ? settingMessage(error) : error.message}`);
     return EXIT_CANNOT_RUN;
   }
@@ -145,10 +146,19 @@ async function run(options: ServerOptions): Promise<number> {
   try {
     server = await startServer({ ...options, accessLog, logger: consoleLogger });
   } catch (error) {
-    const attempt = { port: options.port ?? DEFAULTS.port, host: options.host ?? DEFAULTS.host, dataDir: options.dataDir ?? DEFAULTS.dataDir };
+    const attempt = {
+      port: options.port ?? DEFAULTS.port,
+      host: options.host ?? DEFAULTS.host,
+      dataDir: options.dataDir ?? DEFAULTS.dataDir,
+    };
     stdout.flush();
     if (error instanceof DeclarationError) for (const line of error.lines) console.error(`cannot start: ${line}`);
-    else console.error(error instanceof ConfigError ? `cannot start: ${settingMessage(error)}` : describeStartupFailure(error, attempt));
+    else
+      console.error(
+        error instanceof ConfigError
+          ? `cannot start: ${settingMessage(error)}`
+          : describeStartupFailure(error, attempt),
+      );
     return EXIT_CANNOT_RUN;
   }
   for (const line of await startBanner(server, process.argv[1])) stdout.write(line);
@@ -163,7 +173,13 @@ async function run(options: ServerOptions): Promise<number> {
 /** A bad setting's message in the command line's words: `--port (PORT) must be …; change it`. */
 function settingMessage(error: ConfigError): string {
   const setting = SETTINGS.find((candidate) => candidate.option === error.option && candidate.member === error.member);
-  const named = setting === undefined ? error.message : error.message.replace(error.member === undefined ? error.option : `${error.option}.${error.member}`, `--${setting.flag} (${setting.variable})`);
+  const named =
+    setting === undefined
+      ? error.message
+      : error.message.replace(
+          error.member === undefined ? error.option : `${error.option}.${error.member}`,
+          `--${setting.flag} (${setting.variable})`,
+        );
   return `${named}; change that setting (--help lists them all)`;
 }
 

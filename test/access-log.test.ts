@@ -26,7 +26,16 @@ describe('access log', () => {
       await api.as(undefined).get('/v1/products');
       assert.equal(logger.lines.length, 2);
       const [ok, refused] = logger.lines.map((line) => JSON.parse(line) as Record<string, unknown>);
-      assert.deepEqual(Object.keys(ok ?? {}), ['time', 'request_id', 'method', 'path', 'status', 'bytes', 'duration_ms', 'user_id']);
+      assert.deepEqual(Object.keys(ok ?? {}), [
+        'time',
+        'request_id',
+        'method',
+        'path',
+        'status',
+        'bytes',
+        'duration_ms',
+        'user_id',
+      ]);
       assert.match(String(ok?.['time']), /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
       assert.equal(ok?.['request_id'], 'trace-123');
       assert.equal(ok?.['method'], 'GET');
@@ -52,7 +61,14 @@ describe('access log', () => {
       await api.get('/v1/users?email=secret-person@example.com');
       await api.get('/v1/products', { authorization: 'Bearer not.a.real-token' });
       const everything = logger.lines.join('\n');
-      for (const secret of ['hunter2', 'secret-person', api.token ?? '-', client.token ?? '-', 'not.a.real-token', 'Bearer']) {
+      for (const secret of [
+        'hunter2',
+        'secret-person',
+        api.token ?? '-',
+        client.token ?? '-',
+        'not.a.real-token',
+        'Bearer',
+      ]) {
         assert.ok(!everything.includes(secret), `the log holds ${secret}`);
       }
       assert.ok(logger.lines.length >= 5);
@@ -93,7 +109,15 @@ describe('access log', () => {
 
   test('the text form reads as one short line', () => {
     const line = formatAccessLine(
-      { requestId: 'r-1', method: 'POST', path: '/v1/products', status: 201, bytes: 120, durationMs: 1.23456, userId: 3 },
+      {
+        requestId: 'r-1',
+        method: 'POST',
+        path: '/v1/products',
+        status: 201,
+        bytes: 120,
+        durationMs: 1.23456,
+        userId: 3,
+      },
       'text',
       Date.parse('2026-01-02T03:04:05.000Z'),
     );
@@ -101,14 +125,37 @@ describe('access log', () => {
   });
 
   test('durations print as Math.round(ms * 100) / 100 would, without formatting a fraction', () => {
-    const cases = [0, 0.001, 0.004, 0.005, 0.05, 0.1, 0.2 + 0.1, 0.5, 0.994, 0.995, 0.999, 1, 1.005, 1.2, 1.23456, 9.99, 10.1, 100, 123_456.78];
+    const cases = [
+      0,
+      0.001,
+      0.004,
+      0.005,
+      0.05,
+      0.1,
+      0.2 + 0.1,
+      0.5,
+      0.994,
+      0.995,
+      0.999,
+      1,
+      1.005,
+      1.2,
+      1.23456,
+      9.99,
+      10.1,
+      100,
+      123_456.78,
+    ];
     let seed = 7;
     for (let i = 0; i < 2000; i++) {
       seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648;
       cases.push((seed / 2_147_483_648) * 10 ** (i % 6));
     }
     for (const ms of cases) assert.equal(twoDecimals(ms), String(Math.round(ms * 100) / 100), `for ${ms}`);
-    assert.deepEqual([twoDecimals(0.5), twoDecimals(1.23456), twoDecimals(2), twoDecimals(0.07)], ['0.5', '1.23', '2', '0.07']);
+    assert.deepEqual(
+      [twoDecimals(0.5), twoDecimals(1.23456), twoDecimals(2), twoDecimals(0.07)],
+      ['0.5', '1.23', '2', '0.07'],
+    );
   });
 
   test('the JSON line written as bytes is byte for byte formatAccessLine in UTF-8, whatever the fields hold, and within its bound', () => {
@@ -133,14 +180,30 @@ describe('access log', () => {
     const users = [undefined, 1, 42, 9_007_199_254_740_991];
     const buffer = Buffer.alloc(64 * 1024);
     let seed = 11;
-    const pick = <T,>(list: readonly T[]): T => {
+    const pick = <T>(list: readonly T[]): T => {
       seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648;
       return list[seed % list.length] as T;
     };
     const now = Date.parse('2026-11-22T04:05:06.789Z');
-    const entries: AccessEntry[] = paths.map((path) => ({ requestId: 'r-1', method: 'GET', path, status: 200, bytes: 10, durationMs: 0.5, userId: 3 }));
+    const entries: AccessEntry[] = paths.map((path) => ({
+      requestId: 'r-1',
+      method: 'GET',
+      path,
+      status: 200,
+      bytes: 10,
+      durationMs: 0.5,
+      userId: 3,
+    }));
     for (let n = 0; n < 500; n++) {
-      entries.push({ requestId: pick(requestIds), method: pick(methods), path: pick(paths), status: pick(numbers), bytes: pick(numbers), durationMs: pick(durations), userId: pick(users) });
+      entries.push({
+        requestId: pick(requestIds),
+        method: pick(methods),
+        path: pick(paths),
+        status: pick(numbers),
+        bytes: pick(numbers),
+        durationMs: pick(durations),
+        userId: pick(users),
+      });
     }
     for (const entry of entries) {
       buffer.fill(0xff);
@@ -155,12 +218,36 @@ describe('access log', () => {
 
   test('the bytes follow the time from line to line: the next millisecond, second, minute and year, a longer year and back', () => {
     const start = Date.parse('2026-11-22T23:59:59.998Z');
-    const times = [start, start, start + 1, start + 2, start + 1002, start + 60_000, start - 86_400_000, Date.parse('+010000-01-01T00:00:00.000Z'), start + 5, 0, -1];
-    const entry: AccessEntry = { requestId: 'r-1', method: 'GET', path: '/v1/products/7', status: 200, bytes: 140, durationMs: 0.07, userId: 1 };
+    const times = [
+      start,
+      start,
+      start + 1,
+      start + 2,
+      start + 1002,
+      start + 60_000,
+      start - 86_400_000,
+      Date.parse('+010000-01-01T00:00:00.000Z'),
+      start + 5,
+      0,
+      -1,
+    ];
+    const entry: AccessEntry = {
+      requestId: 'r-1',
+      method: 'GET',
+      path: '/v1/products/7',
+      status: 200,
+      bytes: 140,
+      durationMs: 0.07,
+      userId: 1,
+    };
     const buffer = Buffer.alloc(1024);
     for (const now of times) {
       const end = writeAccessLine(buffer, 0, entry, now);
-      assert.equal(buffer.subarray(0, end).toString('utf8'), `${formatAccessLine(entry, 'json', now)}\n`, `at ${new Date(now).toISOString()}`);
+      assert.equal(
+        buffer.subarray(0, end).toString('utf8'),
+        `${formatAccessLine(entry, 'json', now)}\n`,
+        `at ${new Date(now).toISOString()}`,
+      );
     }
   });
 });

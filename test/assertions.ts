@@ -107,7 +107,10 @@ export function assertProblem(
   assertRequestId(response);
   assert.ok(TITLES[status] !== undefined, `no title known for status ${status}`);
   const body = response.body;
-  assert.ok(body !== null && typeof body === 'object' && !Array.isArray(body), `a problem body is an object: ${response.text}`);
+  assert.ok(
+    body !== null && typeof body === 'object' && !Array.isArray(body),
+    `a problem body is an object: ${response.text}`,
+  );
   const members = ['type', 'title', 'status', 'code', 'detail', 'instance', 'request_id'];
   if (errors !== undefined) members.push('errors');
   assert.deepEqual(Object.keys(body).sort(), members.sort());
@@ -130,7 +133,8 @@ export function assertProblem(
     assert.ok((entry['message'] as string).length > 0, 'message is not empty');
   }
   assert.deepEqual(sortErrors(errorCodes(response)), sortErrors(errors));
-  if (status === 422) assert.equal(detail, errors.length === 1 ? '1 field is invalid' : `${errors.length} fields are invalid`);
+  if (status === 422)
+    assert.equal(detail, errors.length === 1 ? '1 field is invalid' : `${errors.length} fields are invalid`);
 }
 
 /** Resolves once the clock has moved past `timestamp`, so a bumped updated_at must differ from it. */

@@ -45,7 +45,9 @@ describe('auth: POST /v1/tokens', () => {
   test('valid credentials → 201 {access_token, token_type, expires_in, user_id}, not cacheable', () =>
     withServer(async (api) => {
       const id = await createUser(api, { email: 'carol@example.com', password: 'carol-password' });
-      const response = await api.as(undefined).post('/v1/tokens', { email: 'carol@example.com', password: 'carol-password' });
+      const response = await api
+        .as(undefined)
+        .post('/v1/tokens', { email: 'carol@example.com', password: 'carol-password' });
       assert.equal(response.status, 201);
       assert.equal(response.headers.get('cache-control'), 'no-store');
       assert.deepEqual(Object.keys(response.body).sort(), ['access_token', 'expires_in', 'token_type', 'user_id']);
@@ -69,7 +71,9 @@ describe('auth: POST /v1/tokens', () => {
   test('TOKEN_TTL_SECONDS sets expires_in and exp', async () => {
     const api = await startTestServer({ tokenTtlSeconds: 120 });
     try {
-      const response = await api.as(undefined).post('/v1/tokens', { email: TEST_ADMIN_EMAIL, password: TEST_ADMIN_PASSWORD });
+      const response = await api
+        .as(undefined)
+        .post('/v1/tokens', { email: TEST_ADMIN_EMAIL, password: TEST_ADMIN_PASSWORD });
       assert.equal(response.body.expires_in, 120);
       const claims = decodePayload(response.body.access_token);
       assert.equal((claims['exp'] as number) - (claims['iat'] as number), 120);
@@ -95,7 +99,14 @@ describe('auth: POST /v1/tokens', () => {
         const { request_id: _requestId, ...rest } = response.body;
         bodies.push(rest);
       }
-      assert.deepEqual(bodies[0], { type: 'about:blank', title: 'Unauthorized', status: 401, code: 'invalid_credentials', detail: 'the email or the password is wrong', instance: '/v1/tokens' });
+      assert.deepEqual(bodies[0], {
+        type: 'about:blank',
+        title: 'Unauthorized',
+        status: 401,
+        code: 'invalid_credentials',
+        detail: 'the email or the password is wrong',
+        instance: '/v1/tokens',
+      });
       assert.deepEqual(bodies[1], bodies[0]);
       assert.deepEqual(bodies[2], bodies[0]);
     }));
@@ -109,7 +120,8 @@ describe('auth: POST /v1/tokens', () => {
         assert.equal(response.status, 401);
         return Number(process.hrtime.bigint() - started) / 1e6;
       };
-      const median = (values: number[]): number => values.sort((a, b) => a - b)[Math.floor(values.length / 2)] as number;
+      const median = (values: number[]): number =>
+        values.sort((a, b) => a - b)[Math.floor(values.length / 2)] as number;
       const known: number[] = [];
       const unknown: number[] = [];
       for (let round = 0; round < 5; round++) {
@@ -125,8 +137,18 @@ describe('auth: POST /v1/tokens', () => {
   const invalidBodies: { name: string; body: unknown; status: number; field?: string }[] = [
     { name: 'missing password', body: { email: 'a@example.com' }, status: 422, field: 'password' },
     { name: 'missing email', body: { password: 'x' }, status: 422, field: 'email' },
-    { name: 'password not a string', body: { email: 'a@example.com', password: 12345678 }, status: 422, field: 'password' },
-    { name: 'an extra field', body: { email: 'a@example.com', password: 'x', remember: true }, status: 422, field: 'remember' },
+    {
+      name: 'password not a string',
+      body: { email: 'a@example.com', password: 12345678 },
+      status: 422,
+      field: 'password',
+    },
+    {
+      name: 'an extra field',
+      body: { email: 'a@example.com', password: 'x', remember: true },
+      status: 422,
+      field: 'remember',
+    },
     { name: 'not JSON', body: '{"email":', status: 400 },
   ];
   for (const c of invalidBodies) {
@@ -134,7 +156,8 @@ describe('auth: POST /v1/tokens', () => {
       withServer(async (api) => {
         const response = await api.as(undefined).post('/v1/tokens', c.body);
         assert.equal(response.status, c.status, response.text);
-        if (c.field !== undefined) assert.ok(response.body.errors.some((entry: { field: string }) => entry.field === c.field));
+        if (c.field !== undefined)
+          assert.ok(response.body.errors.some((entry: { field: string }) => entry.field === c.field));
       }));
   }
 
@@ -158,11 +181,31 @@ describe('auth: bearer tokens (RFC 6750)', () => {
     }));
 
   const headers: { name: string; authorization: string; code: string; challenge: RegExp }[] = [
-    { name: 'another scheme', authorization: 'Basic YWxpY2U6cGFzc3dvcmQ=', code: 'unauthenticated', challenge: /^Bearer realm="plainrest"$/ },
-    { name: 'the scheme alone', authorization: 'Bearer', code: 'unauthenticated', challenge: /^Bearer realm="plainrest"$/ },
+    {
+      name: 'another scheme',
+      authorization: 'Basic YWxpY2U6cGFzc3dvcmQ=',
+      code: 'unauthenticated',
+      challenge: /^Bearer realm="plainrest"$/,
+    },
+    {
+      name: 'the scheme alone',
+      authorization: 'Bearer',
+      code: 'unauthenticated',
+      challenge: /^Bearer realm="plainrest"$/,
+    },
     { name: 'garbage', authorization: 'Bearer !!!', code: 'invalid_token', challenge: /error="invalid_token"/ },
-    { name: 'a token for a user id that never existed', authorization: `Bearer ${tokenFor(424242)}`, code: 'invalid_token', challenge: /no longer exists/ },
-    { name: 'a token signed with another secret', authorization: `Bearer ${tokenFor(1).slice(0, -6)}abcdef`, code: 'invalid_token', challenge: /signature/ },
+    {
+      name: 'a token for a user id that never existed',
+      authorization: `Bearer ${tokenFor(424242)}`,
+      code: 'invalid_token',
+      challenge: /no longer exists/,
+    },
+    {
+      name: 'a token signed with another secret',
+      authorization: `Bearer ${tokenFor(1).slice(0, -6)}abcdef`,
+      code: 'invalid_token',
+      challenge: /signature/,
+    },
   ];
   for (const c of headers) {
     test(`${c.name} → 401 ${c.code}`, () =>
@@ -203,7 +246,12 @@ describe('auth: bearer tokens (RFC 6750)', () => {
   test("another user's records are 403 whether or not they exist", () =>
     withServer(async (api) => {
       const { client } = await createUserClient(api);
-      for (const path of ['/v1/users/9999', '/v1/users/9999/orders', '/v1/users/9999/orders/1', '/v1/users/1/orders/9999']) {
+      for (const path of [
+        '/v1/users/9999',
+        '/v1/users/9999/orders',
+        '/v1/users/9999/orders/1',
+        '/v1/users/1/orders/9999',
+      ]) {
         const response = await client.get(path);
         assert.equal(response.status, 403, path);
         assert.equal(response.body.code, 'forbidden');
@@ -212,7 +260,10 @@ describe('auth: bearer tokens (RFC 6750)', () => {
 });
 
 /** GET requests over one keep-alive connection, each saying whether it went over the connection the first one opened. */
-function oneConnection(url: string): { get: (path: string, authorization: string) => Promise<{ status: number; code: unknown; reused: boolean }>; close: () => void } {
+function oneConnection(url: string): {
+  get: (path: string, authorization: string) => Promise<{ status: number; code: unknown; reused: boolean }>;
+  close: () => void;
+} {
   const agent = new Agent({ keepAlive: true, maxSockets: 1 });
   const get = (path: string, authorization: string) =>
     new Promise<{ status: number; code: unknown; reused: boolean }>((resolve, reject) => {
@@ -220,7 +271,13 @@ function oneConnection(url: string): { get: (path: string, authorization: string
         let text = '';
         response.setEncoding('utf8');
         response.on('data', (chunk: string) => (text += chunk));
-        response.on('end', () => resolve({ status: response.statusCode ?? 0, code: (JSON.parse(text) as { code?: unknown }).code, reused: outgoing.reusedSocket }));
+        response.on('end', () =>
+          resolve({
+            status: response.statusCode ?? 0,
+            code: (JSON.parse(text) as { code?: unknown }).code,
+            reused: outgoing.reusedSocket,
+          }),
+        );
       });
       outgoing.on('error', reject);
       outgoing.end();
@@ -235,27 +292,55 @@ describe('auth: many requests on one connection', () => {
       const connection = oneConnection(api.url);
       try {
         const header = `Bearer ${tokenFor(id)}`;
-        assert.deepEqual(await connection.get(`/v1/users/${id}`, header), { status: 200, code: undefined, reused: false });
-        assert.deepEqual(await connection.get(`/v1/users/${id}`, header), { status: 200, code: undefined, reused: true });
+        assert.deepEqual(await connection.get(`/v1/users/${id}`, header), {
+          status: 200,
+          code: undefined,
+          reused: false,
+        });
+        assert.deepEqual(await connection.get(`/v1/users/${id}`, header), {
+          status: 200,
+          code: undefined,
+          reused: true,
+        });
         assert.equal((await api.delete(`/v1/users/${id}`)).status, 204);
-        assert.deepEqual(await connection.get('/v1/products', header), { status: 401, code: 'invalid_token', reused: true });
+        assert.deepEqual(await connection.get('/v1/products', header), {
+          status: 401,
+          code: 'invalid_token',
+          reused: true,
+        });
       } finally {
         connection.close();
       }
     }));
 
-  test('another token on the same connection is that token\'s user; a bad one is 401, and the first works again after it', () =>
+  test("another token on the same connection is that token's user; a bad one is 401, and the first works again after it", () =>
     withServer(async (api) => {
       const first = await createUser(api);
       const second = await createUser(api);
       const connection = oneConnection(api.url);
       try {
         assert.equal((await connection.get(`/v1/users/${first}`, `Bearer ${tokenFor(first)}`)).status, 200);
-        assert.deepEqual(await connection.get(`/v1/users/${first}`, `Bearer ${tokenFor(second)}`), { status: 403, code: 'forbidden', reused: true });
+        assert.deepEqual(await connection.get(`/v1/users/${first}`, `Bearer ${tokenFor(second)}`), {
+          status: 403,
+          code: 'forbidden',
+          reused: true,
+        });
         assert.equal((await connection.get(`/v1/users/${second}`, `Bearer ${tokenFor(second)}`)).status, 200);
-        assert.deepEqual(await connection.get(`/v1/users/${second}`, `Bearer ${tokenFor(second).slice(0, -6)}abcdef`), { status: 401, code: 'invalid_token', reused: true });
-        assert.deepEqual(await connection.get(`/v1/users/${second}`, 'Basic YWxpY2U6cGFzc3dvcmQ='), { status: 401, code: 'unauthenticated', reused: true });
-        assert.deepEqual(await connection.get(`/v1/users/${first}`, `Bearer ${tokenFor(first)}`), { status: 200, code: undefined, reused: true });
+        assert.deepEqual(await connection.get(`/v1/users/${second}`, `Bearer ${tokenFor(second).slice(0, -6)}abcdef`), {
+          status: 401,
+          code: 'invalid_token',
+          reused: true,
+        });
+        assert.deepEqual(await connection.get(`/v1/users/${second}`, 'Basic YWxpY2U6cGFzc3dvcmQ='), {
+          status: 401,
+          code: 'unauthenticated',
+          reused: true,
+        });
+        assert.deepEqual(await connection.get(`/v1/users/${first}`, `Bearer ${tokenFor(first)}`), {
+          status: 200,
+          code: undefined,
+          reused: true,
+        });
       } finally {
         connection.close();
       }
@@ -263,7 +348,14 @@ describe('auth: many requests on one connection', () => {
 
   test('a token that expires while its connection stays open is refused there from its expiry on', () => {
     let now = 1_000_000;
-    const user = Object.freeze({ id: 1, name: 'A', email: 'a@example.com', role: 'user', created_at: '2026-01-01T00:00:00.000Z', updated_at: '2026-01-01T00:00:00.000Z' });
+    const user = Object.freeze({
+      id: 1,
+      name: 'A',
+      email: 'a@example.com',
+      role: 'user',
+      created_at: '2026-01-01T00:00:00.000Z',
+      updated_at: '2026-01-01T00:00:00.000Z',
+    });
     const store = new MemoryStore(new Map([['users' as const, { nextId: 2, records: new Map([[1, user]]) }]]));
     const authenticator = new Authenticator(TEST_TOKEN_SECRET, 60, store, () => now);
     const header = `Bearer ${tokenFor(1, 60, now)}`;
@@ -272,8 +364,14 @@ describe('auth: many requests on one connection', () => {
     now += 59;
     assert.deepEqual(authenticator.authenticate(header, connection), { id: 1, role: 'user' });
     now += 1;
-    assert.throws(() => authenticator.authenticate(header, connection), (error: unknown) => error instanceof HttpError && error.code === 'invalid_token');
-    assert.throws(() => authenticator.authenticate(header, connection), (error: unknown) => error instanceof HttpError && error.code === 'invalid_token');
+    assert.throws(
+      () => authenticator.authenticate(header, connection),
+      (error: unknown) => error instanceof HttpError && error.code === 'invalid_token',
+    );
+    assert.throws(
+      () => authenticator.authenticate(header, connection),
+      (error: unknown) => error instanceof HttpError && error.code === 'invalid_token',
+    );
   });
 });
 
@@ -298,10 +396,17 @@ describe('auth: permission that depends on the body', () => {
       assert.equal(created.status, 201);
       const path = `/v1/users/${id}/orders/${created.body.id}`;
       assert.equal((await client.patch(path, { status: 'paid' })).status, 403);
-      assert.equal((await client.put(path, { items: [{ product_id: product.id, quantity: 1 }], status: 'shipped' })).status, 403);
+      assert.equal(
+        (await client.put(path, { items: [{ product_id: product.id, quantity: 1 }], status: 'shipped' })).status,
+        403,
+      );
       assert.equal((await client.get(path)).body.status, 'pending');
       assert.equal((await api.patch(path, { status: 'paid' })).status, 200);
-      assert.equal((await client.patch(path, { status: 'paid' })).status, 200, 'sending the current status back is not a change');
+      assert.equal(
+        (await client.patch(path, { status: 'paid' })).status,
+        200,
+        'sending the current status back is not a change',
+      );
       const cancelled = await client.patch(path, { status: 'cancelled' });
       assert.equal(cancelled.status, 200);
       assert.equal(cancelled.body.status, 'cancelled');
@@ -318,15 +423,57 @@ describe('auth: permission that depends on the body', () => {
 });
 
 describe('auth: order of checks (README: Errors)', () => {
-  const cases: { name: string; method: string; path: string; token: 'none' | 'user'; headers?: Record<string, string>; body?: unknown; status: number }[] = [
+  const cases: {
+    name: string;
+    method: string;
+    path: string;
+    token: 'none' | 'user';
+    headers?: Record<string, string>;
+    body?: unknown;
+    status: number;
+  }[] = [
     { name: 'unknown path before authentication', method: 'GET', path: '/v1/nothing', token: 'none', status: 404 },
     { name: 'method before authentication', method: 'DELETE', path: '/v1/users', token: 'none', status: 405 },
-    { name: 'authentication before Accept', method: 'GET', path: '/v1/products', token: 'none', headers: { accept: 'text/html' }, status: 401 },
-    { name: 'authentication before query parameters', method: 'GET', path: '/v1/products?bogus=1', token: 'none', status: 401 },
-    { name: 'query parameters before permission', method: 'GET', path: '/v1/users?bogus=1', token: 'user', status: 400 },
+    {
+      name: 'authentication before Accept',
+      method: 'GET',
+      path: '/v1/products',
+      token: 'none',
+      headers: { accept: 'text/html' },
+      status: 401,
+    },
+    {
+      name: 'authentication before query parameters',
+      method: 'GET',
+      path: '/v1/products?bogus=1',
+      token: 'none',
+      status: 401,
+    },
+    {
+      name: 'query parameters before permission',
+      method: 'GET',
+      path: '/v1/users?bogus=1',
+      token: 'user',
+      status: 400,
+    },
     { name: 'permission before a missing record', method: 'GET', path: '/v1/users/9999', token: 'user', status: 403 },
-    { name: 'permission before media type', method: 'POST', path: '/v1/products', token: 'user', headers: { 'content-type': 'text/plain' }, body: 'x', status: 403 },
-    { name: 'permission before validation', method: 'POST', path: '/v1/products', token: 'user', body: { bogus: true }, status: 403 },
+    {
+      name: 'permission before media type',
+      method: 'POST',
+      path: '/v1/products',
+      token: 'user',
+      headers: { 'content-type': 'text/plain' },
+      body: 'x',
+      status: 403,
+    },
+    {
+      name: 'permission before validation',
+      method: 'POST',
+      path: '/v1/products',
+      token: 'user',
+      body: { bogus: true },
+      status: 403,
+    },
   ];
   for (const c of cases) {
     test(`${c.name}: ${c.method} ${c.path} → ${c.status}`, () =>
@@ -343,7 +490,11 @@ describe('auth: administrator and token secret', () => {
   test('a generated admin password is logged once and works; the next start keeps it and logs nothing', async () => {
     const dir = await temporaryDirectory();
     const lines: string[] = [];
-    const logger: Logger = { info: (line) => lines.push(line), warn: (line) => lines.push(line), error: (line) => lines.push(line) };
+    const logger: Logger = {
+      info: (line) => lines.push(line),
+      warn: (line) => lines.push(line),
+      error: (line) => lines.push(line),
+    };
     try {
       const first = await startServer({ port: 0, dataDir: dir.path, seed: false, logger });
       const generated = /generated password (\S+) /.exec(lines.join('\n'))?.[1];
@@ -396,7 +547,12 @@ describe('auth: administrator and token secret', () => {
     try {
       const first = await startServer({ port: 0, dataDir: dir.path, seed: false, ...TEST_AUTH_OPTIONS });
       await first.close();
-      const second = await startServer({ port: 0, dataDir: dir.path, adminPassword: 'a-brand-new-password', tokenSecret: TEST_AUTH_OPTIONS.tokenSecret });
+      const second = await startServer({
+        port: 0,
+        dataDir: dir.path,
+        adminPassword: 'a-brand-new-password',
+        tokenSecret: TEST_AUTH_OPTIONS.tokenSecret,
+      });
       const api = wrap(second, undefined);
       await assert.rejects(login(api, TEST_ADMIN_EMAIL, TEST_ADMIN_PASSWORD));
       const token = await login(api, TEST_ADMIN_EMAIL, 'a-brand-new-password');
@@ -413,7 +569,10 @@ describe('auth: administrator and token secret', () => {
     const logger: Logger = { info: () => {}, warn: (line) => lines.push(line), error: () => {} };
     try {
       const first = await connect(await startServer({ port: 0, dataDir: dir.path, seed: false, ...TEST_AUTH_OPTIONS }));
-      const { id, client } = await createUserClient(first, { email: 'mallory@example.com', password: 'mallory-password' });
+      const { id, client } = await createUserClient(first, {
+        email: 'mallory@example.com',
+        password: 'mallory-password',
+      });
       assert.equal((await client.patch(`/v1/users/${id}`, { email: 'boss@example.com' })).status, 200);
       await first.close();
 
@@ -426,11 +585,17 @@ describe('auth: administrator and token secret', () => {
         logger,
       });
       const api = wrap(second, undefined);
-      assert.match(lines.join('\n'), new RegExp(`user ${id} holding ADMIN_EMAIL boss@example.com is not an administrator`));
+      assert.match(
+        lines.join('\n'),
+        new RegExp(`user ${id} holding ADMIN_EMAIL boss@example.com is not an administrator`),
+      );
       const mallory = api.as(client.token);
       assert.equal((await mallory.get('/v1/users')).status, 403, 'still an ordinary user');
       assert.equal((await mallory.get(`/v1/users/${id}`)).body.role, 'user');
-      await assert.rejects(login(api, 'boss@example.com', 'boss-password-123'), 'ADMIN_PASSWORD does not take over her account');
+      await assert.rejects(
+        login(api, 'boss@example.com', 'boss-password-123'),
+        'ADMIN_PASSWORD does not take over her account',
+      );
       assert.equal(typeof (await login(api, 'boss@example.com', 'mallory-password')), 'string');
       await second.close();
     } finally {

@@ -157,18 +157,27 @@ function idCombinations(route: RouteSpec, poolOf: (parameter: string) => readonl
 function inVocabulary(value: unknown, language: Language): unknown {
   if (Array.isArray(value)) return value.map((element) => inVocabulary(element, language));
   if (typeof value !== 'object' || value === null) return value;
-  return Object.fromEntries(Object.entries(value).map(([key, inner]) => [translate(key, language), inVocabulary(inner, language)]));
+  return Object.fromEntries(
+    Object.entries(value).map(([key, inner]) => [translate(key, language), inVocabulary(inner, language)]),
+  );
 }
 
 /** A body that would succeed if permission let it through, so a broken check shows as a 2xx, not a 422. */
-function validBody(route: RouteSpec, method: string, productId: number, victimEmail = 'nobody@example.com'): string | undefined {
+function validBody(
+  route: RouteSpec,
+  method: string,
+  productId: number,
+  victimEmail = 'nobody@example.com',
+): string | undefined {
   if (method !== 'POST' && method !== 'PUT' && method !== 'PATCH') return undefined;
   const unique = Math.random().toString(36).slice(2, 10);
   const collection = collectionOf(route);
   let body: unknown;
   if (route.kind === 'tokens') body = { email: victimEmail, password: 'wrong-password' };
-  else if (collection === 'users') body = { name: 'Taken over', ...(method === 'PATCH' ? {} : { email: `taken-${unique}@example.com` }) };
-  else if (collection === 'orders') body = method === 'PATCH' ? { status: 'cancelled' } : { items: [{ product_id: productId, quantity: 1 }] };
+  else if (collection === 'users')
+    body = { name: 'Taken over', ...(method === 'PATCH' ? {} : { email: `taken-${unique}@example.com` }) };
+  else if (collection === 'orders')
+    body = method === 'PATCH' ? { status: 'cancelled' } : { items: [{ product_id: productId, quantity: 1 }] };
   else body = method === 'PATCH' ? { price: 0.01 } : { name: 'Taken over', category: 'fuzz', price: 0.01 };
   return JSON.stringify(inVocabulary(body, languageOf(route)));
 }
@@ -205,7 +214,13 @@ function userExists(world: World, id: number | undefined): boolean {
  * when the request is legitimate (the caller's own records, or an admin's on existing
  * ones) and may change state — such requests are not part of this attack.
  */
-function expectation(world: World, caller: Caller, route: RouteSpec, method: string, ids: Ids): Expectation | undefined {
+function expectation(
+  world: World,
+  caller: Caller,
+  route: RouteSpec,
+  method: string,
+  ids: Ids,
+): Expectation | undefined {
   if (method === 'OPTIONS') return OPTIONS_OK; // answered for every path, without a token (README: Paths)
   const collection = collectionOf(route);
   const userId = ids['user_id'];
@@ -293,13 +308,19 @@ function assertNoLeak(response: TestResponse, world: World, attempt: Attempt, wh
   const sent = new Set(Object.values(attempt.ids));
   for (const victim of victimsOf(world, attempt.caller)) {
     for (const marker of markersOf(victim)) {
-      assert.ok(!response.text.includes(marker), `${where}: the answer holds ${victim.name}'s "${marker}": ${response.text}`);
+      assert.ok(
+        !response.text.includes(marker),
+        `${where}: the answer holds ${victim.name}'s "${marker}": ${response.text}`,
+      );
     }
     if (attempt.expected.code === undefined) continue;
     const detail = String(response.body?.detail ?? '');
     for (const order of victim.orders) {
       if (sent.has(order.id)) continue;
-      assert.ok(!new RegExp(`\\b${order.id}\\b`).test(detail), `${where}: the detail names order ${order.id}: ${detail}`);
+      assert.ok(
+        !new RegExp(`\\b${order.id}\\b`).test(detail),
+        `${where}: the detail names order ${order.id}: ${detail}`,
+      );
     }
   }
 }
@@ -307,7 +328,10 @@ function assertNoLeak(response: TestResponse, world: World, attempt: Attempt, wh
 function countByStatus(attempts: readonly Attempt[]): string {
   const counts = new Map<number, number>();
   for (const { expected } of attempts) counts.set(expected.status, (counts.get(expected.status) ?? 0) + 1);
-  return [...counts].sort(([a], [b]) => a - b).map(([status, n]) => `${status}×${n}`).join(', ');
+  return [...counts]
+    .sort(([a], [b]) => a - b)
+    .map(([status, n]) => `${status}×${n}`)
+    .join(', ');
 }
 
 /** Runs attempts a few at a time (they change nothing, so their order does not matter). */
@@ -362,7 +386,16 @@ function sweepPool(world: World, parameter: string): number[] {
 /** Every id the world knows, of any kind, and nonexistent ones: the random sequence mixes them freely. */
 function idPool(world: World): number[] {
   const orderIds = world.people.flatMap((person) => person.orders.map((order) => order.id));
-  return [...new Set([ADMIN_ID, ...world.people.map((person) => person.id), ...orderIds, ...world.productIds, NO_USER, NO_ORDER])];
+  return [
+    ...new Set([
+      ADMIN_ID,
+      ...world.people.map((person) => person.id),
+      ...orderIds,
+      ...world.productIds,
+      NO_USER,
+      NO_ORDER,
+    ]),
+  ];
 }
 
 // ---------------------------------------------------------------------------------------
@@ -413,14 +446,19 @@ describe('API1 BOLA / API5 BFLA: every route × method × caller × foreign id',
     }
   });
 
-  test('conditional requests cannot probe another user\'s records (403, never 304 or 412)', async () => {
+  test("conditional requests cannot probe another user's records (403, never 304 or 412)", async () => {
     const [alice, bob] = world.people as [Person, Person];
     const order = `/v1/users/${bob.id}/orders/${bob.orders[0]?.id}`;
     const list = `/v1/users/${bob.id}/orders?limit=100`;
     for (const path of [order, list, `/v1/users/${bob.id}`]) {
       const etag = (await world.admin.get(path)).headers.get('etag') ?? '';
       for (const value of [etag, '*']) {
-        assertProblem(await alice.client.get(path, { 'if-none-match': value }), 403, 'forbidden', path.split('?')[0] as string);
+        assertProblem(
+          await alice.client.get(path, { 'if-none-match': value }),
+          403,
+          'forbidden',
+          path.split('?')[0] as string,
+        );
       }
     }
     for (const value of [(await world.admin.get(order)).headers.get('etag') ?? '', '"stale"']) {
@@ -445,10 +483,14 @@ describe('API1 BOLA / API5 BFLA: every route × method × caller × foreign id',
         const records = response.body.data as Record<string, unknown>[];
         for (const record of records) {
           assert.equal(record['user_id'] ?? record['usuario_id'], person.id, `${path}: ${JSON.stringify(record)}`);
-          assert.ok(own.includes(Number(record['id'])), `${path}: order ${String(record['id'])} is not ${person.name}'s`);
+          assert.ok(
+            own.includes(Number(record['id'])),
+            `${path}: order ${String(record['id'])} is not ${person.name}'s`,
+          );
         }
         for (const victim of world.people.filter((other) => other.id !== person.id)) {
-          for (const marker of markersOf(victim)) assert.ok(!response.text.includes(marker), `${path} holds "${marker}"`);
+          for (const marker of markersOf(victim))
+            assert.ok(!response.text.includes(marker), `${path} holds "${marker}"`);
         }
       }
     }
@@ -467,7 +509,7 @@ describe('API1 BOLA / API5 BFLA: every route × method × caller × foreign id',
     t.diagnostic(`AUTHZ_SEED=${seed}: ${count} requests, by expected status: ${countByStatus(attempts)}`);
   });
 
-  test('an Idempotency-Key never replays another user\'s answer', async () => {
+  test("an Idempotency-Key never replays another user's answer", async () => {
     const [alice, bob] = world.people as [Person, Person];
     const key = `shared-key-${Math.random().toString(36).slice(2)}`;
     const body = { items: [{ product_id: world.productIds[1], quantity: 3 }] };
@@ -506,7 +548,17 @@ const CONDITIONS: readonly Record<string, string>[] = [
   { 'idempotency-key': 'k-1' },
 ];
 
-const MASS_FIELDS = ['role', 'id', 'user_id', 'total', 'status', 'created_at', 'updated_at', 'unit_price', 'password_hash'];
+const MASS_FIELDS = [
+  'role',
+  'id',
+  'user_id',
+  'total',
+  'status',
+  'created_at',
+  'updated_at',
+  'unit_price',
+  'password_hash',
+];
 
 function randomAttempts(world: World, seed: number, count: number): Attempt[] {
   const random = mulberry32(seed);
@@ -535,7 +587,10 @@ function randomAttempts(world: World, seed: number, count: number): Attempt[] {
       body: randomBody(route, method, languageOf(route), world, pick),
       // Conditional headers only where the answer is a refusal: on a readable product they would rightly give 304.
       headers: harmlessRead ? {} : pick(CONDITIONS),
-      query: route.kind === 'collection' && method === 'GET' ? pick(['', '?limit=100', '?limit=5', '?sort=-id&page=2', '?pagina=1&limite=100']) : '',
+      query:
+        route.kind === 'collection' && method === 'GET'
+          ? pick(['', '?limit=100', '?limit=5', '?sort=-id&page=2', '?pagina=1&limite=100'])
+          : '',
     });
   }
   return attempts;
@@ -570,7 +625,17 @@ function randomBody(
 type Resource = 'users' | 'products' | 'orders';
 type WriteMethod = 'POST' | 'PUT' | 'PATCH';
 
-const MASS_ASSIGNED = ['role', 'id', 'user_id', 'total', 'status', 'created_at', 'updated_at', 'unit_price', 'password_hash'] as const;
+const MASS_ASSIGNED = [
+  'role',
+  'id',
+  'user_id',
+  'total',
+  'status',
+  'created_at',
+  'updated_at',
+  'unit_price',
+  'password_hash',
+] as const;
 type MassField = (typeof MASS_ASSIGNED)[number];
 
 /** The fields each resource declares (src/resources/*.ts), among those attacked. */
@@ -610,13 +675,19 @@ function massExpectation(
   if (!admin && (resource === 'products' || (resource === 'users' && method === 'POST'))) return FORBIDDEN; // BFLA, before the body
   const name = translate(field, language);
   if (resource === 'orders' && field === 'unit_price') {
-    return { status: 422, code: 'validation_failed', errors: [{ field: `${translate('items', language)}[0].${name}`, code: 'server_field' }] };
+    return {
+      status: 422,
+      code: 'validation_failed',
+      errors: [{ field: `${translate('items', language)}[0].${name}`, code: 'server_field' }],
+    };
   }
-  if (!DECLARED[resource].includes(field)) return { status: 422, code: 'validation_failed', errors: [{ field: name, code: 'unknown_field' }] };
+  if (!DECLARED[resource].includes(field))
+    return { status: 422, code: 'validation_failed', errors: [{ field: name, code: 'unknown_field' }] };
   if (field === 'role') return admin ? undefined : FORBIDDEN;
   if (field === 'status') {
     if (!admin) return FORBIDDEN; // an owner may only cancel
-    if (method === 'POST') return { status: 422, code: 'validation_failed', errors: [{ field: name, code: 'invalid_value' }] };
+    if (method === 'POST')
+      return { status: 422, code: 'validation_failed', errors: [{ field: name, code: 'invalid_value' }] };
     return { status: 409, code: 'invalid_transition' }; // pending → shipped skips paid
   }
   return { status: 422, code: 'validation_failed', errors: [{ field: name, code: 'server_field' }] };
@@ -648,9 +719,19 @@ function baseBody(resource: Resource, method: WriteMethod, world: MassWorld): Re
       if (method === 'POST') return { name: 'Newcomer', email: `newcomer-${unique}@example.com` };
       return { name: current['name'], email: current['email'] };
     case 'products':
-      return { name: current['name'], category: current['category'], price: current['price'], description: current['description'] };
+      return {
+        name: current['name'],
+        category: current['category'],
+        price: current['price'],
+        description: current['description'],
+      };
     case 'orders':
-      return { items: (current['items'] as Record<string, unknown>[]).map(({ product_id, quantity }) => ({ product_id, quantity })) };
+      return {
+        items: (current['items'] as Record<string, unknown>[]).map(({ product_id, quantity }) => ({
+          product_id,
+          quantity,
+        })),
+      };
   }
 }
 
@@ -683,7 +764,10 @@ async function buildMassWorld(): Promise<MassWorld> {
   await admin.post(`/v1/users/${otherId}/orders`, { items: [{ product_id: product.id, quantity: 5 }] });
   const paths: MassWorld['paths'] = {
     users: { collection: (l) => `/v1/${translate('users', l)}`, item: (l) => `/v1/${translate('users', l)}/${userId}` },
-    products: { collection: (l) => `/v1/${translate('products', l)}`, item: (l) => `/v1/${translate('products', l)}/${product.id}` },
+    products: {
+      collection: (l) => `/v1/${translate('products', l)}`,
+      item: (l) => `/v1/${translate('products', l)}/${product.id}`,
+    },
     orders: {
       collection: (l) => `/v1/${translate('users', l)}/${userId}/${translate('orders', l)}`,
       item: (l) => `/v1/${translate('users', l)}/${userId}/${translate('orders', l)}/${order.body.id}`,
@@ -743,11 +827,18 @@ describe('API3 mass assignment: server-owned and restricted fields never change 
         test(`${method} ${resource} as ${caller}: each field with a new value is refused`, async () => {
           const client = admin ? world.admin : world.user.client;
           for (const language of ['en', 'pt'] as const) {
-            const path = method === 'POST' ? world.paths[resource].collection(language) : world.paths[resource].item(language);
+            const path =
+              method === 'POST' ? world.paths[resource].collection(language) : world.paths[resource].item(language);
             for (const field of MASS_ASSIGNED) {
               const expected = massExpectation(resource, method, admin, field, language);
               if (expected === undefined) continue; // an admin may set role: see the positive control below
-              const attack = withField(resource, baseBody(resource, method, world), field, foreignValue(field, world), world);
+              const attack = withField(
+                resource,
+                baseBody(resource, method, world),
+                field,
+                foreignValue(field, world),
+                world,
+              );
               const body = inVocabulary(attack, language);
               const before = await massSnapshot(world);
               const response = await client.request(method, path, { body });
@@ -766,12 +857,24 @@ describe('API3 mass assignment: server-owned and restricted fields never change 
             const path = world.paths[resource].item(language);
             for (const field of DECLARED[resource]) {
               const current = currentValue(world, resource, field);
-              const body = inVocabulary(withField(resource, baseBody(resource, method, world), field, current, world), language);
+              const body = inVocabulary(
+                withField(resource, baseBody(resource, method, world), field, current, world),
+                language,
+              );
               const before = await massSnapshot(world);
               const response = await client.request(method, path, { body });
               const expected = !admin && resource === 'products' ? FORBIDDEN : { status: 200 };
-              checkAnswer(response, expected, path, `${method} ${path} ${JSON.stringify(body)} as ${admin ? 'admin' : 'owner'}`);
-              assert.equal(await massSnapshot(world), before, `${method} ${path} with the current ${field} changed what is stored`);
+              checkAnswer(
+                response,
+                expected,
+                path,
+                `${method} ${path} ${JSON.stringify(body)} as ${admin ? 'admin' : 'owner'}`,
+              );
+              assert.equal(
+                await massSnapshot(world),
+                before,
+                `${method} ${path} with the current ${field} changed what is stored`,
+              );
             }
           }
         }
@@ -787,7 +890,11 @@ describe('API3 mass assignment: server-owned and restricted fields never change 
     for (const response of [
       await user.client.patch(path, { role: 'admin' }),
       await user.client.patch(path, { name: 'Innocent rename', role: 'admin' }),
-      await user.client.put(path, { name: world.current.users['name'], email: world.current.users['email'], role: 'admin' }),
+      await user.client.put(path, {
+        name: world.current.users['name'],
+        email: world.current.users['email'],
+        role: 'admin',
+      }),
       await raw('{"role":"user","role":"admin"}'), // duplicate keys: JSON.parse keeps the last
       await raw('{"role":"Admin"}'),
       await raw('{"role":["admin"]}'),
@@ -812,7 +919,8 @@ describe('API3 mass assignment: server-owned and restricted fields never change 
       const created = await admin.post(orders, { items: [{ product_id: productId, quantity: 1 }] });
       return `${orders}/${created.body.id}`;
     };
-    const setStatus = (client: TestServer, path: string, status: string): Promise<TestResponse> => client.patch(path, { status });
+    const setStatus = (client: TestServer, path: string, status: string): Promise<TestResponse> =>
+      client.patch(path, { status });
     const pending = await create();
     const paid = await create();
     assert.equal((await setStatus(admin, paid, 'paid')).status, 200);

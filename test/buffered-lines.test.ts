@@ -17,7 +17,15 @@ import { Writable } from 'node:stream';
 import { afterEach, describe, test } from 'node:test';
 import { BufferedLines, FLUSH_AFTER_MS } from '../src/cli/buffered-lines.ts';
 import { formatAccessLine } from '../src/http/access-log.ts';
-import { TEST_ADMIN_EMAIL, TEST_ADMIN_PASSWORD, TEST_TOKEN_SECRET, cleanUpAfterEach, eventually, killChildren, temporaryDirectory } from './helpers.ts';
+import {
+  TEST_ADMIN_EMAIL,
+  TEST_ADMIN_PASSWORD,
+  TEST_TOKEN_SECRET,
+  cleanUpAfterEach,
+  eventually,
+  killChildren,
+  temporaryDirectory,
+} from './helpers.ts';
 import { REPOSITORY_ROOT } from './repository.ts';
 
 /** A stream that keeps every chunk written to it, one entry per write, and when each came (performance.now()). */
@@ -52,7 +60,9 @@ function nextTurn(): Promise<void> {
 
 /** Waits until `stream` has had `count` writes (failing after 5 s). */
 async function writesOf(stream: RecordingStream, count: number): Promise<string[]> {
-  await eventually(() => assert.ok(stream.writes.length >= count, `expected ${count} writes, saw ${JSON.stringify(stream.writes)}`));
+  await eventually(() =>
+    assert.ok(stream.writes.length >= count, `expected ${count} writes, saw ${JSON.stringify(stream.writes)}`),
+  );
   return stream.writes;
 }
 
@@ -148,7 +158,15 @@ describe('BufferedLines', () => {
 
   test('access-log entries go in the same batch as other lines, in order, as the lines formatAccessLine gives', async () => {
     const { stream, lines } = recorder(SHORT);
-    const entry = { requestId: 'r-1', method: 'GET', path: '/v1/caf\u00e9', status: 200, bytes: 12, durationMs: 0.25, userId: 4 };
+    const entry = {
+      requestId: 'r-1',
+      method: 'GET',
+      path: '/v1/caf\u00e9',
+      status: 200,
+      bytes: 12,
+      durationMs: 0.25,
+      userId: 4,
+    };
     lines.write('before ☕');
     lines.writeAccessLine(entry);
     lines.write('after');
@@ -158,12 +176,23 @@ describe('BufferedLines', () => {
     const [first, logged = '', last] = (stream.writes[0] ?? '').split('\n');
     assert.equal(first, 'before ☕');
     assert.equal(last, 'after');
-    assert.deepEqual(JSON.parse(logged), { ...JSON.parse(formatAccessLine(entry, 'json')), time: JSON.parse(logged).time });
+    assert.deepEqual(JSON.parse(logged), {
+      ...JSON.parse(formatAccessLine(entry, 'json')),
+      time: JSON.parse(logged).time,
+    });
   });
 
   test('access-log entries count towards the 64 KiB batch, and one too long for the buffer is still written whole', async () => {
     const { stream, lines } = recorder(LONG);
-    const entry = { requestId: 'r-2', method: 'GET', path: `/${'p'.repeat(1000)}`, status: 404, bytes: 0, durationMs: 1, userId: undefined };
+    const entry = {
+      requestId: 'r-2',
+      method: 'GET',
+      path: `/${'p'.repeat(1000)}`,
+      status: 404,
+      bytes: 0,
+      durationMs: 1,
+      userId: undefined,
+    };
     const lineBytes = Buffer.byteLength(formatAccessLine(entry, 'json')) + 1;
     const count = Math.ceil(MAX_BUFFERED / lineBytes);
     for (let n = 1; n < count; n++) lines.writeAccessLine(entry);
@@ -175,7 +204,11 @@ describe('BufferedLines', () => {
     const huge = { ...entry, path: `/${'\u0001'.repeat(30_000)}` };
     lines.write('first');
     lines.writeAccessLine(huge);
-    assert.equal(stream.writes.length, 2, 'a line that may not fit the buffer goes out at once, with the lines before it');
+    assert.equal(
+      stream.writes.length,
+      2,
+      'a line that may not fit the buffer goes out at once, with the lines before it',
+    );
     const [first, logged = ''] = (stream.writes[1] ?? '').split('\n');
     assert.equal(first, 'first');
     assert.equal(JSON.parse(logged).path, huge.path);
@@ -214,7 +247,11 @@ const defer = cleanUpAfterEach();
 async function waitForText(path: string, pattern: RegExp, child: ChildProcess): Promise<string> {
   return eventually(async () => {
     const text = await readFile(path, 'utf8');
-    assert.match(text, pattern, `not yet written (the process ${child.exitCode === null ? 'runs' : `exited with ${child.exitCode}`}); stdout so far:\n${text}`);
+    assert.match(
+      text,
+      pattern,
+      `not yet written (the process ${child.exitCode === null ? 'runs' : `exited with ${child.exitCode}`}); stdout so far:\n${text}`,
+    );
     return text;
   }, 15_000);
 }
@@ -227,80 +264,112 @@ async function get(url: string, id: string, token: string): Promise<number> {
 }
 
 describe('cli: stdout to a file', () => {
-  test(`a graceful SIGTERM loses no line: banner, ${REQUESTS} access-log lines (one per request), then the shutdown lines`, { timeout: 30_000 }, async () => {
-    const dataDir = await temporaryDirectory();
-    defer(dataDir.remove);
-    const outputDir = await temporaryDirectory();
-    defer(outputDir.remove);
-    const stdoutPath = join(outputDir.path, 'stdout.log');
-    const stdoutFd = openSync(stdoutPath, 'w');
-    defer(async () => closeSync(stdoutFd));
+  test(
+    `a graceful SIGTERM loses no line: banner, ${REQUESTS} access-log lines (one per request), then the shutdown lines`,
+    { timeout: 30_000 },
+    async () => {
+      const dataDir = await temporaryDirectory();
+      defer(dataDir.remove);
+      const outputDir = await temporaryDirectory();
+      defer(outputDir.remove);
+      const stdoutPath = join(outputDir.path, 'stdout.log');
+      const stdoutFd = openSync(stdoutPath, 'w');
+      defer(async () => closeSync(stdoutFd));
 
-    const child = spawn(process.execPath, [MAIN], {
-      cwd: REPOSITORY_ROOT,
-      env: { PATH: process.env['PATH'] ?? '', PORT: '0', DATA_DIR: dataDir.path, ADMIN_PASSWORD: TEST_ADMIN_PASSWORD, TOKEN_SECRET: TEST_TOKEN_SECRET },
-      stdio: ['ignore', stdoutFd, 'pipe'],
-    });
-    children.push(child);
-    let stderr = '';
-    child.stderr?.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString();
-    });
-    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
-      child.on('close', (code, signal) => resolve({ code, signal }));
-    });
+      const child = spawn(process.execPath, [MAIN], {
+        cwd: REPOSITORY_ROOT,
+        env: {
+          PATH: process.env['PATH'] ?? '',
+          PORT: '0',
+          DATA_DIR: dataDir.path,
+          ADMIN_PASSWORD: TEST_ADMIN_PASSWORD,
+          TOKEN_SECRET: TEST_TOKEN_SECRET,
+        },
+        stdio: ['ignore', stdoutFd, 'pipe'],
+      });
+      children.push(child);
+      let stderr = '';
+      child.stderr?.on('data', (chunk: Buffer) => {
+        stderr += chunk.toString();
+      });
+      const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
+        child.on('close', (code, signal) => resolve({ code, signal }));
+      });
 
-    const started = await waitForText(stdoutPath, /^token: .*$/m, child);
-    const url = (BANNER.exec(started.split('\n')[0] ?? '') ?? assert.fail(`no banner first:\n${started}`))[1] as string;
+      const started = await waitForText(stdoutPath, /^token: .*$/m, child);
+      const url = (BANNER.exec(started.split('\n')[0] ?? '') ??
+        assert.fail(`no banner first:\n${started}`))[1] as string;
 
-    // 1 login, 24 requests one after another, 25 at once: 50 in all, each with its own id.
-    const expected = new Map<string, { method: string; path: string; status: number }>();
-    const login = await fetch(`${url}/v1/tokens`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-request-id': 'req-0' },
-      body: JSON.stringify({ email: TEST_ADMIN_EMAIL, password: TEST_ADMIN_PASSWORD }),
-    });
-    assert.equal(login.status, 201);
-    const token = ((await login.json()) as { access_token: string }).access_token;
-    expected.set('req-0', { method: 'POST', path: '/v1/tokens', status: 201 });
+      // 1 login, 24 requests one after another, 25 at once: 50 in all, each with its own id.
+      const expected = new Map<string, { method: string; path: string; status: number }>();
+      const login = await fetch(`${url}/v1/tokens`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-request-id': 'req-0' },
+        body: JSON.stringify({ email: TEST_ADMIN_EMAIL, password: TEST_ADMIN_PASSWORD }),
+      });
+      assert.equal(login.status, 201);
+      const token = ((await login.json()) as { access_token: string }).access_token;
+      expected.set('req-0', { method: 'POST', path: '/v1/tokens', status: 201 });
 
-    const sequential = ['/healthz', '/v1/products', '/v1/products/1', '/v1/products/999'];
-    const statusOf: Record<string, number> = { '/healthz': 200, '/v1/products': 200, '/v1/products/1': 200, '/v1/products/999': 404 };
-    for (let n = 1; n < 25; n++) {
-      const path = sequential[n % sequential.length] as string;
-      assert.equal(await get(url + path, `req-${n}`, token), statusOf[path]);
-      expected.set(`req-${n}`, { method: 'GET', path, status: statusOf[path] as number });
-    }
-    const parallel = Array.from({ length: 25 }, (_, k) => 25 + k);
-    const statuses = await Promise.all(parallel.map((n) => get(`${url}/v1/products?page=${n}&limit=1`, `req-${n}`, token)));
-    assert.deepEqual(statuses, parallel.map(() => 200));
-    for (const n of parallel) expected.set(`req-${n}`, { method: 'GET', path: '/v1/products', status: 200 });
-    assert.equal(expected.size, REQUESTS);
+      const sequential = ['/healthz', '/v1/products', '/v1/products/1', '/v1/products/999'];
+      const statusOf: Record<string, number> = {
+        '/healthz': 200,
+        '/v1/products': 200,
+        '/v1/products/1': 200,
+        '/v1/products/999': 404,
+      };
+      for (let n = 1; n < 25; n++) {
+        const path = sequential[n % sequential.length] as string;
+        assert.equal(await get(url + path, `req-${n}`, token), statusOf[path]);
+        expected.set(`req-${n}`, { method: 'GET', path, status: statusOf[path] as number });
+      }
+      const parallel = Array.from({ length: 25 }, (_, k) => 25 + k);
+      const statuses = await Promise.all(
+        parallel.map((n) => get(`${url}/v1/products?page=${n}&limit=1`, `req-${n}`, token)),
+      );
+      assert.deepEqual(
+        statuses,
+        parallel.map(() => 200),
+      );
+      for (const n of parallel) expected.set(`req-${n}`, { method: 'GET', path: '/v1/products', status: 200 });
+      assert.equal(expected.size, REQUESTS);
 
-    child.kill('SIGTERM');
-    assert.deepEqual(await exited, { code: 0, signal: null });
-    assert.equal(stderr, '');
+      child.kill('SIGTERM');
+      assert.deepEqual(await exited, { code: 0, signal: null });
+      assert.equal(stderr, '');
 
-    const text = await readFile(stdoutPath, 'utf8');
-    assert.ok(text.endsWith('\n'), 'the last line is complete');
-    const lines = text.slice(0, -1).split('\n');
-    assert.equal(lines.length, 4 + REQUESTS + 2, text);
-    assert.match(lines[0] as string, BANNER);
-    assert.match(lines[1] as string, /^explorer: http:\/\/127\.0\.0\.1:\d+\/ \(open it in a browser/);
-    assert.match(lines[2] as string, /^data: .* \(3 users, 12 products, 5 orders\)$/);
-    assert.match(lines[3] as string, /^token: curl /);
-    assert.deepEqual(lines.slice(-2), ['SIGTERM: finishing in-flight requests, then writing a final snapshot', 'stopped']);
+      const text = await readFile(stdoutPath, 'utf8');
+      assert.ok(text.endsWith('\n'), 'the last line is complete');
+      const lines = text.slice(0, -1).split('\n');
+      assert.equal(lines.length, 4 + REQUESTS + 2, text);
+      assert.match(lines[0] as string, BANNER);
+      assert.match(lines[1] as string, /^explorer: http:\/\/127\.0\.0\.1:\d+\/ \(open it in a browser/);
+      assert.match(lines[2] as string, /^data: .* \(3 users, 12 products, 5 orders\)$/);
+      assert.match(lines[3] as string, /^token: curl /);
+      assert.deepEqual(lines.slice(-2), [
+        'SIGTERM: finishing in-flight requests, then writing a final snapshot',
+        'stopped',
+      ]);
 
-    const logged = lines.slice(4, -2).map((line) => JSON.parse(line) as AccessLine & Record<string, unknown>);
-    for (const entry of logged) assert.deepEqual(Object.keys(entry), ACCESS_LOG_KEYS);
-    assert.deepEqual(
-      logged.slice(0, 25).map((entry) => entry.request_id),
-      Array.from({ length: 25 }, (_, n) => `req-${n}`),
-      'requests made one after another are logged in order',
-    );
-    assert.deepEqual(logged.map((entry) => entry.request_id).sort(), [...expected.keys()].sort(), 'one line per request, none lost or repeated');
-    for (const entry of logged) {
-      assert.deepEqual({ method: entry.method, path: entry.path, status: entry.status }, expected.get(entry.request_id), entry.request_id);
-    }
-  });
+      const logged = lines.slice(4, -2).map((line) => JSON.parse(line) as AccessLine & Record<string, unknown>);
+      for (const entry of logged) assert.deepEqual(Object.keys(entry), ACCESS_LOG_KEYS);
+      assert.deepEqual(
+        logged.slice(0, 25).map((entry) => entry.request_id),
+        Array.from({ length: 25 }, (_, n) => `req-${n}`),
+        'requests made one after another are logged in order',
+      );
+      assert.deepEqual(
+        logged.map((entry) => entry.request_id).sort(),
+        [...expected.keys()].sort(),
+        'one line per request, none lost or repeated',
+      );
+      for (const entry of logged) {
+        assert.deepEqual(
+          { method: entry.method, path: entry.path, status: entry.status },
+          expected.get(entry.request_id),
+          entry.request_id,
+        );
+      }
+    },
+  );
 });

@@ -36,7 +36,13 @@ const started = new Set<RunningProcess>();
 
 export function startProcess(command: string, args: readonly string[], options: ProcessOptions): RunningProcess {
   const ownGroup = options.ownGroup === true;
-  const child = spawn(command, args, { cwd: options.cwd, env: options.env, uid: options.uid, gid: options.gid, detached: ownGroup });
+  const child = spawn(command, args, {
+    cwd: options.cwd,
+    env: options.env,
+    uid: options.uid,
+    gid: options.gid,
+    detached: ownGroup,
+  });
   let stdout = '';
   let stderr = '';
   const listeners = new Set<() => void>();
@@ -86,7 +92,11 @@ export function startProcess(command: string, args: readonly string[], options: 
 }
 
 /** Runs a command to its end: exit code and output. */
-export async function runToExit(command: string, args: readonly string[], options: ProcessOptions): Promise<{ code: number | null; stdout: string; stderr: string }> {
+export async function runToExit(
+  command: string,
+  args: readonly string[],
+  options: ProcessOptions,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const running = startProcess(command, args, options);
   const { code } = await running.exited;
   return { code, stdout: running.stdout(), stderr: running.stderr() };

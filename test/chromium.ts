@@ -100,14 +100,19 @@ export class Browser {
   /** Sends a command (to a page when `sessionId` is given) and waits for its answer, failing after COMMAND_TIMEOUT_MS. */
   send(method: string, params: Json = {}, sessionId?: string): Promise<Json> {
     const id = this.#nextId++;
-    const message = JSON.stringify(sessionId === undefined ? { id, method, params } : { id, method, params, sessionId });
+    const message = JSON.stringify(
+      sessionId === undefined ? { id, method, params } : { id, method, params, sessionId },
+    );
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
         this.#pending.delete(id);
         reject(new Error(`Chromium did not answer ${method} within ${COMMAND_TIMEOUT_MS / 1000} s`));
       }, COMMAND_TIMEOUT_MS);
       timer.unref();
-      const settle = { resolve: (result: Json) => (clearTimeout(timer), resolve(result)), reject: (error: Error) => (clearTimeout(timer), reject(error)) };
+      const settle = {
+        resolve: (result: Json) => (clearTimeout(timer), resolve(result)),
+        reject: (error: Error) => (clearTimeout(timer), reject(error)),
+      };
       this.#pending.set(id, settle);
       this.#input.write(`${message}\0`);
     });
@@ -122,7 +127,9 @@ export class Browser {
   /** A new tab, attached: its protocol session. */
   async newPage(): Promise<Page> {
     const { targetId } = (await this.send('Target.createTarget', { url: 'about:blank' })) as { targetId: string };
-    const { sessionId } = (await this.send('Target.attachToTarget', { targetId, flatten: true })) as { sessionId: string };
+    const { sessionId } = (await this.send('Target.attachToTarget', { targetId, flatten: true })) as {
+      sessionId: string;
+    };
     const page = new Page(this, sessionId);
     await page.send('Page.enable');
     await page.send('Runtime.enable');
@@ -144,11 +151,20 @@ export class Browser {
     this.#buffered += chunk;
     let end = this.#buffered.indexOf('\0');
     while (end !== -1) {
-      let message: { id?: number; result?: Json; error?: { message: string }; method?: string; params?: Json; sessionId?: string };
+      let message: {
+        id?: number;
+        result?: Json;
+        error?: { message: string };
+        method?: string;
+        params?: Json;
+        sessionId?: string;
+      };
       try {
         message = JSON.parse(this.#buffered.slice(0, end)) as typeof message;
       } catch {
-        this.#failAll(new Error(`Chromium sent a message that is not JSON: ${this.#buffered.slice(0, Math.min(end, 200))}`));
+        this.#failAll(
+          new Error(`Chromium sent a message that is not JSON: ${this.#buffered.slice(0, Math.min(end, 200))}`),
+        );
         this.#buffered = this.#buffered.slice(end + 1);
         end = this.#buffered.indexOf('\0');
         continue;
@@ -161,7 +177,11 @@ export class Browser {
         if (message.error !== undefined) pending?.reject(new Error(message.error.message));
         else pending?.resolve(message.result ?? {});
       } else if (message.method !== undefined) {
-        const event: ProtocolEvent = { method: message.method, params: message.params ?? {}, ...(message.sessionId === undefined ? {} : { sessionId: message.sessionId }) };
+        const event: ProtocolEvent = {
+          method: message.method,
+          params: message.params ?? {},
+          ...(message.sessionId === undefined ? {} : { sessionId: message.sessionId }),
+        };
         for (const listener of this.#listeners) listener(event);
       }
     }
@@ -188,11 +208,15 @@ export class Page {
     this.sessionId = sessionId;
     this.#stopListening = browser.onEvent((event) => {
       if (event.sessionId !== sessionId) return;
-      if (event.method === 'Runtime.exceptionThrown') this.problems.push(`exception: ${JSON.stringify(event.params['exceptionDetails'])}`);
-      if (event.method === 'Runtime.consoleAPICalled' && event.params['type'] === 'error') this.problems.push(`console.error: ${JSON.stringify(event.params['args'])}`);
+      if (event.method === 'Runtime.exceptionThrown')
+        this.problems.push(`exception: ${JSON.stringify(event.params['exceptionDetails'])}`);
+      if (event.method === 'Runtime.consoleAPICalled' && event.params['type'] === 'error')
+        this.problems.push(`console.error: ${JSON.stringify(event.params['args'])}`);
       // A 4xx answer is logged as a network error; that is the API at work, not a problem of the page.
-      const entry = event.params['entry'] as { level?: string; source?: string; text?: string; url?: string } | undefined;
-      if (event.method === 'Log.entryAdded' && entry?.level === 'error' && entry.source !== 'network') this.problems.push(`log: ${entry.text ?? ''} ${entry.url ?? ''}`);
+      const entry = event.params['entry'] as
+        { level?: string; source?: string; text?: string; url?: string } | undefined;
+      if (event.method === 'Log.entryAdded' && entry?.level === 'error' && entry.source !== 'network')
+        this.problems.push(`log: ${entry.text ?? ''} ${entry.url ?? ''}`);
     });
   }
 
@@ -209,7 +233,10 @@ export class Page {
   /** Opens `url` and waits for its load event (failing after COMMAND_TIMEOUT_MS). */
   async navigate(url: string): Promise<void> {
     const loaded = new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`${url} did not finish loading within ${COMMAND_TIMEOUT_MS / 1000} s`)), COMMAND_TIMEOUT_MS);
+      const timer = setTimeout(
+        () => reject(new Error(`${url} did not finish loading within ${COMMAND_TIMEOUT_MS / 1000} s`)),
+        COMMAND_TIMEOUT_MS,
+      );
       timer.unref();
       const stop = this.#browser.onEvent((event) => {
         if (event.sessionId === this.sessionId && event.method === 'Page.loadEventFired') {
@@ -231,7 +258,9 @@ export class Page {
       exceptionDetails?: { text: string; exception?: { description?: string } };
     };
     if (answer.exceptionDetails !== undefined) {
-      throw new Error(`in the page: ${answer.exceptionDetails.exception?.description ?? answer.exceptionDetails.text}\n  evaluating: ${expression}`);
+      throw new Error(
+        `in the page: ${answer.exceptionDetails.exception?.description ?? answer.exceptionDetails.text}\n  evaluating: ${expression}`,
+      );
     }
     return answer.result.value as T;
   }

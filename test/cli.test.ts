@@ -32,7 +32,10 @@ type Cli = RunningProcess;
 
 /** Runs `node dist/main.js` with only the given environment (plus PATH), so the test's own env never leaks in. */
 function runCli(args: string[], env: Record<string, string> = {}): Cli {
-  return startProcess(process.execPath, [MAIN, ...args], { cwd: REPOSITORY_ROOT, env: { PATH: process.env['PATH'] ?? '', ...env } });
+  return startProcess(process.execPath, [MAIN, ...args], {
+    cwd: REPOSITORY_ROOT,
+    env: { PATH: process.env['PATH'] ?? '', ...env },
+  });
 }
 
 /** Waits for the banner and the data line; returns the printed URL. */
@@ -68,17 +71,31 @@ async function login(url: string, email: string, password: string): Promise<stri
 }
 
 /** Runs the CLI to its end: exit code and output. */
-async function runToExit(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return runProcessToExit(process.execPath, [MAIN, ...args], { cwd: REPOSITORY_ROOT, env: { PATH: process.env['PATH'] ?? '', ...env } });
+async function runToExit(
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return runProcessToExit(process.execPath, [MAIN, ...args], {
+    cwd: REPOSITORY_ROOT,
+    env: { PATH: process.env['PATH'] ?? '', ...env },
+  });
 }
 
 /** Every entry of a directory (dotfiles too) with its bytes' hash, mode and mtime. */
-async function describeDirectory(directory: string): Promise<Record<string, { sha256: string; mode: number; mtimeMs: number }>> {
+async function describeDirectory(
+  directory: string,
+): Promise<Record<string, { sha256: string; mode: number; mtimeMs: number }>> {
   const entries: Record<string, { sha256: string; mode: number; mtimeMs: number }> = {};
   for (const name of (await readdir(directory)).sort()) {
     const path = join(directory, name);
     const { mode, mtimeMs } = await stat(path);
-    entries[name] = { sha256: createHash('sha256').update(await readFile(path)).digest('hex'), mode, mtimeMs };
+    entries[name] = {
+      sha256: createHash('sha256')
+        .update(await readFile(path))
+        .digest('hex'),
+      mode,
+      mtimeMs,
+    };
   }
   return entries;
 }
@@ -101,44 +118,65 @@ afterEach(async () => {
 
 describe('cli: usage', () => {
   test('--version (and -v) prints the version of package.json and exits 0', TIMEOUT, async () => {
-    const { version } = JSON.parse(await readFile(join(REPOSITORY_ROOT, 'package.json'), 'utf8')) as { version: string };
+    const { version } = JSON.parse(await readFile(join(REPOSITORY_ROOT, 'package.json'), 'utf8')) as {
+      version: string;
+    };
     assert.match(version, /^\d+\.\d+\.\d+/);
     for (const flag of ['--version', '-v']) {
       assert.deepEqual(await runToExit([flag]), { code: 0, stdout: `${version}\n`, stderr: '' });
     }
   });
 
-  test('--help prints every setting (PORT, HOST, DATA_DIR, MAX_BODY_BYTES, SEED) with its flag and exits 0', TIMEOUT, async () => {
-    const cli = runCli(['--help']);
-    const { code } = await cli.exited;
-    assert.equal(code, 0);
-    assert.equal(cli.stderr(), '');
-    for (const name of ['PORT', 'HOST', 'DATA_DIR', 'MAX_BODY_BYTES', 'SEED', '--port', '--host', '--data-dir', '--max-body-bytes', '--seed']) {
-      assert.ok(cli.stdout().includes(name), `--help lacks ${name}:\n${cli.stdout()}`);
-    }
-    assert.doesNotMatch(cli.stdout(), /listening/);
-  });
+  test(
+    '--help prints every setting (PORT, HOST, DATA_DIR, MAX_BODY_BYTES, SEED) with its flag and exits 0',
+    TIMEOUT,
+    async () => {
+      const cli = runCli(['--help']);
+      const { code } = await cli.exited;
+      assert.equal(code, 0);
+      assert.equal(cli.stderr(), '');
+      for (const name of [
+        'PORT',
+        'HOST',
+        'DATA_DIR',
+        'MAX_BODY_BYTES',
+        'SEED',
+        '--port',
+        '--host',
+        '--data-dir',
+        '--max-body-bytes',
+        '--seed',
+      ]) {
+        assert.ok(cli.stdout().includes(name), `--help lacks ${name}:\n${cli.stdout()}`);
+      }
+      assert.doesNotMatch(cli.stdout(), /listening/);
+    },
+  );
 
-  test('--help also lists the authentication settings (ADMIN_EMAIL, ADMIN_PASSWORD, TOKEN_SECRET, TOKEN_TTL_SECONDS) with their flags, and the token subcommand', TIMEOUT, async () => {
-    const cli = runCli(['--help']);
-    const { code } = await cli.exited;
-    assert.equal(code, 0);
-    assert.equal(cli.stderr(), '');
-    for (const name of [
-      'ADMIN_EMAIL',
-      'ADMIN_PASSWORD',
-      'TOKEN_SECRET',
-      'TOKEN_TTL_SECONDS',
-      '--admin-email',
-      '--admin-password',
-      '--token-secret',
-      '--token-ttl-seconds',
-      'token <email>',
-    ]) {
-      assert.ok(cli.stdout().includes(name), `--help lacks ${name}:\n${cli.stdout()}`);
-    }
-    assert.doesNotMatch(cli.stdout(), /listening/);
-  });
+  test(
+    '--help also lists the authentication settings (ADMIN_EMAIL, ADMIN_PASSWORD, TOKEN_SECRET, TOKEN_TTL_SECONDS) with their flags, and the token subcommand',
+    TIMEOUT,
+    async () => {
+      const cli = runCli(['--help']);
+      const { code } = await cli.exited;
+      assert.equal(code, 0);
+      assert.equal(cli.stderr(), '');
+      for (const name of [
+        'ADMIN_EMAIL',
+        'ADMIN_PASSWORD',
+        'TOKEN_SECRET',
+        'TOKEN_TTL_SECONDS',
+        '--admin-email',
+        '--admin-password',
+        '--token-secret',
+        '--token-ttl-seconds',
+        'token <email>',
+      ]) {
+        assert.ok(cli.stdout().includes(name), `--help lacks ${name}:\n${cli.stdout()}`);
+      }
+      assert.doesNotMatch(cli.stdout(), /listening/);
+    },
+  );
 
   const usageErrors: { name: string; args: string[]; env: Record<string, string>; mentions: string }[] = [
     { name: 'an unknown flag', args: ['--nope'], env: {}, mentions: '--nope' },
@@ -161,36 +199,50 @@ describe('cli: usage', () => {
 });
 
 describe('cli: starting', () => {
-  test('--port 0 prints "plainrest listening on http://127.0.0.1:<port>" and the data line with record counts', TIMEOUT, async () => {
-    const cli = runCli(['--port', '0'], { DATA_DIR: dir.path, ...ADMIN_ENV });
-    const url = await started(cli);
-    assert.notEqual(new URL(url).port, '0');
-    // alice, bob and the administrator
-    assert.match(cli.stdout(), new RegExp(`^data: ${escape(dir.path)} \\(3 users, 12 products, 5 orders\\)$`, 'm'));
-    await cli.waitFor(new RegExp(`^token: .*${escape(`${url}/v1/tokens`)}`, 'm')); // how to get a token (README: Configuration)
-    // in a checkout `plainrest` is not on the PATH: the hint names the script as it was run
-    assert.match(cli.stdout(), /^token: .*\(or: node dist\/main\.js token <email>\)$/m);
-    assert.match(cli.stdout(), new RegExp(`^explorer: ${escape(`${url}/`)} \\(open it in a browser`, 'm')); // the home page
-    const health = await getJson(`${url}/healthz`);
-    assert.equal(health.status, 200);
-    assert.deepEqual(health.body, { status: 'ok' });
-    const token = await login(url, TEST_ADMIN_EMAIL, TEST_ADMIN_PASSWORD);
-    assert.equal((await getJson(`${url}/v1/products`, token)).body.meta.total, 12);
-  });
+  test(
+    '--port 0 prints "plainrest listening on http://127.0.0.1:<port>" and the data line with record counts',
+    TIMEOUT,
+    async () => {
+      const cli = runCli(['--port', '0'], { DATA_DIR: dir.path, ...ADMIN_ENV });
+      const url = await started(cli);
+      assert.notEqual(new URL(url).port, '0');
+      // alice, bob and the administrator
+      assert.match(cli.stdout(), new RegExp(`^data: ${escape(dir.path)} \\(3 users, 12 products, 5 orders\\)$`, 'm'));
+      await cli.waitFor(new RegExp(`^token: .*${escape(`${url}/v1/tokens`)}`, 'm')); // how to get a token (README: Configuration)
+      // in a checkout `plainrest` is not on the PATH: the hint names the script as it was run
+      assert.match(cli.stdout(), /^token: .*\(or: node dist\/main\.js token <email>\)$/m);
+      assert.match(cli.stdout(), new RegExp(`^explorer: ${escape(`${url}/`)} \\(open it in a browser`, 'm')); // the home page
+      const health = await getJson(`${url}/healthz`);
+      assert.equal(health.status, 200);
+      assert.deepEqual(health.body, { status: 'ok' });
+      const token = await login(url, TEST_ADMIN_EMAIL, TEST_ADMIN_PASSWORD);
+      assert.equal((await getJson(`${url}/v1/products`, token)).body.meta.total, 12);
+    },
+  );
 
-  test('the source runs as it is, with no build: node src/main.ts where Node strips types (on Node 20, node --import tsx src/main.ts)', TIMEOUT, async () => {
-    const nodeFlags = Reflect.get(process.features, 'typescript') ? [] : ['--import', 'tsx']; // process.features.typescript: 'strip' from 22.18
-    const args = [...nodeFlags, join('src', 'main.ts'), '--port', '0'];
-    const cli = startProcess(process.execPath, args, { cwd: REPOSITORY_ROOT, env: { PATH: process.env['PATH'] ?? '', DATA_DIR: dir.path, ...ADMIN_ENV } });
-    const url = await started(cli);
-    const hint = ['node', ...nodeFlags, 'src/main.ts', 'token'].join(' ');
-    assert.ok(cli.stdout().includes(`(or: ${hint} <email>)\n`), `the hint names the file that runs, with node's flags (${hint}): ${cli.stdout()}`);
-    const token = await login(url, TEST_ADMIN_EMAIL, TEST_ADMIN_PASSWORD);
-    assert.equal((await getJson(`${url}/v1/products`, token)).body.meta.total, 12);
-    cli.child.kill('SIGTERM');
-    assert.deepEqual(await cli.exited, { code: 0, signal: null });
-    assert.equal(cli.stderr(), '', 'no warning on stderr');
-  });
+  test(
+    'the source runs as it is, with no build: node src/main.ts where Node strips types (on Node 20, node --import tsx src/main.ts)',
+    TIMEOUT,
+    async () => {
+      const nodeFlags = Reflect.get(process.features, 'typescript') ? [] : ['--import', 'tsx']; // process.features.typescript: 'strip' from 22.18
+      const args = [...nodeFlags, join('src', 'main.ts'), '--port', '0'];
+      const cli = startProcess(process.execPath, args, {
+        cwd: REPOSITORY_ROOT,
+        env: { PATH: process.env['PATH'] ?? '', DATA_DIR: dir.path, ...ADMIN_ENV },
+      });
+      const url = await started(cli);
+      const hint = ['node', ...nodeFlags, 'src/main.ts', 'token'].join(' ');
+      assert.ok(
+        cli.stdout().includes(`(or: ${hint} <email>)\n`),
+        `the hint names the file that runs, with node's flags (${hint}): ${cli.stdout()}`,
+      );
+      const token = await login(url, TEST_ADMIN_EMAIL, TEST_ADMIN_PASSWORD);
+      assert.equal((await getJson(`${url}/v1/products`, token)).body.meta.total, 12);
+      cli.child.kill('SIGTERM');
+      assert.deepEqual(await cli.exited, { code: 0, signal: null });
+      assert.equal(cli.stderr(), '', 'no warning on stderr');
+    },
+  );
 
   test('--port=0 (inline form) works too', TIMEOUT, async () => {
     const cli = runCli(['--port=0', `--data-dir=${dir.path}`]);
@@ -238,99 +290,149 @@ describe('cli: starting', () => {
   test('MAX_BODY_BYTES is applied: a larger body gets 413', TIMEOUT, async () => {
     // a token signed with TOKEN_SECRET for the administrator (id 3 after the example
     // seed), not a login: the login body itself would be larger than 50 bytes
-    const cli = runCli(['--port', '0', '--max-body-bytes', '50'], { DATA_DIR: dir.path, MAX_BODY_BYTES: '100000', TOKEN_SECRET: TEST_TOKEN_SECRET });
+    const cli = runCli(['--port', '0', '--max-body-bytes', '50'], {
+      DATA_DIR: dir.path,
+      MAX_BODY_BYTES: '100000',
+      TOKEN_SECRET: TEST_TOKEN_SECRET,
+    });
     const url = await started(cli);
-    const response = await postJson(`${url}/v1/products`, { name: 'x'.repeat(60), category: 'c', price: 1 }, tokenFor(3));
+    const response = await postJson(
+      `${url}/v1/products`,
+      { name: 'x'.repeat(60), category: 'c', price: 1 },
+      tokenFor(3),
+    );
     assert.equal(response.status, 413);
     assert.equal(response.body.code, 'payload_too_large');
   });
 });
 
 describe('cli: stopping', () => {
-  test('SIGTERM ends every change-feed stream with event: closed (shutting_down), so its client reconnects to another process, then exits 0', TIMEOUT, async () => {
-    const cli = runCli(['--port', '0', '--seed', 'false'], { DATA_DIR: dir.path, ...ADMIN_ENV });
-    const url = await started(cli);
-    const token = await login(url, TEST_ADMIN_EMAIL, TEST_ADMIN_PASSWORD);
-    const events = await EventStreamClient.open(`${url}/v1/events`, token);
-    assert.equal(events.status, 200);
-    await events.next(); // retry:
-    cli.child.kill('SIGTERM');
-    const closed = await events.nextEvent();
-    assert.equal(closed.event, 'closed');
-    assert.deepEqual(JSON.parse(closed.data), { reason: 'shutting_down', detail: 'the server is shutting down; reconnect (to another process) to resume' });
-    assert.deepEqual(await events.untilEnd(), []);
-    assert.equal((await cli.exited).code, 0);
-  });
-
-  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
-    test(`${signal} → exit 0, "stopped" printed, and the records created before it are in the snapshot files (no lock left; the journal only as the change feed's history)`, TIMEOUT, async () => {
+  test(
+    'SIGTERM ends every change-feed stream with event: closed (shutting_down), so its client reconnects to another process, then exits 0',
+    TIMEOUT,
+    async () => {
       const cli = runCli(['--port', '0', '--seed', 'false'], { DATA_DIR: dir.path, ...ADMIN_ENV });
       const url = await started(cli);
       const token = await login(url, TEST_ADMIN_EMAIL, TEST_ADMIN_PASSWORD);
-      const product = await postJson(`${url}/v1/products`, { name: 'Before the signal', category: 'c', price: 2.5 }, token);
-      assert.equal(product.status, 201);
-      const user = await postJson(`${url}/v1/users`, { name: 'Sig', email: 'sig@example.com' }, token);
-      assert.equal(user.status, 201);
+      const events = await EventStreamClient.open(`${url}/v1/events`, token);
+      assert.equal(events.status, 200);
+      await events.next(); // retry:
+      cli.child.kill('SIGTERM');
+      const closed = await events.nextEvent();
+      assert.equal(closed.event, 'closed');
+      assert.deepEqual(JSON.parse(closed.data), {
+        reason: 'shutting_down',
+        detail: 'the server is shutting down; reconnect (to another process) to resume',
+      });
+      assert.deepEqual(await events.untilEnd(), []);
+      assert.equal((await cli.exited).code, 0);
+    },
+  );
 
-      cli.child.kill(signal);
-      const { code, signal: killedBy } = await cli.exited;
-      assert.equal(killedBy, null);
-      assert.equal(code, 0);
-      assert.match(cli.stdout(), /^stopped$/m);
-      assert.equal(cli.stderr(), '');
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+    test(
+      `${signal} → exit 0, "stopped" printed, and the records created before it are in the snapshot files (no lock left; the journal only as the change feed's history)`,
+      TIMEOUT,
+      async () => {
+        const cli = runCli(['--port', '0', '--seed', 'false'], { DATA_DIR: dir.path, ...ADMIN_ENV });
+        const url = await started(cli);
+        const token = await login(url, TEST_ADMIN_EMAIL, TEST_ADMIN_PASSWORD);
+        const product = await postJson(
+          `${url}/v1/products`,
+          { name: 'Before the signal', category: 'c', price: 2.5 },
+          token,
+        );
+        assert.equal(product.status, 201);
+        const user = await postJson(`${url}/v1/users`, { name: 'Sig', email: 'sig@example.com' }, token);
+        assert.equal(user.status, 201);
 
-      // the final snapshot holds everything and no lock is left behind; the one journal
-      // segment left is the change feed's history (the administrator, the product, the user), all covered by the snapshot
-      assert.deepEqual((await readdir(dir.path)).sort(), ['idempotency_keys.json', 'journal-000000000001.jsonl', 'orders.json', 'products.json', 'token-secret', 'users.json']);
-      const { journal_seq: journalSeq, ...products } = JSON.parse(await readFile(join(dir.path, 'products.json'), 'utf8'));
-      assert.ok(Number.isInteger(journalSeq) && journalSeq > 0, `journal_seq ${journalSeq}`);
-      const history = (await readFile(join(dir.path, 'journal-000000000001.jsonl'), 'utf8')).trim().split('\n').map((line) => JSON.parse(line));
-      assert.deepEqual(history.map((entry) => entry.changes.map((change: { put: string }) => change.put)), [['users'], ['products'], ['users']]);
-      assert.ok(history.every((entry) => entry.seq <= journalSeq), 'the snapshot covers every entry left');
-      assert.deepEqual(products, { next_id: 2, records: [product.body] });
-      const users = JSON.parse(await readFile(join(dir.path, 'users.json'), 'utf8'));
-      assert.equal(users.journal_seq, journalSeq, 'one final snapshot of every collection');
-      assert.deepEqual(
-        users.records.map((record: { id: number; email: string }) => [record.id, record.email]),
-        [
-          [1, TEST_ADMIN_EMAIL],
-          [2, 'sig@example.com'],
-        ],
-      );
-    });
+        cli.child.kill(signal);
+        const { code, signal: killedBy } = await cli.exited;
+        assert.equal(killedBy, null);
+        assert.equal(code, 0);
+        assert.match(cli.stdout(), /^stopped$/m);
+        assert.equal(cli.stderr(), '');
+
+        // the final snapshot holds everything and no lock is left behind; the one journal
+        // segment left is the change feed's history (the administrator, the product, the user), all covered by the snapshot
+        assert.deepEqual((await readdir(dir.path)).sort(), [
+          'idempotency_keys.json',
+          'journal-000000000001.jsonl',
+          'orders.json',
+          'products.json',
+          'token-secret',
+          'users.json',
+        ]);
+        const { journal_seq: journalSeq, ...products } = JSON.parse(
+          await readFile(join(dir.path, 'products.json'), 'utf8'),
+        );
+        assert.ok(Number.isInteger(journalSeq) && journalSeq > 0, `journal_seq ${journalSeq}`);
+        const history = (await readFile(join(dir.path, 'journal-000000000001.jsonl'), 'utf8'))
+          .trim()
+          .split('\n')
+          .map((line) => JSON.parse(line));
+        assert.deepEqual(
+          history.map((entry) => entry.changes.map((change: { put: string }) => change.put)),
+          [['users'], ['products'], ['users']],
+        );
+        assert.ok(
+          history.every((entry) => entry.seq <= journalSeq),
+          'the snapshot covers every entry left',
+        );
+        assert.deepEqual(products, { next_id: 2, records: [product.body] });
+        const users = JSON.parse(await readFile(join(dir.path, 'users.json'), 'utf8'));
+        assert.equal(users.journal_seq, journalSeq, 'one final snapshot of every collection');
+        assert.deepEqual(
+          users.records.map((record: { id: number; email: string }) => [record.id, record.email]),
+          [
+            [1, TEST_ADMIN_EMAIL],
+            [2, 'sig@example.com'],
+          ],
+        );
+      },
+    );
   }
 
-  test('SIGKILL loses no acknowledged write: the next start replays the journal and takes over the lock', TIMEOUT, async () => {
-    const first = runCli(['--port', '0', '--seed', 'false'], { DATA_DIR: dir.path, ...ADMIN_ENV });
-    const firstUrl = await started(first);
-    const token = await login(firstUrl, TEST_ADMIN_EMAIL, TEST_ADMIN_PASSWORD);
-    const created = await Promise.all(
-      Array.from({ length: 10 }, (_, n) => postJson(`${firstUrl}/v1/products`, { name: `Acknowledged ${n}`, category: 'c', price: n }, token)),
-    );
-    for (const response of created) assert.equal(response.status, 201, response.text);
-    const user = await postJson(`${firstUrl}/v1/users`, { name: 'Killed', email: 'killed@example.com' }, token);
-    assert.equal(user.status, 201, user.text);
-    const userBefore = await getJson(`${firstUrl}/v1/users/${user.body.id}`, token);
-    assert.equal(userBefore.status, 200, userBefore.text);
+  test(
+    'SIGKILL loses no acknowledged write: the next start replays the journal and takes over the lock',
+    TIMEOUT,
+    async () => {
+      const first = runCli(['--port', '0', '--seed', 'false'], { DATA_DIR: dir.path, ...ADMIN_ENV });
+      const firstUrl = await started(first);
+      const token = await login(firstUrl, TEST_ADMIN_EMAIL, TEST_ADMIN_PASSWORD);
+      const created = await Promise.all(
+        Array.from({ length: 10 }, (_, n) =>
+          postJson(`${firstUrl}/v1/products`, { name: `Acknowledged ${n}`, category: 'c', price: n }, token),
+        ),
+      );
+      for (const response of created) assert.equal(response.status, 201, response.text);
+      const user = await postJson(`${firstUrl}/v1/users`, { name: 'Killed', email: 'killed@example.com' }, token);
+      assert.equal(user.status, 201, user.text);
+      const userBefore = await getJson(`${firstUrl}/v1/users/${user.body.id}`, token);
+      assert.equal(userBefore.status, 200, userBefore.text);
 
-    first.child.kill('SIGKILL');
-    assert.equal((await first.exited).signal, 'SIGKILL');
-    const left = await readdir(dir.path);
-    assert.ok(left.includes('plainrest.lock'), `the lock is left behind: ${left.join(', ')}`);
-    assert.ok(left.some((name) => /^journal-\d{12}\.jsonl$/.test(name)), `the journal is left behind: ${left.join(', ')}`);
+      first.child.kill('SIGKILL');
+      assert.equal((await first.exited).signal, 'SIGKILL');
+      const left = await readdir(dir.path);
+      assert.ok(left.includes('plainrest.lock'), `the lock is left behind: ${left.join(', ')}`);
+      assert.ok(
+        left.some((name) => /^journal-\d{12}\.jsonl$/.test(name)),
+        `the journal is left behind: ${left.join(', ')}`,
+      );
 
-    const second = runCli(['--port', '0'], { DATA_DIR: dir.path });
-    const secondUrl = await started(second);
-    assert.match(second.stdout(), /\(2 users, 10 products, 0 orders\)$/m); // the administrator and Killed
-    assert.equal(second.stderr(), '');
-    const secondToken = await login(secondUrl, TEST_ADMIN_EMAIL, TEST_ADMIN_PASSWORD);
-    const list = await getJson(`${secondUrl}/v1/products`, secondToken);
-    const expected = created.map((response) => response.body).sort((a, b) => a.id - b.id);
-    assert.deepEqual(list.body.data, expected);
-    assert.deepEqual((await getJson(`${secondUrl}/v1/users/${user.body.id}`, secondToken)).body, userBefore.body);
-    const next = await postJson(`${secondUrl}/v1/products`, { name: 'After', category: 'c', price: 1 }, secondToken);
-    assert.equal(next.body.id, 11);
-  });
+      const second = runCli(['--port', '0'], { DATA_DIR: dir.path });
+      const secondUrl = await started(second);
+      assert.match(second.stdout(), /\(2 users, 10 products, 0 orders\)$/m); // the administrator and Killed
+      assert.equal(second.stderr(), '');
+      const secondToken = await login(secondUrl, TEST_ADMIN_EMAIL, TEST_ADMIN_PASSWORD);
+      const list = await getJson(`${secondUrl}/v1/products`, secondToken);
+      const expected = created.map((response) => response.body).sort((a, b) => a.id - b.id);
+      assert.deepEqual(list.body.data, expected);
+      assert.deepEqual((await getJson(`${secondUrl}/v1/users/${user.body.id}`, secondToken)).body, userBefore.body);
+      const next = await postJson(`${secondUrl}/v1/products`, { name: 'After', category: 'c', price: 1 }, secondToken);
+      assert.equal(next.body.id, 11);
+    },
+  );
 
   test('a second process on the same DATA_DIR exits 2 naming the lock; the first keeps serving', TIMEOUT, async () => {
     const first = runCli(['--port', '0', '--seed', 'false'], { DATA_DIR: dir.path, ...ADMIN_ENV });
@@ -343,82 +445,108 @@ describe('cli: stopping', () => {
     assert.ok(second.stderr.includes(lock), second.stderr);
     assert.doesNotMatch(second.stdout, /listening/);
 
-    assert.equal((await readFile(lock, 'utf8')).trim(), String(first.child.pid), 'the lock still names the first process');
+    assert.equal(
+      (await readFile(lock, 'utf8')).trim(),
+      String(first.child.pid),
+      'the lock still names the first process',
+    );
     const token = await login(url, TEST_ADMIN_EMAIL, TEST_ADMIN_PASSWORD);
-    assert.equal((await postJson(`${url}/v1/products`, { name: 'Still here', category: 'c', price: 1 }, token)).status, 201);
-  });
-
-  test('after a stop, a restart on the same DATA_DIR serves the same records and is not re-seeded', TIMEOUT, async () => {
-    const first = runCli(['--port', '0', '--seed', 'false'], { DATA_DIR: dir.path, ...ADMIN_ENV });
-    const firstUrl = await started(first);
-    const firstToken = await login(firstUrl, TEST_ADMIN_EMAIL, TEST_ADMIN_PASSWORD);
-    assert.equal((await postJson(`${firstUrl}/v1/products`, { name: 'Kept', category: 'c', price: 1 }, firstToken)).status, 201);
-    first.child.kill('SIGTERM');
-    assert.equal((await first.exited).code, 0);
-
-    // no ADMIN_PASSWORD now: the administrator keeps the password it has
-    const second = runCli(['--port', '0'], { DATA_DIR: dir.path });
-    const secondUrl = await started(second);
-    assert.match(second.stdout(), /\(1 user, 1 product, 0 orders\)$/m); // the administrator and Kept
-    const secondToken = await login(secondUrl, TEST_ADMIN_EMAIL, TEST_ADMIN_PASSWORD);
-    const list = await getJson(`${secondUrl}/v1/products`, secondToken);
-    assert.deepEqual(
-      list.body.data.map((record: { name: string }) => record.name),
-      ['Kept'],
+    assert.equal(
+      (await postJson(`${url}/v1/products`, { name: 'Still here', category: 'c', price: 1 }, token)).status,
+      201,
     );
   });
+
+  test(
+    'after a stop, a restart on the same DATA_DIR serves the same records and is not re-seeded',
+    TIMEOUT,
+    async () => {
+      const first = runCli(['--port', '0', '--seed', 'false'], { DATA_DIR: dir.path, ...ADMIN_ENV });
+      const firstUrl = await started(first);
+      const firstToken = await login(firstUrl, TEST_ADMIN_EMAIL, TEST_ADMIN_PASSWORD);
+      assert.equal(
+        (await postJson(`${firstUrl}/v1/products`, { name: 'Kept', category: 'c', price: 1 }, firstToken)).status,
+        201,
+      );
+      first.child.kill('SIGTERM');
+      assert.equal((await first.exited).code, 0);
+
+      // no ADMIN_PASSWORD now: the administrator keeps the password it has
+      const second = runCli(['--port', '0'], { DATA_DIR: dir.path });
+      const secondUrl = await started(second);
+      assert.match(second.stdout(), /\(1 user, 1 product, 0 orders\)$/m); // the administrator and Kept
+      const secondToken = await login(secondUrl, TEST_ADMIN_EMAIL, TEST_ADMIN_PASSWORD);
+      const list = await getJson(`${secondUrl}/v1/products`, secondToken);
+      assert.deepEqual(
+        list.body.data.map((record: { name: string }) => record.name),
+        ['Kept'],
+      );
+    },
+  );
 });
 
 describe('cli: the administrator', () => {
-  test('the first start of a fresh DATA_DIR without ADMIN_PASSWORD prints the generated password once; it logs in; a second start prints no password', TIMEOUT, async () => {
-    const first = runCli(['--port', '0'], { DATA_DIR: dir.path });
-    const firstUrl = await started(first);
-    const output = first.stdout() + first.stderr();
-    const match = GENERATED_PASSWORD.exec(output);
-    assert.ok(match, `no generated password printed:\n${output}`);
-    const [, email, password] = match as unknown as [string, string, string];
-    assert.equal(email, TEST_ADMIN_EMAIL);
-    assert.equal(output.split(password).length - 1, 1, `the password is printed exactly once:\n${output}`);
-    assert.equal((await readFile(join(dir.path, 'users.json'), 'utf8')).includes(password), false, 'stored hashed only');
+  test(
+    'the first start of a fresh DATA_DIR without ADMIN_PASSWORD prints the generated password once; it logs in; a second start prints no password',
+    TIMEOUT,
+    async () => {
+      const first = runCli(['--port', '0'], { DATA_DIR: dir.path });
+      const firstUrl = await started(first);
+      const output = first.stdout() + first.stderr();
+      const match = GENERATED_PASSWORD.exec(output);
+      assert.ok(match, `no generated password printed:\n${output}`);
+      const [, email, password] = match as unknown as [string, string, string];
+      assert.equal(email, TEST_ADMIN_EMAIL);
+      assert.equal(output.split(password).length - 1, 1, `the password is printed exactly once:\n${output}`);
+      assert.equal(
+        (await readFile(join(dir.path, 'users.json'), 'utf8')).includes(password),
+        false,
+        'stored hashed only',
+      );
 
-    const login201 = await postJson(`${firstUrl}/v1/tokens`, { email: TEST_ADMIN_EMAIL, password });
-    assert.equal(login201.status, 201, login201.text);
-    assert.equal(login201.body.token_type, 'Bearer');
-    assert.equal(login201.body.user_id, 3); // after alice (1) and bob (2)
-    const admin = await getJson(`${firstUrl}/v1/users/3`, login201.body.access_token);
-    assert.equal(admin.status, 200, admin.text);
-    assert.equal(admin.body.role, 'admin');
-    first.child.kill('SIGTERM');
-    assert.equal((await first.exited).code, 0);
+      const login201 = await postJson(`${firstUrl}/v1/tokens`, { email: TEST_ADMIN_EMAIL, password });
+      assert.equal(login201.status, 201, login201.text);
+      assert.equal(login201.body.token_type, 'Bearer');
+      assert.equal(login201.body.user_id, 3); // after alice (1) and bob (2)
+      const admin = await getJson(`${firstUrl}/v1/users/3`, login201.body.access_token);
+      assert.equal(admin.status, 200, admin.text);
+      assert.equal(admin.body.role, 'admin');
+      first.child.kill('SIGTERM');
+      assert.equal((await first.exited).code, 0);
 
-    const second = runCli(['--port', '0'], { DATA_DIR: dir.path });
-    const secondUrl = await started(second);
-    const secondOutput = second.stdout() + second.stderr();
-    assert.doesNotMatch(secondOutput, /generated password/);
-    assert.equal(secondOutput.includes(password), false, secondOutput);
-    assert.match(second.stdout(), /^data: .* \(3 users, 12 products, 5 orders\)$/m);
-    // the password generated on the first start still logs in
-    assert.equal(typeof (await login(secondUrl, TEST_ADMIN_EMAIL, password)), 'string');
-  });
+      const second = runCli(['--port', '0'], { DATA_DIR: dir.path });
+      const secondUrl = await started(second);
+      const secondOutput = second.stdout() + second.stderr();
+      assert.doesNotMatch(secondOutput, /generated password/);
+      assert.equal(secondOutput.includes(password), false, secondOutput);
+      assert.match(second.stdout(), /^data: .* \(3 users, 12 products, 5 orders\)$/m);
+      // the password generated on the first start still logs in
+      assert.equal(typeof (await login(secondUrl, TEST_ADMIN_EMAIL, password)), 'string');
+    },
+  );
 });
 
 describe('cli: the token subcommand', () => {
-  test('`token alice@example.com --data-dir <dir>` prints a token the running server accepts, with alice\'s permissions', TIMEOUT, async () => {
-    const server = runCli(['--port', '0'], { DATA_DIR: dir.path });
-    const url = await started(server);
+  test(
+    "`token alice@example.com --data-dir <dir>` prints a token the running server accepts, with alice's permissions",
+    TIMEOUT,
+    async () => {
+      const server = runCli(['--port', '0'], { DATA_DIR: dir.path });
+      const url = await started(server);
 
-    const minted = await runToExit(['token', 'alice@example.com', '--data-dir', dir.path]);
-    assert.equal(minted.code, 0, minted.stderr);
-    assert.match(minted.stdout, /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\n$/, 'stdout is the token alone');
-    assert.notEqual(minted.stderr.trim(), '', 'a note for humans goes to stderr');
-    const token = minted.stdout.trim();
+      const minted = await runToExit(['token', 'alice@example.com', '--data-dir', dir.path]);
+      assert.equal(minted.code, 0, minted.stderr);
+      assert.match(minted.stdout, /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\n$/, 'stdout is the token alone');
+      assert.notEqual(minted.stderr.trim(), '', 'a note for humans goes to stderr');
+      const token = minted.stdout.trim();
 
-    const alice = await getJson(`${url}/v1/users/1`, token);
-    assert.equal(alice.status, 200, alice.text);
-    assert.equal(alice.body.email, 'alice@example.com');
-    const everyone = await getJson(`${url}/v1/users`, token);
-    assertProblem(everyone, 403, 'forbidden', '/v1/users'); // alice is not an admin
-  });
+      const alice = await getJson(`${url}/v1/users/1`, token);
+      assert.equal(alice.status, 200, alice.text);
+      assert.equal(alice.body.email, 'alice@example.com');
+      const everyone = await getJson(`${url}/v1/users`, token);
+      assertProblem(everyone, 403, 'forbidden', '/v1/users'); // alice is not an admin
+    },
+  );
 
   test('an unknown email exits 2 with a message naming it, and prints no token', TIMEOUT, async () => {
     const server = runCli(['--port', '0'], { DATA_DIR: dir.path });
@@ -426,50 +554,69 @@ describe('cli: the token subcommand', () => {
     const result = await runToExit(['token', 'nobody@example.com', '--data-dir', dir.path]);
     assert.equal(result.code, 2);
     assert.equal(result.stdout, '');
-    assert.match(result.stderr, /^cannot mint a token: no user has the email nobody@example\.com in the data directory .+ \(--data-dir, DATA_DIR\)\n$/);
-  });
-
-  test('a data dir never started exits 2 with a message naming it (and the setting that chose it), and prints no token', TIMEOUT, async () => {
-    const missing = join(dir.path, 'never');
-    const absent = await runToExit(['token', 'alice@example.com', '--data-dir', missing]);
-    assert.equal(absent.code, 2);
-    assert.equal(absent.stdout, '');
-    assert.equal(
-      absent.stderr,
-      `cannot mint a token: the data directory ${missing} (--data-dir, DATA_DIR) does not exist; start the server once with it, or name another with --data-dir\n`,
+    assert.match(
+      result.stderr,
+      /^cannot mint a token: no user has the email nobody@example\.com in the data directory .+ \(--data-dir, DATA_DIR\)\n$/,
     );
-    assert.equal(await exists(missing), false, 'the dir is not created');
-
-    const empty = await runToExit(['token', 'alice@example.com', '--data-dir', dir.path]);
-    assert.equal(empty.code, 2);
-    assert.equal(empty.stdout, '');
-    assert.equal(
-      empty.stderr,
-      `cannot mint a token: the data directory ${dir.path} (--data-dir, DATA_DIR) holds no users yet; start the server once with it, or name another with --data-dir\n`,
-    );
-    assert.deepEqual(await readdir(dir.path), [], 'the empty dir stays empty');
   });
 
-  test('the token subcommand writes nothing into the data dir (same files, bytes, modes and mtimes)', TIMEOUT, async () => {
-    const server = runCli(['--port', '0'], { DATA_DIR: dir.path });
-    const url = await started(server);
-    // main.ts installs its SIGTERM handler only after printing the banner; once a request
-    // has been answered it is in place (a SIGTERM sent right after the banner may kill
-    // the process by signal instead of stopping it gracefully)
-    assert.equal((await getJson(`${url}/healthz`)).status, 200);
-    server.child.kill('SIGTERM');
-    assert.equal((await server.exited).code, 0);
-    const before = await describeDirectory(dir.path);
-    // The seed (seq 1 to 19) and the administrator (20): the change feed's history.
-    assert.deepEqual(Object.keys(before), ['idempotency_keys.json', 'journal-000000000001.jsonl', 'journal-000000000020.jsonl', 'orders.json', 'products.json', 'token-secret', 'users.json']);
+  test(
+    'a data dir never started exits 2 with a message naming it (and the setting that chose it), and prints no token',
+    TIMEOUT,
+    async () => {
+      const missing = join(dir.path, 'never');
+      const absent = await runToExit(['token', 'alice@example.com', '--data-dir', missing]);
+      assert.equal(absent.code, 2);
+      assert.equal(absent.stdout, '');
+      assert.equal(
+        absent.stderr,
+        `cannot mint a token: the data directory ${missing} (--data-dir, DATA_DIR) does not exist; start the server once with it, or name another with --data-dir\n`,
+      );
+      assert.equal(await exists(missing), false, 'the dir is not created');
 
-    for (const email of ['alice@example.com', TEST_ADMIN_EMAIL]) {
-      const minted = await runToExit(['token', email, '--data-dir', dir.path]);
-      assert.equal(minted.code, 0, minted.stderr);
-    }
-    assert.equal((await runToExit(['token', 'nobody@example.com', '--data-dir', dir.path])).code, 2);
-    assert.deepEqual(await describeDirectory(dir.path), before);
-  });
+      const empty = await runToExit(['token', 'alice@example.com', '--data-dir', dir.path]);
+      assert.equal(empty.code, 2);
+      assert.equal(empty.stdout, '');
+      assert.equal(
+        empty.stderr,
+        `cannot mint a token: the data directory ${dir.path} (--data-dir, DATA_DIR) holds no users yet; start the server once with it, or name another with --data-dir\n`,
+      );
+      assert.deepEqual(await readdir(dir.path), [], 'the empty dir stays empty');
+    },
+  );
+
+  test(
+    'the token subcommand writes nothing into the data dir (same files, bytes, modes and mtimes)',
+    TIMEOUT,
+    async () => {
+      const server = runCli(['--port', '0'], { DATA_DIR: dir.path });
+      const url = await started(server);
+      // main.ts installs its SIGTERM handler only after printing the banner; once a request
+      // has been answered it is in place (a SIGTERM sent right after the banner may kill
+      // the process by signal instead of stopping it gracefully)
+      assert.equal((await getJson(`${url}/healthz`)).status, 200);
+      server.child.kill('SIGTERM');
+      assert.equal((await server.exited).code, 0);
+      const before = await describeDirectory(dir.path);
+      // The seed (seq 1 to 19) and the administrator (20): the change feed's history.
+      assert.deepEqual(Object.keys(before), [
+        'idempotency_keys.json',
+        'journal-000000000001.jsonl',
+        'journal-000000000020.jsonl',
+        'orders.json',
+        'products.json',
+        'token-secret',
+        'users.json',
+      ]);
+
+      for (const email of ['alice@example.com', TEST_ADMIN_EMAIL]) {
+        const minted = await runToExit(['token', email, '--data-dir', dir.path]);
+        assert.equal(minted.code, 0, minted.stderr);
+      }
+      assert.equal((await runToExit(['token', 'nobody@example.com', '--data-dir', dir.path])).code, 2);
+      assert.deepEqual(await describeDirectory(dir.path), before);
+    },
+  );
 });
 
 /** Escapes a literal for use inside a RegExp. */

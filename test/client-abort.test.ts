@@ -29,11 +29,16 @@ function capture(): Logger & { lines: LoggedLine[]; accessLines(): Record<string
     info: (text) => lines.push({ level: 'info', text }),
     warn: (text) => lines.push({ level: 'warn', text }),
     error: (text) => lines.push({ level: 'error', text }),
-    accessLines: () => lines.filter((line) => line.level === 'info' && line.text.startsWith('{')).map((line) => JSON.parse(line.text) as Record<string, unknown>),
+    accessLines: () =>
+      lines
+        .filter((line) => line.level === 'info' && line.text.startsWith('{'))
+        .map((line) => JSON.parse(line.text) as Record<string, unknown>),
   };
 }
 
-async function startLogged(options: { requestTimeoutMs?: number; headersTimeoutMs?: number } = {}): Promise<{ api: TestServer; logger: ReturnType<typeof capture> }> {
+async function startLogged(
+  options: { requestTimeoutMs?: number; headersTimeoutMs?: number } = {},
+): Promise<{ api: TestServer; logger: ReturnType<typeof capture> }> {
   const logger = capture();
   const api = await startTestServer({ accessLog: 'json', logger, ...options });
   defer(() => api.close());
@@ -42,7 +47,10 @@ async function startLogged(options: { requestTimeoutMs?: number; headersTimeoutM
 }
 
 /** Opens a connection and sends the head of a POST /v1/products with Content-Length 200 and the first 50 bytes of its body. */
-function sendHalfABody(api: TestServer, extraHeaders = ''): { socket: Socket; received: () => string; closed: Promise<void> } {
+function sendHalfABody(
+  api: TestServer,
+  extraHeaders = '',
+): { socket: Socket; received: () => string; closed: Promise<void> } {
   const { hostname, port } = new URL(api.url);
   const socket = connectSocket(Number(port), hostname);
   let text = '';
@@ -65,15 +73,29 @@ function sendHalfABody(api: TestServer, extraHeaders = ''): { socket: Socket; re
 const LATE_LINE_WINDOW_MS = 200;
 
 /** Waits until `count` access lines are logged, then LATE_LINE_WINDOW_MS longer, so that a late extra line would be seen. */
-async function accessLinesSettled(logger: ReturnType<typeof capture>, count: number): Promise<Record<string, unknown>[]> {
-  await eventually(() => assert.ok(logger.accessLines().length >= count, `${count} access lines expected: ${JSON.stringify(logger.lines)}`), 3000);
+async function accessLinesSettled(
+  logger: ReturnType<typeof capture>,
+  count: number,
+): Promise<Record<string, unknown>[]> {
+  await eventually(
+    () =>
+      assert.ok(
+        logger.accessLines().length >= count,
+        `${count} access lines expected: ${JSON.stringify(logger.lines)}`,
+      ),
+    3000,
+  );
   // A window for a negative check only (no line after these): it can let a late line slip by, never fail a good run.
   await new Promise((resolve) => setTimeout(resolve, LATE_LINE_WINDOW_MS));
   return logger.accessLines();
 }
 
 function assertNoErrorOrStack(logger: ReturnType<typeof capture>): void {
-  assert.deepEqual(logger.lines.filter((line) => line.level !== 'info'), [], 'no error or warning line');
+  assert.deepEqual(
+    logger.lines.filter((line) => line.level !== 'info'),
+    [],
+    'no error or warning line',
+  );
   for (const line of logger.lines) assert.doesNotMatch(line.text, /\n|\bat .+:\d+:\d+/, 'one line, no stack');
 }
 
@@ -94,7 +116,16 @@ describe('client abort: a client that closes the connection mid-body', () => {
       assert.equal(lines.length, 1, JSON.stringify(logger.lines));
       assert.deepEqual(
         { ...lines[0], time: undefined, duration_ms: undefined },
-        { time: undefined, request_id: 'goes-away-1', method: 'POST', path: '/v1/products', status: 499, bytes: 0, duration_ms: undefined, user_id: 1 },
+        {
+          time: undefined,
+          request_id: 'goes-away-1',
+          method: 'POST',
+          path: '/v1/products',
+          status: 499,
+          bytes: 0,
+          duration_ms: undefined,
+          user_id: 1,
+        },
       );
       assert.equal((await api.server.app.recordCounts()).products, 0, 'nothing was created');
       assert.equal((await api.get('/healthz')).status, 200, 'the server is still serving');
@@ -137,6 +168,9 @@ describe('client abort: a body that stops half-way until requestTimeoutMs', () =
     const lines = await accessLinesSettled(logger, 5);
     assertNoErrorOrStack(logger);
     assert.equal(logger.lines.length, 5, JSON.stringify(logger.lines));
-    assert.deepEqual(lines.map((line) => line['status']), [408, 408, 408, 408, 408]);
+    assert.deepEqual(
+      lines.map((line) => line['status']),
+      [408, 408, 408, 408, 408],
+    );
   });
 });

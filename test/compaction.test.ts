@@ -9,7 +9,12 @@ import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { describe, test } from 'node:test';
 import { createApp, startServer } from '../src/index.ts';
-import { removeLeftoverTemporaryFiles, TEMPORARY_FILE, temporaryPathFor, writeFileAtomically } from '../src/store/atomic-file.ts';
+import {
+  removeLeftoverTemporaryFiles,
+  TEMPORARY_FILE,
+  temporaryPathFor,
+  writeFileAtomically,
+} from '../src/store/atomic-file.ts';
 import { cleanUpAfterEach, connect, scratchDirectory, TEST_AUTH_OPTIONS } from './helpers.ts';
 
 const defer = cleanUpAfterEach();
@@ -29,23 +34,44 @@ describe('compaction: a first start with the seed and the smallest compactAfterB
   test(`${STARTS} first starts (startServer) in a row all succeed, with every seeded record served and on disk`, async () => {
     for (let start = 1; start <= STARTS; start++) {
       const dir = await scratchDirectory(defer);
-      const server = await startServer({ port: 0, dataDir: dir, seed: true, compactAfterBytes: SMALLEST_COMPACT_AFTER_BYTES, ...TEST_AUTH_OPTIONS });
+      const server = await startServer({
+        port: 0,
+        dataDir: dir,
+        seed: true,
+        compactAfterBytes: SMALLEST_COMPACT_AFTER_BYTES,
+        ...TEST_AUTH_OPTIONS,
+      });
       assert.deepEqual(await server.app.recordCounts(), SEEDED, `start ${start}`);
       const api = await connect(server);
       assert.equal((await api.get('/v1/products?limit=100')).body.meta.total, SEEDED.products, `start ${start}`);
       await server.close();
-      for (const [collection, count] of Object.entries(SEEDED)) assert.equal(await snapshotCount(dir, collection), count, `start ${start}: ${collection}.json`);
-      assert.deepEqual((await readdir(dir)).filter((name) => TEMPORARY_FILE.test(name)), [], 'no temporary file left');
+      for (const [collection, count] of Object.entries(SEEDED))
+        assert.equal(await snapshotCount(dir, collection), count, `start ${start}: ${collection}.json`);
+      assert.deepEqual(
+        (await readdir(dir)).filter((name) => TEMPORARY_FILE.test(name)),
+        [],
+        'no temporary file left',
+      );
     }
   });
 
   test(`${STARTS} first starts (createApp) in a row all succeed, and a restart loads every record`, async () => {
     for (let start = 1; start <= STARTS; start++) {
       const dir = await scratchDirectory(defer);
-      const app = await createApp({ dataDir: dir, seed: true, compactAfterBytes: SMALLEST_COMPACT_AFTER_BYTES, ...TEST_AUTH_OPTIONS });
+      const app = await createApp({
+        dataDir: dir,
+        seed: true,
+        compactAfterBytes: SMALLEST_COMPACT_AFTER_BYTES,
+        ...TEST_AUTH_OPTIONS,
+      });
       assert.deepEqual(await app.recordCounts(), SEEDED, `start ${start}`);
       await app.close();
-      const reopened = await createApp({ dataDir: dir, seed: true, compactAfterBytes: SMALLEST_COMPACT_AFTER_BYTES, ...TEST_AUTH_OPTIONS });
+      const reopened = await createApp({
+        dataDir: dir,
+        seed: true,
+        compactAfterBytes: SMALLEST_COMPACT_AFTER_BYTES,
+        ...TEST_AUTH_OPTIONS,
+      });
       assert.deepEqual(await reopened.recordCounts(), SEEDED, `start ${start}, reopened`);
       await reopened.close();
     }
@@ -55,13 +81,24 @@ describe('compaction: a first start with the seed and the smallest compactAfterB
 describe('compaction: writes that each start a compaction', () => {
   test('30 concurrent creates with the smallest compactAfterBytes all succeed and all survive a restart', async () => {
     const dir = await scratchDirectory(defer);
-    const options = { port: 0, dataDir: dir, seed: true, compactAfterBytes: SMALLEST_COMPACT_AFTER_BYTES, ...TEST_AUTH_OPTIONS };
+    const options = {
+      port: 0,
+      dataDir: dir,
+      seed: true,
+      compactAfterBytes: SMALLEST_COMPACT_AFTER_BYTES,
+      ...TEST_AUTH_OPTIONS,
+    };
     const server = await startServer(options);
     const api = await connect(server);
     const created = await Promise.all(
-      Array.from({ length: 30 }, (_, index) => api.post('/v1/products', { name: `Product ${index}`, category: 'c', price: index })),
+      Array.from({ length: 30 }, (_, index) =>
+        api.post('/v1/products', { name: `Product ${index}`, category: 'c', price: index }),
+      ),
     );
-    assert.deepEqual(created.map((response) => response.status), created.map(() => 201));
+    assert.deepEqual(
+      created.map((response) => response.status),
+      created.map(() => 201),
+    );
     await server.close();
 
     const restarted = await startServer(options);
@@ -76,7 +113,10 @@ describe('compaction: atomic writes', () => {
     const dir = await scratchDirectory(defer);
     const path = join(dir, 'users.json');
     const texts = ['{"first": true}\n', `${'{"second": true}'.padEnd(100_000)}\n`];
-    await Promise.all([writeFileAtomically(path, texts[0] as string), writeFileAtomically(path, [Buffer.from(texts[1] as string)])]);
+    await Promise.all([
+      writeFileAtomically(path, texts[0] as string),
+      writeFileAtomically(path, [Buffer.from(texts[1] as string)]),
+    ]);
     assert.ok(texts.includes(await readFile(path, 'utf8')));
     assert.deepEqual(await readdir(dir), ['users.json']);
   });

@@ -14,7 +14,13 @@ import { after, before, describe, test } from 'node:test';
 import pg from 'pg';
 import { killAll, runToExit } from './child-process.ts';
 import type { TestServer } from './helpers.ts';
-import { hashDirectory, login, startTestServerWithAdminBootstrap, TEST_TOKEN_SECRET, temporaryDirectory } from './helpers.ts';
+import {
+  hashDirectory,
+  login,
+  startTestServerWithAdminBootstrap,
+  TEST_TOKEN_SECRET,
+  temporaryDirectory,
+} from './helpers.ts';
 import type { PostgresCluster } from './postgres-cluster.ts';
 import { freePort, POSTGRES_SKIP, startCluster } from './postgres-cluster.ts';
 import { REPOSITORY_ROOT } from './repository.ts';
@@ -26,8 +32,14 @@ const KEYED_PRODUCT = { name: 'Keyed tea', category: 'tea', price: 4.5 };
 const KEY = { 'Idempotency-Key': 'copy-key-1' };
 
 /** `node dist/main.js …` with only PATH from the test's environment. */
-function plainrest(args: readonly string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return runToExit(process.execPath, [MAIN, ...args], { cwd: REPOSITORY_ROOT, env: { PATH: process.env['PATH'] ?? '', ...env } });
+function plainrest(
+  args: readonly string[],
+  env: Record<string, string> = {},
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return runToExit(process.execPath, [MAIN, ...args], {
+    cwd: REPOSITORY_ROOT,
+    env: { PATH: process.env['PATH'] ?? '', ...env },
+  });
 }
 
 /** Everything the administrator can see, in id order: users, products, and each user's orders. */
@@ -35,7 +47,8 @@ async function everything(api: TestServer): Promise<{ users: unknown[]; products
   const users = (await api.get('/v1/users?limit=100')).body.data as { id: number }[];
   const products = (await api.get('/v1/products?limit=100')).body.data as unknown[];
   const orders: unknown[] = [];
-  for (const user of users) orders.push(...((await api.get(`/v1/users/${user.id}/orders?limit=100`)).body.data as unknown[]));
+  for (const user of users)
+    orders.push(...((await api.get(`/v1/users/${user.id}/orders?limit=100`)).body.data as unknown[]));
   return { users, products, orders };
 }
 
@@ -44,7 +57,11 @@ async function databaseState(url: string): Promise<string> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
-    const tables = (await client.query<{ name: string }>(`SELECT table_name AS name FROM information_schema.tables WHERE table_schema = current_schema() ORDER BY 1`)).rows;
+    const tables = (
+      await client.query<{ name: string }>(
+        `SELECT table_name AS name FROM information_schema.tables WHERE table_schema = current_schema() ORDER BY 1`,
+      )
+    ).rows;
     const state: Record<string, unknown> = {};
     for (const { name } of tables) state[name] = (await client.query(`SELECT * FROM "${name}" ORDER BY 1`)).rows;
     state['sequences'] = (await client.query(`SELECT sequencename, last_value FROM pg_sequences ORDER BY 1`)).rows;
@@ -63,7 +80,9 @@ async function exists(path: string): Promise<boolean> {
 
 /** The example declaration without orders: data holding orders no longer fits it. */
 async function declarationWithoutOrders(directory: string): Promise<string> {
-  const declaration = JSON.parse(await readFile(join(REPOSITORY_ROOT, 'data', 'example', 'resources.json'), 'utf8')) as { resources: Record<string, unknown> };
+  const declaration = JSON.parse(
+    await readFile(join(REPOSITORY_ROOT, 'data', 'example', 'resources.json'), 'utf8'),
+  ) as { resources: Record<string, unknown> };
   delete declaration.resources['orders'];
   const path = join(directory, 'without-orders.json');
   await writeFile(path, JSON.stringify(declaration));
@@ -99,7 +118,11 @@ describe('copy: a data directory into PostgreSQL and back', { skip: POSTGRES_SKI
     try {
       danaId = (await api.post('/v1/users', DANA)).body.id as number;
       assert.equal(danaId, 4);
-      const temporary = await api.post('/v1/users', { name: 'Temp', email: 'temp@example.com', password: 'temp-password-1' });
+      const temporary = await api.post('/v1/users', {
+        name: 'Temp',
+        email: 'temp@example.com',
+        password: 'temp-password-1',
+      });
       assert.equal((await api.delete(`/v1/users/${temporary.body.id}`)).status, 204);
       assert.equal((await api.post('/v1/products', KEYED_PRODUCT, KEY)).body.id, 13);
       const deletedProduct = await api.post('/v1/products', { name: 'Gone', category: 'gone', price: 1 });
@@ -129,78 +152,109 @@ describe('copy: a data directory into PostgreSQL and back', { skip: POSTGRES_SKI
 
   /** The next user, product and order get ids above every id the first data directory gave out (users 5, products 14, orders 7 were deleted). */
   async function assertNextIds(api: TestServer): Promise<void> {
-    assert.equal((await api.post('/v1/users', { name: 'Eve', email: 'eve@example.com', password: 'eve-password-1' })).body.id, 6);
+    assert.equal(
+      (await api.post('/v1/users', { name: 'Eve', email: 'eve@example.com', password: 'eve-password-1' })).body.id,
+      6,
+    );
     assert.equal((await api.post('/v1/products', { name: 'New', category: 'new', price: 2 })).body.id, 15);
-    assert.equal((await api.post(`/v1/users/${danaId}/orders`, { items: [{ product_id: 2, quantity: 1 }] })).body.id, 8);
+    assert.equal(
+      (await api.post(`/v1/users/${danaId}/orders`, { items: [{ product_id: 2, quantity: 1 }] })).body.id,
+      8,
+    );
   }
 
-  test('a data directory copied into an empty database: exact counts on stdout, same ids, old passwords, the idempotency key', TIMEOUT, async () => {
-    assert.deepEqual([original.users.length, original.products.length, original.orders.length], [4, 13, 6]);
-    const copied = await plainrest(['copy', '--from', source, '--to', url]);
-    assert.deepEqual(copied, {
-      code: 0,
-      stdout: `copied 4 users, 13 products, 6 orders (and 1 idempotency key) from the data directory ${source} to the database ${url}\n`,
-      stderr: '',
-    });
-    const api = await startTestServerWithAdminBootstrap({ database: url });
-    try {
-      await assertSameData(api);
-    } finally {
-      await api.close();
-    }
-  });
+  test(
+    'a data directory copied into an empty database: exact counts on stdout, same ids, old passwords, the idempotency key',
+    TIMEOUT,
+    async () => {
+      assert.deepEqual([original.users.length, original.products.length, original.orders.length], [4, 13, 6]);
+      const copied = await plainrest(['copy', '--from', source, '--to', url]);
+      assert.deepEqual(copied, {
+        code: 0,
+        stdout: `copied 4 users, 13 products, 6 orders (and 1 idempotency key) from the data directory ${source} to the database ${url}\n`,
+        stderr: '',
+      });
+      const api = await startTestServerWithAdminBootstrap({ database: url });
+      try {
+        await assertSameData(api);
+      } finally {
+        await api.close();
+      }
+    },
+  );
 
-  test('token --database-url: a token for the user in the database (email ignoring case) that the server on it accepts', TIMEOUT, async () => {
-    const minted = await plainrest(['token', 'DANA@example.com', '--database-url', url], { TOKEN_SECRET: TEST_TOKEN_SECRET });
-    assert.equal(minted.code, 0, minted.stderr);
-    assert.equal(minted.stderr, `token for user ${danaId}, valid for 3600 s:\n`);
-    assert.match(minted.stdout, /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\n$/);
-    const api = await startTestServerWithAdminBootstrap({ database: url });
-    try {
-      const dana = await api.as(minted.stdout.trim()).get(`/v1/users/${danaId}`);
-      assert.equal(dana.status, 200);
-      assert.equal(dana.body.email, DANA.email);
-      assert.equal((await api.as(minted.stdout.trim()).get('/v1/users')).status, 403, "Dana's permissions, not an administrator's");
-    } finally {
-      await api.close();
-    }
-  });
+  test(
+    'token --database-url: a token for the user in the database (email ignoring case) that the server on it accepts',
+    TIMEOUT,
+    async () => {
+      const minted = await plainrest(['token', 'DANA@example.com', '--database-url', url], {
+        TOKEN_SECRET: TEST_TOKEN_SECRET,
+      });
+      assert.equal(minted.code, 0, minted.stderr);
+      assert.equal(minted.stderr, `token for user ${danaId}, valid for 3600 s:\n`);
+      assert.match(minted.stdout, /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\n$/);
+      const api = await startTestServerWithAdminBootstrap({ database: url });
+      try {
+        const dana = await api.as(minted.stdout.trim()).get(`/v1/users/${danaId}`);
+        assert.equal(dana.status, 200);
+        assert.equal(dana.body.email, DANA.email);
+        assert.equal(
+          (await api.as(minted.stdout.trim()).get('/v1/users')).status,
+          403,
+          "Dana's permissions, not an administrator's",
+        );
+      } finally {
+        await api.close();
+      }
+    },
+  );
 
-  test('token --database-url refuses an unknown email and a missing TOKEN_SECRET, one line each, exit 2', TIMEOUT, async () => {
-    assert.deepEqual(await plainrest(['token', 'nobody@example.com', '--database-url', url, '--token-secret', TEST_TOKEN_SECRET]), {
-      code: 2,
-      stdout: '',
-      stderr: `cannot mint a token: no user has the email nobody@example.com in the database ${url} (--database-url, DATABASE_URL)\n`,
-    });
-    assert.deepEqual(await plainrest(['token', DANA.email], { DATABASE_URL: url }), {
-      code: 2,
-      stdout: '',
-      stderr:
-        'cannot mint a token: a database needs --token-secret (TOKEN_SECRET): every process that shares it must sign tokens with the same key; change that setting (--help lists them all)\n',
-    });
-  });
+  test(
+    'token --database-url refuses an unknown email and a missing TOKEN_SECRET, one line each, exit 2',
+    TIMEOUT,
+    async () => {
+      assert.deepEqual(
+        await plainrest(['token', 'nobody@example.com', '--database-url', url, '--token-secret', TEST_TOKEN_SECRET]),
+        {
+          code: 2,
+          stdout: '',
+          stderr: `cannot mint a token: no user has the email nobody@example.com in the database ${url} (--database-url, DATABASE_URL)\n`,
+        },
+      );
+      assert.deepEqual(await plainrest(['token', DANA.email], { DATABASE_URL: url }), {
+        code: 2,
+        stdout: '',
+        stderr:
+          'cannot mint a token: a database needs --token-secret (TOKEN_SECRET): every process that shares it must sign tokens with the same key; change that setting (--help lists them all)\n',
+      });
+    },
+  );
 
-  test('the database copied into a new data directory (created) keeps them too; then each gives the next ids above all ids given out', TIMEOUT, async () => {
-    const copied = await plainrest(['copy', '--from', url, '--to', copyBack]);
-    assert.deepEqual(copied, {
-      code: 0,
-      stdout: `copied 4 users, 13 products, 6 orders (and 1 idempotency key) from the database ${url} to the data directory ${copyBack}\n`,
-      stderr: '',
-    });
-    const onDirectory = await startTestServerWithAdminBootstrap({ dataDir: copyBack });
-    try {
-      await assertSameData(onDirectory);
-      await assertNextIds(onDirectory);
-    } finally {
-      await onDirectory.close();
-    }
-    const onDatabase = await startTestServerWithAdminBootstrap({ database: url });
-    try {
-      await assertNextIds(onDatabase);
-    } finally {
-      await onDatabase.close();
-    }
-  });
+  test(
+    'the database copied into a new data directory (created) keeps them too; then each gives the next ids above all ids given out',
+    TIMEOUT,
+    async () => {
+      const copied = await plainrest(['copy', '--from', url, '--to', copyBack]);
+      assert.deepEqual(copied, {
+        code: 0,
+        stdout: `copied 4 users, 13 products, 6 orders (and 1 idempotency key) from the database ${url} to the data directory ${copyBack}\n`,
+        stderr: '',
+      });
+      const onDirectory = await startTestServerWithAdminBootstrap({ dataDir: copyBack });
+      try {
+        await assertSameData(onDirectory);
+        await assertNextIds(onDirectory);
+      } finally {
+        await onDirectory.close();
+      }
+      const onDatabase = await startTestServerWithAdminBootstrap({ database: url });
+      try {
+        await assertNextIds(onDatabase);
+      } finally {
+        await onDatabase.close();
+      }
+    },
+  );
 
   test('a database holding rows is refused: one line, exit 2, not a row or sequence changed', TIMEOUT, async () => {
     const state = await databaseState(url);
@@ -222,73 +276,113 @@ describe('copy: a data directory into PostgreSQL and back', { skip: POSTGRES_SKI
     assert.deepEqual(await hashDirectory(copyBack), files);
   });
 
-  test('a database the declaration no longer fits is refused in the words a start uses, and nothing is written', TIMEOUT, async () => {
-    const declaration = await declarationWithoutOrders(await scratch());
-    const target = join(await scratch(), 'never');
-    const start = await plainrest(['--database-url', url, '--resources', declaration, '--token-secret', TEST_TOKEN_SECRET, '--port', '0']);
-    assert.equal(start.code, 2);
-    assert.match(start.stderr, /^cannot start: the data in the database no longer fits the declaration: orders: .*\n$/);
-    assert.deepEqual(await plainrest(['copy', '--from', url, '--to', target, '--resources', declaration]), {
-      code: 2,
-      stdout: '',
-      stderr: start.stderr.replace('cannot start: ', 'cannot copy: '),
-    });
-    assert.equal(await exists(target), false);
-  });
+  test(
+    'a database the declaration no longer fits is refused in the words a start uses, and nothing is written',
+    TIMEOUT,
+    async () => {
+      const declaration = await declarationWithoutOrders(await scratch());
+      const target = join(await scratch(), 'never');
+      const start = await plainrest([
+        '--database-url',
+        url,
+        '--resources',
+        declaration,
+        '--token-secret',
+        TEST_TOKEN_SECRET,
+        '--port',
+        '0',
+      ]);
+      assert.equal(start.code, 2);
+      assert.match(
+        start.stderr,
+        /^cannot start: the data in the database no longer fits the declaration: orders: .*\n$/,
+      );
+      assert.deepEqual(await plainrest(['copy', '--from', url, '--to', target, '--resources', declaration]), {
+        code: 2,
+        stdout: '',
+        stderr: start.stderr.replace('cannot start: ', 'cannot copy: '),
+      });
+      assert.equal(await exists(target), false);
+    },
+  );
 });
 
 describe('copy: refusals without a database', () => {
-  test('a source data directory a running server holds is refused, naming the process; the server keeps its lock', TIMEOUT, async () => {
-    const source = await scratch();
-    const target = join(await scratch(), 'never');
-    const api = await startTestServerWithAdminBootstrap({ dataDir: source, seed: true });
-    try {
-      assert.deepEqual(await plainrest(['copy', '--from', source, '--to', target]), {
+  test(
+    'a source data directory a running server holds is refused, naming the process; the server keeps its lock',
+    TIMEOUT,
+    async () => {
+      const source = await scratch();
+      const target = join(await scratch(), 'never');
+      const api = await startTestServerWithAdminBootstrap({ dataDir: source, seed: true });
+      try {
+        assert.deepEqual(await plainrest(['copy', '--from', source, '--to', target]), {
+          code: 2,
+          stdout: '',
+          stderr: `cannot copy: ${source} is in use by process ${process.pid} (lock file ${join(source, 'plainrest.lock')}); stop that process, or delete the lock file if it is not plainrest\n`,
+        });
+        assert.equal((await readFile(join(source, 'plainrest.lock'), 'utf8')).trim(), String(process.pid));
+        assert.equal((await api.post('/v1/products', { name: 'Still writable', category: 'c', price: 1 })).status, 201);
+      } finally {
+        await api.close();
+      }
+      assert.equal(await exists(target), false);
+    },
+  );
+
+  test(
+    'a data directory the declaration no longer fits is refused in the words a start uses, and left as it was',
+    TIMEOUT,
+    async () => {
+      const source = await scratch();
+      const target = join(await scratch(), 'never');
+      await (await startTestServerWithAdminBootstrap({ dataDir: source, seed: true })).close();
+      const declaration = await declarationWithoutOrders(await scratch());
+      const start = await plainrest(['--data-dir', source, '--resources', declaration, '--port', '0']);
+      assert.equal(start.code, 2);
+      assert.match(start.stderr, /^cannot start: the data in .* no longer fits the declaration: orders: .*\n$/);
+      const files = await hashDirectory(source);
+      assert.deepEqual(await plainrest(['copy', '--from', source, '--to', target, '--resources', declaration]), {
         code: 2,
         stdout: '',
-        stderr: `cannot copy: ${source} is in use by process ${process.pid} (lock file ${join(source, 'plainrest.lock')}); stop that process, or delete the lock file if it is not plainrest\n`,
+        stderr: start.stderr.replace('cannot start: ', 'cannot copy: '),
       });
-      assert.equal((await readFile(join(source, 'plainrest.lock'), 'utf8')).trim(), String(process.pid));
-      assert.equal((await api.post('/v1/products', { name: 'Still writable', category: 'c', price: 1 })).status, 201);
-    } finally {
-      await api.close();
-    }
-    assert.equal(await exists(target), false);
-  });
+      assert.deepEqual(await hashDirectory(source), files);
+      assert.equal(await exists(target), false);
+    },
+  );
 
-  test('a data directory the declaration no longer fits is refused in the words a start uses, and left as it was', TIMEOUT, async () => {
-    const source = await scratch();
-    const target = join(await scratch(), 'never');
-    await (await startTestServerWithAdminBootstrap({ dataDir: source, seed: true })).close();
-    const declaration = await declarationWithoutOrders(await scratch());
-    const start = await plainrest(['--data-dir', source, '--resources', declaration, '--port', '0']);
-    assert.equal(start.code, 2);
-    assert.match(start.stderr, /^cannot start: the data in .* no longer fits the declaration: orders: .*\n$/);
-    const files = await hashDirectory(source);
-    assert.deepEqual(await plainrest(['copy', '--from', source, '--to', target, '--resources', declaration]), {
-      code: 2,
-      stdout: '',
-      stderr: start.stderr.replace('cannot start: ', 'cannot copy: '),
-    });
-    assert.deepEqual(await hashDirectory(source), files);
-    assert.equal(await exists(target), false);
-  });
-
-  test('an unreachable database as --from: one line without the password, exit 2, no stack trace, no target created', TIMEOUT, async () => {
-    const port = await freePort();
-    const target = join(await scratch(), 'never');
-    assert.deepEqual(await plainrest(['copy', '--from', `postgres://plainrest:s3cret@127.0.0.1:${port}/gone`, '--to', target]), {
-      code: 2,
-      stdout: '',
-      stderr: `cannot copy: the database postgres://plainrest@127.0.0.1:${port}/gone cannot be reached (ECONNREFUSED)\n`,
-    });
-    assert.equal(await exists(target), false);
-  });
+  test(
+    'an unreachable database as --from: one line without the password, exit 2, no stack trace, no target created',
+    TIMEOUT,
+    async () => {
+      const port = await freePort();
+      const target = join(await scratch(), 'never');
+      assert.deepEqual(
+        await plainrest(['copy', '--from', `postgres://plainrest:s3cret@127.0.0.1:${port}/gone`, '--to', target]),
+        {
+          code: 2,
+          stdout: '',
+          stderr: `cannot copy: the database postgres://plainrest@127.0.0.1:${port}/gone cannot be reached (ECONNREFUSED)\n`,
+        },
+      );
+      assert.equal(await exists(target), false);
+    },
+  );
 
   test('usage: --from and --to are both needed, and name different stores', TIMEOUT, async () => {
-    const usage = 'usage: plainrest copy --from <data dir | postgres://…> --to <data dir | postgres://…> [--resources FILE]';
-    assert.deepEqual(await plainrest(['copy', '--from', 'data']), { code: 2, stdout: '', stderr: `cannot copy: ${usage}; see --help\n` });
-    assert.deepEqual(await plainrest(['copy', '--from', 'a', '--to', 'b', '--port', '1']), { code: 2, stdout: '', stderr: 'cannot copy: unknown argument --port; see --help\n' });
+    const usage =
+      'usage: plainrest copy --from <data dir | postgres://…> --to <data dir | postgres://…> [--resources FILE]';
+    assert.deepEqual(await plainrest(['copy', '--from', 'data']), {
+      code: 2,
+      stdout: '',
+      stderr: `cannot copy: ${usage}; see --help\n`,
+    });
+    assert.deepEqual(await plainrest(['copy', '--from', 'a', '--to', 'b', '--port', '1']), {
+      code: 2,
+      stdout: '',
+      stderr: 'cannot copy: unknown argument --port; see --help\n',
+    });
     assert.deepEqual(await plainrest(['copy', '--from', 'same', '--to', './same']), {
       code: 2,
       stdout: '',

@@ -6,8 +6,8 @@ import { describe, test } from 'node:test';
 import { withTestServer } from './helpers.ts';
 
 const APP = 'https://app.example.com';
-const EXPOSED = 'Location, ETag, Link, X-Request-Id, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, Retry-After, Idempotent-Replayed, WWW-Authenticate';
-
+const EXPOSED =
+  'Location, ETag, Link, X-Request-Id, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, Retry-After, Idempotent-Replayed, WWW-Authenticate';
 
 describe('CORS with a list of origins', () => {
   const options = { corsOrigins: [APP, 'http://localhost:5173'] };
@@ -32,22 +32,33 @@ describe('CORS with a list of origins', () => {
     withTestServer(options, async (api) => {
       const response = await api.get('/v1/products', { origin: 'https://evil.example.net' });
       assert.equal(response.status, 200);
-      for (const name of ['access-control-allow-origin', 'access-control-expose-headers', 'access-control-allow-methods']) {
+      for (const name of [
+        'access-control-allow-origin',
+        'access-control-expose-headers',
+        'access-control-allow-methods',
+      ]) {
         assert.equal(response.headers.get(name), null, name);
       }
       assert.equal(response.headers.get('vary'), 'Origin');
     }));
 
-  test('a preflight needs no token: 204 with the path\'s methods, the allowed headers and a max age', () =>
+  test("a preflight needs no token: 204 with the path's methods, the allowed headers and a max age", () =>
     withTestServer(options, async (api) => {
       const response = await api.as(undefined).request('OPTIONS', '/v1/users/1/orders', {
-        headers: { origin: APP, 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization, content-type' },
+        headers: {
+          origin: APP,
+          'access-control-request-method': 'POST',
+          'access-control-request-headers': 'authorization, content-type',
+        },
       });
       assert.equal(response.status, 204);
       assert.equal(response.text, '');
       assert.equal(response.headers.get('access-control-allow-origin'), APP);
       assert.equal(response.headers.get('access-control-allow-methods'), 'GET, HEAD, POST, OPTIONS');
-      assert.equal(response.headers.get('access-control-allow-headers'), 'Authorization, Content-Type, If-Match, If-None-Match, Idempotency-Key, X-Request-Id');
+      assert.equal(
+        response.headers.get('access-control-allow-headers'),
+        'Authorization, Content-Type, If-Match, If-None-Match, Idempotency-Key, X-Request-Id',
+      );
       assert.equal(response.headers.get('access-control-max-age'), '600');
       assert.equal(response.headers.get('allow'), 'GET, HEAD, POST, OPTIONS');
     }));

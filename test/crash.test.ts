@@ -66,21 +66,30 @@ test(`kill -9 at a random moment loses no acknowledged write (${ROUNDS} rounds)`
   const dir = await temporaryDirectory();
   try {
     // Odd rounds compact the journal every few kilobytes, so kills also land mid-compaction.
-    await crashRounds((round) => ['--data-dir', dir.path, '--compact-after-bytes', String(round % 2 === 1 ? 4096 : 8 * 1024 * 1024)]);
+    await crashRounds((round) => [
+      '--data-dir',
+      dir.path,
+      '--compact-after-bytes',
+      String(round % 2 === 1 ? 4096 : 8 * 1024 * 1024),
+    ]);
   } finally {
     await dir.remove();
   }
 });
 
-test(`kill -9 at a random moment loses no acknowledged write, with PostgreSQL (${ROUNDS} rounds)`, { skip: POSTGRES_SKIP }, async () => {
-  const cluster = await startCluster();
-  try {
-    const url = cluster.url(await cluster.createDatabase());
-    await crashRounds(() => ['--database-url', url]);
-  } finally {
-    await cluster.stop();
-  }
-});
+test(
+  `kill -9 at a random moment loses no acknowledged write, with PostgreSQL (${ROUNDS} rounds)`,
+  { skip: POSTGRES_SKIP },
+  async () => {
+    const cluster = await startCluster();
+    try {
+      const url = cluster.url(await cluster.createDatabase());
+      await crashRounds(() => ['--database-url', url]);
+    } finally {
+      await cluster.stop();
+    }
+  },
+);
 
 /** Rounds of: a server on `storageOf(round)`, writers, a SIGKILL, a restart that must hold every acknowledged write. */
 async function crashRounds(storageOf: (round: number) => readonly string[]): Promise<void> {
@@ -102,7 +111,10 @@ async function crashRounds(storageOf: (round: number) => readonly string[]): Pro
             // Until it is acknowledged, a delete may or may not land: check neither way.
             present.delete(victim);
             uncertain.add(victim);
-            const response = await fetch(`${running.url}/v1/products/${victim}`, { method: 'DELETE', headers: { authorization } });
+            const response = await fetch(`${running.url}/v1/products/${victim}`, {
+              method: 'DELETE',
+              headers: { authorization },
+            });
             if (response.status === 204) {
               uncertain.delete(victim);
               deleted.add(victim);
@@ -131,14 +143,18 @@ async function crashRounds(storageOf: (round: number) => readonly string[]): Pro
     children.push(restarted);
     const stored = new Map<number, string>();
     for (let page = 1; ; page++) {
-      const response = await fetch(`${restarted.url}/v1/products?limit=100&page=${page}`, { headers: { authorization } });
+      const response = await fetch(`${restarted.url}/v1/products?limit=100&page=${page}`, {
+        headers: { authorization },
+      });
       assert.equal(response.status, 200);
       const body = (await response.json()) as { data: { id: number; name: string }[]; meta: { pages: number } };
       for (const product of body.data) stored.set(product.id, product.name);
       if (page >= body.meta.pages) break;
     }
-    for (const [id, name] of present) assert.equal(stored.get(id), name, `round ${round} (seed ${seed}): acknowledged product ${id} lost`);
-    for (const id of deleted) assert.equal(stored.has(id), false, `round ${round} (seed ${seed}): deleted product ${id} is back`);
+    for (const [id, name] of present)
+      assert.equal(stored.get(id), name, `round ${round} (seed ${seed}): acknowledged product ${id} lost`);
+    for (const id of deleted)
+      assert.equal(stored.has(id), false, `round ${round} (seed ${seed}): deleted product ${id} is back`);
     // Unacknowledged creates may have landed: adopt them so later rounds can check them too.
     for (const [id, name] of stored) if (!deleted.has(id)) present.set(id, name);
     uncertain.clear();

@@ -18,9 +18,16 @@ interface Sent {
   fail(error: unknown): void;
 }
 
-function fakeDatabase(): { sent: Sent[]; send: (text: string, values: unknown[]) => Promise<readonly Record<string, unknown>[]> } {
+function fakeDatabase(): {
+  sent: Sent[];
+  send: (text: string, values: unknown[]) => Promise<readonly Record<string, unknown>[]>;
+} {
   const sent: Sent[] = [];
-  return { sent, send: (text, values) => new Promise((resolve, reject) => sent.push({ text, values, answer: resolve, fail: reject })) };
+  return {
+    sent,
+    send: (text, values) =>
+      new Promise((resolve, reject) => sent.push({ text, values, answer: resolve, fail: reject })),
+  };
 }
 
 const settle = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
@@ -43,7 +50,10 @@ describe('creates sent together', () => {
     const db = fakeDatabase();
     const creates = new CreateBatches(db.send, 1);
     const made = creates.create(PLAN, create('Tea', 3));
-    assert.deepEqual(db.sent.map(({ text, values }) => ({ text, values })), [{ text: 'alone Tea', values: ['Tea', 3] }]);
+    assert.deepEqual(
+      db.sent.map(({ text, values }) => ({ text, values })),
+      [{ text: 'alone Tea', values: ['Tea', 3] }],
+    );
     db.sent[0]?.answer([{ created: 7 }]);
     assert.deepEqual(await made, { created: 7 });
   });
@@ -52,13 +62,28 @@ describe('creates sent together', () => {
     const db = fakeDatabase();
     const creates = new CreateBatches(db.send, 1);
     void creates.create(PLAN, create('First', 1, { id: 1, role: 'admin' }, '[{"n":1}]'));
-    const waiting = [create('A', 2, { id: 1, role: 'admin' }, '[{"n":2}]'), create('B', 3, { id: 4, role: 'user' }, '[{"n":3}]')].map((one) => creates.create(PLAN, one));
+    const waiting = [
+      create('A', 2, { id: 1, role: 'admin' }, '[{"n":2}]'),
+      create('B', 3, { id: 4, role: 'user' }, '[{"n":3}]'),
+    ].map((one) => creates.create(PLAN, one));
     db.sent[0]?.answer([{ created: 1, last: 1 }]);
     await settle();
     assert.equal(db.sent[1]?.text, manyCreatesText(PLAN, true, true));
-    assert.deepEqual(db.sent[1]?.values, [['A', 'B'], [2, 3], [1, 4], ['admin', 'user'], ['[{"n":2}]', '[{"n":3}]']]);
-    db.sent[1]?.answer([{ created: 2, last: 3, events: 2 }, { created: null, last: 3, events: 2 }]);
-    assert.deepEqual(await Promise.all(waiting), [{ created: 2, last: 3, events: 2 }, { created: null, last: 3, events: 2 }]);
+    assert.deepEqual(db.sent[1]?.values, [
+      ['A', 'B'],
+      [2, 3],
+      [1, 4],
+      ['admin', 'user'],
+      ['[{"n":2}]', '[{"n":3}]'],
+    ]);
+    db.sent[1]?.answer([
+      { created: 2, last: 3, events: 2 },
+      { created: null, last: 3, events: 2 },
+    ]);
+    assert.deepEqual(await Promise.all(waiting), [
+      { created: 2, last: 3, events: 2 },
+      { created: null, last: 3, events: 2 },
+    ]);
   });
 
   test('a statement of many that PostgreSQL refuses is sent again one create at a time: each gets its own row or its own error', async () => {
@@ -68,9 +93,16 @@ describe('creates sent together', () => {
     const waiting = [create('Fine', 2), create('Refused', 3)].map((one) => creates.create(PLAN, one));
     db.sent[0]?.answer([{ created: 1 }]);
     await settle();
-    db.sent[1]?.fail(Object.assign(new pg.DatabaseError('insert or update violates foreign key constraint', 0, 'error'), { code: '23503' }));
+    db.sent[1]?.fail(
+      Object.assign(new pg.DatabaseError('insert or update violates foreign key constraint', 0, 'error'), {
+        code: '23503',
+      }),
+    );
     await settle();
-    assert.deepEqual(db.sent.slice(2).map((sent) => sent.text), ['alone Fine', 'alone Refused']);
+    assert.deepEqual(
+      db.sent.slice(2).map((sent) => sent.text),
+      ['alone Fine', 'alone Refused'],
+    );
     const refusal = new Error('violates a foreign key');
     db.sent[2]?.answer([{ created: 2 }]);
     db.sent[3]?.fail(refusal);
@@ -97,7 +129,11 @@ describe('creates sent together', () => {
     const creates = new CreateBatches(db.send, 1);
     const other = { ...PLAN, table: 'gadgets' } as TablePlan;
     void creates.create(PLAN, create('First', 1));
-    const waiting = [creates.create(PLAN, create('A', 2)), creates.create(other, create('G', 5)), creates.create(PLAN, create('B', 3, { id: 1, role: 'admin' }))];
+    const waiting = [
+      creates.create(PLAN, create('A', 2)),
+      creates.create(other, create('G', 5)),
+      creates.create(PLAN, create('B', 3, { id: 1, role: 'admin' })),
+    ];
     db.sent[0]?.answer([{ created: 1 }]);
     await settle();
     assert.equal(db.sent[1]?.text, 'alone A');

@@ -60,7 +60,9 @@ describe('a database behind the Persistence interface', () => {
     assert.equal(product.status, 201);
     const user = await api.post('/v1/users', { name: 'Dana', email: 'dana@example.com', password: 'dana-password-1' });
     assert.equal(user.status, 201);
-    const order = await api.post(`/v1/users/${user.body.id}/orders`, { items: [{ product_id: product.body.id, quantity: 2 }] });
+    const order = await api.post(`/v1/users/${user.body.id}/orders`, {
+      items: [{ product_id: product.body.id, quantity: 2 }],
+    });
     assert.equal(order.status, 201);
     const transactionsBefore = database.transactions.length;
 
@@ -100,7 +102,10 @@ describe('a database behind the Persistence interface', () => {
       list.body.data.map((item: { name: string }) => item.name),
       ['Kept'],
     );
-    assert.deepEqual([...(database.tables.get('products')?.values() ?? [])].map((row) => row['name']), ['Kept']);
+    assert.deepEqual(
+      [...(database.tables.get('products')?.values() ?? [])].map((row) => row['name']),
+      ['Kept'],
+    );
     await api.close();
   });
 });

@@ -18,10 +18,21 @@ type Random = () => number;
 const pick = <T>(random: Random, values: readonly T[]): T => values[Math.floor(random() * values.length)] as T;
 
 function randomSchema(random: Random, depth: number, collections: readonly string[]): PropertySchema {
-  const kind = pick(random, depth > 1 ? ['string', 'integer', 'number', 'boolean', 'enum'] : ['string', 'integer', 'number', 'boolean', 'enum', 'array', 'object', 'reference']);
+  const kind = pick(
+    random,
+    depth > 1
+      ? ['string', 'integer', 'number', 'boolean', 'enum']
+      : ['string', 'integer', 'number', 'boolean', 'enum', 'array', 'object', 'reference'],
+  );
   switch (kind) {
     case 'string':
-      return { type: 'string', minLength: Math.floor(random() * 3), maxLength: 5 + Math.floor(random() * 20), ...(random() < 0.3 ? { pattern: '^[a-z]+$' } : {}), ...(random() < 0.2 ? { format: 'email' as const } : {}) };
+      return {
+        type: 'string',
+        minLength: Math.floor(random() * 3),
+        maxLength: 5 + Math.floor(random() * 20),
+        ...(random() < 0.3 ? { pattern: '^[a-z]+$' } : {}),
+        ...(random() < 0.2 ? { format: 'email' as const } : {}),
+      };
     case 'integer':
       return { type: 'integer', minimum: -5, maximum: 100 };
     case 'number':
@@ -33,9 +44,18 @@ function randomSchema(random: Random, depth: number, collections: readonly strin
     case 'array':
       return { type: 'array', maxItems: 4, items: randomSchema(random, depth + 1, collections) };
     case 'object':
-      return { type: 'object', properties: { x: randomSchema(random, depth + 1, collections), y: randomSchema(random, depth + 1, collections) }, required: random() < 0.5 ? ['x'] : [] };
+      return {
+        type: 'object',
+        properties: {
+          x: randomSchema(random, depth + 1, collections),
+          y: randomSchema(random, depth + 1, collections),
+        },
+        required: random() < 0.5 ? ['x'] : [],
+      };
     default:
-      return collections.length === 0 ? { type: 'integer' } : { type: 'integer', 'x-references': pick(random, collections) };
+      return collections.length === 0
+        ? { type: 'integer' }
+        : { type: 'integer', 'x-references': pick(random, collections) };
   }
 }
 
@@ -49,7 +69,12 @@ function randomDeclaration(random: Random): ResourcesDeclaration {
     for (let i = 0; i < count; i++) {
       const schema = randomSchema(random, 0, earlier);
       const scalar = schema.type !== 'array' && schema.type !== 'object';
-      properties[`p${i}`] = { ...schema, ...(scalar && random() < 0.4 ? { 'x-filter': true } : {}), ...(scalar && random() < 0.4 ? { 'x-sort': true } : {}), ...(schema.type === 'string' && random() < 0.2 ? { 'x-unique': true as const } : {}) };
+      properties[`p${i}`] = {
+        ...schema,
+        ...(scalar && random() < 0.4 ? { 'x-filter': true } : {}),
+        ...(scalar && random() < 0.4 ? { 'x-sort': true } : {}),
+        ...(schema.type === 'string' && random() < 0.2 ? { 'x-unique': true as const } : {}),
+      };
     }
     resources[collection] = {
       singular: collection.slice(0, -1),
@@ -80,7 +105,11 @@ function randomValue(random: Random, depth = 0): unknown {
     case 6:
       return Array.from({ length: Math.floor(random() * 6) }, () => randomValue(random, depth + 1));
     default:
-      return { x: randomValue(random, depth + 1), ...(random() < 0.3 ? { y: randomValue(random, depth + 1) } : {}), ...(random() < 0.1 ? { z: 1 } : {}) };
+      return {
+        x: randomValue(random, depth + 1),
+        ...(random() < 0.3 ? { y: randomValue(random, depth + 1) } : {}),
+        ...(random() < 0.1 ? { z: 1 } : {}),
+      };
   }
 }
 
@@ -89,7 +118,9 @@ function fittingValue(random: Random, schema: PropertySchema): unknown {
   if (schema.enum !== undefined) return pick(random, schema.enum);
   switch (schema.type) {
     case 'string':
-      return schema.format === 'email' ? 'someone@example.com' : 'abcde'.slice(0, Math.max(schema.minLength ?? 0, 2 + Math.floor(random() * 3)));
+      return schema.format === 'email'
+        ? 'someone@example.com'
+        : 'abcde'.slice(0, Math.max(schema.minLength ?? 0, 2 + Math.floor(random() * 3)));
     case 'integer':
       return schema['x-references'] !== undefined ? 1 : Math.floor(random() * 50);
     case 'number':
@@ -97,9 +128,13 @@ function fittingValue(random: Random, schema: PropertySchema): unknown {
     case 'boolean':
       return random() < 0.5;
     case 'array':
-      return Array.from({ length: Math.floor(random() * 3) }, () => fittingValue(random, schema.items as PropertySchema));
+      return Array.from({ length: Math.floor(random() * 3) }, () =>
+        fittingValue(random, schema.items as PropertySchema),
+      );
     case 'object':
-      return Object.fromEntries(Object.entries(schema.properties ?? {}).map(([name, member]) => [name, fittingValue(random, member)]));
+      return Object.fromEntries(
+        Object.entries(schema.properties ?? {}).map(([name, member]) => [name, fittingValue(random, member)]),
+      );
     default:
       return null;
   }

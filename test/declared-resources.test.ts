@@ -34,7 +34,17 @@ describe('a declared library: the declaration is the whole API', () => {
     assert.equal(response.status, 404);
     assert.equal(response.body.code, 'route_not_found');
     const index = await anonymous.get('/v1');
-    assert.deepEqual(Object.keys(index.body.links).sort(), ['authors', 'autores', 'events', 'loans', 'openapi', 'self', 'tokens', 'users', 'usuarios']);
+    assert.deepEqual(Object.keys(index.body.links).sort(), [
+      'authors',
+      'autores',
+      'events',
+      'loans',
+      'openapi',
+      'self',
+      'tokens',
+      'users',
+      'usuarios',
+    ]);
   });
 
   test('public access: lists and reads need no token, writes still do (401), and a user is not an admin (403)', async () => {
@@ -67,7 +77,13 @@ describe('a declared library: the declaration is the whole API', () => {
       [{ title: 'T', isbn: '9780000000001', price: '1' }, [{ field: 'price', code: 'invalid_type' }]],
       [{ title: 'T', isbn: '9780000000001', price: 1, status: 'lost' }, [{ field: 'status', code: 'invalid_value' }]],
       [{ title: 'T', isbn: '9780000000001', price: 1, colour: 'red' }, [{ field: 'colour', code: 'unknown_field' }]],
-      [{ title: 'T' }, [{ field: 'isbn', code: 'required' }, { field: 'price', code: 'required' }]],
+      [
+        { title: 'T' },
+        [
+          { field: 'isbn', code: 'required' },
+          { field: 'price', code: 'required' },
+        ],
+      ],
       [{ title: 'T', isbn: '9780000000001', price: 1, id: 5 }, [{ field: 'id', code: 'server_field' }]],
     ];
     for (const [body, errors] of cases) {
@@ -83,11 +99,19 @@ describe('a declared library: the declaration is the whole API', () => {
   test('x-unique is a 409 across parents; x-transitions is a 409 naming the allowed states; the same state again is no change', async () => {
     const first = (await admin.post('/v1/authors', { name: 'First' })).body.id as number;
     const second = (await admin.post('/v1/authors', { name: 'Second' })).body.id as number;
-    const book = await admin.post(`/v1/authors/${first}/books`, { title: 'Dom Casmurro', isbn: '9780000000002', price: 10 });
+    const book = await admin.post(`/v1/authors/${first}/books`, {
+      title: 'Dom Casmurro',
+      isbn: '9780000000002',
+      price: 10,
+    });
     assert.equal(book.status, 201);
     assert.equal(book.body.status, 'draft', 'the default');
     assert.equal(book.body.author_id, first);
-    const duplicate = await admin.post(`/v1/authors/${second}/books`, { title: 'Copy', isbn: '9780000000002', price: 1 });
+    const duplicate = await admin.post(`/v1/authors/${second}/books`, {
+      title: 'Copy',
+      isbn: '9780000000002',
+      price: 1,
+    });
     assert.equal(duplicate.status, 409);
     assert.equal(duplicate.body.code, 'duplicate_value');
     const item = `/v1/authors/${first}/books/${book.body.id}`;
@@ -99,12 +123,18 @@ describe('a declared library: the declaration is the whole API', () => {
     const again = await admin.patch(item, { status: 'published' });
     assert.equal(again.status, 200);
     assert.equal(again.body.updated_at, (await admin.get(item)).body.updated_at);
-    assert.equal((await admin.get(`/v1/authors/${second}/books/${book.body.id}`)).status, 404, 'found only under its own author');
+    assert.equal(
+      (await admin.get(`/v1/authors/${second}/books/${book.body.id}`)).status,
+      404,
+      'found only under its own author',
+    );
   });
 
   test('owned loans: the creator owns them, others get 403 whether or not the loan exists, admins get 404 for a missing one', async () => {
     const author = (await admin.post('/v1/authors', { name: 'Owner Test' })).body.id as number;
-    const book = (await admin.post(`/v1/authors/${author}/books`, { title: 'Loanable', isbn: '9780000000003', price: 5 })).body.id as number;
+    const book = (
+      await admin.post(`/v1/authors/${author}/books`, { title: 'Loanable', isbn: '9780000000003', price: 5 })
+    ).body.id as number;
     const dangling = await alice.post('/v1/loans', { book_id: 999999, due: '2026-12-01' });
     assert.equal(dangling.status, 422);
     assert.deepEqual(fieldCodes(dangling.body), [{ field: 'book_id', code: 'unknown_book' }]);
@@ -142,9 +172,15 @@ describe('a declared library: the declaration is the whole API', () => {
     const list = await anonymous.get('/v1/autores?pais=BR&ordenar=-nome&limite=1');
     assert.equal(list.status, 200);
     assert.deepEqual(Object.keys(list.body.data[0]), ['id', 'nome', 'pais', 'criado_em', 'atualizado_em']);
-    assert.ok(list.body.links.first.startsWith('/v1/autores?pais=BR&ordenar=-nome&pagina=1&limite=1'), list.body.links.first);
+    assert.ok(
+      list.body.links.first.startsWith('/v1/autores?pais=BR&ordenar=-nome&pagina=1&limite=1'),
+      list.body.links.first,
+    );
     const wrong = await admin.post('/v1/autores', { name: 'English name on a Portuguese path' });
-    assert.deepEqual(fieldCodes(wrong.body), [{ field: 'name', code: 'unknown_field' }, { field: 'nome', code: 'required' }]);
+    assert.deepEqual(fieldCodes(wrong.body), [
+      { field: 'name', code: 'unknown_field' },
+      { field: 'nome', code: 'required' },
+    ]);
   });
 });
 
@@ -173,7 +209,12 @@ describe('a declared workshop: three levels under an owned collection', () => {
       { project_id: task.body.project_id, done: task.body.done, estimate: task.body.estimate, tags: task.body.tags },
       { project_id: project.body.id, done: false, estimate: { hours: 3 }, tags: ['wood'] },
     );
-    const invalid = await carol.post(tasksPath, { summary: 'x', estimate: { hours: -1, colour: 'red' }, tags: ['a', 'b', 'c', 'd'], done: 'no' });
+    const invalid = await carol.post(tasksPath, {
+      summary: 'x',
+      estimate: { hours: -1, colour: 'red' },
+      tags: ['a', 'b', 'c', 'd'],
+      done: 'no',
+    });
     assert.equal(invalid.status, 422);
     assert.deepEqual(fieldCodes(invalid.body), [
       { field: 'estimate.hours', code: 'too_small' },
@@ -188,14 +229,26 @@ describe('a declared workshop: three levels under an owned collection', () => {
     assert.equal((await carol.get(`${tasksPath}?done=maybe`)).status, 400);
 
     const otherTeam = (await carol.post('/v1/teams', { name: 'Blue' })).body.id as number;
-    assert.equal((await carol.get(`/v1/teams/${otherTeam}/projects/${project.body.id}/tasks/${task.body.id}`)).status, 404, 'the project is not under that team');
-    assert.equal((await dave.get(`${tasksPath}/${task.body.id}`)).status, 403, 'another user: 403 before anything is looked up');
+    assert.equal(
+      (await carol.get(`/v1/teams/${otherTeam}/projects/${project.body.id}/tasks/${task.body.id}`)).status,
+      404,
+      'the project is not under that team',
+    );
+    assert.equal(
+      (await dave.get(`${tasksPath}/${task.body.id}`)).status,
+      403,
+      'another user: 403 before anything is looked up',
+    );
     assert.equal((await dave.get(`/v1/teams/${team.body.id}/projects/999/tasks/1`)).status, 403);
     assert.equal((await dave.post(tasksPath, { summary: 'intrude' })).status, 403);
 
     assert.deepEqual(await admin.server.app.recordCounts(), { users: 3, teams: 2, projects: 1, tasks: 1 });
     assert.equal((await carol.delete(`/v1/teams/${team.body.id}`)).status, 204);
-    assert.deepEqual(await admin.server.app.recordCounts(), { users: 3, teams: 1, projects: 0, tasks: 0 }, 'the projects and tasks went with their team');
+    assert.deepEqual(
+      await admin.server.app.recordCounts(),
+      { users: 3, teams: 1, projects: 0, tasks: 0 },
+      'the projects and tasks went with their team',
+    );
     assert.equal((await admin.get(`/v1/teams/${team.body.id}/projects/${project.body.id}`)).status, 404);
   });
 });
@@ -207,7 +260,10 @@ describe('a declaration that nests under the built-in users without declaring th
         singular: 'note',
         parent: 'users',
         access: { list: 'owner', read: 'owner', create: 'owner', update: 'owner', delete: 'owner' },
-        properties: { text: { type: 'string', minLength: 1 }, reviewer_id: { type: 'integer', 'x-references': 'users' } },
+        properties: {
+          text: { type: 'string', minLength: 1 },
+          reviewer_id: { type: 'integer', 'x-references': 'users' },
+        },
         required: ['text'],
       },
     },
@@ -225,7 +281,10 @@ describe('a declaration that nests under the built-in users without declaring th
     const created = await asErin.post(`/v1/users/${erin}/notes`, { text: 'Buy tea', reviewer_id: frank });
     assert.equal(created.status, 201, created.text);
     assert.equal(created.headers.get('location'), `/v1/users/${erin}/notes/${created.body.id}`);
-    assert.deepEqual({ user_id: created.body.user_id, text: created.body.text, reviewer_id: created.body.reviewer_id }, { user_id: erin, text: 'Buy tea', reviewer_id: frank });
+    assert.deepEqual(
+      { user_id: created.body.user_id, text: created.body.text, reviewer_id: created.body.reviewer_id },
+      { user_id: erin, text: 'Buy tea', reviewer_id: frank },
+    );
     assert.equal((await asErin.get(`/v1/users/${erin}/notes`)).body.meta.total, 1);
     assert.equal((await admin.as(tokenFor(frank)).get(`/v1/users/${erin}/notes`)).status, 403);
     const dangling = await asErin.post(`/v1/users/${erin}/notes`, { text: 'x', reviewer_id: 999 });
@@ -257,11 +316,24 @@ describe('property names that are also names of Object.prototype', () => {
     const document = await admin.get('/v1/openapi.json');
     assert.equal(document.status, 200);
     assert.deepEqual(document.body.components.schemas.Thing.properties.constructor, { type: 'string' });
-    for (const [path, value] of [['/v1/things', 'Plain words'], ['/v1/coisas', 'Outras palavras']] as const) {
+    for (const [path, value] of [
+      ['/v1/things', 'Plain words'],
+      ['/v1/coisas', 'Outras palavras'],
+    ] as const) {
       assert.equal((await admin.post(path, { constructor: value })).status, 201);
     }
-    assert.deepEqual((await admin.get('/v1/things?constructor=Plain%20words')).body.data.map((thing: { constructor: string }) => thing.constructor), ['Plain words']);
-    assert.deepEqual((await admin.get('/v1/coisas?ordenar=-constructor')).body.data.map((thing: { constructor: string }) => thing.constructor), ['Plain words', 'Outras palavras']);
+    assert.deepEqual(
+      (await admin.get('/v1/things?constructor=Plain%20words')).body.data.map(
+        (thing: { constructor: string }) => thing.constructor,
+      ),
+      ['Plain words'],
+    );
+    assert.deepEqual(
+      (await admin.get('/v1/coisas?ordenar=-constructor')).body.data.map(
+        (thing: { constructor: string }) => thing.constructor,
+      ),
+      ['Plain words', 'Outras palavras'],
+    );
     assert.equal((await admin.get('/v1/things?q=palavras')).body.meta.total, 1);
   });
 });

@@ -65,10 +65,16 @@ describe('a bad declaration: one line per problem, exit 2, nothing listening', (
     const dir = await scratchDirectory(defer);
     await writeFile(join(dir, 'resources.json'), JSON.stringify(BAD, null, 2));
     const before = await hashDirectory(dir);
-    const result = await runToExit(process.execPath, [MAIN, '--port', '0', '--data-dir', 'data'], { cwd: dir, env: { PATH: process.env['PATH'] ?? '', RESOURCES: 'resources.json' } });
+    const result = await runToExit(process.execPath, [MAIN, '--port', '0', '--data-dir', 'data'], {
+      cwd: dir,
+      env: { PATH: process.env['PATH'] ?? '', RESOURCES: 'resources.json' },
+    });
     assert.equal(result.code, 2);
     assert.equal(result.stdout, '', 'no banner: nothing listened');
-    assert.deepEqual(result.stderr.trimEnd().split('\n'), EXPECTED.map((line) => `cannot start: ${line}`));
+    assert.deepEqual(
+      result.stderr.trimEnd().split('\n'),
+      EXPECTED.map((line) => `cannot start: ${line}`),
+    );
     assert.deepEqual(await hashDirectory(dir), before, 'no data directory made, no file changed');
   });
 
@@ -88,14 +94,20 @@ describe('a bad declaration: one line per problem, exit 2, nothing listening', (
   test('a file that is not JSON is refused at its line and column', TIMEOUT, async () => {
     const dir = await scratchDirectory(defer);
     await writeFile(join(dir, 'broken.json'), '{\n  "resources": {\n    "notes": { "singular": "note", }\n  }\n}\n');
-    const result = await runToExit(process.execPath, [MAIN, 'check-resources', 'broken.json'], { cwd: dir, env: { PATH: process.env['PATH'] ?? '' } });
+    const result = await runToExit(process.execPath, [MAIN, 'check-resources', 'broken.json'], {
+      cwd: dir,
+      env: { PATH: process.env['PATH'] ?? '' },
+    });
     assert.equal(result.code, 2);
     assert.match(result.stderr, /^broken\.json:3:\d+: not valid JSON \([^\n]+\)\n$/);
   });
 
   test('a missing file names itself', TIMEOUT, async () => {
     const dir = await scratchDirectory(defer);
-    const result = await runToExit(process.execPath, [MAIN, '--resources', 'nowhere.json'], { cwd: dir, env: { PATH: process.env['PATH'] ?? '' } });
+    const result = await runToExit(process.execPath, [MAIN, '--resources', 'nowhere.json'], {
+      cwd: dir,
+      env: { PATH: process.env['PATH'] ?? '' },
+    });
     assert.equal(result.code, 2);
     assert.equal(result.stderr, 'cannot start: nowhere.json: cannot read the declaration: no such file\n');
   });
@@ -106,13 +118,29 @@ describe('stored data against a changed declaration', () => {
 
   /** Starts on `dataDir` with `resources`, makes `notes` notes, stops. */
   async function withNotes(dataDir: string, resources: unknown, notes: number): Promise<void> {
-    const api = await connect(await startServer({ port: 0, dataDir, seed: false, rateLimit: 0, accessLog: 'off', resources: resources as ResourcesDeclaration, ...TEST_AUTH_OPTIONS }));
+    const api = await connect(
+      await startServer({
+        port: 0,
+        dataDir,
+        seed: false,
+        rateLimit: 0,
+        accessLog: 'off',
+        resources: resources as ResourcesDeclaration,
+        ...TEST_AUTH_OPTIONS,
+      }),
+    );
     for (let i = 0; i < notes; i++) assert.equal((await api.post('/v1/notes', { text: `note ${i}` })).status, 201);
     await api.close();
   }
 
   async function refusal(dataDir: string, resources: unknown): Promise<StartupError> {
-    const error = await startServer({ port: 0, dataDir, resources: resources as ResourcesDeclaration, accessLog: 'off', ...TEST_AUTH_OPTIONS }).then(
+    const error = await startServer({
+      port: 0,
+      dataDir,
+      resources: resources as ResourcesDeclaration,
+      accessLog: 'off',
+      ...TEST_AUTH_OPTIONS,
+    }).then(
       async (server) => {
         await server.close();
         return assert.fail('the server started');
@@ -123,39 +151,63 @@ describe('stored data against a changed declaration', () => {
     return error;
   }
 
-  test('a new required property: refused with the collection, the property, the count and the first ids; no file changes', TIMEOUT, async () => {
-    const dataDir = await scratchDirectory(defer);
-    await withNotes(dataDir, NOTES, 7);
-    const before = await hashDirectory(dataDir);
-    const stricter = structuredClone(NOTES) as typeof NOTES & { resources: { notes: { properties: Record<string, unknown>; required: string[] } } };
-    stricter.resources.notes.properties['author'] = { type: 'string' };
-    stricter.resources.notes.required.push('author');
-    const error = await refusal(dataDir, stricter);
-    assert.match(error.message, /notes: 7 records \(ids 1, 2, 3, 4, 5, …\) lack "author", which the declaration requires/);
-    assert.doesNotMatch(error.message, /\n/);
-    assert.deepEqual(await hashDirectory(dataDir), before);
-  });
+  test(
+    'a new required property: refused with the collection, the property, the count and the first ids; no file changes',
+    TIMEOUT,
+    async () => {
+      const dataDir = await scratchDirectory(defer);
+      await withNotes(dataDir, NOTES, 7);
+      const before = await hashDirectory(dataDir);
+      const stricter = structuredClone(NOTES) as typeof NOTES & {
+        resources: { notes: { properties: Record<string, unknown>; required: string[] } };
+      };
+      stricter.resources.notes.properties['author'] = { type: 'string' };
+      stricter.resources.notes.required.push('author');
+      const error = await refusal(dataDir, stricter);
+      assert.match(
+        error.message,
+        /notes: 7 records \(ids 1, 2, 3, 4, 5, …\) lack "author", which the declaration requires/,
+      );
+      assert.doesNotMatch(error.message, /\n/);
+      assert.deepEqual(await hashDirectory(dataDir), before);
+    },
+  );
 
-  test('a removed collection that still has records is refused; a narrowed type too; an added optional property starts', TIMEOUT, async () => {
-    const dataDir = await scratchDirectory(defer);
-    await withNotes(dataDir, NOTES, 2);
-    const before = await hashDirectory(dataDir);
-    const removed = await refusal(dataDir, { resources: { memos: NOTES.resources.notes } });
-    assert.match(removed.message, /notes: 2 records \(ids 1, 2\) but the declaration has no collection notes/);
-    const narrowed = structuredClone(NOTES) as { resources: { notes: { properties: Record<string, unknown> } } };
-    narrowed.resources.notes.properties['text'] = { type: 'integer' };
-    const retyped = await refusal(dataDir, narrowed);
-    assert.match(retyped.message, /record 1 has the field "text" holding "note 0" where notes declare an integer; correct the value or the declaration \(2 notes records have "text" wrong: ids 1, 2\)/);
-    assert.deepEqual(await hashDirectory(dataDir), before);
+  test(
+    'a removed collection that still has records is refused; a narrowed type too; an added optional property starts',
+    TIMEOUT,
+    async () => {
+      const dataDir = await scratchDirectory(defer);
+      await withNotes(dataDir, NOTES, 2);
+      const before = await hashDirectory(dataDir);
+      const removed = await refusal(dataDir, { resources: { memos: NOTES.resources.notes } });
+      assert.match(removed.message, /notes: 2 records \(ids 1, 2\) but the declaration has no collection notes/);
+      const narrowed = structuredClone(NOTES) as { resources: { notes: { properties: Record<string, unknown> } } };
+      narrowed.resources.notes.properties['text'] = { type: 'integer' };
+      const retyped = await refusal(dataDir, narrowed);
+      assert.match(
+        retyped.message,
+        /record 1 has the field "text" holding "note 0" where notes declare an integer; correct the value or the declaration \(2 notes records have "text" wrong: ids 1, 2\)/,
+      );
+      assert.deepEqual(await hashDirectory(dataDir), before);
 
-    const added = structuredClone(NOTES) as { resources: { notes: { properties: Record<string, unknown> } } };
-    added.resources.notes.properties['pinned'] = { type: 'boolean', 'x-filter': true };
-    const api = await connect(await startServer({ port: 0, dataDir, resources: added as unknown as ResourcesDeclaration, accessLog: 'off', ...TEST_AUTH_OPTIONS }));
-    try {
-      assert.equal((await api.get('/v1/notes?pinned=true')).body.meta.total, 0);
-      assert.equal((await api.get('/v1/notes')).body.meta.total, 2);
-    } finally {
-      await api.close();
-    }
-  });
+      const added = structuredClone(NOTES) as { resources: { notes: { properties: Record<string, unknown> } } };
+      added.resources.notes.properties['pinned'] = { type: 'boolean', 'x-filter': true };
+      const api = await connect(
+        await startServer({
+          port: 0,
+          dataDir,
+          resources: added as unknown as ResourcesDeclaration,
+          accessLog: 'off',
+          ...TEST_AUTH_OPTIONS,
+        }),
+      );
+      try {
+        assert.equal((await api.get('/v1/notes?pinned=true')).body.meta.total, 0);
+        assert.equal((await api.get('/v1/notes')).body.meta.total, 2);
+      } finally {
+        await api.close();
+      }
+    },
+  );
 });

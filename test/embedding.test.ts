@@ -16,10 +16,17 @@ import { describe, test } from 'node:test';
 import type { App, RunningServer, ServerOptions, Store } from 'plainrest';
 import { createApp, DEFAULTS, MemoryStore, startServer } from 'plainrest';
 import type { TestServer } from './helpers.ts';
-import { TEST_AUTH_OPTIONS, TEST_TOKEN_SECRET, connect, recordingLogger, temporaryDirectory, tokenFor, wrap } from './helpers.ts';
+import {
+  TEST_AUTH_OPTIONS,
+  TEST_TOKEN_SECRET,
+  connect,
+  recordingLogger,
+  temporaryDirectory,
+  tokenFor,
+  wrap,
+} from './helpers.ts';
 import { assertProblem } from './assertions.ts';
 import { REPOSITORY_ROOT } from './repository.ts';
-
 
 /** Mounts an app on our own node:http server, as an embedding program would; requests carry `token`. */
 async function mount(app: App, token: string | undefined): Promise<{ api: TestServer; stop: () => Promise<void> }> {
@@ -74,7 +81,10 @@ describe('embedding: startServer', () => {
 
   test('the exported DEFAULTS are the defaults of README: Configuration', () => {
     const { port, host, dataDir, seed, maxBodyBytes } = DEFAULTS;
-    assert.deepEqual({ port, host, dataDir, seed, maxBodyBytes }, { port: 3000, host: '127.0.0.1', dataDir: 'data', seed: true, maxBodyBytes: 1_048_576 });
+    assert.deepEqual(
+      { port, host, dataDir, seed, maxBodyBytes },
+      { port: 3000, host: '127.0.0.1', dataDir: 'data', seed: true, maxBodyBytes: 1_048_576 },
+    );
     const { adminEmail, tokenTtlSeconds } = DEFAULTS;
     assert.deepEqual({ adminEmail, tokenTtlSeconds }, { adminEmail: 'admin@example.com', tokenTtlSeconds: 3600 });
     assert.ok(Object.isFrozen(DEFAULTS));
@@ -194,13 +204,16 @@ describe('embedding: prints nothing without a logger', () => {
     assert.deepEqual(captured.calls, []);
   });
 
-  test('a separate process that embeds the server writes nothing to stdout or stderr', { timeout: 20_000 }, async () => {
-    const dir = await temporaryDirectory();
-    try {
-      // no adminPassword and no tokenSecret: both are generated (the secret kept in the
-      // data dir), and neither may be printed. The administrator's token is signed with
-      // the kept secret; a failed expectation throws, which would show on stderr.
-      const script = `
+  test(
+    'a separate process that embeds the server writes nothing to stdout or stderr',
+    { timeout: 20_000 },
+    async () => {
+      const dir = await temporaryDirectory();
+      try {
+        // no adminPassword and no tokenSecret: both are generated (the secret kept in the
+        // data dir), and neither may be printed. The administrator's token is signed with
+        // the kept secret; a failed expectation throws, which would show on stderr.
+        const script = `
         import { startServer, createApp } from 'plainrest';
         import { createServer } from 'node:http';
         import { createHmac } from 'node:crypto';
@@ -231,26 +244,39 @@ describe('embedding: prints nothing without a logger', () => {
         await new Promise((resolve) => http.close(resolve));
         await app.close();
       `;
-      const child = spawn(process.execPath, ['--input-type=module', '-e', script], { cwd: REPOSITORY_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
-      let stdout = '';
-      let stderr = '';
-      child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-      const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
-      assert.equal(stderr, '');
-      assert.equal(stdout, '');
-      assert.equal(code, 0);
-    } finally {
-      await dir.remove();
-    }
-  });
+        const child = spawn(process.execPath, ['--input-type=module', '-e', script], {
+          cwd: REPOSITORY_ROOT,
+          stdio: ['ignore', 'pipe', 'pipe'],
+        });
+        let stdout = '';
+        let stderr = '';
+        child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+        child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+        const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+        assert.equal(stderr, '');
+        assert.equal(stdout, '');
+        assert.equal(code, 0);
+      } finally {
+        await dir.remove();
+      }
+    },
+  );
 });
 
 describe('embedding: the store option', () => {
   test('the server reads and writes through the Store it is given; dataDir and seed are not used', async () => {
     const dir = await temporaryDirectory();
-    const kept = { id: 7, name: 'Kept', category: 'c', price: 1, created_at: '2026-01-01T00:00:00.000Z', updated_at: '2026-01-01T00:00:00.000Z' };
-    const store = new MemoryStore(new Map([['products' as const, { nextId: 8, records: new Map([[7, Object.freeze(kept)]]) }]]));
+    const kept = {
+      id: 7,
+      name: 'Kept',
+      category: 'c',
+      price: 1,
+      created_at: '2026-01-01T00:00:00.000Z',
+      updated_at: '2026-01-01T00:00:00.000Z',
+    };
+    const store = new MemoryStore(
+      new Map([['products' as const, { nextId: 8, records: new Map([[7, Object.freeze(kept)]]) }]]),
+    );
     const server = await startServer({ port: 0, store, dataDir: dir.path, seed: true, ...TEST_AUTH_OPTIONS });
     try {
       const api = await connect(server);
@@ -295,7 +321,11 @@ describe('embedding: a custom logger receives the 500 log line', () => {
       const api = await connect(server);
       store.failing = true; // after start-up: the administrator was written fine
 
-      const response = await api.post('/v1/products', { name: 'A', category: 'c', price: 1 }, { 'x-request-id': 'failing-write-1' });
+      const response = await api.post(
+        '/v1/products',
+        { name: 'A', category: 'c', price: 1 },
+        { 'x-request-id': 'failing-write-1' },
+      );
       assertProblem(response, 500, 'internal_error', '/v1/products');
       assert.equal(response.headers.get('x-request-id'), 'failing-write-1');
       assert.equal(response.body.request_id, 'failing-write-1');
@@ -332,9 +362,21 @@ describe('embedding: invalid options reject with a clear message', () => {
     { name: 'maxBodyBytes -5', options: { maxBodyBytes: -5 }, message: /maxBodyBytes.*-5/ },
     { name: 'host empty', options: { host: '' }, message: /host/ },
     { name: 'dataDir empty', options: { dataDir: '' }, message: /dataDir/ },
-    { name: 'events.kept 0', options: { events: { kept: 0 } }, message: /^events\.kept must be a positive integer, not 0$/ },
-    { name: 'events.keptForMs -1', options: { events: { keptForMs: -1 } }, message: /^events\.keptForMs must be an integer of 0 or more, not -1$/ },
-    { name: 'events.heartbeatMs 0.5', options: { events: { heartbeatMs: 0.5 } }, message: /^events\.heartbeatMs must be a positive integer, not 0\.5$/ },
+    {
+      name: 'events.kept 0',
+      options: { events: { kept: 0 } },
+      message: /^events\.kept must be a positive integer, not 0$/,
+    },
+    {
+      name: 'events.keptForMs -1',
+      options: { events: { keptForMs: -1 } },
+      message: /^events\.keptForMs must be an integer of 0 or more, not -1$/,
+    },
+    {
+      name: 'events.heartbeatMs 0.5',
+      options: { events: { heartbeatMs: 0.5 } },
+      message: /^events\.heartbeatMs must be a positive integer, not 0\.5$/,
+    },
   ];
   for (const c of cases) {
     test(`startServer with ${c.name} rejects naming the option`, async () => {

@@ -72,7 +72,12 @@ async function productTotal(api: TestServer): Promise<number> {
 
 /** Everything a client can see, to prove that a rejected request changed nothing. */
 async function visibleState(api: TestServer): Promise<unknown> {
-  const paths = ['/v1/users?limit=100', '/v1/products?limit=100', '/v1/users/1/orders?limit=100', '/v1/users/2/orders?limit=100'];
+  const paths = [
+    '/v1/users?limit=100',
+    '/v1/products?limit=100',
+    '/v1/users/1/orders?limit=100',
+    '/v1/users/2/orders?limit=100',
+  ];
   return Promise.all(paths.map(async (path) => (await api.get(path)).body));
 }
 
@@ -160,7 +165,11 @@ describe('problem details: every member, the title of the status, instance and r
     },
     {
       name: '415 unsupported_media_type',
-      send: (api) => api.request('POST', '/v1/products', { body: JSON.stringify(PRODUCT), headers: { 'content-type': 'text/plain' } }),
+      send: (api) =>
+        api.request('POST', '/v1/products', {
+          body: JSON.stringify(PRODUCT),
+          headers: { 'content-type': 'text/plain' },
+        }),
       status: 415,
       code: 'unsupported_media_type',
       instance: '/v1/products',
@@ -191,7 +200,9 @@ describe('problem details: every member, the title of the status, instance and r
       { field: 'category', code: 'required' },
     ]);
     assert.equal(response.body.detail, '4 fields are invalid');
-    const fields = errorCodes(response).map((error) => error.field).sort();
+    const fields = errorCodes(response)
+      .map((error) => error.field)
+      .sort();
     assert.deepEqual(fields, ['category', 'colour', 'name', 'price']);
     for (const error of response.body.errors) {
       assert.equal(typeof error.message, 'string');
@@ -288,7 +299,10 @@ describe('X-Request-Id: echoed when it matches [A-Za-z0-9._:-]{1,128}, else a fr
     assert.equal(new Set(ids).size, ids.length);
     assert.equal(new Set(ids.map((id) => id.split('-')[0])).size, 1);
     const counters = ids.map((id) => Number.parseInt(id.split('-')[1] ?? '', 36));
-    assert.deepEqual([...counters].sort((a, b) => a - b), counters);
+    assert.deepEqual(
+      [...counters].sort((a, b) => a - b),
+      counters,
+    );
     assert.equal(deleted.status, 204);
   });
 });
@@ -364,7 +378,11 @@ describe('request bodies of POST: 400, 415 and nothing created', () => {
   });
 
   test('POST with neither Content-Length nor a body → 400 body_required', async () => {
-    const response = await rawRequest(api, { method: 'POST', path: '/v1/products', headers: { 'content-type': 'application/json' } });
+    const response = await rawRequest(api, {
+      method: 'POST',
+      path: '/v1/products',
+      headers: { 'content-type': 'application/json' },
+    });
     assertProblem(response, 400, 'body_required', '/v1/products');
     assert.equal(await productTotal(api), 0);
   });
@@ -384,15 +402,27 @@ describe('request bodies of POST: 400, 415 and nothing created', () => {
     { name: 'whitespace only', bytes: Buffer.from('   ') },
     {
       name: 'invalid UTF-8 byte 0xFF',
-      bytes: Buffer.concat([Buffer.from('{"name":"Moka '), Buffer.from([0xff, 0xfe]), Buffer.from('","category":"equipment","price":35.5}')]),
+      bytes: Buffer.concat([
+        Buffer.from('{"name":"Moka '),
+        Buffer.from([0xff, 0xfe]),
+        Buffer.from('","category":"equipment","price":35.5}'),
+      ]),
     },
     {
       name: 'overlong UTF-8 encoding (C0 AF)',
-      bytes: Buffer.concat([Buffer.from('{"name":"Moka '), Buffer.from([0xc0, 0xaf]), Buffer.from('","category":"equipment","price":35.5}')]),
+      bytes: Buffer.concat([
+        Buffer.from('{"name":"Moka '),
+        Buffer.from([0xc0, 0xaf]),
+        Buffer.from('","category":"equipment","price":35.5}'),
+      ]),
     },
     {
       name: 'UTF-8-encoded surrogate (ED A0 80)',
-      bytes: Buffer.concat([Buffer.from('{"name":"Moka '), Buffer.from([0xed, 0xa0, 0x80]), Buffer.from('","category":"equipment","price":35.5}')]),
+      bytes: Buffer.concat([
+        Buffer.from('{"name":"Moka '),
+        Buffer.from([0xed, 0xa0, 0x80]),
+        Buffer.from('","category":"equipment","price":35.5}'),
+      ]),
     },
   ];
   for (const c of malformed) {
@@ -403,12 +433,24 @@ describe('request bodies of POST: 400, 415 and nothing created', () => {
         body: c.bytes,
       });
       const text = await response.text();
-      assertProblem({ status: response.status, headers: response.headers, body: JSON.parse(text), text }, 400, 'malformed_json', '/v1/products');
+      assertProblem(
+        { status: response.status, headers: response.headers, body: JSON.parse(text), text },
+        400,
+        'malformed_json',
+        '/v1/products',
+      );
       assert.equal(await productTotal(api), 0);
     });
   }
 
-  const notObjects = ['[]', '[{"name":"Moka pot","category":"equipment","price":35.5}]', '"Moka pot"', '42', 'null', 'true'];
+  const notObjects = [
+    '[]',
+    '[{"name":"Moka pot","category":"equipment","price":35.5}]',
+    '"Moka pot"',
+    '42',
+    'null',
+    'true',
+  ];
   for (const body of notObjects) {
     test(`JSON ${body.length > 12 ? `${body.slice(0, 12)}…` : body} is not an object → 400 body_not_object, nothing created`, async () => {
       const response = await api.post('/v1/products', body);
@@ -432,16 +474,29 @@ describe('request bodies of POST: 400, 415 and nothing created', () => {
     test(`POST with ${c.name} → 415 unsupported_media_type, nothing created`, async () => {
       const headers: Record<string, string | number> = { 'content-length': Buffer.byteLength(JSON.stringify(PRODUCT)) };
       if (c.contentType !== undefined) headers['content-type'] = c.contentType;
-      const response = await rawRequest(api, { method: 'POST', path: '/v1/products', headers, chunks: [JSON.stringify(PRODUCT)] });
+      const response = await rawRequest(api, {
+        method: 'POST',
+        path: '/v1/products',
+        headers,
+        chunks: [JSON.stringify(PRODUCT)],
+      });
       assertProblem(response, 415, 'unsupported_media_type', '/v1/products');
       assert.equal(await productTotal(api), 0);
     });
   }
 
-  const supported = ['application/json', 'application/json; charset=utf-8', 'application/json;charset="UTF-8"', 'Application/JSON'];
+  const supported = [
+    'application/json',
+    'application/json; charset=utf-8',
+    'application/json;charset="UTF-8"',
+    'Application/JSON',
+  ];
   for (const contentType of supported) {
     test(`POST with Content-Type ${JSON.stringify(contentType)} → 201`, async () => {
-      const response = await api.request('POST', '/v1/products', { body: PRODUCT, headers: { 'content-type': contentType } });
+      const response = await api.request('POST', '/v1/products', {
+        body: PRODUCT,
+        headers: { 'content-type': contentType },
+      });
       assert.equal(response.status, 201, response.text);
       assert.equal(response.headers.get('location'), `/v1/products/${response.body.id}`);
       assert.equal(await productTotal(api), 1);
@@ -478,16 +533,26 @@ describe('request bodies of PUT and PATCH: media types, Accept-Patch, records un
       if (c.contentType !== undefined) headers['content-type'] = c.contentType;
       const response = await rawRequest(api, { method: 'PATCH', path: '/v1/products/1', headers, chunks: [body] });
       assertProblem(response, 415, 'unsupported_media_type', '/v1/products/1');
-      const acceptPatch = (response.headers.get('accept-patch') ?? '').split(',').map((type) => type.trim()).sort();
+      const acceptPatch = (response.headers.get('accept-patch') ?? '')
+        .split(',')
+        .map((type) => type.trim())
+        .sort();
       assert.deepEqual(acceptPatch, ['application/json', 'application/merge-patch+json']);
       await assertProductOneUnchanged(before);
     });
   }
 
-  const patchAccepted = ['application/merge-patch+json', 'application/json', 'application/merge-patch+json; charset=utf-8'];
+  const patchAccepted = [
+    'application/merge-patch+json',
+    'application/json',
+    'application/merge-patch+json; charset=utf-8',
+  ];
   for (const contentType of patchAccepted) {
     test(`PATCH with Content-Type ${JSON.stringify(contentType)} → 200, applied`, async () => {
-      const response = await api.request('PATCH', '/v1/products/1', { body: { name: 'Renamed' }, headers: { 'content-type': contentType } });
+      const response = await api.request('PATCH', '/v1/products/1', {
+        body: { name: 'Renamed' },
+        headers: { 'content-type': contentType },
+      });
       assert.equal(response.status, 200, response.text);
       assert.equal(response.body.name, 'Renamed');
       assert.equal((await api.get('/v1/products/1')).body.name, 'Renamed');
@@ -625,7 +690,11 @@ describe('500 internal_error: says only that the server failed, and the server s
       // The disk fills up: every write now fails.
       store.full = true;
 
-      const response = await api.post('/v1/products', { ...PRODUCT, name: 'Doomed' }, { 'x-request-id': 'failing-write-1' });
+      const response = await api.post(
+        '/v1/products',
+        { ...PRODUCT, name: 'Doomed' },
+        { 'x-request-id': 'failing-write-1' },
+      );
       assertProblem(response, 500, 'internal_error', '/v1/products');
       assert.equal(response.headers.get('content-type'), 'application/json');
       assert.equal(response.body.request_id, 'failing-write-1');
@@ -694,9 +763,29 @@ describe('order of checks (README: Errors): when two checks fail, the earlier on
     /** Expected errors[] (field/code) for 400/422. */
     errors?: FieldErrorExpectation[];
   }[] = [
-    { name: 'unknown path before method: DELETE /v1/nothing → 404', method: 'DELETE', path: '/v1/nothing', status: 404, code: 'route_not_found' },
-    { name: 'bad id before method: POST /v1/products/abc → 404', method: 'POST', path: '/v1/products/abc', body: PRODUCT, status: 404, code: 'route_not_found' },
-    { name: 'unversioned path before method: PUT /users → 404', method: 'PUT', path: '/users', body: {}, status: 404, code: 'unversioned_path' },
+    {
+      name: 'unknown path before method: DELETE /v1/nothing → 404',
+      method: 'DELETE',
+      path: '/v1/nothing',
+      status: 404,
+      code: 'route_not_found',
+    },
+    {
+      name: 'bad id before method: POST /v1/products/abc → 404',
+      method: 'POST',
+      path: '/v1/products/abc',
+      body: PRODUCT,
+      status: 404,
+      code: 'route_not_found',
+    },
+    {
+      name: 'unversioned path before method: PUT /users → 404',
+      method: 'PUT',
+      path: '/users',
+      body: {},
+      status: 404,
+      code: 'unversioned_path',
+    },
     {
       name: 'method before Accept: DELETE /v1/products with Accept text/html → 405',
       method: 'DELETE',
@@ -705,7 +794,13 @@ describe('order of checks (README: Errors): when two checks fail, the earlier on
       status: 405,
       code: 'method_not_allowed',
     },
-    { name: 'method before query: DELETE /v1/products?x=1 → 405', method: 'DELETE', path: '/v1/products?x=1', status: 405, code: 'method_not_allowed' },
+    {
+      name: 'method before query: DELETE /v1/products?x=1 → 405',
+      method: 'DELETE',
+      path: '/v1/products?x=1',
+      status: 405,
+      code: 'method_not_allowed',
+    },
     {
       name: 'Accept before query: GET /v1/products?nope=1 with Accept text/html → 406',
       method: 'GET',
@@ -845,7 +940,7 @@ describe('order of checks (README: Errors): when two checks fail, the earlier on
       code: 'precondition_failed',
     },
     {
-      name: 'If-Match before conflict: PATCH another user\'s email with a stale If-Match → 412',
+      name: "If-Match before conflict: PATCH another user's email with a stale If-Match → 412",
       method: 'PATCH',
       path: '/v1/users/2',
       body: { email: 'alice@example.com' },

@@ -33,7 +33,11 @@ export class EventStreamClient {
     this.#reader = response.status === 200 && response.body !== null ? response.body.getReader() : undefined;
   }
 
-  static async open(url: string, token: string | undefined, headers: Record<string, string> = {}): Promise<EventStreamClient> {
+  static async open(
+    url: string,
+    token: string | undefined,
+    headers: Record<string, string> = {},
+  ): Promise<EventStreamClient> {
     const controller = new AbortController();
     const all: Record<string, string> = { accept: 'text/event-stream', ...headers };
     if (token !== undefined) all['authorization'] = `Bearer ${token}`;
@@ -135,7 +139,12 @@ export class EventStreamClient {
         else if (field === 'data') data.push(value);
       }
       // `retry:` alone is a block with nothing to show; it is kept as a message like any other.
-      this.#messages.push({ id, event: data.length > 0 && event === '' ? 'message' : data.length > 0 ? event : '', data: data.join('\n'), comments });
+      this.#messages.push({
+        id,
+        event: data.length > 0 && event === '' ? 'message' : data.length > 0 ? event : '',
+        data: data.join('\n'),
+        comments,
+      });
     }
   }
 }

@@ -50,11 +50,19 @@ async function withClient<T>(url: string, work: (client: pg.Client) => Promise<T
 /** Two servers on a new database, started at once; `url` is that database's. */
 async function pairOnNewDatabase(options: ServerOptions = {}): Promise<[TestServer, TestServer, string]> {
   const url = await newDatabase();
-  const [one, two] = await Promise.all([startTestServerWithAdminBootstrap({ database: url, ...options }), startTestServerWithAdminBootstrap({ database: url, ...options })]);
+  const [one, two] = await Promise.all([
+    startTestServerWithAdminBootstrap({ database: url, ...options }),
+    startTestServerWithAdminBootstrap({ database: url, ...options }),
+  ]);
   return [one, two, url];
 }
 
-function stream(api: TestServer, path = '/v1/events', headers: Record<string, string> = {}, token = api.token): Promise<EventStreamClient> {
+function stream(
+  api: TestServer,
+  path = '/v1/events',
+  headers: Record<string, string> = {},
+  token = api.token,
+): Promise<EventStreamClient> {
   return EventStreamClient.open(api.url + path, token, headers);
 }
 
@@ -83,9 +91,18 @@ describe('the change feed of two servers on one PostgreSQL', { skip: POSTGRES_SK
   });
 
   test('40 concurrent creates alternating between the servers: both list the same events, ids strictly growing, each create once; a stream on each carries them in that order', async () => {
-    const streams = await Promise.all([stream(one, '/v1/events?collection=products'), stream(two, '/v1/events?collection=products')]);
+    const streams = await Promise.all([
+      stream(one, '/v1/events?collection=products'),
+      stream(two, '/v1/events?collection=products'),
+    ]);
     const answers = await Promise.all(
-      Array.from({ length: 40 }, (_, index) => (index % 2 === 0 ? one : two).post('/v1/products', { name: `Feed ${index}`, category: 'feed', price: index + 1 })),
+      Array.from({ length: 40 }, (_, index) =>
+        (index % 2 === 0 ? one : two).post('/v1/products', {
+          name: `Feed ${index}`,
+          category: 'feed',
+          price: index + 1,
+        }),
+      ),
     );
     assert.deepEqual(
       answers.map((answer) => answer.status),
@@ -103,7 +120,10 @@ describe('the change feed of two servers on one PostgreSQL', { skip: POSTGRES_SK
     );
     const created = fromOne.body.data.filter((event: any) => event.collection === 'products');
     assert.equal(created.length, 40);
-    assert.deepEqual(created.map((event: any) => event.record_id).sort((a: number, b: number) => a - b), answers.map((answer) => answer.body.id).sort((a, b) => a - b));
+    assert.deepEqual(
+      created.map((event: any) => event.record_id).sort((a: number, b: number) => a - b),
+      answers.map((answer) => answer.body.id).sort((a, b) => a - b),
+    );
     for (const event of created) {
       const answer = answers.find((each) => each.body.id === event.record_id);
       assert.equal(event.type, 'created');
@@ -134,7 +154,10 @@ describe('the change feed of two servers on one PostgreSQL', { skip: POSTGRES_SK
       made.map((product) => ['created', product.id]),
     );
     const ids = received.map((message) => Number(message.id));
-    assert.ok(ids.every((id, index) => index === 0 || id > (ids[index - 1] as number)), ids.join(', '));
+    assert.ok(
+      ids.every((id, index) => index === 0 || id > (ids[index - 1] as number)),
+      ids.join(', '),
+    );
     assert.deepEqual(
       received.map((message) => JSON.parse(message.data).id),
       ids,
@@ -183,15 +206,19 @@ describe('the change feed of two servers on one PostgreSQL', { skip: POSTGRES_SK
     const everything = await two.as(alice.client.token).get('/v1/events?limit=100');
     assert.ok(
       everything.body.data.every(
-        (event: any) => event.collection === 'products' || (event.collection === 'users' && event.record_id === alice.id) || (event.collection === 'orders' && event.path.startsWith(`/v1/users/${alice.id}/`)),
+        (event: any) =>
+          event.collection === 'products' ||
+          (event.collection === 'users' && event.record_id === alice.id) ||
+          (event.collection === 'orders' && event.path.startsWith(`/v1/users/${alice.id}/`)),
       ),
       JSON.stringify(everything.body.data.map((event: any) => event.path)),
     );
     const adminsList = await two.get('/v1/events?collection=orders&limit=100');
-    assert.deepEqual(
-      adminsList.body.data.map((event: any) => event.record_id).slice(-3),
-      [bobsOrder.id, bobsSecond.id, alicesOrder.id],
-    );
+    assert.deepEqual(adminsList.body.data.map((event: any) => event.record_id).slice(-3), [
+      bobsOrder.id,
+      bobsSecond.id,
+      alicesOrder.id,
+    ]);
   });
 
   test('deleting a user takes their orders: one deleted event each, in the order of the changes, with their paths as they were', async () => {
@@ -214,11 +241,14 @@ describe('the change feed of two servers on one PostgreSQL', { skip: POSTGRES_SK
     assert.deepEqual(ids, [ids[0], (ids[0] as number) + 1, (ids[0] as number) + 2], 'one commit takes consecutive ids');
   });
 
-  test("a feed whose listening connection is cut opens another and hands on the events committed meanwhile, in order", async () => {
+  test('a feed whose listening connection is cut opens another and hands on the events committed meanwhile, in order', async () => {
     const onTwo = await stream(two, '/v1/events?collection=products');
     assert.equal(onTwo.status, 200);
     const cut = await withClient(url, async (client) => {
-      const result = await client.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1 AND datname = current_database()`, [FEED_APPLICATION]);
+      const result = await client.query(
+        `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1 AND datname = current_database()`,
+        [FEED_APPLICATION],
+      );
       return result.rowCount;
     });
     assert.equal(cut, 2, "both servers' listening connections");
@@ -234,7 +264,16 @@ describe('the change feed of two servers on one PostgreSQL', { skip: POSTGRES_SK
     );
     // The feeds' listeners reconnect on their own time.
     await eventually(async () => {
-      const listening = await withClient(url, async (client) => (await client.query(`SELECT 1 FROM pg_stat_activity WHERE application_name = $1 AND datname = current_database()`, [FEED_APPLICATION])).rowCount);
+      const listening = await withClient(
+        url,
+        async (client) =>
+          (
+            await client.query(
+              `SELECT 1 FROM pg_stat_activity WHERE application_name = $1 AND datname = current_database()`,
+              [FEED_APPLICATION],
+            )
+          ).rowCount,
+      );
       assert.equal(listening, 2);
     }, 10_000);
   });
@@ -247,7 +286,10 @@ describe('the change feed of two servers on one PostgreSQL', { skip: POSTGRES_SK
     });
     assert.equal(created?.status, 201);
     assert.equal(texts.length, 1, texts.join('\n'));
-    assert.match(texts[0] as string, /^WITH "changed" AS \(INSERT INTO "products" \("name", .*\) SELECT .* WHERE EXISTS \(SELECT 1 FROM "users" WHERE "id" = .* RETURNING "id"\), .* pg_notify\('plainrest_events'/);
+    assert.match(
+      texts[0] as string,
+      /^WITH "changed" AS \(INSERT INTO "products" \("name", .*\) SELECT .* WHERE EXISTS \(SELECT 1 FROM "users" WHERE "id" = .* RETURNING "id"\), .* pg_notify\('plainrest_events'/,
+    );
     const id = created?.body.id as number;
     assert.equal(created?.headers.get('location'), `/v1/products/${id}`);
     const read = await one.get(`/v1/products/${id}`);
@@ -263,10 +305,25 @@ describe('the change feed of two servers on one PostgreSQL', { skip: POSTGRES_SK
   test('a create with an Idempotency-Key takes its id first: the id, then the record and its saved answer in one transaction', async () => {
     assert.equal((await one.get('/v1/products')).status, 200);
     const texts = await statementsOf(async () => {
-      assert.equal((await one.post('/v1/products', { name: 'Keyed count', category: 'counted', price: 1 }, { 'Idempotency-Key': 'counted-1' })).status, 201);
+      assert.equal(
+        (
+          await one.post(
+            '/v1/products',
+            { name: 'Keyed count', category: 'counted', price: 1 },
+            { 'Idempotency-Key': 'counted-1' },
+          )
+        ).status,
+        201,
+      );
     });
-    assert.ok(texts.some((text) => text.startsWith('SELECT nextval(')), texts.join('\n'));
-    assert.ok(!texts.some((text) => /INSERT INTO "products" \("name"/.test(text)), 'the record is written with the id it was decided with');
+    assert.ok(
+      texts.some((text) => text.startsWith('SELECT nextval(')),
+      texts.join('\n'),
+    );
+    assert.ok(
+      !texts.some((text) => /INSERT INTO "products" \("name"/.test(text)),
+      'the record is written with the id it was decided with',
+    );
   });
 });
 
@@ -274,12 +331,22 @@ describe('copying into PostgreSQL and the change feed', { skip: POSTGRES_SKIP },
   test("a database holding only the feed's tables (and every collection's, empty) is an empty target; the copy writes no events", async () => {
     const url = await newDatabase();
     const resources = exampleResources();
-    await withClient(url, async (client) => assert.deepEqual((await migrateSchema(client, schemaOf(resources))).problems, []));
+    await withClient(url, async (client) =>
+      assert.deepEqual((await migrateSchema(client, schemaOf(resources))).problems, []),
+    );
     const now = new Date().toISOString();
     const admin = { id: 1, name: 'Admin', email: 'admin@example.com', role: 'admin', created_at: now, updated_at: now };
     const written = await writeAllRecords(url, resources, new Map([['users', { records: [admin], nextId: 2 }]]));
     assert.deepEqual(written, { kind: 'written' });
-    const counts = await withClient(url, async (client) => (await client.query(`SELECT (SELECT count(*) FROM "__events")::int AS events, (SELECT count(*) FROM "users")::int AS users`)).rows[0]);
+    const counts = await withClient(
+      url,
+      async (client) =>
+        (
+          await client.query(
+            `SELECT (SELECT count(*) FROM "__events")::int AS events, (SELECT count(*) FROM "users")::int AS users`,
+          )
+        ).rows[0],
+    );
     assert.deepEqual(counts, { events: 0, users: 1 });
   });
 });
@@ -299,7 +366,8 @@ describe('the change feed keeps the newest events (PostgreSQL)', { skip: POSTGRE
     const first = await createProduct(one, { name: 'Oldest' });
     const firstEvent = (await one.get('/v1/events?collection=products')).body.data[0];
     assert.equal(firstEvent.record_id, first.id);
-    for (let index = 0; index < 20; index++) await createProduct(index % 2 === 0 ? two : one, { name: `Later ${index}` });
+    for (let index = 0; index < 20; index++)
+      await createProduct(index % 2 === 0 ? two : one, { name: `Later ${index}` });
     // Retention runs after the answer.
     const kept = await eventually(async () => {
       const response = await two.get('/v1/events?limit=100');
@@ -346,22 +414,32 @@ describe('the change feed keeps the newest events (PostgreSQL)', { skip: POSTGRE
     assert.ok(Number(created?.id) > latest);
   });
 
-  test("a server kept from listening while retention deleted the events after its place ends its streams with events_missed; the reconnect resets", async () => {
+  test('a server kept from listening while retention deleted the events after its place ends its streams with events_missed; the reconnect resets', async () => {
     const place = (await one.get('/v1/events?limit=100')).body.data.at(-1)?.id ?? 0;
     const onOne = await stream(one, '/v1/events');
     assert.equal(onOne.status, 200);
     const cutListeners = (): Promise<unknown> =>
-      withClient(url, (client) => client.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1 AND datname = current_database()`, [FEED_APPLICATION]));
+      withClient(url, (client) =>
+        client.query(
+          `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1 AND datname = current_database()`,
+          [FEED_APPLICATION],
+        ),
+      );
     await cutListeners();
     for (let index = 0; index < 8; index++) await createProduct(two, { name: `Unheard ${index}` });
     // Each reconnect is cut until retention has deleted the events after the place.
-    for (let deadline = Date.now() + 10_000; (await two.get(`/v1/events?after=${place}`)).status !== 410 && Date.now() < deadline; ) await cutListeners();
+    for (
+      let deadline = Date.now() + 10_000;
+      (await two.get(`/v1/events?after=${place}`)).status !== 410 && Date.now() < deadline;
+    )
+      await cutListeners();
     await cutListeners();
     const [closed] = await events(onOne, 1);
     assert.equal(closed?.event, 'closed');
     assert.deepEqual(JSON.parse(closed?.data ?? '{}'), {
       reason: 'events_missed',
-      detail: 'this server missed events that are no longer kept; reconnect with Last-Event-ID: the stream starts again with event: reset',
+      detail:
+        'this server missed events that are no longer kept; reconnect with Last-Event-ID: the stream starts again with event: reset',
     });
     const again = await stream(one, '/v1/events', { 'last-event-id': String(place) });
     const [reset] = await events(again, 1);

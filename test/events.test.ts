@@ -13,11 +13,26 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { assertProblem, RFC3339_UTC, STRONG_ETAG } from './assertions.ts';
 import { EventStreamClient } from './event-stream-client.ts';
 import type { TestServer } from './helpers.ts';
-import { cleanUpAfterEach, connect, createProduct, createUserClient, eventually, scratchDirectory, startTestServer, TEST_AUTH_OPTIONS, tokenFor } from './helpers.ts';
+import {
+  cleanUpAfterEach,
+  connect,
+  createProduct,
+  createUserClient,
+  eventually,
+  scratchDirectory,
+  startTestServer,
+  TEST_AUTH_OPTIONS,
+  tokenFor,
+} from './helpers.ts';
 import { startServer } from '../src/index.ts';
 import type { ResourcesDeclaration } from '../src/index.ts';
 
-function stream(api: TestServer, path = '/v1/events', headers: Record<string, string> = {}, token = api.token): Promise<EventStreamClient> {
+function stream(
+  api: TestServer,
+  path = '/v1/events',
+  headers: Record<string, string> = {},
+  token = api.token,
+): Promise<EventStreamClient> {
   return EventStreamClient.open(api.url + path, token, headers);
 }
 
@@ -62,7 +77,11 @@ describe('the change feed as a list', () => {
     const etag = response.headers.get('etag') ?? '';
     assert.equal((await api.get('/v1/events?collection=products', { 'if-none-match': etag })).status, 304);
     const administrator = (await api.get('/v1/events?collection=users')).body.data;
-    assert.deepEqual(summary({ data: administrator }), [['created', 'users', 1]], "the start's administrator is the first change");
+    assert.deepEqual(
+      summary({ data: administrator }),
+      [['created', 'users', 1]],
+      "the start's administrator is the first change",
+    );
   });
 
   test('filters by collection, type and after, pages like any list and keeps the filters in its links', async () => {
@@ -78,8 +97,17 @@ describe('the change feed as a list', () => {
     ]);
     assert.deepEqual(page.body.meta, { page: 2, limit: 2, total: 4, pages: 2 });
     const base = `/v1/events?collection=products&type=created&after=${firstNew}`;
-    assert.deepEqual(page.body.links, { self: `${base}&page=2&limit=2`, first: `${base}&page=1&limit=2`, prev: `${base}&page=1&limit=2`, next: null, last: `${base}&page=2&limit=2` });
-    assert.equal(page.headers.get('link'), `<${base}&page=2&limit=2>; rel="self", <${base}&page=1&limit=2>; rel="first", <${base}&page=1&limit=2>; rel="prev", <${base}&page=2&limit=2>; rel="last"`);
+    assert.deepEqual(page.body.links, {
+      self: `${base}&page=2&limit=2`,
+      first: `${base}&page=1&limit=2`,
+      prev: `${base}&page=1&limit=2`,
+      next: null,
+      last: `${base}&page=2&limit=2`,
+    });
+    assert.equal(
+      page.headers.get('link'),
+      `<${base}&page=2&limit=2>; rel="self", <${base}&page=1&limit=2>; rel="first", <${base}&page=1&limit=2>; rel="prev", <${base}&page=2&limit=2>; rel="last"`,
+    );
     const deletions = await api.get('/v1/events?type=deleted');
     assert.deepEqual(summary(deletions.body), [['deleted', 'products', all[0].record_id]]);
   });
@@ -111,7 +139,10 @@ describe('the change feed as a list', () => {
     const latest = (await api.get('/v1/events?limit=100')).body.data.at(-1).id;
     const response = await api.get(`/v1/events?after=${latest + 1000}`);
     assertProblem(response, 410, 'history_gone', '/v1/events');
-    assert.match(response.body.detail, new RegExp(`event ${latest + 1000} is not in this feed's history, whose newest event is ${latest}`));
+    assert.match(
+      response.body.detail,
+      new RegExp(`event ${latest + 1000} is not in this feed's history, whose newest event is ${latest}`),
+    );
     assert.equal((await api.get(`/v1/events?after=${latest}`)).body.data.length, 0);
   });
 
@@ -138,7 +169,10 @@ describe('who sees which events', () => {
       const bob = await createUserClient(api, { name: 'Bob' });
       const aliceOrder = await order(api, alice.id, product.id);
       const bobOrder = await order(bob.client, bob.id, product.id);
-      assert.equal((await bob.client.patch(`/v1/users/${bob.id}/orders/${bobOrder.id}`, { status: 'cancelled' })).status, 200);
+      assert.equal(
+        (await bob.client.patch(`/v1/users/${bob.id}/orders/${bobOrder.id}`, { status: 'cancelled' })).status,
+        200,
+      );
       const aliceStream = await stream(alice.client);
       await order(api, bob.id, product.id);
       const ownLater = await order(api, alice.id, product.id);
@@ -155,8 +189,15 @@ describe('who sees which events', () => {
       assert.equal(JSON.parse(live.data).record_id, ownLater.id, "Bob's order never reached Alice's stream");
       aliceStream.close();
       const everything = summary((await api.get('/v1/events?limit=100')).body);
-      assert.equal(everything.filter(([, collection]) => collection === 'orders').length, 5, 'the admin sees every order change');
-      assert.deepEqual(summary((await alice.client.get(`/v1/events?collection=orders&limit=100`)).body).map(([, , id]) => id), [aliceOrder.id, ownLater.id]);
+      assert.equal(
+        everything.filter(([, collection]) => collection === 'orders').length,
+        5,
+        'the admin sees every order change',
+      );
+      assert.deepEqual(
+        summary((await alice.client.get(`/v1/events?collection=orders&limit=100`)).body).map(([, , id]) => id),
+        [aliceOrder.id, ownLater.id],
+      );
     } finally {
       await api.close();
     }
@@ -185,7 +226,10 @@ describe('the change feed as a stream', { concurrency: true }, () => {
     await api.delete(`/v1/products/${first.id}`);
     const resumed = await stream(api, '/v1/events', { 'last-event-id': message.id as string });
     await resumed.next();
-    const missed = [await resumed.nextEvent(), await resumed.nextEvent()].map((each) => [each.event, JSON.parse(each.data).record_id]);
+    const missed = [await resumed.nextEvent(), await resumed.nextEvent()].map((each) => [
+      each.event,
+      JSON.parse(each.data).record_id,
+    ]);
     assert.deepEqual(missed, [
       ['created', second.id],
       ['deleted', first.id],
@@ -256,7 +300,11 @@ describe('the change feed as a stream', { concurrency: true }, () => {
     await order(api, other.id, product.id);
     const ownProduct = await createProduct(api, { name: 'After the demotion' });
     const next = await bossStream.nextEvent();
-    assert.equal(JSON.parse(next.data).record_id, ownProduct.id, "another user's order no longer reaches a demoted admin");
+    assert.equal(
+      JSON.parse(next.data).record_id,
+      ownProduct.id,
+      "another user's order no longer reaches a demoted admin",
+    );
     bossStream.close();
 
     assert.equal((await api.delete(`/v1/users/${doomed.id}`)).status, 204);
@@ -305,13 +353,24 @@ describe('the kept window and restarts', () => {
     for (let index = 0; index < 6; index++) products.push(await createProduct(api, { name: `P${index}` }));
     // PostgreSQL trims the history just after the write that passes the bound (README: History), not before answering it.
     let kept = (await api.get('/v1/events')).body.data;
-    for (const deadline = Date.now() + 5000; kept.length > 3 && Date.now() < deadline; await sleep(20)) kept = (await api.get('/v1/events')).body.data;
-    assert.deepEqual(kept.map((event: any) => event.record_id), products.slice(3).map((product) => product.id));
+    for (const deadline = Date.now() + 5000; kept.length > 3 && Date.now() < deadline; await sleep(20))
+      kept = (await api.get('/v1/events')).body.data;
+    assert.deepEqual(
+      kept.map((event: any) => event.record_id),
+      products.slice(3).map((product) => product.id),
+    );
     const oldest = kept[0].id;
-    assert.equal((await api.get(`/v1/events?after=${oldest - 1}`)).status, 200, 'the position just before the oldest kept event can resume');
+    assert.equal(
+      (await api.get(`/v1/events?after=${oldest - 1}`)).status,
+      200,
+      'the position just before the oldest kept event can resume',
+    );
     const gone = await api.get(`/v1/events?after=${oldest - 2}`);
     assertProblem(gone, 410, 'history_gone', '/v1/events');
-    assert.match(gone.body.detail, new RegExp(`the events after ${oldest - 2} are no longer kept \\(the feed keeps those after ${oldest - 1}\\)`));
+    assert.match(
+      gone.body.detail,
+      new RegExp(`the events after ${oldest - 2} are no longer kept \\(the feed keeps those after ${oldest - 1}\\)`),
+    );
 
     const events = await stream(api, '/v1/events', { 'last-event-id': '1' });
     await events.next();
@@ -352,7 +411,12 @@ describe('a slow reader', () => {
   test('is disconnected once it falls streamBufferBytes behind, and its next stream begins with event: notice saying why', async () => {
     const notes: ResourcesDeclaration = {
       resources: {
-        notes: { singular: 'note', access: { list: 'user', read: 'user', create: 'user', update: 'admin', delete: 'admin' }, properties: { text: { type: 'string', maxLength: 600_000 } }, required: ['text'] },
+        notes: {
+          singular: 'note',
+          access: { list: 'user', read: 'user', create: 'user', update: 'admin', delete: 'admin' },
+          properties: { text: { type: 'string', maxLength: 600_000 } },
+          required: ['text'],
+        },
       },
     };
     const api = await startTestServer({ resources: notes, events: { streamBufferBytes: 100_000 } });
@@ -360,7 +424,9 @@ describe('a slow reader', () => {
       // A reader that takes nothing: node:http, paused, so the kernel's buffers fill and then the server's.
       // Its next streams go to the same process, which tells the notice (the writes to any).
       const one = api.pinned();
-      const request = get(`${one.url}/v1/events`, { headers: { accept: 'text/event-stream', authorization: `Bearer ${api.token}` } });
+      const request = get(`${one.url}/v1/events`, {
+        headers: { accept: 'text/event-stream', authorization: `Bearer ${api.token}` },
+      });
       const opened = once(request, 'response');
       const hungUp = new Promise<void>((resolve, reject) => {
         request.on('response', (response) => {
@@ -387,7 +453,10 @@ describe('a slow reader', () => {
       assert.deepEqual(await next.next(), { id: undefined, event: '', data: '', comments: [] });
       const notice = await next.nextEvent();
       assert.equal(notice.event, 'notice');
-      assert.deepEqual(JSON.parse(notice.data), { reason: 'slow_reader', detail: 'the previous stream fell more than 100000 bytes behind and was closed; it resumes from Last-Event-ID' });
+      assert.deepEqual(JSON.parse(notice.data), {
+        reason: 'slow_reader',
+        detail: 'the previous stream fell more than 100000 bytes behind and was closed; it resumes from Last-Event-ID',
+      });
       next.close();
       const third = await stream(one);
       await third.next();

@@ -13,7 +13,16 @@ const table = exampleResources();
 
 function productEvent(id: number): FeedEvent {
   const at = '2026-11-27T12:00:00.000Z';
-  return { id, type: 'created', collection: 'products', recordId: id, under: [], owner: undefined, at, record: { id, name: `Product ${id}`, price: 9.5, created_at: at, updated_at: at } };
+  return {
+    id,
+    type: 'created',
+    collection: 'products',
+    recordId: id,
+    under: [],
+    owner: undefined,
+    at,
+    record: { id, name: `Product ${id}`, price: 9.5, created_at: at, updated_at: at },
+  };
 }
 
 describe('the bytes of a fan-out', () => {
@@ -33,7 +42,10 @@ describe('the bytes of a fan-out', () => {
 
   test('a stream shown part of it gets exactly its events', () => {
     const batch = new FanOutBatch(events, table);
-    assert.equal(batch.bytes([events[0] as FeedEvent, events[2] as FeedEvent], 'en').toString(), `${eventBlock(events[0] as FeedEvent, table, 'en')}${eventBlock(events[2] as FeedEvent, table, 'en')}`);
+    assert.equal(
+      batch.bytes([events[0] as FeedEvent, events[2] as FeedEvent], 'en').toString(),
+      `${eventBlock(events[0] as FeedEvent, table, 'en')}${eventBlock(events[2] as FeedEvent, table, 'en')}`,
+    );
     assert.equal(batch.bytes([], 'en').length, 0);
   });
 });

@@ -26,7 +26,15 @@ const FETCH_ADDS: readonly (readonly [string, string])[] = [
 /** A conditional request bypasses caches: fetch then adds Pragma and Cache-Control (Fetch standard, HTTP-network-or-cache fetch). */
 const CONDITIONS = ['if-modified-since', 'if-none-match', 'if-unmodified-since', 'if-match', 'if-range'];
 /** Headers fetch refuses or replaces; a test that needs them writes to a socket itself. */
-const NOT_SENT_BY_FETCH = new Set(['connection', 'content-length', 'expect', 'host', 'keep-alive', 'transfer-encoding', 'upgrade']);
+const NOT_SENT_BY_FETCH = new Set([
+  'connection',
+  'content-length',
+  'expect',
+  'host',
+  'keep-alive',
+  'transfer-encoding',
+  'upgrade',
+]);
 /** The methods fetch sends in upper case however they are written. */
 const NORMALISED_METHODS = new Set(['DELETE', 'GET', 'HEAD', 'OPTIONS', 'POST', 'PUT']);
 /** Methods that carry no Content-Length when they carry no body. */
@@ -56,11 +64,18 @@ class FetchLikeAgent extends Agent {
 const AGENT = new FetchLikeAgent({ keepAlive: true });
 
 /** Sends what `fetch(url, { method, headers, body })` would send; answers its status, headers and text. */
-export function fetchOnHttp(url: string, method: string, given: Readonly<Record<string, string>>, body: string | undefined): Promise<FetchedAnswer> {
+export function fetchOnHttp(
+  url: string,
+  method: string,
+  given: Readonly<Record<string, string>>,
+  body: string | undefined,
+): Promise<FetchedAnswer> {
   const upper = method.toUpperCase();
-  if (upper === 'CONNECT' || upper === 'TRACE' || upper === 'TRACK') throw new TypeError(`'${method}' HTTP method is unsupported.`);
+  if (upper === 'CONNECT' || upper === 'TRACE' || upper === 'TRACK')
+    throw new TypeError(`'${method}' HTTP method is unsupported.`);
   const sent = NORMALISED_METHODS.has(upper) ? upper : method;
-  if (body !== undefined && (sent === 'GET' || sent === 'HEAD')) throw new TypeError('Request with GET/HEAD method cannot have body.');
+  if (body !== undefined && (sent === 'GET' || sent === 'HEAD'))
+    throw new TypeError('Request with GET/HEAD method cannot have body.');
 
   const values = new Headers(given); // fetch's own check of names and values, its trimming and joining of values
   const headers: string[] = ['host', new URL(url).host, 'connection', sent === 'HEAD' ? 'close' : 'keep-alive'];
@@ -90,15 +105,23 @@ export function fetchOnHttp(url: string, method: string, given: Readonly<Record<
     outgoing.once('error', reject);
     outgoing.once('response', (response: IncomingMessage) => {
       const hint = /(?:^|,)\s*timeout=(\d+)/i.exec(String(response.headers['keep-alive'] ?? ''))?.[1];
-      idleAllowance.set(response.socket, hint === undefined ? IDLE_WITHOUT_HINT_MS : Number(hint) * 1000 - HINT_MARGIN_MS);
+      idleAllowance.set(
+        response.socket,
+        hint === undefined ? IDLE_WITHOUT_HINT_MS : Number(hint) * 1000 - HINT_MARGIN_MS,
+      );
       const chunks: Buffer[] = [];
       response.on('data', (chunk: Buffer) => chunks.push(chunk));
       response.once('error', reject);
       response.once('end', () => {
         const answerHeaders = new Headers();
-        for (let i = 0; i < response.rawHeaders.length; i += 2) answerHeaders.append(response.rawHeaders[i] as string, response.rawHeaders[i + 1] as string);
+        for (let i = 0; i < response.rawHeaders.length; i += 2)
+          answerHeaders.append(response.rawHeaders[i] as string, response.rawHeaders[i + 1] as string);
         // Decoded as Response.text() does: UTF-8, a byte order mark dropped.
-        resolve({ status: response.statusCode ?? 0, headers: answerHeaders, text: new TextDecoder().decode(Buffer.concat(chunks)) });
+        resolve({
+          status: response.statusCode ?? 0,
+          headers: answerHeaders,
+          text: new TextDecoder().decode(Buffer.concat(chunks)),
+        });
       });
     });
     outgoing.end(bytes);

@@ -30,12 +30,20 @@ describe('fields= on a record', () => {
     const etag = selected.headers.get('etag') as string;
     assert.match(etag, STRONG_ETAG);
     assert.notEqual(etag, whole.headers.get('etag'), 'another selection, another ETag');
-    assert.equal((await api.get(`/v1/products/${kettle.id}?fields=name,price,id`)).headers.get('etag'), etag, 'the same set, the same ETag');
+    assert.equal(
+      (await api.get(`/v1/products/${kettle.id}?fields=name,price,id`)).headers.get('etag'),
+      etag,
+      'the same set, the same ETag',
+    );
     const notModified = await api.get(`/v1/products/${kettle.id}?fields=id,name,price`, { 'If-None-Match': etag });
     assert.equal(notModified.status, 304);
     assert.equal(notModified.text, '');
     assert.equal(notModified.headers.get('etag'), etag);
-    assert.equal((await api.get(`/v1/products/${kettle.id}`, { 'If-None-Match': etag })).status, 200, "the selection's ETag is not the record's");
+    assert.equal(
+      (await api.get(`/v1/products/${kettle.id}`, { 'If-None-Match': etag })).status,
+      200,
+      "the selection's ETag is not the record's",
+    );
     const head = await api.request('HEAD', `/v1/products/${kettle.id}?fields=name`);
     assert.equal(head.status, 200);
     assert.equal(head.text, '');
@@ -48,7 +56,7 @@ describe('fields= on a record', () => {
     assert.deepEqual(selected.body, { name: 'Cup' });
   });
 
-  test('in Portuguese: the parameter campos, names in either vocabulary, the answer in the path\'s', async () => {
+  test("in Portuguese: the parameter campos, names in either vocabulary, the answer in the path's", async () => {
     const selected = await api.get(`/v1/produtos/${kettle.id}?campos=nome,price`);
     assertJson(selected, 200);
     assert.equal(selected.text, '{"nome":"Kettle","preco":20}');
@@ -60,24 +68,43 @@ describe('fields= on a record', () => {
     const answer = await api.get('/v1/users/1?fields=id,email,role');
     assertJson(answer, 200);
     assert.deepEqual(answer.body, { id: 1, email: 'admin@example.com', role: 'admin' });
-    assertProblem(await api.get('/v1/users/1?fields=id,password'), 400, 'invalid_query', '/v1/users/1', [{ field: 'fields', code: 'invalid_value' }]);
-    assertProblem(await api.get('/v1/users/1?fields=password_hash'), 400, 'invalid_query', '/v1/users/1', [{ field: 'fields', code: 'invalid_value' }]);
+    assertProblem(await api.get('/v1/users/1?fields=id,password'), 400, 'invalid_query', '/v1/users/1', [
+      { field: 'fields', code: 'invalid_value' },
+    ]);
+    assertProblem(await api.get('/v1/users/1?fields=password_hash'), 400, 'invalid_query', '/v1/users/1', [
+      { field: 'fields', code: 'invalid_value' },
+    ]);
   });
 
   test('an unknown name, an empty item, a name twice, the parameter twice, another parameter: 400 naming it', async () => {
     const path = `/v1/products/${kettle.id}`;
-    for (const query of ['fields=name,colour', 'fields=', 'fields=name,,price', 'fields=name,name', 'fields=name,nome']) {
+    for (const query of [
+      'fields=name,colour',
+      'fields=',
+      'fields=name,,price',
+      'fields=name,name',
+      'fields=name,nome',
+    ]) {
       const answer = await api.get(`${path}?${query}`);
       assertProblem(answer, 400, 'invalid_query', path, [{ field: 'fields', code: 'invalid_value' }]);
-      assert.match(answer.body.errors[0].message, /^must list distinct readable fields among id, name, category, price, description, created_at, updated_at, separated by commas$/);
+      assert.match(
+        answer.body.errors[0].message,
+        /^must list distinct readable fields among id, name, category, price, description, created_at, updated_at, separated by commas$/,
+      );
     }
-    assertProblem(await api.get(`${path}?fields=name&campos=price`), 400, 'invalid_query', path, [{ field: 'campos', code: 'repeated_parameter' }]);
-    assertProblem(await api.get(`${path}?fields=name&page=2`), 400, 'invalid_query', path, [{ field: 'page', code: 'unknown_parameter' }]);
+    assertProblem(await api.get(`${path}?fields=name&campos=price`), 400, 'invalid_query', path, [
+      { field: 'campos', code: 'repeated_parameter' },
+    ]);
+    assertProblem(await api.get(`${path}?fields=name&page=2`), 400, 'invalid_query', path, [
+      { field: 'page', code: 'unknown_parameter' },
+    ]);
   });
 
   test('writes take no selection', async () => {
     const path = `/v1/products/${kettle.id}`;
-    assertProblem(await api.patch(`${path}?fields=name`, { price: 21 }), 400, 'invalid_query', path, [{ field: 'fields', code: 'unknown_parameter' }]);
+    assertProblem(await api.patch(`${path}?fields=name`, { price: 21 }), 400, 'invalid_query', path, [
+      { field: 'fields', code: 'unknown_parameter' },
+    ]);
     assert.equal((await api.get(path)).body.price, 20, 'nothing written');
   });
 });
@@ -97,7 +124,14 @@ describe('fields= on a list', () => {
     assert.deepEqual(next.body.data, [{ name: 'Cup', price: 5 }]);
     const whole = await api.get('/v1/products?category=tea&sort=-price&limit=2');
     assert.notEqual(page.headers.get('etag'), whole.headers.get('etag'));
-    assert.equal((await api.get('/v1/products?category=tea&sort=-price&limit=2&fields=name,price', { 'If-None-Match': page.headers.get('etag') as string })).status, 304);
+    assert.equal(
+      (
+        await api.get('/v1/products?category=tea&sort=-price&limit=2&fields=name,price', {
+          'If-None-Match': page.headers.get('etag') as string,
+        })
+      ).status,
+      304,
+    );
   });
 
   test('in Portuguese the links use campos and the Portuguese names', async () => {
@@ -108,8 +142,14 @@ describe('fields= on a list', () => {
   });
 
   test('a bad selection is a 400 naming the parameter as sent', async () => {
-    assertProblem(await api.get('/v1/products?fields=weight'), 400, 'invalid_query', '/v1/products', [{ field: 'fields', code: 'invalid_value' }]);
-    assertProblem(await api.get('/v1/produtos?campos=senha'), 400, 'invalid_query', '/v1/produtos', [{ field: 'campos', code: 'invalid_value' }]);
-    assertProblem(await api.get('/v1/products?fields=name&fields=price'), 400, 'invalid_query', '/v1/products', [{ field: 'fields', code: 'repeated_parameter' }]);
+    assertProblem(await api.get('/v1/products?fields=weight'), 400, 'invalid_query', '/v1/products', [
+      { field: 'fields', code: 'invalid_value' },
+    ]);
+    assertProblem(await api.get('/v1/produtos?campos=senha'), 400, 'invalid_query', '/v1/produtos', [
+      { field: 'campos', code: 'invalid_value' },
+    ]);
+    assertProblem(await api.get('/v1/products?fields=name&fields=price'), 400, 'invalid_query', '/v1/products', [
+      { field: 'fields', code: 'repeated_parameter' },
+    ]);
   });
 });

@@ -203,7 +203,9 @@ function word(english: string, vocabulary: Vocabulary): string {
 function localize(value: Json, vocabulary: Vocabulary): Json {
   if (Array.isArray(value)) return value.map((item) => localize(item, vocabulary));
   if (value === null || typeof value !== 'object') return value;
-  return Object.fromEntries(Object.entries(value).map(([key, item]) => [word(key, vocabulary), localize(item, vocabulary)]));
+  return Object.fromEntries(
+    Object.entries(value).map(([key, item]) => [word(key, vocabulary), localize(item, vocabulary)]),
+  );
 }
 
 /** `sort=-price,name&limit=3` with names and sort fields in the vocabulary. */
@@ -240,7 +242,8 @@ export function baseRequests(fixture: Fixture): BaseRequest[] {
     const users = `/v1/${v('users')}`;
     const products = `/v1/${v('products')}`;
     const orders = `${users}/${f.ownerId}/${v('orders')}`;
-    const body = (make: (unique: string) => JsonObject) => (unique: string) => localize(make(unique), vocabulary) as JsonObject;
+    const body = (make: (unique: string) => JsonObject) => (unique: string) =>
+      localize(make(unique), vocabulary) as JsonObject;
     const queries = (list: readonly string[]) => list.map((query) => localizeQuery(query, vocabulary));
     const add = (
       method: string,
@@ -260,7 +263,14 @@ export function baseRequests(fixture: Fixture): BaseRequest[] {
       });
     };
     const email = `email=${encodeURIComponent(f.ownerEmail)}`;
-    const userQueries = queries(['', 'role=user', 'sort=-created_at&limit=5', 'page=1&limit=100', 'sort=name,-id', email]);
+    const userQueries = queries([
+      '',
+      'role=user',
+      'sort=-created_at&limit=5',
+      'page=1&limit=100',
+      'sort=name,-id',
+      email,
+    ]);
     add('GET', users, 'collection', 'users', { queries: userQueries });
     add('POST', users, 'collection', 'users', {
       body: (unique) => ({ name: `Fuzz user ${unique}`, email: `fuzz-${unique}@example.com` }),
@@ -275,13 +285,20 @@ export function baseRequests(fixture: Fixture): BaseRequest[] {
       body: () => ({ name: 'Fuzz owner' }),
       writes: { collection: 'users', id: f.ownerId, cascade: false },
     });
-    add('DELETE', `${users}/${f.victimUserId}`, 'item', 'users', { writes: { collection: 'users', id: f.victimUserId, cascade: true } });
+    add('DELETE', `${users}/${f.victimUserId}`, 'item', 'users', {
+      writes: { collection: 'users', id: f.victimUserId, cascade: true },
+    });
 
     add('GET', products, 'collection', 'products', {
       queries: queries(['', 'category=fuzz', 'sort=-price,name&limit=3', 'page=2&limit=1', 'category=fuzz&sort=price']),
     });
     add('POST', products, 'collection', 'products', {
-      body: (unique) => ({ name: `Fuzz product ${unique}`, category: 'fuzz', price: 12.5, description: 'made by the fuzzer' }),
+      body: (unique) => ({
+        name: `Fuzz product ${unique}`,
+        category: 'fuzz',
+        price: 12.5,
+        description: 'made by the fuzzer',
+      }),
       writes: { collection: 'products', id: 'created', cascade: false },
     });
     add('GET', `${products}/${f.productId}`, 'item', 'products');
@@ -297,7 +314,9 @@ export function baseRequests(fixture: Fixture): BaseRequest[] {
       writes: { collection: 'products', id: f.victimProductId, cascade: false },
     });
 
-    add('GET', orders, 'collection', 'orders', { queries: queries(['', 'status=pending', 'sort=-total', 'limit=100&page=1']) });
+    add('GET', orders, 'collection', 'orders', {
+      queries: queries(['', 'status=pending', 'sort=-total', 'limit=100&page=1']),
+    });
     add('POST', orders, 'collection', 'orders', {
       body: () => ({ items: [{ product_id: f.productId, quantity: 2 }] }),
       writes: { collection: 'orders', id: 'created', cascade: false },
@@ -397,7 +416,8 @@ function setBody(draft: Draft, body: Uint8Array | undefined): void {
   draft.body = body;
   removeHeader(draft, 'Content-Length');
   removeHeader(draft, 'Transfer-Encoding');
-  if (body !== undefined) draft.headers.push(draft.chunked ? ['Transfer-Encoding', 'chunked'] : ['Content-Length', String(body.length)]);
+  if (body !== undefined)
+    draft.headers.push(draft.chunked ? ['Transfer-Encoding', 'chunked'] : ['Content-Length', String(body.length)]);
 }
 
 function contentTypeFor(method: string): string {
@@ -461,9 +481,12 @@ function updateAt(root: Json, path: JsonPath, update: (current: Json | undefined
   if (!isObject(root)) return root;
   const key = String(step);
   const entries = Object.entries(root);
-  if (!Object.hasOwn(root, key)) entries.push([key, rest.length === 0 ? update(undefined) : updateAt({}, rest, update)]);
+  if (!Object.hasOwn(root, key))
+    entries.push([key, rest.length === 0 ? update(undefined) : updateAt({}, rest, update)]);
   const existing = Object.hasOwn(root, key);
-  return Object.fromEntries(entries.map(([name, item]) => [name, existing && name === key ? updateAt(item, rest, update) : item]));
+  return Object.fromEntries(
+    entries.map(([name, item]) => [name, existing && name === key ? updateAt(item, rest, update) : item]),
+  );
 }
 
 function setAt(root: Json, path: JsonPath, value: Json): Json {
@@ -539,7 +562,10 @@ interface WireForm {
 /** The request as bytes: request line, headers (latin1, one char per byte) and body. */
 function serialize(draft: Draft, form: WireForm = {}): Uint8Array {
   const eol = form.lineEnd ?? '\r\n';
-  const line = form.version === '' ? `${draft.method} ${target(draft)}` : `${draft.method} ${target(draft)} ${form.version ?? 'HTTP/1.1'}`;
+  const line =
+    form.version === ''
+      ? `${draft.method} ${target(draft)}`
+      : `${draft.method} ${target(draft)} ${form.version ?? 'HTTP/1.1'}`;
   const head = line + eol + draft.headers.map(([name, value]) => `${name}: ${value}${eol}`).join('') + eol;
   return concat(Buffer.from(head, 'latin1'), draft.body ?? EMPTY);
 }
@@ -571,7 +597,21 @@ function someBody(draft: Draft, context: MutationContext): Uint8Array {
 // Body mutations (API8: malformed input is a 4xx; API4: size and depth are bounded)
 
 const WRONG_VALUES = [
-  'null', '[]', '{}', 'true', 'false', '0', '-1', '1.5', '"12"', '"true"', '""', '"null"', '[1,2]', '{"a":1}', '"2026-01-01T00:00:00Z"',
+  'null',
+  '[]',
+  '{}',
+  'true',
+  'false',
+  '0',
+  '-1',
+  '1.5',
+  '"12"',
+  '"true"',
+  '""',
+  '"null"',
+  '[1,2]',
+  '{"a":1}',
+  '"2026-01-01T00:00:00Z"',
   '"pending"',
 ];
 const NUMBER_LITERALS = [
@@ -589,24 +629,71 @@ const NUMBER_LITERALS = [
   `0.${'0'.repeat(400)}1`,
 ];
 const INVALID_LITERALS = [
-  'NaN', 'Infinity', '-Infinity', 'undefined', "'single'", '0x10', '+1', '.5', '01', 'True', 'nul', '"unterminated', '"\\x41"', '"\\u12"',
-  '"tab\there"', '[1,]', '{"a":1,}', '// comment\n1',
+  'NaN',
+  'Infinity',
+  '-Infinity',
+  'undefined',
+  "'single'",
+  '0x10',
+  '+1',
+  '.5',
+  '01',
+  'True',
+  'nul',
+  '"unterminated',
+  '"\\x41"',
+  '"\\u12"',
+  '"tab\there"',
+  '[1,]',
+  '{"a":1,}',
+  '// comment\n1',
 ];
 const LONE_SURROGATES = ['"\\ud800"', '"\\udc00x"', '"a\\ud83d"', '"\\udfff\\ud800"', '"\\ud83d\\ude00"'];
 const INVALID_UTF8: readonly (readonly number[])[] = [
-  [0xff], [0xc0, 0x80], [0xed, 0xa0, 0x80], [0xe2, 0x82], [0xf8, 0x88, 0x80, 0x80, 0x80], [0xf4, 0x90, 0x80, 0x80], [0x80], [0xfe, 0xfe],
+  [0xff],
+  [0xc0, 0x80],
+  [0xed, 0xa0, 0x80],
+  [0xe2, 0x82],
+  [0xf8, 0x88, 0x80, 0x80, 0x80],
+  [0xf4, 0x90, 0x80, 0x80],
+  [0x80],
+  [0xfe, 0xfe],
 ];
 const PROTOTYPE_KEYS = ['__proto__', 'constructor', 'prototype'];
 const PROTOTYPE_VALUES = [
-  '{}', '{"role":"admin"}', '{"polluted":true}', '{"prototype":{"polluted":true}}', 'null', '"x"', '[]', '{"__proto__":{"polluted":true}}',
+  '{}',
+  '{"role":"admin"}',
+  '{"polluted":true}',
+  '{"prototype":{"polluted":true}}',
+  'null',
+  '"x"',
+  '[]',
+  '{"__proto__":{"polluted":true}}',
 ];
 const ODD_STRINGS = [
-  '\u202eevil', 'zero\u200bwidth', 'e\u0301', '🙂'.repeat(60), 'ção', '\ufeffbom', 'nul\u0000byte', 'line\u2028sep', '\u0007bell', 'ＦＵＬＬ',
+  '\u202eevil',
+  'zero\u200bwidth',
+  'e\u0301',
+  '🙂'.repeat(60),
+  'ção',
+  '\ufeffbom',
+  'nul\u0000byte',
+  'line\u2028sep',
+  '\u0007bell',
+  'ＦＵＬＬ',
   'a'.repeat(8) + '\u0301'.repeat(200),
 ];
 
-function bodyMutation(name: string, apply: (draft: Draft, context: MutationContext, body: JsonObject) => void): Mutation {
-  return { family: 'body', name, appliesTo: hasBody, apply: (draft, context) => apply(draft, context, context.body ?? {}) };
+function bodyMutation(
+  name: string,
+  apply: (draft: Draft, context: MutationContext, body: JsonObject) => void,
+): Mutation {
+  return {
+    family: 'body',
+    name,
+    appliesTo: hasBody,
+    apply: (draft, context) => apply(draft, context, context.body ?? {}),
+  };
 }
 
 const BODY_MUTATIONS: readonly Mutation[] = [
@@ -617,7 +704,12 @@ const BODY_MUTATIONS: readonly Mutation[] = [
   bodyMutation('deep-nesting', (draft, { base, random, unique }, body) => {
     const depth = random.pick([DEEP, DEEP, 10 * DEEP]);
     // Deep input must be safe for every consumer of a body, the idempotency fingerprint included.
-    if (base.method === 'POST' && base.route.kind === 'collection' && headerIndex(draft, 'Idempotency-Key') === -1 && random.chance(0.5)) {
+    if (
+      base.method === 'POST' &&
+      base.route.kind === 'collection' &&
+      headerIndex(draft, 'Idempotency-Key') === -1 &&
+      random.chance(0.5)
+    ) {
       draft.headers.push(['Idempotency-Key', `fuzz-${unique}`]);
       draft.effects.add('idempotency-key');
     }
@@ -684,7 +776,10 @@ const BODY_MUTATIONS: readonly Mutation[] = [
   bodyMutation('long-string', (draft, { random }, body) => {
     const length = random.pick([51, 101, 201, 255, 2001, 10_000, 100_000]);
     const places = stringSlots(body).length > 0 ? stringSlots(body) : slots(body);
-    setBody(draft, bytes(JSON.stringify(setAt(body, random.pick(places), safeText(random, 1) + 'x'.repeat(length - 1)))));
+    setBody(
+      draft,
+      bytes(JSON.stringify(setAt(body, random.pick(places), safeText(random, 1) + 'x'.repeat(length - 1)))),
+    );
   }),
   bodyMutation('body-size-limit', (draft, { random }, body) => {
     const size = random.pick([MAX_BODY_BYTES - 1, MAX_BODY_BYTES, MAX_BODY_BYTES + 1, 2 * MAX_BODY_BYTES]);
@@ -716,9 +811,23 @@ const BODY_MUTATIONS: readonly Mutation[] = [
     setBody(draft, bytes(random.pick([' ', '\n', '\t\r\n ', ' '.repeat(1000), '\u00a0', '\u3000'])));
   }),
   bodyMutation('non-object-json', (draft, { random }, body) => {
-    setBody(draft, bytes(random.pick([
-      '[]', '[{}]', '"str"', '123', 'true', 'null', `[${JSON.stringify(body)}]`, '""', '-0', `"${'x'.repeat(1000)}"`,
-    ])));
+    setBody(
+      draft,
+      bytes(
+        random.pick([
+          '[]',
+          '[{}]',
+          '"str"',
+          '123',
+          'true',
+          'null',
+          `[${JSON.stringify(body)}]`,
+          '""',
+          '-0',
+          `"${'x'.repeat(1000)}"`,
+        ]),
+      ),
+    );
   }),
   bodyMutation('trailing-data', (draft, { random }, body) => {
     const text = JSON.stringify(body);
@@ -736,11 +845,30 @@ const BODY_MUTATIONS: readonly Mutation[] = [
   }),
   bodyMutation('server-and-unknown-fields', (draft, { random }, body) => {
     const key = random.pick([
-      'id', 'created_at', 'updated_at', 'user_id', 'usuario_id', 'total', 'unit_price', 'preco_unitario', 'password_hash', 'role', 'papel',
-      'status', 'estado', 'extra', 'ID', 'Name', 'name ', '',
+      'id',
+      'created_at',
+      'updated_at',
+      'user_id',
+      'usuario_id',
+      'total',
+      'unit_price',
+      'preco_unitario',
+      'password_hash',
+      'role',
+      'papel',
+      'status',
+      'estado',
+      'extra',
+      'ID',
+      'Name',
+      'name ',
+      '',
     ]);
     const value = random.pick(['1', '999', '"admin"', '"shipped"', '"2000-01-01T00:00:00.000Z"', '0', 'null', '"x"']);
-    setBody(draft, bytes(withRawEntry(body, random.pick(objectPaths(body)), JSON.stringify(key), value, random.chance(0.5))));
+    setBody(
+      draft,
+      bytes(withRawEntry(body, random.pick(objectPaths(body)), JSON.stringify(key), value, random.chance(0.5))),
+    );
   }),
   bodyMutation('unicode-strings', (draft, { random }, body) => {
     const places = stringSlots(body).length > 0 ? stringSlots(body) : slots(body);
@@ -749,14 +877,19 @@ const BODY_MUTATIONS: readonly Mutation[] = [
   bodyMutation('escaped-keys', (draft, { random }, body) => {
     // `"\u006eame"` is the key `name`: a parser must treat both the same.
     const text = JSON.stringify(body).replace(/"([a-z_]+)":/g, (match, key: string) =>
-      random.chance(0.6) ? `"${[...key].map((c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`).join('')}":` : match,
+      random.chance(0.6)
+        ? `"${[...key].map((c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`).join('')}":`
+        : match,
     );
     setBody(draft, bytes(text));
   }),
   bodyMutation('null-fields', (draft, { random }, body) => {
     const keys = Object.keys(body);
     const nulled = Object.fromEntries(keys.map((key) => [key, random.chance(0.6) ? null : (body[key] as Json)]));
-    setBody(draft, bytes(JSON.stringify(random.chance(0.2) ? Object.fromEntries(keys.map((key) => [key, null])) : nulled)));
+    setBody(
+      draft,
+      bytes(JSON.stringify(random.chance(0.2) ? Object.fromEntries(keys.map((key) => [key, null])) : nulled)),
+    );
   }),
   bodyMutation('form-encoded-as-json', (draft, { random }, body) => {
     const form = Object.entries(body)
@@ -837,9 +970,9 @@ const PATH_MUTATIONS: readonly Mutation[] = [
     const dots = random.pick(['..', '.', '%2e%2e', '%2E', '../..', './.', '.%2e', '...']);
     const parts = segments(draft.path);
     parts.splice(somePosition(random, draft.path), 0, dots);
-    draft.path = random.chance(0.8) ? parts.join('/') : `/v1/${random.pick(['users', 'products'])}/../${random.pick([
-      'users', 'products', 'tokens',
-    ])}`;
+    draft.path = random.chance(0.8)
+      ? parts.join('/')
+      : `/v1/${random.pick(['users', 'products'])}/../${random.pick(['users', 'products', 'tokens'])}`;
   }),
   pathMutation('double-slash', (draft, { random }) => {
     const slashes = [...draft.path].map((c, i) => (c === '/' ? i : -1)).filter((i) => i >= 0);
@@ -859,7 +992,12 @@ const PATH_MUTATIONS: readonly Mutation[] = [
     'huge-id',
     (draft, { random }) => {
       const huge = random.pick([
-        '9007199254740992', '9007199254740993', '18446744073709551616', `1${'0'.repeat(400)}`, '9'.repeat(20), '99999999999999999',
+        '9007199254740992',
+        '9007199254740993',
+        '18446744073709551616',
+        `1${'0'.repeat(400)}`,
+        '9'.repeat(20),
+        '99999999999999999',
         '9007199254740991',
       ]);
       draft.path = replaceSegment(draft.path, random.pick(idPositions(draft.path)), huge);
@@ -870,15 +1008,41 @@ const PATH_MUTATIONS: readonly Mutation[] = [
     'id-syntax',
     (draft, { random }) => {
       const odd = random.pick([
-        '0x10', '1e3', '-1', '0', '01', '001', '+1', '1.0', '1,2', '%201', '1%20', 'one', 'NaN', 'Infinity', percentEncode('١'),
-        percentEncode('１'), '1_0', '0b1', '1n', '%31',
+        '0x10',
+        '1e3',
+        '-1',
+        '0',
+        '01',
+        '001',
+        '+1',
+        '1.0',
+        '1,2',
+        '%201',
+        '1%20',
+        'one',
+        'NaN',
+        'Infinity',
+        percentEncode('١'),
+        percentEncode('１'),
+        '1_0',
+        '0b1',
+        '1n',
+        '%31',
       ]);
       draft.path = replaceSegment(draft.path, random.pick(idPositions(draft.path)), odd);
     },
     hasId,
   ),
   pathMutation('unicode-segment', (draft, { random }) => {
-    const text = random.pick(['ção', 'пользователи', '用户', '🙂', 'produtos\u0301', 'ｐｒｏｄｕｃｔｓ', 'users\u200b']);
+    const text = random.pick([
+      'ção',
+      'пользователи',
+      '用户',
+      '🙂',
+      'produtos\u0301',
+      'ｐｒｏｄｕｃｔｓ',
+      'users\u200b',
+    ]);
     const raw = random.chance(0.3);
     const encoded = raw ? Buffer.from(text, 'utf8').toString('latin1') : percentEncode(text);
     draft.path = replaceSegment(draft.path, somePosition(random, draft.path), encoded);
@@ -910,7 +1074,10 @@ const PATH_MUTATIONS: readonly Mutation[] = [
     } else {
       const versioned = draft.path.startsWith('/v1');
       draft.path = random.pick([
-        versioned ? `/v2${draft.path.slice(3)}` : `/v2${draft.path}`, `${draft.path}.json`, `${draft.path}s`, `${draft.path}-`,
+        versioned ? `/v2${draft.path.slice(3)}` : `/v2${draft.path}`,
+        `${draft.path}.json`,
+        `${draft.path}s`,
+        `${draft.path}-`,
       ]);
     }
   }),
@@ -928,17 +1095,24 @@ const PATH_MUTATIONS: readonly Mutation[] = [
       const at = random.pick(slashes);
       draft.path = `${draft.path.slice(0, at)}${random.pick(['\\', '%2F', '%2f', '%5C'])}${draft.path.slice(at + 1)}`;
     }
-    if (form === 2 || (form === 1 && slashes.length === 0)) draft.path = `${draft.path}${random.pick([
-      '%2F', '%2F..%2F', '\\', '%20', '%09', '*',
-    ])}`;
-    if (form === 3) draft.path = replaceSegment(draft.path, somePosition(random, draft.path), random.pick([
-      '%', '%%32%65', '{id}', ':id', '$', '~',
-    ]));
+    if (form === 2 || (form === 1 && slashes.length === 0))
+      draft.path = `${draft.path}${random.pick(['%2F', '%2F..%2F', '\\', '%20', '%09', '*'])}`;
+    if (form === 3)
+      draft.path = replaceSegment(
+        draft.path,
+        somePosition(random, draft.path),
+        random.pick(['%', '%%32%65', '{id}', ':id', '$', '~']),
+      );
   }),
   pathMutation(
     'unversioned',
     (draft, { random }) => {
-      draft.path = random.pick([draft.path.slice(3) || '/', `/api${draft.path}`, `/v1${draft.path}`, draft.path.replace('/v1', '/V1')]);
+      draft.path = random.pick([
+        draft.path.slice(3) || '/',
+        `/api${draft.path}`,
+        `/v1${draft.path}`,
+        draft.path.replace('/v1', '/V1'),
+      ]);
     },
     (base) => base.path.startsWith('/v1/'),
   ),
@@ -956,7 +1130,11 @@ function safeAscii(random: Rng, length: number): string {
 
 const isList = (base: BaseRequest): boolean => base.route.kind === 'collection' && base.method === 'GET';
 
-function queryMutation(name: string, apply: Mutation['apply'], appliesTo: Mutation['appliesTo'] = () => true): Mutation {
+function queryMutation(
+  name: string,
+  apply: Mutation['apply'],
+  appliesTo: Mutation['appliesTo'] = () => true,
+): Mutation {
   return { family: 'query', name, appliesTo, apply };
 }
 
@@ -981,15 +1159,26 @@ const QUERY_MUTATIONS: readonly Mutation[] = [
       const pair = listParameter(base, random);
       withParameter(draft, pair, random);
       withParameter(draft, random.chance(0.5) ? pair : pair.replace(/=.*/, '=2'), random);
-      if (random.chance(0.3)) withParameter(draft, random.pick(['page=1&pagina=1', 'limit=5&limite=5', 'sort=id&ordenar=id']), random);
+      if (random.chance(0.3))
+        withParameter(draft, random.pick(['page=1&pagina=1', 'limit=5&limite=5', 'sort=id&ordenar=id']), random);
     },
     isList,
   ),
   queryMutation('array-syntax', (draft, { random }) => {
-    withParameter(draft, random.pick([
-      'category[]=tea', 'category[0]=tea', 'sort[]=name', 'page[]=1', 'filter[category]=tea', 'limit[$gt]=1', 'status[ne]=paid',
-      'category[]=a&category[]=b',
-    ]), random);
+    withParameter(
+      draft,
+      random.pick([
+        'category[]=tea',
+        'category[0]=tea',
+        'sort[]=name',
+        'page[]=1',
+        'filter[category]=tea',
+        'limit[$gt]=1',
+        'status[ne]=paid',
+        'category[]=a&category[]=b',
+      ]),
+      random,
+    );
   }),
   queryMutation('many-parameters', (draft, { base, random }) => {
     const count = random.pick([100, 1000, 2000, 5000]);
@@ -1004,22 +1193,58 @@ const QUERY_MUTATIONS: readonly Mutation[] = [
   }),
   queryMutation('empty-names-and-values', (draft, { random }) => {
     draft.query = `${draft.query ?? ''}${random.pick([
-      '', '&', '&&', '=', '==', 'category=', '=tea', '&page=1&', '?', 'page=', 'limit=&page=', '&=&',
+      '',
+      '&',
+      '&&',
+      '=',
+      '==',
+      'category=',
+      '=tea',
+      '&page=1&',
+      '?',
+      'page=',
+      'limit=&page=',
+      '&=&',
     ])}`;
   }),
   queryMutation('unknown-parameter', (draft, { random }) => {
     const pair = random.pick([
-      'foo=bar', 'limt=5', '__proto__=1', '__proto__[polluted]=1', 'constructor=1', 'constructor[prototype][polluted]=1', 'toString=x',
-      'hasOwnProperty=1', 'q=*', 'fields=name', 'include=orders', 'debug=1', 'admin=true', 'callback=x', 'format=xml', 'offset=5',
+      'foo=bar',
+      'limt=5',
+      '__proto__=1',
+      '__proto__[polluted]=1',
+      'constructor=1',
+      'constructor[prototype][polluted]=1',
+      'toString=x',
+      'hasOwnProperty=1',
+      'q=*',
+      'fields=name',
+      'include=orders',
+      'debug=1',
+      'admin=true',
+      'callback=x',
+      'format=xml',
+      'offset=5',
       'valueOf=1',
     ]);
     withParameter(draft, pair, random);
   }),
   queryMutation('semicolon-and-hash', (draft, { base, random }) => {
     const pair = listParameter(base, random);
-    withParameter(draft, random.pick([
-      `${pair};sort=name`, `${pair}#frag`, `${pair};`, ';', '#', '#?page=2', `${pair}&#`, 'page=1;limit=2',
-    ]), random);
+    withParameter(
+      draft,
+      random.pick([
+        `${pair};sort=name`,
+        `${pair}#frag`,
+        `${pair};`,
+        ';',
+        '#',
+        '#?page=2',
+        `${pair}&#`,
+        'page=1;limit=2',
+      ]),
+      random,
+    );
   }),
   queryMutation(
     'bad-list-values',
@@ -1027,16 +1252,49 @@ const QUERY_MUTATIONS: readonly Mutation[] = [
       const vocabulary = base.route.vocabulary;
       const name = random.pick(['page', 'limit', 'sort', 'filter']);
       let pair: string;
-      if (name === 'page') pair = `${word('page', vocabulary)}=${random.pick([
-        '0', '-1', '1e3', '0x10', '1.5', '99999999999', '1000000001', '%201', '01', '', 'NaN', '1000000000',
-      ])}`;
-      else if (name === 'limit') pair = `${word('limit', vocabulary)}=${random.pick([
-        '0', '101', '100', '1.5', '-5', '1e2', '', ' 5', '9999999999',
-      ])}`;
-      else if (name === 'sort') pair = `${word('sort', vocabulary)}=${random.pick([
-        'nope', '-', ',', 'name,name', '--price', '+price', 'password_hash', 'price,', '__proto__', 'id,-id', '-preco,nome', 'constructor',
-        '',
-      ])}`;
+      if (name === 'page')
+        pair = `${word('page', vocabulary)}=${random.pick([
+          '0',
+          '-1',
+          '1e3',
+          '0x10',
+          '1.5',
+          '99999999999',
+          '1000000001',
+          '%201',
+          '01',
+          '',
+          'NaN',
+          '1000000000',
+        ])}`;
+      else if (name === 'limit')
+        pair = `${word('limit', vocabulary)}=${random.pick([
+          '0',
+          '101',
+          '100',
+          '1.5',
+          '-5',
+          '1e2',
+          '',
+          ' 5',
+          '9999999999',
+        ])}`;
+      else if (name === 'sort')
+        pair = `${word('sort', vocabulary)}=${random.pick([
+          'nope',
+          '-',
+          ',',
+          'name,name',
+          '--price',
+          '+price',
+          'password_hash',
+          'price,',
+          '__proto__',
+          'id,-id',
+          '-preco,nome',
+          'constructor',
+          '',
+        ])}`;
       else {
         const filters: Record<Resource, readonly string[]> = {
           users: ['role=superuser', 'role=', 'email=', 'papel=ADMIN', `email=${'x'.repeat(300)}`],
@@ -1051,10 +1309,21 @@ const QUERY_MUTATIONS: readonly Mutation[] = [
   ),
   queryMutation('unicode-and-plus-values', (draft, { base, random }) => {
     const pair = listParameter(base, random).replace(/=.*/, '=');
-    withParameter(draft, `${pair}${random.pick([
-      'black+tea', 'a%20b', '+', percentEncode('ção'), percentEncode('🙂'), '%F0%9F', percentEncode('\u202e'), '%0d%0aX-Injected:%201',
-      '%22%3E%3Cscript%3E',
-    ])}`, random);
+    withParameter(
+      draft,
+      `${pair}${random.pick([
+        'black+tea',
+        'a%20b',
+        '+',
+        percentEncode('ção'),
+        percentEncode('🙂'),
+        '%F0%9F',
+        percentEncode('\u202e'),
+        '%0d%0aX-Injected:%201',
+        '%22%3E%3Cscript%3E',
+      ])}`,
+      random,
+    );
   }),
   queryMutation('long-query', (draft, { base, random }) => {
     const room = MAX_TARGET_LENGTH - draft.path.length - 1;
@@ -1067,7 +1336,11 @@ const QUERY_MUTATIONS: readonly Mutation[] = [
 // ---------------------------------------------------------------------------------
 // Header and framing mutations (raw sockets where node:http would refuse or fix them)
 
-function headerMutation(name: string, apply: Mutation['apply'], appliesTo: Mutation['appliesTo'] = () => true): Mutation {
+function headerMutation(
+  name: string,
+  apply: Mutation['apply'],
+  appliesTo: Mutation['appliesTo'] = () => true,
+): Mutation {
   return { family: 'header', name, appliesTo, apply };
 }
 
@@ -1171,10 +1444,23 @@ const HEADER_MUTATIONS: readonly Mutation[] = [
     'if-match',
     (draft, { random }) => {
       draft.effects.add('if-match');
-      setHeader(draft, 'If-Match', random.pick([
-        '"', 'W/"x"', '*', '"a", "b"', `"${'x'.repeat(5000)}"`, '""', ' ', 'garbage',
-        Array.from({ length: 1000 }, (_, i) => `"t${i}"`).join(', '), '*, "x"', '"\\"',
-      ]));
+      setHeader(
+        draft,
+        'If-Match',
+        random.pick([
+          '"',
+          'W/"x"',
+          '*',
+          '"a", "b"',
+          `"${'x'.repeat(5000)}"`,
+          '""',
+          ' ',
+          'garbage',
+          Array.from({ length: 1000 }, (_, i) => `"t${i}"`).join(', '),
+          '*, "x"',
+          '"\\"',
+        ]),
+      );
     },
     (base) => base.method === 'PUT' || base.method === 'PATCH' || base.method === 'DELETE',
   ),
@@ -1182,24 +1468,61 @@ const HEADER_MUTATIONS: readonly Mutation[] = [
     'if-none-match',
     (draft, { random }) => {
       draft.effects.add('if-none-match');
-      setHeader(draft, 'If-None-Match', random.pick([
-        '*', '"x"', 'W/"x"', '"', 'W/', Array.from({ length: 1000 }, (_, i) => `W/"t${i}"`).join(','), ' * ', '"*"', 'null',
-      ]));
+      setHeader(
+        draft,
+        'If-None-Match',
+        random.pick([
+          '*',
+          '"x"',
+          'W/"x"',
+          '"',
+          'W/',
+          Array.from({ length: 1000 }, (_, i) => `W/"t${i}"`).join(','),
+          ' * ',
+          '"*"',
+          'null',
+        ]),
+      );
     },
     (base) => base.method === 'GET',
   ),
   headerMutation('request-id', (draft, { random }) => {
-    setHeader(draft, 'X-Request-Id', random.pick([
-      '', ' ', 'a'.repeat(129), 'a b', '<script>', 'caf\u00e9', '../../etc/passwd', 'id\tx', '%0d%0aSet-Cookie:%20x=1', 'a'.repeat(128),
-    ]));
+    setHeader(
+      draft,
+      'X-Request-Id',
+      random.pick([
+        '',
+        ' ',
+        'a'.repeat(129),
+        'a b',
+        '<script>',
+        'caf\u00e9',
+        '../../etc/passwd',
+        'id\tx',
+        '%0d%0aSet-Cookie:%20x=1',
+        'a'.repeat(128),
+      ]),
+    );
   }),
   headerMutation(
     'idempotency-key',
     (draft, { random, unique }) => {
       draft.effects.add('idempotency-key');
-      setHeader(draft, 'Idempotency-Key', random.pick([
-        '', ' ', 'a'.repeat(256), 'a b', 'caf\u00e9', `k-${unique}`, `${'k'.repeat(255)}`, '\t', '"quoted"',
-      ]));
+      setHeader(
+        draft,
+        'Idempotency-Key',
+        random.pick([
+          '',
+          ' ',
+          'a'.repeat(256),
+          'a b',
+          'caf\u00e9',
+          `k-${unique}`,
+          `${'k'.repeat(255)}`,
+          '\t',
+          '"quoted"',
+        ]),
+      );
     },
     (base) => base.method === 'POST' && base.route.kind === 'collection',
   ),
@@ -1232,8 +1555,19 @@ const HEADER_MUTATIONS: readonly Mutation[] = [
     const body = someBody(draft, context);
     setBody(draft, body);
     const value = context.random.pick([
-      '-1', 'abc', '1.5', `+${body.length}`, ` ${body.length}`, `0x${body.length.toString(16)}`, '99999999999999999999', '9007199254740993',
-      '', `${body.length}, ${body.length}`, `${body.length},${body.length + 1}`, `${body.length + 10}`, `${Math.max(0, body.length - 1)}`,
+      '-1',
+      'abc',
+      '1.5',
+      `+${body.length}`,
+      ` ${body.length}`,
+      `0x${body.length.toString(16)}`,
+      '99999999999999999999',
+      '9007199254740993',
+      '',
+      `${body.length}, ${body.length}`,
+      `${body.length},${body.length + 1}`,
+      `${body.length + 10}`,
+      `${Math.max(0, body.length - 1)}`,
       '0',
     ]);
     setHeader(draft, 'Content-Length', value);
@@ -1244,8 +1578,10 @@ const HEADER_MUTATIONS: readonly Mutation[] = [
     const body = someBody(draft, context);
     const form = context.random.int(4);
     removeHeader(draft, 'Content-Length');
-    if (form === 0) draft.headers.push(['Content-Length', String(body.length)], ['Content-Length', String(body.length + 1)]);
-    if (form === 1) draft.headers.push(['Content-Length', String(body.length)], ['Content-Length', String(body.length)]);
+    if (form === 0)
+      draft.headers.push(['Content-Length', String(body.length)], ['Content-Length', String(body.length + 1)]);
+    if (form === 1)
+      draft.headers.push(['Content-Length', String(body.length)], ['Content-Length', String(body.length)]);
     if (form === 2) draft.headers.push(['Content-Length', String(body.length)], ['Transfer-Encoding', 'chunked']);
     if (form === 3) draft.headers.push(['Transfer-Encoding', 'chunked'], ['Content-Length', '0']);
     draft.body = form >= 2 ? chunkedEncoding(body, 2) : body;
@@ -1280,7 +1616,16 @@ const HEADER_MUTATIONS: readonly Mutation[] = [
     rawFraming(draft);
     const body = someBody(draft, context);
     const value = context.random.pick([
-      'gzip', 'gzip, chunked', 'chunked, gzip', 'identity', 'chunked, chunked', 'xchunked', 'Chunked', 'chunked ', 'deflate', ' chunked',
+      'gzip',
+      'gzip, chunked',
+      'chunked, gzip',
+      'identity',
+      'chunked, chunked',
+      'xchunked',
+      'Chunked',
+      'chunked ',
+      'deflate',
+      ' chunked',
       'chunked;q=1',
     ]);
     removeHeader(draft, 'Content-Length');
@@ -1294,9 +1639,12 @@ const HEADER_MUTATIONS: readonly Mutation[] = [
     if (form === 0) removeHeader(draft, 'Host');
     if (form === 1) setHeader(draft, 'Host', '');
     if (form === 2) draft.headers.push(['Host', 'other.example']);
-    if (form === 3) setHeader(draft, 'Host', random.pick([
-      'a'.repeat(1000), 'evil.example:99999', '[::1', 'a b', 'localhost:0x50', 'user@host',
-    ]));
+    if (form === 3)
+      setHeader(
+        draft,
+        'Host',
+        random.pick(['a'.repeat(1000), 'evil.example:99999', '[::1', 'a b', 'localhost:0x50', 'user@host']),
+      );
     if (form === 4) {
       removeHeader(draft, 'Host');
       draft.headers.unshift(['HOST', 'localhost']);
@@ -1305,7 +1653,18 @@ const HEADER_MUTATIONS: readonly Mutation[] = [
   headerMutation('http-version', (draft, { random }) => {
     rawFraming(draft);
     const version = random.pick([
-      'HTTP/1.0', 'HTTP/1.0', 'HTTP/1.2', 'HTTP/2.0', 'HTTP/0.9', 'HTTP/1', 'http/1.1', 'HTTP/1.1 ', '', 'HTTP/3', 'HTTP/1.10', 'HTTP/01.1',
+      'HTTP/1.0',
+      'HTTP/1.0',
+      'HTTP/1.2',
+      'HTTP/2.0',
+      'HTTP/0.9',
+      'HTTP/1',
+      'http/1.1',
+      'HTTP/1.1 ',
+      '',
+      'HTTP/3',
+      'HTTP/1.10',
+      'HTTP/01.1',
     ]);
     if (version === 'HTTP/1.0' && random.chance(0.5)) removeHeader(draft, 'Host');
     if (version === 'HTTP/1.0' && random.chance(0.5)) draft.headers.push(['Connection', 'keep-alive']);
@@ -1334,8 +1693,19 @@ const HEADER_MUTATIONS: readonly Mutation[] = [
   headerMutation('header-syntax', (draft, { random }) => {
     rawFraming(draft);
     const line = random.pick([
-      'X Fuzz: a', 'X-Fuzz a', ': novalue', 'X-Fuzz : a', 'X-Fuzz: a\u0000b', 'X-Fuzz: a\u007fb', '\u0001: a', '\u00d6-Fuzz: a',
-      'X-Fuzz:\u0001', '(X): a', 'X-Fuzz:', ' X-Fuzz: a', 'X-Fuzz: \u00ff',
+      'X Fuzz: a',
+      'X-Fuzz a',
+      ': novalue',
+      'X-Fuzz : a',
+      'X-Fuzz: a\u0000b',
+      'X-Fuzz: a\u007fb',
+      '\u0001: a',
+      '\u00d6-Fuzz: a',
+      'X-Fuzz:\u0001',
+      '(X): a',
+      'X-Fuzz:',
+      ' X-Fuzz: a',
+      'X-Fuzz: \u00ff',
     ]);
     draft.raw = rawWithLine(draft, line);
   }),
@@ -1370,7 +1740,13 @@ const HEADER_MUTATIONS: readonly Mutation[] = [
     // or noise): the request still gets its own answer first (RFC 9112 §9.3.2), then a 400.
     rawFraming(draft);
     const junk = random.pick([
-      '{not json', 'x', 'GARBAGE\r\n\r\n', '\u0000\u0000\u0000', 'HTTP/1.1 200 OK\r\n\r\n', ' / HTTP/1.1\r\n\r\n', '\u00ff\u00fe',
+      '{not json',
+      'x',
+      'GARBAGE\r\n\r\n',
+      '\u0000\u0000\u0000',
+      'HTTP/1.1 200 OK\r\n\r\n',
+      ' / HTTP/1.1\r\n\r\n',
+      '\u00ff\u00fe',
       'x'.repeat(MAX_BODY_BYTES),
     ]);
     draft.raw = concat(serialize(draft), Buffer.from(junk, 'latin1'));
@@ -1437,7 +1813,17 @@ const METHOD_MUTATIONS: readonly Mutation[] = [
     appliesTo: () => true,
     apply: (draft, { random }) => {
       draft.method = random.pick([
-        'TRACE', 'PROPFIND', 'SEARCH', 'PURGE', 'LOCK', 'MKCOL', 'REPORT', 'M-SEARCH', 'LINK', 'UNLINK', 'QUERY',
+        'TRACE',
+        'PROPFIND',
+        'SEARCH',
+        'PURGE',
+        'LOCK',
+        'MKCOL',
+        'REPORT',
+        'M-SEARCH',
+        'LINK',
+        'UNLINK',
+        'QUERY',
       ]);
     },
   },
@@ -1457,7 +1843,15 @@ const METHOD_MUTATIONS: readonly Mutation[] = [
     apply: (draft, { random }) => {
       rawFraming(draft);
       draft.method = random.pick([
-        draft.method.toLowerCase(), 'FOO', 'CONNECT', 'G ET', 'A'.repeat(100), 'GET\u0000', 'PRI', 'DELETE\t', '\u00c9T',
+        draft.method.toLowerCase(),
+        'FOO',
+        'CONNECT',
+        'G ET',
+        'A'.repeat(100),
+        'GET\u0000',
+        'PRI',
+        'DELETE\t',
+        '\u00c9T',
       ]);
       if (draft.method === 'CONNECT') draft.path = 'localhost:80';
     },
@@ -1507,7 +1901,8 @@ function allowedStatuses(base: BaseRequest, draft: Draft, caller: Caller): numbe
     if (!served) allowed.add(405);
   }
   const needsToken = method !== 'OPTIONS' && !route.open.includes(method);
-  if (route.kind === 'tokens' || (needsToken && (caller === 'anonymous' || effects.has('authorization')))) allowed.add(401);
+  if (route.kind === 'tokens' || (needsToken && (caller === 'anonymous' || effects.has('authorization'))))
+    allowed.add(401);
   if (caller === 'owner') allowed.add(403);
   if (effects.has('accept')) allowed.add(406);
   if (isWrite(method) && route.methods.includes(method)) {
@@ -1528,7 +1923,8 @@ const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 
 /** node:http sends only what it can write faithfully: token methods, latin1 targets and values, one field per name. */
 function sendableByNodeHttp(draft: Draft): boolean {
-  if (!TOKEN.test(draft.method) || draft.method !== draft.method.toUpperCase() || draft.method === 'CONNECT') return false;
+  if (!TOKEN.test(draft.method) || draft.method !== draft.method.toUpperCase() || draft.method === 'CONNECT')
+    return false;
   if (/[^\u0021-\u00ff]/.test(target(draft))) return false;
   const names = new Set<string>();
   for (const [name, value] of draft.headers) {
@@ -1550,7 +1946,8 @@ function startingDraft(base: BaseRequest, caller: Caller, context: MutationConte
     ['Host', 'localhost'],
     ['Accept', 'application/json'],
   ];
-  if (caller !== 'anonymous') headers.push(['Authorization', `Bearer ${caller === 'admin' ? fixture.adminToken : fixture.ownerToken}`]);
+  if (caller !== 'anonymous')
+    headers.push(['Authorization', `Bearer ${caller === 'admin' ? fixture.adminToken : fixture.ownerToken}`]);
   const draft: Draft = {
     method: base.method,
     path: base.path,
@@ -1634,7 +2031,10 @@ export function shorten(text: string, limit = 300): string {
   const escaped = JSON.stringify(text)
     .slice(1, -1)
     .replace(/[\u007f-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
-  const squeezed = escaped.replace(/([\s\S]{1,8}?)\1{7,}/g, (run, unit: string) => `«${unit} ×${run.length / unit.length}»`);
+  const squeezed = escaped.replace(
+    /([\s\S]{1,8}?)\1{7,}/g,
+    (run, unit: string) => `«${unit} ×${run.length / unit.length}»`,
+  );
   return squeezed.length <= limit ? squeezed : `${squeezed.slice(0, limit)}…(${squeezed.length} chars)`;
 }
 
@@ -1646,12 +2046,18 @@ export function describeCase(fuzzCase: FuzzCase, fixture: Fixture): string {
     `  ${shorten(fuzzCase.method, 60)} ${shorten(fuzzCase.target, 200)}`,
   ];
   if (fuzzCase.transport === 'raw' && fuzzCase.raw !== undefined) {
-    lines.push(`  raw request (${fuzzCase.raw.length} bytes): ${shorten(hide(Buffer.from(fuzzCase.raw).toString('latin1')), 500)}`);
+    lines.push(
+      `  raw request (${fuzzCase.raw.length} bytes): ${shorten(hide(Buffer.from(fuzzCase.raw).toString('latin1')), 500)}`,
+    );
   } else {
-    lines.push(`  headers: ${shorten(hide(fuzzCase.headers.map(([name, value]) => `${name}: ${value}`).join(' | ')), 400)}`);
+    lines.push(
+      `  headers: ${shorten(hide(fuzzCase.headers.map(([name, value]) => `${name}: ${value}`).join(' | ')), 400)}`,
+    );
     if (fuzzCase.body !== undefined) {
       const framing = fuzzCase.chunked ? ', chunked' : '';
-      lines.push(`  body (${fuzzCase.body.length} bytes${framing}): ${shorten(Buffer.from(fuzzCase.body).toString('utf8'))}`);
+      lines.push(
+        `  body (${fuzzCase.body.length} bytes${framing}): ${shorten(Buffer.from(fuzzCase.body).toString('utf8'))}`,
+      );
     }
   }
   lines.push(`  allowed: ${fuzzCase.allowed.join(', ')}${fuzzCase.mayClose ? ', or a closed connection' : ''}`);

@@ -114,11 +114,16 @@ function headerMap(entries: Iterable<readonly [string, string | string[] | undef
 /** One request on the shared keep-alive agent; a stale reused socket is retried once. */
 async function sendHttp(origin: URL, agent: Agent, fuzzCase: FuzzCase): Promise<Outcome> {
   const first = await sendHttpOnce(origin, agent, fuzzCase);
-  if (first.outcome.kind === 'closed' && first.reusedSocket) return (await sendHttpOnce(origin, agent, fuzzCase)).outcome;
+  if (first.outcome.kind === 'closed' && first.reusedSocket)
+    return (await sendHttpOnce(origin, agent, fuzzCase)).outcome;
   return first.outcome;
 }
 
-function sendHttpOnce(origin: URL, agent: Agent, fuzzCase: FuzzCase): Promise<{ outcome: Outcome; reusedSocket: boolean }> {
+function sendHttpOnce(
+  origin: URL,
+  agent: Agent,
+  fuzzCase: FuzzCase,
+): Promise<{ outcome: Outcome; reusedSocket: boolean }> {
   return new Promise((resolve) => {
     let settled = false;
     const req = request({
@@ -197,7 +202,8 @@ function sendRaw(origin: URL, fuzzCase: FuzzCase): Promise<Outcome> {
       clearTimeout(grace);
       const { answers, cutShort } = parseResponses(Buffer.concat(chunks), isHead);
       const closing = /close/i.test(answers[answers.length - 1]?.headers.get('connection') ?? '');
-      if (!cutShort && answers.length >= fuzzCase.expectedAnswers && !closing) grace = setTimeout(() => socket.destroy(), RAW_GRACE_MS);
+      if (!cutShort && answers.length >= fuzzCase.expectedAnswers && !closing)
+        grace = setTimeout(() => socket.destroy(), RAW_GRACE_MS);
     });
     socket.on('error', (error: NodeJS.ErrnoException) => {
       reason = error.code ?? error.message;
@@ -207,7 +213,11 @@ function sendRaw(origin: URL, fuzzCase: FuzzCase): Promise<Outcome> {
       const data = Buffer.concat(chunks);
       if (hung) return resolve({ kind: 'hang', partial: data.toString('latin1') });
       const { answers, cutShort } = parseResponses(data, isHead);
-      resolve(answers.length === 0 && !cutShort ? { kind: 'closed', reason, clientGaveUp: gaveUp } : { kind: 'answered', answers, cutShort });
+      resolve(
+        answers.length === 0 && !cutShort
+          ? { kind: 'closed', reason, clientGaveUp: gaveUp }
+          : { kind: 'answered', answers, cutShort },
+      );
     });
   });
 }
@@ -294,7 +304,8 @@ function leaks(answer: Answer): string[] {
 
 /** The problems of an error body that is not problem details (README: Errors). */
 function problemDetailsIssues(answer: Answer, type: string): string[] {
-  if (type !== 'application/json' && type !== 'application/problem+json') return [`a ${answer.status} body sent as "${type}"`];
+  if (type !== 'application/json' && type !== 'application/problem+json')
+    return [`a ${answer.status} body sent as "${type}"`];
   let body: unknown;
   try {
     body = JSON.parse(answer.text);
@@ -306,7 +317,8 @@ function problemDetailsIssues(answer: Answer, type: string): string[] {
   const code = body['code'];
   if (typeof code !== 'string' || !/^[a-z]+(_[a-z]+)*$/.test(code)) issues.push('the problem has no snake_case `code`');
   if (body['status'] !== answer.status) issues.push(`the problem says status ${String(body['status'])}`);
-  if (body['type'] !== 'about:blank' || typeof body['title'] !== 'string') issues.push('the problem lacks `type` or `title`');
+  if (body['type'] !== 'about:blank' || typeof body['title'] !== 'string')
+    issues.push('the problem lacks `type` or `title`');
   return issues;
 }
 
@@ -335,12 +347,14 @@ function judge(fuzzCase: FuzzCase, outcome: Outcome): string[] {
     const got = outcome.partial === '' ? '' : `; got ${shorten(outcome.partial, 200)}`;
     return [`no answer, and the connection stayed open (a hang)${got}`];
   }
-  if (outcome.kind === 'closed') return fuzzCase.mayClose ? [] : [`the connection closed without an answer (${outcome.reason})`];
+  if (outcome.kind === 'closed')
+    return fuzzCase.mayClose ? [] : [`the connection closed without an answer (${outcome.reason})`];
   const problems: string[] = [];
   if (outcome.cutShort) problems.push('an answer was cut short or is not HTTP/1.1');
   for (const answer of outcome.answers) {
     if (answer.status >= 500) problems.push(`status ${answer.status}: the server failed`);
-    else if (!fuzzCase.allowed.includes(answer.status)) problems.push(`status ${answer.status} is not one the contract allows here`);
+    else if (!fuzzCase.allowed.includes(answer.status))
+      problems.push(`status ${answer.status} is not one the contract allows here`);
     problems.push(...leaks(answer), ...shapeIssues(answer));
   }
   return problems;
@@ -366,7 +380,13 @@ function nothingTouched(): Touched {
 
 function getJson(origin: URL, agent: Agent, path: string, token: string): Promise<{ status: number; body: unknown }> {
   return new Promise((resolve, reject) => {
-    const options = { host: origin.hostname, port: Number(origin.port), path, agent, headers: { authorization: `Bearer ${token}` } };
+    const options = {
+      host: origin.hostname,
+      port: Number(origin.port),
+      path,
+      agent,
+      headers: { authorization: `Bearer ${token}` },
+    };
     const req = request(options, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -388,7 +408,10 @@ async function listAll(origin: URL, agent: Agent, path: string, token: string): 
   for (let page = 1; ; page++) {
     const { status, body } = await getJson(origin, agent, `${path}?limit=100&page=${page}`, token);
     assert.equal(status, 200, `snapshot: GET ${path} page ${page} answered ${status}`);
-    assert.ok(isRecord(body) && Array.isArray(body['data']) && isRecord(body['meta']), `snapshot: GET ${path} is not a list envelope`);
+    assert.ok(
+      isRecord(body) && Array.isArray(body['data']) && isRecord(body['meta']),
+      `snapshot: GET ${path} is not a list envelope`,
+    );
     records.push(...(body['data'] as unknown[]).filter(isRecord));
     if (page >= Number(body['meta']['pages'])) return records;
   }
@@ -398,8 +421,11 @@ async function snapshot(origin: URL, agent: Agent, token: string): Promise<Snaps
   const records = new Map<string, Record<string, unknown>>();
   const users = await listAll(origin, agent, '/v1/users', token);
   for (const user of users) records.set(`users:${String(user['id'])}`, user);
-  for (const product of await listAll(origin, agent, '/v1/products', token)) records.set(`products:${String(product['id'])}`, product);
-  const orderLists = await inPool(users, 8, (user) => listAll(origin, agent, `/v1/users/${String(user['id'])}/orders`, token));
+  for (const product of await listAll(origin, agent, '/v1/products', token))
+    records.set(`products:${String(product['id'])}`, product);
+  const orderLists = await inPool(users, 8, (user) =>
+    listAll(origin, agent, `/v1/users/${String(user['id'])}/orders`, token),
+  );
   for (const order of orderLists.flat()) records.set(`orders:${String(order['id'])}`, order);
   return records;
 }
@@ -452,10 +478,12 @@ function unexplainedChanges(before: Snapshot, afterwards: Snapshot, touched: Tou
     const now = afterwards.get(key);
     if (isDeepStrictEqual(old, now) || touched.records.has(key)) continue;
     const [collection = ''] = key.split(':');
-    if (collection === 'orders' && [old, now].some((order) => touched.cascaded.has(Number(order?.['user_id'])))) continue;
+    if (collection === 'orders' && [old, now].some((order) => touched.cascaded.has(Number(order?.['user_id']))))
+      continue;
     if (old === undefined && touched.createdSomewhere.has(collection)) continue;
     const what = old === undefined ? 'appeared' : now === undefined ? 'disappeared' : 'changed';
-    const shown = (record: Record<string, unknown> | undefined): string => shorten(JSON.stringify(record) ?? 'none', 300);
+    const shown = (record: Record<string, unknown> | undefined): string =>
+      shorten(JSON.stringify(record) ?? 'none', 300);
     const text = `${key} ${what}\n    before: ${shown(old)}\n    after:  ${shown(now)}`;
     changes.push({ key, text, madeBy: old === undefined ? markedCase(SEED, JSON.stringify(now)) : undefined });
   }
@@ -527,13 +555,20 @@ function describeAttempt({ fuzzCase, answer }: Attempt): string {
 /** A failure for a stored change: the case its marker names, else the cases whose valid form addresses the record. */
 function strayChangeFailure(change: Change, attempts: readonly Attempt[], window: readonly number[]): Failure {
   const suspects = attempts
-    .filter(({ fuzzCase }) => (change.madeBy === undefined ? addresses(fuzzCase.base, change.key) : fuzzCase.index === change.madeBy))
+    .filter(({ fuzzCase }) =>
+      change.madeBy === undefined ? addresses(fuzzCase.base, change.key) : fuzzCase.index === change.madeBy,
+    )
     .sort((a, b) => Number(/^2/.test(a.answer)) - Number(/^2/.test(b.answer)));
   const culprit = change.madeBy === undefined ? undefined : suspects[0]?.fuzzCase;
-  const heading = culprit === undefined ? 'requests in that window whose valid form addresses it' : 'it carries the marker of this case';
+  const heading =
+    culprit === undefined
+      ? 'requests in that window whose valid form addresses it'
+      : 'it carries the marker of this case';
   return {
     fuzzCase: culprit,
-    problems: [`a stored record changed that no accepted write names (cases #${window[0]}–#${window[window.length - 1]}): ${change.text}`],
+    problems: [
+      `a stored record changed that no accepted write names (cases #${window[0]}–#${window[window.length - 1]}): ${change.text}`,
+    ],
     evidence: `  ${heading} (answers as received):\n    ${suspects.slice(0, 20).map(describeAttempt).join('\n    ')}`,
     recordChanged: true,
   };
@@ -557,10 +592,18 @@ async function runCases(harness: Harness, indices: readonly number[], report: Ru
       for (const answer of answers) count(report.statuses, answer.status);
       const problems = judge(fuzzCase, outcome);
       if (problems.length > 0) {
-        report.failures.push({ fuzzCase, problems, evidence: evidenceOf(outcome, harness.serverLog()), recordChanged: false });
+        report.failures.push({
+          fuzzCase,
+          problems,
+          evidence: evidenceOf(outcome, harness.serverLog()),
+          recordChanged: false,
+        });
       }
       noteAcceptedWrite(fuzzCase, outcome, touched);
-      attempts.push({ fuzzCase, answer: answers.length > 0 ? answers.map((answer) => answer.status).join(' then ') : outcome.kind });
+      attempts.push({
+        fuzzCase,
+        answer: answers.length > 0 ? answers.map((answer) => answer.status).join(' then ') : outcome.kind,
+      });
     });
     const afterwards = await snapshot(origin, agent, fixture.adminToken);
     for (const change of unexplainedChanges(before, afterwards, touched)) {
@@ -573,12 +616,15 @@ async function runCases(harness: Harness, indices: readonly number[], report: Ru
 function failureReport(family: string, report: RunReport, fixture: Fixture): string {
   const byMutation = new Map<string, Failure[]>();
   for (const failure of report.failures) {
-    const mutation = failure.fuzzCase === undefined ? 'unknown case' : `${failure.fuzzCase.family}/${failure.fuzzCase.mutation}`;
+    const mutation =
+      failure.fuzzCase === undefined ? 'unknown case' : `${failure.fuzzCase.family}/${failure.fuzzCase.mutation}`;
     const key = `${mutation}${failure.recordChanged ? ' (stored record changed)' : ''}`;
     byMutation.set(key, [...(byMutation.get(key) ?? []), failure]);
   }
   const summary = [...byMutation].map(([key, failures]) => {
-    const indices = failures.flatMap((failure) => (failure.fuzzCase === undefined ? [] : [`#${failure.fuzzCase.index}`]));
+    const indices = failures.flatMap((failure) =>
+      failure.fuzzCase === undefined ? [] : [`#${failure.fuzzCase.index}`],
+    );
     const listed = indices.length === 0 ? '' : `: ${indices.slice(0, 30).join(' ')}${indices.length > 30 ? ' …' : ''}`;
     return `  ${key} ×${failures.length}${listed}`;
   });
@@ -587,13 +633,17 @@ function failureReport(family: string, report: RunReport, fixture: Fixture): str
   const shown = [...new Set([...firsts, ...report.failures])].slice(0, Math.max(SHOWN_FAILURES, firsts.length));
   const details = shown.map((failure) => {
     const head = failure.fuzzCase === undefined ? 'window check' : describeCase(failure.fuzzCase, fixture);
-    return [head, ...failure.problems.map((problem) => `  → ${problem}`), failure.evidence].filter((line) => line !== '').join('\n');
+    return [head, ...failure.problems.map((problem) => `  → ${problem}`), failure.evidence]
+      .filter((line) => line !== '')
+      .join('\n');
   });
   return [
     `${report.failures.length} problem(s) in ${report.cases} ${family} cases (seed ${SEED}), by mutation:\n${summary.join('\n')}`,
     `replay one case: FUZZ_SEED=${SEED} FUZZ_ONLY=<index> node --import tsx --test test/fuzz.test.ts`,
     ...details,
-    report.failures.length > shown.length ? `… and ${report.failures.length - shown.length} more (listed above by index)` : '',
+    report.failures.length > shown.length
+      ? `… and ${report.failures.length - shown.length} more (listed above by index)`
+      : '',
   ].join('\n\n');
 }
 
@@ -613,7 +663,11 @@ async function createFixture(api: TestServer): Promise<Fixture> {
   if (api.token === undefined) throw new Error('fixture: the test server has no admin token');
   const ownerEmail = 'owner@fuzz.example';
   const ownerPassword = 'owner-password-1';
-  const ownerId = await createRecord(api, '/v1/users', { name: 'Fuzz owner', email: ownerEmail, password: ownerPassword });
+  const ownerId = await createRecord(api, '/v1/users', {
+    name: 'Fuzz owner',
+    email: ownerEmail,
+    password: ownerPassword,
+  });
   const victimUserId = await createRecord(api, '/v1/users', { name: 'Fuzz victim', email: 'victim@fuzz.example' });
   const product = { name: 'Fuzz fixture', category: 'fuzz', price: 3.5, description: 'the fixture product' };
   const productId = await createRecord(api, '/v1/products', product);
@@ -623,7 +677,18 @@ async function createFixture(api: TestServer): Promise<Fixture> {
   const victimOrderId = await createRecord(api, orders, { items: [{ product_id: productId, quantity: 5 }] });
   const adminToken = api.token;
   const ownerToken = tokenFor(ownerId);
-  return { adminToken, ownerToken, ownerId, ownerEmail, ownerPassword, productId, orderId, victimUserId, victimProductId, victimOrderId };
+  return {
+    adminToken,
+    ownerToken,
+    ownerId,
+    ownerEmail,
+    ownerPassword,
+    productId,
+    orderId,
+    victimUserId,
+    victimProductId,
+    victimOrderId,
+  };
 }
 
 /** A fixture with made-up tokens, for the generator's own checks (no server needed). */
@@ -681,7 +746,9 @@ describe(`input fuzzing: seeded mutations of valid requests (seed ${SEED}, ${ONL
   test('the generator: the same seed gives the same cases, every mutation is used, and no input looks like a leak', () => {
     const sample = Array.from({ length: Math.min(2 * MUTATIONS.length, 400) }, (_, index) => index);
     const cases = sample.map((index) => caseAt(SEED, index, SAMPLE_FIXTURE));
-    cases.forEach((fuzzCase, index) => assert.deepEqual(caseAt(SEED, index, SAMPLE_FIXTURE), fuzzCase, `case #${index} is deterministic`));
+    cases.forEach((fuzzCase, index) =>
+      assert.deepEqual(caseAt(SEED, index, SAMPLE_FIXTURE), fuzzCase, `case #${index} is deterministic`),
+    );
     assert.ok(
       cases.some((fuzzCase, index) => !isDeepStrictEqual(caseAt(SEED + 1, index, SAMPLE_FIXTURE), fuzzCase)),
       'another seed gives other cases',
@@ -692,9 +759,16 @@ describe(`input fuzzing: seeded mutations of valid requests (seed ${SEED}, ${ONL
       const payload = Buffer.from(fuzzCase.raw ?? fuzzCase.body ?? new Uint8Array()).toString('latin1');
       const sent = [fuzzCase.target, ...fuzzCase.headers.flat(), payload].join('\n');
       const index = fuzzCase.index;
-      for (const marker of MARKERS) assert.ok(!sent.includes(marker), `case #${index} sends "${marker}", which an echo would make a leak`);
-      assert.ok(!STACK_FRAME.test(sent) && !ERROR_NAME.test(sent), `case #${index} sends something that looks like a stack trace`);
-      assert.ok(fuzzCase.allowed.every((status) => status < 500), `case #${index} allows a 5xx`);
+      for (const marker of MARKERS)
+        assert.ok(!sent.includes(marker), `case #${index} sends "${marker}", which an echo would make a leak`);
+      assert.ok(
+        !STACK_FRAME.test(sent) && !ERROR_NAME.test(sent),
+        `case #${index} sends something that looks like a stack trace`,
+      );
+      assert.ok(
+        fuzzCase.allowed.every((status) => status < 500),
+        `case #${index} allows a 5xx`,
+      );
       assert.equal(familyOf(index), fuzzCase.family);
     }
   });
@@ -734,7 +808,9 @@ describe(`input fuzzing: seeded mutations of valid requests (seed ${SEED}, ${ONL
     const parsed: unknown = JSON.parse(read.text);
     assert.ok(isRecord(parsed) && parsed['name'] === 'After the fuzz' && parsed['price'] === 1.25, read.text);
     assert.equal((await api.delete(location)).status, 204);
-    t.diagnostic(`${indices.length} cases, seed ${SEED}, ${((performance.now() - started) / 1000).toFixed(1)} s in all`);
+    t.diagnostic(
+      `${indices.length} cases, seed ${SEED}, ${((performance.now() - started) / 1000).toFixed(1)} s in all`,
+    );
   });
 
   test('the process warned of nothing while the cases ran', () => {
@@ -758,7 +834,9 @@ describe(`input fuzzing: seeded mutations of valid requests (seed ${SEED}, ${ONL
     const reloaded = await snapshot(new URL(api.url), agent, fixture.adminToken);
     const changes = unexplainedChanges(last, reloaded, nothingTouched()).map((change) => change.text);
     assert.deepEqual(changes, [], `records differ after a restart (seed ${SEED}):\n${changes.join('\n')}`);
-    const warnings = logger.lines.filter((line) => line.level !== 'info' && /journal|snapshot|corrupt/i.test(line.message));
+    const warnings = logger.lines.filter(
+      (line) => line.level !== 'info' && /journal|snapshot|corrupt/i.test(line.message),
+    );
     assert.deepEqual(warnings, [], 'the restart warned about its files');
   });
 });

@@ -80,10 +80,16 @@ export interface TestServer {
  * the long way, as does startTestServerWithAdminBootstrap.
  */
 export async function startTestServer(options: ServerOptions = {}): Promise<TestServer> {
-  if (process.env['TEST_STORE'] === 'postgres' && options.dataDir === undefined && options.store === undefined && options.seed !== true) {
+  if (
+    process.env['TEST_STORE'] === 'postgres' &&
+    options.dataDir === undefined &&
+    options.store === undefined &&
+    options.seed !== true
+  ) {
     return startPairOnOneDatabase(options);
   }
-  if (!adminCanBePutInFirst(options) || loginWouldLeaveATrace(options)) return startTestServerWithAdminBootstrap(options);
+  if (!adminCanBePutInFirst(options) || loginWouldLeaveATrace(options))
+    return startTestServerWithAdminBootstrap(options);
   return startWithAdminInPlace(options);
 }
 
@@ -93,25 +99,49 @@ export async function startTestServer(options: ServerOptions = {}): Promise<Test
  * that need the long way (administrator, token secret, storage of the test's own).
  */
 export async function startTestServerWithoutLogin(options: ServerOptions = {}): Promise<TestServer> {
-  if (!adminCanBePutInFirst(options)) throw new Error('these options need startTestServerWithAdminBootstrap: the administrator cannot be put in first');
+  if (!adminCanBePutInFirst(options))
+    throw new Error('these options need startTestServerWithAdminBootstrap: the administrator cannot be put in first');
   return startWithAdminInPlace(options);
 }
 
 /** startTestServer the long way: the start creates the administrator (a scrypt hash) and the helper logs in (another). */
 export async function startTestServerWithAdminBootstrap(options: ServerOptions = {}): Promise<TestServer> {
-  const server = await startServer({ port: 0, dataDir: null, seed: false, rateLimit: 0, ...TEST_AUTH_OPTIONS, ...options });
+  const server = await startServer({
+    port: 0,
+    dataDir: null,
+    seed: false,
+    rateLimit: 0,
+    ...TEST_AUTH_OPTIONS,
+    ...options,
+  });
   return connect(server);
 }
 
 /** Options that change neither how the administrator comes to be nor where it is stored. */
 const OPTIONS_BLIND_TO_THE_ADMIN: ReadonlySet<string> = new Set([
-  'port', 'host', 'seed', 'dataDir', 'maxBodyBytes', 'maxBodyBytesInFlight', 'compactAfterBytes', 'corsOrigins',
-  'rateLimit', 'headersTimeoutMs', 'requestTimeoutMs', 'keepAliveTimeoutMs', 'clock', 'accessLog', 'logger', 'events',
+  'port',
+  'host',
+  'seed',
+  'dataDir',
+  'maxBodyBytes',
+  'maxBodyBytesInFlight',
+  'compactAfterBytes',
+  'corsOrigins',
+  'rateLimit',
+  'headersTimeoutMs',
+  'requestTimeoutMs',
+  'keepAliveTimeoutMs',
+  'clock',
+  'accessLog',
+  'logger',
+  'events',
 ]);
 
 /** True when the administrator the start would create can be put into a memory store beforehand. */
 function adminCanBePutInFirst(options: ServerOptions): boolean {
-  return Object.keys(options).every((name) => OPTIONS_BLIND_TO_THE_ADMIN.has(name)) && (options.dataDir ?? null) === null;
+  return (
+    Object.keys(options).every((name) => OPTIONS_BLIND_TO_THE_ADMIN.has(name)) && (options.dataDir ?? null) === null
+  );
 }
 
 /** True when the helper's login would spend a request of the address's rate limit, or show as an access-log line. */
@@ -135,12 +165,21 @@ async function testDatabase(withAdministrator: boolean): Promise<{ url: string; 
     return cluster;
   });
   const cluster = await testCluster;
-  const created = (name: string): { url: string; drop: () => Promise<void> } => ({ url: cluster.url(name), drop: () => cluster.dropDatabase(name) });
+  const created = (name: string): { url: string; drop: () => Promise<void> } => ({
+    url: cluster.url(name),
+    drop: () => cluster.dropDatabase(name),
+  });
   if (!withAdministrator) return created(await cluster.createDatabase());
   administratorTemplate ??= (async () => {
     const template = await cluster.createDatabase();
     // The example domain's tables and the administrator (user 1), as a first start makes them.
-    const server = await startServer({ port: 0, dataDir: null, seed: false, ...TEST_AUTH_OPTIONS, database: cluster.url(template) });
+    const server = await startServer({
+      port: 0,
+      dataDir: null,
+      seed: false,
+      ...TEST_AUTH_OPTIONS,
+      database: cluster.url(template),
+    });
     await server.close();
     return template;
   })();
@@ -172,7 +211,15 @@ async function startPairOnOneDatabase(options: ServerOptions): Promise<TestServe
   // database starts as a copy of one where it exists (no password to hash), with a signed token.
   const adminInPlace = adminCanBePutInFirst(options);
   const database = await testDatabase(adminInPlace);
-  const settings: ServerOptions = { port: 0, dataDir: null, seed: false, rateLimit: 0, ...(adminInPlace ? { tokenSecret: TEST_TOKEN_SECRET } : TEST_AUTH_OPTIONS), ...options, database: database.url };
+  const settings: ServerOptions = {
+    port: 0,
+    dataDir: null,
+    seed: false,
+    rateLimit: 0,
+    ...(adminInPlace ? { tokenSecret: TEST_TOKEN_SECRET } : TEST_AUTH_OPTIONS),
+    ...options,
+    database: database.url,
+  };
   // One after the other: the second finds the administrator the first created, and ids stay as in one process
   // (started at once, both would take an id for it; that race is postgres-processes.test.ts's).
   const first = await startServer(settings);
@@ -196,7 +243,14 @@ async function startPairOnOneDatabase(options: ServerOptions): Promise<TestServe
 
 /** Starts with the administrator already in the store, and a token signed for it. */
 async function startWithAdminInPlace(options: ServerOptions): Promise<TestServer> {
-  const settings: ServerOptions = { port: 0, dataDir: null, seed: false, rateLimit: 0, tokenSecret: TEST_TOKEN_SECRET, ...options };
+  const settings: ServerOptions = {
+    port: 0,
+    dataDir: null,
+    seed: false,
+    rateLimit: 0,
+    tokenSecret: TEST_TOKEN_SECRET,
+    ...options,
+  };
   const store = await openStore(resolveConfig(settings), EXAMPLE); // what the start would open (no `resources` option here: the example domain)
   const adminId = await addTestAdministrator(store);
   // No adminPassword: the administrator exists and its hash is already that of TEST_ADMIN_PASSWORD.
@@ -299,7 +353,9 @@ export async function temporaryDirectory(): Promise<{ path: string; remove: () =
 export async function hashDirectory(directory: string): Promise<Record<string, string>> {
   const hashes: Record<string, string> = {};
   for (const name of (await readdir(directory)).sort()) {
-    hashes[name] = createHash('sha256').update(await readFile(join(directory, name))).digest('hex');
+    hashes[name] = createHash('sha256')
+      .update(await readFile(join(directory, name)))
+      .digest('hex');
   }
   return hashes;
 }
@@ -315,7 +371,10 @@ export async function createProduct(
 }
 
 /** Creates a user (with a password when given) and returns a client acting as that user, with its id. */
-export async function createUserClient(api: TestServer, fields: Record<string, unknown> = {}): Promise<{ id: number; client: TestServer }> {
+export async function createUserClient(
+  api: TestServer,
+  fields: Record<string, unknown> = {},
+): Promise<{ id: number; client: TestServer }> {
   const id = await createUser(api, fields);
   return { id, client: api.as(tokenFor(id)) };
 }
@@ -387,7 +446,12 @@ export async function scratchDirectory(defer: (cleanup: Cleanup) => void): Promi
  * has begun handling it (read what it reads before the body) when another request comes
  * between. For races that must happen the same way every run.
  */
-export async function heldRequest(api: TestServer, method: string, path: string, body: unknown): Promise<{ release(): Promise<TestResponse> }> {
+export async function heldRequest(
+  api: TestServer,
+  method: string,
+  path: string,
+  body: unknown,
+): Promise<{ release(): Promise<TestResponse> }> {
   const text = JSON.stringify(body);
   const headers: Record<string, string> = {
     'content-type': method === 'PATCH' ? 'application/merge-patch+json' : 'application/json',
@@ -403,8 +467,14 @@ export async function heldRequest(api: TestServer, method: string, path: string,
       response.once('end', () => {
         const answer = Buffer.concat(chunks).toString();
         const responseHeaders = new Headers();
-        for (const [name, value] of Object.entries(response.headers)) if (typeof value === 'string') responseHeaders.set(name, value);
-        resolve({ status: response.statusCode ?? 0, headers: responseHeaders, body: answer === '' ? undefined : JSON.parse(answer), text: answer });
+        for (const [name, value] of Object.entries(response.headers))
+          if (typeof value === 'string') responseHeaders.set(name, value);
+        resolve({
+          status: response.statusCode ?? 0,
+          headers: responseHeaders,
+          body: answer === '' ? undefined : JSON.parse(answer),
+          text: answer,
+        });
       });
     });
   });

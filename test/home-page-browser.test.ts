@@ -22,24 +22,33 @@ import { REPOSITORY_ROOT } from './repository.ts';
 
 const chromium = findChromium();
 const ARTIFACTS = process.env['ARTIFACTS_DIR'] ?? join(REPOSITORY_ROOT, 'test', 'artifacts');
-const SKIP = chromium === undefined ? `Chromium is not installed (looked for CHROMIUM_PATH, then ${CHROMIUM_NAMES.join(', ')} on PATH); \`.ci/run\` installs it with apt-get` : false;
+const SKIP =
+  chromium === undefined
+    ? `Chromium is not installed (looked for CHROMIUM_PATH, then ${CHROMIUM_NAMES.join(', ')} on PATH); \`.ci/run\` installs it with apt-get`
+    : false;
 
 const ALICE = { email: 'alice@example.com', password: 'wonderland-42' } as const;
 const ADMIN = { email: TEST_ADMIN_EMAIL, password: TEST_ADMIN_PASSWORD } as const;
 type Credentials = { readonly email: string; readonly password: string };
 
 /** The status line's text before it was first changed. */
-const NOTHING_SENT = "Nothing sent yet. The request you send and the server's whole answer appear here, with what its status means.";
+const NOTHING_SENT =
+  "Nothing sent yet. The request you send and the server's whole answer appear here, with what its status means.";
 
 const js = (value: unknown): string => JSON.stringify(value);
-const text = (page: Page, id: string): Promise<string> => page.evaluate<string>(`document.getElementById(${js(id)}).textContent`);
-const value = (page: Page, id: string): Promise<string> => page.evaluate<string>(`document.getElementById(${js(id)}).value`);
+const text = (page: Page, id: string): Promise<string> =>
+  page.evaluate<string>(`document.getElementById(${js(id)}).textContent`);
+const value = (page: Page, id: string): Promise<string> =>
+  page.evaluate<string>(`document.getElementById(${js(id)}).value`);
 const focused = (page: Page): Promise<string> => page.evaluate<string>('document.activeElement?.id ?? ""');
-const isHidden = (page: Page, id: string): Promise<boolean> => page.evaluate<boolean>(`document.getElementById(${js(id)}).hidden`);
+const isHidden = (page: Page, id: string): Promise<boolean> =>
+  page.evaluate<boolean>(`document.getElementById(${js(id)}).hidden`);
 /** The status line's meaning (its <strong>), without the server's detail and the timing. */
-const meaning = (page: Page): Promise<string> => page.evaluate<string>(`document.querySelector('#status-line strong').textContent`);
+const meaning = (page: Page): Promise<string> =>
+  page.evaluate<string>(`document.querySelector('#status-line strong').textContent`);
 /** The labels of the buttons offered after the answer. */
-const followButtons = (page: Page): Promise<string[]> => page.evaluate<string[]>(`[...document.querySelectorAll('#follow button')].map((button) => button.textContent)`);
+const followButtons = (page: Page): Promise<string[]> =>
+  page.evaluate<string[]>(`[...document.querySelectorAll('#follow button')].map((button) => button.textContent)`);
 
 /** Sets a form control's value as a script would after the user edited it (the typing itself is tested on the login form). */
 function setValue(page: Page, id: string, newValue: string): Promise<void> {
@@ -47,7 +56,10 @@ function setValue(page: Page, id: string, newValue: string): Promise<void> {
 }
 
 /** Fills the whole request form. */
-async function fillForm(page: Page, request: { method: string; path: string; query?: string; headers?: string; body?: string }): Promise<void> {
+async function fillForm(
+  page: Page,
+  request: { method: string; path: string; query?: string; headers?: string; body?: string },
+): Promise<void> {
   await setValue(page, 'request-method', request.method);
   await setValue(page, 'request-path', request.path);
   await setValue(page, 'request-query', request.query ?? '');
@@ -62,7 +74,11 @@ const answers = (page: Page): Promise<number> => page.evaluate<number>('window.a
 async function pressAndWaitForAnswer(page: Page, selector: string): Promise<void> {
   const shown = await answers(page);
   await page.evaluate(`document.querySelector(${js(selector)}).focus()`);
-  assert.equal(await page.evaluate(`document.activeElement === document.querySelector(${js(selector)})`), true, `${selector} takes the focus`);
+  assert.equal(
+    await page.evaluate(`document.activeElement === document.querySelector(${js(selector)})`),
+    true,
+    `${selector} takes the focus`,
+  );
   await page.press('Enter');
   await page.waitFor(`window.answersShown > ${shown} || document.getElementById('request-error').textContent !== ''`);
   assert.equal(await text(page, 'request-error'), '');
@@ -86,7 +102,9 @@ async function sendExpectingFormError(page: Page): Promise<string> {
 async function followWithKeyboard(page: Page, label: string): Promise<void> {
   assert.ok((await followButtons(page)).includes(label), `a "${label}" button is offered`);
   const shown = await answers(page);
-  await page.evaluate(`[...document.querySelectorAll('#follow button')].find((button) => button.textContent === ${js(label)}).focus()`);
+  await page.evaluate(
+    `[...document.querySelectorAll('#follow button')].find((button) => button.textContent === ${js(label)}).focus()`,
+  );
   await page.press('Enter');
   await page.waitFor(`window.answersShown > ${shown} || document.getElementById('request-error').textContent !== ''`);
   assert.equal(await text(page, 'request-error'), '');
@@ -97,7 +115,11 @@ async function followWithKeyboard(page: Page, label: string): Promise<void> {
 async function tryIt(page: Page, method: string, path: string): Promise<void> {
   const selector = `button[data-method="${method}"][data-path="${path}"]`;
   await page.evaluate(`document.querySelector(${js(selector)}).focus()`);
-  assert.equal(await page.evaluate(`document.activeElement === document.querySelector(${js(selector)})`), true, `Try it for ${method} ${path} takes the focus`);
+  assert.equal(
+    await page.evaluate(`document.activeElement === document.querySelector(${js(selector)})`),
+    true,
+    `Try it for ${method} ${path} takes the focus`,
+  );
   await page.press('Enter');
 }
 
@@ -134,7 +156,8 @@ async function logIn(page: Page, credentials: Credentials): Promise<void> {
 }
 
 /** The live changes panel's items, newest first, as text. */
-const liveItems = (page: Page): Promise<string[]> => page.evaluate<string[]>(`[...document.querySelectorAll('#live-events li')].map((item) => item.textContent)`);
+const liveItems = (page: Page): Promise<string[]> =>
+  page.evaluate<string[]>(`[...document.querySelectorAll('#live-events li')].map((item) => item.textContent)`);
 
 /** Presses Enter on the panel's start/stop button, then waits until its state line satisfies `until` (a JavaScript expression on `state`). */
 async function toggleLive(page: Page, until: string): Promise<string> {
@@ -216,7 +239,10 @@ describe('home page in headless Chromium', { skip: SKIP }, () => {
       'Logged in as user 3 (admin@example.com); the token is valid for 3600 s and is kept only in this page: every request you send carries it as Authorization: Bearer. The exchange is shown below.',
     );
     assert.equal(await focused(page), 'login-state');
-    assert.equal(await meaning(page), '201 Created: you are logged in: the body holds your token (access_token) and how many seconds it lasts (expires_in).');
+    assert.equal(
+      await meaning(page),
+      '201 Created: you are logged in: the body holds your token (access_token) and how many seconds it lasts (expires_in).',
+    );
     assert.match(await text(page, 'status-line'), / \(\d+ ms\)$/);
     const port = new URL(api.url).host;
     assert.equal(
@@ -231,14 +257,20 @@ describe('home page in headless Chromium', { skip: SKIP }, () => {
     // Requests now carry the token (shown cut short).
     await fillForm(page, { method: 'GET', path: '/v1/users/3' });
     await sendWithKeyboard(page);
-    assert.equal(await meaning(page), '200 OK: it worked; the body is the record, the page of records or the document asked for.');
+    assert.equal(
+      await meaning(page),
+      '200 OK: it worked; the body is the record, the page of records or the document asked for.',
+    );
     assert.match(await text(page, 'request-text'), /^Authorization: Bearer .{12}… \(your token, cut short here\)$/m);
 
     // Log out with the keyboard: the token is forgotten and the focus goes back to the email field.
     await page.evaluate(`document.getElementById('logout').focus()`);
     await page.press('Enter');
     await page.waitFor(`document.getElementById('login-state').textContent.startsWith('Logged out')`);
-    assert.equal(await text(page, 'login-state'), 'Logged out: the token is forgotten, and requests now go without Authorization.');
+    assert.equal(
+      await text(page, 'login-state'),
+      'Logged out: the token is forgotten, and requests now go without Authorization.',
+    );
     assert.equal(await focused(page), 'login-email');
     assert.equal(await isHidden(page, 'logout'), true);
     await sendWithKeyboard(page);
@@ -249,14 +281,16 @@ describe('home page in headless Chromium', { skip: SKIP }, () => {
   it('says so when the password is wrong, and sends no token afterwards', async () => {
     const page = await freshPage();
     const wrongPassword = 'not-the-password';
-    const wrong = 'Not logged in: 401 Unauthorized: the email or the password is wrong (the answer does not say which, so it cannot be used to find out who has an account).';
+    const wrong =
+      'Not logged in: 401 Unauthorized: the email or the password is wrong (the answer does not say which, so it cannot be used to find out who has an account).';
     await logInWithKeyboard(page, { email: ALICE.email, password: wrongPassword });
     assert.equal(await text(page, 'login-state'), wrong);
     assert.equal(await focused(page), 'login-state');
     assert.equal(await isHidden(page, 'logout'), true);
     assert.ok(!(await text(page, 'request-text')).includes(wrongPassword), 'the password is not shown');
 
-    const unauthorized = '401 Unauthorized: no valid token came with the request: log in (POST /v1/tokens) and send Authorization: Bearer <token>.';
+    const unauthorized =
+      '401 Unauthorized: no valid token came with the request: log in (POST /v1/tokens) and send Authorization: Bearer <token>.';
     await fillForm(page, { method: 'GET', path: '/v1/products' });
     await sendWithKeyboard(page);
     assert.equal(await meaning(page), unauthorized);
@@ -272,7 +306,10 @@ describe('home page in headless Chromium', { skip: SKIP }, () => {
     await fillForm(page, { method: 'GET', path: '/v1/products' });
     await sendWithKeyboard(page);
     assert.equal(await meaning(page), unauthorized);
-    assert.ok(!(await text(page, 'request-text')).includes('Authorization'), 'no Authorization line after a failed log-in');
+    assert.ok(
+      !(await text(page, 'request-text')).includes('Authorization'),
+      'no Authorization line after a failed log-in',
+    );
   });
 
   it('creates a product through the form, finds it in the list, and follows Link rel="next"', async () => {
@@ -288,7 +325,12 @@ describe('home page in headless Chromium', { skip: SKIP }, () => {
     assert.equal(await value(page, 'request-headers'), 'Content-Type: application/json');
     const example = JSON.parse(await value(page, 'request-body')) as Record<string, unknown>;
     // the form starts from the OpenAPI document's example of the request body
-    assert.deepEqual(example, { name: 'Glass teapot 1 l', category: 'tea', price: 19.99, description: 'Borosilicate glass with a steel infuser.' });
+    assert.deepEqual(example, {
+      name: 'Glass teapot 1 l',
+      category: 'tea',
+      price: 19.99,
+      description: 'Borosilicate glass with a steel infuser.',
+    });
     await setValue(page, 'request-body', JSON.stringify({ ...example, name: 'Kettle made in a browser' }, null, 2));
     await sendWithKeyboard(page);
 
@@ -311,7 +353,10 @@ describe('home page in headless Chromium', { skip: SKIP }, () => {
     await sendWithKeyboard(page);
     assert.match(await meaning(page), /^200 OK: /);
     assert.equal(await isHidden(page, 'records'), false);
-    assert.equal(await page.evaluate(`document.querySelector('#records caption').textContent`), '5 records on this page');
+    assert.equal(
+      await page.evaluate(`document.querySelector('#records caption').textContent`),
+      '5 records on this page',
+    );
     const firstRow = await page.evaluate<Record<string, string>>(
       `(() => {
         const names = [...document.querySelectorAll('#records thead th')].map((th) => th.textContent);
@@ -339,9 +384,14 @@ describe('home page in headless Chromium', { skip: SKIP }, () => {
     await followWithKeyboard(page, 'GET next page (Link rel="next")');
     assert.match(await text(page, 'request-text'), /^GET \/v1\/products\?sort=-id&page=2&limit=5 HTTP\/1\.1\n/);
     assert.equal(await value(page, 'request-query'), 'sort=-id&page=2&limit=5');
-    const ids = await page.evaluate<string[]>(`[...document.querySelectorAll('#records tbody tr td:first-child')].map((cell) => cell.textContent)`);
+    const ids = await page.evaluate<string[]>(
+      `[...document.querySelectorAll('#records tbody tr td:first-child')].map((cell) => cell.textContent)`,
+    );
     const secondPage = (await api.get('/v1/products?sort=-id&page=2&limit=5')).body.data as { id: number }[];
-    assert.deepEqual(ids, secondPage.map((product) => String(product.id))); // 8, 7, 6, 5, 4 with the example data
+    assert.deepEqual(
+      ids,
+      secondPage.map((product) => String(product.id)),
+    ); // 8, 7, 6, 5, 4 with the example data
     assert.equal(ids.length, 5);
     assert.ok(Number(ids[0]) < expectedId - 4);
     assert.equal(await focused(page), 'status-line');
@@ -351,15 +401,23 @@ describe('home page in headless Chromium', { skip: SKIP }, () => {
     const page = await freshPage(ADMIN);
     await fillForm(page, { method: 'GET', path: '/v1/products/1' });
     await sendWithKeyboard(page);
-    assert.equal(await meaning(page), '200 OK: it worked; the body is the record, the page of records or the document asked for.');
+    assert.equal(
+      await meaning(page),
+      '200 OK: it worked; the body is the record, the page of records or the document asked for.',
+    );
     const read = await api.get('/v1/products/1');
     const etag = read.headers.get('etag') as string;
     assert.match(etag, /^"[^"]+"$/);
-    assert.match(await text(page, 'response-headers'), new RegExp(`^etag: ${etag.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`, 'm'));
+    assert.match(
+      await text(page, 'response-headers'),
+      new RegExp(`^etag: ${etag.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`, 'm'),
+    );
     const edit = `Edit it: PATCH with If-Match: ${etag}`;
     assert.deepEqual(await followButtons(page), [edit]);
 
-    await page.evaluate(`[...document.querySelectorAll('#follow button')].find((button) => button.textContent === ${js(edit)}).focus()`);
+    await page.evaluate(
+      `[...document.querySelectorAll('#follow button')].find((button) => button.textContent === ${js(edit)}).focus()`,
+    );
     await page.press('Enter');
     assert.equal(await focused(page), 'request-body');
     assert.equal(await value(page, 'request-method'), 'PATCH');
@@ -373,7 +431,10 @@ describe('home page in headless Chromium', { skip: SKIP }, () => {
 
     await setValue(page, 'request-body', JSON.stringify({ ...body, price: 12.5 }, null, 2));
     await sendWithKeyboard(page);
-    assert.equal(await meaning(page), '200 OK: the record was changed; the body shows it as it is now, with its new ETag.');
+    assert.equal(
+      await meaning(page),
+      '200 OK: the record was changed; the body shows it as it is now, with its new ETag.',
+    );
     const changed = await api.get('/v1/products/1');
     assert.equal(changed.body.price, 12.5);
     const newEtag = changed.headers.get('etag') as string;
@@ -390,7 +451,10 @@ describe('home page in headless Chromium', { skip: SKIP }, () => {
     assert.equal((await api.get('/v1/products/1')).body.price, 12.5);
     assert.deepEqual(await followButtons(page), ['GET it again (its current ETag)']);
     await followWithKeyboard(page, 'GET it again (its current ETag)');
-    assert.equal(await meaning(page), '200 OK: it worked; the body is the record, the page of records or the document asked for.');
+    assert.equal(
+      await meaning(page),
+      '200 OK: it worked; the body is the record, the page of records or the document asked for.',
+    );
     assert.match(await text(page, 'request-text'), /^GET \/v1\/products\/1 HTTP\/1\.1\n/);
     assert.deepEqual(await followButtons(page), [`Edit it: PATCH with If-Match: ${newEtag}`]);
   });
@@ -399,7 +463,10 @@ describe('home page in headless Chromium', { skip: SKIP }, () => {
     const page = await freshPage(ADMIN);
     await fillForm(page, { method: 'OPTIONS', path: '/v1/products' });
     await sendWithKeyboard(page);
-    assert.equal(await meaning(page), '204 No Content: the Allow header lists the methods this path answers; no token is needed to ask.');
+    assert.equal(
+      await meaning(page),
+      '204 No Content: the Allow header lists the methods this path answers; no token is needed to ask.',
+    );
     assert.match(await text(page, 'response-headers'), /^allow: GET, HEAD, POST, OPTIONS$/m);
     assert.equal(await text(page, 'response-body'), '(no body)');
     assert.equal(await isHidden(page, 'records'), true);
@@ -413,13 +480,19 @@ describe('home page in headless Chromium', { skip: SKIP }, () => {
     assert.equal((await api.get('/v1/products/2')).status, 200);
     await fillForm(page, { method: 'DELETE', path: '/v1/products/2' });
     await sendWithKeyboard(page);
-    assert.equal(await meaning(page), '204 No Content: the record is deleted; a second DELETE of the same address answers 404.');
+    assert.equal(
+      await meaning(page),
+      '204 No Content: the record is deleted; a second DELETE of the same address answers 404.',
+    );
     assert.equal(await text(page, 'response-body'), '(no body)');
     assert.equal((await api.get('/v1/products/2')).status, 404);
 
     await fillForm(page, { method: 'GET', path: '/v1/products/1', headers: 'If-None-Match: *' });
     await sendWithKeyboard(page);
-    assert.equal(await meaning(page), '304 Not Modified: your copy is still current (its ETag matches If-None-Match), so no body was sent.');
+    assert.equal(
+      await meaning(page),
+      '304 Not Modified: your copy is still current (its ETag matches If-None-Match), so no body was sent.',
+    );
     assert.match(await text(page, 'request-text'), /^If-None-Match: \*$/m);
     assert.equal(await text(page, 'response-body'), '(no body)');
   });
@@ -437,7 +510,10 @@ describe('home page in headless Chromium', { skip: SKIP }, () => {
     const problem = JSON.parse(await text(page, 'response-body')) as { status: number; detail: string };
     assert.equal(problem.status, 403);
     assert.equal(typeof problem.detail, 'string');
-    assert.equal(await page.evaluate(`document.querySelector('#status-line strong + span').textContent`), ` The server says: ${problem.detail}`);
+    assert.equal(
+      await page.evaluate(`document.querySelector('#status-line strong + span').textContent`),
+      ` The server says: ${problem.detail}`,
+    );
     assert.equal((await api.get('/v1/products?sort=-id&limit=1')).body.data[0].id, newest, 'no product was created');
   });
 
@@ -449,7 +525,10 @@ describe('home page in headless Chromium', { skip: SKIP }, () => {
       document.getElementById('login-password').value = ${js(ADMIN.password)};
       document.querySelector('#login-form button[type="submit"]').click();
       document.querySelector(${js(SEND)}).click();`);
-    assert.equal(await text(page, 'request-error'), 'the last request has not been answered yet: send again once its answer shows');
+    assert.equal(
+      await text(page, 'request-error'),
+      'the last request has not been answered yet: send again once its answer shows',
+    );
     await page.waitFor(`document.getElementById('login-state').textContent.startsWith('Logged in')`);
     assert.equal(await answers(page), 1, 'only the log-in was sent');
     await sendWithKeyboard(page);
@@ -459,10 +538,22 @@ describe('home page in headless Chromium', { skip: SKIP }, () => {
   it('refuses a malformed form without sending it', async () => {
     const page = await freshPage();
     const cases: { form: Parameters<typeof fillForm>[1]; error: string }[] = [
-      { form: { method: 'GET', path: '/v1/products', headers: 'X-Thing' }, error: 'each header line reads "Name: value", not: X-Thing' },
-      { form: { method: 'GET', path: '/v1/products', headers: 'Host: x' }, error: 'a browser does not let a page set Host: remove that line' },
-      { form: { method: 'GET', path: '//example.com/x' }, error: 'the path starts with one "/", as in /v1/products: requests go to this server only' },
-      { form: { method: 'GET', path: '/v1/products', body: '{"name": "x"}' }, error: 'GET requests have no body: empty the body field' },
+      {
+        form: { method: 'GET', path: '/v1/products', headers: 'X-Thing' },
+        error: 'each header line reads "Name: value", not: X-Thing',
+      },
+      {
+        form: { method: 'GET', path: '/v1/products', headers: 'Host: x' },
+        error: 'a browser does not let a page set Host: remove that line',
+      },
+      {
+        form: { method: 'GET', path: '//example.com/x' },
+        error: 'the path starts with one "/", as in /v1/products: requests go to this server only',
+      },
+      {
+        form: { method: 'GET', path: '/v1/products', body: '{"name": "x"}' },
+        error: 'GET requests have no body: empty the body field',
+      },
     ];
     for (const { form, error } of cases) {
       await fillForm(page, form);
@@ -481,14 +572,21 @@ describe('home page in headless Chromium', { skip: SKIP }, () => {
 
   it('shows the Content-Type the browser adds to a body sent without one, and the 415', async () => {
     const page = await freshPage(ADMIN);
-    await fillForm(page, { method: 'POST', path: '/v1/products', body: '{"name": "Unlabelled", "category": "tea", "price": 1}' });
+    await fillForm(page, {
+      method: 'POST',
+      path: '/v1/products',
+      body: '{"name": "Unlabelled", "category": "tea", "price": 1}',
+    });
     await sendWithKeyboard(page);
     assert.equal(
       await meaning(page),
       '415 Unsupported Media Type: the body was not labelled as JSON: send Content-Type: application/json (or application/merge-patch+json for PATCH).',
     );
     assert.match(await text(page, 'response-headers'), /^HTTP\/1\.1 415 Unsupported Media Type\n/);
-    assert.match(await text(page, 'request-text'), /^Content-Type: text\/plain;charset=UTF-8 \(added by the browser, as no Content-Type was given\)$/m);
+    assert.match(
+      await text(page, 'request-text'),
+      /^Content-Type: text\/plain;charset=UTF-8 \(added by the browser, as no Content-Type was given\)$/m,
+    );
     assert.match(await text(page, 'request-text'), /\n\n\{"name": "Unlabelled", "category": "tea", "price": 1\}$/);
   });
 
@@ -515,7 +613,10 @@ describe('home page in headless Chromium', { skip: SKIP }, () => {
 
   it('switches the reference to the Portuguese paths with the keyboard', async () => {
     const page = await freshPage();
-    const shown = (): Promise<[string, boolean][]> => page.evaluate(`[...document.querySelectorAll('[data-vocabulary]')].map((part) => [part.dataset.vocabulary, part.hidden])`);
+    const shown = (): Promise<[string, boolean][]> =>
+      page.evaluate(
+        `[...document.querySelectorAll('[data-vocabulary]')].map((part) => [part.dataset.vocabulary, part.hidden])`,
+      );
     assert.deepEqual(await shown(), [
       ['en', false],
       ['pt', true],
@@ -563,7 +664,10 @@ describe('home page in headless Chromium', { skip: SKIP }, () => {
       })()`);
     for (const language of ['en', 'pt']) {
       await page.evaluate(`document.querySelector('input[name="vocabulary"][value="${language}"]').click()`);
-      assert.ok((await page.evaluate<number>('document.documentElement.scrollWidth')) <= 320, `nothing scrolls sideways at 320 px (${language})`);
+      assert.ok(
+        (await page.evaluate<number>('document.documentElement.scrollWidth')) <= 320,
+        `nothing scrolls sideways at 320 px (${language})`,
+      );
       const { checked, broken } = await brokenFieldNames();
       assert.ok(checked > 0, `field names are shown (${language})`);
       assert.deepEqual(broken, [], `field names on one line (${language})`);
@@ -578,9 +682,13 @@ describe('home page in headless Chromium', { skip: SKIP }, () => {
 
   it('follows the change feed live: each change on top as it is stored, only what she may read, and a restart resumes after the last one (Last-Event-ID)', async () => {
     const page = await freshPage();
-    const pressed = (): Promise<string | null> => page.evaluate(`document.getElementById('live-toggle').getAttribute('aria-pressed')`);
+    const pressed = (): Promise<string | null> =>
+      page.evaluate(`document.getElementById('live-toggle').getAttribute('aria-pressed')`);
     assert.equal(await text(page, 'live-state'), 'Stopped.');
-    assert.equal(await toggleLive(page, `state.startsWith('Log in first')`), 'Log in first: the change feed answers only requests with a token.');
+    assert.equal(
+      await toggleLive(page, `state.startsWith('Log in first')`),
+      'Log in first: the change feed answers only requests with a token.',
+    );
     assert.equal(await pressed(), 'false');
 
     await page.evaluate(`document.getElementById('login-email').focus()`);
@@ -591,18 +699,33 @@ describe('home page in headless Chromium', { skip: SKIP }, () => {
     assert.equal(await text(page, 'live-toggle'), 'Stop following changes');
 
     // Changes made through the API (the administrator's token) appear as they are stored; Bob's order is not Alice's to see.
-    const teapot = (await api.post('/v1/products', { name: 'Live teapot', category: 'tea', price: 30 })).body.id as number;
+    const teapot = (await api.post('/v1/products', { name: 'Live teapot', category: 'tea', price: 30 })).body
+      .id as number;
     const [created] = await liveItemsWhen(page, 1);
-    assert.match(created ?? '', new RegExp(`^created products #${teapot} /v1/products/${teapot} \\d{1,2}:\\d{2}:\\d{2}.* event \\d+$`));
+    assert.match(
+      created ?? '',
+      new RegExp(`^created products #${teapot} /v1/products/${teapot} \\d{1,2}:\\d{2}:\\d{2}.* event \\d+$`),
+    );
     await api.patch(`/v1/products/${teapot}`, { price: 31 });
     assert.equal((await api.post('/v1/users/2/orders', { items: [{ product_id: 1, quantity: 1 }] })).status, 201);
-    const kettle = (await api.post('/v1/products', { name: 'Live kettle', category: 'tea', price: 40 })).body.id as number;
+    const kettle = (await api.post('/v1/products', { name: 'Live kettle', category: 'tea', price: 40 })).body
+      .id as number;
     await api.delete(`/v1/products/${teapot}`);
     const four = await liveItemsWhen(page, 4);
-    assert.deepEqual(four.map((item) => item.split(' ').slice(0, 3).join(' ')), [
-      `deleted products #${teapot}`, `created products #${kettle}`, `updated products #${teapot}`, `created products #${teapot}`,
-    ]);
-    assert.equal(await page.evaluate(`document.querySelectorAll('#live-events li.live-deleted button').length`), 0, 'a deleted record has no address to GET');
+    assert.deepEqual(
+      four.map((item) => item.split(' ').slice(0, 3).join(' ')),
+      [
+        `deleted products #${teapot}`,
+        `created products #${kettle}`,
+        `updated products #${teapot}`,
+        `created products #${teapot}`,
+      ],
+    );
+    assert.equal(
+      await page.evaluate(`document.querySelectorAll('#live-events li.live-deleted button').length`),
+      0,
+      'a deleted record has no address to GET',
+    );
 
     // A change's path is a button that reads the record.
     await pressAndWaitForAnswer(page, '#live-events li.live-created button');
@@ -611,14 +734,21 @@ describe('home page in headless Chromium', { skip: SKIP }, () => {
 
     // Stopped, it resumes after the last event it received: what changed meanwhile comes first, nothing twice.
     const stopped = await toggleLive(page, `state.startsWith('Stopped')`);
-    const last = Number(/^Stopped\. Start again to resume after event (\d+): the changes made meanwhile come first\.$/.exec(stopped)?.[1]);
+    const last = Number(
+      /^Stopped\. Start again to resume after event (\d+): the changes made meanwhile come first\.$/.exec(stopped)?.[1],
+    );
     assert.ok(last >= Number(/event (\d+)$/.exec(four[0] ?? '')?.[1]), stopped);
     assert.equal(await pressed(), 'false');
     const mug = (await api.post('/v1/products', { name: 'Live mug', category: 'tea', price: 9 })).body.id as number;
-    assert.equal(await toggleLive(page, `state.startsWith('Following')`), `Following /v1/events, after event ${last} (Last-Event-ID): each change to a record you may read appears at the top as it is stored.`);
+    assert.equal(
+      await toggleLive(page, `state.startsWith('Following')`),
+      `Following /v1/events, after event ${last} (Last-Event-ID): each change to a record you may read appears at the top as it is stored.`,
+    );
     const five = await liveItemsWhen(page, 5);
     assert.match(five[0] ?? '', new RegExp(`^created products #${mug} `));
-    const ids = await page.evaluate<string[]>(`[...document.querySelectorAll('#live-events li')].map((item) => item.dataset.eventId)`);
+    const ids = await page.evaluate<string[]>(
+      `[...document.querySelectorAll('#live-events li')].map((item) => item.dataset.eventId)`,
+    );
     assert.equal(new Set(ids).size, 5, 'no event twice');
     await toggleLive(page, `state.startsWith('Stopped')`);
     await page.evaluate(`document.getElementById('live').scrollIntoView()`);
@@ -634,20 +764,27 @@ describe('home page in headless Chromium', { skip: SKIP }, () => {
       await short.post('/v1/products', { name: 'Kept a moment', category: 'tea', price: 1 });
       await liveItemsWhen(page, 1);
       await toggleLive(page, `state.startsWith('Stopped')`);
-      for (const name of ['Gone 1', 'Gone 2', 'Gone 3']) await short.post('/v1/products', { name, category: 'tea', price: 1 });
+      for (const name of ['Gone 1', 'Gone 2', 'Gone 3'])
+        await short.post('/v1/products', { name, category: 'tea', price: 1 });
       await toggleLive(page, `state.startsWith('Following')`);
       const [reset] = await liveItemsWhen(page, 2);
-      assert.match(reset ?? '', /^reset the feed no longer holds the events after the last one shown, so changes may be missing here: read the records again\. the events after \d+ are no longer kept/);
+      assert.match(
+        reset ?? '',
+        /^reset the feed no longer holds the events after the last one shown, so changes may be missing here: read the records again\. the events after \d+ are no longer kept/,
+      );
       assert.equal(await page.evaluate(`document.querySelector('#live-events li').className`), 'live-notice');
       // The stream goes on from the newest event.
-      const next = (await short.post('/v1/products', { name: 'After the reset', category: 'tea', price: 1 })).body.id as number;
+      const next = (await short.post('/v1/products', { name: 'After the reset', category: 'tea', price: 1 })).body
+        .id as number;
       assert.match((await liveItemsWhen(page, 3))[0] ?? '', new RegExp(`^created products #${next} `));
 
       short.server.app.beginShutdown();
       const [closed] = await liveItemsWhen(page, 4);
       assert.match(closed ?? '', /^closed the server ended the stream \(shutting_down\): the server is shutting down/);
       // It tries again (another process may answer); this one refuses while it shuts down.
-      await page.waitFor(`/^(503 Service Unavailable|The stream ended|The connection was lost)/.test(document.getElementById('live-state').textContent)`);
+      await page.waitFor(
+        `/^(503 Service Unavailable|The stream ended|The connection was lost)/.test(document.getElementById('live-state').textContent)`,
+      );
       await toggleLive(page, `state.startsWith('Stopped')`);
     } finally {
       await short.close();
@@ -658,16 +795,28 @@ describe('home page in headless Chromium', { skip: SKIP }, () => {
     const library = await startTestServer({ resources: LIBRARY });
     try {
       const page = await freshPage(ADMIN, library);
-      const paths = await page.evaluate<string[]>(`[...new Set([...document.querySelectorAll('button[data-path]')].map((button) => button.dataset.path))]`);
-      assert.ok(paths.includes('/v1/authors') && paths.includes('/v1/autores') && paths.includes('/v1/loans'), paths.join(' '));
-      assert.equal(paths.some((path) => path.includes('products')), false, 'nothing of the example domain');
+      const paths = await page.evaluate<string[]>(
+        `[...new Set([...document.querySelectorAll('button[data-path]')].map((button) => button.dataset.path))]`,
+      );
+      assert.ok(
+        paths.includes('/v1/authors') && paths.includes('/v1/autores') && paths.includes('/v1/loans'),
+        paths.join(' '),
+      );
+      assert.equal(
+        paths.some((path) => path.includes('products')),
+        false,
+        'nothing of the example domain',
+      );
       await tryIt(page, 'POST', '/v1/authors');
       assert.equal(await value(page, 'request-path'), '/v1/authors');
       const example = JSON.parse(await value(page, 'request-body')) as Record<string, unknown>;
       // the example fits the declared pattern ^[A-Z]{2}$, so sending it as it is succeeds
       assert.deepEqual(example, { name: 'example name', country: 'AA' });
       await sendWithKeyboard(page);
-      assert.equal(await meaning(page), "201 Created: the record was created; the new record's address is in Location, and the body shows it.");
+      assert.equal(
+        await meaning(page),
+        "201 Created: the record was created; the new record's address is in Location, and the body shows it.",
+      );
       const created = JSON.parse(await text(page, 'response-body')) as { id: number };
       const stored = await library.get(`/v1/authors/${created.id}`);
       assert.equal(stored.status, 200);

@@ -71,44 +71,68 @@ describe('home page over HTTP', () => {
     const styles = elements(page.text, '<style>', '</style>');
     assert.equal(scripts.length, 1, 'one executable script');
     assert.equal(styles.length, 1, 'one stylesheet');
-    assert.equal(page.headers.get('content-security-policy'), [
-      "default-src 'none'",
-      `script-src ${sha256Source(scripts[0] as string)}`,
-      `style-src ${sha256Source(styles[0] as string)}`,
-      "connect-src 'self'",
-      'img-src data:',
-      "form-action 'none'",
-      "base-uri 'none'",
-      "frame-ancestors 'none'",
-      "require-trusted-types-for 'script'",
-    ].join('; '));
+    assert.equal(
+      page.headers.get('content-security-policy'),
+      [
+        "default-src 'none'",
+        `script-src ${sha256Source(scripts[0] as string)}`,
+        `style-src ${sha256Source(styles[0] as string)}`,
+        "connect-src 'self'",
+        'img-src data:',
+        "form-action 'none'",
+        "base-uri 'none'",
+        "frame-ancestors 'none'",
+        "require-trusted-types-for 'script'",
+      ].join('; '),
+    );
     // No inline event handlers or style attributes, which the policy would block; nothing fetched from elsewhere.
     assert.doesNotMatch(page.text, /\son[a-z]+=/i);
     assert.doesNotMatch(page.text, /\sstyle=/i);
     assert.doesNotMatch(page.text, /\ssrc=|https?:\/\//i);
     // It documents every parameter of every operation in both vocabularies (range filters included): about a hundred kB, uncompressed.
-    assert.ok(Buffer.byteLength(page.text) < 120_000, `at most about a hundred kB (${Buffer.byteLength(page.text)} bytes)`);
+    assert.ok(
+      Buffer.byteLength(page.text) < 120_000,
+      `at most about a hundred kB (${Buffer.byteLength(page.text)} bytes)`,
+    );
   });
 
   it('the data block for the script holds every status meaning and cannot close its element', () => {
     const [data] = elements(page.text, '<script type="application/json" id="explorer-data">', '</script>');
     assert.ok(data !== undefined);
     assert.ok(!data.includes('<'));
-    const parsed = JSON.parse(data) as { meanings: Record<string, { title: string; meaning: string }>; situations: Record<string, string>; tokensPath: string; serverFields: string[]; feeds: Record<string, string> };
+    const parsed = JSON.parse(data) as {
+      meanings: Record<string, { title: string; meaning: string }>;
+      situations: Record<string, string>;
+      tokensPath: string;
+      serverFields: string[];
+      feeds: Record<string, string>;
+    };
     assert.equal(parsed.tokensPath, '/v1/tokens');
     // The live changes panel follows the change feed in the vocabulary the reference shows.
     assert.deepEqual(parsed.feeds, { en: '/v1/events', pt: '/v1/eventos' });
     // What an edit leaves out: the fields every record schema marks readOnly, in both vocabularies (`_embedded` too: a read with embed adds it).
-    assert.deepEqual(parsed.serverFields, ['_embedded', 'atualizado_em', 'created_at', 'criado_em', 'id', 'total', 'updated_at', 'user_id', 'usuario_id']);
+    assert.deepEqual(parsed.serverFields, [
+      '_embedded',
+      'atualizado_em',
+      'created_at',
+      'criado_em',
+      'id',
+      'total',
+      'updated_at',
+      'user_id',
+      'usuario_id',
+    ]);
     assert.deepEqual(Object.keys(parsed.meanings).map(Number), [...STATUS_MEANINGS.keys()]);
     assert.deepEqual(parsed.meanings['201'], STATUS_MEANINGS.get(201));
     assert.deepEqual(parsed.situations, SITUATION_MEANINGS);
     // A situation names a method (and maybe a path) and a status that has a meaning of its own.
-    for (const key of Object.keys(SITUATION_MEANINGS)) assert.match(key, /^(GET|HEAD|POST|PUT|PATCH|DELETE|OPTIONS)( \/\S*)? (\d{3})$/, key);
+    for (const key of Object.keys(SITUATION_MEANINGS))
+      assert.match(key, /^(GET|HEAD|POST|PUT|PATCH|DELETE|OPTIONS)( \/\S*)? (\d{3})$/, key);
     for (const key of Object.keys(SITUATION_MEANINGS)) assert.ok(STATUS_MEANINGS.has(Number(key.slice(-3))), key);
     for (const key of Object.keys(SITUATION_MEANINGS)) {
       const [method = '', path] = key.split(' ');
-      if (path !== undefined && !/^\d{3}$/.test(path)) assert.ok(openApi.paths[path]?.[method.toLowerCase()] !== undefined, `${key}: a documented operation`);
+      if (path !== undefined && !/^\d{3}$/.test(path))
+        assert.ok(openApi.paths[path]?.[method.toLowerCase()] !== undefined, `${key}: a documented operation`);
     }
   });
 
@@ -119,8 +143,16 @@ describe('home page over HTTP', () => {
       for (const [method, operation] of Object.entries(item)) {
         if (method === 'parameters' || method === 'head' || method === 'options') continue; // the page shows GET and the writes
         operations += 1;
-        assert.ok(page.text.includes(`<span class="method">${method.toUpperCase()}</span> <code>${path}</code> <span>${escapeHtml(operation.summary ?? '')}</span>`), `${method} ${path}`);
-        assert.ok(page.text.includes(`data-method="${method.toUpperCase()}" data-path="${examplePath(path)}"`), `Try it for ${method} ${path}`);
+        assert.ok(
+          page.text.includes(
+            `<span class="method">${method.toUpperCase()}</span> <code>${path}</code> <span>${escapeHtml(operation.summary ?? '')}</span>`,
+          ),
+          `${method} ${path}`,
+        );
+        assert.ok(
+          page.text.includes(`data-method="${method.toUpperCase()}" data-path="${examplePath(path)}"`),
+          `Try it for ${method} ${path}`,
+        );
         for (const status of Object.keys(operation.responses ?? {})) {
           if (status === 'default') continue;
           assert.ok(STATUS_MEANINGS.has(Number(status)), `a meaning for ${status}`);
@@ -133,33 +165,69 @@ describe('home page over HTTP', () => {
       for (const [method, operation] of Object.entries(item)) {
         if (method === 'parameters' || method === 'head' || method === 'options') continue;
         const heading = `<span class="method">${method.toUpperCase()}</span> <code>${path}</code>`;
-        const article = page.text.slice(page.text.indexOf(heading), page.text.indexOf('</article>', page.text.indexOf(heading)));
+        const article = page.text.slice(
+          page.text.indexOf(heading),
+          page.text.indexOf('</article>', page.text.indexOf(heading)),
+        );
         const linked = [...article.matchAll(/href="#status-(\d+)"/g)].map((match) => match[1]);
         const documented = Object.keys(operation.responses ?? {}).filter((status) => status !== 'default');
         assert.deepEqual(linked, documented, `${method} ${path}`);
       }
     }
     // Every status linked from an operation is explained in the glossary.
-    for (const [, status] of page.text.matchAll(/href="#status-(\d+)"/g)) assert.ok(page.text.includes(`<dt id="status-${status}">`), `glossary entry ${status}`);
-    for (const [status, { title }] of STATUS_MEANINGS) assert.ok(page.text.includes(`<dt id="status-${status}">${status} ${title}</dt>`));
+    for (const [, status] of page.text.matchAll(/href="#status-(\d+)"/g))
+      assert.ok(page.text.includes(`<dt id="status-${status}">`), `glossary entry ${status}`);
+    for (const [status, { title }] of STATUS_MEANINGS)
+      assert.ok(page.text.includes(`<dt id="status-${status}">${status} ${title}</dt>`));
   });
 
   it('shows the records as tables, with the write-only password and the server-set fields marked', () => {
     assert.ok(page.text.includes('<caption>A product record</caption>'));
-    assert.ok(page.text.includes('<tr><th scope="row"><code>price</code></th><td>number</td><td>0–1000000000; at most two decimals</td><td>required</td></tr>'));
-    assert.ok(page.text.includes('<tr><th scope="row"><code>password</code></th><td>string</td><td>8–200 characters</td><td>write-only: accepted, never shown</td></tr>'));
+    assert.ok(
+      page.text.includes(
+        '<tr><th scope="row"><code>price</code></th><td>number</td><td>0–1000000000; at most two decimals</td><td>required</td></tr>',
+      ),
+    );
+    assert.ok(
+      page.text.includes(
+        '<tr><th scope="row"><code>password</code></th><td>string</td><td>8–200 characters</td><td>write-only: accepted, never shown</td></tr>',
+      ),
+    );
     assert.ok(page.text.includes('<tr><th scope="row"><code>preco</code></th>'), 'the Portuguese fields too');
-    assert.ok(page.text.includes('<tr><th scope="row"><code>id</code></th><td>integer</td><td>at least 1</td><td>set by the server</td></tr>'));
+    assert.ok(
+      page.text.includes(
+        '<tr><th scope="row"><code>id</code></th><td>integer</td><td>at least 1</td><td>set by the server</td></tr>',
+      ),
+    );
   });
 
   it('says who may call each operation, and pre-fills the log-in example', () => {
     // The hint is the operation's description, which ends by saying who may call it.
-    const hint = (heading: string): string => new RegExp(`${heading}</h4><p class="hint">([^<]*)</p>`).exec(page.text)?.[1] ?? '';
-    assert.match(hint('<span class="method">POST</span> <code>/v1/products</code> <span>Create a product</span>'), / Who: an admin only\.$/);
-    assert.match(hint('<span class="method">GET</span> <code>/v1/products</code> <span>List products</span>'), / Who: any logged-in user\.$/);
-    assert.match(hint('<span class="method">GET</span> <code>/v1/users/\\{user_id\\}/orders</code> <span>List orders</span>'), / Who: the user the records belong to, or an admin\.$/);
-    assert.match(hint('<span class="method">PATCH</span> <code>/v1/users/\\{user_id\\}</code> <span>Change a user \\(JSON Merge Patch\\)</span>'), / Who: the user the record is, or an admin\.$/);
-    assert.ok(page.text.includes('data-method="POST" data-path="/v1/tokens" data-query="" data-example="{&quot;email&quot;:&quot;alice@example.com&quot;,&quot;password&quot;:&quot;wonderland-42&quot;}"'));
+    const hint = (heading: string): string =>
+      new RegExp(`${heading}</h4><p class="hint">([^<]*)</p>`).exec(page.text)?.[1] ?? '';
+    assert.match(
+      hint('<span class="method">POST</span> <code>/v1/products</code> <span>Create a product</span>'),
+      / Who: an admin only\.$/,
+    );
+    assert.match(
+      hint('<span class="method">GET</span> <code>/v1/products</code> <span>List products</span>'),
+      / Who: any logged-in user\.$/,
+    );
+    assert.match(
+      hint('<span class="method">GET</span> <code>/v1/users/\\{user_id\\}/orders</code> <span>List orders</span>'),
+      / Who: the user the records belong to, or an admin\.$/,
+    );
+    assert.match(
+      hint(
+        '<span class="method">PATCH</span> <code>/v1/users/\\{user_id\\}</code> <span>Change a user \\(JSON Merge Patch\\)</span>',
+      ),
+      / Who: the user the record is, or an admin\.$/,
+    );
+    assert.ok(
+      page.text.includes(
+        'data-method="POST" data-path="/v1/tokens" data-query="" data-example="{&quot;email&quot;:&quot;alice@example.com&quot;,&quot;password&quot;:&quot;wonderland-42&quot;}"',
+      ),
+    );
   });
 
   it('HEAD, If-None-Match and OPTIONS work on / as on any resource', async () => {
@@ -186,7 +254,9 @@ describe('home page over HTTP', () => {
     const post = await visitor.request('POST', '/');
     assertProblem(post, 405, 'method_not_allowed', '/');
     assert.equal(post.headers.get('allow'), 'GET, HEAD, OPTIONS');
-    assertProblem(await visitor.get('/?lang=pt'), 400, 'invalid_query', '/', [{ field: 'lang', code: 'unknown_parameter' }]);
+    assertProblem(await visitor.get('/?lang=pt'), 400, 'invalid_query', '/', [
+      { field: 'lang', code: 'unknown_parameter' },
+    ]);
     assertProblem(await visitor.get('/', { Accept: 'application/json' }), 406, 'not_acceptable', '/');
     assertProblem(await visitor.get('/', { Accept: 'text/html;q=0, */*' }), 406, 'not_acceptable', '/');
     for (const accept of ['text/html', '*/*', 'text/*', BROWSER_ACCEPT]) {
@@ -201,7 +271,10 @@ describe('home page over HTTP', () => {
     assert.equal(html.headers.get('vary'), 'Accept');
     assert.equal(html.headers.get('etag'), page.headers.get('etag'));
     assert.equal(html.headers.get('content-security-policy'), page.headers.get('content-security-policy'));
-    const unchanged = await visitor.get('/v1', { Accept: 'text/html', 'If-None-Match': page.headers.get('etag') ?? '' });
+    const unchanged = await visitor.get('/v1', {
+      Accept: 'text/html',
+      'If-None-Match': page.headers.get('etag') ?? '',
+    });
     assertEmpty(unchanged, 304);
     assert.equal(unchanged.headers.get('vary'), 'Accept');
 
@@ -220,7 +293,9 @@ describe('home page over HTTP', () => {
     assert.equal(indexUnchanged.headers.get('etag'), index.headers.get('etag'));
     assert.equal(indexUnchanged.headers.get('vary'), 'Accept');
     assertProblem(await visitor.get('/v1', { Accept: 'text/plain' }), 406, 'not_acceptable', '/v1');
-    assertProblem(await visitor.get('/v1?x=1', { Accept: BROWSER_ACCEPT }), 400, 'invalid_query', '/v1', [{ field: 'x', code: 'unknown_parameter' }]);
+    assertProblem(await visitor.get('/v1?x=1', { Accept: BROWSER_ACCEPT }), 400, 'invalid_query', '/v1', [
+      { field: 'x', code: 'unknown_parameter' },
+    ]);
   });
 
   it('the API itself still answers JSON to a browser', async () => {
@@ -230,7 +305,10 @@ describe('home page over HTTP', () => {
   });
 
   it('the OpenAPI document describes / and the HTML form of /v1', () => {
-    const home = openApi.paths['/']?.['get'] as { security: unknown[]; responses: Record<string, { content?: Record<string, unknown> }> };
+    const home = openApi.paths['/']?.['get'] as {
+      security: unknown[];
+      responses: Record<string, { content?: Record<string, unknown> }>;
+    };
     assert.deepEqual(home.security, []);
     assert.deepEqual(Object.keys(home.responses['200']?.content ?? {}), ['text/html']);
     assert.deepEqual(Object.keys(home.responses).sort(), ['200', '304', '400', '406', '429', 'default']);
@@ -241,7 +319,10 @@ describe('home page over HTTP', () => {
 
 describe('home page parts', () => {
   it('escapeHtml escapes the five characters that matter in text and quoted attributes', () => {
-    assert.equal(escapeHtml(`<a href="x" title='y'>&</a>`), '&lt;a href=&quot;x&quot; title=&#39;y&#39;&gt;&amp;&lt;/a&gt;');
+    assert.equal(
+      escapeHtml(`<a href="x" title='y'>&</a>`),
+      '&lt;a href=&quot;x&quot; title=&#39;y&#39;&gt;&amp;&lt;/a&gt;',
+    );
   });
 
   it('examplePath fills every path parameter with 1', () => {
@@ -288,9 +369,13 @@ describe('home page parts', () => {
   it('the live panel reads an event stream as it arrives, however it is cut (WHATWG HTML §9.2.6)', () => {
     type Dispatched = { type: string; data: string; lastEventId: string };
     type Parser = { feed(text: string): void; lastEventId: string; retry: number | undefined };
-    const eventStreamParser = runInNewContext(`${EVENT_STREAM_PARSER}; eventStreamParser`) as (dispatch: (event: Dispatched) => void, lastEventId?: string) => Parser;
+    const eventStreamParser = runInNewContext(`${EVENT_STREAM_PARSER}; eventStreamParser`) as (
+      dispatch: (event: Dispatched) => void,
+      lastEventId?: string,
+    ) => Parser;
     // CRLF, LF and CR line ends; a comment; a heartbeat's id alone; a field without a colon; data on two lines; a block without data.
-    const stream = 'retry: 1000\r\n\r\n: keep-alive\r\nid: 7\r\n\r\nid: 8\nevent: created\ndata: {"id":8}\n\ndata:first\ndata\ndata: second\n\nevent: empty\n\nid: 9\revent: closed\rdata: {}\r\r';
+    const stream =
+      'retry: 1000\r\n\r\n: keep-alive\r\nid: 7\r\n\r\nid: 8\nevent: created\ndata: {"id":8}\n\ndata:first\ndata\ndata: second\n\nevent: empty\n\nid: 9\revent: closed\rdata: {}\r\r';
     const expected = [
       { type: 'created', data: '{"id":8}', lastEventId: '8' },
       { type: 'message', data: 'first\n\nsecond', lastEventId: '8' },
@@ -307,6 +392,6 @@ describe('home page parts', () => {
     }
     const heartbeat = eventStreamParser(() => assert.fail('a comment and an id dispatch nothing'));
     heartbeat.feed(': keep-alive\nid: 7\n\n');
-    assert.equal(heartbeat.lastEventId, '7', 'a heartbeat\'s id alone moves the position to resume from');
+    assert.equal(heartbeat.lastEventId, '7', "a heartbeat's id alone moves the position to resume from");
   });
 });

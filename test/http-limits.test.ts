@@ -71,7 +71,10 @@ describe('limits on the request itself', () => {
 
   test('a request target over the 16 KiB header budget → 414 uri_too_long too, not 431, and the server goes on', async () => {
     for (const length of [20_000, 100_000]) {
-      const answer = await rawExchange(api.url, `GET /v1/products?category=${'a'.repeat(length)} HTTP/1.1\r\nHost: x\r\n\r\n`);
+      const answer = await rawExchange(
+        api.url,
+        `GET /v1/products?category=${'a'.repeat(length)} HTTP/1.1\r\nHost: x\r\n\r\n`,
+      );
       assert.match(answer, /^HTTP\/1\.1 414 URI Too Long\r\n/, `${length}: ${answer.slice(0, 80)}`);
       const body = JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4)) as Record<string, unknown>;
       assert.equal(body['code'], 'uri_too_long');
@@ -89,7 +92,10 @@ describe('limits on the request itself', () => {
   });
 
   test('headers over 16 KiB → 431 with a JSON problem body, and the server goes on', async () => {
-    const answer = await rawExchange(api.url, `GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`);
+    const answer = await rawExchange(
+      api.url,
+      `GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`,
+    );
     assert.match(answer, /^HTTP\/1\.1 431 Request Header Fields Too Large\r\n/);
     assert.match(answer, /\r\nContent-Type: application\/json\r\n/);
     const body = JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4)) as Record<string, unknown>;
@@ -108,10 +114,16 @@ describe('limits on the request itself', () => {
   });
 
   /** The status line, the headers (lowercased names) and the parsed JSON body of a raw answer. */
-  function parseAnswer(answer: string): { statusLine: string; headers: Map<string, string>; body: Record<string, unknown> } {
+  function parseAnswer(answer: string): {
+    statusLine: string;
+    headers: Map<string, string>;
+    body: Record<string, unknown>;
+  } {
     const [head = '', text = ''] = answer.split('\r\n\r\n');
     const [statusLine = '', ...lines] = head.split('\r\n');
-    const headers = new Map(lines.map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]));
+    const headers = new Map(
+      lines.map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]),
+    );
     return { statusLine, headers, body: JSON.parse(text) as Record<string, unknown> };
   }
 
@@ -125,14 +137,18 @@ describe('limits on the request itself', () => {
   });
 
   test('an Expect other than 100-continue → 417 expectation_failed as problem details (RFC 9110 §10.1.1)', async () => {
-    const answer = parseAnswer(await rawExchange(api.url, 'GET /healthz HTTP/1.1\r\nHost: x\r\nExpect: teapot\r\n\r\n'));
+    const answer = parseAnswer(
+      await rawExchange(api.url, 'GET /healthz HTTP/1.1\r\nHost: x\r\nExpect: teapot\r\n\r\n'),
+    );
     assert.equal(answer.statusLine, 'HTTP/1.1 417 Expectation Failed');
     assert.equal(answer.body['code'], 'expectation_failed');
     assert.equal(answer.body['request_id'], answer.headers.get('x-request-id'));
   });
 
   test('two Host header lines → 400 malformed_request (RFC 9112 §3.2)', async () => {
-    const answer = parseAnswer(await rawExchange(api.url, 'GET /healthz HTTP/1.1\r\nHost: a.example\r\nHost: b.example\r\n\r\n'));
+    const answer = parseAnswer(
+      await rawExchange(api.url, 'GET /healthz HTTP/1.1\r\nHost: a.example\r\nHost: b.example\r\n\r\n'),
+    );
     assert.equal(answer.statusLine, 'HTTP/1.1 400 Bad Request');
     assert.equal(answer.body['code'], 'malformed_request');
     assert.equal(answer.body['detail'], 'a request carries one Host header, not several');
@@ -140,10 +156,14 @@ describe('limits on the request itself', () => {
   });
 
   test('an absolute-form target is read as its path and query (RFC 9112 §3.2.2)', async () => {
-    const health = parseAnswer(await rawExchange(api.url, 'GET http://example.com/healthz HTTP/1.1\r\nHost: example.com\r\n\r\n'));
+    const health = parseAnswer(
+      await rawExchange(api.url, 'GET http://example.com/healthz HTTP/1.1\r\nHost: example.com\r\n\r\n'),
+    );
     assert.equal(health.statusLine, 'HTTP/1.1 200 OK');
     assert.deepEqual(health.body, { status: 'ok' });
-    const query = parseAnswer(await rawExchange(api.url, 'GET HTTPS://Example.COM:8080/healthz?x=1 HTTP/1.1\r\nHost: example.com\r\n\r\n'));
+    const query = parseAnswer(
+      await rawExchange(api.url, 'GET HTTPS://Example.COM:8080/healthz?x=1 HTTP/1.1\r\nHost: example.com\r\n\r\n'),
+    );
     assert.equal(query.statusLine, 'HTTP/1.1 400 Bad Request');
     assert.equal(query.body['code'], 'invalid_query');
     assert.equal(query.body['instance'], '/healthz');
@@ -155,7 +175,9 @@ describe('limits on the request itself', () => {
   test('the absolute-form needs a Host too, and its authority wins over Host; an empty host, user information, or Host twice in any case → 400', async () => {
     const noHost = parseAnswer(await rawExchange(api.url, 'GET http://example.com/healthz HTTP/1.1\r\n\r\n'));
     assert.equal(noHost.statusLine, 'HTTP/1.1 400 Bad Request');
-    const otherHost = parseAnswer(await rawExchange(api.url, 'GET http://example.com/healthz HTTP/1.1\r\nHost: elsewhere.example\r\n\r\n'));
+    const otherHost = parseAnswer(
+      await rawExchange(api.url, 'GET http://example.com/healthz HTTP/1.1\r\nHost: elsewhere.example\r\n\r\n'),
+    );
     assert.equal(otherHost.statusLine, 'HTTP/1.1 200 OK');
     for (const request of [
       'GET http:///healthz HTTP/1.1\r\nHost: x',
@@ -182,7 +204,9 @@ describe('limits on the request itself', () => {
   });
 
   test('CONNECT → 405 with Allow, as problem details, and the connection closes', async () => {
-    const answer = parseAnswer(await rawExchange(api.url, 'CONNECT example.com:443 HTTP/1.1\r\nHost: example.com\r\n\r\n'));
+    const answer = parseAnswer(
+      await rawExchange(api.url, 'CONNECT example.com:443 HTTP/1.1\r\nHost: example.com\r\n\r\n'),
+    );
     assert.equal(answer.statusLine, 'HTTP/1.1 405 Method Not Allowed');
     assert.equal(answer.headers.get('allow'), 'GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS');
     assert.equal(answer.headers.get('connection'), 'close');

@@ -6,14 +6,17 @@
 
 import { againOnSharedPostgres } from './helpers.ts';
 
-await againOnSharedPostgres('products, lists, idempotency keys, permissions, declared resources, field selection, range filters, search, embedding', async () => {
-  await import('./products.test.ts');
-  await import('./lists.test.ts');
-  await import('./idempotency.test.ts');
-  await import('./permissions.test.ts');
-  await import('./declared-resources.test.ts');
-  await import('./field-selection.test.ts');
-  await import('./range-filters.test.ts');
-  await import('./search.test.ts');
-  await import('./embed.test.ts');
-});
+await againOnSharedPostgres(
+  'products, lists, idempotency keys, permissions, declared resources, field selection, range filters, search, embedding',
+  async () => {
+    await import('./products.test.ts');
+    await import('./lists.test.ts');
+    await import('./idempotency.test.ts');
+    await import('./permissions.test.ts');
+    await import('./declared-resources.test.ts');
+    await import('./field-selection.test.ts');
+    await import('./range-filters.test.ts');
+    await import('./search.test.ts');
+    await import('./embed.test.ts');
+  },
+);

@@ -41,7 +41,6 @@ class HeldCommits implements Persistence {
   async close(): Promise<void> {}
 }
 
-
 describe('idempotency keys', () => {
   test('a repeated POST with the same key and body replays the first answer and creates nothing', () =>
     withTestServer({}, async (api) => {
@@ -78,7 +77,11 @@ describe('idempotency keys', () => {
   test('the same key on another path is a different request → 422', () =>
     withTestServer({}, async (api) => {
       await api.post('/v1/products', PRODUCT, { 'idempotency-key': 'k2' });
-      const elsewhere = await api.post('/v1/produtos', { nome: 'Once', categoria: 'c', preco: 1 }, { 'idempotency-key': 'k2' });
+      const elsewhere = await api.post(
+        '/v1/produtos',
+        { nome: 'Once', categoria: 'c', preco: 1 },
+        { 'idempotency-key': 'k2' },
+      );
       assertProblem(elsewhere, 422, 'idempotency_key_reused', '/v1/produtos');
     }));
 
@@ -131,7 +134,9 @@ describe('idempotency keys', () => {
   test('a malformed key → 400 naming the header', () =>
     withTestServer({}, async (api) => {
       const response = await api.post('/v1/products', PRODUCT, { 'idempotency-key': 'x'.repeat(300) });
-      assertProblem(response, 400, 'invalid_query', '/v1/products', [{ field: 'Idempotency-Key', code: 'invalid_value' }]);
+      assertProblem(response, 400, 'invalid_query', '/v1/products', [
+        { field: 'Idempotency-Key', code: 'invalid_value' },
+      ]);
     }));
 
   test('keys survive a restart', async () => {
@@ -156,7 +161,10 @@ describe('idempotency keys', () => {
     await withTestServer({ clock: () => now }, async (api) => {
       await api.post('/v1/products', PRODUCT, { 'idempotency-key': 'day' });
       now += IDEMPOTENCY_KEY_LIFETIME_MS - 1;
-      assert.equal((await api.post('/v1/products', PRODUCT, { 'idempotency-key': 'day' })).headers.get('idempotent-replayed'), 'true');
+      assert.equal(
+        (await api.post('/v1/products', PRODUCT, { 'idempotency-key': 'day' })).headers.get('idempotent-replayed'),
+        'true',
+      );
       now += 1;
       const fresh = await api.post('/v1/products', PRODUCT, { 'idempotency-key': 'day' });
       assert.equal(fresh.status, 201);

@@ -53,7 +53,10 @@ function importGraph(directories: readonly string[]): Map<string, string[]> {
   const graph = new Map<string, string[]>();
   for (const file of directories.flatMap(sourceFiles)) {
     const text = readFileSync(join(REPOSITORY_ROOT, file), 'utf8');
-    graph.set(file, [...text.matchAll(SPECIFIER)].map((match) => normalize(join(dirname(file), (match[1] ?? match[2]) as string))));
+    graph.set(
+      file,
+      [...text.matchAll(SPECIFIER)].map((match) => normalize(join(dirname(file), (match[1] ?? match[2]) as string))),
+    );
   }
   return graph;
 }
@@ -126,7 +129,13 @@ describe('the import graph', () => {
   test('every folder of src/ has its place in the layers, and the root holds only the entry points', () => {
     const folders = new Set([...source.keys()].map(folderOf).filter((folder) => folder !== ''));
     assert.deepEqual([...folders].sort(), [...LAYERS].sort());
-    assert.deepEqual([...source.keys()].filter((file) => folderOf(file) === '').map((file) => relative('src', file)).sort(), ENTRY_POINTS);
+    assert.deepEqual(
+      [...source.keys()]
+        .filter((file) => folderOf(file) === '')
+        .map((file) => relative('src', file))
+        .sort(),
+      ENTRY_POINTS,
+    );
   });
 
   test('the checks see an arrow that runs back up, and a circle', () => {

@@ -58,7 +58,10 @@ describe('journal format: segment names', () => {
   test('names sort by their first seq', () => {
     const seqs = [10, 9, 100, 1, 11];
     assert.deepEqual(
-      seqs.map(segmentName).sort().map((name) => segmentFirstSeq(name)),
+      seqs
+        .map(segmentName)
+        .sort()
+        .map((name) => segmentFirstSeq(name)),
       [...seqs].sort((a, b) => a - b),
     );
   });
@@ -88,7 +91,10 @@ describe('journal format: one entry per line', () => {
     const expected = {
       seq: 7,
       changes: [
-        { put: 'products', record: { id: 3, name: 'P3', category: 'c', price: 1, created_at: TIMESTAMP, updated_at: TIMESTAMP } },
+        {
+          put: 'products',
+          record: { id: 3, name: 'P3', category: 'c', price: 1, created_at: TIMESTAMP, updated_at: TIMESTAMP },
+        },
         { delete: 'orders', id: 9 },
       ],
     };
@@ -99,13 +105,29 @@ describe('journal format: one entry per line', () => {
   test('encode then decode gives the same entry back, whatever the strings hold', () => {
     const changes: Change[] = [
       product(1, 'line\nbreak, "quotes", back\\slash, tab\t, ☕ ünïcødé, \u2028 separator, 𝄞'),
-      { kind: 'put', collection: 'users', record: { id: 2, name: 'U', email: 'u@example.com', role: 'user', tags: ['a', 'b'], created_at: TIMESTAMP, updated_at: TIMESTAMP } },
+      {
+        kind: 'put',
+        collection: 'users',
+        record: {
+          id: 2,
+          name: 'U',
+          email: 'u@example.com',
+          role: 'user',
+          tags: ['a', 'b'],
+          created_at: TIMESTAMP,
+          updated_at: TIMESTAMP,
+        },
+      },
       { kind: 'delete', collection: 'users', id: 5 },
       { kind: 'delete', collection: 'orders', id: 11 },
       { kind: 'delete', collection: 'orders', id: 12 },
     ];
     const text = encodeEntry(123, changes);
-    assert.equal(text.indexOf('\n'), text.length - 1, 'a newline inside a value is escaped, so the entry stays one line');
+    assert.equal(
+      text.indexOf('\n'),
+      text.length - 1,
+      'a newline inside a value is escaped, so the entry stays one line',
+    );
     assert.deepEqual(decodeEntry(text.slice(0, -1)), { seq: 123, changes });
     assert.deepEqual(decodeEntry(text), { seq: 123, changes }, 'the trailing newline is whitespace to JSON');
   });
@@ -133,15 +155,27 @@ describe('journal format: one entry per line', () => {
     { name: 'changes not an array', text: '{"seq": 1, "changes": {}}' },
     { name: 'a change that is not an object', text: '{"seq": 1, "changes": [1]}' },
     // Which collections exist is the declaration's business (checked at start); the format refuses what cannot be a collection's name.
-    { name: 'a collection that cannot be a name', text: `{"seq": 1, "changes": [{"put": "../nowhere", "record": {"id": 1, "created_at": "${TIMESTAMP}", "updated_at": "${TIMESTAMP}"}}]}` },
+    {
+      name: 'a collection that cannot be a name',
+      text: `{"seq": 1, "changes": [{"put": "../nowhere", "record": {"id": 1, "created_at": "${TIMESTAMP}", "updated_at": "${TIMESTAMP}"}}]}`,
+    },
     { name: 'a put without a record', text: '{"seq": 1, "changes": [{"put": "products"}]}' },
-    { name: 'a record without an id', text: `{"seq": 1, "changes": [{"put": "products", "record": {"created_at": "${TIMESTAMP}", "updated_at": "${TIMESTAMP}"}}]}` },
-    { name: 'a record with id 0', text: `{"seq": 1, "changes": [{"put": "products", "record": {"id": 0, "created_at": "${TIMESTAMP}", "updated_at": "${TIMESTAMP}"}}]}` },
+    {
+      name: 'a record without an id',
+      text: `{"seq": 1, "changes": [{"put": "products", "record": {"created_at": "${TIMESTAMP}", "updated_at": "${TIMESTAMP}"}}]}`,
+    },
+    {
+      name: 'a record with id 0',
+      text: `{"seq": 1, "changes": [{"put": "products", "record": {"id": 0, "created_at": "${TIMESTAMP}", "updated_at": "${TIMESTAMP}"}}]}`,
+    },
     { name: 'a record without timestamps', text: '{"seq": 1, "changes": [{"put": "products", "record": {"id": 1}}]}' },
     { name: 'a delete without an id', text: '{"seq": 1, "changes": [{"delete": "products"}]}' },
     { name: 'a delete of id 0', text: '{"seq": 1, "changes": [{"delete": "products", "id": 0}]}' },
     { name: 'a delete with a string id', text: '{"seq": 1, "changes": [{"delete": "products", "id": "1"}]}' },
-    { name: 'a good change then a bad one', text: `{"seq": 1, "changes": [{"delete": "products", "id": 1}, {"delete": "../nowhere", "id": 1}]}` },
+    {
+      name: 'a good change then a bad one',
+      text: `{"seq": 1, "changes": [{"delete": "products", "id": 1}, {"delete": "../nowhere", "id": 1}]}`,
+    },
   ];
   for (const c of notEntries) {
     test(`decodeEntry: ${c.name} → undefined`, () => {
@@ -162,7 +196,10 @@ describe('journal format: parseSegment', () => {
       parsed.entries.map((entry) => entry.seq),
       [1, 2, 5],
     );
-    assert.deepEqual(parsed.entries[1], decodeEntry(line(2, [product(2), { kind: 'delete', collection: 'products', id: 1 }])));
+    assert.deepEqual(
+      parsed.entries[1],
+      decodeEntry(line(2, [product(2), { kind: 'delete', collection: 'products', id: 1 }])),
+    );
     assert.equal(parsed.goodBytes, Buffer.byteLength(text));
     assert.equal(parsed.tornTail, false);
   });
@@ -227,8 +264,16 @@ describe('journal format: parseSegment', () => {
     { name: 'half a line followed by a good one', text: line(1) + line(2).slice(0, 20) + '\n' + line(3), line: 2 },
     { name: 'garbage as the first line', text: 'garbage\n' + line(2), line: 1 },
     { name: 'an empty line in the middle', text: line(1) + '\n' + line(2), line: 2 },
-    { name: 'a collection that cannot be a name in the middle', text: line(1) + line(2).replace('"products"', '"../nowhere"') + line(3), line: 2 },
-    { name: 'a torn line two lines before the end', text: line(1) + line(2) + line(3).slice(0, 9) + '\n' + line(4) + line(5), line: 3 },
+    {
+      name: 'a collection that cannot be a name in the middle',
+      text: line(1) + line(2).replace('"products"', '"../nowhere"') + line(3),
+      line: 2,
+    },
+    {
+      name: 'a torn line two lines before the end',
+      text: line(1) + line(2) + line(3).slice(0, 9) + '\n' + line(4) + line(5),
+      line: 3,
+    },
   ];
   for (const c of corruptMiddles) {
     test(`a damaged line before the last (${c.name}) throws naming line ${c.line}`, () => {
@@ -273,8 +318,26 @@ describe('journal format: parseSegment', () => {
 
 describe('journal format: `at` and the event facts (README: Events)', () => {
   const AT = '2026-03-04T05:06:07.089Z';
-  const order = { id: 7, user_id: 5, items: [{ product_id: 3, quantity: 1, unit_price: 1 }], total: 1, status: 'pending', created_at: TIMESTAMP, updated_at: TIMESTAMP };
-  const key = { id: 2, scope: 's', fingerprint: 'f', status: 201, body: '{}', location: null, etag: null, created_at: TIMESTAMP, updated_at: TIMESTAMP };
+  const order = {
+    id: 7,
+    user_id: 5,
+    items: [{ product_id: 3, quantity: 1, unit_price: 1 }],
+    total: 1,
+    status: 'pending',
+    created_at: TIMESTAMP,
+    updated_at: TIMESTAMP,
+  };
+  const key = {
+    id: 2,
+    scope: 's',
+    fingerprint: 'f',
+    status: 201,
+    body: '{}',
+    location: null,
+    etag: null,
+    created_at: TIMESTAMP,
+    updated_at: TIMESTAMP,
+  };
   const changes: Change[] = [
     // created: a top-level record without an owner
     { ...product(3), event: { type: 'created', under: [] } },
@@ -327,18 +390,27 @@ describe('journal format: `at` and the event facts (README: Events)', () => {
 
   test('a put without `created` is an update; `owner` is optional', () => {
     const record = JSON.stringify(productRecord(3));
-    assert.deepEqual(decodeEntry(`{"seq":1,"at":"${AT}","changes":[{"put":"products","under":[],"record":${record}}]}`)?.changes[0]?.event, {
-      type: 'updated',
-      under: [],
-    });
-    assert.deepEqual(decodeEntry(`{"seq":1,"at":"${AT}","changes":[{"put":"products","created":true,"under":[],"record":${record}}]}`)?.changes[0]?.event, {
-      type: 'created',
-      under: [],
-    });
+    assert.deepEqual(
+      decodeEntry(`{"seq":1,"at":"${AT}","changes":[{"put":"products","under":[],"record":${record}}]}`)?.changes[0]
+        ?.event,
+      {
+        type: 'updated',
+        under: [],
+      },
+    );
+    assert.deepEqual(
+      decodeEntry(`{"seq":1,"at":"${AT}","changes":[{"put":"products","created":true,"under":[],"record":${record}}]}`)
+        ?.changes[0]?.event,
+      {
+        type: 'created',
+        under: [],
+      },
+    );
   });
 
   const record = JSON.stringify(productRecord(3));
-  const put = (facts: string): string => `{"seq":1,"at":"${AT}","changes":[{"put":"products"${facts},"record":${record}}]}`;
+  const put = (facts: string): string =>
+    `{"seq":1,"at":"${AT}","changes":[{"put":"products"${facts},"record":${record}}]}`;
   const remove = (facts: string): string => `{"seq":1,"at":"${AT}","changes":[{"delete":"orders","id":7${facts}}]}`;
   const malformed: { name: string; text: string }[] = [
     { name: 'under a number', text: put(',"under":5') },
@@ -364,7 +436,10 @@ describe('journal format: `at` and the event facts (README: Events)', () => {
     { name: 'at empty', text: `{"seq":1,"at":"","changes":[]}` },
     { name: 'at a number', text: `{"seq":1,"at":1767225600000,"changes":[]}` },
     { name: 'at null', text: `{"seq":1,"at":null,"changes":[]}` },
-    { name: 'good facts, then malformed ones', text: `{"seq":1,"at":"${AT}","changes":[{"delete":"orders","id":7,"under":[5],"owner":5},{"delete":"orders","id":8,"under":[5],"owner":0}]}` },
+    {
+      name: 'good facts, then malformed ones',
+      text: `{"seq":1,"at":"${AT}","changes":[{"delete":"orders","id":7,"under":[5],"owner":5},{"delete":"orders","id":8,"under":[5],"owner":0}]}`,
+    },
   ];
   for (const c of malformed) {
     test(`decodeEntry: ${c.name} → undefined`, () => {
@@ -374,7 +449,16 @@ describe('journal format: `at` and the event facts (README: Events)', () => {
 
   test('parseSegment names a line with malformed facts before the last', () => {
     const good = encodeEntry(1, [changes[0] as Change], AT);
-    assert.throws(() => parseSegment(good + put(',"under":[],"owner":0').replace('"seq":1', '"seq":2') + '\n' + encodeEntry(3, [changes[0] as Change], AT)), /\bline 2\b/);
+    assert.throws(
+      () =>
+        parseSegment(
+          good +
+            put(',"under":[],"owner":0').replace('"seq":1', '"seq":2') +
+            '\n' +
+            encodeEntry(3, [changes[0] as Change], AT),
+        ),
+      /\bline 2\b/,
+    );
   });
 });
 
@@ -470,8 +554,18 @@ describe('journal format: segmentsBefore (which segments compaction may delete)'
 });
 
 describe('journal: the change feed keeps its history and numbering through a restart (openStore)', () => {
-  const EVERYTHING: EventFilter = { after: 0, readable: { all: new Set(['users', 'products', 'orders']), own: new Set(), owner: 0 } };
-  const user = (id: number): StoredRecord => ({ id, name: `U${id}`, email: `u${id}@example.com`, role: 'user', created_at: TIMESTAMP, updated_at: TIMESTAMP });
+  const EVERYTHING: EventFilter = {
+    after: 0,
+    readable: { all: new Set(['users', 'products', 'orders']), own: new Set(), owner: 0 },
+  };
+  const user = (id: number): StoredRecord => ({
+    id,
+    name: `U${id}`,
+    email: `u${id}@example.com`,
+    role: 'user',
+    created_at: TIMESTAMP,
+    updated_at: TIMESTAMP,
+  });
   const orderOf = (id: number, userId: number): StoredRecord => ({
     id,
     user_id: userId,
@@ -481,7 +575,17 @@ describe('journal: the change feed keeps its history and numbering through a res
     created_at: TIMESTAMP,
     updated_at: TIMESTAMP,
   });
-  const key = { id: 1, scope: 's', fingerprint: 'f', status: 201, body: '{}', location: null, etag: null, created_at: TIMESTAMP, updated_at: TIMESTAMP };
+  const key = {
+    id: 1,
+    scope: 's',
+    fingerprint: 'f',
+    status: 201,
+    body: '{}',
+    location: null,
+    etag: null,
+    created_at: TIMESTAMP,
+    updated_at: TIMESTAMP,
+  };
 
   function open(dataDir: string): Promise<MemoryStore> {
     return openStore({ dataDir, seed: false, compactAfterBytes: 1_000_000_000, logger: recordingLogger() }, EXAMPLE);
@@ -490,7 +594,8 @@ describe('journal: the change feed keeps its history and numbering through a res
   async function segmentLines(dataDir: string): Promise<{ seq: number; at?: string }[]> {
     const lines: { seq: number; at?: string }[] = [];
     for (const name of (await readdir(dataDir)).filter((file) => segmentFirstSeq(file) !== undefined).sort()) {
-      for (const text of (await readFile(join(dataDir, name), 'utf8')).split('\n')) if (text !== '') lines.push(JSON.parse(text) as { seq: number; at?: string });
+      for (const text of (await readFile(join(dataDir, name), 'utf8')).split('\n'))
+        if (text !== '') lines.push(JSON.parse(text) as { seq: number; at?: string });
     }
     return lines;
   }
@@ -534,15 +639,64 @@ describe('journal: the change feed keeps its history and numbering through a res
       const at = (seq: number): string => lines.find((line) => line.seq === seq)?.at as string;
       const expected: FeedEvent[] = [
         { id: 1, type: 'created', collection: 'users', recordId: 1, under: [], owner: 1, at: at(1), record: u1 },
-        { id: 2, type: 'created', collection: 'products', recordId: 1, under: [], owner: undefined, at: at(2), record: p1 },
+        {
+          id: 2,
+          type: 'created',
+          collection: 'products',
+          recordId: 1,
+          under: [],
+          owner: undefined,
+          at: at(2),
+          record: p1,
+        },
         { id: 3, type: 'created', collection: 'orders', recordId: 1, under: [1], owner: 1, at: at(3), record: o1 },
-        { id: 4, type: 'updated', collection: 'products', recordId: 1, under: [], owner: undefined, at: at(3), record: p1v2 },
-        { id: 6, type: 'created', collection: 'products', recordId: 2, under: [], owner: undefined, at: at(5), record: p2 },
-        { id: 7, type: 'deleted', collection: 'orders', recordId: 1, under: [1], owner: 1, at: at(7), record: undefined },
+        {
+          id: 4,
+          type: 'updated',
+          collection: 'products',
+          recordId: 1,
+          under: [],
+          owner: undefined,
+          at: at(3),
+          record: p1v2,
+        },
+        {
+          id: 6,
+          type: 'created',
+          collection: 'products',
+          recordId: 2,
+          under: [],
+          owner: undefined,
+          at: at(5),
+          record: p2,
+        },
+        {
+          id: 7,
+          type: 'deleted',
+          collection: 'orders',
+          recordId: 1,
+          under: [1],
+          owner: 1,
+          at: at(7),
+          record: undefined,
+        },
         { id: 8, type: 'deleted', collection: 'users', recordId: 1, under: [], owner: 1, at: at(7), record: undefined },
-        { id: 9, type: 'deleted', collection: 'products', recordId: 1, under: [], owner: undefined, at: at(9), record: undefined },
+        {
+          id: 9,
+          type: 'deleted',
+          collection: 'products',
+          recordId: 1,
+          under: [],
+          owner: undefined,
+          at: at(9),
+          record: undefined,
+        },
       ];
-      for (const line of lines) assert.ok(typeof line.at === 'string' && new Date(line.at).toISOString() === line.at, `line ${line.seq} has its time`);
+      for (const line of lines)
+        assert.ok(
+          typeof line.at === 'string' && new Date(line.at).toISOString() === line.at,
+          `line ${line.seq} has its time`,
+        );
       assert.deepEqual(await events(store), expected);
       assert.deepEqual(await store.feed.window(), { lostThrough: 0, latest: 9 });
       await store.close();
@@ -550,7 +704,10 @@ describe('journal: the change feed keeps its history and numbering through a res
       // The segment stays, as the feed's history, beside snapshots that cover it.
       const files = await readdir(dir.path);
       assert.ok(files.includes(segmentName(1)), files.join(', '));
-      const snapshot = JSON.parse(await readFile(join(dir.path, 'products.json'), 'utf8')) as { journal_seq: number; records: unknown[] };
+      const snapshot = JSON.parse(await readFile(join(dir.path, 'products.json'), 'utf8')) as {
+        journal_seq: number;
+        records: unknown[];
+      };
       assert.equal(snapshot.journal_seq, 9);
       assert.deepEqual(snapshot.records, [p2]);
 
@@ -563,7 +720,10 @@ describe('journal: the change feed keeps its history and numbering through a res
         assert.equal(reopened.get('products', 1), undefined);
         assert.equal(reopened.get('users', 1), undefined);
         // what a caller may see: an owner their own, the shared collections anyone
-        const asUser2: EventFilter = { after: 0, readable: { all: new Set(['products']), own: new Set(['users', 'orders']), owner: 2 } };
+        const asUser2: EventFilter = {
+          after: 0,
+          readable: { all: new Set(['products']), own: new Set(['users', 'orders']), owner: 2 },
+        };
         assert.deepEqual(
           (await events(reopened, asUser2)).map((event) => event.id),
           [2, 4, 6, 9],
@@ -610,12 +770,21 @@ describe('journal: the change feed keeps its history and numbering through a res
       const created = { type: 'created', under: [] } as const;
       await writeFile(
         join(dir.path, segmentName(1)),
-        encodeEntry(1, [{ kind: 'put', collection: 'products', record: productRecord(1), event: created }, { kind: 'put', collection: 'products', record: productRecord(2), event: created }], at) +
-          encodeEntry(2, [{ kind: 'put', collection: 'products', record: productRecord(3), event: created }], at),
+        encodeEntry(
+          1,
+          [
+            { kind: 'put', collection: 'products', record: productRecord(1), event: created },
+            { kind: 'put', collection: 'products', record: productRecord(2), event: created },
+          ],
+          at,
+        ) + encodeEntry(2, [{ kind: 'put', collection: 'products', record: productRecord(3), event: created }], at),
       );
       const before = await readFile(join(dir.path, segmentName(1)), 'utf8');
       await assert.rejects(open(dir.path), (error: Error) => {
-        assert.equal(error.message, `journal ${join(dir.path, segmentName(1))} has seq 2, a number the entry before it took (up to 2); nothing was changed: restore the data directory from a backup`);
+        assert.equal(
+          error.message,
+          `journal ${join(dir.path, segmentName(1))} has seq 2, a number the entry before it took (up to 2); nothing was changed: restore the data directory from a backup`,
+        );
         return true;
       });
       assert.equal(await readFile(join(dir.path, segmentName(1)), 'utf8'), before);
@@ -662,7 +831,11 @@ describe('journal: the change feed keeps its history and numbering through a res
    * What a clean stop leaves: segments of `count` product updates (one event each, 1,000 a
    * segment) and snapshots of every collection covering them, products 1..10 as the last updates left them.
    */
-  async function cleanlyStoppedDirectory(dataDir: string, count: number, damage?: (text: string, seq: number) => string): Promise<StoredRecord[]> {
+  async function cleanlyStoppedDirectory(
+    dataDir: string,
+    count: number,
+    damage?: (text: string, seq: number) => string,
+  ): Promise<StoredRecord[]> {
     const at = '2026-11-24T10:00:00.000Z';
     const latest = new Map<number, StoredRecord>();
     for (let first = 1; first <= count; first += 1000) {
@@ -670,30 +843,54 @@ describe('journal: the change feed keeps its history and numbering through a res
       for (let seq = first; seq < Math.min(first + 1000, count + 1); seq++) {
         const record = { ...productRecord((seq % 10) + 1), price: seq };
         latest.set(record.id, record);
-        const entry = encodeEntry(seq, [{ kind: 'put', collection: 'products', record, event: { type: seq <= 10 ? 'created' : 'updated', under: [] } }], at);
+        const entry = encodeEntry(
+          seq,
+          [
+            {
+              kind: 'put',
+              collection: 'products',
+              record,
+              event: { type: seq <= 10 ? 'created' : 'updated', under: [] },
+            },
+          ],
+          at,
+        );
         text += damage === undefined ? entry : damage(entry, seq);
       }
       await writeFile(join(dataDir, segmentName(first)), text);
     }
     const products = [...latest.values()].sort((a, b) => a.id - b.id);
     await writeSnapshot(join(dataDir, 'products.json'), products, 12, count);
-    for (const collection of ['users', 'orders', 'idempotency_keys']) await writeSnapshot(join(dataDir, `${collection}.json`), [], 1, count);
+    for (const collection of ['users', 'orders', 'idempotency_keys'])
+      await writeSnapshot(join(dataDir, `${collection}.json`), [], 1, count);
     return products;
   }
 
-  test('a history of 2,500 events the snapshots cover is decoded after the start: every event, in order, the records the snapshots\' and the numbering after it', async () => {
+  test("a history of 2,500 events the snapshots cover is decoded after the start: every event, in order, the records the snapshots' and the numbering after it", async () => {
     const dir = await temporaryDirectory();
     try {
       const products = await cleanlyStoppedDirectory(dir.path, 2500);
       const logger = recordingLogger();
-      const store = await openStore({ dataDir: dir.path, seed: false, compactAfterBytes: 1_000_000_000, logger }, EXAMPLE);
+      const store = await openStore(
+        { dataDir: dir.path, seed: false, compactAfterBytes: 1_000_000_000, logger },
+        EXAMPLE,
+      );
       try {
         const all = await events(store);
         assert.deepEqual(
           all.map((event) => event.id),
           Array.from({ length: 2500 }, (_, index) => index + 1),
         );
-        assert.deepEqual(all[2499], { id: 2500, type: 'updated', collection: 'products', recordId: 1, under: [], owner: undefined, at: '2026-11-24T10:00:00.000Z', record: { ...productRecord(1), price: 2500 } });
+        assert.deepEqual(all[2499], {
+          id: 2500,
+          type: 'updated',
+          collection: 'products',
+          recordId: 1,
+          under: [],
+          owner: undefined,
+          at: '2026-11-24T10:00:00.000Z',
+          record: { ...productRecord(1), price: 2500 },
+        });
         assert.deepEqual(await store.feed.window(), { lostThrough: 0, latest: 2500 });
         assert.deepEqual(
           Array.from({ length: 10 }, (_, index) => store.get('products', index + 1)),
@@ -716,11 +913,24 @@ describe('journal: the change feed keeps its history and numbering through a res
     }
   });
 
-  const damagedHistories: { name: string; damage: (text: string, seq: number) => string; lostThrough: number; line: string }[] = [
-    { name: 'a line whose JSON is damaged after its seq', damage: (text, seq) => (seq === 1500 ? `${text.slice(0, 40)}#${text.slice(41)}` : text), lostThrough: 1500, line: 'journal-000000001001.jsonl line 500 is not a journal entry' },
+  const damagedHistories: {
+    name: string;
+    damage: (text: string, seq: number) => string;
+    lostThrough: number;
+    line: string;
+  }[] = [
+    {
+      name: 'a line whose JSON is damaged after its seq',
+      damage: (text, seq) => (seq === 1500 ? `${text.slice(0, 40)}#${text.slice(41)}` : text),
+      lostThrough: 1500,
+      line: 'journal-000000001001.jsonl line 500 is not a journal entry',
+    },
     {
       name: 'a line whose seq is a number the entry before took',
-      damage: (text, seq) => (seq === 700 ? text.replace('"changes":[', `"changes":[${JSON.stringify({ delete: 'products', id: 99, under: [] })},`) : text),
+      damage: (text, seq) =>
+        seq === 700
+          ? text.replace('"changes":[', `"changes":[${JSON.stringify({ delete: 'products', id: 99, under: [] })},`)
+          : text,
       lostThrough: 701,
       line: 'journal-000000000001.jsonl line 701 has seq 701, a number the entry before it took (up to 701)',
     },
@@ -731,7 +941,10 @@ describe('journal: the change feed keeps its history and numbering through a res
       try {
         const products = await cleanlyStoppedDirectory(dir.path, 2500, c.damage);
         const logger = recordingLogger();
-        const store = await openStore({ dataDir: dir.path, seed: false, compactAfterBytes: 1_000_000_000, logger }, EXAMPLE);
+        const store = await openStore(
+          { dataDir: dir.path, seed: false, compactAfterBytes: 1_000_000_000, logger },
+          EXAMPLE,
+        );
         try {
           assert.deepEqual(await store.feed.window(), { lostThrough: c.lostThrough, latest: 2500 });
           assert.deepEqual(
@@ -741,11 +954,16 @@ describe('journal: the change feed keeps its history and numbering through a res
           assert.deepEqual(
             Array.from({ length: 10 }, (_, index) => store.get('products', index + 1)),
             products,
-            'the records are the snapshots\'',
+            "the records are the snapshots'",
           );
           assert.equal(logger.lines.length, 1, JSON.stringify(logger.lines));
           assert.equal(logger.lines[0]?.level, 'error');
-          assert.ok(logger.lines[0]?.message.includes(`${join(dir.path, c.line.split(' ')[0] as string)}${c.line.slice(c.line.indexOf(' '))}`), logger.lines[0]?.message);
+          assert.ok(
+            logger.lines[0]?.message.includes(
+              `${join(dir.path, c.line.split(' ')[0] as string)}${c.line.slice(c.line.indexOf(' '))}`,
+            ),
+            logger.lines[0]?.message,
+          );
         } finally {
           await store.close();
         }
@@ -756,9 +974,18 @@ describe('journal: the change feed keeps its history and numbering through a res
   }
 });
 
-describe('journal: the feed\'s history decoded after the start (EventLog.loadEarlier)', () => {
+describe("journal: the feed's history decoded after the start (EventLog.loadEarlier)", () => {
   const at = '2026-11-24T10:00:00.000Z';
-  const event = (id: number): FeedEvent => ({ id, type: 'created', collection: 'products', recordId: id, under: [], owner: undefined, at, record: productRecord(id) });
+  const event = (id: number): FeedEvent => ({
+    id,
+    type: 'created',
+    collection: 'products',
+    recordId: id,
+    under: [],
+    owner: undefined,
+    at,
+    record: productRecord(id),
+  });
   const EVERYONE: EventFilter = { after: 0, readable: { all: new Set(['products']), own: new Set(), owner: 0 } };
 
   test('until the earlier history is in, the window and pages wait; events published meanwhile come after it', async () => {
@@ -789,7 +1016,11 @@ describe('journal: the feed\'s history decoded after the start (EventLog.loadEar
     assert.deepEqual(old.window(), { lostThrough: 1, latest: 2 }, '1000 ms old: gone');
     const countOnly = new EventLog([], 0, 0, { kept: 1, keptForMs: 0 }, () => written);
     countOnly.publish([event(1), event(2)], 2);
-    assert.deepEqual(countOnly.window(), { lostThrough: 1, latest: 2 }, 'written this very millisecond, yet beyond kept: gone');
+    assert.deepEqual(
+      countOnly.window(),
+      { lostThrough: 1, latest: 2 },
+      'written this very millisecond, yet beyond kept: gone',
+    );
   });
 
   test('the retention applies to the whole history once it is in; a failed decoding leaves the history lost up to the newest event', async () => {

@@ -32,26 +32,33 @@ export function validateJson(root: Schema, schema: Schema, value: unknown, path 
       return [`${path}: is ${actual}, not ${allowed.join(' or ')}`];
     }
   }
-  if ('const' in schema && value !== schema['const']) problems.push(`${path}: is not ${JSON.stringify(schema['const'])}`);
-  if (Array.isArray(schema['enum']) && !(schema['enum'] as unknown[]).includes(value)) problems.push(`${path}: ${JSON.stringify(value)} is not in the enum`);
+  if ('const' in schema && value !== schema['const'])
+    problems.push(`${path}: is not ${JSON.stringify(schema['const'])}`);
+  if (Array.isArray(schema['enum']) && !(schema['enum'] as unknown[]).includes(value))
+    problems.push(`${path}: ${JSON.stringify(value)} is not in the enum`);
   if (typeof value === 'number') {
     if (typeof schema['minimum'] === 'number' && value < schema['minimum']) problems.push(`${path}: below minimum`);
     if (typeof schema['maximum'] === 'number' && value > schema['maximum']) problems.push(`${path}: above maximum`);
-    if (typeof schema['multipleOf'] === 'number' && Number((value / schema['multipleOf']).toFixed(6)) % 1 !== 0) problems.push(`${path}: not a multiple of ${schema['multipleOf']}`);
+    if (typeof schema['multipleOf'] === 'number' && Number((value / schema['multipleOf']).toFixed(6)) % 1 !== 0)
+      problems.push(`${path}: not a multiple of ${schema['multipleOf']}`);
   }
   if (typeof value === 'string') {
     const length = [...value].length;
     if (typeof schema['minLength'] === 'number' && length < schema['minLength']) problems.push(`${path}: too short`);
     if (typeof schema['maxLength'] === 'number' && length > schema['maxLength']) problems.push(`${path}: too long`);
-    if (typeof schema['pattern'] === 'string' && !new RegExp(schema['pattern'], 'u').test(value)) problems.push(`${path}: does not match ${schema['pattern']}`);
+    if (typeof schema['pattern'] === 'string' && !new RegExp(schema['pattern'], 'u').test(value))
+      problems.push(`${path}: does not match ${schema['pattern']}`);
     if (schema['format'] === 'date-time' && !DATE_TIME.test(value)) problems.push(`${path}: not a date-time`);
     if (schema['format'] === 'email' && !/^[^\s@]+@[^\s@]+$/.test(value)) problems.push(`${path}: not an email`);
   }
   if (Array.isArray(value)) {
-    if (typeof schema['minItems'] === 'number' && value.length < schema['minItems']) problems.push(`${path}: too few items`);
-    if (typeof schema['maxItems'] === 'number' && value.length > schema['maxItems']) problems.push(`${path}: too many items`);
+    if (typeof schema['minItems'] === 'number' && value.length < schema['minItems'])
+      problems.push(`${path}: too few items`);
+    if (typeof schema['maxItems'] === 'number' && value.length > schema['maxItems'])
+      problems.push(`${path}: too many items`);
     const items = schema['items'];
-    if (typeof items === 'object' && items !== null) value.forEach((item, index) => problems.push(...validateJson(root, items as Schema, item, `${path}[${index}]`)));
+    if (typeof items === 'object' && items !== null)
+      value.forEach((item, index) => problems.push(...validateJson(root, items as Schema, item, `${path}[${index}]`)));
   }
   if (typeOf(value) === 'object') {
     const object = value as Record<string, unknown>;

@@ -42,13 +42,25 @@ describe('jwt: refused tokens', () => {
   const valid = signToken(CLAIMS, SECRET);
   const [header, payload, signature] = valid.split('.') as [string, string, string];
   const cases: { name: string; token: string; secret?: string; now?: number; reason: RegExp }[] = [
-    { name: 'a tampered payload', token: `${header}.${encode({ ...CLAIMS, sub: '1' })}.${signature}`, reason: /signature/ },
+    {
+      name: 'a tampered payload',
+      token: `${header}.${encode({ ...CLAIMS, sub: '1' })}.${signature}`,
+      reason: /signature/,
+    },
     { name: 'a tampered signature', token: `${header}.${payload}.${signature.slice(0, -2)}AA`, reason: /signature/ },
-    { name: 'alg none with no signature', token: `${encode({ alg: 'none', typ: 'JWT' })}.${payload}.`, reason: /not a JWT/ },
+    {
+      name: 'alg none with no signature',
+      token: `${encode({ alg: 'none', typ: 'JWT' })}.${payload}.`,
+      reason: /not a JWT/,
+    },
     { name: 'alg none with a signature', token: forge({ alg: 'none' }, CLAIMS), reason: /HS256/ },
     { name: 'alg "None" (case)', token: forge({ alg: 'None' }, CLAIMS), reason: /HS256/ },
     { name: 'alg "hs256" (case)', token: forge({ alg: 'hs256' }, CLAIMS), reason: /HS256/ },
-    { name: 'alg HS512 signed with HS512', token: forge({ alg: 'HS512' }, CLAIMS, (input) => hmac(input, SECRET, 'sha512')), reason: /HS256/ },
+    {
+      name: 'alg HS512 signed with HS512',
+      token: forge({ alg: 'HS512' }, CLAIMS, (input) => hmac(input, SECRET, 'sha512')),
+      reason: /HS256/,
+    },
     { name: 'alg RS256', token: forge({ alg: 'RS256' }, CLAIMS), reason: /HS256/ },
     { name: 'no alg', token: forge({ typ: 'JWT' }, CLAIMS), reason: /HS256/ },
     { name: 'a typ other than JWT', token: forge({ alg: 'HS256', typ: 'at+jwt+x' }, CLAIMS), reason: /type/ },
@@ -57,15 +69,27 @@ describe('jwt: refused tokens', () => {
     { name: 'expired a second ago', token: valid, now: CLAIMS.exp + 1, reason: /expired/ },
     { name: 'expiring exactly now (exp must be after now)', token: valid, now: CLAIMS.exp, reason: /expired/ },
     { name: 'no exp', token: forge({ alg: 'HS256' }, { sub: '7', iat: NOW }), reason: /claims/ },
-    { name: 'exp as a string', token: forge({ alg: 'HS256' }, { ...CLAIMS, exp: String(CLAIMS.exp) }), reason: /claims/ },
+    {
+      name: 'exp as a string',
+      token: forge({ alg: 'HS256' }, { ...CLAIMS, exp: String(CLAIMS.exp) }),
+      reason: /claims/,
+    },
     { name: 'sub as a number', token: forge({ alg: 'HS256' }, { ...CLAIMS, sub: 7 }), reason: /claims/ },
-    { name: 'a payload that is not JSON', token: forge({ alg: 'HS256' }, CLAIMS).replace(payload, 'bm90IGpzb24'), reason: /signature|claims/ },
+    {
+      name: 'a payload that is not JSON',
+      token: forge({ alg: 'HS256' }, CLAIMS).replace(payload, 'bm90IGpzb24'),
+      reason: /signature|claims/,
+    },
     { name: 'a header that is not JSON', token: `bm90IGpzb24.${payload}.${signature}`, reason: /header/ },
     { name: 'truncated to two parts', token: `${header}.${payload}`, reason: /not a JWT/ },
     { name: 'four parts', token: `${valid}.x`, reason: /not a JWT/ },
     { name: 'characters outside base64url', token: `${header}.${payload}.${signature}=`, reason: /not a JWT/ },
     { name: 'an empty string', token: '', reason: /not a JWT/ },
-    { name: 'a signature of the wrong length', token: `${header}.${payload}.${signature.slice(0, 20)}`, reason: /signature/ },
+    {
+      name: 'a signature of the wrong length',
+      token: `${header}.${payload}.${signature.slice(0, 20)}`,
+      reason: /signature/,
+    },
   ];
   for (const c of cases) {
     test(`${c.name} is refused`, () => {
@@ -99,7 +123,10 @@ describe('jwt: a signature has one spelling (canonical base64url, RFC 4648 §3.5
     if (lowBits === 0) continue;
     test(`the last character "${character}" (unused bits ${lowBits.toString(2).padStart(2, '0')}, same bytes) is refused`, () => {
       const variant = body + character;
-      assert.deepEqual(Buffer.from(variant.split('.')[2] as string, 'base64url'), Buffer.from(valid.split('.')[2] as string, 'base64url'));
+      assert.deepEqual(
+        Buffer.from(variant.split('.')[2] as string, 'base64url'),
+        Buffer.from(valid.split('.')[2] as string, 'base64url'),
+      );
       const result = verifyToken(variant, SECRET, NOW);
       assert.equal(result.ok, false);
       if (!result.ok) assert.match(result.reason, /signature/);

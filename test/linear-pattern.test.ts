@@ -4,7 +4,12 @@
 
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { LinearPattern, MATCH_STEPS_PER_REQUEST, MatchBudget, MatchBudgetSpent } from '../src/patterns/linear-pattern.ts';
+import {
+  LinearPattern,
+  MATCH_STEPS_PER_REQUEST,
+  MatchBudget,
+  MatchBudgetSpent,
+} from '../src/patterns/linear-pattern.ts';
 import { UnsupportedPattern } from '../src/patterns/parse-pattern.ts';
 import { mulberry32 } from './random.ts';
 
@@ -16,20 +21,90 @@ function stepsFor(pattern: LinearPattern, value: string): number {
 }
 
 /** Patterns that take exponential or high polynomial time in a backtracking engine (the probe's, and the common email one). */
-const HOSTILE = ['(a|aa)+$', '(a|a?)+$', '(a?a?)+b', 'a*a*a*a*a*a*a*a*a*a*b', '(.*){20}x', '^(a+)+$', '^([a-zA-Z0-9_\\-\\.]+)@([a-zA-Z0-9_\\-\\.]+)\\.([a-zA-Z]{2,5})$'];
+const HOSTILE = [
+  '(a|aa)+$',
+  '(a|a?)+$',
+  '(a?a?)+b',
+  'a*a*a*a*a*a*a*a*a*a*b',
+  '(.*){20}x',
+  '^(a+)+$',
+  '^([a-zA-Z0-9_\\-\\.]+)@([a-zA-Z0-9_\\-\\.]+)\\.([a-zA-Z]{2,5})$',
+];
 
 describe('a linear-time pattern answers as RegExp with the u flag does', () => {
   const patterns = [
-    '^[0-9]{13}$', '^(\\d{3}-){2}\\d{4}$', '^[a-z]+(-[a-z]+)*$', '\\bfoo\\b', '\\Bo', '^$', 'x|', '(?:ab|cd)*?e', '\\p{L}+$',
-    '[^]', '[]', '^\\u{1F600}$', '^\\uD83D\\uDE00$', '^.$', '\\d{2,4}', '[\\-a]', '\\/', 'a{0}b', 'a{2,}', '(a*)*b', '(|a)+c',
-    '[\\w.-]+@', '^(?<y>\\d{4})-(0[1-9]|1[0-2])$', '\\x41\\cJ?', '^\\P{Lu}*$', '[^\\s@]+@[^\\s@]+', '^\\0?\\t?$', '\\S\\W\\D',
+    '^[0-9]{13}$',
+    '^(\\d{3}-){2}\\d{4}$',
+    '^[a-z]+(-[a-z]+)*$',
+    '\\bfoo\\b',
+    '\\Bo',
+    '^$',
+    'x|',
+    '(?:ab|cd)*?e',
+    '\\p{L}+$',
+    '[^]',
+    '[]',
+    '^\\u{1F600}$',
+    '^\\uD83D\\uDE00$',
+    '^.$',
+    '\\d{2,4}',
+    '[\\-a]',
+    '\\/',
+    'a{0}b',
+    'a{2,}',
+    '(a*)*b',
+    '(|a)+c',
+    '[\\w.-]+@',
+    '^(?<y>\\d{4})-(0[1-9]|1[0-2])$',
+    '\\x41\\cJ?',
+    '^\\P{Lu}*$',
+    '[^\\s@]+@[^\\s@]+',
+    '^\\0?\\t?$',
+    '\\S\\W\\D',
     ...HOSTILE,
   ];
   /** Values short enough for RegExp to try every way of splitting them over the hostile patterns. */
   const SHORT = 5;
   const random = mulberry32(35);
-  const alphabet = ['a', 'b', 'x', 'A', 'Z', '0', '7', '-', '.', '@', ' ', '\n', '\t', 'é', 'λ', '😀', '\ud83d', '\u0000', 'foo', 'e', 'cd', '2024-', '12'];
-  const values = ['', 'a', 'aaaab', 'foo bar', 'xfoox', 'ab-cd', '1234567890123', '123-456-7890', 'john@doe.com', '😀', '\ud83d', '\n'];
+  const alphabet = [
+    'a',
+    'b',
+    'x',
+    'A',
+    'Z',
+    '0',
+    '7',
+    '-',
+    '.',
+    '@',
+    ' ',
+    '\n',
+    '\t',
+    'é',
+    'λ',
+    '😀',
+    '\ud83d',
+    '\u0000',
+    'foo',
+    'e',
+    'cd',
+    '2024-',
+    '12',
+  ];
+  const values = [
+    '',
+    'a',
+    'aaaab',
+    'foo bar',
+    'xfoox',
+    'ab-cd',
+    '1234567890123',
+    '123-456-7890',
+    'john@doe.com',
+    '😀',
+    '\ud83d',
+    '\n',
+  ];
   for (let i = 0; i < 400; i++) {
     const length = Math.floor(random() * 8);
     values.push(Array.from({ length }, () => alphabet[Math.floor(random() * alphabet.length)]).join(''));
@@ -60,7 +135,11 @@ describe('its work grows linearly with the value, whatever the pattern', () => {
 
   test('hostile patterns give the right answers on inputs built against them', () => {
     assert.equal(new LinearPattern('(a|aa)+$').test(`${'a'.repeat(64)}!`, new MatchBudget()), false);
-    assert.equal(new LinearPattern('(a|a?)+$').test(`${'a'.repeat(64)}!`, new MatchBudget()), true, 'an empty repetition matches at the end');
+    assert.equal(
+      new LinearPattern('(a|a?)+$').test(`${'a'.repeat(64)}!`, new MatchBudget()),
+      true,
+      'an empty repetition matches at the end',
+    );
     assert.equal(new LinearPattern('(a?a?)+b').test('a'.repeat(64), new MatchBudget()), false);
     assert.equal(new LinearPattern('(.*){20}x').test(`${'a'.repeat(64)}x`, new MatchBudget()), true);
   });
@@ -94,6 +173,11 @@ describe('what only a backtracking engine can run is refused', () => {
     ['a{3000}', /spells out 3001 states/],
   ];
   for (const [source, message] of cases) {
-    test(source, () => assert.throws(() => new LinearPattern(source), (error: unknown) => error instanceof UnsupportedPattern && message.test(error.message)));
+    test(source, () =>
+      assert.throws(
+        () => new LinearPattern(source),
+        (error: unknown) => error instanceof UnsupportedPattern && message.test(error.message),
+      ),
+    );
   }
 });

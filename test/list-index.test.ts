@@ -38,7 +38,8 @@ function integerFromEnvironment(name: string, fallback: number): number {
   const text = process.env[name];
   if (text === undefined || text === '') return fallback;
   const value = Number(text);
-  if (!Number.isSafeInteger(value) || value < 0) throw new Error(`${name} must be a non-negative integer, not "${text}"`);
+  if (!Number.isSafeInteger(value) || value < 0)
+    throw new Error(`${name} must be a non-negative integer, not "${text}"`);
   return value;
 }
 
@@ -66,7 +67,9 @@ function itemAt<T>(items: readonly T[], index: number): T {
 
 /** Each character upper- or lowercased at random (so "ß" may become "SS"). */
 function randomCase(random: Random, text: string): string {
-  return [...text].map((character) => (chance(random, 0.5) ? character.toUpperCase() : character.toLowerCase())).join('');
+  return [...text]
+    .map((character) => (chance(random, 0.5) ? character.toUpperCase() : character.toLowerCase()))
+    .join('');
 }
 
 // ---------------------------------------------------------------------------------------
@@ -85,24 +88,67 @@ function storedRecord(fields: MutableRecord): StoredRecord {
  * "🍵" (a surrogate pair) and "ｚ" order differently by code unit and by code point.
  */
 const NAMES = [
-  'Widget', 'widget', 'WIDGET', 'Gadget', 'gadget', 'Teapot', 'teapot', 'apple', 'Apple', 'Zebra mug', '10',
-  'Émile', 'émile', 'Straße', 'STRASSE', '\u212A-cup', 'k-cup', '\u{1F375} tea', '\uFF5A fullwidth',
+  'Widget',
+  'widget',
+  'WIDGET',
+  'Gadget',
+  'gadget',
+  'Teapot',
+  'teapot',
+  'apple',
+  'Apple',
+  'Zebra mug',
+  '10',
+  'Émile',
+  'émile',
+  'Straße',
+  'STRASSE',
+  '\u212A-cup',
+  'k-cup',
+  '\u{1F375} tea',
+  '\uFF5A fullwidth',
 ] as const;
 /** Repeats weight the choice: a few large categories and a few small ones. */
 const CATEGORIES = [
-  'tea', 'tea', 'tea', 'Tea', 'TEA', 'coffee', 'coffee', 'Coffee', 'tools', 'books', 'Straße', 'STRASSE',
+  'tea',
+  'tea',
+  'tea',
+  'Tea',
+  'TEA',
+  'coffee',
+  'coffee',
+  'Coffee',
+  'tools',
+  'books',
+  'Straße',
+  'STRASSE',
 ] as const;
 /** Duplicates for ties; 9.99 < 10 < 100 numerically but not as strings. */
 const PRICES = [0, 0.5, 1, 2.5, 9.99, 10, 10, 10, 25, 99.5, 100, 1000] as const;
 /** Few timestamps, so created_at and updated_at have ties too. */
 const TIMESTAMPS = [
-  '2024-01-01T00:00:00Z', '2024-01-01T00:00:00.5Z', '2024-01-02T08:00:00Z', '2024-02-29T23:59:59Z',
-  '2024-03-01T00:00:00Z', '2024-12-31T12:00:00Z', '2025-01-01T00:00:00Z', '2025-06-11T09:30:00Z',
+  '2024-01-01T00:00:00Z',
+  '2024-01-01T00:00:00.5Z',
+  '2024-01-02T08:00:00Z',
+  '2024-02-29T23:59:59Z',
+  '2024-03-01T00:00:00Z',
+  '2024-12-31T12:00:00Z',
+  '2025-01-01T00:00:00Z',
+  '2025-06-11T09:30:00Z',
 ] as const;
 /** Equal ignoring case in pairs (ana, kim with KELVIN SIGN, émile); "straße" and "STRASSE" are not. */
 const EMAILS = [
-  'ana@example.com', 'Ana@Example.com', 'bo@example.com', 'kim@example.com', '\u212Aim@example.com', 'straße@example.com',
-  'STRASSE@example.com', 'émile@example.com', 'ÉMILE@example.com', 'zoe@example.org', 'x.y+z@example.net',
+  'ana@example.com',
+  'Ana@Example.com',
+  'bo@example.com',
+  'kim@example.com',
+  '\u212Aim@example.com',
+  'straße@example.com',
+  'STRASSE@example.com',
+  'émile@example.com',
+  'ÉMILE@example.com',
+  'zoe@example.org',
+  'x.y+z@example.net',
 ] as const;
 const USER_NAMES = ['Ana', 'Bo', 'Kim', 'Émile', 'Zoe'] as const;
 
@@ -189,7 +235,9 @@ function equalsIgnoringCase(field: string, value: string | number): Filter {
 
 /** Sort keys as the API writes them: "-price" is price descending. */
 function sortBy(...keys: string[]): SortKey[] {
-  return keys.map((key) => (key.startsWith('-') ? { field: key.slice(1), descending: true } : { field: key, descending: false }));
+  return keys.map((key) =>
+    key.startsWith('-') ? { field: key.slice(1), descending: true } : { field: key, descending: false },
+  );
 }
 
 function shape(collection: StoredCollection, filters: readonly Filter[], sort: readonly SortKey[]): QueryShape {
@@ -250,7 +298,11 @@ const SORT_FIELDS = ['name', 'category', 'price', 'id', 'created_at', 'updated_a
 
 function randomFilter(random: Random): Filter {
   const choice = pick(random, FILTER_CHOICES);
-  return { field: choice.field, value: pick(random, choice.values), ignoreCase: pick(random, [true, false, undefined]) };
+  return {
+    field: choice.field,
+    value: pick(random, choice.values),
+    ignoreCase: pick(random, [true, false, undefined]),
+  };
 }
 
 /** Zero to three distinct keys, each in either direction. */
@@ -371,7 +423,13 @@ class Model {
 // Comparing the store with the reference
 
 /** Same records (the very stored objects) in the same order, and the same total. */
-function assertQueryMatches(store: MemoryStore, model: Model, collection: StoredCollection, query: Query, where: string): void {
+function assertQueryMatches(
+  store: MemoryStore,
+  model: Model,
+  collection: StoredCollection,
+  query: Query,
+  where: string,
+): void {
   const actual = store.query(collection, query);
   const expected = naiveQuery(model.records(collection), query);
   const context = `${where}: ${describeQuery(collection, query)}`;
@@ -588,9 +646,25 @@ class World {
     const pooled = pick(this.random, QUERY_SHAPES);
     assertQueryMatches(this.store, this.model, pooled.collection, { ...pooled, ...randomPage(this.random) }, where);
     assertQueryMatches(this.store, this.model, 'products', randomProductQuery(this.random), where);
-    const [field, values]: [string, readonly string[]] = chance(this.random, 0.5) ? ['name', NAMES] : ['category', CATEGORIES];
-    assertFindMatches(this.store, this.model, 'products', field, randomCase(this.random, pick(this.random, values)), where);
-    assertFindMatches(this.store, this.model, 'users', 'email', randomCase(this.random, pick(this.random, EMAILS)), where);
+    const [field, values]: [string, readonly string[]] = chance(this.random, 0.5)
+      ? ['name', NAMES]
+      : ['category', CATEGORIES];
+    assertFindMatches(
+      this.store,
+      this.model,
+      'products',
+      field,
+      randomCase(this.random, pick(this.random, values)),
+      where,
+    );
+    assertFindMatches(
+      this.store,
+      this.model,
+      'users',
+      'email',
+      randomCase(this.random, pick(this.random, EMAILS)),
+      where,
+    );
   }
 
   /** Every pooled list in full and one page of it, every id by get, every user's email. */
@@ -646,7 +720,8 @@ async function failedCommitsLeaveNoTrace(deleted: 'newest' | 'middle'): Promise<
   const products = [...world.model.records('products').values()];
   const users = [...world.model.records('users').values()];
   const moved = products.find((record) => record['category'] === 'tea' && record.id > 10) ?? itemAt(products, 10);
-  const deletedProduct = deleted === 'newest' ? itemAt(products, products.length - 1) : itemAt(products, products.length >> 1);
+  const deletedProduct =
+    deleted === 'newest' ? itemAt(products, products.length - 1) : itemAt(products, products.length >> 1);
   const deletedUser = deleted === 'newest' ? itemAt(users, users.length - 1) : itemAt(users, users.length >> 1);
   const recased = itemAt(users, 2);
   const newProductId = world.store.allocateId('products');
@@ -795,18 +870,16 @@ describe('list indexes equal a naive filter + sort + slice', () => {
     await runRandomOperations({ seed: SEED, products: 400, users: 30, rolledBackDeletes: 'newest' }, ROUNDS);
   });
 
-  test(
-    `property: the same with failed commits that delete any record (seed ${SEED + 1}, ${operations})`,
-    async () => {
-      await runRandomOperations({ seed: SEED + 1, products: 400, users: 30, rolledBackDeletes: 'any' }, ROUNDS);
-    },
-  );
+  test(`property: the same with failed commits that delete any record (seed ${SEED + 1}, ${operations})`, async () => {
+    await runRandomOperations({ seed: SEED + 1, products: 400, users: 30, rolledBackDeletes: 'any' }, ROUNDS);
+  });
 
   test(`findIgnoringCase answers the first user in id order across email case changes and deletes (seed ${SEED + 2})`, async () => {
     const random = mulberry32(SEED + 2);
     const model = new Model();
     const store = new MemoryStore(new Map());
-    const emailQuery = (value: string): Query => everything({ filters: [equalsIgnoringCase('email', value)], sort: [] });
+    const emailQuery = (value: string): Query =>
+      everything({ filters: [equalsIgnoringCase('email', value)], sort: [] });
     for (let step = 0; step < Math.max(200, ROUNDS >> 1); step++) {
       const where = `seed ${SEED + 2}, step ${step}`;
       const existing = [...model.records('users').values()];
@@ -819,7 +892,11 @@ describe('list indexes equal a naive filter + sort + slice', () => {
       await store.commit([change]);
 
       const someEmail = existing.length === 0 ? 'nobody@example.com' : String(pick(random, existing)['email']);
-      for (const value of [randomCase(random, someEmail), randomCase(random, pick(random, EMAILS)), 'nobody@example.com']) {
+      for (const value of [
+        randomCase(random, someEmail),
+        randomCase(random, pick(random, EMAILS)),
+        'nobody@example.com',
+      ]) {
         assertFindMatches(store, model, 'users', 'email', value, where);
         assertQueryMatches(store, model, 'users', emailQuery(value), where);
       }
@@ -831,12 +908,9 @@ describe('list indexes equal a naive filter + sort + slice', () => {
     await failedCommitsLeaveNoTrace('newest');
   });
 
-  test(
-    'rollback: a failed delete of a record in the middle puts it back at its id position',
-    async () => {
-      await failedCommitsLeaveNoTrace('middle');
-    },
-  );
+  test('rollback: a failed delete of a record in the middle puts it back at its id position', async () => {
+    await failedCommitsLeaveNoTrace('middle');
+  });
 
   test('lists return the stored, frozen objects: the same as get(id), also after updates', async () => {
     const world = new World({ seed: SEED + 3, products: 150, users: 5, rolledBackDeletes: 'any' });
@@ -883,7 +957,12 @@ describe('list indexes equal a naive filter + sort + slice', () => {
 
 /** A product whose price is a number (with ties), null, or missing. */
 function productWithAbsentPrices(random: Random, id: number): StoredRecord {
-  const record: MutableRecord = { id, created_at: TIMESTAMPS[0], updated_at: TIMESTAMPS[0], category: pick(random, ['tea', 'coffee']) };
+  const record: MutableRecord = {
+    id,
+    created_at: TIMESTAMPS[0],
+    updated_at: TIMESTAMPS[0],
+    category: pick(random, ['tea', 'coffee']),
+  };
   const roll = random();
   if (roll < 0.15) record['price'] = null;
   else if (roll >= 0.3) record['price'] = pick(random, PRICES);
@@ -911,5 +990,9 @@ function assertAbsentValuesTogether(store: MemoryStore, model: Model, query: Que
     ? [actualIds.slice(absent.length), actualIds.slice(0, absent.length)]
     : [actualIds.slice(0, present.length), actualIds.slice(present.length)];
   assert.deepEqual(presentPart, present, `${context}: records with a value, in order`);
-  assert.deepEqual(absentPart.sort((a, b) => a - b), absent, `${context}: records without a value`);
+  assert.deepEqual(
+    absentPart.sort((a, b) => a - b),
+    absent,
+    `${context}: records without a value`,
+  );
 }

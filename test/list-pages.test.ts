@@ -25,7 +25,14 @@ import type { Change, Query, QueryResult, StoredCollection } from '../src/store/
 import { IDEMPOTENCY_COLLECTION } from '../src/store/store.ts';
 import { EXAMPLE } from './example-definitions.ts';
 import type { TestResponse, TestServer } from './helpers.ts';
-import { createProduct, createUser, createUserClient, startTestServer, cleanUpAfterEach, scratchDirectory } from './helpers.ts';
+import {
+  createProduct,
+  createUser,
+  createUserClient,
+  startTestServer,
+  cleanUpAfterEach,
+  scratchDirectory,
+} from './helpers.ts';
 import { assertEmpty, assertJson, assertProblem } from './assertions.ts';
 
 // ---------------------------------------------------------------------------------------
@@ -82,7 +89,10 @@ async function startCountingServer(): Promise<{ api: TestServer; store: Counting
 }
 
 /** How many pages `request` made the server build, with its answer. */
-async function counting(store: CountingStore, request: () => Promise<TestResponse>): Promise<{ response: TestResponse; built: number }> {
+async function counting(
+  store: CountingStore,
+  request: () => Promise<TestResponse>,
+): Promise<{ response: TestResponse; built: number }> {
   const before = store.queries;
   const response = await request();
   return { response, built: store.queries - before };
@@ -175,14 +185,20 @@ describe('list pages: reused until the collection changes', () => {
 
   test('POST, PATCH of a sorted field, PATCH moving a record out of the filter, PUT and DELETE each show on the very next request with a new ETag', async () => {
     const { api, store } = await teaShop();
-    let etag = assertPage(await api.get(TEA_BY_PRICE), { data: await readAll(api, '/v1/products', [2, 1]), meta: meta(2) });
+    let etag = assertPage(await api.get(TEA_BY_PRICE), {
+      data: await readAll(api, '/v1/products', [2, 1]),
+      meta: meta(2),
+    });
 
     /** After a write: the next request builds the page again, shows `ids` and a new ETag; the old ETag now gets 200; a repeat is reused. */
     const expectChange = async (write: () => Promise<TestResponse>, status: number, ids: number[]): Promise<void> => {
       assert.equal((await write()).status, status);
       const next = await counting(store, () => api.get(TEA_BY_PRICE));
       assert.equal(next.built, 1, 'the change makes the page be built again');
-      const fresh = assertPage(next.response, { data: await readAll(api, '/v1/products', ids), meta: meta(ids.length) });
+      const fresh = assertPage(next.response, {
+        data: await readAll(api, '/v1/products', ids),
+        meta: meta(ids.length),
+      });
       assert.notEqual(fresh, etag);
       const stale = await api.get(TEA_BY_PRICE, { 'if-none-match': etag });
       assert.equal(stale.status, 200, 'the old ETag no longer matches');
@@ -230,7 +246,10 @@ describe('list pages: reused until the collection changes', () => {
 
     const { id, client } = await createUserClient(api);
     assert.equal((await api.patch(`/v1/users/${id}`, { name: 'Renamed' })).status, 200);
-    assert.equal((await client.post(`/v1/users/${id}/orders`, { items: [{ product_id: 1, quantity: 2 }] })).status, 201);
+    assert.equal(
+      (await client.post(`/v1/users/${id}/orders`, { items: [{ product_id: 1, quantity: 2 }] })).status,
+      201,
+    );
 
     const after = await counting(store, () => api.get(TEA_BY_PRICE));
     assert.equal(after.built, 0, 'products did not change: the page is reused');
@@ -241,12 +260,14 @@ describe('list pages: reused until the collection changes', () => {
 });
 
 describe('list pages: who may see a kept page is checked on every request', () => {
-  test("another user gets 403 and an anonymous caller 401 for the exact URL whose page is kept, even with its ETag; the owner and an admin then get the same body", async () => {
+  test('another user gets 403 and an anonymous caller 401 for the exact URL whose page is kept, even with its ETag; the owner and an admin then get the same body', async () => {
     const { api, store } = await startCountingServer();
     const product = await createProduct(api, { name: 'Kettle', category: 'tools', price: 20 });
     const a = await createUserClient(api);
     const b = await createUserClient(api);
-    const ordered = await a.client.post(`/v1/users/${a.id}/orders`, { items: [{ product_id: product.id as number, quantity: 1 }] });
+    const ordered = await a.client.post(`/v1/users/${a.id}/orders`, {
+      items: [{ product_id: product.id as number, quantity: 1 }],
+    });
     assert.equal(ordered.status, 201);
     const path = `/v1/users/${a.id}/orders`;
 
@@ -281,7 +302,12 @@ describe('list pages: who may see a kept page is checked on every request', () =
     assert.equal(listed.built, 1);
     assert.equal(listed.response.status, 200);
     assertProblem(await client.get('/v1/users'), 403, 'forbidden', '/v1/users');
-    assertProblem(await client.get('/v1/users', { 'if-none-match': listed.response.headers.get('etag') ?? '' }), 403, 'forbidden', '/v1/users');
+    assertProblem(
+      await client.get('/v1/users', { 'if-none-match': listed.response.headers.get('etag') ?? '' }),
+      403,
+      'forbidden',
+      '/v1/users',
+    );
   });
 
   test('a parent deleted: its orders list, kept while it was empty, becomes 404 record_not_found (also with the old ETag)', async () => {
@@ -304,7 +330,10 @@ describe('list pages: who may see a kept page is checked on every request', () =
     const product = await createProduct(api);
     const x = await createUserClient(api);
     const path = `/v1/users/${x.id}/orders`;
-    assert.equal((await x.client.post(path, { items: [{ product_id: product.id as number, quantity: 3 }] })).status, 201);
+    assert.equal(
+      (await x.client.post(path, { items: [{ product_id: product.id as number, quantity: 3 }] })).status,
+      201,
+    );
     assert.equal((await api.get(path)).status, 200);
     assert.equal((await api.delete(`/v1/users/${x.id}`)).status, 204);
     assertProblem(await api.get(path), 404, 'record_not_found', path);
@@ -320,7 +349,10 @@ describe('list pages: which request gets which page', () => {
       assert.equal(bad.built, 0);
       assertProblem(bad.response, 400, 'invalid_query', '/v1/products', [{ field: 'limit', code: 'invalid_value' }]);
     }
-    assertPage(await api.get('/v1/products?limit=1'), { data: await readAll(api, '/v1/products', [1]), meta: meta(1, 1, 1) });
+    assertPage(await api.get('/v1/products?limit=1'), {
+      data: await readAll(api, '/v1/products', [1]),
+      meta: meta(1, 1, 1),
+    });
   });
 
   test('parameters in another order give the same page; each vocabulary gets its own words, whichever vocabulary the parameters use', async () => {
@@ -338,8 +370,21 @@ describe('list pages: which request gets which page', () => {
 
     const english = await readAll(api, '/v1/products', [1, 3]);
     const portuguese = await readAll(api, '/v1/produtos', [1, 3]);
-    assert.deepEqual(Object.keys(portuguese[0] as object), ['id', 'nome', 'categoria', 'preco', 'criado_em', 'atualizado_em']);
-    const singlePageLinks = (target: string): PageLinks => ({ self: target, first: target, prev: null, next: null, last: target });
+    assert.deepEqual(Object.keys(portuguese[0] as object), [
+      'id',
+      'nome',
+      'categoria',
+      'preco',
+      'criado_em',
+      'atualizado_em',
+    ]);
+    const singlePageLinks = (target: string): PageLinks => ({
+      self: target,
+      first: target,
+      prev: null,
+      next: null,
+      last: target,
+    });
 
     const cases = [
       { path: '/v1/produtos?categoria=tea', data: portuguese, self: '/v1/produtos?categoria=tea&pagina=1&limite=20' },
@@ -386,7 +431,8 @@ describe('list pages: which request gets which page', () => {
     assert.equal(await check(44), 1, 'a page pushed out is built again, pushing out the least recently used: 46');
     assert.equal(await check(45), 0, 'page 45 was used recently, so it stayed');
     assert.equal(await check(46), 1, 'page 46 was pushed out');
-    for (let page = 1; page <= 10; page++) assert.equal(await check(page), 1, `page ${page} was pushed out and is built again`);
+    for (let page = 1; page <= 10; page++)
+      assert.equal(await check(page), 1, `page ${page} was pushed out and is built again`);
   });
 });
 
@@ -451,7 +497,6 @@ async function within<T>(promise: Promise<T>, ms: number, what: string): Promise
   }
 }
 
-
 describe('list pages: a write that is rolled back', () => {
   test('a list during the pending write shows it consistently; after the disk refuses it, the list is the one from before (same bytes, same ETag)', async () => {
     const api = await startTestServer({ dataDir: await scratchDirectory(defer) });
@@ -462,7 +507,11 @@ describe('list pages: a write that is rolled back', () => {
 
     const held = await holdNextJournalWrite(await scratchDirectory(defer));
     const refused = api.post('/v1/products', { name: 'Refused', category: 'c', price: 2 });
-    await within(held.started, 5000, 'the journal write was never intercepted (does the journal still write with FileHandle.write?)');
+    await within(
+      held.started,
+      5000,
+      'the journal write was never intercepted (does the journal still write with FileHandle.write?)',
+    );
 
     // Applied in memory, not yet durable: a list now shows it, with a total that agrees.
     const during = await api.get('/v1/products');
@@ -494,18 +543,39 @@ describe('list pages: a write that is rolled back', () => {
 // Store.version on MemoryStore
 
 function product(id: number, name = `P${id}`): StoredRecord {
-  return { id, name, category: 'c', price: id, created_at: '2026-01-01T00:00:00.000Z', updated_at: '2026-01-01T00:00:00.000Z' };
+  return {
+    id,
+    name,
+    category: 'c',
+    price: id,
+    created_at: '2026-01-01T00:00:00.000Z',
+    updated_at: '2026-01-01T00:00:00.000Z',
+  };
 }
 
 function order(id: number, userId: number): StoredRecord {
-  return { id, user_id: userId, items: [], total: 0, status: 'pending', created_at: '2026-01-01T00:00:00.000Z', updated_at: '2026-01-01T00:00:00.000Z' };
+  return {
+    id,
+    user_id: userId,
+    items: [],
+    total: 0,
+    status: 'pending',
+    created_at: '2026-01-01T00:00:00.000Z',
+    updated_at: '2026-01-01T00:00:00.000Z',
+  };
 }
 
 /** The example domain's collections and the idempotency keys: every collection a store of the example holds. */
-const STORED_COLLECTIONS: readonly StoredCollection[] = [...EXAMPLE.resources.map(({ collection }) => collection), IDEMPOTENCY_COLLECTION];
+const STORED_COLLECTIONS: readonly StoredCollection[] = [
+  ...EXAMPLE.resources.map(({ collection }) => collection),
+  IDEMPOTENCY_COLLECTION,
+];
 
 function versions(store: MemoryStore): Record<StoredCollection, number> {
-  return Object.fromEntries(STORED_COLLECTIONS.map((collection) => [collection, store.version(collection)])) as Record<StoredCollection, number>;
+  return Object.fromEntries(STORED_COLLECTIONS.map((collection) => [collection, store.version(collection)])) as Record<
+    StoredCollection,
+    number
+  >;
 }
 
 const ALL: Query = { filters: [], sort: [], offset: 0, limit: 100 };
@@ -598,6 +668,10 @@ describe('Store.version (MemoryStore)', () => {
 
     persistence.failNext();
     await assert.rejects(second, /ENOSPC/);
-    assert.deepEqual(versions(store), { users: 0, products: 3, orders: 2, idempotency_keys: 0 }, 'nothing left to undo');
+    assert.deepEqual(
+      versions(store),
+      { users: 0, products: 3, orders: 2, idempotency_keys: 0 },
+      'nothing left to undo',
+    );
   });
 });

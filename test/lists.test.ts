@@ -49,7 +49,10 @@ function range(from: number, to: number): number[] {
 }
 
 /** Creates products one after another, so their ids are 1..n in order. */
-async function createProducts(api: TestServer, fields: Partial<{ name: string; category: string; price: number }>[]): Promise<any[]> {
+async function createProducts(
+  api: TestServer,
+  fields: Partial<{ name: string; category: string; price: number }>[],
+): Promise<any[]> {
   const records: any[] = [];
   for (const field of fields) records.push(await createProduct(api, field));
   return records;
@@ -232,7 +235,12 @@ describe('lists: links keep filters and sort', () => {
     assert.deepEqual(response.body.meta, { page: 1, limit: 2, total: 5, pages: 3 });
     const links = response.body.links as Links;
     assert.equal(links.prev, null);
-    const query = (page: number): [string, string][] => [['category', 'coffee'], ['sort', 'name,-price'], ['page', String(page)], ['limit', '2']];
+    const query = (page: number): [string, string][] => [
+      ['category', 'coffee'],
+      ['sort', 'name,-price'],
+      ['page', String(page)],
+      ['limit', '2'],
+    ];
     assert.deepEqual(parseLink(links.self), { path: '/v1/products', query: query(1) });
     assert.deepEqual(parseLink(links.first), { path: '/v1/products', query: query(1) });
     assert.deepEqual(parseLink(links.next as string), { path: '/v1/products', query: query(2) });
@@ -268,7 +276,14 @@ describe('lists: links keep filters and sort', () => {
     assert.equal(response.status, 200);
     assert.deepEqual(idsOf(response), [18]);
     const self = response.body.links.self as string;
-    assert.deepEqual(parseLink(self), { path: '/v1/products', query: [['category', 'tea & herbs/1'], ['page', '1'], ['limit', '20']] });
+    assert.deepEqual(parseLink(self), {
+      path: '/v1/products',
+      query: [
+        ['category', 'tea & herbs/1'],
+        ['page', '1'],
+        ['limit', '20'],
+      ],
+    });
     const followed = await api.get(self);
     assert.deepEqual(followed.body, response.body);
   });
@@ -309,21 +324,82 @@ describe('lists: bad parameters are 400 invalid_query naming the parameter', () 
     { name: 'limit=500', path: '/v1/products?limit=500', errors: [{ field: 'limit', code: 'invalid_value' }] },
     { name: 'limit=abc', path: '/v1/products?limit=abc', errors: [{ field: 'limit', code: 'invalid_value' }] },
     { name: 'limite=0 (pt name)', path: '/v1/products?limite=0', errors: [{ field: 'limite', code: 'invalid_value' }] },
-    { name: 'sort=nope', path: '/v1/products?sort=nope', errors: [{ field: 'sort', code: 'invalid_value' }], message: /^cannot sort by "nope"; the sortable fields are id, name, category, price, created_at, updated_at \(each optionally prefixed by "-" for descending\)$/ },
-    { name: 'sort= (empty)', path: '/v1/products?sort=', errors: [{ field: 'sort', code: 'invalid_value' }], message: /^has an empty entry; list sortable fields separated by commas: id, / },
-    { name: 'sort=price,price', path: '/v1/products?sort=price,price', errors: [{ field: 'sort', code: 'invalid_value' }], message: /^names "price" more than once; give each field once$/ },
-    { name: 'sort=price,-price', path: '/v1/products?sort=price,-price', errors: [{ field: 'sort', code: 'invalid_value' }], message: /^names "price" more than once/ },
-    { name: 'sort=price, (trailing comma)', path: '/v1/products?sort=price,', errors: [{ field: 'sort', code: 'invalid_value' }], message: /^has an empty entry/ },
-    { name: 'sort=description (not sortable)', path: '/v1/products?sort=description', errors: [{ field: 'sort', code: 'invalid_value' }], message: /^cannot sort by "-?description"; the sortable fields are / },
-    { name: 'sort=-region (no such field), a long word cut', path: `/v1/products?sort=-region${'x'.repeat(100)}`, errors: [{ field: 'sort', code: 'invalid_value' }], message: new RegExp(`^cannot sort by "region${'x'.repeat(58)}…"; the sortable fields are `) },
-    { name: 'sort=password on users', path: '/v1/users?sort=password', errors: [{ field: 'sort', code: 'invalid_value' }], message: /^cannot sort by "password"/ },
-    { name: 'category= (empty)', path: '/v1/products?category=', errors: [{ field: 'category', code: 'invalid_value' }] },
+    {
+      name: 'sort=nope',
+      path: '/v1/products?sort=nope',
+      errors: [{ field: 'sort', code: 'invalid_value' }],
+      message:
+        /^cannot sort by "nope"; the sortable fields are id, name, category, price, created_at, updated_at \(each optionally prefixed by "-" for descending\)$/,
+    },
+    {
+      name: 'sort= (empty)',
+      path: '/v1/products?sort=',
+      errors: [{ field: 'sort', code: 'invalid_value' }],
+      message: /^has an empty entry; list sortable fields separated by commas: id, /,
+    },
+    {
+      name: 'sort=price,price',
+      path: '/v1/products?sort=price,price',
+      errors: [{ field: 'sort', code: 'invalid_value' }],
+      message: /^names "price" more than once; give each field once$/,
+    },
+    {
+      name: 'sort=price,-price',
+      path: '/v1/products?sort=price,-price',
+      errors: [{ field: 'sort', code: 'invalid_value' }],
+      message: /^names "price" more than once/,
+    },
+    {
+      name: 'sort=price, (trailing comma)',
+      path: '/v1/products?sort=price,',
+      errors: [{ field: 'sort', code: 'invalid_value' }],
+      message: /^has an empty entry/,
+    },
+    {
+      name: 'sort=description (not sortable)',
+      path: '/v1/products?sort=description',
+      errors: [{ field: 'sort', code: 'invalid_value' }],
+      message: /^cannot sort by "-?description"; the sortable fields are /,
+    },
+    {
+      name: 'sort=-region (no such field), a long word cut',
+      path: `/v1/products?sort=-region${'x'.repeat(100)}`,
+      errors: [{ field: 'sort', code: 'invalid_value' }],
+      message: new RegExp(`^cannot sort by "region${'x'.repeat(58)}…"; the sortable fields are `),
+    },
+    {
+      name: 'sort=password on users',
+      path: '/v1/users?sort=password',
+      errors: [{ field: 'sort', code: 'invalid_value' }],
+      message: /^cannot sort by "password"/,
+    },
+    {
+      name: 'category= (empty)',
+      path: '/v1/products?category=',
+      errors: [{ field: 'category', code: 'invalid_value' }],
+    },
     { name: 'role=boss', path: '/v1/users?role=boss', errors: [{ field: 'role', code: 'invalid_value' }] },
-    { name: 'status=late', path: '/v1/users/1/orders?status=late', errors: [{ field: 'status', code: 'invalid_value' }] },
+    {
+      name: 'status=late',
+      path: '/v1/users/1/orders?status=late',
+      errors: [{ field: 'status', code: 'invalid_value' }],
+    },
     { name: 'foo=1', path: '/v1/products?foo=1', errors: [{ field: 'foo', code: 'unknown_parameter' }] },
-    { name: 'a filter of another resource (role on products)', path: '/v1/products?role=user', errors: [{ field: 'role', code: 'unknown_parameter' }] },
-    { name: 'page=1&page=2', path: '/v1/products?page=1&page=2', errors: [{ field: 'page', code: 'repeated_parameter' }] },
-    { name: 'page=1&pagina=2', path: '/v1/products?page=1&pagina=2', errors: [{ field: 'pagina', code: 'repeated_parameter' }] },
+    {
+      name: 'a filter of another resource (role on products)',
+      path: '/v1/products?role=user',
+      errors: [{ field: 'role', code: 'unknown_parameter' }],
+    },
+    {
+      name: 'page=1&page=2',
+      path: '/v1/products?page=1&page=2',
+      errors: [{ field: 'page', code: 'repeated_parameter' }],
+    },
+    {
+      name: 'page=1&pagina=2',
+      path: '/v1/products?page=1&pagina=2',
+      errors: [{ field: 'pagina', code: 'repeated_parameter' }],
+    },
   ];
   for (const c of cases) {
     test(`${c.name} → 400 invalid_query, errors[] names it`, async () => {
@@ -399,7 +475,11 @@ describe('lists: sorting', () => {
     assert.deepEqual(response.body.meta, { page: 2, limit: 4, total: 6, pages: 2 });
     assert.deepEqual(parseLink(response.body.links.self), {
       path: '/v1/products',
-      query: [['sort', '-price,name'], ['page', '2'], ['limit', '4']],
+      query: [
+        ['sort', '-price,name'],
+        ['page', '2'],
+        ['limit', '4'],
+      ],
     });
   });
 });
@@ -443,11 +523,22 @@ describe('lists: filters combined with sort and paging', () => {
     const response = await api.get(`/v1/users?email=${encodeURIComponent('carol@EXAMPLE.COM')}`);
     assert.equal(response.status, 200);
     assert.deepEqual(idsOf(response), [carol]);
-    assert.deepEqual(Object.keys(response.body.data[0]).sort(), ['created_at', 'email', 'id', 'name', 'role', 'updated_at']);
+    assert.deepEqual(Object.keys(response.body.data[0]).sort(), [
+      'created_at',
+      'email',
+      'id',
+      'name',
+      'role',
+      'updated_at',
+    ]);
     assert.equal(response.body.data[0].email, 'Carol@Example.com');
     assert.deepEqual(parseLink(response.body.links.self), {
       path: '/v1/users',
-      query: [['email', 'carol@EXAMPLE.COM'], ['page', '1'], ['limit', '20']],
+      query: [
+        ['email', 'carol@EXAMPLE.COM'],
+        ['page', '1'],
+        ['limit', '20'],
+      ],
     });
   });
 
@@ -587,7 +678,8 @@ test(`property: 30 random list queries match a naive filter + sort + slice (mulb
 
       const parameters: string[] = [];
       if (category !== undefined) parameters.push(`category=${category}`);
-      if (keys.length > 0) parameters.push(`sort=${keys.map((key) => (key.descending ? '-' : '') + key.field).join(',')}`);
+      if (keys.length > 0)
+        parameters.push(`sort=${keys.map((key) => (key.descending ? '-' : '') + key.field).join(',')}`);
       parameters.push(`page=${page}`, `limit=${limit}`);
       const path = `/v1/products?${parameters.join('&')}`;
 

@@ -81,10 +81,14 @@ class LoadingView implements Store {
     return this.#answer(`get ${collection} ${id}`, () => this.#store.inner.get(collection, id));
   }
   query(collection: StoredCollection, query: Query): QueryResult {
-    return this.#answer(`query ${collection} ${JSON.stringify(query)}`, () => this.#store.inner.query(collection, query));
+    return this.#answer(`query ${collection} ${JSON.stringify(query)}`, () =>
+      this.#store.inner.query(collection, query),
+    );
   }
   findIgnoringCase(collection: StoredCollection, field: string, value: string): StoredRecord | undefined {
-    return this.#answer(`find ${collection} ${field} ${value}`, () => this.#store.inner.findIgnoringCase(collection, field, value));
+    return this.#answer(`find ${collection} ${field} ${value}`, () =>
+      this.#store.inner.findIgnoringCase(collection, field, value),
+    );
   }
   count(collection: StoredCollection): number {
     return this.#answer(`count ${collection}`, () => this.#store.inner.count(collection));

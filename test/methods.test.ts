@@ -132,7 +132,11 @@ for (const resource of RESOURCES) {
         { name: 'the current ETag → 304', header: (etag) => etag, status: 304 },
         { name: '* → 304', header: () => '*', status: 304 },
         { name: 'a list containing the current ETag → 304', header: (etag) => `"nope", ${etag}`, status: 304 },
-        { name: 'the weak form of the current ETag → 304 (weak comparison)', header: (etag) => `W/${etag}`, status: 304 },
+        {
+          name: 'the weak form of the current ETag → 304 (weak comparison)',
+          header: (etag) => `W/${etag}`,
+          status: 304,
+        },
         { name: 'another ETag → 200', header: () => '"not-the-etag"', status: 200 },
       ];
       for (const method of ['GET', 'HEAD']) {
@@ -259,7 +263,8 @@ for (const resource of RESOURCES) {
         for (const change of changes) {
           test(`${method} with ${change.field} = ${JSON.stringify(change.value)}`, async () => {
             const before = await current();
-            const body = method === 'PUT' ? { ...before.body, [change.field]: change.value } : { [change.field]: change.value };
+            const body =
+              method === 'PUT' ? { ...before.body, [change.field]: change.value } : { [change.field]: change.value };
             const response = await api.request(method, item, { body });
             assertProblem(response, 422, 'validation_failed', item, [{ field: change.field, code: 'server_field' }]);
             assert.equal(response.body.detail, '1 field is invalid');
@@ -299,7 +304,11 @@ for (const resource of RESOURCES) {
     });
 
     describe('If-Match on PUT, PATCH and DELETE', () => {
-      const writes: readonly { method: string; body: (r: Resource) => Record<string, unknown> | undefined; status: number }[] = [
+      const writes: readonly {
+        method: string;
+        body: (r: Resource) => Record<string, unknown> | undefined;
+        status: number;
+      }[] = [
         { method: 'PUT', body: (r) => r.replacement, status: 200 },
         { method: 'PATCH', body: (r) => r.change, status: 200 },
         { method: 'DELETE', body: () => undefined, status: 204 },
@@ -327,7 +336,10 @@ for (const resource of RESOURCES) {
           const { etag: old } = await current();
           const changed = await api.patch(item, resource.change);
           assert.equal(changed.status, 200);
-          const response = await api.request(write.method, item, { body: write.body(resource), headers: { 'if-match': old } });
+          const response = await api.request(write.method, item, {
+            body: write.body(resource),
+            headers: { 'if-match': old },
+          });
           assertProblem(response, 412, 'precondition_failed', item);
           const after = await current();
           assert.deepEqual(after.body, changed.body);
@@ -403,7 +415,10 @@ describe('Content-Length counts bytes, not characters', () => {
       ];
       for (const [what, response] of answers) {
         assert.ok(response.status === 200 || response.status === 201, `${what}: ${response.status} ${response.text}`);
-        assert.ok(Buffer.byteLength(response.text) > response.text.length, `${what}: the body has multi-byte characters`);
+        assert.ok(
+          Buffer.byteLength(response.text) > response.text.length,
+          `${what}: the body has multi-byte characters`,
+        );
         assert.equal(response.headers.get('content-length'), String(Buffer.byteLength(response.text)), what);
       }
       const head = await api.request('HEAD', '/v1/products/1');

@@ -21,7 +21,11 @@ import { LIBRARY, WORKSHOP } from './declared-domains.ts';
 /** The two functions of Redocly's library this file calls, as it calls them. */
 interface Redocly {
   createConfig(config: { extends: string[] }): Promise<unknown>;
-  lintFromString(options: { source: string; absoluteRef: string; config: unknown }): Promise<{ ruleId: string; message: string; location: { pointer?: string }[] }[]>;
+  lintFromString(options: {
+    source: string;
+    absoluteRef: string;
+    config: unknown;
+  }): Promise<{ ruleId: string; message: string; location: { pointer?: string }[] }[]>;
 }
 // Its own types (generated from its configuration's schema) cost each type-check of the
 // suite 4.5 s of CPU, a third of it: imported by a name in a variable, which TypeScript
@@ -31,7 +35,10 @@ const { createConfig, lintFromString } = (await import(REDOCLY)) as Redocly;
 
 const DOCUMENT_TEXT = JSON.stringify(describeApi(EXAMPLE), null, 2);
 
-async function spectralFindings(ruleset: RulesetDefinition, text = DOCUMENT_TEXT): Promise<{ code: string; path: string; message: string }[]> {
+async function spectralFindings(
+  ruleset: RulesetDefinition,
+  text = DOCUMENT_TEXT,
+): Promise<{ code: string; path: string; message: string }[]> {
   const spectral = new spectralCore.Spectral();
   spectral.setRuleset(ruleset);
   const results = await spectral.run(new spectralCore.Document(text, spectralParsers.Json, 'openapi.json'));
@@ -47,7 +54,9 @@ const OPTIONS = /^paths\.[^.]+(\.json)?\.options\./;
 const SERVER_WRITTEN_STRING =
   /^(components\.schemas\.Problem\.|components\.schemas\.Token\.|components\.schemas\.[A-Za-z]+List(_pt)?\.properties\.links\.|components\.headers\.|components\.schemas\.[A-Za-z]+(_pt)?\.properties\.(created_at|updated_at|criado_em|atualizado_em)$|paths\.\/(v1)?\.get\.responses\.200\.content\.|paths\.\/v1\/(events|eventos)\.get\.responses\.200\.content\.text\/event-stream\.schema$)/;
 /** If-Match and If-None-Match: bounded by Node's limit on the size of the headers (431 beyond it). */
-const CONDITIONAL_HEADER = (path: string): boolean => /\.parameters\.\d+\.schema$/.test(path) && /^paths\.[^.]+(\.json)?\.(get|head|put|patch|delete)\.parameters/.test(path);
+const CONDITIONAL_HEADER = (path: string): boolean =>
+  /\.parameters\.\d+\.schema$/.test(path) &&
+  /^paths\.[^.]+(\.json)?\.(get|head|put|patch|delete)\.parameters/.test(path);
 /** Free text a client writes (names, categories, descriptions, emails, passwords): bounded in length, but no pattern to give. */
 const FREE_TEXT = /\.properties\.(name|nome|category|categoria|description|descricao|email|password|senha)$/;
 
@@ -62,19 +71,27 @@ const EXPLAINED: readonly Explained[] = [
   {
     rule: 'owasp:api1:2023-no-numeric-ids',
     where: (path) => /^paths\.[^.]+\.parameters\.\d+\.schema$/.test(path),
-    why: 'ids are sequential integers (README: Paths); every request is authorized against the record\'s owner, and another user\'s record is a 403 whether or not it exists (README: Authentication and permissions), so guessing an id reveals nothing',
+    why: "ids are sequential integers (README: Paths); every request is authorized against the record's owner, and another user's record is a 403 whether or not it exists (README: Authentication and permissions), so guessing an id reveals nothing",
   },
-  { rule: 'owasp:api2:2023-read-restricted', where: (path) => OPEN_READS.test(path), why: 'the home page, the index, this document and the health checks are open by design (README: Authentication and permissions)' },
-  { rule: 'owasp:api2:2023-write-restricted', where: (path) => path === 'paths./v1/tokens.post.security', why: 'POST /v1/tokens is the login: it takes credentials, not a token' },
+  {
+    rule: 'owasp:api2:2023-read-restricted',
+    where: (path) => OPEN_READS.test(path),
+    why: 'the home page, the index, this document and the health checks are open by design (README: Authentication and permissions)',
+  },
+  {
+    rule: 'owasp:api2:2023-write-restricted',
+    where: (path) => path === 'paths./v1/tokens.post.security',
+    why: 'POST /v1/tokens is the login: it takes credentials, not a token',
+  },
   {
     rule: 'owasp:api8:2023-define-error-responses-401',
     where: (path) => OPEN_READS.test(path) || OPTIONS.test(path) || BODILESS.test(path),
-    why: 'open operations and OPTIONS never answer 401, and a HEAD\'s 401 has no body to describe',
+    why: "open operations and OPTIONS never answer 401, and a HEAD's 401 has no body to describe",
   },
   {
     rule: 'owasp:api4:2023-rate-limit-responses-429',
     where: (path) => OPTIONS.test(path) || BODILESS.test(path),
-    why: 'OPTIONS is answered before the rate limit is applied, and a HEAD\'s 429 has no body to describe',
+    why: "OPTIONS is answered before the rate limit is applied, and a HEAD's 429 has no body to describe",
   },
   {
     rule: 'owasp:api8:2023-define-error-responses-500',
@@ -84,7 +101,7 @@ const EXPLAINED: readonly Explained[] = [
   {
     rule: 'owasp:api4:2023-array-limit',
     where: (path) => path === 'components.schemas.Problem.properties.errors',
-    why: 'a problem\'s errors list one entry per offending field or parameter of the request; the server writes it, and the request\'s own limits bound it',
+    why: "a problem's errors list one entry per offending field or parameter of the request; the server writes it, and the request's own limits bound it",
   },
   {
     rule: 'owasp:api4:2023-string-limit',
@@ -93,7 +110,11 @@ const EXPLAINED: readonly Explained[] = [
   },
   {
     rule: 'owasp:api4:2023-string-restricted',
-    where: (path) => SERVER_WRITTEN_STRING.test(path) || CONDITIONAL_HEADER(path) || FREE_TEXT.test(path) || path.startsWith('components.headers.'),
+    where: (path) =>
+      SERVER_WRITTEN_STRING.test(path) ||
+      CONDITIONAL_HEADER(path) ||
+      FREE_TEXT.test(path) ||
+      path.startsWith('components.headers.'),
     why: 'free text (names, categories, descriptions, passwords; emails in the token request) has no pattern to give, and neither do the strings only the server writes',
   },
   {
@@ -103,7 +124,10 @@ const EXPLAINED: readonly Explained[] = [
   },
   {
     rule: 'owasp:api4:2023-integer-limit',
-    where: (path) => !/Create|Replace|Patch/.test(path) || /\.(product_id|produto_id)$/.test(path) || /\.(id|user_id|usuario_id)$/.test(path),
+    where: (path) =>
+      !/Create|Replace|Patch/.test(path) ||
+      /\.(product_id|produto_id)$/.test(path) ||
+      /\.(id|user_id|usuario_id)$/.test(path),
     why: 'ids, counts (total, pages, page) and RateLimit-Limit/Remaining have no upper bound but the safe integers; a product_id is checked against the products instead',
   },
 ];
@@ -136,7 +160,10 @@ describe('openapi lint: standard linters take the document as it is', () => {
   // examples must fit its patterns, bounds and formats, and its tags stay unique when a
   // vocabulary keeps a collection's name. (OWASP's findings there depend on what the
   // declaration bounds, which is its author's choice, so that ruleset judges the example domain.)
-  for (const [name, declaration] of [['library', LIBRARY], ['workshop', WORKSHOP]] as const) {
+  for (const [name, declaration] of [
+    ['library', LIBRARY],
+    ['workshop', WORKSHOP],
+  ] as const) {
     test(`a declared ${name}: Redocly \`recommended\` and Spectral \`spectral:oas\` find nothing`, async () => {
       const text = JSON.stringify(describeApi(compileObject(declaration)), null, 2);
       assert.deepEqual(await redoclyProblems(text), []);
@@ -146,17 +173,37 @@ describe('openapi lint: standard linters take the document as it is', () => {
 
   test('Spectral OWASP: only the findings explained as not applying here, each where it is explained', async () => {
     const findings = await spectralFindings({ extends: [owasp as unknown as RulesetDefinition] });
-    const unexplained = findings.filter((finding) => !EXPLAINED.some((entry) => entry.rule === finding.code && entry.where(finding.path)));
+    const unexplained = findings.filter(
+      (finding) => !EXPLAINED.some((entry) => entry.rule === finding.code && entry.where(finding.path)),
+    );
     assert.deepEqual(unexplained, []);
     // Each explanation is still needed (and the ruleset did run).
-    assert.deepEqual(EXPLAINED.filter((entry) => !findings.some((finding) => finding.code === entry.rule)).map((entry) => entry.rule), []);
+    assert.deepEqual(
+      EXPLAINED.filter((entry) => !findings.some((finding) => finding.code === entry.rule)).map((entry) => entry.rule),
+      [],
+    );
     // The rules the document answers are silent.
-    const fixed = ['rate-limit', 'rate-limit-retry-after', 'define-cors-origin', 'jwt-best-practices', 'inventory-access', 'inventory-environment'];
-    for (const rule of fixed) assert.equal(findings.filter((finding) => finding.code === `owasp:api4:2023-${rule}` || finding.code.endsWith(`:2023-${rule}`)).length, 0, rule);
+    const fixed = [
+      'rate-limit',
+      'rate-limit-retry-after',
+      'define-cors-origin',
+      'jwt-best-practices',
+      'inventory-access',
+      'inventory-environment',
+    ];
+    for (const rule of fixed)
+      assert.equal(
+        findings.filter(
+          (finding) => finding.code === `owasp:api4:2023-${rule}` || finding.code.endsWith(`:2023-${rule}`),
+        ).length,
+        0,
+        rule,
+      );
   });
 
   test('the explanation table is exact: it cannot excuse a credential, a list or a 429 of a limited operation', () => {
-    const excused = (rule: string, path: string): boolean => EXPLAINED.some((entry) => entry.rule === rule && entry.where(path));
+    const excused = (rule: string, path: string): boolean =>
+      EXPLAINED.some((entry) => entry.rule === rule && entry.where(path));
     assert.equal(excused('owasp:api4:2023-string-limit', 'components.schemas.Credentials.properties.password'), false);
     assert.equal(excused('owasp:api4:2023-string-limit', 'components.schemas.ProductCreate.properties.name'), false);
     assert.equal(excused('owasp:api4:2023-array-limit', 'components.schemas.ProductList.properties.data'), false);

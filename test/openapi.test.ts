@@ -61,7 +61,12 @@ function templateOf(path: string): string {
   const segments = path.split('/');
   const match = Object.keys(doc['paths']).find((template) => {
     const parts = template.split('/');
-    return parts.length === segments.length && parts.every((part, i) => part === segments[i] || (part.startsWith('{') && parseId(segments[i] ?? '') !== undefined));
+    return (
+      parts.length === segments.length &&
+      parts.every(
+        (part, i) => part === segments[i] || (part.startsWith('{') && parseId(segments[i] ?? '') !== undefined),
+      )
+    );
   });
   assert.ok(match, `no documented path for ${path}`);
   return match;
@@ -69,8 +74,21 @@ function templateOf(path: string): string {
 
 /** Headers whose presence the document must account for when the server sends them. */
 const CHECKED_HEADERS = [
-  'etag', 'location', 'link', 'retry-after', 'www-authenticate', 'idempotent-replayed', 'allow', 'x-request-id',
-  'ratelimit-limit', 'ratelimit-remaining', 'ratelimit-reset', 'vary', 'cache-control', 'accept-patch', 'access-control-allow-origin',
+  'etag',
+  'location',
+  'link',
+  'retry-after',
+  'www-authenticate',
+  'idempotent-replayed',
+  'allow',
+  'x-request-id',
+  'ratelimit-limit',
+  'ratelimit-remaining',
+  'ratelimit-reset',
+  'vary',
+  'cache-control',
+  'accept-patch',
+  'access-control-allow-origin',
 ];
 
 /** The value of a header against its schema: integers are sent as digits. */
@@ -86,7 +104,12 @@ function assertDocumented(method: string, path: string, response: TestResponse):
   const answer = operation.responses[String(response.status)];
   assert.ok(answer, `${method} ${path}: status ${response.status} is not documented`);
   const documented = resolved(answer);
-  const headers = Object.fromEntries(Object.entries((documented['headers'] ?? {}) as Json).map(([name, header]) => [name.toLowerCase(), resolved(header as Json)]));
+  const headers = Object.fromEntries(
+    Object.entries((documented['headers'] ?? {}) as Json).map(([name, header]) => [
+      name.toLowerCase(),
+      resolved(header as Json),
+    ]),
+  );
   const where = `${method} ${path} ${response.status}`;
   for (const name of CHECKED_HEADERS) {
     const value = response.headers.get(name);
@@ -131,7 +154,10 @@ describe('openapi: the document', () => {
     const open = operations()
       .filter(({ operation }) => Array.isArray(operation['security']) && operation['security'].length === 0)
       .map(({ path, method }) => `${method.toUpperCase()} ${path}`);
-    const reads = ['/', '/healthz', '/readyz', '/v1', '/v1/openapi.json'].flatMap((path) => [`GET ${path}`, `HEAD ${path}`]);
+    const reads = ['/', '/healthz', '/readyz', '/v1', '/v1/openapi.json'].flatMap((path) => [
+      `GET ${path}`,
+      `HEAD ${path}`,
+    ]);
     const options = Object.keys(doc['paths']).map((path) => `OPTIONS ${path}`);
     assert.deepEqual(open.sort(), [...reads, 'POST /v1/tokens', ...options].sort());
   });
@@ -140,8 +166,12 @@ describe('openapi: the document', () => {
     assert.equal(typeof doc['info']['contact']?.['name'], 'string');
     assert.deepEqual(doc['info']['license'], { name: 'MIT', identifier: 'MIT' });
     const tags = doc['tags'] as Json[];
-    assert.deepEqual(tags.map((tag) => tag['name']), ['service', 'health', 'tokens', 'events', 'users', 'products', 'orders', 'usuarios', 'produtos', 'pedidos']);
-    for (const tag of tags) assert.ok(typeof tag['description'] === 'string' && tag['description'].length > 10, tag['name']);
+    assert.deepEqual(
+      tags.map((tag) => tag['name']),
+      ['service', 'health', 'tokens', 'events', 'users', 'products', 'orders', 'usuarios', 'produtos', 'pedidos'],
+    );
+    for (const tag of tags)
+      assert.ok(typeof tag['description'] === 'string' && tag['description'].length > 10, tag['name']);
   });
 
   test('every operation has one declared tag, a summary, a description and a unique camelCase operationId', () => {
@@ -160,10 +190,23 @@ describe('openapi: the document', () => {
   });
 
   test('operationIds read as what they do, in either vocabulary', () => {
-    const idsOf = (path: string): string[] => Object.entries(doc['paths'][path]).filter(([key]) => key !== 'parameters').map(([, operation]) => (operation as Json)['operationId']);
-    assert.deepEqual(idsOf('/v1/users/{user_id}/orders'), ['listUserOrders', 'headUserOrders', 'createUserOrder', 'optionsUserOrders']);
+    const idsOf = (path: string): string[] =>
+      Object.entries(doc['paths'][path])
+        .filter(([key]) => key !== 'parameters')
+        .map(([, operation]) => (operation as Json)['operationId']);
+    assert.deepEqual(idsOf('/v1/users/{user_id}/orders'), [
+      'listUserOrders',
+      'headUserOrders',
+      'createUserOrder',
+      'optionsUserOrders',
+    ]);
     assert.deepEqual(idsOf('/v1/usuarios/{user_id}/pedidos/{order_id}'), [
-      'readUserOrderPt', 'headUserOrderPt', 'replaceUserOrderPt', 'patchUserOrderPt', 'deleteUserOrderPt', 'optionsUserOrderPt',
+      'readUserOrderPt',
+      'headUserOrderPt',
+      'replaceUserOrderPt',
+      'patchUserOrderPt',
+      'deleteUserOrderPt',
+      'optionsUserOrderPt',
     ]);
     assert.deepEqual(idsOf('/v1/products'), ['listProducts', 'headProducts', 'createProduct', 'optionsProducts']);
     assert.deepEqual(idsOf('/v1/tokens'), ['createToken', 'optionsTokens']);
@@ -175,7 +218,14 @@ describe('openapi: the document', () => {
     assert.equal(doc['paths']['/v1/users/{user_id}/orders']['post']['summary'], 'Create an order');
     assert.equal(doc['paths']['/v1/users']['post']['summary'], 'Create a user');
     assert.equal(doc['paths']['/v1/products/{product_id}']['delete']['summary'], 'Delete a product');
-    assert.deepEqual(['order', 'user', 'item', 'unit', 'umbrella', 'hour'].map(withArticle), ['an order', 'a user', 'an item', 'a unit', 'an umbrella', 'a hour']);
+    assert.deepEqual(['order', 'user', 'item', 'unit', 'umbrella', 'hour'].map(withArticle), [
+      'an order',
+      'a user',
+      'an item',
+      'a unit',
+      'an umbrella',
+      'a hour',
+    ]);
   });
 
   test('operations list only the statuses they can answer (a product read cannot be refused, a product create cannot conflict)', () => {
@@ -190,7 +240,7 @@ describe('openapi: the document', () => {
     assert.deepEqual(statuses('/v1/products', 'options'), ['204', '400', 'default']);
   });
 
-  test('a problem\'s instance is bounded by the longest request target the server reads', () => {
+  test("a problem's instance is bounded by the longest request target the server reads", () => {
     assert.equal(MAX_TARGET_LENGTH, MAX_URL_LENGTH);
     assert.deepEqual(doc['components']['schemas']['Problem']['properties']['code']['enum'], Object.keys(ERROR_STATUS));
   });
@@ -217,8 +267,18 @@ describe('openapi: real answers match the document (bodies and headers)', () => 
       ['GET', '/v1/products/1'],
       ['GET', '/v1/users/1/orders'],
       ['GET', '/v1/usuarios/1/pedidos/1'],
-      ['POST', '/v1/products', { name: 'Documented', category: 'docs', price: 3.5, description: 'checked' }, { 'idempotency-key': 'documented-1' }],
-      ['POST', '/v1/products', { name: 'Documented', category: 'docs', price: 3.5, description: 'checked' }, { 'idempotency-key': 'documented-1' }],
+      [
+        'POST',
+        '/v1/products',
+        { name: 'Documented', category: 'docs', price: 3.5, description: 'checked' },
+        { 'idempotency-key': 'documented-1' },
+      ],
+      [
+        'POST',
+        '/v1/products',
+        { name: 'Documented', category: 'docs', price: 3.5, description: 'checked' },
+        { 'idempotency-key': 'documented-1' },
+      ],
       ['POST', '/v1/products', { name: 'Other', category: 'docs', price: 3.5 }, { 'idempotency-key': 'documented-1' }],
       ['POST', '/v1/produtos', { nome: 'Documentado', categoria: 'docs', preco: 2 }],
       ['POST', '/v1/users', { name: 'Doc', email: 'doc@example.com', password: 'doc-password' }],
@@ -247,20 +307,40 @@ describe('openapi: real answers match the document (bodies and headers)', () => 
       assertDocumented(method, path, response);
     }
     const item = await api.get('/v1/products/1');
-    assertDocumented('GET', '/v1/products/1', await api.get('/v1/products/1', { 'if-none-match': item.headers.get('etag') ?? '' }));
+    assertDocumented(
+      'GET',
+      '/v1/products/1',
+      await api.get('/v1/products/1', { 'if-none-match': item.headers.get('etag') ?? '' }),
+    );
     const list = await api.get('/v1/products');
-    assertDocumented('GET', '/v1/products', await api.get('/v1/products', { 'if-none-match': list.headers.get('etag') ?? '' }));
+    assertDocumented(
+      'GET',
+      '/v1/products',
+      await api.get('/v1/products', { 'if-none-match': list.headers.get('etag') ?? '' }),
+    );
     for (const path of ['/', '/v1']) {
       const page = await api.get(path, { accept: 'text/html' });
-      assertDocumented('GET', path, await api.get(path, { accept: 'text/html', 'if-none-match': page.headers.get('etag') ?? '' }));
+      assertDocumented(
+        'GET',
+        path,
+        await api.get(path, { accept: 'text/html', 'if-none-match': page.headers.get('etag') ?? '' }),
+      );
     }
   });
 
   test('token, 401 (with its WWW-Authenticate) and 403 answers match too', async () => {
     const { id, client } = await createUserClient(api, { password: 'schema-password' });
     const email = (await api.get(`/v1/users/${id}`)).body.email;
-    assertDocumented('POST', '/v1/tokens', await api.as(undefined).post('/v1/tokens', { email, password: 'schema-password' }));
-    assertDocumented('POST', '/v1/tokens', await api.as(undefined).post('/v1/tokens', { email, password: 'wrong-password' }));
+    assertDocumented(
+      'POST',
+      '/v1/tokens',
+      await api.as(undefined).post('/v1/tokens', { email, password: 'schema-password' }),
+    );
+    assertDocumented(
+      'POST',
+      '/v1/tokens',
+      await api.as(undefined).post('/v1/tokens', { email, password: 'wrong-password' }),
+    );
     assertDocumented('GET', '/v1/products', await api.as(undefined).get('/v1/products'));
     assertDocumented('GET', '/v1/products', await api.as('not-a-token').get('/v1/products'));
     assertDocumented('GET', '/v1/users', await client.get('/v1/users'));
@@ -273,8 +353,11 @@ describe('openapi: real answers match the document (bodies and headers)', () => 
       await limited.as(undefined).get('/healthz'); // the address's one request
       for (const { path, method, operation } of operations()) {
         const concrete = path.replace(/\{[a-z_]+\}/g, '1');
-        const caller = Array.isArray(operation['security']) && operation['security'].length === 0 ? limited.as(undefined) : limited;
-        const response = await caller.request(method.toUpperCase(), concrete, { headers: { accept: path === '/' ? 'text/html' : 'application/json' } });
+        const caller =
+          Array.isArray(operation['security']) && operation['security'].length === 0 ? limited.as(undefined) : limited;
+        const response = await caller.request(method.toUpperCase(), concrete, {
+          headers: { accept: path === '/' ? 'text/html' : 'application/json' },
+        });
         const where = `${method.toUpperCase()} ${path}`;
         if (method === 'options') {
           assert.equal(response.status, 204, where);
@@ -312,45 +395,86 @@ function streamData(text: string, type: string): unknown[] {
   return text
     .split('\n\n')
     .filter((block) => block.split('\n').includes(`event: ${type}`))
-    .map((block) => JSON.parse((block.split('\n').find((line) => line.startsWith('data: ')) ?? '').slice('data: '.length)));
+    .map((block) =>
+      JSON.parse((block.split('\n').find((line) => line.startsWith('data: ')) ?? '').slice('data: '.length)),
+    );
 }
 
 describe('openapi: the change feed', () => {
   const FEEDS = [
-    { path: '/v1/events', language: 'en', names: ['collection', 'type', 'after', 'page', 'limit'], collection: 'products', suffix: '' },
-    { path: '/v1/eventos', language: 'pt', names: ['colecao', 'tipo', 'apos', 'pagina', 'limite'], collection: 'produtos', suffix: '_pt' },
+    {
+      path: '/v1/events',
+      language: 'en',
+      names: ['collection', 'type', 'after', 'page', 'limit'],
+      collection: 'products',
+      suffix: '',
+    },
+    {
+      path: '/v1/eventos',
+      language: 'pt',
+      names: ['colecao', 'tipo', 'apos', 'pagina', 'limite'],
+      collection: 'produtos',
+      suffix: '_pt',
+    },
   ] as const;
 
-  test('GET /v1/events and /v1/eventos: parameters in the path\'s vocabulary, If-None-Match and Last-Event-ID, a bearer token, the events tag', () => {
+  test("GET /v1/events and /v1/eventos: parameters in the path's vocabulary, If-None-Match and Last-Event-ID, a bearer token, the events tag", () => {
     for (const feed of FEEDS) {
       const get = doc['paths'][feed.path]['get'];
       const parameters = get['parameters'] as Json[];
-      assert.deepEqual(parameters.map((parameter) => `${parameter['in']} ${parameter['name']}`), [...feed.names.map((name) => `query ${name}`), 'header If-None-Match', 'header Last-Event-ID'], feed.path);
+      assert.deepEqual(
+        parameters.map((parameter) => `${parameter['in']} ${parameter['name']}`),
+        [...feed.names.map((name) => `query ${name}`), 'header If-None-Match', 'header Last-Event-ID'],
+        feed.path,
+      );
       const byName = (name: string): Json => parameters.find((parameter) => parameter['name'] === name) as Json;
       assert.deepEqual(byName(feed.names[1])['schema']['enum'], ['created', 'updated', 'deleted']);
       assert.ok(byName(feed.names[0])['schema']['enum'].includes(feed.collection), feed.path);
-      assert.deepEqual(byName(feed.names[2])['schema'], { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER });
+      assert.deepEqual(byName(feed.names[2])['schema'], {
+        type: 'integer',
+        minimum: 0,
+        maximum: Number.MAX_SAFE_INTEGER,
+      });
       assert.match(byName('Last-Event-ID')['description'], /stream/);
       assert.deepEqual(get['security'], [{ bearer: [] }]);
       assert.deepEqual(get['tags'], ['events']);
       assert.deepEqual(doc['paths'][feed.path]['head']['parameters'], parameters, 'HEAD takes the same parameters');
     }
-    assert.equal((doc['tags'] as Json[]).find((tag) => tag['name'] === 'events')?.['description'].includes('Server-Sent Events'), true);
+    assert.equal(
+      (doc['tags'] as Json[]).find((tag) => tag['name'] === 'events')?.['description'].includes('Server-Sent Events'),
+      true,
+    );
   });
 
   test('its 200 is a list (application/json) or a stream (text/event-stream); 304, 410 history_gone and 429 too_many_streams (with Retry-After) are described', () => {
     for (const feed of FEEDS) {
       const responses = doc['paths'][feed.path]['get']['responses'] as Json;
-      assert.deepEqual(Object.keys(responses), ['200', '304', '400', '401', '406', '410', '429', '503', 'default'], feed.path);
+      assert.deepEqual(
+        Object.keys(responses),
+        ['200', '304', '400', '401', '406', '410', '429', '503', 'default'],
+        feed.path,
+      );
       const content = responses['200']['content'];
       assert.deepEqual(Object.keys(content), ['application/json', 'text/event-stream']);
-      assert.deepEqual(content['application/json']['schema'], { $ref: `#/components/schemas/ChangeEventList${feed.suffix}` });
+      assert.deepEqual(content['application/json']['schema'], {
+        $ref: `#/components/schemas/ChangeEventList${feed.suffix}`,
+      });
       assert.equal(content['text/event-stream']['schema']['type'], 'string');
-      assert.match(content['text/event-stream']['schema']['description'], /`reset` \(data \{reason: "history_gone", detail, latest\}\).*`closed`/);
+      assert.match(
+        content['text/event-stream']['schema']['description'],
+        /`reset` \(data \{reason: "history_gone", detail, latest\}\).*`closed`/,
+      );
       const wire = content['text/event-stream']['example'] as string;
-      assert.match(wire, /^retry: 1000\n\nid: 14\nevent: created\ndata: \{.*\}\n\n: keep-alive\n\nid: 15\nevent: deleted\ndata: \{.*\}\n\n$/);
+      assert.match(
+        wire,
+        /^retry: 1000\n\nid: 14\nevent: created\ndata: \{.*\}\n\n: keep-alive\n\nid: 15\nevent: deleted\ndata: \{.*\}\n\n$/,
+      );
       for (const data of streamData(wire, 'created').concat(streamData(wire, 'deleted'))) {
-        assert.deepEqual(validateJson(doc, { $ref: `#/components/schemas/ChangeEvent${feed.suffix}` }, data), [], `${feed.path}: the stream's example event`);
+        assert.deepEqual(
+          validateJson(doc, { $ref: `#/components/schemas/ChangeEvent${feed.suffix}` }, data),
+          [],
+          `${feed.path}: the stream's example event`,
+        );
       }
       assert.deepEqual(Object.keys(resolved(responses['304'])['headers']).includes('ETag'), true);
       const gone = resolved(responses['410']);
@@ -359,25 +483,45 @@ describe('openapi: the change feed', () => {
       assert.equal(tooMany['content']['application/json']['example']['code'], 'too_many_streams');
       assert.match(tooMany['description'], /rate_limited.*too_many_streams/);
       assert.ok(tooMany['headers']['Retry-After'], 'Retry-After on 429');
-      assert.ok(resolved(responses['200'])['headers']['Cache-Control'], 'the stream\'s Cache-Control');
+      assert.ok(resolved(responses['200'])['headers']['Cache-Control'], "the stream's Cache-Control");
     }
     const event = doc['components']['schemas']['ChangeEvent'];
     assert.deepEqual(event['required'], ['id', 'type', 'collection', 'record_id', 'path', 'at']);
     assert.deepEqual(event['properties']['type']['enum'], ['created', 'updated', 'deleted']);
-    assert.deepEqual(new Set(event['properties']['record']['anyOf'].map((ref: Json) => ref['$ref'])), new Set(['User', 'Product', 'Order'].map((name) => `#/components/schemas/${name}`)));
-    assert.deepEqual(new Set(doc['components']['schemas']['ChangeEvent_pt']['properties']['record']['anyOf'].map((ref: Json) => ref['$ref'])), new Set(['User_pt', 'Product_pt', 'Order_pt'].map((name) => `#/components/schemas/${name}`)));
-    assert.deepEqual([...doc['components']['schemas']['ChangeEvent_pt']['properties']['collection']['enum']].sort(), ['pedidos', 'produtos', 'usuarios']);
+    assert.deepEqual(
+      new Set(event['properties']['record']['anyOf'].map((ref: Json) => ref['$ref'])),
+      new Set(['User', 'Product', 'Order'].map((name) => `#/components/schemas/${name}`)),
+    );
+    assert.deepEqual(
+      new Set(
+        doc['components']['schemas']['ChangeEvent_pt']['properties']['record']['anyOf'].map((ref: Json) => ref['$ref']),
+      ),
+      new Set(['User_pt', 'Product_pt', 'Order_pt'].map((name) => `#/components/schemas/${name}`)),
+    );
+    assert.deepEqual([...doc['components']['schemas']['ChangeEvent_pt']['properties']['collection']['enum']].sort(), [
+      'pedidos',
+      'produtos',
+      'usuarios',
+    ]);
   });
 
-  test('real answers match: a page in each vocabulary, its 304, a 400, a 410, a stream (its headers and events) and a second stream\'s 429 too_many_streams', async () => {
+  test("real answers match: a page in each vocabulary, its 304, a 400, a 410, a stream (its headers and events) and a second stream's 429 too_many_streams", async () => {
     const feedServer = await startTestServer({ seed: true, events: { maxStreamsPerUser: 1 } });
     const one = feedServer.pinned();
     const stream = new AbortController();
     try {
-      const opened = await fetch(`${one.url}/v1/events?collection=products`, { headers: { accept: 'text/event-stream', authorization: `Bearer ${one.token as string}` }, signal: stream.signal });
+      const opened = await fetch(`${one.url}/v1/events?collection=products`, {
+        headers: { accept: 'text/event-stream', authorization: `Bearer ${one.token as string}` },
+        signal: stream.signal,
+      });
       assert.equal(opened.status, 200);
       assert.equal(opened.headers.get('content-type'), 'text/event-stream; charset=utf-8');
-      assertDocumented('GET', '/v1/events', { status: opened.status, headers: opened.headers, body: undefined, text: '' });
+      assertDocumented('GET', '/v1/events', {
+        status: opened.status,
+        headers: opened.headers,
+        body: undefined,
+        text: '',
+      });
       assert.equal((await one.post('/v1/products', { name: 'Fed', category: 'feed', price: 1 })).status, 201);
       const text = await readStream(opened, (arrived) => arrived.includes('event: created'));
       const [created] = streamData(text, 'created') as Json[];
@@ -445,20 +589,29 @@ describe('openapi: examples', () => {
     const check = (where: string, content: Json | undefined): void => {
       for (const [mediaType, media] of Object.entries(content ?? {})) {
         assert.notEqual((media as Json)['example'], undefined, `${where} ${mediaType}: no example`);
-        if (mediaType !== 'text/html') assert.deepEqual(validateJson(doc, (media as Json)['schema'], (media as Json)['example']), [], `${where} ${mediaType}`);
+        if (mediaType !== 'text/html')
+          assert.deepEqual(
+            validateJson(doc, (media as Json)['schema'], (media as Json)['example']),
+            [],
+            `${where} ${mediaType}`,
+          );
         checked += 1;
       }
     };
     for (const { path, method, operation } of operations()) {
       check(`${method} ${path} request`, operation['requestBody']?.['content']);
-      for (const [status, answer] of Object.entries(operation['responses'] as Json)) check(`${method} ${path} ${status}`, resolved(answer as Json)['content']);
+      for (const [status, answer] of Object.entries(operation['responses'] as Json))
+        check(`${method} ${path} ${status}`, resolved(answer as Json)['content']);
     }
     assert.ok(checked > 400, `${checked} media types checked`);
   });
 
   test('every parameter has an example, valid against its schema', () => {
     for (const { path, method, operation } of operations()) {
-      for (const parameter of [...(doc['paths'][path]['parameters'] ?? []), ...(operation['parameters'] ?? [])] as Json[]) {
+      for (const parameter of [
+        ...(doc['paths'][path]['parameters'] ?? []),
+        ...(operation['parameters'] ?? []),
+      ] as Json[]) {
         const where = `${method} ${path} ${parameter['name']}`;
         assert.notEqual(parameter['example'], undefined, where);
         assert.deepEqual(validateJson(doc, parameter['schema'], parameter['example']), [], where);
@@ -470,21 +623,39 @@ describe('openapi: examples', () => {
     const fresh = await startTestServer({ seed: true });
     try {
       const order = collectionOrder();
-      assert.deepEqual(order.slice(0, 3).map(({ method, path }) => `${method} ${path}`), ['get /', 'head /', 'options /']);
+      assert.deepEqual(
+        order.slice(0, 3).map(({ method, path }) => `${method} ${path}`),
+        ['get /', 'head /', 'options /'],
+      );
       for (const { path, method, operation } of order) {
         const parameters = [...(doc['paths'][path]['parameters'] ?? []), ...(operation['parameters'] ?? [])] as Json[];
-        const concrete = parameters.filter((p) => p['in'] === 'path').reduce((target: string, p) => target.replace(`{${p['name']}}`, String(p['example'])), path);
-        const query = new URLSearchParams(parameters.filter((p) => p['in'] === 'query').map((p): [string, string] => [p['name'], String(p['example'])])).toString();
-        const headers: Record<string, string> = Object.fromEntries(parameters.filter((p) => p['in'] === 'header').map((p) => [p['name'], String(p['example'])]));
+        const concrete = parameters
+          .filter((p) => p['in'] === 'path')
+          .reduce((target: string, p) => target.replace(`{${p['name']}}`, String(p['example'])), path);
+        const query = new URLSearchParams(
+          parameters.filter((p) => p['in'] === 'query').map((p): [string, string] => [p['name'], String(p['example'])]),
+        ).toString();
+        const headers: Record<string, string> = Object.fromEntries(
+          parameters.filter((p) => p['in'] === 'header').map((p) => [p['name'], String(p['example'])]),
+        );
         const [mediaType, media] = Object.entries((operation['requestBody']?.['content'] ?? {}) as Json)[0] ?? [];
         if (mediaType !== undefined) headers['content-type'] = mediaType;
-        const success = Object.entries(operation['responses'] as Json).find(([status]) => status.startsWith('2'))?.[1] as Json | undefined;
+        const success = Object.entries(operation['responses'] as Json).find(([status]) =>
+          status.startsWith('2'),
+        )?.[1] as Json | undefined;
         const accept = Object.keys(success?.['content'] ?? {})[0];
         if (accept !== undefined) headers['accept'] = accept;
-        const caller = Array.isArray(operation['security']) && operation['security'].length === 0 ? fresh.as(undefined) : fresh;
+        const caller =
+          Array.isArray(operation['security']) && operation['security'].length === 0 ? fresh.as(undefined) : fresh;
         const target = query === '' ? concrete : `${concrete}?${query}`;
-        const response = await caller.request(method.toUpperCase(), target, { body: media === undefined ? undefined : JSON.stringify((media as Json)['example']), headers });
-        assert.ok(response.status >= 200 && response.status < 300, `${method.toUpperCase()} ${target} → ${response.status} ${response.text}`);
+        const response = await caller.request(method.toUpperCase(), target, {
+          body: media === undefined ? undefined : JSON.stringify((media as Json)['example']),
+          headers,
+        });
+        assert.ok(
+          response.status >= 200 && response.status < 300,
+          `${method.toUpperCase()} ${target} → ${response.status} ${response.text}`,
+        );
         assertDocumented(method.toUpperCase(), target, response);
       }
     } finally {
@@ -504,7 +675,8 @@ describe('openapi: money', () => {
   test('no schema says multipleOf; every amount is a number with at most two decimals stated in words and in x-max-decimal-places', () => {
     assert.equal(JSON.stringify(doc).match(/"multipleOf"/g)?.length ?? 0, 0, 'no schema says multipleOf');
     const schemas = doc['components']['schemas'];
-    const itemOf = (order: Json): Json => (order['properties']['items'] ?? order['properties']['itens'])['items']['properties'];
+    const itemOf = (order: Json): Json =>
+      (order['properties']['items'] ?? order['properties']['itens'])['items']['properties'];
     const amounts: [string, Json][] = [
       ['price', schemas['Product']['properties']['price']],
       ['preco', schemas['Product_pt']['properties']['preco']],
@@ -524,7 +696,9 @@ describe('openapi: money', () => {
     // Prism validates with Ajv (draft 2020-12 for OpenAPI 3.1) and leaves unknown keywords alone (strict off).
     const ajv = new Ajv2020({ strict: false, allErrors: true });
     const validProduct = ajv.compile({ ...doc['components']['schemas']['ProductCreate'], examples: undefined });
-    const rejected = prices().filter((price) => Number(price.toFixed(2)) === price && !validProduct({ name: 'A', category: 'c', price }));
+    const rejected = prices().filter(
+      (price) => Number(price.toFixed(2)) === price && !validProduct({ name: 'A', category: 'c', price }),
+    );
     assert.equal(rejected.length, 0, `refused, among others: ${rejected.slice(0, 5).join(', ')}`);
     const withMultipleOf = ajv.compile({ type: 'number', minimum: 0, multipleOf: 0.01 });
     assert.equal(withMultipleOf(19.99), false, 'the reason: 19.99 / 0.01 is 1998.9999999999998');
@@ -535,13 +709,18 @@ describe('openapi: money', () => {
     assert.equal((await api.post('/v1/products', { name: 'Nineteen', category: 'money', price: 19.99 })).status, 201);
     const refused = await api.post('/v1/products', { name: 'Odd', category: 'money', price: 1.555 });
     assert.equal(refused.status, 422);
-    assert.deepEqual(refused.body.errors, [{ field: 'price', code: 'invalid_format', message: 'must have at most two decimals' }]);
+    assert.deepEqual(refused.body.errors, [
+      { field: 'price', code: 'invalid_format', message: 'must have at most two decimals' },
+    ]);
   });
 });
 
 describe('openapi: the command line', () => {
   test('`plainrest openapi` prints the same document through a pipe, whole (over 64 KiB)', async () => {
-    const { stdout } = await promisify(execFile)(process.execPath, ['dist/main.js', 'openapi'], { cwd: REPOSITORY_ROOT, maxBuffer: 8 << 20 });
+    const { stdout } = await promisify(execFile)(process.execPath, ['dist/main.js', 'openapi'], {
+      cwd: REPOSITORY_ROOT,
+      maxBuffer: 8 << 20,
+    });
     assert.ok(stdout.length > 65_536, `${stdout.length} bytes`);
     assert.deepEqual(JSON.parse(stdout), doc);
   });
@@ -550,13 +729,23 @@ describe('openapi: the command line', () => {
 describe('openapi: the schema checker can fail', () => {
   test('undocumented members, wrong types, missing members and out-of-range values are caught', () => {
     const product = { $ref: '#/components/schemas/Product' };
-    const good = { id: 1, name: 'A', category: 'c', price: 1.5, created_at: '2026-01-01T00:00:00.000Z', updated_at: '2026-01-01T00:00:00.000Z' };
+    const good = {
+      id: 1,
+      name: 'A',
+      category: 'c',
+      price: 1.5,
+      created_at: '2026-01-01T00:00:00.000Z',
+      updated_at: '2026-01-01T00:00:00.000Z',
+    };
     assert.deepEqual(validateJson(doc, product, good), []);
     assert.equal(validateJson(doc, product, { ...good, secret: 1 }).length, 1);
     assert.equal(validateJson(doc, product, { ...good, price: '1.5' }).length, 1);
     assert.equal(validateJson(doc, product, { ...good, price: -0.01 }).length, 1);
     const { name: _name, ...nameless } = good;
     assert.equal(validateJson(doc, product, nameless).length, 1);
-    assert.equal(validateJson(doc, { $ref: '#/components/schemas/UserCreated' }, { id: 1, name: 'A', email: 'a@b.c' }).length, 1);
+    assert.equal(
+      validateJson(doc, { $ref: '#/components/schemas/UserCreated' }, { id: 1, name: 'A', email: 'a@b.c' }).length,
+      1,
+    );
   });
 });

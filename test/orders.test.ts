@@ -139,7 +139,10 @@ describe('POST /v1/users/{id}/orders creates an order', () => {
   }
 
   test('an explicit status "pending" on POST is accepted', async () => {
-    const response = await api.post(ordersPath(userId), { items: [{ product_id: book.id, quantity: 1 }], status: 'pending' });
+    const response = await api.post(ordersPath(userId), {
+      items: [{ product_id: book.id, quantity: 1 }],
+      status: 'pending',
+    });
     assertJson(response, 201);
     assert.equal(response.body.status, 'pending');
   });
@@ -157,15 +160,31 @@ describe('POST /v1/users/{id}/orders creates an order', () => {
 describe('order items rules on POST (422, nothing created)', () => {
   const cases: { name: string; body: () => Record<string, unknown>; errors: FieldErrorExpectation[] }[] = [
     { name: 'items missing → required', body: () => ({}), errors: [{ field: 'items', code: 'required' }] },
-    { name: 'items empty → too_few_items', body: () => ({ items: [] }), errors: [{ field: 'items', code: 'too_few_items' }] },
+    {
+      name: 'items empty → too_few_items',
+      body: () => ({ items: [] }),
+      errors: [{ field: 'items', code: 'too_few_items' }],
+    },
     {
       name: 'items not an array (object) → invalid_type',
       body: () => ({ items: { product_id: book.id, quantity: 1 } }),
       errors: [{ field: 'items', code: 'invalid_type' }],
     },
-    { name: 'items not an array (string) → invalid_type', body: () => ({ items: 'book' }), errors: [{ field: 'items', code: 'invalid_type' }] },
-    { name: 'items null → invalid_type', body: () => ({ items: null }), errors: [{ field: 'items', code: 'invalid_type' }] },
-    { name: 'element a number → invalid_type at items[0]', body: () => ({ items: [5] }), errors: [{ field: 'items[0]', code: 'invalid_type' }] },
+    {
+      name: 'items not an array (string) → invalid_type',
+      body: () => ({ items: 'book' }),
+      errors: [{ field: 'items', code: 'invalid_type' }],
+    },
+    {
+      name: 'items null → invalid_type',
+      body: () => ({ items: null }),
+      errors: [{ field: 'items', code: 'invalid_type' }],
+    },
+    {
+      name: 'element a number → invalid_type at items[0]',
+      body: () => ({ items: [5] }),
+      errors: [{ field: 'items[0]', code: 'invalid_type' }],
+    },
     {
       name: 'element an array → invalid_type at items[1]',
       body: () => ({ items: [{ product_id: book.id, quantity: 1 }, [dime.id, 1]] }),
@@ -218,7 +237,12 @@ describe('order items rules on POST (422, nothing created)', () => {
     },
     {
       name: 'unknown product in the second item → items[1].product_id',
-      body: () => ({ items: [{ product_id: book.id, quantity: 1 }, { product_id: 999, quantity: 1 }] }),
+      body: () => ({
+        items: [
+          { product_id: book.id, quantity: 1 },
+          { product_id: 999, quantity: 1 },
+        ],
+      }),
       errors: [{ field: 'items[1].product_id', code: 'unknown_product' }],
     },
     {
@@ -329,7 +353,11 @@ describe('an order is found only under its own user', () => {
       assertJson(before, 200);
 
       const path = orderPath(other, order.id);
-      const response = await api.request(attempt.method, path, attempt.body === undefined ? {} : { body: attempt.body });
+      const response = await api.request(
+        attempt.method,
+        path,
+        attempt.body === undefined ? {} : { body: attempt.body },
+      );
       assertProblem(response, 404, 'record_not_found', path);
       await assertUnchanged(api, orderPath(owner, order.id), before);
     });
@@ -379,7 +407,10 @@ describe('status transitions (PATCH status)', () => {
     assert.equal(first.body.status, 'cancelled');
     const second = await late.release();
     assertProblem(second, 409, 'invalid_transition', path);
-    assert.equal(second.body.detail, 'an order went from pending to cancelled (status) through another request while this one was handled; read it again before changing it');
+    assert.equal(
+      second.body.detail,
+      'an order went from pending to cancelled (status) through another request while this one was handled; read it again before changing it',
+    );
     await assertUnchanged(api, path, await api.get(path));
     assert.equal((await api.get(path)).headers.get('etag'), first.headers.get('etag'), 'one write: the first');
     // Once read again, cancelling the cancelled order is no change, as ever.
@@ -463,7 +494,9 @@ describe('order items after creation', () => {
     const path = orderPath(userId, order.id);
     const before = await api.get(path);
     const response = await api.patch(path, { items: [{ product_id: 999, quantity: 1 }] });
-    assertProblem(response, 422, 'validation_failed', path, [{ field: 'items[0].product_id', code: 'unknown_product' }]);
+    assertProblem(response, 422, 'validation_failed', path, [
+      { field: 'items[0].product_id', code: 'unknown_product' },
+    ]);
     await assertUnchanged(api, path, before);
   });
 
@@ -545,7 +578,12 @@ describe('order items after creation', () => {
     assert.equal(response.headers.get('etag'), before.headers.get('etag'));
   });
 
-  const different: { name: string; method: 'PUT' | 'PATCH'; body: (order: any) => Record<string, unknown>; field: string }[] = [
+  const different: {
+    name: string;
+    method: 'PUT' | 'PATCH';
+    body: (order: any) => Record<string, unknown>;
+    field: string;
+  }[] = [
     {
       name: 'a different unit_price on PUT',
       method: 'PUT',
@@ -614,7 +652,7 @@ describe('order items after creation', () => {
 });
 
 describe('GET /v1/users/{id}/orders (nested list)', () => {
-  test('status=pending&sort=-total lists only this user\'s pending orders, highest total first, with links and Link header', async () => {
+  test("status=pending&sort=-total lists only this user's pending orders, highest total first, with links and Link header", async () => {
     const other = await createUser(api);
     await createOrder(api, other, [{ product_id: book.id, quantity: 5 }]);
     const small = await createOrder(api, userId, [{ product_id: dime.id, quantity: 3 }]); // 0.3
@@ -685,7 +723,7 @@ describe('deleting orders', () => {
     assert.deepEqual(list.body.data, [kept]);
   });
 
-  test('deleting a user deletes their orders (also on disk); other users\' orders untouched', async () => {
+  test("deleting a user deletes their orders (also on disk); other users' orders untouched", async () => {
     const dir = await temporaryDirectory();
     const disk = await startTestServer({ dataDir: dir.path });
     try {

@@ -49,7 +49,11 @@ function mixedCall(i: number): Call {
     case 1:
       return { method: 'GET', path: `/v1/products?limit=5&page=${1 + (i % 4)}` };
     default:
-      return { method: 'POST', path: '/v1/products', body: JSON.stringify({ name: `Load ${i}`, category: 'load', price: 1.5 }) };
+      return {
+        method: 'POST',
+        path: '/v1/products',
+        body: JSON.stringify({ name: `Load ${i}`, category: 'load', price: 1.5 }),
+      };
   }
 }
 
@@ -58,15 +62,18 @@ function send(api: TestServer, agent: Agent, call: Call): Promise<Answer> {
   const headers: Record<string, string> = { authorization: `Bearer ${api.token}` };
   if (call.body !== undefined) headers['content-type'] = 'application/json';
   return new Promise((resolve, reject) => {
-    const request = httpRequest({ agent, host: hostname, port, method: call.method, path: call.path, headers }, (response) => {
-      let body = '';
-      response.setEncoding('utf8');
-      response.on('data', (chunk: string) => {
-        body += chunk;
-      });
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, headers: response.headers, body }));
-      response.on('error', reject);
-    });
+    const request = httpRequest(
+      { agent, host: hostname, port, method: call.method, path: call.path, headers },
+      (response) => {
+        let body = '';
+        response.setEncoding('utf8');
+        response.on('data', (chunk: string) => {
+          body += chunk;
+        });
+        response.on('end', () => resolve({ status: response.statusCode ?? 0, headers: response.headers, body }));
+        response.on('error', reject);
+      },
+    );
     request.on('error', reject);
     request.end(call.body);
   });
@@ -110,7 +117,10 @@ async function burst(api: TestServer, agent: Agent, calls: readonly Call[], dead
 function tally(answers: readonly Answer[]): string {
   const counts = new Map<number, number>();
   for (const { status } of answers) counts.set(status, (counts.get(status) ?? 0) + 1);
-  return [...counts].sort(([a], [b]) => a - b).map(([status, count]) => `${status}×${count}`).join(' ');
+  return [...counts]
+    .sort(([a], [b]) => a - b)
+    .map(([status, count]) => `${status}×${count}`)
+    .join(' ');
 }
 
 function percentile(sorted: readonly number[], fraction: number): number {
@@ -133,7 +143,11 @@ function assertNothingLost(result: Burst, expected: number): string {
     const acceptable = (status >= 200 && status < 500) || status === 503;
     assert.ok(acceptable, `a ${status} (${answer.body.slice(0, 200)}) among ${summary}`);
     if (status === 429 || status === 503) {
-      assert.match(headers['retry-after'] ?? '', /^[1-9]\d*$/, `a ${status} without a usable Retry-After among ${summary}`);
+      assert.match(
+        headers['retry-after'] ?? '',
+        /^[1-9]\d*$/,
+        `a ${status} without a usable Retry-After among ${summary}`,
+      );
     }
   }
   return summary;
@@ -217,7 +231,10 @@ test('10,000 requests on 200 keep-alive connections under the default rate limit
     const served = result.answers.filter(({ status }) => status !== 429).length;
     const left = DEFAULT_RATE_LIMIT - STORED_PRODUCTS;
     assert.ok(served >= left, `only ${served} served: the bucket still held ${left}`);
-    assert.ok(served <= DEFAULT_RATE_LIMIT + refilled, `${served} served, more than the bucket and its refill (${refilled})`);
+    assert.ok(
+      served <= DEFAULT_RATE_LIMIT + refilled,
+      `${served} served, more than the bucket and its refill (${refilled})`,
+    );
     assert.ok(calls.length - served > calls.length / 2, 'most of the burst is refused');
     await assertStillHealthy(api);
   } finally {
@@ -230,21 +247,36 @@ test('memory stays bounded through a burst of 10,000 mixed requests, and the hea
   const api = await startLoadedServer();
   const agent = new Agent({ keepAlive: true, maxSockets: 200 });
   try {
-    await burst(api, agent, Array.from({ length: 600 }, (_, i) => mixedCall(i)), 10_000); // warm-up: code, pools, caches
+    await burst(
+      api,
+      agent,
+      Array.from({ length: 600 }, (_, i) => mixedCall(i)),
+      10_000,
+    ); // warm-up: code, pools, caches
     collectGarbage();
     const before = process.memoryUsage();
 
     const stop = sampleMemory();
-    const result = await burst(api, agent, Array.from({ length: 10_000 }, (_, i) => mixedCall(i)), 25_000);
+    const result = await burst(
+      api,
+      agent,
+      Array.from({ length: 10_000 }, (_, i) => mixedCall(i)),
+      25_000,
+    );
     const { peakRss, samples } = stop();
     t.diagnostic(assertNothingLost(result, 10_000));
 
     agent.destroy();
     collectGarbage();
     const after = process.memoryUsage();
-    t.diagnostic(`before: ${describeMemory(before)}; peak rss ${(peakRss / MB).toFixed(0)} MB over ${samples} samples; after: ${describeMemory(after)}`);
+    t.diagnostic(
+      `before: ${describeMemory(before)}; peak rss ${(peakRss / MB).toFixed(0)} MB over ${samples} samples; after: ${describeMemory(after)}`,
+    );
 
-    assert.ok(peakRss - before.rss < RSS_GROWTH_BOUND, `rss grew by ${((peakRss - before.rss) / MB).toFixed(0)} MB under load`);
+    assert.ok(
+      peakRss - before.rss < RSS_GROWTH_BOUND,
+      `rss grew by ${((peakRss - before.rss) / MB).toFixed(0)} MB under load`,
+    );
     // What legitimately stays: the ~3,300 products created, about 1 KB each with their cached representations.
     assert.ok(
       after.heapUsed - before.heapUsed < HEAP_GROWTH_BOUND,
@@ -307,10 +339,16 @@ test('request bodies in flight are bounded: 300 clients each holding a 1 MiB bod
     // rss alone can hide the growth when earlier tests left freed pages to reuse; what the heap and buffers retain cannot.
     const retained = during.heapUsed + during.arrayBuffers - (before.heapUsed + before.arrayBuffers);
     const growth = Math.max(peakRss - before.rss, retained);
-    t.diagnostic(`before: ${describeMemory(before)}; with the bodies held: ${describeMemory(during)}; ${answers.length} of 300 answered early`);
+    t.diagnostic(
+      `before: ${describeMemory(before)}; with the bodies held: ${describeMemory(during)}; ${answers.length} of 300 answered early`,
+    );
     assert.equal(waiting, 0, `${waiting} of 300 clients neither answered nor read after 10 s`);
     for (const text of answers) {
-      assert.match(text, /^HTTP\/1\.1 (429|503) [^\r]*\r\n/, `an early answer other than 429/503: ${text.slice(0, 200)}`);
+      assert.match(
+        text,
+        /^HTTP\/1\.1 (429|503) [^\r]*\r\n/,
+        `an early answer other than 429/503: ${text.slice(0, 200)}`,
+      );
       assert.match(text, /\r\nRetry-After: [1-9]\d*\r\n/i, `a refusal without Retry-After: ${text.slice(0, 200)}`);
     }
     assert.ok(
@@ -340,13 +378,20 @@ test('2,000 concurrent POSTs on a data directory: every one answered 201 (or 429
       const result = await burst(api, agent, calls, 25_000);
       t.diagnostic(assertNothingLost(result, calls.length));
       for (const { status, headers, body } of result.answers) {
-        assert.ok(status === 201 || status === 429 || status === 503, `a POST answered ${status}: ${body.slice(0, 200)}`);
+        assert.ok(
+          status === 201 || status === 429 || status === 503,
+          `a POST answered ${status}: ${body.slice(0, 200)}`,
+        );
         if (status !== 201) continue;
         const id = Number(/^\/v1\/products\/(\d+)$/.exec(headers.location ?? '')?.[1]);
         assert.ok(Number.isInteger(id), `a 201 without a usable Location: ${headers.location}`);
         created.add(id);
       }
-      assert.equal(created.size, result.answers.filter(({ status }) => status === 201).length, 'every 201 names its own record');
+      assert.equal(
+        created.size,
+        result.answers.filter(({ status }) => status === 201).length,
+        'every 201 names its own record',
+      );
     } finally {
       agent.destroy();
       await api.close();
@@ -354,7 +399,11 @@ test('2,000 concurrent POSTs on a data directory: every one answered 201 (or 429
 
     api = await startTestServer({ dataDir: directory.path });
     try {
-      assert.equal((await api.server.app.recordCounts()).products, created.size, 'exactly the acknowledged products after the restart');
+      assert.equal(
+        (await api.server.app.recordCounts()).products,
+        created.size,
+        'exactly the acknowledged products after the restart',
+      );
       const found = new Set<number>();
       for (let page = 1; found.size < created.size; page += 1) {
         const response = await api.get(`/v1/products?limit=${MAX_PAGE_SIZE}&page=${page}`);
@@ -362,7 +411,11 @@ test('2,000 concurrent POSTs on a data directory: every one answered 201 (or 429
         if (response.body.data.length === 0) break;
         for (const record of response.body.data as { id: number }[]) found.add(record.id);
       }
-      assert.deepEqual([...created].filter((id) => !found.has(id)), [], 'acknowledged products missing after the restart');
+      assert.deepEqual(
+        [...created].filter((id) => !found.has(id)),
+        [],
+        'acknowledged products missing after the restart',
+      );
     } finally {
       await api.close();
     }

@@ -16,7 +16,16 @@ import { temporaryDirectory } from './helpers.ts';
 import { REPOSITORY_ROOT } from './repository.ts';
 
 /** What a clean clone holds that packing needs (dist/ is built by prepack, not copied). */
-const CHECKOUT_FILES = ['package.json', 'package-lock.json', 'tsconfig.json', 'README.md', 'LICENSE', 'src', 'data/example', 'docs'];
+const CHECKOUT_FILES = [
+  'package.json',
+  'package-lock.json',
+  'tsconfig.json',
+  'README.md',
+  'LICENSE',
+  'src',
+  'data/example',
+  'docs',
+];
 const TIMEOUT = { timeout: 120_000 };
 const run = promisify(execFile);
 /** npm without its update check, audit or funding notes, none of which a test may wait on or read. */
@@ -34,7 +43,10 @@ before(async () => {
   for (const file of CHECKOUT_FILES) await cp(join(REPOSITORY_ROOT, file), join(checkout, file), { recursive: true });
   await symlink(join(REPOSITORY_ROOT, 'node_modules'), join(checkout, 'node_modules')); // the dev dependencies `npm install` gave the clone
   const npmEnv = { ...process.env, ...QUIET_NPM };
-  const packed = await run('npm', ['pack', '--silent', '--pack-destination', scratch.path], { cwd: checkout, env: npmEnv });
+  const packed = await run('npm', ['pack', '--silent', '--pack-destination', scratch.path], {
+    cwd: checkout,
+    env: npmEnv,
+  });
   tarball = join(scratch.path, packed.stdout.trim().split('\n').at(-1) ?? '');
 
   project = join(scratch.path, 'project');
@@ -49,46 +61,97 @@ after(async () => {
 });
 
 describe('the npm package', () => {
-  test('the tarball holds the built code, its types, the example data, README, docs/ and LICENSE, and no source or tests', TIMEOUT, async () => {
-    const { stdout } = await run('tar', ['-tzf', tarball]);
-    const files = stdout.trim().split('\n').map((line) => line.replace(/^package\//, ''));
-    for (const expected of ['package.json', 'README.md', 'docs/deploying.md', 'LICENSE', 'dist/main.js', 'dist/index.js', 'dist/index.d.ts', 'data/example/products.json']) {
-      assert.ok(files.includes(expected), `${expected} is in the tarball`);
-    }
-    assert.deepEqual(files.filter((file) => /^(src|test|bench)\//.test(file)), []);
-  });
+  test(
+    'the tarball holds the built code, its types, the example data, README, docs/ and LICENSE, and no source or tests',
+    TIMEOUT,
+    async () => {
+      const { stdout } = await run('tar', ['-tzf', tarball]);
+      const files = stdout
+        .trim()
+        .split('\n')
+        .map((line) => line.replace(/^package\//, ''));
+      for (const expected of [
+        'package.json',
+        'README.md',
+        'docs/deploying.md',
+        'LICENSE',
+        'dist/main.js',
+        'dist/index.js',
+        'dist/index.d.ts',
+        'data/example/products.json',
+      ]) {
+        assert.ok(files.includes(expected), `${expected} is in the tarball`);
+      }
+      assert.deepEqual(
+        files.filter((file) => /^(src|test|bench)\//.test(file)),
+        [],
+      );
+    },
+  );
 
   test('`npx plainrest --version` prints the version of package.json', TIMEOUT, async () => {
-    const { version } = JSON.parse(await readFile(join(REPOSITORY_ROOT, 'package.json'), 'utf8')) as { version: string };
-    assert.deepEqual(await runToExit('npx', ['--no-install', 'plainrest', '--version'], { cwd: project, env }), { code: 0, stdout: `${version}\n`, stderr: '' });
-  });
-
-  test('`npx plainrest` starts on the example data; its hint `npx plainrest token <email>` mints a token the server accepts', TIMEOUT, async () => {
-    const server = startProcess('npx', ['--no-install', 'plainrest', '--port', '0'], { cwd: project, env, ownGroup: true });
-    const [, url] = await server.waitFor(/^plainrest listening on (\S+)$/m);
-    await server.waitFor(/^data: data \(3 users, 12 products, 5 orders\)$/m);
-    await server.waitFor(/^token: .*\(or: npx plainrest token <email>\)$/m);
-
-    const minted = await runToExit('npx', ['--no-install', 'plainrest', 'token', 'alice@example.com'], { cwd: project, env });
-    assert.equal(minted.code, 0, minted.stderr);
-    const alice = await fetch(`${url}/v1/users/1`, { headers: { authorization: `Bearer ${minted.stdout.trim()}` } });
-    assert.equal(alice.status, 200);
-    assert.equal(((await alice.json()) as { email: string }).email, 'alice@example.com');
-
-    server.signal('SIGTERM'); // npx and the server it started
-    await server.exited;
-    assert.match(server.stdout(), /^SIGTERM: finishing in-flight requests, then writing a final snapshot\nstopped\n$/m);
-  });
-
-  test('DATABASE_URL without the optional package: one line naming the package to install, exit 2', TIMEOUT, async () => {
-    const settings = { ...env, DATABASE_URL: 'postgres://plainrest@127.0.0.1:1/plainrest', TOKEN_SECRET: 'a-token-secret-of-at-least-32-characters' };
-    const result = await runToExit('npx', ['--no-install', 'plainrest', '--port', '0'], { cwd: project, env: settings });
-    assert.deepEqual(result, {
-      code: 2,
-      stdout: '',
-      stderr: 'cannot start: DATABASE_URL needs the optional package plainrest-postgres: npm install plainrest-postgres\n',
+    const { version } = JSON.parse(await readFile(join(REPOSITORY_ROOT, 'package.json'), 'utf8')) as {
+      version: string;
+    };
+    assert.deepEqual(await runToExit('npx', ['--no-install', 'plainrest', '--version'], { cwd: project, env }), {
+      code: 0,
+      stdout: `${version}\n`,
+      stderr: '',
     });
   });
+
+  test(
+    '`npx plainrest` starts on the example data; its hint `npx plainrest token <email>` mints a token the server accepts',
+    TIMEOUT,
+    async () => {
+      const server = startProcess('npx', ['--no-install', 'plainrest', '--port', '0'], {
+        cwd: project,
+        env,
+        ownGroup: true,
+      });
+      const [, url] = await server.waitFor(/^plainrest listening on (\S+)$/m);
+      await server.waitFor(/^data: data \(3 users, 12 products, 5 orders\)$/m);
+      await server.waitFor(/^token: .*\(or: npx plainrest token <email>\)$/m);
+
+      const minted = await runToExit('npx', ['--no-install', 'plainrest', 'token', 'alice@example.com'], {
+        cwd: project,
+        env,
+      });
+      assert.equal(minted.code, 0, minted.stderr);
+      const alice = await fetch(`${url}/v1/users/1`, { headers: { authorization: `Bearer ${minted.stdout.trim()}` } });
+      assert.equal(alice.status, 200);
+      assert.equal(((await alice.json()) as { email: string }).email, 'alice@example.com');
+
+      server.signal('SIGTERM'); // npx and the server it started
+      await server.exited;
+      assert.match(
+        server.stdout(),
+        /^SIGTERM: finishing in-flight requests, then writing a final snapshot\nstopped\n$/m,
+      );
+    },
+  );
+
+  test(
+    'DATABASE_URL without the optional package: one line naming the package to install, exit 2',
+    TIMEOUT,
+    async () => {
+      const settings = {
+        ...env,
+        DATABASE_URL: 'postgres://plainrest@127.0.0.1:1/plainrest',
+        TOKEN_SECRET: 'a-token-secret-of-at-least-32-characters',
+      };
+      const result = await runToExit('npx', ['--no-install', 'plainrest', '--port', '0'], {
+        cwd: project,
+        env: settings,
+      });
+      assert.deepEqual(result, {
+        code: 2,
+        stdout: '',
+        stderr:
+          'cannot start: DATABASE_URL needs the optional package plainrest-postgres: npm install plainrest-postgres\n',
+      });
+    },
+  );
 
   test("the README's embedding snippet runs as written against the installed package", TIMEOUT, async () => {
     const snippet = embeddingSnippet(await readFile(join(REPOSITORY_ROOT, 'README.md'), 'utf8'));

@@ -90,7 +90,13 @@ describe('permissions: every route × caller over HTTP', () => {
   for (const route of MATRIX) {
     for (const caller of CALLERS) {
       const expected =
-        caller === 'self' ? route.expected[0] : caller === 'other' ? route.expected[1] : caller === 'admin' ? route.expected[2] : 401;
+        caller === 'self'
+          ? route.expected[0]
+          : caller === 'other'
+            ? route.expected[1]
+            : caller === 'admin'
+              ? route.expected[2]
+              : 401;
       test(`${route.method} ${route.path} as ${caller} → ${expected}`, async () => {
         const owner = await createUser(api);
         const other = await createUser(api);
@@ -113,7 +119,10 @@ describe('permissions: every route × caller over HTTP', () => {
         const response = await api.as(tokens[caller]).request(route.method, path, { body: bodyFor(route, product.id) });
         assert.equal(response.status, expected, response.text);
         if (expected === 401) {
-          const challenge = caller === 'none' ? 'Bearer realm="plainrest"' : /^Bearer realm="plainrest", error="invalid_token", error_description="[^"]+"$/;
+          const challenge =
+            caller === 'none'
+              ? 'Bearer realm="plainrest"'
+              : /^Bearer realm="plainrest", error="invalid_token", error_description="[^"]+"$/;
           const header = response.headers.get('www-authenticate') ?? '';
           if (typeof challenge === 'string') assert.equal(header, challenge);
           else assert.match(header, challenge);

@@ -11,7 +11,18 @@
 import { spawn, spawnSync } from 'node:child_process';
 import type { ChildProcess, SpawnSyncReturns } from 'node:child_process';
 import type { Socket } from 'node:net';
-import { accessSync, chownSync, constants, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import {
+  accessSync,
+  chownSync,
+  constants,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+} from 'node:fs';
 import { chown, mkdtemp, rm } from 'node:fs/promises';
 import { once } from 'node:events';
 import { createServer } from 'node:net';
@@ -28,13 +39,17 @@ function findPostgresBin(): string | undefined {
   if (given !== undefined && given !== '') return existsSync(join(given, 'initdb')) ? given : undefined;
   const root = '/usr/lib/postgresql';
   if (!existsSync(root)) return undefined;
-  const versions = readdirSync(root).filter((name) => /^\d+$/.test(name)).sort((a, b) => Number(b) - Number(a));
+  const versions = readdirSync(root)
+    .filter((name) => /^\d+$/.test(name))
+    .sort((a, b) => Number(b) - Number(a));
   return versions.map((version) => join(root, version, 'bin')).find((bin) => existsSync(join(bin, 'initdb')));
 }
 
 export const POSTGRES_BIN = findPostgresBin();
 export const POSTGRES_SKIP =
-  POSTGRES_BIN === undefined ? 'PostgreSQL is not installed (looked for POSTGRES_BIN, then /usr/lib/postgresql/*/bin); `.ci/run` installs it with apt-get' : false;
+  POSTGRES_BIN === undefined
+    ? 'PostgreSQL is not installed (looked for POSTGRES_BIN, then /usr/lib/postgresql/*/bin); `.ci/run` installs it with apt-get'
+    : false;
 
 /** Who runs the server: this process's user, or, as root, `postgres` (Debian's package creates it) or `nobody`. */
 function serverUser(): { uid: number; gid: number } | undefined {
@@ -139,10 +154,14 @@ export async function startCluster(): Promise<PostgresCluster> {
   };
   process.on('exit', killOnExit);
   const launch = async (): Promise<void> => {
-    server = spawn(join(bin, 'postgres'), ['-D', dataDir, '-p', String(port), ...settings.flatMap((setting) => ['-c', setting])], {
-      ...user,
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
+    server = spawn(
+      join(bin, 'postgres'),
+      ['-D', dataDir, '-p', String(port), ...settings.flatMap((setting) => ['-c', setting])],
+      {
+        ...user,
+        stdio: ['ignore', 'ignore', 'pipe'],
+      },
+    );
     server.stderr?.on('data', (chunk: Buffer) => (log = (log + chunk.toString()).slice(-4000)));
     if (!referenced) holdLoop(false);
     await waitUntilAccepting(url('postgres'), server, () => log);
@@ -173,7 +192,10 @@ export async function startCluster(): Promise<PostgresCluster> {
       await administer(async (client) => {
         if (template === undefined) await client.query(`CREATE DATABASE ${name}`);
         // A copy of the files: several times quicker than the default (PostgreSQL 15+), which logs every page.
-        else await client.query(`CREATE DATABASE ${name} TEMPLATE ${template} STRATEGY = FILE_COPY`).catch(() => client.query(`CREATE DATABASE ${name} TEMPLATE ${template}`));
+        else
+          await client
+            .query(`CREATE DATABASE ${name} TEMPLATE ${template} STRATEGY = FILE_COPY`)
+            .catch(() => client.query(`CREATE DATABASE ${name} TEMPLATE ${template}`));
       });
       return name;
     },
@@ -195,8 +217,16 @@ export async function startCluster(): Promise<PostgresCluster> {
   };
 }
 
-function runInitdb(bin: string, dataDir: string, user: { uid: number; gid: number } | undefined): SpawnSyncReturns<string> {
-  return spawnSync(join(bin, 'initdb'), ['-D', dataDir, '-U', USER, '--auth=trust', '-E', 'UTF8', '--locale=C', '--no-sync'], { ...user, encoding: 'utf8' });
+function runInitdb(
+  bin: string,
+  dataDir: string,
+  user: { uid: number; gid: number } | undefined,
+): SpawnSyncReturns<string> {
+  return spawnSync(
+    join(bin, 'initdb'),
+    ['-D', dataDir, '-U', USER, '--auth=trust', '-E', 'UTF8', '--locale=C', '--no-sync'],
+    { ...user, encoding: 'utf8' },
+  );
 }
 
 /**
@@ -208,7 +238,10 @@ function runInitdb(bin: string, dataDir: string, user: { uid: number; gid: numbe
  */
 function clusterTemplate(bin: string, user: { uid: number; gid: number } | undefined): string {
   const cache = join(REPOSITORY_ROOT, 'node_modules', '.cache', 'plainrest');
-  const template = join(cache, `postgres-template-${bin.replace(/[^A-Za-z0-9]+/g, '-')}-${user?.uid ?? process.getuid?.() ?? 'user'}`);
+  const template = join(
+    cache,
+    `postgres-template-${bin.replace(/[^A-Za-z0-9]+/g, '-')}-${user?.uid ?? process.getuid?.() ?? 'user'}`,
+  );
   if (existsSync(join(template, 'PG_VERSION'))) return template;
   mkdirSync(cache, { recursive: true });
   const aside = mkdtempSync(join(cache, 'postgres-template-making-'));
@@ -246,7 +279,8 @@ async function waitUntilAccepting(url: string, server: ChildProcess, log: () => 
       return;
     } catch (error) {
       await client.end().catch(() => {});
-      if (Date.now() > deadline) throw new Error(`postgres did not accept connections within 30 s: ${String(error)}\n${log()}`);
+      if (Date.now() > deadline)
+        throw new Error(`postgres did not accept connections within 30 s: ${String(error)}\n${log()}`);
       await sleep(50);
     }
   }

@@ -9,7 +9,17 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { startServer } from '../src/index.ts';
 import type { TestServer } from './helpers.ts';
-import { eventually, login, recordingLogger, startTestServerWithAdminBootstrap, TEST_ADMIN_EMAIL, TEST_ADMIN_PASSWORD, TEST_AUTH_OPTIONS, tokenFor, wrap } from './helpers.ts';
+import {
+  eventually,
+  login,
+  recordingLogger,
+  startTestServerWithAdminBootstrap,
+  TEST_ADMIN_EMAIL,
+  TEST_ADMIN_PASSWORD,
+  TEST_AUTH_OPTIONS,
+  tokenFor,
+  wrap,
+} from './helpers.ts';
 import type { PostgresCluster } from './postgres-cluster.ts';
 import { POSTGRES_SKIP, startCluster } from './postgres-cluster.ts';
 
@@ -36,7 +46,11 @@ describe('PostgreSQL unreachable while running', { skip: POSTGRES_SKIP }, () => 
     assert.equal((await api.get('/readyz')).status, 200);
 
     await cluster.pause();
-    for (const answer of [await api.get(`/v1/products/${created.body.id}`), await api.post('/v1/products', { name: 'During', category: 'outage', price: 2 }), await api.get('/v1/products')]) {
+    for (const answer of [
+      await api.get(`/v1/products/${created.body.id}`),
+      await api.post('/v1/products', { name: 'During', category: 'outage', price: 2 }),
+      await api.get('/v1/products'),
+    ]) {
       assert.equal(answer.status, 503, answer.text);
       assert.equal(answer.headers.get('retry-after'), '1');
       assert.equal(answer.body.status, 503);
@@ -52,7 +66,12 @@ describe('PostgreSQL unreachable while running', { skip: POSTGRES_SKIP }, () => 
     await readyWithin(api, 10_000, '/readyz answers 200 again within 10 s, with no request needing the database');
     assert.equal((await api.get(`/v1/products/${created.body.id}`)).body.name, 'Before');
     assert.equal((await api.post('/v1/products', { name: 'After', category: 'outage', price: 3 })).status, 201);
-    assert.deepEqual((await api.get('/v1/products?category=outage&sort=price')).body.data.map((product: { name: string }) => product.name), ['Before', 'After']);
+    assert.deepEqual(
+      (await api.get('/v1/products?category=outage&sort=price')).body.data.map(
+        (product: { name: string }) => product.name,
+      ),
+      ['Before', 'After'],
+    );
   });
 
   test('stopped abruptly under concurrent writes, with and without Idempotency-Key: every answer a 201 or a 503, the process alive (it runs here), then ready again', async () => {
@@ -71,12 +90,23 @@ describe('PostgreSQL unreachable while running', { skip: POSTGRES_SKIP }, () => 
     const writers = Array.from({ length: 16 }, (_, index) => writer(index % 2 === 0));
     await eventually(() => assert.ok((statuses.get(201) ?? 0) >= 100, 'writes go through before the stop'), 20_000);
     await cluster.pause('immediate');
-    await eventually(() => assert.ok((statuses.get(503) ?? 0) >= 32, `writes are refused while it is down: ${JSON.stringify([...statuses])}`), 20_000);
+    await eventually(
+      () =>
+        assert.ok(
+          (statuses.get(503) ?? 0) >= 32,
+          `writes are refused while it is down: ${JSON.stringify([...statuses])}`,
+        ),
+      20_000,
+    );
     stopping = true;
     await Promise.all(writers);
     await cluster.resume();
     await readyWithin(api, 20_000, 'ready again once the database is back');
-    assert.equal((await api.post('/v1/products', { name: 'After', category: 'abrupt', price: 1 }, { 'idempotency-key': 'after' })).status, 201);
+    assert.equal(
+      (await api.post('/v1/products', { name: 'After', category: 'abrupt', price: 1 }, { 'idempotency-key': 'after' }))
+        .status,
+      201,
+    );
   });
 });
 
@@ -93,11 +123,23 @@ describe('PostgreSQL unreachable at start', { skip: POSTGRES_SKIP }, () => {
     const url = cluster.url(await cluster.createDatabase());
     await cluster.pause();
     const logger = recordingLogger();
-    const server = await startServer({ port: 0, dataDir: null, seed: false, rateLimit: 0, ...TEST_AUTH_OPTIONS, database: url, logger });
+    const server = await startServer({
+      port: 0,
+      dataDir: null,
+      seed: false,
+      rateLimit: 0,
+      ...TEST_AUTH_OPTIONS,
+      database: url,
+      logger,
+    });
     try {
       const api = wrap(server, undefined);
       const notYet = 'the database has not been reached since the start; retry shortly';
-      for (const answer of [await api.get('/readyz'), await api.as(tokenFor(1)).get('/v1/products'), await api.post('/v1/tokens', { email: TEST_ADMIN_EMAIL, password: TEST_ADMIN_PASSWORD })]) {
+      for (const answer of [
+        await api.get('/readyz'),
+        await api.as(tokenFor(1)).get('/v1/products'),
+        await api.post('/v1/tokens', { email: TEST_ADMIN_EMAIL, password: TEST_ADMIN_PASSWORD }),
+      ]) {
         assert.equal(answer.status, 503, answer.text);
         assert.equal(answer.headers.get('retry-after'), '1');
         assert.equal(answer.body.code, 'not_ready');

@@ -29,7 +29,10 @@ describe('two servers on one PostgreSQL', { skip: POSTGRES_SKIP }, () => {
   before(async () => {
     cluster = await startCluster();
     url = cluster.url(await cluster.createDatabase());
-    [one, two] = await Promise.all([startTestServerWithAdminBootstrap({ database: url }), startTestServerWithAdminBootstrap({ database: url })]);
+    [one, two] = await Promise.all([
+      startTestServerWithAdminBootstrap({ database: url }),
+      startTestServerWithAdminBootstrap({ database: url }),
+    ]);
   });
   after(async () => {
     await Promise.all([one?.close(), two?.close()]);
@@ -51,7 +54,9 @@ describe('two servers on one PostgreSQL', { skip: POSTGRES_SKIP }, () => {
 
   test('racing creates of one email: one 201, the others 409, one user', async () => {
     const answers = await Promise.all(
-      [one, two, one, two].map((server, index) => server.post('/v1/users', { name: `Racer ${index}`, email: 'racer@example.com', password: 'racing-password' })),
+      [one, two, one, two].map((server, index) =>
+        server.post('/v1/users', { name: `Racer ${index}`, email: 'racer@example.com', password: 'racing-password' }),
+      ),
     );
     assert.deepEqual(answers.map((answer) => answer.status).sort(), [201, 409, 409, 409]);
     assert.equal((await one.get('/v1/users?email=RACER@example.com')).body.meta.total, 1);
@@ -61,11 +66,20 @@ describe('two servers on one PostgreSQL', { skip: POSTGRES_SKIP }, () => {
     const product = await one.post('/v1/products', { name: 'Race', category: 'race', price: 2 });
     const user = await one.post('/v1/users', { name: 'Buyer', email: 'buyer@example.com', password: 'buyer-password' });
     for (let round = 0; round < 5; round++) {
-      const order = await one.post(`/v1/users/${user.body.id}/orders`, { items: [{ product_id: product.body.id, quantity: 1 }] });
+      const order = await one.post(`/v1/users/${user.body.id}/orders`, {
+        items: [{ product_id: product.body.id, quantity: 1 }],
+      });
       const path = `/v1/users/${user.body.id}/orders/${order.body.id}`;
       assert.equal((await two.patch(path, { status: 'paid' })).status, 200);
-      const [shipped, cancelled] = await Promise.all([one.patch(path, { status: 'shipped' }), two.patch(path, { status: 'cancelled' })]);
-      assert.deepEqual([shipped.status, cancelled.status].sort(), [200, 409], `round ${round}: ${shipped.text} ${cancelled.text}`);
+      const [shipped, cancelled] = await Promise.all([
+        one.patch(path, { status: 'shipped' }),
+        two.patch(path, { status: 'cancelled' }),
+      ]);
+      assert.deepEqual(
+        [shipped.status, cancelled.status].sort(),
+        [200, 409],
+        `round ${round}: ${shipped.text} ${cancelled.text}`,
+      );
       const loser = shipped.status === 409 ? shipped : cancelled;
       assert.equal(loser.body.code, 'invalid_transition');
       const final = (await one.get(path)).body.status;
@@ -75,9 +89,15 @@ describe('two servers on one PostgreSQL', { skip: POSTGRES_SKIP }, () => {
 
   test('two racing cancels through the two servers: one 200, one 409, one write', async () => {
     const product = await one.post('/v1/products', { name: 'Cancel race', category: 'race', price: 2 });
-    const user = await one.post('/v1/users', { name: 'Canceller', email: 'canceller@example.com', password: 'canceller-password' });
+    const user = await one.post('/v1/users', {
+      name: 'Canceller',
+      email: 'canceller@example.com',
+      password: 'canceller-password',
+    });
     for (let round = 0; round < 3; round++) {
-      const order = await one.post(`/v1/users/${user.body.id}/orders`, { items: [{ product_id: product.body.id, quantity: 1 }] });
+      const order = await one.post(`/v1/users/${user.body.id}/orders`, {
+        items: [{ product_id: product.body.id, quantity: 1 }],
+      });
       const path = `/v1/users/${user.body.id}/orders/${order.body.id}`;
       const late = await heldRequest(two, 'PATCH', path, { status: 'cancelled' });
       const first = await one.patch(path, { status: 'cancelled' });
@@ -88,20 +108,39 @@ describe('two servers on one PostgreSQL', { skip: POSTGRES_SKIP }, () => {
       assert.equal((await two.get(path)).headers.get('etag'), first.headers.get('etag'), 'one write');
     }
     // Fired together, with nothing held: whatever the timing, the order is cancelled once and nobody sees a 5xx.
-    const order = await one.post(`/v1/users/${user.body.id}/orders`, { items: [{ product_id: product.body.id, quantity: 1 }] });
+    const order = await one.post(`/v1/users/${user.body.id}/orders`, {
+      items: [{ product_id: product.body.id, quantity: 1 }],
+    });
     const path = `/v1/users/${user.body.id}/orders/${order.body.id}`;
-    const answers = await Promise.all([one.patch(path, { status: 'cancelled' }), two.patch(path, { status: 'cancelled' })]);
+    const answers = await Promise.all([
+      one.patch(path, { status: 'cancelled' }),
+      two.patch(path, { status: 'cancelled' }),
+    ]);
     assert.ok(answers.some((answer) => answer.status === 200));
-    assert.ok(answers.every((answer) => answer.status === 200 || answer.status === 409), answers.map((answer) => answer.text).join(' '));
+    assert.ok(
+      answers.every((answer) => answer.status === 200 || answer.status === 409),
+      answers.map((answer) => answer.text).join(' '),
+    );
   });
 
   test('racing first uses of one Idempotency-Key on the two servers create one record; the later answer is its replay', async () => {
     for (let round = 0; round < 5; round++) {
       const body = { name: `Raced key ${round}`, category: `raced-key-${round}`, price: 1 };
-      const answers = await Promise.all([one.post('/v1/products', body, { 'Idempotency-Key': `race-${round}` }), two.post('/v1/products', body, { 'Idempotency-Key': `race-${round}` })]);
-      assert.deepEqual(answers.map((answer) => answer.status), [201, 201], answers.map((answer) => answer.text).join(' '));
+      const answers = await Promise.all([
+        one.post('/v1/products', body, { 'Idempotency-Key': `race-${round}` }),
+        two.post('/v1/products', body, { 'Idempotency-Key': `race-${round}` }),
+      ]);
+      assert.deepEqual(
+        answers.map((answer) => answer.status),
+        [201, 201],
+        answers.map((answer) => answer.text).join(' '),
+      );
       assert.equal(answers[0]?.body.id, answers[1]?.body.id, 'the same record');
-      assert.equal(answers.filter((answer) => answer.headers.get('idempotent-replayed') === 'true').length, 1, 'exactly one is the replay');
+      assert.equal(
+        answers.filter((answer) => answer.headers.get('idempotent-replayed') === 'true').length,
+        1,
+        'exactly one is the replay',
+      );
       assert.equal((await one.get(`/v1/products?category=raced-key-${round}`)).body.meta.total, 1);
     }
   });
@@ -131,8 +170,16 @@ describe('two servers on one PostgreSQL', { skip: POSTGRES_SKIP }, () => {
   });
 
   test('a user deleted or demoted through one server is refused or demoted by the other at its next request', async () => {
-    const created = await one.post('/v1/users', { name: 'Temp', email: 'temp@example.com', password: 'temporary-password' });
-    const admin2 = await two.post('/v1/users', { name: 'Second admin', email: 'admin2@example.com', password: 'second-admin-password' });
+    const created = await one.post('/v1/users', {
+      name: 'Temp',
+      email: 'temp@example.com',
+      password: 'temporary-password',
+    });
+    const admin2 = await two.post('/v1/users', {
+      name: 'Second admin',
+      email: 'admin2@example.com',
+      password: 'second-admin-password',
+    });
     assert.equal((await one.patch(`/v1/users/${admin2.body.id}`, { role: 'admin' })).status, 200);
     const asTemp = two.as(await login(two, 'temp@example.com', 'temporary-password'));
     const asAdmin2 = two.as(await login(two, 'admin2@example.com', 'second-admin-password'));
@@ -146,8 +193,16 @@ describe('two servers on one PostgreSQL', { skip: POSTGRES_SKIP }, () => {
   });
 
   test('a POST decided with its caller as this server last read it stands only if the caller still is: promoted 201, renamed 201, demoted 403, deleted 401, nothing written when refused', async () => {
-    const user = await one.post('/v1/users', { name: 'Remembered', email: 'remembered@example.com', password: 'remembered-password' });
-    const admin3 = await one.post('/v1/users', { name: 'Third admin', email: 'admin3@example.com', password: 'third-admin-password' });
+    const user = await one.post('/v1/users', {
+      name: 'Remembered',
+      email: 'remembered@example.com',
+      password: 'remembered-password',
+    });
+    const admin3 = await one.post('/v1/users', {
+      name: 'Third admin',
+      email: 'admin3@example.com',
+      password: 'third-admin-password',
+    });
     assert.equal((await one.patch(`/v1/users/${admin3.body.id}`, { role: 'admin' })).status, 200);
     const asUser = two.pinned().as(await login(two, 'remembered@example.com', 'remembered-password'));
     const asAdmin3 = two.pinned().as(await login(two, 'admin3@example.com', 'third-admin-password'));
@@ -162,7 +217,11 @@ describe('two servers on one PostgreSQL', { skip: POSTGRES_SKIP }, () => {
     assert.equal((await one.patch(`/v1/users/${user.body.id}`, { role: 'admin' })).status, 200);
     assert.equal((await asUser.post('/v1/products', product)).status, 201, 'a promotion counts at the next request');
     assert.equal((await one.patch(`/v1/users/${user.body.id}`, { name: 'Renamed' })).status, 200);
-    assert.equal((await asUser.post('/v1/products', product)).status, 201, 'a change other than the role does not refuse the caller');
+    assert.equal(
+      (await asUser.post('/v1/products', product)).status,
+      201,
+      'a change other than the role does not refuse the caller',
+    );
     assert.equal(await count(), 3);
 
     assert.equal((await one.patch(`/v1/users/${admin3.body.id}`, { role: 'user' })).status, 200);
@@ -175,7 +234,11 @@ describe('two servers on one PostgreSQL', { skip: POSTGRES_SKIP }, () => {
   });
 
   test('a read of a record or a page by a caller this server has read before is one statement that checks the caller: a promotion, a demotion and a deletion count at once', async () => {
-    const reader = await one.post('/v1/users', { name: 'Reader', email: 'reader@example.com', password: 'reader-password' });
+    const reader = await one.post('/v1/users', {
+      name: 'Reader',
+      email: 'reader@example.com',
+      password: 'reader-password',
+    });
     const product = await one.post('/v1/products', { name: 'Read', category: 'read-checked', price: 1 });
     const asReader = two.pinned().as(await login(two, 'reader@example.com', 'reader-password'));
     const item = `/v1/products/${product.body.id}`;
@@ -187,11 +250,23 @@ describe('two servers on one PostgreSQL', { skip: POSTGRES_SKIP }, () => {
     const texts = await statementsOf(async () => {
       answers = [await asReader.get(item), await asReader.get(page)];
     });
-    assert.deepEqual(answers.map((answer) => answer.status), [200, 200]);
-    assert.deepEqual(answers[1]?.body.data.map((record: { id: number }) => record.id), [product.body.id]);
+    assert.deepEqual(
+      answers.map((answer) => answer.status),
+      [200, 200],
+    );
+    assert.deepEqual(
+      answers[1]?.body.data.map((record: { id: number }) => record.id),
+      [product.body.id],
+    );
     assert.equal(texts.length, 2, texts.join('\n'));
-    assert.match(texts[0] as string, /^SELECT \(SELECT to_jsonb\(t\) FROM "products" t WHERE "id" = \$1\) AS "r0", EXISTS \(SELECT 1 FROM "users" WHERE "id" = \$2::bigint AND "role" IS NOT DISTINCT FROM \$3::text\) AS "caller"$/);
-    assert.match(texts[1] as string, /^WITH matching AS .* EXISTS \(SELECT 1 FROM "users" WHERE "id" = \$2::bigint AND "role" IS NOT DISTINCT FROM \$3::text\) AS "__caller" FROM /);
+    assert.match(
+      texts[0] as string,
+      /^SELECT \(SELECT to_jsonb\(t\) FROM "products" t WHERE "id" = \$1\) AS "r0", EXISTS \(SELECT 1 FROM "users" WHERE "id" = \$2::bigint AND "role" IS NOT DISTINCT FROM \$3::text\) AS "caller"$/,
+    );
+    assert.match(
+      texts[1] as string,
+      /^WITH matching AS .* EXISTS \(SELECT 1 FROM "users" WHERE "id" = \$2::bigint AND "role" IS NOT DISTINCT FROM \$3::text\) AS "__caller" FROM /,
+    );
 
     // Each change is first met by a read that checks the remembered caller: a page, a record, a page.
     assertProblem(await asReader.get('/v1/users'), 403, 'forbidden', '/v1/users');
@@ -208,8 +283,16 @@ describe('two servers on one PostgreSQL', { skip: POSTGRES_SKIP }, () => {
 
   test('the remembered caller of a nested create or of an Idempotency-Key replay is confirmed too: a deleted user gets 401', async () => {
     const product = await one.post('/v1/products', { name: 'For orders', category: 'remembered-orders', price: 2 });
-    const buyer = await one.post('/v1/users', { name: 'Gone buyer', email: 'gone-buyer@example.com', password: 'gone-buyer-password' });
-    const keyed = await one.post('/v1/users', { name: 'Gone keyed', email: 'gone-keyed@example.com', password: 'gone-keyed-password' });
+    const buyer = await one.post('/v1/users', {
+      name: 'Gone buyer',
+      email: 'gone-buyer@example.com',
+      password: 'gone-buyer-password',
+    });
+    const keyed = await one.post('/v1/users', {
+      name: 'Gone keyed',
+      email: 'gone-keyed@example.com',
+      password: 'gone-keyed-password',
+    });
     const asBuyer = two.pinned().as(await login(two, 'gone-buyer@example.com', 'gone-buyer-password'));
     const asKeyed = two.pinned().as(await login(two, 'gone-keyed@example.com', 'gone-keyed-password'));
     const order = { items: [{ product_id: product.body.id, quantity: 1 }] };
@@ -219,18 +302,44 @@ describe('two servers on one PostgreSQL', { skip: POSTGRES_SKIP }, () => {
 
     assert.equal((await one.delete(`/v1/users/${buyer.body.id}`)).status, 204);
     assert.equal((await one.delete(`/v1/users/${keyed.body.id}`)).status, 204);
-    assertProblem(await asBuyer.post(`/v1/users/${buyer.body.id}/orders`, order), 401, 'invalid_token', `/v1/users/${buyer.body.id}/orders`);
-    assertProblem(await asKeyed.post(`/v1/users/${keyed.body.id}/orders`, order, { 'Idempotency-Key': 'remembered-1' }), 401, 'invalid_token', `/v1/users/${keyed.body.id}/orders`);
+    assertProblem(
+      await asBuyer.post(`/v1/users/${buyer.body.id}/orders`, order),
+      401,
+      'invalid_token',
+      `/v1/users/${buyer.body.id}/orders`,
+    );
+    assertProblem(
+      await asKeyed.post(`/v1/users/${keyed.body.id}/orders`, order, { 'Idempotency-Key': 'remembered-1' }),
+      401,
+      'invalid_token',
+      `/v1/users/${keyed.body.id}/orders`,
+    );
   });
 
   test('a declaration the stored data no longer fits stops the start, in the words of a data directory, and nothing changes', async () => {
     const notes = { resources: { notes: { singular: 'note', properties: { text: { type: 'string' } } } } };
     const database = cluster.url(await cluster.createDatabase());
-    const server = await startTestServerWithAdminBootstrap({ database, resources: notes as unknown as ResourcesDeclaration });
+    const server = await startTestServerWithAdminBootstrap({
+      database,
+      resources: notes as unknown as ResourcesDeclaration,
+    });
     assert.equal((await server.post('/v1/notes', { text: 'kept' })).status, 201);
     await server.close();
-    const changed = { resources: { notes: { singular: 'note', properties: { text: { type: 'string' }, title: { type: 'string' } }, required: ['title'] } } };
-    const error = await startServer({ port: 0, database, resources: changed as unknown as ResourcesDeclaration, ...TEST_AUTH_OPTIONS }).then(
+    const changed = {
+      resources: {
+        notes: {
+          singular: 'note',
+          properties: { text: { type: 'string' }, title: { type: 'string' } },
+          required: ['title'],
+        },
+      },
+    };
+    const error = await startServer({
+      port: 0,
+      database,
+      resources: changed as unknown as ResourcesDeclaration,
+      ...TEST_AUTH_OPTIONS,
+    }).then(
       async (started) => {
         await started.close();
         return assert.fail('the server started');
@@ -242,7 +351,10 @@ describe('two servers on one PostgreSQL', { skip: POSTGRES_SKIP }, () => {
       error.message,
       'the data in the database no longer fits the declaration: notes: 1 record (id 1) lack "title", which the declaration requires; give it a "default" and make it optional, or set it in those records first; nothing was changed',
     );
-    const again = await startTestServerWithAdminBootstrap({ database, resources: notes as unknown as ResourcesDeclaration });
+    const again = await startTestServerWithAdminBootstrap({
+      database,
+      resources: notes as unknown as ResourcesDeclaration,
+    });
     assert.equal((await again.get('/v1/notes')).body.data[0].text, 'kept');
     await again.close();
   });

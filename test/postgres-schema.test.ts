@@ -15,12 +15,18 @@ import type { PostgresCluster } from './postgres-cluster.ts';
 import { POSTGRES_SKIP, startCluster } from './postgres-cluster.ts';
 import { LIBRARY, WORKSHOP } from './declared-domains.ts';
 
-type Declared = { resources: Record<string, { singular: string; properties: Record<string, unknown>; required?: string[] }> };
+type Declared = {
+  resources: Record<string, { singular: string; properties: Record<string, unknown>; required?: string[] }>;
+};
 const NOTES: Declared = {
   resources: {
     notes: {
       singular: 'note',
-      properties: { text: { type: 'string', maxLength: 200 }, mood: { enum: ['calm', 'busy', 'odd'] }, stars: { type: 'integer' } },
+      properties: {
+        text: { type: 'string', maxLength: 200 },
+        mood: { enum: ['calm', 'busy', 'odd'] },
+        stars: { type: 'integer' },
+      },
       required: ['text'],
     },
   },
@@ -51,12 +57,19 @@ describe('PostgreSQL schema from declarations', { skip: POSTGRES_SKIP }, () => {
       )
     ).rows.map((row) => row.c);
   const indexes = async (client: pg.Client, table: string): Promise<string[]> =>
-    (await client.query<{ indexdef: string }>(`SELECT indexdef FROM pg_indexes WHERE tablename = $1 ORDER BY indexname`, [table])).rows.map((row) =>
-      row.indexdef.replace(/ USING btree/, '').replace(/public\./g, ''),
-    );
+    (
+      await client.query<{ indexdef: string }>(
+        `SELECT indexdef FROM pg_indexes WHERE tablename = $1 ORDER BY indexname`,
+        [table],
+      )
+    ).rows.map((row) => row.indexdef.replace(/ USING btree/, '').replace(/public\./g, ''));
   /** Every table's columns and indexes: to show that a refused start changed nothing. */
   const schemaDump = async (client: pg.Client): Promise<string> => {
-    const tables = (await client.query<{ t: string }>(`SELECT table_name AS t FROM information_schema.tables WHERE table_schema = 'public' ORDER BY 1`)).rows;
+    const tables = (
+      await client.query<{ t: string }>(
+        `SELECT table_name AS t FROM information_schema.tables WHERE table_schema = 'public' ORDER BY 1`,
+      )
+    ).rows;
     const parts: string[] = [];
     for (const { t } of tables) parts.push(t, ...(await columns(client, t)), ...(await indexes(client, t)));
     return parts.join('\n');
@@ -99,10 +112,16 @@ describe('PostgreSQL schema from declarations', { skip: POSTGRES_SKIP }, () => {
         // the words of the searchable name (x-search), under a GIN index
         '__search jsonb',
       ]);
-      assert.ok((await indexes(client, 'users')).includes('CREATE INDEX users_words_search ON users USING gin (__search)'));
-      assert.ok((await indexes(client, 'users')).includes('CREATE UNIQUE INDEX users_email_unique ON users (lower(email))'));
+      assert.ok(
+        (await indexes(client, 'users')).includes('CREATE INDEX users_words_search ON users USING gin (__search)'),
+      );
+      assert.ok(
+        (await indexes(client, 'users')).includes('CREATE UNIQUE INDEX users_email_unique ON users (lower(email))'),
+      );
       assert.ok((await indexes(client, 'users')).includes('CREATE INDEX users_email_list ON users (lower(email), id)'));
-      const identity = await client.query(`SELECT is_identity FROM information_schema.columns WHERE table_name = 'books' AND column_name = 'id'`);
+      const identity = await client.query(
+        `SELECT is_identity FROM information_schema.columns WHERE table_name = 'books' AND column_name = 'id'`,
+      );
       assert.equal(identity.rows[0].is_identity, 'YES');
       // a second start with the same declaration changes nothing, and sends no statement to change anything (an index that exists is not asked for again)
       const before = await schemaDump(client);
@@ -121,8 +140,13 @@ describe('PostgreSQL schema from declarations', { skip: POSTGRES_SKIP }, () => {
       assert.deepEqual((await migrate(client, WORKSHOP)).problems, []);
       const now = new Date().toISOString();
       await client.query(`INSERT INTO teams (name, owner_id, created_at, updated_at) VALUES ('t', 1, $1, $1)`, [now]);
-      await client.query(`INSERT INTO projects (team_id, title, created_at, updated_at) VALUES (1, 'p', $1, $1)`, [now]);
-      await client.query(`INSERT INTO tasks (project_id, summary, estimate, tags, created_at, updated_at) VALUES (1, 's', '{"hours": 2}', '["a"]', $1, $1)`, [now]);
+      await client.query(`INSERT INTO projects (team_id, title, created_at, updated_at) VALUES (1, 'p', $1, $1)`, [
+        now,
+      ]);
+      await client.query(
+        `INSERT INTO tasks (project_id, summary, estimate, tags, created_at, updated_at) VALUES (1, 's', '{"hours": 2}', '["a"]', $1, $1)`,
+        [now],
+      );
       await client.query('DELETE FROM teams WHERE id = 1');
       assert.equal((await client.query('SELECT count(*)::int AS n FROM tasks')).rows[0].n, 0);
 
@@ -130,12 +154,27 @@ describe('PostgreSQL schema from declarations', { skip: POSTGRES_SKIP }, () => {
       try {
         assert.deepEqual((await migrate(library, LIBRARY)).problems, []);
         await library.query(`INSERT INTO authors (name, created_at, updated_at) VALUES ('a', $1, $1)`, [now]);
-        await library.query(`INSERT INTO books (author_id, title, isbn, price, created_at, updated_at) VALUES (1, 'b', '1', 1, $1, $1)`, [now]);
-        await library.query(`INSERT INTO users (name, email, role, password_hash, created_at, updated_at) VALUES ('u', 'u@x', 'user', 'h', $1, $1)`, [now]);
-        await library.query(`INSERT INTO loans (owner_id, book_id, due, created_at, updated_at) VALUES (1, 1, '2026-12-01', $1, $1)`, [now]);
-        await assert.rejects(library.query('DELETE FROM books WHERE id = 1'), (error: { code?: string }) => error.code === '23503');
+        await library.query(
+          `INSERT INTO books (author_id, title, isbn, price, created_at, updated_at) VALUES (1, 'b', '1', 1, $1, $1)`,
+          [now],
+        );
+        await library.query(
+          `INSERT INTO users (name, email, role, password_hash, created_at, updated_at) VALUES ('u', 'u@x', 'user', 'h', $1, $1)`,
+          [now],
+        );
+        await library.query(
+          `INSERT INTO loans (owner_id, book_id, due, created_at, updated_at) VALUES (1, 1, '2026-12-01', $1, $1)`,
+          [now],
+        );
         await assert.rejects(
-          library.query(`INSERT INTO loans (owner_id, book_id, due, created_at, updated_at) VALUES (1, 99, '2026-12-01', $1, $1)`, [now]),
+          library.query('DELETE FROM books WHERE id = 1'),
+          (error: { code?: string }) => error.code === '23503',
+        );
+        await assert.rejects(
+          library.query(
+            `INSERT INTO loans (owner_id, book_id, due, created_at, updated_at) VALUES (1, 99, '2026-12-01', $1, $1)`,
+            [now],
+          ),
           (error: { code?: string }) => error.code === '23503',
         );
       } finally {
@@ -158,7 +197,12 @@ describe('PostgreSQL schema from declarations', { skip: POSTGRES_SKIP }, () => {
       assert.deepEqual(result.problems, []);
       assert.ok(result.applied.includes('ALTER TABLE "notes" ADD COLUMN "pinned" boolean'), result.applied.join('\n'));
       assert.ok((await indexes(client, 'notes')).includes('CREATE INDEX notes_pinned_list ON notes (pinned, id)'));
-      assert.deepEqual(await columns(client, 'labels'), ['id bigint not null', 'name text not null', 'created_at timestamp with time zone not null', 'updated_at timestamp with time zone not null']);
+      assert.deepEqual(await columns(client, 'labels'), [
+        'id bigint not null',
+        'name text not null',
+        'created_at timestamp with time zone not null',
+        'updated_at timestamp with time zone not null',
+      ]);
       assert.equal((await client.query('SELECT text FROM notes')).rows[0].text, 'hi');
     } finally {
       await client.end();
@@ -172,7 +216,10 @@ describe('PostgreSQL schema from declarations', { skip: POSTGRES_SKIP }, () => {
       old.resources['memos'] = { singular: 'memo', properties: { body: { type: 'string' } } };
       assert.deepEqual((await migrate(client, old)).problems, []);
       for (let i = 1; i <= 7; i++) {
-        await client.query(`INSERT INTO notes (text, mood, stars, created_at, updated_at) VALUES ($1, $2, $3, now(), now())`, [`n${i}`, i % 2 === 0 ? 'odd' : 'calm', i]);
+        await client.query(
+          `INSERT INTO notes (text, mood, stars, created_at, updated_at) VALUES ($1, $2, $3, now(), now())`,
+          [`n${i}`, i % 2 === 0 ? 'odd' : 'calm', i],
+        );
       }
       await client.query(`INSERT INTO memos (body, created_at, updated_at) VALUES ('m', now(), now())`);
       const before = await schemaDump(client);
@@ -186,8 +233,22 @@ describe('PostgreSQL schema from declarations', { skip: POSTGRES_SKIP }, () => {
       const result = await migrate(client, changed);
       assert.deepEqual(result.problems, [
         { kind: 'removed-collection', collection: 'memos', count: 1, firstIds: [1] },
-        { kind: 'wrong-kind', collection: 'notes', property: 'text', declared: 'bigint', count: 7, firstIds: [1, 2, 3, 4, 5] },
-        { kind: 'wrong-kind', collection: 'notes', property: 'mood', declared: 'one of calm, busy', count: 3, firstIds: [2, 4, 6] },
+        {
+          kind: 'wrong-kind',
+          collection: 'notes',
+          property: 'text',
+          declared: 'bigint',
+          count: 7,
+          firstIds: [1, 2, 3, 4, 5],
+        },
+        {
+          kind: 'wrong-kind',
+          collection: 'notes',
+          property: 'mood',
+          declared: 'one of calm, busy',
+          count: 3,
+          firstIds: [2, 4, 6],
+        },
         { kind: 'missing-required', collection: 'notes', property: 'title', count: 7, firstIds: [1, 2, 3, 4, 5] },
         { kind: 'undeclared-property', collection: 'notes', property: 'stars', count: 7, firstIds: [1, 2, 3, 4, 5] },
       ]);
@@ -213,7 +274,9 @@ describe('PostgreSQL schema from declarations', { skip: POSTGRES_SKIP }, () => {
       await client.query(`INSERT INTO notes (text, stars, created_at, updated_at) VALUES ('b', 2.5, now(), now())`);
       const narrowed = copy(NOTES);
       const refused = await migrate(client, narrowed);
-      assert.deepEqual(refused.problems, [{ kind: 'wrong-kind', collection: 'notes', property: 'stars', declared: 'bigint', count: 1, firstIds: [2] }]);
+      assert.deepEqual(refused.problems, [
+        { kind: 'wrong-kind', collection: 'notes', property: 'stars', declared: 'bigint', count: 1, firstIds: [2] },
+      ]);
       await client.query(`UPDATE notes SET stars = 2 WHERE id = 2`);
       assert.deepEqual((await migrate(client, narrowed)).problems, []);
       assert.ok((await columns(client, 'notes')).includes('stars bigint'));
@@ -234,7 +297,10 @@ describe('PostgreSQL schema from declarations', { skip: POSTGRES_SKIP }, () => {
     try {
       const results = await Promise.all(clients.map((client) => migrate(client, LIBRARY)));
       for (const result of results) assert.deepEqual(result.problems, []);
-      assert.equal(results.filter((result) => result.applied.some((statement) => statement.startsWith('CREATE TABLE'))).length, 1);
+      assert.equal(
+        results.filter((result) => result.applied.some((statement) => statement.startsWith('CREATE TABLE'))).length,
+        1,
+      );
     } finally {
       await Promise.all(clients.map((client) => client.end()));
     }

@@ -10,13 +10,15 @@ import { isoTimestamp } from '../packages/postgres/src/sql-records.ts';
 /** How PostgreSQL writes `date` in UTC: its fraction without trailing zeros (none when zero), in a row or in JSON. */
 function asPostgresWrites(date: Date, microseconds: number, json: boolean): string {
   const iso = date.toISOString();
-  const fraction = String(date.getUTCMilliseconds() * 1000 + microseconds).padStart(6, '0').replace(/0+$/, '');
+  const fraction = String(date.getUTCMilliseconds() * 1000 + microseconds)
+    .padStart(6, '0')
+    .replace(/0+$/, '');
   return `${iso.slice(0, 10)}${json ? 'T' : ' '}${iso.slice(11, 19)}${fraction === '' ? '' : `.${fraction}`}${json ? '+00:00' : '+00'}`;
 }
 
 test('a UTC timestamp in a row or in JSON, any fraction, reads as Date reads it', () => {
   let seed = 42;
-  const random = (): number => ((seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31);
+  const random = (): number => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31;
   for (let sample = 0; sample < 2000; sample++) {
     const date = new Date(Date.UTC(1970, 0, 1) + Math.floor(random() * 4_000_000_000_000));
     if (sample % 4 === 0) date.setUTCMilliseconds(0);
@@ -30,7 +32,12 @@ test('a UTC timestamp in a row or in JSON, any fraction, reads as Date reads it'
 });
 
 test('another zone, or a form it does not rewrite, goes through Date', () => {
-  for (const text of ['2026-11-24 20:29:05.123+01', '2026-11-24T20:29:05.123+01:00', '2026-11-24 19:29:05.123+00:30', '12345-01-01 00:00:00+00']) {
+  for (const text of [
+    '2026-11-24 20:29:05.123+01',
+    '2026-11-24T20:29:05.123+01:00',
+    '2026-11-24 19:29:05.123+00:30',
+    '12345-01-01 00:00:00+00',
+  ]) {
     assert.equal(isoTimestamp(text), new Date(text).toISOString(), text);
   }
 });

@@ -62,30 +62,102 @@ describe('products', () => {
 
   describe('field rules on POST → 422 with one errors[] entry per field', () => {
     const cases: readonly { name: string; body: Record<string, unknown>; errors: FieldErrorExpectation[] }[] = [
-      { name: 'name missing → required', body: { category: 'tea', price: 1 }, errors: [{ field: 'name', code: 'required' }] },
+      {
+        name: 'name missing → required',
+        body: { category: 'tea', price: 1 },
+        errors: [{ field: 'name', code: 'required' }],
+      },
       { name: 'name empty → too_short', body: { ...VALID, name: '' }, errors: [{ field: 'name', code: 'too_short' }] },
-      { name: 'name of 201 characters → too_long', body: { ...VALID, name: 'n'.repeat(201) }, errors: [{ field: 'name', code: 'too_long' }] },
-      { name: 'name a number → invalid_type', body: { ...VALID, name: 7 }, errors: [{ field: 'name', code: 'invalid_type' }] },
-      { name: 'category missing → required', body: { name: 'Tea', price: 1 }, errors: [{ field: 'category', code: 'required' }] },
-      { name: 'category empty → too_short', body: { ...VALID, category: '' }, errors: [{ field: 'category', code: 'too_short' }] },
-      { name: 'category of 51 characters → too_long', body: { ...VALID, category: 'c'.repeat(51) }, errors: [{ field: 'category', code: 'too_long' }] },
-      { name: 'category a boolean → invalid_type', body: { ...VALID, category: true }, errors: [{ field: 'category', code: 'invalid_type' }] },
-      { name: 'price missing → required', body: { name: 'Tea', category: 'tea' }, errors: [{ field: 'price', code: 'required' }] },
-      { name: 'price -0.01 → too_small', body: { ...VALID, price: -0.01 }, errors: [{ field: 'price', code: 'too_small' }] },
-      { name: 'price 1.999 (three decimals) → invalid_format', body: { ...VALID, price: 1.999 }, errors: [{ field: 'price', code: 'invalid_format' }] },
-      { name: 'price 0.001 → invalid_format', body: { ...VALID, price: 0.001 }, errors: [{ field: 'price', code: 'invalid_format' }] },
-      { name: 'price "5" (a string) → invalid_type', body: { ...VALID, price: '5' }, errors: [{ field: 'price', code: 'invalid_type' }] },
-      { name: 'price 1e9+1 → too_large', body: { ...VALID, price: 1e9 + 1 }, errors: [{ field: 'price', code: 'too_large' }] },
-      { name: 'price null → invalid_type', body: { ...VALID, price: null }, errors: [{ field: 'price', code: 'invalid_type' }] },
+      {
+        name: 'name of 201 characters → too_long',
+        body: { ...VALID, name: 'n'.repeat(201) },
+        errors: [{ field: 'name', code: 'too_long' }],
+      },
+      {
+        name: 'name a number → invalid_type',
+        body: { ...VALID, name: 7 },
+        errors: [{ field: 'name', code: 'invalid_type' }],
+      },
+      {
+        name: 'category missing → required',
+        body: { name: 'Tea', price: 1 },
+        errors: [{ field: 'category', code: 'required' }],
+      },
+      {
+        name: 'category empty → too_short',
+        body: { ...VALID, category: '' },
+        errors: [{ field: 'category', code: 'too_short' }],
+      },
+      {
+        name: 'category of 51 characters → too_long',
+        body: { ...VALID, category: 'c'.repeat(51) },
+        errors: [{ field: 'category', code: 'too_long' }],
+      },
+      {
+        name: 'category a boolean → invalid_type',
+        body: { ...VALID, category: true },
+        errors: [{ field: 'category', code: 'invalid_type' }],
+      },
+      {
+        name: 'price missing → required',
+        body: { name: 'Tea', category: 'tea' },
+        errors: [{ field: 'price', code: 'required' }],
+      },
+      {
+        name: 'price -0.01 → too_small',
+        body: { ...VALID, price: -0.01 },
+        errors: [{ field: 'price', code: 'too_small' }],
+      },
+      {
+        name: 'price 1.999 (three decimals) → invalid_format',
+        body: { ...VALID, price: 1.999 },
+        errors: [{ field: 'price', code: 'invalid_format' }],
+      },
+      {
+        name: 'price 0.001 → invalid_format',
+        body: { ...VALID, price: 0.001 },
+        errors: [{ field: 'price', code: 'invalid_format' }],
+      },
+      {
+        name: 'price "5" (a string) → invalid_type',
+        body: { ...VALID, price: '5' },
+        errors: [{ field: 'price', code: 'invalid_type' }],
+      },
+      {
+        name: 'price 1e9+1 → too_large',
+        body: { ...VALID, price: 1e9 + 1 },
+        errors: [{ field: 'price', code: 'too_large' }],
+      },
+      {
+        name: 'price null → invalid_type',
+        body: { ...VALID, price: null },
+        errors: [{ field: 'price', code: 'invalid_type' }],
+      },
       {
         name: 'description of 2001 characters → too_long',
         body: { ...VALID, description: 'd'.repeat(2001) },
         errors: [{ field: 'description', code: 'too_long' }],
       },
-      { name: 'description a number → invalid_type', body: { ...VALID, description: 3 }, errors: [{ field: 'description', code: 'invalid_type' }] },
-      { name: 'description null on POST → invalid_type', body: { ...VALID, description: null }, errors: [{ field: 'description', code: 'invalid_type' }] },
-      { name: 'unknown field → unknown_field named as sent', body: { ...VALID, stock: 3 }, errors: [{ field: 'stock', code: 'unknown_field' }] },
-      { name: 'Portuguese field name → unknown_field', body: { ...VALID, preco: 3 }, errors: [{ field: 'preco', code: 'unknown_field' }] },
+      {
+        name: 'description a number → invalid_type',
+        body: { ...VALID, description: 3 },
+        errors: [{ field: 'description', code: 'invalid_type' }],
+      },
+      {
+        name: 'description null on POST → invalid_type',
+        body: { ...VALID, description: null },
+        errors: [{ field: 'description', code: 'invalid_type' }],
+      },
+      {
+        name: 'unknown field → unknown_field named as sent',
+        body: { ...VALID, stock: 3 },
+        errors: [{ field: 'stock', code: 'unknown_field' }],
+      },
+      {
+        name: 'Portuguese field name → unknown_field',
+        body: { ...VALID, preco: 3 },
+        errors: [{ field: 'preco', code: 'unknown_field' }],
+      },
       { name: 'id on POST → server_field', body: { ...VALID, id: 1 }, errors: [{ field: 'id', code: 'server_field' }] },
       {
         name: 'created_at on POST → server_field',
@@ -170,7 +242,11 @@ describe('products', () => {
 
     test('without description removes it', async () => {
       await createProduct(api, VALID);
-      const response = await api.put('/v1/products/1', { name: VALID.name, category: VALID.category, price: VALID.price });
+      const response = await api.put('/v1/products/1', {
+        name: VALID.name,
+        category: VALID.category,
+        price: VALID.price,
+      });
       assert.equal(response.status, 200, response.text);
       assert.equal('description' in response.body, false);
       const read = await api.get('/v1/products/1');
@@ -180,11 +256,31 @@ describe('products', () => {
     });
 
     const cases: readonly { name: string; body: Record<string, unknown>; errors: FieldErrorExpectation[] }[] = [
-      { name: 'missing price → required', body: { name: 'Tea', category: 'tea' }, errors: [{ field: 'price', code: 'required' }] },
-      { name: 'missing name → required', body: { category: 'tea', price: 1 }, errors: [{ field: 'name', code: 'required' }] },
-      { name: 'missing category → required', body: { name: 'Tea', price: 1 }, errors: [{ field: 'category', code: 'required' }] },
-      { name: 'description null → invalid_type', body: { ...VALID, description: null }, errors: [{ field: 'description', code: 'invalid_type' }] },
-      { name: 'price 1.999 → invalid_format', body: { ...VALID, price: 1.999 }, errors: [{ field: 'price', code: 'invalid_format' }] },
+      {
+        name: 'missing price → required',
+        body: { name: 'Tea', category: 'tea' },
+        errors: [{ field: 'price', code: 'required' }],
+      },
+      {
+        name: 'missing name → required',
+        body: { category: 'tea', price: 1 },
+        errors: [{ field: 'name', code: 'required' }],
+      },
+      {
+        name: 'missing category → required',
+        body: { name: 'Tea', price: 1 },
+        errors: [{ field: 'category', code: 'required' }],
+      },
+      {
+        name: 'description null → invalid_type',
+        body: { ...VALID, description: null },
+        errors: [{ field: 'description', code: 'invalid_type' }],
+      },
+      {
+        name: 'price 1.999 → invalid_format',
+        body: { ...VALID, price: 1.999 },
+        errors: [{ field: 'price', code: 'invalid_format' }],
+      },
     ];
     for (const c of cases) {
       test(`PUT ${c.name}, record unchanged`, async () => {

@@ -43,7 +43,10 @@ interface PrototypeState {
 }
 
 function prototypeState(): PrototypeState {
-  return { object: Object.getOwnPropertyNames(Object.prototype).sort(), array: Object.getOwnPropertyNames(Array.prototype).sort() };
+  return {
+    object: Object.getOwnPropertyNames(Object.prototype).sort(),
+    array: Object.getOwnPropertyNames(Array.prototype).sort(),
+  };
 }
 
 function assertNotPolluted(before: PrototypeState, where: string): void {
@@ -57,7 +60,8 @@ function pollutingKeysIn(value: unknown, path = '$'): string[] {
   if (Array.isArray(value)) return value.flatMap((element, index) => pollutingKeysIn(element, `${path}[${index}]`));
   if (typeof value !== 'object' || value === null) return [];
   const found: string[] = [];
-  if (Object.getPrototypeOf(value) !== Object.prototype && Object.getPrototypeOf(value) !== null) found.push(`${path} has another prototype`);
+  if (Object.getPrototypeOf(value) !== Object.prototype && Object.getPrototypeOf(value) !== null)
+    found.push(`${path} has another prototype`);
   for (const key of Object.keys(value)) {
     if ((POLLUTING_KEYS as readonly string[]).includes(key) || key === PLANTED) found.push(`${path}.${key}`);
     found.push(...pollutingKeysIn((value as Record<string, unknown>)[key], `${path}.${key}`));
@@ -107,17 +111,37 @@ function writeRoutes(world: World): WriteRoute[] {
     const orderBase = `${t('items')}:[${itemStart}}]`;
     routes.push(
       { method: 'POST', path: users, base: `${t('name')}:"Newcomer",${t('email')}:"new-${unique}@example.com"` },
-      { method: 'PUT', path: `${users}/${world.userId}`, base: `${t('name')}:"Pat",${t('email')}:"pat-${unique}@example.com"` },
+      {
+        method: 'PUT',
+        path: `${users}/${world.userId}`,
+        base: `${t('name')}:"Pat",${t('email')}:"pat-${unique}@example.com"`,
+      },
       { method: 'PATCH', path: `${users}/${world.userId}`, base: `${t('name')}:"Pat"` },
       { method: 'POST', path: productsPath, base: product },
       { method: 'PUT', path: `${productsPath}/${world.productId}`, base: product },
       { method: 'PATCH', path: `${productsPath}/${world.productId}`, base: `${t('price')}:4` },
       { method: 'POST', path: ordersPath, base: orderBase, items: translate('items', language), itemStart },
-      { method: 'PUT', path: `${ordersPath}/${world.orderId}`, base: orderBase, items: translate('items', language), itemStart },
-      { method: 'PATCH', path: `${ordersPath}/${world.orderId}`, base: orderBase, items: translate('items', language), itemStart },
+      {
+        method: 'PUT',
+        path: `${ordersPath}/${world.orderId}`,
+        base: orderBase,
+        items: translate('items', language),
+        itemStart,
+      },
+      {
+        method: 'PATCH',
+        path: `${ordersPath}/${world.orderId}`,
+        base: orderBase,
+        items: translate('items', language),
+        itemStart,
+      },
     );
   }
-  routes.push({ method: 'POST', path: '/v1/tokens', base: `"email":"${TEST_ADMIN_EMAIL}","password":"${TEST_ADMIN_PASSWORD}"` });
+  routes.push({
+    method: 'POST',
+    path: '/v1/tokens',
+    base: `"email":"${TEST_ADMIN_EMAIL}","password":"${TEST_ADMIN_PASSWORD}"`,
+  });
   return routes;
 }
 
@@ -134,11 +158,19 @@ function injections(route: WriteRoute, key: string): Injection[] {
   const list: Injection[] = [
     { name: `top-level "${key}" with an object`, body: `{${route.base},"${key}":${planted}}`, field: key },
     { name: `top-level "${key}" first`, body: `{"${key}":${planted},${route.base}}`, field: key },
-    { name: `"${key}" holding {"prototype": …}`, body: `{${route.base},"${key}":{"prototype":${planted}}}`, field: key },
+    {
+      name: `"${key}" holding {"prototype": …}`,
+      body: `{${route.base},"${key}":{"prototype":${planted}}}`,
+      field: key,
+    },
     { name: `"${key}" with a string`, body: `{${route.base},"${key}":"${PLANTED}"}`, field: key },
   ];
   if (key === '__proto__') {
-    list.push({ name: 'duplicate "__proto__" keys', body: `{"__proto__":{"a":1},${route.base},"__proto__":${planted}}`, field: key });
+    list.push({
+      name: 'duplicate "__proto__" keys',
+      body: `{"__proto__":{"a":1},${route.base},"__proto__":${planted}}`,
+      field: key,
+    });
   }
   if (route.method === 'PATCH') {
     list.push(
@@ -150,7 +182,11 @@ function injections(route: WriteRoute, key: string): Injection[] {
   if (route.items !== undefined && route.itemStart !== undefined) {
     const field = `${route.items}[0].${key}`;
     for (const value of [planted, 'null']) {
-      list.push({ name: `"${key}": ${value} inside an order item`, body: `{"${route.items}":[${route.itemStart},"${key}":${value}}]}`, field });
+      list.push({
+        name: `"${key}": ${value} inside an order item`,
+        body: `{"${route.items}":[${route.itemStart},"${key}":${value}}]}`,
+        field,
+      });
     }
   }
   return list;
@@ -200,7 +236,9 @@ describe('prototype pollution over HTTP: bodies', () => {
           const where = `${route.method} ${route.path}: ${injection.name} ${injection.body}`;
           const response = await world.api.request(route.method, route.path, { body: injection.body });
           try {
-            assertProblem(response, 422, 'validation_failed', route.path, [{ field: injection.field, code: 'unknown_field' }]);
+            assertProblem(response, 422, 'validation_failed', route.path, [
+              { field: injection.field, code: 'unknown_field' },
+            ]);
           } catch (error) {
             throw new Error(`${where}: ${(error as Error).message}`, { cause: error });
           }
@@ -209,7 +247,8 @@ describe('prototype pollution over HTTP: bodies', () => {
         }
       }
       assert.ok(tried > 60, `${tried} attacks`);
-      for (const record of allRecords(world.store)) assert.deepEqual(pollutingKeysIn(record), [], `stored ${JSON.stringify(record)}`);
+      for (const record of allRecords(world.store))
+        assert.deepEqual(pollutingKeysIn(record), [], `stored ${JSON.stringify(record)}`);
       const now = await readAll(world);
       for (const [path, text] of now) {
         assert.equal(text, snapshot.get(path), `${path} changed`);
@@ -221,7 +260,9 @@ describe('prototype pollution over HTTP: bodies', () => {
 
   test('a write that succeeds after the attacks stores a plain record with Object.prototype', async () => {
     const before = prototypeState();
-    const patched = await world.api.patch(`/v1/products/${world.productId}`, { description: '__proto__ constructor prototype' });
+    const patched = await world.api.patch(`/v1/products/${world.productId}`, {
+      description: '__proto__ constructor prototype',
+    });
     assert.equal(patched.status, 200, patched.text);
     assert.equal(patched.body.description, '__proto__ constructor prototype'); // as a value, these words are just text
     const stored = world.store.get('products', world.productId);
@@ -239,7 +280,13 @@ describe('prototype pollution over HTTP: query strings', () => {
   });
   after(() => api.close());
 
-  const NAMES = [...POLLUTING_KEYS, 'hasOwnProperty', 'toString', '__proto__[polluted]', 'constructor[prototype][polluted]'];
+  const NAMES = [
+    ...POLLUTING_KEYS,
+    'hasOwnProperty',
+    'toString',
+    '__proto__[polluted]',
+    'constructor[prototype][polluted]',
+  ];
 
   /** A request to every route of the table, with its first method that reads (POST for the token endpoint). */
   function probes(): { method: string; path: string }[] {
@@ -274,7 +321,9 @@ describe('prototype pollution over HTTP: query strings', () => {
       ];
       for (const [path, query] of refused) {
         const field = query.split('=')[0] as string;
-        assertProblem(await api.get(`${path}?${query}`), 400, 'invalid_query', path, [{ field, code: 'invalid_value' }]);
+        assertProblem(await api.get(`${path}?${query}`), 400, 'invalid_query', path, [
+          { field, code: 'invalid_value' },
+        ]);
       }
       for (const path of [`/v1/products?category=${value}`, `/v1/users?email=${value}`]) {
         const response = await api.get(path);
@@ -304,13 +353,23 @@ function parse(text: string): JsonValue {
 describe('prototype pollution, unit level: applyMergePatch (RFC 7396)', () => {
   const cases: [name: string, target: string, patch: string, ownKeys: string[]][] = [
     ['"__proto__" with an object', '{"a":1}', '{"__proto__":{"polluted":"yes"}}', ['a', '__proto__']],
-    ['duplicate "__proto__" keys', '{"a":1}', '{"__proto__":{"a":1},"__proto__":{"polluted":"yes"}}', ['a', '__proto__']],
+    [
+      'duplicate "__proto__" keys',
+      '{"a":1}',
+      '{"__proto__":{"a":1},"__proto__":{"polluted":"yes"}}',
+      ['a', '__proto__'],
+    ],
     ['"constructor": {"prototype": …}', '{}', '{"constructor":{"prototype":{"polluted":"yes"}}}', ['constructor']],
     ['"prototype" with an object', '{}', '{"prototype":{"polluted":"yes"}}', ['prototype']],
     ['"__proto__": null where there is none', '{"a":1}', '{"__proto__":null}', ['a']],
     ['"__proto__": null removes an own "__proto__"', '{"__proto__":{"x":1},"a":1}', '{"__proto__":null}', ['a']],
     ['"constructor": null', '{"a":1}', '{"constructor":null}', ['a']],
-    ['a target holding "__proto__" keeps it as data', '{"__proto__":{"polluted":"yes"}}', '{"a":1}', ['__proto__', 'a']],
+    [
+      'a target holding "__proto__" keeps it as data',
+      '{"__proto__":{"polluted":"yes"}}',
+      '{"a":1}',
+      ['__proto__', 'a'],
+    ],
   ];
   for (const [name, targetText, patchText, ownKeys] of cases) {
     test(name, () => {
@@ -346,7 +405,14 @@ describe('prototype pollution, unit level: validateBody', () => {
   const times = { created_at: '2026-01-01T00:00:00.000Z', updated_at: '2026-01-01T00:00:00.000Z' };
   const storedUser = { id: 1, name: 'Pat', email: 'pat@example.com', role: 'user', ...times };
   const storedProduct = { id: 1, name: 'Mug', category: 'c', price: 5, ...times };
-  const storedOrder = { id: 1, user_id: 1, items: [{ product_id: 1, quantity: 1, unit_price: 5 }], total: 5, status: 'pending', ...times };
+  const storedOrder = {
+    id: 1,
+    user_id: 1,
+    items: [{ product_id: 1, quantity: 1, unit_price: 5 }],
+    total: 5,
+    status: 'pending',
+    ...times,
+  };
   const resources: [ResourceDefinition, JsonObject, Record<string, JsonValue>][] = [
     [users, storedUser, { name: 'Pat', email: 'pat@example.com' }],
     [products, storedProduct, { name: 'Mug', category: 'c', price: 5 }],
@@ -375,7 +441,9 @@ describe('prototype pollution, unit level: validateBody', () => {
             for (const value of ['{"polluted":"yes"}', 'null', '{"prototype":{"polluted":"yes"}}']) {
               const body = parse(`{${base},"${key}":${value}}`) as JsonObject;
               assert.ok(Object.hasOwn(body, key), 'JSON.parse makes the key an own property');
-              const errors = errorsOf(() => validateBody(definition.fields, body, vocabularyOf(definition, language), mode, current));
+              const errors = errorsOf(() =>
+                validateBody(definition.fields, body, vocabularyOf(definition, language), mode, current),
+              );
               assert.deepEqual(errors, [{ field: key, code: 'unknown_field' }]);
               assertNotPolluted(before, `${key}: ${value}`);
             }
@@ -385,7 +453,9 @@ describe('prototype pollution, unit level: validateBody', () => {
             const item = JSON.stringify(translateKeys({ product_id: 1, quantity: 1 }, language)).slice(0, -1);
             for (const key of POLLUTING_KEYS) {
               const body = parse(`{"${items}":[${item},"${key}":{"polluted":"yes"}}]}`) as JsonObject;
-              const errors = errorsOf(() => validateBody(definition.fields, body, vocabularyOf(definition, language), mode, current));
+              const errors = errorsOf(() =>
+                validateBody(definition.fields, body, vocabularyOf(definition, language), mode, current),
+              );
               assert.deepEqual(errors, [{ field: `${items}[0].${key}`, code: 'unknown_field' }]);
             }
           }
@@ -396,7 +466,12 @@ describe('prototype pollution, unit level: validateBody', () => {
   }
 
   test('a valid body is returned as a plain object with only declared names', () => {
-    const fields = validateBody(products.fields, parse('{"name":"Mug","category":"c","price":5}') as JsonObject, vocabularyOf(products, 'en'), 'create');
+    const fields = validateBody(
+      products.fields,
+      parse('{"name":"Mug","category":"c","price":5}') as JsonObject,
+      vocabularyOf(products, 'en'),
+      'create',
+    );
     assert.equal(Object.getPrototypeOf(fields), Object.prototype);
     assert.deepEqual(Object.keys(fields).sort(), ['category', 'name', 'price']);
   });
@@ -405,5 +480,7 @@ describe('prototype pollution, unit level: validateBody', () => {
 function translateKeys(value: JsonValue, language: Language): JsonValue {
   if (Array.isArray(value)) return (value as readonly JsonValue[]).map((element) => translateKeys(element, language));
   if (typeof value !== 'object' || value === null) return value;
-  return Object.fromEntries(Object.entries(value).map(([key, inner]) => [translate(key, language), translateKeys(inner, language)]));
+  return Object.fromEntries(
+    Object.entries(value).map(([key, inner]) => [translate(key, language), translateKeys(inner, language)]),
+  );
 }

@@ -13,7 +13,10 @@ function fakeClock(start = 1_000_000): { now: () => number; advance: (ms: number
   return { now: () => time, advance: (ms) => (time += ms) };
 }
 
-async function withLimitedServer(perMinute: number, run: (api: TestServer, clock: ReturnType<typeof fakeClock>) => Promise<void>): Promise<void> {
+async function withLimitedServer(
+  perMinute: number,
+  run: (api: TestServer, clock: ReturnType<typeof fakeClock>) => Promise<void>,
+): Promise<void> {
   const clock = fakeClock();
   const api = await startTestServer({ rateLimit: perMinute, clock: clock.now });
   try {
@@ -50,7 +53,11 @@ describe('rate limiting over HTTP', () => {
       clock.advance(1);
       assert.equal((await api.get('/v1/products')).status, 200);
       clock.advance(60_000);
-      assert.equal((await api.get('/v1/products')).headers.get('ratelimit-remaining'), '2', 'full again (less this request)');
+      assert.equal(
+        (await api.get('/v1/products')).headers.get('ratelimit-remaining'),
+        '2',
+        'full again (less this request)',
+      );
     }));
 
   test('each user has a bucket of their own', () =>
@@ -66,8 +73,15 @@ describe('rate limiting over HTTP', () => {
     withLimitedServer(2, async (api) => {
       // The helper's own admin login already took one of this address's two tokens.
       const anonymous = api.as(undefined);
-      assert.equal((await anonymous.post('/v1/tokens', { email: 'x@example.com', password: 'wrong-password' })).status, 401);
-      assert.equal((await anonymous.post('/v1/tokens', { email: 'x@example.com', password: 'wrong-password' })).status, 429, 'logins are limited per address');
+      assert.equal(
+        (await anonymous.post('/v1/tokens', { email: 'x@example.com', password: 'wrong-password' })).status,
+        401,
+      );
+      assert.equal(
+        (await anonymous.post('/v1/tokens', { email: 'x@example.com', password: 'wrong-password' })).status,
+        429,
+        'logins are limited per address',
+      );
       const response = await anonymous.get('/v1/products');
       assert.equal(response.status, 401);
       assert.equal(response.headers.get('ratelimit-limit'), '2', 'answers before the limit still show it');

@@ -47,7 +47,9 @@ describe('reads by id sent together', () => {
     const db = fakeDatabase();
     const reads = new ReadBatches(db.send, 1);
     const first = reads.read(['products'], [1], { id: 5, role: 'admin' });
-    const waiting = [2, 3, 4].map((id, index) => reads.read(['products'], [id], { id: 10 + index, role: index === 1 ? null : 'user' }));
+    const waiting = [2, 3, 4].map((id, index) =>
+      reads.read(['products'], [id], { id: 10 + index, role: index === 1 ? null : 'user' }),
+    );
     assert.equal(db.sent.length, 1, 'the others wait for the one connection');
     db.sent[0]?.answer([{ r0: { id: 1 }, caller: true }]);
     assert.deepEqual(await first, { r0: { id: 1 }, caller: true });
@@ -72,7 +74,10 @@ describe('reads by id sent together', () => {
     const reads = new ReadBatches(db.send, 1);
     void reads.read(['products'], [1], undefined);
     const products = [reads.read(['products'], [2], undefined), reads.read(['products'], [3], undefined)];
-    const orders = [reads.read(['users', 'orders'], [5, 8], { id: 1, role: 'admin' }), reads.read(['users', 'orders'], [6, 9], { id: 1, role: 'admin' })];
+    const orders = [
+      reads.read(['users', 'orders'], [5, 8], { id: 1, role: 'admin' }),
+      reads.read(['users', 'orders'], [6, 9], { id: 1, role: 'admin' }),
+    ];
     db.sent[0]?.answer([{ r0: null }]);
     await settle();
     assert.equal(db.sent.length, 2, 'one connection: one shape at a time');
@@ -81,10 +86,21 @@ describe('reads by id sent together', () => {
     db.sent[1]?.answer([{ r0: { id: 2 } }, { r0: { id: 3 } }]);
     await settle();
     assert.equal(db.sent[2]?.text, rowsByIdBatchQuery(['users', 'orders'], true));
-    assert.deepEqual(db.sent[2]?.values, [[5, 6], [8, 9], [1, 1], ['admin', 'admin']]);
-    db.sent[2]?.answer([{ r0: { id: 5 }, r1: { id: 8 }, caller: true }, { r0: { id: 6 }, r1: { id: 9 }, caller: true }]);
+    assert.deepEqual(db.sent[2]?.values, [
+      [5, 6],
+      [8, 9],
+      [1, 1],
+      ['admin', 'admin'],
+    ]);
+    db.sent[2]?.answer([
+      { r0: { id: 5 }, r1: { id: 8 }, caller: true },
+      { r0: { id: 6 }, r1: { id: 9 }, caller: true },
+    ]);
     assert.deepEqual(await Promise.all(products), [{ r0: { id: 2 } }, { r0: { id: 3 } }]);
-    assert.deepEqual((await Promise.all(orders)).map((row) => (row['r1'] as { id: number }).id), [8, 9]);
+    assert.deepEqual(
+      (await Promise.all(orders)).map((row) => (row['r1'] as { id: number }).id),
+      [8, 9],
+    );
   });
 
   test(`at most ${MAX_BATCH} reads in one statement; the rest go in the next`, async () => {
@@ -109,7 +125,9 @@ describe('reads by id sent together', () => {
     const db = fakeDatabase();
     const reads = new ReadBatches(db.send, 1);
     void reads.read(['products'], [0], undefined);
-    const backlog = Array.from({ length: MAX_BATCH + 50 }, (_, index) => reads.read(['products'], [index + 1], undefined));
+    const backlog = Array.from({ length: MAX_BATCH + 50 }, (_, index) =>
+      reads.read(['products'], [index + 1], undefined),
+    );
     const other = reads.read(['orders'], [1], undefined);
     db.sent[0]?.answer([{}]);
     await settle();
@@ -137,15 +155,37 @@ describe('reads by id sent together', () => {
     await settle();
     assert.deepEqual(
       db.sent.slice(1).map((sent) => sent.text),
-      [rowsByIdQuery([{ table: 'checked', id: 1 }, { table: 'users', id: 2 }], undefined).text, rowsByIdQuery([{ table: 'users', id: 3 }], { id: 1, role: 'admin' }).text],
+      [
+        rowsByIdQuery(
+          [
+            { table: 'checked', id: 1 },
+            { table: 'users', id: 2 },
+          ],
+          undefined,
+        ).text,
+        rowsByIdQuery([{ table: 'users', id: 3 }], { id: 1, role: 'admin' }).text,
+      ],
     );
   });
 
   test('a shape that throws at once fails its items, and what comes after is still sent', async () => {
     const batches = new StatementBatches<number, number>(1);
-    const broken = { alone: (): Promise<number> => { throw new Error('broken at once'); }, together: (): Promise<readonly number[]> => { throw new Error('broken at once'); } };
-    await assert.rejects(batches.send('broken', () => broken, 1), /broken at once/);
-    const fine = { alone: async (item: number): Promise<number> => item * 2, together: async (items: readonly number[]): Promise<readonly number[]> => items.map((item) => item * 2) };
+    const broken = {
+      alone: (): Promise<number> => {
+        throw new Error('broken at once');
+      },
+      together: (): Promise<readonly number[]> => {
+        throw new Error('broken at once');
+      },
+    };
+    await assert.rejects(
+      batches.send('broken', () => broken, 1),
+      /broken at once/,
+    );
+    const fine = {
+      alone: async (item: number): Promise<number> => item * 2,
+      together: async (items: readonly number[]): Promise<readonly number[]> => items.map((item) => item * 2),
+    };
     assert.equal(await batches.send('fine', () => fine, 21), 42, 'nothing is left counted in flight');
   });
 

@@ -53,7 +53,10 @@ async function readmeBlocks(heading: string): Promise<string[]> {
 function adapt(text: string, url: string, dataDir: string): string {
   return text
     .replaceAll('http://127.0.0.1:3000', url)
-    .replaceAll('node dist/main.js token admin@example.com', `node dist/main.js token admin@example.com --data-dir '${dataDir}'`);
+    .replaceAll(
+      'node dist/main.js token admin@example.com',
+      `node dist/main.js token admin@example.com --data-dir '${dataDir}'`,
+    );
 }
 
 /**
@@ -65,7 +68,9 @@ function promisedAnswers(block: string, anyIds: boolean): { readonly text: strin
   const escape = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
   return [...block.matchAll(/^# → (.+)$/gm)].map((match) => {
     const text = match[1] as string;
-    const pieces = text.split('…').map((piece) => (anyIds ? escape(piece).replace(/[0-9]+/g, '[0-9]+') : escape(piece)));
+    const pieces = text
+      .split('…')
+      .map((piece) => (anyIds ? escape(piece).replace(/[0-9]+/g, '[0-9]+') : escape(piece)));
     return { text, pattern: new RegExp(pieces.join('[^\\n]*?')) };
   });
 }
@@ -75,14 +80,20 @@ function assertAnswers(output: string, answers: readonly { text: string; pattern
   let position = 0;
   for (const { text, pattern } of answers) {
     const found = pattern.exec(output.slice(position));
-    assert.ok(found !== null, `${run}: expected "${text}" after\n${output.slice(Math.max(0, position - 300), position)}\n--- in the rest:\n${output.slice(position, position + 1500)}`);
+    assert.ok(
+      found !== null,
+      `${run}: expected "${text}" after\n${output.slice(Math.max(0, position - 300), position)}\n--- in the rest:\n${output.slice(position, position + 1500)}`,
+    );
     position += found.index + found[0].length;
   }
 }
 
 /** A real server from dist/ on a fresh data directory; returns its URL. */
 async function startRealServer(dataDir: string): Promise<string> {
-  const child = spawn(process.execPath, ['dist/main.js', '--port', '0', '--data-dir', dataDir, '--rate-limit', '0'], { cwd: REPOSITORY_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['dist/main.js', '--port', '0', '--data-dir', dataDir, '--rate-limit', '0'], {
+    cwd: REPOSITORY_ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   children.push(child);
   return new Promise<string>((resolve, reject) => {
     let output = '';
@@ -98,32 +109,43 @@ async function startRealServer(dataDir: string): Promise<string> {
 const run = promisify(execFile);
 
 /** The README's commands are curl's: without it (a minimal Debian has none) they are skipped, saying why. */
-const CURL_SKIP = spawnSync('sh', ['-c', 'command -v curl']).status === 0 ? false : 'curl is not installed, and the commands of the README are curl commands; `.ci/run` installs it with apt-get';
+const CURL_SKIP =
+  spawnSync('sh', ['-c', 'command -v curl']).status === 0
+    ? false
+    : 'curl is not installed, and the commands of the README are curl commands; `.ci/run` installs it with apt-get';
 
-test('the README walk-through runs as written, twice against one server (bash, then sh), and answers as it promises', { skip: CURL_SKIP }, async () => {
-  const dir = await temporaryDirectory();
-  try {
-    const url = await startRealServer(dir.path);
-    const [block] = await readmeBlocks('## A walk-through with curl');
-    assert.ok(block !== undefined && block.includes('curl'), 'the walk-through has curl commands');
-    const script = adapt(block, url, dir.path);
-    const exact = promisedAnswers(block, false);
-    assert.ok(exact.length >= 15, `the walk-through promises ${exact.length} answers`);
+test(
+  'the README walk-through runs as written, twice against one server (bash, then sh), and answers as it promises',
+  { skip: CURL_SKIP },
+  async () => {
+    const dir = await temporaryDirectory();
+    try {
+      const url = await startRealServer(dir.path);
+      const [block] = await readmeBlocks('## A walk-through with curl');
+      assert.ok(block !== undefined && block.includes('curl'), 'the walk-through has curl commands');
+      const script = adapt(block, url, dir.path);
+      const exact = promisedAnswers(block, false);
+      assert.ok(exact.length >= 15, `the walk-through promises ${exact.length} answers`);
 
-    const first = await run('bash', ['-e', '-o', 'pipefail', '-c', script], { cwd: REPOSITORY_ROOT, maxBuffer: 1 << 20 });
-    assertAnswers(first.stdout, exact, 'first run, bash');
-    // The same block again on the same server, now in a POSIX sh: nothing it creates may
-    // collide with the first run's records, and every answer keeps its shape.
-    const second = await run('sh', ['-e', '-c', script], { cwd: REPOSITORY_ROOT, maxBuffer: 1 << 20 });
-    assertAnswers(second.stdout, promisedAnswers(block, true), 'second run, sh');
+      const first = await run('bash', ['-e', '-o', 'pipefail', '-c', script], {
+        cwd: REPOSITORY_ROOT,
+        maxBuffer: 1 << 20,
+      });
+      assertAnswers(first.stdout, exact, 'first run, bash');
+      // The same block again on the same server, now in a POSIX sh: nothing it creates may
+      // collide with the first run's records, and every answer keeps its shape.
+      const second = await run('sh', ['-e', '-c', script], { cwd: REPOSITORY_ROOT, maxBuffer: 1 << 20 });
+      assertAnswers(second.stdout, promisedAnswers(block, true), 'second run, sh');
 
-    const createdUser = (output: string): string | undefined => /^Location: (\/v1\/users\/\d+)\r?$/m.exec(output)?.[1];
-    assert.ok(createdUser(first.stdout) !== undefined, 'the first run created a user');
-    assert.notEqual(createdUser(second.stdout), createdUser(first.stdout), 'the second run created another user');
-  } finally {
-    await dir.remove();
-  }
-});
+      const createdUser = (output: string): string | undefined =>
+        /^Location: (\/v1\/users\/\d+)\r?$/m.exec(output)?.[1];
+      assert.ok(createdUser(first.stdout) !== undefined, 'the first run created a user');
+      assert.notEqual(createdUser(second.stdout), createdUser(first.stdout), 'the second run created another user');
+    } finally {
+      await dir.remove();
+    }
+  },
+);
 
 test('every "# → status" line of "Trying the conventions" answers that status', { skip: CURL_SKIP }, async () => {
   const dir = await temporaryDirectory();
@@ -133,11 +155,16 @@ test('every "# → status" line of "Trying the conventions" answers that status'
     assert.ok(block !== undefined, 'the section has a sh block');
     const [setup, ...examples] = block.trimEnd().split('\n');
     assert.ok(setup !== undefined && setup.startsWith('TOKEN='), 'the block starts by getting a token');
-    const token = (await run('bash', ['-e', '-c', `${adapt(setup, url, dir.path)}\necho "$TOKEN"`], { cwd: REPOSITORY_ROOT })).stdout.trim();
+    const token = (
+      await run('bash', ['-e', '-c', `${adapt(setup, url, dir.path)}\necho "$TOKEN"`], { cwd: REPOSITORY_ROOT })
+    ).stdout.trim();
     for (const line of examples) {
       const expected = /# → (\d{3})\s*$/.exec(line)?.[1];
       assert.ok(expected !== undefined, `every example says the status it expects: ${line}`);
-      const { stdout } = await run('bash', ['-c', adapt(line, url, dir.path)], { cwd: REPOSITORY_ROOT, env: { ...process.env, TOKEN: token } });
+      const { stdout } = await run('bash', ['-c', adapt(line, url, dir.path)], {
+        cwd: REPOSITORY_ROOT,
+        env: { ...process.env, TOKEN: token },
+      });
       assert.equal(/^HTTP\/1\.1 (\d{3})/.exec(stdout)?.[1], expected, line);
     }
     assert.ok(examples.length >= 12, `${examples.length} examples checked`);

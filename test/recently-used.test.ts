@@ -109,7 +109,10 @@ describe('RecentlyUsed', () => {
         if (unreadBefore.length === 0) {
           read.clear(); // every entry was passed over once and lost its mark
         } else {
-          assert.ok(!read.has(gone), `step ${step}: ${gone} was read, yet forgotten while ${unreadBefore.join(', ')} were not`);
+          assert.ok(
+            !read.has(gone),
+            `step ${step}: ${gone} was read, yet forgotten while ${unreadBefore.join(', ')} were not`,
+          );
           // Every entry in front of the forgotten one was passed over and lost its mark.
           for (const held of before) {
             if (held === gone) break;

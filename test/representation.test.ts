@@ -23,7 +23,10 @@ const SAMPLES: readonly { definition: ResourceDefinition; fields: Fields[] }[] =
   },
   {
     definition: users,
-    fields: [{ name: 'Ana', email: 'ana@example.com', password_hash: 'scrypt$salt$hash', role: 'user' }, { name: 'Bia', email: 'bia@example.com', role: 'admin' }],
+    fields: [
+      { name: 'Ana', email: 'ana@example.com', password_hash: 'scrypt$salt$hash', role: 'user' },
+      { name: 'Bia', email: 'bia@example.com', role: 'admin' },
+    ],
   },
   {
     definition: orders,
@@ -32,7 +35,11 @@ const SAMPLES: readonly { definition: ResourceDefinition; fields: Fields[] }[] =
 ];
 
 test('the stored text serves as the representation for products in English only', () => {
-  const shown = SAMPLES.flatMap(({ definition }) => LANGUAGES.filter((language) => showsRecordAsStored(definition, vocabularyOf(definition, language))).map((language) => `${definition.collection} ${language}`));
+  const shown = SAMPLES.flatMap(({ definition }) =>
+    LANGUAGES.filter((language) => showsRecordAsStored(definition, vocabularyOf(definition, language))).map(
+      (language) => `${definition.collection} ${language}`,
+    ),
+  );
   assert.deepEqual(shown, ['products en']);
 });
 
@@ -48,7 +55,11 @@ test('serializeWritten gives JSON.stringify of the record and the representation
         // An equal record that is not the same object has nothing cached: represent builds it from the fields.
         const fresh = represent(definition, Object.freeze({ ...record }) as StoredRecord, vocabulary);
         assert.deepEqual(written.representation, fresh, `${definition.collection} in ${language}`);
-        assert.equal(represent(definition, record, vocabulary), written.representation, 'the representation is cached for the record');
+        assert.equal(
+          represent(definition, record, vocabulary),
+          written.representation,
+          'the representation is cached for the record',
+        );
       }
     }
   }
@@ -56,12 +67,27 @@ test('serializeWritten gives JSON.stringify of the record and the representation
 
 test('a declaration whose order differs from the stored record is represented from its fields', () => {
   // A declaration of its own, with vocabularies of its own as a compiled one has (never those of products).
-  const vocabularies = new Map([...products.vocabularies].map(([language, vocabulary]) => [language, { ...vocabulary }]));
-  const reordered: ResourceDefinition = { ...products, vocabularies, fields: [ID_FIELD, CREATED_AT_FIELD, ...products.fields.slice(1, -2), UPDATED_AT_FIELD] };
+  const vocabularies = new Map(
+    [...products.vocabularies].map(([language, vocabulary]) => [language, { ...vocabulary }]),
+  );
+  const reordered: ResourceDefinition = {
+    ...products,
+    vocabularies,
+    fields: [ID_FIELD, CREATED_AT_FIELD, ...products.fields.slice(1, -2), UPDATED_AT_FIELD],
+  };
   const english = vocabularyOf(reordered, 'en');
   assert.equal(showsRecordAsStored(reordered, english), false);
-  const record = finishRecord(reordered, { name: 'Cup', category: 'equipment', price: 3 }, 1, '2026-11-22T06:00:00.000Z', '2026-11-22T06:00:00.000Z');
+  const record = finishRecord(
+    reordered,
+    { name: 'Cup', category: 'equipment', price: 3 },
+    1,
+    '2026-11-22T06:00:00.000Z',
+    '2026-11-22T06:00:00.000Z',
+  );
   const written = serializeWritten(reordered, record, english);
   assert.notEqual(written.representation.json, written.stored);
-  assert.equal(written.representation.json, '{"id":1,"created_at":"2026-11-22T06:00:00.000Z","name":"Cup","category":"equipment","price":3,"updated_at":"2026-11-22T06:00:00.000Z"}');
+  assert.equal(
+    written.representation.json,
+    '{"id":1,"created_at":"2026-11-22T06:00:00.000Z","name":"Cup","category":"equipment","price":3,"updated_at":"2026-11-22T06:00:00.000Z"}',
+  );
 });

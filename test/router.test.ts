@@ -87,7 +87,21 @@ describe('router: parseId', () => {
   });
 
   test('refuses everything else', () => {
-    for (const segment of ['', '0', '00', '01', '-1', '+1', '1.0', '1e2', ' 1', '1 ', 'abc', '９', '9007199254740992']) {
+    for (const segment of [
+      '',
+      '0',
+      '00',
+      '01',
+      '-1',
+      '+1',
+      '1.0',
+      '1e2',
+      ' 1',
+      '1 ',
+      'abc',
+      '９',
+      '9007199254740992',
+    ]) {
       assert.equal(parseId(segment), undefined, segment);
     }
   });

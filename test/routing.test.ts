@@ -36,7 +36,9 @@ function rawRequest(url: string, method: string, path: string, token?: string): 
   const authorization = token === undefined ? '' : `Authorization: Bearer ${token}\r\n`;
   return new Promise((resolve, reject) => {
     const socket = connect({ host: hostname, port: Number(port) }, () => {
-      socket.write(`${method} ${path} HTTP/1.1\r\nHost: ${hostname}:${port}\r\n${authorization}Connection: close\r\n\r\n`);
+      socket.write(
+        `${method} ${path} HTTP/1.1\r\nHost: ${hostname}:${port}\r\n${authorization}Connection: close\r\n\r\n`,
+      );
     });
     const chunks: Buffer[] = [];
     socket.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -144,7 +146,20 @@ describe('every path of README: Paths exists in both vocabularies, beside the ho
 
 describe('an id segment is a positive integer without leading zeros, up to 2^53 − 1; anything else is no route', () => {
   oneServerForAll();
-  const badIds = ['0', 'abc', '01', '00', '-1', '+1', '1.5', '1e3', '0x1', '1a', '99999999999999999999', '9007199254740992'];
+  const badIds = [
+    '0',
+    'abc',
+    '01',
+    '00',
+    '-1',
+    '+1',
+    '1.5',
+    '1e3',
+    '0x1',
+    '1a',
+    '99999999999999999999',
+    '9007199254740992',
+  ];
   const templates = [
     '/v1/users/{id}',
     '/v1/usuarios/{id}',
@@ -173,7 +188,16 @@ describe('an id segment is a positive integer without leading zeros, up to 2^53 
 
 describe('a trailing slash names no resource', () => {
   oneServerForAll();
-  const paths = ['/v1/', '/v1/users/', '/v1/usuarios/', '/v1/users/1/', '/v1/users/1/orders/', '/v1/users/1/orders/1/', '/v1/produtos/1/', '/healthz/'];
+  const paths = [
+    '/v1/',
+    '/v1/users/',
+    '/v1/usuarios/',
+    '/v1/users/1/',
+    '/v1/users/1/orders/',
+    '/v1/users/1/orders/1/',
+    '/v1/produtos/1/',
+    '/healthz/',
+  ];
   for (const path of paths) {
     test(`GET ${path} → 404 route_not_found`, async () => {
       assertProblem(await api.get(path), 404, 'route_not_found', path);
@@ -223,7 +247,12 @@ describe('a known path with another method is a 405 with the exact Allow header'
     { kind: 'collection (pt)', path: '/v1/produtos', methods: ['PUT', 'PATCH', 'DELETE'], allow: COLLECTION_ALLOW },
     { kind: 'item', path: '/v1/products/1', methods: ['POST'], allow: ITEM_ALLOW },
     { kind: 'item (pt)', path: '/v1/usuarios/1', methods: ['POST'], allow: ITEM_ALLOW },
-    { kind: 'nested collection', path: '/v1/users/1/orders', methods: ['PUT', 'PATCH', 'DELETE'], allow: COLLECTION_ALLOW },
+    {
+      kind: 'nested collection',
+      path: '/v1/users/1/orders',
+      methods: ['PUT', 'PATCH', 'DELETE'],
+      allow: COLLECTION_ALLOW,
+    },
     { kind: 'nested collection (pt)', path: '/v1/usuarios/1/pedidos', methods: ['DELETE'], allow: COLLECTION_ALLOW },
     { kind: 'nested item', path: '/v1/users/1/orders/1', methods: ['POST'], allow: ITEM_ALLOW },
     { kind: 'nested item (pt)', path: '/v1/usuarios/1/pedidos/1', methods: ['POST'], allow: ITEM_ALLOW },
@@ -374,7 +403,9 @@ describe('the health check and the API index', () => {
       const response = await api.get(link);
       assert.equal(response.status, 200, link);
     }
-    const tokens = await api.as(undefined).post(index.body.links.tokens, { email: TEST_ADMIN_EMAIL, password: TEST_ADMIN_PASSWORD });
+    const tokens = await api
+      .as(undefined)
+      .post(index.body.links.tokens, { email: TEST_ADMIN_EMAIL, password: TEST_ADMIN_PASSWORD });
     assert.equal(tokens.status, 201, tokens.text);
     assert.equal(tokens.body.token_type, 'Bearer');
     assert.equal((await api.as(tokens.body.access_token).get('/v1/users')).status, 200);
@@ -400,11 +431,25 @@ describe('without a token (README: Authentication and permissions): only the ope
     { name: 'the API index', method: 'HEAD', path: '/v1', status: 200 },
     { name: 'the health check', method: 'GET', path: '/healthz', status: 200 },
     { name: 'the health check', method: 'HEAD', path: '/healthz', status: 200 },
-    { name: 'a login', method: 'POST', path: '/v1/tokens', body: { email: TEST_ADMIN_EMAIL, password: TEST_ADMIN_PASSWORD }, status: 201 },
-    { name: 'a login without credentials is judged on its body', method: 'POST', path: '/v1/tokens', body: {}, status: 422, code: 'validation_failed', errors: [
-      { field: 'email', code: 'required' },
-      { field: 'password', code: 'required' },
-    ] },
+    {
+      name: 'a login',
+      method: 'POST',
+      path: '/v1/tokens',
+      body: { email: TEST_ADMIN_EMAIL, password: TEST_ADMIN_PASSWORD },
+      status: 201,
+    },
+    {
+      name: 'a login without credentials is judged on its body',
+      method: 'POST',
+      path: '/v1/tokens',
+      body: {},
+      status: 422,
+      code: 'validation_failed',
+      errors: [
+        { field: 'email', code: 'required' },
+        { field: 'password', code: 'required' },
+      ],
+    },
     { name: 'OPTIONS, /healthz', method: 'OPTIONS', path: '/healthz', status: 204, allow: READ_ONLY_ALLOW },
     { name: 'OPTIONS, /v1', method: 'OPTIONS', path: '/v1', status: 204, allow: READ_ONLY_ALLOW },
     { name: 'OPTIONS, /v1/tokens', method: 'OPTIONS', path: '/v1/tokens', status: 204, allow: TOKENS_ALLOW },
@@ -417,15 +462,65 @@ describe('without a token (README: Authentication and permissions): only the ope
     { name: 'OPTIONS, item', method: 'OPTIONS', path: '/v1/products/1', status: 204, allow: ITEM_ALLOW },
     { name: 'OPTIONS, item (pt)', method: 'OPTIONS', path: '/v1/produtos/1', status: 204, allow: ITEM_ALLOW },
     { name: 'OPTIONS, missing item', method: 'OPTIONS', path: '/v1/products/999', status: 204, allow: ITEM_ALLOW },
-    { name: 'OPTIONS, nested collection', method: 'OPTIONS', path: '/v1/users/1/orders', status: 204, allow: COLLECTION_ALLOW },
-    { name: 'OPTIONS, nested collection (pt)', method: 'OPTIONS', path: '/v1/usuarios/1/pedidos', status: 204, allow: COLLECTION_ALLOW },
+    {
+      name: 'OPTIONS, nested collection',
+      method: 'OPTIONS',
+      path: '/v1/users/1/orders',
+      status: 204,
+      allow: COLLECTION_ALLOW,
+    },
+    {
+      name: 'OPTIONS, nested collection (pt)',
+      method: 'OPTIONS',
+      path: '/v1/usuarios/1/pedidos',
+      status: 204,
+      allow: COLLECTION_ALLOW,
+    },
     { name: 'OPTIONS, nested item', method: 'OPTIONS', path: '/v1/users/1/orders/1', status: 204, allow: ITEM_ALLOW },
-    { name: 'OPTIONS, nested item (pt)', method: 'OPTIONS', path: '/v1/usuarios/2/pedidos/4', status: 204, allow: ITEM_ALLOW },
-    { name: 'an unknown path is 404 before authentication', method: 'GET', path: '/v1/nothing', status: 404, code: 'route_not_found' },
-    { name: 'a bad id is 404 before authentication', method: 'DELETE', path: '/v1/products/01', status: 404, code: 'route_not_found' },
-    { name: 'an unversioned path is 404 before authentication', method: 'GET', path: '/users', status: 404, code: 'unversioned_path' },
-    { name: 'a method not allowed is 405 before authentication', method: 'DELETE', path: '/v1/users', status: 405, allow: COLLECTION_ALLOW, code: 'method_not_allowed' },
-    { name: 'a method not allowed is 405 before authentication', method: 'GET', path: '/v1/tokens', status: 405, allow: TOKENS_ALLOW, code: 'method_not_allowed' },
+    {
+      name: 'OPTIONS, nested item (pt)',
+      method: 'OPTIONS',
+      path: '/v1/usuarios/2/pedidos/4',
+      status: 204,
+      allow: ITEM_ALLOW,
+    },
+    {
+      name: 'an unknown path is 404 before authentication',
+      method: 'GET',
+      path: '/v1/nothing',
+      status: 404,
+      code: 'route_not_found',
+    },
+    {
+      name: 'a bad id is 404 before authentication',
+      method: 'DELETE',
+      path: '/v1/products/01',
+      status: 404,
+      code: 'route_not_found',
+    },
+    {
+      name: 'an unversioned path is 404 before authentication',
+      method: 'GET',
+      path: '/users',
+      status: 404,
+      code: 'unversioned_path',
+    },
+    {
+      name: 'a method not allowed is 405 before authentication',
+      method: 'DELETE',
+      path: '/v1/users',
+      status: 405,
+      allow: COLLECTION_ALLOW,
+      code: 'method_not_allowed',
+    },
+    {
+      name: 'a method not allowed is 405 before authentication',
+      method: 'GET',
+      path: '/v1/tokens',
+      status: 405,
+      allow: TOKENS_ALLOW,
+      code: 'method_not_allowed',
+    },
   ];
   for (const c of open) {
     test(`${c.name}: ${c.method} ${c.path} without a token → ${c.status}, not 401`, async () => {
@@ -474,7 +569,11 @@ describe('without a token (README: Authentication and permissions): only the ope
     { path: '/v1/products/1', put: { name: 'Renamed', category: 'coffee', price: 1 }, patch: { price: 2 } },
     { path: '/v1/produtos/12', put: { nome: 'Renomeado', categoria: 'tea', preco: 1 }, patch: { preco: 2 } },
     { path: '/v1/users/1/orders/3', put: { items: [{ product_id: 2, quantity: 1 }] }, patch: { status: 'cancelled' } },
-    { path: '/v1/usuarios/2/pedidos/4', put: { itens: [{ produto_id: 2, quantidade: 1 }] }, patch: { estado: 'cancelled' } },
+    {
+      path: '/v1/usuarios/2/pedidos/4',
+      put: { itens: [{ produto_id: 2, quantidade: 1 }] },
+      patch: { estado: 'cancelled' },
+    },
   ];
   const missingCollections = ['/v1/users/99/orders', '/v1/usuarios/99/pedidos'];
   const missingItems = ['/v1/users/99', '/v1/produtos/999', '/v1/users/1/orders/99', '/v1/usuarios/99/pedidos/1'];
@@ -484,18 +583,33 @@ describe('without a token (README: Authentication and permissions): only the ope
   const success: Record<string, number> = { GET: 200, HEAD: 200, POST: 201, PUT: 200, PATCH: 200, DELETE: 204 };
   for (const c of seededCollections) {
     for (const method of methodsOf(COLLECTION_ALLOW)) {
-      guarded.push({ path: c.path, method, ...(method === 'POST' ? { body: c.post } : {}), withToken: success[method] as number });
+      guarded.push({
+        path: c.path,
+        method,
+        ...(method === 'POST' ? { body: c.post } : {}),
+        withToken: success[method] as number,
+      });
     }
   }
   for (const c of seededItems) {
     for (const method of methodsOf(ITEM_ALLOW)) {
       const body = method === 'PUT' ? c.put : method === 'PATCH' ? c.patch : undefined;
-      guarded.push({ path: c.path, method, ...(body === undefined ? {} : { body }), withToken: success[method] as number });
+      guarded.push({
+        path: c.path,
+        method,
+        ...(body === undefined ? {} : { body }),
+        withToken: success[method] as number,
+      });
     }
   }
   for (const path of missingCollections) {
     for (const method of methodsOf(COLLECTION_ALLOW)) {
-      guarded.push({ path, method, ...(method === 'POST' ? { body: { items: [{ product_id: 1, quantity: 1 }] } } : {}), withToken: 404 });
+      guarded.push({
+        path,
+        method,
+        ...(method === 'POST' ? { body: { items: [{ product_id: 1, quantity: 1 }] } } : {}),
+        withToken: 404,
+      });
     }
   }
   for (const path of missingItems) {
@@ -537,7 +651,11 @@ describe('without a token (README: Authentication and permissions): only the ope
       for (const path of paths) {
         const response = await api.as(token).get(path);
         assertProblem(response, 401, 'invalid_token', path);
-        assert.match(response.headers.get('www-authenticate') ?? '', /^Bearer realm="plainrest", error="invalid_token"/, path);
+        assert.match(
+          response.headers.get('www-authenticate') ?? '',
+          /^Bearer realm="plainrest", error="invalid_token"/,
+          path,
+        );
       }
     }
   });
@@ -584,7 +702,10 @@ describe('query parameters on a path that is not a list → 400 invalid_query na
       );
       assert.equal(response.body.title, 'Bad Request');
       assert.deepEqual(
-        response.body.errors.map((error: { field: string; code: string }) => ({ field: error.field, code: error.code })),
+        response.body.errors.map((error: { field: string; code: string }) => ({
+          field: error.field,
+          code: error.code,
+        })),
         c.names.map((name) => ({ field: name, code: 'unknown_parameter' })),
       );
       for (const name of c.names) assert.ok(response.body.detail.includes(name), response.body.detail);

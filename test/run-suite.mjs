@@ -35,9 +35,25 @@ const CONCURRENCY = 3;
  * beside files that compute rather than beside another that waits: in name order the three
  * change-feed files ran together and left both cores idle for seven seconds.
  */
-const MOSTLY_WAITING = ['slow-clients', 'events.postgres', 'events-postgres', 'events', 'postgres-failure', 'client-abort'];
+const MOSTLY_WAITING = [
+  'slow-clients',
+  'events.postgres',
+  'events-postgres',
+  'events',
+  'postgres-failure',
+  'client-abort',
+];
 /** The files that cost the most CPU (11-24 s each with their PostgreSQL or Chromium, measured alone) start first. */
-const HEAVIEST = ['http-suites.postgres', 'overload', 'package', 'orders.postgres', 'home-page-browser', 'cli', 'openapi-lint', 'crash'];
+const HEAVIEST = [
+  'http-suites.postgres',
+  'overload',
+  'package',
+  'orders.postgres',
+  'home-page-browser',
+  'cli',
+  'openapi-lint',
+  'crash',
+];
 
 process.chdir(fileURLToPath(new URL('..', import.meta.url)));
 
@@ -45,13 +61,19 @@ process.chdir(fileURLToPath(new URL('..', import.meta.url)));
 // bench/ and packages/postgres/src that also writes the compiled tree (test/tsconfig.json):
 // independent, each on one core, so side by side.
 const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
-const built = await Promise.all([runCommand('npm', ['run', 'build']), runCommand(process.execPath, [tsc, '-p', 'test'])]);
+const built = await Promise.all([
+  runCommand('npm', ['run', 'build']),
+  runCommand(process.execPath, [tsc, '-p', 'test']),
+]);
 if (built.some((code) => code !== 0)) process.exit(1);
 
 // The compiled src/ finds the example data two directories above itself, as src/ does.
 if (!existsSync(join(BUILD, 'data'))) symlinkSync(join('..', 'data'), join(BUILD, 'data'), 'dir');
 
-const names = readdirSync('test').filter((name) => name.endsWith('.test.ts')).map((name) => name.replace(/\.test\.ts$/, '')).sort();
+const names = readdirSync('test')
+  .filter((name) => name.endsWith('.test.ts'))
+  .map((name) => name.replace(/\.test\.ts$/, ''))
+  .sort();
 const files = runningOrder(names).map((name) => join(BUILD, 'test', `${name}.test.js`));
 
 // node:test starts each file's process with this one's flags, as `node --test` passes its own.
@@ -74,7 +96,9 @@ run({ files, concurrency: CONCURRENCY, timeout: TEST_TIMEOUT_MS })
 
 /** HEAVIEST first, then the rest by name, with one of MOSTLY_WAITING every third place from the start. */
 function runningOrder(all) {
-  const rest = [...HEAVIEST, ...all.filter((name) => !HEAVIEST.includes(name))].filter((name) => all.includes(name) && !MOSTLY_WAITING.includes(name));
+  const rest = [...HEAVIEST, ...all.filter((name) => !HEAVIEST.includes(name))].filter(
+    (name) => all.includes(name) && !MOSTLY_WAITING.includes(name),
+  );
   const waiting = MOSTLY_WAITING.filter((name) => all.includes(name));
   const order = [];
   while (waiting.length > 0 || rest.length > 0) order.push(...waiting.splice(0, 1), ...rest.splice(0, 2));
@@ -89,7 +113,9 @@ function runningTestFiles() {
     try {
       const parent = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ')[1];
       if (parent !== String(process.pid)) continue;
-      const file = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').find((arg) => arg.endsWith('.test.js'));
+      const file = readFileSync(`/proc/${pid}/cmdline`, 'utf8')
+        .split('\0')
+        .find((arg) => arg.endsWith('.test.js'));
       if (file !== undefined) running.push({ pid: Number(pid), file });
     } catch {
       // ended meanwhile

@@ -38,30 +38,52 @@ describe('search words', () => {
         .filter((word) => word.length > 0);
     const random = mulberry32(23);
     for (let round = 0; round < 5000; round++) {
-      const text = Array.from({ length: Math.floor(random() * 30) }, () => String.fromCharCode(Math.floor(random() * 128))).join('');
+      const text = Array.from({ length: Math.floor(random() * 30) }, () =>
+        String.fromCharCode(Math.floor(random() * 128)),
+      ).join('');
       assert.deepEqual(searchWords(text), unicodeWords(text), JSON.stringify(text));
     }
   });
 });
 
-describe('the memory store\'s word index', () => {
+describe("the memory store's word index", () => {
   const TIMESTAMP = '2026-01-01T00:00:00.000Z';
   const WORDS = ['smoky', 'floral', 'dark', 'kettle', 'mug', 'tea', 'café', 'crème', 'x1', 'rare'];
-  const product = (id: number, random: () => number): StoredRecord => ({
-    id,
-    name: Array.from({ length: 1 + Math.floor(random() * 3) }, () => WORDS[Math.floor(random() * WORDS.length)]).join(' '),
-    description: random() < 0.5 ? `${WORDS[Math.floor(random() * WORDS.length)]}, ${id % 7 === 0 ? 'Rare' : 'plain'}` : undefined,
-    created_at: TIMESTAMP,
-    updated_at: TIMESTAMP,
-  } as StoredRecord);
+  const product = (id: number, random: () => number): StoredRecord =>
+    ({
+      id,
+      name: Array.from({ length: 1 + Math.floor(random() * 3) }, () => WORDS[Math.floor(random() * WORDS.length)]).join(
+        ' ',
+      ),
+      description:
+        random() < 0.5
+          ? `${WORDS[Math.floor(random() * WORDS.length)]}, ${id % 7 === 0 ? 'Rare' : 'plain'}`
+          : undefined,
+      created_at: TIMESTAMP,
+      updated_at: TIMESTAMP,
+    }) as StoredRecord;
   const FIELDS = ['name', 'description'];
   /** What a search must find: the ids whose fields hold every word, by a scan. */
   const scanned = (records: Iterable<StoredRecord>, words: readonly string[]): number[] =>
     [...records]
-      .filter((record) => words.every((word) => FIELDS.some((field) => typeof record[field] === 'string' && searchWords(record[field] as string).includes(word))))
+      .filter((record) =>
+        words.every((word) =>
+          FIELDS.some(
+            (field) => typeof record[field] === 'string' && searchWords(record[field] as string).includes(word),
+          ),
+        ),
+      )
       .map((record) => record.id)
       .sort((a, b) => a - b);
-  const QUERIES = [['smoky'], ['tea', 'mug'], ['cafe', 'creme'], ['rare'], ['x1', 'dark', 'kettle'], ['absent'], ['tea', 'absent']];
+  const QUERIES = [
+    ['smoky'],
+    ['tea', 'mug'],
+    ['cafe', 'creme'],
+    ['rare'],
+    ['x1', 'dark', 'kettle'],
+    ['absent'],
+    ['tea', 'absent'],
+  ];
 
   test('IdList keeps ids ascending and once each, inserting, removing, and past 2^32 − 1', () => {
     const list = new IdList();
@@ -120,7 +142,10 @@ describe('the memory store\'s word index', () => {
     assert.equal(wide.dense, true);
     wide.add(2 ** 33);
     assert.equal(wide.dense, false, 'bits up to 2^33 would take far more room than the list');
-    assert.deepEqual([500, 1001, 2 ** 33, 2 ** 33 + 32].map((id) => wide.has(id)), [true, false, true, false]);
+    assert.deepEqual(
+      [500, 1001, 2 ** 33, 2 ** 33 + 32].map((id) => wide.has(id)),
+      [true, false, true, false],
+    );
   });
 
   test('IdList.seek finds what positionOf finds, from any start, for ids sought in ascending order', () => {
@@ -158,17 +183,21 @@ describe('the memory store\'s word index', () => {
     }
     await building;
     assert.equal(index.building, undefined);
-    for (const words of QUERIES) assert.deepEqual(index.idsHolding(words), scanned(records.values(), words), words.join(' '));
+    for (const words of QUERIES)
+      assert.deepEqual(index.idsHolding(words), scanned(records.values(), words), words.join(' '));
     // and once built, every change is applied at once
     change(records.get(7), { ...(records.get(7) as StoredRecord), name: 'absent smoky' });
     change(records.get(14), undefined);
-    for (const words of QUERIES) assert.deepEqual(index.idsHolding(words), scanned(records.values(), words), words.join(' '));
+    for (const words of QUERIES)
+      assert.deepEqual(index.idsHolding(words), scanned(records.values(), words), words.join(' '));
   });
 
   test('a search on a store whose index is being built throws NeedData; once it is, the same query answers', async () => {
     const random = mulberry32(11);
     const products = Array.from({ length: 60_000 }, (_, index) => product(index + 1, random));
-    const store = new MemoryStore(new Map([['products', { nextId: 60_001, records: new Map(products.map((record) => [record.id, record])) }]]));
+    const store = new MemoryStore(
+      new Map([['products', { nextId: 60_001, records: new Map(products.map((record) => [record.id, record])) }]]),
+    );
     const query = { filters: [], search: { fields: FIELDS, words: ['tea', 'mug'] }, sort: [], offset: 0, limit: 5 };
     const waiting = (() => {
       try {
@@ -195,14 +224,25 @@ let api: TestServer;
 let kettle: any;
 before(async () => {
   api = await startTestServer();
-  kettle = await createProduct(api, { name: 'Steel kettle', category: 'tea', price: 40, description: 'Brushed steel, 1.7 l.' });
+  kettle = await createProduct(api, {
+    name: 'Steel kettle',
+    category: 'tea',
+    price: 40,
+    description: 'Brushed steel, 1.7 l.',
+  });
   await createProduct(api, { name: 'Glass kettle', category: 'tea', price: 35 });
-  await createProduct(api, { name: 'Café crème beans', category: 'coffee', price: 12, description: 'Roasted in São Paulo.' });
+  await createProduct(api, {
+    name: 'Café crème beans',
+    category: 'coffee',
+    price: 12,
+    description: 'Roasted in São Paulo.',
+  });
   await createProduct(api, { name: 'Steel mug', category: 'tea', price: 8 });
 });
 after(() => api.close());
 
-const names = (answer: { body: { data: { name: string }[] } }): string[] => answer.body.data.map((record) => record.name);
+const names = (answer: { body: { data: { name: string }[] } }): string[] =>
+  answer.body.data.map((record) => record.name);
 
 describe('q on a list', () => {
   test('every word, in the name or the description, ignoring case and accents; whole words only', async () => {
@@ -227,7 +267,11 @@ describe('q on a list', () => {
   test('writes are found at once: a rename, a new record, a deletion', async () => {
     assert.equal((await api.patch(`/v1/products/${kettle.id}`, { name: 'Copper kettle' })).status, 200);
     assert.deepEqual(names(await api.get('/v1/products?q=copper')), ['Copper kettle']);
-    assert.deepEqual(names(await api.get('/v1/products?q=steel&sort=name')), ['Copper kettle', 'Steel mug'], 'still steel in its description');
+    assert.deepEqual(
+      names(await api.get('/v1/products?q=steel&sort=name')),
+      ['Copper kettle', 'Steel mug'],
+      'still steel in its description',
+    );
     const pot = await createProduct(api, { name: 'Copper pot', category: 'kitchen', price: 50 });
     assert.deepEqual(names(await api.get('/v1/products?q=copper&sort=name')), ['Copper kettle', 'Copper pot']);
     assert.equal((await api.delete(`/v1/products/${pot.id}`)).status, 204);
@@ -239,12 +283,22 @@ describe('q on a list', () => {
     assert.deepEqual(names(await api.get('/v1/users?q=julia')), ['Ana Júlia Souza']);
     const pt = await api.get('/v1/usuarios?q=souza');
     assertJson(pt, 200);
-    assert.deepEqual(pt.body.data.map((user: { nome: string }) => user.nome), ['Ana Júlia Souza']);
+    assert.deepEqual(
+      pt.body.data.map((user: { nome: string }) => user.nome),
+      ['Ana Júlia Souza'],
+    );
   });
 
   test('a q without words, too long or with too many words is a 400; a list without searchable properties answers q with 400', async () => {
-    for (const bad of ['', '%20-%20', 'x'.repeat(201), Array.from({ length: 11 }, (_, index) => `w${index}`).join('%20')]) {
-      assertProblem(await api.get(`/v1/products?q=${bad}`), 400, 'invalid_query', '/v1/products', [{ field: 'q', code: 'invalid_value' }]);
+    for (const bad of [
+      '',
+      '%20-%20',
+      'x'.repeat(201),
+      Array.from({ length: 11 }, (_, index) => `w${index}`).join('%20'),
+    ]) {
+      assertProblem(await api.get(`/v1/products?q=${bad}`), 400, 'invalid_query', '/v1/products', [
+        { field: 'q', code: 'invalid_value' },
+      ]);
     }
     const user = (await api.get('/v1/users?limit=1')).body.data[0];
     const orders = `/v1/users/${user.id}/orders`;
@@ -263,7 +317,9 @@ describe('q on PostgreSQL: a collection made searchable after it has records', {
       notes: {
         singular: 'note',
         access: { list: 'user', read: 'user', create: 'user', update: 'admin', delete: 'admin' },
-        properties: { text: { type: 'string', minLength: 1, maxLength: 500, ...(searchable ? { 'x-search': true } : {}) } },
+        properties: {
+          text: { type: 'string', minLength: 1, maxLength: 500, ...(searchable ? { 'x-search': true } : {}) },
+        },
         required: ['text'],
       },
     },
@@ -274,8 +330,11 @@ describe('q on PostgreSQL: a collection made searchable after it has records', {
     const database = cluster.url(await cluster.createDatabase());
     const before = await startTestServerWithAdminBootstrap({ database, resources: notes(false) });
     try {
-      for (const text of ['Buy green tea', 'Call the plumber', 'Green paint for the door']) assert.equal((await before.post('/v1/notes', { text })).status, 201);
-      assertProblem(await before.get('/v1/notes?q=green'), 400, 'invalid_query', '/v1/notes', [{ field: 'q', code: 'unknown_parameter' }]);
+      for (const text of ['Buy green tea', 'Call the plumber', 'Green paint for the door'])
+        assert.equal((await before.post('/v1/notes', { text })).status, 201);
+      assertProblem(await before.get('/v1/notes?q=green'), 400, 'invalid_query', '/v1/notes', [
+        { field: 'q', code: 'unknown_parameter' },
+      ]);
     } finally {
       await before.close();
     }
@@ -283,7 +342,10 @@ describe('q on PostgreSQL: a collection made searchable after it has records', {
     try {
       const found = await searchable.get('/v1/notes?q=GREEN');
       assertJson(found, 200);
-      assert.deepEqual(found.body.data.map((note: { text: string }) => note.text), ['Buy green tea', 'Green paint for the door']);
+      assert.deepEqual(
+        found.body.data.map((note: { text: string }) => note.text),
+        ['Buy green tea', 'Green paint for the door'],
+      );
     } finally {
       await searchable.close();
     }

@@ -24,7 +24,15 @@ import type { Change, Logger, Persistence } from '../src/index.ts';
 import { MemoryStore } from '../src/index.ts';
 import { assertProblem } from './assertions.ts';
 import type { TestResponse, TestServer } from './helpers.ts';
-import { TEST_ADMIN_PASSWORD, TEST_TOKEN_SECRET, createUser, login, recordingLogger, startTestServer, temporaryDirectory } from './helpers.ts';
+import {
+  TEST_ADMIN_PASSWORD,
+  TEST_TOKEN_SECRET,
+  createUser,
+  login,
+  recordingLogger,
+  startTestServer,
+  temporaryDirectory,
+} from './helpers.ts';
 
 const HASH = /scrypt\$/;
 const JWT = /eyJ[\w-]+\.[\w-]+\.[\w-]+/;
@@ -120,7 +128,10 @@ async function exercise(api: TestServer, rounds: number): Promise<{ passwords: s
     const user = api.as(token);
     assert.equal((await user.patch(`/v1/users/${id}`, { password: second })).status, 200);
     const product = await api.post('/v1/products', { name: `Thing ${i}`, category: 'files', price: 1 + i });
-    assert.equal((await user.post(`/v1/users/${id}/orders`, { items: [{ product_id: product.body.id, quantity: 1 }] })).status, 201);
+    assert.equal(
+      (await user.post(`/v1/users/${id}/orders`, { items: [{ product_id: product.body.id, quantity: 1 }] })).status,
+      201,
+    );
     passwords.push(first, second);
     tokens.push(token);
   }
@@ -146,7 +157,11 @@ describe('secrets at rest: DATA_DIR', () => {
       watcher = watchModes(dataDir);
       const first = await exercise(api, 6);
       assertPrivate(await fileModes(dataDir), 'after writes and compactions');
-      assertNoSecret(await readEveryFile(dataDir), [...first.passwords, ...first.tokens, TEST_ADMIN_PASSWORD], 'DATA_DIR while running');
+      assertNoSecret(
+        await readEveryFile(dataDir),
+        [...first.passwords, ...first.tokens, TEST_ADMIN_PASSWORD],
+        'DATA_DIR while running',
+      );
       const secret = (await readFile(join(dataDir, 'token-secret'), 'utf8')).trim();
       await api.close();
       assertPrivate(await fileModes(dataDir), 'after shutdown');
@@ -162,9 +177,17 @@ describe('secrets at rest: DATA_DIR', () => {
       const kept = ['idempotency_keys.json', 'orders.json', 'products.json', 'token-secret', 'users.json'];
       // Journal segments stay as the change feed's history (README: Events), holding only what the snapshots cover.
       const segments = files.map(({ name }) => name).filter((name) => SEGMENT.test(name));
-      assert.deepEqual(files.map(({ name }) => name).filter((name) => !SEGMENT.test(name)).sort(), kept, 'a clean shutdown leaves the snapshots and the secret');
+      assert.deepEqual(
+        files
+          .map(({ name }) => name)
+          .filter((name) => !SEGMENT.test(name))
+          .sort(),
+        kept,
+        'a clean shutdown leaves the snapshots and the secret',
+      );
       assert.ok(segments.length > 0, 'the journal segments holding the recent events are kept');
-      const covered = (JSON.parse(await readFile(join(dataDir, 'users.json'), 'utf8')) as { journal_seq: number }).journal_seq;
+      const covered = (JSON.parse(await readFile(join(dataDir, 'users.json'), 'utf8')) as { journal_seq: number })
+        .journal_seq;
       for (const segment of segments) {
         for (const line of (await readFile(join(dataDir, segment), 'utf8')).split('\n').filter((text) => text !== '')) {
           const { seq } = JSON.parse(line) as { seq: number };
@@ -172,10 +195,18 @@ describe('secrets at rest: DATA_DIR', () => {
         }
       }
       assertPrivate(files, 'after the second shutdown');
-      assertPrivate([...watcher.seen].map(([name, mode]) => ({ name, mode })), 'files seen while they existed');
-      assert.ok([...watcher.seen.keys()].some((name) => /^journal-\d+\.jsonl$/.test(name)), 'journal segments were seen');
+      assertPrivate(
+        [...watcher.seen].map(([name, mode]) => ({ name, mode })),
+        'files seen while they existed',
+      );
+      assert.ok(
+        [...watcher.seen.keys()].some((name) => /^journal-\d+\.jsonl$/.test(name)),
+        'journal segments were seen',
+      );
       const temporary = [...watcher.seen.keys()].filter((name) => name.endsWith('.tmp'));
-      t.diagnostic(`files seen by the watcher: ${watcher.seen.size} (${temporary.length} temporary: ${temporary.join(', ')})`);
+      t.diagnostic(
+        `files seen by the watcher: ${watcher.seen.size} (${temporary.length} temporary: ${temporary.join(', ')})`,
+      );
       await assertDirectoryNotWorldWritable(dataDir, 'at the end');
 
       const everything = await readEveryFile(dataDir);
@@ -271,7 +302,9 @@ for (const format of ['json', 'text'] as const) {
       assert.equal(created.status, 201);
       const id = Number(created.body.id);
       const portuguese = password('senha');
-      const createdPt = await keep(api.post('/v1/usuarios', { nome: 'Registrada', email: `pt-${format}@example.com`, senha: portuguese }));
+      const createdPt = await keep(
+        api.post('/v1/usuarios', { nome: 'Registrada', email: `pt-${format}@example.com`, senha: portuguese }),
+      );
       assert.equal(createdPt.status, 201);
       const token = await login(api, email, first);
       const user = api.as(token);
@@ -280,13 +313,30 @@ for (const format of ['json', 'text'] as const) {
       assert.equal((await keep(user.patch(`/v1/users/${id}`, { password: second }))).status, 200);
       assert.equal((await keep(user.put(`/v1/users/${id}`, { name: 'Logged', email, password: third }))).status, 200);
       const wrong = password('wrong');
-      for (const credentials of [{ email, password: wrong }, { email: 'nobody@example.com', password: wrong }]) {
-        assertProblem(await keep(api.as(undefined).post('/v1/tokens', credentials)), 401, 'invalid_credentials', '/v1/tokens');
+      for (const credentials of [
+        { email, password: wrong },
+        { email: 'nobody@example.com', password: wrong },
+      ]) {
+        assertProblem(
+          await keep(api.as(undefined).post('/v1/tokens', credentials)),
+          401,
+          'invalid_credentials',
+          '/v1/tokens',
+        );
       }
-      const forged = signToken({ sub: String(id), iat: 1, exp: 4_102_444_800 }, 'another-secret-of-at-least-32-characters!');
+      const forged = signToken(
+        { sub: String(id), iat: 1, exp: 4_102_444_800 },
+        'another-secret-of-at-least-32-characters!',
+      );
       const garbage = `garbage-token-${Math.random().toString(36).slice(2)}`;
       const basic = Buffer.from(`${email}:${third}`).toString('base64');
-      for (const authorization of [`Bearer ${token}x`, `Bearer ${forged}`, `Bearer ${garbage}`, `Basic ${basic}`, `Bearer ${third}`]) {
+      for (const authorization of [
+        `Bearer ${token}x`,
+        `Bearer ${forged}`,
+        `Bearer ${garbage}`,
+        `Basic ${basic}`,
+        `Bearer ${third}`,
+      ]) {
         const refused = await keep(api.get(`/v1/users/${id}`, { authorization }));
         assert.equal(refused.status, 401, refused.text);
       }
@@ -301,10 +351,16 @@ for (const format of ['json', 'text'] as const) {
       ];
       for (const [path, parameter] of inQuery) {
         const refused = await keep(user.get(path));
-        assertProblem(refused, 400, 'invalid_query', path.split('?')[0] as string, [{ field: parameter, code: 'unknown_parameter' }]);
+        assertProblem(refused, 400, 'invalid_query', path.split('?')[0] as string, [
+          { field: parameter, code: 'unknown_parameter' },
+        ]);
       }
-      const loginWithQuery = await keep(api.as(undefined).post(`/v1/tokens?password=${third}`, { email, password: third }));
-      assertProblem(loginWithQuery, 400, 'invalid_query', '/v1/tokens', [{ field: 'password', code: 'unknown_parameter' }]);
+      const loginWithQuery = await keep(
+        api.as(undefined).post(`/v1/tokens?password=${third}`, { email, password: third }),
+      );
+      assertProblem(loginWithQuery, 400, 'invalid_query', '/v1/tokens', [
+        { field: 'password', code: 'unknown_parameter' },
+      ]);
 
       secrets.push(first, portuguese, second, third, wrong, token, forged, garbage, basic, fresh);
       const log = logText(server);
@@ -313,7 +369,11 @@ for (const format of ['json', 'text'] as const) {
       assertNoMatch(log, HASH, 'the log');
       assertNoMatch(log, JWT, 'the log');
       for (const response of responses) {
-        assertNoSecret(response.text, secrets.filter((secret) => secret !== fresh), 'an answer'); // the login answer carries its own token
+        assertNoSecret(
+          response.text,
+          secrets.filter((secret) => secret !== fresh),
+          'an answer',
+        ); // the login answer carries its own token
         assertNoMatch(response.text, HASH, 'an answer');
       }
     });
@@ -323,12 +383,16 @@ for (const format of ['json', 'text'] as const) {
       const from = server.logger.lines.length;
       const secret = password('row');
       // As database drivers do ("Failing row contains (…)"): the row holds the password hash.
-      persistence.refuseWith = (changes) => `new row violates check constraint; failing row contains ${JSON.stringify(changes)}`;
+      persistence.refuseWith = (changes) =>
+        `new row violates check constraint; failing row contains ${JSON.stringify(changes)}`;
       const failed = await api.post('/v1/users', { name: 'Row', email: `row-${format}@example.com`, password: secret });
       assertProblem(failed, 500, 'internal_error', '/v1/users');
       assertNoSecret(failed.text, [secret], 'the 500 answer');
       assertNoMatch(failed.text, HASH, 'the 500 answer');
-      assert.ok(server.logger.lines.slice(from).some(({ level }) => level === 'error'), 'the failure is logged');
+      assert.ok(
+        server.logger.lines.slice(from).some(({ level }) => level === 'error'),
+        'the failure is logged',
+      );
       const log = logText(server, from);
       assertNoSecret(log, [secret], 'the log');
       assertNoMatch(log, HASH, 'the log');
@@ -339,10 +403,17 @@ for (const format of ['json', 'text'] as const) {
       const from = server.logger.lines.length;
       const secret = password('cause');
       persistence.refuseWith = () => `could not store the user whose password is ${secret}`;
-      const failed = await api.post('/v1/users', { name: 'Cause', email: `cause-${format}@example.com`, password: secret });
+      const failed = await api.post('/v1/users', {
+        name: 'Cause',
+        email: `cause-${format}@example.com`,
+        password: secret,
+      });
       assertProblem(failed, 500, 'internal_error', '/v1/users');
       assertNoSecret(failed.text, [secret], 'the 500 answer');
-      assert.ok(server.logger.lines.slice(from).some(({ level }) => level === 'error'), 'the failure is logged');
+      assert.ok(
+        server.logger.lines.slice(from).some(({ level }) => level === 'error'),
+        'the failure is logged',
+      );
       assertNoSecret(logText(server, from), [secret], 'the log');
     });
   });
@@ -375,7 +446,10 @@ describe('error answers never echo the password they were sent', () => {
 
   /** Sends the body, checks the exact problem, then that the secret is nowhere in the answer, headers included. */
   async function refused({ method, path, body, secret, status, code, errors, headers = {} }: Refusal): Promise<void> {
-    const response = await api.request(method, path, { body: typeof body === 'string' ? body : JSON.stringify(body), headers });
+    const response = await api.request(method, path, {
+      body: typeof body === 'string' ? body : JSON.stringify(body),
+      headers,
+    });
     assertProblem(response, status, code, path, errors);
     assertNoSecret(response.text, [secret], `${method} ${path} → ${status}`);
     for (const [name, value] of response.headers) assertNoSecret(value, [secret], `header ${name}`);
@@ -388,11 +462,23 @@ describe('error answers never echo the password they were sent', () => {
       const invalid = { status: 422, code: 'validation_failed', secret };
       const errors = [{ field: 'password', code: secret === short ? 'too_short' : 'too_long' }];
       const portuguese = [{ field: 'senha', code: secret === short ? 'too_short' : 'too_long' }];
-      await refused({ ...invalid, method: 'POST', path: '/v1/users', body: { name: 'N', email: 'n@example.com', password: secret }, errors });
+      await refused({
+        ...invalid,
+        method: 'POST',
+        path: '/v1/users',
+        body: { name: 'N', email: 'n@example.com', password: secret },
+        errors,
+      });
       const senha = { nome: 'N', email: 'n@example.com', senha: secret };
       await refused({ ...invalid, method: 'POST', path: '/v1/usuarios', body: senha, errors: portuguese });
       await refused({ ...invalid, method: 'PATCH', path: `/v1/users/${userId}`, body: { password: secret }, errors });
-      await refused({ ...invalid, method: 'PUT', path: `/v1/users/${userId}`, body: { name: 'N', email: taken, password: secret }, errors });
+      await refused({
+        ...invalid,
+        method: 'PUT',
+        path: `/v1/users/${userId}`,
+        body: { name: 'N', email: taken, password: secret },
+        errors,
+      });
     }
     const tooLong = `${password('login')}${'y'.repeat(200)}`;
     await refused({
@@ -419,9 +505,26 @@ describe('error answers never echo the password they were sent', () => {
   test('400 for a malformed body, or one that is not an object, holding a password', async () => {
     const secret = password('malformed');
     const malformed = { secret, status: 400, code: 'malformed_json' };
-    await refused({ ...malformed, method: 'POST', path: '/v1/users', body: `{"name":"N","email":"n@example.com","password":"${secret}"` });
-    await refused({ ...malformed, method: 'POST', path: '/v1/tokens', body: `{"email":"${taken}","password":"${secret}",}` });
-    await refused({ method: 'PATCH', path: `/v1/users/${userId}`, body: `["${secret}"]`, secret, status: 400, code: 'body_not_object' });
+    await refused({
+      ...malformed,
+      method: 'POST',
+      path: '/v1/users',
+      body: `{"name":"N","email":"n@example.com","password":"${secret}"`,
+    });
+    await refused({
+      ...malformed,
+      method: 'POST',
+      path: '/v1/tokens',
+      body: `{"email":"${taken}","password":"${secret}",}`,
+    });
+    await refused({
+      method: 'PATCH',
+      path: `/v1/users/${userId}`,
+      body: `["${secret}"]`,
+      secret,
+      status: 400,
+      code: 'body_not_object',
+    });
   });
 
   test('409 for a duplicate email sent with a password', async () => {
@@ -433,10 +536,24 @@ describe('error answers never echo the password they were sent', () => {
   test('401 for a wrong password, 413 and 415 for bodies holding one, 422 for a reused idempotency key', async () => {
     const wrong = password('wrong');
     const credentials = { email: taken, password: wrong };
-    await refused({ method: 'POST', path: '/v1/tokens', body: credentials, secret: wrong, status: 401, code: 'invalid_credentials' });
+    await refused({
+      method: 'POST',
+      path: '/v1/tokens',
+      body: credentials,
+      secret: wrong,
+      status: 401,
+      code: 'invalid_credentials',
+    });
     const big = password('big');
     const padded = { name: 'Big', email: 'big@example.com', password: big, padding: 'z'.repeat(5000) };
-    await refused({ method: 'POST', path: '/v1/users', body: padded, secret: big, status: 413, code: 'payload_too_large' });
+    await refused({
+      method: 'POST',
+      path: '/v1/users',
+      body: padded,
+      secret: big,
+      status: 413,
+      code: 'payload_too_large',
+    });
     const typed = password('media');
     await refused({
       method: 'POST',
@@ -454,7 +571,15 @@ describe('error answers never echo the password they were sent', () => {
     assertNoSecret(created.text, [first], 'the 201');
     const second = password('idem-2');
     const body = { name: 'Idem', email: 'idem@example.com', password: second };
-    await refused({ method: 'POST', path: '/v1/users', body, secret: second, status: 422, code: 'idempotency_key_reused', headers: key });
+    await refused({
+      method: 'POST',
+      path: '/v1/users',
+      body,
+      secret: second,
+      status: 422,
+      code: 'idempotency_key_reused',
+      headers: key,
+    });
   });
 });
 
@@ -474,9 +599,11 @@ describe('a user is never shown with a password or its hash', () => {
     assert.ok(response.status < 300, `${where}: ${response.status} ${response.text}`);
     assertNoSecret(response.text, secrets, where);
     assertNoMatch(response.text, HASH, where);
-    const records: unknown[] = response.body === undefined ? [] : Array.isArray(response.body.data) ? response.body.data : [response.body];
+    const records: unknown[] =
+      response.body === undefined ? [] : Array.isArray(response.body.data) ? response.body.data : [response.body];
     for (const record of records) {
-      for (const key of FORBIDDEN_KEYS) assert.ok(!Object.hasOwn(record as object, key), `${where}: a user shows "${key}"`);
+      for (const key of FORBIDDEN_KEYS)
+        assert.ok(!Object.hasOwn(record as object, key), `${where}: a user shows "${key}"`);
     }
   }
 
@@ -487,11 +614,23 @@ describe('a user is never shown with a password or its hash', () => {
     assertNoPasswordIn(created, secrets, 'POST /v1/users');
     const id = Number(created.body.id);
     const user = api.as(await login(api, email, secrets[0]));
-    const createdPt = await api.post('/v1/usuarios', { nome: 'Mostrada', email: 'mostrada@example.com', senha: secrets[1] });
+    const createdPt = await api.post('/v1/usuarios', {
+      nome: 'Mostrada',
+      email: 'mostrada@example.com',
+      senha: secrets[1],
+    });
     assertNoPasswordIn(createdPt, secrets, 'POST /v1/usuarios');
     assertNoPasswordIn(await user.patch(`/v1/users/${id}`, { password: secrets[2] }), secrets, 'PATCH /v1/users/{id}');
-    assertNoPasswordIn(await user.put(`/v1/usuarios/${id}`, { nome: 'Shown', email, senha: secrets[3] }), secrets, 'PUT /v1/usuarios/{id}');
-    assertNoPasswordIn(await user.patch(`/v1/usuarios/${id}`, { senha: secrets[3] }), secrets, 'PATCH /v1/usuarios/{id} (same password)');
+    assertNoPasswordIn(
+      await user.put(`/v1/usuarios/${id}`, { nome: 'Shown', email, senha: secrets[3] }),
+      secrets,
+      'PUT /v1/usuarios/{id}',
+    );
+    assertNoPasswordIn(
+      await user.patch(`/v1/usuarios/${id}`, { senha: secrets[3] }),
+      secrets,
+      'PATCH /v1/usuarios/{id} (same password)',
+    );
     for (const client of [api, user]) {
       for (const path of [`/v1/users/${id}`, `/v1/usuarios/${id}`]) {
         assertNoPasswordIn(await client.get(path), secrets, `GET ${path}`);

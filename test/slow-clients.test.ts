@@ -115,11 +115,13 @@ async function assertCutOffByRequestTimeout(api: TestServer, client: RawClient, 
  */
 async function assertReleasedByServer(sockets: readonly Socket[]): Promise<void> {
   const deadline = Date.now() + 1000;
-  while (heldByServer(sockets).length > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+  while (heldByServer(sockets).length > 0 && Date.now() < deadline)
+    await new Promise((resolve) => setTimeout(resolve, 20));
   assert.equal(heldByServer(sockets).length, 0, 'the server holds none of them any more');
 }
 
-const TIMEOUT_ANSWER = /^HTTP\/1\.1 408 Request Timeout\r\n[^]*\r\nConnection: close\r\n\r\n\{[^]*"code":"request_timeout"/;
+const TIMEOUT_ANSWER =
+  /^HTTP\/1\.1 408 Request Timeout\r\n[^]*\r\nConnection: close\r\n\r\n\{[^]*"code":"request_timeout"/;
 
 /** The server either answered 408 request_timeout and closed, or just closed. */
 function assertTimedOut(client: RawClient): void {
@@ -171,7 +173,8 @@ describe('slow and idle clients are cut off by the server timers while others ar
       openRawClient(api, (socket) => socket.write('GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n')),
     );
     const answered = await within(Promise.all(idle.map((client) => client.answeredAt)), 5000, 'the first answers');
-    for (const client of idle) assert.match(client.received(), /^HTTP\/1\.1 200 OK\r\n[^]*\r\nConnection: keep-alive\r\n/);
+    for (const client of idle)
+      assert.match(client.received(), /^HTTP\/1\.1 200 OK\r\n[^]*\r\nConnection: keep-alive\r\n/);
     const sockets = idle.map((client) => client.socket);
     assert.equal(heldByServer(sockets).length, CROWD, 'the server holds every idle connection');
 
@@ -191,7 +194,10 @@ describe('slow and idle clients are cut off by the server timers while others ar
       'the idle connections',
     );
     const idleFor = closed.map((at, i) => at - (answered[i] as number));
-    assert.ok(Math.min(...idleFor) >= TIMEOUTS.keepAliveTimeoutMs, `one was closed after ${Math.min(...idleFor)} ms idle`);
+    assert.ok(
+      Math.min(...idleFor) >= TIMEOUTS.keepAliveTimeoutMs,
+      `one was closed after ${Math.min(...idleFor)} ms idle`,
+    );
     await assertReleasedByServer(sockets);
   });
 
@@ -205,7 +211,10 @@ describe('slow and idle clients are cut off by the server timers while others ar
     const closed = await within(allClosed, 100, `the silent connections after ${bound} ms`);
 
     const openFor = closed.map((at, i) => at - (connected[i] as number));
-    assert.ok(Math.min(...openFor) >= TIMEOUTS.headersTimeoutMs - 50, `one was closed after ${Math.min(...openFor)} ms`);
+    assert.ok(
+      Math.min(...openFor) >= TIMEOUTS.headersTimeoutMs - 50,
+      `one was closed after ${Math.min(...openFor)} ms`,
+    );
     for (const client of silent) assertTimedOut(client);
     t.diagnostic(assertNormalLatency(latencies, 5));
     await assertReleasedByServer(silent.map((client) => client.socket));
@@ -213,11 +222,14 @@ describe('slow and idle clients are cut off by the server timers while others ar
 
   test(`${CROWD} connections that send nothing and read nothing are released after headersTimeoutMs, though they never close their side`, async () => {
     const { hostname, port } = new URL(api.url);
-    const deaf = Array.from({ length: CROWD }, () => connectSocket(Number(port), hostname).on('error', () => undefined));
+    const deaf = Array.from({ length: CROWD }, () =>
+      connectSocket(Number(port), hostname).on('error', () => undefined),
+    );
     try {
       await within(Promise.all(deaf.map((socket) => once(socket, 'connect'))), 5000, 'the connections');
       const deadline = Date.now() + TIMEOUTS.headersTimeoutMs + CHECK_INTERVAL_MS + SLACK_MS;
-      while (heldByServer(deaf).length > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+      while (heldByServer(deaf).length > 0 && Date.now() < deadline)
+        await new Promise((resolve) => setTimeout(resolve, 50));
       const held = heldByServer(deaf);
       assert.equal(
         held.length,
@@ -268,7 +280,8 @@ describe('a client that never reads its answers', () => {
    */
   async function serverStopsReading(client: RawClient): Promise<void> {
     const deadline = Date.now() + 3000;
-    const stopped = (): boolean => heldByServer([client.socket]).some((socket) => socket.isPaused() && socket.writableLength > 0);
+    const stopped = (): boolean =>
+      heldByServer([client.socket]).some((socket) => socket.isPaused() && socket.writableLength > 0);
     while (!stopped() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
   }
 
@@ -281,8 +294,14 @@ describe('a client that never reads its answers', () => {
 
     const [serverSide] = heldByServer([client.socket]);
     assert.ok(serverSide !== undefined, 'the connection is still open');
-    assert.ok(serverSide.bytesRead < bytesQueued / 2, `the server read ${serverSide.bytesRead} of ${bytesQueued} bytes`);
-    assert.ok(serverSide.writableLength < 1024 * 1024, `the server buffers ${serverSide.writableLength} bytes of answers`);
+    assert.ok(
+      serverSide.bytesRead < bytesQueued / 2,
+      `the server read ${serverSide.bytesRead} of ${bytesQueued} bytes`,
+    );
+    assert.ok(
+      serverSide.writableLength < 1024 * 1024,
+      `the server buffers ${serverSide.writableLength} bytes of answers`,
+    );
     // At one request per 100 ms plus its latency, a busy machine still fits four in the second.
     t.diagnostic(assertNormalLatency(latencies, 4));
     client.socket.destroy();
@@ -341,11 +360,20 @@ describe('an answer that never comes', () => {
     const api = await startTestServer({ ...TIMEOUTS, store: new MemoryStore(new Map(), stuckDisk) });
     try {
       stuckDisk.hang = true;
-      const client = openRawClient(api, (socket) => socket.write(postHead(api, Buffer.byteLength(PRODUCT_BODY)) + PRODUCT_BODY));
+      const client = openRawClient(api, (socket) =>
+        socket.write(postHead(api, Buffer.byteLength(PRODUCT_BODY)) + PRODUCT_BODY),
+      );
       const started = await client.connectedAt;
       const bound = TIMEOUTS.requestTimeoutMs + sweepIntervalMs(TIMEOUTS.requestTimeoutMs) + SLACK_MS;
-      const closed = await within(client.closedAt, bound, 'the connection of a request whose write never became durable');
-      assert.ok(closed - started >= TIMEOUTS.requestTimeoutMs - 50, `closed after ${closed - started} ms, before requestTimeoutMs`);
+      const closed = await within(
+        client.closedAt,
+        bound,
+        'the connection of a request whose write never became durable',
+      );
+      assert.ok(
+        closed - started >= TIMEOUTS.requestTimeoutMs - 50,
+        `closed after ${closed - started} ms, before requestTimeoutMs`,
+      );
       assert.equal(client.received(), '', 'no answer: the write was never acknowledged');
     } finally {
       await api.close();

@@ -22,7 +22,13 @@ const NAMES = ['Tea', 'Café "crème"', 'line\nbreak', 'Ωmega', '茶', '🍵 cu
 
 function product(id: number, version: number, random: () => number): StoredRecord {
   const name = `${NAMES[Math.floor(random() * NAMES.length)] as string} ${id}.${version}`;
-  return Object.freeze({ id, name, price: Math.round(random() * 10_000) / 100, created_at: '2026-11-22T06:00:00.000Z', updated_at: '2026-11-22T06:00:00.000Z' });
+  return Object.freeze({
+    id,
+    name,
+    price: Math.round(random() * 10_000) / 100,
+    created_at: '2026-11-22T06:00:00.000Z',
+    updated_at: '2026-11-22T06:00:00.000Z',
+  });
 }
 
 /** Counts JSON.stringify calls while `run` runs. */
@@ -77,7 +83,10 @@ test('40 compactions over random histories: each copied snapshot equals one writ
       assert.equal(result.bytes, Buffer.byteLength(text));
       assert.deepEqual([...parseSnapshot(text).state.records.values()], state);
       // A record updated twice between snapshots counts twice in `changed`; anything else is copied.
-      assert.ok(calls <= (round === 0 ? state.length : changed), `seed ${seed}, round ${round}: ${calls} serialisations for ${changed} changes`);
+      assert.ok(
+        calls <= (round === 0 ? state.length : changed),
+        `seed ${seed}, round ${round}: ${calls} serialisations for ${changed} changes`,
+      );
     }
   }
 });
@@ -111,5 +120,8 @@ test('an empty collection is "records": [] and the next snapshot after it serial
   assert.equal(await readFile(path, 'utf8'), '{\n  "next_id": 1,\n  "journal_seq": 0,\n  "records": []\n}\n');
   const record = product(1, 0, mulberry32(3));
   await writeSnapshot(path, [record], 2, 1, empty);
-  assert.equal(await readFile(path, 'utf8'), `{\n  "next_id": 2,\n  "journal_seq": 1,\n  "records": [\n    ${JSON.stringify(record)}\n  ]\n}\n`);
+  assert.equal(
+    await readFile(path, 'utf8'),
+    `{\n  "next_id": 2,\n  "journal_seq": 1,\n  "records": [\n    ${JSON.stringify(record)}\n  ]\n}\n`,
+  );
 });

@@ -27,7 +27,11 @@ const NOBODY = 65534;
  * is closed to others (a checkout or a node under /root, mode 0700).
  */
 const NOBODY_SKIP =
-  process.getuid?.() === 0 && spawnSync(process.execPath, ['-e', `require('node:fs').accessSync(${JSON.stringify(MAIN)})`], { uid: NOBODY, gid: NOBODY }).status !== 0
+  process.getuid?.() === 0 &&
+  spawnSync(process.execPath, ['-e', `require('node:fs').accessSync(${JSON.stringify(MAIN)})`], {
+    uid: NOBODY,
+    gid: NOBODY,
+  }).status !== 0
     ? `the user nobody (uid ${NOBODY}) cannot run ${process.execPath} or read ${MAIN}: a directory on the way is closed to others`
     : false;
 const ONE_FAILURE_LINE = /^cannot start: [^\n]+; [^\n]+\n$/;
@@ -53,16 +57,56 @@ async function writeSnapshot(dir: string, name: string, text: string): Promise<v
 }
 
 const CASES: readonly FailureCase[] = [
-  { name: '--port abc (not a number)', setup: async () => ({ args: ['--port', 'abc'] }), says: /--port \(PORT\): "abc" is not a valid integer; see --help/ },
-  { name: 'PORT=abc from the environment', setup: async () => ({ args: [], env: { PORT: 'abc' } }), says: /--port \(PORT\): "abc" is not a valid integer/ },
-  { name: '--port 99999 (out of range)', setup: async () => ({ args: ['--port', '99999'] }), says: /--port \(PORT\) must be an integer from 0 to 65535, not 99999; change that setting/ },
-  { name: 'an unknown flag', setup: async () => ({ args: ['--prot', '3000'] }), says: /unknown argument --prot; see --help/ },
-  { name: 'a flag without its value', setup: async () => ({ args: ['--port'] }), says: /--port needs a value; see --help/ },
-  { name: '--log-format xml', setup: async () => ({ args: ['--log-format', 'xml'] }), says: /--log-format \(LOG_FORMAT\): "xml" is not a valid log-format/ },
-  { name: 'an empty --data-dir', setup: async () => ({ args: ['--data-dir='] }), says: /--data-dir \(DATA_DIR\) must not be empty/ },
-  { name: '--admin-email that is not an address', setup: async () => ({ args: ['--admin-email', 'root'] }), says: /--admin-email \(ADMIN_EMAIL\) must be an email address, not "root"/ },
-  { name: 'a 7-character --admin-password', setup: async () => ({ args: ['--admin-password', 'seven77'] }), says: /--admin-password \(ADMIN_PASSWORD\) must be 8 to 200 characters long/ },
-  { name: 'a short --token-secret', setup: async () => ({ args: ['--token-secret', 'short'] }), says: /--token-secret \(TOKEN_SECRET\) must be at least 32 characters long/ },
+  {
+    name: '--port abc (not a number)',
+    setup: async () => ({ args: ['--port', 'abc'] }),
+    says: /--port \(PORT\): "abc" is not a valid integer; see --help/,
+  },
+  {
+    name: 'PORT=abc from the environment',
+    setup: async () => ({ args: [], env: { PORT: 'abc' } }),
+    says: /--port \(PORT\): "abc" is not a valid integer/,
+  },
+  {
+    name: '--port 99999 (out of range)',
+    setup: async () => ({ args: ['--port', '99999'] }),
+    says: /--port \(PORT\) must be an integer from 0 to 65535, not 99999; change that setting/,
+  },
+  {
+    name: 'an unknown flag',
+    setup: async () => ({ args: ['--prot', '3000'] }),
+    says: /unknown argument --prot; see --help/,
+  },
+  {
+    name: 'a flag without its value',
+    setup: async () => ({ args: ['--port'] }),
+    says: /--port needs a value; see --help/,
+  },
+  {
+    name: '--log-format xml',
+    setup: async () => ({ args: ['--log-format', 'xml'] }),
+    says: /--log-format \(LOG_FORMAT\): "xml" is not a valid log-format/,
+  },
+  {
+    name: 'an empty --data-dir',
+    setup: async () => ({ args: ['--data-dir='] }),
+    says: /--data-dir \(DATA_DIR\) must not be empty/,
+  },
+  {
+    name: '--admin-email that is not an address',
+    setup: async () => ({ args: ['--admin-email', 'root'] }),
+    says: /--admin-email \(ADMIN_EMAIL\) must be an email address, not "root"/,
+  },
+  {
+    name: 'a 7-character --admin-password',
+    setup: async () => ({ args: ['--admin-password', 'seven77'] }),
+    says: /--admin-password \(ADMIN_PASSWORD\) must be 8 to 200 characters long/,
+  },
+  {
+    name: 'a short --token-secret',
+    setup: async () => ({ args: ['--token-secret', 'short'] }),
+    says: /--token-secret \(TOKEN_SECRET\) must be at least 32 characters long/,
+  },
   {
     name: 'a busy port (suggests --port)',
     setup: async ({ busyPort }) => ({ args: ['--port', String(busyPort)] }),
@@ -106,7 +150,9 @@ const CASES: readonly FailureCase[] = [
       await writeFile(join(dir, 'data', 'plainrest.lock'), `${process.pid}\n`); // this test's process: alive
       return { args: [] };
     },
-    says: new RegExp(`data is in use by process ${process.pid} \\(lock file data/plainrest\\.lock\\); stop that process`),
+    says: new RegExp(
+      `data is in use by process ${process.pid} \\(lock file data/plainrest\\.lock\\); stop that process`,
+    ),
   },
   {
     name: 'a corrupt snapshot',
@@ -119,7 +165,11 @@ const CASES: readonly FailureCase[] = [
   {
     name: 'a stored record with a field its resource does not declare',
     setup: async ({ dir }) => {
-      const earlier = await startServer({ port: 0, dataDir: join(dir, 'data'), adminPassword: 'admin-password-for-tests' });
+      const earlier = await startServer({
+        port: 0,
+        dataDir: join(dir, 'data'),
+        adminPassword: 'admin-password-for-tests',
+      });
       await earlier.close();
       const path = join(dir, 'data', 'products.json');
       const snapshot = JSON.parse(await readFile(path, 'utf8')) as { records: Record<string, unknown>[] };
@@ -132,7 +182,11 @@ const CASES: readonly FailureCase[] = [
   {
     name: 'an empty token secret file',
     setup: async ({ dir }) => {
-      const earlier = await startServer({ port: 0, dataDir: join(dir, 'data'), adminPassword: 'admin-password-for-tests' });
+      const earlier = await startServer({
+        port: 0,
+        dataDir: join(dir, 'data'),
+        adminPassword: 'admin-password-for-tests',
+      });
       await earlier.close();
       await writeFile(join(dir, 'data', 'token-secret'), '');
       return { args: [] };
@@ -179,14 +233,22 @@ describe('start-up failures: one line, exit status 2, nothing changed', () => {
     test(`${failure.name} → "cannot start: …; …", exit 2`, TIMEOUT, async (t) => {
       const scratch = await scratchDirectory();
       try {
-        const { args, env = {}, asNobody = false } = await failure.setup({ dir: scratch.path, busyPort: (busy.address() as AddressInfo).port });
+        const {
+          args,
+          env = {},
+          asNobody = false,
+        } = await failure.setup({ dir: scratch.path, busyPort: (busy.address() as AddressInfo).port });
         if (asNobody && NOBODY_SKIP !== false) {
           t.skip(NOBODY_SKIP);
           return;
         }
         const before = await describeTree(scratch.path);
         const user = asNobody ? { uid: NOBODY, gid: NOBODY } : {};
-        const result = await runToExit(process.execPath, [MAIN, ...args], { cwd: scratch.path, env: { PATH: process.env['PATH'] ?? '', ...env }, ...user });
+        const result = await runToExit(process.execPath, [MAIN, ...args], {
+          cwd: scratch.path,
+          env: { PATH: process.env['PATH'] ?? '', ...env },
+          ...user,
+        });
 
         assert.equal(result.code, 2, `exit status; stderr: ${result.stderr}`);
         assert.match(result.stderr, ONE_FAILURE_LINE);
@@ -202,29 +264,35 @@ describe('start-up failures: one line, exit status 2, nothing changed', () => {
 });
 
 describe('start-up failures: the generated administrator password', () => {
-  test('a first start on a busy port prints no password and creates nothing; the next start that listens prints it, and it logs in', TIMEOUT, async () => {
-    const scratch = await scratchDirectory();
-    try {
-      const env = { PATH: process.env['PATH'] ?? '' };
-      const busyPort = String((busy.address() as AddressInfo).port);
-      const failed = await runToExit(process.execPath, [MAIN, '--port', busyPort], { cwd: scratch.path, env });
-      assert.equal(failed.code, 2);
-      assert.doesNotMatch(failed.stdout + failed.stderr, /password/);
-      assert.deepEqual(await readdir(scratch.path), [], 'no data directory was created');
+  test(
+    'a first start on a busy port prints no password and creates nothing; the next start that listens prints it, and it logs in',
+    TIMEOUT,
+    async () => {
+      const scratch = await scratchDirectory();
+      try {
+        const env = { PATH: process.env['PATH'] ?? '' };
+        const busyPort = String((busy.address() as AddressInfo).port);
+        const failed = await runToExit(process.execPath, [MAIN, '--port', busyPort], { cwd: scratch.path, env });
+        assert.equal(failed.code, 2);
+        assert.doesNotMatch(failed.stdout + failed.stderr, /password/);
+        assert.deepEqual(await readdir(scratch.path), [], 'no data directory was created');
 
-      const server = startProcess(process.execPath, [MAIN, '--port', '0'], { cwd: scratch.path, env });
-      const [, email, password] = await server.waitFor(/^created the administrator (\S+) with the generated password (\S+) \(shown only now/m);
-      const [, url] = await server.waitFor(/^plainrest listening on (\S+)$/m);
-      const response = await fetch(`${url}/v1/tokens`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ email, password }),
-      });
-      assert.equal(response.status, 201);
-      server.child.kill('SIGTERM');
-      assert.equal((await server.exited).code, 0);
-    } finally {
-      await scratch.remove();
-    }
-  });
+        const server = startProcess(process.execPath, [MAIN, '--port', '0'], { cwd: scratch.path, env });
+        const [, email, password] = await server.waitFor(
+          /^created the administrator (\S+) with the generated password (\S+) \(shown only now/m,
+        );
+        const [, url] = await server.waitFor(/^plainrest listening on (\S+)$/m);
+        const response = await fetch(`${url}/v1/tokens`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ email, password }),
+        });
+        assert.equal(response.status, 201);
+        server.child.kill('SIGTERM');
+        assert.equal((await server.exited).code, 0);
+      } finally {
+        await scratch.remove();
+      }
+    },
+  );
 });

@@ -19,7 +19,11 @@ describe('every documented status of every operation is produced', () => {
       const results = await produceAll(operation);
       assert.equal(results.length, operation.statuses.length);
       for (const { expected, response } of results) {
-        assert.equal(response.status, expected, `${operation.method.toUpperCase()} ${operation.template} → expected ${expected}: ${response.text}`);
+        assert.equal(
+          response.status,
+          expected,
+          `${operation.method.toUpperCase()} ${operation.template} → expected ${expected}: ${response.text}`,
+        );
       }
     });
   }

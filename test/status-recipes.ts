@@ -31,7 +31,9 @@ export function operationsOf(doc: Json): Operation[] {
   for (const [template, item] of Object.entries(doc['paths'] as Json)) {
     for (const [method, operation] of Object.entries(item as Json)) {
       if (method === 'parameters') continue;
-      const statuses = Object.keys(operation.responses).filter((key) => key !== 'default').map(Number);
+      const statuses = Object.keys(operation.responses)
+        .filter((key) => key !== 'default')
+        .map(Number);
       operations.push({ method, template, route: routes.get(template) as RouteSpec, statuses });
     }
   }
@@ -42,7 +44,9 @@ export function operationsOf(doc: Json): Operation[] {
 function inLanguage(value: unknown, language: Language): unknown {
   if (Array.isArray(value)) return value.map((element) => inLanguage(element, language));
   if (typeof value !== 'object' || value === null) return value;
-  return Object.fromEntries(Object.entries(value).map(([key, member]) => [translate(key, language), inLanguage(member, language)]));
+  return Object.fromEntries(
+    Object.entries(value).map(([key, member]) => [translate(key, language), inLanguage(member, language)]),
+  );
 }
 
 /** A body the operation accepts, in English names. */
@@ -64,8 +68,17 @@ function validBody(route: RouteSpec, method: string): unknown {
 /** A body that conflicts (409): another user's email, or an illegal order transition. */
 function conflictingBody(route: RouteSpec, method: string): unknown {
   if (route.kind !== 'collection' && route.kind !== 'item') return undefined;
-  if (route.definition.collection === 'users') return method === 'patch' ? { email: 'BOB@example.com' } : { name: 'Clash', email: 'bob@example.com' };
-  return method === 'patch' ? { status: 'pending' } : { items: [{ product_id: 1, quantity: 2 }, { product_id: 10, quantity: 1 }], status: 'pending' };
+  if (route.definition.collection === 'users')
+    return method === 'patch' ? { email: 'BOB@example.com' } : { name: 'Clash', email: 'bob@example.com' };
+  return method === 'patch'
+    ? { status: 'pending' }
+    : {
+        items: [
+          { product_id: 1, quantity: 2 },
+          { product_id: 10, quantity: 1 },
+        ],
+        status: 'pending',
+      };
 }
 
 /** The concrete path: alice's records, or (for 404) ids that do not exist. */
@@ -85,7 +98,11 @@ function pathFor(template: string, missing: boolean, owner = ALICE): string {
  * without the helper's login, so the address's only request this minute is still there
  * for the recipe of 429 to spend.
  */
-const OWN_SERVER: Readonly<Record<number, ServerOptions>> = { 429: { rateLimit: 1 }, 413: { maxBodyBytes: 200 }, 503: { maxBodyBytesInFlight: 4096 } };
+const OWN_SERVER: Readonly<Record<number, ServerOptions>> = {
+  429: { rateLimit: 1 },
+  413: { maxBodyBytes: 200 },
+  503: { maxBodyBytesInFlight: 4096 },
+};
 
 /**
  * Makes the operation answer each of its statuses; returns what it answered, in order.
@@ -93,7 +110,9 @@ const OWN_SERVER: Readonly<Record<number, ServerOptions>> = { 429: { rateLimit: 
  * come before the reads); the statuses in OWN_SERVER get a fresh server each.
  */
 export async function produceAll(operation: Operation): Promise<{ expected: number; response: TestResponse }[]> {
-  const shared = operation.statuses.filter((status) => OWN_SERVER[status] === undefined).sort((a, b) => Number(a < 400) - Number(b < 400) || a - b);
+  const shared = operation.statuses
+    .filter((status) => OWN_SERVER[status] === undefined)
+    .sort((a, b) => Number(a < 400) - Number(b < 400) || a - b);
   const results: { expected: number; response: TestResponse }[] = [];
   const api = await startTestServer({ seed: true });
   try {
@@ -116,20 +135,29 @@ export async function produceAll(operation: Operation): Promise<{ expected: numb
 async function twoHosts(api: TestServer, method: string, path: string): Promise<TestResponse> {
   const { hostname, port } = new URL(api.url);
   const raw = await new Promise<string>((resolve, reject) => {
-    const socket = connectSocket(Number(port), hostname, () => socket.end(`${method} ${path} HTTP/1.1\r\nHost: a\r\nHost: b\r\nConnection: close\r\n\r\n`));
+    const socket = connectSocket(Number(port), hostname, () =>
+      socket.end(`${method} ${path} HTTP/1.1\r\nHost: a\r\nHost: b\r\nConnection: close\r\n\r\n`),
+    );
     let text = '';
-    socket.setEncoding('utf8').on('data', (chunk: string) => (text += chunk)).on('end', () => resolve(text)).on('error', reject);
+    socket
+      .setEncoding('utf8')
+      .on('data', (chunk: string) => (text += chunk))
+      .on('end', () => resolve(text))
+      .on('error', reject);
   });
   const [head = '', text = ''] = raw.split('\r\n\r\n');
   const [statusLine = '', ...lines] = head.split('\r\n');
-  const headers = new Headers(lines.map((line): [string, string] => [line.slice(0, line.indexOf(':')), line.slice(line.indexOf(':') + 1).trim()]));
+  const headers = new Headers(
+    lines.map((line): [string, string] => [line.slice(0, line.indexOf(':')), line.slice(line.indexOf(':') + 1).trim()]),
+  );
   return { status: Number(statusLine.split(' ')[1]), headers, body: text === '' ? undefined : JSON.parse(text), text };
 }
 
 async function produce(api: TestServer, operation: Operation, status: number): Promise<TestResponse> {
   const { method, template, route } = operation;
   if (method === 'options' && status === 400) return twoHosts(api, 'OPTIONS', pathFor(template, false));
-  const language: Language = route.kind === 'collection' || route.kind === 'item' || route.kind === 'events' ? route.language : 'en';
+  const language: Language =
+    route.kind === 'collection' || route.kind === 'item' || route.kind === 'events' ? route.language : 'en';
   if (status === 503) api.server.app.beginShutdown();
   const upper = method.toUpperCase();
   const headers: Record<string, string> = {};
@@ -137,7 +165,8 @@ async function produce(api: TestServer, operation: Operation, status: number): P
   let body = validBody(route, method);
   let caller = api;
   // Orders: PUT and PATCH succeed on alice's pending order 3; 409 on her shipped order 1.
-  if (route.kind === 'item' && route.definition.collection === 'orders') path = path.replace(/\/1$/, status === 409 ? '/1' : '/3');
+  if (route.kind === 'item' && route.definition.collection === 'orders')
+    path = path.replace(/\/1$/, status === 409 ? '/1' : '/3');
   switch (status) {
     case 304:
       headers['if-none-match'] = '*';
@@ -184,5 +213,8 @@ async function produce(api: TestServer, operation: Operation, status: number): P
       break;
   }
   if (route.kind === 'tokens' && status === 401) body = { email: 'alice@example.com', password: 'not-her-password' };
-  return await caller.request(upper, path, { headers, body: body === undefined ? undefined : inLanguage(body, language) });
+  return await caller.request(upper, path, {
+    headers,
+    body: body === undefined ? undefined : inLanguage(body, language),
+  });
 }

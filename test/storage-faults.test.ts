@@ -13,7 +13,6 @@ import { startTestServer, cleanUpAfterEach, eventually, scratchDirectory } from 
 
 const defer = cleanUpAfterEach();
 
-
 /** FileHandle.write as the journal calls it (a buffer, an offset and a length). */
 type Write = (buffer: Buffer, offset: number, length: number) => Promise<{ bytesWritten: number; buffer: Buffer }>;
 
@@ -40,7 +39,9 @@ async function interceptNextWrite(
 
 /** Makes the next journal write fail as a full disk would, then behave again. */
 async function failNextAppend(directory: string): Promise<void> {
-  await interceptNextWrite(directory, () => Promise.reject(Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' })));
+  await interceptNextWrite(directory, () =>
+    Promise.reject(Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' })),
+  );
 }
 
 describe('storage faults', () => {
@@ -92,7 +93,9 @@ describe('storage faults', () => {
     const dataDir = await scratchDirectory(defer);
     const api = await startTestServer({ dataDir });
     defer(() => api.close().catch(() => undefined));
-    await interceptNextWrite(await scratchDirectory(defer), () => Promise.resolve({ bytesWritten: 0, buffer: Buffer.alloc(0) }));
+    await interceptNextWrite(await scratchDirectory(defer), () =>
+      Promise.resolve({ bytesWritten: 0, buffer: Buffer.alloc(0) }),
+    );
     const refused = await api.post('/v1/products', { name: 'Nowhere', category: 'c', price: 2 });
     assert.equal(refused.status, 500);
     assert.equal(refused.body.code, 'internal_error');
@@ -123,7 +126,11 @@ describe('storage faults', () => {
     await mkdir(join(scratch, 'data'));
     process.chdir(scratch);
     try {
-      const api = await startTestServer({ store: new MemoryStore(new Map()), dataDir: undefined, tokenSecret: undefined });
+      const api = await startTestServer({
+        store: new MemoryStore(new Map()),
+        dataDir: undefined,
+        tokenSecret: undefined,
+      });
       defer(() => api.close());
       assert.equal(api.server.app.config.dataDir, null);
       assert.equal((await api.post('/v1/products', { name: 'Mine', category: 'c', price: 1 })).status, 201);
@@ -159,12 +166,24 @@ describe('storage faults', () => {
     // One write is far below 1000 bytes: only the old segment's bytes make it start a compaction.
     // The change feed keeps little history here, so that compaction may delete the segment too
     // (with the default history it would keep it, for the events it holds).
-    const second = await startTestServer({ dataDir: `${dataDir}-copy`, compactAfterBytes: 1000, events: { kept: 1, keptForMs: 0 } });
+    const second = await startTestServer({
+      dataDir: `${dataDir}-copy`,
+      compactAfterBytes: 1000,
+      events: { kept: 1, keptForMs: 0 },
+    });
     defer(() => second.close());
     assert.equal((await second.post('/v1/products', { name: 'Trigger', category: 'c', price: 1 })).status, 201);
     // Compaction runs after the answer.
-    await eventually(async () => assert.ok(!(await readdir(`${dataDir}-copy`)).includes(segmentsBefore[0] as string), `${segmentsBefore[0]} is deleted`));
-    const snapshot = JSON.parse(await readFile(join(`${dataDir}-copy`, 'products.json'), 'utf8')) as { journal_seq: number; records: unknown[] };
+    await eventually(async () =>
+      assert.ok(
+        !(await readdir(`${dataDir}-copy`)).includes(segmentsBefore[0] as string),
+        `${segmentsBefore[0]} is deleted`,
+      ),
+    );
+    const snapshot = JSON.parse(await readFile(join(`${dataDir}-copy`, 'products.json'), 'utf8')) as {
+      journal_seq: number;
+      records: unknown[];
+    };
     assert.equal(snapshot.journal_seq, 22, 'the snapshots cover the administrator, the 20 products and the trigger');
     assert.equal(snapshot.records.length, 21);
     assert.equal((await second.get('/v1/products')).body.meta.total, 21);

@@ -128,18 +128,32 @@ function checkChange(change: JournalChange, line: string): void {
   const base = 'put' in change ? ['put', 'record'] : ['delete', 'id'];
   const depth = DECLARED_DEPTH[collection];
   if (depth === undefined) {
-    assert.equal(collection, 'idempotency_keys', `a change of a collection the example declares, or an idempotency key: ${line}`);
-    assert.deepEqual(Object.keys(change).sort(), base.sort(), `an idempotency key's change carries no event facts: ${line}`);
+    assert.equal(
+      collection,
+      'idempotency_keys',
+      `a change of a collection the example declares, or an idempotency key: ${line}`,
+    );
+    assert.deepEqual(
+      Object.keys(change).sort(),
+      base.sort(),
+      `an idempotency key's change carries no event facts: ${line}`,
+    );
     return;
   }
   const id = 'put' in change ? (change.record.id as number) : change.id;
   const owner = collection === 'users' ? id : collection === 'orders' ? change.under?.[0] : undefined;
-  const expected = [...base, 'under', ...('put' in change && change.created !== undefined ? ['created'] : []), ...(owner === undefined ? [] : ['owner'])];
+  const expected = [
+    ...base,
+    'under',
+    ...('put' in change && change.created !== undefined ? ['created'] : []),
+    ...(owner === undefined ? [] : ['owner']),
+  ];
   assert.deepEqual(Object.keys(change).sort(), expected.sort(), `the keys of a ${collection} change: ${line}`);
   if (change.created !== undefined) assert.equal(change.created, true, `created is true or absent: ${line}`);
   assert.ok(Array.isArray(change.under) && change.under.length === depth, `under holds ${depth} id(s): ${line}`);
   for (const above of change.under) assert.ok(Number.isSafeInteger(above) && above >= 1, `under holds ids: ${line}`);
-  if ('put' in change && collection === 'orders') assert.deepEqual(change.under, [change.record.user_id], `an order is under its user: ${line}`);
+  if ('put' in change && collection === 'orders')
+    assert.deepEqual(change.under, [change.record.user_id], `an order is under its user: ${line}`);
   assert.equal(change.owner, owner, `the owner of a ${collection} record: ${line}`);
 }
 
@@ -159,14 +173,25 @@ async function journalLines(dataDir: string): Promise<JournalLine[]> {
   const lines: JournalLine[] = [];
   for (const segment of await segmentNames(dataDir)) {
     const text = await readFile(join(dataDir, segment), 'utf8');
-    assert.ok(text === '' || text.endsWith('\n'), `${segment} ends with a complete line: ${JSON.stringify(text.slice(-80))}`);
+    assert.ok(
+      text === '' || text.endsWith('\n'),
+      `${segment} ends with a complete line: ${JSON.stringify(text.slice(-80))}`,
+    );
     for (const line of text.split('\n').slice(0, -1)) {
       const entry = JSON.parse(line) as JournalLine;
       assert.deepEqual(Object.keys(entry).sort(), ['at', 'changes', 'seq'], line);
-      assert.ok(typeof entry.at === 'string' && new Date(entry.at).toISOString() === entry.at, `at is an ISO date: ${line}`);
+      assert.ok(
+        typeof entry.at === 'string' && new Date(entry.at).toISOString() === entry.at,
+        `at is an ISO date: ${line}`,
+      );
       assert.ok(Number.isSafeInteger(entry.seq) && entry.seq >= firstSeqOf(segment), `seq of ${line} in ${segment}`);
       const previous = lines.at(-1);
-      if (previous !== undefined) assert.equal(entry.seq, previous.seq + seqsTaken(previous), `seq follows the numbers the line before took: ${line}`);
+      if (previous !== undefined)
+        assert.equal(
+          entry.seq,
+          previous.seq + seqsTaken(previous),
+          `seq follows the numbers the line before took: ${line}`,
+        );
       assert.ok(Array.isArray(entry.changes) && entry.changes.length > 0, line);
       for (const change of entry.changes) checkChange(change, line);
       lines.push(entry);
@@ -239,8 +264,14 @@ async function assertClosedDirectory(dataDir: string, expected: readonly string[
     [...expected].sort(),
     'the snapshots (and the secret) are there, the lock is gone',
   );
-  const seqs = await Promise.all(SNAPSHOT_FILES.map(async (name) => (await readSnapshot(dataDir, name.replace('.json', ''))).journal_seq));
-  assert.equal(new Set(seqs).size, 1, `one final snapshot covers every collection up to the same seq: ${seqs.join(', ')}`);
+  const seqs = await Promise.all(
+    SNAPSHOT_FILES.map(async (name) => (await readSnapshot(dataDir, name.replace('.json', ''))).journal_seq),
+  );
+  assert.equal(
+    new Set(seqs).size,
+    1,
+    `one final snapshot covers every collection up to the same seq: ${seqs.join(', ')}`,
+  );
   const covered = seqs[0] as number;
   for (const segment of await segmentNames(dataDir)) {
     assert.ok((await stat(join(dataDir, segment))).size > 0, `${segment} is not the empty current segment`);
@@ -303,13 +334,22 @@ async function watchFileHandles(writeDelayMs = 0): Promise<FileEvent[]> {
   type Method = 'write' | 'appendFile' | 'sync' | 'datasync';
   const prototype = Object.getPrototypeOf(probe) as Record<Method, (...args: unknown[]) => Promise<unknown>>;
   await probe.close();
-  const original = { write: prototype.write, appendFile: prototype.appendFile, sync: prototype.sync, datasync: prototype.datasync };
+  const original = {
+    write: prototype.write,
+    appendFile: prototype.appendFile,
+    sync: prototype.sync,
+    datasync: prototype.datasync,
+  };
   const events: FileEvent[] = [];
   for (const method of ['write', 'appendFile'] as const) {
     prototype[method] = async function (this: FileHandle, ...args: unknown[]) {
       if (writeDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, writeDelayMs));
       const result = await original[method].apply(this, args);
-      events.push({ kind: opensSynchronously(this.fd) ? 'durable-write' : 'written', fd: this.fd, text: String(args[0]) });
+      events.push({
+        kind: opensSynchronously(this.fd) ? 'durable-write' : 'written',
+        fd: this.fd,
+        text: String(args[0]),
+      });
       return result;
     };
   }
@@ -363,7 +403,6 @@ function putProduct(seq: number, id: number, name?: string): string {
 
 // Each test registers what it starts and creates; afterEach closes the servers, then removes the dirs.
 const defer = cleanUpAfterEach();
-
 
 /** A server on `dataDir` (seed false unless given), closed after the test; closing it twice is safe. */
 async function startOn(dataDir: string, options: ServerOptions = {}): Promise<TestServer> {
@@ -429,10 +468,18 @@ describe('storage: with a data directory', () => {
       const recordLines = text.split('\n').filter((line) => line.trimStart().startsWith('{"'));
       assert.equal(recordLines.length, snapshot.records.length, collection);
       recordLines.forEach((line, index) => {
-        assert.deepEqual(JSON.parse(line.trim().replace(/,$/, '')), snapshot.records[index], `${collection} line ${index}`);
+        assert.deepEqual(
+          JSON.parse(line.trim().replace(/,$/, '')),
+          snapshot.records[index],
+          `${collection} line ${index}`,
+        );
       });
     }
-    assert.deepEqual([...seqs], [covered], `one final snapshot covers every collection up to the same seq: ${[...seqs].join(', ')}`);
+    assert.deepEqual(
+      [...seqs],
+      [covered],
+      `one final snapshot covers every collection up to the same seq: ${[...seqs].join(', ')}`,
+    );
     assert.deepEqual(await snapshotContent(dir, 'products'), { next_id: 3, records: [product, second] });
   });
 
@@ -472,14 +519,21 @@ describe('storage: with a data directory', () => {
     ]);
     const expectedIds = Array.from({ length: 30 }, (_, n) => n + 1).filter((id) => id !== 3);
     await assertRunningDirectory(dir, SNAPSHOT_FILES);
-    assert.deepEqual((await diskRecords(dir, 'products')).map((record) => record.id), expectedIds);
+    assert.deepEqual(
+      (await diskRecords(dir, 'products')).map((record) => record.id),
+      expectedIds,
+    );
 
     const products = (await api.get('/v1/products?limit=100')).body.data;
     await api.close();
     await assertClosedDirectory(dir, SNAPSHOT_FILES);
     assert.deepEqual(await recordIds(dir, 'products'), expectedIds);
     const again = await startOn(dir);
-    assert.deepEqual((await again.get('/v1/products?limit=100')).body.data, products, 'a restart gives the same records');
+    assert.deepEqual(
+      (await again.get('/v1/products?limit=100')).body.data,
+      products,
+      'a restart gives the same records',
+    );
   });
 
   test('every acknowledged write is on disk when its response arrives (POST, PUT, PATCH, DELETE): a journal line holds it', async () => {
@@ -493,7 +547,10 @@ describe('storage: with a data directory', () => {
      * Each answer is checked as it arrives: the write of its journal line was durable before it.
      * `change` builds the change exactly as the line holds it, its keys in the line's order.
      */
-    const durable = async (response: Promise<TestResponse>, change: (body: any) => JournalChange): Promise<TestResponse> => {
+    const durable = async (
+      response: Promise<TestResponse>,
+      change: (body: any) => JournalChange,
+    ): Promise<TestResponse> => {
       const answered = await response;
       assertDurableBeforeAnswer(events, JSON.stringify(change(answered.body)));
       return answered;
@@ -510,11 +567,14 @@ describe('storage: with a data directory', () => {
     assert.deepEqual(await diskRecords(dir, 'products'), [created.body]);
 
     // a put that replaces a record: no `created`
-    const put = await durable(api.put(`/v1/products/${created.body.id}`, { name: 'Put', category: 'd', price: 2 }), (body) => ({
-      put: 'products',
-      under: [],
-      record: body,
-    }));
+    const put = await durable(
+      api.put(`/v1/products/${created.body.id}`, { name: 'Put', category: 'd', price: 2 }),
+      (body) => ({
+        put: 'products',
+        under: [],
+        record: body,
+      }),
+    );
     assert.equal(put.status, 200);
     assert.deepEqual((await lastLine()).changes, [{ put: 'products', under: [], record: put.body }]);
     assert.deepEqual(await diskRecords(dir, 'products'), [put.body]);
@@ -537,24 +597,36 @@ describe('storage: with a data directory', () => {
     assert.deepEqual(userFacts, { put: 'users', created: true, under: [], owner: user.body.id });
     // the administrator (id 1) comes first; the new user is the last record
     const storedUsers = await diskRecords(dir, 'users');
-    assert.deepEqual(storedUsers.map((record: { id: number }) => record.id), [1, user.body.id]);
+    assert.deepEqual(
+      storedUsers.map((record: { id: number }) => record.id),
+      [1, user.body.id],
+    );
     const storedUser = storedUsers.at(-1);
     assert.equal(storedUser.id, user.body.id);
     assert.equal(storedUser.email, 'ann@example.com');
 
     // an order sits under its user, who owns it
-    const order = await durable(api.post(`/v1/users/${user.body.id}/orders`, { items: [{ product_id: created.body.id, quantity: 3 }] }), (body) => ({
-      put: 'orders',
-      created: true,
-      under: [user.body.id],
-      owner: user.body.id,
-      record: body,
-    }));
+    const order = await durable(
+      api.post(`/v1/users/${user.body.id}/orders`, { items: [{ product_id: created.body.id, quantity: 3 }] }),
+      (body) => ({
+        put: 'orders',
+        created: true,
+        under: [user.body.id],
+        owner: user.body.id,
+        record: body,
+      }),
+    );
     assert.equal(order.status, 201);
-    assert.deepEqual((await lastLine()).changes, [{ put: 'orders', created: true, under: [user.body.id], owner: user.body.id, record: order.body }]);
+    assert.deepEqual((await lastLine()).changes, [
+      { put: 'orders', created: true, under: [user.body.id], owner: user.body.id, record: order.body },
+    ]);
     assert.deepEqual(await diskRecords(dir, 'orders'), [order.body]);
 
-    const deleted = await durable(api.delete(`/v1/products/${created.body.id}`), () => ({ delete: 'products', id: created.body.id, under: [] }));
+    const deleted = await durable(api.delete(`/v1/products/${created.body.id}`), () => ({
+      delete: 'products',
+      id: created.body.id,
+      under: [],
+    }));
     assert.equal(deleted.status, 204);
     assert.deepEqual((await lastLine()).changes, [{ delete: 'products', id: created.body.id, under: [] }]);
     assert.deepEqual(await diskRecords(dir, 'products'), []);
@@ -565,7 +637,10 @@ describe('storage: with a data directory', () => {
   test('deleting a user deletes their orders too, in ONE journal line (replayed all or nothing)', async () => {
     const dir = await scratchDirectory(defer);
     const api = await startOn(dir, { seed: true });
-    assert.deepEqual((await diskRecords(dir, 'orders')).map((record) => record.id), [1, 2, 3, 4, 5]);
+    assert.deepEqual(
+      (await diskRecords(dir, 'orders')).map((record) => record.id),
+      [1, 2, 3, 4, 5],
+    );
     const linesBefore = (await journalLines(dir)).length;
 
     const response = await api.delete('/v1/users/1');
@@ -573,7 +648,12 @@ describe('storage: with a data directory', () => {
     const lines = await journalLines(dir);
     assert.equal(lines.length, linesBefore + 1, 'the cascade is a single commit');
     // alice (1) had orders 1, 2 and 3
-    assert.deepEqual(changeSummary(lines.at(-1)), ['delete orders 1', 'delete orders 2', 'delete orders 3', 'delete users 1']);
+    assert.deepEqual(changeSummary(lines.at(-1)), [
+      'delete orders 1',
+      'delete orders 2',
+      'delete orders 3',
+      'delete users 1',
+    ]);
     // each deletion carries the facts of the record as it was: the orders were under alice and hers
     const cascade = lines.at(-1) as JournalLine;
     assert.deepEqual(
@@ -588,7 +668,10 @@ describe('storage: with a data directory', () => {
     // the line took one number per change: the next write's line starts four further on
     await createProduct(api, { name: 'After the cascade' });
     assert.equal(((await journalLines(dir)).at(-1) as JournalLine).seq, cascade.seq + 4);
-    assert.deepEqual((await diskRecords(dir, 'users')).map((record) => record.id), [2, 3]); // bob, and the administrator (id 3)
+    assert.deepEqual(
+      (await diskRecords(dir, 'users')).map((record) => record.id),
+      [2, 3],
+    ); // bob, and the administrator (id 3)
     assert.deepEqual(
       (await diskRecords(dir, 'orders')).map((record: { id: number; user_id: number }) => [record.id, record.user_id]),
       [
@@ -601,7 +684,10 @@ describe('storage: with a data directory', () => {
     await api.close();
     assert.deepEqual(await recordIds(dir, 'users'), [2, 3]);
     const orders = await readSnapshot(dir, 'orders');
-    assert.deepEqual(orders.records.map((record: { id: number }) => record.id), [4, 5]);
+    assert.deepEqual(
+      orders.records.map((record: { id: number }) => record.id),
+      [4, 5],
+    );
     assert.equal(orders.next_id, 6);
   });
 
@@ -615,7 +701,11 @@ describe('storage: with a data directory', () => {
       assert.deepEqual(await diskRecords(dir, collection), example.records, collection);
     }
     assert.deepEqual(
-      (await diskRecords(dir, 'users')).map((record: { id: number; email: string; role: string }) => [record.id, record.email, record.role]),
+      (await diskRecords(dir, 'users')).map((record: { id: number; email: string; role: string }) => [
+        record.id,
+        record.email,
+        record.role,
+      ]),
       [
         [1, 'alice@example.com', 'user'],
         [2, 'bob@example.com', 'user'],
@@ -634,7 +724,8 @@ describe('storage: with a data directory', () => {
     ] as const) {
       const snapshot = await snapshotContent(dir, collection);
       // users.json also holds the administrator ensured at start, after the example users
-      const written = collection === 'users' ? { next_id: snapshot.next_id - 1, records: snapshot.records.slice(0, -1) } : snapshot;
+      const written =
+        collection === 'users' ? { next_id: snapshot.next_id - 1, records: snapshot.records.slice(0, -1) } : snapshot;
       const example = JSON.parse(await readFile(join(EXAMPLE_DIR, `${collection}.json`), 'utf8')) as Snapshot;
       assert.equal(written.records.length, count, collection);
       assert.deepEqual(written, example, collection);
@@ -642,7 +733,11 @@ describe('storage: with a data directory', () => {
     const users = await readSnapshot(dir, 'users');
     assert.equal(users.records.length, 3);
     assert.deepEqual(
-      users.records.map((record: { id: number; email: string; role: string }) => [record.id, record.email, record.role]),
+      users.records.map((record: { id: number; email: string; role: string }) => [
+        record.id,
+        record.email,
+        record.role,
+      ]),
       [
         [1, 'alice@example.com', 'user'],
         [2, 'bob@example.com', 'user'],
@@ -673,7 +768,10 @@ describe('storage: with a data directory', () => {
     assert.equal(text.includes(TEST_ADMIN_PASSWORD), false, 'the admin password is stored hashed only');
     const users = JSON.parse(text) as Snapshot;
     assert.equal(users.next_id, 4);
-    assert.deepEqual(users.records.map((record: { id: number }) => record.id), [1, 2, 3]);
+    assert.deepEqual(
+      users.records.map((record: { id: number }) => record.id),
+      [1, 2, 3],
+    );
     const admin = users.records[2];
     assert.equal(admin.id, 3);
     assert.equal(admin.email, TEST_ADMIN_EMAIL);
@@ -698,7 +796,11 @@ describe('storage: with a data directory', () => {
       assert.deepEqual(await snapshotContent(dir, collection), { next_id: 1, records: [] }, collection);
     }
     assert.deepEqual(
-      (await diskRecords(dir, 'users')).map((record: { id: number; email: string; role: string }) => [record.id, record.email, record.role]),
+      (await diskRecords(dir, 'users')).map((record: { id: number; email: string; role: string }) => [
+        record.id,
+        record.email,
+        record.role,
+      ]),
       [[1, TEST_ADMIN_EMAIL, 'admin']],
     );
     assert.deepEqual((await api.get('/v1/products')).body.meta.total, 0);
@@ -711,7 +813,11 @@ describe('storage: with a data directory', () => {
     const users = await readSnapshot(dir, 'users');
     assert.equal(users.next_id, 2);
     assert.deepEqual(
-      users.records.map((record: { id: number; email: string; role: string }) => [record.id, record.email, record.role]),
+      users.records.map((record: { id: number; email: string; role: string }) => [
+        record.id,
+        record.email,
+        record.role,
+      ]),
       [[1, TEST_ADMIN_EMAIL, 'admin']],
     );
   });
@@ -739,7 +845,10 @@ describe('storage: with a data directory', () => {
     const only = `{"next_id":8,"records":[${JSON.stringify(productRecord(7, 'Kept'))}]}\n`;
     await writeFile(join(dir, 'products.json'), only);
     const api = await startOn(dir, { seed: true });
-    assert.deepEqual((await api.get('/v1/products')).body.data.map((record: { id: number }) => record.id), [7]);
+    assert.deepEqual(
+      (await api.get('/v1/products')).body.data.map((record: { id: number }) => record.id),
+      [7],
+    );
     assert.deepEqual(
       (await api.get('/v1/users')).body.data.map((record: { id: number; email: string }) => [record.id, record.email]),
       [[1, TEST_ADMIN_EMAIL]],
@@ -772,10 +881,17 @@ describe('storage: the journal', () => {
     assert.ok(flushes <= 25, `50 concurrent commits share disk flushes (group commit), but ${flushes} ran`);
 
     const bodies = responses.map((response) => response.body).sort((a, b) => a.id - b.id);
-    assert.deepEqual(bodies.map((body) => body.id), Array.from({ length: 50 }, (_, n) => n + 1));
-    const productLines = (await journalLines(dir)).filter((line) => line.changes.some((change) => 'put' in change && change.put === 'products'));
+    assert.deepEqual(
+      bodies.map((body) => body.id),
+      Array.from({ length: 50 }, (_, n) => n + 1),
+    );
+    const productLines = (await journalLines(dir)).filter((line) =>
+      line.changes.some((change) => 'put' in change && change.put === 'products'),
+    );
     assert.equal(productLines.length, 50, 'one line per commit');
-    const journaled = productLines.flatMap((line) => line.changes.map((change) => (change as { record: any }).record)).sort((a, b) => a.id - b.id);
+    const journaled = productLines
+      .flatMap((line) => line.changes.map((change) => (change as { record: any }).record))
+      .sort((a, b) => a.id - b.id);
     assert.deepEqual(journaled, bodies);
 
     const copy = await scratchDirectory(defer);
@@ -805,7 +921,11 @@ describe('storage: the journal', () => {
     assert.ok((await journalLines(copy)).length >= 7, 'the writes are in the journal, not yet in a snapshot');
 
     const second = await startOn(copy);
-    assert.equal((await readFile(join(copy, LOCK_FILE), 'utf8')).trim(), String(process.pid), 'the stale lock was taken over');
+    assert.equal(
+      (await readFile(join(copy, LOCK_FILE), 'utf8')).trim(),
+      String(process.pid),
+      'the stale lock was taken over',
+    );
     assert.deepEqual((await second.get('/v1/products')).body.data, [p1, patched.body]);
     const userAfter = await second.get(`/v1/users/${user}`);
     assert.deepEqual(userAfter.body, userBefore.body);
@@ -820,9 +940,20 @@ describe('storage: the journal', () => {
 
   test('journal lines written by hand are replayed over the snapshots; lines a snapshot already holds (seq ≤ journal_seq) are skipped', async () => {
     const dir = await scratchDirectory(defer);
-    const snapshot = { next_id: 3, journal_seq: 2, records: [productRecord(1, 'From the snapshot'), productRecord(2, 'Kept')] };
+    const snapshot = {
+      next_id: 3,
+      journal_seq: 2,
+      records: [productRecord(1, 'From the snapshot'), productRecord(2, 'Kept')],
+    };
     await writeFile(join(dir, 'products.json'), `${JSON.stringify(snapshot)}\n`);
-    const journalUser = { id: 7, name: 'Journal', email: 'journal@example.com', role: 'user', created_at: TIMESTAMP, updated_at: TIMESTAMP };
+    const journalUser = {
+      id: 7,
+      name: 'Journal',
+      email: 'journal@example.com',
+      role: 'user',
+      created_at: TIMESTAMP,
+      updated_at: TIMESTAMP,
+    };
     await writeFile(
       join(dir, 'journal-000000000001.jsonl'),
       putProduct(1, 1, 'Older than the snapshot') +
@@ -840,7 +971,10 @@ describe('storage: the journal', () => {
       ],
     );
     assert.equal((await createProduct(api)).id, 6);
-    const users = (await api.get('/v1/users')).body.data.map((record: { id: number; email: string }) => [record.id, record.email]);
+    const users = (await api.get('/v1/users')).body.data.map((record: { id: number; email: string }) => [
+      record.id,
+      record.email,
+    ]);
     // not a first start, so not seeded; the administrator comes after the replayed user
     assert.deepEqual(users, [
       [7, 'journal@example.com'],
@@ -898,7 +1032,9 @@ describe('storage: the journal', () => {
     assert.equal((await second.get('/v1/products/3')).status, 404, 'the torn write is not there');
     const p3 = await createProduct(second, { name: 'After the tear' });
     assert.equal(p3.id, 3);
-    assert.deepEqual((await journalLines(copy)).at(-1)?.changes, [{ put: 'products', created: true, under: [], record: p3 }]); // every segment parses
+    assert.deepEqual((await journalLines(copy)).at(-1)?.changes, [
+      { put: 'products', created: true, under: [], record: p3 },
+    ]); // every segment parses
     assert.deepEqual(await diskRecords(copy, 'products'), [p1, p2, p3]);
 
     await second.close();
@@ -920,13 +1056,19 @@ describe('storage: a damaged journal stops the start, names the file and line, a
     {
       // A well-formed name the declaration lacks is a removed collection, refused after the files are read (test/declared-startup.test.ts).
       name: 'JSON that is not an entry (a collection that cannot be a name)',
-      files: { [segment1]: putProduct(1, 1) + journalLine(2, [{ put: '../nowhere', record: productRecord(2) }]) + putProduct(3, 3) },
+      files: {
+        [segment1]:
+          putProduct(1, 1) + journalLine(2, [{ put: '../nowhere', record: productRecord(2) }]) + putProduct(3, 3),
+      },
       names: segment1,
       line: 2,
     },
     {
       name: 'a put of a record without timestamps',
-      files: { [segment1]: putProduct(1, 1) + journalLine(2, [{ put: 'products', record: { id: 2, name: 'P' } }]) + putProduct(3, 3) },
+      files: {
+        [segment1]:
+          putProduct(1, 1) + journalLine(2, [{ put: 'products', record: { id: 2, name: 'P' } }]) + putProduct(3, 3),
+      },
       names: segment1,
       line: 2,
     },
@@ -972,13 +1114,20 @@ describe('storage: a damaged journal stops the start, names the file and line, a
       await writeFile(join(dir, 'products.json'), '{"next_id": 1, "journal_seq": 0, "records": []}\n');
       const before = await hashDirectory(dir);
 
-      await assert.rejects(startServer({ port: 0, dataDir: dir, seed: true, ...TEST_AUTH_OPTIONS }), (error: unknown) => {
-        assert.ok(error instanceof StartupError, String(error));
-        assert.ok(error.message.includes(join(dir, c.names)), error.message);
-        if (c.line !== undefined) assert.match(error.message, new RegExp(`\\bline ${c.line}\\b`));
-        return true;
-      });
-      assert.deepEqual(await hashDirectory(dir), before, 'no file written, cut, added or left behind (not even the lock)');
+      await assert.rejects(
+        startServer({ port: 0, dataDir: dir, seed: true, ...TEST_AUTH_OPTIONS }),
+        (error: unknown) => {
+          assert.ok(error instanceof StartupError, String(error));
+          assert.ok(error.message.includes(join(dir, c.names)), error.message);
+          if (c.line !== undefined) assert.match(error.message, new RegExp(`\\bline ${c.line}\\b`));
+          return true;
+        },
+      );
+      assert.deepEqual(
+        await hashDirectory(dir),
+        before,
+        'no file written, cut, added or left behind (not even the lock)',
+      );
     });
   }
 
@@ -996,11 +1145,14 @@ describe('storage: a damaged journal stops the start, names the file and line, a
       const before = await hashDirectory(dir);
       const logger = recordingLogger();
 
-      await assert.rejects(startServer({ port: 0, dataDir: dir, seed: true, logger, ...TEST_AUTH_OPTIONS }), (error: unknown) => {
-        assert.ok(error instanceof StartupError, String(error));
-        assert.ok(error.message.includes(snapshot), error.message);
-        return true;
-      });
+      await assert.rejects(
+        startServer({ port: 0, dataDir: dir, seed: true, logger, ...TEST_AUTH_OPTIONS }),
+        (error: unknown) => {
+          assert.ok(error instanceof StartupError, String(error));
+          assert.ok(error.message.includes(snapshot), error.message);
+          return true;
+        },
+      );
       assert.deepEqual(await hashDirectory(dir), before);
       assert.deepEqual(logger.lines, [], 'nothing was skipped, so nothing is reported as skipped');
     });
@@ -1028,14 +1180,19 @@ describe('storage: compaction', () => {
     await eventually(async () => {
       const names = await fileNames(dir);
       assertOnlyDataFiles(names);
-      const seqs = await Promise.all(SNAPSHOT_FILES.map(async (name) => (await readSnapshot(dir, name.replace('.json', ''))).journal_seq));
+      const seqs = await Promise.all(
+        SNAPSHOT_FILES.map(async (name) => (await readSnapshot(dir, name.replace('.json', ''))).journal_seq),
+      );
       assert.equal(new Set(seqs).size, 1, `snapshots at one seq: ${seqs.join(', ')}`);
       seq = seqs[0] as number;
       const firstSeqs = (await segmentNames(dir)).map(firstSeqOf);
       assert.equal(firstSeqs.at(-1), seq + 1, `the current segment starts after seq ${seq}: ${firstSeqs.join(', ')}`);
       for (let index = 0; index + 1 < firstSeqs.length; index++) {
         const end = (firstSeqs[index + 1] as number) - 1;
-        assert.ok(end > seq - MOST_EVENTS_KEPT, `the segment at ${firstSeqs[index]} (to ${end}) holds no event the feed keeps at seq ${seq}, yet it is left: ${firstSeqs.join(', ')}`);
+        assert.ok(
+          end > seq - MOST_EVENTS_KEPT,
+          `the segment at ${firstSeqs[index]} (to ${end}) holds no event the feed keeps at seq ${seq}, yet it is left: ${firstSeqs.join(', ')}`,
+        );
       }
     });
     return seq;
@@ -1046,7 +1203,9 @@ describe('storage: compaction', () => {
     const api = await startOn(dir, { compactAfterBytes: 2000, events: LITTLE_HISTORY });
     for (let round = 0; round < 8; round++) {
       const created = await Promise.all(
-        Array.from({ length: 10 }, (_, n) => api.post('/v1/products', { name: `R${round}-${n}`, category: 'c', price: n, description: 'x'.repeat(100) })),
+        Array.from({ length: 10 }, (_, n) =>
+          api.post('/v1/products', { name: `R${round}-${n}`, category: 'c', price: n, description: 'x'.repeat(100) }),
+        ),
       );
       for (const response of created) assert.equal(response.status, 201);
       assert.equal((await api.patch(`/v1/products/${created[0]?.body.id}`, { price: 1 })).status, 200);
@@ -1067,7 +1226,11 @@ describe('storage: compaction', () => {
     const api = await startOn(dir, { compactAfterBytes: 2000, events: LITTLE_HISTORY });
     for (let n = 0; n < 40; n++) {
       const created = await createProduct(api, { name: `S${n}`, description: 'y'.repeat(80) });
-      if (n % 5 === 0) assert.equal((await api.put(`/v1/products/${created.id}`, { name: `S${n} v2`, category: 'd', price: 2 })).status, 200);
+      if (n % 5 === 0)
+        assert.equal(
+          (await api.put(`/v1/products/${created.id}`, { name: `S${n} v2`, category: 'd', price: 2 })).status,
+          200,
+        );
       if (n % 7 === 0) assert.equal((await api.delete(`/v1/products/${created.id}`)).status, 204);
     }
     const user = await createUser(api, { email: 'compacted@example.com' });
@@ -1103,17 +1266,25 @@ describe('storage: compaction', () => {
     // In rounds of ten writes (more than 2000 bytes): the first two each end with a compaction done, which
     // rotated the journal. (A write starts a compaction only when none is running.)
     for (let round = 0; round < 3; round++) {
-      for (let n = 0; n < 10; n++) created.push(await createProduct(api, { name: `K${created.length}`, description: 'z'.repeat(100) }));
+      for (let n = 0; n < 10; n++)
+        created.push(await createProduct(api, { name: `K${created.length}`, description: 'z'.repeat(100) }));
       if (round === 2) break;
       await eventually(async () => {
-        assert.ok((await segmentNames(dir)).length >= round + 2, `round ${round + 1} rotated the journal: ${(await segmentNames(dir)).join(', ')}`);
-        const seqs = await Promise.all(SNAPSHOT_FILES.map(async (name) => (await readSnapshot(dir, name.replace('.json', ''))).journal_seq));
+        assert.ok(
+          (await segmentNames(dir)).length >= round + 2,
+          `round ${round + 1} rotated the journal: ${(await segmentNames(dir)).join(', ')}`,
+        );
+        const seqs = await Promise.all(
+          SNAPSHOT_FILES.map(async (name) => (await readSnapshot(dir, name.replace('.json', ''))).journal_seq),
+        );
         assert.equal(new Set(seqs).size, 1, `its compaction is done: snapshots at one seq: ${seqs.join(', ')}`);
       });
     }
     assert.equal((await api.delete(`/v1/products/${created[0].id}`)).status, 204);
     await eventually(async () => {
-      const seqs = await Promise.all(SNAPSHOT_FILES.map(async (name) => (await readSnapshot(dir, name.replace('.json', ''))).journal_seq));
+      const seqs = await Promise.all(
+        SNAPSHOT_FILES.map(async (name) => (await readSnapshot(dir, name.replace('.json', ''))).journal_seq),
+      );
       assert.equal(new Set(seqs).size, 1, `snapshots at one seq: ${seqs.join(', ')}`);
       assert.ok((seqs[0] as number) > 1, `the journal was compacted (snapshots at seq ${seqs[0]})`);
     });
@@ -1128,10 +1299,21 @@ describe('storage: compaction', () => {
     await api.close();
     const covered = await assertClosedDirectory(dir, SNAPSHOT_FILES);
     assert.equal(covered, 32, 'the final snapshot covers every line');
-    assert.deepEqual((await segmentNames(dir)).map(firstSeqOf), segments.map(firstSeqOf).filter((first) => first <= covered), 'only the empty current segment is gone');
-    assert.deepEqual((await journalLines(dir)).map((line) => line.seq), Array.from({ length: 32 }, (_, n) => n + 1));
+    assert.deepEqual(
+      (await segmentNames(dir)).map(firstSeqOf),
+      segments.map(firstSeqOf).filter((first) => first <= covered),
+      'only the empty current segment is gone',
+    );
+    assert.deepEqual(
+      (await journalLines(dir)).map((line) => line.seq),
+      Array.from({ length: 32 }, (_, n) => n + 1),
+    );
     const again = await startOn(dir);
-    assert.deepEqual((await again.get('/v1/products?limit=100')).body, expected, 'the covered lines are not applied again');
+    assert.deepEqual(
+      (await again.get('/v1/products?limit=100')).body,
+      expected,
+      'the covered lines are not applied again',
+    );
     assert.equal((await createProduct(again)).id, 31);
   });
 });
@@ -1167,11 +1349,17 @@ describe('storage: the lock', () => {
     const dir = await scratchDirectory(defer);
     const lock = join(dir, LOCK_FILE);
     await writeFile(lock, 'garbage\n');
-    await assert.rejects(startOn(dir), (error: unknown) => error instanceof StartupError && error.message.includes(lock));
+    await assert.rejects(
+      startOn(dir),
+      (error: unknown) => error instanceof StartupError && error.message.includes(lock),
+    );
     assert.equal(await readFile(lock, 'utf8'), 'garbage\n');
   });
 
-  for (const stale of ['the pid of a process that has exited', "this process's own pid (a container restarted as the same pid)"]) {
+  for (const stale of [
+    'the pid of a process that has exited',
+    "this process's own pid (a container restarted as the same pid)",
+  ]) {
     test(`a lock holding ${stale} is taken over`, async () => {
       const dir = await scratchDirectory(defer);
       const first = await startOn(dir);
@@ -1238,47 +1426,51 @@ describe('storage: close()', () => {
   });
   afterEach(() => dir.remove());
 
-  test('close() lets an in-flight write finish; its record is in the snapshot when close resolves', { timeout: 15_000 }, async () => {
-    const server = await startServer({ port: 0, dataDir: dir.path, seed: false, ...TEST_AUTH_OPTIONS });
-    const { token } = await connect(server);
-    const { port, hostname } = new URL(server.url);
-    const body = JSON.stringify({ name: 'In flight', category: 'c', price: 3 });
-    const socket = openSocket(Number(port), hostname);
-    let received = '';
-    const ended = new Promise<void>((resolve, reject) => {
-      socket.on('end', resolve);
-      socket.on('close', () => resolve());
-      socket.on('error', reject);
-    });
-    // Expect: 100-continue makes the server confirm it holds the request before the body is sent
-    const continued = new Promise<void>((resolve) => {
-      socket.on('data', (chunk: Buffer) => {
-        received += chunk.toString('latin1');
-        if (received.includes('100 Continue')) resolve();
+  test(
+    'close() lets an in-flight write finish; its record is in the snapshot when close resolves',
+    { timeout: 15_000 },
+    async () => {
+      const server = await startServer({ port: 0, dataDir: dir.path, seed: false, ...TEST_AUTH_OPTIONS });
+      const { token } = await connect(server);
+      const { port, hostname } = new URL(server.url);
+      const body = JSON.stringify({ name: 'In flight', category: 'c', price: 3 });
+      const socket = openSocket(Number(port), hostname);
+      let received = '';
+      const ended = new Promise<void>((resolve, reject) => {
+        socket.on('end', resolve);
+        socket.on('close', () => resolve());
+        socket.on('error', reject);
       });
-    });
-    socket.write(
-      `POST /v1/products HTTP/1.1\r\nHost: ${hostname}:${port}\r\nAuthorization: Bearer ${token}\r\nContent-Type: application/json\r\n` +
-        `Content-Length: ${Buffer.byteLength(body)}\r\nExpect: 100-continue\r\n\r\n`,
-    );
-    await continued;
+      // Expect: 100-continue makes the server confirm it holds the request before the body is sent
+      const continued = new Promise<void>((resolve) => {
+        socket.on('data', (chunk: Buffer) => {
+          received += chunk.toString('latin1');
+          if (received.includes('100 Continue')) resolve();
+        });
+      });
+      socket.write(
+        `POST /v1/products HTTP/1.1\r\nHost: ${hostname}:${port}\r\nAuthorization: Bearer ${token}\r\nContent-Type: application/json\r\n` +
+          `Content-Length: ${Buffer.byteLength(body)}\r\nExpect: 100-continue\r\n\r\n`,
+      );
+      await continued;
 
-    const closed = server.close();
-    socket.write(body);
-    await ended;
-    socket.destroy();
-    await closed;
+      const closed = server.close();
+      socket.write(body);
+      await ended;
+      socket.destroy();
+      await closed;
 
-    const final = received.slice(received.indexOf('\r\n\r\n') + 4);
-    assert.match(final, /^HTTP\/1\.1 201 /);
-    assert.match(final, /\r\nconnection: close\r\n/i);
-    const snapshot = await readSnapshot(dir.path, 'products');
-    assert.equal(snapshot.next_id, 2);
-    assert.deepEqual(
-      snapshot.records.map((record: { id: number; name: string }) => [record.id, record.name]),
-      [[1, 'In flight']],
-    );
-  });
+      const final = received.slice(received.indexOf('\r\n\r\n') + 4);
+      assert.match(final, /^HTTP\/1\.1 201 /);
+      assert.match(final, /\r\nconnection: close\r\n/i);
+      const snapshot = await readSnapshot(dir.path, 'products');
+      assert.equal(snapshot.next_id, 2);
+      assert.deepEqual(
+        snapshot.records.map((record: { id: number; name: string }) => [record.id, record.name]),
+        [[1, 'In flight']],
+      );
+    },
+  );
 
   test('close() removes the lock and the current journal segment; the snapshots hold everything, up to the last journal line, and cover every segment left', async () => {
     const server = await startServer({ port: 0, dataDir: dir.path, seed: true, ...TEST_AUTH_OPTIONS });
@@ -1291,7 +1483,8 @@ describe('storage: close()', () => {
     const last = (await journalLines(dir.path)).at(-1) as JournalLine;
     const lastSeq = last.seq + seqsTaken(last) - 1; // the last number the last line took
     const expected: Record<string, any[]> = {};
-    for (const collection of ['users', 'products', 'orders']) expected[collection] = await diskRecords(dir.path, collection);
+    for (const collection of ['users', 'products', 'orders'])
+      expected[collection] = await diskRecords(dir.path, collection);
 
     await server.close();
     await assertClosedDirectory(dir.path, SNAPSHOT_FILES);
@@ -1336,6 +1529,11 @@ describe('storage: close()', () => {
 });
 
 test('data/example/*.json is byte-for-byte unchanged after every test above', async () => {
-  assert.deepEqual(Object.keys(exampleHashesBefore).sort(), ['orders.json', 'products.json', 'resources.json', 'users.json']);
+  assert.deepEqual(Object.keys(exampleHashesBefore).sort(), [
+    'orders.json',
+    'products.json',
+    'resources.json',
+    'users.json',
+  ]);
   assert.deepEqual(await hashDirectory(EXAMPLE_DIR), exampleHashesBefore);
 });

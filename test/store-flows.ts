@@ -42,7 +42,10 @@ export function describeStoreFlows(title: string, skip: string | false, open: ()
       assert.equal(created.headers.get('location'), `/v1/products/${id}`);
       const read = await admin.get(`/v1/products/${id}`);
       assert.equal(read.status, 200);
-      assert.deepEqual({ name: read.body.name, category: read.body.category, price: read.body.price }, { name: 'Kettle', category: 'tea', price: 20 });
+      assert.deepEqual(
+        { name: read.body.name, category: read.body.category, price: read.body.price },
+        { name: 'Kettle', category: 'tea', price: 20 },
+      );
       const etag = read.headers.get('etag') as string;
       assert.equal(created.headers.get('etag'), etag);
       assert.equal((await admin.get(`/v1/products/${id}`, { 'If-None-Match': etag })).status, 304);
@@ -58,23 +61,40 @@ export function describeStoreFlows(title: string, skip: string | false, open: ()
       await admin.post('/v1/products', { name: 'Mug', category: 'cups', price: 5 });
       const list = await admin.get('/v1/products?category=tea&sort=-price');
       assert.equal(list.status, 200);
-      assert.deepEqual(list.body.data.map((product: { id: number }) => product.id), [id]);
+      assert.deepEqual(
+        list.body.data.map((product: { id: number }) => product.id),
+        [id],
+      );
       assert.equal(list.body.meta.total, 1);
 
       assert.equal((await admin.delete(`/v1/products/${id}`)).status, 204);
       assert.equal((await admin.get(`/v1/products/${id}`)).status, 404);
-      if (flows.loads !== undefined) assert.ok(flows.loads() - loadsBefore >= 20, `the requests suspended to load (${flows.loads() - loadsBefore} loads)`);
+      if (flows.loads !== undefined)
+        assert.ok(
+          flows.loads() - loadsBefore >= 20,
+          `the requests suspended to load (${flows.loads() - loadsBefore} loads)`,
+        );
     });
 
     test('users and orders: a password hashed first, a login, the order hook, transitions, permissions, a cascade', async () => {
       const product = await admin.post('/v1/products', { name: 'Tea', category: 'tea', price: 4.5 });
-      const user = await admin.post('/v1/users', { name: 'Ada', email: 'ada@example.com', password: 'analytical-engine' });
+      const user = await admin.post('/v1/users', {
+        name: 'Ada',
+        email: 'ada@example.com',
+        password: 'analytical-engine',
+      });
       assert.equal(user.status, 201);
-      assert.equal((await admin.post('/v1/users', { name: 'Ada 2', email: 'ADA@example.com', password: 'another-password' })).status, 409);
+      assert.equal(
+        (await admin.post('/v1/users', { name: 'Ada 2', email: 'ADA@example.com', password: 'another-password' }))
+          .status,
+        409,
+      );
       const ada = admin.as(await login(admin, 'ada@example.com', 'analytical-engine'));
       const userId = user.body.id as number;
 
-      const order = await ada.post(`/v1/users/${userId}/orders`, { items: [{ product_id: product.body.id, quantity: 2 }] });
+      const order = await ada.post(`/v1/users/${userId}/orders`, {
+        items: [{ product_id: product.body.id, quantity: 2 }],
+      });
       assert.equal(order.status, 201, order.text);
       assert.equal(order.body.total, 9);
       assert.equal(order.body.status, 'pending');

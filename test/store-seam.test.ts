@@ -11,6 +11,8 @@ describeStoreFlows('the store seam: a store that loads before it answers serves 
   return {
     store,
     loads: () => store.loads,
-    ordersOf: async (userId) => store.inner.query('orders', { filters: [{ field: 'user_id', value: userId }], sort: [], offset: 0, limit: 10 }).total,
+    ordersOf: async (userId) =>
+      store.inner.query('orders', { filters: [{ field: 'user_id', value: userId }], sort: [], offset: 0, limit: 10 })
+        .total,
   };
 });

@@ -59,13 +59,27 @@ const cases: readonly Case[] = [
   },
   {
     name: 'a user in the snapshot with the plain "password" field (only its hash is stored)',
-    files: { 'users.json': snapshot([{ id: 2, name: 'U', email: 'u@example.com', role: 'user', password: 'hunter22', created_at: TIMESTAMP, updated_at: TIMESTAMP }]) },
+    files: {
+      'users.json': snapshot([
+        {
+          id: 2,
+          name: 'U',
+          email: 'u@example.com',
+          role: 'user',
+          password: 'hunter22',
+          created_at: TIMESTAMP,
+          updated_at: TIMESTAMP,
+        },
+      ]),
+    },
     file: 'users.json',
     says: ['record 2', 'the field "password"', 'users do not declare'],
   },
   {
     name: 'an order whose item has an undeclared field',
-    files: { 'orders.json': snapshot([order(3, { items: [{ product_id: 1, quantity: 2, unit_price: 1, gift: true }] })]) },
+    files: {
+      'orders.json': snapshot([order(3, { items: [{ product_id: 1, quantity: 2, unit_price: 1, gift: true }] })]),
+    },
     file: 'orders.json',
     says: ['record 3', 'the field "items[0].gift"', 'orders do not declare'],
   },
@@ -93,7 +107,9 @@ const cases: readonly Case[] = [
   },
   {
     name: 'a snapshot in which seven products have a string price: the count and the first five ids',
-    files: { 'products.json': snapshot([product(1), ...[2, 3, 4, 5, 6, 7, 8].map((id) => product(id, { price: String(id) }))]) },
+    files: {
+      'products.json': snapshot([product(1), ...[2, 3, 4, 5, 6, 7, 8].map((id) => product(id, { price: String(id) }))]),
+    },
     file: 'products.json',
     says: ['record 2', 'the field "price"', '(7 products records have "price" wrong: ids 2, 3, 4, 5, 6, …)'],
   },
@@ -136,7 +152,11 @@ describe('stored data: a record that does not fit its declaration stops the star
       for (const words of c.says) assert.ok(error.message.includes(words), `"${words}" in: ${error.message}`);
       assert.doesNotMatch(error.message, /\n/, 'one line');
       assert.doesNotMatch(error.message, /^cannot start/, 'the command line adds "cannot start:" itself');
-      assert.deepEqual(await hashDirectory(dir), before, 'no file written, cut, added or left behind (not even the lock)');
+      assert.deepEqual(
+        await hashDirectory(dir),
+        before,
+        'no file written, cut, added or left behind (not even the lock)',
+      );
     });
   }
 
@@ -153,8 +173,14 @@ describe('stored data: a record that does not fit its declaration stops the star
 
   test('a journal entry already covered by a snapshot is not loaded, so it is not checked', async () => {
     const dir = await scratchDirectory(defer);
-    await writeFile(join(dir, 'products.json'), `${JSON.stringify({ next_id: 8, journal_seq: 1, records: [product(7)] })}\n`);
-    await writeFile(join(dir, SEGMENT), journal({ seq: 1, changes: [{ put: 'products', record: product(7, { colour: 'red' }) }] }));
+    await writeFile(
+      join(dir, 'products.json'),
+      `${JSON.stringify({ next_id: 8, journal_seq: 1, records: [product(7)] })}\n`,
+    );
+    await writeFile(
+      join(dir, SEGMENT),
+      journal({ seq: 1, changes: [{ put: 'products', record: product(7, { colour: 'red' }) }] }),
+    );
     const server = await startServer({ port: 0, dataDir: dir, seed: false, ...TEST_AUTH_OPTIONS });
     defer(() => server.close());
     const api = await connect(server);

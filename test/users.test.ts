@@ -131,11 +131,27 @@ describe('users', () => {
   describe('field rules on POST → 422 with one errors[] entry per field', () => {
     const long = (n: number): string => 'x'.repeat(n);
     const cases: readonly { name: string; body: Record<string, unknown>; errors: FieldErrorExpectation[] }[] = [
-      { name: 'name missing → required', body: { email: 'a@example.com' }, errors: [{ field: 'name', code: 'required' }] },
+      {
+        name: 'name missing → required',
+        body: { email: 'a@example.com' },
+        errors: [{ field: 'name', code: 'required' }],
+      },
       { name: 'name empty → too_short', body: { ...VALID, name: '' }, errors: [{ field: 'name', code: 'too_short' }] },
-      { name: 'name of 101 characters → too_long', body: { ...VALID, name: long(101) }, errors: [{ field: 'name', code: 'too_long' }] },
-      { name: 'name a number → invalid_type', body: { ...VALID, name: 42 }, errors: [{ field: 'name', code: 'invalid_type' }] },
-      { name: 'name null → invalid_type', body: { ...VALID, name: null }, errors: [{ field: 'name', code: 'invalid_type' }] },
+      {
+        name: 'name of 101 characters → too_long',
+        body: { ...VALID, name: long(101) },
+        errors: [{ field: 'name', code: 'too_long' }],
+      },
+      {
+        name: 'name a number → invalid_type',
+        body: { ...VALID, name: 42 },
+        errors: [{ field: 'name', code: 'invalid_type' }],
+      },
+      {
+        name: 'name null → invalid_type',
+        body: { ...VALID, name: null },
+        errors: [{ field: 'name', code: 'invalid_type' }],
+      },
       { name: 'email missing → required', body: { name: 'Ana' }, errors: [{ field: 'email', code: 'required' }] },
       ...[
         'plainaddress',
@@ -159,20 +175,56 @@ describe('users', () => {
         body: { ...VALID, email: `${long(243)}@example.com` },
         errors: [{ field: 'email', code: 'too_long' }],
       },
-      { name: 'email a number → invalid_type', body: { ...VALID, email: 12 }, errors: [{ field: 'email', code: 'invalid_type' }] },
+      {
+        name: 'email a number → invalid_type',
+        body: { ...VALID, email: 12 },
+        errors: [{ field: 'email', code: 'invalid_type' }],
+      },
       {
         name: 'email an array → invalid_type',
         body: { ...VALID, email: ['a@example.com'] },
         errors: [{ field: 'email', code: 'invalid_type' }],
       },
-      { name: 'password of 7 characters → too_short', body: { ...VALID, password: long(7) }, errors: [{ field: 'password', code: 'too_short' }] },
-      { name: 'password of 201 characters → too_long', body: { ...VALID, password: long(201) }, errors: [{ field: 'password', code: 'too_long' }] },
-      { name: 'password a number → invalid_type', body: { ...VALID, password: 12345678 }, errors: [{ field: 'password', code: 'invalid_type' }] },
-      { name: 'role "boss" → invalid_value', body: { ...VALID, role: 'boss' }, errors: [{ field: 'role', code: 'invalid_value' }] },
-      { name: 'role "Admin" (case matters) → invalid_value', body: { ...VALID, role: 'Admin' }, errors: [{ field: 'role', code: 'invalid_value' }] },
-      { name: 'unknown field → unknown_field named as sent', body: { ...VALID, nickname: 'an' }, errors: [{ field: 'nickname', code: 'unknown_field' }] },
-      { name: 'password_hash is an unknown field', body: { ...VALID, password_hash: 'x' }, errors: [{ field: 'password_hash', code: 'unknown_field' }] },
-      { name: 'Portuguese field name on an English path → unknown_field', body: { ...VALID, senha: 'correct-horse' }, errors: [{ field: 'senha', code: 'unknown_field' }] },
+      {
+        name: 'password of 7 characters → too_short',
+        body: { ...VALID, password: long(7) },
+        errors: [{ field: 'password', code: 'too_short' }],
+      },
+      {
+        name: 'password of 201 characters → too_long',
+        body: { ...VALID, password: long(201) },
+        errors: [{ field: 'password', code: 'too_long' }],
+      },
+      {
+        name: 'password a number → invalid_type',
+        body: { ...VALID, password: 12345678 },
+        errors: [{ field: 'password', code: 'invalid_type' }],
+      },
+      {
+        name: 'role "boss" → invalid_value',
+        body: { ...VALID, role: 'boss' },
+        errors: [{ field: 'role', code: 'invalid_value' }],
+      },
+      {
+        name: 'role "Admin" (case matters) → invalid_value',
+        body: { ...VALID, role: 'Admin' },
+        errors: [{ field: 'role', code: 'invalid_value' }],
+      },
+      {
+        name: 'unknown field → unknown_field named as sent',
+        body: { ...VALID, nickname: 'an' },
+        errors: [{ field: 'nickname', code: 'unknown_field' }],
+      },
+      {
+        name: 'password_hash is an unknown field',
+        body: { ...VALID, password_hash: 'x' },
+        errors: [{ field: 'password_hash', code: 'unknown_field' }],
+      },
+      {
+        name: 'Portuguese field name on an English path → unknown_field',
+        body: { ...VALID, senha: 'correct-horse' },
+        errors: [{ field: 'senha', code: 'unknown_field' }],
+      },
       { name: 'id on POST → server_field', body: { ...VALID, id: 5 }, errors: [{ field: 'id', code: 'server_field' }] },
       {
         name: 'created_at on POST → server_field',
@@ -227,7 +279,10 @@ describe('users', () => {
     const cases: readonly { name: string; body: Record<string, unknown> }[] = [
       { name: 'name of 1 character', body: { ...VALID, name: 'A' } },
       { name: 'name of 100 characters', body: { ...VALID, name: 'n'.repeat(100) } },
-      { name: 'name of 100 non-ASCII characters (counted as characters, not bytes)', body: { ...VALID, name: 'é'.repeat(100) } },
+      {
+        name: 'name of 100 non-ASCII characters (counted as characters, not bytes)',
+        body: { ...VALID, name: 'é'.repeat(100) },
+      },
       { name: 'password of 8 characters', body: { ...VALID, password: 'p'.repeat(8) } },
       { name: 'password of 200 characters', body: { ...VALID, password: 'p'.repeat(200) } },
       { name: 'email of 254 characters', body: { ...VALID, email: `${'e'.repeat(242)}@example.com` } },
@@ -290,7 +345,7 @@ describe('users', () => {
       assertProblem(response, 409, 'duplicate_value', '/v1/users');
     });
 
-    test('PUT taking another user\'s email (other case) leaves the user unchanged', async () => {
+    test("PUT taking another user's email (other case) leaves the user unchanged", async () => {
       await api.post('/v1/users', VALID);
       await api.post('/v1/users', { name: 'Bia', email: 'bia@example.com' });
       const before = await api.get(`/v1/users/${SECOND}`);
@@ -301,7 +356,7 @@ describe('users', () => {
       assert.equal(after.headers.get('etag'), before.headers.get('etag'));
     });
 
-    test('PATCH taking another user\'s email (other case) leaves the user unchanged', async () => {
+    test("PATCH taking another user's email (other case) leaves the user unchanged", async () => {
       await api.post('/v1/users', VALID);
       await api.post('/v1/users', { name: 'Bia', email: 'bia@example.com' });
       const before = await api.get(`/v1/users/${SECOND}`);
@@ -362,7 +417,11 @@ describe('users', () => {
     });
 
     const cases: readonly { name: string; body: Record<string, unknown>; errors: FieldErrorExpectation[] }[] = [
-      { name: 'name absent → required', body: { email: 'ana@example.com' }, errors: [{ field: 'name', code: 'required' }] },
+      {
+        name: 'name absent → required',
+        body: { email: 'ana@example.com' },
+        errors: [{ field: 'name', code: 'required' }],
+      },
       { name: 'email absent → required', body: { name: 'Ana' }, errors: [{ field: 'email', code: 'required' }] },
       {
         name: 'both absent → two required entries',
@@ -372,9 +431,21 @@ describe('users', () => {
           { field: 'email', code: 'required' },
         ],
       },
-      { name: 'name null → invalid_type', body: { name: null, email: 'ana@example.com' }, errors: [{ field: 'name', code: 'invalid_type' }] },
-      { name: 'password of 7 characters → too_short', body: { ...VALID, password: 'short77' }, errors: [{ field: 'password', code: 'too_short' }] },
-      { name: 'unknown field → unknown_field', body: { ...VALID, age: 30 }, errors: [{ field: 'age', code: 'unknown_field' }] },
+      {
+        name: 'name null → invalid_type',
+        body: { name: null, email: 'ana@example.com' },
+        errors: [{ field: 'name', code: 'invalid_type' }],
+      },
+      {
+        name: 'password of 7 characters → too_short',
+        body: { ...VALID, password: 'short77' },
+        errors: [{ field: 'password', code: 'too_short' }],
+      },
+      {
+        name: 'unknown field → unknown_field',
+        body: { ...VALID, age: 30 },
+        errors: [{ field: 'age', code: 'unknown_field' }],
+      },
     ];
     for (const c of cases) {
       test(`PUT ${c.name}, record unchanged`, async () => {
@@ -425,10 +496,26 @@ describe('users', () => {
 
     const cases: readonly { name: string; body: Record<string, unknown>; errors: FieldErrorExpectation[] }[] = [
       { name: 'name empty → too_short', body: { name: '' }, errors: [{ field: 'name', code: 'too_short' }] },
-      { name: 'email invalid → invalid_format', body: { email: 'not-an-email' }, errors: [{ field: 'email', code: 'invalid_format' }] },
-      { name: 'role "boss" → invalid_value', body: { role: 'boss' }, errors: [{ field: 'role', code: 'invalid_value' }] },
-      { name: 'password of 201 characters → too_long', body: { password: 'p'.repeat(201) }, errors: [{ field: 'password', code: 'too_long' }] },
-      { name: 'unknown field → unknown_field', body: { nick: 'x' }, errors: [{ field: 'nick', code: 'unknown_field' }] },
+      {
+        name: 'email invalid → invalid_format',
+        body: { email: 'not-an-email' },
+        errors: [{ field: 'email', code: 'invalid_format' }],
+      },
+      {
+        name: 'role "boss" → invalid_value',
+        body: { role: 'boss' },
+        errors: [{ field: 'role', code: 'invalid_value' }],
+      },
+      {
+        name: 'password of 201 characters → too_long',
+        body: { password: 'p'.repeat(201) },
+        errors: [{ field: 'password', code: 'too_long' }],
+      },
+      {
+        name: 'unknown field → unknown_field',
+        body: { nick: 'x' },
+        errors: [{ field: 'nick', code: 'unknown_field' }],
+      },
     ];
     for (const c of cases) {
       test(`PATCH ${c.name}`, async () => {
@@ -485,7 +572,11 @@ describe('users: the password is write-only and stored hashed', () => {
     assertNoPassword(kept, VALID.password);
     assert.equal((await storedUser(FIRST))['password_hash'], original);
 
-    const changed = await api.put(`/v1/users/${FIRST}`, { name: 'Ana Kept', email: VALID.email, password: 'a-new-password' });
+    const changed = await api.put(`/v1/users/${FIRST}`, {
+      name: 'Ana Kept',
+      email: VALID.email,
+      password: 'a-new-password',
+    });
     assert.equal(changed.status, 200, changed.text);
     assertNoPassword(changed, 'a-new-password');
     assert.deepEqual(Object.keys(changed.body), USER_FIELDS);
@@ -557,7 +648,13 @@ describe('users: a user and their own record (README: Authentication and permiss
     assertJson(response, 200);
     assert.deepEqual(Object.keys(response.body), USER_FIELDS);
     const { updated_at: updatedAt, ...rest } = response.body;
-    assert.deepEqual(rest, { id, name: 'Ana Souza', email: 'souza@example.com', role: 'user', created_at: before.body.created_at });
+    assert.deepEqual(rest, {
+      id,
+      name: 'Ana Souza',
+      email: 'souza@example.com',
+      role: 'user',
+      created_at: before.body.created_at,
+    });
     assert.ok(updatedAt > before.body.updated_at, 'updated_at must move forward');
     assert.notEqual(response.headers.get('etag'), before.headers.get('etag'));
     assertNoPassword(response, VALID.password);
@@ -602,7 +699,9 @@ describe('users: a user and their own record (README: Authentication and permiss
     const response = await client.patch(`/v1/users/${id}`, { password: 'my-own-password' });
     assertJson(response, 200);
     assertNoPassword(response, 'my-own-password');
-    const tokens = await api.as(undefined).post('/v1/tokens', { email: 'ana@example.com', password: 'my-own-password' });
+    const tokens = await api
+      .as(undefined)
+      .post('/v1/tokens', { email: 'ana@example.com', password: 'my-own-password' });
     assertJson(tokens, 201);
     assert.equal(tokens.body.user_id, id);
     const own = await api.as(tokens.body.access_token).get(`/v1/users/${id}`);
@@ -613,7 +712,11 @@ describe('users: a user and their own record (README: Authentication and permiss
   test('a user changes their own password by PUT: the new one logs in, the old one no longer does', async () => {
     const { id, client } = await createUserClient(api, VALID);
     await login(api, VALID.email, VALID.password);
-    const response = await client.put(`/v1/users/${id}`, { name: VALID.name, email: VALID.email, password: 'a-new-password' });
+    const response = await client.put(`/v1/users/${id}`, {
+      name: VALID.name,
+      email: VALID.email,
+      password: 'a-new-password',
+    });
     assertJson(response, 200);
     assertNoPassword(response, 'a-new-password');
     const token = await login(api, VALID.email, 'a-new-password');
@@ -627,7 +730,12 @@ describe('users: a user and their own record (README: Authentication and permiss
     const path = `/v1/users/${id}`;
     const before = await api.get(path);
     assertProblem(await client.patch(path, { role: 'admin' }), 403, 'forbidden', path);
-    assertProblem(await client.put(path, { name: VALID.name, email: VALID.email, role: 'admin' }), 403, 'forbidden', path);
+    assertProblem(
+      await client.put(path, { name: VALID.name, email: VALID.email, role: 'admin' }),
+      403,
+      'forbidden',
+      path,
+    );
     // The body permission comes before validation (README: Errors order: 403 before 422).
     assertProblem(await client.patch(path, { role: 'admin', name: '' }), 403, 'forbidden', path);
     const after = await api.get(path);
@@ -643,14 +751,17 @@ describe('users: a user and their own record (README: Authentication and permiss
     assert.equal(echoed.headers.get('etag'), before.headers.get('etag'));
   });
 
-  test("a user may not read another user, the admin, or a missing user: 403 forbidden (existence not leaked)", async () => {
+  test('a user may not read another user, the admin, or a missing user: 403 forbidden (existence not leaked)', async () => {
     const { client } = await createUserClient(api, VALID);
     const other = await createUser(api, { name: 'Bia', email: 'bia@example.com' });
     for (const target of [other, ADMIN, 99]) {
       const path = `/v1/users/${target}`;
       const response = await client.get(path);
       assertProblem(response, 403, 'forbidden', path);
-      assert.ok(!response.text.includes('bia@example.com') && !response.text.includes(TEST_ADMIN_EMAIL), 'nothing of the record leaks');
+      assert.ok(
+        !response.text.includes('bia@example.com') && !response.text.includes(TEST_ADMIN_EMAIL),
+        'nothing of the record leaks',
+      );
       const head = await client.request('HEAD', path);
       assert.equal(head.status, 403);
       assert.equal(head.text, '');
@@ -710,7 +821,9 @@ describe('users: the administrator is a user record', () => {
       assert.deepEqual(item.body, admin);
       assertNoPassword(item, TEST_ADMIN_PASSWORD);
 
-      const tokens = await api.as(undefined).post('/v1/tokens', { email: TEST_ADMIN_EMAIL, password: TEST_ADMIN_PASSWORD });
+      const tokens = await api
+        .as(undefined)
+        .post('/v1/tokens', { email: TEST_ADMIN_EMAIL, password: TEST_ADMIN_PASSWORD });
       assertJson(tokens, 201);
       assert.equal(tokens.body.user_id, ADMIN);
     } finally {
@@ -725,7 +838,11 @@ describe('users: the administrator is a user record', () => {
       assertJson(list, 200);
       assert.equal(list.body.meta.total, 3);
       assert.deepEqual(
-        (list.body.data as { id: number; email: string; role: string }[]).map(({ id, email, role }) => ({ id, email, role })),
+        (list.body.data as { id: number; email: string; role: string }[]).map(({ id, email, role }) => ({
+          id,
+          email,
+          role,
+        })),
         [
           { id: 1, email: 'alice@example.com', role: 'user' },
           { id: 2, email: 'bob@example.com', role: 'user' },

@@ -8,7 +8,15 @@ import { afterEach, beforeEach, describe, test } from 'node:test';
 import type { TestServer } from './helpers.ts';
 import { createProduct, createUser, startTestServer, TEST_ADMIN_EMAIL } from './helpers.ts';
 import type { FieldErrorExpectation } from './assertions.ts';
-import { assertEmpty, assertJson, assertProblem, COLLECTION_ALLOW, ITEM_ALLOW, RFC3339_UTC, STRONG_ETAG } from './assertions.ts';
+import {
+  assertEmpty,
+  assertJson,
+  assertProblem,
+  COLLECTION_ALLOW,
+  ITEM_ALLOW,
+  RFC3339_UTC,
+  STRONG_ETAG,
+} from './assertions.ts';
 
 function keys(value: Record<string, unknown>): string[] {
   return Object.keys(value).sort();
@@ -21,7 +29,14 @@ const PT_ITEM_KEYS = ['preco_unitario', 'produto_id', 'quantidade'];
 
 /** The English form of a Portuguese user/product/order record, as the other vocabulary must show it. */
 function userInEnglish(pt: any): Record<string, unknown> {
-  return { id: pt.id, name: pt.nome, email: pt.email, role: pt.papel, created_at: pt.criado_em, updated_at: pt.atualizado_em };
+  return {
+    id: pt.id,
+    name: pt.nome,
+    email: pt.email,
+    role: pt.papel,
+    created_at: pt.criado_em,
+    updated_at: pt.atualizado_em,
+  };
 }
 
 function productInEnglish(pt: any): Record<string, unknown> {
@@ -34,7 +49,11 @@ function orderInPortuguese(en: any): Record<string, unknown> {
   return {
     id: en.id,
     usuario_id: en.user_id,
-    itens: en.items.map((item: any) => ({ produto_id: item.product_id, quantidade: item.quantity, preco_unitario: item.unit_price })),
+    itens: en.items.map((item: any) => ({
+      produto_id: item.product_id,
+      quantidade: item.quantity,
+      preco_unitario: item.unit_price,
+    })),
     total: en.total,
     estado: en.status,
     criado_em: en.created_at,
@@ -54,7 +73,11 @@ describe('every Portuguese path answers GET/POST/PUT/PATCH/DELETE with Portugues
   });
 
   test('POST /v1/usuarios → 201 exactly {id, nome}, Location /v1/usuarios/{id}, ETag of the record', async () => {
-    const response = await api.post('/v1/usuarios', { nome: 'Ana Souza', email: 'ana@example.com', senha: 'segredo-forte' });
+    const response = await api.post('/v1/usuarios', {
+      nome: 'Ana Souza',
+      email: 'ana@example.com',
+      senha: 'segredo-forte',
+    });
     assertJson(response, 201);
     assert.ok(Number.isSafeInteger(response.body.id) && response.body.id >= 1);
     assert.deepEqual(response.body, { id: response.body.id, nome: 'Ana Souza' });
@@ -99,7 +122,11 @@ describe('every Portuguese path answers GET/POST/PUT/PATCH/DELETE with Portugues
   test('PUT /v1/usuarios/{id} replaces with Portuguese names; papel is left as it is', async () => {
     const id = await createUser(api, { name: 'Caio', email: 'caio@example.com' });
     const path = `/v1/usuarios/${id}`;
-    const response = await api.put(path, { nome: 'Caio Lima', email: 'caio.lima@example.com', senha: 'outra-senha-123' });
+    const response = await api.put(path, {
+      nome: 'Caio Lima',
+      email: 'caio.lima@example.com',
+      senha: 'outra-senha-123',
+    });
     assertJson(response, 200);
     assert.deepEqual(keys(response.body), PT_USER_KEYS);
     assert.equal(response.body.nome, 'Caio Lima');
@@ -127,7 +154,12 @@ describe('every Portuguese path answers GET/POST/PUT/PATCH/DELETE with Portugues
   });
 
   test('POST /v1/produtos → 201 full record with Portuguese keys, Location /v1/produtos/{id}, ETag', async () => {
-    const response = await api.post('/v1/produtos', { nome: 'Café', categoria: 'coffee', preco: 12.5, descricao: 'Torra média' });
+    const response = await api.post('/v1/produtos', {
+      nome: 'Café',
+      categoria: 'coffee',
+      preco: 12.5,
+      descricao: 'Torra média',
+    });
     assertJson(response, 201);
     const body = response.body;
     assert.deepEqual(keys(body), PT_PRODUCT_KEYS);
@@ -153,7 +185,14 @@ describe('every Portuguese path answers GET/POST/PUT/PATCH/DELETE with Portugues
     const response = await api.get('/v1/produtos');
     assertJson(response, 200);
     assert.deepEqual(response.body.data, [
-      { id: product.id, nome: 'Chá', categoria: 'tea', preco: 3, criado_em: product.created_at, atualizado_em: product.updated_at },
+      {
+        id: product.id,
+        nome: 'Chá',
+        categoria: 'tea',
+        preco: 3,
+        criado_em: product.created_at,
+        atualizado_em: product.updated_at,
+      },
     ]);
   });
 
@@ -197,7 +236,9 @@ describe('every Portuguese path answers GET/POST/PUT/PATCH/DELETE with Portugues
   test('POST /v1/usuarios/{id}/pedidos → 201 full record with Portuguese keys, estado "pending", Location in Portuguese', async () => {
     const userId = await createUser(api);
     const product = await createProduct(api, { price: 19.99 });
-    const response = await api.post(`/v1/usuarios/${userId}/pedidos`, { itens: [{ produto_id: product.id, quantidade: 3 }] });
+    const response = await api.post(`/v1/usuarios/${userId}/pedidos`, {
+      itens: [{ produto_id: product.id, quantidade: 3 }],
+    });
     assertJson(response, 201);
     const body = response.body;
     assert.deepEqual(keys(body), PT_ORDER_KEYS);
@@ -222,7 +263,9 @@ describe('every Portuguese path answers GET/POST/PUT/PATCH/DELETE with Portugues
   test('GET /v1/usuarios/{id}/pedidos lists orders with Portuguese fields and links', async () => {
     const userId = await createUser(api);
     const product = await createProduct(api, { price: 2 });
-    const created = await api.post(`/v1/usuarios/${userId}/pedidos`, { itens: [{ produto_id: product.id, quantidade: 2 }] });
+    const created = await api.post(`/v1/usuarios/${userId}/pedidos`, {
+      itens: [{ produto_id: product.id, quantidade: 2 }],
+    });
     assertJson(created, 201);
     const path = `/v1/usuarios/${userId}/pedidos`;
     const response = await api.get(path);
@@ -284,7 +327,12 @@ describe('one record, two vocabularies', () => {
   });
 
   test('a product created in Portuguese reads the same in English; one created in English reads the same in Portuguese', async () => {
-    const pt = await api.post('/v1/produtos', { nome: 'Moedor', categoria: 'equipment', preco: 99.9, descricao: 'Manual' });
+    const pt = await api.post('/v1/produtos', {
+      nome: 'Moedor',
+      categoria: 'equipment',
+      preco: 99.9,
+      descricao: 'Manual',
+    });
     assertJson(pt, 201);
     const en = await api.get(`/v1/products/${pt.body.id}`);
     assertJson(en, 200);
@@ -327,7 +375,13 @@ describe('field names of the other vocabulary are unknown fields (422)', () => {
     orderId = order.body.id;
   });
 
-  const cases: { name: string; method: string; path: () => string; body: () => unknown; errors: FieldErrorExpectation[] }[] = [
+  const cases: {
+    name: string;
+    method: string;
+    path: () => string;
+    body: () => unknown;
+    errors: FieldErrorExpectation[];
+  }[] = [
     {
       name: 'POST /v1/usuarios with "name"',
       method: 'POST',
@@ -474,7 +528,7 @@ describe('field names of the other vocabulary are unknown fields (422)', () => {
   }
 });
 
-describe('error field names are in the path\'s vocabulary', () => {
+describe("error field names are in the path's vocabulary", () => {
   let userId: number;
   let productId: number;
   beforeEach(async () => {
@@ -483,7 +537,13 @@ describe('error field names are in the path\'s vocabulary', () => {
     productId = (await createProduct(api, { price: 5 })).id;
   });
 
-  const cases: { name: string; method: string; path: () => string; body: () => unknown; errors: FieldErrorExpectation[] }[] = [
+  const cases: {
+    name: string;
+    method: string;
+    path: () => string;
+    body: () => unknown;
+    errors: FieldErrorExpectation[];
+  }[] = [
     {
       name: 'unknown product → itens[0].produto_id unknown_product',
       method: 'POST',
@@ -590,11 +650,15 @@ describe('error field names are in the path\'s vocabulary', () => {
   }
 
   test('a different preco_unitario on PUT → itens[0].preco_unitario server_field; the same one is accepted', async () => {
-    const created = await api.post(`/v1/usuarios/${userId}/pedidos`, { itens: [{ produto_id: productId, quantidade: 2 }] });
+    const created = await api.post(`/v1/usuarios/${userId}/pedidos`, {
+      itens: [{ produto_id: productId, quantidade: 2 }],
+    });
     assertJson(created, 201);
     const path = `/v1/usuarios/${userId}/pedidos/${created.body.id}`;
     const different = await api.put(path, { itens: [{ produto_id: productId, quantidade: 2, preco_unitario: 4 }] });
-    assertProblem(different, 422, 'validation_failed', path, [{ field: 'itens[0].preco_unitario', code: 'server_field' }]);
+    assertProblem(different, 422, 'validation_failed', path, [
+      { field: 'itens[0].preco_unitario', code: 'server_field' },
+    ]);
     const same = await api.put(path, { itens: [{ produto_id: productId, quantidade: 2, preco_unitario: 5 }] });
     assertJson(same, 200);
     assert.deepEqual(same.body, created.body);
@@ -613,16 +677,48 @@ describe('values are not translated', () => {
     const user = await api.get(`/v1/usuarios/${userId}`);
     assert.equal(user.body.papel, 'user');
     const product = await createProduct(api);
-    const order = await api.post(`/v1/usuarios/${userId}/pedidos`, { itens: [{ produto_id: product.id, quantidade: 1 }] });
+    const order = await api.post(`/v1/usuarios/${userId}/pedidos`, {
+      itens: [{ produto_id: product.id, quantidade: 1 }],
+    });
     assertJson(order, 201);
     assert.equal(order.body.estado, 'pending');
   });
 
-  const cases: { name: string; method: string; path: (userId: number, orderId: number) => string; body: unknown; field: string }[] = [
-    { name: 'estado "pago"', method: 'PATCH', path: (u, o) => `/v1/usuarios/${u}/pedidos/${o}`, body: { estado: 'pago' }, field: 'estado' },
-    { name: 'estado "cancelado"', method: 'PATCH', path: (u, o) => `/v1/usuarios/${u}/pedidos/${o}`, body: { estado: 'cancelado' }, field: 'estado' },
-    { name: 'papel "administrador"', method: 'PATCH', path: (u) => `/v1/usuarios/${u}`, body: { papel: 'administrador' }, field: 'papel' },
-    { name: 'papel "usuario"', method: 'PATCH', path: (u) => `/v1/usuarios/${u}`, body: { papel: 'usuario' }, field: 'papel' },
+  const cases: {
+    name: string;
+    method: string;
+    path: (userId: number, orderId: number) => string;
+    body: unknown;
+    field: string;
+  }[] = [
+    {
+      name: 'estado "pago"',
+      method: 'PATCH',
+      path: (u, o) => `/v1/usuarios/${u}/pedidos/${o}`,
+      body: { estado: 'pago' },
+      field: 'estado',
+    },
+    {
+      name: 'estado "cancelado"',
+      method: 'PATCH',
+      path: (u, o) => `/v1/usuarios/${u}/pedidos/${o}`,
+      body: { estado: 'cancelado' },
+      field: 'estado',
+    },
+    {
+      name: 'papel "administrador"',
+      method: 'PATCH',
+      path: (u) => `/v1/usuarios/${u}`,
+      body: { papel: 'administrador' },
+      field: 'papel',
+    },
+    {
+      name: 'papel "usuario"',
+      method: 'PATCH',
+      path: (u) => `/v1/usuarios/${u}`,
+      body: { papel: 'usuario' },
+      field: 'papel',
+    },
   ];
   for (const c of cases) {
     test(`a translated value (${c.name}) → 422 invalid_value`, async () => {
@@ -644,7 +740,7 @@ describe('values are not translated', () => {
   });
 });
 
-describe('query parameter names in either vocabulary, links in the path\'s vocabulary (seeded)', () => {
+describe("query parameter names in either vocabulary, links in the path's vocabulary (seeded)", () => {
   beforeEach(async () => {
     api = await startTestServer({ seed: true });
   });
@@ -682,7 +778,12 @@ describe('query parameter names in either vocabulary, links in the path\'s vocab
       assertJson(response, 200);
       const record = (await api.get(c.pt ? '/v1/produtos/5' : '/v1/products/5')).body;
       assert.deepEqual(response.body.data, [record]);
-      assert.deepEqual(keys(record), c.pt ? ['atualizado_em', 'categoria', 'criado_em', 'descricao', 'id', 'nome', 'preco'] : ['category', 'created_at', 'description', 'id', 'name', 'price', 'updated_at']);
+      assert.deepEqual(
+        keys(record),
+        c.pt
+          ? ['atualizado_em', 'categoria', 'criado_em', 'descricao', 'id', 'nome', 'preco']
+          : ['category', 'created_at', 'description', 'id', 'name', 'price', 'updated_at'],
+      );
       assert.deepEqual(response.body.meta, { page: 2, limit: 1, total: 3, pages: 3 });
       const page = c.pt ? 'pagina' : 'page';
       const limit = c.pt ? 'limite' : 'limit';
@@ -705,7 +806,10 @@ describe('query parameter names in either vocabulary, links in the path\'s vocab
     assert.deepEqual(response.body.meta, { page: 3, limit: 5, total: 12, pages: 3 });
     const at = (n: number): string => `/v1/produtos?pagina=${n}&limite=5`;
     assert.deepEqual(response.body.links, { self: at(3), first: at(1), prev: at(2), next: null, last: at(3) });
-    assert.equal(response.headers.get('link'), `<${at(3)}>; rel="self", <${at(1)}>; rel="first", <${at(2)}>; rel="prev", <${at(3)}>; rel="last"`);
+    assert.equal(
+      response.headers.get('link'),
+      `<${at(3)}>; rel="self", <${at(1)}>; rel="first", <${at(2)}>; rel="prev", <${at(3)}>; rel="last"`,
+    );
   });
 
   test('users on /v1/usuarios: papel filter and ordenar=-nome → Portuguese links', async () => {
@@ -717,7 +821,10 @@ describe('query parameter names in either vocabulary, links in the path\'s vocab
     );
     const at = (n: number): string => `/v1/usuarios?papel=user&ordenar=-nome&pagina=${n}&limite=1`;
     assert.deepEqual(response.body.links, { self: at(1), first: at(1), prev: null, next: at(2), last: at(2) });
-    assert.equal(response.headers.get('link'), `<${at(1)}>; rel="self", <${at(1)}>; rel="first", <${at(2)}>; rel="next", <${at(2)}>; rel="last"`);
+    assert.equal(
+      response.headers.get('link'),
+      `<${at(1)}>; rel="self", <${at(1)}>; rel="first", <${at(2)}>; rel="next", <${at(2)}>; rel="last"`,
+    );
   });
 
   test('orders on /v1/usuarios/1/pedidos: status filter and sort=-created_at → estado and ordenar=-criado_em in links', async () => {
@@ -775,7 +882,9 @@ describe('query parameter names in either vocabulary, links in the path\'s vocab
   for (const c of badValues) {
     test(`${c.path} → 400 invalid_query naming "${c.field}" as sent`, async () => {
       const response = await api.get(c.path);
-      assertProblem(response, 400, 'invalid_query', c.path.slice(0, c.path.indexOf('?')), [{ field: c.field, code: c.code }]);
+      assertProblem(response, 400, 'invalid_query', c.path.slice(0, c.path.indexOf('?')), [
+        { field: c.field, code: c.code },
+      ]);
     });
   }
 });

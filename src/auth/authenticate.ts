@@ -42,7 +42,12 @@ export class Authenticator {
    */
   readonly #lastOnConnection = new WeakMap<object, { readonly header: string; readonly verified: Verified }>();
 
-  constructor(secret: string, ttlSeconds: number, store: Store, nowSeconds: () => number = () => Math.floor(Date.now() / 1000)) {
+  constructor(
+    secret: string,
+    ttlSeconds: number,
+    store: Store,
+    nowSeconds: () => number = () => Math.floor(Date.now() / 1000),
+  ) {
     this.#secret = secret;
     this.#ttlSeconds = ttlSeconds;
     this.#store = store;
@@ -66,7 +71,8 @@ export class Authenticator {
     let entry = last !== undefined && last.header === authorization ? last.verified : undefined;
     if (entry === undefined || entry.exp <= now) {
       entry = this.#cachedOrVerified(authorization, now);
-      if (connection !== undefined) this.#lastOnConnection.set(connection, { header: authorization as string, verified: entry });
+      if (connection !== undefined)
+        this.#lastOnConnection.set(connection, { header: authorization as string, verified: entry });
     }
     // A database store may answer the caller as last read, and have the request's read or write confirm it
     // (store.ts mayRememberCaller, server/app.ts).
@@ -92,9 +98,13 @@ export class Authenticator {
 
   #verify(authorization: string | undefined, now: number): Verified {
     if (authorization === undefined || !BEARER_PREFIX.test(authorization)) {
-      throw new HttpError('unauthenticated', 'send a bearer token: Authorization: Bearer <token> (get one from POST /v1/tokens)', {
-        headers: { 'WWW-Authenticate': `Bearer realm="${REALM}"` },
-      });
+      throw new HttpError(
+        'unauthenticated',
+        'send a bearer token: Authorization: Bearer <token> (get one from POST /v1/tokens)',
+        {
+          headers: { 'WWW-Authenticate': `Bearer realm="${REALM}"` },
+        },
+      );
     }
     const token = authorization.replace(BEARER_PREFIX, '').trim();
     const result = verifyToken(token, this.#secret, now);
@@ -116,6 +126,8 @@ export class Authenticator {
 function invalidToken(reason: string): HttpError {
   const description = reason.replace(/["\\]/g, '');
   return new HttpError('invalid_token', reason, {
-    headers: { 'WWW-Authenticate': `Bearer realm="${REALM}", error="invalid_token", error_description="${description}"` },
+    headers: {
+      'WWW-Authenticate': `Bearer realm="${REALM}", error="invalid_token", error_description="${description}"`,
+    },
   });
 }

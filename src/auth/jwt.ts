@@ -12,7 +12,8 @@ export interface TokenClaims {
   readonly exp: number;
 }
 
-export type VerifyResult = { readonly ok: true; readonly claims: TokenClaims } | { readonly ok: false; readonly reason: string };
+export type VerifyResult =
+  { readonly ok: true; readonly claims: TokenClaims } | { readonly ok: false; readonly reason: string };
 
 const HEADER = base64url(JSON.stringify({ alg: 'HS256', typ: 'JWT' }));
 const SIGNATURE_BYTES = 32;
@@ -45,7 +46,8 @@ export function verifyToken(token: string, secret: string | Buffer, now: number)
   const headerFields = parseJsonObject(header);
   if (headerFields === undefined) return { ok: false, reason: 'the token header is not JSON' };
   if (headerFields['alg'] !== 'HS256') return { ok: false, reason: 'the token must be signed with HS256' };
-  if (headerFields['typ'] !== undefined && headerFields['typ'] !== 'JWT') return { ok: false, reason: 'the token type is not JWT' };
+  if (headerFields['typ'] !== undefined && headerFields['typ'] !== 'JWT')
+    return { ok: false, reason: 'the token type is not JWT' };
   if (headerFields['crit'] !== undefined) return { ok: false, reason: 'the token has critical extensions' };
 
   // Decoding ignores the unused bits of the last character, so four spellings give the
@@ -54,7 +56,8 @@ export function verifyToken(token: string, secret: string | Buffer, now: number)
   // (Comparing the caller's text with its own re-encoding reveals nothing of the secret.)
   if (signature.length !== SIGNATURE_CHARS) return { ok: false, reason: 'the token signature is invalid' };
   const given = Buffer.from(signature, 'base64url');
-  if (given.toString('base64url') !== signature) return { ok: false, reason: 'the token signature is not canonical base64url' };
+  if (given.toString('base64url') !== signature)
+    return { ok: false, reason: 'the token signature is not canonical base64url' };
   const expected = sign(`${header}.${payload}`, secret);
   if (given.length !== SIGNATURE_BYTES || !timingSafeEqual(given, expected)) {
     return { ok: false, reason: 'the token signature is invalid' };
@@ -73,7 +76,9 @@ export function verifyToken(token: string, secret: string | Buffer, now: number)
 function parseJsonObject(part: string): Record<string, unknown> | undefined {
   try {
     const value: unknown = JSON.parse(Buffer.from(part, 'base64url').toString('utf8'));
-    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+    return typeof value === 'object' && value !== null && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : undefined;
   } catch {
     return undefined;
   }

@@ -13,7 +13,9 @@ const SALT_LENGTH = 16;
 function derive(password: string, salt: Buffer, cost: number, blockSize: number, parallelism: number): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const options = { N: cost, r: blockSize, p: parallelism, maxmem: 256 * cost * blockSize };
-    scrypt(password.normalize('NFC'), salt, KEY_LENGTH, options, (error, key) => (error ? reject(error) : resolve(key)));
+    scrypt(password.normalize('NFC'), salt, KEY_LENGTH, options, (error, key) =>
+      error ? reject(error) : resolve(key),
+    );
   });
 }
 
@@ -30,7 +32,13 @@ export async function verifyPassword(password: string, stored: string): Promise<
   const expected = Buffer.from(key, 'base64url');
   if (expected.length !== KEY_LENGTH) return false;
   try {
-    const actual = await derive(password, Buffer.from(salt, 'base64url'), Number(cost), Number(blockSize), Number(parallelism));
+    const actual = await derive(
+      password,
+      Buffer.from(salt, 'base64url'),
+      Number(cost),
+      Number(blockSize),
+      Number(parallelism),
+    );
     return timingSafeEqual(actual, expected);
   } catch {
     return false; // cost parameters scrypt refuses: a damaged hash matches nothing

@@ -30,7 +30,13 @@ const COLLECTION_OPERATIONS: ReadonlySet<Operation> = new Set(['list', 'create']
  * The owner (resources/ownership.ts) is the user at the root of the path (`/v1/users/{id}/…`), known before anything
  * is looked up, or in an `owned` collection the user who created the record (its `owner_id`), which is looked up.
  */
-function ownsTarget(actor: Actor, definition: ResourceDefinition, operation: Operation, ids: readonly number[], store: Store): boolean {
+function ownsTarget(
+  actor: Actor,
+  definition: ResourceDefinition,
+  operation: Operation,
+  ids: readonly number[],
+  store: Store,
+): boolean {
   if (!COLLECTION_OPERATIONS.has(operation)) return ownerOf(definition, ids, store) === actor.id;
   const parent = definition.parent?.definition;
   if (parent !== undefined) return ownerOf(parent, ids, store) === actor.id;
@@ -38,7 +44,13 @@ function ownsTarget(actor: Actor, definition: ResourceDefinition, operation: Ope
 }
 
 /** True when `actor` (undefined: no token) may perform `operation` at a path with these ids. */
-export function isAllowed(actor: Actor | undefined, definition: ResourceDefinition, operation: Operation, ids: readonly number[], store: Store): boolean {
+export function isAllowed(
+  actor: Actor | undefined,
+  definition: ResourceDefinition,
+  operation: Operation,
+  ids: readonly number[],
+  store: Store,
+): boolean {
   const audience = definition.access[operation];
   if (audience === 'public') return true;
   if (actor === undefined) return false;
@@ -48,7 +60,13 @@ export function isAllowed(actor: Actor | undefined, definition: ResourceDefiniti
 
 /** A list a non-admin sees only their own records of: `list: owner` on a top-level owned collection. */
 export function listsOwnRecordsOnly(actor: Actor | undefined, definition: ResourceDefinition): actor is Actor {
-  return actor !== undefined && actor.role !== 'admin' && definition.access.list === 'owner' && definition.parent === undefined && definition.ownership === 'owned';
+  return (
+    actor !== undefined &&
+    actor.role !== 'admin' &&
+    definition.access.list === 'owner' &&
+    definition.parent === undefined &&
+    definition.ownership === 'owned'
+  );
 }
 
 /** Who asks, for which ids of a path, through which store: what a permission check needs of a request. */

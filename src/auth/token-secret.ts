@@ -32,7 +32,8 @@ export async function readSecretFile(path: string): Promise<string | undefined> 
     throw error;
   }
   const secret = text.trim();
-  if (secret.length === 0) throw new StartupError(`the token secret file ${path} is empty; delete it to generate a new one`);
+  if (secret.length === 0)
+    throw new StartupError(`the token secret file ${path} is empty; delete it to generate a new one`);
   await chmod(path, 0o600);
   return secret;
 }

@@ -8,7 +8,12 @@ export async function startBanner(server: RunningServer, scriptPath: string | un
   const { config } = server.app;
   if (config.database !== undefined) {
     // The database's counts change under every process sharing it: none are shown.
-    return [`plainrest listening on ${server.url}`, `explorer: ${server.url}/`, `data: PostgreSQL at ${withoutPassword(config.database)}`, tokenLine(server)];
+    return [
+      `plainrest listening on ${server.url}`,
+      `explorer: ${server.url}/`,
+      `data: PostgreSQL at ${withoutPassword(config.database)}`,
+      tokenLine(server),
+    ];
   }
   const counts = Object.entries(await server.app.recordCounts())
     .map(([collection, count]) => counted(count, collection))

@@ -24,19 +24,28 @@ import { IDEMPOTENCY_COLLECTION } from '../store/store.ts';
 
 export class CopyError extends Error {}
 
-type Place = { readonly kind: 'directory'; readonly path: string } | { readonly kind: 'database'; readonly url: string };
+type Place =
+  { readonly kind: 'directory'; readonly path: string } | { readonly kind: 'database'; readonly url: string };
 
 /** Copies every record from `from` to `to` (each a data directory or a postgres:// URL); resolves with the line that says what was copied. */
-export async function copyData(from: string, to: string, options: Pick<ServerOptions, 'resources' | 'hooks'>): Promise<string> {
+export async function copyData(
+  from: string,
+  to: string,
+  options: Pick<ServerOptions, 'resources' | 'hooks'>,
+): Promise<string> {
   const source = placeOf(from);
   const target = placeOf(to);
-  if (samePlace(source, target)) throw new CopyError(`--from and --to both name ${describe(source)}; name another target`);
+  if (samePlace(source, target))
+    throw new CopyError(`--from and --to both name ${describe(source)}; name another target`);
   const resources = await resolveResources(options.resources, options.hooks);
   const collections = [...resources.resources.map((resource) => resource.collection), IDEMPOTENCY_COLLECTION];
 
   const sourceLock = source.kind === 'directory' ? await lockSource(source.path) : undefined;
   try {
-    const records = source.kind === 'directory' ? await readDirectory(source.path, resources, collections) : await onDatabase(source, () => readAllFromDatabase(source.url, resources));
+    const records =
+      source.kind === 'directory'
+        ? await readDirectory(source.path, resources, collections)
+        : await onDatabase(source, () => readAllFromDatabase(source.url, resources));
     if (target.kind === 'directory') await writeDirectory(target.path, resources, collections, records);
     else await onDatabase(target, () => writeDatabase(target.url, resources, records));
     return summary(resources, records, source, target);
@@ -76,19 +85,30 @@ async function onDatabase<T>(place: Place, work: () => Promise<T>): Promise<T> {
  */
 async function lockSource(path: string): Promise<DataLock> {
   const found = await stat(path).catch(() => undefined);
-  if (found === undefined || !found.isDirectory()) throw new CopyError(`the data directory ${path} does not exist; name the directory a server ran on`);
+  if (found === undefined || !found.isDirectory())
+    throw new CopyError(`the data directory ${path} does not exist; name the directory a server ran on`);
   return acquireLock(path);
 }
 
 /** Every record of a data directory, its snapshots and journal replayed as a start would, refusing data the declaration no longer fits in a start's words. */
-async function readDirectory(path: string, resources: ResourceTable, collections: readonly StoredCollection[]): Promise<Map<StoredCollection, CollectionCopy>> {
+async function readDirectory(
+  path: string,
+  resources: ResourceTable,
+  collections: readonly StoredCollection[],
+): Promise<Map<StoredCollection, CollectionCopy>> {
   const contents = await readDataDirectory(path, resources);
   const misfits = declarationFitProblems(resources, contents.collections);
-  if (misfits.length > 0) throw new StartupError(`the data in ${path} no longer fits the declaration: ${misfits.join('; ')}; nothing was changed`);
+  if (misfits.length > 0)
+    throw new StartupError(
+      `the data in ${path} no longer fits the declaration: ${misfits.join('; ')}; nothing was changed`,
+    );
   const copied = new Map<StoredCollection, CollectionCopy>();
   for (const collection of collections) {
     const state = contents.collections.get(collection);
-    copied.set(collection, { records: state === undefined ? [] : [...state.records.values()], nextId: state?.nextId ?? 1 });
+    copied.set(collection, {
+      records: state === undefined ? [] : [...state.records.values()],
+      nextId: state?.nextId ?? 1,
+    });
   }
   return copied;
 }
@@ -99,7 +119,12 @@ async function readDirectory(path: string, resources: ResourceTable, collections
  * empty journal, as a graceful stop leaves a directory. Cut short before the snapshots, the directory has only the
  * next ids a replay gives (max id + 1): a copy that printed no summary line is redone into a new directory.
  */
-async function writeDirectory(path: string, resources: ResourceTable, collections: readonly StoredCollection[], records: ReadonlyMap<StoredCollection, CollectionCopy>): Promise<void> {
+async function writeDirectory(
+  path: string,
+  resources: ResourceTable,
+  collections: readonly StoredCollection[],
+  records: ReadonlyMap<StoredCollection, CollectionCopy>,
+): Promise<void> {
   await mkdir(path, { recursive: true, mode: 0o700 }); // never world-writable, whatever the umask
   const lock = await acquireLock(path);
   try {
@@ -119,11 +144,16 @@ async function writeDirectory(path: string, resources: ResourceTable, collection
       lock,
       compactAfterBytes: Number.POSITIVE_INFINITY, // one compaction, at the end
       keptFrom: () => Number.POSITIVE_INFINITY, // a copy starts with no change history
-      logger: { info: () => {}, warn: (message) => console.warn(`warning: ${message}`), error: (message) => console.error(`error: ${message}`) },
+      logger: {
+        info: () => {},
+        warn: (message) => console.warn(`warning: ${message}`),
+        error: (message) => console.error(`error: ${message}`),
+      },
     });
     store.persistWith(persistence);
     const changes: Change[] = [];
-    for (const [collection, copy] of records) for (const record of copy.records) changes.push({ kind: 'put', collection, record });
+    for (const [collection, copy] of records)
+      for (const record of copy.records) changes.push({ kind: 'put', collection, record });
     if (changes.length > 0) await store.commit(changes);
     for (const [collection, copy] of records) raiseNextId(store.collectionState(collection), copy.nextId);
     await persistence.close(); // the snapshots, the journal removed, the lock released
@@ -138,7 +168,11 @@ function raiseNextId(state: CollectionState, nextId: number): void {
   state.nextId = Math.max(state.nextId, nextId);
 }
 
-async function writeDatabase(url: string, resources: ResourceTable, records: ReadonlyMap<StoredCollection, CollectionCopy>): Promise<void> {
+async function writeDatabase(
+  url: string,
+  resources: ResourceTable,
+  records: ReadonlyMap<StoredCollection, CollectionCopy>,
+): Promise<void> {
   const written = await writeAllToDatabase(url, resources, records);
   if (written !== 'written') throw new CopyError(notEmpty({ kind: 'database', url }));
 }
@@ -148,8 +182,15 @@ function notEmpty(target: Place): string {
 }
 
 /** `copied 12 users, 30 orders, 25 products (and 2 idempotency keys) from <source> to <target>`. */
-function summary(resources: ResourceTable, records: ReadonlyMap<StoredCollection, CollectionCopy>, source: Place, target: Place): string {
-  const declared = resources.resources.map((resource) => counted(records.get(resource.collection)?.records.length ?? 0, resource.collection));
+function summary(
+  resources: ResourceTable,
+  records: ReadonlyMap<StoredCollection, CollectionCopy>,
+  source: Place,
+  target: Place,
+): string {
+  const declared = resources.resources.map((resource) =>
+    counted(records.get(resource.collection)?.records.length ?? 0, resource.collection),
+  );
   const keys = counted(records.get(IDEMPOTENCY_COLLECTION)?.records.length ?? 0, 'idempotency keys');
   return `copied ${declared.join(', ')} (and ${keys}) from ${describe(source)} to ${describe(target)}`;
 }

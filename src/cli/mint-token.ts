@@ -15,15 +15,20 @@ import { resolveResources } from '../declarations/resolve-resources.ts';
 
 export class TokenMintError extends Error {}
 
-export async function mintToken(options: ServerOptions, email: string): Promise<{ token: string; userId: number; expiresIn: number }> {
+export async function mintToken(
+  options: ServerOptions,
+  email: string,
+): Promise<{ token: string; userId: number; expiresIn: number }> {
   const config = resolveConfig(options);
-  if (config.database !== undefined && config.tokenSecret !== undefined) return mintFromDatabase(config.database, config.tokenSecret, config.tokenTtlSeconds, email);
+  if (config.database !== undefined && config.tokenSecret !== undefined)
+    return mintFromDatabase(config.database, config.tokenSecret, config.tokenTtlSeconds, email);
   if (config.dataDir === null) throw new TokenMintError('a token can be minted only from a data directory');
   const dataDir = `the data directory ${config.dataDir} (--data-dir, DATA_DIR)`;
   const startOnce = `start the server once with it, or name another with --data-dir`;
   const resources = await resolveResources(options.resources, options.hooks);
   const contents = await readDataDirectory(config.dataDir, resources).catch((error: unknown) => {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw new TokenMintError(`${dataDir} does not exist; ${startOnce}`);
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT')
+      throw new TokenMintError(`${dataDir} does not exist; ${startOnce}`);
     throw new TokenMintError(`cannot read ${dataDir}: ${String((error as Error).message)}`);
   });
   const users = contents.collections.get('users');
@@ -32,7 +37,8 @@ export async function mintToken(options: ServerOptions, email: string): Promise<
   const user = store.findIgnoringCase('users', 'email', email);
   if (user === undefined) throw new TokenMintError(`no user has the email ${email} in ${dataDir}`);
   const secret = config.tokenSecret ?? (await readSecretFile(join(config.dataDir, TOKEN_SECRET_FILE)));
-  if (secret === undefined) throw new TokenMintError(`${dataDir} holds no token secret yet; ${startOnce}, or set TOKEN_SECRET`);
+  if (secret === undefined)
+    throw new TokenMintError(`${dataDir} holds no token secret yet; ${startOnce}, or set TOKEN_SECRET`);
   const { token, expiresIn } = new Authenticator(secret, config.tokenTtlSeconds, store).issue(user.id);
   return { token, userId: user.id, expiresIn };
 }
@@ -41,7 +47,12 @@ export async function mintToken(options: ServerOptions, email: string): Promise<
  * With DATABASE_URL: the user is read from the database, and the secret is TOKEN_SECRET, which every server sharing
  * that database signs with (resolveConfig requires it).
  */
-async function mintFromDatabase(url: string, secret: string, ttlSeconds: number, email: string): Promise<{ token: string; userId: number; expiresIn: number }> {
+async function mintFromDatabase(
+  url: string,
+  secret: string,
+  ttlSeconds: number,
+  email: string,
+): Promise<{ token: string; userId: number; expiresIn: number }> {
   const database = `the database ${withoutPassword(url)} (--database-url, DATABASE_URL)`;
   const user = await findUserInDatabase(url, email).catch((error: unknown) => {
     const problem = databaseProblem(error);

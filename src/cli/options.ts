@@ -22,25 +22,161 @@ interface Setting {
 }
 
 export const SETTINGS: readonly Setting[] = [
-  { variable: 'PORT', flag: 'port', option: 'port', kind: 'integer', fallback: String(DEFAULTS.port), meaning: 'TCP port; 0 picks a free one' },
-  { variable: 'HOST', flag: 'host', option: 'host', kind: 'string', fallback: DEFAULTS.host, meaning: 'interface to listen on' },
-  { variable: 'RESOURCES', flag: 'resources', option: 'resources', kind: 'string', fallback: 'the example domain', meaning: 'the declaration file of the resources to serve (README: Your own resources)' },
-  { variable: 'DATABASE_URL', flag: 'database-url', option: 'database', kind: 'string', fallback: 'none: the data directory', meaning: 'keep the data in PostgreSQL instead (README: Several processes)' },
-  { variable: 'DATA_DIR', flag: 'data-dir', option: 'dataDir', kind: 'string', fallback: DEFAULTS.dataDir, meaning: 'where snapshots and the journal live; created if missing' },
-  { variable: 'MAX_BODY_BYTES', flag: 'max-body-bytes', option: 'maxBodyBytes', kind: 'integer', fallback: String(DEFAULTS.maxBodyBytes), meaning: 'larger request bodies get 413' },
-  { variable: 'MAX_BODY_BYTES_IN_FLIGHT', flag: 'max-body-bytes-in-flight', option: 'maxBodyBytesInFlight', kind: 'integer', fallback: String(DEFAULTS.maxBodyBytesInFlight), meaning: 'request-body bytes held at once across all requests; past it, 503 with Retry-After' },
-  { variable: 'SEED', flag: 'seed', option: 'seed', kind: 'boolean', fallback: String(DEFAULTS.seed), meaning: 'load the example dataset into an empty data directory' },
-  { variable: 'COMPACT_AFTER_BYTES', flag: 'compact-after-bytes', option: 'compactAfterBytes', kind: 'integer', fallback: String(DEFAULTS.compactAfterBytes), meaning: 'fold the journal into snapshots once it holds this many bytes' },
-  { variable: 'RATE_LIMIT', flag: 'rate-limit', option: 'rateLimit', kind: 'integer', fallback: String(DEFAULTS.rateLimit), meaning: 'requests per client per minute; 0 turns limiting off' },
-  { variable: 'CORS_ORIGINS', flag: 'cors-origins', option: 'corsOrigins', kind: 'origins', fallback: 'none', meaning: 'comma-separated origins allowed from browsers, or *' },
-  { variable: 'LOG_FORMAT', flag: 'log-format', option: 'accessLog', kind: 'log-format', fallback: 'json (text on a terminal)', meaning: 'access log: json, text or off' },
-  { variable: 'ADMIN_EMAIL', flag: 'admin-email', option: 'adminEmail', kind: 'string', fallback: DEFAULTS.adminEmail, meaning: 'the administrator ensured at start' },
-  { variable: 'ADMIN_PASSWORD', flag: 'admin-password', option: 'adminPassword', kind: 'string', fallback: 'generated on the first start and printed once', meaning: "the administrator's password" },
-  { variable: 'TOKEN_SECRET', flag: 'token-secret', option: 'tokenSecret', kind: 'string', fallback: 'generated once, kept in DATA_DIR/token-secret', meaning: 'HMAC key for tokens (32+ characters)' },
-  { variable: 'TOKEN_TTL_SECONDS', flag: 'token-ttl-seconds', option: 'tokenTtlSeconds', kind: 'integer', fallback: String(DEFAULTS.tokenTtlSeconds), meaning: 'token lifetime' },
-  { variable: 'EVENTS_KEPT', flag: 'events-kept', option: 'events', member: 'kept', kind: 'integer', fallback: String(DEFAULTS.events.kept), meaning: 'the change feed keeps at least this many events (and those of the last 24 h)' },
-  { variable: 'MAX_STREAMS', flag: 'max-streams', option: 'events', member: 'maxStreams', kind: 'integer', fallback: String(DEFAULTS.events.maxStreams), meaning: 'event streams open at once; more get 429' },
-  { variable: 'MAX_STREAMS_PER_USER', flag: 'max-streams-per-user', option: 'events', member: 'maxStreamsPerUser', kind: 'integer', fallback: String(DEFAULTS.events.maxStreamsPerUser), meaning: 'event streams one user may have open at once' },
+  {
+    variable: 'PORT',
+    flag: 'port',
+    option: 'port',
+    kind: 'integer',
+    fallback: String(DEFAULTS.port),
+    meaning: 'TCP port; 0 picks a free one',
+  },
+  {
+    variable: 'HOST',
+    flag: 'host',
+    option: 'host',
+    kind: 'string',
+    fallback: DEFAULTS.host,
+    meaning: 'interface to listen on',
+  },
+  {
+    variable: 'RESOURCES',
+    flag: 'resources',
+    option: 'resources',
+    kind: 'string',
+    fallback: 'the example domain',
+    meaning: 'the declaration file of the resources to serve (README: Your own resources)',
+  },
+  {
+    variable: 'DATABASE_URL',
+    flag: 'database-url',
+    option: 'database',
+    kind: 'string',
+    fallback: 'none: the data directory',
+    meaning: 'keep the data in PostgreSQL instead (README: Several processes)',
+  },
+  {
+    variable: 'DATA_DIR',
+    flag: 'data-dir',
+    option: 'dataDir',
+    kind: 'string',
+    fallback: DEFAULTS.dataDir,
+    meaning: 'where snapshots and the journal live; created if missing',
+  },
+  {
+    variable: 'MAX_BODY_BYTES',
+    flag: 'max-body-bytes',
+    option: 'maxBodyBytes',
+    kind: 'integer',
+    fallback: String(DEFAULTS.maxBodyBytes),
+    meaning: 'larger request bodies get 413',
+  },
+  {
+    variable: 'MAX_BODY_BYTES_IN_FLIGHT',
+    flag: 'max-body-bytes-in-flight',
+    option: 'maxBodyBytesInFlight',
+    kind: 'integer',
+    fallback: String(DEFAULTS.maxBodyBytesInFlight),
+    meaning: 'request-body bytes held at once across all requests; past it, 503 with Retry-After',
+  },
+  {
+    variable: 'SEED',
+    flag: 'seed',
+    option: 'seed',
+    kind: 'boolean',
+    fallback: String(DEFAULTS.seed),
+    meaning: 'load the example dataset into an empty data directory',
+  },
+  {
+    variable: 'COMPACT_AFTER_BYTES',
+    flag: 'compact-after-bytes',
+    option: 'compactAfterBytes',
+    kind: 'integer',
+    fallback: String(DEFAULTS.compactAfterBytes),
+    meaning: 'fold the journal into snapshots once it holds this many bytes',
+  },
+  {
+    variable: 'RATE_LIMIT',
+    flag: 'rate-limit',
+    option: 'rateLimit',
+    kind: 'integer',
+    fallback: String(DEFAULTS.rateLimit),
+    meaning: 'requests per client per minute; 0 turns limiting off',
+  },
+  {
+    variable: 'CORS_ORIGINS',
+    flag: 'cors-origins',
+    option: 'corsOrigins',
+    kind: 'origins',
+    fallback: 'none',
+    meaning: 'comma-separated origins allowed from browsers, or *',
+  },
+  {
+    variable: 'LOG_FORMAT',
+    flag: 'log-format',
+    option: 'accessLog',
+    kind: 'log-format',
+    fallback: 'json (text on a terminal)',
+    meaning: 'access log: json, text or off',
+  },
+  {
+    variable: 'ADMIN_EMAIL',
+    flag: 'admin-email',
+    option: 'adminEmail',
+    kind: 'string',
+    fallback: DEFAULTS.adminEmail,
+    meaning: 'the administrator ensured at start',
+  },
+  {
+    variable: 'ADMIN_PASSWORD',
+    flag: 'admin-password',
+    option: 'adminPassword',
+    kind: 'string',
+    fallback: 'generated on the first start and printed once',
+    meaning: "the administrator's password",
+  },
+  {
+    variable: 'TOKEN_SECRET',
+    flag: 'token-secret',
+    option: 'tokenSecret',
+    kind: 'string',
+    fallback: 'generated once, kept in DATA_DIR/token-secret',
+    meaning: 'HMAC key for tokens (32+ characters)',
+  },
+  {
+    variable: 'TOKEN_TTL_SECONDS',
+    flag: 'token-ttl-seconds',
+    option: 'tokenTtlSeconds',
+    kind: 'integer',
+    fallback: String(DEFAULTS.tokenTtlSeconds),
+    meaning: 'token lifetime',
+  },
+  {
+    variable: 'EVENTS_KEPT',
+    flag: 'events-kept',
+    option: 'events',
+    member: 'kept',
+    kind: 'integer',
+    fallback: String(DEFAULTS.events.kept),
+    meaning: 'the change feed keeps at least this many events (and those of the last 24 h)',
+  },
+  {
+    variable: 'MAX_STREAMS',
+    flag: 'max-streams',
+    option: 'events',
+    member: 'maxStreams',
+    kind: 'integer',
+    fallback: String(DEFAULTS.events.maxStreams),
+    meaning: 'event streams open at once; more get 429',
+  },
+  {
+    variable: 'MAX_STREAMS_PER_USER',
+    flag: 'max-streams-per-user',
+    option: 'events',
+    member: 'maxStreamsPerUser',
+    kind: 'integer',
+    fallback: String(DEFAULTS.events.maxStreamsPerUser),
+    meaning: 'event streams one user may have open at once',
+  },
 ];
 
 export type CommandLine =
@@ -51,9 +187,14 @@ export type CommandLine =
   | { readonly kind: 'check-resources'; readonly file: string }
   | { readonly kind: 'help'; readonly text: string }
   | { readonly kind: 'version' }
-  | { readonly kind: 'error'; readonly command: 'run' | 'token' | 'copy' | 'openapi' | 'check-resources'; readonly message: string };
+  | {
+      readonly kind: 'error';
+      readonly command: 'run' | 'token' | 'copy' | 'openapi' | 'check-resources';
+      readonly message: string;
+    };
 
-const COPY_USAGE = 'usage: plainrest copy --from <data dir | postgres://…> --to <data dir | postgres://…> [--resources FILE]';
+const COPY_USAGE =
+  'usage: plainrest copy --from <data dir | postgres://…> --to <data dir | postgres://…> [--resources FILE]';
 /** The flags of `plainrest copy`: where from, where to, and the declaration deciding the collections (RESOURCES too). */
 const COPY_FLAGS = ['from', 'to', 'resources'] as const;
 
@@ -63,12 +204,17 @@ export function parseCommandLine(argv: readonly string[], env: NodeJS.ProcessEnv
   if (command === 'copy') return parseCopy(args.slice(1), env);
   if (command === 'check-resources') {
     const file = args[1] ?? env['RESOURCES'];
-    if (args.length > 2 || file === undefined || file === '' || file.startsWith('-')) return { kind: 'error', command, message: 'usage: plainrest check-resources FILE' };
+    if (args.length > 2 || file === undefined || file === '' || file.startsWith('-'))
+      return { kind: 'error', command, message: 'usage: plainrest check-resources FILE' };
     return { kind: 'check-resources', file };
   }
   const minting = command === 'token';
   const describing = command === 'openapi';
-  const failure = (message: string): CommandLine => ({ kind: 'error', command: minting ? 'token' : describing ? 'openapi' : 'run', message });
+  const failure = (message: string): CommandLine => ({
+    kind: 'error',
+    command: minting ? 'token' : describing ? 'openapi' : 'run',
+    message,
+  });
   if (minting || describing) args = args.slice(1);
   let email: string | undefined;
   const raw = new Map<Setting, string>();
@@ -95,7 +241,8 @@ export function parseCommandLine(argv: readonly string[], env: NodeJS.ProcessEnv
   const options: Record<string, unknown> = {};
   for (const [setting, text] of raw) {
     const value = convert(setting.kind, text);
-    if (value === undefined) return failure(`--${setting.flag} (${setting.variable}): "${text}" is not a valid ${setting.kind}`);
+    if (value === undefined)
+      return failure(`--${setting.flag} (${setting.variable}): "${text}" is not a valid ${setting.kind}`);
     if (setting.member === undefined) options[setting.option] = value;
     else options[setting.option] = { ...(options[setting.option] as object | undefined), [setting.member]: value };
   }

@@ -125,7 +125,14 @@ export const DEFAULTS = Object.freeze({
   headersTimeoutMs: 10_000,
   requestTimeoutMs: 30_000,
   keepAliveTimeoutMs: 5_000,
-  events: Object.freeze({ kept: 10_000, keptForMs: 24 * 60 * 60 * 1000, maxStreams: 1000, maxStreamsPerUser: 10, heartbeatMs: 15_000, streamBufferBytes: 1_048_576 }),
+  events: Object.freeze({
+    kept: 10_000,
+    keptForMs: 24 * 60 * 60 * 1000,
+    maxStreams: 1000,
+    maxStreamsPerUser: 10,
+    heartbeatMs: 15_000,
+    streamBufferBytes: 1_048_576,
+  }),
 });
 
 /** Shorter secrets make HS256 keys guessable (RFC 7518 §3.2: a key of at least 256 bits). */
@@ -150,7 +157,12 @@ export function resolveConfig(options: ServerOptions = {}): Config {
   const config: Config = {
     port: options.port ?? DEFAULTS.port,
     host: options.host ?? DEFAULTS.host,
-    dataDir: options.store !== undefined || options.database !== undefined ? null : options.dataDir === undefined ? DEFAULTS.dataDir : options.dataDir,
+    dataDir:
+      options.store !== undefined || options.database !== undefined
+        ? null
+        : options.dataDir === undefined
+          ? DEFAULTS.dataDir
+          : options.dataDir,
     database: options.store !== undefined ? undefined : options.database,
     seed: options.seed ?? DEFAULTS.seed,
     maxBodyBytes: options.maxBodyBytes ?? DEFAULTS.maxBodyBytes,
@@ -172,8 +184,10 @@ export function resolveConfig(options: ServerOptions = {}): Config {
   };
   for (const [name, value] of Object.entries(config.events) as [keyof EventSettings, number][]) {
     if (name === 'keptForMs') {
-      if (!Number.isInteger(value) || value < 0) throw new ConfigError('events', `events.keptForMs must be an integer of 0 or more, not ${String(value)}`, name);
-    } else if (!Number.isInteger(value) || value < 1) throw new ConfigError('events', `events.${name} must be a positive integer, not ${String(value)}`, name);
+      if (!Number.isInteger(value) || value < 0)
+        throw new ConfigError('events', `events.keptForMs must be an integer of 0 or more, not ${String(value)}`, name);
+    } else if (!Number.isInteger(value) || value < 1)
+      throw new ConfigError('events', `events.${name} must be a positive integer, not ${String(value)}`, name);
   }
   if (!Number.isInteger(config.port) || config.port < 0 || config.port > 65535) {
     throw new ConfigError('port', `port must be an integer from 0 to 65535, not ${config.port}`);
@@ -182,19 +196,32 @@ export function resolveConfig(options: ServerOptions = {}): Config {
     throw new ConfigError('maxBodyBytes', `maxBodyBytes must be a positive integer, not ${config.maxBodyBytes}`);
   }
   if (!Number.isInteger(config.maxBodyBytesInFlight) || config.maxBodyBytesInFlight < 1) {
-    throw new ConfigError('maxBodyBytesInFlight', `maxBodyBytesInFlight must be a positive integer, not ${config.maxBodyBytesInFlight}`);
+    throw new ConfigError(
+      'maxBodyBytesInFlight',
+      `maxBodyBytesInFlight must be a positive integer, not ${config.maxBodyBytesInFlight}`,
+    );
   }
   if (!Number.isInteger(config.rateLimit) || config.rateLimit < 0) {
-    throw new ConfigError('rateLimit', `rateLimit must be a whole number of requests per minute (0: off), not ${config.rateLimit}`);
+    throw new ConfigError(
+      'rateLimit',
+      `rateLimit must be a whole number of requests per minute (0: off), not ${config.rateLimit}`,
+    );
   }
   for (const name of ['headersTimeoutMs', 'requestTimeoutMs', 'keepAliveTimeoutMs'] as const) {
-    if (!Number.isInteger(config[name]) || config[name] < 1) throw new ConfigError(name, `${name} must be a positive integer, not ${config[name]}`);
+    if (!Number.isInteger(config[name]) || config[name] < 1)
+      throw new ConfigError(name, `${name} must be a positive integer, not ${config[name]}`);
   }
   if (!Number.isInteger(config.compactAfterBytes) || config.compactAfterBytes < 1) {
-    throw new ConfigError('compactAfterBytes', `compactAfterBytes must be a positive integer, not ${config.compactAfterBytes}`);
+    throw new ConfigError(
+      'compactAfterBytes',
+      `compactAfterBytes must be a positive integer, not ${config.compactAfterBytes}`,
+    );
   }
   if (!Number.isInteger(config.tokenTtlSeconds) || config.tokenTtlSeconds < 1) {
-    throw new ConfigError('tokenTtlSeconds', `tokenTtlSeconds must be a positive integer, not ${config.tokenTtlSeconds}`);
+    throw new ConfigError(
+      'tokenTtlSeconds',
+      `tokenTtlSeconds must be a positive integer, not ${config.tokenTtlSeconds}`,
+    );
   }
   if (!EMAIL_PATTERN.test(config.adminEmail)) {
     throw new ConfigError('adminEmail', `adminEmail must be an email address, not "${config.adminEmail}"`);
@@ -208,9 +235,16 @@ export function resolveConfig(options: ServerOptions = {}): Config {
   if (config.host === '') throw new ConfigError('host', 'host must not be empty');
   if (config.dataDir === '') throw new ConfigError('dataDir', 'dataDir must not be empty (use null for memory only)');
   if (config.database !== undefined) {
-    if (!/^postgres(ql)?:\/\//.test(config.database)) throw new ConfigError('database', 'database must be a PostgreSQL URL: postgres://user:password@host:port/database');
+    if (!/^postgres(ql)?:\/\//.test(config.database))
+      throw new ConfigError(
+        'database',
+        'database must be a PostgreSQL URL: postgres://user:password@host:port/database',
+      );
     if (config.tokenSecret === undefined) {
-      throw new ConfigError('tokenSecret', 'a database needs tokenSecret: every process that shares it must sign tokens with the same key');
+      throw new ConfigError(
+        'tokenSecret',
+        'a database needs tokenSecret: every process that shares it must sign tokens with the same key',
+      );
     }
   }
   return Object.freeze(config);

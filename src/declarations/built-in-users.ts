@@ -6,11 +6,24 @@
 import type { Audience, Operation } from '../resources/definition.ts';
 import type { CollectionDeclaration, PropertySchema } from './declaration.ts';
 
-export const BUILT_IN_USER_ACCESS: Readonly<Record<Operation, Audience>> = { list: 'admin', read: 'owner', create: 'admin', update: 'owner', delete: 'owner' };
+export const BUILT_IN_USER_ACCESS: Readonly<Record<Operation, Audience>> = {
+  list: 'admin',
+  read: 'owner',
+  create: 'admin',
+  update: 'owner',
+  delete: 'owner',
+};
 
 export const BUILT_IN_USER_PROPERTIES: Readonly<Record<string, PropertySchema>> = {
   name: { type: 'string', minLength: 1, maxLength: 100, 'x-sort': true, 'x-search': true },
-  email: { type: 'string', format: 'email', maxLength: 254, 'x-unique': 'ignore-case', 'x-filter': true, 'x-sort': true },
+  email: {
+    type: 'string',
+    format: 'email',
+    maxLength: 254,
+    'x-unique': 'ignore-case',
+    'x-filter': true,
+    'x-sort': true,
+  },
   password: { type: 'string', format: 'password', writeOnly: true, minLength: 8, maxLength: 200 },
   role: { enum: ['user', 'admin'], default: 'user', 'x-admin-only': true, 'x-filter': true, 'x-sort': true },
 };
@@ -20,7 +33,9 @@ export const BUILT_IN_USERS: CollectionDeclaration = {
   access: BUILT_IN_USER_ACCESS,
   properties: BUILT_IN_USER_PROPERTIES,
   required: ['name', 'email'],
-  names: { pt: { collection: 'usuarios', singular: 'usuario', properties: { name: 'nome', password: 'senha', role: 'papel' } } },
+  names: {
+    pt: { collection: 'usuarios', singular: 'usuario', properties: { name: 'nome', password: 'senha', role: 'papel' } },
+  },
 };
 
 /** How strict each audience is, for "users' access may only be made stricter". */

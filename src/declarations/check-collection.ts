@@ -16,12 +16,32 @@ const OPERATIONS = ['list', 'read', 'create', 'update', 'delete'] as const;
 const AUDIENCES: ReadonlySet<string> = new Set(['public', 'user', 'owner', 'admin']);
 const LANGUAGE = /^[a-z]{2}$/;
 
-const COLLECTION_MEMBERS: ReadonlySet<string> = new Set(['singular', 'parent', 'owned', 'access', 'properties', 'required', 'names', 'description']);
+const COLLECTION_MEMBERS: ReadonlySet<string> = new Set([
+  'singular',
+  'parent',
+  'owned',
+  'access',
+  'properties',
+  'required',
+  'names',
+  'description',
+]);
 
 /** A collection's declaration; `collections` are the names a parent or a reference may give. */
-export function checkCollection(collection: string, body: Json, pointer: string, collections: ReadonlySet<string>, problem: Report): void {
-  if (!NAME.test(collection)) problem(pointer, `"${collection}" is not a collection name: lower-case letters, digits and _, starting with a letter`);
-  else if (RESERVED_COLLECTIONS.has(collection)) problem(pointer, `"${collection}" is reserved: plainrest serves /v1/${collection} itself`);
+export function checkCollection(
+  collection: string,
+  body: Json,
+  pointer: string,
+  collections: ReadonlySet<string>,
+  problem: Report,
+): void {
+  if (!NAME.test(collection))
+    problem(
+      pointer,
+      `"${collection}" is not a collection name: lower-case letters, digits and _, starting with a letter`,
+    );
+  else if (RESERVED_COLLECTIONS.has(collection))
+    problem(pointer, `"${collection}" is reserved: plainrest serves /v1/${collection} itself`);
   if (!isObject(body)) {
     problem(pointer, 'must be an object');
     return;
@@ -31,13 +51,18 @@ export function checkCollection(collection: string, body: Json, pointer: string,
   }
   const singular = body['singular'];
   if (singular === undefined) problem(pointer, 'needs "singular", the name of one record');
-  else if (typeof singular !== 'string' || !NAME.test(singular)) problem(child(pointer, 'singular'), 'must be a name: lower-case letters, digits and _');
+  else if (typeof singular !== 'string' || !NAME.test(singular))
+    problem(child(pointer, 'singular'), 'must be a name: lower-case letters, digits and _');
 
   const parent = body['parent'];
   if (parent !== undefined && (typeof parent !== 'string' || !collections.has(parent))) {
-    problem(child(pointer, 'parent'), `names no declared collection${typeof parent === 'string' ? ` ("${parent}")` : ''}`);
+    problem(
+      child(pointer, 'parent'),
+      `names no declared collection${typeof parent === 'string' ? ` ("${parent}")` : ''}`,
+    );
   }
-  if (body['owned'] !== undefined && typeof body['owned'] !== 'boolean') problem(child(pointer, 'owned'), 'must be true or false');
+  if (body['owned'] !== undefined && typeof body['owned'] !== 'boolean')
+    problem(child(pointer, 'owned'), 'must be true or false');
   checkAccess(body['access'], child(pointer, 'access'), problem);
 
   const properties = body['properties'];
@@ -50,11 +75,18 @@ export function checkCollection(collection: string, body: Json, pointer: string,
     for (const [name, schema] of Object.entries(properties)) {
       declared.add(name);
       const at = child(child(pointer, 'properties'), name);
-      if (!NAME.test(name)) problem(at, `"${name}" is not a property name: lower-case letters, digits and _, starting with a letter`);
+      if (!NAME.test(name))
+        problem(at, `"${name}" is not a property name: lower-case letters, digits and _, starting with a letter`);
       else if (RESERVED_PROPERTIES.has(name)) problem(at, `every record has "${name}" already; it cannot be declared`);
-      else if (name === 'owner_id' && body['owned'] === true) problem(at, 'an owned collection keeps its owner in "owner_id" itself');
+      else if (name === 'owner_id' && body['owned'] === true)
+        problem(at, 'an owned collection keeps its owner in "owner_id" itself');
       const builtInType = collection === 'users' ? builtInUserType(name) : undefined;
-      if (builtInType !== undefined && isObject(schema) && schema['type'] !== undefined && schema['type'] !== builtInType) {
+      if (
+        builtInType !== undefined &&
+        isObject(schema) &&
+        schema['type'] !== undefined &&
+        schema['type'] !== builtInType
+      ) {
         problem(child(at, 'type'), `users' built-in "${name}" is a ${builtInType} and cannot be retyped`);
       }
       checkSchema(schema, at, collections, problem, true);
@@ -87,8 +119,10 @@ function checkAccess(access: Json, pointer: string, problem: Report): void {
     return;
   }
   for (const [operation, audience] of Object.entries(access)) {
-    if (!(OPERATIONS as readonly string[]).includes(operation)) problem(child(pointer, operation), `unknown operation; one of ${OPERATIONS.join(', ')}`);
-    else if (typeof audience !== 'string' || !AUDIENCES.has(audience)) problem(child(pointer, operation), 'must be one of public, user, owner, admin');
+    if (!(OPERATIONS as readonly string[]).includes(operation))
+      problem(child(pointer, operation), `unknown operation; one of ${OPERATIONS.join(', ')}`);
+    else if (typeof audience !== 'string' || !AUDIENCES.has(audience))
+      problem(child(pointer, operation), 'must be one of public, user, owner, admin');
   }
 }
 
@@ -107,8 +141,10 @@ function checkNames(names: Json, declared: ReadonlySet<string>, pointer: string,
     }
     for (const [member, value] of Object.entries(vocabulary)) {
       if (member === 'collection' || member === 'singular') {
-        if (typeof value !== 'string' || !NAME.test(value)) problem(child(at, member), 'must be a name: lower-case letters, digits and _');
-        else if (member === 'collection' && RESERVED_COLLECTIONS.has(value)) problem(child(at, member), `"${value}" is reserved: plainrest serves /v1/${value} itself`);
+        if (typeof value !== 'string' || !NAME.test(value))
+          problem(child(at, member), 'must be a name: lower-case letters, digits and _');
+        else if (member === 'collection' && RESERVED_COLLECTIONS.has(value))
+          problem(child(at, member), `"${value}" is reserved: plainrest serves /v1/${value} itself`);
       } else if (member === 'properties') {
         checkTranslatedProperties(value, declared, child(at, member), problem);
       } else {
@@ -118,7 +154,12 @@ function checkNames(names: Json, declared: ReadonlySet<string>, pointer: string,
   }
 }
 
-function checkTranslatedProperties(properties: Json, declared: ReadonlySet<string>, pointer: string, problem: Report): void {
+function checkTranslatedProperties(
+  properties: Json,
+  declared: ReadonlySet<string>,
+  pointer: string,
+  problem: Report,
+): void {
   if (!isObject(properties)) {
     problem(pointer, 'must be an object from property names to their names in this language');
     return;
@@ -126,8 +167,10 @@ function checkTranslatedProperties(properties: Json, declared: ReadonlySet<strin
   const seen = new Set<string>();
   for (const [name, translated] of Object.entries(properties)) {
     if (!declared.has(name)) problem(child(pointer, name), `names no declared property ("${name}")`);
-    if (typeof translated !== 'string' || !NAME.test(translated)) problem(child(pointer, name), 'must be a name: lower-case letters, digits and _');
-    else if (seen.has(translated)) problem(child(pointer, name), `"${translated}" names two properties in this language`);
+    if (typeof translated !== 'string' || !NAME.test(translated))
+      problem(child(pointer, name), 'must be a name: lower-case letters, digits and _');
+    else if (seen.has(translated))
+      problem(child(pointer, name), `"${translated}" names two properties in this language`);
     else seen.add(translated);
   }
 }

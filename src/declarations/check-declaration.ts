@@ -32,11 +32,22 @@ export function declarationSizeProblem(declaration: Json): DeclarationProblem | 
   let values = 0;
   while (pending.length > 0) {
     const { value, pointer, depth } = pending.pop() as { value: Json; pointer: string; depth: number };
-    if (++values > MAX_DECLARATION_VALUES) return { pointer: '', message: `holds more than ${MAX_DECLARATION_VALUES} JSON values; a declaration is limited to that many` };
+    if (++values > MAX_DECLARATION_VALUES)
+      return {
+        pointer: '',
+        message: `holds more than ${MAX_DECLARATION_VALUES} JSON values; a declaration is limited to that many`,
+      };
     if (typeof value !== 'object' || value === null) continue;
-    if (depth === MAX_DECLARATION_DEPTH) return { pointer, message: `nests deeper than ${MAX_DECLARATION_DEPTH} levels; a declaration is limited to that depth` };
-    const entries: [string | number, Json][] = Array.isArray(value) ? value.map((item, index) => [index, item]) : Object.entries(value);
-    for (const [member, inner] of entries) pending.push({ value: inner, pointer: child(pointer, member), depth: depth + 1 });
+    if (depth === MAX_DECLARATION_DEPTH)
+      return {
+        pointer,
+        message: `nests deeper than ${MAX_DECLARATION_DEPTH} levels; a declaration is limited to that depth`,
+      };
+    const entries: [string | number, Json][] = Array.isArray(value)
+      ? value.map((item, index) => [index, item])
+      : Object.entries(value);
+    for (const [member, inner] of entries)
+      pending.push({ value: inner, pointer: child(pointer, member), depth: depth + 1 });
   }
   return undefined;
 }
@@ -53,16 +64,22 @@ export function checkDeclaration(declaration: Json): DeclarationProblem[] {
     problem('', 'must be a JSON object with a "resources" member');
     return problems;
   }
-  for (const member of Object.keys(declaration)) if (member !== 'resources' && !member.startsWith('x-')) problem(child('', member), 'unknown member');
+  for (const member of Object.keys(declaration))
+    if (member !== 'resources' && !member.startsWith('x-')) problem(child('', member), 'unknown member');
   const resources = declaration['resources'];
   if (!isObject(resources)) {
     problem('/resources', 'must be an object of collections');
     return problems;
   }
   const collections = Object.keys(resources).length;
-  if (collections > MAX_COLLECTIONS) problem('/resources', `declares ${collections} collections; at most ${MAX_COLLECTIONS} may be declared`);
-  const properties = Object.values(resources).reduce((sum: number, body) => sum + (isObject(body) ? propertyCount(body) : 0), 0);
-  if (properties > MAX_PROPERTIES) problem('/resources', `declares ${properties} properties in all; at most ${MAX_PROPERTIES} may be declared`);
+  if (collections > MAX_COLLECTIONS)
+    problem('/resources', `declares ${collections} collections; at most ${MAX_COLLECTIONS} may be declared`);
+  const properties = Object.values(resources).reduce(
+    (sum: number, body) => sum + (isObject(body) ? propertyCount(body) : 0),
+    0,
+  );
+  if (properties > MAX_PROPERTIES)
+    problem('/resources', `declares ${properties} properties in all; at most ${MAX_PROPERTIES} may be declared`);
   if (problems.length > 0) return problems;
   // Users are always served (built-in-users.ts): a parent or a reference may name them undeclared.
   const names = new Set([...Object.keys(resources), 'users']);
@@ -77,7 +94,6 @@ export function checkDeclaration(declaration: Json): DeclarationProblem[] {
   return problems;
 }
 
-
 /** How many properties `schema` declares, its members' members and its items' counted. */
 function propertyCount(schema: JsonObject): number {
   const properties = isObject(schema['properties']) ? Object.values(schema['properties']) : [];
@@ -90,14 +106,22 @@ function checkUsers(users: Json, problem: Report): void {
   if (!isObject(users)) return;
   const pointer = '/resources/users';
   if (users['parent'] !== undefined) problem(child(pointer, 'parent'), 'users are always a top-level collection');
-  if (users['owned'] !== undefined) problem(child(pointer, 'owned'), 'a user owns their own record; users cannot be "owned"');
-  if (users['singular'] !== undefined && users['singular'] !== 'user') problem(child(pointer, 'singular'), 'the singular of users is "user"');
+  if (users['owned'] !== undefined)
+    problem(child(pointer, 'owned'), 'a user owns their own record; users cannot be "owned"');
+  if (users['singular'] !== undefined && users['singular'] !== 'user')
+    problem(child(pointer, 'singular'), 'the singular of users is "user"');
   const access = users['access'];
   if (isObject(access)) {
     for (const [operation, audience] of Object.entries(access)) {
-      const builtIn = Object.hasOwn(BUILT_IN_USER_ACCESS, operation) ? BUILT_IN_USER_ACCESS[operation as Operation] : undefined;
+      const builtIn = Object.hasOwn(BUILT_IN_USER_ACCESS, operation)
+        ? BUILT_IN_USER_ACCESS[operation as Operation]
+        : undefined;
       if (builtIn === undefined || typeof audience !== 'string' || !Object.hasOwn(AUDIENCE_RANK, audience)) continue;
-      if (AUDIENCE_RANK[audience as Audience] < AUDIENCE_RANK[builtIn]) problem(child(child(pointer, 'access'), operation), `users' ${operation} may only be made stricter than "${builtIn}"`);
+      if (AUDIENCE_RANK[audience as Audience] < AUDIENCE_RANK[builtIn])
+        problem(
+          child(child(pointer, 'access'), operation),
+          `users' ${operation} may only be made stricter than "${builtIn}"`,
+        );
     }
   }
   const properties = isObject(users['properties']) ? users['properties'] : {};
@@ -106,7 +130,10 @@ function checkUsers(users: Json, problem: Report): void {
     if (typeof name !== 'string' || builtInUserType(name) !== undefined) return;
     const schema = properties[name];
     if (isObject(schema) && schema['default'] === undefined) {
-      problem(child(child(pointer, 'required'), index), `a required property of users needs a "default": the administrator is created without "${name}"`);
+      problem(
+        child(child(pointer, 'required'), index),
+        `a required property of users needs a "default": the administrator is created without "${name}"`,
+      );
     }
   });
 }
@@ -128,7 +155,10 @@ function checkOwnerAccess(resources: JsonObject, problem: Report): void {
     if (!isObject(body) || !isObject(body['access']) || hasOwner(resources, collection)) continue;
     for (const [operation, audience] of Object.entries(body['access'])) {
       if (audience === 'owner') {
-        problem(child(child(child('/resources', collection), 'access'), operation), `"owner" needs records with an owner: make ${collection} "owned", or nest it under users or an owned collection`);
+        problem(
+          child(child(child('/resources', collection), 'access'), operation),
+          `"owner" needs records with an owner: make ${collection} "owned", or nest it under users or an owned collection`,
+        );
       }
     }
   }
@@ -136,7 +166,12 @@ function checkOwnerAccess(resources: JsonObject, problem: Report): void {
 
 /** `users` and its names in the built-in vocabularies (`usuarios`). */
 function builtInUserSegments(): string[] {
-  return ['users', ...Object.values(BUILT_IN_USERS.names ?? {}).flatMap((vocabulary) => (vocabulary.collection === undefined ? [] : [vocabulary.collection]))];
+  return [
+    'users',
+    ...Object.values(BUILT_IN_USERS.names ?? {}).flatMap((vocabulary) =>
+      vocabulary.collection === undefined ? [] : [vocabulary.collection],
+    ),
+  ];
 }
 
 /** Two collections under the same parent may not share a path segment in any vocabulary (nor one collection's name in one vocabulary be another's in another). */
@@ -155,7 +190,8 @@ function checkPathNames(resources: JsonObject, problem: Report): void {
     for (const name of names) {
       const key = `${parent}/${name}`;
       const holder = taken.get(key);
-      if (holder !== undefined && holder !== collection) problem(child('/resources', collection), `its path segment "${name}" is also ${holder}'s`);
+      if (holder !== undefined && holder !== collection)
+        problem(child('/resources', collection), `its path segment "${name}" is also ${holder}'s`);
       else taken.set(key, collection);
     }
   }
@@ -169,7 +205,10 @@ function checkParentChains(resources: JsonObject, problem: Report): void {
     let current = parentOf(resources, start);
     while (current !== undefined) {
       if (seen.has(current)) {
-        problem(child(child('/resources', start), 'parent'), `the parent chain comes back to "${current}": ${[...seen, current].join(' → ')}`);
+        problem(
+          child(child('/resources', start), 'parent'),
+          `the parent chain comes back to "${current}": ${[...seen, current].join(' → ')}`,
+        );
         break;
       }
       seen.add(current);
@@ -179,7 +218,11 @@ function checkParentChains(resources: JsonObject, problem: Report): void {
     if (current !== undefined) continue; // a cycle, reported above
     // Under users left undeclared, a chain is one longer than its declared collections.
     const depth = seen.size + (namedParent(resources, top) === 'users' && !Object.hasOwn(resources, 'users') ? 1 : 0);
-    if (depth > MAX_NESTING) problem(child(child('/resources', start), 'parent'), `nests ${start} ${depth} collections deep; at most ${MAX_NESTING} may nest`);
+    if (depth > MAX_NESTING)
+      problem(
+        child(child('/resources', start), 'parent'),
+        `nests ${start} ${depth} collections deep; at most ${MAX_NESTING} may nest`,
+      );
   }
 }
 

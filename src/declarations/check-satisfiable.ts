@@ -13,7 +13,13 @@ import { child, type Report } from './problems.ts';
 
 /** A default is checked as the value of a one-field body with this name. */
 const VALUE = 'value';
-const VALUE_NAMES = buildVocabulary({ language: 'en', collection: 'defaults', singular: 'default', properties: new Map(), known: new Set([VALUE]) });
+const VALUE_NAMES = buildVocabulary({
+  language: 'en',
+  collection: 'defaults',
+  singular: 'default',
+  properties: new Map(),
+  known: new Set([VALUE]),
+});
 
 /** Every collection's properties, in a declaration with no other problem (so every schema compiles). */
 export function checkSatisfiable(resources: Readonly<Record<string, unknown>>, problem: Report): void {
@@ -27,14 +33,16 @@ export function checkSatisfiable(resources: Readonly<Record<string, unknown>>, p
 }
 
 function checkProperty(schema: PropertySchema, pointer: string, required: boolean, problem: Report): void {
-  if (required && schema.readOnly === true) problem(`${pointer}/readOnly`, 'a required property is given by the client, so it cannot be readOnly');
+  if (required && schema.readOnly === true)
+    problem(`${pointer}/readOnly`, 'a required property is given by the client, so it cannot be readOnly');
   if (schema.minLength !== undefined && schema.maxLength !== undefined && schema.minLength > schema.maxLength) {
     problem(`${pointer}/minLength`, `is more than maxLength (${schema.maxLength}): no string fits`);
   }
   if (schema.minItems !== undefined && schema.maxItems !== undefined && schema.minItems > schema.maxItems) {
     problem(`${pointer}/minItems`, `is more than maxItems (${schema.maxItems}): no array fits`);
   }
-  if (!hasNumberBetweenBounds(schema)) problem(pointer, `its bounds leave no ${schema.type === 'integer' ? 'integer' : 'number'} between them`);
+  if (!hasNumberBetweenBounds(schema))
+    problem(pointer, `its bounds leave no ${schema.type === 'integer' ? 'integer' : 'number'} between them`);
   if (schema.default !== undefined) {
     const refusal = defaultRefusal(schema);
     if (refusal !== undefined) problem(`${pointer}/default`, `does not fit the schema: it ${refusal}`);
@@ -66,6 +74,10 @@ function defaultRefusal(schema: PropertySchema): string | undefined {
     return undefined;
   } catch (error) {
     if (!(error instanceof HttpError) || error.errors === undefined) throw error;
-    return error.errors.map((refused) => (refused.field === VALUE ? refused.message : `${refused.field.slice(VALUE.length)} ${refused.message}`)).join('; ');
+    return error.errors
+      .map((refused) =>
+        refused.field === VALUE ? refused.message : `${refused.field.slice(VALUE.length)} ${refused.message}`,
+      )
+      .join('; ');
   }
 }

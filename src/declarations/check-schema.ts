@@ -12,7 +12,13 @@ const FORMATS: ReadonlySet<string> = new Set(['email', 'date', 'date-time', 'uri
 export const MAX_EXAMPLE_LENGTH = 10_000;
 
 /** A property's schema, and recursively its `items` and `properties`. */
-export function checkSchema(schema: Json, pointer: string, collections: ReadonlySet<string>, problem: Report, topLevel: boolean): void {
+export function checkSchema(
+  schema: Json,
+  pointer: string,
+  collections: ReadonlySet<string>,
+  problem: Report,
+  topLevel: boolean,
+): void {
   if (!isObject(schema)) {
     problem(pointer, 'must be a schema object');
     return;
@@ -25,40 +31,61 @@ export function checkSchema(schema: Json, pointer: string, collections: Readonly
   }
   const type = schema['type'];
   const values = schema['enum'];
-  if (type !== undefined && (typeof type !== 'string' || !TYPES.has(type))) problem(child(pointer, 'type'), `must be one of ${[...TYPES].join(', ')}`);
+  if (type !== undefined && (typeof type !== 'string' || !TYPES.has(type)))
+    problem(child(pointer, 'type'), `must be one of ${[...TYPES].join(', ')}`);
   if (type === undefined && values === undefined) problem(pointer, 'needs a "type" or an "enum"');
-  if (values !== undefined && (!Array.isArray(values) || values.length === 0 || new Set(values.map((value) => JSON.stringify(value))).size !== values.length)) {
+  if (
+    values !== undefined &&
+    (!Array.isArray(values) ||
+      values.length === 0 ||
+      new Set(values.map((value) => JSON.stringify(value))).size !== values.length)
+  ) {
     problem(child(pointer, 'enum'), 'must be a non-empty array of distinct values');
-  } else if (Array.isArray(values) && !values.every((value) => typeof value === 'string' || typeof value === 'boolean' || (typeof value === 'number' && Number.isFinite(value)))) {
+  } else if (
+    Array.isArray(values) &&
+    !values.every(
+      (value) =>
+        typeof value === 'string' ||
+        typeof value === 'boolean' ||
+        (typeof value === 'number' && Number.isFinite(value)),
+    )
+  ) {
     problem(child(pointer, 'enum'), 'each value must be a string, a number or true/false');
   }
   for (const keyword of keywordsOfValue('whole number')) {
     const value = schema[keyword];
-    if (value !== undefined && !(Number.isSafeInteger(value) && (value as number) >= 0)) problem(child(pointer, keyword), 'must be a whole number ≥ 0');
+    if (value !== undefined && !(Number.isSafeInteger(value) && (value as number) >= 0))
+      problem(child(pointer, keyword), 'must be a whole number ≥ 0');
   }
   for (const keyword of keywordsOfValue('number')) {
     const value = schema[keyword];
-    if (value !== undefined && (typeof value !== 'number' || !Number.isFinite(value))) problem(child(pointer, keyword), 'must be a number');
+    if (value !== undefined && (typeof value !== 'number' || !Number.isFinite(value)))
+      problem(child(pointer, keyword), 'must be a number');
   }
   for (const keyword of keywordsOfValue('positive number')) {
     const value = schema[keyword];
-    if (value !== undefined && !(typeof value === 'number' && value > 0 && Number.isFinite(value))) problem(child(pointer, keyword), 'must be a number > 0');
+    if (value !== undefined && !(typeof value === 'number' && value > 0 && Number.isFinite(value)))
+      problem(child(pointer, keyword), 'must be a number > 0');
   }
   const format = schema['format'];
-  if (format !== undefined && (typeof format !== 'string' || !FORMATS.has(format))) problem(child(pointer, 'format'), `must be one of ${[...FORMATS].join(', ')}`);
+  if (format !== undefined && (typeof format !== 'string' || !FORMATS.has(format)))
+    problem(child(pointer, 'format'), `must be one of ${[...FORMATS].join(', ')}`);
   const pattern = schema['pattern'];
   if (pattern !== undefined) {
     const reason = patternProblem(pattern);
     if (reason !== undefined) problem(child(pointer, 'pattern'), reason);
   }
   for (const keyword of keywordsOfValue('boolean')) {
-    if (schema[keyword] !== undefined && typeof schema[keyword] !== 'boolean') problem(child(pointer, keyword), 'must be true or false');
+    if (schema[keyword] !== undefined && typeof schema[keyword] !== 'boolean')
+      problem(child(pointer, keyword), 'must be true or false');
   }
   for (const keyword of keywordsOfValue('string')) {
-    if (schema[keyword] !== undefined && typeof schema[keyword] !== 'string') problem(child(pointer, keyword), 'must be a string');
+    if (schema[keyword] !== undefined && typeof schema[keyword] !== 'string')
+      problem(child(pointer, keyword), 'must be a string');
   }
   for (const keyword of keywordsOfValue('array')) {
-    if (schema[keyword] !== undefined && !Array.isArray(schema[keyword])) problem(child(pointer, keyword), 'must be an array');
+    if (schema[keyword] !== undefined && !Array.isArray(schema[keyword]))
+      problem(child(pointer, keyword), 'must be an array');
   }
 
   if (schema['items'] !== undefined) {
@@ -70,17 +97,27 @@ export function checkSchema(schema: Json, pointer: string, collections: Readonly
   checkObjectMembers(schema, type, pointer, collections, problem);
   checkReference(schema, pointer, collections, problem); // at any depth: an order item's product_id
   if (topLevel) checkExtensions(schema, pointer, problem);
-  else for (const keyword of Object.keys(schema)) {
-    if (isKeyword(keyword) && 'topLevelOnly' in KEYWORDS[keyword]) problem(child(pointer, keyword), 'applies to a top-level property only');
-  }
-  if (schema['default'] !== undefined && !fitsKindOf(schema['default'], type, values)) problem(child(pointer, 'default'), 'does not fit the schema');
+  else
+    for (const keyword of Object.keys(schema)) {
+      if (isKeyword(keyword) && 'topLevelOnly' in KEYWORDS[keyword])
+        problem(child(pointer, keyword), 'applies to a top-level property only');
+    }
+  if (schema['default'] !== undefined && !fitsKindOf(schema['default'], type, values))
+    problem(child(pointer, 'default'), 'does not fit the schema');
   for (const keyword of ['default', 'examples'] as const) {
     const length = schema[keyword] === undefined ? 0 : JSON.stringify(schema[keyword]).length;
-    if (length > MAX_EXAMPLE_LENGTH) problem(child(pointer, keyword), `is ${length} characters of JSON; it is limited to ${MAX_EXAMPLE_LENGTH}`);
+    if (length > MAX_EXAMPLE_LENGTH)
+      problem(child(pointer, keyword), `is ${length} characters of JSON; it is limited to ${MAX_EXAMPLE_LENGTH}`);
   }
 }
 
-function checkObjectMembers(schema: JsonObject, type: Json, pointer: string, collections: ReadonlySet<string>, problem: Report): void {
+function checkObjectMembers(
+  schema: JsonObject,
+  type: Json,
+  pointer: string,
+  collections: ReadonlySet<string>,
+  problem: Report,
+): void {
   const members = schema['properties'];
   const memberNames = new Set<string>();
   if (members !== undefined) {
@@ -95,13 +132,15 @@ function checkObjectMembers(schema: JsonObject, type: Json, pointer: string, col
   } else if (type === 'object') {
     problem(pointer, 'an object needs "properties" (members not declared are refused)');
   }
-  if (schema['required'] !== undefined) checkRequired(schema['required'], memberNames, child(pointer, 'required'), problem);
+  if (schema['required'] !== undefined)
+    checkRequired(schema['required'], memberNames, child(pointer, 'required'), problem);
 }
 
 function checkReference(schema: JsonObject, pointer: string, collections: ReadonlySet<string>, problem: Report): void {
   const references = schema['x-references'];
   if (references === undefined) return;
-  if (typeof references !== 'string' || !collections.has(references)) problem(child(pointer, 'x-references'), 'names no declared collection');
+  if (typeof references !== 'string' || !collections.has(references))
+    problem(child(pointer, 'x-references'), 'names no declared collection');
   if (schema['type'] !== 'integer') problem(child(pointer, 'x-references'), 'a reference is an id: "type": "integer"');
 }
 
@@ -109,10 +148,13 @@ function checkExtensions(schema: JsonObject, pointer: string, problem: Report): 
   const type = schema['type'];
   const values = Array.isArray(schema['enum']) ? (schema['enum'] as Json[]) : undefined;
   const unique = schema['x-unique'];
-  if (unique !== undefined && unique !== true && unique !== 'ignore-case') problem(child(pointer, 'x-unique'), 'must be true or "ignore-case"');
-  if (unique === 'ignore-case' && type !== 'string') problem(child(pointer, 'x-unique'), '"ignore-case" applies to strings');
+  if (unique !== undefined && unique !== true && unique !== 'ignore-case')
+    problem(child(pointer, 'x-unique'), 'must be true or "ignore-case"');
+  if (unique === 'ignore-case' && type !== 'string')
+    problem(child(pointer, 'x-unique'), '"ignore-case" applies to strings');
 
-  if (schema['x-search'] === true && (type !== 'string' || schema['writeOnly'] === true)) problem(child(pointer, 'x-search'), 'applies to a string property that is read');
+  if (schema['x-search'] === true && (type !== 'string' || schema['writeOnly'] === true))
+    problem(child(pointer, 'x-search'), 'applies to a string property that is read');
 
   const transitions = schema['x-transitions'];
   if (transitions !== undefined) {
@@ -128,7 +170,8 @@ function checkExtensions(schema: JsonObject, pointer: string, problem: Report): 
           continue;
         }
         targets.forEach((target, index) => {
-          if (!states.has(target)) problem(child(child(at, from), index), `${JSON.stringify(target)} is not one of the enum's states`);
+          if (!states.has(target))
+            problem(child(child(at, from), index), `${JSON.stringify(target)} is not one of the enum's states`);
         });
       }
     }
@@ -141,7 +184,8 @@ function checkExtensions(schema: JsonObject, pointer: string, problem: Report): 
     if (!Array.isArray(ownerMaySet)) problem(at, 'must be an array of values');
     else if (values !== undefined) {
       ownerMaySet.forEach((value, index) => {
-        if (!values.includes(value)) problem(child(at, index), `${JSON.stringify(value)} is not one of the enum's values`);
+        if (!values.includes(value))
+          problem(child(at, index), `${JSON.stringify(value)} is not one of the enum's values`);
       });
     }
   }
@@ -176,7 +220,8 @@ export function checkRequired(required: Json, declared: ReadonlySet<string>, poi
     return;
   }
   required.forEach((name, index) => {
-    if (typeof name !== 'string' || !declared.has(name)) problem(child(pointer, index), `names no declared property${typeof name === 'string' ? ` ("${name}")` : ''}`);
+    if (typeof name !== 'string' || !declared.has(name))
+      problem(child(pointer, index), `names no declared property${typeof name === 'string' ? ` ("${name}")` : ''}`);
   });
   if (new Set(required).size !== required.length) problem(pointer, 'names a property twice');
 }

@@ -72,7 +72,10 @@ function orderedCollections(declarations: Readonly<Record<string, CollectionDecl
   return ordered;
 }
 
-interface MutableDefinition extends Omit<ResourceDefinition, 'children' | 'referencedBy' | 'referencing' | 'vocabularies'> {
+interface MutableDefinition extends Omit<
+  ResourceDefinition,
+  'children' | 'referencedBy' | 'referencing' | 'vocabularies'
+> {
   readonly children: ResourceDefinition[];
   readonly referencedBy: { definition: ResourceDefinition; path: readonly string[] }[];
   readonly referencing: { field: string; definition: ResourceDefinition }[];
@@ -81,18 +84,26 @@ interface MutableDefinition extends Omit<ResourceDefinition, 'children' | 'refer
 
 /** Compiles a declaration that check-declaration.ts found no problem in. */
 export function compileDeclaration(declaration: ResourcesDeclaration, hooks: Hooks = {}): ResourceTable {
-  const declarations: Record<string, CollectionDeclaration> = { ...declaration.resources, users: usersDeclaration(declaration.resources['users']) };
+  const declarations: Record<string, CollectionDeclaration> = {
+    ...declaration.resources,
+    users: usersDeclaration(declaration.resources['users']),
+  };
   const byCollection = new Map<string, MutableDefinition>();
   for (const collection of orderedCollections(declarations)) {
     const body = declarations[collection] as CollectionDeclaration;
     const parentDefinition = body.parent === undefined ? undefined : byCollection.get(body.parent);
-    const parent = parentDefinition === undefined ? undefined : { definition: parentDefinition as ResourceDefinition, field: `${parentDefinition.singular}_id` };
+    const parent =
+      parentDefinition === undefined
+        ? undefined
+        : { definition: parentDefinition as ResourceDefinition, field: `${parentDefinition.singular}_id` };
     const ownership = ownershipOf(collection, body, parentDefinition);
     const fields: FieldRule[] = [ID_FIELD];
     if (parent !== undefined) fields.push({ name: parent.field, type: 'integer', access: 'server', minimum: 1 });
-    if (body.owned === true && ownership === 'owned') fields.push({ name: OWNER_FIELD_NAME, type: 'integer', access: 'server', minimum: 1 });
+    if (body.owned === true && ownership === 'owned')
+      fields.push({ name: OWNER_FIELD_NAME, type: 'integer', access: 'server', minimum: 1 });
     const required = new Set(body.required ?? []);
-    for (const [name, schema] of Object.entries(body.properties ?? {})) fields.push(compileRule(name, schema, required.has(name), (other) => declarations[other]?.singular));
+    for (const [name, schema] of Object.entries(body.properties ?? {}))
+      fields.push(compileRule(name, schema, required.has(name), (other) => declarations[other]?.singular));
     fields.push(CREATED_AT_FIELD, UPDATED_AT_FIELD);
     const access: Access = { ...DEFAULT_ACCESS, ...body.access };
     const definition: MutableDefinition = {
@@ -121,17 +132,29 @@ export function compileDeclaration(declaration: ResourcesDeclaration, hooks: Hoo
       definition.referencing.push({ field: rule.name, definition: referenced as ResourceDefinition });
     }
   }
-  const languages = ['en', ...new Set(Object.values(declarations).flatMap((body) => Object.keys(body.names ?? {})).filter((language) => language !== 'en'))];
+  const languages = [
+    'en',
+    ...new Set(
+      Object.values(declarations)
+        .flatMap((body) => Object.keys(body.names ?? {}))
+        .filter((language) => language !== 'en'),
+    ),
+  ];
   for (const definition of byCollection.values()) {
     const body = declarations[definition.collection] as CollectionDeclaration;
-    for (const language of languages) definition.vocabularies.set(language, vocabularyFor(definition, body, language, declarations));
+    for (const language of languages)
+      definition.vocabularies.set(language, vocabularyFor(definition, body, language, declarations));
   }
   const resources = [...byCollection.values()] as ResourceDefinition[];
   return { resources, languages, get: (collection) => byCollection.get(collection) as ResourceDefinition | undefined };
 }
 
 /** See Ownership in resources/definition.ts. */
-function ownershipOf(collection: string, body: CollectionDeclaration, parent: ResourceDefinition | undefined): Ownership | undefined {
+function ownershipOf(
+  collection: string,
+  body: CollectionDeclaration,
+  parent: ResourceDefinition | undefined,
+): Ownership | undefined {
   if (collection === 'users') return 'self';
   if (parent !== undefined && (parent.ownership === 'self' || parent.ownership === 'root-user')) return 'root-user';
   if (body.owned === true) return 'owned';
@@ -158,7 +181,8 @@ function vocabularyFor(
   const properties = new Map<string, string>(Object.entries(names?.properties ?? {}));
   const parent = definition.parent;
   if (parent !== undefined && language !== 'en') {
-    const parentSingular = declarations[parent.definition.collection]?.names?.[language]?.singular ?? parent.definition.singular;
+    const parentSingular =
+      declarations[parent.definition.collection]?.names?.[language]?.singular ?? parent.definition.singular;
     properties.set(parent.field, `${parentSingular}_id`);
   }
   const known = new Set<string>(['id', 'created_at', 'updated_at']);
@@ -183,10 +207,22 @@ function vocabularyFor(
 type RuleInProgress = { -readonly [K in keyof FieldRule]: FieldRule[K] };
 
 /** A property's schema as a field rule (at the top level, or a member or element of one). */
-export function compileRule(name: string, schema: PropertySchema, required: boolean, singularOf: (collection: string) => string | undefined): FieldRule {
+export function compileRule(
+  name: string,
+  schema: PropertySchema,
+  required: boolean,
+  singularOf: (collection: string) => string | undefined,
+): FieldRule {
   const type: FieldType = schema.enum !== undefined ? 'enum' : (schema.type ?? 'string');
   const writeOnly = schema.writeOnly === true;
-  const access = schema.readOnly === true ? 'server' : writeOnly ? 'write-only' : schema['x-admin-only'] === true ? 'restricted' : 'client';
+  const access =
+    schema.readOnly === true
+      ? 'server'
+      : writeOnly
+        ? 'write-only'
+        : schema['x-admin-only'] === true
+          ? 'restricted'
+          : 'client';
   const memberRequired = new Set(schema.required ?? []);
   const rule: RuleInProgress = { name, type, access, declared: { ...schema } };
   if (required) rule.required = true;
@@ -203,7 +239,9 @@ export function compileRule(name: string, schema: PropertySchema, required: bool
   if (schema.enum !== undefined) rule.values = [...schema.enum];
   if (schema.items !== undefined) rule.items = compileRule(name, schema.items, false, singularOf);
   if (schema.properties !== undefined) {
-    rule.members = Object.entries(schema.properties).map(([member, memberSchema]) => compileRule(member, memberSchema, memberRequired.has(member), singularOf));
+    rule.members = Object.entries(schema.properties).map(([member, memberSchema]) =>
+      compileRule(member, memberSchema, memberRequired.has(member), singularOf),
+    );
   }
   if (schema.default !== undefined) rule.default = schema.default;
   const unique = schema['x-unique'];

@@ -6,7 +6,8 @@
 import type { PropertySchema } from './declaration.ts';
 
 /** What a keyword's value must be; `checked apart` keywords have a check of their own in check-schema.ts. */
-export type KeywordValue = 'whole number' | 'number' | 'positive number' | 'boolean' | 'string' | 'array' | 'checked apart';
+export type KeywordValue =
+  'whole number' | 'number' | 'positive number' | 'boolean' | 'string' | 'array' | 'checked apart';
 
 export interface Keyword {
   readonly value: KeywordValue;
@@ -17,7 +18,9 @@ export interface Keyword {
 }
 
 /** PropertySchema's named members, without its `x-…` index signature: the table must have a row for each. */
-type NamedKeyword = keyof { [K in keyof PropertySchema as string extends K ? never : `x-${string}` extends K ? never : K]: unknown };
+type NamedKeyword = keyof {
+  [K in keyof PropertySchema as string extends K ? never : `x-${string}` extends K ? never : K]: unknown;
+};
 
 export const KEYWORDS = {
   type: { value: 'checked apart' },
@@ -54,7 +57,9 @@ export const KEYWORDS = {
 export type KeywordName = keyof typeof KEYWORDS;
 
 /** The keywords that bound a value and are copied into its rule as they are. */
-export type BoundKeyword = { [K in KeywordName]: (typeof KEYWORDS)[K] extends { bound: true } ? K : never }[KeywordName];
+export type BoundKeyword = {
+  [K in KeywordName]: (typeof KEYWORDS)[K] extends { bound: true } ? K : never;
+}[KeywordName];
 
 export const KEYWORD_NAMES = Object.keys(KEYWORDS) as KeywordName[];
 

@@ -39,7 +39,9 @@ export function compileObject(declaration: ResourcesDeclaration, hooks: Hooks = 
     copy = JSON.parse(JSON.stringify(declaration));
   } catch (error) {
     // A cycle, a BigInt, or nesting deeper than JSON.stringify can follow.
-    throw new DeclarationError([`resources: (top level): is not plain JSON data (${error instanceof Error ? error.message : String(error)})`]);
+    throw new DeclarationError([
+      `resources: (top level): is not plain JSON data (${error instanceof Error ? error.message : String(error)})`,
+    ]);
   }
   return checkAndCompile('resources', copy, hooks);
 }
@@ -47,8 +49,11 @@ export function compileObject(declaration: ResourcesDeclaration, hooks: Hooks = 
 function checkAndCompile(fileName: string, declaration: unknown, hooks: Hooks): ResourceTable {
   const problems = checkDeclaration(declaration);
   if (problems.length > 0) {
-    const lines = problems.slice(0, MOST_PROBLEMS_SHOWN).map(({ pointer, message }) => `${fileName}: ${pointer === '' ? '(top level)' : pointer}: ${message}`);
-    if (problems.length > MOST_PROBLEMS_SHOWN) lines.push(`${fileName}: and ${problems.length - MOST_PROBLEMS_SHOWN} more problems`);
+    const lines = problems
+      .slice(0, MOST_PROBLEMS_SHOWN)
+      .map(({ pointer, message }) => `${fileName}: ${pointer === '' ? '(top level)' : pointer}: ${message}`);
+    if (problems.length > MOST_PROBLEMS_SHOWN)
+      lines.push(`${fileName}: and ${problems.length - MOST_PROBLEMS_SHOWN} more problems`);
     throw new DeclarationError(lines);
   }
   return compileDeclaration(declaration as ResourcesDeclaration, hooks);
@@ -59,12 +64,22 @@ export async function loadDeclarationFile(path: string, hooks: Hooks = {}): Prom
   let text: string;
   try {
     const { size } = await stat(path);
-    if (size > MAX_DECLARATION_BYTES) throw new DeclarationError([`${path}: is ${size} bytes; a declaration is limited to ${MAX_DECLARATION_BYTES} bytes`]);
+    if (size > MAX_DECLARATION_BYTES)
+      throw new DeclarationError([
+        `${path}: is ${size} bytes; a declaration is limited to ${MAX_DECLARATION_BYTES} bytes`,
+      ]);
     text = await readFile(path, 'utf8');
   } catch (error) {
     if (error instanceof DeclarationError) throw error;
     const code = (error as NodeJS.ErrnoException).code;
-    const reason = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'a directory, not a file' : code === 'EACCES' ? 'not readable' : String(code ?? error);
+    const reason =
+      code === 'ENOENT'
+        ? 'no such file'
+        : code === 'EISDIR'
+          ? 'a directory, not a file'
+          : code === 'EACCES'
+            ? 'not readable'
+            : String(code ?? error);
     throw new DeclarationError([`${path}: cannot read the declaration: ${reason}`]);
   }
   return parseDeclaration(path, text, hooks);

@@ -11,7 +11,10 @@ import { compileObject, loadDeclarationFile } from './load-declaration.ts';
 /** What the `resources` option may hold: a file's path, a declaration, or a table already compiled from one. */
 export type ResourcesOption = string | ResourcesDeclaration | ResourceTable;
 
-export async function resolveResources(resources: ResourcesOption | undefined, hooks: Hooks | undefined): Promise<ResourceTable> {
+export async function resolveResources(
+  resources: ResourcesOption | undefined,
+  hooks: Hooks | undefined,
+): Promise<ResourceTable> {
   if (resources === undefined) return exampleResources();
   if (typeof resources === 'string') return loadDeclarationFile(resources, hooks);
   if (isCompiled(resources)) return resources;

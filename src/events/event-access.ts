@@ -19,8 +19,12 @@ const NONE: ReadonlySet<string> = new Set();
 function setsOf(table: ResourceTable): Sets {
   let sets = setsByTable.get(table);
   if (sets === undefined) {
-    const shared = table.resources.filter((definition) => definition.access.read === 'public' || definition.access.read === 'user');
-    const owned = table.resources.filter((definition) => definition.access.read === 'owner' && definition.ownership !== undefined);
+    const shared = table.resources.filter(
+      (definition) => definition.access.read === 'public' || definition.access.read === 'user',
+    );
+    const owned = table.resources.filter(
+      (definition) => definition.access.read === 'owner' && definition.ownership !== undefined,
+    );
     sets = {
       everything: new Set(table.resources.map((definition) => definition.collection)),
       shared: new Set(shared.map((definition) => definition.collection)),
@@ -33,5 +37,7 @@ function setsOf(table: ResourceTable): Sets {
 
 export function readableBy(actor: Actor, table: ResourceTable): Readable {
   const sets = setsOf(table);
-  return actor.role === 'admin' ? { all: sets.everything, own: NONE, owner: actor.id } : { all: sets.shared, own: sets.owned, owner: actor.id };
+  return actor.role === 'admin'
+    ? { all: sets.everything, own: NONE, owner: actor.id }
+    : { all: sets.shared, own: sets.owned, owner: actor.id };
 }

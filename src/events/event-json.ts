@@ -14,7 +14,9 @@ export function eventJson(event: FeedEvent, table: ResourceTable, language: Lang
   if (definition === undefined) throw new Error(`an event of ${event.collection}, which is not declared`);
   const vocabulary = vocabularyOf(definition, language);
   const head = `{"id":${event.id},"type":"${event.type}","collection":${JSON.stringify(vocabulary.collection)},"record_id":${event.recordId},"path":${JSON.stringify(recordPath(definition, event, language))},"at":"${event.at}"`;
-  return event.record === undefined ? `${head}}` : `${head},"record":${represent(definition, event.record, vocabulary).json}}`;
+  return event.record === undefined
+    ? `${head}}`
+    : `${head},"record":${represent(definition, event.record, vocabulary).json}}`;
 }
 
 /** Each event's Server-Sent Events block, per language: encoded once however many streams send it. */

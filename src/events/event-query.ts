@@ -44,15 +44,27 @@ export interface EventParameters {
 
 const POSITION = /^(0|[1-9][0-9]{0,15})$/;
 
-export function parseEventParameters(search: string, lastEventId: string | undefined, table: ResourceTable, language: Language, stream: boolean): EventParameters {
+export function parseEventParameters(
+  search: string,
+  lastEventId: string | undefined,
+  table: ResourceTable,
+  language: Language,
+  stream: boolean,
+): EventParameters {
   const words = feedWords(language);
-  const known = stream ? [words.collection, words.type, words.after] : [words.collection, words.type, words.after, words.page, words.limit];
+  const known = stream
+    ? [words.collection, words.type, words.after]
+    : [words.collection, words.type, words.after, words.page, words.limit];
   const errors: FieldError[] = [];
   const given = new Map<string, { name: string; value: string }>();
   for (const [name, value] of parameterPairs(search)) {
     if (!known.includes(name)) {
       const use = stream && (name === words.page || name === words.limit) ? 'a stream is not paged; ' : '';
-      errors.push({ field: name, code: 'unknown_parameter', message: `is not a parameter of the change feed; ${use}use ${known.join(', ')}` });
+      errors.push({
+        field: name,
+        code: 'unknown_parameter',
+        message: `is not a parameter of the change feed; ${use}use ${known.join(', ')}`,
+      });
     } else if (given.has(name)) errors.push({ field: name, code: 'repeated_parameter', message: 'may be given once' });
     else given.set(name, { name, value });
   }
@@ -61,7 +73,10 @@ export function parseEventParameters(search: string, lastEventId: string | undef
   if (type !== undefined && !(EVENT_TYPES as readonly string[]).includes(type.value)) {
     errors.push({ field: type.name, code: 'invalid_value', message: `must be one of ${EVENT_TYPES.join(', ')}` });
   }
-  const after = parsePosition(lastEventId === undefined ? given.get(words.after) : { name: 'Last-Event-ID', value: lastEventId.trim() }, errors);
+  const after = parsePosition(
+    lastEventId === undefined ? given.get(words.after) : { name: 'Last-Event-ID', value: lastEventId.trim() },
+    errors,
+  );
   const page = parseBoundedInteger(given.get(words.page), 1, 1, MAX_PAGE, errors);
   const limit = parseBoundedInteger(given.get(words.limit), DEFAULT_PAGE_SIZE, 1, MAX_PAGE_SIZE, errors);
   if (errors.length > 0) throw queryError(errors);
@@ -75,11 +90,20 @@ export function parseEventParameters(search: string, lastEventId: string | undef
 }
 
 /** A collection by its name in the path's language (or its declared name); the feed names its events' collections the same way. */
-function parseCollection(given: { name: string; value: string } | undefined, table: ResourceTable, language: Language, errors: FieldError[]): string | undefined {
+function parseCollection(
+  given: { name: string; value: string } | undefined,
+  table: ResourceTable,
+  language: Language,
+  errors: FieldError[],
+): string | undefined {
   if (given === undefined) return undefined;
   const names = table.resources.map((definition) => vocabularyOf(definition, language).collection);
-  const found = table.resources.find((definition) => vocabularyOf(definition, language).collection === given.value || definition.collection === given.value);
-  if (found === undefined) errors.push({ field: given.name, code: 'invalid_value', message: `must be one of ${names.join(', ')}` });
+  const found = table.resources.find(
+    (definition) =>
+      vocabularyOf(definition, language).collection === given.value || definition.collection === given.value,
+  );
+  if (found === undefined)
+    errors.push({ field: given.name, code: 'invalid_value', message: `must be one of ${names.join(', ')}` });
   return found?.collection;
 }
 

@@ -64,7 +64,14 @@ export class EventStream {
   #expiry: NodeJS.Timeout | undefined;
   #ended = false;
 
-  constructor(res: ServerResponse, request: StreamRequest, feed: ChangeFeed, table: ResourceTable, settings: EventSettings, onEnd: (ending: Ending) => void) {
+  constructor(
+    res: ServerResponse,
+    request: StreamRequest,
+    feed: ChangeFeed,
+    table: ResourceTable,
+    settings: EventSettings,
+    onEnd: (ending: Ending) => void,
+  ) {
     this.#res = res;
     this.#request = request;
     this.#feed = feed;
@@ -81,13 +88,16 @@ export class EventStream {
     if (notice !== undefined) this.#write(`event: notice\ndata: ${JSON.stringify(notice)}\n\n`);
     if (!isResumable(position, window)) {
       const detail = unresumableDetail(position, window);
-      this.#write(`id: ${window.latest}\nevent: reset\ndata: ${JSON.stringify({ reason: 'history_gone', detail, latest: window.latest })}\n\n`);
+      this.#write(
+        `id: ${window.latest}\nevent: reset\ndata: ${JSON.stringify({ reason: 'history_gone', detail, latest: window.latest })}\n\n`,
+      );
       position = window.latest;
     }
     this.#lastSent = position;
     this.#seen = position;
     const untilExpiry = this.#request.expiresAt * 1000 - Date.now();
-    if (untilExpiry <= LONGEST_TIMER_MS) this.#expiry = setTimeout(() => this.#expire(), Math.max(0, untilExpiry)).unref();
+    if (untilExpiry <= LONGEST_TIMER_MS)
+      this.#expiry = setTimeout(() => this.#expire(), Math.max(0, untilExpiry)).unref();
     this.#catchUp().catch(() => this.#res.destroy());
   }
 
@@ -165,14 +175,20 @@ export class EventStream {
   }
 
   #expire(): void {
-    this.end({ reason: 'token_expired', detail: 'the token of this stream has expired; get a new one (POST /v1/tokens) and reconnect' });
+    this.end({
+      reason: 'token_expired',
+      detail: 'the token of this stream has expired; get a new one (POST /v1/tokens) and reconnect',
+    });
   }
 
   #write(text: string | Buffer): void {
     if (text.length === 0 || this.#ended || this.#res.destroyed) return;
     this.#res.write(text);
     if (this.#res.writableLength > this.#settings.streamBufferBytes) {
-      const ending: Ending = { reason: 'slow_reader', detail: `the previous stream fell more than ${this.#settings.streamBufferBytes} bytes behind and was closed; it resumes from Last-Event-ID` };
+      const ending: Ending = {
+        reason: 'slow_reader',
+        detail: `the previous stream fell more than ${this.#settings.streamBufferBytes} bytes behind and was closed; it resumes from Last-Event-ID`,
+      };
       this.#ended = true;
       this.#onEnd(ending);
       this.#res.destroy();

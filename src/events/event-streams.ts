@@ -69,7 +69,11 @@ export class EventStreams {
   /** The feed missed events it no longer holds: every stream ends, and its reconnect after Last-Event-ID gets `event: reset`. */
   #missed(): void {
     this.#queued = [];
-    const ending: Ending = { reason: 'events_missed', detail: 'this server missed events that are no longer kept; reconnect with Last-Event-ID: the stream starts again with event: reset' };
+    const ending: Ending = {
+      reason: 'events_missed',
+      detail:
+        'this server missed events that are no longer kept; reconnect with Last-Event-ID: the stream starts again with event: reset',
+    };
     for (const stream of [...this.#streams]) stream.end(ending);
   }
 
@@ -91,13 +95,24 @@ export class EventStreams {
 
   /** A 429 when the caller, or the server, has as many streams open as allowed; a 503 once shutting down. */
   admit(actor: Actor): void {
-    if (this.#closed) throw new HttpError('not_ready', 'the server is shutting down; reconnect to another process', { headers: { 'Retry-After': '1' } });
+    if (this.#closed)
+      throw new HttpError('not_ready', 'the server is shutting down; reconnect to another process', {
+        headers: { 'Retry-After': '1' },
+      });
     const mine = this.#perUser.get(actor.id) ?? 0;
     if (mine >= this.#settings.maxStreamsPerUser) {
-      throw new HttpError('too_many_streams', `you have ${mine} event streams open, the most one user may; close one first`, { headers: { 'Retry-After': '5' } });
+      throw new HttpError(
+        'too_many_streams',
+        `you have ${mine} event streams open, the most one user may; close one first`,
+        { headers: { 'Retry-After': '5' } },
+      );
     }
     if (this.#streams.size >= this.#settings.maxStreams) {
-      throw new HttpError('too_many_streams', `the server has ${this.#streams.size} event streams open, the most it takes; retry later`, { headers: { 'Retry-After': '5' } });
+      throw new HttpError(
+        'too_many_streams',
+        `the server has ${this.#streams.size} event streams open, the most it takes; retry later`,
+        { headers: { 'Retry-After': '5' } },
+      );
     }
   }
 
@@ -114,7 +129,11 @@ export class EventStreams {
   /** Ends every stream with `event: closed` (graceful shutdown) and admits no more. */
   closeAll(): void {
     this.#closed = true;
-    for (const stream of [...this.#streams]) stream.end({ reason: 'shutting_down', detail: 'the server is shutting down; reconnect (to another process) to resume' });
+    for (const stream of [...this.#streams])
+      stream.end({
+        reason: 'shutting_down',
+        detail: 'the server is shutting down; reconnect (to another process) to resume',
+      });
   }
 
   #start(res: ServerResponse, request: StreamRequest, window: EventWindow): void {
@@ -152,4 +171,3 @@ export class EventStreams {
     stream.begin(window, notice);
   }
 }
-

@@ -40,7 +40,13 @@ export class EventLog implements ChangeFeed {
   #loading: Promise<void> | undefined;
 
   /** `events` as loaded from the journal; nothing up to `lostThrough` is known; `lastSeq` is the journal's last number. */
-  constructor(events: FeedEvent[], lostThrough: number, lastSeq: number, retention: Retention = DEFAULT_RETENTION, now: () => number = Date.now) {
+  constructor(
+    events: FeedEvent[],
+    lostThrough: number,
+    lastSeq: number,
+    retention: Retention = DEFAULT_RETENTION,
+    now: () => number = Date.now,
+  ) {
     this.#events = events;
     this.#lostThrough = lostThrough;
     this.#latest = lastSeq;
@@ -67,15 +73,17 @@ export class EventLog implements ChangeFeed {
   loadEarlier(earlier: Promise<EarlierHistory>): void {
     // Should the decoding fail outright, the feed goes on as if all of it were gone.
     const gone: EarlierHistory = { events: [], lostThrough: this.#latest };
-    const loading = earlier.catch(() => gone).then((history) => {
-      this.#lostThrough = Math.max(this.#lostThrough, history.lostThrough);
-      const lost = this.#lostThrough;
-      const kept = history.events.filter((event) => event.id > lost);
-      this.#events = [...kept, ...this.#events.slice(this.#start)];
-      this.#start = 0;
-      this.#loading = undefined;
-      this.#trim();
-    });
+    const loading = earlier
+      .catch(() => gone)
+      .then((history) => {
+        this.#lostThrough = Math.max(this.#lostThrough, history.lostThrough);
+        const lost = this.#lostThrough;
+        const kept = history.events.filter((event) => event.id > lost);
+        this.#events = [...kept, ...this.#events.slice(this.#start)];
+        this.#start = 0;
+        this.#loading = undefined;
+        this.#trim();
+      });
     this.#loading = loading;
   }
 

@@ -39,9 +39,18 @@ export interface EventFilter {
 }
 
 /** The filter after `after` for a reader with `readable`, narrowed to what they asked for (`collection`, `type`). */
-export function eventFilter(after: number, readable: Readable, asked: { readonly collection?: string; readonly type?: EventType }): EventFilter {
+export function eventFilter(
+  after: number,
+  readable: Readable,
+  asked: { readonly collection?: string; readonly type?: EventType },
+): EventFilter {
   const { collection, type } = asked;
-  return { after, readable, ...(collection === undefined ? {} : { collection }), ...(type === undefined ? {} : { type }) };
+  return {
+    after,
+    readable,
+    ...(collection === undefined ? {} : { collection }),
+    ...(type === undefined ? {} : { type }),
+  };
 }
 
 /** Whether `event` passes `filter` (after, collection, type and the caller's permission). */

@@ -30,7 +30,9 @@ export function listRecords(context: RequestContext, definition: ResourceDefinit
   const { listPages } = context.services;
   const { store } = context;
   // A list of one's own records differs by caller, so its cached page does too.
-  const target = listsOwnRecordsOnly(context.actor, definition) ? `${context.path}?${context.search}#${context.actor.id}` : `${context.path}?${context.search}`;
+  const target = listsOwnRecordsOnly(context.actor, definition)
+    ? `${context.path}?${context.search}#${context.actor.id}`
+    : `${context.path}?${context.search}`;
   const version = pageVersion(store, definition);
   let page = listPages.get(target, version);
   if (page === undefined) {
@@ -41,7 +43,8 @@ export function listRecords(context: RequestContext, definition: ResourceDefinit
     authorize(context, definition, 'list');
     requireParent(context, definition);
   }
-  if (matchesIfNoneMatch(context.req.headers['if-none-match'], page.etag)) return { status: 304, headers: { ETag: page.etag } };
+  if (matchesIfNoneMatch(context.req.headers['if-none-match'], page.etag))
+    return { status: 304, headers: { ETag: page.etag } };
   return { status: 200, headers: { Link: page.link, ETag: page.etag }, body: page.body, bodyLength: page.length };
 }
 
@@ -57,12 +60,18 @@ function pageVersion(store: Store, definition: ResourceDefinition): number {
   return version;
 }
 
-function buildPage(context: RequestContext, definition: ResourceDefinition, vocabulary: Vocabulary, version: number): CachedPage {
+function buildPage(
+  context: RequestContext,
+  definition: ResourceDefinition,
+  vocabulary: Vocabulary,
+  version: number,
+): CachedPage {
   const parameters = parseListParameters(definition, context.search);
   const actor = authorize(context, definition, 'list');
   const parentId = requireParent(context, definition);
   const filters: Filter[] = [...parameters.filters];
-  if (definition.parent !== undefined && parentId !== undefined) filters.unshift({ field: definition.parent.field, value: parentId });
+  if (definition.parent !== undefined && parentId !== undefined)
+    filters.unshift({ field: definition.parent.field, value: parentId });
   if (listsOwnRecordsOnly(actor, definition)) filters.unshift({ field: OWNER_FIELD_NAME, value: actor.id });
 
   const { records, total } = context.store.query(definition.collection, {
@@ -78,8 +87,21 @@ function buildPage(context: RequestContext, definition: ResourceDefinition, voca
   const { fields: selection, embed } = parameters;
   const data = records
     .map((record) => {
-      const json = selection === undefined ? represent(definition, record, vocabulary).json : representFields(definition, record, vocabulary, selection);
-      return embed === undefined ? json : withEmbedded(context, record, json, `${context.path}/${record.id}`, [...context.ids, record.id], embed, vocabulary);
+      const json =
+        selection === undefined
+          ? represent(definition, record, vocabulary).json
+          : representFields(definition, record, vocabulary, selection);
+      return embed === undefined
+        ? json
+        : withEmbedded(
+            context,
+            record,
+            json,
+            `${context.path}/${record.id}`,
+            [...context.ids, record.id],
+            embed,
+            vocabulary,
+          );
     })
     .join(',');
   const body = `{"data":[${data}],"meta":${JSON.stringify(meta)},"links":${JSON.stringify(links)}}`;
@@ -88,19 +110,33 @@ function buildPage(context: RequestContext, definition: ResourceDefinition, voca
   return { version, body, length: Buffer.byteLength(body), etag: `W/${entityTag(body)}`, link: linkHeader(links) };
 }
 
-export async function createRecord(context: RequestContext, definition: ResourceDefinition, vocabulary: Vocabulary): Promise<Reply> {
+export async function createRecord(
+  context: RequestContext,
+  definition: ResourceDefinition,
+  vocabulary: Vocabulary,
+): Promise<Reply> {
   rejectQueryParameters(context.search);
   const actor = await loaded(() => {
     const caller = authorize(context, definition, 'create');
     requireParent(context, definition);
     return caller;
   });
-  const body = await readJsonBody(context.req, context.services.config.maxBodyBytes, JSON_MEDIA_TYPES, context.services.bodyBudget);
+  const body = await readJsonBody(
+    context.req,
+    context.services.config.maxBodyBytes,
+    JSON_MEDIA_TYPES,
+    context.services.bodyBudget,
+  );
   context.secrets.push(...writeOnlyValues(definition.fields, body, vocabulary));
   const header = context.req.headers['idempotency-key'];
   // A public create without a token keys its Idempotency-Key by the client's address.
   const client = actor === undefined ? `address ${context.req.socket.remoteAddress ?? ''}` : `user ${actor.id}`;
-  const idempotent = context.services.idempotencyKeys.request(Array.isArray(header) ? header.join(', ') : header, client, context.path, body);
+  const idempotent = context.services.idempotencyKeys.request(
+    Array.isArray(header) ? header.join(', ') : header,
+    client,
+    context.path,
+    body,
+  );
   if (idempotent === undefined) return create(context, definition, vocabulary, body, actor, undefined);
   const replay = await loaded(() => context.services.idempotencyKeys.begin(idempotent, context.store));
   if (replay !== undefined) return replay;
@@ -123,14 +159,23 @@ async function create(
   const load = (): WritePlan => {
     const parentId = requireParent(context, definition);
     requireBodyPermission(actor, definition, body, vocabulary, undefined);
-    return { definition, vocabulary, mode: 'create', body, store, parentId, ...(actor === undefined ? {} : { creatorId: actor.id }) };
+    return {
+      definition,
+      vocabulary,
+      mode: 'create',
+      body,
+      store,
+      parentId,
+      ...(actor === undefined ? {} : { creatorId: actor.id }),
+    };
   };
   // Only a body that carries a password waits here, for its hash (write-record.ts).
   const hashed = context.secrets.length === 0 ? undefined : await loaded(() => secretsToHash(load));
   // Taken once: a store may decide again after writing, with the id it then knows (store.ts: allocateId), and must get the same record.
   const now = isoTimestamp();
   return decideAndCommit(store, (): Decision<Reply> => {
-    const replay = idempotent === undefined ? undefined : context.services.idempotencyKeys.savedAnswer(idempotent, store);
+    const replay =
+      idempotent === undefined ? undefined : context.services.idempotencyKeys.savedAnswer(idempotent, store);
     if (replay !== undefined) return { changes: [], result: replay };
     const { next } = decideWrite(load, hashed);
     const record = finishRecord(definition, next, store.allocateId(definition.collection), now, now);
@@ -138,7 +183,12 @@ async function create(
     const changes: Change[] = [{ kind: 'put', collection: definition.collection, record, json: stored, created: true }];
     if (idempotent === undefined) {
       // The record with another id is the same record: only the id is given by allocateId.
-      return { changes, result: reply, resultWithId: (id) => createdReply(context.path, definition, vocabulary, Object.freeze({ ...record, id })).reply };
+      return {
+        changes,
+        result: reply,
+        resultWithId: (id) =>
+          createdReply(context.path, definition, vocabulary, Object.freeze({ ...record, id })).reply,
+      };
     }
     changes.push(...context.services.idempotencyKeys.changesToSave(idempotent, reply, store));
     return { changes, result: reply };
@@ -146,7 +196,12 @@ async function create(
 }
 
 /** 201 with the new record (or its `x-created-fields`), its Location and ETag; and the record as stored. */
-function createdReply(collectionPath: string, definition: ResourceDefinition, vocabulary: Vocabulary, record: StoredRecord): { stored: string; reply: Reply } {
+function createdReply(
+  collectionPath: string,
+  definition: ResourceDefinition,
+  vocabulary: Vocabulary,
+  record: StoredRecord,
+): { stored: string; reply: Reply } {
   const { stored, representation } = serializeWritten(definition, record, vocabulary);
   const headers = { Location: `${collectionPath}/${record.id}`, ETag: representation.etag };
   const created = definition.createdFields;

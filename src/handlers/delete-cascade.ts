@@ -19,16 +19,25 @@ export function deletionWithDependents(store: Store, definition: ResourceDefinit
     for (const { definition: referrer, path } of target.referencedBy) {
       const field = path[0] as string;
       const query = { filters: [{ field, value: doomedId }], sort: [], offset: 0, limit: Number.POSITIVE_INFINITY };
-      const holders = store.query(referrer.collection, query).records.filter((record) => !deleted.has(`${referrer.collection} ${record.id}`));
+      const holders = store
+        .query(referrer.collection, query)
+        .records.filter((record) => !deleted.has(`${referrer.collection} ${record.id}`));
       if (holders.length === 0) continue;
-      const ids = holders.slice(0, 5).map((record) => record.id).join(', ');
+      const ids = holders
+        .slice(0, 5)
+        .map((record) => record.id)
+        .join(', ');
       throw new HttpError(
         'still_referenced',
         `${target.singular} ${doomedId} is still referenced by ${referrer.collection} ${ids}${holders.length > 5 ? ' and more' : ''} (${field}); delete or change those first`,
       );
     }
   }
-  return doomed.map(({ definition: target, id: doomedId }) => ({ kind: 'delete', collection: target.collection, id: doomedId }));
+  return doomed.map(({ definition: target, id: doomedId }) => ({
+    kind: 'delete',
+    collection: target.collection,
+    id: doomedId,
+  }));
 }
 
 /** A record a deletion takes with it. */

@@ -26,22 +26,50 @@ export function eventFeed(context: RequestContext, table: ResourceTable, languag
   const actor = context.actor as Actor;
   const { store, eventStreams, authenticator } = context.services;
   const feed = store.feed;
-  if (feed === undefined || eventStreams === undefined) throw new HttpError('not_ready', 'this store keeps no change feed');
+  if (feed === undefined || eventStreams === undefined)
+    throw new HttpError('not_ready', 'this store keeps no change feed');
   const accept = context.req.headers.accept;
   const stream = wantsEventStream(accept);
   if (!stream) requireJsonAcceptable(accept);
   const lastEventId = stream ? context.req.headers['last-event-id'] : undefined;
-  const parameters = parseEventParameters(context.search, typeof lastEventId === 'string' ? lastEventId : undefined, table, language, stream);
+  const parameters = parseEventParameters(
+    context.search,
+    typeof lastEventId === 'string' ? lastEventId : undefined,
+    table,
+    language,
+    stream,
+  );
   if (stream) {
     eventStreams.admit(actor);
-    const request = { actor, expiresAt: authenticator.expiryOf(context.req.headers.authorization), language, ...parameters };
+    const request = {
+      actor,
+      expiresAt: authenticator.expiryOf(context.req.headers.authorization),
+      language,
+      ...parameters,
+    };
     const window = feed.window();
-    return window instanceof Promise ? window.then((ready) => eventStreams.reply(request, ready)) : eventStreams.reply(request, window);
+    return window instanceof Promise
+      ? window.then((ready) => eventStreams.reply(request, ready))
+      : eventStreams.reply(request, window);
   }
-  return eventList(context, feed, parameters, eventFilter(parameters.after ?? 0, readableBy(actor, table), parameters), table, language);
+  return eventList(
+    context,
+    feed,
+    parameters,
+    eventFilter(parameters.after ?? 0, readableBy(actor, table), parameters),
+    table,
+    language,
+  );
 }
 
-async function eventList(context: RequestContext, feed: ChangeFeed, parameters: EventParameters, filter: EventFilter, table: ResourceTable, language: Language): Promise<Reply> {
+async function eventList(
+  context: RequestContext,
+  feed: ChangeFeed,
+  parameters: EventParameters,
+  filter: EventFilter,
+  table: ResourceTable,
+  language: Language,
+): Promise<Reply> {
   const window = await feed.window();
   if (parameters.after !== undefined && !isResumable(parameters.after, window)) {
     throw new HttpError('history_gone', unresumableDetail(parameters.after, window));
@@ -53,7 +81,8 @@ async function eventList(context: RequestContext, feed: ChangeFeed, parameters: 
   const body = `{"data":[${events.map((event) => eventJson(event, table, language)).join(',')}],"meta":${JSON.stringify(meta)},"links":${JSON.stringify(links)}}`;
   const etag = entityTag(body);
   // The same path answers a stream to Accept: text/event-stream: caches must tell the two apart.
-  if (matchesIfNoneMatch(context.req.headers['if-none-match'], etag)) return { status: 304, headers: { ETag: etag, Vary: 'Accept' } };
+  if (matchesIfNoneMatch(context.req.headers['if-none-match'], etag))
+    return { status: 304, headers: { ETag: etag, Vary: 'Accept' } };
   return { status: 200, headers: { Link: linkHeader(links), ETag: etag, Vary: 'Accept' }, body };
 }
 

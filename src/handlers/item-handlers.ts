@@ -26,8 +26,14 @@ export function readRecord(context: RequestContext, definition: ResourceDefiniti
   const { fields, embed } = parseRecordParameters(definition, context.search);
   authorize(context, definition, 'read');
   const record = requireRecord(context, definition);
-  let representation = fields === undefined ? represent(definition, record, vocabulary) : measured(representFields(definition, record, vocabulary, fields));
-  if (embed !== undefined) representation = measured(withEmbedded(context, record, representation.json, context.path, context.ids, embed, vocabulary));
+  let representation =
+    fields === undefined
+      ? represent(definition, record, vocabulary)
+      : measured(representFields(definition, record, vocabulary, fields));
+  if (embed !== undefined)
+    representation = measured(
+      withEmbedded(context, record, representation.json, context.path, context.ids, embed, vocabulary),
+    );
   const etag = representation.etag;
   if (matchesIfNoneMatch(context.req.headers['if-none-match'], etag)) return { status: 304, headers: { ETag: etag } };
   return representationReply(representation);
@@ -45,7 +51,10 @@ export async function updateRecord(
   mode: 'replace' | 'patch',
 ): Promise<Reply> {
   rejectQueryParameters(context.search);
-  const { actor, seen } = await loaded(() => ({ actor: authorize(context, definition, 'update'), seen: requireRecord(context, definition) }));
+  const { actor, seen } = await loaded(() => ({
+    actor: authorize(context, definition, 'update'),
+    seen: requireRecord(context, definition),
+  }));
   const { config } = context.services;
   const { store } = context;
   const mediaTypes = mode === 'patch' ? MERGE_PATCH_MEDIA_TYPES : JSON_MEDIA_TYPES;
@@ -64,14 +73,22 @@ export async function updateRecord(
   return decideAndCommit(store, (): Decision<Reply> => {
     const { plan, next } = decideWrite(load, hashed);
     const current = plan.current as StoredRecord;
-    if (isUnchanged(next, current)) return { changes: [], result: representationReply(represent(definition, current, vocabulary)) };
+    if (isUnchanged(next, current))
+      return { changes: [], result: representationReply(represent(definition, current, vocabulary)) };
     const record = finishRecord(definition, next, current.id, current.created_at, isoTimestamp());
     const { stored, representation } = serializeWritten(definition, record, vocabulary);
-    return { changes: [{ kind: 'put', collection: definition.collection, record, json: stored }], result: representationReply(representation) };
+    return {
+      changes: [{ kind: 'put', collection: definition.collection, record, json: stored }],
+      result: representationReply(representation),
+    };
   });
 }
 
-export function deleteRecord(context: RequestContext, definition: ResourceDefinition, vocabulary: Vocabulary): Promise<Reply> {
+export function deleteRecord(
+  context: RequestContext,
+  definition: ResourceDefinition,
+  vocabulary: Vocabulary,
+): Promise<Reply> {
   rejectQueryParameters(context.search);
   return decideAndCommit(context.store, (): Decision<Reply> => {
     authorize(context, definition, 'delete');

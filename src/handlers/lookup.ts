@@ -32,7 +32,10 @@ function requireAt(context: RequestContext, definition: ResourceDefinition, dept
   const id = context.ids[depth - 1] as number;
   const record = context.store.get(definition.collection, id);
   if (record === undefined || (parent !== undefined && record[parent.field] !== parentId)) {
-    throw new HttpError('record_not_found', `no ${definition.singular} has id ${id}${parentId === undefined ? '' : ' here'}`);
+    throw new HttpError(
+      'record_not_found',
+      `no ${definition.singular} has id ${id}${parentId === undefined ? '' : ' here'}`,
+    );
   }
   return record;
 }

@@ -13,7 +13,15 @@ import type { ListParameters } from '../http/list-query.ts';
 import { pageLinks, pageMeta } from '../http/pagination.ts';
 
 /** `json` (a record's representation) with `_embedded` added; `path` is the record's own path, `ids` the ids it stands under. */
-export function withEmbedded(context: Omit<Asking, 'ids'>, record: StoredRecord, json: string, path: string, ids: readonly number[], embeds: readonly Embed[], vocabulary: Vocabulary): string {
+export function withEmbedded(
+  context: Omit<Asking, 'ids'>,
+  record: StoredRecord,
+  json: string,
+  path: string,
+  ids: readonly number[],
+  embeds: readonly Embed[],
+  vocabulary: Vocabulary,
+): string {
   const parts: string[] = [];
   for (const embed of embeds) {
     const name = JSON.stringify(embedName(embed, vocabulary));
@@ -37,7 +45,9 @@ export function withEmbedded(context: Omit<Asking, 'ids'>, record: StoredRecord,
       if (typeof id !== 'number' || !isAllowed(context.actor, embed.definition, 'read', [id], context.store)) continue;
       const target = context.store.get(embed.definition.collection, id);
       if (target === undefined) continue;
-      parts.push(`${name}:${represent(embed.definition, target, vocabularyOf(embed.definition, vocabulary.language)).json}`);
+      parts.push(
+        `${name}:${represent(embed.definition, target, vocabularyOf(embed.definition, vocabulary.language)).json}`,
+      );
     }
   }
   if (parts.length === 0) return json;

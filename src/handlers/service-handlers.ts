@@ -57,8 +57,10 @@ export function healthCheck(context: RequestContext): Reply {
 export function readinessCheck(context: RequestContext): Reply {
   rejectQueryParameters(context.search);
   const { services } = context;
-  if (services.isShuttingDown()) throw new HttpError('not_ready', 'the server is shutting down', { headers: { 'Retry-After': '10' } });
-  if (services.store.writable === false) throw new HttpError('not_ready', 'the server cannot store writes (its disk failed)');
+  if (services.isShuttingDown())
+    throw new HttpError('not_ready', 'the server is shutting down', { headers: { 'Retry-After': '10' } });
+  if (services.store.writable === false)
+    throw new HttpError('not_ready', 'the server cannot store writes (its disk failed)');
   const unavailable = services.store.unavailable;
   if (unavailable !== undefined) throw storeUnavailable(unavailable);
   return jsonReply(200, { status: 'ready' });

@@ -19,7 +19,13 @@ const CREDENTIAL_FIELDS: readonly FieldRule[] = [
   { name: 'password', type: 'string', access: 'client', required: true, minLength: 1, maxLength: 200 },
 ];
 
-const CREDENTIAL_NAMES = buildVocabulary({ language: 'en', collection: 'tokens', singular: 'token', properties: new Map(), known: new Set(['email', 'password']) });
+const CREDENTIAL_NAMES = buildVocabulary({
+  language: 'en',
+  collection: 'tokens',
+  singular: 'token',
+  properties: new Map(),
+  known: new Set(['email', 'password']),
+});
 
 /**
  * A valid scrypt hash of a random string nobody knows, with the same cost as real ones. An unknown email is checked
@@ -34,7 +40,10 @@ export async function createToken(context: RequestContext): Promise<Reply> {
   const { store } = context;
   const body = await readJsonBody(context.req, config.maxBodyBytes, JSON_MEDIA_TYPES, context.services.bodyBudget);
   if (typeof body['password'] === 'string') context.secrets.push(body['password']);
-  const { email, password } = validateBody(CREDENTIAL_FIELDS, body, CREDENTIAL_NAMES, 'create') as { email: string; password: string };
+  const { email, password } = validateBody(CREDENTIAL_FIELDS, body, CREDENTIAL_NAMES, 'create') as {
+    email: string;
+    password: string;
+  };
 
   // The administrator's password may still be being replaced (or, with a database not reached yet, created).
   const unavailable = context.services.store.unavailable;
@@ -44,7 +53,12 @@ export async function createToken(context: RequestContext): Promise<Reply> {
   const storedHash = user?.['password_hash'];
   const hash = typeof storedHash === 'string' ? storedHash : DUMMY_HASH;
   const matches = await verifyPassword(password, hash);
-  if (user === undefined || hash === DUMMY_HASH || !matches || (await loaded(() => store.get('users', user.id))) === undefined) {
+  if (
+    user === undefined ||
+    hash === DUMMY_HASH ||
+    !matches ||
+    (await loaded(() => store.get('users', user.id))) === undefined
+  ) {
     throw new HttpError('invalid_credentials', 'the email or the password is wrong', {
       headers: { 'WWW-Authenticate': `Bearer realm="${REALM}"` },
     });

@@ -55,7 +55,10 @@ export interface WriteDecision {
 export function decideWrite(load: () => WritePlan, hashed?: Secrets): WriteDecision {
   const plan = load();
   const next = planWrite(plan, hashed);
-  if (hashed === undefined && plan.definition.fields.some((rule) => rule.storedAs !== undefined && typeof next[rule.name] === 'string')) {
+  if (
+    hashed === undefined &&
+    plan.definition.fields.some((rule) => rule.storedAs !== undefined && typeof next[rule.name] === 'string')
+  ) {
     throw new Error('a write-only value must be hashed first (secretsToHash)');
   }
   return { plan, next };
@@ -68,7 +71,9 @@ export function decideWrite(load: () => WritePlan, hashed?: Secrets): WriteDecis
 export function secretsToHash(load: () => WritePlan): Promise<Secrets> | undefined {
   const plan = load();
   const next = planWrite(plan, undefined);
-  const secretRules = plan.definition.fields.filter((rule) => rule.storedAs !== undefined && typeof next[rule.name] === 'string');
+  const secretRules = plan.definition.fields.filter(
+    (rule) => rule.storedAs !== undefined && typeof next[rule.name] === 'string',
+  );
   return secretRules.length === 0 ? undefined : hashSecrets(secretRules, next, plan.current);
 }
 
@@ -80,10 +85,12 @@ function planWrite(plan: WritePlan, secrets?: Secrets): Fields {
   else if (mode === 'replace') next = replaceFields(definition, current, input);
   else next = applyMergePatch(current, input) as Fields;
   if (definition.parent !== undefined && plan.parentId !== undefined) next[definition.parent.field] = plan.parentId;
-  if (current === undefined && definition.ownership === 'owned' && plan.creatorId !== undefined) next[OWNER_FIELD_NAME] = plan.creatorId;
+  if (current === undefined && definition.ownership === 'owned' && plan.creatorId !== undefined)
+    next[OWNER_FIELD_NAME] = plan.creatorId;
   if (secrets !== undefined) next = withSecrets(definition, next, secrets);
   requireReferencedRecords(definition.fields, next, plan);
-  if (current !== undefined) requireTransitions(definition, next, current, vocabulary, { asked: input, seen: plan.seen ?? current });
+  if (current !== undefined)
+    requireTransitions(definition, next, current, vocabulary, { asked: input, seen: plan.seen ?? current });
   if (definition.hook !== undefined) next = completeInVocabulary(definition, next, plan);
   requireUnique(definition, next, plan);
   return next;
@@ -94,14 +101,28 @@ function requireReferencedRecords(rules: readonly FieldRule[], next: Fields, pla
   const errors: FieldError[] = [];
   const visit = (rule: FieldRule, value: JsonValue | undefined, path: string): void => {
     if (value === undefined || value === null) return;
-    if (rule.references !== undefined && typeof value === 'number' && plan.store.get(rule.references, value) === undefined) {
+    if (
+      rule.references !== undefined &&
+      typeof value === 'number' &&
+      plan.store.get(rule.references, value) === undefined
+    ) {
       const singular = rule.referencedSingular ?? rule.references;
-      errors.push({ field: translatePath(path, plan.vocabulary), code: `unknown_${singular}`, message: `no ${singular} has id ${value}` });
+      errors.push({
+        field: translatePath(path, plan.vocabulary),
+        code: `unknown_${singular}`,
+        message: `no ${singular} has id ${value}`,
+      });
     }
-    if (rule.members !== undefined && isJsonObject(value)) for (const member of rule.members) visit(member, value[member.name], `${path}.${member.name}`);
-    if (rule.items !== undefined && Array.isArray(value)) (value as readonly JsonValue[]).forEach((item, index) => visit(rule.items as FieldRule, item, `${path}[${index}]`));
+    if (rule.members !== undefined && isJsonObject(value))
+      for (const member of rule.members) visit(member, value[member.name], `${path}.${member.name}`);
+    if (rule.items !== undefined && Array.isArray(value))
+      (value as readonly JsonValue[]).forEach((item, index) =>
+        visit(rule.items as FieldRule, item, `${path}[${index}]`),
+      );
   };
-  for (const rule of rules) if (rule.references !== undefined || rule.members !== undefined || rule.items !== undefined) visit(rule, next[rule.name], rule.name);
+  for (const rule of rules)
+    if (rule.references !== undefined || rule.members !== undefined || rule.items !== undefined)
+      visit(rule, next[rule.name], rule.name);
   if (errors.length > 0) throw validationError(errors);
 }
 
@@ -132,7 +153,10 @@ function requireTransitions(
     const allowed = rule.transitions[from] ?? [];
     if (allowed.includes(to)) continue;
     const onward = allowed.length === 0 ? `${from} is final` : `from ${from} it may go to ${allowed.join(' or ')}`;
-    throw new HttpError('invalid_transition', `${withArticle(vocabulary.singular)} cannot go from ${from} to ${to} (${vocabulary.name(rule.name)}); ${onward}`);
+    throw new HttpError(
+      'invalid_transition',
+      `${withArticle(vocabulary.singular)} cannot go from ${from} to ${to} (${vocabulary.name(rule.name)}); ${onward}`,
+    );
   }
 }
 
@@ -177,7 +201,11 @@ function withSecrets(definition: ResourceDefinition, next: Fields, secrets: Secr
 }
 
 /** A new hash, or the current one when the password is unchanged (so a repeated PUT changes nothing). */
-async function hashSecrets(rules: readonly FieldRule[], next: Fields, current: StoredRecord | undefined): Promise<Secrets> {
+async function hashSecrets(
+  rules: readonly FieldRule[],
+  next: Fields,
+  current: StoredRecord | undefined,
+): Promise<Secrets> {
   const secrets = new Map<string, { plain: string; stored: string }>();
   for (const rule of rules) {
     const plain = next[rule.name] as string;
@@ -196,7 +224,9 @@ function completeInVocabulary(definition: ResourceDefinition, next: Fields, plan
   } catch (error) {
     if (!(error instanceof HttpError) || error.errors === undefined || plan.vocabulary.language === 'en') throw error;
     if (error.status !== 422) throw error;
-    throw validationError(error.errors.map((entry) => ({ ...entry, field: translatePath(entry.field, plan.vocabulary) })));
+    throw validationError(
+      error.errors.map((entry) => ({ ...entry, field: translatePath(entry.field, plan.vocabulary) })),
+    );
   }
 }
 
@@ -209,7 +239,9 @@ function requireUnique(definition: ResourceDefinition, next: Fields, plan: Write
     const holder =
       rule.unique === 'ignore-case' && typeof value === 'string'
         ? plan.store.findIgnoringCase(definition.collection, rule.name, value)
-        : plan.store.query(definition.collection, { filters: [{ field: rule.name, value }], sort: [], offset: 0, limit: 2 }).records.find((record) => record.id !== plan.current?.id);
+        : plan.store
+            .query(definition.collection, { filters: [{ field: rule.name, value }], sort: [], offset: 0, limit: 2 })
+            .records.find((record) => record.id !== plan.current?.id);
     if (holder !== undefined && holder.id !== plan.current?.id) {
       const field = plan.vocabulary.name(rule.name);
       throw new HttpError('duplicate_value', `another ${plan.vocabulary.singular} already has this ${field}`);

@@ -18,7 +18,14 @@ import { SITUATION_MEANINGS, STATUS_MEANINGS } from './status-meanings.ts';
 
 const HTML_TYPE = 'text/html; charset=utf-8';
 
-const LANGUAGE_NAMES: Readonly<Record<Language, string>> = { en: 'English', pt: 'Portuguese', es: 'Spanish', fr: 'French', de: 'German', it: 'Italian' };
+const LANGUAGE_NAMES: Readonly<Record<Language, string>> = {
+  en: 'English',
+  pt: 'Portuguese',
+  es: 'Spanish',
+  fr: 'French',
+  de: 'German',
+  it: 'Italian',
+};
 
 /** `'sha256-…'`, the CSP source that allows exactly this inline text (CSP Level 3 §8.3). */
 function hashSource(text: string): string {
@@ -78,7 +85,9 @@ printed when the server first started, and starting the server with <code>ADMIN_
 </section>`;
 
 function requestForm(paths: readonly string[]): string {
-  const methods = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'].map((method) => `<option>${method}</option>`).join('');
+  const methods = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS']
+    .map((method) => `<option>${method}</option>`)
+    .join('');
   return `
 <section id="try" aria-labelledby="try-title">
 <h2 id="try-title">2. Send a request</h2>
@@ -138,7 +147,9 @@ function feedPaths(document: OpenApiView, table: ResourceTable): Record<string, 
 
 function vocabularySwitch(table: ResourceTable): string {
   // The example path: the first top-level collection after users (products), else users.
-  const shown = table.resources.find((definition) => definition.collection !== 'users' && definition.parent === undefined) ?? (table.get('users') as NonNullable<ReturnType<ResourceTable['get']>>);
+  const shown =
+    table.resources.find((definition) => definition.collection !== 'users' && definition.parent === undefined) ??
+    (table.get('users') as NonNullable<ReturnType<ResourceTable['get']>>);
   const choices = table.languages.map((language) => {
     const example = `/v1/${vocabularyOf(shown, language).collection}`;
     return `<label><input type="radio" name="vocabulary" value="${language}"${language === 'en' ? ' checked' : ''}> ${LANGUAGE_NAMES[language] ?? language} (<code>${example}</code>)</label>`;
@@ -148,7 +159,8 @@ function vocabularySwitch(table: ResourceTable): string {
 
 function statusGlossary(): string {
   const entries = [...STATUS_MEANINGS].map(
-    ([status, { title, meaning }]) => `<dt id="status-${status}">${status} ${escapeHtml(title)}</dt><dd>${escapeHtml(meaning)}</dd>`,
+    ([status, { title, meaning }]) =>
+      `<dt id="status-${status}">${status} ${escapeHtml(title)}</dt><dd>${escapeHtml(meaning)}</dd>`,
   );
   return `
 <section id="statuses" aria-labelledby="statuses-title">
@@ -164,14 +176,18 @@ function scriptData(value: unknown): string {
 
 /** The path of the operation that hands out tokens (its operationId is createToken). */
 function tokensPath(document: OpenApiView): string {
-  return Object.keys(document.paths).find((path) => document.paths[path]?.post?.operationId === 'createToken') ?? '/v1/tokens';
+  return (
+    Object.keys(document.paths).find((path) => document.paths[path]?.post?.operationId === 'createToken') ??
+    '/v1/tokens'
+  );
 }
 
 /** Every field the server sets (readOnly in a record's schema), in either vocabulary: an edit leaves them out. */
 function serverFields(document: OpenApiView): string[] {
   const names = new Set<string>();
   for (const schema of Object.values(document.components.schemas)) {
-    for (const [name, property] of Object.entries(schema.properties ?? {})) if (property.readOnly === true) names.add(name);
+    for (const [name, property] of Object.entries(schema.properties ?? {}))
+      if (property.readOnly === true) names.add(name);
   }
   return [...names].sort();
 }
@@ -179,7 +195,13 @@ function serverFields(document: OpenApiView): string[] {
 export function renderHomePage(document: OpenApiView, table: ResourceTable): string {
   const meanings = Object.fromEntries(STATUS_MEANINGS);
   const paths = Object.keys(document.paths).map(examplePath);
-  const data = { meanings, situations: SITUATION_MEANINGS, tokensPath: tokensPath(document), serverFields: serverFields(document), feeds: feedPaths(document, table) };
+  const data = {
+    meanings,
+    situations: SITUATION_MEANINGS,
+    tokensPath: tokensPath(document),
+    serverFields: serverFields(document),
+    feeds: feedPaths(document, table),
+  };
   return `<!doctype html>
 <html lang="en">
 <head>

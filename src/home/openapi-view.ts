@@ -52,7 +52,9 @@ export interface OperationView {
 export const HTTP_METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
 type HttpMethod = (typeof HTTP_METHODS)[number];
 
-export type PathItemView = { readonly parameters?: readonly ParameterView[] } & { readonly [method in HttpMethod]?: OperationView };
+export type PathItemView = { readonly parameters?: readonly ParameterView[] } & {
+  readonly [method in HttpMethod]?: OperationView;
+};
 
 export interface OpenApiView {
   readonly info: { readonly title: string; readonly description: string };

@@ -10,7 +10,13 @@ import type { OpenApiView, OperationView, ParameterView, SchemaView } from './op
 import { HTTP_METHODS, resolve } from './openapi-view.ts';
 import { STATUS_MEANINGS } from './status-meanings.ts';
 
-const ESCAPES: Readonly<Record<string, string>> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+const ESCAPES: Readonly<Record<string, string>> = {
+  '&': '&amp;',
+  '<': '&lt;',
+  '>': '&gt;',
+  '"': '&quot;',
+  "'": '&#39;',
+};
 
 /** Text safe inside an element or a quoted attribute. */
 export function escapeHtml(text: string): string {
@@ -50,10 +56,18 @@ function rulesOf(schema: SchemaView): string {
 function recordTable(document: OpenApiView, name: string, record: SchemaView, create: SchemaView): string {
   const createFields = create.properties ?? {};
   const fields: [string, SchemaView][] = Object.entries(record.properties ?? {});
-  for (const [field, schema] of Object.entries(createFields)) if (schema.writeOnly === true) fields.push([field, schema]);
+  for (const [field, schema] of Object.entries(createFields))
+    if (schema.writeOnly === true) fields.push([field, schema]);
   const rows = fields.map(([field, schema]) => {
     const required = create.required?.includes(field) === true;
-    const use = schema.readOnly === true ? 'set by the server' : schema.writeOnly === true ? 'write-only: accepted, never shown' : required ? 'required' : 'optional';
+    const use =
+      schema.readOnly === true
+        ? 'set by the server'
+        : schema.writeOnly === true
+          ? 'write-only: accepted, never shown'
+          : required
+            ? 'required'
+            : 'optional';
     return `<tr><th scope="row"><code>${escapeHtml(field)}</code></th><td>${escapeHtml(typeOf(document, schema))}</td><td>${escapeHtml(rulesOf(schema))}</td><td>${use}</td></tr>`;
   });
   return (
@@ -78,13 +92,23 @@ function statusLink(status: string, description: string): string {
 }
 
 /** The example request body, from the schema's `examples`. */
-function exampleBody(document: OpenApiView, operation: OperationView): { contentType: string; example: unknown } | undefined {
+function exampleBody(
+  document: OpenApiView,
+  operation: OperationView,
+): { contentType: string; example: unknown } | undefined {
   const [contentType, media] = Object.entries(operation.requestBody?.content ?? {})[0] ?? [];
   if (contentType === undefined || media === undefined) return undefined;
   return { contentType, example: resolve(document, media.schema).examples?.[0] ?? {} };
 }
 
-function operationHtml(document: OpenApiView, path: string, method: string, operation: OperationView, language: Language, limitWord: string): string {
+function operationHtml(
+  document: OpenApiView,
+  path: string,
+  method: string,
+  operation: OperationView,
+  language: Language,
+  limitWord: string,
+): string {
   const id = `${language}-${method}-${path.replace(/[^a-z0-9]+/gi, '-')}`;
   const parameters = [...(document.paths[path]?.parameters ?? []), ...(operation.parameters ?? [])];
   const body = exampleBody(document, operation);
@@ -100,7 +124,9 @@ function operationHtml(document: OpenApiView, path: string, method: string, oper
     operation.security?.length === 0 ? '<p class="hint">Open: no token needed.</p>' : '',
     operation.description === undefined ? '' : `<p class="hint">${escapeHtml(operation.description)}</p>`,
     parameters.length === 0 ? '' : `<p>Parameters:</p><ul>${parameters.map(parameterItem).join('')}</ul>`,
-    body === undefined ? '' : `<p>Body (<code>${escapeHtml(body.contentType)}</code>), for example:</p><pre>${escapeHtml(exampleText)}</pre>`,
+    body === undefined
+      ? ''
+      : `<p>Body (<code>${escapeHtml(body.contentType)}</code>), for example:</p><pre>${escapeHtml(exampleText)}</pre>`,
     `<p>Answers: ${statuses.map(([status, response]) => statusLink(status, response.description)).join(', ')}.</p>`,
     `<button type="button" data-method="${verb}" data-path="${escapeHtml(examplePath(path))}" data-query="${escapeHtml(query)}"` +
       (body === undefined ? '' : ` data-example="${escapeHtml(exampleText)}"`) +
@@ -110,34 +136,58 @@ function operationHtml(document: OpenApiView, path: string, method: string, oper
 }
 
 /** Every operation of the paths `include` selects, in document order. */
-function operationsHtml(document: OpenApiView, language: Language, limitWord: string, include: (path: string, operation: OperationView) => boolean): string {
+function operationsHtml(
+  document: OpenApiView,
+  language: Language,
+  limitWord: string,
+  include: (path: string, operation: OperationView) => boolean,
+): string {
   const parts: string[] = [];
   for (const [path, item] of Object.entries(document.paths)) {
     for (const method of HTTP_METHODS) {
       const operation = item[method];
-      if (operation !== undefined && include(path, operation)) parts.push(operationHtml(document, path, method, operation, language, limitWord));
+      if (operation !== undefined && include(path, operation))
+        parts.push(operationHtml(document, path, method, operation, language, limitWord));
     }
   }
   return parts.join('\n');
 }
 
 /** One resource in one vocabulary: its record's table, then its operations (those tagged with its collection name). */
-function resourceHtml(document: OpenApiView, tag: string, singular: string, language: Language, limitWord: string): string {
+function resourceHtml(
+  document: OpenApiView,
+  tag: string,
+  singular: string,
+  language: Language,
+  limitWord: string,
+): string {
   const collectionPath = Object.keys(document.paths).find((path) => document.paths[path]?.post?.tags?.[0] === tag);
   const collection = collectionPath === undefined ? undefined : document.paths[collectionPath];
   const list = collection?.get?.responses['200']?.content?.['application/json']?.schema;
   const listSchema = list === undefined ? {} : resolve(document, list);
   const record = listSchema.properties?.['data']?.items;
   const create = collection?.post?.requestBody?.content['application/json']?.schema;
-  const table = record === undefined || create === undefined ? '' : recordTable(document, singular, resolve(document, record), resolve(document, create));
+  const table =
+    record === undefined || create === undefined
+      ? ''
+      : recordTable(document, singular, resolve(document, record), resolve(document, create));
   const operations = operationsHtml(document, language, limitWord, (_, operation) => operation.tags?.[0] === tag);
   return `<section aria-labelledby="${language}-${tag}"><h3 id="${language}-${tag}">${escapeHtml(tag)}</h3>${table}${operations}</section>`;
 }
 
 /** The reference section: the service's own operations, then every resource in each vocabulary (all but English hidden until chosen). */
 export function referenceHtml(document: OpenApiView, table: ResourceTable): string {
-  const resourceTags = new Set(table.languages.flatMap((language) => table.resources.map((definition) => vocabularyOf(definition, language).collection)));
-  const service = operationsHtml(document, 'en', 'limit', (_, operation) => !resourceTags.has(operation.tags?.[0] ?? ''));
+  const resourceTags = new Set(
+    table.languages.flatMap((language) =>
+      table.resources.map((definition) => vocabularyOf(definition, language).collection),
+    ),
+  );
+  const service = operationsHtml(
+    document,
+    'en',
+    'limit',
+    (_, operation) => !resourceTags.has(operation.tags?.[0] ?? ''),
+  );
   const vocabularies = table.languages.map((language) => {
     const resources = table.resources.map((definition) => {
       const vocabulary = vocabularyOf(definition, language);

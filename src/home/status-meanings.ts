@@ -48,7 +48,10 @@ export const STATUS_MEANINGS: ReadonlyMap<number, StatusMeaning> = new Map(
   Object.keys(MEANINGS)
     .map(Number)
     .sort((a, b) => a - b)
-    .map((status) => [status, { title: SUCCESS_TITLES[status] ?? STATUS_TITLES[status] ?? 'Unknown', meaning: MEANINGS[status] as string }]),
+    .map((status) => [
+      status,
+      { title: SUCCESS_TITLES[status] ?? STATUS_TITLES[status] ?? 'Unknown', meaning: MEANINGS[status] as string },
+    ]),
 );
 
 /**
@@ -56,8 +59,10 @@ export const STATUS_MEANINGS: ReadonlyMap<number, StatusMeaning> = new Map(
  * most specific key wins): what the same status says about this particular request.
  */
 export const SITUATION_MEANINGS: Readonly<Record<string, string>> = {
-  'POST /v1/tokens 201': 'you are logged in: the body holds your token (access_token) and how many seconds it lasts (expires_in).',
-  'POST /v1/tokens 401': 'the email or the password is wrong (the answer does not say which, so it cannot be used to find out who has an account).',
+  'POST /v1/tokens 201':
+    'you are logged in: the body holds your token (access_token) and how many seconds it lasts (expires_in).',
+  'POST /v1/tokens 401':
+    'the email or the password is wrong (the answer does not say which, so it cannot be used to find out who has an account).',
   'HEAD 200': 'it worked: these are the headers a GET would send, without the body.',
   'OPTIONS 204': 'the Allow header lists the methods this path answers; no token is needed to ask.',
   'DELETE 204': 'the record is deleted; a second DELETE of the same address answers 404.',

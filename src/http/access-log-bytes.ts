@@ -46,7 +46,12 @@ export function accessLineBound(entry: AccessEntry): number {
  * Writes the JSON access-log line for `entry`, newline included, into `buffer` at
  * `offset`, which must have accessLineBound(entry) bytes free; returns the offset after it.
  */
-export function writeAccessLine(buffer: Buffer, offset: number, entry: AccessEntry, nowMs: number = Date.now()): number {
+export function writeAccessLine(
+  buffer: Buffer,
+  offset: number,
+  entry: AccessEntry,
+  nowMs: number = Date.now(),
+): number {
   let at = writeBytes(buffer, offset, lineStart(isoTimestamp(nowMs)));
   at = writeRaw(buffer, at, entry.requestId);
   at = writeBytes(buffer, at, methodPiece(entry.method));
@@ -137,7 +142,8 @@ function writeJsonString(buffer: Buffer, at: number, text: string): number {
   buffer[at] = 0x22; // "
   for (let index = 0; index < text.length; index++) {
     const code = text.charCodeAt(index);
-    if (code < 0x20 || code > 0x7e || code === 0x22 || code === 0x5c) return at + buffer.write(JSON.stringify(text), at);
+    if (code < 0x20 || code > 0x7e || code === 0x22 || code === 0x5c)
+      return at + buffer.write(JSON.stringify(text), at);
     buffer[at + 1 + index] = code;
   }
   buffer[at + 1 + text.length] = 0x22;

@@ -31,7 +31,12 @@ export const MAX_NESTING = 32;
 /** Bodies read, by request: a request run again (server/app.ts: its remembered caller had changed) gets what its first run read. */
 const bodiesRead = new WeakMap<IncomingMessage, Promise<JsonObject>>();
 
-export function readJsonBody(req: IncomingMessage, maxBytes: number, mediaTypes: readonly string[], budget: BodyBudget): Promise<JsonObject> {
+export function readJsonBody(
+  req: IncomingMessage,
+  maxBytes: number,
+  mediaTypes: readonly string[],
+  budget: BodyBudget,
+): Promise<JsonObject> {
   let body = bodiesRead.get(req);
   if (body === undefined) {
     body = readOnce(req, maxBytes, mediaTypes, budget);
@@ -40,12 +45,18 @@ export function readJsonBody(req: IncomingMessage, maxBytes: number, mediaTypes:
   return body;
 }
 
-async function readOnce(req: IncomingMessage, maxBytes: number, mediaTypes: readonly string[], budget: BodyBudget): Promise<JsonObject> {
+async function readOnce(
+  req: IncomingMessage,
+  maxBytes: number,
+  mediaTypes: readonly string[],
+  budget: BodyBudget,
+): Promise<JsonObject> {
   const declaredLength = req.headers['content-length'];
   const declared = declaredLength === undefined ? 0 : Number(declaredLength);
   // Refused before any byte is read; a streamed body is counted as it comes (readBytes).
   if (declared > maxBytes) throw tooLarge(maxBytes);
-  const hasBody = req.headers['transfer-encoding'] !== undefined || (declaredLength !== undefined && declaredLength !== '0');
+  const hasBody =
+    req.headers['transfer-encoding'] !== undefined || (declaredLength !== undefined && declaredLength !== '0');
   if (!hasBody) throw new HttpError('body_required', 'this request needs a JSON object as its body');
   checkMediaType(req.headers['content-type'], mediaTypes, req.method === 'PATCH');
 
@@ -73,9 +84,13 @@ async function readOnce(req: IncomingMessage, maxBytes: number, mediaTypes: read
 /** 503 for a body the budget cannot hold now; the rest of it is not read, so the connection closes. */
 function overloaded(req: IncomingMessage): HttpError {
   req.resume();
-  return new HttpError('overloaded', 'the server is holding as many request bodies as it can; retry after the time in Retry-After', {
-    headers: { 'Retry-After': '1', Connection: 'close' },
-  });
+  return new HttpError(
+    'overloaded',
+    'the server is holding as many request bodies as it can; retry after the time in Retry-After',
+    {
+      headers: { 'Retry-After': '1', Connection: 'close' },
+    },
+  );
 }
 
 function tooLarge(maxBytes: number): HttpError {
@@ -97,12 +112,18 @@ function checkMediaType(header: string | undefined, allowed: readonly string[], 
   const accepted = allowed.join(', ');
   // RFC 5789 §3.1: a 415 to a PATCH advertises the patch formats in Accept-Patch.
   const headers: Record<string, string> = isPatch ? { 'Accept-Patch': accepted } : {};
-  const detail = header === undefined ? `send the body with Content-Type ${accepted}` : `Content-Type must be ${accepted} (UTF-8)`;
+  const detail =
+    header === undefined ? `send the body with Content-Type ${accepted}` : `Content-Type must be ${accepted} (UTF-8)`;
   throw new HttpError('unsupported_media_type', detail, { headers });
 }
 
 /** Reads the whole body; bytes beyond what `held` already took from the budget (a streamed body) are taken as they come. */
-function readBytes(req: IncomingMessage, maxBytes: number, budget: BodyBudget, held: { bytes: number }): Promise<Buffer> {
+function readBytes(
+  req: IncomingMessage,
+  maxBytes: number,
+  budget: BodyBudget,
+  held: { bytes: number },
+): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let received = 0;

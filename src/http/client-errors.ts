@@ -15,7 +15,10 @@ const CAUSES: Readonly<Record<string, { code: ErrorCode; detail: string }>> = {
   ERR_HTTP_REQUEST_TIMEOUT: { code: 'request_timeout', detail: 'the request took too long to arrive' },
 };
 const MALFORMED = { code: 'malformed_request' as const, detail: 'the request is not valid HTTP/1.1' };
-const TARGET_TOO_LONG = { code: 'uri_too_long' as const, detail: `the request target is longer than ${MAX_URL_LENGTH} characters` };
+const TARGET_TOO_LONG = {
+  code: 'uri_too_long' as const,
+  detail: `the request target is longer than ${MAX_URL_LENGTH} characters`,
+};
 
 /**
  * Headers overflowed while the bytes Node was parsing began with a request line longer
@@ -24,7 +27,12 @@ const TARGET_TOO_LONG = { code: 'uri_too_long' as const, detail: `the request ta
  */
 function targetOverflowed(error: NodeJS.ErrnoException): boolean {
   const packet: unknown = Reflect.get(error, 'rawPacket');
-  if (error.code !== 'HPE_HEADER_OVERFLOW' || !Buffer.isBuffer(packet) || !/^[A-Z]+ [^ ]/.test(packet.toString('latin1', 0, 32))) return false;
+  if (
+    error.code !== 'HPE_HEADER_OVERFLOW' ||
+    !Buffer.isBuffer(packet) ||
+    !/^[A-Z]+ [^ ]/.test(packet.toString('latin1', 0, 32))
+  )
+    return false;
   const lineEnd = packet.indexOf('\r\n');
   return lineEnd === -1 || lineEnd > MAX_URL_LENGTH;
 }
@@ -57,7 +65,11 @@ export const requestsInProgress = new WeakMap<Socket, RequestInProgress>();
 const answering = new WeakSet<Socket>();
 
 /** `pending` is the answer still being prepared for an earlier, complete request on this socket, if any. */
-export function answerClientError(error: NodeJS.ErrnoException, socket: Socket, pending: ServerResponse | undefined): void {
+export function answerClientError(
+  error: NodeJS.ErrnoException,
+  socket: Socket,
+  pending: ServerResponse | undefined,
+): void {
   if (error.code === 'ECONNRESET' || !socket.writable) {
     socket.destroy();
     return;
@@ -87,7 +99,12 @@ export function answerClientError(error: NodeJS.ErrnoException, socket: Socket, 
  * hands over the socket), with `allow` the methods the server does serve (RFC 9110 §15.5.6).
  */
 export function refuseConnect(socket: Socket, allow: string): void {
-  answerRaw(socket, 'method_not_allowed', 'CONNECT is not allowed here; this server offers no tunnels', `Allow: ${allow}\r\n`);
+  answerRaw(
+    socket,
+    'method_not_allowed',
+    'CONNECT is not allowed here; this server offers no tunnels',
+    `Allow: ${allow}\r\n`,
+  );
 }
 
 /**
@@ -95,7 +112,13 @@ export function refuseConnect(socket: Socket, allow: string): void {
  * request server/app.ts is handling (`request`), the answer has its id and is noted for its log: server/app.ts logs
  * it as the request's one access line.
  */
-function answerRaw(socket: Socket, code: ErrorCode, detail: string, extraHeaders = '', request?: RequestInProgress): void {
+function answerRaw(
+  socket: Socket,
+  code: ErrorCode,
+  detail: string,
+  extraHeaders = '',
+  request?: RequestInProgress,
+): void {
   const status = ERROR_STATUS[code];
   const title = STATUS_TITLES[status] ?? 'Error';
   const requestId = request?.requestId ?? newRequestId();

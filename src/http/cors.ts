@@ -21,7 +21,14 @@ const EXPOSED = [
 ].join(', ');
 
 /** Request headers a browser script may send. */
-const ALLOWED_HEADERS = ['Authorization', 'Content-Type', 'If-Match', 'If-None-Match', 'Idempotency-Key', 'X-Request-Id'].join(', ');
+const ALLOWED_HEADERS = [
+  'Authorization',
+  'Content-Type',
+  'If-Match',
+  'If-None-Match',
+  'Idempotency-Key',
+  'X-Request-Id',
+].join(', ');
 
 /** How long a browser may cache a preflight answer, in seconds. */
 const PREFLIGHT_MAX_AGE = 600;
@@ -29,7 +36,11 @@ const PREFLIGHT_MAX_AGE = 600;
 export type CorsOrigins = readonly string[] | '*';
 
 /** CORS headers for a request; `allow` is the path's Allow value, used for preflights. */
-export function corsHeaders(origins: CorsOrigins, request: IncomingHttpHeaders, allow: string | undefined): Headers | undefined {
+export function corsHeaders(
+  origins: CorsOrigins,
+  request: IncomingHttpHeaders,
+  allow: string | undefined,
+): Headers | undefined {
   if (origins !== '*' && origins.length === 0) return undefined;
   const vary: Headers = origins === '*' ? {} : { Vary: 'Origin' };
   const origin = request.origin;

@@ -45,7 +45,9 @@ export function embedNames(definition: ResourceDefinition, language: Language): 
 
 /** An embed's name where the embedding resource speaks `vocabulary`: the child collection's, or the reference property's. */
 export function embedName(embed: Embed, vocabulary: Vocabulary): string {
-  return embed.kind === 'children' ? vocabularyOf(embed.definition, vocabulary.language).collection : vocabulary.name(embed.field);
+  return embed.kind === 'children'
+    ? vocabularyOf(embed.definition, vocabulary.language).collection
+    : vocabulary.name(embed.field);
 }
 
 function declaredName(embed: Embed): string {
@@ -53,14 +55,22 @@ function declaredName(embed: Embed): string {
 }
 
 /** The embeds `value` names, each once; pushes an error naming `parameter` instead when one is unknown. */
-export function parseEmbed(definition: ResourceDefinition, parameter: string, value: string, errors: FieldError[]): readonly Embed[] | undefined {
+export function parseEmbed(
+  definition: ResourceDefinition,
+  parameter: string,
+  value: string,
+  errors: FieldError[],
+): readonly Embed[] | undefined {
   const { embeds, byName } = embeddableOf(definition);
   const chosen: Embed[] = [];
   for (const word of value.split(',')) {
     const embed = byName.get(word);
     if (embed === undefined || chosen.includes(embed)) {
       const offered = embeds.map(declaredName);
-      const message = offered.length === 0 ? 'this resource has nothing to embed' : `must list distinct names among ${offered.join(', ')}, separated by commas`;
+      const message =
+        offered.length === 0
+          ? 'this resource has nothing to embed'
+          : `must list distinct names among ${offered.join(', ')}, separated by commas`;
       errors.push({ field: parameter, code: 'invalid_value', message });
       return undefined;
     }

@@ -14,7 +14,8 @@ function selectableNames(definition: ResourceDefinition): ReadonlyMap<string, st
     const table = new Map<string, string>();
     const readable = definition.fields.filter((rule) => rule.access !== 'write-only');
     for (const rule of readable) table.set(rule.name, rule.name);
-    for (const vocabulary of definition.vocabularies.values()) for (const rule of readable) table.set(vocabulary.name(rule.name), rule.name);
+    for (const vocabulary of definition.vocabularies.values())
+      for (const rule of readable) table.set(vocabulary.name(rule.name), rule.name);
     names = table;
     selectable.set(definition, names);
   }
@@ -22,14 +23,23 @@ function selectableNames(definition: ResourceDefinition): ReadonlyMap<string, st
 }
 
 /** The declared names `value` selects, in declaration order; pushes an error naming `parameter` instead when it is not a selection. */
-export function parseFieldSelection(definition: ResourceDefinition, parameter: string, value: string, errors: FieldError[]): readonly string[] | undefined {
+export function parseFieldSelection(
+  definition: ResourceDefinition,
+  parameter: string,
+  value: string,
+  errors: FieldError[],
+): readonly string[] | undefined {
   const names = selectableNames(definition);
   const chosen = new Set<string>();
   for (const word of value.split(',')) {
     const name = names.get(word);
     if (name === undefined || chosen.has(name)) {
       const readable = [...new Set(names.values())].join(', ');
-      errors.push({ field: parameter, code: 'invalid_value', message: `must list distinct readable fields among ${readable}, separated by commas` });
+      errors.push({
+        field: parameter,
+        code: 'invalid_value',
+        message: `must list distinct readable fields among ${readable}, separated by commas`,
+      });
       return undefined;
     }
     chosen.add(name);

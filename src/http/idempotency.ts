@@ -43,10 +43,14 @@ export class IdempotencyKeys {
     if (header === undefined) return undefined;
     if (!KEY_SYNTAX.test(header)) {
       throw new HttpError('invalid_query', 'Idempotency-Key must be 1 to 255 visible ASCII characters', {
-        errors: [{ field: 'Idempotency-Key', code: 'invalid_value', message: 'must be 1 to 255 visible ASCII characters' }],
+        errors: [
+          { field: 'Idempotency-Key', code: 'invalid_value', message: 'must be 1 to 255 visible ASCII characters' },
+        ],
       });
     }
-    const fingerprint = createHmac('sha256', this.#fingerprintKey).update(`POST ${path}\n${JSON.stringify(body)}`).digest('base64url');
+    const fingerprint = createHmac('sha256', this.#fingerprintKey)
+      .update(`POST ${path}\n${JSON.stringify(body)}`)
+      .digest('base64url');
     return { scope: `${caller} ${header}`, fingerprint };
   }
 
@@ -59,7 +63,10 @@ export class IdempotencyKeys {
    */
   begin(request: IdempotentRequest, store: Store): Reply | undefined {
     if (this.#inFlight.has(request.scope)) {
-      throw new HttpError('idempotency_key_in_flight', 'a request with this Idempotency-Key is still being handled; retry later');
+      throw new HttpError(
+        'idempotency_key_in_flight',
+        'a request with this Idempotency-Key is still being handled; retry later',
+      );
     }
     const saved = this.savedAnswer(request, store);
     if (saved !== undefined) return saved;
@@ -102,7 +109,12 @@ export class IdempotencyKeys {
       updated_at: time,
     });
     const changes: Change[] = [{ kind: 'put', collection: 'idempotency_keys', record }];
-    const oldest = store.query('idempotency_keys', { filters: [], sort: [], offset: 0, limit: EXPIRED_REMOVED_PER_WRITE });
+    const oldest = store.query('idempotency_keys', {
+      filters: [],
+      sort: [],
+      offset: 0,
+      limit: EXPIRED_REMOVED_PER_WRITE,
+    });
     for (const entry of oldest.records) {
       if (!isExpired(entry, now)) break;
       changes.push({ kind: 'delete', collection: 'idempotency_keys', id: entry.id });
@@ -111,7 +123,12 @@ export class IdempotencyKeys {
   }
 
   #find(scope: string, store: Store): StoredRecord | undefined {
-    const found = store.query('idempotency_keys', { filters: [{ field: 'scope', value: scope }], sort: [], offset: 0, limit: 1 });
+    const found = store.query('idempotency_keys', {
+      filters: [{ field: 'scope', value: scope }],
+      sort: [],
+      offset: 0,
+      limit: 1,
+    });
     const entry = found.records[0];
     return entry === undefined || isExpired(entry, this.#now()) ? undefined : entry;
   }

@@ -50,7 +50,11 @@ export function parseRecordParameters(definition: ResourceDefinition, search: st
   for (const [name, value] of parameterPairs(search)) {
     const kind = internal.get(name);
     if (kind !== 'fields' && kind !== 'embed') {
-      errors.push({ field: name, code: 'unknown_parameter', message: 'is not a parameter of a record; use fields or embed' });
+      errors.push({
+        field: name,
+        code: 'unknown_parameter',
+        message: 'is not a parameter of a record; use fields or embed',
+      });
     } else if (seen.has(kind)) {
       errors.push({ field: name, code: 'repeated_parameter', message: 'may be given once' });
     } else {
@@ -71,7 +75,11 @@ const RANGE_PARAMETER = /^(.+)\[(gt|gte|lt|lte)\]$/;
 export function takesRanges(rule: FieldRule): boolean {
   if (rule.type === 'timestamp') return true;
   if (rule.filter !== true) return false;
-  return rule.type === 'number' || rule.type === 'integer' || (rule.type === 'string' && (rule.format === 'date' || rule.format === 'date-time'));
+  return (
+    rule.type === 'number' ||
+    rule.type === 'integer' ||
+    (rule.type === 'string' && (rule.format === 'date' || rule.format === 'date-time'))
+  );
 }
 
 /** The `x-search` properties of a resource's lists (declared names). */
@@ -89,7 +97,9 @@ export function rejectQueryParameters(search: string): void {
   if (search === '') return;
   const names = [...new Set(parameterPairs(search).map(([name]) => name))];
   if (names.length === 0) return;
-  throw queryError(names.map((name) => ({ field: name, code: 'unknown_parameter', message: 'this path takes no query parameters' })));
+  throw queryError(
+    names.map((name) => ({ field: name, code: 'unknown_parameter', message: 'this path takes no query parameters' })),
+  );
 }
 
 /** What a resource's lists understand, computed once per resource. */
@@ -110,7 +120,15 @@ function listVocabularyOf(definition: ResourceDefinition): ListVocabulary {
   if (list === undefined) {
     const filterRules = definition.fields.filter((rule) => rule.filter === true);
     const internal = new Map<string, string>();
-    const words = ['page', 'limit', 'sort', 'fields', 'embed', 'q', ...definition.fields.filter((rule) => rule.filter === true || rule.sort === true).map((rule) => rule.name)];
+    const words = [
+      'page',
+      'limit',
+      'sort',
+      'fields',
+      'embed',
+      'q',
+      ...definition.fields.filter((rule) => rule.filter === true || rule.sort === true).map((rule) => rule.name),
+    ];
     for (const vocabulary of definition.vocabularies.values()) {
       for (const word of words) internal.set(word, word);
       internal.set(vocabulary.parameters.page, 'page');
@@ -121,7 +139,15 @@ function listVocabularyOf(definition: ResourceDefinition): ListVocabulary {
       for (const word of words.slice(6)) internal.set(vocabulary.name(word), word);
     }
     const searchFields = definition.fields.filter((rule) => rule.search === true).map((rule) => rule.name);
-    const known = ['page', 'limit', 'sort', 'fields', 'embed', ...(searchFields.length > 0 ? ['q'] : []), ...filterRules.map((rule) => rule.name)];
+    const known = [
+      'page',
+      'limit',
+      'sort',
+      'fields',
+      'embed',
+      ...(searchFields.length > 0 ? ['q'] : []),
+      ...filterRules.map((rule) => rule.name),
+    ];
     list = { filterRules, known, internal, searchFields };
     listVocabularies.set(definition, list);
   }
@@ -141,7 +167,11 @@ export function parseListParameters(definition: ResourceDefinition, search: stri
       const key = `${field}[${range[2]}]`;
       if (rule === undefined) {
         const ranged = definition.fields.filter(takesRanges).map((candidate) => candidate.name);
-        errors.push({ field: name, code: 'unknown_parameter', message: `is not a parameter of this list; ranges ([gt], [gte], [lt], [lte]) apply to ${ranged.join(', ')}` });
+        errors.push({
+          field: name,
+          code: 'unknown_parameter',
+          message: `is not a parameter of this list; ranges ([gt], [gte], [lt], [lte]) apply to ${ranged.join(', ')}`,
+        });
       } else if (bounds.has(key)) {
         errors.push({ field: name, code: 'repeated_parameter', message: 'may be given once' });
       } else {
@@ -151,9 +181,17 @@ export function parseListParameters(definition: ResourceDefinition, search: stri
     }
     const canonical = internal.get(name) ?? name;
     if (canonical === 'q' && !known.includes('q')) {
-      errors.push({ field: name, code: 'unknown_parameter', message: 'this list has no searchable properties (x-search)' });
+      errors.push({
+        field: name,
+        code: 'unknown_parameter',
+        message: 'this list has no searchable properties (x-search)',
+      });
     } else if (!known.includes(canonical)) {
-      errors.push({ field: name, code: 'unknown_parameter', message: `is not a parameter of this list; use ${known.join(', ')}` });
+      errors.push({
+        field: name,
+        code: 'unknown_parameter',
+        message: `is not a parameter of this list; use ${known.join(', ')}`,
+      });
     } else if (values.has(canonical)) {
       errors.push({ field: name, code: 'repeated_parameter', message: 'may be given once' });
     } else {
@@ -170,7 +208,8 @@ export function parseListParameters(definition: ResourceDefinition, search: stri
     if (filter !== undefined) filters.push(filter);
   }
   const selection = values.get('fields');
-  const fields = selection === undefined ? undefined : parseFieldSelection(definition, selection.name, selection.value, errors);
+  const fields =
+    selection === undefined ? undefined : parseFieldSelection(definition, selection.name, selection.value, errors);
   const text = parseSearch(values.get('q'), searchFields, errors);
   const embedding = values.get('embed');
   const embed = embedding === undefined ? undefined : parseEmbed(definition, embedding.name, embedding.value, errors);
@@ -183,5 +222,14 @@ export function parseListParameters(definition: ResourceDefinition, search: stri
     }
   }
   if (errors.length > 0) throw queryError(errors);
-  return { page, limit, sort, filters, ...(fields === undefined ? {} : { fields }), ...(ranges.length === 0 ? {} : { ranges }), ...(text === undefined ? {} : { search: text }), ...(embed === undefined ? {} : { embed }) };
+  return {
+    page,
+    limit,
+    sort,
+    filters,
+    ...(fields === undefined ? {} : { fields }),
+    ...(ranges.length === 0 ? {} : { ranges }),
+    ...(text === undefined ? {} : { search: text }),
+    ...(embed === undefined ? {} : { embed }),
+  };
 }

@@ -18,11 +18,20 @@ const MAX_SEARCH_LENGTH = 200;
 const MAX_SEARCH_WORDS = 10;
 
 /** `q=café crème`: one to ten words, at most 200 characters. */
-export function parseSearch(given: { name: string; value: string } | undefined, fields: readonly string[], errors: FieldError[]): Search | undefined {
+export function parseSearch(
+  given: { name: string; value: string } | undefined,
+  fields: readonly string[],
+  errors: FieldError[],
+): Search | undefined {
   if (given === undefined) return undefined;
   const words = [...new Set(searchWords(given.value))];
-  if (given.value.length <= MAX_SEARCH_LENGTH && words.length >= 1 && words.length <= MAX_SEARCH_WORDS) return { text: given.value, words, fields };
-  errors.push({ field: given.name, code: 'invalid_value', message: `must hold 1 to ${MAX_SEARCH_WORDS} words (letters or digits), at most ${MAX_SEARCH_LENGTH} characters` });
+  if (given.value.length <= MAX_SEARCH_LENGTH && words.length >= 1 && words.length <= MAX_SEARCH_WORDS)
+    return { text: given.value, words, fields };
+  errors.push({
+    field: given.name,
+    code: 'invalid_value',
+    message: `must hold 1 to ${MAX_SEARCH_WORDS} words (letters or digits), at most ${MAX_SEARCH_LENGTH} characters`,
+  });
   return undefined;
 }
 
@@ -32,7 +41,11 @@ function decimal(text: string): number {
 }
 
 /** A bound read as the property's type: a number, or a date (`2026-11-24`) or a date-time (any offset; compared in UTC). */
-export function parseBound(rule: FieldRule, given: { name: string; value: string }, errors: FieldError[]): number | string | undefined {
+export function parseBound(
+  rule: FieldRule,
+  given: { name: string; value: string },
+  errors: FieldError[],
+): number | string | undefined {
   const text = given.value;
   if (rule.type === 'number' || rule.type === 'integer') {
     const value = decimal(text);
@@ -45,9 +58,16 @@ export function parseBound(rule: FieldRule, given: { name: string; value: string
     errors.push({ field: given.name, code: 'invalid_value', message: 'must be a date such as 2026-11-24' });
     return undefined;
   }
-  const time = /^[0-9]{4}-[0-9]{2}-[0-9]{2}(T[0-9]{2}:[0-9]{2}(:[0-9]{2}(\.[0-9]{1,9})?)?(Z|[+-][0-9]{2}:[0-9]{2}))?$/.test(text) ? Date.parse(text.length === 10 ? `${text}T00:00:00Z` : text) : NaN;
+  const time =
+    /^[0-9]{4}-[0-9]{2}-[0-9]{2}(T[0-9]{2}:[0-9]{2}(:[0-9]{2}(\.[0-9]{1,9})?)?(Z|[+-][0-9]{2}:[0-9]{2}))?$/.test(text)
+      ? Date.parse(text.length === 10 ? `${text}T00:00:00Z` : text)
+      : NaN;
   if (!Number.isNaN(time)) return new Date(time).toISOString();
-  errors.push({ field: given.name, code: 'invalid_value', message: 'must be a date-time such as 2026-11-24T09:30:00Z, or a date' });
+  errors.push({
+    field: given.name,
+    code: 'invalid_value',
+    message: 'must be a date-time such as 2026-11-24T09:30:00Z, or a date',
+  });
   return undefined;
 }
 
@@ -86,7 +106,8 @@ export function parseSort(
     const field = internal.get(word) ?? word;
     if (word === '') return fail(`has an empty entry; list sortable fields separated by commas: ${choices}`);
     if (!sortable.includes(field)) return fail(`cannot sort by ${quoted(word)}; the sortable fields are ${choices}`);
-    if (keys.some((key) => key.field === field)) return fail(`names ${quoted(word)} more than once; give each field once`);
+    if (keys.some((key) => key.field === field))
+      return fail(`names ${quoted(word)} more than once; give each field once`);
     keys.push({ field, descending });
   }
   return keys;
@@ -98,7 +119,11 @@ function quoted(word: string): string {
 }
 
 /** A filter's value, read as the field's type: `?in_stock=true`, `?year=1999`, `?status=open`. */
-export function parseFilter(rule: FieldRule, given: { name: string; value: string }, errors: FieldError[]): Filter | undefined {
+export function parseFilter(
+  rule: FieldRule,
+  given: { name: string; value: string },
+  errors: FieldError[],
+): Filter | undefined {
   const text = given.value;
   const fail = (message: string): undefined => {
     errors.push({ field: given.name, code: 'invalid_value', message });
@@ -107,7 +132,8 @@ export function parseFilter(rule: FieldRule, given: { name: string; value: strin
   switch (rule.type) {
     case 'enum': {
       const value = rule.values?.find((allowed) => String(allowed) === text);
-      if (value === undefined || value === null || typeof value === 'object') return fail(`must be one of: ${(rule.values ?? []).join(', ')}`);
+      if (value === undefined || value === null || typeof value === 'object')
+        return fail(`must be one of: ${(rule.values ?? []).join(', ')}`);
       return { field: rule.name, value };
     }
     case 'boolean':
@@ -116,7 +142,8 @@ export function parseFilter(rule: FieldRule, given: { name: string; value: strin
     case 'integer':
     case 'number': {
       const value = decimal(text);
-      if (!Number.isFinite(value) || (rule.type === 'integer' && !Number.isSafeInteger(value))) return fail(`must be ${rule.type === 'integer' ? 'an integer' : 'a number'}`);
+      if (!Number.isFinite(value) || (rule.type === 'integer' && !Number.isSafeInteger(value)))
+        return fail(`must be ${rule.type === 'integer' ? 'an integer' : 'a number'}`);
       return { field: rule.name, value };
     }
     default:

@@ -67,7 +67,10 @@ export function wantsProblemJson(accept: string | undefined): boolean {
 export function prefersHtml(accept: string | undefined): boolean {
   if (accept === undefined || !/text\//i.test(accept)) return false;
   const ranges = parseAccept(accept);
-  return qualityOf(ranges, 'text/html') > Math.max(qualityOf(ranges, 'application/json'), qualityOf(ranges, 'application/problem+json'));
+  return (
+    qualityOf(ranges, 'text/html') >
+    Math.max(qualityOf(ranges, 'application/json'), qualityOf(ranges, 'application/problem+json'))
+  );
 }
 
 /** Throws 406 unless the client accepts text/html (for an address that answers only with a page). */

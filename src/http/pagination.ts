@@ -29,18 +29,28 @@ export function pageLinks(path: string, vocabulary: Vocabulary, parameters: List
   const fixed: string[] = [];
   for (const filter of parameters.filters) fixed.push(pair(vocabulary.name(filter.field), String(filter.value)));
   if (parameters.search !== undefined) fixed.push(pair('q', parameters.search.text));
-  for (const range of parameters.ranges ?? []) fixed.push(pair(`${vocabulary.name(range.field)}[${range.op}]`, String(range.value)));
+  for (const range of parameters.ranges ?? [])
+    fixed.push(pair(`${vocabulary.name(range.field)}[${range.op}]`, String(range.value)));
   if (parameters.sort.length > 0) {
     const sort = parameters.sort.map((key) => (key.descending ? '-' : '') + vocabulary.name(key.field)).join(',');
     fixed.push(pair(vocabulary.parameters.sort, sort));
   }
-  if (parameters.embed !== undefined) fixed.push(pair(vocabulary.parameters.embed, parameters.embed.map((embed) => embedName(embed, vocabulary)).join(',')));
-  if (parameters.fields !== undefined) fixed.push(pair(vocabulary.parameters.fields, parameters.fields.map((field) => vocabulary.name(field)).join(',')));
+  if (parameters.embed !== undefined)
+    fixed.push(
+      pair(vocabulary.parameters.embed, parameters.embed.map((embed) => embedName(embed, vocabulary)).join(',')),
+    );
+  if (parameters.fields !== undefined)
+    fixed.push(pair(vocabulary.parameters.fields, parameters.fields.map((field) => vocabulary.name(field)).join(',')));
   return linksAround(path, fixed, { page: vocabulary.parameters.page, limit: vocabulary.parameters.limit }, meta);
 }
 
 /** The links of page `meta.page` of a list at `path`, each with the `fixed` parameters (`name=value`, encoded) before its page and limit. */
-export function linksAround(path: string, fixed: readonly string[], names: { readonly page: string; readonly limit: string }, meta: PageMeta): PageLinks {
+export function linksAround(
+  path: string,
+  fixed: readonly string[],
+  names: { readonly page: string; readonly limit: string },
+  meta: PageMeta,
+): PageLinks {
   const limitPair = pair(names.limit, String(meta.limit));
   const at = (page: number): string => `${path}?${[...fixed, pair(names.page, String(page)), limitPair].join('&')}`;
 

@@ -19,7 +19,12 @@ export function problemReply(
   logger: Logger,
   secrets: readonly string[] = [],
 ): Reply {
-  const known = error instanceof HttpError ? error : error instanceof StoreUnavailable ? storeUnavailable(error.message) : undefined;
+  const known =
+    error instanceof HttpError
+      ? error
+      : error instanceof StoreUnavailable
+        ? storeUnavailable(error.message)
+        : undefined;
   if (known === undefined) {
     const cause = error instanceof Error ? (error.stack ?? error.message) : String(error);
     logger.error(`request ${requestId} failed: ${redactSecrets(cause, secrets)}`);

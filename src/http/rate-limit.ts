@@ -40,14 +40,17 @@ export class RateLimiter {
     const allowed = bucket.tokens >= 1;
     if (allowed) bucket.tokens -= 1;
     const headers = this.#headers(bucket);
-    if (!allowed) headers['Retry-After'] = String(Math.max(1, Math.ceil((1 - bucket.tokens) / this.#refillPerMs / 1000)));
+    if (!allowed)
+      headers['Retry-After'] = String(Math.max(1, Math.ceil((1 - bucket.tokens) / this.#refillPerMs / 1000)));
     return { allowed, headers };
   }
 
   /** The headers for `client` without taking a token (for answers given before the limit is checked). */
   peek(client: string): Headers {
     const bucket = this.#buckets.peek(client);
-    return this.#headers(bucket === undefined ? { tokens: this.#capacity, updated: this.#now() } : this.#advance(bucket));
+    return this.#headers(
+      bucket === undefined ? { tokens: this.#capacity, updated: this.#now() } : this.#advance(bucket),
+    );
   }
 
   #refilled(client: string): Bucket {

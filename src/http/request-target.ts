@@ -25,16 +25,24 @@ export function pathOfTarget(target: string): string | undefined {
 
 /** The 400 for a target `pathOfTarget` refuses. */
 export function unservedTarget(): HttpError {
-  return new HttpError('malformed_request', 'the request target is a path such as /v1/products (or an absolute http URL)');
+  return new HttpError(
+    'malformed_request',
+    'the request target is a path such as /v1/products (or an absolute http URL)',
+  );
 }
 
 /** Throws 400 unless the request has exactly one Host line (an HTTP/1.0 request may have none). */
-export function requireOneHost(rawHeaders: readonly string[], host: string | undefined, httpVersionMinor: number): void {
+export function requireOneHost(
+  rawHeaders: readonly string[],
+  host: string | undefined,
+  httpVersionMinor: number,
+): void {
   if (host === undefined) {
     if (httpVersionMinor === 1) throw new HttpError('malformed_request', 'an HTTP/1.1 request needs a Host header');
     return;
   }
-  if (hasSecondHost(rawHeaders)) throw new HttpError('malformed_request', 'a request carries one Host header, not several');
+  if (hasSecondHost(rawHeaders))
+    throw new HttpError('malformed_request', 'a request carries one Host header, not several');
 }
 
 /** True when more than one raw header line is named Host (Node keeps only the first in `req.headers`). Runs on every request, so it allocates nothing. */

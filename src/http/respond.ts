@@ -35,7 +35,13 @@ export function jsonReply(status: number, value: unknown, headers?: Headers): Re
  * returns the body length in bytes (0 when there is none). The headers go to writeHead
  * as one flat list, and Content-Length is always set, so Node never chunks a body.
  */
-export function writeReply(res: ServerResponse, reply: Reply, requestId: string, isHead: boolean, extra?: Headers): number {
+export function writeReply(
+  res: ServerResponse,
+  reply: Reply,
+  requestId: string,
+  isHead: boolean,
+  extra?: Headers,
+): number {
   const status = reply.status;
   const headers: string[] = [];
   if (reply.headers !== undefined) for (const name in reply.headers) headers.push(name, reply.headers[name] as string);

@@ -25,7 +25,11 @@ export function sweepIntervalMs(timeoutMs: number): number {
  * Watches every connection `server` accepts until it closes. `answerPending(socket)` says
  * whether an answer on it is still being prepared (server/app.ts knows; Node does not).
  */
-export function closeStalledConnections(server: Server, timeoutMs: number, answerPending: (socket: Socket) => boolean): void {
+export function closeStalledConnections(
+  server: Server,
+  timeoutMs: number,
+  answerPending: (socket: Socket) => boolean,
+): void {
   const open = new Map<Socket, Progress>();
   server.on('connection', (socket: Socket) => {
     open.set(socket, { bytes: 0, since: performance.now() });

@@ -8,7 +8,10 @@ const PASSWORD_FIELD = /("(?:password|password_hash|senha)"\s*:\s*)"(?:[^"\\]|\\
 
 /** `text` with secrets replaced by `[redacted]`; `known` are exact values to hide too (the request's passwords). */
 export function redactSecrets(text: string, known: readonly string[] = []): string {
-  let redacted = text.replace(SCRYPT_HASH, '[redacted]').replace(BEARER_TOKEN, '[redacted]').replace(PASSWORD_FIELD, '$1"[redacted]"');
+  let redacted = text
+    .replace(SCRYPT_HASH, '[redacted]')
+    .replace(BEARER_TOKEN, '[redacted]')
+    .replace(PASSWORD_FIELD, '$1"[redacted]"');
   for (const secret of known) if (secret !== '') redacted = redacted.split(secret).join('[redacted]');
   return redacted;
 }

@@ -17,7 +17,15 @@ import { pathParameter } from './parameters.ts';
 import { bodySuffix, resourceOperations } from './resource-operations.ts';
 import { problemResponseComponents, responses, success, withoutBodies } from './responses.ts';
 import type { Schema } from './schemas.ts';
-import { bodySchema, createdSchema, credentialsSchema, listSchema, PROBLEM_SCHEMA, recordSchema, TOKEN_SCHEMA } from './schemas.ts';
+import {
+  bodySchema,
+  createdSchema,
+  credentialsSchema,
+  listSchema,
+  PROBLEM_SCHEMA,
+  recordSchema,
+  TOKEN_SCHEMA,
+} from './schemas.ts';
 import type { ServiceRoute } from './service-operations.ts';
 import { SERVICE_NOUNS, serviceOperations } from './service-operations.ts';
 
@@ -75,14 +83,24 @@ function withHeadAndOptions(operations: Json, route: RouteSpec, allow: string): 
     summary: 'The methods this path answers',
     description:
       `Answers 204 with Allow: ${allow} (RFC 9110 §9.3.7), with no token and without using the rate limit. ` +
-      'With CORS_ORIGINS set, a browser\'s preflight from an allowed origin also gets the Access-Control-Allow-* headers here.',
+      "With CORS_ORIGINS set, a browser's preflight from an allowed origin also gets the Access-Control-Allow-* headers here.",
     security: [],
-    responses: responses({ 204: success('No Content: Allow lists the methods', SUCCESS_HEADERS.allow) }, [400], { requestOnly: true, readsBody: false }),
+    responses: responses({ 204: success('No Content: Allow lists the methods', SUCCESS_HEADERS.allow) }, [400], {
+      requestOnly: true,
+      readsBody: false,
+    }),
   };
   return all;
 }
 
-const LANGUAGE_NAMES: Readonly<Record<string, string>> = { en: 'English', pt: 'Portuguese', es: 'Spanish', fr: 'French', de: 'German', it: 'Italian' };
+const LANGUAGE_NAMES: Readonly<Record<string, string>> = {
+  en: 'English',
+  pt: 'Portuguese',
+  es: 'Spanish',
+  fr: 'French',
+  de: 'German',
+  it: 'Italian',
+};
 
 function tagOf(definition: ResourceDefinition, language: Language): Json {
   const name = vocabularyOf(definition, language).collection;
@@ -94,7 +112,10 @@ function tagOf(definition: ResourceDefinition, language: Language): Json {
       ? `The ${definition.singular} records${nested}, with English paths and field names.`
       : `The same ${definition.singular} records${nested}, with ${words} paths and field names.`;
   const declared = definition.declared['description'];
-  return { name, description: typeof declared === 'string' && language === 'en' ? `${declared} ${description}` : description };
+  return {
+    name,
+    description: typeof declared === 'string' && language === 'en' ? `${declared} ${description}` : description,
+  };
 }
 
 /** The operation each method of a resource path performs, for its access. */
@@ -123,7 +144,8 @@ const SERVICE_TAGS: Json[] = [
 
 const EVENTS_TAG: Json = {
   name: 'events',
-  description: 'The change feed: every change to the records you may read, as a paged list or a stream of Server-Sent Events that resumes where it stopped.',
+  description:
+    'The change feed: every change to the records you may read, as a paged list or a stream of Server-Sent Events that resumes where it stopped.',
 };
 
 /**
@@ -140,14 +162,20 @@ function eventSchemas(routes: readonly RouteSpec[], schemas: Readonly<Record<str
       const name = componentName(definition, language);
       if (schemas[name] === undefined) made[name] = recordSchema(definition, language);
     }
-    made[eventComponent(language)] = eventSchema(resources, language, (definition) => componentName(definition, language));
+    made[eventComponent(language)] = eventSchema(resources, language, (definition) =>
+      componentName(definition, language),
+    );
     made[eventComponent(language, 'List')] = eventListSchema(language);
   }
   return made;
 }
 
 /** The document of `routes`; `allowOf` gives each route's Allow header, which its operations must match. */
-export function openApiDocument(routes: readonly RouteSpec[], resources: ResourceTable, allowOf: (route: RouteSpec) => string): Json {
+export function openApiDocument(
+  routes: readonly RouteSpec[],
+  resources: ResourceTable,
+  allowOf: (route: RouteSpec) => string,
+): Json {
   const paths: Json = {};
   const schemas: Record<string, Schema> = { Problem: PROBLEM_SCHEMA, Token: TOKEN_SCHEMA };
   const tags: Json[] = [...SERVICE_TAGS];
@@ -156,14 +184,21 @@ export function openApiDocument(routes: readonly RouteSpec[], resources: Resourc
     if (route.kind === 'index') indexLinks['self'] = route.pattern;
     if (route.kind === 'openapi' || route.kind === 'tokens') indexLinks[route.kind] = route.pattern;
     if (route.kind === 'events' && route.language === 'en') indexLinks['events'] = route.pattern;
-    if (route.kind === 'collection' && route.definition.parent === undefined) indexLinks[vocabularyOf(route.definition, route.language).collection] = route.pattern;
+    if (route.kind === 'collection' && route.definition.parent === undefined)
+      indexLinks[vocabularyOf(route.definition, route.language).collection] = route.pattern;
   }
   for (const route of routes) {
     const { path, parameters, example } = openApiPath(route);
-    const operations = isResourceRoute(route) ? resourceOperations(route, example) : serviceOperations(route as ServiceRoute, indexLinks);
+    const operations = isResourceRoute(route)
+      ? resourceOperations(route, example)
+      : serviceOperations(route as ServiceRoute, indexLinks);
     const allow = allowOf(route);
     const item = withPublicSecurity(withHeadAndOptions(operations, route, allow), route);
-    if (Object.keys(item).map((method) => method.toUpperCase()).join(', ') !== allow) {
+    if (
+      Object.keys(item)
+        .map((method) => method.toUpperCase())
+        .join(', ') !== allow
+    ) {
       throw new Error(`OpenAPI operations for ${route.pattern} do not match the methods served (${allow})`);
     }
     paths[path] = parameters.length > 0 ? { parameters, ...item } : item;
@@ -179,7 +214,9 @@ export function openApiDocument(routes: readonly RouteSpec[], resources: Resourc
       if (!tags.some((known) => known['name'] === tag['name'])) tags.push(tag);
       schemas[componentName(definition, language)] = recordSchema(definition, language);
       schemas[componentName(definition, language, 'Created')] = createdSchema(definition, language);
-      schemas[componentName(definition, language, 'List')] = listSchema(`#/components/schemas/${componentName(definition, language)}`);
+      schemas[componentName(definition, language, 'List')] = listSchema(
+        `#/components/schemas/${componentName(definition, language)}`,
+      );
       for (const kind of ['create', 'replace', 'patch'] as const) {
         schemas[componentName(definition, language, bodySuffix(kind))] = bodySchema(definition, language, kind);
       }
@@ -195,7 +232,13 @@ export function openApiDocument(routes: readonly RouteSpec[], resources: Resourc
       contact: { name: 'plainrest maintainers' },
       license: { name: 'MIT', identifier: 'MIT' },
     },
-    servers: [{ url: '/', description: 'this server, whichever serves this document: local, staging or production', 'x-internal': false }],
+    servers: [
+      {
+        url: '/',
+        description: 'this server, whichever serves this document: local, staging or production',
+        'x-internal': false,
+      },
+    ],
     security: [{ bearer: [] }],
     tags,
     paths,
@@ -219,7 +262,8 @@ export function openApiDocument(routes: readonly RouteSpec[], resources: Resourc
 
 /** The document's description: the example domain's, or the declared collections and vocabularies. */
 function describeResources(resources: ResourceTable): string {
-  if (resources === exampleResources()) return 'Users, their orders and products, in English and Portuguese vocabularies. Errors are RFC 9457 problem details.';
+  if (resources === exampleResources())
+    return 'Users, their orders and products, in English and Portuguese vocabularies. Errors are RFC 9457 problem details.';
   const collections = resources.resources.map((definition) => definition.collection).join(', ');
   const languages = resources.languages.map((language) => LANGUAGE_NAMES[language] ?? language).join(' and ');
   return `Declared resources: ${collections}, in ${languages} vocabularies. Errors are RFC 9457 problem details.`;

@@ -42,28 +42,55 @@ function exampleEvent(table: ResourceTable, language: Language): JsonObject {
   const definition = exampleResource(table);
   const name = vocabularyOf(definition, language).collection;
   const id = resourceExamples(definition, language).createdId;
-  return { id: 14, type: 'created', collection: name, record_id: id, path: `/v1/${name}/${id}`, at: EXAMPLE_TIME, record: exampleRecord(definition, language) };
+  return {
+    id: 14,
+    type: 'created',
+    collection: name,
+    record_id: id,
+    path: `/v1/${name}/${id}`,
+    at: EXAMPLE_TIME,
+    record: exampleRecord(definition, language),
+  };
 }
 
 /**
  * An event as eventJson (events/event-json.ts) writes it, in `language`: its record is
  * one of that vocabulary's records, whose schema components `recordComponent` names.
  */
-export function eventSchema(table: ResourceTable, language: Language, recordComponent: (definition: ResourceDefinition) => string): Schema {
+export function eventSchema(
+  table: ResourceTable,
+  language: Language,
+  recordComponent: (definition: ResourceDefinition) => string,
+): Schema {
   return {
     type: 'object',
-    description: 'One change of a record: its id is its place in the feed, to resume after (after, or Last-Event-ID on a stream).',
+    description:
+      'One change of a record: its id is its place in the feed, to resume after (after, or Last-Event-ID on a stream).',
     required: ['id', 'type', 'collection', 'record_id', 'path', 'at'],
     additionalProperties: false,
     properties: {
-      id: { ...EVENT_ID, description: 'the event\'s number: increasing, one history for the whole server, kept across restarts' },
+      id: {
+        ...EVENT_ID,
+        description: "the event's number: increasing, one history for the whole server, kept across restarts",
+      },
       type: { type: 'string', enum: [...EVENT_TYPES] },
-      collection: { type: 'string', enum: table.resources.map((definition) => vocabularyOf(definition, language).collection), description: 'the record\'s collection, named in this path\'s vocabulary' },
+      collection: {
+        type: 'string',
+        enum: table.resources.map((definition) => vocabularyOf(definition, language).collection),
+        description: "the record's collection, named in this path's vocabulary",
+      },
       record_id: EVENT_ID,
-      path: { type: 'string', format: 'uri-reference', pattern: '^/v1/', maxLength: MAX_TARGET_LENGTH, description: 'the record\'s address, in this path\'s vocabulary' },
+      path: {
+        type: 'string',
+        format: 'uri-reference',
+        pattern: '^/v1/',
+        maxLength: MAX_TARGET_LENGTH,
+        description: "the record's address, in this path's vocabulary",
+      },
       at: { type: 'string', format: 'date-time', maxLength: 32, description: 'when the change was stored (UTC)' },
       record: {
-        description: 'the record as the caller reads it at this version (GET on path, without embed); absent from a deletion',
+        description:
+          'the record as the caller reads it at this version (GET on path, without embed); absent from a deletion',
         anyOf: table.resources.map((definition) => schemaReference(recordComponent(definition))),
       },
     },
@@ -114,13 +141,15 @@ const STREAM_DESCRIPTION =
   'Server-Sent Events (WHATWG HTML §9.2), UTF-8: first `retry: 1000`, then each event as `id:` (its number), `event:` (its type) and `data:` (its JSON, as in the list), ' +
   'each block ended by an empty line. A comment line `: keep-alive` comes every 15 s (by default), followed by `id:` when events the caller may not see went by. ' +
   'Other events: `reset` (data {reason: "history_gone", detail, latest}) when the position asked for is no longer kept, after which the stream goes on from the newest event; ' +
-  '`notice` (data {reason, detail}) saying why the caller\'s last stream was cut; `closed` (data {reason, detail}; reason token_expired, user_deleted, shutting_down, or events_missed when the server lost its place for longer than the history is kept) just before the server ends the stream.';
+  "`notice` (data {reason, detail}) saying why the caller's last stream was cut; `closed` (data {reason, detail}; reason token_expired, user_deleted, shutting_down, or events_missed when the server lost its place for longer than the history is kept) just before the server ends the stream.";
 
 function parameters(route: EventRoute): Json[] {
   const words = feedWords(route.language);
   const { resources, language } = route;
   const names = resources.resources.map((definition) => vocabularyOf(definition, language).collection);
-  const declared = resources.resources.map((definition) => definition.collection).filter((name) => !names.includes(name));
+  const declared = resources.resources
+    .map((definition) => definition.collection)
+    .filter((name) => !names.includes(name));
   return [
     {
       name: words.collection,
@@ -129,15 +158,28 @@ function parameters(route: EventRoute): Json[] {
       schema: { type: 'string', enum: [...names, ...declared] },
       example: vocabularyOf(exampleResource(resources), language).collection,
     },
-    { name: words.type, in: 'query', description: 'only the events of this type', schema: { type: 'string', enum: [...EVENT_TYPES] }, example: 'created' },
+    {
+      name: words.type,
+      in: 'query',
+      description: 'only the events of this type',
+      schema: { type: 'string', enum: [...EVENT_TYPES] },
+      example: 'created',
+    },
     {
       name: words.after,
       in: 'query',
-      description: 'only the events after this one (the id of the last event you have); one older than the history the feed keeps is a 410 (a `reset` on a stream). On a stream, Last-Event-ID wins over it',
+      description:
+        'only the events after this one (the id of the last event you have); one older than the history the feed keeps is a 410 (a `reset` on a stream). On a stream, Last-Event-ID wins over it',
       schema: POSITION,
       example: 0,
     },
-    { name: words.page, in: 'query', description: 'page number (the list only: a stream is not paged)', schema: { type: 'integer', minimum: 1, maximum: MAX_PAGE, default: 1 }, example: 1 },
+    {
+      name: words.page,
+      in: 'query',
+      description: 'page number (the list only: a stream is not paged)',
+      schema: { type: 'integer', minimum: 1, maximum: MAX_PAGE, default: 1 },
+      example: 1,
+    },
     {
       name: words.limit,
       in: 'query',
@@ -160,7 +202,10 @@ const DESCRIPTION =
 /** GET on the feed (HEAD and OPTIONS are added as for every path). */
 export function eventOperations(route: EventRoute): Json {
   const content = {
-    'application/json': { schema: schemaReference(eventComponent(route.language, 'List')), example: listExample(route) },
+    'application/json': {
+      schema: schemaReference(eventComponent(route.language, 'List')),
+      example: listExample(route),
+    },
     'text/event-stream': { schema: { type: 'string', description: STREAM_DESCRIPTION }, example: streamExample(route) },
   };
   return {
@@ -174,7 +219,10 @@ export function eventOperations(route: EventRoute): Json {
       responses: responses(
         {
           200: success('a page of events, or the stream (text/event-stream)', SUCCESS_HEADERS.feed, content),
-          304: success('Not Modified: your copy of this page is current', { ...SUCCESS_HEADERS.etag, Vary: SUCCESS_HEADERS.feed.Vary }),
+          304: success('Not Modified: your copy of this page is current', {
+            ...SUCCESS_HEADERS.etag,
+            Vary: SUCCESS_HEADERS.feed.Vary,
+          }),
         },
         // Particular to the feed: 410 for a position it no longer keeps (RFC 9110 §15.5.11), 429 for too many streams
         // (RFC 6585 §4).

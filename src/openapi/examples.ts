@@ -38,7 +38,8 @@ export const EXAMPLE_PARENT_ID = 1;
 export const EXAMPLE_CREDENTIALS: JsonObject = { email: 'alice@example.com', password: 'wonderland-42' };
 
 export const EXAMPLE_TOKEN = {
-  access_token: 'eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxIiwiaWF0IjoxNzY4OTAzMjAwLCJleHAiOjE3Njg5MDY4MDB9.b3Fjr6xK0D0KZmTK0hWl4bQtZt6VdGxgk1hMfyGlHH0',
+  access_token:
+    'eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxIiwiaWF0IjoxNzY4OTAzMjAwLCJleHAiOjE3Njg5MDY4MDB9.b3Fjr6xK0D0KZmTK0hWl4bQtZt6VdGxgk1hMfyGlHH0',
   token_type: 'Bearer',
   expires_in: 3600,
   user_id: 1,
@@ -61,19 +62,37 @@ const EXAMPLES: Readonly<Record<Language, Readonly<Record<string, ResourceExampl
       query: { email: 'alice@example.com', role: 'user', sort: 'name', q: 'alice' },
     },
     products: {
-      create: { name: 'Glass teapot 1 l', category: 'tea', price: 19.99, description: 'Borosilicate glass with a steel infuser.' },
+      create: {
+        name: 'Glass teapot 1 l',
+        category: 'tea',
+        price: 19.99,
+        description: 'Borosilicate glass with a steel infuser.',
+      },
       replace: { name: 'Glass teapot 1 l', category: 'tea', price: 21.5 },
       patch: { price: 18.99 },
-      record: { name: 'Glass teapot 1 l', category: 'tea', price: 19.99, description: 'Borosilicate glass with a steel infuser.' },
+      record: {
+        name: 'Glass teapot 1 l',
+        category: 'tea',
+        price: 19.99,
+        description: 'Borosilicate glass with a steel infuser.',
+      },
       createdId: 13,
       query: { category: 'coffee', price: '11.5', sort: '-price,name', q: 'coffee' },
     },
     orders: {
-      create: { items: [{ product_id: 1, quantity: 2 }, { product_id: 10, quantity: 1 }] },
+      create: {
+        items: [
+          { product_id: 1, quantity: 2 },
+          { product_id: 10, quantity: 1 },
+        ],
+      },
       replace: { items: [{ product_id: 2, quantity: 1 }] },
       patch: { status: 'cancelled' },
       record: {
-        items: [{ product_id: 1, quantity: 2, unit_price: 24.9 }, { product_id: 10, quantity: 1, unit_price: 3.99 }],
+        items: [
+          { product_id: 1, quantity: 2, unit_price: 24.9 },
+          { product_id: 10, quantity: 1, unit_price: 3.99 },
+        ],
         total: 53.79,
         status: 'pending',
       },
@@ -91,10 +110,20 @@ const EXAMPLES: Readonly<Record<Language, Readonly<Record<string, ResourceExampl
       query: { email: 'alice@example.com', role: 'user', sort: 'name', q: 'alice' },
     },
     products: {
-      create: { name: 'Bule de vidro 1 l', category: 'chá', price: 19.99, description: 'Vidro borossilicato com infusor de aço.' },
+      create: {
+        name: 'Bule de vidro 1 l',
+        category: 'chá',
+        price: 19.99,
+        description: 'Vidro borossilicato com infusor de aço.',
+      },
       replace: { name: 'Bule de vidro 1 l', category: 'chá', price: 21.5 },
       patch: { price: 18.99 },
-      record: { name: 'Bule de vidro 1 l', category: 'chá', price: 19.99, description: 'Vidro borossilicato com infusor de aço.' },
+      record: {
+        name: 'Bule de vidro 1 l',
+        category: 'chá',
+        price: 19.99,
+        description: 'Vidro borossilicato com infusor de aço.',
+      },
       createdId: 14,
       query: { category: 'coffee', price: '11.5', sort: '-price,name', q: 'coffee' },
     },
@@ -145,13 +174,36 @@ function generatedExamples(definition: ResourceDefinition): ResourceExamples {
   }
   const record: Record<string, JsonValue> = {};
   for (const rule of definition.fields) {
-    if (rule.access === 'write-only' || rule.type === 'id' || rule.type === 'timestamp' || rule.name === definition.parent?.field) continue;
-    const value = create[rule.name] ?? (rule.default !== undefined ? rule.default : rule.access === 'server' && rule.name === 'owner_id' ? 1 : undefined);
+    if (
+      rule.access === 'write-only' ||
+      rule.type === 'id' ||
+      rule.type === 'timestamp' ||
+      rule.name === definition.parent?.field
+    )
+      continue;
+    const value =
+      create[rule.name] ??
+      (rule.default !== undefined
+        ? rule.default
+        : rule.access === 'server' && rule.name === 'owner_id'
+          ? 1
+          : undefined);
     if (value !== undefined) record[rule.name] = value;
   }
-  const replace = Object.fromEntries(Object.entries(create).filter(([name]) => definition.fields.find((rule) => rule.name === name)?.access !== 'write-only'));
+  const replace = Object.fromEntries(
+    Object.entries(create).filter(
+      ([name]) => definition.fields.find((rule) => rule.name === name)?.access !== 'write-only',
+    ),
+  );
   const [firstName, firstValue] = Object.entries(replace)[0] ?? [];
-  return { create, replace, patch: firstName === undefined ? {} : { [firstName]: firstValue as JsonValue }, record, createdId: 1, query: {} };
+  return {
+    create,
+    replace,
+    patch: firstName === undefined ? {} : { [firstName]: firstValue as JsonValue },
+    record,
+    createdId: 1,
+    query: {},
+  };
 }
 
 /** A value that fits a rule. */
@@ -165,16 +217,21 @@ function exampleValue(rule: FieldRule): JsonValue {
     case 'boolean':
       return true;
     case 'integer':
-      return rule.references !== undefined ? 1 : Math.max(rule.minimum ?? 1, rule.exclusiveMinimum === undefined ? -Infinity : rule.exclusiveMinimum + 1);
+      return rule.references !== undefined
+        ? 1
+        : Math.max(rule.minimum ?? 1, rule.exclusiveMinimum === undefined ? -Infinity : rule.exclusiveMinimum + 1);
     case 'number':
       return Math.max(rule.minimum ?? 1, rule.exclusiveMinimum === undefined ? -Infinity : rule.exclusiveMinimum + 1);
-    case 'array':
-    {
+    case 'array': {
       const length = Math.min(Math.max(rule.minItems ?? 1, 1), rule.maxItems ?? Infinity, MOST_EXAMPLE_ITEMS);
       return rule.items === undefined ? [] : Array.from({ length }, () => exampleValue(rule.items as FieldRule));
     }
     case 'object':
-      return Object.fromEntries((rule.members ?? []).filter((member) => member.access !== 'server').map((member) => [member.name, exampleValue(member)]));
+      return Object.fromEntries(
+        (rule.members ?? [])
+          .filter((member) => member.access !== 'server')
+          .map((member) => [member.name, exampleValue(member)]),
+      );
     default:
       return exampleString(rule);
   }
@@ -193,7 +250,8 @@ function exampleString(rule: FieldRule): string {
     case 'password':
       return 'correct-horse-battery';
     default: {
-      const fitting = rule.pattern === undefined ? undefined : patternExample(rule.pattern, rule.minLength, rule.maxLength);
+      const fitting =
+        rule.pattern === undefined ? undefined : patternExample(rule.pattern, rule.minLength, rule.maxLength);
       if (fitting !== undefined) return fitting;
       const text = `example ${rule.name.replaceAll('_', ' ')}`;
       const min = Math.min(rule.minLength ?? 0, MOST_EXAMPLE_CHARACTERS);
@@ -207,7 +265,9 @@ function exampleString(rule: FieldRule): string {
 export function translateKeys(value: JsonValue, vocabulary: Vocabulary): JsonValue {
   if (Array.isArray(value)) return value.map((element) => translateKeys(element, vocabulary));
   if (typeof value !== 'object' || value === null) return value;
-  return Object.fromEntries(Object.entries(value).map(([key, member]) => [vocabulary.name(key), translateKeys(member, vocabulary)]));
+  return Object.fromEntries(
+    Object.entries(value).map(([key, member]) => [vocabulary.name(key), translateKeys(member, vocabulary)]),
+  );
 }
 
 /** The example record as a read shows it, in the vocabulary's names and the declaration's order. */
@@ -218,7 +278,8 @@ export function exampleRecord(definition: ResourceDefinition, language: Language
     if (rule.name === 'id') record['id'] = examples.createdId;
     else if (rule.name === definition.parent?.field) record[rule.name] = EXAMPLE_PARENT_ID;
     else if (rule.type === 'timestamp') record[rule.name] = EXAMPLE_TIME;
-    else if (examples.record[rule.name] !== undefined) record[rule.name] = examples.record[rule.name] as JsonObject[string];
+    else if (examples.record[rule.name] !== undefined)
+      record[rule.name] = examples.record[rule.name] as JsonObject[string];
   }
   return translateKeys(record, vocabularyOf(definition, language)) as JsonObject;
 }

@@ -17,14 +17,16 @@ const SECONDS_TO_FULL = { type: 'integer', format: 'int32', minimum: 0, maximum:
 /** Named after the header they describe; a second description of the same header adds what it is for (`ETag-List`). */
 export const HEADER_COMPONENTS: Readonly<Record<string, Json>> = {
   'X-Request-Id': {
-    description: 'The id of this request, also in the access log and in error bodies: the client\'s own X-Request-Id when it is 1–128 of A–Z a–z 0–9 . _ : -, else one the server made.',
+    description:
+      "The id of this request, also in the access log and in error bodies: the client's own X-Request-Id when it is 1–128 of A–Z a–z 0–9 . _ : -, else one the server made.",
     required: true,
     schema: REQUEST_ID_SCHEMA,
     example: EXAMPLE_REQUEST_ID,
   },
   // The RateLimit fields of the IETF draft "RateLimit header fields for HTTP".
   'RateLimit-Limit': {
-    description: 'Requests a client (a user, or an address before it logs in) may make per minute (RATE_LIMIT). Absent when rate limiting is off.',
+    description:
+      'Requests a client (a user, or an address before it logs in) may make per minute (RATE_LIMIT). Absent when rate limiting is off.',
     schema: { ...NUMBER_TEXT, minimum: 1 },
     example: 1200,
   },
@@ -34,7 +36,7 @@ export const HEADER_COMPONENTS: Readonly<Record<string, Json>> = {
     example: 1199,
   },
   'RateLimit-Reset': {
-    description: 'Seconds until the client\'s allowance is full again. Absent when rate limiting is off.',
+    description: "Seconds until the client's allowance is full again. Absent when rate limiting is off.",
     schema: SECONDS_TO_FULL,
     example: 1,
   },
@@ -46,12 +48,14 @@ export const HEADER_COMPONENTS: Readonly<Record<string, Json>> = {
     example: 20,
   },
   'Retry-After-Unavailable': {
-    description: 'Seconds to wait before trying again, when the server knows (it is busy reading other bodies, or shutting down).',
+    description:
+      'Seconds to wait before trying again, when the server knows (it is busy reading other bodies, or shutting down).',
     schema: { ...SECONDS_TO_FULL, minimum: 1 },
     example: 1,
   },
   'Access-Control-Allow-Origin': {
-    description: 'Present when the request\'s Origin is one CORS_ORIGINS allows (the Fetch standard); none is allowed by default.',
+    description:
+      "Present when the request's Origin is one CORS_ORIGINS allows (the Fetch standard); none is allowed by default.",
     schema: { type: 'string', pattern: '^(\\*|null|[a-z][a-z0-9+.-]*://[^ ]+)$', maxLength: 2048 },
     example: 'https://app.example.com',
   },
@@ -62,13 +66,15 @@ export const HEADER_COMPONENTS: Readonly<Record<string, Json>> = {
     example: 'Bearer realm="plainrest", error="invalid_token", error_description="the token has expired"',
   },
   ETag: {
-    description: 'Strong validator of what was sent (RFC 9110 §8.8.3): send it back in If-None-Match to read it again only if it changed, or, for a record, in If-Match to change it safely.',
+    description:
+      'Strong validator of what was sent (RFC 9110 §8.8.3): send it back in If-None-Match to read it again only if it changed, or, for a record, in If-Match to change it safely.',
     required: true,
     schema: ENTITY_TAG,
     example: '"m_I3fVkb5mszKzp6w8Fq6wM7cXM"',
   },
   'ETag-List': {
-    description: 'Weak validator of this page (RFC 9110 §8.8.1): send it back in If-None-Match to get 304 while the page is unchanged.',
+    description:
+      'Weak validator of this page (RFC 9110 §8.8.1): send it back in If-None-Match to get 304 while the page is unchanged.',
     required: true,
     schema: { type: 'string', pattern: '^W/"[A-Za-z0-9_-]*"$', maxLength: 66 },
     example: 'W/"Tm1whnVuFVlNkIhmc2H44OwKasU"',
@@ -86,25 +92,30 @@ export const HEADER_COMPONENTS: Readonly<Record<string, Json>> = {
   },
   // IETF draft "The Idempotency-Key HTTP Header Field".
   'Idempotent-Replayed': {
-    description: 'Present when this is the replay of an earlier POST with the same Idempotency-Key and body: nothing new was created.',
+    description:
+      'Present when this is the replay of an earlier POST with the same Idempotency-Key and body: nothing new was created.',
     schema: { type: 'string', enum: ['true'] },
     example: 'true',
   },
   Link: {
-    description: 'The self, first, prev, next and last pages (RFC 8288), as in the body\'s links.',
+    description: "The self, first, prev, next and last pages (RFC 8288), as in the body's links.",
     required: true,
     schema: { type: 'string' },
-    example: '</v1/products?page=1&limit=2>; rel="self", </v1/products?page=1&limit=2>; rel="first", </v1/products?page=2&limit=2>; rel="next", </v1/products?page=6&limit=2>; rel="last"',
+    example:
+      '</v1/products?page=1&limit=2>; rel="self", </v1/products?page=1&limit=2>; rel="first", </v1/products?page=2&limit=2>; rel="next", </v1/products?page=6&limit=2>; rel="last"',
   },
   'ETag-Feed': {
-    description: 'On the list (not on a stream): strong validator of this page of events (RFC 9110 §8.8.3); send it back in If-None-Match to get 304 while the page is unchanged.',
+    description:
+      'On the list (not on a stream): strong validator of this page of events (RFC 9110 §8.8.3); send it back in If-None-Match to get 304 while the page is unchanged.',
     schema: ENTITY_TAG,
     example: '"r6clwqLTcYMDO3W6rC24QINwaks"',
   },
   'Link-Feed': {
-    description: 'On the list (not on a stream): the self, first, prev, next and last pages (RFC 8288), as in the body\'s links.',
+    description:
+      "On the list (not on a stream): the self, first, prev, next and last pages (RFC 8288), as in the body's links.",
     schema: { type: 'string' },
-    example: '</v1/events?page=1&limit=20>; rel="self", </v1/events?page=1&limit=20>; rel="first", </v1/events?page=1&limit=20>; rel="last"',
+    example:
+      '</v1/events?page=1&limit=20>; rel="self", </v1/events?page=1&limit=20>; rel="first", </v1/events?page=1&limit=20>; rel="last"',
   },
   // An event stream must reach the client uncached and unbuffered (WHATWG HTML §9.2).
   'Cache-Control-Stream': {
@@ -113,7 +124,8 @@ export const HEADER_COMPONENTS: Readonly<Record<string, Json>> = {
     example: 'no-store',
   },
   'X-Accel-Buffering': {
-    description: 'On a stream: asks a reverse proxy (nginx) to pass each event on at once instead of buffering the answer.',
+    description:
+      'On a stream: asks a reverse proxy (nginx) to pass each event on at once instead of buffering the answer.',
     schema: { type: 'string', enum: ['no'] },
     example: 'no',
   },
@@ -130,7 +142,8 @@ export const HEADER_COMPONENTS: Readonly<Record<string, Json>> = {
     example: 'application/merge-patch+json, application/json',
   },
   'Vary-Accept': {
-    description: 'The answer depends on Accept (JSON or the HTML home page; the change feed as JSON or as a stream; RFC 9110 §12.5.5).',
+    description:
+      'The answer depends on Accept (JSON or the HTML home page; the change feed as JSON or as a stream; RFC 9110 §12.5.5).',
     required: true,
     schema: { type: 'string', enum: ['Accept'] },
     example: 'Accept',
@@ -148,7 +161,9 @@ export const HEADER_COMPONENTS: Readonly<Record<string, Json>> = {
   },
 };
 
-const headerReference = (component: keyof typeof HEADER_COMPONENTS): Json => ({ $ref: `#/components/headers/${component}` });
+const headerReference = (component: keyof typeof HEADER_COMPONENTS): Json => ({
+  $ref: `#/components/headers/${component}`,
+});
 
 /** Headers on every answer of an operation (README: Headers): X-Request-Id, the RateLimit fields, CORS. */
 export function everyAnswerHeaders(): Json {
@@ -181,7 +196,11 @@ export function errorHeaders(status: number): Json {
 export const SUCCESS_HEADERS = {
   etag: { ETag: headerReference('ETag') },
   listEtag: { ETag: headerReference('ETag-List') },
-  created: { Location: headerReference('Location'), ETag: headerReference('ETag'), 'Idempotent-Replayed': headerReference('Idempotent-Replayed') },
+  created: {
+    Location: headerReference('Location'),
+    ETag: headerReference('ETag'),
+    'Idempotent-Replayed': headerReference('Idempotent-Replayed'),
+  },
   link: { Link: headerReference('Link') },
   allow: { Allow: headerReference('Allow') },
   acceptPatch: { 'Accept-Patch': headerReference('Accept-Patch') },

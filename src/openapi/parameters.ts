@@ -29,7 +29,13 @@ export function listParameters(definition: ResourceDefinition, language: Languag
     return all.length > 1 ? ` (alias: ${all.join('/')})` : '';
   };
   const parameters: Json[] = [
-    { name: words.page, in: 'query', description: `page number${alias('page')}`, schema: { type: 'integer', minimum: 1, default: 1 }, example: 1 },
+    {
+      name: words.page,
+      in: 'query',
+      description: `page number${alias('page')}`,
+      schema: { type: 'integer', minimum: 1, default: 1 },
+      example: 1,
+    },
     {
       name: words.limit,
       in: 'query',
@@ -52,8 +58,21 @@ export function listParameters(definition: ResourceDefinition, language: Languag
   ];
   for (const rule of definition.fields.filter((candidate) => candidate.filter === true)) {
     const text = query[rule.name];
-    const example = text === undefined ? undefined : rule.type === 'number' || rule.type === 'integer' ? Number(text) : rule.type === 'boolean' ? text === 'true' : text;
-    parameters.push({ name: vocabulary.name(rule.name), in: 'query', description: 'equality filter', schema: filterSchema(rule), ...(example === undefined ? {} : { example }) });
+    const example =
+      text === undefined
+        ? undefined
+        : rule.type === 'number' || rule.type === 'integer'
+          ? Number(text)
+          : rule.type === 'boolean'
+            ? text === 'true'
+            : text;
+    parameters.push({
+      name: vocabulary.name(rule.name),
+      in: 'query',
+      description: 'equality filter',
+      schema: filterSchema(rule),
+      ...(example === undefined ? {} : { example }),
+    });
   }
   const searched = searchFieldsOf(definition).map((field) => vocabulary.name(field));
   if (searched.length > 0) {
@@ -65,7 +84,8 @@ export function listParameters(definition: ResourceDefinition, language: Languag
       ...(query['q'] === undefined ? {} : { example: query['q'] }),
     });
   }
-  for (const rule of definition.fields.filter(takesRanges)) parameters.push(...rangeParameters(rule, vocabulary.name(rule.name)));
+  for (const rule of definition.fields.filter(takesRanges))
+    parameters.push(...rangeParameters(rule, vocabulary.name(rule.name)));
   parameters.push(...embedParameter(definition, language), fieldsParameter(definition, language));
   return parameters;
 }
@@ -107,21 +127,33 @@ function rangeParameters(rule: FieldRule, name: string): Json[] {
 /** `fields=id,name`: the properties to answer with (http/field-selection.ts). */
 export function fieldsParameter(definition: ResourceDefinition, language: Language): Json {
   const vocabulary = vocabularyOf(definition, language);
-  const readable = definition.fields.filter((rule) => rule.access !== 'write-only').map((rule) => vocabulary.name(rule.name));
+  const readable = definition.fields
+    .filter((rule) => rule.access !== 'write-only')
+    .map((rule) => vocabulary.name(rule.name));
   const one = `(${readable.join('|')})`;
   return {
     name: vocabulary.parameters.fields,
     in: 'query',
     description: `only these properties, each once, comma-separated, shown in the declared order (the ETag follows the selection): ${readable.join(', ')}`,
-    schema: { type: 'string', pattern: `^${one}(,${one})*$`, maxLength: readable.reduce((length, name) => length + name.length + 1, -1) },
+    schema: {
+      type: 'string',
+      pattern: `^${one}(,${one})*$`,
+      maxLength: readable.reduce((length, name) => length + name.length + 1, -1),
+    },
     // The properties a read always has: the example's answer still fits the record's schema.
-    example: definition.fields.filter((rule) => rule.access !== 'write-only' && alwaysPresent(rule)).map((rule) => vocabulary.name(rule.name)).join(','),
+    example: definition.fields
+      .filter((rule) => rule.access !== 'write-only' && alwaysPresent(rule))
+      .map((rule) => vocabulary.name(rule.name))
+      .join(','),
   };
 }
 
 /** What a filter's value may be, by the field's type. */
 function filterSchema(rule: FieldRule): Json {
-  if (rule.values !== undefined) return rule.values.every((value) => typeof value === 'string') ? { type: 'string', enum: [...rule.values] } : { enum: [...rule.values] };
+  if (rule.values !== undefined)
+    return rule.values.every((value) => typeof value === 'string')
+      ? { type: 'string', enum: [...rule.values] }
+      : { enum: [...rule.values] };
   if (rule.type === 'boolean' || rule.type === 'integer' || rule.type === 'number') return { type: rule.type };
   return { type: 'string', minLength: 1, ...(rule.maxLength === undefined ? {} : { maxLength: rule.maxLength }) };
 }
@@ -136,7 +168,8 @@ export const IF_NONE_MATCH = {
 export const IF_MATCH = {
   name: 'If-Match',
   in: 'header',
-  description: 'refuse with 412 unless the record\'s current ETag matches (RFC 9110 §13.1.1); * matches any current record',
+  description:
+    "refuse with 412 unless the record's current ETag matches (RFC 9110 §13.1.1); * matches any current record",
   schema: { type: 'string' },
   example: '*',
 };
@@ -145,7 +178,8 @@ export const IF_MATCH = {
 export const LAST_EVENT_ID = {
   name: 'Last-Event-ID',
   in: 'header',
-  description: 'on a stream (Accept: text/event-stream): resume after this event, the last id: line received; wins over after. The list ignores it',
+  description:
+    'on a stream (Accept: text/event-stream): resume after this event, the last id: line received; wins over after. The list ignores it',
   schema: { type: 'string', pattern: '^(0|[1-9][0-9]{0,15})$', maxLength: 16 },
   example: '0',
 };
@@ -154,7 +188,8 @@ export function idempotencyKey(example: string): Json {
   return {
     name: 'Idempotency-Key',
     in: 'header',
-    description: 'a retry with the same key and body within 24 hours replays the first answer instead of creating again; the same key with another body is a 422',
+    description:
+      'a retry with the same key and body within 24 hours replays the first answer instead of creating again; the same key with another body is a 422',
     schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7e]+$' },
     example,
   };

@@ -9,7 +9,14 @@ import type { RouteSpec } from '../routing/route-table.ts';
 import { exampleRecord, listExample } from './examples.ts';
 import { SUCCESS_HEADERS } from './headers.ts';
 import { componentName, operationNouns, schemaReference as reference, withArticle } from '../resources/names.ts';
-import { embedParameter, fieldsParameter, IF_MATCH, IF_NONE_MATCH, idempotencyKey, listParameters } from './parameters.ts';
+import {
+  embedParameter,
+  fieldsParameter,
+  IF_MATCH,
+  IF_NONE_MATCH,
+  idempotencyKey,
+  listParameters,
+} from './parameters.ts';
 import type { ErrorContext } from './responses.ts';
 import { jsonContent, responses, success } from './responses.ts';
 import type { BodyKind } from './schemas.ts';
@@ -39,13 +46,20 @@ function errorStatuses(definition: ResourceDefinition, kind: 'collection' | 'ite
   const statuses = [400, 401, 406, 429];
   const restricted = definition.fields.some((rule) => rule.access === 'restricted');
   const audience = definition.access[operation];
-  if ((audience !== 'user' && audience !== 'public') || ((operation === 'create' || operation === 'update') && restricted)) {
+  if (
+    (audience !== 'user' && audience !== 'public') ||
+    ((operation === 'create' || operation === 'update') && restricted)
+  ) {
     statuses.push(403);
   }
   if (kind === 'item' || definition.parent !== undefined) statuses.push(404);
   const unique = definition.fields.some((rule) => rule.unique !== undefined);
   if ((operation === 'create' || operation === 'update') && unique) statuses.push(409);
-  if (operation === 'update' && ((definition.hook !== undefined && restricted) || definition.fields.some((rule) => rule.transitions !== undefined))) statuses.push(409);
+  if (
+    operation === 'update' &&
+    ((definition.hook !== undefined && restricted) || definition.fields.some((rule) => rule.transitions !== undefined))
+  )
+    statuses.push(409);
   if (operation === 'delete' && definition.referencedBy.length > 0) statuses.push(409);
   if (operation === 'update' || operation === 'delete') statuses.push(412);
   if (operation === 'create' || operation === 'update') statuses.push(413, 415, 422, 503);
@@ -60,16 +74,32 @@ export function resourceOperations(route: ResourceRoute, path: string): Json {
   const tag = vocabulary.collection;
   const a = withArticle(definition.singular);
   const unique = definition.fields.find((rule) => rule.unique !== undefined);
-  const context = (readsBody: boolean, patch = false): ErrorContext => ({ readsBody, patch, conflict: unique === undefined ? 'state' : 'duplicate' });
+  const context = (readsBody: boolean, patch = false): ErrorContext => ({
+    readsBody,
+    patch,
+    conflict: unique === undefined ? 'state' : 'duplicate',
+  });
   const body = (kind: BodyKind, mediaTypes: readonly string[]): Json => {
-    const media = { schema: reference(componentName(definition, language, bodySuffix(kind))), example: exampleBody(definition, language, kind) };
+    const media = {
+      schema: reference(componentName(definition, language, bodySuffix(kind))),
+      example: exampleBody(definition, language, kind),
+    };
     return { required: true, content: Object.fromEntries(mediaTypes.map((type) => [type, media])) };
   };
   const record = exampleRecord(definition, language);
-  const readAnswer = success('the record', SUCCESS_HEADERS.etag, jsonContent(reference(componentName(definition, language)), record));
+  const readAnswer = success(
+    'the record',
+    SUCCESS_HEADERS.etag,
+    jsonContent(reference(componentName(definition, language)), record),
+  );
 
   if (route.kind === 'collection') {
-    const created = definition.createdFields === undefined ? record : Object.fromEntries(definition.createdFields.map((name) => [vocabulary.name(name), record[vocabulary.name(name)] ?? null]));
+    const created =
+      definition.createdFields === undefined
+        ? record
+        : Object.fromEntries(
+            definition.createdFields.map((name) => [vocabulary.name(name), record[vocabulary.name(name)] ?? null]),
+          );
     const filters = definition.fields.filter((rule) => rule.filter === true).map((rule) => vocabulary.name(rule.name));
     return {
       get: {
@@ -82,7 +112,14 @@ export function resourceOperations(route: ResourceRoute, path: string): Json {
         parameters: [...listParameters(definition, language), IF_NONE_MATCH],
         responses: responses(
           {
-            200: success('a page of records', { ...SUCCESS_HEADERS.listEtag, ...SUCCESS_HEADERS.link }, jsonContent(reference(componentName(definition, language, 'List')), listExample(definition, language, path))),
+            200: success(
+              'a page of records',
+              { ...SUCCESS_HEADERS.listEtag, ...SUCCESS_HEADERS.link },
+              jsonContent(
+                reference(componentName(definition, language, 'List')),
+                listExample(definition, language, path),
+              ),
+            ),
             304: success('Not Modified: the page is as it was when its ETag was sent', SUCCESS_HEADERS.listEtag),
           },
           errorStatuses(definition, 'collection', 'list'),
@@ -99,16 +136,25 @@ export function resourceOperations(route: ResourceRoute, path: string): Json {
         parameters: [idempotencyKey(`create${nouns.one}-example-1`)],
         requestBody: body('create', ['application/json']),
         responses: responses(
-          { 201: success('Created: the new record, which Location names', SUCCESS_HEADERS.created, jsonContent(reference(componentName(definition, language, 'Created')), created)) },
+          {
+            201: success(
+              'Created: the new record, which Location names',
+              SUCCESS_HEADERS.created,
+              jsonContent(reference(componentName(definition, language, 'Created')), created),
+            ),
+          },
           errorStatuses(definition, 'collection', 'create'),
           context(true),
         ),
       },
     };
   }
-  const keptOnReplace = definition.fields.filter((rule) => rule.access === 'restricted' || rule.access === 'write-only').map((rule) => vocabulary.name(rule.name));
+  const keptOnReplace = definition.fields
+    .filter((rule) => rule.access === 'restricted' || rule.access === 'write-only')
+    .map((rule) => vocabulary.name(rule.name));
   const children = definition.children;
-  const updated = (patch: boolean): Json => responses({ 200: readAnswer }, errorStatuses(definition, 'item', 'update'), context(true, patch));
+  const updated = (patch: boolean): Json =>
+    responses({ 200: readAnswer }, errorStatuses(definition, 'item', 'update'), context(true, patch));
   return {
     get: {
       operationId: `read${nouns.one}`,
@@ -117,7 +163,10 @@ export function resourceOperations(route: ResourceRoute, path: string): Json {
       description: `The ${definition.singular} with this id and its ETag (with \`fields\`, only the properties named, and their own ETag); If-None-Match with that ETag answers 304. ${audienceText(definition, 'read')}`,
       parameters: [...embedParameter(definition, language), fieldsParameter(definition, language), IF_NONE_MATCH],
       responses: responses(
-        { 200: readAnswer, 304: success('Not Modified: the record is as it was when its ETag was sent', SUCCESS_HEADERS.etag) },
+        {
+          200: readAnswer,
+          304: success('Not Modified: the record is as it was when its ETag was sent', SUCCESS_HEADERS.etag),
+        },
         errorStatuses(definition, 'item', 'read'),
         context(false),
       ),
@@ -151,7 +200,11 @@ export function resourceOperations(route: ResourceRoute, path: string): Json {
         `Deletes the ${definition.singular}${children.length > 0 ? ` and its ${children.map((child) => child.collection).join(' and ')}` : ''}; ` +
         `a second DELETE of the same id is a 404. ${audienceText(definition, 'delete')}`,
       parameters: [IF_MATCH],
-      responses: responses({ 204: success('Deleted: no body') }, errorStatuses(definition, 'item', 'delete'), context(false)),
+      responses: responses(
+        { 204: success('Deleted: no body') },
+        errorStatuses(definition, 'item', 'delete'),
+        context(false),
+      ),
     },
   };
 }

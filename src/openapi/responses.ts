@@ -29,11 +29,11 @@ const WHEN: Readonly<Record<number, string>> = {
   403: 'the caller may not do this',
   404: 'no such record (or parent record)',
   406: 'Accept excludes every media type this address serves',
-  409: 'a duplicate value, or a change the record\'s state does not allow',
+  409: "a duplicate value, or a change the record's state does not allow",
   410: 'the change feed no longer keeps the events after the position asked for (after), or never had it: read the records again, then follow the feed from its newest event',
   412: 'If-Match does not match the current ETag',
   413: 'the body is larger than MAX_BODY_BYTES',
-  415: 'the body\'s Content-Type is not one this operation reads',
+  415: "the body's Content-Type is not one this operation reads",
   422: 'the body is JSON but breaks the rules (every offending field is listed)',
   429: 'the client has used its requests for now; wait Retry-After seconds',
   503: 'the server is busy, shutting down, or cannot store writes',
@@ -62,8 +62,20 @@ const VARIANTS: readonly ProblemVariant[] = [
     instance: '/v1/products',
     errors: [{ field: 'limit', code: 'invalid_value', message: 'must be an integer from 1 to 100' }],
   },
-  { name: 'MalformedRequest', status: 400, code: 'malformed_request', detail: 'a request carries one Host header, not several', instance: '/v1/products' },
-  { name: 'MalformedBody', status: 400, code: 'malformed_json', detail: 'the body is not valid JSON in UTF-8', instance: '/v1/products' },
+  {
+    name: 'MalformedRequest',
+    status: 400,
+    code: 'malformed_request',
+    detail: 'a request carries one Host header, not several',
+    instance: '/v1/products',
+  },
+  {
+    name: 'MalformedBody',
+    status: 400,
+    code: 'malformed_json',
+    detail: 'the body is not valid JSON in UTF-8',
+    instance: '/v1/products',
+  },
   {
     name: 'Unauthenticated',
     status: 401,
@@ -71,7 +83,13 @@ const VARIANTS: readonly ProblemVariant[] = [
     detail: 'send a bearer token: Authorization: Bearer <token> (get one from POST /v1/tokens)',
     instance: '/v1/users/1/orders',
   },
-  { name: 'InvalidCredentials', status: 401, code: 'invalid_credentials', detail: 'the email or the password is wrong', instance: '/v1/tokens' },
+  {
+    name: 'InvalidCredentials',
+    status: 401,
+    code: 'invalid_credentials',
+    detail: 'the email or the password is wrong',
+    instance: '/v1/tokens',
+  },
   {
     name: 'BadFeedQuery',
     status: 400,
@@ -81,21 +99,70 @@ const VARIANTS: readonly ProblemVariant[] = [
     errors: [{ field: 'type', code: 'invalid_value', message: 'must be one of created, updated, deleted' }],
     when: 'a query parameter is unknown (page and limit on a stream), repeated or out of range, or Last-Event-ID is not an event id',
   },
-  { name: 'Forbidden', status: 403, code: 'forbidden', detail: 'only an admin may create products here', instance: '/v1/products' },
-  { name: 'NotFound', status: 404, code: 'record_not_found', detail: 'no order has id 99 here', instance: '/v1/users/1/orders/99' },
-  { name: 'NotAcceptable', status: 406, code: 'not_acceptable', detail: 'this API answers only with application/json', instance: '/v1/products' },
-  { name: 'Duplicate', status: 409, code: 'duplicate_value', detail: 'another user already has this email', instance: '/v1/users' },
-  { name: 'InvalidTransition', status: 409, code: 'invalid_transition', detail: 'an order cannot go from shipped to pending', instance: '/v1/users/1/orders/1' },
+  {
+    name: 'Forbidden',
+    status: 403,
+    code: 'forbidden',
+    detail: 'only an admin may create products here',
+    instance: '/v1/products',
+  },
+  {
+    name: 'NotFound',
+    status: 404,
+    code: 'record_not_found',
+    detail: 'no order has id 99 here',
+    instance: '/v1/users/1/orders/99',
+  },
+  {
+    name: 'NotAcceptable',
+    status: 406,
+    code: 'not_acceptable',
+    detail: 'this API answers only with application/json',
+    instance: '/v1/products',
+  },
+  {
+    name: 'Duplicate',
+    status: 409,
+    code: 'duplicate_value',
+    detail: 'another user already has this email',
+    instance: '/v1/users',
+  },
+  {
+    name: 'InvalidTransition',
+    status: 409,
+    code: 'invalid_transition',
+    detail: 'an order cannot go from shipped to pending',
+    instance: '/v1/users/1/orders/1',
+  },
   {
     name: 'HistoryGone',
     status: 410,
     code: 'history_gone',
-    detail: 'the events after 12 are no longer kept (the feed keeps those after 9870); read the records again, then follow the feed from 19870',
+    detail:
+      'the events after 12 are no longer kept (the feed keeps those after 9870); read the records again, then follow the feed from 19870',
     instance: '/v1/events',
   },
-  { name: 'PreconditionFailed', status: 412, code: 'precondition_failed', detail: 'If-Match does not match the current ETag of this record', instance: '/v1/products/1' },
-  { name: 'ContentTooLarge', status: 413, code: 'payload_too_large', detail: 'the body is larger than 1048576 bytes', instance: '/v1/products' },
-  { name: 'UnsupportedMediaType', status: 415, code: 'unsupported_media_type', detail: 'Content-Type must be application/json (UTF-8)', instance: '/v1/products' },
+  {
+    name: 'PreconditionFailed',
+    status: 412,
+    code: 'precondition_failed',
+    detail: 'If-Match does not match the current ETag of this record',
+    instance: '/v1/products/1',
+  },
+  {
+    name: 'ContentTooLarge',
+    status: 413,
+    code: 'payload_too_large',
+    detail: 'the body is larger than 1048576 bytes',
+    instance: '/v1/products',
+  },
+  {
+    name: 'UnsupportedMediaType',
+    status: 415,
+    code: 'unsupported_media_type',
+    detail: 'Content-Type must be application/json (UTF-8)',
+    instance: '/v1/products',
+  },
   {
     name: 'UnsupportedPatchMediaType',
     status: 415,
@@ -112,7 +179,13 @@ const VARIANTS: readonly ProblemVariant[] = [
     instance: '/v1/products',
     errors: [{ field: 'price', code: 'invalid_format', message: 'must have at most two decimals' }],
   },
-  { name: 'RateLimited', status: 429, code: 'rate_limited', detail: 'too many requests; retry after the time in Retry-After', instance: '/v1/products' },
+  {
+    name: 'RateLimited',
+    status: 429,
+    code: 'rate_limited',
+    detail: 'too many requests; retry after the time in Retry-After',
+    instance: '/v1/products',
+  },
   {
     name: 'TooManyStreams',
     status: 429,
@@ -134,7 +207,16 @@ const VARIANTS: readonly ProblemVariant[] = [
 function problemResponse(variant: ProblemVariant, withBody: boolean): Json {
   const { name: _name, status, headers: _headers, when, ...problem } = variant;
   const title = STATUS_TITLES[status] ?? 'Error';
-  const example = { type: 'about:blank', title, status, code: problem.code, detail: problem.detail, instance: problem.instance, request_id: EXAMPLE_REQUEST_ID, ...(problem.errors === undefined ? {} : { errors: problem.errors }) };
+  const example = {
+    type: 'about:blank',
+    title,
+    status,
+    code: problem.code,
+    detail: problem.detail,
+    instance: problem.instance,
+    request_id: EXAMPLE_REQUEST_ID,
+    ...(problem.errors === undefined ? {} : { errors: problem.errors }),
+  };
   const media = { schema: { $ref: '#/components/schemas/Problem' }, example };
   const description =
     status === 500
@@ -151,7 +233,9 @@ const WITHOUT_BODY = 'WithoutBody';
 
 /** components/responses: the error answers `paths` refers to (each has a twin without a body, for HEAD). */
 export function problemResponseComponents(paths: unknown): Record<string, Json> {
-  const used = new Set([...JSON.stringify(paths).matchAll(/#\/components\/responses\/([A-Za-z]+)/g)].map((match) => match[1]));
+  const used = new Set(
+    [...JSON.stringify(paths).matchAll(/#\/components\/responses\/([A-Za-z]+)/g)].map((match) => match[1]),
+  );
   const components: Record<string, Json> = {};
   for (const variant of VARIANTS) if (used.has(variant.name)) components[variant.name] = problemResponse(variant, true);
   for (const variant of VARIANTS) {
@@ -192,7 +276,11 @@ export function jsonContent(schema: Json, example: unknown): Json {
 
 /** A success answer: its description, its own headers after those every answer carries, and its body if it has one. */
 export function success(description: string, headers: Json = {}, content?: Json): Json {
-  return { description, headers: { ...everyAnswerHeaders(), ...headers }, ...(content === undefined ? {} : { content }) };
+  return {
+    description,
+    headers: { ...everyAnswerHeaders(), ...headers },
+    ...(content === undefined ? {} : { content }),
+  };
 }
 
 /**
@@ -201,7 +289,11 @@ export function success(description: string, headers: Json = {}, content?: Json)
  * status is one the tests make the server answer) and what a request can meet before it
  * is routed (408, 414, 417, 431).
  */
-export function responses(successes: Readonly<Record<number, Json>>, errors: readonly number[], context: ErrorContext): Json {
+export function responses(
+  successes: Readonly<Record<number, Json>>,
+  errors: readonly number[],
+  context: ErrorContext,
+): Json {
   const all: Json = { ...successes };
   for (const status of errors) all[String(status)] = responseReference(variantFor(status, context));
   all['default'] = responseReference('InternalError');

@@ -15,7 +15,6 @@ import { KNOWN_EXTENSIONS } from '../declarations/keywords.ts';
 export type Schema = { readonly [keyword: string]: unknown };
 export type BodyKind = 'create' | 'replace' | 'patch';
 
-
 /** The schema of one value, without the request/response specifics. */
 function valueSchema(rule: FieldRule, vocabulary: Vocabulary, kind: BodyKind | 'record'): Record<string, unknown> {
   return { ...typeSchema(rule, vocabulary, kind), ...declaredExtras(rule) };
@@ -43,7 +42,11 @@ function typeSchema(rule: FieldRule, vocabulary: Vocabulary, kind: BodyKind | 'r
         ...bound('maximum', rule.maximum),
         ...bound('exclusiveMinimum', rule.exclusiveMinimum),
         ...bound('exclusiveMaximum', rule.exclusiveMaximum),
-        ...(rule.decimalPlaces === 2 ? MONEY : rule.decimalPlaces !== undefined ? decimals(rule.decimalPlaces) : bound('multipleOf', rule.multipleOf)),
+        ...(rule.decimalPlaces === 2
+          ? MONEY
+          : rule.decimalPlaces !== undefined
+            ? decimals(rule.decimalPlaces)
+            : bound('multipleOf', rule.multipleOf)),
       };
     case 'boolean':
       return { type: 'boolean' };
@@ -55,7 +58,12 @@ function typeSchema(rule: FieldRule, vocabulary: Vocabulary, kind: BodyKind | 'r
       const element = rule.items;
       // Elements of an array in a PATCH are whole elements (RFC 7396 replaces arrays), so they read like a PUT's.
       const elementKind = kind === 'patch' ? 'replace' : kind;
-      const items = element === undefined ? {} : element.type === 'object' ? objectSchema(element.members ?? [], vocabulary, elementKind) : valueSchema(element, vocabulary, elementKind);
+      const items =
+        element === undefined
+          ? {}
+          : element.type === 'object'
+            ? objectSchema(element.members ?? [], vocabulary, elementKind)
+            : valueSchema(element, vocabulary, elementKind);
       return { type: 'array', ...bound('minItems', rule.minItems), ...bound('maxItems', rule.maxItems), items };
     }
     case 'object':
@@ -69,13 +77,21 @@ function declaredExtras(rule: FieldRule): Record<string, unknown> {
   if (declared === undefined) return {};
   const extras: Record<string, unknown> = {};
   for (const [keyword, value] of Object.entries(declared)) {
-    if (keyword === 'description' || keyword === 'examples' || (keyword.startsWith('x-') && !KNOWN_EXTENSIONS.has(keyword))) extras[keyword] = value;
+    if (
+      keyword === 'description' ||
+      keyword === 'examples' ||
+      (keyword.startsWith('x-') && !KNOWN_EXTENSIONS.has(keyword))
+    )
+      extras[keyword] = value;
   }
   return extras;
 }
 
 function decimals(places: number): Record<string, unknown> {
-  return { description: `a number with at most ${places} decimal places (checked exactly by the server)`, 'x-max-decimal-places': places };
+  return {
+    description: `a number with at most ${places} decimal places (checked exactly by the server)`,
+    'x-max-decimal-places': places,
+  };
 }
 
 /**
@@ -106,13 +122,20 @@ function objectSchema(rules: readonly FieldRule[], vocabulary: Vocabulary, kind:
     const name = vocabulary.name(rule.name);
     if (kind === 'record') {
       if (rule.access === 'write-only') continue;
-      properties[name] = { ...valueSchema(rule, vocabulary, kind), ...(rule.access === 'server' ? { readOnly: true } : {}) };
+      properties[name] = {
+        ...valueSchema(rule, vocabulary, kind),
+        ...(rule.access === 'server' ? { readOnly: true } : {}),
+      };
       if (alwaysPresent(rule)) required.push(name);
       continue;
     }
     if (rule.access === 'server') {
       if (kind === 'create') continue;
-      properties[name] = { ...valueSchema(rule, vocabulary, kind), readOnly: true, description: 'set by the server; accepted only when equal to the current value' };
+      properties[name] = {
+        ...valueSchema(rule, vocabulary, kind),
+        readOnly: true,
+        description: 'set by the server; accepted only when equal to the current value',
+      };
       continue;
     }
     const removable = kind === 'patch' && rule.access === 'client' && rule.required !== true;
@@ -128,15 +151,23 @@ export function recordSchema(definition: ResourceDefinition, language: Language)
   const schema = objectSchema(definition.fields, vocabularyOf(definition, language), 'record');
   const names = embedNames(definition, language);
   if (names.length === 0) return schema;
-  const embedded = { type: 'object', readOnly: true, description: `with embed: the first page of each child list named (data, meta, links) or the record a reference names, by name: ${names.join(', ')}` };
+  const embedded = {
+    type: 'object',
+    readOnly: true,
+    description: `with embed: the first page of each child list named (data, meta, links) or the record a reference names, by name: ${names.join(', ')}`,
+  };
   return { ...schema, properties: { ...(schema['properties'] as Record<string, unknown>), _embedded: embedded } };
 }
 
-
 /** A request body's schema; `examples` holds the body the explorer's forms start from (src/home). */
 export function bodySchema(definition: ResourceDefinition, language: Language, kind: BodyKind): Schema {
-  const schema = { ...objectSchema(definition.fields, vocabularyOf(definition, language), kind), examples: [exampleBody(definition, language, kind)] };
-  return kind === 'patch' ? { ...schema, description: 'a JSON Merge Patch (RFC 7396): null removes an optional field' } : schema;
+  const schema = {
+    ...objectSchema(definition.fields, vocabularyOf(definition, language), kind),
+    examples: [exampleBody(definition, language, kind)],
+  };
+  return kind === 'patch'
+    ? { ...schema, description: 'a JSON Merge Patch (RFC 7396): null removes an optional field' }
+    : schema;
 }
 
 /** The example body of a POST, PUT or PATCH, in the vocabulary of `language` (openapi/examples.ts). */
@@ -149,7 +180,9 @@ export function createdSchema(definition: ResourceDefinition, language: Language
   if (names === undefined) return recordSchema(definition, language);
   const full = recordSchema(definition, language) as { properties: Record<string, unknown> };
   const vocabulary = vocabularyOf(definition, language);
-  const properties = Object.fromEntries(names.map((name) => [vocabulary.name(name), full.properties[vocabulary.name(name)]]));
+  const properties = Object.fromEntries(
+    names.map((name) => [vocabulary.name(name), full.properties[vocabulary.name(name)]]),
+  );
   return { type: 'object', properties, required: Object.keys(properties), additionalProperties: false };
 }
 
@@ -178,7 +211,13 @@ export function listSchema(recordReference: string): Schema {
         type: 'object',
         required: ['self', 'first', 'prev', 'next', 'last'],
         additionalProperties: false,
-        properties: { self: { type: 'string' }, first: { type: 'string' }, prev: LINK, next: LINK, last: { type: 'string' } },
+        properties: {
+          self: { type: 'string' },
+          first: { type: 'string' },
+          prev: LINK,
+          next: LINK,
+          last: { type: 'string' },
+        },
       },
     },
   };
@@ -227,7 +266,12 @@ export const PROBLEM_SCHEMA: Schema = {
     status: { type: 'integer', format: 'int32', minimum: 400, maximum: 599 },
     code: { type: 'string', enum: Object.keys(ERROR_STATUS) },
     detail: { type: 'string' },
-    instance: { type: 'string', format: 'uri-reference', maxLength: MAX_TARGET_LENGTH, description: 'the path of the request' },
+    instance: {
+      type: 'string',
+      format: 'uri-reference',
+      maxLength: MAX_TARGET_LENGTH,
+      description: 'the path of the request',
+    },
     request_id: REQUEST_ID_SCHEMA,
     errors: {
       type: 'array',
@@ -236,7 +280,11 @@ export const PROBLEM_SCHEMA: Schema = {
         type: 'object',
         required: ['field', 'code', 'message'],
         additionalProperties: false,
-        properties: { field: { type: 'string' }, code: { type: 'string', pattern: '^[a-z_]+$' }, message: { type: 'string' } },
+        properties: {
+          field: { type: 'string' },
+          code: { type: 'string', pattern: '^[a-z_]+$' },
+          message: { type: 'string' },
+        },
       },
     },
   },

@@ -50,7 +50,11 @@ const INDEX_SCHEMA: Json = {
   properties: {
     name: { type: 'string' },
     version: { type: 'string' },
-    links: { type: 'object', description: 'self, openapi, tokens, events (the change feed) and every top-level collection, by name', additionalProperties: { type: 'string' } },
+    links: {
+      type: 'object',
+      description: 'self, openapi, tokens, events (the change feed) and every top-level collection, by name',
+      additionalProperties: { type: 'string' },
+    },
   },
 };
 
@@ -61,9 +65,18 @@ const DOCUMENT_SCHEMA: Json = {
 };
 
 /** A document that never changes while the server runs: its ETag, and 304 when the client's copy is current. */
-function documentAnswers(description: string, content: Json, headers: Json, errors: readonly number[], context: ErrorContext): Json {
+function documentAnswers(
+  description: string,
+  content: Json,
+  headers: Json,
+  errors: readonly number[],
+  context: ErrorContext,
+): Json {
   return responses(
-    { 200: success(description, { ...SUCCESS_HEADERS.etag, ...headers }, content), 304: success('Not Modified: your copy is current', { ...SUCCESS_HEADERS.etag, ...headers }) },
+    {
+      200: success(description, { ...SUCCESS_HEADERS.etag, ...headers }, content),
+      304: success('Not Modified: your copy is current', { ...SUCCESS_HEADERS.etag, ...headers }),
+    },
     errors,
     context,
   );
@@ -80,7 +93,8 @@ export function serviceOperations(route: ServiceRoute, indexLinks: Readonly<Reco
           ...open,
           operationId: 'getHomePage',
           summary: 'The API explorer',
-          description: 'One self-contained HTML page, generated from this document, that describes the API, logs in and sends requests to it. For JSON, use /v1.',
+          description:
+            'One self-contained HTML page, generated from this document, that describes the API, logs in and sends requests to it. For JSON, use /v1.',
           parameters: [IF_NONE_MATCH],
           responses: documentAnswers('the page', HTML_CONTENT, SUCCESS_HEADERS.page, [400, 406, 429], context),
         },
@@ -92,7 +106,11 @@ export function serviceOperations(route: ServiceRoute, indexLinks: Readonly<Reco
           operationId: 'getHealth',
           summary: 'Liveness',
           description: 'Answers 200 while the process answers at all, for a supervisor deciding whether to restart it.',
-          responses: responses({ 200: success('the process answers', {}, jsonContent(STATUS_SCHEMA('ok'), { status: 'ok' })) }, [400, 406, 429], context),
+          responses: responses(
+            { 200: success('the process answers', {}, jsonContent(STATUS_SCHEMA('ok'), { status: 'ok' })) },
+            [400, 406, 429],
+            context,
+          ),
         },
       };
     case 'readiness':
@@ -101,8 +119,13 @@ export function serviceOperations(route: ServiceRoute, indexLinks: Readonly<Reco
           ...open,
           operationId: 'getReadiness',
           summary: 'Readiness',
-          description: 'Answers 200 while the server takes traffic, and 503 while it shuts down or cannot store writes, so a load balancer moves traffic away.',
-          responses: responses({ 200: success('ready', {}, jsonContent(STATUS_SCHEMA('ready'), { status: 'ready' })) }, [400, 406, 429, 503], context),
+          description:
+            'Answers 200 while the server takes traffic, and 503 while it shuts down or cannot store writes, so a load balancer moves traffic away.',
+          responses: responses(
+            { 200: success('ready', {}, jsonContent(STATUS_SCHEMA('ready'), { status: 'ready' })) },
+            [400, 406, 429, 503],
+            context,
+          ),
         },
       };
     case 'index':
@@ -111,7 +134,8 @@ export function serviceOperations(route: ServiceRoute, indexLinks: Readonly<Reco
           ...open,
           operationId: 'getIndex',
           summary: 'The API index',
-          description: 'Links to every top-level collection, the token endpoint and this document; a client that prefers text/html (a browser) gets the home page instead.',
+          description:
+            'Links to every top-level collection, the token endpoint and this document; a client that prefers text/html (a browser) gets the home page instead.',
           parameters: [IF_NONE_MATCH],
           responses: documentAnswers(
             'the links',
@@ -128,11 +152,16 @@ export function serviceOperations(route: ServiceRoute, indexLinks: Readonly<Reco
           ...open,
           operationId: 'getOpenApi',
           summary: 'This document',
-          description: 'The OpenAPI 3.1 description of every path the server answers, generated at start from the same route table the server uses.',
+          description:
+            'The OpenAPI 3.1 description of every path the server answers, generated at start from the same route table the server uses.',
           parameters: [IF_NONE_MATCH],
           responses: documentAnswers(
             'OpenAPI 3.1',
-            jsonContent(DOCUMENT_SCHEMA, { openapi: '3.1.0', info: { title: 'plainrest', version: '1.0.0' }, paths: {} }),
+            jsonContent(DOCUMENT_SCHEMA, {
+              openapi: '3.1.0',
+              info: { title: 'plainrest', version: '1.0.0' },
+              paths: {},
+            }),
             {},
             [400, 406, 429],
             context,
@@ -149,9 +178,18 @@ export function serviceOperations(route: ServiceRoute, indexLinks: Readonly<Reco
           summary: 'Exchange credentials for a bearer token',
           description:
             'Answers 201 with a token to send as Authorization: Bearer <token> until it expires. A wrong email and a wrong password get the same 401 and take the same time.',
-          requestBody: { required: true, content: jsonContent({ $ref: '#/components/schemas/Credentials' }, EXAMPLE_CREDENTIALS) },
+          requestBody: {
+            required: true,
+            content: jsonContent({ $ref: '#/components/schemas/Credentials' }, EXAMPLE_CREDENTIALS),
+          },
           responses: responses(
-            { 201: success('a token', SUCCESS_HEADERS.noStore, jsonContent({ $ref: '#/components/schemas/Token' }, EXAMPLE_TOKEN)) },
+            {
+              201: success(
+                'a token',
+                SUCCESS_HEADERS.noStore,
+                jsonContent({ $ref: '#/components/schemas/Token' }, EXAMPLE_TOKEN),
+              ),
+            },
             [400, 401, 406, 413, 415, 422, 429, 503],
             context,
           ),

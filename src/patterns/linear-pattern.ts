@@ -93,7 +93,9 @@ export class LinearPattern {
     const tree = parsePattern(source);
     const states = stateCount(tree) + 1;
     if (states > MAX_PATTERN_STATES) {
-      throw new UnsupportedPattern(`spells out ${states > 1e9 ? 'over a billion' : states} states once its counted repetitions are written out; at most ${MAX_PATTERN_STATES} are allowed`);
+      throw new UnsupportedPattern(
+        `spells out ${states > 1e9 ? 'over a billion' : states} states once its counted repetitions are written out; at most ${MAX_PATTERN_STATES} are allowed`,
+      );
     }
     const classIndex = new Map<string, number>();
     this.start = this.compile(tree, MATCH, classIndex);
@@ -105,7 +107,7 @@ export class LinearPattern {
   test(value: string, budget: MatchBudget): boolean {
     this.current.size = 0;
     this.follow(this.current, this.start, 0, value, budget);
-    for (let index = 0; ; ) {
+    for (let index = 0; ;) {
       if (this.current.has(MATCH)) return true;
       if (index >= value.length) return false;
       const codePoint = value.codePointAt(index) as number;
@@ -115,7 +117,10 @@ export class LinearPattern {
       for (let member = 0; member < current.size; member++) {
         const state = current.members[member] as number;
         const kind = this.kind[state];
-        const accepted = kind === CHARACTER ? this.argument[state] === codePoint : kind === CLASS && (this.classes[this.argument[state] as number] as CharacterClass).has(codePoint);
+        const accepted =
+          kind === CHARACTER
+            ? this.argument[state] === codePoint
+            : kind === CLASS && (this.classes[this.argument[state] as number] as CharacterClass).has(codePoint);
         if (accepted) this.follow(following, this.next[state] as number, after, value, budget);
       }
       this.follow(following, this.start, after, value, budget); // a match may begin at any position
@@ -173,7 +178,8 @@ export class LinearPattern {
           this.next[loop] = this.compile(node.node, loop, classIndex);
           rest = loop;
         } else {
-          for (let optional = node.least; optional < node.most; optional++) rest = this.add(SPLIT, 0, this.compile(node.node, rest, classIndex), next);
+          for (let optional = node.least; optional < node.most; optional++)
+            rest = this.add(SPLIT, 0, this.compile(node.node, rest, classIndex), next);
         }
         for (let required = 0; required < node.least; required++) rest = this.compile(node.node, rest, classIndex);
         return rest;

@@ -85,8 +85,10 @@ class PatternReader {
   private group(): PatternNode {
     if (this.source[this.at] === '?') {
       if (this.source.startsWith('?:', this.at)) this.at += 2;
-      else if (/^\?<[^=!]/.test(this.source.slice(this.at, this.at + 3))) this.at = this.source.indexOf('>', this.at) + 1;
-      else if (/^\?(=|!|<=|<!)/.test(this.source.slice(this.at, this.at + 3))) throw new UnsupportedPattern('uses a lookahead or lookbehind, which cannot be matched in linear time');
+      else if (/^\?<[^=!]/.test(this.source.slice(this.at, this.at + 3)))
+        this.at = this.source.indexOf('>', this.at) + 1;
+      else if (/^\?(=|!|<=|<!)/.test(this.source.slice(this.at, this.at + 3)))
+        throw new UnsupportedPattern('uses a lookahead or lookbehind, which cannot be matched in linear time');
       else throw new UnsupportedPattern('uses an inline modifier such as (?i:…), which plainrest does not support');
     }
     const node = this.choice();
@@ -97,10 +99,13 @@ class PatternReader {
   private escape(start: number): PatternNode {
     const next = this.source[this.at++] as string;
     if (next === 'b' || next === 'B') return { kind: 'assertion', which: next };
-    if (/[1-9]/.test(next) || next === 'k') throw new UnsupportedPattern('uses a back-reference, which cannot be matched in linear time');
+    if (/[1-9]/.test(next) || next === 'k')
+      throw new UnsupportedPattern('uses a back-reference, which cannot be matched in linear time');
     if (SYNTAX_CHARACTERS.includes(next)) return { kind: 'character', codePoint: next.codePointAt(0) as number };
-    if (next === 'p' || next === 'P' || (next === 'u' && this.source[this.at] === '{')) this.at = this.source.indexOf('}', this.at) + 1;
-    else if (next === 'u') this.at += /^[dD][89abAB]..\\u[dD][c-fC-F]/.test(this.source.slice(this.at, this.at + 10)) ? 10 : 4;
+    if (next === 'p' || next === 'P' || (next === 'u' && this.source[this.at] === '{'))
+      this.at = this.source.indexOf('}', this.at) + 1;
+    else if (next === 'u')
+      this.at += /^[dD][89abAB]..\\u[dD][c-fC-F]/.test(this.source.slice(this.at, this.at + 10)) ? 10 : 4;
     else if (next === 'x') this.at += 2;
     else if (next === 'c') this.at += 1;
     return { kind: 'class', source: this.source.slice(start, this.at) };
@@ -117,7 +122,12 @@ class PatternReader {
     if (text.startsWith('+')) return { kind: 'repeat', node: atom, least: 1, most: Infinity };
     if (text.startsWith('?')) return { kind: 'repeat', node: atom, least: 0, most: 1 };
     const fewest = Number(least);
-    return { kind: 'repeat', node: atom, least: fewest, most: comma === undefined ? fewest : most === '' ? Infinity : Number(most) };
+    return {
+      kind: 'repeat',
+      node: atom,
+      least: fewest,
+      most: comma === undefined ? fewest : most === '' ? Infinity : Number(most),
+    };
   }
 }
 

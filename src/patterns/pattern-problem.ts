@@ -19,8 +19,10 @@ export const MAX_PATTERN_GROUP_DEPTH = 16;
  */
 export function patternProblem(pattern: unknown): string | undefined {
   if (typeof pattern !== 'string') return 'must be a string';
-  if (pattern.length > MAX_PATTERN_LENGTH) return `is ${pattern.length} characters long; a pattern is limited to ${MAX_PATTERN_LENGTH}`;
-  if (groupDepth(pattern) > MAX_PATTERN_GROUP_DEPTH) return `nests groups deeper than ${MAX_PATTERN_GROUP_DEPTH}; a pattern is limited to that depth`;
+  if (pattern.length > MAX_PATTERN_LENGTH)
+    return `is ${pattern.length} characters long; a pattern is limited to ${MAX_PATTERN_LENGTH}`;
+  if (groupDepth(pattern) > MAX_PATTERN_GROUP_DEPTH)
+    return `nests groups deeper than ${MAX_PATTERN_GROUP_DEPTH}; a pattern is limited to that depth`;
   try {
     new RegExp(pattern, 'u');
   } catch {

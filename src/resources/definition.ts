@@ -105,7 +105,13 @@ export interface Vocabulary {
   /** The internal name of a client-facing one, or undefined when the resource has no such name in this vocabulary. */
   internal(external: string): string | undefined;
   /** The words of the query parameters: `page`, `limit`, `sort`, `fields`, `embed` (`pagina`, `limite`, `ordenar`, `campos`, `incluir`). */
-  readonly parameters: { readonly page: string; readonly limit: string; readonly sort: string; readonly fields: string; readonly embed: string };
+  readonly parameters: {
+    readonly page: string;
+    readonly limit: string;
+    readonly sort: string;
+    readonly fields: string;
+    readonly embed: string;
+  };
 }
 
 /** What a hook may look at when it completes a write (the example's order prices). */

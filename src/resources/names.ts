@@ -25,9 +25,15 @@ export function languageSuffix(language: Language): string {
 
 /** The nouns of operationIds: `User` and `Users`, `UserOrder` and `UserOrders`; `Pt` ends the Portuguese ones. */
 export function operationNouns(definition: ResourceDefinition, language: Language): { one: string; many: string } {
-  const ancestors = lineage(definition).slice(0, -1).map((ancestor) => capitalized(ancestor.singular)).join('');
+  const ancestors = lineage(definition)
+    .slice(0, -1)
+    .map((ancestor) => capitalized(ancestor.singular))
+    .join('');
   const suffix = languageSuffix(language);
-  return { one: `${ancestors}${capitalized(definition.singular)}${suffix}`, many: `${ancestors}${capitalized(definition.collection)}${suffix}` };
+  return {
+    one: `${ancestors}${capitalized(definition.singular)}${suffix}`,
+    many: `${ancestors}${capitalized(definition.collection)}${suffix}`,
+  };
 }
 
 export function componentName(definition: ResourceDefinition, language: Language, suffix = ''): string {

@@ -36,7 +36,10 @@ export const priceOrder: ResourceHook = ({ next, current, store }: WriteContext)
 
   const from = current?.['status'];
   if (current !== undefined && itemsChanged && from !== 'pending') {
-    throw new HookConflict('items_frozen', `items can be changed only while the order is pending; it is ${String(from)}`);
+    throw new HookConflict(
+      'items_frozen',
+      `items can be changed only while the order is pending; it is ${String(from)}`,
+    );
   }
   return { ...next, items, total: totalOf(items) };
 };
@@ -56,9 +59,17 @@ function priceItems(requested: readonly JsonObject[], store: WriteContext['store
     const quantity = line['quantity'] as number;
     const product = store.get('products', productId);
     if (product === undefined) {
-      errors.push({ field: `items[${index}].product_id`, code: 'unknown_product', message: `no product has id ${productId}` });
+      errors.push({
+        field: `items[${index}].product_id`,
+        code: 'unknown_product',
+        message: `no product has id ${productId}`,
+      });
     } else if (seen.has(productId)) {
-      errors.push({ field: `items[${index}].product_id`, code: 'duplicate_product', message: 'each product may appear in one item only' });
+      errors.push({
+        field: `items[${index}].product_id`,
+        code: 'duplicate_product',
+        message: 'each product may appear in one item only',
+      });
     }
     seen.add(productId);
     const unitPrice = product === undefined ? 0 : (product['price'] as number);
@@ -72,4 +83,3 @@ function totalOf(items: readonly OrderItem[]): number {
   for (const item of items) cents += Math.round(item.unit_price * 100) * item.quantity;
   return cents / 100;
 }
-

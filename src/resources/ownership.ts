@@ -8,7 +8,11 @@ import { OWNER_FIELD_NAME } from './definition.ts';
  * The owner of the record `ids` names (outermost id first, one per level of
  * `definition`'s path), or undefined when it has none or does not exist.
  */
-export function ownerOf(definition: ResourceDefinition, ids: readonly number[], store: RecordReader): number | undefined {
+export function ownerOf(
+  definition: ResourceDefinition,
+  ids: readonly number[],
+  store: RecordReader,
+): number | undefined {
   switch (definition.ownership) {
     case 'self':
       return ids[ids.length - 1];
@@ -19,7 +23,9 @@ export function ownerOf(definition: ResourceDefinition, ids: readonly number[], 
       return typeof owner === 'number' ? owner : undefined;
     }
     case 'ancestor':
-      return definition.parent === undefined ? undefined : ownerOf(definition.parent.definition, ids.slice(0, -1), store);
+      return definition.parent === undefined
+        ? undefined
+        : ownerOf(definition.parent.definition, ids.slice(0, -1), store);
     case undefined:
       return undefined;
   }

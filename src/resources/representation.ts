@@ -29,8 +29,15 @@ function cacheOf(language: Language): WeakMap<StoredRecord, Representation> {
   return cache;
 }
 
-export function represent(definition: ResourceDefinition, record: StoredRecord, vocabulary: Vocabulary): Representation {
-  return cacheOf(vocabulary.language).get(record) ?? remember(record, vocabulary.language, JSON.stringify(toExternal(definition.fields, record, vocabulary)));
+export function represent(
+  definition: ResourceDefinition,
+  record: StoredRecord,
+  vocabulary: Vocabulary,
+): Representation {
+  return (
+    cacheOf(vocabulary.language).get(record) ??
+    remember(record, vocabulary.language, JSON.stringify(toExternal(definition.fields, record, vocabulary)))
+  );
 }
 
 /** A representation of `json` not kept anywhere (a field selection's: one of many possible). */
@@ -56,7 +63,11 @@ export interface WrittenRecord {
  * answer. Where the representation is the stored record itself (every stored field shown under its own name), one
  * JSON.stringify serves both.
  */
-export function serializeWritten(definition: ResourceDefinition, record: StoredRecord, vocabulary: Vocabulary): WrittenRecord {
+export function serializeWritten(
+  definition: ResourceDefinition,
+  record: StoredRecord,
+  vocabulary: Vocabulary,
+): WrittenRecord {
   const stored = JSON.stringify(record);
   const representation = showsRecordAsStored(definition, vocabulary)
     ? (cacheOf(vocabulary.language).get(record) ?? remember(record, vocabulary.language, stored))
@@ -72,7 +83,10 @@ const asStored = new WeakMap<Vocabulary, boolean>();
  * declaration has that order too, and no field is hidden, nested, kept under another
  * name or renamed in `language`.
  */
-export function showsRecordAsStored(definition: ResourceDefinition, vocabulary: Vocabulary = vocabularyOf(definition, 'en')): boolean {
+export function showsRecordAsStored(
+  definition: ResourceDefinition,
+  vocabulary: Vocabulary = vocabularyOf(definition, 'en'),
+): boolean {
   let answer = asStored.get(vocabulary);
   if (answer === undefined) {
     const rules = definition.fields;
@@ -81,7 +95,13 @@ export function showsRecordAsStored(definition: ResourceDefinition, vocabulary: 
       rules.at(-2) === CREATED_AT_FIELD &&
       rules.at(-1) === UPDATED_AT_FIELD &&
       rules.filter((rule) => rule.type === 'id' || rule.type === 'timestamp').length === 3 &&
-      rules.every((rule) => rule.access !== 'write-only' && hasNoMembers(rule) && rule.storedAs === undefined && vocabulary.name(rule.name) === rule.name);
+      rules.every(
+        (rule) =>
+          rule.access !== 'write-only' &&
+          hasNoMembers(rule) &&
+          rule.storedAs === undefined &&
+          vocabulary.name(rule.name) === rule.name,
+      );
     asStored.set(vocabulary, answer);
   }
   return answer;

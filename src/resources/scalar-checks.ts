@@ -14,7 +14,10 @@ export function checkString(rule: FieldRule, value: string, matching: MatchBudge
   if (rule.minLength !== undefined || rule.maxLength !== undefined) {
     const length = countCharacters(value);
     if (rule.minLength !== undefined && length < rule.minLength) {
-      fail('too_short', rule.minLength === 1 ? 'must not be empty' : `must be at least ${rule.minLength} characters long`);
+      fail(
+        'too_short',
+        rule.minLength === 1 ? 'must not be empty' : `must be at least ${rule.minLength} characters long`,
+      );
       return false;
     }
     if (rule.maxLength !== undefined && length > rule.maxLength) {
@@ -50,7 +53,12 @@ const FORMAT_CHECKS: Readonly<Record<NonNullable<FieldRule['format']>, { test(va
   email: EMAIL_PATTERN,
   date: { test: (value) => /^\d{4}-\d{2}-\d{2}$/.test(value) && isRealDate(value) },
   'date-time': {
-    test: (value) => /^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/.test(value) && isRealDate(value.slice(0, 10)) && Number(value.slice(11, 13)) < 24 && Number(value.slice(14, 16)) < 60 && Number(value.slice(17, 19)) < 61,
+    test: (value) =>
+      /^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/.test(value) &&
+      isRealDate(value.slice(0, 10)) &&
+      Number(value.slice(11, 13)) < 24 &&
+      Number(value.slice(14, 16)) < 60 &&
+      Number(value.slice(17, 19)) < 61,
   },
   uri: { test: (value) => /^[A-Za-z][A-Za-z0-9+.-]*:[^\s]*$/.test(value) && URL.canParse(value) },
   password: { test: () => true },
@@ -83,10 +91,14 @@ export function checkNumber(rule: FieldRule, value: number, fail: Fail): boolean
     fail('not_multiple', `must be a multiple of ${rule.multipleOf}`);
     return false;
   }
-  if (rule.minimum !== undefined && value < rule.minimum) return fail('too_small', `must be at least ${rule.minimum}`) ?? false;
-  if (rule.exclusiveMinimum !== undefined && value <= rule.exclusiveMinimum) return fail('too_small', `must be greater than ${rule.exclusiveMinimum}`) ?? false;
-  if (rule.maximum !== undefined && value > rule.maximum) return fail('too_large', `must be at most ${rule.maximum}`) ?? false;
-  if (rule.exclusiveMaximum !== undefined && value >= rule.exclusiveMaximum) return fail('too_large', `must be less than ${rule.exclusiveMaximum}`) ?? false;
+  if (rule.minimum !== undefined && value < rule.minimum)
+    return fail('too_small', `must be at least ${rule.minimum}`) ?? false;
+  if (rule.exclusiveMinimum !== undefined && value <= rule.exclusiveMinimum)
+    return fail('too_small', `must be greater than ${rule.exclusiveMinimum}`) ?? false;
+  if (rule.maximum !== undefined && value > rule.maximum)
+    return fail('too_large', `must be at most ${rule.maximum}`) ?? false;
+  if (rule.exclusiveMaximum !== undefined && value >= rule.exclusiveMaximum)
+    return fail('too_large', `must be less than ${rule.exclusiveMaximum}`) ?? false;
   return true;
 }
 

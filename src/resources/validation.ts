@@ -14,7 +14,6 @@ import type { FieldRule, Vocabulary } from './definition.ts';
 /** create = POST, replace = PUT, patch = PATCH (RFC 7396 merge patch, `null` removes). */
 export type WriteMode = 'create' | 'replace' | 'patch';
 
-
 const externalNameCache = new WeakMap<readonly FieldRule[], WeakMap<Vocabulary, Map<string, FieldRule>>>();
 
 /** The rules keyed by their client-facing names in the vocabulary, computed once per rule list. */
@@ -48,7 +47,14 @@ export function validateBody(
   keepNestedServerValues = false,
 ): Fields {
   const errors: FieldError[] = [];
-  const fields = checkObject(rules, body, current, { vocabulary, mode, prefix: '', errors, keepNestedServerValues, matching: new MatchBudget() });
+  const fields = checkObject(rules, body, current, {
+    vocabulary,
+    mode,
+    prefix: '',
+    errors,
+    keepNestedServerValues,
+    matching: new MatchBudget(),
+  });
   if (errors.length > 0) throw validationError(errors);
   return fields;
 }
@@ -75,7 +81,12 @@ interface CheckState {
 }
 
 /** `stored` is the stored value at this place (the record at the top level), when there is one. */
-function checkObject(rules: readonly FieldRule[], body: JsonObject, stored: JsonValue | undefined, state: CheckState): Fields {
+function checkObject(
+  rules: readonly FieldRule[],
+  body: JsonObject,
+  stored: JsonValue | undefined,
+  state: CheckState,
+): Fields {
   const byName = rulesByExternalName(rules, state.vocabulary);
   const current = isJsonObject(stored) ? stored : undefined;
   const fields: Fields = {};
@@ -104,7 +115,11 @@ function checkObject(rules: readonly FieldRule[], body: JsonObject, stored: Json
   if (state.mode !== 'patch' || state.prefix !== '') {
     for (const rule of rules) {
       if (rule.required && !seen.has(rule)) {
-        state.errors.push({ field: state.prefix + state.vocabulary.name(rule.name), code: 'required', message: 'is required' });
+        state.errors.push({
+          field: state.prefix + state.vocabulary.name(rule.name),
+          code: 'required',
+          message: 'is required',
+        });
       }
     }
   }
@@ -112,7 +127,14 @@ function checkObject(rules: readonly FieldRule[], body: JsonObject, stored: Json
 }
 
 /** Server fields (README: Records): any value on POST is a 422; on PUT/PATCH only a different one is. */
-function checkServerField(rule: FieldRule, value: JsonValue, field: string, fields: Fields, current: JsonValue | undefined, state: CheckState): void {
+function checkServerField(
+  rule: FieldRule,
+  value: JsonValue,
+  field: string,
+  fields: Fields,
+  current: JsonValue | undefined,
+  state: CheckState,
+): void {
   if (state.mode === 'create') {
     state.errors.push({ field, code: 'server_field', message: 'is set by the server' });
     return;
@@ -136,7 +158,6 @@ function isRemovable(rule: FieldRule): boolean {
   return rule.access === 'client' && rule.required !== true;
 }
 
-
 const TYPE_NAMES: Readonly<Record<string, string>> = {
   string: 'a string',
   integer: 'an integer',
@@ -146,7 +167,13 @@ const TYPE_NAMES: Readonly<Record<string, string>> = {
   object: 'an object',
 };
 
-function checkValue(rule: FieldRule, value: JsonValue, field: string, stored: JsonValue | undefined, state: CheckState): JsonValue | undefined {
+function checkValue(
+  rule: FieldRule,
+  value: JsonValue,
+  field: string,
+  stored: JsonValue | undefined,
+  state: CheckState,
+): JsonValue | undefined {
   const fail: Fail = (code, message) => {
     state.errors.push({ field, code, message });
     return undefined;
@@ -164,7 +191,8 @@ function checkValue(rule: FieldRule, value: JsonValue, field: string, stored: Js
     case 'boolean':
       return typeof value === 'boolean' ? value : fail('invalid_type', 'must be true or false');
     case 'enum':
-      if (!(rule.values ?? []).some((allowed) => allowed === value)) return fail('invalid_value', `must be one of: ${(rule.values ?? []).join(', ')}`);
+      if (!(rule.values ?? []).some((allowed) => allowed === value))
+        return fail('invalid_value', `must be one of: ${(rule.values ?? []).join(', ')}`);
       return value;
     case 'array':
       return checkArray(rule, value, field, stored, state, fail);
@@ -178,17 +206,36 @@ function checkValue(rule: FieldRule, value: JsonValue, field: string, stored: Js
 }
 
 /** An object inside the body (a member or an array's element): its members, with no removal by null. */
-function checkNested(rules: readonly FieldRule[], value: JsonObject, prefix: string, stored: JsonValue | undefined, state: CheckState): JsonValue | undefined {
+function checkNested(
+  rules: readonly FieldRule[],
+  value: JsonObject,
+  prefix: string,
+  stored: JsonValue | undefined,
+  state: CheckState,
+): JsonValue | undefined {
   const before = state.errors.length;
-  const checked = checkObject(rules, value, stored, { ...state, prefix, mode: state.mode === 'create' ? 'create' : 'replace' });
+  const checked = checkObject(rules, value, stored, {
+    ...state,
+    prefix,
+    mode: state.mode === 'create' ? 'create' : 'replace',
+  });
   return state.errors.length === before ? checked : undefined;
 }
 
-function checkArray(rule: FieldRule, value: JsonValue, field: string, stored: JsonValue | undefined, state: CheckState, fail: Fail): JsonValue | undefined {
+function checkArray(
+  rule: FieldRule,
+  value: JsonValue,
+  field: string,
+  stored: JsonValue | undefined,
+  state: CheckState,
+  fail: Fail,
+): JsonValue | undefined {
   if (!Array.isArray(value)) return fail('invalid_type', 'must be an array');
   const list = value as readonly JsonValue[];
-  if (rule.minItems !== undefined && list.length < rule.minItems) return fail('too_few_items', `must have at least ${rule.minItems} item(s)`);
-  if (rule.maxItems !== undefined && list.length > rule.maxItems) return fail('too_many_items', `must have at most ${rule.maxItems} items`);
+  if (rule.minItems !== undefined && list.length < rule.minItems)
+    return fail('too_few_items', `must have at least ${rule.minItems} item(s)`);
+  if (rule.maxItems !== undefined && list.length > rule.maxItems)
+    return fail('too_many_items', `must have at most ${rule.maxItems} items`);
   const element = rule.items;
   if (element === undefined) return list;
   const current = Array.isArray(stored) ? (stored as readonly JsonValue[]) : undefined;

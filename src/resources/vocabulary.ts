@@ -12,7 +12,18 @@ export type { Language, Vocabulary };
  * record has. Maps, not objects: a property named `constructor` finds no word of Object.prototype's.
  */
 const BUILT_IN_WORDS: ReadonlyMap<Language, ReadonlyMap<string, string>> = new Map([
-  ['pt', new Map([['page', 'pagina'], ['limit', 'limite'], ['sort', 'ordenar'], ['fields', 'campos'], ['embed', 'incluir'], ['created_at', 'criado_em'], ['updated_at', 'atualizado_em']])],
+  [
+    'pt',
+    new Map([
+      ['page', 'pagina'],
+      ['limit', 'limite'],
+      ['sort', 'ordenar'],
+      ['fields', 'campos'],
+      ['embed', 'incluir'],
+      ['created_at', 'criado_em'],
+      ['updated_at', 'atualizado_em'],
+    ]),
+  ],
 ]);
 
 export interface VocabularyNames {
@@ -42,7 +53,13 @@ export function buildVocabulary(names: VocabularyNames): Vocabulary {
     singular: names.singular,
     name: (internal) => outward.get(internal) ?? internal,
     internal: (external) => inward.get(external),
-    parameters: { page: word('page'), limit: word('limit'), sort: word('sort'), fields: word('fields'), embed: word('embed') },
+    parameters: {
+      page: word('page'),
+      limit: word('limit'),
+      sort: word('sort'),
+      fields: word('fields'),
+      embed: word('embed'),
+    },
   };
 }
 

@@ -13,8 +13,18 @@ export const API_PREFIX = '/v1';
 /** Every route, as data: what the router serves and the OpenAPI document describes. */
 export type RouteSpec =
   | { readonly pattern: string; readonly kind: 'home' | 'health' | 'readiness' | 'index' | 'openapi' | 'tokens' }
-  | { readonly pattern: string; readonly kind: 'events'; readonly resources: ResourceTable; readonly language: Language }
-  | { readonly pattern: string; readonly kind: 'collection' | 'item'; readonly definition: ResourceDefinition; readonly language: Language };
+  | {
+      readonly pattern: string;
+      readonly kind: 'events';
+      readonly resources: ResourceTable;
+      readonly language: Language;
+    }
+  | {
+      readonly pattern: string;
+      readonly kind: 'collection' | 'item';
+      readonly definition: ResourceDefinition;
+      readonly language: Language;
+    };
 
 /**
  * Every route of a resource table. A resource without a name of its own in a language

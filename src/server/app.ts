@@ -73,7 +73,15 @@ export async function createApp(options: ServerOptions = {}): Promise<App> {
   const logUnanswered = (exchange: Exchange, status: number, bytes: number): void => {
     if (logAccess === undefined) return;
     const { requestId, req, shownPath: path, userId } = exchange;
-    logAccess({ requestId, method: req.method ?? '', path, status, bytes, durationMs: performance.now() - exchange.started, userId });
+    logAccess({
+      requestId,
+      method: req.method ?? '',
+      path,
+      status,
+      bytes,
+      durationMs: performance.now() - exchange.started,
+      userId,
+    });
   };
   /** True, having logged it, when the request was already answered by client-errors.ts (a 408 to a body too slow to arrive). */
   const answeredElsewhere = (exchange: Exchange): boolean => {
@@ -125,7 +133,8 @@ export async function createApp(options: ServerOptions = {}): Promise<App> {
     };
     let reply: Reply | Promise<Reply>;
     try {
-      if (tooLong) throw new HttpError('uri_too_long', `the request target is longer than ${MAX_URL_LENGTH} characters`);
+      if (tooLong)
+        throw new HttpError('uri_too_long', `the request target is longer than ${MAX_URL_LENGTH} characters`);
       if (target === undefined) throw unservedTarget();
       const search = queryStart === -1 ? '' : target.slice(queryStart + 1);
       reply = dispatch(exchange, path, search, pipeline);
@@ -162,7 +171,9 @@ export async function createApp(options: ServerOptions = {}): Promise<App> {
     recordCounts: async () => {
       const shared: Store = store;
       const view = shared.view?.() ?? shared;
-      return loaded(() => Object.fromEntries(resources.resources.map(({ collection }) => [collection, view.count(collection)])));
+      return loaded(() =>
+        Object.fromEntries(resources.resources.map(({ collection }) => [collection, view.count(collection)])),
+      );
     },
     beginShutdown: () => {
       shutdown.begun = true;

@@ -25,7 +25,13 @@ export interface AdminBootstrap {
 
 const SYNCED: Promise<void> = Promise.resolve();
 
-export async function ensureAdmin(users: ResourceDefinition, shared: Store, email: string, password: string | undefined, logger: Logger): Promise<AdminBootstrap> {
+export async function ensureAdmin(
+  users: ResourceDefinition,
+  shared: Store,
+  email: string,
+  password: string | undefined,
+  logger: Logger,
+): Promise<AdminBootstrap> {
   // Through a view where the store has them (store/store.ts): several processes may start on one database at once.
   const store = shared.view?.() ?? shared;
   const existing = await loaded(() => store.findIgnoringCase('users', 'email', email));
@@ -42,7 +48,8 @@ export async function ensureAdmin(users: ResourceDefinition, shared: Store, emai
       const record = finishRecord(users, fields, store.allocateId('users'), now, now);
       return { changes: [{ kind: 'put', collection: 'users', record, created: true }], result: true };
     });
-    if (created) return password === undefined ? { generatedPassword: plain, passwordSynced: SYNCED } : { passwordSynced: SYNCED };
+    if (created)
+      return password === undefined ? { generatedPassword: plain, passwordSynced: SYNCED } : { passwordSynced: SYNCED };
     return { passwordSynced: SYNCED };
   }
   // Never promoted: any user may change their own email, so promotion by email would let them become admin.
@@ -64,7 +71,12 @@ export async function ensureAdmin(users: ResourceDefinition, shared: Store, emai
   return { passwordSynced };
 }
 
-async function replacePasswordIfChanged(users: ResourceDefinition, shared: Store, id: number, password: string): Promise<void> {
+async function replacePasswordIfChanged(
+  users: ResourceDefinition,
+  shared: Store,
+  id: number,
+  password: string,
+): Promise<void> {
   const before = await loaded(() => (shared.view?.() ?? shared).get('users', id));
   const storedHash = before?.['password_hash'];
   if (typeof storedHash === 'string' && (await verifyPassword(password, storedHash))) return;

@@ -66,7 +66,8 @@ export function dispatch(exchange: Exchange, path: string, search: string, pipel
   // expectation other than 100-continue cannot be met, 417.
   requireOneHost(req.rawHeaders, req.headers.host, req.httpVersionMinor);
   const expect = req.headers.expect;
-  if (expect !== undefined && expect.toLowerCase() !== '100-continue') throw new HttpError('expectation_failed', 'only "Expect: 100-continue" is understood');
+  if (expect !== undefined && expect.toLowerCase() !== '100-continue')
+    throw new HttpError('expectation_failed', 'only "Expect: 100-continue" is understood');
   // Node 20.19 parses QUERY yet leaves req.method undefined (later lines name it): a method no route serves.
   const method = req.method ?? 'QUERY';
   if (path === '*') return serverWideOptions(method, allMethods);
@@ -88,17 +89,24 @@ export function dispatch(exchange: Exchange, path: string, search: string, pipel
   const identify = !endpoint.open.has(method) || (endpoint.identifies && req.headers.authorization !== undefined);
   // A store whose data is elsewhere gives each request its own view (store/store.ts).
   const store = services.store.view?.() ?? services.store;
-  if (store.willRead !== undefined) endpoint.pathCollections.forEach((collection, index) => store.willRead?.(collection, match.ids[index] as number));
+  if (store.willRead !== undefined)
+    endpoint.pathCollections.forEach((collection, index) => store.willRead?.(collection, match.ids[index] as number));
   const routed: Routed = { exchange, method, path, search, ids: match.ids, endpoint, handler, services, store };
   if (!identify) return admitted(routed, limiter, undefined);
   const authenticated = (limit: RateLimiter | undefined): Reply | Promise<Reply> => {
     const actor = loaded(() => services.authenticator.authenticate(req.headers.authorization, req.socket, store));
-    return actor instanceof Promise ? actor.then((caller) => admitted(routed, limit, caller)) : admitted(routed, limit, actor);
+    return actor instanceof Promise
+      ? actor.then((caller) => admitted(routed, limit, caller))
+      : admitted(routed, limit, actor);
   };
   if (store.mayRememberCaller === undefined || !endpoint.remembersCaller.has(method)) return authenticated(limiter);
   store.mayRememberCaller();
   // Run again (once, its caller read afresh and the rate limit already counted) when its remembered caller had changed.
-  return confirmedCaller(store, () => authenticated(limiter), () => authenticated(undefined));
+  return confirmedCaller(
+    store,
+    () => authenticated(limiter),
+    () => authenticated(undefined),
+  );
 }
 
 /**
@@ -108,7 +116,11 @@ export function dispatch(exchange: Exchange, path: string, search: string, pipel
  * that has since changed is run again, so that a deleted or demoted user is refused or
  * demoted as at any other request.
  */
-async function confirmedCaller(store: Store, first: () => Reply | Promise<Reply>, again: () => Reply | Promise<Reply>): Promise<Reply> {
+async function confirmedCaller(
+  store: Store,
+  first: () => Reply | Promise<Reply>,
+  again: () => Reply | Promise<Reply>,
+): Promise<Reply> {
   const confirmed = (): Promise<boolean> => store.confirmCaller?.() ?? Promise.resolve(true);
   let reply: Reply;
   try {
@@ -129,7 +141,8 @@ function admitted(routed: Routed, limiter: RateLimiter | undefined, actor: Actor
   if (limiter !== undefined) {
     const admission = limiter.take(actor === undefined ? addressKey(req) : `user ${actor.id}`);
     exchange.rateLimit = admission.headers;
-    if (!admission.allowed) throw new HttpError('rate_limited', 'too many requests; retry after the time in Retry-After');
+    if (!admission.allowed)
+      throw new HttpError('rate_limited', 'too many requests; retry after the time in Retry-After');
   }
 
   if (!endpoint.negotiates) requireJsonAcceptable(req.headers.accept);

@@ -61,7 +61,12 @@ export function documentsServed(resources: ResourceTable, describeApi: () => Rec
 
 /** The API's entry point: a link to every top-level collection, in every vocabulary. */
 function apiIndexReply(resources: ResourceTable): Reply {
-  const links: Record<string, string> = { self: API_PREFIX, openapi: `${API_PREFIX}/openapi.json`, tokens: `${API_PREFIX}/tokens`, events: `${API_PREFIX}/events` };
+  const links: Record<string, string> = {
+    self: API_PREFIX,
+    openapi: `${API_PREFIX}/openapi.json`,
+    tokens: `${API_PREFIX}/tokens`,
+    events: `${API_PREFIX}/events`,
+  };
   for (const language of resources.languages) {
     for (const definition of resources.resources) {
       if (definition.parent !== undefined) continue;

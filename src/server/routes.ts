@@ -53,7 +53,16 @@ interface EndpointOptions {
   readonly remembersCaller?: readonly string[];
 }
 
-function endpoint(handlers: Record<string, Handler>, { open = [], negotiates = false, identifies = false, pathCollections = [], remembersCaller = [] }: EndpointOptions = {}): Endpoint {
+function endpoint(
+  handlers: Record<string, Handler>,
+  {
+    open = [],
+    negotiates = false,
+    identifies = false,
+    pathCollections = [],
+    remembersCaller = [],
+  }: EndpointOptions = {},
+): Endpoint {
   const methods = Object.keys(handlers);
   if (methods.includes('GET')) methods.splice(methods.indexOf('GET') + 1, 0, 'HEAD');
   return {
@@ -82,7 +91,11 @@ function publicMethods(definition: ResourceDefinition, methods: Readonly<Record<
 }
 
 /** Stand-ins for describing the routes (their methods) before the real documents exist. */
-const NO_DOCUMENTS: Documents = { openApi: jsonReply(200, {}), homePage: jsonReply(200, {}), apiIndex: jsonReply(200, {}) };
+const NO_DOCUMENTS: Documents = {
+  openApi: jsonReply(200, {}),
+  homePage: jsonReply(200, {}),
+  apiIndex: jsonReply(200, {}),
+};
 
 /** The handlers of a route, which of them need no token (README: Authentication and permissions), and the documents they serve. */
 export function endpointFor(route: RouteSpec, documents: Documents): Endpoint {
@@ -110,7 +123,12 @@ export function endpointFor(route: RouteSpec, documents: Documents): Endpoint {
           GET: (context) => listRecords(context, definition, vocabulary),
           POST: (context) => createRecord(context, definition, vocabulary),
         },
-        { open: publicMethods(definition, { GET: 'list', POST: 'create' }), identifies: true, pathCollections: collectionsAbove(definition), remembersCaller: ['GET', 'POST'] },
+        {
+          open: publicMethods(definition, { GET: 'list', POST: 'create' }),
+          identifies: true,
+          pathCollections: collectionsAbove(definition),
+          remembersCaller: ['GET', 'POST'],
+        },
       );
     }
     case 'item': {
@@ -153,7 +171,8 @@ export function describeApi(resources: ResourceTable): Record<string, unknown> {
 /** Every method some route answers, OPTIONS last: the Allow of `OPTIONS *` and of a 405 that names no route (CONNECT). */
 export function methodsServed(routes: readonly RouteSpec[]): string {
   const methods = new Set<string>();
-  for (const route of routes) for (const method of methodsOf(route).split(', ')) if (method !== 'OPTIONS') methods.add(method);
+  for (const route of routes)
+    for (const method of methodsOf(route).split(', ')) if (method !== 'OPTIONS') methods.add(method);
   return [...methods, 'OPTIONS'].join(', ');
 }
 

@@ -33,7 +33,13 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   // (a busy port, an address not on this machine) then fails before anything is written,
   // so an administrator password generated on a first start is never created and lost.
   // Requests that arrive while the app opens its store wait for it.
-  const { port: wantedPort, host: wantedHost, headersTimeoutMs, requestTimeoutMs, keepAliveTimeoutMs } = resolveConfig(options);
+  const {
+    port: wantedPort,
+    host: wantedHost,
+    headersTimeoutMs,
+    requestTimeoutMs,
+    keepAliveTimeoutMs,
+  } = resolveConfig(options);
   // A declaration that cannot be served stops the start before anything listens.
   const resources = await resolveResources(options.resources, options.hooks);
   let app: App | undefined;
@@ -49,7 +55,9 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   // A connection whose answer makes no progress for this long is closed (a client that
   // stopped reading its answers).
   closeStalledConnections(server, requestTimeoutMs, (socket) => app?.pendingAnswer(socket) !== undefined);
-  server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => answerClientError(error, socket, app?.pendingAnswer(socket)));
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) =>
+    answerClientError(error, socket, app?.pendingAnswer(socket)),
+  );
   const allow = methodsServed(routeTable(resources));
   server.on('connect', (_req: IncomingMessage, socket: Socket) => refuseConnect(socket, allow));
 
@@ -58,7 +66,10 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   // Until the app is open, requests wait for it (and a failed start cuts them off).
   const opening = createApp({ ...options, resources });
   const handleWhenOpen = (req: IncomingMessage, res: ServerResponse): void => {
-    void opening.then((opened) => opened.handle(req, res), () => res.destroy());
+    void opening.then(
+      (opened) => opened.handle(req, res),
+      () => res.destroy(),
+    );
   };
   server.on('request', handleWhenOpen);
   // Requests Node would otherwise answer itself, with no body: an Expect other than

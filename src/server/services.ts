@@ -39,7 +39,11 @@ export async function openServices(options: ServerOptions): Promise<Opened> {
   const resources = await resolveResources(options.resources, options.hooks);
   // The example dataset belongs to the example domain; declared resources start empty.
   const seed = config.seed && resources === exampleResources();
-  const store = options.store ?? (config.database !== undefined ? await openDatabase(config.database, resources, config.logger, config.events) : await openStore({ ...config, seed }, resources));
+  const store =
+    options.store ??
+    (config.database !== undefined
+      ? await openDatabase(config.database, resources, config.logger, config.events)
+      : await openStore({ ...config, seed }, resources));
   store.describeEvents?.(resources);
   let authenticator: Authenticator;
   let adminReady: Promise<void>;
@@ -51,12 +55,21 @@ export async function openServices(options: ServerOptions): Promise<Opened> {
     secret = await loadTokenSecret(config.tokenSecret, config.dataDir);
     authenticator = new Authenticator(secret, config.tokenTtlSeconds, store);
     const bootstrap = async (): Promise<AdminBootstrap> => {
-      const ensured = await ensureAdmin(resources.get('users') as ResourceDefinition, store, config.adminEmail, config.adminPassword, config.logger);
+      const ensured = await ensureAdmin(
+        resources.get('users') as ResourceDefinition,
+        store,
+        config.adminEmail,
+        config.adminPassword,
+        config.logger,
+      );
       announceAdmin(ensured, config);
       return ensured;
     };
     // A database not reached yet (README: Several processes): the administrator is ensured once it answers.
-    adminReady = (store as Store).unavailable === undefined ? (await bootstrap()).passwordSynced : onceReachable(bootstrap, config.logger, closing.signal);
+    adminReady =
+      (store as Store).unavailable === undefined
+        ? (await bootstrap()).passwordSynced
+        : onceReachable(bootstrap, config.logger, closing.signal);
   } catch (error) {
     // Release the data directory (lock, journal) that this start opened.
     if (options.store === undefined) await store.close().catch(() => undefined);
@@ -67,7 +80,17 @@ export async function openServices(options: ServerOptions): Promise<Opened> {
   const listPages = new PageCache();
   const bodyBudget = new BodyBudget(config.maxBodyBytesInFlight);
   const eventStreams = store.feed === undefined ? undefined : new EventStreams(store.feed, resources, config.events);
-  const services: Services = { store, config, authenticator, idempotencyKeys, listPages, bodyBudget, adminReady, eventStreams, isShuttingDown: () => shutdown.begun };
+  const services: Services = {
+    store,
+    config,
+    authenticator,
+    idempotencyKeys,
+    listPages,
+    bodyBudget,
+    adminReady,
+    eventStreams,
+    isShuttingDown: () => shutdown.begun,
+  };
   return { config, resources, services, shutdown, closing };
 }
 
@@ -82,10 +105,16 @@ function announceAdmin({ generatedPassword, warning }: AdminBootstrap, config: C
 }
 
 /** Runs `bootstrap` once the store answers, trying again every second while it answers 503; settles when the password is in place. */
-async function onceReachable(bootstrap: () => Promise<AdminBootstrap>, logger: Logger, closing: AbortSignal): Promise<void> {
+async function onceReachable(
+  bootstrap: () => Promise<AdminBootstrap>,
+  logger: Logger,
+  closing: AbortSignal,
+): Promise<void> {
   while (!closing.aborted) {
     try {
-      return await (await bootstrap()).passwordSynced;
+      return await (
+        await bootstrap()
+      ).passwordSynced;
     } catch (error) {
       if (!(error instanceof StoreUnavailable)) {
         logger.error(`the administrator could not be ensured: ${String(error)}`);

@@ -93,7 +93,9 @@ export class CollectionIndex {
       // Already in the order asked for: only the page's records are looked up.
       return { records: this.#recordsOf(ids.slice(offset, offset + limit)), total: ids.length };
     }
-    const matches = this.#recordsOf(ids).filter((record) => matchesAll(record, query.filters) && withinAll(record, ranges));
+    const matches = this.#recordsOf(ids).filter(
+      (record) => matchesAll(record, query.filters) && withinAll(record, ranges),
+    );
     if (query.sort.length > 0) matches.sort(orderBy(query.sort));
     return { records: matches.slice(offset, offset + limit), total: matches.length };
   }
@@ -175,7 +177,8 @@ export function withinAll(record: StoredRecord, ranges: readonly RangeFilter[]):
     if ((typeof stored !== 'number' && typeof stored !== 'string') || typeof stored !== typeof value) return false;
     const held: number | string = stored;
     const compared = held < value ? -1 : held > value ? 1 : 0;
-    if (op === 'gt' ? compared <= 0 : op === 'gte' ? compared < 0 : op === 'lt' ? compared >= 0 : compared > 0) return false;
+    if (op === 'gt' ? compared <= 0 : op === 'gte' ? compared < 0 : op === 'lt' ? compared >= 0 : compared > 0)
+      return false;
   }
   return true;
 }
@@ -184,7 +187,8 @@ export function withinAll(record: StoredRecord, ranges: readonly RangeFilter[]):
 function viewKey(filters: readonly Filter[], sort: readonly SortKey[]): string {
   let key = '';
   for (const filter of filters) {
-    const value = filter.ignoreCase === true && typeof filter.value === 'string' ? filter.value.toLowerCase() : filter.value;
+    const value =
+      filter.ignoreCase === true && typeof filter.value === 'string' ? filter.value.toLowerCase() : filter.value;
     key += `${filter.field}${filter.ignoreCase === true ? '~' : '='}${JSON.stringify(value)}&`;
   }
   for (const sortKey of sort) key += `${sortKey.descending ? '-' : '+'}${sortKey.field},`;

@@ -54,14 +54,21 @@ export interface DirectoryContents {
  * so that a collection the declaration no longer has is seen (declaration-fit.ts); a
  * file of that name that is not a snapshot (a declaration kept there) is left alone.
  */
-export async function readDataDirectory(dataDir: string, table: ResourceTable, allSnapshots = true): Promise<DirectoryContents> {
+export async function readDataDirectory(
+  dataDir: string,
+  table: ResourceTable,
+  allSnapshots = true,
+): Promise<DirectoryContents> {
   const collections = new Map<StoredCollection, CollectionState>();
   const coveredUpTo = new Map<StoredCollection, number>();
   let lastSeq = 0;
   const names = await readdir(dataDir);
   const declared = [...table.resources.map((resource) => resource.collection), IDEMPOTENCY_COLLECTION];
   const others = allSnapshots
-    ? names.filter((name) => name.endsWith('.json')).map((name) => name.slice(0, -'.json'.length)).filter((name) => COLLECTION_NAME.test(name) && !declared.includes(name))
+    ? names
+        .filter((name) => name.endsWith('.json'))
+        .map((name) => name.slice(0, -'.json'.length))
+        .filter((name) => COLLECTION_NAME.test(name) && !declared.includes(name))
     : [];
   for (const collection of [...declared, ...others]) {
     const path = snapshotPath(dataDir, collection);
@@ -77,7 +84,9 @@ export async function readDataDirectory(dataDir: string, table: ResourceTable, a
   }
   // Entries up to here change nothing any snapshot lacks. A collection without a snapshot
   // (a new one, a first start) is covered by nothing, and every entry is then decoded.
-  const everySnapshotCovers = Math.min(...[...declared, ...others].map((collection) => coveredUpTo.get(collection) ?? 0));
+  const everySnapshotCovers = Math.min(
+    ...[...declared, ...others].map((collection) => coveredUpTo.get(collection) ?? 0),
+  );
 
   const segments = names
     .map((name) => ({ name, firstSeq: segmentFirstSeq(name) }))
@@ -94,13 +103,17 @@ export async function readDataDirectory(dataDir: string, table: ResourceTable, a
   for (const [index, path] of segments.entries()) {
     const parsed = parseOrExplain(path, () => readSegment(texts[index] as string, everySnapshotCovers));
     if (parsed.tornTail && index !== newestWithData) {
-      throw new StartupError(`journal ${path} ends in a damaged line but is not the newest segment; nothing was changed: restore the data directory from a backup`);
+      throw new StartupError(
+        `journal ${path} ends in a damaged line but is not the newest segment; nothing was changed: restore the data directory from a backup`,
+      );
     }
     if (parsed.tornTail) tornTail = { path, goodBytes: parsed.goodBytes };
     history.push({ path, entries: parsed.entries });
     for (const entry of parsed.entries) {
       if (entry.seq <= previousSeq) {
-        throw new StartupError(`journal ${path} has seq ${entry.seq} after seq ${previousSeq}; nothing was changed: restore the data directory from a backup`);
+        throw new StartupError(
+          `journal ${path} has seq ${entry.seq} after seq ${previousSeq}; nothing was changed: restore the data directory from a backup`,
+        );
       }
       if (isUndecoded(entry)) {
         // Its numbers end before any snapshot's seq (a snapshot covers whole entries), so
@@ -111,7 +124,9 @@ export async function readDataDirectory(dataDir: string, table: ResourceTable, a
       }
       // Since the change feed an entry takes one number per change; only older lines (without `at`) may overlap.
       if (entry.at !== undefined && entry.seq <= lastTaken) {
-        throw new StartupError(`journal ${path} has seq ${entry.seq}, a number the entry before it took (up to ${lastTaken}); nothing was changed: restore the data directory from a backup`);
+        throw new StartupError(
+          `journal ${path} has seq ${entry.seq}, a number the entry before it took (up to ${lastTaken}); nothing was changed: restore the data directory from a backup`,
+        );
       }
       previousSeq = entry.seq;
       lastTaken = Math.max(lastTaken, entry.seq + seqsTaken(entry.changes) - 1);
@@ -119,7 +134,8 @@ export async function readDataDirectory(dataDir: string, table: ResourceTable, a
         if (entry.seq <= (coveredUpTo.get(change.collection) ?? 0)) continue; // already in the snapshot
         if (change.kind === 'put') {
           const misfit = storedRecordMisfit(table, change.collection, change.record);
-          if (misfit !== undefined) entryMisfits.push({ path, seq: entry.seq, collection: change.collection, id: change.record.id, ...misfit });
+          if (misfit !== undefined)
+            entryMisfits.push({ path, seq: entry.seq, collection: change.collection, id: change.record.id, ...misfit });
         }
         let state = collections.get(change.collection);
         if (state === undefined) {
@@ -145,7 +161,11 @@ export async function readDataDirectory(dataDir: string, table: ResourceTable, a
  * no longer declared): the first one's field and problem, and, when other records have
  * the same field wrong, how many in all and their first ids (README: Your own resources).
  */
-function snapshotMisfit(table: ResourceTable, collection: StoredCollection, state: CollectionState): string | undefined {
+function snapshotMisfit(
+  table: ResourceTable,
+  collection: StoredCollection,
+  state: CollectionState,
+): string | undefined {
   let first: { id: number; field: string; problem: string } | undefined;
   const sameField: number[] = [];
   for (const record of state.records.values()) {
@@ -172,7 +192,13 @@ function entryMisfit(misfits: readonly EntryMisfit[]): string | undefined {
   const first = misfits[0];
   if (first === undefined) return undefined;
   const message = `${first.path}: the entry with seq ${first.seq} puts ${first.collection} record ${first.id} with the field ${first.field}${first.problem}`;
-  const ids = [...new Set(misfits.filter((misfit) => misfit.collection === first.collection && misfit.field === first.field).map((misfit) => misfit.id))];
+  const ids = [
+    ...new Set(
+      misfits
+        .filter((misfit) => misfit.collection === first.collection && misfit.field === first.field)
+        .map((misfit) => misfit.id),
+    ),
+  ];
   return ids.length === 1 ? message : `${message}${sameFieldSummary(first.collection, first.field, ids)}`;
 }
 
@@ -196,7 +222,9 @@ function parseOrExplain<T>(path: string, parse: () => T): T {
     return parse();
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
-    throw new StartupError(`${path} is corrupt (${reason}); nothing was changed: repair the file, or restore the data directory from a backup`);
+    throw new StartupError(
+      `${path} is corrupt (${reason}); nothing was changed: repair the file, or restore the data directory from a backup`,
+    );
   }
 }
 

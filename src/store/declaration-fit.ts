@@ -14,17 +14,25 @@ const FIRST_IDS = 5;
  * One line per problem; empty when the stored data fits. Each names the collection, the property, how many records
  * and the first ids, so the fix (a default, a migration, the old declaration) is clear.
  */
-export function declarationFitProblems(table: ResourceTable, collections: ReadonlyMap<StoredCollection, CollectionState>): string[] {
+export function declarationFitProblems(
+  table: ResourceTable,
+  collections: ReadonlyMap<StoredCollection, CollectionState>,
+): string[] {
   const problems: string[] = [];
   for (const [collection, state] of collections) {
     if (collection === IDEMPOTENCY_COLLECTION || state.records.size === 0) continue;
     const definition = table.get(collection);
     if (definition === undefined) {
-      problems.push(`${removedCollection(collection, state.records.size, [...state.records.keys()])}, or remove its snapshot file and journal entries`);
+      problems.push(
+        `${removedCollection(collection, state.records.size, [...state.records.keys()])}, or remove its snapshot file and journal entries`,
+      );
       continue;
     }
     const required = definition.fields.filter((rule) => rule.required === true);
-    const lacking = lackingIds(state, required.map((rule) => rule.storedAs ?? rule.name));
+    const lacking = lackingIds(
+      state,
+      required.map((rule) => rule.storedAs ?? rule.name),
+    );
     required.forEach((rule, index) => {
       const ids = lacking[index] as number[];
       if (ids.length > 0) problems.push(lackingRequired(collection, rule.name, ids.length, ids));
@@ -37,7 +45,8 @@ export function declarationFitProblems(table: ResourceTable, collections: Readon
 function lackingIds(state: CollectionState, names: readonly string[]): number[][] {
   const lacking = names.map((): number[] => []);
   for (const record of state.records.values()) {
-    for (let index = 0; index < names.length; index++) if (record[names[index] as string] === undefined) (lacking[index] as number[]).push(record.id);
+    for (let index = 0; index < names.length; index++)
+      if (record[names[index] as string] === undefined) (lacking[index] as number[]).push(record.id);
   }
   return lacking;
 }

@@ -12,7 +12,11 @@ import type { Change, EventFacts, StoredCollection } from './store.ts';
 export type RecordLookup = (collection: StoredCollection, id: number) => StoredRecord | undefined;
 
 /** `changes`, those of declared collections with their event facts (the same array when there is nothing to add). */
-export function describeChanges(table: ResourceTable, changes: readonly Change[], get: RecordLookup): readonly Change[] {
+export function describeChanges(
+  table: ResourceTable,
+  changes: readonly Change[],
+  get: RecordLookup,
+): readonly Change[] {
   let described: Change[] | undefined;
   for (let index = 0; index < changes.length; index++) {
     const change = changes[index] as Change;
@@ -24,7 +28,14 @@ export function describeChanges(table: ResourceTable, changes: readonly Change[]
     described[index] =
       change.kind === 'delete'
         ? { kind: 'delete', collection: change.collection, id: change.id, event }
-        : { kind: 'put', collection: change.collection, record: change.record, json: change.json, created: change.created, event };
+        : {
+            kind: 'put',
+            collection: change.collection,
+            record: change.record,
+            json: change.json,
+            created: change.created,
+            event,
+          };
   }
   return described ?? changes;
 }
@@ -36,7 +47,9 @@ function factsOf(definition: ResourceDefinition, change: Change, get: RecordLook
   const record = change.kind === 'put' ? change.record : previous;
   const under = idsAbove(definition, record, get);
   // Whose it is by permissions.ts's own rule, the record itself answered as it is in this change.
-  const owner = ownerOf(definition, [...under, id], { get: (collection, wanted) => (collection === change.collection && wanted === id ? record : get(collection, wanted)) });
+  const owner = ownerOf(definition, [...under, id], {
+    get: (collection, wanted) => (collection === change.collection && wanted === id ? record : get(collection, wanted)),
+  });
   return owner === undefined ? { type, under } : { type, under, owner };
 }
 
@@ -45,6 +58,9 @@ function idsAbove(definition: ResourceDefinition, record: StoredRecord | undefin
   const parent = definition.parent;
   const parentId = parent === undefined ? undefined : record?.[parent.field];
   if (parent === undefined || typeof parentId !== 'number') return [];
-  const above = parent.definition.parent === undefined ? [] : idsAbove(parent.definition, get(parent.definition.collection, parentId), get);
+  const above =
+    parent.definition.parent === undefined
+      ? []
+      : idsAbove(parent.definition, get(parent.definition.collection, parentId), get);
   return [...above, parentId];
 }

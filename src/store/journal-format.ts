@@ -105,14 +105,18 @@ function decodeChange(item: unknown): Change | undefined {
     const facts = decodeFacts(item, item['created'] === true ? 'created' : 'updated');
     if (facts === null) return undefined;
     const record = Object.freeze(item['record']);
-    return facts === undefined ? { kind: 'put', collection: put, record } : { kind: 'put', collection: put, record, event: facts };
+    return facts === undefined
+      ? { kind: 'put', collection: put, record }
+      : { kind: 'put', collection: put, record, event: facts };
   }
   const removed = item['delete'];
   const id = item['id'];
   if (isCollection(removed) && isId(id)) {
     const facts = decodeFacts(item, 'deleted');
     if (facts === null) return undefined;
-    return facts === undefined ? { kind: 'delete', collection: removed, id } : { kind: 'delete', collection: removed, id, event: facts };
+    return facts === undefined
+      ? { kind: 'delete', collection: removed, id }
+      : { kind: 'delete', collection: removed, id, event: facts };
   }
   return undefined;
 }
@@ -201,7 +205,8 @@ export function readSegment(text: string, coveredThrough: number): ReadSegment {
       if (isLast) return { entries, goodBytes: Buffer.byteLength(text.slice(0, offset)), tornTail: true };
       throw new Error(`line ${lineNumber} is not a journal entry`);
     }
-    if (entries.length > 0 && entry.seq <= previousSeq) throw new Error(`line ${lineNumber} has seq ${entry.seq} out of order`);
+    if (entries.length > 0 && entry.seq <= previousSeq)
+      throw new Error(`line ${lineNumber} has seq ${entry.seq} out of order`);
     previousSeq = entry.seq;
     entries.push(entry);
     offset = newline + 1;
@@ -217,8 +222,10 @@ function leadingSeq(text: string, offset: number): number | undefined {
   let at = offset + SEQ_PREFIX.length;
   let seq = 0;
   const first = at;
-  for (let code = text.charCodeAt(at); code >= 48 && code <= 57; code = text.charCodeAt(++at)) seq = seq * 10 + (code - 48);
+  for (let code = text.charCodeAt(at); code >= 48 && code <= 57; code = text.charCodeAt(++at))
+    seq = seq * 10 + (code - 48);
   const digits = at - first;
-  if (digits === 0 || digits > 15 || (digits > 1 && text.charCodeAt(first) === 48) || text.charCodeAt(at) !== 44) return undefined;
+  if (digits === 0 || digits > 15 || (digits > 1 && text.charCodeAt(first) === 48) || text.charCodeAt(at) !== 44)
+    return undefined;
   return seq >= 1 ? seq : undefined;
 }

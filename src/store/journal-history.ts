@@ -28,7 +28,9 @@ export function hasUndecoded(history: readonly SegmentHistory[]): boolean {
 export function decodedEvents(history: readonly SegmentHistory[]): FeedEvent[] {
   const events: FeedEvent[] = [];
   for (const segment of history) {
-    for (const entry of segment.entries) if (!isUndecoded(entry) && entry.at !== undefined) events.push(...eventsOfEntry(entry.seq, entry.at, entry.changes));
+    for (const entry of segment.entries)
+      if (!isUndecoded(entry) && entry.at !== undefined)
+        events.push(...eventsOfEntry(entry.seq, entry.at, entry.changes));
   }
   return events;
 }
@@ -38,7 +40,12 @@ export function decodedEvents(history: readonly SegmentHistory[]): FeedEvent[] {
  * first. `lostThrough` is what the start knows to be gone; a damaged line, which can no longer stop the start, gives
  * up every event up to the entry after it (up to `latest` for the last): the records are safe in the snapshots.
  */
-export async function loadHistory(history: readonly SegmentHistory[], lostThrough: number, latest: number, logger: Logger): Promise<LoadedHistory> {
+export async function loadHistory(
+  history: readonly SegmentHistory[],
+  lostThrough: number,
+  latest: number,
+  logger: Logger,
+): Promise<LoadedHistory> {
   let events: FeedEvent[] = [];
   let lost = lostThrough;
   /** A damaged line was given up: the history is lost up to the entry after it. */
@@ -66,11 +73,14 @@ export async function loadHistory(history: readonly SegmentHistory[], lostThroug
         givenUp = true;
         events = [];
         const where = isUndecoded(item) ? ` line ${item.line}` : '';
-        logger.error(`journal ${path}${where} ${problem}: the change feed's history up to it is given up (the snapshots hold every record); restore the data directory from a backup to have it back`);
+        logger.error(
+          `journal ${path}${where} ${problem}: the change feed's history up to it is given up (the snapshots hold every record); restore the data directory from a backup to have it back`,
+        );
         continue;
       }
       lastTaken = Math.max(lastTaken, entry.seq + seqsTaken(entry.changes) - 1);
-      if (entry.at !== undefined) for (const event of eventsOfEntry(entry.seq, entry.at, entry.changes)) events.push(event);
+      if (entry.at !== undefined)
+        for (const event of eventsOfEntry(entry.seq, entry.at, entry.changes)) events.push(event);
     }
   }
   if (givenUp) lost = Math.max(lost, latest);

@@ -70,8 +70,13 @@ export class JournalPersistence implements Persistence {
     const durable = this.#journal.append(changes, place.seq, place.at);
     // Past the configured bytes, or the size of the last snapshots if that is more: writing snapshots then costs a
     // constant share of each write, however large the data grows.
-    if (this.#compaction === undefined && this.#journal.bytesInSegment >= Math.max(this.#compactAfterBytes, this.#snapshotBytes)) {
-      this.compact().catch((error: unknown) => this.#logger.error(`journal compaction failed (the journal is kept): ${redactSecrets(String(error))}`));
+    if (
+      this.#compaction === undefined &&
+      this.#journal.bytesInSegment >= Math.max(this.#compactAfterBytes, this.#snapshotBytes)
+    ) {
+      this.compact().catch((error: unknown) =>
+        this.#logger.error(`journal compaction failed (the journal is kept): ${redactSecrets(String(error))}`),
+      );
     }
     return durable;
   }

@@ -17,7 +17,8 @@ import type { Change } from './store.ts';
  * Elsewhere each write is followed by fdatasync().
  */
 const WRITES_ARE_SYNCHRONOUS = process.platform === 'linux' && constants.O_DSYNC !== undefined;
-const SEGMENT_FLAGS = constants.O_WRONLY | constants.O_CREAT | constants.O_APPEND | (WRITES_ARE_SYNCHRONOUS ? constants.O_DSYNC : 0);
+const SEGMENT_FLAGS =
+  constants.O_WRONLY | constants.O_CREAT | constants.O_APPEND | (WRITES_ARE_SYNCHRONOUS ? constants.O_DSYNC : 0);
 
 /** Entries waiting to be written together, and the one promise they all wait on. */
 interface Batch {

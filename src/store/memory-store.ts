@@ -51,7 +51,11 @@ export class MemoryStore implements Store {
   #table: ResourceTable | undefined;
 
   /** `feed`: the history loaded from the journal (store/open-store.ts); by default an empty one. */
-  constructor(collections: ReadonlyMap<StoredCollection, CollectionState>, persistence?: Persistence, feed: EventLog = new EventLog([], 0, 0)) {
+  constructor(
+    collections: ReadonlyMap<StoredCollection, CollectionState>,
+    persistence?: Persistence,
+    feed: EventLog = new EventLog([], 0, 0),
+  ) {
     this.#collections = new Map(collections);
     this.#persistence = persistence;
     this.#feed = feed;
@@ -123,7 +127,10 @@ export class MemoryStore implements Store {
 
   commit(given: readonly Change[]): Promise<void> {
     // Described before they are applied: a deletion's facts come from the record as it was.
-    const changes = this.#table === undefined ? given : describeChanges(this.#table, given, (collection, id) => this.get(collection, id));
+    const changes =
+      this.#table === undefined
+        ? given
+        : describeChanges(this.#table, given, (collection, id) => this.get(collection, id));
     const undo: Undo[] = [];
     for (const change of changes) {
       const state = this.collectionState(change.collection);

@@ -20,9 +20,27 @@ export const DATABASE_PACKAGE = 'plainrest-postgres';
 
 /** A fact of the package's schema check (plainrest-postgres: SchemaProblem). */
 type SchemaProblem =
-  | { readonly kind: 'removed-collection'; readonly collection: string; readonly count: number; readonly firstIds: readonly number[] }
-  | { readonly kind: 'missing-required' | 'undeclared-property'; readonly collection: string; readonly property: string; readonly count: number; readonly firstIds: readonly number[] }
-  | { readonly kind: 'wrong-kind'; readonly collection: string; readonly property: string; readonly declared: string; readonly count: number; readonly firstIds: readonly number[] };
+  | {
+      readonly kind: 'removed-collection';
+      readonly collection: string;
+      readonly count: number;
+      readonly firstIds: readonly number[];
+    }
+  | {
+      readonly kind: 'missing-required' | 'undeclared-property';
+      readonly collection: string;
+      readonly property: string;
+      readonly count: number;
+      readonly firstIds: readonly number[];
+    }
+  | {
+      readonly kind: 'wrong-kind';
+      readonly collection: string;
+      readonly property: string;
+      readonly declared: string;
+      readonly count: number;
+      readonly firstIds: readonly number[];
+    };
 
 /** One collection as `plainrest copy` moves it: its records in id order, and the id the next record created gets (plainrest-postgres: CollectionCopy). */
 export interface CollectionCopy {
@@ -52,13 +70,31 @@ interface DatabasePackage {
     readonly onFailed?: (reason: string) => void;
     readonly onReady?: () => void;
   }): Promise<{ readonly store?: Store; readonly problems?: readonly SchemaProblem[] }>;
-  readAllRecords(url: string, resources: ResourceTable): Promise<{ readonly kind: 'read'; readonly collections: ReadonlyMap<string, CollectionCopy> } | Misfit | Unreachable>;
+  readAllRecords(
+    url: string,
+    resources: ResourceTable,
+  ): Promise<
+    { readonly kind: 'read'; readonly collections: ReadonlyMap<string, CollectionCopy> } | Misfit | Unreachable
+  >;
   writeAllRecords(
     url: string,
     resources: ResourceTable,
     collections: ReadonlyMap<string, CollectionCopy>,
-  ): Promise<{ readonly kind: 'written' } | { readonly kind: 'not-empty'; readonly tables: readonly string[] } | Misfit | Unreachable>;
-  findUserByEmail(url: string, email: string): Promise<{ readonly kind: 'found'; readonly record: StoredRecord } | { readonly kind: 'missing' } | { readonly kind: 'no-table' } | Unreachable>;
+  ): Promise<
+    | { readonly kind: 'written' }
+    | { readonly kind: 'not-empty'; readonly tables: readonly string[] }
+    | Misfit
+    | Unreachable
+  >;
+  findUserByEmail(
+    url: string,
+    email: string,
+  ): Promise<
+    | { readonly kind: 'found'; readonly record: StoredRecord }
+    | { readonly kind: 'missing' }
+    | { readonly kind: 'no-table' }
+    | Unreachable
+  >;
 }
 
 /**
@@ -75,13 +111,21 @@ const KIT = {
 };
 
 /** `events`: how much of the change feed's history the database keeps (config.events). */
-export async function openDatabase(url: string, resources: ResourceTable, logger: Logger, events?: Retention): Promise<Store> {
-  const opened = await (await loadPackage()).openPostgresStore({
+export async function openDatabase(
+  url: string,
+  resources: ResourceTable,
+  logger: Logger,
+  events?: Retention,
+): Promise<Store> {
+  const opened = await (
+    await loadPackage()
+  ).openPostgresStore({
     url,
     resources,
     kit: KIT,
     ...(events === undefined ? {} : { events: { kept: events.kept, keptForMs: events.keptForMs } }),
-    onUnreachable: (reason, retryInMs) => logger.warn(`the database cannot be reached (${reason}); trying again in ${retryInMs / 1000} s`),
+    onUnreachable: (reason, retryInMs) =>
+      logger.warn(`the database cannot be reached (${reason}); trying again in ${retryInMs / 1000} s`),
     onRefused: (problems) => logger.error(refusal(problems)),
     onFailed: (reason) => logger.error(`the database could not be prepared: ${reason}; the server stays not ready`),
     onReady: () => logger.info('the database answers: ready'),
@@ -99,17 +143,26 @@ export class DatabaseUnreachable extends Error {}
  * tables are brought to the declaration first, as a start would, and stored data the
  * declaration no longer fits is refused in a start's words.
  */
-export async function readAllFromDatabase(url: string, resources: ResourceTable): Promise<ReadonlyMap<string, CollectionCopy>> {
+export async function readAllFromDatabase(
+  url: string,
+  resources: ResourceTable,
+): Promise<ReadonlyMap<string, CollectionCopy>> {
   const read = await (await loadPackage()).readAllRecords(url, resources);
   if (read.kind === 'read') return read.collections;
   throw read.kind === 'misfit' ? new StartupError(refusal(read.problems)) : new DatabaseUnreachable(read.reason);
 }
 
 /** Writes every record into a database in one transaction; `not-empty` when a plainrest table holds a row, and then nothing was changed. */
-export async function writeAllToDatabase(url: string, resources: ResourceTable, collections: ReadonlyMap<string, CollectionCopy>): Promise<'written' | 'not-empty'> {
+export async function writeAllToDatabase(
+  url: string,
+  resources: ResourceTable,
+  collections: ReadonlyMap<string, CollectionCopy>,
+): Promise<'written' | 'not-empty'> {
   const written = await (await loadPackage()).writeAllRecords(url, resources, collections);
   if (written.kind === 'written' || written.kind === 'not-empty') return written.kind;
-  throw written.kind === 'misfit' ? new StartupError(refusal(written.problems)) : new DatabaseUnreachable(written.reason);
+  throw written.kind === 'misfit'
+    ? new StartupError(refusal(written.problems))
+    : new DatabaseUnreachable(written.reason);
 }
 
 /** The user with this email (ignoring case) for `plainrest token`; `undefined` when none has it, `no-users` before the first start made the table. */
@@ -128,7 +181,8 @@ export async function findUserInDatabase(url: string, email: string): Promise<St
 export function databaseProblem(error: unknown): string | undefined {
   if (error instanceof DatabaseUnreachable) return `cannot be reached (${error.message})`;
   const { code, severity } = error as { code?: unknown; severity?: unknown };
-  if (error instanceof Error && typeof severity === 'string' && typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code)) return `answered: ${error.message}`;
+  if (error instanceof Error && typeof severity === 'string' && typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code))
+    return `answered: ${error.message}`;
   return undefined;
 }
 
@@ -139,7 +193,9 @@ async function loadPackage(): Promise<DatabasePackage> {
     return (await import(name)) as DatabasePackage;
   } catch (error) {
     if ((error as { code?: unknown }).code !== 'ERR_MODULE_NOT_FOUND') throw error;
-    throw new StartupError(`DATABASE_URL needs the optional package ${DATABASE_PACKAGE}: npm install ${DATABASE_PACKAGE}`);
+    throw new StartupError(
+      `DATABASE_URL needs the optional package ${DATABASE_PACKAGE}: npm install ${DATABASE_PACKAGE}`,
+    );
   }
 }
 

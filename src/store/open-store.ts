@@ -47,7 +47,11 @@ async function exampleDataChanges(resources: ResourceTable): Promise<Change[]> {
 export async function openStore(options: StoreOptions, resources: ResourceTable): Promise<MemoryStore> {
   const { dataDir, seed, logger } = options;
   if (dataDir === null) {
-    const store = new MemoryStore(seed ? (await readDataDirectory(EXAMPLE_DATA_DIR, resources, false)).collections : new Map(), undefined, new EventLog([], 0, 0, options.events));
+    const store = new MemoryStore(
+      seed ? (await readDataDirectory(EXAMPLE_DATA_DIR, resources, false)).collections : new Map(),
+      undefined,
+      new EventLog([], 0, 0, options.events),
+    );
     store.describeEvents(resources);
     return store;
   }
@@ -58,7 +62,9 @@ export async function openStore(options: StoreOptions, resources: ResourceTable)
     const contents = await readDataDirectory(dataDir, resources);
     const misfits = declarationFitProblems(resources, contents.collections);
     if (misfits.length > 0) {
-      throw new StartupError(`the data in ${dataDir} no longer fits the declaration: ${misfits.join('; ')}; nothing was changed`);
+      throw new StartupError(
+        `the data in ${dataDir} no longer fits the declaration: ${misfits.join('; ')}; nothing was changed`,
+      );
     }
     if (contents.tornTail !== undefined) {
       const { path, goodBytes } = contents.tornTail;
@@ -70,8 +76,14 @@ export async function openStore(options: StoreOptions, resources: ResourceTable)
     }
     // The history the snapshots cover is decoded after the start (journal-history.ts), when there is any.
     const undecoded = hasUndecoded(contents.history);
-    const feed = new EventLog(undecoded ? [] : decodedEvents(contents.history), contents.eventsLostThrough, contents.lastSeq, options.events);
-    if (undecoded) feed.loadEarlier(loadHistory(contents.history, contents.eventsLostThrough, contents.lastSeq, logger));
+    const feed = new EventLog(
+      undecoded ? [] : decodedEvents(contents.history),
+      contents.eventsLostThrough,
+      contents.lastSeq,
+      options.events,
+    );
+    if (undecoded)
+      feed.loadEarlier(loadHistory(contents.history, contents.eventsLostThrough, contents.lastSeq, logger));
     const store = new MemoryStore(contents.collections, undefined, feed);
     store.describeEvents(resources);
     const journal = await JournalWriter.open(dataDir, contents.lastSeq, contents.segments);
@@ -97,4 +109,3 @@ export async function openStore(options: StoreOptions, resources: ResourceTable)
     throw error;
   }
 }
-

@@ -45,7 +45,12 @@ export type Change =
       /** Set at commit for a declared collection's change (store/describe-changes.ts). */
       readonly event?: EventFacts;
     }
-  | { readonly kind: 'delete'; readonly collection: StoredCollection; readonly id: number; readonly event?: EventFacts };
+  | {
+      readonly kind: 'delete';
+      readonly collection: StoredCollection;
+      readonly id: number;
+      readonly event?: EventFacts;
+    };
 
 export interface Filter {
   readonly field: string;

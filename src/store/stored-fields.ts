@@ -45,7 +45,11 @@ const MEMBER_SHAPES = new WeakMap<readonly FieldRule[], Shape>();
  * idempotency keys, whose records only the server writes). One Map lookup and a type
  * test per field, so a start spends far less on this than on parsing the files.
  */
-export function storedRecordMisfit(table: ResourceTable, collection: StoredCollection, record: StoredRecord): Misfit | undefined {
+export function storedRecordMisfit(
+  table: ResourceTable,
+  collection: StoredCollection,
+  record: StoredRecord,
+): Misfit | undefined {
   const shape = shapesOf(table).get(collection);
   if (shape === undefined || fits(record, shape)) return undefined;
   return objectMisfit(record, shape, collection, '');
@@ -61,7 +65,8 @@ function fits(object: JsonObject, shape: Shape): boolean {
     if (rule === undefined) return false;
     const value = object[name] as JsonValue;
     if (expectedKind(rule, value) !== undefined) return false;
-    if ((rule.members !== undefined || rule.items !== undefined) && nestedMisfit(rule, value, '', name) !== undefined) return false;
+    if ((rule.members !== undefined || rule.items !== undefined) && nestedMisfit(rule, value, '', name) !== undefined)
+      return false;
   }
   return true;
 }
@@ -71,7 +76,10 @@ function objectMisfit(object: JsonObject, shape: Shape, plural: string, prefix: 
     const field = prefix + name;
     const rule = shape.get(name);
     if (rule === undefined) {
-      return { field: JSON.stringify(field), problem: `, which ${plural} do not declare; remove the field or declare it` };
+      return {
+        field: JSON.stringify(field),
+        problem: `, which ${plural} do not declare; remove the field or declare it`,
+      };
     }
     const value = object[name] as JsonValue;
     const expected = expectedKind(rule, value);
@@ -89,14 +97,18 @@ function objectMisfit(object: JsonObject, shape: Shape, plural: string, prefix: 
 
 /** Inside an object or an array value: its members, or its elements, at any depth. */
 function nestedMisfit(rule: FieldRule, value: JsonValue, plural: string, field: string): Misfit | undefined {
-  if (rule.members !== undefined && isJsonObject(value)) return objectMisfit(value, memberShape(rule.members), plural, `${field}.`);
+  if (rule.members !== undefined && isJsonObject(value))
+    return objectMisfit(value, memberShape(rule.members), plural, `${field}.`);
   const element = rule.items;
   if (element === undefined || !Array.isArray(value)) return undefined;
   for (const [index, item] of (value as readonly JsonValue[]).entries()) {
     const path = `${field}[${index}]`;
     const expected = expectedKind(element, item);
     if (expected !== undefined) {
-      return { field: JSON.stringify(path), problem: ` holding ${describe(item)} where ${plural} declare ${expected}; correct the value or the declaration` };
+      return {
+        field: JSON.stringify(path),
+        problem: ` holding ${describe(item)} where ${plural} declare ${expected}; correct the value or the declaration`,
+      };
     }
     const misfit = nestedMisfit(element, item, plural, path);
     if (misfit !== undefined) return misfit;

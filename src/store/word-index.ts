@@ -96,9 +96,11 @@ export class WordIndex {
 
   #apply(previous: StoredRecord | undefined, next: StoredRecord | undefined): void {
     // A change that leaves the searchable fields as they were (a price) changes no word.
-    if (previous !== undefined && next !== undefined && this.#fields.every((field) => previous[field] === next[field])) return;
+    if (previous !== undefined && next !== undefined && this.#fields.every((field) => previous[field] === next[field]))
+      return;
     const kept = next === undefined ? new Set<string>() : new Set(this.#wordsOf(next));
-    if (previous !== undefined) for (const word of this.#wordsOf(previous)) if (!kept.has(word)) this.#remove(word, previous.id);
+    if (previous !== undefined)
+      for (const word of this.#wordsOf(previous)) if (!kept.has(word)) this.#remove(word, previous.id);
     if (next !== undefined) for (const word of kept) this.#add(word, next.id);
   }
 

@@ -19,9 +19,20 @@ export interface CollectionCopy {
 }
 
 export type Unreachable = { readonly kind: 'unreachable'; readonly reason: string };
-export type ReadResult = { readonly kind: 'read'; readonly collections: ReadonlyMap<string, CollectionCopy> } | { readonly kind: 'misfit'; readonly problems: readonly SchemaProblem[] } | Unreachable;
-export type WriteResult = { readonly kind: 'written' } | { readonly kind: 'not-empty'; readonly tables: readonly string[] } | { readonly kind: 'misfit'; readonly problems: readonly SchemaProblem[] } | Unreachable;
-export type FindResult = { readonly kind: 'found'; readonly record: StoredRecord } | { readonly kind: 'missing' } | { readonly kind: 'no-table' } | Unreachable;
+export type ReadResult =
+  | { readonly kind: 'read'; readonly collections: ReadonlyMap<string, CollectionCopy> }
+  | { readonly kind: 'misfit'; readonly problems: readonly SchemaProblem[] }
+  | Unreachable;
+export type WriteResult =
+  | { readonly kind: 'written' }
+  | { readonly kind: 'not-empty'; readonly tables: readonly string[] }
+  | { readonly kind: 'misfit'; readonly problems: readonly SchemaProblem[] }
+  | Unreachable;
+export type FindResult =
+  | { readonly kind: 'found'; readonly record: StoredRecord }
+  | { readonly kind: 'missing' }
+  | { readonly kind: 'no-table' }
+  | Unreachable;
 
 const CONNECT_TIMEOUT_MS = 5000;
 /** PostgreSQL takes at most 65,535 parameters in one statement; a thousand rows at a time stays well within it. */
@@ -61,7 +72,11 @@ export async function readAllRecords(url: string, resources: ResourceTable): Pro
  * id, all in one transaction that also locks the tables against writers. A database
  * holding any row is refused before anything is changed (`not-empty`, naming the tables).
  */
-export async function writeAllRecords(url: string, resources: ResourceTable, collections: ReadonlyMap<string, CollectionCopy>): Promise<WriteResult> {
+export async function writeAllRecords(
+  url: string,
+  resources: ResourceTable,
+  collections: ReadonlyMap<string, CollectionCopy>,
+): Promise<WriteResult> {
   return withClient(url, async (client) => {
     const plans = schemaOf(resources);
     const before = await tablesWithRows(client, await existingTables(client, plans));
@@ -71,7 +86,10 @@ export async function writeAllRecords(url: string, resources: ResourceTable, col
     await client.query('BEGIN');
     try {
       await client.query(`LOCK TABLE ${plans.map((plan) => quoted(plan.table)).join(', ')} IN EXCLUSIVE MODE`);
-      const meanwhile = await tablesWithRows(client, plans.map((plan) => plan.table));
+      const meanwhile = await tablesWithRows(
+        client,
+        plans.map((plan) => plan.table),
+      );
       if (meanwhile.length > 0) {
         await client.query('ROLLBACK');
         return { kind: 'not-empty', tables: meanwhile };
@@ -95,7 +113,10 @@ export async function writeAllRecords(url: string, resources: ResourceTable, col
 export async function findUserByEmail(url: string, email: string): Promise<FindResult> {
   return withClient(url, async (client) => {
     try {
-      const result = await client.query<Record<string, unknown>>(`SELECT * FROM "users" WHERE lower("email") = lower($1) ORDER BY "id" LIMIT 1`, [email]);
+      const result = await client.query<Record<string, unknown>>(
+        `SELECT * FROM "users" WHERE lower("email") = lower($1) ORDER BY "id" LIMIT 1`,
+        [email],
+      );
       const row = result.rows[0];
       return row === undefined ? { kind: 'missing' } : { kind: 'found', record: recordOf(row) };
     } catch (error) {
@@ -107,7 +128,11 @@ export async function findUserByEmail(url: string, email: string): Promise<FindR
 
 /** One connection for the work, with the store's type parsers (open.ts), always closed; a connection failure becomes `unreachable`. */
 async function withClient<T>(url: string, work: (client: pg.Client) => Promise<T>): Promise<T | Unreachable> {
-  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: CONNECT_TIMEOUT_MS, types: types as unknown as pg.CustomTypesConfig });
+  const client = new pg.Client({
+    connectionString: url,
+    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+    types: types as unknown as pg.CustomTypesConfig,
+  });
   // A connection the server drops between statements must not crash the process: the statement fails instead.
   client.on('error', () => {});
   try {
@@ -123,10 +148,14 @@ async function withClient<T>(url: string, work: (client: pg.Client) => Promise<T
 
 /** The id the table's identity sequence hands out next (`last_value` is that id itself until the sequence is first used). */
 async function sequenceNext(client: pg.Client, table: string): Promise<number> {
-  const name = (await client.query<{ name: string }>(`SELECT pg_get_serial_sequence($1, 'id') AS name`, [quoted(table)])).rows[0]?.name;
+  const name = (
+    await client.query<{ name: string }>(`SELECT pg_get_serial_sequence($1, 'id') AS name`, [quoted(table)])
+  ).rows[0]?.name;
   if (name === undefined) return 1;
   // pg_get_serial_sequence quotes the name as SQL needs it.
-  const state = (await client.query<{ last_value: number; is_called: boolean }>(`SELECT last_value, is_called FROM ${name}`)).rows[0];
+  const state = (
+    await client.query<{ last_value: number; is_called: boolean }>(`SELECT last_value, is_called FROM ${name}`)
+  ).rows[0];
   if (state === undefined) return 1;
   return state.is_called ? state.last_value + 1 : state.last_value;
 }
@@ -134,10 +163,12 @@ async function sequenceNext(client: pg.Client, table: string): Promise<number> {
 /** The declared tables that exist, and the tables of collections plainrest once created here (plainrest_collections). */
 async function existingTables(client: pg.Client, plans: readonly TablePlan[]): Promise<string[]> {
   const present = async (table: string): Promise<boolean> =>
-    (await client.query<{ found: string | null }>(`SELECT to_regclass($1)::text AS found`, [quoted(table)])).rows[0]?.found !== null;
+    (await client.query<{ found: string | null }>(`SELECT to_regclass($1)::text AS found`, [quoted(table)])).rows[0]
+      ?.found !== null;
   const tables = new Set<string>();
   if (await present(COLLECTIONS_TABLE)) {
-    for (const row of (await client.query<{ name: string }>(`SELECT "name" FROM ${quoted(COLLECTIONS_TABLE)}`)).rows) tables.add(row.name);
+    for (const row of (await client.query<{ name: string }>(`SELECT "name" FROM ${quoted(COLLECTIONS_TABLE)}`)).rows)
+      tables.add(row.name);
   }
   for (const plan of plans) tables.add(plan.table);
   const existing: string[] = [];
@@ -166,6 +197,9 @@ async function insertAll(client: pg.Client, plan: TablePlan, records: readonly S
       values.push(...upsert(plan, record).values);
       rows.push(`(${plan.columns.map((_, index) => `$${first + index + 1}`).join(', ')})`);
     }
-    await client.query(`INSERT INTO ${quoted(plan.table)} (${columns}) OVERRIDING SYSTEM VALUE VALUES ${rows.join(', ')}`, values);
+    await client.query(
+      `INSERT INTO ${quoted(plan.table)} (${columns}) OVERRIDING SYSTEM VALUE VALUES ${rows.join(', ')}`,
+      values,
+    );
   }
 }

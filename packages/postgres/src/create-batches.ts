@@ -63,8 +63,14 @@ export class CreateBatches {
     return {
       alone,
       together: async (creates) => {
-        const values: unknown[] = insertedColumns(plan).map((_, index) => creates.map((create) => create.columns[index]));
-        if (checked) values.push(creates.map((create) => create.caller?.id), creates.map((create) => create.caller?.role ?? null));
+        const values: unknown[] = insertedColumns(plan).map((_, index) =>
+          creates.map((create) => create.columns[index]),
+        );
+        if (checked)
+          values.push(
+            creates.map((create) => create.caller?.id),
+            creates.map((create) => create.caller?.role ?? null),
+          );
         if (withEvents) values.push(creates.map((create) => create.events));
         try {
           const rows = await this.#send(manyCreatesText(plan, checked, withEvents), values);
@@ -131,7 +137,9 @@ function buildManyCreatesText(plan: TablePlan, checked: boolean, withEvents: boo
     names.push('"events"');
   }
   const nextId = `nextval(pg_get_serial_sequence('${table}', 'id'))`;
-  const id = checked ? `CASE WHEN ${callerCondition('"u"."caller_id"', '"u"."caller_role"')} THEN ${nextId} END` : nextId;
+  const id = checked
+    ? `CASE WHEN ${callerCondition('"u"."caller_id"', '"u"."caller_role"')} THEN ${nextId} END`
+    : nextId;
   const parts = [
     `"given" AS MATERIALIZED (SELECT "u".*, ${id} AS "id" FROM unnest(${arrays.join(', ')}) WITH ORDINALITY AS "u"(${names.join(', ')}, "n"))`,
     `"changed" AS (INSERT INTO ${table} ("id", ${columns.map((column) => quoted(column.name)).join(', ')}) OVERRIDING SYSTEM VALUE ` +

@@ -28,10 +28,13 @@ export function eventSchemaStatements(existing: ReadonlySet<string>, indexes: Re
     );
   }
   if (!existing.has(KEPT_TABLE)) {
-    statements.push(`CREATE TABLE ${quoted(KEPT_TABLE)} ("one" boolean PRIMARY KEY DEFAULT true CHECK ("one"), "lost_through" bigint NOT NULL)`);
+    statements.push(
+      `CREATE TABLE ${quoted(KEPT_TABLE)} ("one" boolean PRIMARY KEY DEFAULT true CHECK ("one"), "lost_through" bigint NOT NULL)`,
+    );
   }
   // A list or a stream of one collection reads its events in id order.
   const index = `${EVENTS_TABLE}_collection`;
-  if (!indexes.has(index)) statements.push(`CREATE INDEX IF NOT EXISTS ${quoted(index)} ON ${quoted(EVENTS_TABLE)} ("collection", "id")`);
+  if (!indexes.has(index))
+    statements.push(`CREATE INDEX IF NOT EXISTS ${quoted(index)} ON ${quoted(EVENTS_TABLE)} ("collection", "id")`);
   return statements;
 }

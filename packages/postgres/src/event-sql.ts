@@ -25,7 +25,9 @@ export function eventsJson(changes: readonly Change[]): { readonly json: string;
     const owner = facts.owner === undefined ? '' : `,"owner":${facts.owner}`;
     // A put's record as the writer serialised it, when it did (Change.json).
     const record = change.kind === 'put' ? `,"record":${change.json ?? JSON.stringify(change.record)}` : '';
-    parts.push(`{"type":"${facts.type}","collection":${JSON.stringify(change.collection)},"record_id":${recordId},"under":${JSON.stringify(facts.under)}${owner}${record}}`);
+    parts.push(
+      `{"type":"${facts.type}","collection":${JSON.stringify(change.collection)},"record_id":${recordId},"under":${JSON.stringify(facts.under)}${owner}${record}}`,
+    );
   }
   return parts.length === 0 ? undefined : { json: `[${parts.join(',')}]`, count: parts.length };
 }
@@ -66,7 +68,9 @@ const MAX_REMEMBERED_TEXTS = 500;
 function withEventsText(change: Statement, takesId: boolean): string {
   const at = change.values.length + 1;
   const recordId = takesId ? '"changed"."id"' : "(e->>'record_id')::bigint";
-  const owner = takesId ? `CASE WHEN e->>'owner' = '${PROVISIONAL_ID}' THEN "changed"."id" ELSE (e->>'owner')::bigint END` : "(e->>'owner')::bigint";
+  const owner = takesId
+    ? `CASE WHEN e->>'owner' = '${PROVISIONAL_ID}' THEN "changed"."id" ELSE (e->>'owner')::bigint END`
+    : "(e->>'owner')::bigint";
   const record = takesId ? `jsonb_set(e->'record', '{id}', to_jsonb("changed"."id"))` : "e->'record'";
   return (
     `WITH "changed" AS (${change.text} RETURNING ${takesId ? '"id"' : '1'}), ` +
@@ -82,7 +86,8 @@ function withEventsText(change: Statement, takesId: boolean): string {
 
 /** The feed's window: what retention deleted up to, and the newest committed id (never below the former). */
 export const WINDOW_QUERY =
-  `SELECT COALESCE((SELECT "lost_through" FROM ${KEPT}), 0) AS "lost", ` + `GREATEST(COALESCE((SELECT max("id") FROM ${EVENTS}), 0), COALESCE((SELECT "lost_through" FROM ${KEPT}), 0)) AS "latest"`;
+  `SELECT COALESCE((SELECT "lost_through" FROM ${KEPT}), 0) AS "lost", ` +
+  `GREATEST(COALESCE((SELECT max("id") FROM ${EVENTS}), 0), COALESCE((SELECT "lost_through" FROM ${KEPT}), 0)) AS "latest"`;
 
 /** The newest event id, 0 when there is none (where a feed starts at open). */
 export const LATEST_QUERY = `SELECT COALESCE(max("id"), 0) AS "latest" FROM ${EVENTS}`;
@@ -96,7 +101,10 @@ export function eventsAfterQuery(limit: number): string {
 export function pageQuery(filter: EventFilter, offset: number, limit: number): Statement {
   const { readable } = filter;
   const values: unknown[] = [filter.after, [...readable.all], [...readable.own], readable.owner];
-  const conditions = ['"id" > $1', '("collection" = ANY($2::text[]) OR ("collection" = ANY($3::text[]) AND "owner" = $4))'];
+  const conditions = [
+    '"id" > $1',
+    '("collection" = ANY($2::text[]) OR ("collection" = ANY($3::text[]) AND "owner" = $4))',
+  ];
   if (filter.collection !== undefined) {
     values.push(filter.collection);
     conditions.push(`"collection" = $${values.length}`);
@@ -147,6 +155,9 @@ export function feedEventOf(row: Record<string, unknown>): FeedEvent {
     under: (row['under'] as number[]).map(Number),
     owner: owner === null || owner === undefined ? undefined : Number(owner),
     at: at instanceof Date ? at.toISOString() : String(at),
-    record: record === null || record === undefined ? undefined : (recordOf(record as Record<string, unknown>) as StoredRecord),
+    record:
+      record === null || record === undefined
+        ? undefined
+        : (recordOf(record as Record<string, unknown>) as StoredRecord),
   };
 }

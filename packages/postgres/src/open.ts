@@ -35,7 +35,9 @@ export interface OpenOptions {
   readonly onReady?: () => void;
 }
 
-export type OpenResult = { readonly store: PostgresStore; readonly problems?: undefined } | { readonly store?: undefined; readonly problems: readonly SchemaProblem[] };
+export type OpenResult =
+  | { readonly store: PostgresStore; readonly problems?: undefined }
+  | { readonly store?: undefined; readonly problems: readonly SchemaProblem[] };
 
 /** bigint comes back as a number: ids and counts stay within JavaScript's safe integers. */
 const INT8 = 20;
@@ -44,7 +46,8 @@ const FIRST_RETRY_MS = 1000;
 const LONGEST_RETRY_MS = 30_000;
 /** The feed's listening connection's name in pg_stat_activity. */
 export const FEED_APPLICATION = 'plainrest change feed';
-const REFUSED = 'the data in the database no longer fits the declaration (the server log says how); nothing was changed';
+const REFUSED =
+  'the data in the database no longer fits the declaration (the server log says how); nothing was changed';
 
 /**
  * The type parsers every connection uses: ids as numbers, timestamps as ISO 8601 strings with milliseconds, as the
@@ -74,7 +77,13 @@ export async function openPostgresStore(options: OpenOptions): Promise<OpenResul
   const plans = schemaOf(options.resources);
   // The feed's connection waits for notifications: keep-alive lets it notice a network that went away.
   const listen = (): pg.Client => new pg.Client({ ...connection, keepAlive: true, application_name: FEED_APPLICATION });
-  const store = new PostgresStore({ pool, plans, kit: options.kit, listen, ...(options.events === undefined ? {} : { retention: options.events }) });
+  const store = new PostgresStore({
+    pool,
+    plans,
+    kit: options.kit,
+    listen,
+    ...(options.events === undefined ? {} : { retention: options.events }),
+  });
   let migrated: Migrated;
   try {
     migrated = await migrate(pool, plans, options.kit);
@@ -122,7 +131,13 @@ async function migrate(pool: pg.Pool, plans: readonly TablePlan[], kit: CoreKit)
  * Tries again with a doubling delay (1 s, 2 s, 4 s … at most 30 s) until the tables are brought to the declaration:
  * undefined then, or why the store stays not ready.
  */
-async function retryUntilMigrated(pool: pg.Pool, plans: readonly TablePlan[], store: PostgresStore, options: OpenOptions, firstFailure: string): Promise<string | undefined> {
+async function retryUntilMigrated(
+  pool: pg.Pool,
+  plans: readonly TablePlan[],
+  store: PostgresStore,
+  options: OpenOptions,
+  firstFailure: string,
+): Promise<string | undefined> {
   let failure = firstFailure;
   for (let delay = FIRST_RETRY_MS; ; delay = Math.min(delay * 2, LONGEST_RETRY_MS)) {
     options.onUnreachable?.(failure, delay);
@@ -154,13 +169,15 @@ async function fillSearchWords(client: pg.PoolClient, plans: readonly TablePlan[
     if (fields === undefined) continue;
     const table = quoted(plan.table);
     for (;;) {
-      const rows = (await client.query(`SELECT * FROM ${table} WHERE ${quoted(SEARCH_COLUMN)} IS NULL ORDER BY "id" LIMIT 1000`)).rows as Record<string, unknown>[];
+      const rows = (
+        await client.query(`SELECT * FROM ${table} WHERE ${quoted(SEARCH_COLUMN)} IS NULL ORDER BY "id" LIMIT 1000`)
+      ).rows as Record<string, unknown>[];
       if (rows.length === 0) break;
       const records = rows.map(recordOf);
-      await client.query(`UPDATE ${table} SET ${quoted(SEARCH_COLUMN)} = filled.words FROM unnest($1::bigint[], $2::jsonb[]) AS filled(id, words) WHERE ${table}."id" = filled.id`, [
-        records.map((record) => record.id),
-        records.map((record) => JSON.stringify(kit.recordWords(record, fields))),
-      ]);
+      await client.query(
+        `UPDATE ${table} SET ${quoted(SEARCH_COLUMN)} = filled.words FROM unnest($1::bigint[], $2::jsonb[]) AS filled(id, words) WHERE ${table}."id" = filled.id`,
+        [records.map((record) => record.id), records.map((record) => JSON.stringify(kit.recordWords(record, fields)))],
+      );
     }
   }
 }

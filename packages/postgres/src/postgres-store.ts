@@ -4,7 +4,20 @@
 // in any process. A write is decided inside one SERIALIZABLE transaction; only callers are cached across requests.
 
 import pg from 'pg';
-import type { Change, ChangeFeed, Decision, JsonValue, Query, QueryResult, RecordLookup, ResourceTable, Retention, Store, StoredCollection, StoredRecord } from 'plainrest';
+import type {
+  Change,
+  ChangeFeed,
+  Decision,
+  JsonValue,
+  Query,
+  QueryResult,
+  RecordLookup,
+  ResourceTable,
+  Retention,
+  Store,
+  StoredCollection,
+  StoredRecord,
+} from 'plainrest';
 import { DEFAULT_RETENTION, PostgresFeed } from './event-feed.ts';
 import type { Statement } from './event-sql.ts';
 import { eventsJson, withEvents } from './event-sql.ts';
@@ -62,8 +75,17 @@ const MAX_LAST_READ = 2000;
 /** A refused, lost or timed-out connection, or a server shutting down or out of connections (SQLSTATE classes 08, 57P, 53). */
 export function isConnectionFailure(error: unknown): boolean {
   const code = (error as { code?: unknown }).code;
-  if (typeof code === 'string' && (/^(08|57P|53)/.test(code) || ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE'].includes(code))) return true;
-  return error instanceof Error && /timeout exceeded when trying to connect|Connection terminated|connection is closed|Client has encountered a connection error/i.test(error.message);
+  if (
+    typeof code === 'string' &&
+    (/^(08|57P|53)/.test(code) || ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE'].includes(code))
+  )
+    return true;
+  return (
+    error instanceof Error &&
+    /timeout exceeded when trying to connect|Connection terminated|connection is closed|Client has encountered a connection error/i.test(
+      error.message,
+    )
+  );
 }
 
 export class PostgresStore implements Store {
@@ -98,14 +120,23 @@ export class PostgresStore implements Store {
     this.#plans = new Map(options.plans.map((plan) => [plan.table, plan]));
     this.#kit = options.kit;
     this.#maxAttempts = options.maxAttempts ?? 20;
-    this.#feed = new PostgresFeed({ run: (text, values) => this.run(text, values), connect: options.listen, retention: options.retention ?? DEFAULT_RETENTION });
-    const sendRows = async (text: string, values: unknown[]): Promise<readonly Record<string, unknown>[]> => (await this.runNamed(text, values)).rows;
+    this.#feed = new PostgresFeed({
+      run: (text, values) => this.run(text, values),
+      connect: options.listen,
+      retention: options.retention ?? DEFAULT_RETENTION,
+    });
+    const sendRows = async (text: string, values: unknown[]): Promise<readonly Record<string, unknown>[]> =>
+      (await this.runNamed(text, values)).rows;
     this.#reads = new ReadBatches(sendRows, options.pool.options.max ?? 10);
     this.#creates = new CreateBatches(sendRows, options.pool.options.max ?? 10);
   }
 
   /** The row rowsByIdQuery gives for the records `ids` of `tables`, checking `caller` when given; sent with other reads arriving at once (read-batches.ts). */
-  readRows(tables: readonly string[], ids: readonly number[], caller: CallerGuard | undefined): Promise<Record<string, unknown>> {
+  readRows(
+    tables: readonly string[],
+    ids: readonly number[],
+    caller: CallerGuard | undefined,
+  ): Promise<Record<string, unknown>> {
     return this.#reads.read(tables, ids, caller);
   }
 
@@ -150,7 +181,11 @@ export class PostgresStore implements Store {
   }
 
   /** Runs one statement on `client` (a transaction's) or the pool; an unreachable database is the core's 503. */
-  run(text: string, values: readonly unknown[], client?: pg.PoolClient): Promise<pg.QueryResult<Record<string, unknown>>> {
+  run(
+    text: string,
+    values: readonly unknown[],
+    client?: pg.PoolClient,
+  ): Promise<pg.QueryResult<Record<string, unknown>>> {
     return this.#send({ text, values: values as unknown[] }, client);
   }
 
@@ -159,11 +194,18 @@ export class PostgresStore implements Store {
    * (no `SELECT *`: another process may add a column, and a named statement's plan must
    * not change its result), sent by name (named-statements.ts).
    */
-  runNamed(text: string, values: readonly unknown[], client?: pg.PoolClient): Promise<pg.QueryResult<Record<string, unknown>>> {
+  runNamed(
+    text: string,
+    values: readonly unknown[],
+    client?: pg.PoolClient,
+  ): Promise<pg.QueryResult<Record<string, unknown>>> {
     return this.#send(named(text, values), client);
   }
 
-  async #send(statement: pg.QueryConfig, client: pg.PoolClient | undefined): Promise<pg.QueryResult<Record<string, unknown>>> {
+  async #send(
+    statement: pg.QueryConfig,
+    client: pg.PoolClient | undefined,
+  ): Promise<pg.QueryResult<Record<string, unknown>>> {
     if (this.#notOpen !== undefined) throw this.#kit.unavailable(this.#notOpen);
     try {
       const result = await (client ?? this.#pool).query<Record<string, unknown>>(statement);
@@ -175,10 +217,14 @@ export class PostgresStore implements Store {
   }
 
   /** Several statements in one round trip (the simple query protocol: no parameters, so only integers may be written into them). */
-  async runMany(statements: readonly string[], client?: pg.PoolClient): Promise<pg.QueryResult<Record<string, unknown>>[]> {
+  async runMany(
+    statements: readonly string[],
+    client?: pg.PoolClient,
+  ): Promise<pg.QueryResult<Record<string, unknown>>[]> {
     if (this.#notOpen !== undefined) throw this.#kit.unavailable(this.#notOpen);
     try {
-      const results = (await (client ?? this.#pool).query(statements.join('; '))) as unknown as pg.QueryResult<Record<string, unknown>>[] | pg.QueryResult<Record<string, unknown>>;
+      const results = (await (client ?? this.#pool).query(statements.join('; '))) as unknown as
+        pg.QueryResult<Record<string, unknown>>[] | pg.QueryResult<Record<string, unknown>>;
       this.#unreachable = undefined;
       return Array.isArray(results) ? results : [results];
     } catch (error) {
@@ -256,7 +302,11 @@ export class PostgresStore implements Store {
 
   /** The next value of the collection's identity sequence: never reused, even when the write then fails. */
   async nextId(collection: StoredCollection, client?: pg.PoolClient): Promise<number> {
-    const result = await this.runNamed(`SELECT nextval(pg_get_serial_sequence($1, 'id'))::bigint AS id`, [quoted(this.plan(collection).table)], client);
+    const result = await this.runNamed(
+      `SELECT nextval(pg_get_serial_sequence($1, 'id'))::bigint AS id`,
+      [quoted(this.plan(collection).table)],
+      client,
+    );
     return Number(result.rows[0]?.['id']);
   }
 
@@ -325,7 +375,8 @@ export class PostgresStore implements Store {
         let last: number | undefined;
         // A decision that read nothing (a create checking no other record) is one statement, atomic by
         // itself: with its events too, as data-modifying CTEs of that statement (event-sql.ts withEvents).
-        if (!view.begun && changes.length === 1 && caller === undefined) last = await this.#applyLast(client, changes[0] as Change, events);
+        if (!view.begun && changes.length === 1 && caller === undefined)
+          last = await this.#applyLast(client, changes[0] as Change, events);
         else if (changes.length > 0) {
           await view.begin();
           for (const change of changes.slice(0, -1)) await this.#apply(client, change);
@@ -356,7 +407,9 @@ export class PostgresStore implements Store {
    */
   #described<T>(decision: Decision<T>, view: PostgresView): Decision<T> {
     if (this.#table === undefined || decision.changes.length === 0) return decision;
-    const changes = this.#kit.describeChanges(this.#table, decision.changes, (collection, id) => view.get(collection, id));
+    const changes = this.#kit.describeChanges(this.#table, decision.changes, (collection, id) =>
+      view.get(collection, id),
+    );
     return changes === decision.changes ? decision : { ...decision, changes };
   }
 
@@ -374,20 +427,28 @@ export class PostgresStore implements Store {
     const caller = remembered === undefined ? undefined : guardOf(remembered);
     const insert = insertTakingId(plan, change.record, this.#wordsOf(plan, change.record), caller);
     const events = eventsJson(first.changes);
-    const alone = events === undefined ? { text: `${insert.text} RETURNING "id" AS "created"`, values: insert.values } : withEvents(insert, events.json, true);
+    const alone =
+      events === undefined
+        ? { text: `${insert.text} RETURNING "id" AS "created"`, values: insert.values }
+        : withEvents(insert, events.json, true);
     const columns = caller === undefined ? insert.values : insert.values.slice(0, -2);
     const row = await this.#creates.create(plan, { alone, columns, caller, events: events?.json });
     if (row['created'] === null || row['created'] === undefined) view.callerNoLongerHolds();
     view.callerConfirmed();
     // Written together with others, the statement's events are counted together (create-batches.ts).
-    if (events !== undefined) this.#feed.written(row['events'] === undefined ? events.count : Number(row['events']), Number(row['last']));
+    if (events !== undefined)
+      this.#feed.written(row['events'] === undefined ? events.count : Number(row['events']), Number(row['last']));
     const id = Number(row['created']);
     if (first.resultWithId !== undefined) return first.resultWithId(id);
     view.idTaken(change.collection, id);
     const again = await settle(decide);
     const made = again.changes[0];
     // The record written must be the one decided: a decision gives the same changes from the same reads (plainrest's store.ts allocateId).
-    if (again.changes.length !== 1 || made?.kind !== 'put' || JSON.stringify({ ...made.record, id: PROVISIONAL_ID }) !== JSON.stringify(change.record)) {
+    if (
+      again.changes.length !== 1 ||
+      made?.kind !== 'put' ||
+      JSON.stringify({ ...made.record, id: PROVISIONAL_ID }) !== JSON.stringify(change.record)
+    ) {
       throw new Error(`the decision for a new ${change.collection} record changed when decided again with its id`);
     }
     return again.result;
@@ -406,7 +467,8 @@ export class PostgresStore implements Store {
   /** A user this process changed is read again at its next request, not taken from memory (its write would be refused there anyway). */
   #forgetWrittenUsers(changes: readonly Change[]): void {
     for (const change of changes) {
-      if (change.collection === 'users') this.rememberCaller(change.kind === 'put' ? change.record.id : change.id, undefined);
+      if (change.collection === 'users')
+        this.rememberCaller(change.kind === 'put' ? change.record.id : change.id, undefined);
     }
   }
 
@@ -419,7 +481,11 @@ export class PostgresStore implements Store {
    * The commit's last change, with the commit's events when it has any, in the same transaction (event-sql.ts), which the
    * feed (event-feed.ts) reads back; the last event's id, or undefined without events.
    */
-  async #applyLast(client: pg.PoolClient, change: Change, events: { readonly json: string } | undefined): Promise<number | undefined> {
+  async #applyLast(
+    client: pg.PoolClient,
+    change: Change,
+    events: { readonly json: string } | undefined,
+  ): Promise<number | undefined> {
     if (events === undefined) {
       await this.#apply(client, change);
       return undefined;
@@ -431,7 +497,8 @@ export class PostgresStore implements Store {
 
   #statementOf(change: Change): Statement {
     const plan = this.plan(change.collection);
-    if (change.kind === 'delete') return { text: `DELETE FROM ${quoted(plan.table)} WHERE "id" = $1`, values: [change.id] };
+    if (change.kind === 'delete')
+      return { text: `DELETE FROM ${quoted(plan.table)} WHERE "id" = $1`, values: [change.id] };
     return upsert(plan, change.record, this.#wordsOf(plan, change.record));
   }
 
@@ -465,7 +532,13 @@ async function settle<T>(decide: () => T): Promise<T> {
 /** A decision whose one change is the create given the placeholder id, made with no read: the database may take its id as it writes it. */
 function takesIdAsWritten(decision: Decision<unknown>, view: PostgresView): boolean {
   const only = decision.changes.length === 1 ? decision.changes[0] : undefined;
-  return !view.begun && only?.kind === 'put' && only.created === true && only.collection === view.provisional && only.record.id === PROVISIONAL_ID;
+  return (
+    !view.begun &&
+    only?.kind === 'put' &&
+    only.created === true &&
+    only.collection === view.provisional &&
+    only.record.id === PROVISIONAL_ID
+  );
 }
 
 function guardOf(caller: StoredRecord): CallerGuard {
@@ -641,13 +714,25 @@ export class PostgresView implements Store {
     if (this.#answers.has(key)) return this.#answers.get(key) as StoredRecord | undefined;
     if (!Number.isSafeInteger(id)) {
       return this.#answer(key, async (client) => {
-        const result = await this.#store.run(`SELECT * FROM ${quoted(this.#store.plan(collection).table)} WHERE "id" = $1`, [id], client);
+        const result = await this.#store.run(
+          `SELECT * FROM ${quoted(this.#store.plan(collection).table)} WHERE "id" = $1`,
+          [id],
+          client,
+        );
         const row = result.rows[0];
         return row === undefined ? undefined : recordOf(row);
       });
     }
     const transaction = this.#transaction;
-    const hinted = transaction === undefined ? this.#hints.splice(0).filter((hint) => !this.#answers.has(recordKey(hint.collection, hint.id)) && recordKey(hint.collection, hint.id) !== key) : [];
+    const hinted =
+      transaction === undefined
+        ? this.#hints
+            .splice(0)
+            .filter(
+              (hint) =>
+                !this.#answers.has(recordKey(hint.collection, hint.id)) && recordKey(hint.collection, hint.id) !== key,
+            )
+        : [];
     const wanted = [{ collection, id }, ...hinted];
     const begin = transaction !== undefined && !this.#begun;
     const guard = transaction === undefined ? this.#guard() : undefined;
@@ -656,17 +741,26 @@ export class PostgresView implements Store {
         // Outside a transaction, one named statement (parsed once per connection) reads them all, and checks the remembered caller;
         // with the reads of other requests when they arrive together (read-batches.ts).
         const plans = wanted.map((want) => this.#store.plan(want.collection));
-        const row = await this.#store.readRows(plans.map((plan) => plan.table), wanted.map((want) => want.id), guard);
+        const row = await this.#store.readRows(
+          plans.map((plan) => plan.table),
+          wanted.map((want) => want.id),
+          guard,
+        );
         if (guard !== undefined) this.#checked(row['caller'] === true);
         wanted.forEach((want, index) => {
           const value = row[`r${index}`] as Record<string, unknown> | null | undefined;
-          const record = value === null || value === undefined ? undefined : this.#store.sameAsLastRead(want.collection, recordOfJson(plans[index] as TablePlan, value));
+          const record =
+            value === null || value === undefined
+              ? undefined
+              : this.#store.sameAsLastRead(want.collection, recordOfJson(plans[index] as TablePlan, value));
           this.#answers.set(recordKey(want.collection, want.id), record);
         });
         return;
       }
       // Only integers are written into the text: the simple protocol takes no parameters.
-      const selects = wanted.map((want) => `SELECT * FROM ${quoted(this.#store.plan(want.collection).table)} WHERE "id" = ${want.id}`);
+      const selects = wanted.map(
+        (want) => `SELECT * FROM ${quoted(this.#store.plan(want.collection).table)} WHERE "id" = ${want.id}`,
+      );
       const results = await this.#store.runMany(begin ? [BEGIN, ...selects] : selects, transaction);
       if (begin) this.#begun = true;
       const answers = begin ? results.slice(1) : results;
@@ -698,7 +792,11 @@ export class PostgresView implements Store {
   findIgnoringCase(collection: StoredCollection, field: string, value: string): StoredRecord | undefined {
     return this.#answer(`find ${collection} ${field} ${value}`, async (client) => {
       const table = quoted(this.#store.plan(collection).table);
-      const result = await this.#store.run(`SELECT * FROM ${table} WHERE lower(${quoted(field)}) = lower($1) ORDER BY "id" LIMIT 1`, [value], client);
+      const result = await this.#store.run(
+        `SELECT * FROM ${table} WHERE lower(${quoted(field)}) = lower($1) ORDER BY "id" LIMIT 1`,
+        [value],
+        client,
+      );
       const row = result.rows[0];
       const record = row === undefined ? undefined : recordOf(row);
       if (record !== undefined) this.#known(collection, [record], client);
@@ -721,7 +819,11 @@ export class PostgresView implements Store {
 
   count(collection: StoredCollection): number {
     return this.#answer(`count ${collection}`, async (client) => {
-      const result = await this.#store.run(`SELECT count(*)::bigint AS n FROM ${quoted(this.#store.plan(collection).table)}`, [], client);
+      const result = await this.#store.run(
+        `SELECT count(*)::bigint AS n FROM ${quoted(this.#store.plan(collection).table)}`,
+        [],
+        client,
+      );
       return Number(result.rows[0]?.['n'] ?? 0);
     });
   }

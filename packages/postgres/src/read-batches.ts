@@ -38,12 +38,19 @@ export class ReadBatches {
   #shape(tables: readonly string[], checked: boolean): BatchShape<Read, Row> {
     return {
       alone: async ({ ids, caller }) => {
-        const { text, values } = rowsByIdQuery(tables.map((table, index) => ({ table, id: ids[index] as number })), caller);
+        const { text, values } = rowsByIdQuery(
+          tables.map((table, index) => ({ table, id: ids[index] as number })),
+          caller,
+        );
         return (await this.#send(text, values))[0] ?? {};
       },
       together: (reads) => {
         const values: unknown[] = tables.map((_, index) => reads.map((read) => read.ids[index]));
-        if (checked) values.push(reads.map((read) => read.caller?.id), reads.map((read) => read.caller?.role ?? null));
+        if (checked)
+          values.push(
+            reads.map((read) => read.caller?.id),
+            reads.map((read) => read.caller?.role ?? null),
+          );
         return this.#send(rowsByIdBatchQuery(tables, checked), values);
       },
     };

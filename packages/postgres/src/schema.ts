@@ -76,7 +76,11 @@ function tablePlan(definition: ResourceDefinition): TablePlan {
    * List indexes of a nested collection start with the parent: its lists are always within one parent. Each ends in
    * `id`, the order of ties.
    */
-  const listKeys = (key: string): string[] => [...(parentField === undefined ? [] : [quoted(parentField)]), key, quoted('id')];
+  const listKeys = (key: string): string[] => [
+    ...(parentField === undefined ? [] : [quoted(parentField)]),
+    key,
+    quoted('id'),
+  ];
   for (const rule of definition.fields) {
     const name = rule.storedAs ?? rule.name;
     if (rule.type === 'id') {
@@ -100,9 +104,14 @@ function tablePlan(definition: ResourceDefinition): TablePlan {
       notNull: rule.type === 'timestamp' || isParent || rule.required === true,
       ...(references === undefined ? {} : { references }),
     });
-    if (isParent) indexes.push({ name: indexName(table, name, 'parent'), unique: false, keys: [quoted(name), quoted('id')] });
+    if (isParent)
+      indexes.push({ name: indexName(table, name, 'parent'), unique: false, keys: [quoted(name), quoted('id')] });
     if (rule.unique !== undefined) {
-      indexes.push({ name: indexName(table, name, 'unique'), unique: true, keys: [rule.unique === 'ignore-case' ? `lower(${quoted(name)})` : quoted(name)] });
+      indexes.push({
+        name: indexName(table, name, 'unique'),
+        unique: true,
+        keys: [rule.unique === 'ignore-case' ? `lower(${quoted(name)})` : quoted(name)],
+      });
     }
     if ((rule.filter === true || rule.sort === true || rule.references !== undefined) && !isParent) {
       // A filter on a value unique ignoring case matches ignoring case (an email): its index too.

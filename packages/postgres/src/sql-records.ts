@@ -25,14 +25,20 @@ export function recordOf(row: Record<string, unknown>): StoredRecord {
  * whatever columns the tables gain. With `caller`, a column "caller" too: whether that
  * caller still holds.
  */
-export function rowsByIdQuery(wanted: readonly { readonly table: string; readonly id: number }[], caller: CallerGuard | undefined): { text: string; values: unknown[] } {
+export function rowsByIdQuery(
+  wanted: readonly { readonly table: string; readonly id: number }[],
+  caller: CallerGuard | undefined,
+): { text: string; values: unknown[] } {
   const values: unknown[] = wanted.map((want) => want.id);
   if (caller !== undefined) values.push(caller.id, caller.role);
   const texts = caller === undefined ? rowsByIdTexts.unchecked : rowsByIdTexts.checked;
-  const tables = wanted.length === 1 ? (wanted[0] as { readonly table: string }).table : wanted.map((want) => want.table).join('\n');
+  const tables =
+    wanted.length === 1 ? (wanted[0] as { readonly table: string }).table : wanted.map((want) => want.table).join('\n');
   let text = texts.get(tables);
   if (text === undefined) {
-    const rows = wanted.map((want, index) => `(SELECT to_jsonb(t) FROM ${quoted(want.table)} t WHERE "id" = $${index + 1}) AS "r${index}"`);
+    const rows = wanted.map(
+      (want, index) => `(SELECT to_jsonb(t) FROM ${quoted(want.table)} t WHERE "id" = $${index + 1}) AS "r${index}"`,
+    );
     if (caller !== undefined) rows.push(`${callerCheck(wanted.length + 1)} AS "caller"`);
     text = `SELECT ${rows.join(', ')}`;
     texts.set(tables, text);
@@ -53,7 +59,10 @@ export function rowsByIdBatchQuery(tables: readonly string[], checked: boolean):
   if (text === undefined) {
     const arrays = tables.map((_, index) => `$${index + 1}::bigint[]`);
     const names = tables.map((_, index) => `"i${index}"`);
-    const rows = tables.map((table, index) => `(SELECT to_jsonb(t) FROM ${quoted(table)} t WHERE t."id" = "__read"."i${index}") AS "r${index}"`);
+    const rows = tables.map(
+      (table, index) =>
+        `(SELECT to_jsonb(t) FROM ${quoted(table)} t WHERE t."id" = "__read"."i${index}") AS "r${index}"`,
+    );
     if (checked) {
       arrays.push(`$${tables.length + 1}::bigint[]`, `$${tables.length + 2}::text[]`);
       names.push('"caller_id"', '"caller_role"');
@@ -95,17 +104,26 @@ export function recordOfJson(plan: TablePlan, row: Record<string, unknown>): Sto
 export function isoTimestamp(text: string): string {
   const utc = text.endsWith('+00') ? 3 : text.endsWith('+00:00') ? 6 : 0;
   const end = text.length - utc;
-  if (utc === 0 || end < 19 || text.charCodeAt(4) !== 45 /* - */ || (end > 19 && text.charCodeAt(19) !== 46) /* . */) return new Date(text).toISOString();
+  if (utc === 0 || end < 19 || text.charCodeAt(4) !== 45 /* - */ || (end > 19 && text.charCodeAt(19) !== 46) /* . */)
+    return new Date(text).toISOString();
   const milliseconds = end > 19 ? `${text.slice(20, Math.min(end, 23))}00`.slice(0, 3) : '000';
   return `${text.slice(0, 10)}T${text.slice(11, 19)}.${milliseconds}Z`;
 }
 
 /** INSERT … ON CONFLICT (id) DO UPDATE: a put replaces the whole record, absent members becoming NULL; `words`: its search words (SEARCH_COLUMN). */
-export function upsert(plan: TablePlan, record: StoredRecord, words?: readonly string[]): { text: string; values: unknown[] } {
+export function upsert(
+  plan: TablePlan,
+  record: StoredRecord,
+  words?: readonly string[],
+): { text: string; values: unknown[] } {
   const columns = plan.columns;
-  const values = columns.map((column) => columnValue(column, column.name === SEARCH_COLUMN ? words : record[column.name]));
+  const values = columns.map((column) =>
+    columnValue(column, column.name === SEARCH_COLUMN ? words : record[column.name]),
+  );
   const names = columns.map((column) => quoted(column.name));
-  const updates = columns.filter((column) => column.name !== 'id').map((column) => `${quoted(column.name)} = EXCLUDED.${quoted(column.name)}`);
+  const updates = columns
+    .filter((column) => column.name !== 'id')
+    .map((column) => `${quoted(column.name)} = EXCLUDED.${quoted(column.name)}`);
   return {
     text:
       `INSERT INTO ${quoted(plan.table)} (${names.join(', ')}) OVERRIDING SYSTEM VALUE VALUES (${columns.map((_, index) => `$${index + 1}`).join(', ')}) ` +
@@ -146,9 +164,16 @@ export function callerCondition(id: string, role: string): string {
  * A new record, its id left to the table's identity (INSERT … SELECT without the id
  * column), inserted only if `caller` still holds; RETURNING "id" (none: not inserted).
  */
-export function insertTakingId(plan: TablePlan, record: StoredRecord, words: readonly string[] | undefined, caller: CallerGuard | undefined): { text: string; values: unknown[] } {
+export function insertTakingId(
+  plan: TablePlan,
+  record: StoredRecord,
+  words: readonly string[] | undefined,
+  caller: CallerGuard | undefined,
+): { text: string; values: unknown[] } {
   const columns = plan.columns.filter((column) => column.name !== 'id');
-  const values = columns.map((column) => columnValue(column, column.name === SEARCH_COLUMN ? words : record[column.name]));
+  const values = columns.map((column) =>
+    columnValue(column, column.name === SEARCH_COLUMN ? words : record[column.name]),
+  );
   if (caller !== undefined) values.push(caller.id, caller.role);
   let texts = insertTexts.get(plan);
   if (texts === undefined) {
@@ -187,7 +212,9 @@ export function listQuery(plan: TablePlan, query: Query, caller?: CallerGuard): 
   const values: unknown[] = [];
   const conditions = query.filters.map((filter) => {
     values.push(filter.value);
-    return filter.ignoreCase === true && typeof filter.value === 'string' ? `lower(${quoted(filter.field)}) = lower($${values.length})` : `${quoted(filter.field)} = $${values.length}`;
+    return filter.ignoreCase === true && typeof filter.value === 'string'
+      ? `lower(${quoted(filter.field)}) = lower($${values.length})`
+      : `${quoted(filter.field)} = $${values.length}`;
   });
   if (query.search !== undefined) {
     values.push(JSON.stringify(query.search.words));
@@ -199,12 +226,18 @@ export function listQuery(plan: TablePlan, query: Query, caller?: CallerGuard): 
   }
   const where = conditions.length === 0 ? '' : ` WHERE ${conditions.join(' AND ')}`;
   const orderBy = (prefix: string): string =>
-    [...query.sort.map((key) => `${prefix}${quoted(key.field)} ${key.descending ? 'DESC' : 'ASC'}`), `${prefix}"id" ASC`].join(', ');
+    [
+      ...query.sort.map((key) => `${prefix}${quoted(key.field)} ${key.descending ? 'DESC' : 'ASC'}`),
+      `${prefix}"id" ASC`,
+    ].join(', ');
   const limit = Number.isFinite(query.limit) ? ` LIMIT ${Math.max(0, Math.floor(query.limit))}` : '';
   const offset = query.offset > 0 ? ` OFFSET ${Math.floor(query.offset)}` : '';
   const table = quoted(plan.table);
   // The plan's columns, not `*`: the statement is sent by name (named-statements.ts), and its result must not change if another process adds one.
-  const columns = plan.columns.filter((column) => column.name !== SEARCH_COLUMN).map((column) => quoted(column.name)).join(', ');
+  const columns = plan.columns
+    .filter((column) => column.name !== SEARCH_COLUMN)
+    .map((column) => quoted(column.name))
+    .join(', ');
   const guard = caller === undefined ? '' : `, ${callerHolds(caller, values)} AS "__caller"`;
   return {
     text:

@@ -16,7 +16,11 @@ export const MAX_BATCH = 100;
 
 interface Waiting<Item, Answer> {
   readonly shape: BatchShape<Item, Answer>;
-  readonly items: { readonly item: Item; readonly resolve: (answer: Answer) => void; readonly reject: (error: unknown) => void }[];
+  readonly items: {
+    readonly item: Item;
+    readonly resolve: (answer: Answer) => void;
+    readonly reject: (error: unknown) => void;
+  }[];
 }
 
 export class StatementBatches<Item, Answer> {
@@ -59,14 +63,18 @@ export class StatementBatches<Item, Answer> {
       const items = sent.map((entry) => entry.item);
       let answers: Promise<readonly Answer[]>;
       try {
-        answers = items.length === 1 ? waiting.shape.alone(items[0] as Item).then((answer) => [answer]) : waiting.shape.together(items);
+        answers =
+          items.length === 1
+            ? waiting.shape.alone(items[0] as Item).then((answer) => [answer])
+            : waiting.shape.together(items);
       } catch (error) {
         // A shape that threw at once would otherwise leave its statement counted in flight for ever.
         answers = Promise.reject(error);
       }
       answers
         .then((given) => {
-          if (given.length !== sent.length) throw new Error(`a statement for ${sent.length} items gave ${given.length} answers`);
+          if (given.length !== sent.length)
+            throw new Error(`a statement for ${sent.length} items gave ${given.length} answers`);
           return given;
         })
         .then(
