@@ -22,7 +22,10 @@ import { describeApi } from './server/routes.ts';
 import type { RunningServer } from './server/server.ts';
 import { startServer } from './server/server.ts';
 
-/** Exit statuses: 0 after a clean stop, 2 when the command cannot run (settings, data, environment), 1 for a failure while running. */
+/**
+ * Exit statuses: 0 after a clean stop, 2 when the command cannot run (settings, data, environment), 1 for a failure
+ * while running.
+ */
 const EXIT_STOPPED = 0;
 const EXIT_CANNOT_RUN = 2;
 const FAILURE_PREFIX = {
@@ -113,7 +116,9 @@ async function mint(options: ServerOptions, email: string): Promise<number> {
   }
 }
 
-/** `plainrest copy --from A --to B`: one line on stdout saying what was copied, or one on stderr saying why nothing was. */
+/**
+ * `plainrest copy --from A --to B`: one line on stdout saying what was copied, or one on stderr saying why nothing was.
+ */
 async function copy(from: string, to: string, options: ServerOptions): Promise<number> {
   try {
     console.log(await copyData(from, to, options));

@@ -81,7 +81,9 @@ export class Authenticator {
     return user['role'] === 'admin' ? { id: user.id, role: 'admin' } : { id: user.id, role: 'user' };
   }
 
-  /** When the token of an Authorization header already accepted by authenticate() expires, in seconds since the epoch. */
+  /**
+   * When the token of an Authorization header already accepted by authenticate() expires, in seconds since the epoch.
+   */
   expiryOf(authorization: string | undefined): number {
     return this.#cachedOrVerified(authorization, this.#nowSeconds()).exp;
   }

@@ -47,7 +47,8 @@ export class BufferedLines {
   writeAccessLine(entry: AccessEntry): void {
     const bound = accessLineBound(entry);
     if (bound > CAPACITY - this.#length) {
-      if (bound > CAPACITY) return this.write(formatAccessLine(entry, 'json')); // a path of tens of thousands of characters
+      // a path of tens of thousands of characters
+      if (bound > CAPACITY) return this.write(formatAccessLine(entry, 'json'));
       this.flush();
     }
     this.#length = writeAccessLine(this.#bytes, this.#length, entry);

@@ -27,7 +27,10 @@ export class CopyError extends Error {}
 type Place =
   { readonly kind: 'directory'; readonly path: string } | { readonly kind: 'database'; readonly url: string };
 
-/** Copies every record from `from` to `to` (each a data directory or a postgres:// URL); resolves with the line that says what was copied. */
+/**
+ * Copies every record from `from` to `to` (each a data directory or a postgres:// URL); resolves with the line that
+ * says what was copied.
+ */
 export async function copyData(
   from: string,
   to: string,
@@ -90,7 +93,10 @@ async function lockSource(path: string): Promise<DataLock> {
   return acquireLock(path);
 }
 
-/** Every record of a data directory, its snapshots and journal replayed as a start would, refusing data the declaration no longer fits in a start's words. */
+/**
+ * Every record of a data directory, its snapshots and journal replayed as a start would, refusing data the declaration
+ * no longer fits in a start's words.
+ */
 async function readDirectory(
   path: string,
   resources: ResourceTable,

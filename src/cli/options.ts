@@ -195,7 +195,9 @@ export type CommandLine =
 
 const COPY_USAGE =
   'usage: plainrest copy --from <data dir | postgres://…> --to <data dir | postgres://…> [--resources FILE]';
-/** The flags of `plainrest copy`: where from, where to, and the declaration deciding the collections (RESOURCES too). */
+/**
+ * The flags of `plainrest copy`: where from, where to, and the declaration deciding the collections (RESOURCES too).
+ */
 const COPY_FLAGS = ['from', 'to', 'resources'] as const;
 
 export function parseCommandLine(argv: readonly string[], env: NodeJS.ProcessEnv): CommandLine {
@@ -252,7 +254,9 @@ export function parseCommandLine(argv: readonly string[], env: NodeJS.ProcessEnv
   return { kind: 'token', email, options: options as ServerOptions };
 }
 
-/** `plainrest copy --from A --to B [--resources FILE]`: only these flags; the other settings concern a running server. */
+/**
+ * `plainrest copy --from A --to B [--resources FILE]`: only these flags; the other settings concern a running server.
+ */
 function parseCopy(args: readonly string[], env: NodeJS.ProcessEnv): CommandLine {
   const failure = (message: string): CommandLine => ({ kind: 'error', command: 'copy', message });
   const given = new Map<(typeof COPY_FLAGS)[number], string>();

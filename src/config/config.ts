@@ -20,7 +20,9 @@ export interface ServerOptions {
   readonly seed?: boolean;
   /** Larger request bodies get 413. Default 1048576 (1 MiB). */
   readonly maxBodyBytes?: number;
-  /** Request-body bytes held at once across all requests; a body that does not fit gets 503. Default 67108864 (64 MiB). */
+  /**
+   * Request-body bytes held at once across all requests; a body that does not fit gets 503. Default 67108864 (64 MiB).
+   */
   readonly maxBodyBytesInFlight?: number;
   /** The administrator ensured at every start. Default "admin@example.com". */
   readonly adminEmail?: string;
@@ -44,7 +46,9 @@ export interface ServerOptions {
   readonly keepAliveTimeoutMs?: number;
   /** The clock the rate limiter reads, in ms (tests inject one). Default Date.now. */
   readonly clock?: () => number;
-  /** One access-log line per request to the logger, as "json" or "text"; "off" (the default when embedding) for none. */
+  /**
+   * One access-log line per request to the logger, as "json" or "text"; "off" (the default when embedding) for none.
+   */
   readonly accessLog?: LogFormat;
   /** Where to print; embedding prints nothing without one. */
   readonly logger?: Logger;

@@ -41,7 +41,9 @@ export const BUILT_IN_USERS: CollectionDeclaration = {
 /** How strict each audience is, for "users' access may only be made stricter". */
 export const AUDIENCE_RANK: Readonly<Record<Audience, number>> = { public: 0, user: 1, owner: 2, admin: 3 };
 
-/** The JSON type of a built-in user field (`role`, an enum of strings, is a string), or undefined for a declared one. */
+/**
+ * The JSON type of a built-in user field (`role`, an enum of strings, is a string), or undefined for a declared one.
+ */
 export function builtInUserType(name: string): string | undefined {
   const schema = Object.hasOwn(BUILT_IN_USER_PROPERTIES, name) ? BUILT_IN_USER_PROPERTIES[name] : undefined;
   return schema === undefined ? undefined : (schema.type ?? 'string');

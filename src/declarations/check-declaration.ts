@@ -19,7 +19,9 @@ export const MAX_DECLARATION_DEPTH = 64;
 export const MAX_DECLARATION_VALUES = 100_000;
 /** How many collections a declaration may serve: each adds its paths to the OpenAPI document and the home page. */
 export const MAX_COLLECTIONS = 100;
-/** How many properties a declaration may have in all (members of nested objects counted): each adds to every document. */
+/**
+ * How many properties a declaration may have in all (members of nested objects counted): each adds to every document.
+ */
 export const MAX_PROPERTIES = 2_000;
 
 /**
@@ -101,7 +103,10 @@ function propertyCount(schema: JsonObject): number {
   return properties.reduce((sum: number, member) => sum + 1 + (isObject(member) ? propertyCount(member) : 0), items);
 }
 
-/** `users` is who logs in: top level, not owned, access no looser, and what it adds must not stop the administrator being created. */
+/**
+ * `users` is who logs in: top level, not owned, access no looser, and what it adds must not stop the administrator
+ * being created.
+ */
 function checkUsers(users: Json, problem: Report): void {
   if (!isObject(users)) return;
   const pointer = '/resources/users';
@@ -138,7 +143,10 @@ function checkUsers(users: Json, problem: Report): void {
   });
 }
 
-/** Whether records of `collection` have an owner: users, anything under users, owned ones and anything under an owned one. */
+/**
+ * Whether records of `collection` have an owner: users, anything under users, owned ones and anything under an owned
+ * one.
+ */
 function hasOwner(resources: JsonObject, collection: string, seen: Set<string> = new Set()): boolean {
   if (collection === 'users') return true;
   const body = resources[collection];
@@ -174,7 +182,10 @@ function builtInUserSegments(): string[] {
   ];
 }
 
-/** Two collections under the same parent may not share a path segment in any vocabulary (nor one collection's name in one vocabulary be another's in another). */
+/**
+ * Two collections under the same parent may not share a path segment in any vocabulary (nor one collection's name in
+ * one vocabulary be another's in another).
+ */
 function checkPathNames(resources: JsonObject, problem: Report): void {
   // The built-in users' segments are taken whether or not users are declared.
   const taken = new Map<string, string>(builtInUserSegments().map((name) => [`/${name}`, 'users']));

@@ -65,7 +65,9 @@ export const KEYWORD_NAMES = Object.keys(KEYWORDS) as KeywordName[];
 
 export const BOUND_KEYWORDS = KEYWORD_NAMES.filter((name): name is BoundKeyword => 'bound' in KEYWORDS[name]);
 
-/** The `x-` keywords plainrest acts on; any other `x-` keyword passes the checker and is kept in the OpenAPI document. */
+/**
+ * The `x-` keywords plainrest acts on; any other `x-` keyword passes the checker and is kept in the OpenAPI document.
+ */
 export const KNOWN_EXTENSIONS: ReadonlySet<string> = new Set(KEYWORD_NAMES.filter((name) => name.startsWith('x-')));
 
 /** Whether `keyword` is one of the table's. */

@@ -137,7 +137,9 @@ export function queryError(errors: readonly FieldError[]): HttpError {
   return new HttpError('invalid_query', `invalid query parameter: ${names}`, { errors });
 }
 
-/** 503 while the store cannot be reached (a database down or not reached yet): clients are told to retry in a second. */
+/**
+ * 503 while the store cannot be reached (a database down or not reached yet): clients are told to retry in a second.
+ */
 export function storeUnavailable(detail: string): HttpError {
   return new HttpError('not_ready', detail, { headers: { 'Retry-After': '1' } });
 }

@@ -89,7 +89,10 @@ export function parseEventParameters(
   };
 }
 
-/** A collection by its name in the path's language (or its declared name); the feed names its events' collections the same way. */
+/**
+ * A collection by its name in the path's language (or its declared name); the feed names its events' collections the
+ * same way.
+ */
 function parseCollection(
   given: { name: string; value: string } | undefined,
   table: ResourceTable,

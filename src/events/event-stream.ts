@@ -139,7 +139,10 @@ export class EventStream {
     this.#send(shown, batch.bytes(shown, this.#request.language));
   }
 
-  /** The caller's own record changed: false when that ends the stream (deleted, after `shown`, the events already due); a new role applies from this event on. */
+  /**
+   * The caller's own record changed: false when that ends the stream (deleted, after `shown`, the events already due);
+   * a new role applies from this event on.
+   */
   #followUser(event: FeedEvent, shown: readonly FeedEvent[], batch: FanOutBatch): boolean {
     if (event.type === 'deleted') {
       this.#send(shown, batch.bytes(shown, this.#request.language));
@@ -195,7 +198,10 @@ export class EventStream {
     }
   }
 
-  /** Ends the stream with `event: closed` saying why, and its connection with it: the client reconnects afresh (to another process at shutdown). */
+  /**
+   * Ends the stream with `event: closed` saying why, and its connection with it: the client reconnects afresh (to
+   * another process at shutdown).
+   */
   end(ending: Ending): void {
     if (this.#ended) return;
     this.#write(`event: closed\ndata: ${JSON.stringify(ending)}\n\n`);

@@ -21,7 +21,10 @@ export type { StreamRequest } from './event-stream.ts';
  * one write: the fan-out's cost grows with the streams (a socket write each), not the events.
  */
 const FAN_OUT_MS = 50;
-/** Streams served per turn of the event loop during a fan-out: a request arriving meanwhile waits for one slice, not all. */
+/**
+ * Streams served per turn of the event loop during a fan-out: a request arriving meanwhile waits for one slice, not
+ * all.
+ */
 const FAN_OUT_SLICE = 100;
 
 export class EventStreams {
@@ -66,7 +69,10 @@ export class EventStreams {
     this.#deliverFrom([...this.#streams], 0, new FanOutBatch(batch, this.#table));
   }
 
-  /** The feed missed events it no longer holds: every stream ends, and its reconnect after Last-Event-ID gets `event: reset`. */
+  /**
+   * The feed missed events it no longer holds: every stream ends, and its reconnect after Last-Event-ID gets
+   * `event: reset`.
+   */
   #missed(): void {
     this.#queued = [];
     const ending: Ending = {

@@ -18,7 +18,10 @@ export class FanOutBatch {
     this.#table = table;
   }
 
-  /** The blocks of `shown` (some of this batch's events, in order), as one buffer: the shared one when they are all of them. */
+  /**
+   * The blocks of `shown` (some of this batch's events, in order), as one buffer: the shared one when they are all of
+   * them.
+   */
   bytes(shown: readonly FeedEvent[], language: Language): Buffer {
     if (shown.length !== this.events.length) return blocksOf(shown, this.#table, language);
     let whole = this.#whole.get(language);

@@ -30,7 +30,10 @@ export interface ChangeFeed {
   subscribe(listener: (events: readonly FeedEvent[]) => void, lost?: () => void): () => void;
 }
 
-/** Whether `position` (an `after` or a Last-Event-ID) can be resumed from: nothing after it is gone, and it is not ahead of the history. */
+/**
+ * Whether `position` (an `after` or a Last-Event-ID) can be resumed from: nothing after it is gone, and it is not ahead
+ * of the history.
+ */
 export function isResumable(position: number, window: EventWindow): boolean {
   return position >= window.lostThrough && position <= window.latest;
 }

@@ -33,13 +33,18 @@ export class EventLog implements ChangeFeed {
   #lostThrough: number;
   #latest: number;
   readonly #listeners = new Set<(events: readonly FeedEvent[]) => void>();
-  /** An event after this time is young enough to be kept for its age; as text, worked out once per millisecond (toISOString is not cheap). */
+  /**
+   * An event after this time is young enough to be kept for its age; as text, worked out once per millisecond
+   * (toISOString is not cheap).
+   */
   #cutoff = '';
   #cutoffMs = Number.NaN;
   /** The earlier history being decoded; undefined once it is in (or when there was none). */
   #loading: Promise<void> | undefined;
 
-  /** `events` as loaded from the journal; nothing up to `lostThrough` is known; `lastSeq` is the journal's last number. */
+  /**
+   * `events` as loaded from the journal; nothing up to `lostThrough` is known; `lastSeq` is the journal's last number.
+   */
   constructor(
     events: FeedEvent[],
     lostThrough: number,
@@ -87,7 +92,9 @@ export class EventLog implements ChangeFeed {
     this.#loading = loading;
   }
 
-  /** The oldest number the journal must still hold for this log (journal-persistence.ts keeps the segments from it on). */
+  /**
+   * The oldest number the journal must still hold for this log (journal-persistence.ts keeps the segments from it on).
+   */
   get keptFrom(): number {
     return this.#lostThrough + 1;
   }

@@ -171,7 +171,8 @@ async function create(
   };
   // Only a body that carries a password waits here, for its hash (write-record.ts).
   const hashed = context.secrets.length === 0 ? undefined : await loaded(() => secretsToHash(load));
-  // Taken once: a store may decide again after writing, with the id it then knows (store.ts: allocateId), and must get the same record.
+  // Taken once: a store may decide again after writing, with the id it then knows (store.ts: allocateId), and must get
+  // the same record.
   const now = isoTimestamp();
   return decideAndCommit(store, (): Decision<Reply> => {
     const replay =

@@ -41,7 +41,10 @@ export interface RequestContext {
   readonly ids: readonly number[];
   /** The authenticated caller; undefined only on the open endpoints (README: Authentication and permissions). */
   readonly actor: Actor | undefined;
-  /** The store this request reads and writes through: the services' own, or a view of it for this request (store/store.ts). */
+  /**
+   * The store this request reads and writes through: the services' own, or a view of it for this request
+   * (store/store.ts).
+   */
   readonly store: Store;
   readonly services: Services;
   /** Passwords this request carried; an error log line about it must not repeat them (logging/redact.ts). */

@@ -12,7 +12,10 @@ import { DEFAULT_PAGE_SIZE } from '../http/list-query.ts';
 import type { ListParameters } from '../http/list-query.ts';
 import { pageLinks, pageMeta } from '../http/pagination.ts';
 
-/** `json` (a record's representation) with `_embedded` added; `path` is the record's own path, `ids` the ids it stands under. */
+/**
+ * `json` (a record's representation) with `_embedded` added; `path` is the record's own path, `ids` the ids it stands
+ * under.
+ */
 export function withEmbedded(
   context: Omit<Asking, 'ids'>,
   record: StoredRecord,

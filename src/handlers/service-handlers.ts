@@ -53,7 +53,10 @@ export function healthCheck(context: RequestContext): Reply {
   return jsonReply(200, { status: 'ok' });
 }
 
-/** Readiness: 503 while shutting down, when writes can no longer be made durable, or while the database cannot be reached, so a balancer moves traffic away. */
+/**
+ * Readiness: 503 while shutting down, when writes can no longer be made durable, or while the database cannot be
+ * reached, so a balancer moves traffic away.
+ */
 export function readinessCheck(context: RequestContext): Reply {
   rejectQueryParameters(context.search);
   const { services } = context;

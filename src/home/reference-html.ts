@@ -175,7 +175,10 @@ function resourceHtml(
   return `<section aria-labelledby="${language}-${tag}"><h3 id="${language}-${tag}">${escapeHtml(tag)}</h3>${table}${operations}</section>`;
 }
 
-/** The reference section: the service's own operations, then every resource in each vocabulary (all but English hidden until chosen). */
+/**
+ * The reference section: the service's own operations, then every resource in each vocabulary (all but English hidden
+ * until chosen).
+ */
 export function referenceHtml(document: OpenApiView, table: ResourceTable): string {
   const resourceTags = new Set(
     table.languages.flatMap((language) =>

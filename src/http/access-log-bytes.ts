@@ -7,7 +7,10 @@ import { isoTimestamp } from '../records/timestamps.ts';
 import type { AccessEntry } from '../logging/logger.ts';
 import { twoDecimals } from './access-log.ts';
 
-/** The line's fixed pieces, encoded once (all ASCII): copying bytes costs a fraction of writing a string character by character. */
+/**
+ * The line's fixed pieces, encoded once (all ASCII): copying bytes costs a fraction of writing a string character by
+ * character.
+ */
 const DURATION_KEY = ascii(',"duration_ms":');
 const USER_KEY = ascii(',"user_id":');
 const NULL = ascii('null');
@@ -16,7 +19,10 @@ const LINE_END = ascii('}\n');
 const TIME_KEY = '{"time":"';
 const REQUEST_ID_KEY = '","request_id":"';
 
-/** `{"time":"…","request_id":"` for the last time seen, rewritten in place when the time changes: under load many lines share a millisecond. */
+/**
+ * `{"time":"…","request_id":"` for the last time seen, rewritten in place when the time changes: under load many
+ * lines share a millisecond.
+ */
 let startTime = '';
 let startBytes: Uint8Array = ascii(`${TIME_KEY}${REQUEST_ID_KEY}`);
 
@@ -37,7 +43,10 @@ function ascii(text: string): Uint8Array {
   return Buffer.from(text, 'latin1');
 }
 
-/** The most bytes the line for `entry` can take: JSON escapes a character in at most 6 bytes, UTF-8 encodes one in at most 3. */
+/**
+ * The most bytes the line for `entry` can take: JSON escapes a character in at most 6 bytes, UTF-8 encodes one in at
+ * most 3.
+ */
 export function accessLineBound(entry: AccessEntry): number {
   return 256 + 3 * (entry.requestId.length + entry.method.length) + 6 * entry.path.length;
 }
@@ -137,7 +146,10 @@ function writeRaw(buffer: Buffer, at: number, text: string): number {
   return at + text.length;
 }
 
-/** `text` as JSON.stringify writes it: plain printable ASCII is copied between quotes; anything else is left to JSON.stringify. */
+/**
+ * `text` as JSON.stringify writes it: plain printable ASCII is copied between quotes; anything else is left to
+ * JSON.stringify.
+ */
 function writeJsonString(buffer: Buffer, at: number, text: string): number {
   buffer[at] = 0x22; // "
   for (let index = 0; index < text.length; index++) {

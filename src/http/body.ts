@@ -28,7 +28,10 @@ const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
  */
 export const MAX_NESTING = 32;
 
-/** Bodies read, by request: a request run again (server/app.ts: its remembered caller had changed) gets what its first run read. */
+/**
+ * Bodies read, by request: a request run again (server/app.ts: its remembered caller had changed) gets what its first
+ * run read.
+ */
 const bodiesRead = new WeakMap<IncomingMessage, Promise<JsonObject>>();
 
 export function readJsonBody(
@@ -117,7 +120,9 @@ function checkMediaType(header: string | undefined, allowed: readonly string[], 
   throw new HttpError('unsupported_media_type', detail, { headers });
 }
 
-/** Reads the whole body; bytes beyond what `held` already took from the budget (a streamed body) are taken as they come. */
+/**
+ * Reads the whole body; bytes beyond what `held` already took from the budget (a streamed body) are taken as they come.
+ */
 function readBytes(
   req: IncomingMessage,
   maxBytes: number,

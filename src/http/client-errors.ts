@@ -48,7 +48,9 @@ const LINGER_MS = 500;
 export interface RequestInProgress {
   readonly requestId: string;
   readonly res: ServerResponse;
-  /** Set when this module answered the request itself (a 408 mid-body): server/app.ts then writes nothing and logs this. */
+  /**
+   * Set when this module answered the request itself (a 408 mid-body): server/app.ts then writes nothing and logs this.
+   */
   answeredHere: { readonly status: number; readonly bytes: number } | undefined;
 }
 

@@ -43,7 +43,10 @@ export function embedNames(definition: ResourceDefinition, language: Language): 
   return embeddableOf(definition).embeds.map((embed) => embedName(embed, vocabularyOf(definition, language)));
 }
 
-/** An embed's name where the embedding resource speaks `vocabulary`: the child collection's, or the reference property's. */
+/**
+ * An embed's name where the embedding resource speaks `vocabulary`: the child collection's, or the reference
+ * property's.
+ */
 export function embedName(embed: Embed, vocabulary: Vocabulary): string {
   return embed.kind === 'children'
     ? vocabularyOf(embed.definition, vocabulary.language).collection

@@ -22,7 +22,10 @@ function selectableNames(definition: ResourceDefinition): ReadonlyMap<string, st
   return names;
 }
 
-/** The declared names `value` selects, in declaration order; pushes an error naming `parameter` instead when it is not a selection. */
+/**
+ * The declared names `value` selects, in declaration order; pushes an error naming `parameter` instead when it is not a
+ * selection.
+ */
 export function parseFieldSelection(
   definition: ResourceDefinition,
   parameter: string,

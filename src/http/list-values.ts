@@ -40,7 +40,9 @@ function decimal(text: string): number {
   return /^-?[0-9]+(\.[0-9]+)?$/.test(text) && text.length <= 20 ? Number(text) : NaN;
 }
 
-/** A bound read as the property's type: a number, or a date (`2026-11-24`) or a date-time (any offset; compared in UTC). */
+/**
+ * A bound read as the property's type: a number, or a date (`2026-11-24`) or a date-time (any offset; compared in UTC).
+ */
 export function parseBound(
   rule: FieldRule,
   given: { name: string; value: string },

@@ -63,7 +63,10 @@ export function wantsProblemJson(accept: string | undefined): boolean {
   return parseAccept(accept).some((range) => range.type === 'application/problem+json' && range.quality > 0);
 }
 
-/** True when the client weighs text/html above JSON (application/json or problem+json): a browser navigating to the address. */
+/**
+ * True when the client weighs text/html above JSON (application/json or problem+json): a browser navigating to the
+ * address.
+ */
 export function prefersHtml(accept: string | undefined): boolean {
   if (accept === undefined || !/text\//i.test(accept)) return false;
   const ranges = parseAccept(accept);
@@ -79,7 +82,10 @@ export function requireHtmlAcceptable(accept: string | undefined): void {
   throw new HttpError('not_acceptable', 'this address answers only with text/html (the API itself is under /v1)');
 }
 
-/** True when the client names text/event-stream (an EventSource does): the change feed then answers as a stream (WHATWG HTML §9.2). */
+/**
+ * True when the client names text/event-stream (an EventSource does): the change feed then answers as a stream
+ * (WHATWG HTML §9.2).
+ */
 export function wantsEventStream(accept: string | undefined): boolean {
   if (accept === undefined || !accept.toLowerCase().includes('text/event-stream')) return false;
   return qualityOf(parseAccept(accept), 'text/event-stream') > 0;

@@ -1,6 +1,6 @@
 // The list envelope's paging metadata and links (README: Lists), also sent as a Link
-// header (RFC 8288 §3). Links keep the request's filters, search, ranges, sort, embeds and field selection, are relative
-// references to the same path, and use the path's vocabulary for parameter names.
+// header (RFC 8288 §3). Links keep the request's filters, search, ranges, sort, embeds and field selection, are
+// relative references to the same path, and use the path's vocabulary for parameter names.
 
 import type { Vocabulary } from '../resources/definition.ts';
 import type { ListParameters } from './list-query.ts';
@@ -44,7 +44,10 @@ export function pageLinks(path: string, vocabulary: Vocabulary, parameters: List
   return linksAround(path, fixed, { page: vocabulary.parameters.page, limit: vocabulary.parameters.limit }, meta);
 }
 
-/** The links of page `meta.page` of a list at `path`, each with the `fixed` parameters (`name=value`, encoded) before its page and limit. */
+/**
+ * The links of page `meta.page` of a list at `path`, each with the `fixed` parameters (`name=value`, encoded) before
+ * its page and limit.
+ */
 export function linksAround(
   path: string,
   fixed: readonly string[],

@@ -45,7 +45,10 @@ export function requireOneHost(
     throw new HttpError('malformed_request', 'a request carries one Host header, not several');
 }
 
-/** True when more than one raw header line is named Host (Node keeps only the first in `req.headers`). Runs on every request, so it allocates nothing. */
+/**
+ * True when more than one raw header line is named Host (Node keeps only the first in `req.headers`). Runs on every
+ * request, so it allocates nothing.
+ */
 function hasSecondHost(rawHeaders: readonly string[]): boolean {
   let seen = false;
   for (let index = 0; index < rawHeaders.length; index += 2) {

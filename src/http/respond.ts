@@ -12,7 +12,9 @@ export interface Reply {
   readonly headers?: Headers;
   /** Serialised JSON text, or undefined for an empty body. */
   readonly body?: string;
-  /** The body's length in bytes when it is known already (a cached representation or page); else it is measured here. */
+  /**
+   * The body's length in bytes when it is known already (a cached representation or page); else it is measured here.
+   */
   readonly bodyLength?: number;
   /** Defaults to application/json. */
   readonly contentType?: string;

@@ -1,7 +1,7 @@
 // The change feed in the document (README: Events): GET /v1/events (and /v1/eventos in Portuguese) as a paged list
-// (README: Lists) or, with `Accept: text/event-stream`, as Server-Sent Events (WHATWG HTML §9.2). Its parameters in the
-// path's vocabulary (events/event-query.ts), an event's schema and the list envelope in each vocabulary, the two media
-// types of its 200, its 304, and the refusals particular to it.
+// (README: Lists) or, with `Accept: text/event-stream`, as Server-Sent Events (WHATWG HTML §9.2). Its parameters in
+// the path's vocabulary (events/event-query.ts), an event's schema and the list envelope in each vocabulary, the two
+// media types of its 200, its 304, and the refusals particular to it.
 
 import type { ResourceTable } from '../resources/definition.ts';
 import { feedWords } from '../events/event-query.ts';

@@ -261,7 +261,9 @@ function exampleString(rule: FieldRule): string {
   }
 }
 
-/** `{ product_id: 1 }` → `{ produto_id: 1 }` in Portuguese, at every depth; values are not translated (README: Paths). */
+/**
+ * `{ product_id: 1 }` → `{ produto_id: 1 }` in Portuguese, at every depth; values are not translated (README: Paths).
+ */
 export function translateKeys(value: JsonValue, vocabulary: Vocabulary): JsonValue {
   if (Array.isArray(value)) return value.map((element) => translateKeys(element, vocabulary));
   if (typeof value !== 'object' || value === null) return value;

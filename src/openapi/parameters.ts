@@ -1,6 +1,6 @@
 // The parameters the document describes, each with an example: a path's ids, a list's
-// page, limit, sort, filters and range filters (README: Lists), a field selection, the conditional headers (RFC 9110 §13.1),
-// Idempotency-Key (IETF draft "The Idempotency-Key HTTP Header Field") and Last-Event-ID
+// page, limit, sort, filters and range filters (README: Lists), a field selection, the conditional headers
+// (RFC 9110 §13.1), Idempotency-Key (IETF draft "The Idempotency-Key HTTP Header Field") and Last-Event-ID
 // (WHATWG HTML §9.2.4), with which a change feed's stream resumes.
 
 import { MAX_PAGE_SIZE, searchFieldsOf, takesRanges } from '../http/list-query.ts';
@@ -90,7 +90,10 @@ export function listParameters(definition: ResourceDefinition, language: Languag
   return parameters;
 }
 
-/** `embed=orders`: related records added under `_embedded` (handlers/related-records.ts); none when there is nothing to embed. */
+/**
+ * `embed=orders`: related records added under `_embedded` (handlers/related-records.ts); none when there is nothing to
+ * embed.
+ */
 export function embedParameter(definition: ResourceDefinition, language: Language): Json[] {
   const names = embedNames(definition, language);
   if (names.length === 0) return [];

@@ -9,7 +9,10 @@ import { errorHeaders, everyAnswerHeaders, SUCCESS_HEADERS } from './headers.ts'
 
 type Json = Record<string, unknown>;
 
-/** Which variant of an error an operation meets: about its body or its query, a login or a token, a duplicate or a state. */
+/**
+ * Which variant of an error an operation meets: about its body or its query, a login or a token, a duplicate or a
+ * state.
+ */
 export interface ErrorContext {
   /** Nothing but the request line and headers is read (OPTIONS): a 400 is about them. */
   readonly requestOnly?: boolean;

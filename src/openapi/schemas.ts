@@ -1,7 +1,8 @@
 // JSON Schemas (OpenAPI 3.1 uses JSON Schema 2020-12) derived from the resource
 // declarations, never written by hand: a record as it is read, and the bodies of
 // POST, PUT and PATCH, in either vocabulary; plus the list envelope (README: Lists), the
-// credentials and token of POST /v1/tokens (README: Authentication and permissions) and problem details (README: Errors).
+// credentials and token of POST /v1/tokens (README: Authentication and permissions) and problem details
+// (README: Errors).
 
 import type { JsonValue } from '../records/json.ts';
 import type { FieldRule, Language, ResourceDefinition, Vocabulary } from '../resources/definition.ts';
@@ -250,13 +251,19 @@ export const TOKEN_SCHEMA: Schema = {
   },
 };
 
-/** The longest request target the server reads (MAX_URL_LENGTH in http/request-target.ts); a problem's instance is its path. */
+/**
+ * The longest request target the server reads (MAX_URL_LENGTH in http/request-target.ts); a problem's instance is its
+ * path.
+ */
 export const MAX_TARGET_LENGTH = 8192;
 
 /** A request id (http/request-id.ts): the client's own when sane, else one the server made. */
 export const REQUEST_ID_SCHEMA = { type: 'string', pattern: '^[A-Za-z0-9._:-]{1,128}$', maxLength: 128 } as const;
 
-/** RFC 9457 problem details with this API's members: the title is the status's reason phrase and the code one of the table's (errors/errors.ts). */
+/**
+ * RFC 9457 problem details with this API's members: the title is the status's reason phrase and the code one of the
+ * table's (errors/errors.ts).
+ */
 export const PROBLEM_SCHEMA: Schema = {
   type: 'object',
   required: ['type', 'title', 'status', 'code', 'detail', 'request_id'],

@@ -2,7 +2,9 @@
 // log's time), such as `2026-11-22T02:17:55.782Z`.
 
 const MS_PER_MINUTE = 60_000;
-/** 10000-01-01T00:00:00.000Z: from here on toISOString writes a six-digit year with a sign (as it does before year 0). */
+/**
+ * 10000-01-01T00:00:00.000Z: from here on toISOString writes a six-digit year with a sign (as it does before year 0).
+ */
 const YEAR_10000_MS = 253_402_300_800_000;
 
 let lastMs = Number.NaN;
@@ -17,7 +19,8 @@ let minuteText = '';
  */
 export function isoTimestamp(ms: number = Date.now()): string {
   if (ms === lastMs) return lastText;
-  if (!(ms >= 0 && ms < YEAR_10000_MS && Number.isInteger(ms))) return new Date(ms).toISOString(); // throws for NaN, like Date does
+  // throws for NaN, like Date does
+  if (!(ms >= 0 && ms < YEAR_10000_MS && Number.isInteger(ms))) return new Date(ms).toISOString();
   const minute = Math.floor(ms / MS_PER_MINUTE);
   if (minute !== lastMinute) {
     lastMinute = minute;

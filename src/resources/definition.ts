@@ -104,7 +104,10 @@ export interface Vocabulary {
   name(internal: string): string;
   /** The internal name of a client-facing one, or undefined when the resource has no such name in this vocabulary. */
   internal(external: string): string | undefined;
-  /** The words of the query parameters: `page`, `limit`, `sort`, `fields`, `embed` (`pagina`, `limite`, `ordenar`, `campos`, `incluir`). */
+  /**
+   * The words of the query parameters: `page`, `limit`, `sort`, `fields`, `embed` (`pagina`, `limite`, `ordenar`,
+   * `campos`, `incluir`).
+   */
   readonly parameters: {
     readonly page: string;
     readonly limit: string;

@@ -11,7 +11,9 @@ import { CREATED_AT_FIELD, ID_FIELD, UPDATED_AT_FIELD, vocabularyOf } from './de
 export interface Representation {
   /** The record as JSON text. */
   readonly json: string;
-  /** Its length in bytes (UTF-8), for Content-Length: measuring a string costs more than the rest of a read's own work. */
+  /**
+   * Its length in bytes (UTF-8), for Content-Length: measuring a string costs more than the rest of a read's own work.
+   */
   readonly length: number;
   /** A strong validator, quoted: `"…"`. */
   readonly etag: string;
@@ -107,7 +109,9 @@ export function showsRecordAsStored(
   return answer;
 }
 
-/** Only the named fields, for bodies that are not the whole record (a new user's `{id, name}`, a `fields=` selection). */
+/**
+ * Only the named fields, for bodies that are not the whole record (a new user's `{id, name}`, a `fields=` selection).
+ */
 export function representFields(
   definition: ResourceDefinition,
   record: StoredRecord,

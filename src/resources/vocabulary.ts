@@ -32,7 +32,9 @@ export interface VocabularyNames {
   readonly singular: string;
   /** Declared name → name in this language, for the properties the declaration translates (at any depth). */
   readonly properties: ReadonlyMap<string, string>;
-  /** Every declared name a record of the resource may carry, at any depth (ids, timestamps, members of nested objects). */
+  /**
+   * Every declared name a record of the resource may carry, at any depth (ids, timestamps, members of nested objects).
+   */
   readonly known: ReadonlySet<string>;
 }
 

@@ -83,7 +83,10 @@ export async function createApp(options: ServerOptions = {}): Promise<App> {
       userId,
     });
   };
-  /** True, having logged it, when the request was already answered by client-errors.ts (a 408 to a body too slow to arrive). */
+  /**
+   * True, having logged it, when the request was already answered by client-errors.ts (a 408 to a body too slow to
+   * arrive).
+   */
   const answeredElsewhere = (exchange: Exchange): boolean => {
     if (exchange.answeredHere === undefined) return false;
     logUnanswered(exchange, exchange.answeredHere.status, exchange.answeredHere.bytes);

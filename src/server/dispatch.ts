@@ -58,7 +58,10 @@ interface Routed {
   readonly store: Store;
 }
 
-/** Checks Host and Expect, routes, checks the method, authenticates, limits and negotiates, then runs the handler; throws an HttpError to refuse. */
+/**
+ * Checks Host and Expect, routes, checks the method, authenticates, limits and negotiates, then runs the handler;
+ * throws an HttpError to refuse.
+ */
 export function dispatch(exchange: Exchange, path: string, search: string, pipeline: Pipeline): Reply | Promise<Reply> {
   const { router, allMethods, services, limiter } = pipeline;
   const { req } = exchange;

@@ -36,7 +36,10 @@ export interface Endpoint {
   readonly negotiates: boolean;
   /** The collections of the records the path's ids name, outermost first (`/v1/users/3/orders/5`: users, orders). */
   readonly pathCollections: readonly string[];
-  /** Methods whose handler reads or creates records first thing: a store may take their caller as an earlier request read it (store.ts mayRememberCaller). */
+  /**
+   * Methods whose handler reads or creates records first thing: a store may take their caller as an earlier request
+   * read it (store.ts mayRememberCaller).
+   */
   readonly remembersCaller: ReadonlySet<string>;
 }
 
@@ -97,7 +100,10 @@ const NO_DOCUMENTS: Documents = {
   apiIndex: jsonReply(200, {}),
 };
 
-/** The handlers of a route, which of them need no token (README: Authentication and permissions), and the documents they serve. */
+/**
+ * The handlers of a route, which of them need no token (README: Authentication and permissions), and the documents they
+ * serve.
+ */
 export function endpointFor(route: RouteSpec, documents: Documents): Endpoint {
   const open = ['GET'];
   switch (route.kind) {
@@ -168,7 +174,9 @@ export function describeApi(resources: ResourceTable): Record<string, unknown> {
   return openApiDocument(routeTable(resources), resources, methodsOf);
 }
 
-/** Every method some route answers, OPTIONS last: the Allow of `OPTIONS *` and of a 405 that names no route (CONNECT). */
+/**
+ * Every method some route answers, OPTIONS last: the Allow of `OPTIONS *` and of a 405 that names no route (CONNECT).
+ */
 export function methodsServed(routes: readonly RouteSpec[]): string {
   const methods = new Set<string>();
   for (const route of routes)
@@ -196,7 +204,10 @@ export function buildRouter(resources: ResourceTable): BuiltRouter {
   return { router, allMethods: methodsServed(routes) };
 }
 
-/** A 404 for a path no route matches; an unversioned resource path (`/users`) is pointed at its `/v1` twin (README: Paths). */
+/**
+ * A 404 for a path no route matches; an unversioned resource path (`/users`) is pointed at its `/v1` twin
+ * (README: Paths).
+ */
 export function notFound(path: string, router: Router<Endpoint>): HttpError {
   if (!path.startsWith(`${API_PREFIX}/`) && path !== API_PREFIX) {
     const versioned = `${API_PREFIX}${path}`;

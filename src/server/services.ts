@@ -104,7 +104,10 @@ function announceAdmin({ generatedPassword, warning }: AdminBootstrap, config: C
   }
 }
 
-/** Runs `bootstrap` once the store answers, trying again every second while it answers 503; settles when the password is in place. */
+/**
+ * Runs `bootstrap` once the store answers, trying again every second while it answers 503; settles when the password is
+ * in place.
+ */
 async function onceReachable(
   bootstrap: () => Promise<AdminBootstrap>,
   logger: Logger,

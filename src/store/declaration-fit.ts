@@ -51,7 +51,10 @@ function lackingIds(state: CollectionState, names: readonly string[]): number[][
   return lacking;
 }
 
-/** `notes: 2 records (ids 1, 2) but the declaration has no collection notes; declare it again` (the remedy for the store follows). */
+/**
+ * `notes: 2 records (ids 1, 2) but the declaration has no collection notes; declare it again` (the remedy for the store
+ * follows).
+ */
 export function removedCollection(collection: string, total: number, ids: readonly number[]): string {
   return `${collection}: ${count(total)} (${firstIds(ids, total)}) but the declaration has no collection ${collection}; declare it again`;
 }

@@ -53,7 +53,10 @@ function factsOf(definition: ResourceDefinition, change: Change, get: RecordLook
   return owner === undefined ? { type, under } : { type, under, owner };
 }
 
-/** The ids above `record` on its path, outermost first, from its parent's id up (a parent is read only when it has a parent itself). */
+/**
+ * The ids above `record` on its path, outermost first, from its parent's id up (a parent is read only when it has a
+ * parent itself).
+ */
 function idsAbove(definition: ResourceDefinition, record: StoredRecord | undefined, get: RecordLookup): number[] {
   const parent = definition.parent;
   const parentId = parent === undefined ? undefined : record?.[parent.field];

@@ -73,7 +73,10 @@ export class IdList {
     return at < this.#length && this.#ids[at] === id;
   }
 
-  /** After `id` was added: its bit set, or the bits made once the list is long and dense, or dropped once it is not (an add below BITS_FROM, an id past the bits' worth). */
+  /**
+   * After `id` was added: its bit set, or the bits made once the list is long and dense, or dropped once it is not (an
+   * add below BITS_FROM, an id past the bits' worth).
+   */
   #bitAdded(id: number): void {
     const largest = this.#ids[this.#length - 1] as number;
     const words = (largest >>> 5) + 1;
@@ -124,7 +127,10 @@ export class IdList {
     return this.#firstNotBelow(id, low, Math.min(ahead, length));
   }
 
-  /** Binary search between `low` and `high` (exclusive): the first position whose id is not below `id` (high when none is). */
+  /**
+   * Binary search between `low` and `high` (exclusive): the first position whose id is not below `id` (high when none
+   * is).
+   */
   #firstNotBelow(id: number, low: number, high: number): number {
     const ids = this.#ids;
     while (low < high) {

@@ -121,7 +121,10 @@ function decodeChange(item: unknown): Change | undefined {
   return undefined;
 }
 
-/** A change's event facts; undefined when it has none (an idempotency key, an entry from before the feed), null when they are malformed. */
+/**
+ * A change's event facts; undefined when it has none (an idempotency key, an entry from before the feed), null when
+ * they are malformed.
+ */
 function decodeFacts(item: JsonObject, type: EventFacts['type']): EventFacts | undefined | null {
   const under = item['under'];
   if (under === undefined) return undefined;
@@ -216,7 +219,10 @@ export function readSegment(text: string, coveredThrough: number): ReadSegment {
 
 const SEQ_PREFIX = '{"seq":';
 
-/** The seq of a line beginning `{"seq":N,` as encodeEntry writes it (N without leading zeros); undefined for any other line. */
+/**
+ * The seq of a line beginning `{"seq":N,` as encodeEntry writes it (N without leading zeros); undefined for any other
+ * line.
+ */
 function leadingSeq(text: string, offset: number): number | undefined {
   if (!text.startsWith(SEQ_PREFIX, offset)) return undefined;
   let at = offset + SEQ_PREFIX.length;

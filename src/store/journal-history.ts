@@ -62,7 +62,8 @@ export async function loadHistory(
         if (++decoded % LINES_PER_SLICE === 0) await yieldToEventLoop();
         entry = decodeEntry(item.text);
       }
-      // Since the change feed an entry takes one number per change (data-directory.ts checks this of the lines it decodes).
+      // Since the change feed an entry takes one number per change (data-directory.ts checks this of the lines it
+      // decodes).
       const problem =
         entry === undefined || entry.seq !== item.seq
           ? 'is not a journal entry'

@@ -16,7 +16,10 @@ export function loaded<T>(read: () => T | Promise<T>): T | Promise<T> {
   }
 }
 
-/** Decides a write and commits its changes (none: nothing is written); resolves with the decision's result once they are durable. */
+/**
+ * Decides a write and commits its changes (none: nothing is written); resolves with the decision's result once they are
+ * durable.
+ */
 export async function decideAndCommit<T>(store: Store, decide: () => Decision<T>): Promise<T> {
   if (store.transact !== undefined) return store.transact(decide);
   const { changes, result } = decide();

@@ -42,7 +42,10 @@ type SchemaProblem =
       readonly firstIds: readonly number[];
     };
 
-/** One collection as `plainrest copy` moves it: its records in id order, and the id the next record created gets (plainrest-postgres: CollectionCopy). */
+/**
+ * One collection as `plainrest copy` moves it: its records in id order, and the id the next record created gets
+ * (plainrest-postgres: CollectionCopy).
+ */
 export interface CollectionCopy {
   readonly records: readonly StoredRecord[];
   readonly nextId: number;
@@ -152,7 +155,10 @@ export async function readAllFromDatabase(
   throw read.kind === 'misfit' ? new StartupError(refusal(read.problems)) : new DatabaseUnreachable(read.reason);
 }
 
-/** Writes every record into a database in one transaction; `not-empty` when a plainrest table holds a row, and then nothing was changed. */
+/**
+ * Writes every record into a database in one transaction; `not-empty` when a plainrest table holds a row, and then
+ * nothing was changed.
+ */
 export async function writeAllToDatabase(
   url: string,
   resources: ResourceTable,
@@ -165,7 +171,10 @@ export async function writeAllToDatabase(
     : new DatabaseUnreachable(written.reason);
 }
 
-/** The user with this email (ignoring case) for `plainrest token`; `undefined` when none has it, `no-users` before the first start made the table. */
+/**
+ * The user with this email (ignoring case) for `plainrest token`; `undefined` when none has it, `no-users` before the
+ * first start made the table.
+ */
 export async function findUserInDatabase(url: string, email: string): Promise<StoredRecord | undefined | 'no-users'> {
   const found = await (await loadPackage()).findUserByEmail(url, email);
   if (found.kind === 'unreachable') throw new DatabaseUnreachable(found.reason);

@@ -146,9 +146,14 @@ export interface Store {
   allocateId(collection: StoredCollection): number;
   /** Applies the changes at once in memory and resolves when they are durable. */
   commit(changes: readonly Change[]): Promise<void>;
-  /** False once writes can no longer be made durable (a failed disk): the server is then not ready. Absent means true. */
+  /**
+   * False once writes can no longer be made durable (a failed disk): the server is then not ready. Absent means true.
+   */
   readonly writable?: boolean;
-  /** Why the store cannot answer for now (a database that cannot be reached), else undefined: the server is then not ready. */
+  /**
+   * Why the store cannot answer for now (a database that cannot be reached), else undefined: the server is then not
+   * ready.
+   */
   readonly unavailable?: string | undefined;
   /** Waits for pending writes and writes a final snapshot. */
   close(): Promise<void>;
@@ -180,7 +185,10 @@ export interface Store {
   mayRememberCaller?(): void;
   /** The request's caller, as `get('users', id)` would answer it (auth/authenticate.ts); see mayRememberCaller. */
   caller?(id: number): StoredRecord | undefined;
-  /** After the request's decision: false (and forgotten) when its caller was answered from an earlier request and is no longer so. */
+  /**
+   * After the request's decision: false (and forgotten) when its caller was answered from an earlier request and is no
+   * longer so.
+   */
   confirmCaller?(): Promise<boolean>;
   /**
    * A store whose data is elsewhere: runs `decide` on its current data and commits the

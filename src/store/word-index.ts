@@ -24,7 +24,10 @@ export class WordIndex {
   /** Changes made while the index is being built, oldest first, to apply when it is. */
   #changes: [StoredRecord | undefined, StoredRecord | undefined][] = [];
 
-  /** Starts indexing `records` (in id order; the caller's copy, which this keeps until done), `sliceMs` of work per event-loop turn. */
+  /**
+   * Starts indexing `records` (in id order; the caller's copy, which this keeps until done), `sliceMs` of work per
+   * event-loop turn.
+   */
   constructor(fields: readonly string[], records: readonly StoredRecord[], sliceMs = SLICE_MS) {
     this.#fields = fields;
     this.#complete = this.#build(records, sliceMs);
@@ -52,7 +55,8 @@ export class WordIndex {
     }
     lists.sort((a, b) => a.length - b.length);
     const [rarest, ...others] = lists as [IdList, ...IdList[]];
-    // Walk the rarest list; each other list is asked its bit (id-list.ts: dense), or sought from where its last search ended.
+    // Walk the rarest list; each other list is asked its bit (id-list.ts: dense), or sought from where its last search
+    // ended.
     const positions = others.map(() => 0);
     const ids: number[] = [];
     for (let index = 0; index < rarest.length; index++) {

@@ -126,7 +126,10 @@ export async function findUserByEmail(url: string, email: string): Promise<FindR
   });
 }
 
-/** One connection for the work, with the store's type parsers (open.ts), always closed; a connection failure becomes `unreachable`. */
+/**
+ * One connection for the work, with the store's type parsers (open.ts), always closed; a connection failure becomes
+ * `unreachable`.
+ */
 async function withClient<T>(url: string, work: (client: pg.Client) => Promise<T>): Promise<T | Unreachable> {
   const client = new pg.Client({
     connectionString: url,
@@ -146,7 +149,10 @@ async function withClient<T>(url: string, work: (client: pg.Client) => Promise<T
   }
 }
 
-/** The id the table's identity sequence hands out next (`last_value` is that id itself until the sequence is first used). */
+/**
+ * The id the table's identity sequence hands out next (`last_value` is that id itself until the sequence is first
+ * used).
+ */
 async function sequenceNext(client: pg.Client, table: string): Promise<number> {
   const name = (
     await client.query<{ name: string }>(`SELECT pg_get_serial_sequence($1, 'id') AS name`, [quoted(table)])
@@ -160,7 +166,9 @@ async function sequenceNext(client: pg.Client, table: string): Promise<number> {
   return state.is_called ? state.last_value + 1 : state.last_value;
 }
 
-/** The declared tables that exist, and the tables of collections plainrest once created here (plainrest_collections). */
+/**
+ * The declared tables that exist, and the tables of collections plainrest once created here (plainrest_collections).
+ */
 async function existingTables(client: pg.Client, plans: readonly TablePlan[]): Promise<string[]> {
   const present = async (table: string): Promise<boolean> =>
     (await client.query<{ found: string | null }>(`SELECT to_regclass($1)::text AS found`, [quoted(table)])).rows[0]
@@ -185,7 +193,10 @@ async function tablesWithRows(client: pg.Client, tables: readonly string[]): Pro
   return holding;
 }
 
-/** Many rows per INSERT, each converted as the store converts one (sql-records.ts `upsert`: jsonb as text, absent as NULL). */
+/**
+ * Many rows per INSERT, each converted as the store converts one (sql-records.ts `upsert`: jsonb as text, absent as
+ * NULL).
+ */
 async function insertAll(client: pg.Client, plan: TablePlan, records: readonly StoredRecord[]): Promise<void> {
   const columns = plan.columns.map((column) => quoted(column.name)).join(', ');
   const perStatement = Math.max(1, Math.min(ROWS_PER_INSERT, Math.floor(MAX_PARAMETERS / plan.columns.length)));

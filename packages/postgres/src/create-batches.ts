@@ -42,7 +42,10 @@ export class CreateBatches {
     this.#batches = new StatementBatches(maxInFlight);
   }
 
-  /** The row of `create`'s statement, or its failure: written at once when a connection is free, else with the creates waiting with it. */
+  /**
+   * The row of `create`'s statement, or its failure: written at once when a connection is free, else with the creates
+   * waiting with it.
+   */
   async create(plan: TablePlan, create: Create): Promise<Row> {
     const checked = create.caller !== undefined;
     const withEvents = create.events !== undefined;
@@ -76,7 +79,8 @@ export class CreateBatches {
           const rows = await this.#send(manyCreatesText(plan, checked, withEvents), values);
           return rows.map((row) => ({ status: 'fulfilled', value: row }));
         } catch (error) {
-          // Only a statement PostgreSQL refused is known to have written nothing: a connection lost on the way may have committed it.
+          // Only a statement PostgreSQL refused is known to have written nothing: a connection lost on the way may have
+          // committed it.
           if (!refusedByTheDatabase(error)) throw error;
           // Refused (a row another write made impossible, a foreign key gone): sent again one create at a time, so each
           // gets the answer it would have had alone.

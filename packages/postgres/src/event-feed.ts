@@ -84,7 +84,10 @@ export class PostgresFeed implements ChangeFeed {
     void this.#listen();
   }
 
-  /** A commit of this process wrote `count` events, the last numbered `last`: retention runs when they pass a multiple of the interval. */
+  /**
+   * A commit of this process wrote `count` events, the last numbered `last`: retention runs when they pass a multiple
+   * of the interval.
+   */
   written(count: number, last: number): void {
     const first = last - count + 1;
     if (Math.floor(last / this.#trimEvery) !== Math.floor((first - 1) / this.#trimEvery)) this.#trim();
@@ -197,7 +200,9 @@ export class PostgresFeed implements ChangeFeed {
     for (const listener of this.#listeners) listener(events);
   }
 
-  /** Deletes what retention no longer keeps, on the pool; one trim at a time (a failed one waits for the next interval). */
+  /**
+   * Deletes what retention no longer keeps, on the pool; one trim at a time (a failed one waits for the next interval).
+   */
   #trim(): void {
     if (this.#trimming !== undefined) {
       this.#trimAgain = true;

@@ -13,7 +13,10 @@ export const EVENTS_SEQUENCE = '__events_id_seq';
 export const KEPT_TABLE = '__events_kept';
 /** The channel a commit's NOTIFY wakes every process's feed on (event-feed.ts). */
 export const EVENTS_CHANNEL = 'plainrest_events';
-/** The advisory lock a commit holds from taking its event ids until it is visible ("plne" in ASCII; the migration's is "plnr"). */
+/**
+ * The advisory lock a commit holds from taking its event ids until it is visible ("plne" in ASCII; the migration's is
+ * "plnr").
+ */
 export const EVENTS_LOCK = 0x706c6e65;
 
 /** The statements creating what the schema lacks: `existing` holds its tables, `indexes` its indexes (their names). */

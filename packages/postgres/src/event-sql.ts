@@ -15,7 +15,10 @@ export interface Statement {
 const EVENTS = quoted(EVENTS_TABLE);
 const KEPT = quoted(KEPT_TABLE);
 
-/** The events of `changes` (those with event facts) as one JSON array for the statement below, and how many; undefined when there are none. */
+/**
+ * The events of `changes` (those with event facts) as one JSON array for the statement below, and how many; undefined
+ * when there are none.
+ */
 export function eventsJson(changes: readonly Change[]): { readonly json: string; readonly count: number } | undefined {
   const parts: string[] = [];
   for (const change of changes) {
@@ -97,7 +100,10 @@ export function eventsAfterQuery(limit: number): string {
   return `SELECT * FROM ${EVENTS} WHERE "id" > $1 ORDER BY "id" LIMIT ${Math.floor(limit)}`;
 }
 
-/** A page of the events passing `filter` (plainrest's feed-event.ts `matches`) and their total, as listQuery does for records: `__total` on each row, or one row of it alone. */
+/**
+ * A page of the events passing `filter` (plainrest's feed-event.ts `matches`) and their total, as listQuery does for
+ * records: `__total` on each row, or one row of it alone.
+ */
 export function pageQuery(filter: EventFilter, offset: number, limit: number): Statement {
   const { readable } = filter;
   const values: unknown[] = [filter.after, [...readable.all], [...readable.own], readable.owner];

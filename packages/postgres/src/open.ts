@@ -27,9 +27,15 @@ export interface OpenOptions {
   readonly events?: Retention;
   /** Told of each failed attempt to reach the database at start: why, and the delay before the next. */
   readonly onUnreachable?: (reason: string, retryInMs: number) => void;
-  /** Told when a database first reached after the start holds data the declaration no longer fits (the store then stays not ready). */
+  /**
+   * Told when a database first reached after the start holds data the declaration no longer fits (the store then stays
+   * not ready).
+   */
   readonly onRefused?: (problems: readonly SchemaProblem[]) => void;
-  /** Told when a database first reached after the start could not be prepared for another reason (the store then stays not ready). */
+  /**
+   * Told when a database first reached after the start could not be prepared for another reason (the store then stays
+   * not ready).
+   */
   readonly onFailed?: (reason: string) => void;
   /** Told when a database first reached after the start is ready. */
   readonly onReady?: () => void;
@@ -104,7 +110,9 @@ export async function openPostgresStore(options: OpenOptions): Promise<OpenResul
   return { store };
 }
 
-/** What bringing the tables to the declaration found: stored data that no longer fits, or else the newest event's id. */
+/**
+ * What bringing the tables to the declaration found: stored data that no longer fits, or else the newest event's id.
+ */
 interface Migrated {
   readonly problems: readonly SchemaProblem[];
   readonly latestEvent: number;

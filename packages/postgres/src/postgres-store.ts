@@ -29,15 +29,24 @@ import { insertTakingId, listQuery, PROVISIONAL_ID, recordOf, recordOfJson, upse
 import { ReadBatches } from './read-batches.ts';
 import { CreateBatches } from './create-batches.ts';
 
-/** What the core lends the store: its error for "load first", and its 503 (plainrest is not a runtime dependency of this package). */
+/**
+ * What the core lends the store: its error for "load first", and its 503 (plainrest is not a runtime dependency of this
+ * package).
+ */
 export interface CoreKit {
   needData(fetch: () => Promise<void>): object;
-  /** A write refused because the caller remembered for it had changed: the request runs again (plainrest's store.ts CallerChanged). */
+  /**
+   * A write refused because the caller remembered for it had changed: the request runs again (plainrest's store.ts
+   * CallerChanged).
+   */
   callerChanged(): object;
   unavailable(detail: string): Error;
   /** The distinct search words of a record's `fields` (plainrest's store/search-words.ts), for the words column. */
   recordWords(record: StoredRecord, fields: readonly string[]): string[];
-  /** A commit's changes with their event facts (plainrest's store/describe-changes.ts), `get` reading the data before the commit. */
+  /**
+   * A commit's changes with their event facts (plainrest's store/describe-changes.ts), `get` reading the data before
+   * the commit.
+   */
   describeChanges(table: ResourceTable, changes: readonly Change[], get: RecordLookup): readonly Change[];
   /** Whether two JSON values are equal, nested values included (plainrest's records/json.ts). */
   jsonEqual(a: JsonValue, b: JsonValue): boolean;
@@ -72,7 +81,10 @@ const MAX_REMEMBERED_CALLERS = 10_000;
 /** Records kept by sameAsLastRead, at most; past it, they are all forgotten at once. */
 const MAX_LAST_READ = 2000;
 
-/** A refused, lost or timed-out connection, or a server shutting down or out of connections (SQLSTATE classes 08, 57P, 53). */
+/**
+ * A refused, lost or timed-out connection, or a server shutting down or out of connections (SQLSTATE classes 08,
+ * 57P, 53).
+ */
 export function isConnectionFailure(error: unknown): boolean {
   const code = (error as { code?: unknown }).code;
   if (
@@ -97,15 +109,18 @@ export class PostgresStore implements Store {
   /** Set when a query found the database unreachable; cleared by the next that reaches it (or the probe). */
   #unreachable: string | undefined;
   #probe: NodeJS.Timeout | undefined;
-  /** Set while the tables have not yet been brought to the declaration (a database unreachable at start, open.ts), or for good when that failed. */
+  /**
+   * Set while the tables have not yet been brought to the declaration (a database unreachable at start, open.ts), or
+   * for good when that failed.
+   */
   #notOpen: string | undefined;
   readonly #feed: PostgresFeed;
   /** The declared resources, whose changes become events (set by describeEvents). */
   #table: ResourceTable | undefined;
   /**
    * Callers as last read, by id: a create or a read is decided with its caller from here and confirmed by its write or
-   * first read, which checks that the user still has that role (else CallerChanged: the request runs again). So a read of
-   * a record or a page, and a create that reads nothing else, stays one statement (PostgresView.caller).
+   * first read, which checks that the user still has that role (else CallerChanged: the request runs again). So a read
+   * of a record or a page, and a create that reads nothing else, stays one statement (PostgresView.caller).
    */
   readonly #callers = new Map<number, StoredRecord>();
   /** Records as this process last read them by id or in a page, by collection and id (sameAsLastRead). */
@@ -131,7 +146,10 @@ export class PostgresStore implements Store {
     this.#creates = new CreateBatches(sendRows, options.pool.options.max ?? 10);
   }
 
-  /** The row rowsByIdQuery gives for the records `ids` of `tables`, checking `caller` when given; sent with other reads arriving at once (read-batches.ts). */
+  /**
+   * The row rowsByIdQuery gives for the records `ids` of `tables`, checking `caller` when given; sent with other reads
+   * arriving at once (read-batches.ts).
+   */
   readRows(
     tables: readonly string[],
     ids: readonly number[],
@@ -216,7 +234,10 @@ export class PostgresStore implements Store {
     }
   }
 
-  /** Several statements in one round trip (the simple query protocol: no parameters, so only integers may be written into them). */
+  /**
+   * Several statements in one round trip (the simple query protocol: no parameters, so only integers may be written
+   * into them).
+   */
   async runMany(
     statements: readonly string[],
     client?: pg.PoolClient,
@@ -232,7 +253,10 @@ export class PostgresStore implements Store {
     }
   }
 
-  /** A lost or refused connection becomes the core's 503 (with Retry-After), and the store not ready until the database answers again. */
+  /**
+   * A lost or refused connection becomes the core's 503 (with Retry-After), and the store not ready until the database
+   * answers again.
+   */
   #translate(error: unknown): unknown {
     if (!isConnectionFailure(error)) return error;
     this.#markUnreachable();
@@ -359,7 +383,8 @@ export class PostgresStore implements Store {
         let decision = await settle(() => this.#described(decide(), view));
         if (view.provisional !== undefined) {
           if (takesIdAsWritten(decision, view)) {
-            // One statement on the pool, with the creates arriving with it (create-batches.ts): this connection is not needed.
+            // One statement on the pool, with the creates arriving with it (create-batches.ts): this connection is not
+            // needed.
             view.endTransaction();
             client.release();
             released = true;
@@ -443,7 +468,8 @@ export class PostgresStore implements Store {
     view.idTaken(change.collection, id);
     const again = await settle(decide);
     const made = again.changes[0];
-    // The record written must be the one decided: a decision gives the same changes from the same reads (plainrest's store.ts allocateId).
+    // The record written must be the one decided: a decision gives the same changes from the same reads (plainrest's
+    // store.ts allocateId).
     if (
       again.changes.length !== 1 ||
       made?.kind !== 'put' ||
@@ -454,7 +480,10 @@ export class PostgresStore implements Store {
     return again.result;
   }
 
-  /** Before COMMIT: the caller remembered for the request is still as it was, else the transaction is rolled back and the request runs again. */
+  /**
+   * Before COMMIT: the caller remembered for the request is still as it was, else the transaction is rolled back and
+   * the request runs again.
+   */
   async #confirmCallerIn(client: pg.PoolClient, view: PostgresView, caller: StoredRecord): Promise<void> {
     if (isStill(caller, await this.readCaller(caller.id, client))) {
       view.callerConfirmed();
@@ -464,7 +493,10 @@ export class PostgresStore implements Store {
     throw this.#kit.callerChanged();
   }
 
-  /** A user this process changed is read again at its next request, not taken from memory (its write would be refused there anyway). */
+  /**
+   * A user this process changed is read again at its next request, not taken from memory (its write would be refused
+   * there anyway).
+   */
   #forgetWrittenUsers(changes: readonly Change[]): void {
     for (const change of changes) {
       if (change.collection === 'users')
@@ -478,8 +510,8 @@ export class PostgresStore implements Store {
   }
 
   /**
-   * The commit's last change, with the commit's events when it has any, in the same transaction (event-sql.ts), which the
-   * feed (event-feed.ts) reads back; the last event's id, or undefined without events.
+   * The commit's last change, with the commit's events when it has any, in the same transaction (event-sql.ts), which
+   * the feed (event-feed.ts) reads back; the last event's id, or undefined without events.
    */
   async #applyLast(
     client: pg.PoolClient,
@@ -529,7 +561,10 @@ async function settle<T>(decide: () => T): Promise<T> {
   }
 }
 
-/** A decision whose one change is the create given the placeholder id, made with no read: the database may take its id as it writes it. */
+/**
+ * A decision whose one change is the create given the placeholder id, made with no read: the database may take its id
+ * as it writes it.
+ */
 function takesIdAsWritten(decision: Decision<unknown>, view: PostgresView): boolean {
   const only = decision.changes.length === 1 ? decision.changes[0] : undefined;
   return (
@@ -592,7 +627,10 @@ export class PostgresView implements Store {
     this.#mayRemember = true;
   }
 
-  /** The caller: as this process last read it when the request allows (confirmed later: mayRememberCaller); else read now, and remembered. */
+  /**
+   * The caller: as this process last read it when the request allows (confirmed later: mayRememberCaller); else read
+   * now, and remembered.
+   */
   caller(id: number): StoredRecord | undefined {
     if (this.#mayRemember && this.#transaction === undefined) {
       const remembered = this.#store.rememberedCaller(id);
@@ -639,7 +677,10 @@ export class PostgresView implements Store {
     this.callerNoLongerHolds();
   }
 
-  /** A read or a write found the remembered caller changed: forgotten here and by the store, and the request runs again with its caller read afresh. */
+  /**
+   * A read or a write found the remembered caller changed: forgotten here and by the store, and the request runs again
+   * with its caller read afresh.
+   */
   callerNoLongerHolds(): never {
     const remembered = this.#remembered;
     if (remembered !== undefined) this.#store.rememberCaller(remembered.id, undefined);
@@ -738,8 +779,8 @@ export class PostgresView implements Store {
     const guard = transaction === undefined ? this.#guard() : undefined;
     throw this.#store.kit.needData(async () => {
       if (transaction === undefined) {
-        // Outside a transaction, one named statement (parsed once per connection) reads them all, and checks the remembered caller;
-        // with the reads of other requests when they arrive together (read-batches.ts).
+        // Outside a transaction, one named statement (parsed once per connection) reads them all, and checks the
+        // remembered caller; with the reads of other requests when they arrive together (read-batches.ts).
         const plans = wanted.map((want) => this.#store.plan(want.collection));
         const row = await this.#store.readRows(
           plans.map((plan) => plan.table),

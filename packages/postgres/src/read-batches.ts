@@ -28,7 +28,10 @@ export class ReadBatches {
     this.#batches = new StatementBatches(maxInFlight);
   }
 
-  /** The row rowsByIdQuery gives for the records `ids` of `tables` (and `caller`'s check): at once when a connection is free, else with the reads waiting with it. */
+  /**
+   * The row rowsByIdQuery gives for the records `ids` of `tables` (and `caller`'s check): at once when a connection is
+   * free, else with the reads waiting with it.
+   */
   read(tables: readonly string[], ids: readonly number[], caller: CallerGuard | undefined): Promise<Row> {
     const checked = caller !== undefined;
     const key = `${checked ? '+' : '-'}${tables.join(' ')}`;

@@ -67,7 +67,9 @@ interface StoredColumn {
   readonly nullable: boolean;
 }
 
-/** Compares the database with `plans` and, when every stored record fits, applies the difference; else changes nothing. */
+/**
+ * Compares the database with `plans` and, when every stored record fits, applies the difference; else changes nothing.
+ */
 export async function migrateSchema(client: pg.ClientBase, plans: readonly TablePlan[]): Promise<MigrationResult> {
   await client.query('BEGIN');
   try {
@@ -271,7 +273,10 @@ async function readCatalog(client: pg.ClientBase): Promise<Map<string, Map<strin
   return catalog;
 }
 
-/** The names of the schema's indexes: one made by an earlier start is not asked for again (each CREATE INDEX IF NOT EXISTS is a round trip). */
+/**
+ * The names of the schema's indexes: one made by an earlier start is not asked for again (each CREATE INDEX IF NOT
+ * EXISTS is a round trip).
+ */
 async function readIndexes(client: pg.ClientBase): Promise<Set<string>> {
   const result = await client.query<{ indexname: string }>(
     `SELECT indexname FROM pg_catalog.pg_indexes WHERE schemaname = current_schema()`,

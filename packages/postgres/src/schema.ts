@@ -33,7 +33,10 @@ export interface TablePlan {
   readonly searchFields?: readonly string[];
 }
 
-/** plainrest's own column of a searchable table: the words of its `x-search` properties, as a jsonb array under a GIN index. */
+/**
+ * plainrest's own column of a searchable table: the words of its `x-search` properties, as a jsonb array under a GIN
+ * index.
+ */
 export const SEARCH_COLUMN = '__search';
 
 /** Double quotes around a name (declared names are already lower-case letters, digits and `_`). */
@@ -41,7 +44,10 @@ export function quoted(name: string): string {
   return `"${name.replaceAll('"', '""')}"`;
 }
 
-/** One plan per declared collection, parents before the collections nested under them or referencing them, then the idempotency keys. */
+/**
+ * One plan per declared collection, parents before the collections nested under them or referencing them, then the
+ * idempotency keys.
+ */
 export function schemaOf(resources: ResourceTable): TablePlan[] {
   return [...creationOrder(resources.resources).map(tablePlan), IDEMPOTENCY_KEYS];
 }
@@ -156,7 +162,10 @@ function indexName(table: string, column: string, kind: string): string {
   return `${whole.slice(0, 54)}_${hash.toString(36).padStart(8, '0').slice(0, 8)}`;
 }
 
-/** Parents first, then referenced collections before those that reference them (a reference cycle keeps declaration order). */
+/**
+ * Parents first, then referenced collections before those that reference them (a reference cycle keeps declaration
+ * order).
+ */
 function creationOrder(definitions: readonly ResourceDefinition[]): ResourceDefinition[] {
   const ordered: ResourceDefinition[] = [];
   const visiting = new Set<ResourceDefinition>();

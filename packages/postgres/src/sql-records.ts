@@ -7,7 +7,9 @@ import type { Query, StoredRecord } from 'plainrest';
 import type { ColumnPlan, TablePlan } from './schema.ts';
 import { quoted, SEARCH_COLUMN } from './schema.ts';
 
-/** A row as plainrest stores it: no null members (an absent optional property), ids as numbers, timestamps in ISO 8601. */
+/**
+ * A row as plainrest stores it: no null members (an absent optional property), ids as numbers, timestamps in ISO 8601.
+ */
 export function recordOf(row: Record<string, unknown>): StoredRecord {
   const record: Record<string, unknown> = {};
   for (const name in row) {
@@ -86,7 +88,10 @@ const rowsByIdTexts = {
   uncheckedBatch: new Map<string, string>(),
 };
 
-/** A row read by rowsByIdQuery: its timestamps in ISO 8601 in UTC, as the connections' type parsers give them in a row (open.ts types). */
+/**
+ * A row read by rowsByIdQuery: its timestamps in ISO 8601 in UTC, as the connections' type parsers give them in a row
+ * (open.ts types).
+ */
 export function recordOfJson(plan: TablePlan, row: Record<string, unknown>): StoredRecord {
   for (const column of plan.columns) {
     const value = row[column.name];
@@ -110,7 +115,10 @@ export function isoTimestamp(text: string): string {
   return `${text.slice(0, 10)}T${text.slice(11, 19)}.${milliseconds}Z`;
 }
 
-/** INSERT … ON CONFLICT (id) DO UPDATE: a put replaces the whole record, absent members becoming NULL; `words`: its search words (SEARCH_COLUMN). */
+/**
+ * INSERT … ON CONFLICT (id) DO UPDATE: a put replaces the whole record, absent members becoming NULL; `words`: its
+ * search words (SEARCH_COLUMN).
+ */
 export function upsert(
   plan: TablePlan,
   record: StoredRecord,
@@ -138,7 +146,10 @@ export function upsert(
  */
 export const PROVISIONAL_ID = 0;
 
-/** Who the request's caller was when remembered (postgres-store.ts): the request is answered only if that user still exists with that role. */
+/**
+ * Who the request's caller was when remembered (postgres-store.ts): the request is answered only if that user still
+ * exists with that role.
+ */
 export interface CallerGuard {
   readonly id: number;
   readonly role: unknown;
@@ -233,7 +244,8 @@ export function listQuery(plan: TablePlan, query: Query, caller?: CallerGuard): 
   const limit = Number.isFinite(query.limit) ? ` LIMIT ${Math.max(0, Math.floor(query.limit))}` : '';
   const offset = query.offset > 0 ? ` OFFSET ${Math.floor(query.offset)}` : '';
   const table = quoted(plan.table);
-  // The plan's columns, not `*`: the statement is sent by name (named-statements.ts), and its result must not change if another process adds one.
+  // The plan's columns, not `*`: the statement is sent by name (named-statements.ts), and its result must not change if
+  // another process adds one.
   const columns = plan.columns
     .filter((column) => column.name !== SEARCH_COLUMN)
     .map((column) => quoted(column.name))

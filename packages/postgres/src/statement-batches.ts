@@ -29,7 +29,10 @@ export class StatementBatches<Item, Answer> {
   readonly #waiting = new Map<string, Waiting<Item, Answer>>();
   #inFlight = 0;
 
-  /** `maxInFlight`: the statements sent at once, the pool's size (an item never waits here for a connection that is free). */
+  /**
+   * `maxInFlight`: the statements sent at once, the pool's size (an item never waits here for a connection that is
+   * free).
+   */
   constructor(maxInFlight: number) {
     this.#maxInFlight = maxInFlight;
   }
