@@ -144,21 +144,45 @@ function buildManyCreatesText(plan: TablePlan, checked: boolean, withEvents: boo
   const id = checked
     ? `CASE WHEN ${callerCondition('"u"."caller_id"', '"u"."caller_role"')} THEN ${nextId} END`
     : nextId;
+  const inserted = columns.map((column) => quoted(column.name)).join(', ');
+  const values = columns.map((_, index) => `"c${index}"`).join(', ');
   const parts = [
-    `"given" AS MATERIALIZED (SELECT "u".*, ${id} AS "id" FROM unnest(${arrays.join(', ')}) WITH ORDINALITY AS "u"(${names.join(', ')}, "n"))`,
-    `"changed" AS (INSERT INTO ${table} ("id", ${columns.map((column) => quoted(column.name)).join(', ')}) OVERRIDING SYSTEM VALUE ` +
-      `SELECT "id", ${columns.map((_, index) => `"c${index}"`).join(', ')} FROM "given" WHERE "id" IS NOT NULL ORDER BY "n" RETURNING "id")`,
+    `"given" AS MATERIALIZED (
+      SELECT "u".*, ${id} AS "id"
+      FROM unnest(${arrays.join(', ')}) WITH ORDINALITY AS "u"(${names.join(', ')}, "n")
+    )`,
+    `"changed" AS (
+      INSERT INTO ${table} ("id", ${inserted}) OVERRIDING SYSTEM VALUE
+      SELECT "id", ${values} FROM "given" WHERE "id" IS NOT NULL ORDER BY "n"
+      RETURNING "id"
+    )`,
   ];
-  if (!withEvents) return `WITH ${parts.join(', ')} SELECT "given"."id" AS "created" FROM "given" ORDER BY "given"."n"`;
+  if (!withEvents) {
+    return `WITH ${parts.join(',\n    ')}
+    SELECT "given"."id" AS "created" FROM "given" ORDER BY "given"."n"`;
+  }
   parts.push(
-    `"locked" AS MATERIALIZED (SELECT pg_advisory_xact_lock(${EVENTS_LOCK}) FROM (SELECT count(*) FROM "changed") AS "done")`,
-    `"added" AS (INSERT INTO ${quoted(EVENTS_TABLE)} ("id", "type", "collection", "record_id", "under", "owner", "at", "record") ` +
-      `SELECT nextval('${quoted(EVENTS_SEQUENCE)}'), e->>'type', e->>'collection', "given"."id", e->'under', ` +
-      `CASE WHEN e->>'owner' = '${PROVISIONAL_ID}' THEN "given"."id" ELSE (e->>'owner')::bigint END, clock_timestamp(), jsonb_set(e->'record', '{id}', to_jsonb("given"."id")) ` +
-      `FROM "locked", "given", jsonb_array_elements("given"."events") WITH ORDINALITY AS "event"(e, m) WHERE "given"."id" IS NOT NULL ORDER BY "given"."n", "event"."m" RETURNING "id")`,
+    `"locked" AS MATERIALIZED (
+      SELECT pg_advisory_xact_lock(${EVENTS_LOCK}) FROM (SELECT count(*) FROM "changed") AS "done"
+    )`,
+    `"added" AS (
+      INSERT INTO ${quoted(EVENTS_TABLE)} ("id", "type", "collection", "record_id", "under", "owner", "at", "record")
+      SELECT nextval('${quoted(EVENTS_SEQUENCE)}'), e->>'type', e->>'collection', "given"."id", e->'under',
+        CASE WHEN e->>'owner' = '${PROVISIONAL_ID}' THEN "given"."id" ELSE (e->>'owner')::bigint END,
+        clock_timestamp(), jsonb_set(e->'record', '{id}', to_jsonb("given"."id"))
+      FROM "locked", "given", jsonb_array_elements("given"."events") WITH ORDINALITY AS "event"(e, m)
+      WHERE "given"."id" IS NOT NULL
+      ORDER BY "given"."n", "event"."m"
+      RETURNING "id"
+    )`,
   );
-  return (
-    `WITH ${parts.join(', ')} SELECT "given"."id" AS "created", "summary"."last", "summary"."events" FROM "given" ` +
-    `LEFT JOIN (SELECT max("id") AS "last", count(*)::integer AS "events", pg_notify('${EVENTS_CHANNEL}', max("id")::text) AS "notified" FROM "added" HAVING count(*) > 0) AS "summary" ON true ORDER BY "given"."n"`
-  );
+  return `WITH ${parts.join(',\n    ')}
+    SELECT "given"."id" AS "created", "summary"."last", "summary"."events"
+    FROM "given"
+    LEFT JOIN (
+      SELECT max("id") AS "last", count(*)::integer AS "events",
+        pg_notify('${EVENTS_CHANNEL}', max("id")::text) AS "notified"
+      FROM "added" HAVING count(*) > 0
+    ) AS "summary" ON true
+    ORDER BY "given"."n"`;
 }
