@@ -288,7 +288,7 @@ describe('the change feed of two servers on one PostgreSQL', { skip: POSTGRES_SK
     assert.equal(texts.length, 1, texts.join('\n'));
     assert.match(
       texts[0] as string,
-      /^WITH "changed" AS \(INSERT INTO "products" \("name", .*\) SELECT .* WHERE EXISTS \(SELECT 1 FROM "users" WHERE "id" = .* RETURNING "id"\), .* pg_notify\('plainrest_events'/,
+      /^WITH "changed" AS \(INSERT INTO "products" \("name", .*\) SELECT .* WHERE EXISTS \(SELECT 1 FROM "users" WHERE "id" = .* RETURNING "id"\),\s.* pg_notify\('plainrest_events'/s,
     );
     const id = created?.body.id as number;
     assert.equal(created?.headers.get('location'), `/v1/products/${id}`);

@@ -75,22 +75,31 @@ function withEventsText(change: Statement, takesId: boolean): string {
     ? `CASE WHEN e->>'owner' = '${PROVISIONAL_ID}' THEN "changed"."id" ELSE (e->>'owner')::bigint END`
     : "(e->>'owner')::bigint";
   const record = takesId ? `jsonb_set(e->'record', '{id}', to_jsonb("changed"."id"))` : "e->'record'";
-  return (
-    `WITH "changed" AS (${change.text} RETURNING ${takesId ? '"id"' : '1'}), ` +
-    `"locked" AS MATERIALIZED (SELECT pg_advisory_xact_lock(${EVENTS_LOCK}) FROM (SELECT count(*) FROM "changed") AS "done"), ` +
-    `"added" AS (INSERT INTO ${EVENTS} ("id", "type", "collection", "record_id", "under", "owner", "at", "record") ` +
-    `SELECT nextval('${quoted(EVENTS_SEQUENCE)}'), e->>'type', e->>'collection', ${recordId}, e->'under', ${owner}, clock_timestamp(), ${record} ` +
-    `FROM "locked", ${takesId ? '"changed", ' : ''}jsonb_array_elements($${at}::jsonb) WITH ORDINALITY AS "given"(e, n) ORDER BY "given".n RETURNING "id") ` +
-    (takesId
-      ? `SELECT (SELECT "id" FROM "changed") AS "created", (SELECT max("id") FROM "added") AS "last", (SELECT pg_notify('${EVENTS_CHANNEL}', max("id")::text) FROM "added" HAVING count(*) > 0)`
-      : `SELECT max("id") AS "last", pg_notify('${EVENTS_CHANNEL}', max("id")::text) FROM "added"`)
-  );
+  const answer = takesId
+    ? `SELECT (SELECT "id" FROM "changed") AS "created", (SELECT max("id") FROM "added") AS "last",
+        (SELECT pg_notify('${EVENTS_CHANNEL}', max("id")::text) FROM "added" HAVING count(*) > 0)`
+    : `SELECT max("id") AS "last", pg_notify('${EVENTS_CHANNEL}', max("id")::text) FROM "added"`;
+  return `WITH "changed" AS (${change.text} RETURNING ${takesId ? '"id"' : '1'}),
+    "locked" AS MATERIALIZED (
+      SELECT pg_advisory_xact_lock(${EVENTS_LOCK}) FROM (SELECT count(*) FROM "changed") AS "done"
+    ),
+    "added" AS (
+      INSERT INTO ${EVENTS} ("id", "type", "collection", "record_id", "under", "owner", "at", "record")
+      SELECT nextval('${quoted(EVENTS_SEQUENCE)}'), e->>'type', e->>'collection', ${recordId}, e->'under', ${owner},
+        clock_timestamp(), ${record}
+      FROM "locked", ${takesId ? '"changed", ' : ''}jsonb_array_elements($${at}::jsonb) WITH ORDINALITY AS "given"(e, n)
+      ORDER BY "given".n
+      RETURNING "id"
+    )
+    ${answer}`;
 }
 
 /** The feed's window: what retention deleted up to, and the newest committed id (never below the former). */
-export const WINDOW_QUERY =
-  `SELECT COALESCE((SELECT "lost_through" FROM ${KEPT}), 0) AS "lost", ` +
-  `GREATEST(COALESCE((SELECT max("id") FROM ${EVENTS}), 0), COALESCE((SELECT "lost_through" FROM ${KEPT}), 0)) AS "latest"`;
+export const WINDOW_QUERY = `SELECT COALESCE((SELECT "lost_through" FROM ${KEPT}), 0) AS "lost",
+  GREATEST(
+    COALESCE((SELECT max("id") FROM ${EVENTS}), 0),
+    COALESCE((SELECT "lost_through" FROM ${KEPT}), 0)
+  ) AS "latest"`;
 
 /** The newest event id, 0 when there is none (where a feed starts at open). */
 export const LATEST_QUERY = `SELECT COALESCE(max("id"), 0) AS "latest" FROM ${EVENTS}`;
@@ -122,9 +131,11 @@ export function pageQuery(filter: EventFilter, offset: number, limit: number): S
   const limitClause = Number.isFinite(limit) ? ` LIMIT ${Math.max(0, Math.floor(limit))}` : '';
   const offsetClause = offset > 0 ? ` OFFSET ${Math.floor(offset)}` : '';
   return {
-    text:
-      `WITH "matching" AS (SELECT * FROM ${EVENTS} WHERE ${conditions.join(' AND ')}), "page" AS (SELECT * FROM "matching" ORDER BY "id"${limitClause}${offsetClause}) ` +
-      `SELECT "page".*, "total".n AS "__total" FROM (SELECT count(*)::bigint AS n FROM "matching") "total" LEFT JOIN "page" ON true ORDER BY "page"."id"`,
+    text: `WITH "matching" AS (SELECT * FROM ${EVENTS} WHERE ${conditions.join(' AND ')}),
+      "page" AS (SELECT * FROM "matching" ORDER BY "id"${limitClause}${offsetClause})
+      SELECT "page".*, "total".n AS "__total"
+      FROM (SELECT count(*)::bigint AS n FROM "matching") "total" LEFT JOIN "page" ON true
+      ORDER BY "page"."id"`,
     values,
   };
 }
@@ -136,14 +147,22 @@ export function pageQuery(filter: EventFilter, offset: number, limit: number): S
  */
 export function trimStatement(retention: Retention): Statement {
   return {
-    text:
-      `WITH "candidates" AS (SELECT "id", "at" FROM ${EVENTS} ORDER BY "id" DESC OFFSET $1), ` +
-      `"over" AS (SELECT COALESCE((SELECT "id" FROM ${EVENTS} ORDER BY "id" DESC OFFSET $2 LIMIT 1), 0) AS "id"), ` +
-      `"young" AS (SELECT min("candidates"."id") AS "id" FROM "candidates", "over" WHERE "candidates"."id" > "over"."id" AND "at" > now() - $3::double precision * interval '1 millisecond'), ` +
-      `"cutoff" AS (SELECT GREATEST("over"."id", COALESCE((SELECT "id" - 1 FROM "young"), (SELECT max("id") FROM "candidates"), 0)) AS "id" FROM "over"), ` +
-      `"gone" AS (DELETE FROM ${EVENTS} WHERE "id" <= (SELECT "id" FROM "cutoff") RETURNING "id") ` +
-      `INSERT INTO ${KEPT} ("one", "lost_through") SELECT true, max("id") FROM "gone" HAVING count(*) > 0 ` +
-      `ON CONFLICT ("one") DO UPDATE SET "lost_through" = GREATEST(${KEPT}."lost_through", EXCLUDED."lost_through")`,
+    text: `WITH "candidates" AS (SELECT "id", "at" FROM ${EVENTS} ORDER BY "id" DESC OFFSET $1),
+      "over" AS (SELECT COALESCE((SELECT "id" FROM ${EVENTS} ORDER BY "id" DESC OFFSET $2 LIMIT 1), 0) AS "id"),
+      "young" AS (
+        SELECT min("candidates"."id") AS "id" FROM "candidates", "over"
+        WHERE "candidates"."id" > "over"."id" AND "at" > now() - $3::double precision * interval '1 millisecond'
+      ),
+      "cutoff" AS (
+        SELECT GREATEST(
+          "over"."id",
+          COALESCE((SELECT "id" - 1 FROM "young"), (SELECT max("id") FROM "candidates"), 0)
+        ) AS "id"
+        FROM "over"
+      ),
+      "gone" AS (DELETE FROM ${EVENTS} WHERE "id" <= (SELECT "id" FROM "cutoff") RETURNING "id")
+      INSERT INTO ${KEPT} ("one", "lost_through") SELECT true, max("id") FROM "gone" HAVING count(*) > 0
+      ON CONFLICT ("one") DO UPDATE SET "lost_through" = GREATEST(${KEPT}."lost_through", EXCLUDED."lost_through")`,
     values: [retention.kept, retention.kept * 10, retention.keptForMs],
   };
 }
