@@ -15,7 +15,7 @@ import { jsonEqual } from '../src/records/json.ts';
 import type { StoredRecord } from '../src/records/json.ts';
 import { describeChanges } from '../src/store/describe-changes.ts';
 import { openPostgresStore } from '../packages/postgres/src/open.ts';
-import type { CoreKit } from '../packages/postgres/src/postgres-store.ts';
+import type { CoreKit } from '../packages/postgres/src/core-kit.ts';
 import type { PostgresCluster } from './postgres-cluster.ts';
 import { POSTGRES_SKIP, startCluster } from './postgres-cluster.ts';
 import type { TestServer } from './helpers.ts';

@@ -6,7 +6,7 @@ export type { ColumnPlan, IndexPlan, TablePlan } from './schema.ts';
 export { schemaOf } from './schema.ts';
 export type { MigrationResult, SchemaProblem } from './schema-migration.ts';
 export { migrateSchema } from './schema-migration.ts';
-export type { CoreKit } from './postgres-store.ts';
+export type { CoreKit } from './core-kit.ts';
 export { PostgresStore } from './postgres-store.ts';
 export type { OpenOptions, OpenResult } from './open.ts';
 export { openPostgresStore } from './open.ts';

@@ -6,7 +6,7 @@
 import pg from 'pg';
 import type { ResourceTable, Retention } from 'plainrest';
 import { LATEST_QUERY } from './event-sql.ts';
-import type { CoreKit } from './postgres-store.ts';
+import type { CoreKit } from './core-kit.ts';
 import { isConnectionFailure, PostgresStore } from './postgres-store.ts';
 import type { SchemaProblem } from './schema-migration.ts';
 import { migrateSchema } from './schema-migration.ts';
