@@ -4,7 +4,8 @@
 
 import { BUILT_IN_USER_PROPERTIES, builtInUserType } from './built-in-users.ts';
 import { checkRequired, checkSchema } from './check-schema.ts';
-import { child, isObject, type Json, type Report } from './problems.ts';
+import { isJsonObject as isObject } from '../records/json.ts';
+import { child, type Json, type Report } from './problems.ts';
 
 /** Collection and property names: what a path segment and a JSON member may safely be. */
 const NAME = /^[a-z][a-z0-9_]{0,62}$/;

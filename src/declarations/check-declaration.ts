@@ -7,7 +7,8 @@ import type { Audience, Operation } from '../resources/definition.ts';
 import { AUDIENCE_RANK, BUILT_IN_USER_ACCESS, BUILT_IN_USERS, builtInUserType } from './built-in-users.ts';
 import { checkCollection } from './check-collection.ts';
 import { checkSatisfiable } from './check-satisfiable.ts';
-import { child, isObject, type DeclarationProblem, type Json, type JsonObject, type Report } from './problems.ts';
+import { isJsonObject as isObject } from '../records/json.ts';
+import { child, type DeclarationProblem, type Json, type JsonObject, type Report } from './problems.ts';
 
 export type { DeclarationProblem } from './problems.ts';
 

@@ -4,7 +4,8 @@
 
 import { patternProblem } from '../patterns/pattern-problem.ts';
 import { isKeyword, KEYWORDS, keywordsOfValue } from './keywords.ts';
-import { child, isObject, type Json, type JsonObject, type Report } from './problems.ts';
+import { isJsonObject as isObject } from '../records/json.ts';
+import { child, type Json, type JsonObject, type Report } from './problems.ts';
 
 const TYPES: ReadonlySet<string> = new Set(['string', 'integer', 'number', 'boolean', 'array', 'object']);
 const FORMATS: ReadonlySet<string> = new Set(['email', 'date', 'date-time', 'uri', 'password']);

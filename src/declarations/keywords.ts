@@ -75,7 +75,13 @@ export function isKeyword(keyword: string): keyword is KeywordName {
   return Object.hasOwn(KEYWORDS, keyword);
 }
 
+const KEYWORDS_BY_VALUE = new Map<KeywordValue, KeywordName[]>();
+for (const name of KEYWORD_NAMES) {
+  const value = KEYWORDS[name].value;
+  KEYWORDS_BY_VALUE.set(value, [...(KEYWORDS_BY_VALUE.get(value) ?? []), name]);
+}
+
 /** The keywords whose value must be `value`. */
-export function keywordsOfValue(value: KeywordValue): KeywordName[] {
-  return KEYWORD_NAMES.filter((name) => KEYWORDS[name].value === value);
+export function keywordsOfValue(value: KeywordValue): readonly KeywordName[] {
+  return KEYWORDS_BY_VALUE.get(value) ?? [];
 }

@@ -19,7 +19,3 @@ export function child(pointer: string, member: string | number): string {
 /** A declaration's JSON as parsed, before any check. */
 export type Json = unknown;
 export type JsonObject = Record<string, Json>;
-
-export function isObject(value: Json): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}

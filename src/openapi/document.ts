@@ -1,8 +1,7 @@
-// The OpenAPI 3.1 description of the API (README: The OpenAPI document), generated at start from the route table and
-// the resource declarations: every path and method it answers (HEAD after GET, RFC 9110 §9.3.2; OPTIONS, §9.3.7),
-// with parameters, bodies, headers, status codes, examples, the bearer scheme and the change feed
-// (event-operations.ts). Linters (Redocly, Spectral), validating proxies (Prism) and collection generators take it as
-// it is (examples.ts).
+// The OpenAPI 3.1 description of the API (README: The OpenAPI document), generated from the route table and the
+// resource declarations: every path and method it answers (HEAD after GET, RFC 9110 §9.3.2; OPTIONS, §9.3.7), with
+// parameters, bodies, headers, status codes, examples (examples.ts), the bearer scheme and the change feed
+// (event-operations.ts), as linters, validating proxies and collection generators take it.
 
 import type { ResourceTable } from '../resources/definition.ts';
 import type { Language, Operation, ResourceDefinition } from '../resources/definition.ts';

@@ -7,7 +7,7 @@ import type { JsonObject, JsonValue } from '../records/json.ts';
 import type { FieldRule, Language, ResourceDefinition, Vocabulary } from '../resources/definition.ts';
 import { vocabularyOf } from '../resources/definition.ts';
 import { exampleResources } from '../declarations/example-domain.ts';
-import { patternExample } from './pattern-example.ts';
+import { MOST_EXAMPLE_CHARACTERS, patternExample } from './pattern-example.ts';
 
 export interface ResourceExamples {
   /** Bodies of POST, PUT and PATCH. */
@@ -156,7 +156,6 @@ export function resourceExamples(definition: ResourceDefinition, language: Langu
 const generatedByDefinition = new WeakMap<ResourceDefinition, ResourceExamples>();
 
 /** Generated examples stop here: a schema that needs a longer string or array gives its own `examples`. */
-const MOST_EXAMPLE_CHARACTERS = 10_000;
 const MOST_EXAMPLE_ITEMS = 100;
 
 /**

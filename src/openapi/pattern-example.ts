@@ -4,19 +4,18 @@
 // resources).
 
 import { MatchBudget, type LinearPattern } from '../patterns/linear-pattern.ts';
-import { parsePattern, type PatternNode } from '../patterns/parse-pattern.ts';
+import type { PatternNode } from '../patterns/parse-pattern.ts';
 
 /** Characters tried, in order, for a class, an escape or `.`. */
 const CANDIDATES = [...'aeoxzAEXZ0123456789', ...'-_.@:/+ ,!#*=~', ...'éçÅλ中'];
 
 /** Longer examples are not written: a schema that needs one gives its own `examples`. */
-const MAX_EXAMPLE_LENGTH = 10_000;
+export const MOST_EXAMPLE_CHARACTERS = 10_000;
 
 /** The shortest string `pattern` matches that has `minLength`..`maxLength` characters, or undefined. */
 export function patternExample(pattern: LinearPattern, minLength = 0, maxLength = Infinity): string | undefined {
-  const tree = parsePattern(pattern.source);
   for (const extra of [0, minLength]) {
-    const text = written(tree, extra);
+    const text = written(pattern.tree, extra);
     if (text === undefined) return undefined;
     const length = [...text].length;
     if (length >= minLength && length <= maxLength && pattern.test(text, new MatchBudget())) return text;
@@ -42,7 +41,7 @@ function written(node: PatternNode, extra: number): string | undefined {
       let text = '';
       for (const item of node.items) {
         const part = written(item, extra);
-        if (part === undefined || text.length + part.length > MAX_EXAMPLE_LENGTH) return undefined;
+        if (part === undefined || text.length + part.length > MOST_EXAMPLE_CHARACTERS) return undefined;
         text += part;
       }
       return text;
@@ -57,7 +56,7 @@ function written(node: PatternNode, extra: number): string | undefined {
       const times = node.most === node.least ? node.least : Math.min(node.most, node.least + extra);
       if (times === 0) return '';
       const once = written(node.node, extra);
-      return once === undefined || once.length * times > MAX_EXAMPLE_LENGTH ? undefined : once.repeat(times);
+      return once === undefined || once.length * times > MOST_EXAMPLE_CHARACTERS ? undefined : once.repeat(times);
     }
   }
 }

@@ -78,6 +78,8 @@ class StateSet {
  */
 export class LinearPattern {
   readonly source: string;
+  /** The pattern as parse-pattern.ts reads it (the OpenAPI example writer walks it too). */
+  readonly tree: PatternNode;
   private readonly kind: number[] = [MATCH];
   private readonly argument: number[] = [0];
   private readonly next: number[] = [-1];
@@ -91,6 +93,7 @@ export class LinearPattern {
   constructor(source: string) {
     this.source = source;
     const tree = parsePattern(source);
+    this.tree = tree;
     const states = stateCount(tree) + 1;
     if (states > MAX_PATTERN_STATES) {
       throw new UnsupportedPattern(
