@@ -19,6 +19,9 @@ export type {
   Query,
   QueryResult,
   RangeFilter,
+  RecordReads,
+  RequestPlan,
+  RequestStore,
   Store,
   StoredCollection,
 } from './store/store.ts';
@@ -26,7 +29,6 @@ export type { ChangeFeed, EventPage, EventWindow } from './feed/change-feed.ts';
 export type { EventFilter, EventType, FeedEvent, Readable } from './feed/feed-event.ts';
 export type { Retention } from './feed/event-log.ts';
 export type { RecordLookup } from './store/describe-changes.ts';
-export { NeedData } from './store/store.ts';
 export type { StoredRecord, JsonObject, JsonValue } from './records/json.ts';
 export type { ResourcesDeclaration, CollectionDeclaration, PropertySchema } from './declarations/declaration.ts';
 export type { Hooks } from './declarations/compile-declaration.ts';

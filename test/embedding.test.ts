@@ -13,7 +13,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { readdir } from 'node:fs/promises';
 import { describe, test } from 'node:test';
-import type { App, RunningServer, ServerOptions, Store } from 'plainrest';
+import type { App, RunningServer, ServerOptions } from 'plainrest';
 import { createApp, DEFAULTS, MemoryStore, startServer } from 'plainrest';
 import type { TestServer } from './helpers.ts';
 import {
@@ -305,7 +305,7 @@ describe('embedding: a custom logger receives the 500 log line', () => {
     constructor() {
       super(new Map());
     }
-    override commit(changes: Parameters<Store['commit']>[0]): Promise<void> {
+    override commit(changes: Parameters<MemoryStore['commit']>[0]): Promise<void> {
       if (!this.failing) return super.commit(changes);
       return Promise.reject(new Error(`ENOSPC: no space left on device, write '${FAILED_PATH}'`));
     }

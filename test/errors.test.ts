@@ -8,7 +8,6 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import { after, afterEach, before, beforeEach, describe, test } from 'node:test';
-import type { Store } from '../src/index.ts';
 import { MemoryStore } from '../src/index.ts';
 import type { TestResponse, TestServer } from './helpers.ts';
 import { startTestServer, temporaryDirectory } from './helpers.ts';
@@ -675,7 +674,7 @@ describe('500 internal_error: says only that the server failed, and the server s
     /** A Store (the `store` option) whose writes fail once the disk is "full", with the message a real one would carry. */
     class FullDiskStore extends MemoryStore {
       full = false;
-      override commit(changes: Parameters<Store['commit']>[0]): Promise<void> {
+      override commit(changes: Parameters<MemoryStore['commit']>[0]): Promise<void> {
         if (!this.full) return super.commit(changes);
         return Promise.reject(new Error(`ENOSPC: no space left on device, write '${failedPath}'`));
       }

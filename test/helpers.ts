@@ -23,6 +23,7 @@ import { finishRecord } from '../src/handlers/write-record.ts';
 import type { Logger, RunningServer, ServerOptions, Store, StoredRecord } from '../src/index.ts';
 import { MemoryStore, startServer } from '../src/index.ts';
 import { openStore } from '../src/store/open-store.ts';
+import { NO_PLAN } from '../src/store/store.ts';
 import { isoTimestamp } from '../src/records/timestamps.ts';
 import { EXAMPLE, users } from './example-definitions.ts';
 import { fetchOnHttp } from './fetch-on-http.ts';
@@ -275,9 +276,13 @@ function testAdministrator(): Promise<StoredRecord> {
 /** Commits the administrator with the next user id, as the start would; returns the id. */
 async function addTestAdministrator(store: Store): Promise<number> {
   const now = isoTimestamp();
-  const record = finishRecord(users, await testAdministrator(), store.allocateId('users'), now, now);
-  await store.commit([{ kind: 'put', collection: 'users', record }]);
-  return record.id;
+  const fields = await testAdministrator();
+  return store.serve(NO_PLAN, (view) =>
+    view.write(() => {
+      const record = finishRecord(users, fields, view.allocateId('users'), now, now);
+      return { changes: [{ kind: 'put', collection: 'users', record }], result: record.id };
+    }),
+  );
 }
 
 /** Runs `run` against a fresh test server and closes it afterwards, whatever happens. */

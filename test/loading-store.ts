@@ -1,64 +1,58 @@
-// A test double of a store whose data is elsewhere (store/store.ts: the seam), over a
+// A test double of a store whose data is elsewhere (store/store.ts: Store.serve), over a
 // MemoryStore: each request's view starts empty, and its first read of anything throws
-// NeedData, whose fetch resolves on a later turn of the event loop — as a database
+// NotLoaded, whose load resolves on a later turn of the event loop — as a database
 // query would. Every handler must then load what it reads and run again, and still
-// answer as with the memory store (test/store-seam.test.ts). Writes go through
-// `transact`: the decision runs in a view that loads what it needs, then its changes
-// are committed to the memory store. It counts the loads, so a test can tell it suspended.
+// answer as with the memory store (test/store-seam.test.ts). A write's decision runs in
+// the view, loading what it needs, then its changes are committed to the memory store.
+// It counts the loads, so a test can tell it suspended.
 
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { StoredRecord } from '../src/records/json.ts';
-import { loaded } from '../src/store/loaded.ts';
 import { MemoryStore } from '../src/store/memory-store.ts';
-import type { Change, Decision, Query, QueryResult, Store, StoredCollection } from '../src/store/store.ts';
-import { NeedData } from '../src/store/store.ts';
+import type {
+  Decision,
+  Query,
+  QueryResult,
+  RequestPlan,
+  RequestStore,
+  Store,
+  StoredCollection,
+} from '../src/store/store.ts';
+
+/** Thrown by a view's read of what it has not loaded: `load()` loads it. */
+class NotLoaded {
+  readonly load: () => Promise<void>;
+
+  constructor(load: () => Promise<void>) {
+    this.load = load;
+  }
+}
+
+/** `read()`'s value once everything it read is loaded, running it again after each load. */
+function loaded<T>(read: () => T | Promise<T>): T | Promise<T> {
+  try {
+    return read();
+  } catch (error) {
+    if (!(error instanceof NotLoaded)) throw error;
+    return error.load().then(() => loaded(read));
+  }
+}
 
 export class LoadingStore implements Store {
   readonly inner = new MemoryStore(new Map());
   /** How many times a view had to load something. */
   loads = 0;
 
-  get(collection: StoredCollection, id: number): StoredRecord | undefined {
-    return this.inner.get(collection, id);
-  }
-  query(collection: StoredCollection, query: Query): QueryResult {
-    return this.inner.query(collection, query);
-  }
-  findIgnoringCase(collection: StoredCollection, field: string, value: string): StoredRecord | undefined {
-    return this.inner.findIgnoringCase(collection, field, value);
-  }
-  count(collection: StoredCollection): number {
-    return this.inner.count(collection);
-  }
-  version(): number {
-    // A store that cannot tell when a collection changed: no list page is reused.
-    return Number.NaN;
-  }
-  allocateId(collection: StoredCollection): number {
-    return this.inner.allocateId(collection);
-  }
-  commit(changes: readonly Change[]): Promise<void> {
-    return this.inner.commit(changes);
+  serve<T>(_plan: RequestPlan, answer: (store: RequestStore) => T | Promise<T>): T | Promise<T> {
+    return answer(new LoadingView(this));
   }
   close(): Promise<void> {
     return this.inner.close();
   }
-  view(): Store {
-    return new LoadingView(this);
-  }
-  transact<T>(decide: () => Decision<T>): Promise<T> {
-    const view = new LoadingView(this);
-    // The decision reads through its own view: the handler's `decide` closes over the
-    // request's view, which loads on its own; both end up answered by the memory store.
-    return Promise.resolve(loaded(decide)).then(async ({ changes, result }) => {
-      if (changes.length > 0) await view.commit(changes);
-      return result;
-    });
-  }
 }
 
 /** One request's view: answers only what it has loaded. */
-class LoadingView implements Store {
+class LoadingView implements RequestStore {
   readonly #store: LoadingStore;
   readonly #loaded = new Set<string>();
   readonly #ids = new Map<string, number>();
@@ -67,10 +61,10 @@ class LoadingView implements Store {
     this.#store = store;
   }
 
-  /** The value once `key` is loaded; before that, NeedData. */
+  /** The value once `key` is loaded; before that, NotLoaded. */
   #answer<T>(key: string, read: () => T): T {
     if (this.#loaded.has(key)) return read();
-    throw new NeedData(async () => {
+    throw new NotLoaded(async () => {
       this.#store.loads++;
       await nextTurn();
       this.#loaded.add(key);
@@ -101,19 +95,21 @@ class LoadingView implements Store {
     const key = `id ${collection}`;
     const known = this.#ids.get(key);
     if (known !== undefined) return known;
-    throw new NeedData(async () => {
+    throw new NotLoaded(async () => {
       this.#store.loads++;
       await nextTurn();
       this.#ids.set(key, this.#store.inner.allocateId(collection));
     });
   }
-  commit(changes: readonly Change[]): Promise<void> {
-    return this.#store.inner.commit(changes);
+  read<T>(reads: () => T | Promise<T>): T | Promise<T> {
+    return loaded(reads);
   }
-  close(): Promise<void> {
-    return Promise.resolve();
+  caller(id: number): StoredRecord | undefined {
+    return this.get('users', id);
   }
-  transact<T>(decide: () => Decision<T>): Promise<T> {
-    return this.#store.transact(decide);
+  async write<T>(decide: () => Decision<T>): Promise<T> {
+    const { changes, result } = await loaded(decide);
+    if (changes.length > 0) await this.#store.inner.commit(changes);
+    return result;
   }
 }

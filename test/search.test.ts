@@ -11,7 +11,7 @@ import { searchWords } from '../src/store/search-words.ts';
 import type { StoredRecord } from '../src/records/json.ts';
 import { IdList } from '../src/store/id-list.ts';
 import { MemoryStore } from '../src/store/memory-store.ts';
-import { NeedData } from '../src/store/store.ts';
+import { IndexBuilding } from '../src/store/collection-index.ts';
 import { WordIndex } from '../src/store/word-index.ts';
 import { mulberry32 } from './random.ts';
 import type { ResourcesDeclaration } from '../src/index.ts';
@@ -192,7 +192,7 @@ describe("the memory store's word index", () => {
       assert.deepEqual(index.idsHolding(words), scanned(records.values(), words), words.join(' '));
   });
 
-  test('a search on a store whose index is being built throws NeedData; once it is, the same query answers', async () => {
+  test('a search on a store whose index is being built throws IndexBuilding, and read() waits for it; once built, the same query answers', async () => {
     const random = mulberry32(11);
     const products = Array.from({ length: 60_000 }, (_, index) => product(index + 1, random));
     const store = new MemoryStore(
@@ -207,10 +207,13 @@ describe("the memory store's word index", () => {
       }
       return undefined;
     })();
-    assert.ok(waiting instanceof NeedData, 'the first search waits for the index');
+    assert.ok(waiting instanceof IndexBuilding, 'the first search waits for the index');
     assert.equal(store.get('products', 1), products[0], 'other reads answer meanwhile');
-    await waiting.fetch();
+    const read = store.read(() => store.query('products', query));
+    assert.ok(read instanceof Promise, 'a read of the search waits for the index');
+    await waiting.built;
     const answer = store.query('products', query);
+    assert.deepEqual(await read, answer, 'then answers as the search does');
     const expected = scanned(products, ['tea', 'mug']);
     assert.equal(answer.total, expected.length);
     assert.deepEqual(

@@ -1,5 +1,5 @@
 // The main flows of the example domain over HTTP, for a store given by the test (the
-// store seam: store/store.ts, store/loaded.ts): creates with Location and ETag, reads,
+// store's door: store/store.ts): creates with Location and ETag, reads,
 // lists with filters, conditional writes, a password hashed before the decision, logging
 // in, the order hook reading products, state transitions, unique values, idempotent
 // replays, cascading deletes, and permissions. test/store-seam.test.ts runs them on a

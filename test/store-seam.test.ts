@@ -1,4 +1,4 @@
-// The store seam (store/store.ts, store/loaded.ts): the same handlers serve a store whose
+// The store's door (store/store.ts: Store.serve): the same handlers serve a store whose
 // data is elsewhere. Against test/loading-store.ts — every request's first read of
 // anything suspends until it is "loaded" on a later turn — the example domain's main
 // flows (test/store-flows.ts) answer exactly as with the memory store.

@@ -4,7 +4,7 @@
 // at once.
 
 import { HttpError } from '../errors/errors.ts';
-import type { Store } from '../store/store.ts';
+import type { RequestStore } from '../store/store.ts';
 import type { TokenClaims } from './jwt.ts';
 import { signToken, verifyToken } from './jwt.ts';
 import type { Actor } from './permissions.ts';
@@ -29,7 +29,6 @@ interface Verified {
 export class Authenticator {
   readonly #secret: string;
   readonly #ttlSeconds: number;
-  readonly #store: Store;
   readonly #nowSeconds: () => number;
   /**
    * Authorization header value → its user and expiry, dropped at expiry; insertion order gives the oldest entry to
@@ -42,15 +41,9 @@ export class Authenticator {
    */
   readonly #lastOnConnection = new WeakMap<object, { readonly header: string; readonly verified: Verified }>();
 
-  constructor(
-    secret: string,
-    ttlSeconds: number,
-    store: Store,
-    nowSeconds: () => number = () => Math.floor(Date.now() / 1000),
-  ) {
+  constructor(secret: string, ttlSeconds: number, nowSeconds: () => number = () => Math.floor(Date.now() / 1000)) {
     this.#secret = secret;
     this.#ttlSeconds = ttlSeconds;
-    this.#store = store;
     this.#nowSeconds = nowSeconds;
   }
 
@@ -65,7 +58,11 @@ export class Authenticator {
    * the request's socket, `store` the request's (store/store.ts). The user is read on
    * every request, so a deleted or demoted user is refused or demoted at once.
    */
-  authenticate(authorization: string | undefined, connection?: object, store: Store = this.#store): Actor {
+  authenticate(
+    authorization: string | undefined,
+    connection: object | undefined,
+    store: Pick<RequestStore, 'caller'>,
+  ): Actor {
     const now = this.#nowSeconds();
     const last = connection === undefined ? undefined : this.#lastOnConnection.get(connection);
     let entry = last !== undefined && last.header === authorization ? last.verified : undefined;
@@ -74,9 +71,7 @@ export class Authenticator {
       if (connection !== undefined)
         this.#lastOnConnection.set(connection, { header: authorization as string, verified: entry });
     }
-    // A database store may answer the caller as last read, and have the request's read or write confirm it
-    // (store.ts mayRememberCaller, server/app.ts).
-    const user = store.caller === undefined ? store.get('users', entry.userId) : store.caller(entry.userId);
+    const user = store.caller(entry.userId);
     if (user === undefined) throw invalidToken('the user of this token no longer exists');
     return user['role'] === 'admin' ? { id: user.id, role: 'admin' } : { id: user.id, role: 'user' };
   }

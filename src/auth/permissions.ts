@@ -7,7 +7,7 @@ import { HttpError } from '../errors/errors.ts';
 import type { JsonObject, JsonValue } from '../records/json.ts';
 import type { Audience, Operation, ResourceDefinition, Vocabulary } from '../resources/definition.ts';
 import { ownerOf } from '../resources/ownership.ts';
-import type { Store } from '../store/store.ts';
+import type { RecordReads } from '../store/store.ts';
 
 export type { Audience, Operation };
 
@@ -35,7 +35,7 @@ function ownsTarget(
   definition: ResourceDefinition,
   operation: Operation,
   ids: readonly number[],
-  store: Store,
+  store: RecordReads,
 ): boolean {
   if (!COLLECTION_OPERATIONS.has(operation)) return ownerOf(definition, ids, store) === actor.id;
   const parent = definition.parent?.definition;
@@ -49,7 +49,7 @@ export function isAllowed(
   definition: ResourceDefinition,
   operation: Operation,
   ids: readonly number[],
-  store: Store,
+  store: RecordReads,
 ): boolean {
   const audience = definition.access[operation];
   if (audience === 'public') return true;
@@ -73,7 +73,7 @@ export function listsOwnRecordsOnly(actor: Actor | undefined, definition: Resour
 export interface Asking {
   readonly actor: Actor | undefined;
   readonly ids: readonly number[];
-  readonly store: Store;
+  readonly store: RecordReads;
 }
 
 /** The path-level check of a resource handler: 403 before the record is read or the body is looked at. */

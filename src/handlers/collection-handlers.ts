@@ -15,8 +15,7 @@ import type { Reply } from '../http/respond.ts';
 import type { ResourceDefinition, Vocabulary } from '../resources/definition.ts';
 import { OWNER_FIELD_NAME } from '../resources/definition.ts';
 import { entityTag, represent, representFields, serializeWritten } from '../resources/representation.ts';
-import type { Change, Decision, Filter, Store } from '../store/store.ts';
-import { decideAndCommit, loaded } from '../store/loaded.ts';
+import type { Change, Decision, Filter, RecordReads } from '../store/store.ts';
 import type { IdempotentRequest } from '../http/idempotency.ts';
 import type { JsonObject, StoredRecord } from '../records/json.ts';
 import type { Actor } from '../auth/permissions.ts';
@@ -53,7 +52,7 @@ export function listRecords(context: RequestContext, definition: ResourceDefinit
  * children and of the collections it references (handlers/related-records.ts), so it is stale when
  * any of them changed. Versions only grow, so their sum changes whenever one does.
  */
-function pageVersion(store: Store, definition: ResourceDefinition): number {
+function pageVersion(store: RecordReads, definition: ResourceDefinition): number {
   let version = store.version(definition.collection);
   for (const child of definition.children) version += store.version(child.collection);
   for (const { definition: target } of definition.referencing) version += store.version(target.collection);
@@ -116,7 +115,7 @@ export async function createRecord(
   vocabulary: Vocabulary,
 ): Promise<Reply> {
   rejectQueryParameters(context.search);
-  const actor = await loaded(() => {
+  const actor = await context.store.read(() => {
     const caller = authorize(context, definition, 'create');
     requireParent(context, definition);
     return caller;
@@ -138,7 +137,7 @@ export async function createRecord(
     body,
   );
   if (idempotent === undefined) return create(context, definition, vocabulary, body, actor, undefined);
-  const replay = await loaded(() => context.services.idempotencyKeys.begin(idempotent, context.store));
+  const replay = await context.store.read(() => context.services.idempotencyKeys.begin(idempotent, context.store));
   if (replay !== undefined) return replay;
   try {
     return await create(context, definition, vocabulary, body, actor, idempotent);
@@ -170,11 +169,10 @@ async function create(
     };
   };
   // Only a body that carries a password waits here, for its hash (write-record.ts).
-  const hashed = context.secrets.length === 0 ? undefined : await loaded(() => secretsToHash(load));
-  // Taken once: a store may decide again after writing, with the id it then knows (store.ts: allocateId), and must get
-  // the same record.
+  const hashed = context.secrets.length === 0 ? undefined : await store.read(() => secretsToHash(load));
+  // Taken once: a store may decide again (store.ts: RequestStore.write), and must get the same record.
   const now = isoTimestamp();
-  return decideAndCommit(store, (): Decision<Reply> => {
+  return store.write((): Decision<Reply> => {
     const replay =
       idempotent === undefined ? undefined : context.services.idempotencyKeys.savedAnswer(idempotent, store);
     if (replay !== undefined) return { changes: [], result: replay };
@@ -182,15 +180,7 @@ async function create(
     const record = finishRecord(definition, next, store.allocateId(definition.collection), now, now);
     const { stored, reply } = createdReply(context.path, definition, vocabulary, record);
     const changes: Change[] = [{ kind: 'put', collection: definition.collection, record, json: stored, created: true }];
-    if (idempotent === undefined) {
-      // The record with another id is the same record: only the id is given by allocateId.
-      return {
-        changes,
-        result: reply,
-        resultWithId: (id) =>
-          createdReply(context.path, definition, vocabulary, Object.freeze({ ...record, id })).reply,
-      };
-    }
+    if (idempotent === undefined) return { changes, result: reply };
     changes.push(...context.services.idempotencyKeys.changesToSave(idempotent, reply, store));
     return { changes, result: reply };
   });

@@ -8,7 +8,7 @@ import type { Config } from '../config/config.ts';
 import type { BodyBudget } from '../http/body-budget.ts';
 import type { IdempotencyKeys } from '../http/idempotency.ts';
 import type { PageCache } from '../http/page-cache.ts';
-import type { Store } from '../store/store.ts';
+import type { RequestStore, Store } from '../store/store.ts';
 import type { EventStreams } from '../events/event-streams.ts';
 
 export interface Services {
@@ -41,11 +41,8 @@ export interface RequestContext {
   readonly ids: readonly number[];
   /** The authenticated caller; undefined only on the open endpoints (README: Authentication and permissions). */
   readonly actor: Actor | undefined;
-  /**
-   * The store this request reads and writes through: the services' own, or a view of it for this request
-   * (store/store.ts).
-   */
-  readonly store: Store;
+  /** The store this request reads and writes through (store/store.ts: Store.serve). */
+  readonly store: RequestStore;
   readonly services: Services;
   /** Passwords this request carried; an error log line about it must not repeat them (logging/redact.ts). */
   readonly secrets: string[];

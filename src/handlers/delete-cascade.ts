@@ -4,14 +4,14 @@
 
 import { HttpError } from '../errors/errors.ts';
 import type { ResourceDefinition } from '../resources/definition.ts';
-import type { Change, Store } from '../store/store.ts';
+import type { Change, RecordReads } from '../store/store.ts';
 
 /**
  * Deleting a record deletes the records nested under it, at every depth, in the same
  * commit; a 409 when a record of another collection still references one of them
  * (`x-references`), naming that collection.
  */
-export function deletionWithDependents(store: Store, definition: ResourceDefinition, id: number): Change[] {
+export function deletionWithDependents(store: RecordReads, definition: ResourceDefinition, id: number): Change[] {
   const doomed: Doomed[] = [];
   collectDoomed(store, definition, id, doomed);
   const deleted = new Set(doomed.map(({ definition: target, id: doomedId }) => `${target.collection} ${doomedId}`));
@@ -46,7 +46,7 @@ interface Doomed {
   readonly id: number;
 }
 
-function collectDoomed(store: Store, definition: ResourceDefinition, id: number, doomed: Doomed[]): void {
+function collectDoomed(store: RecordReads, definition: ResourceDefinition, id: number, doomed: Doomed[]): void {
   doomed.push({ definition, id });
   for (const child of definition.children) {
     const field = child.parent?.field as string;

@@ -18,7 +18,6 @@ import { writeOnlyValues } from '../resources/validation.ts';
 import type { WritePlan } from './write-record.ts';
 import { deletionWithDependents } from './delete-cascade.ts';
 import { decideWrite, finishRecord, isUnchanged, secretsToHash } from './write-record.ts';
-import { decideAndCommit, loaded } from '../store/loaded.ts';
 import type { Decision } from '../store/store.ts';
 import { isoTimestamp } from '../records/timestamps.ts';
 
@@ -51,7 +50,7 @@ export async function updateRecord(
   mode: 'replace' | 'patch',
 ): Promise<Reply> {
   rejectQueryParameters(context.search);
-  const { actor, seen } = await loaded(() => ({
+  const { actor, seen } = await context.store.read(() => ({
     actor: authorize(context, definition, 'update'),
     seen: requireRecord(context, definition),
   }));
@@ -69,8 +68,8 @@ export async function updateRecord(
     return { definition, vocabulary, mode, body, store, current, seen, parentId };
   };
   // Only a body that carries a password waits here, for its hash (write-record.ts).
-  const hashed = context.secrets.length === 0 ? undefined : await loaded(() => secretsToHash(load));
-  return decideAndCommit(store, (): Decision<Reply> => {
+  const hashed = context.secrets.length === 0 ? undefined : await store.read(() => secretsToHash(load));
+  return store.write((): Decision<Reply> => {
     const { plan, next } = decideWrite(load, hashed);
     const current = plan.current as StoredRecord;
     if (isUnchanged(next, current))
@@ -90,7 +89,7 @@ export function deleteRecord(
   vocabulary: Vocabulary,
 ): Promise<Reply> {
   rejectQueryParameters(context.search);
-  return decideAndCommit(context.store, (): Decision<Reply> => {
+  return context.store.write((): Decision<Reply> => {
     authorize(context, definition, 'delete');
     const record = requireRecord(context, definition);
     requireIfMatch(context.req.headers['if-match'], represent(definition, record, vocabulary).etag);

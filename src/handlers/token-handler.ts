@@ -12,7 +12,6 @@ import { verifyPassword } from '../auth/passwords.ts';
 import type { FieldRule } from '../resources/definition.ts';
 import { validateBody } from '../resources/validation.ts';
 import { buildVocabulary } from '../resources/vocabulary.ts';
-import { loaded } from '../store/loaded.ts';
 
 const CREDENTIAL_FIELDS: readonly FieldRule[] = [
   { name: 'email', type: 'string', access: 'client', required: true, minLength: 1, maxLength: 254 },
@@ -49,7 +48,7 @@ export async function createToken(context: RequestContext): Promise<Reply> {
   const unavailable = context.services.store.unavailable;
   if (unavailable !== undefined) throw storeUnavailable(unavailable);
   await context.services.adminReady;
-  const user = await loaded(() => store.findIgnoringCase('users', 'email', email));
+  const user = await store.read(() => store.findIgnoringCase('users', 'email', email));
   const storedHash = user?.['password_hash'];
   const hash = typeof storedHash === 'string' ? storedHash : DUMMY_HASH;
   const matches = await verifyPassword(password, hash);
@@ -57,7 +56,7 @@ export async function createToken(context: RequestContext): Promise<Reply> {
     user === undefined ||
     hash === DUMMY_HASH ||
     !matches ||
-    (await loaded(() => store.get('users', user.id))) === undefined
+    (await store.read(() => store.get('users', user.id))) === undefined
   ) {
     throw new HttpError('invalid_credentials', 'the email or the password is wrong', {
       headers: { 'WWW-Authenticate': `Bearer realm="${REALM}"` },

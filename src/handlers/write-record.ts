@@ -12,7 +12,7 @@ import { withArticle } from '../resources/names.ts';
 import { hashPassword, verifyPassword } from '../auth/passwords.ts';
 import type { FieldRule, ResourceDefinition, Vocabulary } from '../resources/definition.ts';
 import { OWNER_FIELD_NAME } from '../resources/definition.ts';
-import type { Store } from '../store/store.ts';
+import type { RecordReads } from '../store/store.ts';
 import type { WriteMode } from '../resources/validation.ts';
 import { validateBody } from '../resources/validation.ts';
 import { translatePath } from '../resources/vocabulary.ts';
@@ -22,7 +22,7 @@ export interface WritePlan {
   readonly vocabulary: Vocabulary;
   readonly mode: WriteMode;
   readonly body: JsonObject;
-  readonly store: Store;
+  readonly store: RecordReads;
   /** The stored record for PUT and PATCH. */
   readonly current?: StoredRecord;
   /**
@@ -49,8 +49,8 @@ export interface WriteDecision {
  * Decides the next fields of a record. `load` gathers the current state and runs the
  * checks that depend on it (404, 412). A body that carries a password needs its hash
  * first (`secretsToHash`, the one slow step), passed here as `hashed`. The decision is
- * taken in the same turn as the commit (store/loaded.ts: decideAndCommit), so no other
- * write can come between them.
+ * made inside the store's write (store.ts: RequestStore.write), so no other write can
+ * come between it and its commit.
  */
 export function decideWrite(load: () => WritePlan, hashed?: Secrets): WriteDecision {
   const plan = load();

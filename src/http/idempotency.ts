@@ -5,7 +5,7 @@
 
 import { createHmac } from 'node:crypto';
 import type { JsonObject, StoredRecord } from '../records/json.ts';
-import type { Change, Store } from '../store/store.ts';
+import type { Change, RecordReads, RequestStore } from '../store/store.ts';
 import { HttpError } from '../errors/errors.ts';
 import type { Reply } from './respond.ts';
 import { isoTimestamp } from '../records/timestamps.ts';
@@ -61,7 +61,7 @@ export class IdempotencyKeys {
    * answer saved with it must not be replayed until the write is acknowledged.
    * `store`: the request's (store.ts).
    */
-  begin(request: IdempotentRequest, store: Store): Reply | undefined {
+  begin(request: IdempotentRequest, store: RecordReads): Reply | undefined {
     if (this.#inFlight.has(request.scope)) {
       throw new HttpError(
         'idempotency_key_in_flight',
@@ -79,7 +79,7 @@ export class IdempotencyKeys {
    * request), or undefined. Asked again inside the write's decision: another process
    * sharing the database may have saved it since `begin` (the retry is then a replay).
    */
-  savedAnswer(request: IdempotentRequest, store: Store): Reply | undefined {
+  savedAnswer(request: IdempotentRequest, store: RecordReads): Reply | undefined {
     const saved = this.#find(request.scope, store);
     if (saved === undefined) return undefined;
     if (saved['fingerprint'] !== request.fingerprint) {
@@ -93,7 +93,7 @@ export class IdempotencyKeys {
   }
 
   /** The changes that save `reply` under the key (to commit with the record), and purge a few expired keys. */
-  changesToSave(request: IdempotentRequest, reply: Reply, store: Store): Change[] {
+  changesToSave(request: IdempotentRequest, reply: Reply, store: RequestStore): Change[] {
     const now = this.#now();
     const time = isoTimestamp(now);
     const headers = reply.headers ?? {};
@@ -122,7 +122,7 @@ export class IdempotencyKeys {
     return changes;
   }
 
-  #find(scope: string, store: Store): StoredRecord | undefined {
+  #find(scope: string, store: RecordReads): StoredRecord | undefined {
     const found = store.query('idempotency_keys', {
       filters: [{ field: 'scope', value: scope }],
       sort: [],

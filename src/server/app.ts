@@ -18,8 +18,8 @@ import { MAX_URL_LENGTH, pathOfTarget, unservedTarget } from '../http/request-ta
 import type { Reply } from '../http/respond.ts';
 import { writeReply } from '../http/respond.ts';
 import type { ResourceTable } from '../resources/definition.ts';
-import { loaded } from '../store/loaded.ts';
 import type { Store } from '../store/store.ts';
+import { NO_PLAN } from '../store/store.ts';
 import { dispatch, type Exchange, type Pipeline } from './dispatch.ts';
 import { buildRouter } from './routes.ts';
 import { openServices } from './services.ts';
@@ -56,7 +56,14 @@ export async function createApp(options: ServerOptions = {}): Promise<App> {
   /** Writes the answer with the headers every answer gets, then logs it. */
   const finish = (exchange: Exchange, reply: Reply): void => {
     const { req, res } = exchange;
-    const extra = headersForEveryResponse(req, reply, exchange.rateLimit, limiter, config.corsOrigins, shutdown.begun);
+    const extra = headersForEveryResponse(
+      req,
+      reply,
+      exchange.admission?.headers,
+      limiter,
+      config.corsOrigins,
+      shutdown.begun,
+    );
     const bytes = writeReply(res, reply, exchange.requestId, req.method === 'HEAD', extra);
     if (logAccess === undefined) return;
     logAccess({
@@ -130,7 +137,7 @@ export async function createApp(options: ServerOptions = {}): Promise<App> {
       shownPath: tooLong ? path.slice(0, 100) : path,
       started: logAccess === undefined ? 0 : performance.now(),
       userId: undefined,
-      rateLimit: undefined,
+      admission: undefined,
       secrets: [],
       answeredHere: undefined,
     };
@@ -173,9 +180,10 @@ export async function createApp(options: ServerOptions = {}): Promise<App> {
     resources,
     recordCounts: async () => {
       const shared: Store = store;
-      const view = shared.view?.() ?? shared;
-      return loaded(() =>
-        Object.fromEntries(resources.resources.map(({ collection }) => [collection, view.count(collection)])),
+      return shared.serve(NO_PLAN, (view) =>
+        view.read(() =>
+          Object.fromEntries(resources.resources.map(({ collection }) => [collection, view.count(collection)])),
+        ),
       );
     },
     beginShutdown: () => {

@@ -9,7 +9,7 @@ import { hashPassword, verifyPassword } from '../auth/passwords.ts';
 import type { ResourceDefinition } from '../resources/definition.ts';
 import type { Logger } from '../logging/logger.ts';
 import type { Decision, Store } from '../store/store.ts';
-import { decideAndCommit, loaded } from '../store/loaded.ts';
+import { NO_PLAN } from '../store/store.ts';
 import { isoTimestamp } from '../records/timestamps.ts';
 
 export const ADMIN_NAME = 'Administrator';
@@ -32,9 +32,10 @@ export async function ensureAdmin(
   password: string | undefined,
   logger: Logger,
 ): Promise<AdminBootstrap> {
-  // Through a view where the store has them (store/store.ts): several processes may start on one database at once.
-  const store = shared.view?.() ?? shared;
-  const existing = await loaded(() => store.findIgnoringCase('users', 'email', email));
+  // Several processes may start on one database at once.
+  const existing = await shared.serve(NO_PLAN, (store) =>
+    store.read(() => store.findIgnoringCase('users', 'email', email)),
+  );
   if (existing === undefined) {
     const plain = password ?? randomBytes(12).toString('base64url');
     const fields: Fields = {};
@@ -42,12 +43,14 @@ export async function ensureAdmin(
     for (const rule of users.fields) if (rule.default !== undefined) fields[rule.name] = rule.default;
     Object.assign(fields, { name: ADMIN_NAME, email, password_hash: await hashPassword(plain), role: 'admin' });
     // Created unless another process created it meanwhile (then that one's password stands).
-    const created = await decideAndCommit(store, (): Decision<boolean> => {
-      if (store.findIgnoringCase('users', 'email', email) !== undefined) return { changes: [], result: false };
-      const now = isoTimestamp();
-      const record = finishRecord(users, fields, store.allocateId('users'), now, now);
-      return { changes: [{ kind: 'put', collection: 'users', record, created: true }], result: true };
-    });
+    const created = await shared.serve(NO_PLAN, (store) =>
+      store.write((): Decision<boolean> => {
+        if (store.findIgnoringCase('users', 'email', email) !== undefined) return { changes: [], result: false };
+        const now = isoTimestamp();
+        const record = finishRecord(users, fields, store.allocateId('users'), now, now);
+        return { changes: [{ kind: 'put', collection: 'users', record, created: true }], result: true };
+      }),
+    );
     if (created)
       return password === undefined ? { generatedPassword: plain, passwordSynced: SYNCED } : { passwordSynced: SYNCED };
     return { passwordSynced: SYNCED };
@@ -65,7 +68,7 @@ export async function ensureAdmin(
   if (password === undefined) return { passwordSynced: SYNCED };
   // Checking the password against the stored hash costs a scrypt, so it runs after the start, in the background;
   // logins wait for `passwordSynced`, so none can see the password being replaced.
-  const passwordSynced = replacePasswordIfChanged(users, store, existing.id, password).catch((error: unknown) => {
+  const passwordSynced = replacePasswordIfChanged(users, shared, existing.id, password).catch((error: unknown) => {
     logger.error(`could not set the administrator's password from ADMIN_PASSWORD: ${String(error)}`);
   });
   return { passwordSynced };
@@ -77,16 +80,17 @@ async function replacePasswordIfChanged(
   id: number,
   password: string,
 ): Promise<void> {
-  const before = await loaded(() => (shared.view?.() ?? shared).get('users', id));
+  const before = await shared.serve(NO_PLAN, (store) => store.read(() => store.get('users', id)));
   const storedHash = before?.['password_hash'];
   if (typeof storedHash === 'string' && (await verifyPassword(password, storedHash))) return;
   const hash = await hashPassword(password);
   // Decided on the record as it is after the slow hashing: it may have changed meanwhile.
-  const store = shared.view?.() ?? shared;
-  await decideAndCommit(store, (): Decision<void> => {
-    const current = store.get('users', id);
-    if (current === undefined) return { changes: [], result: undefined };
-    const record = finishRecord(users, { ...current, password_hash: hash }, id, current.created_at, isoTimestamp());
-    return { changes: [{ kind: 'put', collection: 'users', record }], result: undefined };
-  });
+  await shared.serve(NO_PLAN, (store) =>
+    store.write((): Decision<void> => {
+      const current = store.get('users', id);
+      if (current === undefined) return { changes: [], result: undefined };
+      const record = finishRecord(users, { ...current, password_hash: hash }, id, current.created_at, isoTimestamp());
+      return { changes: [{ kind: 'put', collection: 'users', record }], result: undefined };
+    }),
+  );
 }

@@ -9,13 +9,11 @@ import { HttpError } from '../errors/errors.ts';
 import type { RequestContext, Services } from '../handlers/context.ts';
 import type { RequestInProgress } from '../http/client-errors.ts';
 import { requireJsonAcceptable } from '../http/negotiation.ts';
-import { addressKey, type RateLimiter } from '../http/rate-limit.ts';
+import { addressKey, type Admission, type RateLimiter } from '../http/rate-limit.ts';
 import { requireOneHost } from '../http/request-target.ts';
-import type { Headers, Reply } from '../http/respond.ts';
+import type { Reply } from '../http/respond.ts';
 import type { Router } from '../routing/router.ts';
-import { loaded } from '../store/loaded.ts';
-import type { Store } from '../store/store.ts';
-import { CallerChanged } from '../store/store.ts';
+import type { RequestStore } from '../store/store.ts';
 import type { Endpoint, Handler } from './routes.ts';
 import { notFound, serverWideOptions } from './routes.ts';
 
@@ -29,7 +27,8 @@ export interface Exchange extends RequestInProgress {
   /** performance.now() at arrival, when the access log is on. */
   readonly started: number;
   userId: number | undefined;
-  rateLimit: Headers | undefined;
+  /** The rate limit's verdict, taken once though a store may run the request again (store/store.ts: RequestPlan). */
+  admission: Admission | undefined;
   /** Passwords the request carried, kept out of error log lines. */
   readonly secrets: string[];
 }
@@ -43,7 +42,7 @@ export interface Pipeline {
   readonly limiter: RateLimiter | undefined;
 }
 
-/** A request once routed to its endpoint and handler, with the store it reads through. */
+/** A request once routed to its endpoint and handler. */
 interface Routed {
   readonly exchange: Exchange;
   /** As sent (HEAD included); the handler sees GET for HEAD. */
@@ -55,7 +54,9 @@ interface Routed {
   readonly endpoint: Endpoint;
   readonly handler: Handler;
   readonly services: Services;
-  readonly store: Store;
+  /** Whether to check the caller's token: always, but on a resource's `public` methods when none is sent. */
+  readonly identify: boolean;
+  readonly limiter: RateLimiter | undefined;
 }
 
 /**
@@ -90,61 +91,47 @@ export function dispatch(exchange: Exchange, path: string, search: string, pipel
   // anything else is looked at and before the body is read.
   // An open method of a resource (`public` access) still checks a token that is sent: it names the caller.
   const identify = !endpoint.open.has(method) || (endpoint.identifies && req.headers.authorization !== undefined);
-  // A store whose data is elsewhere gives each request its own view (store/store.ts).
-  const store = services.store.view?.() ?? services.store;
-  if (store.willRead !== undefined)
-    endpoint.pathCollections.forEach((collection, index) => store.willRead?.(collection, match.ids[index] as number));
-  const routed: Routed = { exchange, method, path, search, ids: match.ids, endpoint, handler, services, store };
-  if (!identify) return admitted(routed, limiter, undefined);
-  const authenticated = (limit: RateLimiter | undefined): Reply | Promise<Reply> => {
-    const actor = loaded(() => services.authenticator.authenticate(req.headers.authorization, req.socket, store));
-    return actor instanceof Promise
-      ? actor.then((caller) => admitted(routed, limit, caller))
-      : admitted(routed, limit, actor);
+  const routed: Routed = {
+    exchange,
+    method,
+    path,
+    search,
+    ids: match.ids,
+    endpoint,
+    handler,
+    services,
+    identify,
+    limiter,
   };
-  if (store.mayRememberCaller === undefined || !endpoint.remembersCaller.has(method)) return authenticated(limiter);
-  store.mayRememberCaller();
-  // Run again (once, its caller read afresh and the rate limit already counted) when its remembered caller had changed.
-  return confirmedCaller(
-    store,
-    () => authenticated(limiter),
-    () => authenticated(undefined),
+  const plan = {
+    pathCollections: endpoint.pathCollections,
+    ids: match.ids,
+    repeatable: endpoint.repeatable.has(method),
+  };
+  return services.store.serve(plan, (store) => authenticated(routed, store));
+}
+
+/** Authenticates the caller unless the method is open and no token was sent, then admits the request. */
+function authenticated(routed: Routed, store: RequestStore): Reply | Promise<Reply> {
+  if (!routed.identify) return admitted(routed, store, undefined);
+  const { req } = routed.exchange;
+  const actor = store.read(() =>
+    routed.services.authenticator.authenticate(req.headers.authorization, req.socket, store),
   );
+  return actor instanceof Promise
+    ? actor.then((caller) => admitted(routed, store, caller))
+    : admitted(routed, store, actor);
 }
 
-/**
- * A request whose caller the store answered from an earlier request (store.ts:
- * mayRememberCaller) is answered once the caller is confirmed as it was: by its first read
- * or its write, or by the store afterwards. A request refused or answered with a caller
- * that has since changed is run again, so that a deleted or demoted user is refused or
- * demoted as at any other request.
- */
-async function confirmedCaller(
-  store: Store,
-  first: () => Reply | Promise<Reply>,
-  again: () => Reply | Promise<Reply>,
-): Promise<Reply> {
-  const confirmed = (): Promise<boolean> => store.confirmCaller?.() ?? Promise.resolve(true);
-  let reply: Reply;
-  try {
-    reply = await first();
-  } catch (error) {
-    if (error instanceof CallerChanged || !(await confirmed())) return again();
-    throw error;
-  }
-  return (await confirmed()) ? reply : again();
-}
-
-/** After authentication: the rate limit (`limiter`, none when a request runs again), negotiation, then the handler. */
-function admitted(routed: Routed, limiter: RateLimiter | undefined, actor: Actor | undefined): Reply | Promise<Reply> {
-  const { exchange, method, path, search, ids, endpoint, handler, services, store } = routed;
+/** After authentication: the rate limit, negotiation, then the handler. */
+function admitted(routed: Routed, store: RequestStore, actor: Actor | undefined): Reply | Promise<Reply> {
+  const { exchange, method, path, search, ids, endpoint, handler, services, limiter } = routed;
   const { req, requestId } = exchange;
   exchange.userId = actor?.id;
 
   if (limiter !== undefined) {
-    const admission = limiter.take(actor === undefined ? addressKey(req) : `user ${actor.id}`);
-    exchange.rateLimit = admission.headers;
-    if (!admission.allowed)
+    exchange.admission ??= limiter.take(actor === undefined ? addressKey(req) : `user ${actor.id}`);
+    if (!exchange.admission.allowed)
       throw new HttpError('rate_limited', 'too many requests; retry after the time in Retry-After');
   }
 
@@ -161,6 +148,6 @@ function admitted(routed: Routed, limiter: RateLimiter | undefined, actor: Actor
     services,
     secrets: exchange.secrets,
   };
-  // A handler that reads and then answers at once runs again once what it read is loaded.
-  return loaded(() => handler(context));
+  // A handler that reads and then answers at once runs again if something it read was not at hand yet.
+  return store.read(() => handler(context));
 }

@@ -36,11 +36,8 @@ export interface Endpoint {
   readonly negotiates: boolean;
   /** The collections of the records the path's ids name, outermost first (`/v1/users/3/orders/5`: users, orders). */
   readonly pathCollections: readonly string[];
-  /**
-   * Methods whose handler reads or creates records first thing: a store may take their caller as an earlier request
-   * read it (store.ts mayRememberCaller).
-   */
-  readonly remembersCaller: ReadonlySet<string>;
+  /** Methods that do nothing but read and write through the store before they answer (store.ts: RequestPlan). */
+  readonly repeatable: ReadonlySet<string>;
 }
 
 interface EndpointOptions {
@@ -52,19 +49,13 @@ interface EndpointOptions {
   readonly identifies?: boolean;
   /** See Endpoint.pathCollections. */
   readonly pathCollections?: readonly string[];
-  /** See Endpoint.remembersCaller. */
-  readonly remembersCaller?: readonly string[];
+  /** See Endpoint.repeatable. */
+  readonly repeatable?: readonly string[];
 }
 
 function endpoint(
   handlers: Record<string, Handler>,
-  {
-    open = [],
-    negotiates = false,
-    identifies = false,
-    pathCollections = [],
-    remembersCaller = [],
-  }: EndpointOptions = {},
+  { open = [], negotiates = false, identifies = false, pathCollections = [], repeatable = [] }: EndpointOptions = {},
 ): Endpoint {
   const methods = Object.keys(handlers);
   if (methods.includes('GET')) methods.splice(methods.indexOf('GET') + 1, 0, 'HEAD');
@@ -75,7 +66,7 @@ function endpoint(
     negotiates,
     identifies,
     pathCollections,
-    remembersCaller: withHead(remembersCaller),
+    repeatable: withHead(repeatable),
   };
 }
 
@@ -133,7 +124,7 @@ export function endpointFor(route: RouteSpec, documents: Documents): Endpoint {
           open: publicMethods(definition, { GET: 'list', POST: 'create' }),
           identifies: true,
           pathCollections: collectionsAbove(definition),
-          remembersCaller: ['GET', 'POST'],
+          repeatable: ['GET', 'POST'],
         },
       );
     }
@@ -151,7 +142,7 @@ export function endpointFor(route: RouteSpec, documents: Documents): Endpoint {
           open: publicMethods(definition, { GET: 'read', PUT: 'update', PATCH: 'update', DELETE: 'delete' }),
           identifies: true,
           pathCollections: [...collectionsAbove(definition), definition.collection],
-          remembersCaller: ['GET'],
+          repeatable: ['GET'],
         },
       );
     }

@@ -53,7 +53,7 @@ export async function openServices(options: ServerOptions): Promise<Opened> {
     // The token secret first: a start that fails on it must not have created (and
     // printed, then lost) a generated administrator password.
     secret = await loadTokenSecret(config.tokenSecret, config.dataDir);
-    authenticator = new Authenticator(secret, config.tokenTtlSeconds, store);
+    authenticator = new Authenticator(secret, config.tokenTtlSeconds);
     const bootstrap = async (): Promise<AdminBootstrap> => {
       const ensured = await ensureAdmin(
         resources.get('users') as ResourceDefinition,

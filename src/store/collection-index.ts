@@ -8,8 +8,16 @@ import { RecentlyUsed } from './recently-used.ts';
 import { EqualityIndex } from './equality-index.ts';
 import { BY_ID, orderBy, SortedRecords } from './sorted-records.ts';
 import type { Filter, Query, QueryResult, RangeFilter, SortKey } from './store.ts';
-import { NeedData } from './store.ts';
 import { WordIndex } from './word-index.ts';
+
+/** Thrown by a search while its word index is being built: the reading code runs again once `built` settles. */
+export class IndexBuilding {
+  readonly built: Promise<void>;
+
+  constructor(built: Promise<void>) {
+    this.built = built;
+  }
+}
 
 /** Sorted views kept at most; beyond it, one not used lately is dropped (recently-used.ts). */
 const MAX_VIEWS = 16;
@@ -84,8 +92,8 @@ export class CollectionIndex {
   #searched(query: Query, fields: readonly string[], words: readonly string[]): QueryResult {
     const index = this.#wordIndex(fields);
     const building = index.building;
-    // A search asked while the index is built waits for it, as a store that loads does (NeedData: store.ts).
-    if (building !== undefined) throw new NeedData(() => building);
+    // A search asked while the index is built waits for it (MemoryStore.read).
+    if (building !== undefined) throw new IndexBuilding(building);
     const ids = index.idsHolding(words);
     const ranges = query.ranges ?? [];
     const { offset, limit } = query;

@@ -4,10 +4,19 @@
 // make them durable, and then hands its events to the change feed (feed/event-log.ts, README: Events).
 
 import type { StoredRecord } from '../records/json.ts';
-import { CollectionIndex } from './collection-index.ts';
+import { CollectionIndex, IndexBuilding } from './collection-index.ts';
 import type { CollectionState } from './collection-state.ts';
 import { applyChange, emptyCollection } from './collection-state.ts';
-import type { Change, Query, QueryResult, Store, StoredCollection } from './store.ts';
+import type {
+  Change,
+  Decision,
+  Query,
+  QueryResult,
+  RequestPlan,
+  RequestStore,
+  Store,
+  StoredCollection,
+} from './store.ts';
 import type { ResourceTable } from '../resources/definition.ts';
 import { describeChanges } from './describe-changes.ts';
 import { EventLog } from '../feed/event-log.ts';
@@ -35,7 +44,7 @@ interface Undo {
   readonly previous: StoredRecord | undefined;
 }
 
-export class MemoryStore implements Store {
+export class MemoryStore implements Store, RequestStore {
   readonly #collections: Map<StoredCollection, CollectionState>;
   /** Counts every change applied or undone, per collection (Store.version). */
   readonly #versions = new Map<StoredCollection, number>();
@@ -89,6 +98,32 @@ export class MemoryStore implements Store {
     return this.#persistence?.writable ?? true;
   }
 
+  /** Every request reads and writes this store itself. */
+  serve<T>(_plan: RequestPlan, answer: (store: RequestStore) => T | Promise<T>): T | Promise<T> {
+    return answer(this);
+  }
+
+  /** Reads answer at once, but for a search while its word index is being built, which waits for it. */
+  read<T>(reads: () => T | Promise<T>): T | Promise<T> {
+    try {
+      return reads();
+    } catch (error) {
+      if (!(error instanceof IndexBuilding)) throw error;
+      return error.built.then(() => this.read(reads));
+    }
+  }
+
+  caller(id: number): StoredRecord | undefined {
+    return this.get('users', id);
+  }
+
+  /** Decided and applied in one turn, so no other request's write comes between its checks and its changes. */
+  async write<T>(decide: () => Decision<T>): Promise<T> {
+    const { changes, result } = decide();
+    if (changes.length > 0) await this.commit(changes);
+    return result;
+  }
+
   get(collection: StoredCollection, id: number): StoredRecord | undefined {
     return this.collectionState(collection).records.get(id);
   }
@@ -125,6 +160,7 @@ export class MemoryStore implements Store {
     return id;
   }
 
+  /** Applies the changes at once in memory and resolves when they are durable. */
   commit(given: readonly Change[]): Promise<void> {
     // Described before they are applied: a deletion's facts come from the record as it was.
     const changes =

@@ -14,7 +14,7 @@ import { StartupError } from './data-directory.ts';
 import { lackingRequired, recordsWithIds, removedCollection } from './declaration-fit.ts';
 import { recordWords } from './search-words.ts';
 import type { Change, Store } from './store.ts';
-import { CallerChanged, NeedData, StoreUnavailable } from './store.ts';
+import { StoreUnavailable } from './store.ts';
 
 export const DATABASE_PACKAGE = 'plainrest-postgres';
 
@@ -60,8 +60,6 @@ interface DatabasePackage {
     readonly url: string;
     readonly resources: ResourceTable;
     readonly kit: {
-      needData(fetch: () => Promise<void>): object;
-      callerChanged(): object;
       unavailable(detail: string): Error;
       recordWords(record: StoredRecord, fields: readonly string[]): string[];
       describeChanges(table: ResourceTable, changes: readonly Change[], get: RecordLookup): readonly Change[];
@@ -101,15 +99,13 @@ interface DatabasePackage {
 }
 
 /**
- * What the core lends the package, which must not import plainrest (a runtime dependency): NeedData, the 503,
+ * What the core lends the package, which must not import plainrest (a runtime dependency): the 503,
  * search words and the change feed's event facts (describe-changes.ts).
  */
 const KIT = {
   recordWords,
   describeChanges,
   jsonEqual,
-  needData: (fetch: () => Promise<void>): object => new NeedData(fetch),
-  callerChanged: (): object => new CallerChanged(),
   unavailable: (detail: string): Error => new StoreUnavailable(detail),
 };
 

@@ -1,7 +1,7 @@
-// The Store interface (README: Storage and durability): what the HTTP layer may ask of the data, nothing about HTTP.
-// A missing record is `undefined`; the caller chooses the status. `commit` is the single way to change data: all
-// changes of one request are applied together and the promise resolves only once they are on disk. Reads are
-// synchronous for every store; one whose data is elsewhere (PostgreSQL) answers through a view (`view()`).
+// The Store interface (README: Storage and durability): what a request may ask of the data, nothing about HTTP. Each
+// request goes through one door (`serve`) and gets its RequestStore: reads answered at once (a missing record is
+// `undefined`; the caller chooses the status), and one write, whose changes are applied together and acknowledged
+// only once they are on disk.
 
 import type { StoredRecord } from '../records/json.ts';
 import type { ResourceTable } from '../resources/definition.ts';
@@ -88,27 +88,6 @@ export interface QueryResult {
   readonly total: number;
 }
 
-/**
- * Thrown by a view's read of something it has not loaded: `fetch()` loads it, then the
- * reading code runs again (store/loaded.ts). Not an Error: it is no failure but the seam's way of asking,
- * thrown on most requests, and an Error would record a stack trace every time. The memory store never throws it,
- * so its requests run in one turn.
- */
-export class NeedData {
-  readonly fetch: () => Promise<void>;
-
-  constructor(fetch: () => Promise<void>) {
-    this.fetch = fetch;
-  }
-}
-
-/**
- * A store that answered a request's caller from an earlier request (Store.mayRememberCaller) found,
- * when it read or wrote, that the caller is no longer so: nothing was written, and the request
- * runs again with its caller read afresh (server/app.ts). Not an Error, like NeedData: no failure.
- */
-export class CallerChanged {}
-
 /** The store cannot be reached (a database down, or not reached yet): the request is answered 503 with Retry-After. */
 export class StoreUnavailable extends Error {}
 
@@ -116,15 +95,10 @@ export class StoreUnavailable extends Error {}
 export interface Decision<T> {
   readonly changes: readonly Change[];
   readonly result: T;
-  /**
-   * A create's answer had its record been given the id `id` instead (allocateId): a store
-   * that lets the database take the id as it writes the record answers with this rather
-   * than deciding again. Absent, such a store decides again with the id taken.
-   */
-  readonly resultWithId?: (id: number) => T;
 }
 
-export interface Store {
+/** The reads every store answers at once, so that the code deciding a request is plain code over them. */
+export interface RecordReads {
   get(collection: StoredCollection, id: number): StoredRecord | undefined;
   query(collection: StoredCollection, query: Query): QueryResult;
   /** The first record whose `field` equals `value` ignoring case (for unique emails). */
@@ -136,16 +110,47 @@ export interface Store {
    * cannot tell may return a new number on every call: nothing is then reused.
    */
   version(collection: StoredCollection): number;
+}
+
+/** What a request tells the store before it starts (Store.serve). */
+export interface RequestPlan {
+  /** The collections its path names, outermost first (`/v1/users/5/orders/7`: users, orders)… */
+  readonly pathCollections: readonly StoredCollection[];
+  /** …and their ids (5, 7): records it will likely read. */
+  readonly ids: readonly number[];
   /**
-   * Reserves the next id of a collection; ids are never reused, even if the write then fails.
-   * In `transact`, a store may answer a placeholder and let the database take the id as it
-   * writes the record, then answer with the decision's `resultWithId`, or else run `decide`
-   * once more with the id taken: so a decision must give the same changes from the same
-   * reads (a create takes its time before deciding).
+   * It does nothing but read and write through the store before it answers (a resource's list, read or create), so
+   * the store may run it again from the start.
    */
+  readonly repeatable: boolean;
+}
+
+/** A plan for work that is no request's (the administrator's bootstrap, the home page's counts). */
+export const NO_PLAN: RequestPlan = { pathCollections: [], ids: [], repeatable: false };
+
+/** One request's way to the data (Store.serve): its reads, its caller, and one write decided from them. */
+export interface RequestStore extends RecordReads {
+  /**
+   * `reads()`'s value: at once, or, when something it read was not at hand yet (a search while its word index is
+   * being built), once it is; `reads` then runs again from the start, so it must change nothing.
+   */
+  read<T>(reads: () => T | Promise<T>): T | Promise<T>;
+  /** The request's caller, as `get('users', id)` answers it (auth/authenticate.ts). */
+  caller(id: number): StoredRecord | undefined;
+  /** Reserves the next id of a collection; ids are never reused, even if the write then fails. */
   allocateId(collection: StoredCollection): number;
-  /** Applies the changes at once in memory and resolves when they are durable. */
-  commit(changes: readonly Change[]): Promise<void>;
+  /**
+   * Runs `decide` and commits the changes it returns together (none: nothing is written); resolves with its result once
+   * they are durable. A store may decide again on fresher data, so a decision only reads, and gives the same changes
+   * from the same reads (a create takes its time before deciding).
+   */
+  write<T>(decide: () => Decision<T>): Promise<T>;
+}
+
+/** What the server is given: the door each request goes through to the data, and the store's health. */
+export interface Store {
+  /** Runs `answer` for one request with the store it reads and writes through. */
+  serve<T>(plan: RequestPlan, answer: (store: RequestStore) => T | Promise<T>): T | Promise<T>;
   /**
    * False once writes can no longer be made durable (a failed disk): the server is then not ready. Absent means true.
    */
@@ -161,39 +166,4 @@ export interface Store {
   readonly feed?: ChangeFeed;
   /** Names the declared resources, whose changes the store records as events (store/describe-changes.ts). */
   describeEvents?(table: ResourceTable): void;
-  /**
-   * A store whose data is elsewhere: the store one request reads and writes through, answering from what it has
-   * loaded (NeedData for the rest). Reads stay synchronous so that the code deciding a request is the same for every
-   * store, and a write's checks and its commit cannot be interleaved.
-   */
-  view?(): Store;
-  /**
-   * A view's hint: this request will likely read this record (its path names it), so a
-   * store that loads may load it together with the next thing it must load (one round
-   * trip for the caller and the path's records, rather than one each).
-   */
-  willRead?(collection: StoredCollection, id: number): void;
-  /**
-   * A view's hint: this request (a declared resource's create, or a read of its records)
-   * will likely read or write records. A store that loads may then answer its caller
-   * (`caller`) from an earlier request instead of reading it, and confirm it instead with
-   * the request's first read or its write: the read or the write is made only if the caller
-   * is still as it was, else it rejects with CallerChanged. A request that neither reads
-   * nor writes that way confirms it at its end (`confirmCaller`). So a create or a read can
-   * be one statement, and a deleted or demoted user is still refused or demoted at once.
-   */
-  mayRememberCaller?(): void;
-  /** The request's caller, as `get('users', id)` would answer it (auth/authenticate.ts); see mayRememberCaller. */
-  caller?(id: number): StoredRecord | undefined;
-  /**
-   * After the request's decision: false (and forgotten) when its caller was answered from an earlier request and is no
-   * longer so.
-   */
-  confirmCaller?(): Promise<boolean>;
-  /**
-   * A store whose data is elsewhere: runs `decide` on its current data and commits the
-   * changes it returns as one transaction, deciding again (on fresher data) when another
-   * process's write came between. Without it, `decide` runs and `commit` follows at once.
-   */
-  transact?<T>(decide: () => Decision<T>): Promise<T>;
 }

@@ -3,17 +3,9 @@
 
 import type { Change, JsonValue, RecordLookup, ResourceTable, StoredRecord } from 'plainrest';
 
-/**
- * What the core lends the store: its error for "load first", and its 503 (plainrest is not a runtime dependency of this
- * package).
- */
+/** What the core lends the store (plainrest is not a runtime dependency of this package). */
 export interface CoreKit {
-  needData(fetch: () => Promise<void>): object;
-  /**
-   * A write refused because the caller remembered for it had changed: the request runs again (plainrest's store.ts
-   * CallerChanged).
-   */
-  callerChanged(): object;
+  /** The core's 503 with Retry-After. */
   unavailable(detail: string): Error;
   /** The distinct search words of a record's `fields` (plainrest's store/search-words.ts), for the words column. */
   recordWords(record: StoredRecord, fields: readonly string[]): string[];

@@ -1,5 +1,5 @@
-// plainrest's Store on PostgreSQL (docs/deploying.md). Each request reads through a view (postgres-view.ts) that
-// answers what it has loaded and asks the core to load the rest (NeedData), so the core's decisions run unchanged.
+// plainrest's Store on PostgreSQL (docs/deploying.md). Each request reads through its own view (postgres-view.ts) that
+// answers what it has loaded and loads the rest (request-runs.ts), so the core's decisions run unchanged.
 // Reads outside a write are single statements at READ COMMITTED: a read sees all that was committed before it began,
 // in any process. A write is decided inside one SERIALIZABLE transaction; only callers are cached across requests.
 
@@ -8,7 +8,8 @@ import type {
   Change,
   ChangeFeed,
   Decision,
-  QueryResult,
+  RequestPlan,
+  RequestStore,
   ResourceTable,
   Retention,
   Store,
@@ -27,6 +28,7 @@ import { ReadBatches } from './read-batches.ts';
 import { CreateBatches } from './create-batches.ts';
 import type { CoreKit } from './core-kit.ts';
 import { guardOf, isStill, PostgresView, recordKey } from './postgres-view.ts';
+import { CallerChanged, confirmedAnswer, loaded } from './request-runs.ts';
 
 export interface PostgresStoreOptions {
   readonly pool: pg.Pool;
@@ -46,12 +48,11 @@ export interface PostgresStoreOptions {
  * and one 409, two racing transitions one 200 and one 409.
  */
 const RETRYABLE = new Set(['40001', '40P01', '23505', '23503']);
-const READ_THROUGH_A_VIEW = 'the PostgreSQL store is read through a view: store.view()';
 const UNREACHABLE = 'the database cannot be reached; retry shortly';
 const NOT_YET_REACHED = 'the database has not been reached since the start; retry shortly';
 /** How often an unreachable database is tried again. */
 const PROBE_MS = 1000;
-/** Callers remembered for later requests (Store.mayRememberCaller), at most; the oldest is forgotten first. */
+/** Callers remembered for later requests (PostgresView.caller), at most; the oldest is forgotten first. */
 const MAX_REMEMBERED_CALLERS = 10_000;
 /** Records kept by sameAsLastRead, at most; past it, they are all forgotten at once. */
 const MAX_LAST_READ = 2000;
@@ -144,10 +145,6 @@ export class PostgresStore implements Store {
   /** The tables are ready (open.ts): the feed follows the events table from `latest`, its newest id then. */
   startFeed(latest: number): void {
     this.#feed.start(latest);
-  }
-
-  get kit(): CoreKit {
-    return this.#kit;
   }
 
   plan(collection: StoredCollection): TablePlan {
@@ -255,8 +252,17 @@ export class PostgresStore implements Store {
     this.#probe.unref();
   }
 
-  view(): Store {
-    return new PostgresView(this);
+  /**
+   * Each request reads through a view of its own, loading its path's records with the first thing it loads. One that
+   * is repeatable may be answered with its caller as last read, confirmed by its first read or its write (one
+   * statement instead of two), and runs again if that caller had changed.
+   */
+  serve<T>(plan: RequestPlan, answer: (store: RequestStore) => T | Promise<T>): T | Promise<T> {
+    const view = new PostgresView(this);
+    plan.pathCollections.forEach((collection, index) => view.willRead(collection, plan.ids[index] as number));
+    if (!plan.repeatable) return answer(view);
+    view.mayRememberCaller();
+    return confirmedAnswer(view, () => answer(view));
   }
 
   rememberedCaller(id: number): StoredRecord | undefined {
@@ -309,33 +315,6 @@ export class PostgresStore implements Store {
     return Number(result.rows[0]?.['id']);
   }
 
-  // The shared store answers nothing synchronously: code reads through a view (plainrest's store/store.ts).
-  get(): StoredRecord | undefined {
-    throw new Error(READ_THROUGH_A_VIEW);
-  }
-  query(): QueryResult {
-    throw new Error(READ_THROUGH_A_VIEW);
-  }
-  findIgnoringCase(): StoredRecord | undefined {
-    throw new Error(READ_THROUGH_A_VIEW);
-  }
-  count(): number {
-    throw new Error(READ_THROUGH_A_VIEW);
-  }
-  /** Unknown here: every call differs, so no list page is ever reused (another process may have written). */
-  version(): number {
-    return Number.NaN;
-  }
-  allocateId(): number {
-    throw new Error(READ_THROUGH_A_VIEW);
-  }
-  commit(changes: readonly Change[]): Promise<void> {
-    return this.transactOn(new PostgresView(this), () => ({ changes, result: undefined }));
-  }
-  transact<T>(decide: () => Decision<T>): Promise<T> {
-    return this.transactOn(new PostgresView(this), decide);
-  }
-
   /**
    * Runs `decide` with `view` inside a serializable transaction, then its changes; again on
    * a conflict. The transaction begins with the decision's first read (the view sends
@@ -355,7 +334,7 @@ export class PostgresStore implements Store {
       let released = false;
       try {
         // Described inside the loop: a lookup the description needs is loaded like the decision's reads.
-        let decision = await settle(() => this.#described(decide(), view));
+        let decision = await loaded(() => this.#described(decide(), view));
         if (view.provisional !== undefined) {
           if (takesIdAsWritten(decision, view)) {
             // One statement on the pool, with the creates arriving with it (create-batches.ts): this connection is not
@@ -367,7 +346,7 @@ export class PostgresStore implements Store {
           }
           // The placeholder cannot be written: the id is taken first, and the decision made with it.
           await view.takeId();
-          decision = await settle(() => this.#described(decide(), view));
+          decision = await loaded(() => this.#described(decide(), view));
         }
         const { changes, result } = decision;
         const events = eventsJson(changes);
@@ -416,9 +395,8 @@ export class PostgresStore implements Store {
   /**
    * A create that read nothing, in one statement: the record with the id its table's
    * identity takes as it is written, and its events, made only if the caller remembered for
-   * the request (if any) is still as it was; then the answer for that id (the decision's
-   * resultWithId, else the decision again with that id). Nothing inserted means the caller
-   * had changed: the request runs again.
+   * the request (if any) is still as it was; then the answer for that id (the decision
+   * again with that id). Nothing inserted means the caller had changed: the request runs again.
    */
   async #createTakingId<T>(view: PostgresView, decide: () => Decision<T>, first: Decision<T>): Promise<T> {
     const change = first.changes[0] as Extract<Change, { kind: 'put' }>;
@@ -439,12 +417,11 @@ export class PostgresStore implements Store {
     if (events !== undefined)
       this.#feed.written(row['events'] === undefined ? events.count : Number(row['events']), Number(row['last']));
     const id = Number(row['created']);
-    if (first.resultWithId !== undefined) return first.resultWithId(id);
     view.idTaken(change.collection, id);
-    const again = await settle(decide);
+    const again = await loaded(decide);
     const made = again.changes[0];
     // The record written must be the one decided: a decision gives the same changes from the same reads (plainrest's
-    // store.ts allocateId).
+    // store.ts: RequestStore.write).
     if (
       again.changes.length !== 1 ||
       made?.kind !== 'put' ||
@@ -465,7 +442,7 @@ export class PostgresStore implements Store {
       return;
     }
     view.callerChanged();
-    throw this.#kit.callerChanged();
+    throw new CallerChanged();
   }
 
   /**
@@ -520,19 +497,6 @@ export class PostgresStore implements Store {
     clearInterval(this.#probe);
     await this.#feed.close();
     await this.#pool.end();
-  }
-}
-
-/** `decide()`, loading what it reads (the core's NeedData carries the loading) and deciding again. */
-async function settle<T>(decide: () => T): Promise<T> {
-  for (;;) {
-    try {
-      return decide();
-    } catch (error) {
-      const fetch = (error as { fetch?: unknown }).fetch;
-      if (typeof fetch !== 'function') throw error;
-      await (fetch as () => Promise<void>)();
-    }
   }
 }
 

@@ -3,19 +3,18 @@
 // confirms it, and the placeholder id a create is decided with.
 
 import type pg from 'pg';
-import type { Change, Decision, Query, QueryResult, Store, StoredCollection, StoredRecord } from 'plainrest';
-import type { CoreKit } from './core-kit.ts';
+import type { Decision, Query, QueryResult, RequestStore, StoredCollection, StoredRecord } from 'plainrest';
 import type { TablePlan } from './schema.ts';
 import { quoted } from './schema.ts';
 import type { CallerGuard } from './sql-records.ts';
 import { listQuery, PROVISIONAL_ID, recordOf, recordOfJson } from './sql-records.ts';
+import { CallerChanged, loaded, NeedRows } from './request-runs.ts';
 
 /** A write's transaction: serializable, so that a decision and its commit see one state of the data. */
 const BEGIN = 'BEGIN ISOLATION LEVEL SERIALIZABLE';
 
 /** What a view asks of the store it reads through (postgres-store.ts). */
 export interface ViewBacking {
-  readonly kit: CoreKit;
   plan(collection: StoredCollection): TablePlan;
   readRows(
     tables: readonly string[],
@@ -42,7 +41,7 @@ export interface ViewBacking {
 }
 
 /** One request's reads: loaded on first use and kept for the request; in a transaction, from it, afresh. */
-export class PostgresView implements Store {
+export class PostgresView implements RequestStore {
   readonly #store: ViewBacking;
   readonly #answers = new Map<string, unknown>();
   /** Records the request will likely read (its path's), loaded with the first record it must load. */
@@ -137,7 +136,7 @@ export class PostgresView implements Store {
     const remembered = this.#remembered;
     if (remembered !== undefined) this.#store.rememberCaller(remembered.id, undefined);
     this.callerChanged();
-    throw this.#store.kit.callerChanged();
+    throw new CallerChanged();
   }
 
   /** Reads the caller answered from memory, unless a read or a write confirmed it: true when it is as it was. */
@@ -188,7 +187,7 @@ export class PostgresView implements Store {
   #answer<T>(key: string, load: (client: pg.PoolClient | undefined) => Promise<T>, outside = false): T {
     if (this.#answers.has(key)) return this.#answers.get(key) as T;
     const client = this.#transaction;
-    throw this.#store.kit.needData(async () => {
+    throw new NeedRows(async () => {
       if (!outside) await this.begin();
       this.#answers.set(key, await load(client));
     });
@@ -229,7 +228,7 @@ export class PostgresView implements Store {
     const wanted = [{ collection, id }, ...hinted];
     const begin = transaction !== undefined && !this.#begun;
     const guard = transaction === undefined ? this.#guard() : undefined;
-    throw this.#store.kit.needData(async () => {
+    throw new NeedRows(async () => {
       if (transaction === undefined) {
         // Outside a transaction, one named statement (parsed once per connection) reads them all, and checks the
         // remembered caller; with the reads of other requests when they arrive together (read-batches.ts).
@@ -340,16 +339,14 @@ export class PostgresView implements Store {
     return this.#answer(key, (client) => this.#store.nextId(collection, client), true);
   }
 
-  commit(changes: readonly Change[]): Promise<void> {
-    return this.#store.transactOn(this, () => ({ changes, result: undefined }));
+  /** The reads run again, each time what they read is loaded, until they need nothing more. */
+  read<T>(reads: () => T | Promise<T>): T | Promise<T> {
+    return loaded(reads);
   }
 
-  transact<T>(decide: () => Decision<T>): Promise<T> {
+  /** Decided and committed in one serializable transaction, decided again when another write came between. */
+  write<T>(decide: () => Decision<T>): Promise<T> {
     return this.#store.transactOn(this, decide);
-  }
-
-  close(): Promise<void> {
-    return Promise.resolve();
   }
 }
 
