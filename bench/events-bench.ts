@@ -79,6 +79,13 @@ const STORED_PRODUCTS = 1000;
 const STREAMS_PER_USER = DEFAULTS.events.maxStreamsPerUser;
 /** Time for the server to settle (its streams released, the event loop idle) before memory is read. */
 const SETTLE_MS = 1000;
+/**
+ * Before the RSS that says whether streams' memory comes back is read, the idle server is given this long at most to
+ * return memory (V8 shrinks its heap some seconds after allocation stops), RSS read every second…
+ */
+const SHRINK_MS = 30_000;
+/** …until it has not fallen by more than a megabyte for this long. */
+const STEADY_MS = 5000;
 /** How long the subscribers may take, after the last write's answer, to have every event. */
 const DELIVERY_TIMEOUT_MS = 60_000;
 const DELIVERY_POLL_MS = 20;
@@ -178,6 +185,20 @@ async function measure(
     await sleep(SETTLE_MS);
     memory.push({ when, megabytes: plainrest.rssMegabytes() });
   };
+  /** RSS once the idle server has returned what it will (SHRINK_MS, STEADY_MS): its lowest reading. */
+  const rememberSettled = async (when: string): Promise<void> => {
+    const started = performance.now();
+    let lowest = Number.POSITIVE_INFINITY;
+    let fellAt = started;
+    while (performance.now() - started < SHRINK_MS && performance.now() - fellAt < STEADY_MS) {
+      await sleep(SETTLE_MS);
+      const now = plainrest.rssMegabytes();
+      if (now === undefined) break;
+      if (now < lowest - 1) fellAt = performance.now();
+      lowest = Math.min(lowest, now);
+    }
+    memory.push({ when, megabytes: Number.isFinite(lowest) ? lowest : undefined });
+  };
   const warmUp = await write(mode.warmUpSeconds);
   await remember(`idle, after ${count(warmUp.load.sent)} warm-up writes`);
   const without: Phase[] = [];
@@ -207,7 +228,14 @@ async function measure(
     await subscribers.close();
     await remember(`${label}subscribers gone`);
   }
-  const throughput = await measureThroughput(plainrest, subscribers, tokens, mode, remember, memory);
+  const throughput = await measureThroughput(
+    plainrest,
+    subscribers,
+    tokens,
+    mode,
+    { remember, rememberSettled },
+    memory,
+  );
   const { writesPerSecond, enforceTargets } = mode;
   return reportEvents({
     writesPerSecond,
@@ -230,9 +258,13 @@ async function measureThroughput(
   subscribers: SubscriberProcess,
   tokens: readonly string[],
   mode: EventsMode,
-  remember: (when: string) => Promise<void>,
+  readings: {
+    readonly remember: (when: string) => Promise<void>;
+    readonly rememberSettled: (when: string) => Promise<void>;
+  },
   memory: readonly MemoryPoint[],
 ): Promise<Throughput> {
+  const { remember, rememberSettled } = readings;
   const stalled = Math.round(mode.subscribers * STALLED_SHARE);
   // Changes to the stored products, each an `updated` event with the whole record: the store does not grow, so memory compares.
   const writes: LoadRequest = {
@@ -265,7 +297,7 @@ async function measureThroughput(
     };
   };
   const alone = await run();
-  await remember('after changes as fast as answered, no streams');
+  await rememberSettled('after changes as fast as answered, no streams, once settled');
   const rssBefore = memory[memory.length - 1]?.megabytes;
   const perUser = Math.min(STREAMS_PER_USER, mode.subscribers);
   const streams = await subscribers.connect(
@@ -278,7 +310,7 @@ async function measureThroughput(
   await remember(`after changes as fast as answered beside ${count(streams)} streams, ${count(stalled)} stalled`);
   const rssBeside = memory[memory.length - 1]?.megabytes;
   await subscribers.close();
-  await remember('those streams closed');
+  await rememberSettled('those streams closed, once settled');
   return {
     writers: THROUGHPUT_WRITERS,
     streams,

@@ -136,7 +136,7 @@ function printThroughput(throughput: Throughput): void {
     ),
   );
   console.log(
-    `RSS: ${megabytes(throughput.rssBefore)} before the streams, ${megabytes(throughput.rssBeside)} after the writes beside them, ${megabytes(throughput.rssAfter)} once they had closed`,
+    `RSS: ${megabytes(throughput.rssBefore)} before the streams (the idle server settled), ${megabytes(throughput.rssBeside)} after the writes beside them, ${megabytes(throughput.rssAfter)} once they had closed (settled)`,
   );
 }
 

@@ -13,7 +13,7 @@ import { closeSync, openSync, readFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
-import { SETTINGS } from '../src/cli/options.ts';
+import { SETTINGS } from '../src/cli/settings.ts';
 import { freePort } from '../test/postgres-cluster.ts';
 import { killAtExit } from './cleanup.ts';
 

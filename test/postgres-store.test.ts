@@ -163,9 +163,9 @@ describe(
         // Nested values (an order's items) are compared by value: equal is the same object, changed is a new one.
         const order = (items: unknown): StoredRecord =>
           ({ id: 5, user_id: 1, items, created_at: 'then', updated_at: 'then' }) as unknown as StoredRecord;
-        const kept = store.sameAsLastRead('orders', order([{ product_id: 1, quantity: 2 }]));
-        assert.equal(store.sameAsLastRead('orders', order([{ product_id: 1, quantity: 2 }])), kept);
-        assert.notEqual(store.sameAsLastRead('orders', order([{ product_id: 1, quantity: 3 }])), kept);
+        const kept = store.remembered.sameAsLastRead('orders', order([{ product_id: 1, quantity: 2 }]));
+        assert.equal(store.remembered.sameAsLastRead('orders', order([{ product_id: 1, quantity: 2 }])), kept);
+        assert.notEqual(store.remembered.sameAsLastRead('orders', order([{ product_id: 1, quantity: 3 }])), kept);
       } finally {
         await probe.end();
         await store.close();

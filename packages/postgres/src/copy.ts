@@ -5,7 +5,7 @@
 import pg from 'pg';
 import type { ResourceTable, StoredRecord } from 'plainrest';
 import { describeFailure, types } from './open.ts';
-import { isConnectionFailure } from './postgres-store.ts';
+import { isConnectionFailure } from './database.ts';
 import type { SchemaProblem } from './schema-migration.ts';
 import { COLLECTIONS_TABLE, migrateSchema } from './schema-migration.ts';
 import type { TablePlan } from './schema.ts';

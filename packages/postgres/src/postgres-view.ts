@@ -4,37 +4,22 @@
 
 import type pg from 'pg';
 import type { Decision, Query, QueryResult, RequestStore, StoredCollection, StoredRecord } from 'plainrest';
-import type { TablePlan } from './schema.ts';
-import { quoted } from './schema.ts';
-import type { CallerGuard } from './sql-records.ts';
-import { listQuery, PROVISIONAL_ID, recordOf, recordOfJson } from './sql-records.ts';
 import { CallerChanged, loaded, NeedRows } from './request-runs.ts';
-
-/** A write's transaction: serializable, so that a decision and its commit see one state of the data. */
-const BEGIN = 'BEGIN ISOLATION LEVEL SERIALIZABLE';
+import type { CallerGuard } from './sql-records.ts';
+import { PROVISIONAL_ID } from './sql-records.ts';
+import type { RowSource } from './view-reads.ts';
+import {
+  BEGIN,
+  countOf,
+  firstIgnoringCase,
+  pageOf,
+  recordByAnyId,
+  recordsById,
+  recordsInTransaction,
+} from './view-reads.ts';
 
 /** What a view asks of the store it reads through (postgres-store.ts). */
-export interface ViewBacking {
-  plan(collection: StoredCollection): TablePlan;
-  readRows(
-    tables: readonly string[],
-    ids: readonly number[],
-    caller: CallerGuard | undefined,
-  ): Promise<Record<string, unknown>>;
-  run(
-    text: string,
-    values: readonly unknown[],
-    client?: pg.PoolClient,
-  ): Promise<pg.QueryResult<Record<string, unknown>>>;
-  runNamed(
-    text: string,
-    values: readonly unknown[],
-    client?: pg.PoolClient,
-  ): Promise<pg.QueryResult<Record<string, unknown>>>;
-  runMany(statements: readonly string[], client?: pg.PoolClient): Promise<pg.QueryResult<Record<string, unknown>>[]>;
-  rememberedCaller(id: number): StoredRecord | undefined;
-  rememberCaller(id: number, user: StoredRecord | undefined): void;
-  sameAsLastRead(collection: StoredCollection, record: StoredRecord): StoredRecord;
+export interface ViewBacking extends RowSource {
   readCaller(id: number, client?: pg.PoolClient): Promise<StoredRecord | undefined>;
   nextId(collection: StoredCollection, client?: pg.PoolClient): Promise<number>;
   transactOn<T>(view: PostgresView, decide: () => Decision<T>): Promise<T>;
@@ -84,14 +69,14 @@ export class PostgresView implements RequestStore {
    */
   caller(id: number): StoredRecord | undefined {
     if (this.#mayRemember && this.#transaction === undefined) {
-      const remembered = this.#store.rememberedCaller(id);
+      const remembered = this.#store.remembered.caller(id);
       if (remembered !== undefined) {
         this.#remembered = remembered;
         return remembered;
       }
     }
     const user = this.get('users', id);
-    this.#store.rememberCaller(id, user);
+    this.#store.remembered.rememberCaller(id, user);
     return user;
   }
 
@@ -116,10 +101,11 @@ export class PostgresView implements RequestStore {
   }
 
   /**
-   * After a read that checked the remembered caller: confirmed, or (it no longer holds)
+   * After a read that checked the remembered caller (if any): confirmed, or (it no longer holds)
    * forgotten, everything read dropped, and the request runs again with its caller read afresh.
    */
-  #checked(holds: boolean): void {
+  #checked(holds: boolean | undefined): void {
+    if (holds === undefined) return;
     if (holds) {
       this.callerConfirmed();
       return;
@@ -134,7 +120,7 @@ export class PostgresView implements RequestStore {
    */
   callerNoLongerHolds(): never {
     const remembered = this.#remembered;
-    if (remembered !== undefined) this.#store.rememberCaller(remembered.id, undefined);
+    if (remembered !== undefined) this.#store.remembered.rememberCaller(remembered.id, undefined);
     this.callerChanged();
     throw new CallerChanged();
   }
@@ -154,7 +140,7 @@ export class PostgresView implements RequestStore {
     return false;
   }
 
-  /** The collection given the placeholder id in this attempt, if any (PostgresStore.transactOn). */
+  /** The collection given the placeholder id in this attempt, if any (write-transactions.ts). */
   get provisional(): StoredCollection | undefined {
     return this.#provisional;
   }
@@ -179,7 +165,7 @@ export class PostgresView implements RequestStore {
   /** Sends the transaction's BEGIN, unless a read has already sent it. */
   async begin(): Promise<void> {
     if (this.#begun || this.#transaction === undefined) return;
-    await this.#store.run(BEGIN, [], this.#transaction);
+    await this.#store.database.run(BEGIN, [], this.#transaction);
     this.#begun = true;
   }
 
@@ -204,93 +190,46 @@ export class PostgresView implements RequestStore {
   get(collection: StoredCollection, id: number): StoredRecord | undefined {
     const key = recordKey(collection, id);
     if (this.#answers.has(key)) return this.#answers.get(key) as StoredRecord | undefined;
-    if (!Number.isSafeInteger(id)) {
-      return this.#answer(key, async (client) => {
-        const result = await this.#store.run(
-          `SELECT * FROM ${quoted(this.#store.plan(collection).table)} WHERE "id" = $1`,
-          [id],
-          client,
-        );
-        const row = result.rows[0];
-        return row === undefined ? undefined : recordOf(row);
-      });
-    }
+    if (!Number.isSafeInteger(id))
+      return this.#answer(key, (client) => recordByAnyId(this.#store, collection, id, client));
     const transaction = this.#transaction;
     const hinted =
       transaction === undefined
-        ? this.#hints
-            .splice(0)
-            .filter(
-              (hint) =>
-                !this.#answers.has(recordKey(hint.collection, hint.id)) && recordKey(hint.collection, hint.id) !== key,
-            )
+        ? this.#hints.splice(0).filter((hint) => {
+            const hintKey = recordKey(hint.collection, hint.id);
+            return !this.#answers.has(hintKey) && hintKey !== key;
+          })
         : [];
     const wanted = [{ collection, id }, ...hinted];
     const begin = transaction !== undefined && !this.#begun;
     const guard = transaction === undefined ? this.#guard() : undefined;
     throw new NeedRows(async () => {
+      let records: (StoredRecord | undefined)[];
       if (transaction === undefined) {
-        // Outside a transaction, one named statement (parsed once per connection) reads them all, and checks the
-        // remembered caller; with the reads of other requests when they arrive together (read-batches.ts).
-        const plans = wanted.map((want) => this.#store.plan(want.collection));
-        const row = await this.#store.readRows(
-          plans.map((plan) => plan.table),
-          wanted.map((want) => want.id),
-          guard,
-        );
-        if (guard !== undefined) this.#checked(row['caller'] === true);
-        wanted.forEach((want, index) => {
-          const value = row[`r${index}`] as Record<string, unknown> | null | undefined;
-          const record =
-            value === null || value === undefined
-              ? undefined
-              : this.#store.sameAsLastRead(want.collection, recordOfJson(plans[index] as TablePlan, value));
-          this.#answers.set(recordKey(want.collection, want.id), record);
-        });
-        return;
+        const read = await recordsById(this.#store, wanted, guard);
+        this.#checked(read.callerHolds);
+        records = read.found;
+      } else {
+        records = await recordsInTransaction(this.#store, wanted, begin, transaction);
+        if (begin) this.#begun = true;
       }
-      // Only integers are written into the text: the simple protocol takes no parameters.
-      const selects = wanted.map(
-        (want) => `SELECT * FROM ${quoted(this.#store.plan(want.collection).table)} WHERE "id" = ${want.id}`,
-      );
-      const results = await this.#store.runMany(begin ? [BEGIN, ...selects] : selects, transaction);
-      if (begin) this.#begun = true;
-      const answers = begin ? results.slice(1) : results;
-      wanted.forEach((want, index) => {
-        const row = answers[index]?.rows[0];
-        this.#answers.set(recordKey(want.collection, want.id), row === undefined ? undefined : recordOf(row));
-      });
+      wanted.forEach((want, index) => this.#answers.set(recordKey(want.collection, want.id), records[index]));
     });
   }
 
   query(collection: StoredCollection, query: Query): QueryResult {
     const guard = this.#transaction === undefined ? this.#guard() : undefined;
     return this.#answer(`query ${collection} ${JSON.stringify(query)}`, async (client) => {
-      const { text, values } = listQuery(this.#store.plan(collection), query, guard);
-      const result = await this.#store.runNamed(text, values, client);
-      if (guard !== undefined) this.#checked(result.rows[0]?.['__caller'] === true);
-      const total = Number(result.rows[0]?.['__total'] ?? 0);
-      const records = result.rows
-        .filter((row) => row['id'] !== null)
-        .map((row) => {
-          const { __total: _total, __caller: _caller, ...fields } = row;
-          return this.#store.sameAsLastRead(collection, recordOf(fields));
-        });
-      this.#known(collection, records, client);
-      return { records, total };
+      const page = await pageOf(this.#store, collection, query, guard, client);
+      this.#checked(page.callerHolds);
+      this.#known(collection, page.found.records, client);
+      return page.found;
     });
   }
 
   findIgnoringCase(collection: StoredCollection, field: string, value: string): StoredRecord | undefined {
     return this.#answer(`find ${collection} ${field} ${value}`, async (client) => {
-      const table = quoted(this.#store.plan(collection).table);
-      const result = await this.#store.run(
-        `SELECT * FROM ${table} WHERE lower(${quoted(field)}) = lower($1) ORDER BY "id" LIMIT 1`,
-        [value],
-        client,
-      );
-      const row = result.rows[0];
-      const record = row === undefined ? undefined : recordOf(row);
+      const record = await firstIgnoringCase(this.#store, collection, field, value, client);
       if (record !== undefined) this.#known(collection, [record], client);
       return record;
     });
@@ -310,14 +249,7 @@ export class PostgresView implements RequestStore {
   }
 
   count(collection: StoredCollection): number {
-    return this.#answer(`count ${collection}`, async (client) => {
-      const result = await this.#store.run(
-        `SELECT count(*)::bigint AS n FROM ${quoted(this.#store.plan(collection).table)}`,
-        [],
-        client,
-      );
-      return Number(result.rows[0]?.['n'] ?? 0);
-    });
+    return this.#answer(`count ${collection}`, (client) => countOf(this.#store, collection, client));
   }
 
   version(): number {
@@ -327,7 +259,7 @@ export class PostgresView implements RequestStore {
   /**
    * The next value of the table's identity sequence: never reused, even when the write then
    * fails. In a transaction that has read nothing yet, the placeholder PROVISIONAL_ID: the
-   * create may then take its id as it is written (PostgresStore.transactOn).
+   * create may then take its id as it is written (write-transactions.ts).
    */
   allocateId(collection: StoredCollection): number {
     if (this.#provisional === collection) return PROVISIONAL_ID;
