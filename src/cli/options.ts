@@ -130,11 +130,13 @@ export function helpText(): string {
   const variableWidth = Math.max(...SETTINGS.map((setting) => setting.variable.length));
   const rows = SETTINGS.map(
     (setting) =>
-      `  ${`--${setting.flag}`.padEnd(flagWidth)} ${setting.variable.padEnd(variableWidth)} ${setting.meaning} (default: ${setting.fallback})`,
+      `  ${`--${setting.flag}`.padEnd(flagWidth)} ${setting.variable.padEnd(variableWidth)} ${setting.meaning} ` +
+      `(default: ${setting.fallback})`,
   );
   return [
     'Usage: plainrest [--flag value]...            start the server',
-    '       plainrest token <email> [--flag value]  print a token for an existing user (reads DATA_DIR, or DATABASE_URL)',
+    '       plainrest token <email> [--flag value]  ' +
+      'print a token for an existing user (reads DATA_DIR, or DATABASE_URL)',
     '       plainrest copy --from A --to B          copy every record, id and password hash from A into an empty B,',
     '         [--resources FILE]                    each a data directory or postgres://… (README: Configuration)',
     '       plainrest openapi [--resources FILE]    print the OpenAPI 3.1 document',

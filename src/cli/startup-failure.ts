@@ -29,9 +29,15 @@ function describeSystemError(error: Partial<NodeJS.ErrnoException>, attempt: Att
   const { port, host } = attempt;
   if (syscall === 'listen' || syscall === 'bind' || syscall === 'getaddrinfo') {
     if (code === 'EADDRINUSE')
-      return `port ${port} on ${host} is already in use; stop the program using it, or choose another port with --port (0 picks a free one)`;
+      return (
+        `port ${port} on ${host} is already in use; stop the program using it, or choose another port with ` +
+        `--port (0 picks a free one)`
+      );
     if (code === 'EADDRNOTAVAIL')
-      return `${host} is not an address of this machine; choose one with --host (127.0.0.1: this machine only; 0.0.0.0: every interface)`;
+      return (
+        `${host} is not an address of this machine; choose one with --host (127.0.0.1: this machine only; ` +
+        `0.0.0.0: every interface)`
+      );
     if (code === 'EACCES' || code === 'EPERM')
       return `not allowed to listen on port ${port}; ports below 1024 need privileges: choose another with --port`;
     if (code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'EAI_NONAME')

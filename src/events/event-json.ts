@@ -8,6 +8,7 @@ import type { Language, ResourceDefinition } from '../resources/definition.ts';
 import { vocabularyOf } from '../resources/definition.ts';
 import { represent } from '../resources/representation.ts';
 import type { FeedEvent } from '../feed/feed-event.ts';
+import { RecentlyUsed } from '../store/recently-used.ts';
 
 export function eventJson(event: FeedEvent, table: ResourceTable, language: Language): string {
   const definition = table.get(event.collection);
@@ -19,14 +20,20 @@ export function eventJson(event: FeedEvent, table: ResourceTable, language: Lang
     : `${head},"record":${represent(definition, event.record, vocabulary).json}}`;
 }
 
-/** Each event's Server-Sent Events block, per language: encoded once however many streams send it. */
-const blocks = new Map<Language, WeakMap<FeedEvent, Buffer>>();
+/**
+ * Events whose blocks are kept, per language: more than a fan-out's batch holds under load, so each block is encoded once
+ * however many streams send it, and streams catching up from a recent id share them; but a bounded number, so the
+ * blocks of the events the feed keeps for resuming (up to 100,000) do not stay in memory after their streams closed.
+ */
+const BLOCKS_KEPT = 4096;
+/** Each event's Server-Sent Events block, per language. */
+const blocks = new Map<Language, RecentlyUsed<FeedEvent, Buffer>>();
 
 /** `id: 42\nevent: updated\ndata: {…}\n\n` (WHATWG HTML §9.2.6), as the UTF-8 bytes a stream writes. */
 export function eventBlock(event: FeedEvent, table: ResourceTable, language: Language): Buffer {
   let cache = blocks.get(language);
   if (cache === undefined) {
-    cache = new WeakMap();
+    cache = new RecentlyUsed(BLOCKS_KEPT);
     blocks.set(language, cache);
   }
   let block = cache.get(event);

@@ -89,7 +89,8 @@ export class EventStream {
     if (!isResumable(position, window)) {
       const detail = unresumableDetail(position, window);
       this.#write(
-        `id: ${window.latest}\nevent: reset\ndata: ${JSON.stringify({ reason: 'history_gone', detail, latest: window.latest })}\n\n`,
+        `id: ${window.latest}\nevent: reset\ndata: ` +
+          `${JSON.stringify({ reason: 'history_gone', detail, latest: window.latest })}\n\n`,
       );
       position = window.latest;
     }
@@ -190,7 +191,9 @@ export class EventStream {
     if (this.#res.writableLength > this.#settings.streamBufferBytes) {
       const ending: Ending = {
         reason: 'slow_reader',
-        detail: `the previous stream fell more than ${this.#settings.streamBufferBytes} bytes behind and was closed; it resumes from Last-Event-ID`,
+        detail:
+          `the previous stream fell more than ${this.#settings.streamBufferBytes} bytes behind and was closed; ` +
+          `it resumes from Last-Event-ID`,
       };
       this.#ended = true;
       this.#onEnd(ending);

@@ -78,7 +78,8 @@ export class EventStreams {
     const ending: Ending = {
       reason: 'events_missed',
       detail:
-        'this server missed events that are no longer kept; reconnect with Last-Event-ID: the stream starts again with event: reset',
+        'this server missed events that are no longer kept; ' +
+        'reconnect with Last-Event-ID: the stream starts again with event: reset',
     };
     for (const stream of [...this.#streams]) stream.end(ending);
   }

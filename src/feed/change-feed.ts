@@ -41,6 +41,8 @@ export function isResumable(position: number, window: EventWindow): boolean {
 /** Why `position` cannot be resumed from, for a 410 or an `event: reset`. */
 export function unresumableDetail(position: number, window: EventWindow): string {
   return position > window.latest
-    ? `event ${position} is not in this feed's history, whose newest event is ${window.latest} (was the server's history reset?); read the records again, then follow the feed from ${window.latest}`
-    : `the events after ${position} are no longer kept (the feed keeps those after ${window.lostThrough}); read the records again, then follow the feed from ${window.latest}`;
+    ? `event ${position} is not in this feed's history, whose newest event is ${window.latest} ` +
+        `(was the server's history reset?); read the records again, then follow the feed from ${window.latest}`
+    : `the events after ${position} are no longer kept (the feed keeps those after ${window.lostThrough}); ` +
+        `read the records again, then follow the feed from ${window.latest}`;
 }

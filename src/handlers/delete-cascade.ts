@@ -29,7 +29,8 @@ export function deletionWithDependents(store: RecordReads, definition: ResourceD
         .join(', ');
       throw new HttpError(
         'still_referenced',
-        `${target.singular} ${doomedId} is still referenced by ${referrer.collection} ${ids}${holders.length > 5 ? ' and more' : ''} (${field}); delete or change those first`,
+        `${target.singular} ${doomedId} is still referenced by ${referrer.collection} ` +
+          `${ids}${holders.length > 5 ? ' and more' : ''} (${field}); delete or change those first`,
       );
     }
   }

@@ -78,7 +78,9 @@ async function eventList(
   const { events, total } = await feed.page(filter, (page - 1) * limit, limit);
   const meta = pageMeta({ page, limit }, total);
   const links = linksAround(context.path, fixedParameters(parameters, table, language), feedWords(language), meta);
-  const body = `{"data":[${events.map((event) => eventJson(event, table, language)).join(',')}],"meta":${JSON.stringify(meta)},"links":${JSON.stringify(links)}}`;
+  const body =
+    `{"data":[${events.map((event) => eventJson(event, table, language)).join(',')}],` +
+    `"meta":${JSON.stringify(meta)},"links":${JSON.stringify(links)}}`;
   const etag = entityTag(body);
   // The same path answers a stream to Accept: text/event-stream: caches must tell the two apart.
   if (matchesIfNoneMatch(context.req.headers['if-none-match'], etag))

@@ -146,7 +146,9 @@ function requireTransitions(
     if (before !== from && asked[rule.name] !== undefined && to !== before) {
       throw new HttpError(
         'invalid_transition',
-        `${withArticle(vocabulary.singular)} went from ${String(before)} to ${String(from)} (${vocabulary.name(rule.name)}) through another request while this one was handled; read it again before changing it`,
+        `${withArticle(vocabulary.singular)} went from ${String(before)} to ${String(from)} ` +
+          `(${vocabulary.name(rule.name)}) through another request while this one was handled; ` +
+          `read it again before changing it`,
       );
     }
     if (from === to || typeof from !== 'string' || typeof to !== 'string') continue;

@@ -31,7 +31,10 @@ export function formatAccessLine(entry: AccessEntry, format: 'json' | 'text', no
   const duration = twoDecimals(entry.durationMs);
   if (format === 'text') {
     const user = entry.userId === undefined ? '-' : `user ${entry.userId}`;
-    return `${time} ${entry.status} ${entry.method} ${entry.path} ${entry.bytes}B ${duration}ms ${user} ${entry.requestId}`;
+    return (
+      `${time} ${entry.status} ${entry.method} ${entry.path} ${entry.bytes}B ${duration}ms ${user} ` +
+      `${entry.requestId}`
+    );
   }
   return (
     // The request id (client ids are echoed only when plain, see request-id.ts) and the

@@ -83,7 +83,8 @@ function withHeadAndOptions(operations: Json, route: RouteSpec, allow: string): 
     summary: 'The methods this path answers',
     description:
       `Answers 204 with Allow: ${allow} (RFC 9110 §9.3.7), with no token and without using the rate limit. ` +
-      "With CORS_ORIGINS set, a browser's preflight from an allowed origin also gets the Access-Control-Allow-* headers here.",
+      "With CORS_ORIGINS set, a browser's preflight from an allowed origin " +
+      'also gets the Access-Control-Allow-* headers here.',
     security: [],
     responses: responses({ 204: success('No Content: Allow lists the methods', SUCCESS_HEADERS.allow) }, [400], {
       requestOnly: true,
@@ -145,7 +146,8 @@ const SERVICE_TAGS: Json[] = [
 const EVENTS_TAG: Json = {
   name: 'events',
   description:
-    'The change feed: every change to the records you may read, as a paged list or a stream of Server-Sent Events that resumes where it stopped.',
+    'The change feed: every change to the records you may read, as a paged list or a stream of Server-Sent Events ' +
+    'that resumes where it stopped.',
 };
 
 /**
@@ -252,8 +254,9 @@ export function openApiDocument(
           scheme: 'bearer',
           bearerFormat: 'JWT',
           description:
-            'A token from POST /v1/tokens: a JWT (RFC 7519) signed with HS256 and checked as RFC8725 advises: only HS256 is accepted ' +
-            '(alg none and algorithm substitution are refused), the signature is compared in constant time, and exp is required.',
+            'A token from POST /v1/tokens: a JWT (RFC 7519) signed with HS256 and checked as RFC8725 advises: ' +
+            'only HS256 is accepted (alg none and algorithm substitution are refused), ' +
+            'the signature is compared in constant time, and exp is required.',
         },
       },
     },
@@ -263,7 +266,10 @@ export function openApiDocument(
 /** The document's description: the example domain's, or the declared collections and vocabularies. */
 function describeResources(resources: ResourceTable): string {
   if (resources === exampleResources())
-    return 'Users, their orders and products, in English and Portuguese vocabularies. Errors are RFC 9457 problem details.';
+    return (
+      'Users, their orders and products, in English and Portuguese vocabularies. ' +
+      'Errors are RFC 9457 problem details.'
+    );
   const collections = resources.resources.map((definition) => definition.collection).join(', ');
   const languages = resources.languages.map((language) => LANGUAGE_NAMES[language] ?? language).join(' and ');
   return `Declared resources: ${collections}, in ${languages} vocabularies. Errors are RFC 9457 problem details.`;

@@ -138,10 +138,17 @@ function streamExample(route: EventRoute): string {
 }
 
 const STREAM_DESCRIPTION =
-  'Server-Sent Events (WHATWG HTML §9.2), UTF-8: first `retry: 1000`, then each event as `id:` (its number), `event:` (its type) and `data:` (its JSON, as in the list), ' +
-  'each block ended by an empty line. A comment line `: keep-alive` comes every 15 s (by default), followed by `id:` when events the caller may not see went by. ' +
-  'Other events: `reset` (data {reason: "history_gone", detail, latest}) when the position asked for is no longer kept, after which the stream goes on from the newest event; ' +
-  "`notice` (data {reason, detail}) saying why the caller's last stream was cut; `closed` (data {reason, detail}; reason token_expired, user_deleted, shutting_down, or events_missed when the server lost its place for longer than the history is kept) just before the server ends the stream.";
+  'Server-Sent Events (WHATWG HTML §9.2), UTF-8: first `retry: 1000`, ' +
+  'then each event as `id:` (its number), `event:` (its type) and `data:` (its JSON, as in the list), ' +
+  'each block ended by an empty line. ' +
+  'A comment line `: keep-alive` comes every 15 s (by default), ' +
+  'followed by `id:` when events the caller may not see went by. ' +
+  'Other events: `reset` (data {reason: "history_gone", detail, latest}) ' +
+  'when the position asked for is no longer kept, after which the stream goes on from the newest event; ' +
+  "`notice` (data {reason, detail}) saying why the caller's last stream was cut; " +
+  '`closed` (data {reason, detail}; reason token_expired, user_deleted, shutting_down, ' +
+  'or events_missed when the server lost its place for longer than the history is kept) ' +
+  'just before the server ends the stream.';
 
 function parameters(route: EventRoute): Json[] {
   const words = feedWords(route.language);
@@ -154,7 +161,8 @@ function parameters(route: EventRoute): Json[] {
     {
       name: words.collection,
       in: 'query',
-      description: `only the events of this collection${declared.length === 0 ? '' : ' (its English name is taken too)'}`,
+      description:
+        `only the events of this collection` + `${declared.length === 0 ? '' : ' (its English name is taken too)'}`,
       schema: { type: 'string', enum: [...names, ...declared] },
       example: vocabularyOf(exampleResource(resources), language).collection,
     },
@@ -169,7 +177,8 @@ function parameters(route: EventRoute): Json[] {
       name: words.after,
       in: 'query',
       description:
-        'only the events after this one (the id of the last event you have); one older than the history the feed keeps is a 410 (a `reset` on a stream). On a stream, Last-Event-ID wins over it',
+        'only the events after this one (the id of the last event you have); one older than the history the feed ' +
+        'keeps is a 410 (a `reset` on a stream). On a stream, Last-Event-ID wins over it',
       schema: POSITION,
       example: 0,
     },
@@ -193,11 +202,15 @@ function parameters(route: EventRoute): Json[] {
 }
 
 const DESCRIPTION =
-  'Every change to a record the caller may read, oldest first: created, updated or deleted, with the record as it was then. ' +
+  'Every change to a record the caller may read, oldest first: ' +
+  'created, updated or deleted, with the record as it was then. ' +
   'As application/json, a page of events, filtered by collection, type and after. ' +
-  'With Accept: text/event-stream, the same path is a stream that sends the missed events, then each new one as it is stored; a client that reconnects sends Last-Event-ID and misses nothing. ' +
-  'A position older than the history kept (by default at least the last 10,000 events or 24 hours) is a 410, never a silent gap. Streams are limited per user and in all (429, with Retry-After). ' +
-  'Who: any logged-in user; each sees the events of the records they may read (an admin every one, a user their own and those of the collections everyone may read).';
+  'With Accept: text/event-stream, the same path is a stream that sends the missed events, ' +
+  'then each new one as it is stored; a client that reconnects sends Last-Event-ID and misses nothing. ' +
+  'A position older than the history kept (by default at least the last 10,000 events or 24 hours) is a 410, ' +
+  'never a silent gap. Streams are limited per user and in all (429, with Retry-After). ' +
+  'Who: any logged-in user; each sees the events of the records they may read ' +
+  '(an admin every one, a user their own and those of the collections everyone may read).';
 
 /** GET on the feed (HEAD and OPTIONS are added as for every path). */
 export function eventOperations(route: EventRoute): Json {

@@ -39,7 +39,8 @@ export const EXAMPLE_CREDENTIALS: JsonObject = { email: 'alice@example.com', pas
 
 export const EXAMPLE_TOKEN = {
   access_token:
-    'eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxIiwiaWF0IjoxNzY4OTAzMjAwLCJleHAiOjE3Njg5MDY4MDB9.b3Fjr6xK0D0KZmTK0hWl4bQtZt6VdGxgk1hMfyGlHH0',
+    'eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxIiwiaWF0IjoxNzY4OTAzMjAwLCJleHAiOjE3Njg5MDY4MDB9.' +
+    'b3Fjr6xK0D0KZmTK0hWl4bQtZt6VdGxgk1hMfyGlHH0',
   token_type: 'Bearer',
   expires_in: 3600,
   user_id: 1,

@@ -18,7 +18,8 @@ const SECONDS_TO_FULL = { type: 'integer', format: 'int32', minimum: 0, maximum:
 export const HEADER_COMPONENTS: Readonly<Record<string, Json>> = {
   'X-Request-Id': {
     description:
-      "The id of this request, also in the access log and in error bodies: the client's own X-Request-Id when it is 1–128 of A–Z a–z 0–9 . _ : -, else one the server made.",
+      'The id of this request, also in the access log and in error bodies: ' +
+      "the client's own X-Request-Id when it is 1–128 of A–Z a–z 0–9 . _ : -, else one the server made.",
     required: true,
     schema: REQUEST_ID_SCHEMA,
     example: EXAMPLE_REQUEST_ID,
@@ -26,7 +27,8 @@ export const HEADER_COMPONENTS: Readonly<Record<string, Json>> = {
   // The RateLimit fields of the IETF draft "RateLimit header fields for HTTP".
   'RateLimit-Limit': {
     description:
-      'Requests a client (a user, or an address before it logs in) may make per minute (RATE_LIMIT). Absent when rate limiting is off.',
+      'Requests a client (a user, or an address before it logs in) may make per minute (RATE_LIMIT). ' +
+      'Absent when rate limiting is off.',
     schema: { ...NUMBER_TEXT, minimum: 1 },
     example: 1200,
   },
@@ -67,14 +69,16 @@ export const HEADER_COMPONENTS: Readonly<Record<string, Json>> = {
   },
   ETag: {
     description:
-      'Strong validator of what was sent (RFC 9110 §8.8.3): send it back in If-None-Match to read it again only if it changed, or, for a record, in If-Match to change it safely.',
+      'Strong validator of what was sent (RFC 9110 §8.8.3): send it back in If-None-Match to read it again only if ' +
+      'it changed, or, for a record, in If-Match to change it safely.',
     required: true,
     schema: ENTITY_TAG,
     example: '"m_I3fVkb5mszKzp6w8Fq6wM7cXM"',
   },
   'ETag-List': {
     description:
-      'Weak validator of this page (RFC 9110 §8.8.1): send it back in If-None-Match to get 304 while the page is unchanged.',
+      'Weak validator of this page (RFC 9110 §8.8.1): ' +
+      'send it back in If-None-Match to get 304 while the page is unchanged.',
     required: true,
     schema: { type: 'string', pattern: '^W/"[A-Za-z0-9_-]*"$', maxLength: 66 },
     example: 'W/"Tm1whnVuFVlNkIhmc2H44OwKasU"',
@@ -93,7 +97,8 @@ export const HEADER_COMPONENTS: Readonly<Record<string, Json>> = {
   // IETF draft "The Idempotency-Key HTTP Header Field".
   'Idempotent-Replayed': {
     description:
-      'Present when this is the replay of an earlier POST with the same Idempotency-Key and body: nothing new was created.',
+      'Present when this is the replay of an earlier POST with the same Idempotency-Key and body: ' +
+      'nothing new was created.',
     schema: { type: 'string', enum: ['true'] },
     example: 'true',
   },
@@ -102,11 +107,13 @@ export const HEADER_COMPONENTS: Readonly<Record<string, Json>> = {
     required: true,
     schema: { type: 'string' },
     example:
-      '</v1/products?page=1&limit=2>; rel="self", </v1/products?page=1&limit=2>; rel="first", </v1/products?page=2&limit=2>; rel="next", </v1/products?page=6&limit=2>; rel="last"',
+      '</v1/products?page=1&limit=2>; rel="self", </v1/products?page=1&limit=2>; rel="first", ' +
+      '</v1/products?page=2&limit=2>; rel="next", </v1/products?page=6&limit=2>; rel="last"',
   },
   'ETag-Feed': {
     description:
-      'On the list (not on a stream): strong validator of this page of events (RFC 9110 §8.8.3); send it back in If-None-Match to get 304 while the page is unchanged.',
+      'On the list (not on a stream): strong validator of this page of events (RFC 9110 §8.8.3); ' +
+      'send it back in If-None-Match to get 304 while the page is unchanged.',
     schema: ENTITY_TAG,
     example: '"r6clwqLTcYMDO3W6rC24QINwaks"',
   },
@@ -115,7 +122,8 @@ export const HEADER_COMPONENTS: Readonly<Record<string, Json>> = {
       "On the list (not on a stream): the self, first, prev, next and last pages (RFC 8288), as in the body's links.",
     schema: { type: 'string' },
     example:
-      '</v1/events?page=1&limit=20>; rel="self", </v1/events?page=1&limit=20>; rel="first", </v1/events?page=1&limit=20>; rel="last"',
+      '</v1/events?page=1&limit=20>; rel="self", </v1/events?page=1&limit=20>; rel="first", ' +
+      '</v1/events?page=1&limit=20>; rel="last"',
   },
   // An event stream must reach the client uncached and unbuffered (WHATWG HTML §9.2).
   'Cache-Control-Stream': {
@@ -143,7 +151,8 @@ export const HEADER_COMPONENTS: Readonly<Record<string, Json>> = {
   },
   'Vary-Accept': {
     description:
-      'The answer depends on Accept (JSON or the HTML home page; the change feed as JSON or as a stream; RFC 9110 §12.5.5).',
+      'The answer depends on Accept ' +
+      '(JSON or the HTML home page; the change feed as JSON or as a stream; RFC 9110 §12.5.5).',
     required: true,
     schema: { type: 'string', enum: ['Accept'] },
     example: 'Accept',

@@ -79,7 +79,9 @@ export function listParameters(definition: ResourceDefinition, language: Languag
     parameters.push({
       name: 'q',
       in: 'query',
-      description: `search: records whose ${searched.join(', ')} hold every word (whole words, ignoring case and accents; 1 to 10 words)`,
+      description:
+        `search: records whose ${searched.join(', ')} hold every word ` +
+        `(whole words, ignoring case and accents; 1 to 10 words)`,
       schema: { type: 'string', minLength: 1, maxLength: 200 },
       ...(query['q'] === undefined ? {} : { example: query['q'] }),
     });
@@ -102,7 +104,9 @@ export function embedParameter(definition: ResourceDefinition, language: Languag
     {
       name: vocabularyOf(definition, language).parameters.embed,
       in: 'query',
-      description: `related records to add under _embedded, comma-separated, each once (only those the caller may read): ${names.join(', ')}`,
+      description:
+        `related records to add under _embedded, comma-separated, each once ` +
+        `(only those the caller may read): ${names.join(', ')}`,
       schema: { type: 'string', pattern: `^${one}(,${one})*$` },
       example: names[0],
     },
@@ -137,7 +141,9 @@ export function fieldsParameter(definition: ResourceDefinition, language: Langua
   return {
     name: vocabulary.parameters.fields,
     in: 'query',
-    description: `only these properties, each once, comma-separated, shown in the declared order (the ETag follows the selection): ${readable.join(', ')}`,
+    description:
+      `only these properties, each once, comma-separated, shown in the declared order ` +
+      `(the ETag follows the selection): ${readable.join(', ')}`,
     schema: {
       type: 'string',
       pattern: `^${one}(,${one})*$`,
@@ -182,7 +188,8 @@ export const LAST_EVENT_ID = {
   name: 'Last-Event-ID',
   in: 'header',
   description:
-    'on a stream (Accept: text/event-stream): resume after this event, the last id: line received; wins over after. The list ignores it',
+    'on a stream (Accept: text/event-stream): resume after this event, the last id: line received; ' +
+    'wins over after. The list ignores it',
   schema: { type: 'string', pattern: '^(0|[1-9][0-9]{0,15})$', maxLength: 16 },
   example: '0',
 };
@@ -192,7 +199,8 @@ export function idempotencyKey(example: string): Json {
     name: 'Idempotency-Key',
     in: 'header',
     description:
-      'a retry with the same key and body within 24 hours replays the first answer instead of creating again; the same key with another body is a 422',
+      'a retry with the same key and body within 24 hours replays the first answer instead of creating again; ' +
+      'the same key with another body is a 422',
     schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7e]+$' },
     example,
   };

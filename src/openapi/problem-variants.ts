@@ -13,7 +13,9 @@ export const WHEN: Readonly<Record<number, string>> = {
   404: 'no such record (or parent record)',
   406: 'Accept excludes every media type this address serves',
   409: "a duplicate value, or a change the record's state does not allow",
-  410: 'the change feed no longer keeps the events after the position asked for (after), or never had it: read the records again, then follow the feed from its newest event',
+  410:
+    'the change feed no longer keeps the events after the position asked for (after), or never had it: ' +
+    'read the records again, then follow the feed from its newest event',
   412: 'If-Match does not match the current ETag',
   413: 'the body is larger than MAX_BODY_BYTES',
   415: "the body's Content-Type is not one this operation reads",
@@ -80,7 +82,9 @@ export const VARIANTS: readonly ProblemVariant[] = [
     detail: 'invalid query parameter: type',
     instance: '/v1/events',
     errors: [{ field: 'type', code: 'invalid_value', message: 'must be one of created, updated, deleted' }],
-    when: 'a query parameter is unknown (page and limit on a stream), repeated or out of range, or Last-Event-ID is not an event id',
+    when:
+      'a query parameter is unknown (page and limit on a stream), repeated or out of range, or Last-Event-ID is ' +
+      'not an event id',
   },
   {
     name: 'Forbidden',
@@ -122,7 +126,8 @@ export const VARIANTS: readonly ProblemVariant[] = [
     status: 410,
     code: 'history_gone',
     detail:
-      'the events after 12 are no longer kept (the feed keeps those after 9870); read the records again, then follow the feed from 19870',
+      'the events after 12 are no longer kept (the feed keeps those after 9870); ' +
+      'read the records again, then follow the feed from 19870',
     instance: '/v1/events',
   },
   {
@@ -175,7 +180,9 @@ export const VARIANTS: readonly ProblemVariant[] = [
     code: 'too_many_streams',
     detail: 'you have 10 event streams open, the most one user may; close one first',
     instance: '/v1/events',
-    when: 'the client has used its requests for now (rate_limited), or, asking for a stream, it or the server has as many streams open as allowed (too_many_streams); wait Retry-After seconds',
+    when:
+      'the client has used its requests for now (rate_limited), or, asking for a stream, it or the server has as ' +
+      'many streams open as allowed (too_many_streams); wait Retry-After seconds',
   },
   {
     name: 'InternalError',

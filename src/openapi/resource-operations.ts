@@ -107,8 +107,10 @@ export function resourceOperations(route: ResourceRoute, path: string): Json {
         tags: [tag],
         summary: `List ${definition.collection}`,
         description:
-          `A page of ${definition.collection}${filters.length > 0 ? `, filtered by ${filters.join(' and ')} when given` : ''}, in the list envelope; ` +
-          `the links to the other pages keep the filters and sort, and are also in the Link header (RFC 8288). ${audienceText(definition, 'list')}`,
+          `A page of ${definition.collection}` +
+          `${filters.length > 0 ? `, filtered by ${filters.join(' and ')} when given` : ''}, in the list envelope; ` +
+          `the links to the other pages keep the filters and sort, and are also in the Link header (RFC 8288). ` +
+          `${audienceText(definition, 'list')}`,
         parameters: [...listParameters(definition, language), IF_NONE_MATCH],
         responses: responses(
           {
@@ -131,8 +133,11 @@ export function resourceOperations(route: ResourceRoute, path: string): Json {
         tags: [tag],
         summary: `Create ${a}`,
         description:
-          `Creates ${a} and answers 201 with ${definition.createdFields === undefined ? 'it' : `its ${definition.createdFields.join(' and ')}`}, its Location and its ETag. ` +
-          `With an Idempotency-Key, a retry replays the first answer (Idempotent-Replayed: true) instead of creating another. ${audienceText(definition, 'create')}`,
+          `Creates ${a} and answers 201 with ` +
+          `${definition.createdFields === undefined ? 'it' : `its ${definition.createdFields.join(' and ')}`}, ` +
+          `its Location and its ETag. ` +
+          `With an Idempotency-Key, a retry replays the first answer (Idempotent-Replayed: true) ` +
+          `instead of creating another. ${audienceText(definition, 'create')}`,
         parameters: [idempotencyKey(`create${nouns.one}-example-1`)],
         requestBody: body('create', ['application/json']),
         responses: responses(
@@ -160,7 +165,10 @@ export function resourceOperations(route: ResourceRoute, path: string): Json {
       operationId: `read${nouns.one}`,
       tags: [tag],
       summary: `Read ${a}`,
-      description: `The ${definition.singular} with this id and its ETag (with \`fields\`, only the properties named, and their own ETag); If-None-Match with that ETag answers 304. ${audienceText(definition, 'read')}`,
+      description:
+        `The ${definition.singular} with this id and its ETag ` +
+        `(with \`fields\`, only the properties named, and their own ETag); ` +
+        `If-None-Match with that ETag answers 304. ${audienceText(definition, 'read')}`,
       parameters: [...embedParameter(definition, language), fieldsParameter(definition, language), IF_NONE_MATCH],
       responses: responses(
         {
@@ -187,7 +195,9 @@ export function resourceOperations(route: ResourceRoute, path: string): Json {
       operationId: `patch${nouns.one}`,
       tags: [tag],
       summary: `Change ${a} (JSON Merge Patch)`,
-      description: `Changes the fields the body names (JSON Merge Patch, RFC 7396); null removes an optional field. ${audienceText(definition, 'update')}`,
+      description:
+        `Changes the fields the body names (JSON Merge Patch, RFC 7396); null removes an optional field. ` +
+        `${audienceText(definition, 'update')}`,
       parameters: [IF_MATCH],
       requestBody: body('patch', ['application/merge-patch+json', 'application/json']),
       responses: updated(true),
@@ -197,7 +207,8 @@ export function resourceOperations(route: ResourceRoute, path: string): Json {
       tags: [tag],
       summary: `Delete ${a}`,
       description:
-        `Deletes the ${definition.singular}${children.length > 0 ? ` and its ${children.map((child) => child.collection).join(' and ')}` : ''}; ` +
+        `Deletes the ${definition.singular}` +
+        `${children.length > 0 ? ` and its ${children.map((child) => child.collection).join(' and ')}` : ''}; ` +
         `a second DELETE of the same id is a 404. ${audienceText(definition, 'delete')}`,
       parameters: [IF_MATCH],
       responses: responses(

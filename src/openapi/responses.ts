@@ -42,7 +42,8 @@ function problemResponse(variant: ProblemVariant, withBody: boolean): Json {
   const media = { schema: { $ref: '#/components/schemas/Problem' }, example };
   const description =
     status === 500
-      ? 'Any other status, as problem details: 500 when the server failed (the body says only that, with the request_id its log line carries), or 408, 414, 417 or 431 for a request it could not read'
+      ? 'Any other status, as problem details: 500 when the server failed (the body says only that, with the ' +
+        'request_id its log line carries), or 408, 414, 417 or 431 for a request it could not read'
       : `${title}: ${when ?? WHEN[status] ?? 'see the problem details'}`;
   return {
     description,

@@ -155,7 +155,9 @@ export function recordSchema(definition: ResourceDefinition, language: Language)
   const embedded = {
     type: 'object',
     readOnly: true,
-    description: `with embed: the first page of each child list named (data, meta, links) or the record a reference names, by name: ${names.join(', ')}`,
+    description:
+      `with embed: the first page of each child list named (data, meta, links) or the record a reference ` +
+      `names, by name: ${names.join(', ')}`,
   };
   return { ...schema, properties: { ...(schema['properties'] as Record<string, unknown>), _embedded: embedded } };
 }

@@ -94,7 +94,8 @@ export function serviceOperations(route: ServiceRoute, indexLinks: Readonly<Reco
           operationId: 'getHomePage',
           summary: 'The API explorer',
           description:
-            'One self-contained HTML page, generated from this document, that describes the API, logs in and sends requests to it. For JSON, use /v1.',
+            'One self-contained HTML page, generated from this document, that describes the API, logs in and sends ' +
+            'requests to it. For JSON, use /v1.',
           parameters: [IF_NONE_MATCH],
           responses: documentAnswers('the page', HTML_CONTENT, SUCCESS_HEADERS.page, [400, 406, 429], context),
         },
@@ -120,7 +121,8 @@ export function serviceOperations(route: ServiceRoute, indexLinks: Readonly<Reco
           operationId: 'getReadiness',
           summary: 'Readiness',
           description:
-            'Answers 200 while the server takes traffic, and 503 while it shuts down or cannot store writes, so a load balancer moves traffic away.',
+            'Answers 200 while the server takes traffic, and 503 while it shuts down or cannot store writes, so a ' +
+            'load balancer moves traffic away.',
           responses: responses(
             { 200: success('ready', {}, jsonContent(STATUS_SCHEMA('ready'), { status: 'ready' })) },
             [400, 406, 429, 503],
@@ -135,7 +137,8 @@ export function serviceOperations(route: ServiceRoute, indexLinks: Readonly<Reco
           operationId: 'getIndex',
           summary: 'The API index',
           description:
-            'Links to every top-level collection, the token endpoint and this document; a client that prefers text/html (a browser) gets the home page instead.',
+            'Links to every top-level collection, the token endpoint and this document; a client that prefers ' +
+            'text/html (a browser) gets the home page instead.',
           parameters: [IF_NONE_MATCH],
           responses: documentAnswers(
             'the links',
@@ -153,7 +156,8 @@ export function serviceOperations(route: ServiceRoute, indexLinks: Readonly<Reco
           operationId: 'getOpenApi',
           summary: 'This document',
           description:
-            'The OpenAPI 3.1 description of every path the server answers, generated at start from the same route table the server uses.',
+            'The OpenAPI 3.1 description of every path the server answers, generated at start from the same route ' +
+            'table the server uses.',
           parameters: [IF_NONE_MATCH],
           responses: documentAnswers(
             'OpenAPI 3.1',
@@ -177,7 +181,8 @@ export function serviceOperations(route: ServiceRoute, indexLinks: Readonly<Reco
           operationId: 'createToken',
           summary: 'Exchange credentials for a bearer token',
           description:
-            'Answers 201 with a token to send as Authorization: Bearer <token> until it expires. A wrong email and a wrong password get the same 401 and take the same time.',
+            'Answers 201 with a token to send as Authorization: Bearer <token> until it expires. A wrong email and a ' +
+            'wrong password get the same 401 and take the same time.',
           requestBody: {
             required: true,
             content: jsonContent({ $ref: '#/components/schemas/Credentials' }, EXAMPLE_CREDENTIALS),

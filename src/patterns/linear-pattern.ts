@@ -97,7 +97,8 @@ export class LinearPattern {
     const states = stateCount(tree) + 1;
     if (states > MAX_PATTERN_STATES) {
       throw new UnsupportedPattern(
-        `spells out ${states > 1e9 ? 'over a billion' : states} states once its counted repetitions are written out; at most ${MAX_PATTERN_STATES} are allowed`,
+        `spells out ${states > 1e9 ? 'over a billion' : states} states once its counted repetitions are written out; ` +
+          `at most ${MAX_PATTERN_STATES} are allowed`,
       );
     }
     const classIndex = new Map<string, number>();

@@ -104,7 +104,8 @@ export async function readDataDirectory(
     const parsed = parseOrExplain(path, () => readSegment(texts[index] as string, everySnapshotCovers));
     if (parsed.tornTail && index !== newestWithData) {
       throw new StartupError(
-        `journal ${path} ends in a damaged line but is not the newest segment; nothing was changed: restore the data directory from a backup`,
+        `journal ${path} ends in a damaged line but is not the newest segment; ` +
+          `nothing was changed: restore the data directory from a backup`,
       );
     }
     if (parsed.tornTail) tornTail = { path, goodBytes: parsed.goodBytes };
@@ -112,7 +113,8 @@ export async function readDataDirectory(
     for (const entry of parsed.entries) {
       if (entry.seq <= previousSeq) {
         throw new StartupError(
-          `journal ${path} has seq ${entry.seq} after seq ${previousSeq}; nothing was changed: restore the data directory from a backup`,
+          `journal ${path} has seq ${entry.seq} after seq ${previousSeq}; ` +
+            `nothing was changed: restore the data directory from a backup`,
         );
       }
       if (isUndecoded(entry)) {
@@ -125,7 +127,8 @@ export async function readDataDirectory(
       // Since the change feed an entry takes one number per change; only older lines (without `at`) may overlap.
       if (entry.at !== undefined && entry.seq <= lastTaken) {
         throw new StartupError(
-          `journal ${path} has seq ${entry.seq}, a number the entry before it took (up to ${lastTaken}); nothing was changed: restore the data directory from a backup`,
+          `journal ${path} has seq ${entry.seq}, a number the entry before it took (up to ${lastTaken}); ` +
+            `nothing was changed: restore the data directory from a backup`,
         );
       }
       previousSeq = entry.seq;
@@ -191,7 +194,9 @@ interface EntryMisfit extends Misfit {
 function entryMisfit(misfits: readonly EntryMisfit[]): string | undefined {
   const first = misfits[0];
   if (first === undefined) return undefined;
-  const message = `${first.path}: the entry with seq ${first.seq} puts ${first.collection} record ${first.id} with the field ${first.field}${first.problem}`;
+  const message =
+    `${first.path}: the entry with seq ${first.seq} puts ${first.collection} record ${first.id} with ` +
+    `the field ${first.field}${first.problem}`;
   const ids = [
     ...new Set(
       misfits
@@ -223,7 +228,8 @@ function parseOrExplain<T>(path: string, parse: () => T): T {
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
     throw new StartupError(
-      `${path} is corrupt (${reason}); nothing was changed: repair the file, or restore the data directory from a backup`,
+      `${path} is corrupt (${reason}); ` +
+        `nothing was changed: repair the file, or restore the data directory from a backup`,
     );
   }
 }

@@ -24,7 +24,8 @@ export function declarationFitProblems(
     const definition = table.get(collection);
     if (definition === undefined) {
       problems.push(
-        `${removedCollection(collection, state.records.size, [...state.records.keys()])}, or remove its snapshot file and journal entries`,
+        `${removedCollection(collection, state.records.size, [...state.records.keys()])}, or remove its snapshot ` +
+          `file and journal entries`,
       );
       continue;
     }
@@ -56,12 +57,18 @@ function lackingIds(state: CollectionState, names: readonly string[]): number[][
  * follows).
  */
 export function removedCollection(collection: string, total: number, ids: readonly number[]): string {
-  return `${collection}: ${count(total)} (${firstIds(ids, total)}) but the declaration has no collection ${collection}; declare it again`;
+  return (
+    `${collection}: ${count(total)} (${firstIds(ids, total)}) but the declaration has no collection ` +
+    `${collection}; declare it again`
+  );
 }
 
 /** Records of `collection` lacking a property the declaration now requires. */
 export function lackingRequired(collection: string, property: string, total: number, ids: readonly number[]): string {
-  return `${collection}: ${count(total)} (${firstIds(ids, total)}) lack "${property}", which the declaration requires; give it a "default" and make it optional, or set it in those records first`;
+  return (
+    `${collection}: ${count(total)} (${firstIds(ids, total)}) lack "${property}", which the declaration ` +
+    `requires; give it a "default" and make it optional, or set it in those records first`
+  );
 }
 
 /** `2 records (ids 1, 2)`: how many, and the first of their ids. */

@@ -63,7 +63,8 @@ export function encodeEntry(seq: number, changes: readonly Change[], at?: string
     if (index > 0) line += ',';
     line +=
       change.kind === 'put'
-        ? `{"put":"${change.collection}"${encodeFacts(change.event)},"record":${change.json ?? JSON.stringify(change.record)}}`
+        ? `{"put":"${change.collection}"${encodeFacts(change.event)},"record":` +
+          `${change.json ?? JSON.stringify(change.record)}}`
         : `{"delete":"${change.collection}","id":${change.id}${encodeFacts(change.event)}}`;
   }
   return `${line}]}\n`;

@@ -75,7 +75,8 @@ export async function loadHistory(
         events = [];
         const where = isUndecoded(item) ? ` line ${item.line}` : '';
         logger.error(
-          `journal ${path}${where} ${problem}: the change feed's history up to it is given up (the snapshots hold every record); restore the data directory from a backup to have it back`,
+          `journal ${path}${where} ${problem}: the change feed's history up to it is given up ` +
+            `(the snapshots hold every record); restore the data directory from a backup to have it back`,
         );
         continue;
       }

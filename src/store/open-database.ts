@@ -205,7 +205,10 @@ async function loadPackage(): Promise<DatabasePackage> {
 }
 
 function refusal(problems: readonly SchemaProblem[]): string {
-  return `the data in the database no longer fits the declaration: ${problems.map(describe).join('; ')}; nothing was changed`;
+  return (
+    `the data in the database no longer fits the declaration: ${problems.map(describe).join('; ')}; ` +
+    `nothing was changed`
+  );
 }
 
 function describe(problem: SchemaProblem): string {
@@ -217,8 +220,14 @@ function describe(problem: SchemaProblem): string {
     case 'missing-required':
       return lackingRequired(collection, problem.property, count, firstIds);
     case 'wrong-kind':
-      return `${collection}: ${records} hold "${problem.property}" values that are not ${problem.declared}; correct the values or the declaration`;
+      return (
+        `${collection}: ${records} hold "${problem.property}" values that are not ${problem.declared}; ` +
+        `correct the values or the declaration`
+      );
     case 'undeclared-property':
-      return `${collection}: ${records} have "${problem.property}", which ${collection} do not declare; remove the values or declare it`;
+      return (
+        `${collection}: ${records} have "${problem.property}", which ${collection} do not declare; ` +
+        `remove the values or declare it`
+      );
   }
 }

@@ -40,7 +40,8 @@ export async function writeSnapshot(
   const starts = new Float64Array(records.length);
   const ends = new Float64Array(records.length);
   out.text(
-    `{\n  "next_id": ${nextId},\n  "journal_seq": ${journalSeq},\n  "records": ${records.length === 0 ? '[]' : '[\n    '}`,
+    `{\n  "next_id": ${nextId},\n  "journal_seq": ${journalSeq},\n  "records": ` +
+      `${records.length === 0 ? '[]' : '[\n    '}`,
   );
   let serialised = 0;
   let old = 0; // the first record of `previous` not yet passed

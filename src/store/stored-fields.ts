@@ -86,7 +86,8 @@ function objectMisfit(object: JsonObject, shape: Shape, plural: string, prefix: 
     if (expected !== undefined) {
       return {
         field: JSON.stringify(field),
-        problem: ` holding ${describe(value)} where ${plural} declare ${expected}; correct the value or the declaration`,
+        problem:
+          ` holding ${describe(value)} where ${plural} declare ${expected}; ` + `correct the value or the declaration`,
       };
     }
     const misfit = nestedMisfit(rule, value, plural, field);

@@ -257,9 +257,12 @@ async function readCatalog(client: pg.ClientBase): Promise<Map<string, Map<strin
     data_type: string;
     is_nullable: string;
   }>(
-    `SELECT c.relname AS table_name, a.attname AS column_name, format_type(a.atttypid, NULL) AS data_type, CASE WHEN a.attnotnull THEN 'NO' ELSE 'YES' END AS is_nullable ` +
-      `FROM pg_catalog.pg_attribute a JOIN pg_catalog.pg_class c ON c.oid = a.attrelid JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace ` +
-      `WHERE n.nspname = current_schema() AND c.relkind IN ('r', 'p', 'v', 'f') AND a.attnum > 0 AND NOT a.attisdropped ORDER BY c.relname, a.attnum`,
+    `SELECT c.relname AS table_name, a.attname AS column_name, format_type(a.atttypid, NULL) AS data_type, ` +
+      `CASE WHEN a.attnotnull THEN 'NO' ELSE 'YES' END AS is_nullable ` +
+      `FROM pg_catalog.pg_attribute a JOIN pg_catalog.pg_class c ON c.oid = a.attrelid ` +
+      `JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace ` +
+      `WHERE n.nspname = current_schema() AND c.relkind IN ('r', 'p', 'v', 'f') ` +
+      `AND a.attnum > 0 AND NOT a.attisdropped ORDER BY c.relname, a.attnum`,
   );
   const catalog = new Map<string, Map<string, StoredColumn>>();
   for (const row of result.rows) {

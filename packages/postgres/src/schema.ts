@@ -206,10 +206,14 @@ export function addForeignKeyStatement(table: string, column: ColumnPlan): strin
   const target = column.references as NonNullable<ColumnPlan['references']>;
   return (
     `ALTER TABLE ${quoted(table)} ADD CONSTRAINT ${quoted(foreignKeyName(table, column.name))} ` +
-    `FOREIGN KEY (${quoted(column.name)}) REFERENCES ${quoted(target.table)} (${quoted('id')})${target.cascade ? ' ON DELETE CASCADE' : ''}`
+    `FOREIGN KEY (${quoted(column.name)}) REFERENCES ${quoted(target.table)} ` +
+    `(${quoted('id')})${target.cascade ? ' ON DELETE CASCADE' : ''}`
   );
 }
 
 export function createIndexStatement(table: string, index: IndexPlan): string {
-  return `CREATE ${index.unique ? 'UNIQUE ' : ''}INDEX IF NOT EXISTS ${quoted(index.name)} ON ${quoted(table)}${index.gin === true ? ' USING GIN' : ''} (${index.keys.join(', ')})`;
+  return (
+    `CREATE ${index.unique ? 'UNIQUE ' : ''}INDEX IF NOT EXISTS ${quoted(index.name)} ON ` +
+    `${quoted(table)}${index.gin === true ? ' USING GIN' : ''} (${index.keys.join(', ')})`
+  );
 }

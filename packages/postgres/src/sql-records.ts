@@ -70,7 +70,9 @@ export function rowsByIdBatchQuery(tables: readonly string[], checked: boolean):
       names.push('"caller_id"', '"caller_role"');
       rows.push(`${callerCondition('"__read"."caller_id"', '"__read"."caller_role"')} AS "caller"`);
     }
-    text = `SELECT ${rows.join(', ')} FROM unnest(${arrays.join(', ')}) WITH ORDINALITY AS "__read"(${names.join(', ')}, "n") ORDER BY "__read"."n"`;
+    text =
+      `SELECT ${rows.join(', ')} FROM unnest(${arrays.join(', ')}) WITH ORDINALITY AS ` +
+      `"__read"(${names.join(', ')}, "n") ORDER BY "__read"."n"`;
     texts.set(key, text);
   }
   return text;
@@ -134,7 +136,8 @@ export function upsert(
     .map((column) => `${quoted(column.name)} = EXCLUDED.${quoted(column.name)}`);
   return {
     text:
-      `INSERT INTO ${quoted(plan.table)} (${names.join(', ')}) OVERRIDING SYSTEM VALUE VALUES (${columns.map((_, index) => `$${index + 1}`).join(', ')}) ` +
+      `INSERT INTO ${quoted(plan.table)} (${names.join(', ')}) OVERRIDING SYSTEM VALUE VALUES ` +
+      `(${columns.map((_, index) => `$${index + 1}`).join(', ')}) ` +
       `ON CONFLICT ("id") DO UPDATE SET ${updates.join(', ')}`,
     values,
   };
@@ -197,7 +200,9 @@ export function insertTakingId(
     const names = columns.map((column) => quoted(column.name));
     // Typed: a parameter in a SELECT list takes no type from the column it goes to.
     const selected = columns.map((column, index) => `$${index + 1}::${column.type}`);
-    text = `INSERT INTO ${quoted(plan.table)} (${names.join(', ')}) SELECT ${selected.join(', ')}${checked ? ` WHERE ${callerCheck(columns.length + 1)}` : ''}`;
+    text =
+      `INSERT INTO ${quoted(plan.table)} (${names.join(', ')}) SELECT ` +
+      `${selected.join(', ')}${checked ? ` WHERE ${callerCheck(columns.length + 1)}` : ''}`;
     if (checked) texts.checked = text;
     else texts.unchecked = text;
   }
@@ -253,8 +258,10 @@ export function listQuery(plan: TablePlan, query: Query, caller?: CallerGuard): 
   const guard = caller === undefined ? '' : `, ${callerHolds(caller, values)} AS "__caller"`;
   return {
     text:
-      `WITH matching AS (SELECT ${columns} FROM ${table}${where}), page AS (SELECT * FROM matching ORDER BY ${orderBy('')}${limit}${offset}) ` +
-      `SELECT page.*, total.n AS "__total"${guard} FROM (SELECT count(*)::bigint AS n FROM matching) total LEFT JOIN page ON true ORDER BY ${orderBy('page.')}`,
+      `WITH matching AS (SELECT ${columns} FROM ${table}${where}), ` +
+      `page AS (SELECT * FROM matching ORDER BY ${orderBy('')}${limit}${offset}) ` +
+      `SELECT page.*, total.n AS "__total"${guard} FROM (SELECT count(*)::bigint AS n FROM matching) total ` +
+      `LEFT JOIN page ON true ORDER BY ${orderBy('page.')}`,
     values,
   };
 }
