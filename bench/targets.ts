@@ -312,7 +312,10 @@ export interface EventMeasurement {
   readonly failedWrites: number;
   /** Subscribers that missed an event, received one twice or out of order, or were cut off. */
   readonly faultySubscribers: number;
-  /** Writes per second beside the streams (some stalled) ÷ alone, and the RSS left once the streams closed. */
+  /**
+   * Writes per second beside the streams (some stalled) ÷ alone, and the RSS left once the streams closed (reported,
+   * not judged: RSS keeps the allocator's high-water mark; `npm run bench:stream-memory` judges the heap).
+   */
   readonly throughput: {
     readonly streams: number;
     readonly stalled: number;
@@ -327,8 +330,6 @@ const EVENTS_P99_MAXIMUM = 3;
 const EVENTS_RSS_GROWTH_MAXIMUM = 50;
 /** Writes per second beside the streams, half of them stalled, at least this share of the rate alone (issue 35). */
 const EVENTS_THROUGHPUT_MINIMUM = 0.5;
-/** RSS still held once the streams have closed, at most this many MB over before they opened. */
-const EVENTS_RSS_LEFT_MAXIMUM = 50;
 
 /**
  * The change feed's targets (issue 23): idle subscribers barely slow the writes nor cost
@@ -364,13 +365,6 @@ export function checkEventTargets(measurement: EventMeasurement): TargetCheck[] 
       `≥ ${EVENTS_THROUGHPUT_MINIMUM}`,
       (value) => value >= EVENTS_THROUGHPUT_MINIMUM,
       ratio,
-    ),
-    check(
-      'RSS left once those streams closed',
-      measurement.throughput.rssReturnedMegabytes,
-      `≤ ${EVENTS_RSS_LEFT_MAXIMUM} MB`,
-      (value) => value <= EVENTS_RSS_LEFT_MAXIMUM,
-      megabytes,
     ),
     check(
       'subscribers that missed, repeated or reordered an event, or were cut off',
