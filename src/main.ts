@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // The command-line entry point (`npm start`, the `plainrest` bin): reads settings from
 // the environment and flags, prints the start banner, and shuts down gracefully on
-// SIGINT/SIGTERM (stop accepting, drain, final snapshot, exit 0). A start that fails
+// SIGINT/SIGTERM (stop accepting, drain, close the journal, exit 0). A start that fails
 // prints one line, `cannot start: <what is wrong>; <what to do>`, and exits 2. The
 // subcommands (`token`, `copy`, `openapi`, `check-resources`) fail the same way.
 
@@ -170,7 +170,7 @@ async function run(options: ServerOptions): Promise<number> {
   for (const line of await startBanner(server, process.argv[1])) stdout.write(line);
 
   const signal = await stopped;
-  stdout.write(`${signal}: finishing in-flight requests, then writing a final snapshot`);
+  stdout.write(`${signal}: finishing in-flight requests, then stopping`);
   await server.close();
   stdout.write('stopped');
   return EXIT_STOPPED;

@@ -347,7 +347,7 @@ describe('cli: stdout to a file', () => {
       assert.match(lines[2] as string, /^data: .* \(3 users, 12 products, 5 orders\)$/);
       assert.match(lines[3] as string, /^token: curl /);
       assert.deepEqual(lines.slice(-2), [
-        'SIGTERM: finishing in-flight requests, then writing a final snapshot',
+        'SIGTERM: finishing in-flight requests, then stopping',
         'stopped',
       ]);
 

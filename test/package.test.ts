@@ -126,7 +126,7 @@ describe('the npm package', () => {
       await server.exited;
       assert.match(
         server.stdout(),
-        /^SIGTERM: finishing in-flight requests, then writing a final snapshot\nstopped\n$/m,
+        /^SIGTERM: finishing in-flight requests, then stopping\nstopped\n$/m,
       );
     },
   );

@@ -162,7 +162,9 @@ async function writeDirectory(
       for (const record of copy.records) changes.push({ kind: 'put', collection, record });
     if (changes.length > 0) await store.commit(changes);
     for (const [collection, copy] of records) raiseNextId(store.collectionState(collection), copy.nextId);
-    await persistence.close(); // the snapshots, the journal removed, the lock released
+    // The snapshots, with the next ids raised (they are in no journal entry), the journal removed; then the lock released.
+    await persistence.compact();
+    await persistence.close();
   } catch (error) {
     await lock.release();
     throw error;

@@ -40,7 +40,7 @@ export interface App {
   pendingAnswer(socket: Socket): ServerResponse | undefined;
   /** From now on, answers ask clients to close their connections (`Connection: close`). */
   beginShutdown(): void;
-  /** Waits for pending writes and writes a final snapshot. */
+  /** Waits for pending writes to be durable, then closes the store. */
   close(): Promise<void>;
 }
 

@@ -1,6 +1,6 @@
 // startServer (README: Embedding): the app on its own node:http server, with timeouts so idle or slow clients cannot
 // hold it, and caps on header size. It listens first and opens the data directory second, so a start that cannot
-// listen changes nothing on disk. close() stops accepting, lets requests finish, and writes the final snapshot.
+// listen changes nothing on disk. close() stops accepting, lets requests finish, and closes the journal.
 
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { createServer } from 'node:http';

@@ -3,7 +3,7 @@
 // background and the segments they cover deleted, but for those holding events the change feed keeps. A crash at any
 // point leaves either the old segments or snapshots that cover them.
 
-import { rm } from 'node:fs/promises';
+import { rm, stat } from 'node:fs/promises';
 import type { Logger } from '../logging/logger.ts';
 import { redactSecrets } from '../logging/redact.ts';
 import type { StoredRecord } from '../records/json.ts';
@@ -123,15 +123,19 @@ export class JournalPersistence implements Persistence {
     await syncDirectory(this.#dataDir);
   }
 
-  /** At shutdown: a final snapshot, an empty journal, and the lock released. */
+  /**
+   * At shutdown: every acknowledged write is already in the journal, which the next start replays, so no snapshot is
+   * rewritten and a stop takes the same time at any size; a compaction under way is let finish, then the journal is
+   * closed and the lock released.
+   */
   async close(): Promise<void> {
     try {
-      await this.compact();
-      await rm(this.#journal.currentSegment, { force: true });
-      await syncDirectory(this.#dataDir);
+      await this.#compaction?.catch(() => undefined);
     } finally {
-      // Even when the final snapshot fails (the journal is then kept for the next start).
       await this.#journal.close().catch(() => undefined);
+      // A segment no write reached is not kept: starts and stops without writes leave the directory as they found it.
+      const current = this.#journal.currentSegment;
+      if ((await stat(current).catch(() => undefined))?.size === 0) await rm(current, { force: true }).catch(() => {});
       await this.#lock.release();
     }
   }

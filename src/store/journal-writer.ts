@@ -134,7 +134,7 @@ export class JournalWriter {
     this.#finishedSegments = this.#finishedSegments.filter((path) => !paths.includes(path));
   }
 
-  /** The current segment, for removal at a clean shutdown once it is covered by snapshots. */
+  /** The segment being appended to. */
   get currentSegment(): string {
     return this.#segmentPath;
   }

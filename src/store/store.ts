@@ -160,7 +160,7 @@ export interface Store {
    * ready.
    */
   readonly unavailable?: string | undefined;
-  /** Waits for pending writes and writes a final snapshot. */
+  /** Waits for pending writes to be durable, then lets go of the data (a data directory's lock). */
   close(): Promise<void>;
   /** The history of changes to the declared records (feed/change-feed.ts); absent: `GET /v1/events` answers 503. */
   readonly feed?: ChangeFeed;
