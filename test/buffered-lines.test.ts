@@ -346,10 +346,7 @@ describe('cli: stdout to a file', () => {
       assert.match(lines[1] as string, /^explorer: http:\/\/127\.0\.0\.1:\d+\/ \(open it in a browser/);
       assert.match(lines[2] as string, /^data: .* \(3 users, 12 products, 5 orders\)$/);
       assert.match(lines[3] as string, /^token: curl /);
-      assert.deepEqual(lines.slice(-2), [
-        'SIGTERM: finishing in-flight requests, then stopping',
-        'stopped',
-      ]);
+      assert.deepEqual(lines.slice(-2), ['SIGTERM: finishing in-flight requests, then stopping', 'stopped']);
 
       const logged = lines.slice(4, -2).map((line) => JSON.parse(line) as AccessLine & Record<string, unknown>);
       for (const entry of logged) assert.deepEqual(Object.keys(entry), ACCESS_LOG_KEYS);

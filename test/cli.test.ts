@@ -367,7 +367,7 @@ describe('cli: stopping', () => {
         const { journal_seq: journalSeq, ...products } = JSON.parse(
           await readFile(join(dir.path, 'products.json'), 'utf8'),
         );
-        assert.equal(journalSeq, 0, 'the snapshots are the first start\'s');
+        assert.equal(journalSeq, 0, "the snapshots are the first start's");
         assert.deepEqual(products, { next_id: 1, records: [] });
         const history = (await readFile(join(dir.path, 'journal-000000000001.jsonl'), 'utf8'))
           .trim()

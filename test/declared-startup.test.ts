@@ -187,7 +187,8 @@ describe('stored data against a changed declaration', () => {
       const retyped = await refusal(dataDir, narrowed);
       assert.match(
         retyped.message,
-        /record 1 has the field "text" holding "note 0" where notes declare an integer; correct the value or the declaration \(2 notes records have "text" wrong: ids 1, 2\)/,
+        // in the journal since the first start's snapshots (a stop rewrites none): the entry that put it is named
+        /journal-000000000001\.jsonl: the entry with seq 2 puts notes record 1 with the field "text" holding "note 0" where notes declare an integer; correct the value or the declaration \(2 notes records have "text" wrong: ids 1, 2\)/,
       );
       assert.deepEqual(await hashDirectory(dataDir), before);
 

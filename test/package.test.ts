@@ -124,10 +124,7 @@ describe('the npm package', () => {
 
       server.signal('SIGTERM'); // npx and the server it started
       await server.exited;
-      assert.match(
-        server.stdout(),
-        /^SIGTERM: finishing in-flight requests, then stopping\nstopped\n$/m,
-      );
+      assert.match(server.stdout(), /^SIGTERM: finishing in-flight requests, then stopping\nstopped\n$/m);
     },
   );
 
