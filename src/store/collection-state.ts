@@ -56,7 +56,8 @@ export function parseSnapshot(text: string): Snapshot {
   return { state, journalSeq };
 }
 
-function checkedRecord(record: unknown, index: number, nextId: number): StoredRecord {
+/** A snapshot's record `index` (from 0), checked: an object with a positive id below `nextId` and its timestamps. */
+export function checkedRecord(record: unknown, index: number, nextId: number): StoredRecord {
   if (!isStoredRecord(record)) throw new Error(`record ${index + 1} lacks a positive integer id or its timestamps`);
   if (record.id >= nextId) throw new Error(`record ${index + 1} has id ${record.id}, not below next_id ${nextId}`);
   return record;

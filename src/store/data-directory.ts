@@ -5,8 +5,9 @@
 
 import { readdir, readFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
-import type { CollectionState } from './collection-state.ts';
+import type { CollectionState, Snapshot } from './collection-state.ts';
 import { applyChange, emptyCollection, parseSnapshot } from './collection-state.ts';
+import { readSnapshotFile } from './snapshot-stream.ts';
 import type { JournalEntry, UndecodedEntry } from './journal-format.ts';
 import { isUndecoded, readSegment, segmentFirstSeq, seqsTaken } from './journal-format.ts';
 import type { ResourceTable } from '../resources/definition.ts';
@@ -72,10 +73,18 @@ export async function readDataDirectory(
     : [];
   for (const collection of [...declared, ...others]) {
     const path = snapshotPath(dataDir, collection);
-    const text = await readIfExists(path);
-    if (text === undefined) continue;
-    if (!declared.includes(collection) && !looksLikeSnapshot(text)) continue;
-    const snapshot = parseOrExplain(path, () => parseSnapshot(text));
+    let snapshot: Snapshot | undefined;
+    if (declared.includes(collection)) {
+      snapshot = await readSnapshotFile(path).catch((error: unknown) => {
+        // A file that cannot be read is the machine's problem, as it is; one that does not parse is a damaged file.
+        throw (error as NodeJS.ErrnoException).code === undefined ? corrupt(path, error) : error;
+      });
+    } else {
+      const text = await readIfExists(path);
+      if (text === undefined || !looksLikeSnapshot(text)) continue;
+      snapshot = parseOrExplain(path, () => parseSnapshot(text));
+    }
+    if (snapshot === undefined) continue;
     const misfit = snapshotMisfit(table, collection, snapshot.state);
     if (misfit !== undefined) throw new StartupError(`${path}: ${misfit}`);
     collections.set(collection, snapshot.state);
@@ -226,12 +235,15 @@ function parseOrExplain<T>(path: string, parse: () => T): T {
   try {
     return parse();
   } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
-    throw new StartupError(
-      `${path} is corrupt (${reason}); ` +
-        `nothing was changed: repair the file, or restore the data directory from a backup`,
-    );
+    throw corrupt(path, error);
   }
+}
+
+function corrupt(path: string, error: unknown): StartupError {
+  const reason = error instanceof Error ? error.message : String(error);
+  return new StartupError(
+    `${path} is corrupt (${reason}); nothing was changed: repair the file, or restore the data directory from a backup`,
+  );
 }
 
 export async function readIfExists(path: string): Promise<string | undefined> {
