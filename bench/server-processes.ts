@@ -28,6 +28,8 @@ export interface ServerProcess extends BenchServer {
   readonly startupMs: number;
   /** Resident memory in MB (VmRSS in /proc), undefined where there is no /proc. */
   rssMegabytes(): number | undefined;
+  /** The most resident memory so far, in MB (VmHWM in /proc). */
+  peakMegabytes(): number | undefined;
   /** CPU time used so far, user and system, in seconds (/proc); undefined where there is no /proc. */
   cpuSeconds(): number | undefined;
 }
@@ -128,6 +130,7 @@ async function startProcess(
     url,
     startupMs,
     rssMegabytes: () => residentMegabytes(child.pid),
+    peakMegabytes: () => residentMegabytes(child.pid, 'VmHWM'),
     cpuSeconds: () => processCpuSeconds(child.pid),
     stop: () => stopChild(child),
   };
@@ -159,9 +162,9 @@ function statusOf(url: string, probe: Probe): Promise<number | undefined> {
   });
 }
 
-function residentMegabytes(pid: number | undefined): number | undefined {
+function residentMegabytes(pid: number | undefined, field: 'VmRSS' | 'VmHWM' = 'VmRSS'): number | undefined {
   try {
-    const match = /^VmRSS:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    const match = new RegExp(`^${field}:\\s+(\\d+) kB$`, 'm').exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
     return match === null ? undefined : Number(match[1]) / 1024;
   } catch {
     return undefined;

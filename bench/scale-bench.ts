@@ -1,0 +1,184 @@
+// `npm run bench:scale [-- --quick]`: plainrest as `npm start` runs it, on 100,000 and 1,000,000 of the bench's
+// products (10,000 and 100,000 with --quick): resident memory per record against a bare Map of the same parsed
+// records (bench/map-floor.ts), the start and its peak, the first search and the first sorted page, and the stop.
+
+import { spawn } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
+import { benchProducts, searchQueries, writeDataDirectory } from './bench-data.ts';
+import { adminToken, BENCH_ADMIN_PASSWORD, BENCH_TOKEN_SECRET, formatTable } from './bench-support.ts';
+import { startPlainrest } from './server-processes.ts';
+
+const quick = process.argv.includes('--quick');
+const SIZES = quick ? [10_000, 100_000] : [100_000, 1_000_000];
+/** Idle time after the start before memory is read: the start's garbage collected, the indexes not yet built. */
+const SETTLE_MS = 2000;
+const MAP_FLOOR = fileURLToPath(new URL('./map-floor.ts', import.meta.url));
+const SETTINGS = { RATE_LIMIT: '0', ADMIN_PASSWORD: BENCH_ADMIN_PASSWORD, TOKEN_SECRET: BENCH_TOKEN_SECRET };
+const authorization = `Bearer ${adminToken()}`;
+
+/** The goals of issue 37. */
+const PER_RECORD_OVER_FLOOR = 1.25;
+const PEAK_OVER_STEADY = 1.3;
+const START_SECONDS_AT_A_MILLION = 5;
+const STOP_SECONDS = 1;
+
+interface Measured {
+  readonly records: number;
+  readonly floorBytes: number;
+  readonly perRecordBytes: number;
+  /** After the first search and sorted page: their indexes counted in. */
+  readonly perRecordAfterReadsBytes: number;
+  readonly startSeconds: number;
+  readonly steadyMegabytes: number;
+  readonly peakMegabytes: number;
+  readonly searchSeconds: number;
+  readonly sortedSeconds: number;
+  readonly afterReadsMegabytes: number;
+  readonly stopSeconds: number;
+}
+
+/** Seconds one GET takes, which must answer 200. */
+function timedGet(url: string, path: string): Promise<number> {
+  const started = performance.now();
+  return new Promise((resolve, reject) => {
+    const req = request(`${url}${path}`, { headers: { Authorization: authorization }, agent: false }, (res) => {
+      res.resume();
+      res.once('end', () =>
+        res.statusCode === 200
+          ? resolve((performance.now() - started) / 1000)
+          : reject(new Error(`GET ${path} answered ${res.statusCode}`)),
+      );
+    });
+    req.once('error', reject);
+    req.end();
+  });
+}
+
+/** The Map floor for the snapshot at `path`, per record in bytes of RSS. */
+function mapFloor(path: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--expose-gc', '--import', 'tsx', MAP_FLOOR, path], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let out = '';
+    child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    child.once('error', reject);
+    child.once('exit', (code) =>
+      code === 0
+        ? resolve((JSON.parse(out) as { rssPerRecord: number }).rssPerRecord)
+        : reject(new Error(`map-floor exited ${code}`)),
+    );
+  });
+}
+
+/** plainrest on `dataDir`: started, left idle, read, searched, sorted, stopped. */
+async function measurePlainrest(dataDir: string, logFile: string) {
+  const probe = { path: '/healthz', headers: {} };
+  const server = await startPlainrest({ ...SETTINGS, DATA_DIR: dataDir, SEED: 'false' }, logFile, probe);
+  await sleep(SETTLE_MS);
+  const steady = server.rssMegabytes() ?? Number.NaN;
+  const peak = server.peakMegabytes() ?? Number.NaN;
+  const search = await timedGet(server.url, `/v1/products?q=${searchQueries(1)[0] as string}`);
+  const sorted = await timedGet(server.url, '/v1/products?sort=-price');
+  const afterReads = server.rssMegabytes() ?? Number.NaN;
+  const stopping = performance.now();
+  await server.stop();
+  const stop = (performance.now() - stopping) / 1000;
+  return { startSeconds: server.startupMs / 1000, steady, peak, search, sorted, afterReads, stop };
+}
+
+const work = await mkdtemp(join(tmpdir(), 'plainrest-scale-'));
+try {
+  const empty = join(work, 'empty');
+  await writeDataDirectory(empty, []);
+  const baseline = await measurePlainrest(empty, join(work, 'empty.log'));
+  const results: Measured[] = [];
+  for (const records of SIZES) {
+    console.log(`measuring with ${records.toLocaleString('en')} products…`);
+    const dataDir = join(work, `data-${records}`);
+    await writeDataDirectory(dataDir, benchProducts(records));
+    const floorBytes = await mapFloor(join(dataDir, 'products.json'));
+    const run = await measurePlainrest(dataDir, join(work, `plainrest-${records}.log`));
+    results.push({
+      records,
+      floorBytes,
+      perRecordBytes: ((run.steady - baseline.steady) * 1024 * 1024) / records,
+      perRecordAfterReadsBytes: ((run.afterReads - baseline.steady) * 1024 * 1024) / records,
+      startSeconds: run.startSeconds,
+      steadyMegabytes: run.steady,
+      peakMegabytes: run.peak,
+      searchSeconds: run.search,
+      sortedSeconds: run.sorted,
+      afterReadsMegabytes: run.afterReads,
+      stopSeconds: run.stop,
+    });
+    await rm(dataDir, { recursive: true, force: true });
+  }
+
+  const mb = (value: number): string => `${value.toFixed(0)} MB`;
+  const s = (value: number): string => `${value.toFixed(2)} s`;
+  console.log(
+    `\nplainrest with no products: RSS ${mb(baseline.steady)} after its start; ${s(baseline.startSeconds)} to start\n`,
+  );
+  console.log(
+    formatTable(
+      [
+        'records',
+        'RSS per record (Map floor)',
+        'start',
+        'RSS after start / peak',
+        'first search',
+        'first sorted page',
+        'RSS after them (per record)',
+        'stop',
+      ],
+      results.map((result) => [
+        result.records.toLocaleString('en'),
+        `${result.perRecordBytes.toFixed(0)} B (${result.floorBytes.toFixed(0)} B, ${(result.perRecordBytes / result.floorBytes).toFixed(2)}×)`,
+        s(result.startSeconds),
+        `${mb(result.steadyMegabytes)} / ${mb(result.peakMegabytes)}`,
+        s(result.searchSeconds),
+        s(result.sortedSeconds),
+        `${mb(result.afterReadsMegabytes)} (${result.perRecordAfterReadsBytes.toFixed(0)} B)`,
+        s(result.stopSeconds),
+      ]),
+    ),
+  );
+  const largest = results[results.length - 1] as Measured;
+  console.log(
+    `\nabout ${Math.round((100 * 1024 * 1024) / largest.perRecordAfterReadsBytes).toLocaleString('en')} of these records per 100 MB of RSS`,
+  );
+  const checks: [string, boolean][] = [
+    ...results.map((result): [string, boolean] => [
+      `RSS per record with its indexes at ${result.records.toLocaleString('en')} ≤ ${PER_RECORD_OVER_FLOOR}× the Map floor`,
+      result.perRecordAfterReadsBytes <= PER_RECORD_OVER_FLOOR * result.floorBytes,
+    ]),
+    ...results.map((result): [string, boolean] => [
+      `peak ≤ ${PEAK_OVER_STEADY}× RSS after start at ${result.records.toLocaleString('en')}`,
+      result.peakMegabytes <= PEAK_OVER_STEADY * result.steadyMegabytes,
+    ]),
+    ...results.map((result): [string, boolean] => [
+      `stop < ${STOP_SECONDS} s at ${result.records.toLocaleString('en')}`,
+      result.stopSeconds < STOP_SECONDS,
+    ]),
+  ];
+  if (!quick)
+    checks.push([
+      `start < ${START_SECONDS_AT_A_MILLION} s at 1,000,000`,
+      largest.startSeconds < START_SECONDS_AT_A_MILLION,
+    ]);
+  console.log(
+    `\n${formatTable(
+      ['target', 'result'],
+      checks.map(([name, met]) => [name, met ? 'met' : 'MISSED']),
+    )}`,
+  );
+  process.exitCode = checks.every(([, met]) => met) ? 0 : 1;
+} finally {
+  await rm(work, { recursive: true, force: true });
+}
