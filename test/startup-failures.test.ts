@@ -56,7 +56,32 @@ async function writeSnapshot(dir: string, name: string, text: string): Promise<v
   await writeFile(join(dir, 'data', name), text);
 }
 
+/** A products snapshot of `count` records, in the layout plainrest writes: about 200 bytes of JSON each. */
+function productsSnapshot(count: number): string {
+  const at = '2026-11-27T00:00:00.000Z';
+  const lines = Array.from({ length: count }, (_, index) =>
+    JSON.stringify({
+      id: index + 1,
+      name: `Product ${index + 1}`,
+      category: 'bulk',
+      price: 1.5,
+      description: 'a product among very many, enough of them to fill the heap this test allows',
+      created_at: at,
+      updated_at: at,
+    }),
+  );
+  return `{\n  "next_id": ${count + 1},\n  "journal_seq": 0,\n  "records": [\n    ${lines.join(',\n    ')}\n  ]\n}\n`;
+}
+
 const CASES: readonly FailureCase[] = [
+  {
+    name: 'data larger than the heap allows (NODE_OPTIONS=--max-old-space-size=16, 20 MB of products)',
+    setup: async ({ dir }) => {
+      await writeSnapshot(dir, 'products.json', productsSnapshot(100_000));
+      return { args: [], env: { NODE_OPTIONS: '--max-old-space-size=16' } };
+    },
+    says: /^cannot start: the data in data \(2\d MB of JSON\) needs about \d+ MB of heap and this process may use \d+ MB; nothing was changed: start node with --max-old-space-size=\d+ \(NODE_OPTIONS\), or keep the data in PostgreSQL \(DATABASE_URL\)$/m,
+  },
   {
     name: '--port abc (not a number)',
     setup: async () => ({ args: ['--port', 'abc'] }),

@@ -17,12 +17,15 @@ import type {
   Store,
   StoredCollection,
 } from './store.ts';
+import { StoreUnavailable } from './store.ts';
 import type { ResourceTable } from '../resources/definition.ts';
 import { describeChanges } from './describe-changes.ts';
 import { EventLog } from '../feed/event-log.ts';
 import { eventsOfEntry } from './entry-events.ts';
 import { seqsTaken } from './journal-format.ts';
 import { isoTimestamp } from '../records/timestamps.ts';
+import type { HeapUse } from './heap-fit.ts';
+import { currentHeap, heapNearlyFull } from './heap-fit.ts';
 
 /** Where a commit sits in the journal's history: its first number and when it was made. */
 export interface EntryPlace {
@@ -58,13 +61,20 @@ export class MemoryStore implements Store, RequestStore {
   #lastSeq: number;
   /** The declared resources, whose changes become events (set by describeEvents). */
   #table: ResourceTable | undefined;
+  /** How full the heap the records live in is. */
+  readonly #heap: () => HeapUse;
 
-  /** `feed`: the history loaded from the journal (store/open-store.ts); by default an empty one. */
+  /**
+   * `feed`: the history loaded from the journal (store/open-store.ts), by default an empty one; `heap`: how full the
+   * heap is (heap-fit.ts), by default this process's.
+   */
   constructor(
     collections: ReadonlyMap<StoredCollection, CollectionState>,
     persistence?: Persistence,
     feed: EventLog = new EventLog([], 0, 0),
+    heap: () => HeapUse = currentHeap,
   ) {
+    this.#heap = heap;
     this.#collections = new Map(collections);
     this.#persistence = persistence;
     this.#feed = feed;
@@ -98,6 +108,11 @@ export class MemoryStore implements Store, RequestStore {
     return this.#persistence?.writable ?? true;
   }
 
+  /** Why writes are refused for now: the heap nearly full (the server is then not ready). */
+  get unavailable(): string | undefined {
+    return heapNearlyFull(this.#heap());
+  }
+
   /** Every request reads and writes this store itself. */
   serve<T>(_plan: RequestPlan, answer: (store: RequestStore) => T | Promise<T>): T | Promise<T> {
     return answer(this);
@@ -119,6 +134,8 @@ export class MemoryStore implements Store, RequestStore {
 
   /** Decided and applied in one turn, so no other request's write comes between its checks and its changes. */
   async write<T>(decide: () => Decision<T>): Promise<T> {
+    const full = this.unavailable;
+    if (full !== undefined) throw new StoreUnavailable(full);
     const { changes, result } = decide();
     if (changes.length > 0) await this.commit(changes);
     return result;

@@ -14,6 +14,7 @@ import { acquireLock } from './data-lock.ts';
 import { JournalPersistence } from './journal-persistence.ts';
 import { JournalWriter } from './journal-writer.ts';
 import { MemoryStore } from './memory-store.ts';
+import { requireHeapFor } from './heap-fit.ts';
 import type { Retention } from '../feed/event-log.ts';
 import { EventLog } from '../feed/event-log.ts';
 import { decodedEvents, hasUndecoded, loadHistory } from './journal-history.ts';
@@ -55,6 +56,7 @@ export async function openStore(options: StoreOptions, resources: ResourceTable)
     store.describeEvents(resources);
     return store;
   }
+  await requireHeapFor(dataDir);
   await mkdir(dataDir, { recursive: true, mode: 0o700 }); // never world-writable, whatever the umask
   const lock = await acquireLock(dataDir);
   try {
