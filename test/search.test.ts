@@ -13,6 +13,7 @@ import { IdList } from '../src/store/id-list.ts';
 import { MemoryStore } from '../src/store/memory-store.ts';
 import { IndexBuilding } from '../src/store/collection-index.ts';
 import { WordIndex } from '../src/store/word-index.ts';
+import { exampleResources } from '../src/declarations/example-domain.ts';
 import { mulberry32 } from './random.ts';
 import type { ResourcesDeclaration } from '../src/index.ts';
 import type { TestServer } from './helpers.ts';
@@ -219,6 +220,24 @@ describe("the memory store's word index", () => {
     assert.deepEqual(
       answer.records.map((record) => record.id),
       expected.slice(0, 5),
+    );
+  });
+
+  test('prepareSearches builds the word index of every searchable collection ahead: then the first search answers at once', async () => {
+    const random = mulberry32(12);
+    const products = Array.from({ length: 60_000 }, (_, index) => product(index + 1, random));
+    const store = new MemoryStore(
+      new Map([['products', { nextId: 60_001, records: new Map(products.map((record) => [record.id, record])) }]]),
+    );
+    const query = { filters: [], search: { fields: FIELDS, words: ['tea', 'mug'] }, sort: [], offset: 0, limit: 5 };
+    const ready = store.prepareSearches(exampleResources());
+    assert.ok(ready instanceof Promise);
+    assert.equal(store.get('products', 1), products[0], 'reads answer while it builds');
+    await ready;
+    const answer = store.query('products', query); // throws IndexBuilding if this search had to build it
+    assert.deepEqual(
+      answer.records.map((record) => record.id),
+      scanned(products, ['tea', 'mug']).slice(0, 5),
     );
   });
 });

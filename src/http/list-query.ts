@@ -4,6 +4,7 @@
 // …). Any other parameter, a repeated one or a bad value is a 400 that names it.
 
 import type { FieldRule, ResourceDefinition } from '../resources/definition.ts';
+import { searchableFields } from '../resources/definition.ts';
 import type { Filter, RangeFilter, SortKey } from '../store/store.ts';
 import type { FieldError } from '../errors/errors.ts';
 import { queryError } from '../errors/errors.ts';
@@ -138,7 +139,7 @@ function listVocabularyOf(definition: ResourceDefinition): ListVocabulary {
       internal.set(vocabulary.parameters.embed, 'embed');
       for (const word of words.slice(6)) internal.set(vocabulary.name(word), word);
     }
-    const searchFields = definition.fields.filter((rule) => rule.search === true).map((rule) => rule.name);
+    const searchFields = searchableFields(definition);
     const known = [
       'page',
       'limit',

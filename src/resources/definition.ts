@@ -169,6 +169,11 @@ export const UPDATED_AT_FIELD: FieldRule = { name: 'updated_at', type: 'timestam
 export const OWNER_FIELD_NAME = 'owner_id';
 
 /** The vocabulary of `language`, or the declared names when the resource has none in it. */
+/** The properties a list's `q` searches (`x-search`), in declared order. */
+export function searchableFields(definition: ResourceDefinition): readonly string[] {
+  return definition.fields.filter((rule) => rule.search === true).map((rule) => rule.name);
+}
+
 export function vocabularyOf(definition: ResourceDefinition, language: Language): Vocabulary {
   return definition.vocabularies.get(language) ?? (definition.vocabularies.get('en') as Vocabulary);
 }

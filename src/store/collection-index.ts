@@ -117,6 +117,11 @@ export class CollectionIndex {
     return records;
   }
 
+  /** Starts building the word index of `fields` (if not yet), in slices; settles once it is built. */
+  prepareSearch(fields: readonly string[]): Promise<void> {
+    return this.#wordIndex(fields).building ?? Promise.resolve();
+  }
+
   #wordIndex(fields: readonly string[]): WordIndex {
     const key = fields.join(',');
     let index = this.#words.get(key);

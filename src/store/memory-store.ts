@@ -19,6 +19,7 @@ import type {
 } from './store.ts';
 import { StoreUnavailable } from './store.ts';
 import type { ResourceTable } from '../resources/definition.ts';
+import { searchableFields } from '../resources/definition.ts';
 import { describeChanges } from './describe-changes.ts';
 import { EventLog } from '../feed/event-log.ts';
 import { eventsOfEntry } from './entry-events.ts';
@@ -87,6 +88,19 @@ export class MemoryStore implements Store, RequestStore {
 
   describeEvents(table: ResourceTable): void {
     this.#table = table;
+  }
+
+  /**
+   * Starts building the word index of every declared collection with searchable fields (`x-search`), in slices while
+   * requests are answered, so that no search has to build one; settles once they are all built.
+   */
+  prepareSearches(table: ResourceTable): Promise<void> {
+    const building: Promise<void>[] = [];
+    for (const definition of table.resources) {
+      const fields = searchableFields(definition);
+      if (fields.length > 0) building.push(this.#index(definition.collection).prepareSearch(fields));
+    }
+    return Promise.all(building).then(() => undefined);
   }
 
   /** Attaches persistence after loading (the persistence reads this store's state). */
