@@ -9,6 +9,7 @@ import { EqualityIndex } from './equality-index.ts';
 import { BY_ID, orderBy, SortedRecords } from './sorted-records.ts';
 import type { Filter, Query, QueryResult, RangeFilter, SortKey } from './store.ts';
 import { WordIndex } from './word-index.ts';
+import { sortInSlices } from './sort-in-slices.ts';
 
 /** Thrown by a search while its word index is being built: the reading code runs again once `built` settles. */
 export class IndexBuilding {
@@ -24,9 +25,16 @@ const MAX_VIEWS = 16;
 /** An equality bucket this small is sorted per request: cheaper than keeping a view. */
 const SORT_PER_REQUEST_UP_TO = 64;
 
+/** A view larger than this is sorted in slices (sort-in-slices.ts): its first request waits, others go on. */
+const SORT_IN_SLICES_FROM = 20_000;
+
 interface View {
   readonly filters: readonly Filter[];
-  readonly records: SortedRecords;
+  /** Undefined while the view is being sorted in slices. */
+  records: SortedRecords | undefined;
+  /** While the view is being sorted, the promise of its completion, and the changes to apply then, oldest first. */
+  building: Promise<void> | undefined;
+  readonly changes: [StoredRecord | undefined, StoredRecord | undefined][];
 }
 
 const NO_MATCH: QueryResult = Object.freeze({ records: [], total: 0 });
@@ -85,6 +93,8 @@ export class CollectionIndex {
       return { records: matches.slice(offset, offset + limit), total: matches.length };
     }
     const view = this.#view(filters, sort, narrowest);
+    // A list asked while its view is sorted waits for it (MemoryStore.read).
+    if (view.records === undefined) throw new IndexBuilding(view.building ?? Promise.resolve());
     return { records: view.records.slice(offset, offset + limit), total: view.records.length };
   }
 
@@ -155,7 +165,26 @@ export class CollectionIndex {
     let view = this.#views.get(key);
     if (view === undefined) {
       const matches = narrowest.toArray().filter((record) => matchesAll(record, filters));
-      view = { filters, records: new SortedRecords(orderBy(sort), matches) };
+      const order = orderBy(sort);
+      if (matches.length < SORT_IN_SLICES_FROM) {
+        view = { filters, records: new SortedRecords(order, matches), building: undefined, changes: [] };
+      } else {
+        const building: View = { filters, records: undefined, building: undefined, changes: [] };
+        building.building = sortInSlices(matches, order).then(
+          (sorted) => {
+            building.records = new SortedRecords(order, sorted, true);
+            building.building = undefined;
+            for (const [previous, next] of building.changes.splice(0)) updateView(building, previous, next);
+          },
+          (error: unknown) => {
+            this.#views.delete(key);
+            throw error;
+          },
+        );
+        // The requests waiting for it get the error; the view is built again by the next.
+        building.building.catch(() => undefined);
+        view = building;
+      }
       this.#views.set(key, view);
     }
     return view;
@@ -163,11 +192,16 @@ export class CollectionIndex {
 }
 
 function updateView(view: View, previous: StoredRecord | undefined, next: StoredRecord | undefined): void {
+  const records = view.records;
+  if (records === undefined) {
+    view.changes.push([previous, next]);
+    return;
+  }
   const wasIn = previous !== undefined && matchesAll(previous, view.filters);
   const isIn = next !== undefined && matchesAll(next, view.filters);
-  if (wasIn && isIn) view.records.replace(previous, next);
-  else if (wasIn) view.records.remove(previous);
-  else if (isIn) view.records.insert(next);
+  if (wasIn && isIn) records.replace(previous, next);
+  else if (wasIn) records.remove(previous);
+  else if (isIn) records.insert(next);
 }
 
 /** Equality filters; a filter marked ignoreCase compares strings lowercased. */

@@ -146,13 +146,26 @@ export class MemoryStore implements Store, RequestStore {
     return this.get('users', id);
   }
 
-  /** Decided and applied in one turn, so no other request's write comes between its checks and its changes. */
+  /**
+   * Decided and applied in one turn, so no other request's write comes between its checks and its changes; decided
+   * again once an index it read was built, if it was being built.
+   */
   async write<T>(decide: () => Decision<T>): Promise<T> {
     const full = this.unavailable;
     if (full !== undefined) throw new StoreUnavailable(full);
-    const { changes, result } = decide();
-    if (changes.length > 0) await this.commit(changes);
-    return result;
+    for (;;) {
+      let decision: Decision<T>;
+      try {
+        decision = decide();
+      } catch (error) {
+        if (!(error instanceof IndexBuilding)) throw error;
+        await error.built;
+        continue;
+      }
+      // Applied at once: the commit's changes are in memory before anything else runs.
+      if (decision.changes.length > 0) await this.commit(decision.changes);
+      return decision.result;
+    }
   }
 
   get(collection: StoredCollection, id: number): StoredRecord | undefined {

@@ -38,10 +38,13 @@ export class SortedRecords {
   readonly #order: RecordOrder;
   readonly #records: StoredRecord[];
 
-  /** Takes ownership of `records` and sorts them (cheap when they are nearly in order already). */
-  constructor(order: RecordOrder, records: StoredRecord[]) {
+  /**
+   * Takes ownership of `records` and sorts them (cheap when they are nearly in order already), unless `inOrder` says
+   * they are sorted already (sort-in-slices.ts).
+   */
+  constructor(order: RecordOrder, records: StoredRecord[], inOrder = false) {
     this.#order = order;
-    this.#records = records.sort(order);
+    this.#records = inOrder ? records : records.sort(order);
   }
 
   get length(): number {
