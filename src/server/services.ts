@@ -17,6 +17,7 @@ import { PageCache } from '../http/page-cache.ts';
 import type { Logger } from '../logging/logger.ts';
 import type { ResourceDefinition, ResourceTable } from '../resources/definition.ts';
 import { openDatabase } from '../store/open-database.ts';
+import { MemoryStore } from '../store/memory-store.ts';
 import { openStore } from '../store/open-store.ts';
 import type { Store } from '../store/store.ts';
 import { StoreUnavailable } from '../store/store.ts';
@@ -75,6 +76,8 @@ export async function openServices(options: ServerOptions): Promise<Opened> {
     if (options.store === undefined) await store.close().catch(() => undefined);
     throw error;
   }
+  // The search indexes are built once the server is open, in slices, so they hold up neither its start nor a search.
+  if (store instanceof MemoryStore) store.prepareSearches(resources).catch(() => undefined);
   const shutdown = { begun: false };
   const idempotencyKeys = new IdempotencyKeys(config.clock, secret);
   const listPages = new PageCache();

@@ -54,7 +54,6 @@ export async function openStore(options: StoreOptions, resources: ResourceTable)
       new EventLog([], 0, 0, options.events),
     );
     store.describeEvents(resources);
-    startSearchIndexes(store, resources);
     return store;
   }
   await requireHeapFor(dataDir);
@@ -89,7 +88,6 @@ export async function openStore(options: StoreOptions, resources: ResourceTable)
       feed.loadEarlier(loadHistory(contents.history, contents.eventsLostThrough, contents.lastSeq, logger));
     const store = new MemoryStore(contents.collections, undefined, feed);
     store.describeEvents(resources);
-    startSearchIndexes(store, resources);
     const journal = await JournalWriter.open(dataDir, contents.lastSeq, contents.segments);
     const persistence = new JournalPersistence({
       dataDir,
@@ -112,9 +110,4 @@ export async function openStore(options: StoreOptions, resources: ResourceTable)
     await lock.release();
     throw error;
   }
-}
-
-/** The word indexes, built in slices after the start (a build that fails is tried again by the next search). */
-function startSearchIndexes(store: MemoryStore, resources: ResourceTable): void {
-  store.prepareSearches(resources).catch(() => undefined);
 }

@@ -5,7 +5,6 @@
 
 import { createReadStream } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { createInterface } from 'node:readline';
 import type { StoredRecord } from '../records/json.ts';
 import type { CollectionState, Snapshot } from './collection-state.ts';
 import { checkedRecord, parseSnapshot } from './collection-state.ts';
@@ -30,74 +29,85 @@ export async function readSnapshotFile(path: string): Promise<Snapshot | undefin
 
 /** The snapshot when the file has snapshot-file.ts's layout, with ids rising; otherwise undefined. */
 export async function readLineByLine(path: string): Promise<Snapshot | undefined> {
-  const lines = createInterface({
-    input: createReadStream(path, { encoding: 'utf8', highWaterMark: CHUNK_BYTES }),
-    crlfDelay: Number.POSITIVE_INFINITY,
-  });
-  let nextId = 0;
-  let journalSeq = 0;
-  let state: CollectionState | undefined;
-  let previousId = 0;
-  let index = 0;
-  /** Where in the layout the next line is. */
-  let expect: 'open' | 'next_id' | 'journal_seq' | 'records' | 'record' | 'end' | 'nothing' = 'open';
-  /** The last record line ended with a comma: another must follow, not the closing bracket. */
-  let more = false;
-  try {
-    for await (const line of lines) {
-      switch (expect) {
-        case 'open':
-          if (line !== '{') return undefined;
-          expect = 'next_id';
-          break;
-        case 'next_id': {
-          const match = NEXT_ID.exec(line);
-          if (match === null) return undefined;
-          nextId = Number(match[1]);
-          expect = 'journal_seq';
-          break;
-        }
-        case 'journal_seq': {
-          const match = JOURNAL_SEQ.exec(line);
-          if (match === null) return undefined;
-          journalSeq = Number(match[1]);
-          expect = 'records';
-          break;
-        }
-        case 'records':
-          if (!Number.isSafeInteger(nextId) || nextId < 1 || !Number.isSafeInteger(journalSeq)) return undefined;
-          state = { nextId, records: new Map() };
-          if (line === '  "records": []') expect = 'end';
-          else if (line === '  "records": [') expect = 'record';
-          else return undefined;
-          break;
-        case 'record': {
-          if (line === '  ]') {
-            if (more || index === 0) return undefined;
-            expect = 'end';
-            break;
-          }
-          if (index > 0 && !more) return undefined;
-          more = line.endsWith(',');
-          const record = parsedRecord(line, index++, nextId);
-          // A record out of id order, or one that does not parse: the whole file decides (and words the error).
-          if (record === undefined || record.id <= previousId) return undefined;
-          previousId = record.id;
-          (state as CollectionState).records.set(record.id, Object.freeze(record));
-          break;
-        }
-        case 'end':
-          if (line !== '}') return undefined;
-          expect = 'nothing';
-          break;
-        default:
-          return undefined;
-      }
+  const reader = new LayoutReader();
+  let rest = '';
+  for await (const chunk of createReadStream(path, { encoding: 'utf8', highWaterMark: CHUNK_BYTES })) {
+    const text = rest + (chunk as string);
+    let start = 0;
+    for (let end = text.indexOf('\n'); end !== -1; end = text.indexOf('\n', start)) {
+      if (!reader.line(text.slice(start, end))) return undefined;
+      start = end + 1;
     }
-  } finally {
-    lines.close();
+    rest = text.slice(start);
   }
-  return expect === 'nothing' && state !== undefined ? { state, journalSeq } : undefined;
+  if (rest !== '' && !reader.line(rest)) return undefined;
+  return reader.snapshot();
+}
+
+/** The layout snapshot-file.ts writes, followed line by line. */
+class LayoutReader {
+  #expect: 'open' | 'next_id' | 'journal_seq' | 'records' | 'record' | 'end' | 'nothing' = 'open';
+  #nextId = 0;
+  #journalSeq = 0;
+  #state: CollectionState | undefined;
+  #previousId = 0;
+  #index = 0;
+  /** The last record line ended with a comma: another must follow, not the closing bracket. */
+  #more = false;
+
+  /** Takes the next line; false when the file is not in the layout (the whole-file parse then decides). */
+  line(line: string): boolean {
+    switch (this.#expect) {
+      case 'open':
+        this.#expect = 'next_id';
+        return line === '{';
+      case 'next_id': {
+        const match = NEXT_ID.exec(line);
+        this.#nextId = Number(match?.[1]);
+        this.#expect = 'journal_seq';
+        return match !== null && Number.isSafeInteger(this.#nextId) && this.#nextId >= 1;
+      }
+      case 'journal_seq': {
+        const match = JOURNAL_SEQ.exec(line);
+        this.#journalSeq = Number(match?.[1]);
+        this.#expect = 'records';
+        return match !== null && Number.isSafeInteger(this.#journalSeq);
+      }
+      case 'records':
+        this.#state = { nextId: this.#nextId, records: new Map() };
+        this.#expect = line === '  "records": []' ? 'end' : 'record';
+        return line === '  "records": []' || line === '  "records": [';
+      case 'record':
+        return this.#record(line);
+      case 'end':
+        this.#expect = 'nothing';
+        return line === '}';
+      default:
+        return false;
+    }
+  }
+
+  #record(line: string): boolean {
+    if (line === '  ]') {
+      this.#expect = 'end';
+      return !this.#more && this.#index > 0;
+    }
+    if (this.#index > 0 && !this.#more) return false;
+    this.#more = line.endsWith(',');
+    const record = parsedRecord(line, this.#index++, this.#nextId);
+    // A record out of id order, or one that does not parse: the whole file decides (and words the error).
+    if (record === undefined || record.id <= this.#previousId) return false;
+    this.#previousId = record.id;
+    (this.#state as CollectionState).records.set(record.id, Object.freeze(record));
+    return true;
+  }
+
+  /** The snapshot, once the file has ended where the layout does. */
+  snapshot(): Snapshot | undefined {
+    return this.#expect === 'nothing' && this.#state !== undefined
+      ? { state: this.#state, journalSeq: this.#journalSeq }
+      : undefined;
+  }
 }
 
 /** A record line (`    {…},`), checked; undefined when it is not one. */
