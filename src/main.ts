@@ -76,7 +76,7 @@ async function main(): Promise<number> {
 
 async function printOpenApi(options: ServerOptions): Promise<number> {
   try {
-    console.log(JSON.stringify(describeApi(await resolveResources(options.resources, options.hooks)), null, 2));
+    console.log(JSON.stringify(await describeApi(await resolveResources(options.resources, options.hooks)), null, 2));
     return EXIT_STOPPED;
   } catch (error) {
     if (!(error instanceof DeclarationError)) throw error;

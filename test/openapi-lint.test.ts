@@ -33,7 +33,7 @@ interface Redocly {
 const REDOCLY: string = '@redocly/openapi-core';
 const { createConfig, lintFromString } = (await import(REDOCLY)) as Redocly;
 
-const DOCUMENT_TEXT = JSON.stringify(describeApi(EXAMPLE), null, 2);
+const DOCUMENT_TEXT = JSON.stringify(await describeApi(EXAMPLE), null, 2);
 
 async function spectralFindings(
   ruleset: RulesetDefinition,
@@ -165,7 +165,7 @@ describe('openapi lint: standard linters take the document as it is', () => {
     ['workshop', WORKSHOP],
   ] as const) {
     test(`a declared ${name}: Redocly \`recommended\` and Spectral \`spectral:oas\` find nothing`, async () => {
-      const text = JSON.stringify(describeApi(compileObject(declaration)), null, 2);
+      const text = JSON.stringify(await describeApi(compileObject(declaration)), null, 2);
       assert.deepEqual(await redoclyProblems(text), []);
       assert.deepEqual(await spectralFindings(SPECTRAL_OAS, text), []);
     });

@@ -13,9 +13,9 @@ import { jsonReply } from '../http/respond.ts';
 
 /** The documents served as they are, each with its ETag. */
 export interface Documents {
-  readonly openApi: Reply;
+  openApi(): Promise<Reply>;
   /** The home page, which also carries `Vary: Accept`. */
-  readonly homePage: Reply;
+  homePage(): Promise<Reply>;
   /** The API index as JSON, with `Vary: Accept`. */
   readonly apiIndex: Reply;
 }
@@ -34,15 +34,15 @@ export function serveDocument(context: RequestContext, document: Reply): Reply {
 }
 
 /** `/`: the home page, for any client that accepts HTML (406 otherwise: the API is under /v1). */
-export function homePage(context: RequestContext, documents: Documents): Reply {
+export async function homePage(context: RequestContext, documents: Documents): Promise<Reply> {
   requireHtmlAcceptable(context.req.headers.accept);
-  return serveDocument(context, documents.homePage);
+  return serveDocument(context, await documents.homePage());
 }
 
 /** `/v1`: the index as JSON, or the home page for a client that prefers HTML (a browser). */
-export function apiIndex(context: RequestContext, documents: Documents): Reply {
+export function apiIndex(context: RequestContext, documents: Documents): Reply | Promise<Reply> {
   const accept = context.req.headers.accept;
-  if (prefersHtml(accept)) return serveDocument(context, documents.homePage);
+  if (prefersHtml(accept)) return documents.homePage().then((page) => serveDocument(context, page));
   requireJsonAcceptable(accept);
   return serveDocument(context, documents.apiIndex);
 }

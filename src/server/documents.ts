@@ -1,56 +1,61 @@
 // The documents plainrest serves about itself: the OpenAPI document, the home page made
-// from it, and the API index (the links to every top-level collection).
+// from it, and the API index (the links to every top-level collection). The first two, and
+// the modules that make them, are loaded when first asked for.
 
 import type { ResourceTable } from '../resources/definition.ts';
 import type { Documents } from '../handlers/service-handlers.ts';
 import { documentReply } from '../http/respond.ts';
-import { homePageReply } from '../home/home-page.ts';
 import type { OpenApiView } from '../home/openapi-view.ts';
 import type { Reply } from '../http/respond.ts';
 import { vocabularyOf } from '../resources/definition.ts';
 import { API_PREFIX } from '../routing/route-table.ts';
 
 /**
- * The documents the router serves depend only on the resource table, which is fixed
- * once compiled: they are built once per table (about 16 ms for the OpenAPI document
- * and the home page), not at every start of an app, and only when first asked for, so
- * a server nobody browses does not hold them (about 5 MB of its idle memory).
+ * The documents the router serves depend only on the resource table, which is fixed once compiled: they are built once
+ * per table, not at every start of an app, and only when first asked for, their modules with them, so a server nobody
+ * browses holds neither (bench/README.md: idle RSS).
  */
 const servedDocuments = new WeakMap<ResourceTable, Documents>();
 
 class DocumentsOnFirstUse implements Documents {
   readonly #resources: ResourceTable;
-  readonly #describeApi: () => Record<string, unknown>;
-  #description: Record<string, unknown> | undefined;
-  #openApi: Reply | undefined;
-  #homePage: Reply | undefined;
+  readonly #describeApi: () => Promise<Record<string, unknown>>;
+  #description: Promise<Record<string, unknown>> | undefined;
+  #openApi: Promise<Reply> | undefined;
+  #homePage: Promise<Reply> | undefined;
   #apiIndex: Reply | undefined;
 
-  constructor(resources: ResourceTable, describeApi: () => Record<string, unknown>) {
+  constructor(resources: ResourceTable, describeApi: () => Promise<Record<string, unknown>>) {
     this.#resources = resources;
     this.#describeApi = describeApi;
   }
 
-  get openApi(): Reply {
-    return (this.#openApi ??= documentReply(JSON.stringify(this.#describe())));
+  openApi(): Promise<Reply> {
+    return (this.#openApi ??= this.#describe().then((description) => documentReply(JSON.stringify(description))));
   }
 
-  get homePage(): Reply {
-    // The document is built by openapi/document.ts in the shape OpenApiView describes.
-    return (this.#homePage ??= homePageReply(this.#describe() as unknown as OpenApiView, this.#resources));
+  homePage(): Promise<Reply> {
+    this.#homePage ??= Promise.all([this.#describe(), import('../home/home-page.ts')]).then(
+      // The document is built by openapi/document.ts in the shape OpenApiView describes.
+      ([description, { homePageReply }]) => homePageReply(description as unknown as OpenApiView, this.#resources),
+    );
+    return this.#homePage;
   }
 
   get apiIndex(): Reply {
     return (this.#apiIndex ??= apiIndexReply(this.#resources));
   }
 
-  #describe(): Record<string, unknown> {
+  #describe(): Promise<Record<string, unknown>> {
     return (this.#description ??= this.#describeApi());
   }
 }
 
 /** The documents of `resources`, the OpenAPI description made by `describeApi` when first needed. */
-export function documentsServed(resources: ResourceTable, describeApi: () => Record<string, unknown>): Documents {
+export function documentsServed(
+  resources: ResourceTable,
+  describeApi: () => Promise<Record<string, unknown>>,
+): Documents {
   let documents = servedDocuments.get(resources);
   if (documents === undefined) {
     documents = new DocumentsOnFirstUse(resources, describeApi);

@@ -14,7 +14,6 @@ import { createToken } from '../handlers/token-handler.ts';
 import { HttpError } from '../errors/errors.ts';
 import type { Reply } from '../http/respond.ts';
 import { jsonReply } from '../http/respond.ts';
-import { openApiDocument } from '../openapi/document.ts';
 import type { Operation, ResourceDefinition } from '../resources/definition.ts';
 import { vocabularyOf } from '../resources/definition.ts';
 import { documentsServed } from './documents.ts';
@@ -86,8 +85,8 @@ function publicMethods(definition: ResourceDefinition, methods: Readonly<Record<
 
 /** Stand-ins for describing the routes (their methods) before the real documents exist. */
 const NO_DOCUMENTS: Documents = {
-  openApi: jsonReply(200, {}),
-  homePage: jsonReply(200, {}),
+  openApi: () => Promise.resolve(jsonReply(200, {})),
+  homePage: () => Promise.resolve(jsonReply(200, {})),
   apiIndex: jsonReply(200, {}),
 };
 
@@ -107,7 +106,7 @@ export function endpointFor(route: RouteSpec, documents: Documents): Endpoint {
     case 'index':
       return endpoint({ GET: (context) => apiIndex(context, documents) }, { open, negotiates: true });
     case 'openapi':
-      return endpoint({ GET: (context) => serveDocument(context, documents.openApi) }, { open });
+      return endpoint({ GET: async (context) => serveDocument(context, await documents.openApi()) }, { open });
     case 'tokens':
       return endpoint({ POST: createToken }, { open: ['POST'] });
     case 'events':
@@ -160,8 +159,9 @@ export function methodsOf(route: RouteSpec): string {
   return endpointFor(route, NO_DOCUMENTS).allow;
 }
 
-/** The OpenAPI document of everything the router serves. */
-export function describeApi(resources: ResourceTable): Record<string, unknown> {
+/** The OpenAPI document of everything the router serves (its generator loaded when first asked for). */
+export async function describeApi(resources: ResourceTable): Promise<Record<string, unknown>> {
+  const { openApiDocument } = await import('../openapi/document.ts');
   return openApiDocument(routeTable(resources), resources, methodsOf);
 }
 
