@@ -19,7 +19,7 @@ import { killAtExit } from './cleanup.ts';
 
 export interface BenchServer {
   readonly url: string;
-  /** SIGTERM, and wait for the exit (a plainrest writes its final snapshot first). */
+  /** SIGTERM, and wait for the exit. */
   stop(): Promise<void>;
 }
 

@@ -322,7 +322,7 @@ async function deadPid(): Promise<number> {
 
 /**
  * What `kill -9` of the server owning `from` would leave behind, in `to`: every file as
- * it is (no final snapshot), and the lock naming a process that no longer runs. Call it
+ * it is, and the lock naming a process that no longer runs. Call it
  * only while no write and no compaction is under way, so the copy is one moment.
  */
 async function copyAsCrashed(from: string, to: string): Promise<void> {
@@ -1320,7 +1320,7 @@ describe('storage: compaction', () => {
 
     await api.close();
     const covered = await assertClosedDirectory(dir, SNAPSHOT_FILES);
-    assert.equal(covered, 32, 'the final snapshot covers every line');
+    assert.equal(covered, 32, 'everything stored, up to the last line');
     assert.deepEqual(
       (await segmentNames(dir)).map(firstSeqOf),
       segments.map(firstSeqOf).filter((first) => first <= covered),

@@ -169,7 +169,7 @@ export class PostgresView implements RequestStore {
     this.#begun = true;
   }
 
-  /** The answer to `key`, or NeedData that loads it with `load` (in a transaction, begun first unless `outside`). */
+  /** The answer to `key`, or NeedRows that loads it with `load` (in a transaction, begun first unless `outside`). */
   #answer<T>(key: string, load: (client: pg.PoolClient | undefined) => Promise<T>, outside = false): T {
     if (this.#answers.has(key)) return this.#answers.get(key) as T;
     const client = this.#transaction;
