@@ -1,9 +1,8 @@
 #!/usr/bin/env node
-// The command-line entry point (`npm start`, the `plainrest` bin): reads settings from
-// the environment and flags, prints the start banner, and shuts down gracefully on
-// SIGINT/SIGTERM (stop accepting, drain, close the journal, exit 0). A start that fails
-// prints one line, `cannot start: <what is wrong>; <what to do>`, and exits 2. The
-// subcommands (`token`, `copy`, `openapi`, `check-resources`) fail the same way.
+// The command-line entry point (`npm start`, the `plainrest` bin): settings from the environment and flags, the start
+// banner, and a graceful stop on SIGINT/SIGTERM (stop accepting, drain, close the journal, exit 0). A start that fails
+// prints one line, `cannot start: <what is wrong>; <what to do>`, and exits 2; so do the subcommands (`token`, `copy`,
+// `openapi`, `check-resources`).
 
 import { DeclarationError, loadDeclarationFile } from './declarations/load-declaration.ts';
 import { resolveResources } from './declarations/resolve-resources.ts';

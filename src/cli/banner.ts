@@ -27,7 +27,8 @@ export async function startBanner(server: RunningServer, scriptPath: string | un
 }
 
 function tokenLine(server: RunningServer): string {
-  return `token: curl -s -X POST ${server.url}/v1/tokens -H 'Content-Type: application/json' -d '{"email":"${server.app.config.adminEmail}","password":"…"}'`;
+  const body = `{"email":"${server.app.config.adminEmail}","password":"…"}`;
+  return `token: curl -s -X POST ${server.url}/v1/tokens -H 'Content-Type: application/json' -d '${body}'`;
 }
 
 /** `1 product`, `12 products`: a count and its plural noun, singular for one. */

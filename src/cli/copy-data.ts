@@ -162,7 +162,7 @@ async function writeDirectory(
       for (const record of copy.records) changes.push({ kind: 'put', collection, record });
     if (changes.length > 0) await store.commit(changes);
     for (const [collection, copy] of records) raiseNextId(store.collectionState(collection), copy.nextId);
-    // The snapshots, with the next ids raised (they are in no journal entry), the journal removed; then the lock released.
+    // The snapshots, with the next ids raised (in no journal entry), the journal removed; then the lock released.
     await persistence.compact();
     await persistence.close();
   } catch (error) {
@@ -186,7 +186,10 @@ async function writeDatabase(
 }
 
 function notEmpty(target: Place): string {
-  return `${describe(target)} already holds data; nothing was changed: copy into a new data directory or an empty database`;
+  return (
+    `${describe(target)} already holds data; nothing was changed: ` +
+    'copy into a new data directory or an empty database'
+  );
 }
 
 /** `copied 12 users, 30 orders, 25 products (and 2 idempotency keys) from <source> to <target>`. */

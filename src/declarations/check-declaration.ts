@@ -166,7 +166,8 @@ function checkOwnerAccess(resources: JsonObject, problem: Report): void {
       if (audience === 'owner') {
         problem(
           child(child(child('/resources', collection), 'access'), operation),
-          `"owner" needs records with an owner: make ${collection} "owned", or nest it under users or an owned collection`,
+          `"owner" needs records with an owner: make ${collection} "owned", ` +
+            'or nest it under users or an owned collection',
         );
       }
     }

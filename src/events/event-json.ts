@@ -14,16 +14,21 @@ export function eventJson(event: FeedEvent, table: ResourceTable, language: Lang
   const definition = table.get(event.collection);
   if (definition === undefined) throw new Error(`an event of ${event.collection}, which is not declared`);
   const vocabulary = vocabularyOf(definition, language);
-  const head = `{"id":${event.id},"type":"${event.type}","collection":${JSON.stringify(vocabulary.collection)},"record_id":${event.recordId},"path":${JSON.stringify(recordPath(definition, event, language))},"at":"${event.at}"`;
+  const collection = JSON.stringify(vocabulary.collection);
+  const path = JSON.stringify(recordPath(definition, event, language));
+  const head =
+    `{"id":${event.id},"type":"${event.type}","collection":${collection},"record_id":${event.recordId},` +
+    `"path":${path},"at":"${event.at}"`;
   return event.record === undefined
     ? `${head}}`
     : `${head},"record":${represent(definition, event.record, vocabulary).json}}`;
 }
 
 /**
- * Events whose blocks are kept, per language: more than a fan-out's batch holds under load, so each block is encoded once
- * however many streams send it, and streams catching up from a recent id share them; but a bounded number, so the
- * blocks of the events the feed keeps for resuming (up to 100,000) do not stay in memory after their streams closed.
+ * Events whose blocks are kept, per language: more than a fan-out's batch holds under load, so each block is encoded
+ * once however many streams send it, and streams catching up from a recent id share them; but a bounded number, so
+ * the blocks of the events the feed keeps for resuming (up to 100,000) do not stay in memory after their streams
+ * closed.
  */
 const BLOCKS_KEPT = 4096;
 /** Each event's Server-Sent Events block, per language. */

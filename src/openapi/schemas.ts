@@ -1,8 +1,6 @@
-// JSON Schemas (OpenAPI 3.1 uses JSON Schema 2020-12) derived from the resource
-// declarations, never written by hand: a record as it is read, and the bodies of
-// POST, PUT and PATCH, in either vocabulary; plus the list envelope (README: Lists), the
-// credentials and token of POST /v1/tokens (README: Authentication and permissions) and problem details
-// (README: Errors).
+// JSON Schemas (OpenAPI 3.1: JSON Schema 2020-12) derived from the declarations: a record as read, the bodies of POST,
+// PUT and PATCH in either vocabulary, the list envelope (README: Lists), the credentials and token of POST /v1/tokens
+// (README: Authentication and permissions) and problem details (README: Errors).
 
 import type { JsonValue } from '../records/json.ts';
 import type { FieldRule, Language, ResourceDefinition, Vocabulary } from '../resources/definition.ts';

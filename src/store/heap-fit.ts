@@ -75,6 +75,7 @@ export function heapNearlyFull(heap: HeapUse): string | undefined {
   if (heap.used <= NEARLY_FULL * heap.limit) return undefined;
   return (
     `the server's memory is nearly full (${Math.round(heap.used / MB)} of ${Math.round(heap.limit / MB)} MB); ` +
-    'writes are refused until it frees some; restart it with a larger --max-old-space-size, or keep the data in PostgreSQL'
+    'writes are refused until it frees some; ' +
+    'restart it with a larger --max-old-space-size, or keep the data in PostgreSQL'
   );
 }

@@ -12,6 +12,13 @@ const PROBE_MS = 1000;
 
 type Rows = pg.QueryResult<Record<string, unknown>>;
 
+/** What node-postgres says of a connection it could not open or lost. */
+const CONNECTION_LOST = new RegExp(
+  'timeout exceeded when trying to connect|Connection terminated|connection is closed|' +
+    'Client has encountered a connection error',
+  'i',
+);
+
 /**
  * A refused, lost or timed-out connection, or a server shutting down or out of connections (SQLSTATE classes 08,
  * 57P, 53).
@@ -23,12 +30,7 @@ export function isConnectionFailure(error: unknown): boolean {
     (/^(08|57P|53)/.test(code) || ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE'].includes(code))
   )
     return true;
-  return (
-    error instanceof Error &&
-    /timeout exceeded when trying to connect|Connection terminated|connection is closed|Client has encountered a connection error/i.test(
-      error.message,
-    )
-  );
+  return error instanceof Error && CONNECTION_LOST.test(error.message);
 }
 
 export class Database {

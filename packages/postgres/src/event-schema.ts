@@ -32,7 +32,8 @@ export function eventSchemaStatements(existing: ReadonlySet<string>, indexes: Re
   }
   if (!existing.has(KEPT_TABLE)) {
     statements.push(
-      `CREATE TABLE ${quoted(KEPT_TABLE)} ("one" boolean PRIMARY KEY DEFAULT true CHECK ("one"), "lost_through" bigint NOT NULL)`,
+      `CREATE TABLE ${quoted(KEPT_TABLE)} ` +
+        `("one" boolean PRIMARY KEY DEFAULT true CHECK ("one"), "lost_through" bigint NOT NULL)`,
     );
   }
   // A list or a stream of one collection reads its events in id order.

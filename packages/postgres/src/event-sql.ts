@@ -29,7 +29,8 @@ export function eventsJson(changes: readonly Change[]): { readonly json: string;
     // A put's record as the writer serialised it, when it did (Change.json).
     const record = change.kind === 'put' ? `,"record":${change.json ?? JSON.stringify(change.record)}` : '';
     parts.push(
-      `{"type":"${facts.type}","collection":${JSON.stringify(change.collection)},"record_id":${recordId},"under":${JSON.stringify(facts.under)}${owner}${record}}`,
+      `{"type":"${facts.type}","collection":${JSON.stringify(change.collection)},"record_id":${recordId},` +
+        `"under":${JSON.stringify(facts.under)}${owner}${record}}`,
     );
   }
   return parts.length === 0 ? undefined : { json: `[${parts.join(',')}]`, count: parts.length };

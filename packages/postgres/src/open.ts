@@ -184,7 +184,8 @@ async function fillSearchWords(client: pg.PoolClient, plans: readonly TablePlan[
       if (rows.length === 0) break;
       const records = rows.map(recordOf);
       await client.query(
-        `UPDATE ${table} SET ${quoted(SEARCH_COLUMN)} = filled.words FROM unnest($1::bigint[], $2::jsonb[]) AS filled(id, words) WHERE ${table}."id" = filled.id`,
+        `UPDATE ${table} SET ${quoted(SEARCH_COLUMN)} = filled.words ` +
+          `FROM unnest($1::bigint[], $2::jsonb[]) AS filled(id, words) WHERE ${table}."id" = filled.id`,
         [records.map((record) => record.id), records.map((record) => JSON.stringify(kit.recordWords(record, fields)))],
       );
     }

@@ -2,7 +2,7 @@
 // yet loaded throws NeedRows; they are loaded and the code runs again from the start. And a request whose caller was
 // answered from memory is answered only once a read, its write or a last check has confirmed that caller.
 
-/** Thrown by a view's read of rows it has not loaded: `fetch()` loads them. Not an Error: no stack trace is recorded. */
+/** Thrown by a view's read of rows it has not loaded: `fetch()` loads them. No Error: no stack trace is recorded. */
 export class NeedRows {
   readonly fetch: () => Promise<void>;
 
