@@ -33,8 +33,6 @@ import type { ServerOptions } from '../src/index.ts';
 import { startServer, StartupError } from '../src/index.ts';
 import type { TestResponse, TestServer } from './helpers.ts';
 import { REPOSITORY_ROOT } from './repository.ts';
-import { exampleResources } from '../src/declarations/example-domain.ts';
-import { readDataDirectory } from '../src/store/data-directory.ts';
 import {
   TEST_ADMIN_EMAIL,
   TEST_ADMIN_PASSWORD,
@@ -94,7 +92,7 @@ async function readSnapshot(dataDir: string, collection: string): Promise<Snapsh
 
 /** The ids of the records a start reads for `collection`. */
 async function recordIds(dataDir: string, collection: string): Promise<number[]> {
-  return (await storedContent(dataDir, collection)).records.map((record: { id: number }) => record.id);
+  return (await diskContent(dataDir, collection)).records.map((record: { id: number }) => record.id);
 }
 
 async function fileNames(dataDir: string): Promise<string[]> {
@@ -210,20 +208,29 @@ function changeSummary(line: JournalLine | undefined): string[] {
 
 /**
  * What a start would load for a collection, read straight from the files: its
- * snapshot (if any), then every journal line after the snapshot's journal_seq.
+ * snapshot (if any), then every journal line after the snapshot's journal_seq; the id
+ * counter moves past every id a put gives, as a start's replay does.
  */
-async function diskRecords(dataDir: string, collection: string): Promise<any[]> {
+async function diskContent(dataDir: string, collection: string): Promise<{ next_id: number; records: any[] }> {
   const names = await fileNames(dataDir);
   const snapshot = names.includes(`${collection}.json`) ? await readSnapshot(dataDir, collection) : undefined;
   const records = new Map<number, any>((snapshot?.records ?? []).map((record) => [record.id as number, record]));
+  let nextId = snapshot?.next_id ?? 1;
   for (const line of await journalLines(dataDir)) {
     if (line.seq <= (snapshot?.journal_seq ?? 0)) continue;
     for (const change of line.changes) {
-      if ('put' in change && change.put === collection) records.set(change.record.id as number, change.record);
+      if ('put' in change && change.put === collection) {
+        records.set(change.record.id as number, change.record);
+        nextId = Math.max(nextId, (change.record.id as number) + 1);
+      }
       if ('delete' in change && change.delete === collection) records.delete(change.id);
     }
   }
-  return [...records.values()].sort((a, b) => a.id - b.id);
+  return { next_id: nextId, records: [...records.values()].sort((a, b) => a.id - b.id) };
+}
+
+async function diskRecords(dataDir: string, collection: string): Promise<any[]> {
+  return (await diskContent(dataDir, collection)).records;
 }
 
 /** Only the files a data directory may hold: snapshots, token-secret, the lock, journal segments. No temporary files. */
@@ -272,16 +279,6 @@ async function assertClosedDirectory(dataDir: string, expected: readonly string[
     assert.ok(first.seq <= Math.min(...seqs) + 1, `the journal (from seq ${first.seq}) goes on from the snapshots`);
   const lastSeq = last === undefined ? 0 : last.seq + seqsTaken(last) - 1;
   return Math.max(lastSeq, ...seqs);
-}
-
-/**
- * What a start reads from the directory for `collection`: its snapshot with the journal
- * lines after it applied, records by id.
- */
-async function storedContent(dataDir: string, collection: string): Promise<{ next_id: number; records: any[] }> {
-  const state = (await readDataDirectory(dataDir, exampleResources())).collections.get(collection);
-  const records = [...(state?.records.values() ?? [])].sort((a, b) => a.id - b.id);
-  return { next_id: state?.nextId ?? 1, records };
 }
 
 /**
@@ -450,7 +447,7 @@ describe('storage: with a data directory', () => {
     assert.equal((await first.delete(`/v1/products/${p3.id}`)).status, 204);
     const userBefore = await first.get(`/v1/users/${user}`);
     await first.close();
-    assert.equal((await storedContent(dir, 'products')).next_id, 4);
+    assert.equal((await diskContent(dir, 'products')).next_id, 4);
 
     const second = await startOn(dir);
     const products = await second.get('/v1/products');
@@ -502,7 +499,7 @@ describe('storage: with a data directory', () => {
       [covered],
       `one compaction covers every collection up to the same seq: ${[...seqs].join(', ')}`,
     );
-    assert.deepEqual(await storedContent(dir, 'products'), { next_id: 3, records: [product, second] });
+    assert.deepEqual(await diskContent(dir, 'products'), { next_id: 3, records: [product, second] });
   });
 
   test('the password is stored hashed, never in plain text (neither in the journal nor in the snapshot)', async () => {
@@ -706,7 +703,7 @@ describe('storage: with a data directory', () => {
 
     await api.close();
     assert.deepEqual(await recordIds(dir, 'users'), [2, 3]);
-    const orders = await storedContent(dir, 'orders');
+    const orders = await diskContent(dir, 'orders');
     assert.deepEqual(
       orders.records.map((record: { id: number }) => record.id),
       [4, 5],
@@ -745,7 +742,7 @@ describe('storage: with a data directory', () => {
       ['products', 12],
       ['orders', 5],
     ] as const) {
-      const snapshot = await storedContent(dir, collection);
+      const snapshot = await diskContent(dir, collection);
       // users.json also holds the administrator ensured at start, after the example users
       const written =
         collection === 'users' ? { next_id: snapshot.next_id - 1, records: snapshot.records.slice(0, -1) } : snapshot;
@@ -753,7 +750,7 @@ describe('storage: with a data directory', () => {
       assert.equal(written.records.length, count, collection);
       assert.deepEqual(written, example, collection);
     }
-    const users = await storedContent(dir, 'users');
+    const users = await diskContent(dir, 'users');
     assert.equal(users.records.length, 3);
     assert.deepEqual(
       users.records.map((record: { id: number; email: string; role: string }) => [
@@ -788,7 +785,7 @@ describe('storage: with a data directory', () => {
     await server.close();
     await assertClosedDirectory(dir, DATA_DIR_FILES);
     assert.equal((await allText(dir)).includes(TEST_ADMIN_PASSWORD), false, 'the admin password is stored hashed only');
-    const users = await storedContent(dir, 'users');
+    const users = await diskContent(dir, 'users');
     assert.equal(users.next_id, 4);
     assert.deepEqual(
       users.records.map((record: { id: number }) => record.id),
@@ -815,7 +812,7 @@ describe('storage: with a data directory', () => {
     const dir = await scratchDirectory(defer);
     const api = await startOn(dir);
     for (const collection of ['products', 'orders']) {
-      assert.deepEqual(await storedContent(dir, collection), { next_id: 1, records: [] }, collection);
+      assert.deepEqual(await diskContent(dir, collection), { next_id: 1, records: [] }, collection);
     }
     assert.deepEqual(
       (await diskRecords(dir, 'users')).map((record: { id: number; email: string; role: string }) => [
@@ -830,9 +827,9 @@ describe('storage: with a data directory', () => {
 
     await api.close();
     for (const collection of ['products', 'orders']) {
-      assert.deepEqual(await storedContent(dir, collection), { next_id: 1, records: [] }, collection);
+      assert.deepEqual(await diskContent(dir, collection), { next_id: 1, records: [] }, collection);
     }
-    const users = await storedContent(dir, 'users');
+    const users = await diskContent(dir, 'users');
     assert.equal(users.next_id, 2);
     assert.deepEqual(
       users.records.map((record: { id: number; email: string; role: string }) => [
@@ -1240,7 +1237,7 @@ describe('storage: compaction', () => {
 
     await api.close();
     await assertClosedDirectory(dir, SNAPSHOT_FILES);
-    assert.equal((await storedContent(dir, 'products')).records.length, 80 - 8);
+    assert.equal((await diskContent(dir, 'products')).records.length, 80 - 8);
   });
 
   test('a compaction deletes the segments it covers; a restart after a crash, and after a close, sees the same records', async () => {
@@ -1485,7 +1482,7 @@ describe('storage: close()', () => {
       const final = received.slice(received.indexOf('\r\n\r\n') + 4);
       assert.match(final, /^HTTP\/1\.1 201 /);
       assert.match(final, /\r\nconnection: close\r\n/i);
-      const snapshot = await storedContent(dir.path, 'products');
+      const snapshot = await diskContent(dir.path, 'products');
       assert.equal(snapshot.next_id, 2);
       assert.deepEqual(
         snapshot.records.map((record: { id: number; name: string }) => [record.id, record.name]),
@@ -1511,10 +1508,10 @@ describe('storage: close()', () => {
     await server.close();
     assert.equal(await assertClosedDirectory(dir.path, SNAPSHOT_FILES), lastSeq);
     for (const collection of ['users', 'products', 'orders']) {
-      assert.deepEqual((await storedContent(dir.path, collection)).records, expected[collection], collection);
+      assert.deepEqual((await diskContent(dir.path, collection)).records, expected[collection], collection);
     }
     assert.deepEqual(
-      (await storedContent(dir.path, 'orders')).records.map((record: { id: number }) => record.id),
+      (await diskContent(dir.path, 'orders')).records.map((record: { id: number }) => record.id),
       [1, 2, 3, 4, 5, order.body.id],
     );
 
@@ -1536,7 +1533,7 @@ describe('storage: close()', () => {
     await server.close();
     // started without a tokenSecret, so the generated one is kept beside the snapshots
     await assertClosedDirectory(dir.path, DATA_DIR_FILES);
-    assert.equal((await storedContent(dir.path, 'products')).records.length, 12);
+    assert.equal((await diskContent(dir.path, 'products')).records.length, 12);
     await assert.rejects(fetch(`${server.url}/healthz`));
   });
 
