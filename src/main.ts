@@ -18,7 +18,7 @@ import { BufferedLines } from './cli/buffered-lines.ts';
 import { copyData, CopyError } from './cli/copy-data.ts';
 import { mintToken, TokenMintError } from './cli/mint-token.ts';
 import { StartupError } from './store/data-directory.ts';
-import { describeApi } from './server/routes.ts';
+import { describeApi } from './server/build-router.ts';
 import type { RunningServer } from './server/server.ts';
 import { startServer } from './server/server.ts';
 

@@ -26,9 +26,10 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { JsonValue, StoredRecord } from '../src/records/json.ts';
 import type { CollectionState } from '../src/store/collection-state.ts';
-import type { Persistence } from '../src/store/memory-store.ts';
+import type { Persistence } from '../src/store/persistence.ts';
 import { MemoryStore } from '../src/store/memory-store.ts';
-import type { Change, Filter, Query, QueryResult, SortKey, StoredCollection } from '../src/store/store.ts';
+import type { Change, StoredCollection } from '../src/store/change.ts';
+import type { Filter, Query, QueryResult, SortKey } from '../src/store/query.ts';
 import { mulberry32 } from './helpers.ts';
 
 const SEED = integerFromEnvironment('LIST_INDEX_SEED', 20250611);

@@ -20,9 +20,10 @@ import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { MemoryStore } from '../src/index.ts';
 import type { StoredRecord } from '../src/records/json.ts';
-import type { Persistence } from '../src/store/memory-store.ts';
-import type { Change, Query, QueryResult, StoredCollection } from '../src/store/store.ts';
-import { IDEMPOTENCY_COLLECTION } from '../src/store/store.ts';
+import type { Persistence } from '../src/store/persistence.ts';
+import type { Change, StoredCollection } from '../src/store/change.ts';
+import type { Query, QueryResult } from '../src/store/query.ts';
+import { IDEMPOTENCY_COLLECTION } from '../src/store/change.ts';
 import { EXAMPLE } from './example-definitions.ts';
 import type { TestResponse, TestServer } from './helpers.ts';
 import {

@@ -9,15 +9,9 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { StoredRecord } from '../src/records/json.ts';
 import { MemoryStore } from '../src/store/memory-store.ts';
-import type {
-  Decision,
-  Query,
-  QueryResult,
-  RequestPlan,
-  RequestStore,
-  Store,
-  StoredCollection,
-} from '../src/store/store.ts';
+import type { Decision, StoredCollection } from '../src/store/change.ts';
+import type { Query, QueryResult } from '../src/store/query.ts';
+import type { RequestPlan, RequestStore, Store } from '../src/store/store.ts';
 
 /** Thrown by a view's read of what it has not loaded: `load()` loads it. */
 class NotLoaded {

@@ -5,7 +5,7 @@
 
 import type { FieldRule, ResourceDefinition } from '../resources/definition.ts';
 import { searchableFields } from '../resources/definition.ts';
-import type { Filter, RangeFilter, SortKey } from '../store/store.ts';
+import type { Filter, RangeFilter, SortKey } from '../store/query.ts';
 import type { FieldError } from '../errors/errors.ts';
 import { queryError } from '../errors/errors.ts';
 import type { Embed } from './embed-parameter.ts';

@@ -5,7 +5,7 @@
 import type { FieldError } from '../errors/errors.ts';
 import type { FieldRule, ResourceDefinition } from '../resources/definition.ts';
 import { searchWords } from '../store/search-words.ts';
-import type { Filter, SortKey } from '../store/store.ts';
+import type { Filter, SortKey } from '../store/query.ts';
 
 /** `q`: the text as sent (for links), its words (store/search-words.ts) and the properties they are looked for in. */
 export interface Search {

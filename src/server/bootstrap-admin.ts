@@ -8,7 +8,8 @@ import type { Fields } from '../records/json.ts';
 import { hashPassword, verifyPassword } from '../auth/passwords.ts';
 import type { ResourceDefinition } from '../resources/definition.ts';
 import type { Logger } from '../logging/logger.ts';
-import type { Decision, Store } from '../store/store.ts';
+import type { Decision } from '../store/change.ts';
+import type { Store } from '../store/store.ts';
 import { NO_PLAN } from '../store/store.ts';
 import { isoTimestamp } from '../records/timestamps.ts';
 

@@ -15,7 +15,7 @@ import type { Reply } from '../http/respond.ts';
 import type { Router } from '../routing/router.ts';
 import type { RequestStore } from '../store/store.ts';
 import type { Endpoint, Handler } from './routes.ts';
-import { notFound, serverWideOptions } from './routes.ts';
+import { notFound, serverWideOptions } from './unrouted.ts';
 
 /** One request as the pipeline knows it, filled in along the way, for the answer's headers and the access log. */
 export interface Exchange extends RequestInProgress {

@@ -1,24 +1,19 @@
-// The endpoints of the route table (route-table.ts): each path's handlers by method, HEAD
-// following GET (RFC 9110 §9.3.2) and OPTIONS answered from the same list, and which
-// methods need no bearer token (README: Authentication and permissions); the router made
-// from them, and the 404 for a path none matches.
+// The endpoints of the route table (route-table.ts): each path's handlers by method, HEAD following GET (RFC 9110
+// §9.3.2) and OPTIONS answered from the same list, and which methods need no bearer token (README: Authentication and
+// permissions).
 
-import type { ResourceTable } from '../resources/definition.ts';
 import { createRecord, listRecords } from '../handlers/collection-handlers.ts';
 import type { RequestContext } from '../handlers/context.ts';
 import { eventFeed } from '../handlers/event-handlers.ts';
-import { deleteRecord, readRecord, updateRecord } from '../handlers/item-handlers.ts';
+import { readRecord } from '../handlers/read-record.ts';
+import { deleteRecord, updateRecord } from '../handlers/item-writes.ts';
 import type { Documents } from '../handlers/service-handlers.ts';
 import { apiIndex, healthCheck, homePage, readinessCheck, serveDocument } from '../handlers/service-handlers.ts';
 import { createToken } from '../handlers/token-handler.ts';
-import { HttpError } from '../errors/errors.ts';
 import type { Reply } from '../http/respond.ts';
-import { jsonReply } from '../http/respond.ts';
 import type { Operation, ResourceDefinition } from '../resources/definition.ts';
 import { vocabularyOf } from '../resources/definition.ts';
-import { documentsServed } from './documents.ts';
-import { API_PREFIX, routeTable, type RouteSpec } from '../routing/route-table.ts';
-import { Router } from '../routing/router.ts';
+import type { RouteSpec } from '../routing/route-table.ts';
 
 export type Handler = (context: RequestContext) => Reply | Promise<Reply>;
 
@@ -83,13 +78,6 @@ function publicMethods(definition: ResourceDefinition, methods: Readonly<Record<
     .map(([method]) => method);
 }
 
-/** Stand-ins for describing the routes (their methods) before the real documents exist. */
-const NO_DOCUMENTS: Documents = {
-  openApi: () => Promise.resolve(jsonReply(200, {})),
-  homePage: () => Promise.resolve(jsonReply(200, {})),
-  apiIndex: jsonReply(200, {}),
-};
-
 /**
  * The handlers of a route, which of them need no token (README: Authentication and permissions), and the documents they
  * serve.
@@ -152,59 +140,4 @@ export function endpointFor(route: RouteSpec, documents: Documents): Endpoint {
 function collectionsAbove(definition: ResourceDefinition): string[] {
   const parent = definition.parent?.definition;
   return parent === undefined ? [] : [...collectionsAbove(parent), parent.collection];
-}
-
-/** The Allow header of a route: its methods, HEAD after GET, OPTIONS last. */
-export function methodsOf(route: RouteSpec): string {
-  return endpointFor(route, NO_DOCUMENTS).allow;
-}
-
-/** The OpenAPI document of everything the router serves (its generator loaded when first asked for). */
-export async function describeApi(resources: ResourceTable): Promise<Record<string, unknown>> {
-  const { openApiDocument } = await import('../openapi/document.ts');
-  return openApiDocument(routeTable(resources), resources, methodsOf);
-}
-
-/**
- * Every method some route answers, OPTIONS last: the Allow of `OPTIONS *` and of a 405 that names no route (CONNECT).
- */
-export function methodsServed(routes: readonly RouteSpec[]): string {
-  const methods = new Set<string>();
-  for (const route of routes)
-    for (const method of methodsOf(route).split(', ')) if (method !== 'OPTIONS') methods.add(method);
-  return [...methods, 'OPTIONS'].join(', ');
-}
-
-/** `OPTIONS *` asks about the server as a whole (RFC 9110 §9.3.7); no other method may target `*`. */
-export function serverWideOptions(method: string, allow: string): Reply {
-  if (method === 'OPTIONS') return { status: 204, headers: { Allow: allow } };
-  throw new HttpError('malformed_request', 'the target "*" is for OPTIONS only (RFC 9110 §9.3.7)');
-}
-
-export interface BuiltRouter {
-  readonly router: Router<Endpoint>;
-  /** The Allow header of `OPTIONS *`. */
-  readonly allMethods: string;
-}
-
-export function buildRouter(resources: ResourceTable): BuiltRouter {
-  const routes = routeTable(resources);
-  const documents = documentsServed(resources, () => describeApi(resources));
-  const router = new Router<Endpoint>();
-  for (const route of routes) router.add(route.pattern, endpointFor(route, documents));
-  return { router, allMethods: methodsServed(routes) };
-}
-
-/**
- * A 404 for a path no route matches; an unversioned resource path (`/users`) is pointed at its `/v1` twin
- * (README: Paths).
- */
-export function notFound(path: string, router: Router<Endpoint>): HttpError {
-  if (!path.startsWith(`${API_PREFIX}/`) && path !== API_PREFIX) {
-    const versioned = `${API_PREFIX}${path}`;
-    if (router.match(versioned) !== undefined) {
-      return new HttpError('unversioned_path', `API paths carry a version prefix: use ${versioned}`);
-    }
-  }
-  return new HttpError('route_not_found', `nothing is served at ${path}`);
 }

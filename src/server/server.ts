@@ -11,7 +11,7 @@ import { answerClientError, refuseConnect } from '../http/client-errors.ts';
 import { closeStalledConnections } from '../http/stalled-connections.ts';
 import type { ServerOptions } from '../config/config.ts';
 import { resolveConfig } from '../config/config.ts';
-import { methodsServed } from './routes.ts';
+import { methodsServed } from './build-router.ts';
 import { routeTable } from '../routing/route-table.ts';
 import { resolveResources } from '../declarations/resolve-resources.ts';
 
@@ -50,7 +50,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     // How often Node checks the two timeouts above (its default, 30 s, would let a slow client overstay).
     connectionsCheckingInterval: Math.min(1000, Math.ceil(headersTimeoutMs / 4)),
     maxHeaderSize: MAX_HEADER_BYTES,
-    requireHostHeader: false, // checked in server/app.ts, so the 400 is a problem-details body like every other
+    requireHostHeader: false, // checked in server/dispatch.ts, so the 400 is a problem-details body like every other
   });
   // A connection whose answer makes no progress for this long is closed (a client that
   // stopped reading its answers).
@@ -73,8 +73,8 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   };
   server.on('request', handleWhenOpen);
   // Requests Node would otherwise answer itself, with no body: an Expect other than
-  // 100-continue (server/app.ts answers 417) and CONNECT (405); and, with requireHostHeader off
-  // above, a missing Host (server/app.ts answers 400).
+  // 100-continue (server/dispatch.ts answers 417) and CONNECT (405); and, with requireHostHeader off
+  // above, a missing Host (server/dispatch.ts answers 400).
   server.on('checkExpectation', handleWhenOpen);
   try {
     app = await opening;

@@ -7,7 +7,7 @@ import type { StoredRecord } from '../records/json.ts';
 import { RecentlyUsed } from './recently-used.ts';
 import { EqualityIndex } from './equality-index.ts';
 import { BY_ID, orderBy, SortedRecords } from './sorted-records.ts';
-import type { Filter, Query, QueryResult, RangeFilter, SortKey } from './store.ts';
+import type { Filter, Query, QueryResult, RangeFilter, SortKey } from './query.ts';
 import { WordIndex } from './word-index.ts';
 import { sortInSlices } from './sort-in-slices.ts';
 

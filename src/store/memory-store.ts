@@ -7,16 +7,9 @@ import type { StoredRecord } from '../records/json.ts';
 import { CollectionIndex, IndexBuilding } from './collection-index.ts';
 import type { CollectionState } from './collection-state.ts';
 import { applyChange, emptyCollection } from './collection-state.ts';
-import type {
-  Change,
-  Decision,
-  Query,
-  QueryResult,
-  RequestPlan,
-  RequestStore,
-  Store,
-  StoredCollection,
-} from './store.ts';
+import type { Change, Decision, StoredCollection } from './change.ts';
+import type { Query, QueryResult } from './query.ts';
+import type { RequestPlan, RequestStore, Store } from './store.ts';
 import { StoreUnavailable } from './store.ts';
 import type { ResourceTable } from '../resources/definition.ts';
 import { searchableFields } from '../resources/definition.ts';
@@ -26,20 +19,8 @@ import { eventsOfEntry } from './entry-events.ts';
 import { seqsTaken } from './journal-format.ts';
 import { isoTimestamp } from '../records/timestamps.ts';
 import type { HeapUse } from './heap-fit.ts';
+import type { Persistence } from './persistence.ts';
 import { currentHeap, heapNearlyFull } from './heap-fit.ts';
-
-/** Where a commit sits in the journal's history: its first number and when it was made. */
-export interface EntryPlace {
-  readonly seq: number;
-  readonly at: string;
-}
-
-/** Makes committed changes durable; absent for a memory-only store. */
-export interface Persistence {
-  readonly writable: boolean;
-  persist(changes: readonly Change[], place: EntryPlace): Promise<void>;
-  close(): Promise<void>;
-}
 
 /** What a change replaced, to put it back if the change never becomes durable. */
 interface Undo {

@@ -4,7 +4,7 @@
 // and a write costs a search and one splice instead of a sort of the whole list.
 
 import type { JsonValue, StoredRecord } from '../records/json.ts';
-import type { SortKey } from './store.ts';
+import type { SortKey } from './query.ts';
 
 export type RecordOrder = (a: StoredRecord, b: StoredRecord) => number;
 

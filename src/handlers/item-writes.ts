@@ -1,47 +1,24 @@
-// GET, PUT, PATCH and DELETE on one record (README: Methods). Reads carry a strong ETag and honour If-None-Match
-// (RFC 9110 §13.1.2); writes honour If-Match (§13.1.1). A PUT or PATCH that changes nothing writes nothing and keeps
-// `updated_at`, so repeating it is harmless (idempotent, RFC 9110 §9.2.2). DELETE answers 204; a second, 404.
+// PUT, PATCH and DELETE on one record (README: Methods), each honouring If-Match (RFC 9110 §13.1.1). A PUT or PATCH
+// that changes nothing writes nothing and keeps `updated_at`, so repeating it is harmless (idempotent, RFC 9110
+// §9.2.2). DELETE answers 204; a second, 404.
 
 import { authorize, requireBodyPermission } from '../auth/permissions.ts';
 import type { RequestContext } from './context.ts';
 import { JSON_MEDIA_TYPES, MERGE_PATCH_MEDIA_TYPES, readJsonBody } from '../http/body.ts';
-import { matchesIfNoneMatch, requireIfMatch } from '../http/conditional.ts';
-import { parseRecordParameters, rejectQueryParameters } from '../http/list-query.ts';
+import { requireIfMatch } from '../http/conditional.ts';
+import { rejectQueryParameters } from '../http/list-query.ts';
 import type { Reply } from '../http/respond.ts';
 import type { StoredRecord } from '../records/json.ts';
 import type { ResourceDefinition, Vocabulary } from '../resources/definition.ts';
-import type { Representation } from '../resources/representation.ts';
-import { measured, represent, representFields, serializeWritten } from '../resources/representation.ts';
-import { withEmbedded } from './related-records.ts';
+import { represent, serializeWritten } from '../resources/representation.ts';
 import { requireRecord } from './lookup.ts';
 import { writeOnlyValues } from '../resources/validation.ts';
 import type { WritePlan } from './write-record.ts';
 import { deletionWithDependents } from './delete-cascade.ts';
 import { decideWrite, finishRecord, isUnchanged, secretsToHash } from './write-record.ts';
-import type { Decision } from '../store/store.ts';
+import type { Decision } from '../store/change.ts';
 import { isoTimestamp } from '../records/timestamps.ts';
-
-export function readRecord(context: RequestContext, definition: ResourceDefinition, vocabulary: Vocabulary): Reply {
-  const { fields, embed } = parseRecordParameters(definition, context.search);
-  authorize(context, definition, 'read');
-  const record = requireRecord(context, definition);
-  let representation =
-    fields === undefined
-      ? represent(definition, record, vocabulary)
-      : measured(representFields(definition, record, vocabulary, fields));
-  if (embed !== undefined)
-    representation = measured(
-      withEmbedded(context, record, representation.json, context.path, context.ids, embed, vocabulary),
-    );
-  const etag = representation.etag;
-  if (matchesIfNoneMatch(context.req.headers['if-none-match'], etag)) return { status: 304, headers: { ETag: etag } };
-  return representationReply(representation);
-}
-
-/** 200 with the record's representation, its ETag, and its length already measured. */
-function representationReply({ json, length, etag }: Representation): Reply {
-  return { status: 200, headers: { ETag: etag }, body: json, bodyLength: length };
-}
+import { representationReply } from './read-record.ts';
 
 export async function updateRecord(
   context: RequestContext,
