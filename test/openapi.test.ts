@@ -16,7 +16,7 @@ import { after, before, describe, test } from 'node:test';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { MAX_URL_LENGTH } from '../src/http/request-target.ts';
 import { ERROR_STATUS } from '../src/errors/errors.ts';
-import { MAX_TARGET_LENGTH } from '../src/openapi/schemas.ts';
+import { MAX_TARGET_LENGTH } from '../src/openapi/problem-schema.ts';
 import { withArticle } from '../src/resources/names.ts';
 import { parseId } from '../src/routing/router.ts';
 import { routeTable } from '../src/routing/route-table.ts';

@@ -149,6 +149,32 @@ describe("the memory store's word index", () => {
     );
   });
 
+  test('IdList.append and settle (an index being built) give the list add gives: the same ids, bits and answers', () => {
+    const random = mulberry32(17);
+    for (const [count, spread] of [
+      [3000, 3],
+      [3000, 200],
+      [40, 3],
+    ] as const) {
+      const added = new IdList();
+      const appended = new IdList([], count);
+      let id = 0;
+      for (let index = 0; index < count; index++) {
+        id += 1 + Math.floor(random() * spread);
+        added.add(id);
+        appended.append(id);
+        if (index % 10 === 0) appended.append(id); // a word twice in one record
+      }
+      appended.append(5); // below the others: put in its place
+      added.add(5);
+      appended.settle();
+      const ids = (list: IdList): number[] => Array.from({ length: list.length }, (_, index) => list.at(index));
+      assert.deepEqual(ids(appended), ids(added), `${count} ids, gaps up to ${spread}`);
+      assert.equal(appended.dense, added.dense, `${count} ids, gaps up to ${spread}: bits kept alike`);
+      for (let probe = 0; probe <= id + 1; probe++) assert.equal(appended.has(probe), added.has(probe));
+    }
+  });
+
   test('IdList.seek finds what positionOf finds, from any start, for ids sought in ascending order', () => {
     const random = mulberry32(11);
     const list = new IdList();

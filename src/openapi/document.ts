@@ -8,7 +8,8 @@ import type { Language, Operation, ResourceDefinition } from '../resources/defin
 import { vocabularyOf } from '../resources/definition.ts';
 import { exampleResources } from '../declarations/example-domain.ts';
 import type { RouteSpec } from '../routing/route-table.ts';
-import { EXAMPLE_PARENT_ID, resourceExamples } from './examples.ts';
+import { resourceExamples } from './examples.ts';
+import { EXAMPLE_PARENT_ID } from './written-examples.ts';
 import { HEADER_COMPONENTS, SUCCESS_HEADERS } from './headers.ts';
 import type { ResourceRoute } from './resource-operations.ts';
 import { eventComponent, eventListSchema, eventSchema } from './event-operations.ts';
@@ -17,15 +18,10 @@ import { pathParameter } from './parameters.ts';
 import { bodySuffix, resourceOperations } from './resource-operations.ts';
 import { problemResponseComponents, responses, success, withoutBodies } from './responses.ts';
 import type { Schema } from './schemas.ts';
-import {
-  bodySchema,
-  createdSchema,
-  credentialsSchema,
-  listSchema,
-  PROBLEM_SCHEMA,
-  recordSchema,
-  TOKEN_SCHEMA,
-} from './schemas.ts';
+import { bodySchema, createdSchema, recordSchema } from './schemas.ts';
+import { listSchema } from './list-schema.ts';
+import { PROBLEM_SCHEMA } from './problem-schema.ts';
+import { credentialsSchema, TOKEN_SCHEMA } from './token-schemas.ts';
 import type { ServiceRoute } from './service-operations.ts';
 import { SERVICE_NOUNS, serviceOperations } from './service-operations.ts';
 

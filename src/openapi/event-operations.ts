@@ -11,13 +11,15 @@ import type { JsonObject } from '../records/json.ts';
 import type { Language, ResourceDefinition } from '../resources/definition.ts';
 import { vocabularyOf } from '../resources/definition.ts';
 import type { RouteSpec } from '../routing/route-table.ts';
-import { EXAMPLE_TIME, exampleRecord, resourceExamples } from './examples.ts';
+import { exampleRecord, resourceExamples } from './examples.ts';
+import { EXAMPLE_TIME } from './written-examples.ts';
 import { SUCCESS_HEADERS } from './headers.ts';
 import { languageSuffix, schemaReference } from '../resources/names.ts';
 import { IF_NONE_MATCH, LAST_EVENT_ID } from './parameters.ts';
 import { responses, success } from './responses.ts';
 import type { Schema } from './schemas.ts';
-import { listSchema, MAX_TARGET_LENGTH } from './schemas.ts';
+import { listSchema } from './list-schema.ts';
+import { MAX_TARGET_LENGTH } from './problem-schema.ts';
 
 type Json = Record<string, unknown>;
 

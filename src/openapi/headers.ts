@@ -2,8 +2,8 @@
 // (X-Request-Id; the RateLimit fields while limiting is on; CORS when the Origin is allowed), those of particular
 // answers (Retry-After, WWW-Authenticate, ETag, Location, Link, Allow, Idempotent-Replayed), and the change feed's.
 
-import { EXAMPLE_REQUEST_ID } from './examples.ts';
-import { MAX_TARGET_LENGTH, REQUEST_ID_SCHEMA } from './schemas.ts';
+import { EXAMPLE_REQUEST_ID } from './written-examples.ts';
+import { MAX_TARGET_LENGTH, REQUEST_ID_SCHEMA } from './problem-schema.ts';
 
 type Json = Record<string, unknown>;
 

@@ -6,7 +6,8 @@
 import { MAX_PAGE_SIZE, searchFieldsOf, takesRanges } from '../http/list-query.ts';
 import type { FieldRule, Language, ResourceDefinition } from '../resources/definition.ts';
 import { vocabularyOf } from '../resources/definition.ts';
-import { EXAMPLE_STALE_ETAG, resourceExamples } from './examples.ts';
+import { resourceExamples } from './examples.ts';
+import { EXAMPLE_STALE_ETAG } from './written-examples.ts';
 import { embedNames } from '../http/embed-parameter.ts';
 import { alwaysPresent } from './schemas.ts';
 

@@ -4,7 +4,7 @@
 // §9.3.2).
 
 import { STATUS_TITLES } from '../errors/errors.ts';
-import { EXAMPLE_REQUEST_ID } from './examples.ts';
+import { EXAMPLE_REQUEST_ID } from './written-examples.ts';
 import { errorHeaders, everyAnswerHeaders } from './headers.ts';
 import { VARIANTS, WHEN, type ProblemVariant } from './problem-variants.ts';
 

@@ -1,14 +1,11 @@
-// JSON Schemas (OpenAPI 3.1: JSON Schema 2020-12) derived from the declarations: a record as read, the bodies of POST,
-// PUT and PATCH in either vocabulary, the list envelope (README: Lists), the credentials and token of POST /v1/tokens
-// (README: Authentication and permissions) and problem details (README: Errors).
+// JSON Schemas (OpenAPI 3.1: JSON Schema 2020-12) derived from the declarations: a record as read, the record a create
+// answers with, and the bodies of POST, PUT and PATCH in either vocabulary, each with its bounds and declared extras.
 
 import type { JsonValue } from '../records/json.ts';
 import type { FieldRule, Language, ResourceDefinition, Vocabulary } from '../resources/definition.ts';
 import { vocabularyOf } from '../resources/definition.ts';
-import { ERROR_STATUS, STATUS_TITLES } from '../errors/errors.ts';
-import { MAX_PAGE_SIZE } from '../http/list-query.ts';
 import { embedNames } from '../http/embed-parameter.ts';
-import { EXAMPLE_CREDENTIALS, resourceExamples, translateKeys } from './examples.ts';
+import { resourceExamples, translateKeys } from './examples.ts';
 import { KNOWN_EXTENSIONS } from '../declarations/keywords.ts';
 
 export type Schema = { readonly [keyword: string]: unknown };
@@ -105,7 +102,7 @@ export const MONEY = {
   'x-max-decimal-places': 2,
 } as const;
 
-function bound(keyword: string, value: number | undefined): Record<string, number> {
+export function bound(keyword: string, value: number | undefined): Record<string, number> {
   return value === undefined ? {} : { [keyword]: value };
 }
 
@@ -186,113 +183,3 @@ export function createdSchema(definition: ResourceDefinition, language: Language
   );
   return { type: 'object', properties, required: Object.keys(properties), additionalProperties: false };
 }
-
-const LINK = { type: ['string', 'null'], description: 'a relative reference to another page of the same list' };
-const COUNT = { type: 'integer', minimum: 0 };
-
-export function listSchema(recordReference: string): Schema {
-  return {
-    type: 'object',
-    required: ['data', 'meta', 'links'],
-    additionalProperties: false,
-    properties: {
-      data: { type: 'array', maxItems: MAX_PAGE_SIZE, items: { $ref: recordReference } },
-      meta: {
-        type: 'object',
-        required: ['page', 'limit', 'total', 'pages'],
-        additionalProperties: false,
-        properties: {
-          page: { ...COUNT, minimum: 1 },
-          limit: { type: 'integer', minimum: 1, maximum: MAX_PAGE_SIZE },
-          total: COUNT,
-          pages: COUNT,
-        },
-      },
-      links: {
-        type: 'object',
-        required: ['self', 'first', 'prev', 'next', 'last'],
-        additionalProperties: false,
-        properties: {
-          self: { type: 'string' },
-          first: { type: 'string' },
-          prev: LINK,
-          next: LINK,
-          last: { type: 'string' },
-        },
-      },
-    },
-  };
-}
-
-/** The body of POST /v1/tokens, bounded as the users' own email and password are (resources/users.ts). */
-export function credentialsSchema(users: ResourceDefinition): Schema {
-  const maxLength = (name: string): number | undefined => users.fields.find((rule) => rule.name === name)?.maxLength;
-  return {
-    type: 'object',
-    required: ['email', 'password'],
-    additionalProperties: false,
-    properties: {
-      email: { type: 'string', minLength: 1, ...bound('maxLength', maxLength('email')) },
-      password: { type: 'string', writeOnly: true, minLength: 1, ...bound('maxLength', maxLength('password')) },
-    },
-    examples: [EXAMPLE_CREDENTIALS],
-  };
-}
-
-export const TOKEN_SCHEMA: Schema = {
-  type: 'object',
-  required: ['access_token', 'token_type', 'expires_in', 'user_id'],
-  additionalProperties: false,
-  properties: {
-    access_token: { type: 'string', description: 'a JWT signed with HS256 (RFC 7519)' },
-    token_type: { type: 'string', const: 'Bearer' },
-    expires_in: { type: 'integer', minimum: 1, description: 'seconds the token stays valid (TOKEN_TTL_SECONDS)' },
-    user_id: { type: 'integer', minimum: 1 },
-  },
-};
-
-/**
- * The longest request target the server reads (MAX_URL_LENGTH in http/request-target.ts); a problem's instance is its
- * path.
- */
-export const MAX_TARGET_LENGTH = 8192;
-
-/** A request id (http/request-id.ts): the client's own when sane, else one the server made. */
-export const REQUEST_ID_SCHEMA = { type: 'string', pattern: '^[A-Za-z0-9._:-]{1,128}$', maxLength: 128 } as const;
-
-/**
- * RFC 9457 problem details with this API's members: the title is the status's reason phrase and the code one of the
- * table's (errors/errors.ts).
- */
-export const PROBLEM_SCHEMA: Schema = {
-  type: 'object',
-  required: ['type', 'title', 'status', 'code', 'detail', 'request_id'],
-  properties: {
-    type: { type: 'string', const: 'about:blank' },
-    title: { type: 'string', enum: [...new Set(Object.values(STATUS_TITLES))] },
-    status: { type: 'integer', format: 'int32', minimum: 400, maximum: 599 },
-    code: { type: 'string', enum: Object.keys(ERROR_STATUS) },
-    detail: { type: 'string' },
-    instance: {
-      type: 'string',
-      format: 'uri-reference',
-      maxLength: MAX_TARGET_LENGTH,
-      description: 'the path of the request',
-    },
-    request_id: REQUEST_ID_SCHEMA,
-    errors: {
-      type: 'array',
-      description: 'one entry per offending field or query parameter (on 400 and 422)',
-      items: {
-        type: 'object',
-        required: ['field', 'code', 'message'],
-        additionalProperties: false,
-        properties: {
-          field: { type: 'string' },
-          code: { type: 'string', pattern: '^[a-z_]+$' },
-          message: { type: 'string' },
-        },
-      },
-    },
-  },
-};

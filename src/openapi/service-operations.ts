@@ -5,7 +5,7 @@
 
 import type { RouteSpec } from '../routing/route-table.ts';
 import { eventOperations } from './event-operations.ts';
-import { EXAMPLE_CREDENTIALS, EXAMPLE_TOKEN } from './examples.ts';
+import { EXAMPLE_CREDENTIALS, EXAMPLE_TOKEN } from './written-examples.ts';
 import { SUCCESS_HEADERS } from './headers.ts';
 import { IF_NONE_MATCH } from './parameters.ts';
 import type { ErrorContext } from './responses.ts';

@@ -16,8 +16,9 @@ export class IdList {
    */
   #bits: Uint32Array | undefined;
 
-  constructor(ids: readonly number[] = []) {
-    this.#ids = new Uint32Array(Math.max(FIRST_CAPACITY, ids.length));
+  /** `capacity`: how many ids the list will hold, when known (an index being built counts them first). */
+  constructor(ids: readonly number[] = [], capacity = ids.length) {
+    this.#ids = new Uint32Array(Math.max(FIRST_CAPACITY, capacity));
     for (const id of ids) this.add(id);
   }
 
@@ -46,6 +47,28 @@ export class IdList {
     }
     this.#length++;
     this.#bitAdded(id);
+  }
+
+  /**
+   * Adds `id`, above every id held, while an index is built: the list's room was counted beforehand, and its bits are
+   * made once, by `settle`, when the index is complete.
+   */
+  append(id: number): void {
+    const last = this.#length === 0 ? -1 : (this.#ids[this.#length - 1] as number);
+    if (id <= last) {
+      if (id < last) this.add(id); // not above every id: put in its place
+      return; // the same id: a word twice in one record
+    }
+    this.#makeRoom(id);
+    this.#ids[this.#length++] = id;
+  }
+
+  /** After appends: the bits made if the list is long and dense. */
+  settle(): void {
+    const largest = this.#ids[this.#length - 1] as number;
+    const words = (largest >>> 5) + 1;
+    const dense = this.#length >= BITS_FROM && largest <= LARGEST_UINT32 && words <= this.#length;
+    this.#bits = dense ? this.#bitsOfAll(words) : undefined;
   }
 
   /** Removes `id` if it is there. */

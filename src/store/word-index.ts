@@ -1,6 +1,7 @@
 // The word index of one collection's searchable fields (`q`, README: Lists), for collection-index.ts: each word of
 // those fields (store/search-words.ts) → the ids of the records holding it, ascending, in an IdList (id-list.ts), or
-// the id alone for a word only one record holds. Built the first time a search asks; searches wait for it (`building`).
+// the id alone for a word only one record holds. Built in slices once the store opens (or on a first search), which
+// wait for it (`building`).
 
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type { StoredRecord } from '../records/json.ts';
@@ -84,6 +85,30 @@ export class WordIndex {
   }
 
   async #build(records: readonly StoredRecord[], sliceMs: number): Promise<void> {
+    // Each word's holders are counted first, so that each list is made once at its size: lists grown by doubling
+    // leave holes that the allocator does not give back to the system.
+    const counts = new Map<string, number>();
+    await this.#eachWord(records, sliceMs, (word) => counts.set(word, (counts.get(word) ?? 0) + 1));
+    await this.#eachWord(records, sliceMs, (word, id) => {
+      const holders = this.#holders.get(word);
+      if (typeof holders === 'object') holders.append(id);
+      else if (holders === undefined) {
+        const count = counts.get(word) as number;
+        this.#holders.set(word, count === 1 ? id : new IdList([id], count));
+      }
+    });
+    for (const holders of this.#holders.values()) if (typeof holders !== 'number') holders.settle();
+    for (const [previous, next] of this.#changes) this.#apply(previous, next);
+    this.#changes = [];
+    this.#built = true;
+  }
+
+  /** Calls `each` with every word of every record, and the record's id, `sliceMs` of work per event-loop turn. */
+  async #eachWord(
+    records: readonly StoredRecord[],
+    sliceMs: number,
+    each: (word: string, id: number) => void,
+  ): Promise<void> {
     let sliceStarted = performance.now();
     for (let index = 0; index < records.length; index++) {
       if (index % RECORDS_PER_CHECK === 0 && performance.now() - sliceStarted >= sliceMs) {
@@ -91,11 +116,8 @@ export class WordIndex {
         sliceStarted = performance.now();
       }
       const record = records[index] as StoredRecord;
-      for (const word of this.#wordsOf(record)) this.#add(word, record.id);
+      for (const word of this.#wordsOf(record)) each(word, record.id);
     }
-    for (const [previous, next] of this.#changes) this.#apply(previous, next);
-    this.#changes = [];
-    this.#built = true;
   }
 
   #apply(previous: StoredRecord | undefined, next: StoredRecord | undefined): void {

@@ -1,11 +1,11 @@
 // One request's view of the PostgreSQL store (docs/deploying.md): its reads loaded on first use and kept for the
 // request (in a transaction, read from it afresh), the caller it may answer from memory until a read or a write
-// confirms it, and the placeholder id a create is decided with.
+// confirms it (remembered-caller.ts), and the placeholder id a create is decided with.
 
 import type pg from 'pg';
 import type { Decision, Query, QueryResult, RequestStore, StoredCollection, StoredRecord } from 'plainrest';
-import { CallerChanged, loaded, NeedRows } from './request-runs.ts';
-import type { CallerGuard } from './sql-records.ts';
+import { isStill, RememberedCaller } from './remembered-caller.ts';
+import { loaded, NeedRows } from './request-runs.ts';
 import { PROVISIONAL_ID } from './sql-records.ts';
 import type { RowSource } from './view-reads.ts';
 import {
@@ -33,15 +33,13 @@ export class PostgresView implements RequestStore {
   readonly #hints: { readonly collection: StoredCollection; readonly id: number }[] = [];
   #transaction: pg.PoolClient | undefined;
   #begun = false;
-  /** The request's first read or its write can confirm a caller answered from memory (mayRememberCaller). */
-  #mayRemember = false;
-  /** The caller answered from memory, until a write or confirmCaller confirms it. */
-  #remembered: StoredRecord | undefined;
+  readonly #caller: RememberedCaller;
   /** The collection whose id allocateId answered with the placeholder, in this attempt of a transaction. */
   #provisional: StoredCollection | undefined;
 
   constructor(store: ViewBacking) {
     this.#store = store;
+    this.#caller = new RememberedCaller(store.remembered);
   }
 
   beginTransaction(client: pg.PoolClient): void {
@@ -60,7 +58,7 @@ export class PostgresView implements RequestStore {
   }
 
   mayRememberCaller(): void {
-    this.#mayRemember = true;
+    this.#caller.allow();
   }
 
   /**
@@ -68,36 +66,25 @@ export class PostgresView implements RequestStore {
    * now, and remembered.
    */
   caller(id: number): StoredRecord | undefined {
-    if (this.#mayRemember && this.#transaction === undefined) {
-      const remembered = this.#store.remembered.caller(id);
-      if (remembered !== undefined) {
-        this.#remembered = remembered;
-        return remembered;
-      }
+    if (this.#transaction === undefined) {
+      const remembered = this.#caller.recall(id);
+      if (remembered !== undefined) return remembered;
     }
     const user = this.get('users', id);
     this.#store.remembered.rememberCaller(id, user);
     return user;
   }
 
-  /** The caller answered from memory and not yet confirmed, if any. */
   get unconfirmedCaller(): StoredRecord | undefined {
-    return this.#remembered;
+    return this.#caller.unconfirmed;
   }
 
   callerConfirmed(): void {
-    this.#remembered = undefined;
+    this.#caller.confirmed();
   }
 
-  /** The remembered caller had changed: the request runs again with its caller read afresh. */
   callerChanged(): void {
-    this.#remembered = undefined;
-    this.#mayRemember = false;
-  }
-
-  /** What the next read outside a transaction checks of the caller answered from memory, if it is not yet confirmed. */
-  #guard(): CallerGuard | undefined {
-    return this.#remembered === undefined ? undefined : guardOf(this.#remembered);
+    this.#caller.changed();
   }
 
   /**
@@ -114,20 +101,13 @@ export class PostgresView implements RequestStore {
     this.callerNoLongerHolds();
   }
 
-  /**
-   * A read or a write found the remembered caller changed: forgotten here and by the store, and the request runs again
-   * with its caller read afresh.
-   */
   callerNoLongerHolds(): never {
-    const remembered = this.#remembered;
-    if (remembered !== undefined) this.#store.remembered.rememberCaller(remembered.id, undefined);
-    this.callerChanged();
-    throw new CallerChanged();
+    return this.#caller.noLongerHolds();
   }
 
   /** Reads the caller answered from memory, unless a read or a write confirmed it: true when it is as it was. */
   async confirmCaller(): Promise<boolean> {
-    const remembered = this.#remembered;
+    const remembered = this.#caller.unconfirmed;
     if (remembered === undefined) return true;
     const user = await this.#store.readCaller(remembered.id);
     if (isStill(remembered, user)) {
@@ -202,7 +182,7 @@ export class PostgresView implements RequestStore {
         : [];
     const wanted = [{ collection, id }, ...hinted];
     const begin = transaction !== undefined && !this.#begun;
-    const guard = transaction === undefined ? this.#guard() : undefined;
+    const guard = transaction === undefined ? this.#caller.guard() : undefined;
     throw new NeedRows(async () => {
       let records: (StoredRecord | undefined)[];
       if (transaction === undefined) {
@@ -218,7 +198,7 @@ export class PostgresView implements RequestStore {
   }
 
   query(collection: StoredCollection, query: Query): QueryResult {
-    const guard = this.#transaction === undefined ? this.#guard() : undefined;
+    const guard = this.#transaction === undefined ? this.#caller.guard() : undefined;
     return this.#answer(`query ${collection} ${JSON.stringify(query)}`, async (client) => {
       const page = await pageOf(this.#store, collection, query, guard, client);
       this.#checked(page.callerHolds);
@@ -280,15 +260,6 @@ export class PostgresView implements RequestStore {
   write<T>(decide: () => Decision<T>): Promise<T> {
     return this.#store.transactOn(this, decide);
   }
-}
-
-export function guardOf(caller: StoredRecord): CallerGuard {
-  return { id: caller.id, role: caller['role'] };
-}
-
-/** The remembered caller still holds: the user exists with the same role (what guardOf has a write check). */
-export function isStill(remembered: StoredRecord, user: StoredRecord | undefined): boolean {
-  return user !== undefined && user['role'] === remembered['role'];
 }
 
 export function recordKey(collection: StoredCollection, id: number): string {

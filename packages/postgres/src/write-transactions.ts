@@ -13,7 +13,7 @@ import type { Statement } from './event-sql.ts';
 import { eventsJson, withEvents } from './event-sql.ts';
 import { named } from './named-statements.ts';
 import type { PostgresView } from './postgres-view.ts';
-import { guardOf, isStill } from './postgres-view.ts';
+import { guardOf, isStill } from './remembered-caller.ts';
 import type { RememberedRecords } from './remembered-records.ts';
 import { CallerChanged, loaded } from './request-runs.ts';
 import type { TablePlan } from './schema.ts';
