@@ -1,6 +1,7 @@
 // `npm run bench:scale [-- --quick]`: plainrest as `npm start` runs it, on 100,000 and 1,000,000 of the bench's
 // products (10,000 and 100,000 with --quick): resident memory per record against a bare Map of the same parsed
-// records (bench/map-floor.ts), the start and its peak, the first search and the first sorted page, and the stop.
+// records (bench/map-floor.ts), each read after full collections, the start and its peak, the first search and the
+// first sorted page, and the stop.
 
 import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -18,6 +19,10 @@ const SIZES = quick ? [10_000, 100_000] : [100_000, 1_000_000];
 /** Idle time after the start before memory is read: the start's garbage collected, the indexes not yet built. */
 const SETTLE_MS = 2000;
 const MAP_FLOOR = fileURLToPath(new URL('./map-floor.ts', import.meta.url));
+/** Lets the bench ask plainrest for full collections (SIGUSR2). */
+const COLLECTING = ['--expose-gc', '--import', fileURLToPath(new URL('./collect-on-signal.mjs', import.meta.url))];
+/** How long the freed pages take to leave RSS after a collection (V8 unmaps them on a background thread). */
+const AFTER_COLLECTION_MS = 1000;
 const SETTINGS = { RATE_LIMIT: '0', ADMIN_PASSWORD: BENCH_ADMIN_PASSWORD, TOKEN_SECRET: BENCH_TOKEN_SECRET };
 const authorization = `Bearer ${adminToken()}`;
 
@@ -31,8 +36,10 @@ interface Measured {
   readonly records: number;
   readonly floorBytes: number;
   readonly perRecordBytes: number;
-  /** After the first search and sorted page: their indexes counted in. */
+  /** After the first search and sorted page and a full collection: their indexes counted in. */
   readonly perRecordAfterReadsBytes: number;
+  /** RSS after the first search and sorted page, before the collection. */
+  readonly uncollectedMegabytes: number;
   readonly startSeconds: number;
   readonly steadyMegabytes: number;
   readonly peakMegabytes: number;
@@ -94,17 +101,33 @@ function mapFloor(path: string): Promise<number> {
 /** plainrest on `dataDir`: started, left idle, read, searched, sorted, stopped. */
 async function measurePlainrest(dataDir: string, logFile: string) {
   const probe = { path: '/healthz', headers: {} };
-  const server = await startPlainrest({ ...SETTINGS, DATA_DIR: dataDir, SEED: 'false' }, logFile, probe);
+  const server = await startPlainrest({ ...SETTINGS, DATA_DIR: dataDir, SEED: 'false' }, logFile, probe, COLLECTING);
   await sleep(SETTLE_MS);
-  const steady = server.rssMegabytes() ?? Number.NaN;
   const peak = server.peakMegabytes() ?? Number.NaN;
+  const collected = async (): Promise<number> => {
+    server.signal('SIGUSR2');
+    await sleep(AFTER_COLLECTION_MS);
+    return server.rssMegabytes() ?? Number.NaN;
+  };
+  const steady = await collected();
   const search = await timedGet(server.url, `/v1/products?q=${searchQueries(1)[0] as string}`);
   const { seconds: sorted, longestMeanwhile } = await timedBeside(server.url, '/v1/products?sort=-price');
-  const afterReads = server.rssMegabytes() ?? Number.NaN;
+  const uncollected = server.rssMegabytes() ?? Number.NaN;
+  const afterReads = await collected();
   const stopping = performance.now();
   await server.stop();
   const stop = (performance.now() - stopping) / 1000;
-  return { startSeconds: server.startupMs / 1000, steady, peak, search, sorted, longestMeanwhile, afterReads, stop };
+  return {
+    startSeconds: server.startupMs / 1000,
+    steady,
+    peak,
+    search,
+    sorted,
+    longestMeanwhile,
+    uncollected,
+    afterReads,
+    stop,
+  };
 }
 
 const work = await mkdtemp(join(tmpdir(), 'plainrest-scale-'));
@@ -131,6 +154,7 @@ try {
       sortedSeconds: run.sorted,
       longestMeanwhileSeconds: run.longestMeanwhile,
       afterReadsMegabytes: run.afterReads,
+      uncollectedMegabytes: run.uncollected,
       stopSeconds: run.stop,
     });
     await rm(dataDir, { recursive: true, force: true });
@@ -150,7 +174,7 @@ try {
         'RSS after start / peak',
         'first search',
         'first sorted page (longest /healthz meanwhile)',
-        'RSS after them (per record)',
+        'RSS after them: as is / collected (per record)',
         'stop',
       ],
       results.map((result) => [
@@ -160,7 +184,7 @@ try {
         `${mb(result.steadyMegabytes)} / ${mb(result.peakMegabytes)}`,
         s(result.searchSeconds),
         `${s(result.sortedSeconds)} (${s(result.longestMeanwhileSeconds)})`,
-        `${mb(result.afterReadsMegabytes)} (${result.perRecordAfterReadsBytes.toFixed(0)} B)`,
+        `${mb(result.uncollectedMegabytes)} / ${mb(result.afterReadsMegabytes)} (${result.perRecordAfterReadsBytes.toFixed(0)} B)`,
         s(result.stopSeconds),
       ]),
     ),

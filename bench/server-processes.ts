@@ -32,6 +32,8 @@ export interface ServerProcess extends BenchServer {
   peakMegabytes(): number | undefined;
   /** CPU time used so far, user and system, in seconds (/proc); undefined where there is no /proc. */
   cpuSeconds(): number | undefined;
+  /** Sends the process a signal. */
+  signal(name: NodeJS.Signals): void;
 }
 
 /** The request that tells a starting server is ready: it must answer 200. */
@@ -47,15 +49,19 @@ const BENCH_SERVER = fileURLToPath(new URL('./bench-server.ts', import.meta.url)
 const POLL_MS = 5;
 const START_TIMEOUT_MS = 120_000;
 
-/** plainrest as `npm start` runs it, with `settings` (PORT and HOST are added) as its only plainrest variables. */
+/**
+ * plainrest as `npm start` runs it, with `settings` (PORT and HOST are added) as its only plainrest variables, and
+ * `nodeFlags` given to node before it.
+ */
 export async function startPlainrest(
   settings: Readonly<Record<string, string>>,
   logFile: string,
   probe: Probe,
+  nodeFlags: readonly string[] = [],
 ): Promise<ServerProcess> {
   const port = await freePort();
   const env = { ...inheritedEnvironment(), ...settings, PORT: String(port), HOST: '127.0.0.1' };
-  return startProcess('plainrest', [PLAINREST_MAIN], env, port, logFile, probe);
+  return startProcess('plainrest', [...nodeFlags, PLAINREST_MAIN], env, port, logFile, probe);
 }
 
 /** The reference server on the records of `referenceFile` (a JSON array), under /v1/<collection>. */
@@ -132,6 +138,7 @@ async function startProcess(
     rssMegabytes: () => residentMegabytes(child.pid),
     peakMegabytes: () => residentMegabytes(child.pid, 'VmHWM'),
     cpuSeconds: () => processCpuSeconds(child.pid),
+    signal: (name) => void child.kill(name),
     stop: () => stopChild(child),
   };
 }
