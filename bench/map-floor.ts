@@ -11,11 +11,12 @@ if (collect === undefined || path === undefined) {
   process.exit(2);
 }
 
+/** RSS, and the heap with array buffers: what the JavaScript objects take. */
 function settled(): { rss: number; heap: number } {
   collect?.();
   collect?.();
-  const { rss, heapUsed } = process.memoryUsage();
-  return { rss, heap: heapUsed };
+  const { rss, heapUsed, arrayBuffers } = process.memoryUsage();
+  return { rss, heap: heapUsed + arrayBuffers };
 }
 
 const before = settled();
@@ -25,6 +26,8 @@ const after = settled();
 console.log(
   JSON.stringify({
     count,
+    rssAdded: after.rss - before.rss,
+    heapAdded: after.heap - before.heap,
     rssPerRecord: (after.rss - before.rss) / count,
     heapPerRecord: (after.heap - before.heap) / count,
   }),

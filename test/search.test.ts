@@ -47,6 +47,13 @@ describe('search words', () => {
   });
 });
 
+/** A list's ids, in the order forEach visits them. */
+function idsOf(list: IdList): number[] {
+  const ids: number[] = [];
+  list.forEach((id) => ids.push(id));
+  return ids;
+}
+
 describe("the memory store's word index", () => {
   const TIMESTAMP = '2026-01-01T00:00:00.000Z';
   const WORDS = ['smoky', 'floral', 'dark', 'kettle', 'mug', 'tea', 'café', 'crème', 'x1', 'rare'];
@@ -98,13 +105,18 @@ describe("the memory store's word index", () => {
     assert.equal(list.positionOf(6, 0), 3);
   });
 
-  test('IdList keeps bits while long and dense: has() answers as the list does, through growth, removals and an id past 2^32 − 1', () => {
+  test('IdList keeps bits instead of ids while long and dense: has() and forEach answer as a Set does, through growth, removals and an id past 2^32 − 1', () => {
     const random = mulberry32(5);
     const list = new IdList();
     const held = new Set<number>();
     const check = (when: string): void => {
       for (let id = 0; id <= 6_100; id++) assert.equal(list.has(id), held.has(id), `${when}: has(${id})`);
       assert.equal(list.length, held.size, when);
+      assert.deepEqual(
+        idsOf(list),
+        [...held].sort((a, b) => a - b),
+        `${when}: forEach in ascending order`,
+      );
     };
     for (let id = 1; id <= 3000; id += 1 + Math.floor(random() * 4)) {
       list.add(id);
@@ -149,39 +161,40 @@ describe("the memory store's word index", () => {
     );
   });
 
-  test('IdList.append and settle (an index being built) give the list add gives: the same ids, bits and answers', () => {
+  test('IdList made with its room counted, then appended to (an index being built), holds what add gives: the same ids, bits and answers', () => {
     const random = mulberry32(17);
-    for (const [count, spread] of [
-      [3000, 3],
-      [3000, 200],
-      [40, 3],
+    for (const [count, spread, dense] of [
+      [3000, 3, true],
+      [3000, 200, false],
+      [40, 3, false],
     ] as const) {
+      const ids: number[] = [];
+      for (let id = 0, index = 0; index < count; index++) ids.push((id += 1 + Math.floor(random() * spread)));
+      const largest = ids[ids.length - 1] as number;
       const added = new IdList();
-      const appended = new IdList([], count);
-      let id = 0;
-      for (let index = 0; index < count; index++) {
-        id += 1 + Math.floor(random() * spread);
+      const appended = new IdList([], { count, largest });
+      assert.equal(appended.dense, dense, `${count} ids up to ${largest}: made as ${dense ? 'bits' : 'ids'}`);
+      for (const [index, id] of ids.entries()) {
         added.add(id);
         appended.append(id);
         if (index % 10 === 0) appended.append(id); // a word twice in one record
       }
       appended.append(5); // below the others: put in its place
       added.add(5);
-      appended.settle();
-      const ids = (list: IdList): number[] => Array.from({ length: list.length }, (_, index) => list.at(index));
-      assert.deepEqual(ids(appended), ids(added), `${count} ids, gaps up to ${spread}`);
+      assert.deepEqual(idsOf(appended), idsOf(added), `${count} ids, gaps up to ${spread}`);
       assert.equal(appended.dense, added.dense, `${count} ids, gaps up to ${spread}: bits kept alike`);
-      for (let probe = 0; probe <= id + 1; probe++) assert.equal(appended.has(probe), added.has(probe));
+      for (let probe = 0; probe <= largest + 1; probe++) assert.equal(appended.has(probe), added.has(probe));
     }
   });
 
   test('IdList.seek finds what positionOf finds, from any start, for ids sought in ascending order', () => {
     const random = mulberry32(11);
     const list = new IdList();
-    for (let count = 0; count < 2000; count++) list.add(1 + Math.floor(random() * 20_000));
+    for (let count = 0; count < 2000; count++) list.add(1 + Math.floor(random() * 200_000));
+    assert.equal(list.dense, false, 'sparse: it keeps ids');
     for (const from of [0, 1, 7, 500, list.length - 1, list.length]) {
       let position = from;
-      for (let id = 0; id <= 20_002; id += 1 + Math.floor(random() * 40)) {
+      for (let id = 0; id <= 200_002; id += 1 + Math.floor(random() * 400)) {
         const expected = list.positionOf(id, from);
         assert.equal(list.seek(id, from), expected, `seek(${id}, ${from})`);
         position = list.seek(id, position);

@@ -60,21 +60,19 @@ export class WordIndex {
     // ended.
     const positions = others.map(() => 0);
     const ids: number[] = [];
-    for (let index = 0; index < rarest.length; index++) {
-      const id = rarest.at(index);
-      let everywhere = true;
-      for (let other = 0; other < others.length && everywhere; other++) {
+    rarest.forEach((id) => {
+      for (let other = 0; other < others.length; other++) {
         const list = others[other] as IdList;
         if (list.dense) {
-          everywhere = list.has(id);
+          if (!list.has(id)) return;
           continue;
         }
         const at = list.seek(id, positions[other] as number);
         positions[other] = at;
-        everywhere = at < list.length && list.at(at) === id;
+        if (at >= list.length || list.at(at) !== id) return;
       }
-      if (everywhere) ids.push(id);
-    }
+      ids.push(id);
+    });
     return ids;
   }
 
@@ -85,19 +83,25 @@ export class WordIndex {
   }
 
   async #build(records: readonly StoredRecord[], sliceMs: number): Promise<void> {
-    // Each word's holders are counted first, so that each list is made once at its size: lists grown by doubling
-    // leave holes that the allocator does not give back to the system.
-    const counts = new Map<string, number>();
-    await this.#eachWord(records, sliceMs, (word) => counts.set(word, (counts.get(word) ?? 0) + 1));
+    // Each word's holders are counted first, so that each list is made once, at its size: lists grown by doubling, or
+    // turned from ids into bits, leave holes that the allocator does not give back to the system.
+    const rooms = new Map<string, { count: number; largest: number }>();
+    await this.#eachWord(records, sliceMs, (word, id) => {
+      const room = rooms.get(word);
+      if (room === undefined) rooms.set(word, { count: 1, largest: id });
+      else {
+        room.count++;
+        room.largest = id;
+      }
+    });
     await this.#eachWord(records, sliceMs, (word, id) => {
       const holders = this.#holders.get(word);
       if (typeof holders === 'object') holders.append(id);
       else if (holders === undefined) {
-        const count = counts.get(word) as number;
-        this.#holders.set(word, count === 1 ? id : new IdList([id], count));
+        const room = rooms.get(word) as { count: number; largest: number };
+        this.#holders.set(word, room.count === 1 ? id : new IdList([id], room));
       }
     });
-    for (const holders of this.#holders.values()) if (typeof holders !== 'number') holders.settle();
     for (const [previous, next] of this.#changes) this.#apply(previous, next);
     this.#changes = [];
     this.#built = true;
