@@ -9,6 +9,7 @@
 import type { ClientRequest, IncomingMessage } from 'node:http';
 import { Agent, request } from 'node:http';
 import type { Socket } from 'node:net';
+import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
 
 export interface FetchedAnswer {
   readonly status: number;
@@ -116,14 +117,25 @@ export function fetchOnHttp(
         const answerHeaders = new Headers();
         for (let i = 0; i < response.rawHeaders.length; i += 2)
           answerHeaders.append(response.rawHeaders[i] as string, response.rawHeaders[i + 1] as string);
-        // Decoded as Response.text() does: UTF-8, a byte order mark dropped.
+        // Decoded as fetch and Response.text() do: a gzip or deflate coding undone, then UTF-8, a byte order mark
+        // dropped.
+        const body = Buffer.concat(chunks);
+        const decoded = body.length === 0 ? body : decode(body, response.headers['content-encoding']);
         resolve({
           status: response.statusCode ?? 0,
           headers: answerHeaders,
-          text: new TextDecoder().decode(Buffer.concat(chunks)),
+          text: new TextDecoder().decode(decoded),
         });
       });
     });
     outgoing.end(bytes);
   });
+}
+
+/** A body as fetch hands it over: gzip, deflate and br undone (a HEAD's or a 304's empty body left as it is). */
+function decode(body: Buffer, coding: string | undefined): Buffer {
+  if (coding === 'gzip') return gunzipSync(body);
+  if (coding === 'deflate') return inflateSync(body);
+  if (coding === 'br') return brotliDecompressSync(body);
+  return body;
 }

@@ -6,7 +6,6 @@
 import { authorize, listsOwnRecordsOnly, requireBodyPermission } from '../auth/permissions.ts';
 import type { RequestContext } from './context.ts';
 import { JSON_MEDIA_TYPES, readJsonBody } from '../http/body.ts';
-import { matchesIfNoneMatch } from '../http/conditional.ts';
 import { parseListParameters, rejectQueryParameters } from '../http/list-query.ts';
 import { withEmbedded } from './related-records.ts';
 import { linkHeader, pageLinks, pageMeta } from '../http/pagination.ts';
@@ -44,9 +43,13 @@ export function listRecords(context: RequestContext, definition: ResourceDefinit
     authorize(context, definition, 'list');
     requireParent(context, definition);
   }
-  if (matchesIfNoneMatch(context.req.headers['if-none-match'], page.etag))
-    return { status: 304, headers: { ETag: page.etag } };
-  return { status: 200, headers: { Link: page.link, ETag: page.etag }, body: page.body, bodyLength: page.length };
+  return {
+    status: 200,
+    headers: { Link: page.link, ETag: page.etag },
+    body: page.body,
+    bodyLength: page.length,
+    keptWith: page,
+  };
 }
 
 /**

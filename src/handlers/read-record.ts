@@ -1,9 +1,9 @@
 // GET on one record (README: Methods): its representation, or only the `fields` asked for, with related records
-// embedded on request (`embed`), under a strong ETag that If-None-Match is matched against (RFC 9110 §13.1.2).
+// embedded on request (`embed`), under a strong ETag that If-None-Match is matched against (RFC 9110 §13.1.2;
+// http/encoded-reply.ts).
 
 import { authorize } from '../auth/permissions.ts';
 import type { RequestContext } from './context.ts';
-import { matchesIfNoneMatch } from '../http/conditional.ts';
 import { parseRecordParameters } from '../http/list-query.ts';
 import type { Reply } from '../http/respond.ts';
 import type { ResourceDefinition, Vocabulary } from '../resources/definition.ts';
@@ -24,12 +24,11 @@ export function readRecord(context: RequestContext, definition: ResourceDefiniti
     representation = measured(
       withEmbedded(context, record, representation.json, context.path, context.ids, embed, vocabulary),
     );
-  const etag = representation.etag;
-  if (matchesIfNoneMatch(context.req.headers['if-none-match'], etag)) return { status: 304, headers: { ETag: etag } };
   return representationReply(representation);
 }
 
-/** 200 with the record's representation, its ETag, and its length already measured. */
-export function representationReply({ json, length, etag }: Representation): Reply {
-  return { status: 200, headers: { ETag: etag }, body: json, bodyLength: length };
+/** 200 with the record's representation, its ETag, and its length already measured; compressed forms kept with it. */
+export function representationReply(representation: Representation): Reply {
+  const { json, length, etag } = representation;
+  return { status: 200, headers: { ETag: etag }, body: json, bodyLength: length, keptWith: representation };
 }

@@ -1,14 +1,13 @@
 // The addresses that are not resources: the home page (`/`), the API index (`/v1`), the OpenAPI document, and the
 // health checks. The documents are built once at start and carry a strong ETag, so If-None-Match gets 304 (RFC 9110
-// §13.1.2), repeating the 200's ETag, Cache-Control and Vary (§15.4.5). `/` and `/v1` choose their representation on
-// Accept (§12.5.1) and say so with `Vary: Accept`.
+// §13.1.2; http/encoded-reply.ts). `/` and `/v1` choose their representation on Accept (§12.5.1) and say so with
+// `Vary: Accept`.
 
 import type { RequestContext } from './context.ts';
-import { matchesIfNoneMatch } from '../http/conditional.ts';
 import { HttpError, storeUnavailable } from '../errors/errors.ts';
 import { rejectQueryParameters } from '../http/list-query.ts';
 import { prefersHtml, requireHtmlAcceptable, requireJsonAcceptable } from '../http/negotiation.ts';
-import type { Headers, Reply } from '../http/respond.ts';
+import type { Reply } from '../http/respond.ts';
 import { jsonReply } from '../http/respond.ts';
 
 /** The documents served as they are, each with its ETag. */
@@ -20,17 +19,10 @@ export interface Documents {
   readonly apiIndex: Reply;
 }
 
-/** The headers a 304 must repeat from the 200 it stands for. */
-const REPEATED_ON_304 = ['ETag', 'Cache-Control', 'Vary'];
-
-/** A document built at start: the whole of it, or 304 when the client's copy is current. */
+/** A document built at start, as it is (If-None-Match is answered in http/encoded-reply.ts). */
 export function serveDocument(context: RequestContext, document: Reply): Reply {
   rejectQueryParameters(context.search);
-  const headers = document.headers ?? {};
-  if (!matchesIfNoneMatch(context.req.headers['if-none-match'], headers['ETag'] ?? '')) return document;
-  const repeated: Headers = {};
-  for (const name of REPEATED_ON_304) if (headers[name] !== undefined) repeated[name] = headers[name];
-  return { status: 304, headers: repeated };
+  return document;
 }
 
 /** `/`: the home page, for any client that accepts HTML (406 otherwise: the API is under /v1). */

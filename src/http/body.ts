@@ -1,11 +1,13 @@
 // Reading a JSON request body, with the checks in the order the README's Errors section gives: size (413, RFC 9110
-// §15.5.14), media type (415, §15.5.16), then syntax (400). The body must be a JSON object (RFC 8259) in UTF-8.
+// §15.5.14), media type and coding (415, §15.5.16), then syntax (400). The body must be a JSON object (RFC 8259) in
+// UTF-8, sent as it is or gzipped (content-decoding.ts).
 
 import type { IncomingMessage } from 'node:http';
 import type { JsonObject } from '../records/json.ts';
 import { isJsonObject } from '../records/json.ts';
 import type { BodyBudget } from './body-budget.ts';
 import { HttpError } from '../errors/errors.ts';
+import { gunzipped, isGzipped } from './content-decoding.ts';
 
 export const JSON_MEDIA_TYPES = ['application/json'] as const;
 export const MERGE_PATCH_MEDIA_TYPES = ['application/merge-patch+json', 'application/json'] as const;
@@ -62,12 +64,14 @@ async function readOnce(
     req.headers['transfer-encoding'] !== undefined || (declaredLength !== undefined && declaredLength !== '0');
   if (!hasBody) throw new HttpError('body_required', 'this request needs a JSON object as its body');
   checkMediaType(req.headers['content-type'], mediaTypes, req.method === 'PATCH');
+  const gzipped = isGzipped(req.headers['content-encoding']);
 
   // The bytes held come out of the server-wide budget (body-budget.ts) while the body is read and parsed.
   if (!budget.take(declared)) throw overloaded(req);
   const held = { bytes: declared };
   try {
-    const bytes = await readBytes(req, maxBytes, budget, held);
+    const received = await readBytes(req, maxBytes, budget, held);
+    const bytes = gzipped ? gunzipped(received, maxBytes) : received;
     let parsed: unknown;
     try {
       parsed = JSON.parse(UTF8.decode(bytes));

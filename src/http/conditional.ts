@@ -3,6 +3,7 @@
 // comparison and refuses a write with 412 (§13.1.1). `*` matches any current record.
 
 import { HttpError } from '../errors/errors.ts';
+import { uncodedEntityTag } from './compression.ts';
 
 const ENTITY_TAG = /(W\/)?"[^"]*"/g;
 
@@ -21,7 +22,8 @@ export function matchesIfNoneMatch(header: string | undefined, etag: string): bo
 /** Throws 412 unless If-Match is absent or names the current strong entity tag. */
 export function requireIfMatch(header: string | undefined, etag: string): void {
   if (header === undefined || header.trim() === '*') return;
-  if (entityTags(header).some((tag) => tag === etag)) return;
+  // A tag the client got with a compressed answer names the same record (compression.ts).
+  if (entityTags(header).some((tag) => uncodedEntityTag(tag) === etag)) return;
   throw new HttpError('precondition_failed', 'If-Match does not match the current ETag of this record', {
     headers: { ETag: etag },
   });

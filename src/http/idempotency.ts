@@ -103,7 +103,7 @@ export class IdempotencyKeys {
       scope: request.scope,
       fingerprint: request.fingerprint,
       status: reply.status,
-      body: reply.body ?? '',
+      body: reply.body?.toString() ?? '',
       location: headers['Location'] ?? null,
       etag: headers['ETag'] ?? null,
       created_at: time,

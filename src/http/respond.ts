@@ -10,12 +10,17 @@ export type Headers = Record<string, string>;
 export interface Reply {
   readonly status: number;
   readonly headers?: Headers;
-  /** Serialised JSON text, or undefined for an empty body. */
-  readonly body?: string;
+  /** Serialised JSON text (or its compressed bytes, http/encoded-reply.ts), or undefined for an empty body. */
+  readonly body?: string | Buffer;
   /**
    * The body's length in bytes when it is known already (a cached representation or page); else it is measured here.
    */
   readonly bodyLength?: number;
+  /**
+   * An object the body lives as long as (a cached representation, page or document): its compressed forms are kept
+   * with it (http/compression.ts). Absent: the body is compressed anew each time it is sent compressed.
+   */
+  readonly keptWith?: object;
   /** Defaults to application/json. */
   readonly contentType?: string;
   /**
@@ -57,7 +62,7 @@ export function writeReply(
     return 0;
   }
   const mayHaveBody = status !== 204 && status !== 304 && reply.body !== undefined;
-  const length = mayHaveBody ? (reply.bodyLength ?? Buffer.byteLength(reply.body as string)) : 0;
+  const length = mayHaveBody ? (reply.bodyLength ?? Buffer.byteLength(reply.body as string | Buffer)) : 0;
   if (mayHaveBody) headers.push('Content-Type', reply.contentType ?? JSON_TYPE, 'Content-Length', String(length));
   else if (status !== 204 && status !== 304) headers.push('Content-Length', '0');
   res.writeHead(status, headers);
@@ -65,7 +70,10 @@ export function writeReply(
   return isHead ? 0 : length;
 }
 
-/** A document as it is served: its body, a strong ETag of it, and `headers` beside. */
+/**
+ * A document as it is served: its body, a strong ETag of it, and `headers` beside; its compressed forms are kept with
+ * a new object, which lives as long as the document.
+ */
 export function documentReply(body: string, headers: Headers = {}, contentType?: string): Reply {
-  return { status: 200, headers: { ETag: entityTag(body), ...headers }, body, contentType };
+  return { status: 200, headers: { ETag: entityTag(body), ...headers }, body, contentType, keptWith: {} };
 }

@@ -152,10 +152,25 @@ export const HEADER_COMPONENTS: Readonly<Record<string, Json>> = {
   'Vary-Accept': {
     description:
       'The answer depends on Accept ' +
-      '(JSON or the HTML home page; the change feed as JSON or as a stream; RFC 9110 §12.5.5).',
+      '(JSON or the HTML home page; the change feed as JSON or as a stream; RFC 9110 §12.5.5), ' +
+      'on Accept-Encoding but for a stream (never compressed), and on Origin where CORS is on.',
     required: true,
-    schema: { type: 'string', enum: ['Accept'] },
-    example: 'Accept',
+    schema: { type: 'string', pattern: '^Accept(, Accept-Encoding)?(, Origin)?$' },
+    example: 'Accept, Accept-Encoding',
+  },
+  Vary: {
+    description:
+      'On every answer with a body: it may be compressed, so it depends on Accept-Encoding (RFC 9110 §12.5.5); ' +
+      'and on Origin where CORS is on.',
+    schema: { type: 'string', pattern: '^(Accept-Encoding(, Origin)?|Origin)$' },
+    example: 'Accept-Encoding',
+  },
+  'Content-Encoding': {
+    description:
+      'The body compressed (RFC 9110 §8.4), when Accept-Encoding allows it and the body is 1 KiB or more; ' +
+      'the ETag then names the compressed bytes (it ends in -br, -zstd or -gzip).',
+    schema: { type: 'string', enum: ['br', 'zstd', 'gzip'] },
+    example: 'gzip',
   },
   'Cache-Control-Page': {
     description: 'On the HTML page: check with the server before reusing a copy (RFC 9111 §5.2.2.4).',
@@ -174,7 +189,10 @@ const headerReference = (component: keyof typeof HEADER_COMPONENTS): Json => ({
   $ref: `#/components/headers/${component}`,
 });
 
-/** Headers on every answer of an operation (README: Headers): X-Request-Id, the RateLimit fields, CORS. */
+/**
+ * Headers on every answer of an operation (README: Headers): X-Request-Id, the RateLimit fields, CORS, and a body's
+ * coding.
+ */
 export function everyAnswerHeaders(): Json {
   return {
     'X-Request-Id': headerReference('X-Request-Id'),
@@ -182,6 +200,8 @@ export function everyAnswerHeaders(): Json {
     'RateLimit-Remaining': headerReference('RateLimit-Remaining'),
     'RateLimit-Reset': headerReference('RateLimit-Reset'),
     'Access-Control-Allow-Origin': headerReference('Access-Control-Allow-Origin'),
+    Vary: headerReference('Vary'),
+    'Content-Encoding': headerReference('Content-Encoding'),
   };
 }
 

@@ -1,6 +1,6 @@
 // The request pipeline's order of checks (README: Errors): what HTTP itself requires (RFC
 // 9112 §3.2: one Host; RFC 9110 §10.1.1: no unknown Expect; `OPTIONS *`), route 404, method
-// 405, authentication 401, rate limit 429, Accept 406, then the handler, which checks the
+// 405, authentication 401, rate limit 429, Accept and Accept-Encoding 406, then the handler, which checks the
 // rest (query 400, permission 403, record 404, body, If-Match 412, validation 422, 409).
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -9,6 +9,7 @@ import { HttpError } from '../errors/errors.ts';
 import type { RequestContext, Services } from '../handlers/context.ts';
 import type { RequestInProgress } from '../http/client-errors.ts';
 import { requireJsonAcceptable } from '../http/negotiation.ts';
+import { requireSomeCodingAcceptable } from '../http/accept-encoding.ts';
 import { addressKey, type Admission, type RateLimiter } from '../http/rate-limit.ts';
 import { requireOneHost } from '../http/request-target.ts';
 import type { Reply } from '../http/respond.ts';
@@ -136,6 +137,7 @@ function admitted(routed: Routed, store: RequestStore, actor: Actor | undefined)
   }
 
   if (!endpoint.negotiates) requireJsonAcceptable(req.headers.accept);
+  requireSomeCodingAcceptable(req.headers['accept-encoding']);
   const context: RequestContext = {
     req,
     method: method === 'HEAD' ? 'GET' : method,
