@@ -6,8 +6,9 @@
 // (RESOURCES, issue 21) at the largest size; search (`q`, two words) against a list
 // filtered by category at the largest size, each computed per request (issue 23); then
 // start-up time, memory, and the targets, met or missed (exit code 1 if any is missed).
-// The full and smoke runs then measure the change feed (bench/events-bench.ts); --quick does not.
-// Usage: npm run bench [-- --quick | --smoke] [--node] [--postgres | --events]
+// The full and smoke runs then measure the change feed (bench/events-bench.ts), and the full run compression
+// (bench/compression-bench.ts); --quick does neither.
+// Usage: npm run bench [-- --quick | --smoke] [--node] [--postgres | --events | --compression]
 //   --quick     both sizes, 64 connections, 1 s per cell (a minute or two)
 //   --smoke     200 and 2,000 products, 16 connections, 0.3 s per cell; fails only on errors
 //   --node      load from the built-in node:http generator instead of wrk
@@ -17,6 +18,8 @@
 //   --events    instead, only the change feed: a steady write load without and with 1,000
 //               Server-Sent Events subscribers, write latency, memory, every event delivered
 //               (bench/events-bench.ts); --quick and --smoke shorten it
+//   --compression  instead, only compression: a 100-product page and the OpenAPI document as they are, with
+//               gzip and with br (bench/compression-bench.ts)
 
 import { cp, mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { availableParallelism, cpus, tmpdir } from 'node:os';
@@ -27,6 +30,7 @@ import { writeBenchFiles } from './bench-data.ts';
 import { adminToken, BENCH_ADMIN_PASSWORD, BENCH_TOKEN_SECRET, formatTable } from './bench-support.ts';
 import { removeAtExit } from './cleanup.ts';
 import { runEventsBench } from './events-bench.ts';
+import { runCompressionBench } from './compression-bench.ts';
 import type { LoadGenerator, LoadRequest, LoadResult } from './load-generators.ts';
 import { chooseLoadGenerator } from './load-generators.ts';
 import { runPostgresBench } from './postgres-bench.ts';
@@ -96,16 +100,17 @@ const MODES: Record<'full' | 'quick' | 'smoke', Mode> = {
   },
 };
 
-const FLAGS = ['--quick', '--smoke', '--node', '--postgres', '--events'];
+const FLAGS = ['--quick', '--smoke', '--node', '--postgres', '--events', '--compression'];
 const args = process.argv.slice(2);
 const unknown = args.filter((arg) => !FLAGS.includes(arg));
 if (
   unknown.length > 0 ||
   (args.includes('--quick') && args.includes('--smoke')) ||
-  (args.includes('--postgres') && args.includes('--events'))
+  ['--postgres', '--events', '--compression'].filter((flag) => args.includes(flag)).length > 1
 ) {
   console.error(
-    `usage: npm run bench [-- --quick | --smoke] [--node] [--postgres | --events]   (not: ${args.join(' ')})`,
+    'usage: npm run bench [-- --quick | --smoke] [--node] [--postgres | --events | --compression]   ' +
+      `(not: ${args.join(' ')})`,
   );
   process.exit(2);
 }
@@ -447,10 +452,23 @@ if (args.includes('--postgres')) {
   process.exitCode = (await runPostgresBench(modeName, args.includes('--node'))) ? 0 : 1;
 } else if (args.includes('--events')) {
   process.exitCode = (await runEventsBench(modeName)) ? 0 : 1;
+} else if (args.includes('--compression')) {
+  await runCompression();
 } else {
   const memoryPassed = await runMemoryBench();
-  // The change feed ends the full run (about a minute more) and the smoke run (seconds);
-  // --quick leaves it to `-- --events --quick`, to stay short.
+  // The change feed ends the full run (about a minute more) and the smoke run (seconds), then compression (half a
+  // minute) the full run; --quick leaves them to `-- --events --quick` and `-- --compression --quick`.
   const eventsPassed = modeName === 'quick' ? true : await runEventsBench(modeName);
+  if (modeName === 'full') await runCompression();
   process.exitCode = memoryPassed && eventsPassed ? 0 : 1;
+}
+
+/** The compression figures (bench/compression-bench.ts), with the load generator the scenarios use. */
+async function runCompression(): Promise<void> {
+  const scripts = await mkdtemp(join(tmpdir(), 'plainrest-compression-scripts-'));
+  try {
+    await runCompressionBench(modeName, chooseLoadGenerator(args.includes('--node'), scripts));
+  } finally {
+    await rm(scripts, { recursive: true, force: true });
+  }
 }
