@@ -19,6 +19,7 @@ export type { ChangeFeed, EventPage, EventWindow } from './feed/change-feed.ts';
 export type { EventFilter, EventType, FeedEvent, Readable } from './feed/feed-event.ts';
 export type { Retention } from './feed/event-log.ts';
 export type { RecordLookup } from './store/describe-changes.ts';
+export type { SchemaProblem } from './store/open-database.ts';
 export type { StoredRecord, JsonObject, JsonValue } from './records/json.ts';
 export type { ResourcesDeclaration, CollectionDeclaration, PropertySchema } from './declarations/declaration.ts';
 export type { Hooks } from './declarations/compile-declaration.ts';

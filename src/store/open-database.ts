@@ -19,8 +19,11 @@ import { StoreUnavailable } from './store.ts';
 
 export const DATABASE_PACKAGE = 'plainrest-postgres';
 
-/** A fact of the package's schema check (plainrest-postgres: SchemaProblem). */
-type SchemaProblem =
+/**
+ * Stored data the declaration no longer fits, as the PostgreSQL package's schema check finds it: the facts, which
+ * plainrest words as for a data directory.
+ */
+export type SchemaProblem =
   | {
       readonly kind: 'removed-collection';
       readonly collection: string;

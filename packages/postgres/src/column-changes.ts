@@ -6,7 +6,7 @@ import type pg from 'pg';
 import type { ColumnPlan, TablePlan } from './schema.ts';
 import { quoted, SEARCH_COLUMN } from './schema.ts';
 import type { StoredColumn } from './schema-catalog.ts';
-import type { SchemaProblem } from './schema-problems.ts';
+import type { SchemaProblem } from 'plainrest';
 import { recordsWhere } from './schema-problems.ts';
 
 /** Each column of `plan` against the table's `stored` ones: the changes to `statements`, the misfits to `problems`. */

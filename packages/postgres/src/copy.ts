@@ -6,7 +6,7 @@ import pg from 'pg';
 import type { ResourceTable, StoredRecord } from 'plainrest';
 import { describeFailure, types } from './open.ts';
 import { isConnectionFailure } from './database.ts';
-import type { SchemaProblem } from './schema-problems.ts';
+import type { SchemaProblem } from 'plainrest';
 import { COLLECTIONS_TABLE, migrateSchema } from './schema-migration.ts';
 import type { TablePlan } from './schema.ts';
 import { quoted, schemaOf } from './schema.ts';

@@ -5,7 +5,7 @@
 export type { ColumnPlan, IndexPlan, TablePlan } from './schema.ts';
 export { schemaOf } from './schema.ts';
 export type { MigrationResult } from './schema-migration.ts';
-export type { SchemaProblem } from './schema-problems.ts';
+export type { SchemaProblem } from 'plainrest';
 export { migrateSchema } from './schema-migration.ts';
 export type { CoreKit } from './core-kit.ts';
 export { PostgresStore } from './postgres-store.ts';

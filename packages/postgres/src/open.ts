@@ -9,7 +9,7 @@ import { LATEST_QUERY } from './event-sql.ts';
 import type { CoreKit } from './core-kit.ts';
 import { isConnectionFailure } from './database.ts';
 import { PostgresStore } from './postgres-store.ts';
-import type { SchemaProblem } from './schema-problems.ts';
+import type { SchemaProblem } from 'plainrest';
 import { migrateSchema } from './schema-migration.ts';
 import type { TablePlan } from './schema.ts';
 import { quoted, schemaOf, SEARCH_COLUMN } from './schema.ts';

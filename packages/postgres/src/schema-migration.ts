@@ -15,7 +15,7 @@ import {
 import { eventSchemaStatements } from './event-schema.ts';
 import { compareColumns } from './column-changes.ts';
 import { hasConstraint, readCatalog, readIndexes } from './schema-catalog.ts';
-import type { SchemaProblem } from './schema-problems.ts';
+import type { SchemaProblem } from 'plainrest';
 import { recordsWhere } from './schema-problems.ts';
 
 export interface MigrationResult {

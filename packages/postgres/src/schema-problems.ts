@@ -1,41 +1,9 @@
 // What a migration reports when stored data no longer fits the declaration (README: Your own resources;
-// docs/deploying.md): each kind of problem with the count of the records behind it and their first ids, and the
-// query that finds them.
+// docs/deploying.md): the count of the records behind each problem and their first ids, and the query that finds
+// them.
 
 import type pg from 'pg';
 import { quoted } from './schema.ts';
-
-/** Stored data the declaration no longer fits: the facts, which plainrest words as for a data directory. */
-export type SchemaProblem =
-  | {
-      readonly kind: 'removed-collection';
-      readonly collection: string;
-      readonly count: number;
-      readonly firstIds: readonly number[];
-    }
-  | {
-      readonly kind: 'missing-required';
-      readonly collection: string;
-      readonly property: string;
-      readonly count: number;
-      readonly firstIds: readonly number[];
-    }
-  | {
-      readonly kind: 'wrong-kind';
-      readonly collection: string;
-      readonly property: string;
-      /** What the declaration now wants, as the column's type or the enum's values. */
-      readonly declared: string;
-      readonly count: number;
-      readonly firstIds: readonly number[];
-    }
-  | {
-      readonly kind: 'undeclared-property';
-      readonly collection: string;
-      readonly property: string;
-      readonly count: number;
-      readonly firstIds: readonly number[];
-    };
 
 const FIRST_IDS = 5;
 
