@@ -72,7 +72,12 @@ describe('Accept-Encoding, read with its q-values', () => {
       ['identity;q=0', undefined, false],
       ['gzip, identity;q=0', 'gzip', false],
       ['deflate, compress', undefined, true],
-      ['gzip;q=abc', undefined, true],
+      ['gzip;q=0.000, br;q=0.001', 'br', true],
+      // Weights outside the grammar (RFC 9110 §12.4.2) are ignored: the coding keeps weight 1.
+      ['gzip;q=abc', 'gzip', true],
+      ['gzip;q=, br;q=0.5', 'gzip', true],
+      ['gzip;q=1.5, br', 'br', true],
+      ['gzip ; q=0.5 , br ; q=0.4', 'gzip', true],
     ];
     for (const [header, coding, identity] of cases) {
       assert.deepEqual(chooseCoding(header), { coding, identity }, String(header));
@@ -87,6 +92,7 @@ describe('Accept-Encoding, read with its q-values', () => {
     assert.notEqual(compressed(body, 'gzip', {}), first, 'another owner, made anew');
     assert.equal(zlib.gunzipSync(first).toString(), body);
     assert.equal(codedEntityTag('"abc"', 'br'), '"abc-br"');
+    assert.equal(codedEntityTag('W/"abc"', 'br'), 'W/"abc"', 'a weak tag names the meaning, whatever the coding');
     assert.equal(uncodedEntityTag('"abc-br"'), '"abc"');
     assert.equal(uncodedEntityTag('"abc-zstd"'), '"abc"');
     assert.equal(uncodedEntityTag('"abc"'), '"abc"');
@@ -191,6 +197,49 @@ describe('compressed answers over HTTP', () => {
     assert.equal(stale.status, 412);
   });
 
+  test('If-None-Match: * and a HEAD with the current tag are 304; a list keeps its weak tag across codings', async () => {
+    const any = await raw(api, 'GET', LIST, { 'Accept-Encoding': 'gzip', 'If-None-Match': '*' });
+    assert.equal(any.status, 304);
+    const get = await raw(api, 'GET', LIST, { 'Accept-Encoding': 'br' });
+    const head = await raw(api, 'HEAD', LIST, {
+      'Accept-Encoding': 'br',
+      'If-None-Match': get.headers['etag'] as string,
+    });
+    assert.equal(head.status, 304);
+    const listTag = get.headers['etag'] as string;
+    assert.match(listTag, /^W\//);
+    const otherCoding = await raw(api, 'GET', LIST, { 'Accept-Encoding': 'gzip', 'If-None-Match': listTag });
+    assert.equal(otherCoding.status, 304, 'a weak tag is shared by the codings of one page');
+  });
+
+  test("a 201 carries Vary and its coding's tag; a 412's tag is the record's own; a DELETE needs no coding", async () => {
+    const description = 'A long description. '.repeat(60);
+    const created = await raw(
+      api,
+      'POST',
+      '/v1/products',
+      { 'Content-Type': 'application/json', 'Accept-Encoding': 'gzip' },
+      Buffer.from(JSON.stringify({ name: 'Long kettle', category: 'tea', price: 30, description })),
+    );
+    assert.equal(created.status, 201);
+    assert.equal(created.headers['content-encoding'], 'gzip');
+    assert.equal(created.headers['vary'], 'Accept-Encoding');
+    assert.match(created.headers['etag'] as string, /-gzip"$/);
+    const record = JSON.parse(zlib.gunzipSync(created.bytes).toString());
+    assert.equal(record.description, description);
+    const refused = await raw(
+      api,
+      'PATCH',
+      `/v1/products/${record.id}`,
+      { 'Content-Type': 'application/merge-patch+json', 'If-Match': '"stale"', 'Accept-Encoding': 'gzip' },
+      Buffer.from(JSON.stringify({ price: 31 })),
+    );
+    assert.equal(refused.status, 412);
+    assert.equal(refused.headers['etag'], uncodedEntityTag(created.headers['etag'] as string));
+    const deleted = await raw(api, 'DELETE', `/v1/products/${record.id}`, { 'Accept-Encoding': 'identity;q=0' });
+    assert.equal(deleted.status, 204);
+  });
+
   test('an event stream is never compressed', async () => {
     const answer = await new Promise<{ status: number; headers: Record<string, unknown> }>((resolve, reject) => {
       const outgoing = request(`${api.url}/v1/events`, {
@@ -231,6 +280,24 @@ describe('gzipped request bodies', () => {
     assert.equal(JSON.parse(created.bytes.toString()).name, 'Gzipped grinder');
     const plain = await post(Buffer.from(JSON.stringify({ ...product, name: 'Plain grinder' })), 'identity');
     assert.equal(plain.status, 201);
+  });
+
+  test('x-gzip is gzip; the limit counts the bytes once ungzipped: at it, read; one past it, 413', async () => {
+    const named = await post(zlib.gzipSync(JSON.stringify({ ...product, name: 'X-gzipped grinder' })), 'x-gzip');
+    assert.equal(named.status, 201);
+    const atLimit = (extra: number): Buffer => {
+      const text = JSON.stringify({ ...product, description: '' });
+      const padding = 64 * 1024 - Buffer.byteLength(text) + extra;
+      return zlib.gzipSync(text.slice(0, -1) + ' '.repeat(padding) + '}');
+    };
+    const at = await post(atLimit(0), 'gzip');
+    assert.equal(at.status, 201, 'exactly the limit is read');
+    const past = await post(atLimit(1), 'gzip');
+    assert.equal(past.status, 413);
+    const cut = zlib.gzipSync(JSON.stringify(product));
+    const truncated = await post(cut.subarray(0, cut.length - 6), 'gzip');
+    assert.equal(truncated.status, 400);
+    assert.equal(JSON.parse(truncated.bytes.toString()).code, 'malformed_request');
   });
 
   test('another coding is 415 naming gzip; bytes that are not gzip are 400', async () => {

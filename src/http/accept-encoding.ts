@@ -14,6 +14,9 @@ export interface CodingChoice {
   readonly identity: boolean;
 }
 
+/** A weight: 0 to 1 with at most three decimals (RFC 9110 §12.4.2). */
+const QVALUE = /^(0(\.[0-9]{0,3})?|1(\.0{0,3})?)$/;
+
 const AS_IT_IS: CodingChoice = Object.freeze({ coding: undefined, identity: true });
 /** Clients send the same few fields again and again: their choices are kept, up to this many. */
 const MAX_REMEMBERED = 64;
@@ -30,8 +33,12 @@ export function chooseCoding(header: string | undefined): CodingChoice {
   return choice;
 }
 
-/** 406 before the request is served when the client refuses the body as it is and every coding plainrest has. */
-export function requireSomeCodingAcceptable(header: string | undefined): void {
+/**
+ * 406 before the request is served when the client refuses the body as it is and every coding plainrest has, unless
+ * the answer will have no body (a DELETE's 204).
+ */
+export function requireSomeCodingAcceptable(header: string | undefined, method: string): void {
+  if (header === undefined || method === 'DELETE') return;
   const { coding, identity } = chooseCoding(header);
   if (coding !== undefined || identity) return;
   throw new HttpError(
@@ -49,10 +56,11 @@ function choiceOf(header: string): CodingChoice {
     let weight = 1;
     for (const parameter of parameters) {
       const [key = '', value = ''] = parameter.split('=');
-      if (key.trim().toLowerCase() === 'q') weight = Number(value.trim());
+      // A weight outside RFC 9110 §12.4.2's grammar is ignored: the coding keeps weight 1.
+      if (key.trim().toLowerCase() === 'q' && QVALUE.test(value.trim())) weight = Number(value.trim());
     }
     // RFC 9110 §8.4.1.3: x-gzip is gzip.
-    weights.set(coding === 'x-gzip' ? 'gzip' : coding, Number.isFinite(weight) && weight > 0 ? Math.min(weight, 1) : 0);
+    weights.set(coding === 'x-gzip' ? 'gzip' : coding, weight);
   }
   const anyOther = weights.get('*');
   const weightOf = (coding: string): number => weights.get(coding) ?? anyOther ?? 0;

@@ -34,10 +34,20 @@ export function compressed(body: string | Buffer, coding: Coding, owner: object 
   }
   let bytes = forms.get(coding);
   if (bytes === undefined) {
-    bytes = compress(body, coding);
+    bytes = exactCopy(compress(body, coding));
     forms.set(coding, bytes);
   }
   return bytes;
+}
+
+/**
+ * zlib's result is a view of its 16 KiB output chunk, and a small Buffer.from a view of an 8 KiB pool: a form kept for
+ * as long as its record lives gets memory of its own, of its own size.
+ */
+function exactCopy(bytes: Buffer): Buffer {
+  const copy = Buffer.allocUnsafeSlow(bytes.length);
+  bytes.copy(copy);
+  return copy;
 }
 
 function compress(body: string | Buffer, coding: Coding): Buffer {
@@ -53,11 +63,11 @@ function compress(body: string | Buffer, coding: Coding): Buffer {
 }
 
 /**
- * The entity tag of a body's compressed form (RFC 9110 §8.8.3: a strong tag names one sequence of bytes):
- * `"abc"` sent with gzip is `"abc-gzip"`.
+ * The entity tag of a body's compressed form: a strong tag names one sequence of bytes (RFC 9110 §8.8.3), so `"abc"`
+ * sent with gzip is `"abc-gzip"`; a weak one (a list's) names what the body means, whatever its coding (§8.8.1).
  */
 export function codedEntityTag(etag: string, coding: Coding): string {
-  return etag.endsWith('"') ? `${etag.slice(0, -1)}-${coding}"` : etag;
+  return etag.startsWith('W/') || !etag.endsWith('"') ? etag : `${etag.slice(0, -1)}-${coding}"`;
 }
 
 /** The entity tag `etag` names before any coding: what If-Match compares with the record's. */

@@ -13,26 +13,27 @@ const REPEATED_ON_304 = ['ETag', 'Cache-Control', 'Content-Location', 'Expires',
 
 export function encodedReply(req: IncomingMessage, reply: Reply): Reply {
   // An event stream goes out as written, and an answer without a body has nothing to code.
-  if (reply.stream !== undefined || reply.body === undefined || reply.status === 204 || reply.status === 304)
-    return reply;
+  const { status, body } = reply;
+  if (reply.stream !== undefined || body === undefined || status === 204 || status === 304) return reply;
   const headers: Headers = { ...reply.headers, Vary: withAcceptEncoding(reply.headers?.['Vary']) };
-  let { body, bodyLength } = reply;
-  const { coding, identity } = chooseCoding(req.headers['accept-encoding']);
-  if (coding !== undefined && (identity === false || (bodyLength ?? Buffer.byteLength(body)) >= MIN_COMPRESSED_BYTES)) {
-    body = compressed(body, coding, reply.keptWith);
-    bodyLength = body.length;
-    headers['Content-Encoding'] = coding;
-    const etag = headers['ETag'];
-    if (etag !== undefined) headers['ETag'] = codedEntityTag(etag, coding);
-  }
+  const { coding: accepted, identity } = chooseCoding(req.headers['accept-encoding']);
+  const length = reply.bodyLength ?? Buffer.byteLength(body);
+  const coding = accepted !== undefined && (!identity || length >= MIN_COMPRESSED_BYTES) ? accepted : undefined;
+  if (coding !== undefined) headers['Content-Encoding'] = coding;
+  // A success's tag names its body; another answer's (a 412's) names the record as it is now.
   const etag = headers['ETag'];
+  const success = status >= 200 && status < 300;
+  if (coding !== undefined && etag !== undefined && success) headers['ETag'] = codedEntityTag(etag, coding);
   const isRead = req.method === 'GET' || req.method === 'HEAD';
-  if (isRead && reply.status === 200 && etag !== undefined && matchesIfNoneMatch(req.headers['if-none-match'], etag)) {
+  const sentTag = headers['ETag'];
+  if (isRead && status === 200 && sentTag !== undefined && matchesIfNoneMatch(req.headers['if-none-match'], sentTag)) {
     const repeated: Headers = {};
     for (const name of REPEATED_ON_304) if (headers[name] !== undefined) repeated[name] = headers[name];
     return { status: 304, headers: repeated };
   }
-  return { ...reply, headers, body, bodyLength };
+  if (coding === undefined) return { ...reply, headers };
+  const coded = compressed(body, coding, reply.keptWith);
+  return { ...reply, headers, body: coded, bodyLength: coded.length };
 }
 
 function withAcceptEncoding(vary: string | undefined): string {

@@ -137,7 +137,7 @@ function admitted(routed: Routed, store: RequestStore, actor: Actor | undefined)
   }
 
   if (!endpoint.negotiates) requireJsonAcceptable(req.headers.accept);
-  requireSomeCodingAcceptable(req.headers['accept-encoding']);
+  requireSomeCodingAcceptable(req.headers['accept-encoding'], method);
   const context: RequestContext = {
     req,
     method: method === 'HEAD' ? 'GET' : method,
