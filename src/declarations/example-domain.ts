@@ -8,7 +8,7 @@ import type { ResourceTable } from '../resources/definition.ts';
 import { parseDeclaration } from './load-declaration.ts';
 import { priceOrder } from '../resources/orders.ts';
 
-/** The example's declaration, relative to this module in both `src/resources/` and `dist/resources/`. */
+/** The example's declaration, relative to this module in both `src/declarations/` and `dist/declarations/`. */
 export const EXAMPLE_DECLARATION = fileURLToPath(new URL('../../data/example/resources.json', import.meta.url));
 
 let example: ResourceTable | undefined;

@@ -1,6 +1,6 @@
 // GET on one record (README: Methods): its representation, or only the `fields` asked for, with related records
 // embedded on request (`embed`), under a strong ETag that If-None-Match is matched against (RFC 9110 §13.1.2;
-// http/encoded-reply.ts).
+// http/sent-representation.ts).
 
 import { authorize } from '../auth/permissions.ts';
 import type { RequestContext } from './context.ts';

@@ -14,7 +14,7 @@ export const MERGE_PATCH_MEDIA_TYPES = ['application/merge-patch+json', 'applica
 
 /**
  * The connection closed before the whole body arrived (the client went away, or was cut off): no answer can reach it.
- * Not a server failure: server/app.ts logs it as such.
+ * Not a server failure: server/listener.ts logs it as such.
  */
 export class BodyNotReceived extends Error {
   constructor() {
@@ -31,8 +31,8 @@ const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
 export const MAX_NESTING = 32;
 
 /**
- * Bodies read, by request: a request run again (server/app.ts: its remembered caller had changed) gets what its first
- * run read.
+ * Bodies read, by request: a request a store runs again from the start (store/store.ts: RequestPlan, on PostgreSQL)
+ * gets what its first run read.
  */
 const bodiesRead = new WeakMap<IncomingMessage, Promise<JsonObject>>();
 
@@ -88,7 +88,7 @@ async function readOnce(
   }
 }
 
-/** 503 for a body the budget cannot hold now; the rest of it is not read, so the connection closes. */
+/** 503 for a body the budget cannot hold now; the rest of it is read and dropped, and the connection closes. */
 function overloaded(req: IncomingMessage): HttpError {
   req.resume();
   return new HttpError(

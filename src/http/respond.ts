@@ -10,7 +10,7 @@ export type Headers = Record<string, string>;
 export interface Reply {
   readonly status: number;
   readonly headers?: Headers;
-  /** Serialised JSON text (or its compressed bytes, http/encoded-reply.ts), or undefined for an empty body. */
+  /** Serialised JSON text (or its compressed bytes, http/sent-representation.ts), or undefined for an empty body. */
   readonly body?: string | Buffer;
   /**
    * The body's length in bytes when it is known already (a cached representation or page); else it is measured here.

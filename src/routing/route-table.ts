@@ -1,7 +1,7 @@
 // The route table, built once at start from the resource declarations: every collection
 // and item path in every vocabulary (README: Paths), plus the API index, the token
-// endpoint, the change feed, the health checks and the home page (`/`). The router
-// (routes.ts) and the OpenAPI document are both made from it, so they cannot disagree.
+// endpoint, the change feed, the health checks and the home page (`/`). The router's endpoints
+// (server/routes.ts) and the OpenAPI document are both made from it, so they cannot disagree.
 
 import type { ResourceTable } from '../resources/definition.ts';
 import { feedWords } from '../events/event-query.ts';

@@ -56,7 +56,7 @@ interface Routed {
   readonly handler: Handler;
   readonly services: Services;
   /** Whether to check the caller's token: always, but on a resource's `public` methods when none is sent. */
-  readonly identify: boolean;
+  readonly checkToken: boolean;
   readonly limiter: RateLimiter | undefined;
 }
 
@@ -90,8 +90,9 @@ export function dispatch(exchange: Exchange, path: string, search: string, pipel
 
   // Authentication (README: Authentication and permissions): after routing and the method check, before
   // anything else is looked at and before the body is read.
-  // An open method of a resource (`public` access) still checks a token that is sent: it names the caller.
-  const identify = !endpoint.open.has(method) || (endpoint.identifies && req.headers.authorization !== undefined);
+  // A resource's `public` method needs no token, but one that is sent is still checked: it names the caller.
+  const checkToken =
+    !endpoint.tokenless.has(method) || (endpoint.checksTokenIfSent && req.headers.authorization !== undefined);
   const routed: Routed = {
     exchange,
     method,
@@ -101,9 +102,10 @@ export function dispatch(exchange: Exchange, path: string, search: string, pipel
     endpoint,
     handler,
     services,
-    identify,
+    checkToken,
     limiter,
   };
+  // What the request will likely read, for a store that fetches ahead (PostgreSQL); the memory store needs none.
   const plan = {
     pathCollections: endpoint.pathCollections,
     ids: match.ids,
@@ -112,9 +114,9 @@ export function dispatch(exchange: Exchange, path: string, search: string, pipel
   return services.store.serve(plan, (store) => authenticated(routed, store));
 }
 
-/** Authenticates the caller unless the method is open and no token was sent, then admits the request. */
+/** Authenticates the caller unless the method needs no token and none was sent, then admits the request. */
 function authenticated(routed: Routed, store: RequestStore): Reply | Promise<Reply> {
-  if (!routed.identify) return admitted(routed, store, undefined);
+  if (!routed.checkToken) return admitted(routed, store, undefined);
   const { req } = routed.exchange;
   const actor = store.read(() =>
     routed.services.authenticator.authenticate(req.headers.authorization, req.socket, store),

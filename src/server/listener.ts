@@ -14,7 +14,7 @@ import { requestIdFor } from '../http/request-id.ts';
 import { MAX_URL_LENGTH, pathOfTarget, unservedTarget } from '../http/request-target.ts';
 import type { Reply } from '../http/respond.ts';
 import { writeReply } from '../http/respond.ts';
-import { encodedReply } from '../http/encoded-reply.ts';
+import { sentRepresentation } from '../http/sent-representation.ts';
 import { dispatch, type Exchange, type Pipeline } from './dispatch.ts';
 
 /** A `node:http` request listener answering through `pipeline`; `shutdown.begun` once a graceful stop has begun. */
@@ -29,7 +29,7 @@ export function requestListener(
   /** Writes the answer, in the representation chosen for it, with the headers every answer gets, then logs it. */
   const finish = (exchange: Exchange, answer: Reply): void => {
     const { req, res } = exchange;
-    const reply = encodedReply(req, answer);
+    const reply = sentRepresentation(req, answer);
     const extra = headersForEveryResponse(
       req,
       reply,

@@ -23,9 +23,9 @@ export interface Endpoint {
   /** The Allow header value (RFC 9110 §10.2.1). */
   readonly allow: string;
   /** Methods answered without a token (OPTIONS always is; HEAD follows GET). */
-  readonly open: ReadonlySet<string>;
-  /** On an open method, a token that is sent is still checked and names the caller (`public` access). */
-  readonly identifies: boolean;
+  readonly tokenless: ReadonlySet<string>;
+  /** On a tokenless method, a token that is sent is still checked and names the caller (`public` access). */
+  readonly checksTokenIfSent: boolean;
   /** The handlers choose between JSON and HTML on Accept themselves; every other endpoint answers only JSON. */
   readonly negotiates: boolean;
   /** The collections of the records the path's ids name, outermost first (`/v1/users/3/orders/5`: users, orders). */
@@ -36,11 +36,11 @@ export interface Endpoint {
 
 interface EndpointOptions {
   /** Methods answered without a token. */
-  readonly open?: readonly string[];
+  readonly tokenless?: readonly string[];
   /** See Endpoint.negotiates. */
   readonly negotiates?: boolean;
-  /** See Endpoint.identifies. */
-  readonly identifies?: boolean;
+  /** See Endpoint.checksTokenIfSent. */
+  readonly checksTokenIfSent?: boolean;
   /** See Endpoint.pathCollections. */
   readonly pathCollections?: readonly string[];
   /** See Endpoint.repeatable. */
@@ -49,16 +49,22 @@ interface EndpointOptions {
 
 function endpoint(
   handlers: Record<string, Handler>,
-  { open = [], negotiates = false, identifies = false, pathCollections = [], repeatable = [] }: EndpointOptions = {},
+  {
+    tokenless = [],
+    negotiates = false,
+    checksTokenIfSent = false,
+    pathCollections = [],
+    repeatable = [],
+  }: EndpointOptions = {},
 ): Endpoint {
   const methods = Object.keys(handlers);
   if (methods.includes('GET')) methods.splice(methods.indexOf('GET') + 1, 0, 'HEAD');
   return {
     handlers: new Map(Object.entries(handlers)),
     allow: [...methods, 'OPTIONS'].join(', '),
-    open: withHead(open),
+    tokenless: withHead(tokenless),
     negotiates,
-    identifies,
+    checksTokenIfSent,
     pathCollections,
     repeatable: withHead(repeatable),
   };
@@ -83,20 +89,20 @@ function publicMethods(definition: ResourceDefinition, methods: Readonly<Record<
  * serve.
  */
 export function endpointFor(route: RouteSpec, documents: Documents): Endpoint {
-  const open = ['GET'];
+  const tokenless = ['GET'];
   switch (route.kind) {
     case 'home':
-      return endpoint({ GET: (context) => homePage(context, documents) }, { open, negotiates: true });
+      return endpoint({ GET: (context) => homePage(context, documents) }, { tokenless, negotiates: true });
     case 'health':
-      return endpoint({ GET: healthCheck }, { open });
+      return endpoint({ GET: healthCheck }, { tokenless });
     case 'readiness':
-      return endpoint({ GET: readinessCheck }, { open });
+      return endpoint({ GET: readinessCheck }, { tokenless });
     case 'index':
-      return endpoint({ GET: (context) => apiIndex(context, documents) }, { open, negotiates: true });
+      return endpoint({ GET: (context) => apiIndex(context, documents) }, { tokenless, negotiates: true });
     case 'openapi':
-      return endpoint({ GET: async (context) => serveDocument(context, await documents.openApi()) }, { open });
+      return endpoint({ GET: async (context) => serveDocument(context, await documents.openApi()) }, { tokenless });
     case 'tokens':
-      return endpoint({ POST: createToken }, { open: ['POST'] });
+      return endpoint({ POST: createToken }, { tokenless: ['POST'] });
     case 'events':
       return endpoint({ GET: (context) => eventFeed(context, route.resources, route.language) }, { negotiates: true });
     case 'collection': {
@@ -108,8 +114,8 @@ export function endpointFor(route: RouteSpec, documents: Documents): Endpoint {
           POST: (context) => createRecord(context, definition, vocabulary),
         },
         {
-          open: publicMethods(definition, { GET: 'list', POST: 'create' }),
-          identifies: true,
+          tokenless: publicMethods(definition, { GET: 'list', POST: 'create' }),
+          checksTokenIfSent: true,
           pathCollections: collectionsAbove(definition),
           repeatable: ['GET', 'POST'],
         },
@@ -126,8 +132,8 @@ export function endpointFor(route: RouteSpec, documents: Documents): Endpoint {
           DELETE: (context) => deleteRecord(context, definition, vocabulary),
         },
         {
-          open: publicMethods(definition, { GET: 'read', PUT: 'update', PATCH: 'update', DELETE: 'delete' }),
-          identifies: true,
+          tokenless: publicMethods(definition, { GET: 'read', PUT: 'update', PATCH: 'update', DELETE: 'delete' }),
+          checksTokenIfSent: true,
           pathCollections: [...collectionsAbove(definition), definition.collection],
           repeatable: ['GET'],
         },

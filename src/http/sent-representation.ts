@@ -11,7 +11,7 @@ import type { Headers, Reply } from './respond.ts';
 /** The headers a 304 repeats from the 200 it stands for (RFC 9110 §15.4.5). */
 const REPEATED_ON_304 = ['ETag', 'Cache-Control', 'Content-Location', 'Expires', 'Vary'];
 
-export function encodedReply(req: IncomingMessage, reply: Reply): Reply {
+export function sentRepresentation(req: IncomingMessage, reply: Reply): Reply {
   // An event stream goes out as written, and an answer without a body has nothing to code.
   const { status, body } = reply;
   if (reply.stream !== undefined || body === undefined || status === 204 || status === 304) return reply;
