@@ -230,6 +230,28 @@ describe("the memory store's word index", () => {
     change(records.get(14), undefined);
     for (const words of QUERIES)
       assert.deepEqual(index.idsHolding(words), scanned(records.values(), words), words.join(' '));
+    assert.deepEqual(index.idsHolding([]), [], 'no words: no records');
+  });
+
+  test('a word a record holds twice, in both fields, is one holding: found, renamed away and deleted alike', async () => {
+    const records = new Map<number, StoredRecord>();
+    for (let id = 1; id <= 400; id++)
+      records.set(id, {
+        id,
+        name: `sku${id} kettle`,
+        description: `the sku${id} kettle, sku${id} again`,
+        created_at: TIMESTAMP,
+        updated_at: TIMESTAMP,
+      });
+    const index = new WordIndex(FIELDS, [...records.values()], 0);
+    await index.building;
+    assert.deepEqual(index.idsHolding(['sku7']), [7]);
+    assert.deepEqual(index.idsHolding(['kettle']).length, 400);
+    index.update(records.get(7), { ...(records.get(7) as StoredRecord), name: 'kettle', description: 'plain' });
+    assert.deepEqual(index.idsHolding(['sku7']), []);
+    index.update(records.get(8), undefined);
+    assert.deepEqual(index.idsHolding(['sku8']), []);
+    assert.deepEqual(index.idsHolding(['sku9', 'kettle']), [9]);
   });
 
   test('a search on a store whose index is being built throws IndexBuilding, and read() waits for it; once built, the same query answers', async () => {

@@ -47,6 +47,7 @@ export class WordIndex {
 
   /** The ids of the records holding every one of `words`, ascending (the index must be built). */
   idsHolding(words: readonly string[]): readonly number[] {
+    if (words.length === 0) return [];
     const lists: IdList[] = [];
     for (const word of words) {
       const holders = this.#holders.get(word);
@@ -89,7 +90,8 @@ export class WordIndex {
     await this.#eachWord(records, sliceMs, (word, id) => {
       const room = rooms.get(word);
       if (room === undefined) rooms.set(word, { count: 1, largest: id });
-      else {
+      else if (room.largest !== id) {
+        // Counted once per record: a record's words come one after another, and a word may come twice in them.
         room.count++;
         room.largest = id;
       }
