@@ -160,7 +160,7 @@ async function create(
   idempotent: IdempotentRequest | undefined,
 ): Promise<Reply> {
   const { store } = context;
-  const load = (): WritePlan => {
+  const planFromCurrentState = (): WritePlan => {
     const parentId = requireParent(context, definition);
     requireBodyPermission(actor, definition, body, vocabulary, undefined);
     return {
@@ -174,14 +174,14 @@ async function create(
     };
   };
   // Only a body that carries a password waits here, for its hash (write-record.ts).
-  const hashed = context.secrets.length === 0 ? undefined : await store.read(() => secretsToHash(load));
+  const hashed = context.secrets.length === 0 ? undefined : await store.read(() => secretsToHash(planFromCurrentState));
   // Taken once: a store may decide again (store.ts: RequestStore.write), and must get the same record.
   const now = isoTimestamp();
   return store.write((): Decision<Reply> => {
     const replay =
       idempotent === undefined ? undefined : context.services.idempotencyKeys.savedAnswer(idempotent, store);
     if (replay !== undefined) return { changes: [], result: replay };
-    const { next } = decideWrite(load, hashed);
+    const { next } = decideWrite(planFromCurrentState, hashed);
     const record = finishRecord(definition, next, store.allocateId(definition.collection), now, now);
     const { stored, reply } = createdReply(context.path, definition, vocabulary, record);
     const changes: Change[] = [{ kind: 'put', collection: definition.collection, record, json: stored, created: true }];

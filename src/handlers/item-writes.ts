@@ -37,7 +37,7 @@ export async function updateRecord(
   const body = await readJsonBody(context.req, config.maxBodyBytes, mediaTypes, context.services.bodyBudget);
   context.secrets.push(...writeOnlyValues(definition.fields, body, vocabulary));
 
-  const load = (): WritePlan => {
+  const planFromCurrentState = (): WritePlan => {
     const current = requireRecord(context, definition);
     requireBodyPermission(actor, definition, body, vocabulary, current);
     requireIfMatch(context.req.headers['if-match'], represent(definition, current, vocabulary).etag);
@@ -45,9 +45,9 @@ export async function updateRecord(
     return { definition, vocabulary, mode, body, store, current, seen, parentId };
   };
   // Only a body that carries a password waits here, for its hash (write-record.ts).
-  const hashed = context.secrets.length === 0 ? undefined : await store.read(() => secretsToHash(load));
+  const hashed = context.secrets.length === 0 ? undefined : await store.read(() => secretsToHash(planFromCurrentState));
   return store.write((): Decision<Reply> => {
-    const { plan, next } = decideWrite(load, hashed);
+    const { plan, next } = decideWrite(planFromCurrentState, hashed);
     const current = plan.current as StoredRecord;
     if (isUnchanged(next, current))
       return { changes: [], result: representationReply(represent(definition, current, vocabulary)) };

@@ -46,14 +46,14 @@ export interface WriteDecision {
 }
 
 /**
- * Decides the next fields of a record. `load` gathers the current state and runs the
+ * Decides the next fields of a record. `planFromCurrentState` reads the current state and runs the
  * checks that depend on it (404, 412). A body that carries a password needs its hash
  * first (`secretsToHash`, the one slow step), passed here as `hashed`. The decision is
  * made inside the store's write (store.ts: RequestStore.write), so no other write can
  * come between it and its commit.
  */
-export function decideWrite(load: () => WritePlan, hashed?: Secrets): WriteDecision {
-  const plan = load();
+export function decideWrite(planFromCurrentState: () => WritePlan, hashed?: Secrets): WriteDecision {
+  const plan = planFromCurrentState();
   const next = planWrite(plan, hashed);
   if (
     hashed === undefined &&
@@ -68,8 +68,8 @@ export function decideWrite(load: () => WritePlan, hashed?: Secrets): WriteDecis
  * The hashes of the secrets (passwords) the write would store, after checking the body
  * as decideWrite does (so a 422 comes before any hashing); undefined when there are none.
  */
-export function secretsToHash(load: () => WritePlan): Promise<Secrets> | undefined {
-  const plan = load();
+export function secretsToHash(planFromCurrentState: () => WritePlan): Promise<Secrets> | undefined {
+  const plan = planFromCurrentState();
   const next = planWrite(plan, undefined);
   const secretRules = plan.definition.fields.filter(
     (rule) => rule.storedAs !== undefined && typeof next[rule.name] === 'string',

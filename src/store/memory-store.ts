@@ -150,11 +150,11 @@ export class MemoryStore implements Store, RequestStore {
   }
 
   get(collection: StoredCollection, id: number): StoredRecord | undefined {
-    return this.collectionState(collection).records.get(id);
+    return this.#collections.get(collection)?.records.get(id);
   }
 
   count(collection: StoredCollection): number {
-    return this.collectionState(collection).records.size;
+    return this.#collections.get(collection)?.records.size ?? 0;
   }
 
   version(collection: StoredCollection): number {

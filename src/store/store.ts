@@ -56,8 +56,9 @@ export interface RequestStore extends RecordReads {
   allocateId(collection: StoredCollection): number;
   /**
    * Runs `decide` and commits the changes it returns together (none: nothing is written); resolves with its result once
-   * they are durable. A store may decide again on fresher data, so a decision only reads, and gives the same changes
-   * from the same reads (a create takes its time before deciding).
+   * they are durable. A store may decide again on fresher data, so a decision only reads (and takes ids: one taken by
+   * a decision made again is never used), and gives the same changes from the same reads (a create takes its time
+   * before deciding).
    */
   write<T>(decide: () => Decision<T>): Promise<T>;
 }
