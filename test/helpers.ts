@@ -136,6 +136,10 @@ const OPTIONS_BLIND_TO_THE_ADMIN: ReadonlySet<string> = new Set([
   'accessLog',
   'logger',
   'events',
+  'oidcIssuer',
+  'oidcJwksUrl',
+  'oidcAudience',
+  'oidcRoleClaim',
 ]);
 
 /** True when the administrator the start would create can be put into a memory store beforehand. */

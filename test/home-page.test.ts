@@ -119,6 +119,7 @@ describe('home page over HTTP', () => {
       'created_at',
       'criado_em',
       'id',
+      'provider_identity',
       'total',
       'updated_at',
       'user_id',

@@ -107,6 +107,8 @@ describe('PostgreSQL schema from declarations', { skip: POSTGRES_SKIP }, () => {
         'email text not null',
         'password_hash text',
         'role text',
+        // an identity provider's person (README: Provider tokens), unique
+        'provider_identity text',
         'created_at timestamp with time zone not null',
         'updated_at timestamp with time zone not null',
         // the words of the searchable name (x-search), under a GIN index
@@ -119,6 +121,11 @@ describe('PostgreSQL schema from declarations', { skip: POSTGRES_SKIP }, () => {
         (await indexes(client, 'users')).includes('CREATE UNIQUE INDEX users_email_unique ON users (lower(email))'),
       );
       assert.ok((await indexes(client, 'users')).includes('CREATE INDEX users_email_list ON users (lower(email), id)'));
+      assert.ok(
+        (await indexes(client, 'users')).includes(
+          'CREATE UNIQUE INDEX users_provider_identity_unique ON users (provider_identity)',
+        ),
+      );
       const identity = await client.query(
         `SELECT is_identity FROM information_schema.columns WHERE table_name = 'books' AND column_name = 'id'`,
       );

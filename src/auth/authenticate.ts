@@ -3,16 +3,20 @@
 // read from the current record on every request, so a deleted user's token stops working and a demotion takes effect
 // at once.
 
+import { createHash } from 'node:crypto';
 import { HttpError } from '../errors/errors.ts';
 import type { RequestStore } from '../store/store.ts';
 import type { TokenClaims } from './jwt.ts';
-import { signToken, verifyToken } from './jwt.ts';
-import type { Actor } from './permissions.ts';
+import { looksLikeOwnToken, signToken, verifyToken } from './jwt.ts';
+import type { Actor, Role } from './permissions.ts';
+import type { ProviderAuthenticator } from './provider-auth.ts';
 
 export const REALM = 'plainrest';
 const MAX_CACHED_TOKENS = 10_000;
-/** Longer headers (a token padded with spaces) are verified every time, so the cache stays small. */
-const MAX_CACHED_HEADER_LENGTH = 2048;
+/** Longer headers (a provider's token, or one padded with spaces) are remembered by their hash: the cache stays small. */
+const MAX_HEADER_KEY_LENGTH = 2048;
+/** How long a client waits before asking again while the provider cannot be reached. */
+const PROVIDER_RETRY_SECONDS = 5;
 const BEARER_PREFIX = /^bearer +/i; // the auth-scheme is case-insensitive (RFC 9110 §11.1)
 
 export interface IssuedToken {
@@ -20,10 +24,11 @@ export interface IssuedToken {
   readonly expiresIn: number;
 }
 
-/** A verified token: whose it is and when it expires (seconds since the epoch). */
+/** A verified token: whose it is, when it expires (seconds since the epoch) and, for a provider's, the role it gives. */
 interface Verified {
   readonly userId: number;
   readonly exp: number;
+  readonly role?: Role;
 }
 
 export class Authenticator {
@@ -41,10 +46,39 @@ export class Authenticator {
    */
   readonly #lastOnConnection = new WeakMap<object, { readonly header: string; readonly verified: Verified }>();
 
-  constructor(secret: string, ttlSeconds: number, nowSeconds: () => number = () => Math.floor(Date.now() / 1000)) {
+  /** Tokens of an OpenID Connect provider, accepted beside plainrest's own; absent: none. */
+  readonly #provider: ProviderAuthenticator | undefined;
+
+  constructor(
+    secret: string,
+    ttlSeconds: number,
+    nowSeconds: () => number = () => Math.floor(Date.now() / 1000),
+    provider?: ProviderAuthenticator,
+  ) {
     this.#secret = secret;
     this.#ttlSeconds = ttlSeconds;
     this.#nowSeconds = nowSeconds;
+    this.#provider = provider;
+  }
+
+  /**
+   * For a provider's token not verified yet: verifies it and finds (or makes) its user, which may wait for the
+   * provider's keys and for a write, so that authenticate() then answers at once; undefined when there is nothing to
+   * wait for (plainrest's own tokens are checked in authenticate()).
+   */
+  prepare(authorization: string | undefined): Promise<void> | undefined {
+    const provider = this.#provider;
+    if (provider === undefined || authorization === undefined || !BEARER_PREFIX.test(authorization)) return undefined;
+    const now = this.#nowSeconds();
+    if ((this.#verified.get(keyOf(authorization))?.exp ?? 0) > now) return undefined;
+    const token = authorization.replace(BEARER_PREFIX, '').trim();
+    if (looksLikeOwnToken(token)) return undefined;
+    return provider.caller(token, now).then((caller) => {
+      if (caller.ok)
+        this.#remember(keyOf(authorization), { userId: caller.userId, exp: caller.exp, role: caller.role });
+      else if (caller.unreachable === true) throw providerUnreachable(caller.reason);
+      else throw invalidToken(caller.reason);
+    });
   }
 
   issue(userId: number): IssuedToken {
@@ -73,7 +107,9 @@ export class Authenticator {
     }
     const user = store.caller(entry.userId);
     if (user === undefined) throw invalidToken('the user of this token no longer exists');
-    return user['role'] === 'admin' ? { id: user.id, role: 'admin' } : { id: user.id, role: 'user' };
+    // A provider's token carries the role; plainrest's own tokens take the user's.
+    const role = entry.role ?? (user['role'] === 'admin' ? 'admin' : 'user');
+    return { id: user.id, role };
   }
 
   /**
@@ -83,13 +119,14 @@ export class Authenticator {
     return this.#cachedOrVerified(authorization, this.#nowSeconds()).exp;
   }
 
-  /** The cache is keyed by the whole header value: a repeat request skips even the parsing. */
+  /** The cache is keyed by the whole header value (keyOf): a repeat request skips even the parsing. */
   #cachedOrVerified(authorization: string | undefined, now: number): Verified {
-    const cached = authorization === undefined ? undefined : this.#verified.get(authorization);
+    const key = authorization === undefined ? undefined : keyOf(authorization);
+    const cached = key === undefined ? undefined : this.#verified.get(key);
     if (cached !== undefined && cached.exp > now) return cached;
-    if (cached !== undefined) this.#verified.delete(authorization as string);
+    if (cached !== undefined) this.#verified.delete(key as string);
     const entry = this.#verify(authorization, now);
-    if ((authorization as string).length <= MAX_CACHED_HEADER_LENGTH) this.#remember(authorization as string, entry);
+    this.#remember(key as string, entry);
     return entry;
   }
 
@@ -118,6 +155,19 @@ export class Authenticator {
     }
     this.#verified.set(authorization, entry);
   }
+}
+
+/** A header as the cache keys it: itself, or the hash of a long one. */
+function keyOf(authorization: string): string {
+  return authorization.length <= MAX_HEADER_KEY_LENGTH
+    ? authorization
+    : `sha256:${createHash('sha256').update(authorization).digest('base64url')}`;
+}
+
+function providerUnreachable(reason: string): HttpError {
+  return new HttpError('not_ready', `the identity provider cannot check this token now (${reason}); retry later`, {
+    headers: { 'Retry-After': String(PROVIDER_RETRY_SECONDS) },
+  });
 }
 
 function invalidToken(reason: string): HttpError {

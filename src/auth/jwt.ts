@@ -16,6 +16,11 @@ export type VerifyResult =
   { readonly ok: true; readonly claims: TokenClaims } | { readonly ok: false; readonly reason: string };
 
 const HEADER = base64url(JSON.stringify({ alg: 'HS256', typ: 'JWT' }));
+
+/** Whether `token` begins as plainrest's own tokens do (the same header, always): an OpenID provider's does not. */
+export function looksLikeOwnToken(token: string): boolean {
+  return token.startsWith(`${HEADER}.`);
+}
 const SIGNATURE_BYTES = 32;
 /** 32 bytes in unpadded base64url: 43 characters, the last carrying 4 bits and 2 unused ones that must be zero. */
 const SIGNATURE_CHARS = 43;

@@ -173,4 +173,37 @@ export const SETTINGS: readonly Setting[] = [
     fallback: String(DEFAULTS.events.maxStreamsPerUser),
     meaning: 'event streams one user may have open at once',
   },
+  {
+    variable: 'OIDC_ISSUER',
+    flag: 'oidc-issuer',
+    option: 'oidcIssuer',
+    kind: 'string',
+    fallback: 'none',
+    meaning:
+      "accept an OpenID Connect provider's tokens too: its issuer, keys found by discovery (README: Provider tokens)",
+  },
+  {
+    variable: 'OIDC_JWKS_URL',
+    flag: 'oidc-jwks-url',
+    option: 'oidcJwksUrl',
+    kind: 'string',
+    fallback: 'from discovery',
+    meaning: "the provider's keys, for a provider without discovery",
+  },
+  {
+    variable: 'OIDC_AUDIENCE',
+    flag: 'oidc-audience',
+    option: 'oidcAudience',
+    kind: 'string',
+    fallback: 'any',
+    meaning: "a provider token's aud must be this or contain it",
+  },
+  {
+    variable: 'OIDC_ROLE_CLAIM',
+    flag: 'oidc-role-claim',
+    option: 'oidcRoleClaim',
+    kind: 'string',
+    fallback: DEFAULTS.oidcRoleClaim,
+    meaning: 'the claim whose value admin (or a list holding it) makes a provider user an admin',
+  },
 ];

@@ -8,6 +8,8 @@ import type { Hooks } from '../declarations/compile-declaration.ts';
 import type { ResourcesOption } from '../declarations/resolve-resources.ts';
 import type { Store } from '../store/store.ts';
 import { EMAIL_PATTERN } from '../resources/scalar-checks.ts';
+import { requireProviderUrl } from '../auth/provider-keys.ts';
+import type { ProviderSettings } from '../auth/provider-auth.ts';
 
 export interface ServerOptions {
   /** TCP port; 0 picks a free one. Default 3000. */
@@ -72,6 +74,16 @@ export interface ServerOptions {
   readonly hooks?: Hooks;
   /** The change feed's history and streams (README: Events); each setting has its default when absent. */
   readonly events?: Partial<EventSettings>;
+  /**
+   * An OpenID Connect provider whose tokens are accepted beside plainrest's own (README: Provider tokens): its issuer,
+   * `iss` exactly; its keys found through discovery unless `oidcJwksUrl` names them. Unset: none.
+   */
+  readonly oidcIssuer?: string;
+  readonly oidcJwksUrl?: string;
+  /** When set, a provider token's `aud` must be it or contain it. */
+  readonly oidcAudience?: string;
+  /** The claim that says a provider's user is an admin (the value `admin`, or a list holding it). Default "roles". */
+  readonly oidcRoleClaim?: string;
 }
 
 /** The change feed (README: Events). */
@@ -113,6 +125,8 @@ export interface Config {
   readonly clock: () => number;
   readonly logger: Logger;
   readonly events: EventSettings;
+  /** Undefined: only plainrest's own tokens are accepted. */
+  readonly provider: ProviderSettings | undefined;
 }
 
 export const DEFAULTS = Object.freeze({
@@ -126,6 +140,7 @@ export const DEFAULTS = Object.freeze({
   tokenTtlSeconds: 3600,
   compactAfterBytes: 8 * 1024 * 1024,
   rateLimit: 1200,
+  oidcRoleClaim: 'roles',
   headersTimeoutMs: 10_000,
   requestTimeoutMs: 30_000,
   keepAliveTimeoutMs: 5_000,
@@ -157,6 +172,28 @@ export class ConfigError extends Error {
   }
 }
 
+function providerSettings(options: ServerOptions): ProviderSettings | undefined {
+  const { oidcIssuer: issuer, oidcJwksUrl: jwksUrl, oidcAudience: audience } = options;
+  if (issuer === undefined) {
+    for (const name of ['oidcJwksUrl', 'oidcAudience', 'oidcRoleClaim'] as const)
+      if (options[name] !== undefined) throw new ConfigError(name, `${name} needs oidcIssuer: the provider's issuer`);
+    return undefined;
+  }
+  for (const [name, url] of [
+    ['oidcIssuer', issuer],
+    ['oidcJwksUrl', jwksUrl],
+  ] as const) {
+    try {
+      if (url !== undefined) requireProviderUrl(url, name);
+    } catch (error) {
+      throw new ConfigError(name, (error as Error).message);
+    }
+  }
+  const roleClaim = options.oidcRoleClaim ?? DEFAULTS.oidcRoleClaim;
+  if (roleClaim === '') throw new ConfigError('oidcRoleClaim', 'oidcRoleClaim must name a claim');
+  return Object.freeze({ issuer, jwksUrl, audience, roleClaim });
+}
+
 export function resolveConfig(options: ServerOptions = {}): Config {
   const config: Config = {
     port: options.port ?? DEFAULTS.port,
@@ -185,6 +222,7 @@ export function resolveConfig(options: ServerOptions = {}): Config {
     clock: options.clock ?? Date.now,
     logger: options.logger ?? SILENT_LOGGER,
     events: Object.freeze({ ...DEFAULTS.events, ...options.events }),
+    provider: providerSettings(options),
   };
   for (const [name, value] of Object.entries(config.events) as [keyof EventSettings, number][]) {
     if (name === 'keptForMs') {

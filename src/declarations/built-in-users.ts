@@ -26,6 +26,15 @@ export const BUILT_IN_USER_PROPERTIES: Readonly<Record<string, PropertySchema>> 
   },
   password: { type: 'string', format: 'password', writeOnly: true, minLength: 8, maxLength: 200 },
   role: { enum: ['user', 'admin'], default: 'user', 'x-admin-only': true, 'x-filter': true, 'x-sort': true },
+  /** An OpenID Connect provider's person: the token's `iss` and `sub` (README: Provider tokens). */
+  provider_identity: {
+    type: 'string',
+    readOnly: true,
+    maxLength: 2000,
+    pattern: '^https?://[^ ]+ .+$',
+    'x-unique': true,
+    description: "For a user an identity provider's token made: the provider's issuer and the person's subject.",
+  },
 };
 
 export const BUILT_IN_USERS: CollectionDeclaration = {

@@ -102,8 +102,12 @@ export function compileDeclaration(declaration: ResourcesDeclaration, hooks: Hoo
     if (body.owned === true && ownership === 'owned')
       fields.push({ name: OWNER_FIELD_NAME, type: 'integer', access: 'server', minimum: 1 });
     const required = new Set(body.required ?? []);
-    for (const [name, schema] of Object.entries(body.properties ?? {}))
-      fields.push(compileRule(name, schema, required.has(name), (other) => declarations[other]?.singular));
+    for (const [name, schema] of Object.entries(body.properties ?? {})) {
+      const rule = compileRule(name, schema, required.has(name), (other) => declarations[other]?.singular);
+      // Set by nobody but a hook: without one, and without a default, some records lack it.
+      const unset = rule.access === 'server' && rule.default === undefined && hooks[collection] === undefined;
+      fields.push(unset ? { ...rule, optional: true } : rule);
+    }
     fields.push(CREATED_AT_FIELD, UPDATED_AT_FIELD);
     const access: Access = { ...DEFAULT_ACCESS, ...body.access };
     const definition: MutableDefinition = {

@@ -108,7 +108,7 @@ export function bound(keyword: string, value: number | undefined): Record<string
 
 /** Fields always present when a record is read: ids, timestamps, required and defaulted ones. */
 export function alwaysPresent(rule: FieldRule): boolean {
-  return rule.access === 'server' || rule.required === true || rule.default !== undefined;
+  return (rule.access === 'server' && rule.optional !== true) || rule.required === true || rule.default !== undefined;
 }
 
 function objectSchema(rules: readonly FieldRule[], vocabulary: Vocabulary, kind: BodyKind | 'record'): Schema {

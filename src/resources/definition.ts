@@ -68,6 +68,11 @@ export interface FieldRule {
   readonly transitions?: Readonly<Record<string, readonly string[]>>;
   /** For a `restricted` field: the values a non-admin owner may still set (cancelling an order). */
   readonly ownerMaySet?: readonly JsonValue[];
+  /**
+   * A server-set property some records lack: declared `readOnly` with no default, in a collection whose hook does not
+   * compute it (a user's `provider_identity`).
+   */
+  readonly optional?: true;
   /** Where a password's salted hash is kept in the stored record (`password_hash`). */
   readonly storedAs?: string;
   /** `x-filter`: an equality filter in lists (README: Lists). */

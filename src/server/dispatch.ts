@@ -111,6 +111,10 @@ export function dispatch(exchange: Exchange, path: string, search: string, pipel
     ids: match.ids,
     repeatable: endpoint.repeatable.has(method),
   };
+  // A provider's token not seen yet is verified, and its user found, before the request reaches the store.
+  const preparing = checkToken ? services.authenticator.prepare(req.headers.authorization) : undefined;
+  if (preparing !== undefined)
+    return preparing.then(() => services.store.serve(plan, (store) => authenticated(routed, store)));
   return services.store.serve(plan, (store) => authenticated(routed, store));
 }
 

@@ -23,6 +23,9 @@ import type { Store } from '../store/store.ts';
 import { StoreUnavailable } from '../store/store.ts';
 import type { AdminBootstrap } from './bootstrap-admin.ts';
 import { ensureAdmin } from './bootstrap-admin.ts';
+import { providerUserFinder } from './provider-users.ts';
+import { ProviderAuthenticator } from '../auth/provider-auth.ts';
+import { ProviderKeys } from '../auth/provider-keys.ts';
 
 export interface Opened {
   readonly config: Config;
@@ -54,15 +57,18 @@ export async function openServices(options: ServerOptions): Promise<Opened> {
     // The token secret first: a start that fails on it must not have created (and
     // printed, then lost) a generated administrator password.
     secret = await loadTokenSecret(config.tokenSecret, config.dataDir);
-    authenticator = new Authenticator(secret, config.tokenTtlSeconds);
+    const users = resources.get('users') as ResourceDefinition;
+    const provider =
+      config.provider === undefined
+        ? undefined
+        : new ProviderAuthenticator(
+            config.provider,
+            new ProviderKeys({ issuer: config.provider.issuer, jwksUrl: config.provider.jwksUrl }),
+            providerUserFinder(users, store),
+          );
+    authenticator = new Authenticator(secret, config.tokenTtlSeconds, undefined, provider);
     const bootstrap = async (): Promise<AdminBootstrap> => {
-      const ensured = await ensureAdmin(
-        resources.get('users') as ResourceDefinition,
-        store,
-        config.adminEmail,
-        config.adminPassword,
-        config.logger,
-      );
+      const ensured = await ensureAdmin(users, store, config.adminEmail, config.adminPassword, config.logger);
       announceAdmin(ensured, config);
       return ensured;
     };

@@ -1,0 +1,51 @@
+// The plainrest user an OpenID Connect provider's person is (README: Provider tokens): found by `provider_identity`
+// (the token's `iss` and `sub`), or made on first sight with the token's name and email and the declared defaults, in
+// a write of its own. Processes sharing a database that see a new person at once make one user: the identity is unique.
+
+import type { ProviderProfile, UserFinder } from '../auth/provider-auth.ts';
+import { finishRecord } from '../handlers/write-record.ts';
+import type { Fields, StoredRecord } from '../records/json.ts';
+import { isoTimestamp } from '../records/timestamps.ts';
+import type { ResourceDefinition } from '../resources/definition.ts';
+import { EMAIL_PATTERN } from '../resources/scalar-checks.ts';
+import type { Decision } from '../store/change.ts';
+import type { RecordReads, Store } from '../store/store.ts';
+import { NO_PLAN } from '../store/store.ts';
+
+export const IDENTITY_FIELD = 'provider_identity';
+
+/** Finds the user a provider's token names, making them on first sight. */
+export function providerUserFinder(users: ResourceDefinition, store: Store): UserFinder {
+  return async (profile) => {
+    const known = await store.serve(NO_PLAN, (reads) => reads.read(() => userWithIdentity(reads, profile.identity)));
+    if (known !== undefined) return known.id;
+    const { email } = profile;
+    if (email === undefined || !EMAIL_PATTERN.test(email))
+      return { refused: 'the token carries no email address, which a new plainrest user needs' };
+    return store.serve(NO_PLAN, (writes) =>
+      writes.write((): Decision<number | { refused: string }> => {
+        // Made meanwhile by another request, or another process.
+        const made = userWithIdentity(writes, profile.identity);
+        if (made !== undefined) return { changes: [], result: made.id };
+        if (writes.findIgnoringCase('users', 'email', email) !== undefined)
+          return { changes: [], result: { refused: `the email ${email} is already another plainrest user's` } };
+        const record = newUser(users, profile, email, writes.allocateId('users'));
+        return { changes: [{ kind: 'put', collection: 'users', record, created: true }], result: record.id };
+      }),
+    );
+  };
+}
+
+function userWithIdentity(reads: RecordReads, identity: string): StoredRecord | undefined {
+  const query = { filters: [{ field: IDENTITY_FIELD, value: identity }], sort: [], offset: 0, limit: 1 };
+  return reads.query('users', query).records[0];
+}
+
+function newUser(users: ResourceDefinition, profile: ProviderProfile, email: string, id: number): StoredRecord {
+  const fields: Fields = {};
+  // Properties a declaration adds to users start at their defaults, as the administrator's do.
+  for (const rule of users.fields) if (rule.default !== undefined) fields[rule.name] = rule.default;
+  Object.assign(fields, { name: profile.name, email, role: 'user', [IDENTITY_FIELD]: profile.identity });
+  const now = isoTimestamp();
+  return finishRecord(users, fields, id, now, now);
+}

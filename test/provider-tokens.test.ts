@@ -1,0 +1,180 @@
+// Tokens from an OpenID Connect provider over HTTP (README: Provider tokens), against a test provider on node:http:
+// accepted beside plainrest's own; the person made a user on first sight (once, however many requests race), who owns
+// records like any user; the role from the token's claim; forgeries, another audience and expired tokens 401; a new
+// person without an email, or with another user's, 401; an unreachable provider with no key at hand 503.
+
+import assert from 'node:assert/strict';
+import type { KeyObject } from 'node:crypto';
+import { generateKeyPairSync, sign } from 'node:crypto';
+import type { Server } from 'node:http';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { after, before, describe, test } from 'node:test';
+import type { TestServer } from './helpers.ts';
+import { assertProblem } from './assertions.ts';
+import { startTestServer } from './helpers.ts';
+
+const part = (value: unknown): string => Buffer.from(JSON.stringify(value)).toString('base64url');
+
+/** A provider: discovery and a JWKS of one ES256 and one RS256 key, and tokens signed with them. */
+class TestProvider {
+  issuer = '';
+  up = true;
+  readonly #keys = {
+    ec: { kid: 'ec-1', alg: 'ES256', pair: generateKeyPairSync('ec', { namedCurve: 'P-256' }) },
+    rsa: { kid: 'rsa-1', alg: 'RS256', pair: generateKeyPairSync('rsa', { modulusLength: 2048 }) },
+  };
+  #server: Server | undefined;
+
+  async start(): Promise<void> {
+    this.#server = createServer((req, res) => {
+      if (!this.up) return void res.writeHead(503).end();
+      const jwks = {
+        keys: Object.values(this.#keys).map(({ kid, alg, pair }) => ({
+          ...(pair.publicKey.export({ format: 'jwk' }) as object),
+          kid,
+          alg,
+          use: 'sig',
+        })),
+      };
+      const body = req.url?.endsWith('/.well-known/openid-configuration')
+        ? { issuer: this.issuer, jwks_uri: `${this.issuer}/certs` }
+        : jwks;
+      res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'max-age=300' });
+      res.end(JSON.stringify(body));
+    });
+    await new Promise<void>((resolve) => this.#server?.listen(0, '127.0.0.1', resolve));
+    this.issuer = `http://127.0.0.1:${(this.#server.address() as AddressInfo).port}/realms/shop`;
+  }
+
+  stop(): Promise<void> {
+    return new Promise((resolve) => this.#server?.close(() => resolve()));
+  }
+
+  token(claims: Record<string, unknown>, which: 'ec' | 'rsa' = 'ec', privateKey?: KeyObject): string {
+    const key = this.#keys[which];
+    const now = Math.floor(Date.now() / 1000);
+    const input = `${part({ alg: key.alg, typ: 'JWT', kid: key.kid })}.${part({
+      iss: this.issuer,
+      aud: ['account', 'plainrest'],
+      exp: now + 300,
+      iat: now,
+      ...claims,
+    })}`;
+    const signer = privateKey ?? key.pair.privateKey;
+    const signature =
+      key.alg === 'ES256'
+        ? sign('sha256', Buffer.from(input), { key: signer, dsaEncoding: 'ieee-p1363' })
+        : sign('sha256', Buffer.from(input), signer);
+    return `${input}.${signature.toString('base64url')}`;
+  }
+}
+
+describe('provider tokens over HTTP', () => {
+  const provider = new TestProvider();
+  let api: TestServer;
+  before(async () => {
+    await provider.start();
+    api = await startTestServer({ seed: true, oidcIssuer: provider.issuer, oidcAudience: 'plainrest' });
+  });
+  after(async () => {
+    await api.close();
+    await provider.stop();
+  });
+
+  const person = (sub: string, extra: Record<string, unknown> = {}): Record<string, unknown> => ({
+    sub,
+    name: `Person ${sub}`,
+    email: `${sub}@people.example.com`,
+    ...extra,
+  });
+
+  test('a new person is made a user on first sight, once however many requests race, and owns records', async () => {
+    const token = provider.token(person('ada'));
+    const answers = await Promise.all(Array.from({ length: 5 }, () => api.as(token).get('/v1/products?limit=1')));
+    assert.deepEqual(
+      answers.map((answer) => answer.status),
+      [200, 200, 200, 200, 200],
+    );
+    const found = await api.get('/v1/users?email=ada@people.example.com');
+    assert.equal(found.status, 200);
+    assert.equal(found.body.data.length, 1, 'one user, not five');
+    const user = found.body.data[0];
+    assert.equal(user.name, 'Person ada');
+    assert.equal(user.role, 'user');
+    assert.equal(user.provider_identity, `${provider.issuer} ada`);
+    const order = await api.as(token).post(`/v1/users/${user.id}/orders`, { items: [{ product_id: 1, quantity: 1 }] });
+    assert.equal(order.status, 201, order.text);
+    assert.equal((await api.as(token).get(`/v1/users/${user.id}/orders/${order.body.id}`)).status, 200);
+    assertProblem(await api.as(token).get('/v1/users/1'), 403, 'forbidden', '/v1/users/1');
+    // RS256 from the same provider: the same person, the same user.
+    const rsa = await api.as(provider.token(person('ada'), 'rsa')).get(`/v1/users/${user.id}`);
+    assert.equal(rsa.status, 200);
+    assert.equal(rsa.body.id, user.id);
+    // plainrest's own tokens still work beside them.
+    assert.equal((await api.get('/v1/users?limit=1')).status, 200);
+  });
+
+  test('the role comes from the claim of each token', async () => {
+    const plain = provider.token(person('grace'));
+    const admin = provider.token(person('grace', { roles: ['offline_access', 'admin'] }));
+    assertProblem(await api.as(plain).get('/v1/users'), 403, 'forbidden', '/v1/users');
+    assert.equal((await api.as(admin).get('/v1/users')).status, 200);
+    assertProblem(await api.as(plain).get('/v1/users'), 403, 'forbidden', '/v1/users');
+  });
+
+  test('forged, for another audience, expired or from another issuer: 401 invalid_token', async () => {
+    const stranger = generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey;
+    const cases: [string, string][] = [
+      ['forged', provider.token(person('eve'), 'ec', stranger)],
+      ['another audience', provider.token(person('eve', { aud: 'another-api' }))],
+      ['expired', provider.token(person('eve', { exp: Math.floor(Date.now() / 1000) - 120 }))],
+      ['another issuer', provider.token(person('eve', { iss: `${provider.issuer}-x` }))],
+    ];
+    for (const [what, token] of cases) {
+      const answer = await api.as(token).get('/v1/products');
+      assertProblem(answer, 401, 'invalid_token', '/v1/products');
+      assert.match(answer.headers.get('www-authenticate') ?? '', /error="invalid_token"/, what);
+    }
+    assert.equal((await api.get('/v1/users?email=eve@people.example.com')).body.data.length, 0);
+  });
+
+  test("a new person without an email, or with a user's email, is not made a user", async () => {
+    const noEmail = provider.token({ sub: 'nobody', name: 'No Email' });
+    assertProblem(await api.as(noEmail).get('/v1/products'), 401, 'invalid_token', '/v1/products');
+    const taken = provider.token(person('mallory', { email: 'alice@example.com' }));
+    const answer = await api.as(taken).get('/v1/products');
+    assertProblem(answer, 401, 'invalid_token', '/v1/products');
+    assert.match(answer.body.detail, /already another plainrest user's/);
+  });
+
+  test('a provider user has no password: POST /v1/tokens does not let them in', async () => {
+    await api.as(provider.token(person('linus'))).get('/v1/products');
+    const login = await api
+      .as(undefined)
+      .post('/v1/tokens', { email: 'linus@people.example.com', password: 'anything-at-all' });
+    assertProblem(login, 401, 'invalid_credentials', '/v1/tokens');
+  });
+
+  test('the provider down: the keys at hand go on; with none at hand, 503 not_ready with Retry-After', async () => {
+    provider.up = false;
+    try {
+      assert.equal((await api.as(provider.token(person('ada'))).get('/v1/products?limit=2')).status, 200);
+      const fresh = await startTestServer({ oidcIssuer: provider.issuer });
+      try {
+        const answer = await fresh.as(provider.token(person('ada'))).get('/v1/products');
+        assertProblem(answer, 503, 'not_ready', '/v1/products');
+        assert.equal(answer.headers.get('retry-after'), '5');
+      } finally {
+        await fresh.close();
+      }
+    } finally {
+      provider.up = true;
+    }
+  });
+
+  test('settings: an http issuer elsewhere than this machine, or provider settings without an issuer, refuse the start', async () => {
+    await assert.rejects(startTestServer({ oidcIssuer: 'http://id.example.com/realms/shop' }), /https/);
+    await assert.rejects(startTestServer({ oidcAudience: 'plainrest' }), /needs oidcIssuer/);
+  });
+});
