@@ -78,7 +78,8 @@ export function verifyToken(token: string, secret: string | Buffer, now: number)
   return { ok: true, claims: { sub, iat, exp } };
 }
 
-function parseJsonObject(part: string): Record<string, unknown> | undefined {
+/** A token's header or claims: base64url JSON that must be an object; undefined when it is not. */
+export function parseJsonObject(part: string): Record<string, unknown> | undefined {
   try {
     const value: unknown = JSON.parse(Buffer.from(part, 'base64url').toString('utf8'));
     return typeof value === 'object' && value !== null && !Array.isArray(value)

@@ -5,6 +5,7 @@
 
 import type { JsonWebKey, KeyObject } from 'node:crypto';
 import { constants, createPublicKey, verify } from 'node:crypto';
+import { parseJsonObject } from './jwt.ts';
 
 export type ProviderAlgorithm = 'RS256' | 'PS256' | 'ES256' | 'EdDSA';
 
@@ -73,7 +74,7 @@ export function verifyProviderToken(
   const parts = token.split('.');
   if (parts.length !== 3 || !parts.every((part) => BASE64URL.test(part))) return refused('the token is not a JWT');
   const [header, payload, signature] = parts as [string, string, string];
-  const fields = jsonObject(header);
+  const fields = parseJsonObject(header);
   if (fields === undefined) return refused('the token header is not JSON');
   const { alg, kid, typ, crit } = fields;
   if (crit !== undefined) return refused('the token has critical extensions');
@@ -91,7 +92,7 @@ export function verifyProviderToken(
     !signedBy(key.key, alg as ProviderAlgorithm, `${header}.${payload}`, given)
   )
     return refused('the token signature is invalid');
-  const claims = jsonObject(payload);
+  const claims = parseJsonObject(payload);
   if (claims === undefined) return refused('the token claims are not JSON');
   return checkedClaims(claims, expected, now);
 }
@@ -131,15 +132,4 @@ function checkedClaims(
 
 function refused(reason: string): ProviderTokenResult {
   return { ok: false, reason };
-}
-
-function jsonObject(part: string): Record<string, unknown> | undefined {
-  try {
-    const value: unknown = JSON.parse(Buffer.from(part, 'base64url').toString('utf8'));
-    return typeof value === 'object' && value !== null && !Array.isArray(value)
-      ? (value as Record<string, unknown>)
-      : undefined;
-  } catch {
-    return undefined;
-  }
 }
