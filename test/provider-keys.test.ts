@@ -124,6 +124,20 @@ describe("a provider's keys", () => {
     }
   });
 
+  test('an unknown kid while the provider cannot be asked is ProviderUnreachable, even with keys at hand', async () => {
+    reset();
+    const keys = new ProviderKeys({ issuer: provider.issuer }, { now });
+    await keys.current();
+    provider.mode = 'down';
+    clock += REFETCH_AFTER_MS;
+    await assert.rejects(keys.afterUnknownKey(), ProviderUnreachable, 'the keys held cannot decide for that kid');
+    await assert.rejects(keys.afterUnknownKey(), ProviderUnreachable, 'within 10 s of the failure: still unreachable');
+    assert.deepEqual([...(await keys.current()).keys()], ['key-1'], 'a known kid goes on verifying');
+    provider.mode = 'ok';
+    clock += REFETCH_AFTER_MS;
+    assert.deepEqual([...(await keys.afterUnknownKey()).keys()], ['key-1']);
+  });
+
   test('a JWKS without a key plainrest verifies with is no key at all', async () => {
     reset();
     provider.keys = [{ kty: 'oct', kid: 'hmac', k: 'c2VjcmV0' }];

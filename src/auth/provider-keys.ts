@@ -58,6 +58,8 @@ export class ProviderKeys {
   #askedAt = Number.NEGATIVE_INFINITY;
   /** The fetch under way: requests arriving meanwhile wait for the same one. */
   #fetching: Promise<void> | undefined;
+  /** Why the last fetch failed, until one succeeds. */
+  #lastFailure: ProviderUnreachable | undefined;
 
   constructor(address: ProviderAddress, { now = Date.now, timeoutMs = FETCH_TIMEOUT_MS }: ProviderKeysOptions = {}) {
     requireProviderUrl(address.issuer, 'the issuer');
@@ -73,19 +75,35 @@ export class ProviderKeys {
     return this.#fetched();
   }
 
-  /** For a key id the keys lack: fetched again unless asked for in the last 10 s; the keys then. */
+  /**
+   * For a key id the keys lack: fetched again unless asked for in the last 10 s; the keys then. The keys held cannot
+   * decide for that id, so a provider that could not be asked is ProviderUnreachable here whatever is held.
+   */
   async afterUnknownKey(): Promise<ReadonlyMap<string, ProviderKey>> {
     // A fetch under way may bring the key: wait for it rather than answer with the keys it replaces.
-    if (this.#fetching === undefined && this.#now() - this.#askedAt < REFETCH_AFTER_MS) return this.#keys;
-    return this.#fetched();
+    if (this.#fetching === undefined && this.#now() - this.#askedAt < REFETCH_AFTER_MS) {
+      if (this.#lastFailure !== undefined) throw this.#lastFailure;
+      return this.#keys;
+    }
+    return this.#fetched(true);
   }
 
-  async #fetched(): Promise<ReadonlyMap<string, ProviderKey>> {
-    this.#fetching ??= this.#fetch().finally(() => (this.#fetching = undefined));
+  async #fetched(unknownKey = false): Promise<ReadonlyMap<string, ProviderKey>> {
+    this.#fetching ??= this.#fetch().then(
+      () => {
+        this.#fetching = undefined;
+        this.#lastFailure = undefined;
+      },
+      (error: unknown) => {
+        this.#fetching = undefined;
+        this.#lastFailure = error instanceof ProviderUnreachable ? error : new ProviderUnreachable(String(error));
+        throw this.#lastFailure;
+      },
+    );
     try {
       await this.#fetching;
     } catch (error) {
-      if (this.#keys.size === 0) throw error;
+      if (unknownKey || this.#keys.size === 0) throw error;
     }
     return this.#keys;
   }
