@@ -62,6 +62,14 @@ class TestProvider {
   }
 }
 
+/** Waits, a few milliseconds at a time, until `done` (at most two seconds). */
+async function until(done: () => boolean, what: string): Promise<void> {
+  for (let waited = 0; !done(); waited += 5) {
+    if (waited > 2000) assert.fail(`not within 2 s: ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
 describe("a provider's keys", () => {
   const provider = new TestProvider();
   let clock = 1_000_000;
@@ -85,8 +93,8 @@ describe("a provider's keys", () => {
     await keys.current();
     assert.equal(provider.asked.keys, 1, 'still fresh');
     clock += 2_000;
-    await keys.current();
-    assert.equal(provider.asked.keys, 2, 'past max-age');
+    assert.deepEqual([...(await keys.current()).keys()], ['key-1'], 'past max-age: the keys held, at once');
+    await until(() => provider.asked.keys === 2, 'fetched again in the background');
   });
 
   test('a JWKS address given directly skips discovery', async () => {
@@ -121,6 +129,9 @@ describe("a provider's keys", () => {
       assert.deepEqual([...(await keys.current()).keys()], ['key-1'], `${mode}: the stale keys`);
       const fresh = new ProviderKeys({ issuer: provider.issuer }, { now, timeoutMs: 150 });
       await assert.rejects(fresh.current(), ProviderUnreachable, `${mode}: no key at hand`);
+      const asked = provider.asked.keys + provider.asked.discovery;
+      await assert.rejects(fresh.current(), ProviderUnreachable, `${mode}: again, within 10 s`);
+      assert.equal(provider.asked.keys + provider.asked.discovery, asked, `${mode}: not asked again within 10 s`);
     }
   });
 

@@ -123,6 +123,13 @@ describe('provider tokens over HTTP', () => {
     assertProblem(await api.as(plain).get('/v1/users'), 403, 'forbidden', '/v1/users');
   });
 
+  test('a token expired less than the 60 s leeway ago is accepted, again and again; an unverified email is not', async () => {
+    const late = provider.token(person('ada', { exp: Math.floor(Date.now() / 1000) - 30 }));
+    for (let round = 0; round < 3; round++) assert.equal((await api.as(late).get('/v1/products?limit=1')).status, 200);
+    const unverified = provider.token(person('oscar', { email_verified: false }));
+    assertProblem(await api.as(unverified).get('/v1/products'), 401, 'invalid_token', '/v1/products');
+  });
+
   test('forged, for another audience, expired or from another issuer: 401 invalid_token', async () => {
     const stranger = generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey;
     const cases: [string, string][] = [
@@ -148,8 +155,14 @@ describe('provider tokens over HTTP', () => {
     assert.match(answer.body.detail, /already another plainrest user's/);
   });
 
-  test('a provider user has no password: POST /v1/tokens does not let them in', async () => {
-    await api.as(provider.token(person('linus'))).get('/v1/products');
+  test('a provider user has no password: none can be set, and POST /v1/tokens does not let them in', async () => {
+    const token = provider.token(person('linus'));
+    await api.as(token).get('/v1/products');
+    const id = (await api.get('/v1/users?email=linus@people.example.com')).body.data[0].id;
+    for (const caller of [token, api.token]) {
+      const set = await api.as(caller).patch(`/v1/users/${id}`, { password: 'a-password-of-mine' });
+      assertProblem(set, 403, 'forbidden', `/v1/users/${id}`);
+    }
     const login = await api
       .as(undefined)
       .post('/v1/tokens', { email: 'linus@people.example.com', password: 'anything-at-all' });
@@ -165,6 +178,8 @@ describe('provider tokens over HTTP', () => {
         const answer = await fresh.as(provider.token(person('ada'))).get('/v1/products');
         assertProblem(answer, 503, 'not_ready', '/v1/products');
         assert.equal(answer.headers.get('retry-after'), '5');
+        // What needs no key is refused without one: 401, not 503.
+        assertProblem(await fresh.as('not.a-token').get('/v1/products'), 401, 'invalid_token', '/v1/products');
       } finally {
         await fresh.close();
       }

@@ -10,6 +10,7 @@ import type { TokenClaims } from './jwt.ts';
 import { looksLikeOwnToken, signToken, verifyToken } from './jwt.ts';
 import type { Actor, Role } from './permissions.ts';
 import type { ProviderAuthenticator } from './provider-auth.ts';
+import { LEEWAY_SECONDS } from './provider-token.ts';
 
 export const REALM = 'plainrest';
 const MAX_CACHED_TOKENS = 10_000;
@@ -74,8 +75,9 @@ export class Authenticator {
     const token = authorization.replace(BEARER_PREFIX, '').trim();
     if (looksLikeOwnToken(token)) return undefined;
     return provider.caller(token, now).then((caller) => {
-      if (caller.ok)
-        this.#remember(keyOf(authorization), { userId: caller.userId, exp: caller.exp, role: caller.role });
+      // Kept as long as it verifies: its expiry with the leeway its verification allows.
+      const exp = caller.ok ? caller.exp + LEEWAY_SECONDS : 0;
+      if (caller.ok) this.#remember(keyOf(authorization), { userId: caller.userId, exp, role: caller.role });
       else if (caller.unreachable === true) throw providerUnreachable(caller.reason);
       else throw invalidToken(caller.reason);
     });
@@ -141,6 +143,9 @@ export class Authenticator {
       );
     }
     const token = authorization.replace(BEARER_PREFIX, '').trim();
+    // A provider's token is verified by prepare(), before this: one that reaches here was not.
+    if (this.#provider !== undefined && !looksLikeOwnToken(token))
+      throw invalidToken('the token could not be checked in time; send it again');
     const result = verifyToken(token, this.#secret, now);
     if (!result.ok) throw invalidToken(result.reason);
     const userId = /^[1-9][0-9]{0,15}$/.test(result.claims.sub) ? Number(result.claims.sub) : NaN;
@@ -157,11 +162,14 @@ export class Authenticator {
   }
 }
 
-/** A header as the cache keys it: itself, or the hash of a long one. */
+/**
+ * A header as the cache keys it: itself, or the hash of a long one, after a NUL, which no header value can hold (RFC
+ * 9110 §5.5), so no header sent is ever taken for another's hash.
+ */
 function keyOf(authorization: string): string {
   return authorization.length <= MAX_HEADER_KEY_LENGTH
     ? authorization
-    : `sha256:${createHash('sha256').update(authorization).digest('base64url')}`;
+    : `\u0000${createHash('sha256').update(authorization).digest('base64url')}`;
 }
 
 function providerUnreachable(reason: string): HttpError {

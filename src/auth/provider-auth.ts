@@ -4,7 +4,7 @@
 
 import type { ProviderKeys } from './provider-keys.ts';
 import { ProviderUnreachable } from './provider-keys.ts';
-import type { ProviderTokenResult } from './provider-token.ts';
+import type { ProviderKey, ProviderTokenResult } from './provider-token.ts';
 import { verifyProviderToken } from './provider-token.ts';
 import type { Role } from './permissions.ts';
 
@@ -34,6 +34,8 @@ export type ProviderCaller =
 
 /** A user's name is at most 100 characters (built-in-users.ts). */
 const MAX_NAME = 100;
+const SUBJECT = /^[\x20-\x7e]{1,255}$/;
+const NO_KEYS: ReadonlyMap<string, ProviderKey> = new Map();
 
 export class ProviderAuthenticator {
   readonly #settings: ProviderSettings;
@@ -49,6 +51,9 @@ export class ProviderAuthenticator {
   /** The caller `token` names, as of `now` (seconds); never throws for a bad token or an unreachable provider. */
   async caller(token: string, now: number): Promise<ProviderCaller> {
     const expected = { issuer: this.#settings.issuer, audience: this.#settings.audience };
+    // What can be refused without a key (its size, its shape, its header) is, before the provider is asked.
+    const shape = verifyProviderToken(token, NO_KEYS, expected, now);
+    if (shape.ok === false) return shape;
     let result: ProviderTokenResult;
     try {
       result = verifyProviderToken(token, await this.#keys.current(), expected, now);
@@ -63,11 +68,17 @@ export class ProviderAuthenticator {
       return { ok: false, reason: 'the token was signed with a key the provider has not' };
     if (result.ok === false) return result;
     const { claims, subject } = result;
+    // OpenID Connect Core 1.0 §2: `sub` is at most 255 ASCII characters.
+    if (!SUBJECT.test(subject)) return { ok: false, reason: 'the token names a subject (sub) plainrest does not keep' };
+    // An address the provider says it has not verified is nobody's yet.
+    if (claims['email_verified'] === false) return { ok: false, reason: "the token's email is not verified" };
     const text = (value: unknown): string | undefined =>
       typeof value === 'string' && value.trim() !== '' ? value.trim() : undefined;
+    const name = text(claims['name']) ?? text(claims['preferred_username']) ?? subject;
     const profile: ProviderProfile = {
       identity: `${this.#settings.issuer} ${subject}`,
-      name: (text(claims['name']) ?? text(claims['preferred_username']) ?? subject).slice(0, MAX_NAME),
+      // Cut between characters, not inside one.
+      name: Array.from(name).slice(0, MAX_NAME).join(''),
       email: text(claims['email']),
     };
     const found = await this.#findUser(profile);

@@ -69,9 +69,18 @@ export class ProviderKeys {
     this.#timeoutMs = timeoutMs;
   }
 
-  /** The keys to verify with: those held while fresh, else fetched; the stale ones while the provider is unreachable. */
+  /**
+   * The keys to verify with. Stale ones are answered with at once while they are fetched again in the background; with
+   * none held, the request waits for the fetch. Either way the provider is asked at most every 10 s after a failure.
+   */
   async current(): Promise<ReadonlyMap<string, ProviderKey>> {
     if (this.#now() < this.#freshUntil) return this.#keys;
+    const mayAsk = this.#fetching !== undefined || this.#now() - this.#askedAt >= REFETCH_AFTER_MS;
+    if (this.#keys.size > 0) {
+      if (mayAsk) void this.#fetched();
+      return this.#keys;
+    }
+    if (!mayAsk && this.#lastFailure !== undefined) throw this.#lastFailure;
     return this.#fetched();
   }
 

@@ -14,6 +14,9 @@ export const BUILT_IN_USER_ACCESS: Readonly<Record<Operation, Audience>> = {
   delete: 'owner',
 };
 
+/** The property of a user an identity provider's token made (README: Provider tokens): its `iss` and `sub`. */
+export const PROVIDER_IDENTITY = 'provider_identity';
+
 export const BUILT_IN_USER_PROPERTIES: Readonly<Record<string, PropertySchema>> = {
   name: { type: 'string', minLength: 1, maxLength: 100, 'x-sort': true, 'x-search': true },
   email: {

@@ -18,6 +18,8 @@ import { deletionWithDependents } from './delete-cascade.ts';
 import { decideWrite, finishRecord, isUnchanged, secretsToHash } from './write-record.ts';
 import type { Decision } from '../store/change.ts';
 import { isoTimestamp } from '../records/timestamps.ts';
+import { PROVIDER_IDENTITY } from '../declarations/built-in-users.ts';
+import { HttpError } from '../errors/errors.ts';
 import { representationReply } from './read-record.ts';
 
 export async function updateRecord(
@@ -41,6 +43,9 @@ export async function updateRecord(
     const current = requireRecord(context, definition);
     requireBodyPermission(actor, definition, body, vocabulary, current);
     requireIfMatch(context.req.headers['if-match'], represent(definition, current, vocabulary).etag);
+    // A user an identity provider's token made signs in there (README: Provider tokens).
+    if (current[PROVIDER_IDENTITY] !== undefined && context.secrets.length > 0)
+      throw new HttpError('forbidden', 'this user signs in at the identity provider: they have no password here');
     const parentId = definition.parent === undefined ? undefined : context.ids[context.ids.length - 2];
     return { definition, vocabulary, mode, body, store, current, seen, parentId };
   };

@@ -12,6 +12,7 @@ import { verifyPassword } from '../auth/passwords.ts';
 import type { FieldRule } from '../resources/definition.ts';
 import { validateBody } from '../resources/validation.ts';
 import { buildVocabulary } from '../resources/vocabulary.ts';
+import { PROVIDER_IDENTITY } from '../declarations/built-in-users.ts';
 
 const CREDENTIAL_FIELDS: readonly FieldRule[] = [
   { name: 'email', type: 'string', access: 'client', required: true, minLength: 1, maxLength: 254 },
@@ -56,6 +57,8 @@ export async function createToken(context: RequestContext): Promise<Reply> {
     user === undefined ||
     hash === DUMMY_HASH ||
     !matches ||
+    // A user an identity provider's token made signs in there, never here (README: Provider tokens).
+    user[PROVIDER_IDENTITY] !== undefined ||
     (await store.read(() => store.get('users', user.id))) === undefined
   ) {
     throw new HttpError('invalid_credentials', 'the email or the password is wrong', {

@@ -3,6 +3,7 @@
 // a write of its own. Processes sharing a database that see a new person at once make one user: the identity is unique.
 
 import type { ProviderProfile, UserFinder } from '../auth/provider-auth.ts';
+import { PROVIDER_IDENTITY } from '../declarations/built-in-users.ts';
 import { finishRecord } from '../handlers/write-record.ts';
 import type { Fields, StoredRecord } from '../records/json.ts';
 import { isoTimestamp } from '../records/timestamps.ts';
@@ -12,7 +13,8 @@ import type { Decision } from '../store/change.ts';
 import type { RecordReads, Store } from '../store/store.ts';
 import { NO_PLAN } from '../store/store.ts';
 
-export const IDENTITY_FIELD = 'provider_identity';
+/** As the built-in users' email (built-in-users.ts). */
+const MAX_EMAIL = 254;
 
 /** Finds the user a provider's token names, making them on first sight. */
 export function providerUserFinder(users: ResourceDefinition, store: Store): UserFinder {
@@ -20,8 +22,8 @@ export function providerUserFinder(users: ResourceDefinition, store: Store): Use
     const known = await store.serve(NO_PLAN, (reads) => reads.read(() => userWithIdentity(reads, profile.identity)));
     if (known !== undefined) return known.id;
     const { email } = profile;
-    if (email === undefined || !EMAIL_PATTERN.test(email))
-      return { refused: 'the token carries no email address, which a new plainrest user needs' };
+    if (email === undefined || email.length > MAX_EMAIL || !EMAIL_PATTERN.test(email))
+      return { refused: 'the token carries no email address plainrest can keep, which a new user needs' };
     return store.serve(NO_PLAN, (writes) =>
       writes.write((): Decision<number | { refused: string }> => {
         // Made meanwhile by another request, or another process.
@@ -37,7 +39,7 @@ export function providerUserFinder(users: ResourceDefinition, store: Store): Use
 }
 
 function userWithIdentity(reads: RecordReads, identity: string): StoredRecord | undefined {
-  const query = { filters: [{ field: IDENTITY_FIELD, value: identity }], sort: [], offset: 0, limit: 1 };
+  const query = { filters: [{ field: PROVIDER_IDENTITY, value: identity }], sort: [], offset: 0, limit: 1 };
   return reads.query('users', query).records[0];
 }
 
@@ -45,7 +47,7 @@ function newUser(users: ResourceDefinition, profile: ProviderProfile, email: str
   const fields: Fields = {};
   // Properties a declaration adds to users start at their defaults, as the administrator's do.
   for (const rule of users.fields) if (rule.default !== undefined) fields[rule.name] = rule.default;
-  Object.assign(fields, { name: profile.name, email, role: 'user', [IDENTITY_FIELD]: profile.identity });
+  Object.assign(fields, { name: profile.name, email, role: 'user', [PROVIDER_IDENTITY]: profile.identity });
   const now = isoTimestamp();
   return finishRecord(users, fields, id, now, now);
 }
