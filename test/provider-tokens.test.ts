@@ -188,6 +188,22 @@ describe('provider tokens over HTTP', () => {
     }
   });
 
+  test('a provider without an audience is accepted with a warning at start', async () => {
+    const warnings: string[] = [];
+    const logger = { info: () => undefined, warn: (line: string) => void warnings.push(line), error: () => undefined };
+    const open = await startTestServer({ oidcIssuer: provider.issuer, logger });
+    await open.close();
+    // One line per process started (two where TEST_STORE=postgres starts a pair).
+    const about = warnings.filter((line) => line.includes('OIDC_AUDIENCE'));
+    assert.ok(about.length > 0, 'warned');
+    for (const line of about) {
+      assert.equal(
+        line,
+        "OIDC_AUDIENCE is unset: tokens the identity provider issues for any of its clients are accepted; set it to this API's",
+      );
+    }
+  });
+
   test('settings: an http issuer elsewhere than this machine, or provider settings without an issuer, refuse the start', async () => {
     await assert.rejects(startTestServer({ oidcIssuer: 'http://id.example.com/realms/shop' }), /https/);
     await assert.rejects(startTestServer({ oidcAudience: 'plainrest' }), /needs oidcIssuer/);
