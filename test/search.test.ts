@@ -254,12 +254,16 @@ describe("the memory store's word index", () => {
     assert.deepEqual(index.idsHolding(['sku9', 'kettle']), [9]);
   });
 
-  test('a search on a store whose index is being built throws IndexBuilding, and read() waits for it; once built, the same query answers', async () => {
-    const random = mulberry32(11);
+  /** A memory store of 60,000 products, drawn from `seed`. */
+  const storeOfProducts = (seed: number): { products: StoredRecord[]; store: MemoryStore } => {
+    const random = mulberry32(seed);
     const products = Array.from({ length: 60_000 }, (_, index) => product(index + 1, random));
-    const store = new MemoryStore(
-      new Map([['products', { nextId: 60_001, records: new Map(products.map((record) => [record.id, record])) }]]),
-    );
+    const records = new Map(products.map((record) => [record.id, record]));
+    return { products, store: new MemoryStore(new Map([['products', { nextId: 60_001, records }]])) };
+  };
+
+  test('a search on a store whose index is being built throws IndexBuilding, and read() waits for it; once built, the same query answers', async () => {
+    const { products, store } = storeOfProducts(11);
     const query = { filters: [], search: { fields: FIELDS, words: ['tea', 'mug'] }, sort: [], offset: 0, limit: 5 };
     const waiting = (() => {
       try {
@@ -285,11 +289,7 @@ describe("the memory store's word index", () => {
   });
 
   test('prepareSearches builds the word index of every searchable collection ahead: then the first search answers at once', async () => {
-    const random = mulberry32(12);
-    const products = Array.from({ length: 60_000 }, (_, index) => product(index + 1, random));
-    const store = new MemoryStore(
-      new Map([['products', { nextId: 60_001, records: new Map(products.map((record) => [record.id, record])) }]]),
-    );
+    const { products, store } = storeOfProducts(12);
     const query = { filters: [], search: { fields: FIELDS, words: ['tea', 'mug'] }, sort: [], offset: 0, limit: 5 };
     const ready = store.prepareSearches(exampleResources());
     assert.ok(ready instanceof Promise);

@@ -32,8 +32,6 @@ export type ProviderCaller =
   | { readonly ok: true; readonly userId: number; readonly role: Role; readonly exp: number }
   | { readonly ok: false; readonly reason: string; readonly unreachable?: true };
 
-/** A user's name is at most 100 characters (built-in-users.ts). */
-const MAX_NAME = 100;
 const SUBJECT = /^[\x20-\x7e]{1,255}$/;
 const NO_KEYS: ReadonlyMap<string, ProviderKey> = new Map();
 
@@ -74,11 +72,9 @@ export class ProviderAuthenticator {
     if (claims['email_verified'] === false) return { ok: false, reason: "the token's email is not verified" };
     const text = (value: unknown): string | undefined =>
       typeof value === 'string' && value.trim() !== '' ? value.trim() : undefined;
-    const name = text(claims['name']) ?? text(claims['preferred_username']) ?? subject;
     const profile: ProviderProfile = {
       identity: `${this.#settings.issuer} ${subject}`,
-      // Cut between characters, not inside one.
-      name: Array.from(name).slice(0, MAX_NAME).join(''),
+      name: text(claims['name']) ?? text(claims['preferred_username']) ?? subject,
       email: text(claims['email']),
     };
     const found = await this.#findUser(profile);

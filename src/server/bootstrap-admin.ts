@@ -4,7 +4,7 @@
 
 import { randomBytes } from 'node:crypto';
 import { finishRecord } from '../handlers/write-record.ts';
-import type { Fields } from '../records/json.ts';
+import type { Fields, StoredRecord } from '../records/json.ts';
 import { hashPassword, verifyPassword } from '../auth/passwords.ts';
 import type { ResourceDefinition } from '../resources/definition.ts';
 import type { Logger } from '../logging/logger.ts';
@@ -39,16 +39,12 @@ export async function ensureAdmin(
   );
   if (existing === undefined) {
     const plain = password ?? randomBytes(12).toString('base64url');
-    const fields: Fields = {};
-    // Properties a declaration adds to users start at their defaults.
-    for (const rule of users.fields) if (rule.default !== undefined) fields[rule.name] = rule.default;
-    Object.assign(fields, { name: ADMIN_NAME, email, password_hash: await hashPassword(plain), role: 'admin' });
+    const fields: Fields = { name: ADMIN_NAME, email, password_hash: await hashPassword(plain), role: 'admin' };
     // Created unless another process created it meanwhile (then that one's password stands).
     const created = await shared.serve(NO_PLAN, (store) =>
       store.write((): Decision<boolean> => {
         if (store.findIgnoringCase('users', 'email', email) !== undefined) return { changes: [], result: false };
-        const now = isoTimestamp();
-        const record = finishRecord(users, fields, store.allocateId('users'), now, now);
+        const record = serverMadeUser(users, fields, store.allocateId('users'));
         return { changes: [{ kind: 'put', collection: 'users', record, created: true }], result: true };
       }),
     );
@@ -94,4 +90,15 @@ async function replacePasswordIfChanged(
       return { changes: [{ kind: 'put', collection: 'users', record }], result: undefined };
     }),
   );
+}
+
+/**
+ * A user the server makes, not a request (the administrator, a provider's person on first sight): the properties a
+ * declaration adds to users at their defaults, then `given`.
+ */
+export function serverMadeUser(users: ResourceDefinition, given: Fields, id: number): StoredRecord {
+  const fields: Fields = {};
+  for (const rule of users.fields) if (rule.default !== undefined) fields[rule.name] = rule.default;
+  const now = isoTimestamp();
+  return finishRecord(users, { ...fields, ...given }, id, now, now);
 }

@@ -4,17 +4,13 @@
 
 import type { ProviderProfile, UserFinder } from '../auth/provider-auth.ts';
 import { PROVIDER_IDENTITY } from '../declarations/built-in-users.ts';
-import { finishRecord } from '../handlers/write-record.ts';
-import type { Fields, StoredRecord } from '../records/json.ts';
-import { isoTimestamp } from '../records/timestamps.ts';
-import type { ResourceDefinition } from '../resources/definition.ts';
+import type { StoredRecord } from '../records/json.ts';
+import type { FieldRule, ResourceDefinition } from '../resources/definition.ts';
 import { EMAIL_PATTERN } from '../resources/scalar-checks.ts';
 import type { Decision } from '../store/change.ts';
 import type { RecordReads, Store } from '../store/store.ts';
 import { NO_PLAN } from '../store/store.ts';
-
-/** As the built-in users' email (built-in-users.ts). */
-const MAX_EMAIL = 254;
+import { serverMadeUser } from './bootstrap-admin.ts';
 
 /** Finds the user a provider's token names, making them on first sight. */
 export function providerUserFinder(users: ResourceDefinition, store: Store): UserFinder {
@@ -22,7 +18,8 @@ export function providerUserFinder(users: ResourceDefinition, store: Store): Use
     const known = await store.serve(NO_PLAN, (reads) => reads.read(() => userWithIdentity(reads, profile.identity)));
     if (known !== undefined) return known.id;
     const { email } = profile;
-    if (email === undefined || email.length > MAX_EMAIL || !EMAIL_PATTERN.test(email))
+    const longest = ruleOf(users, 'email')?.maxLength ?? Number.POSITIVE_INFINITY;
+    if (email === undefined || email.length > longest || !EMAIL_PATTERN.test(email))
       return { refused: 'the token carries no email address plainrest can keep, which a new user needs' };
     return store.serve(NO_PLAN, (writes) =>
       writes.write((): Decision<number | { refused: string }> => {
@@ -43,11 +40,13 @@ function userWithIdentity(reads: RecordReads, identity: string): StoredRecord | 
   return reads.query('users', query).records[0];
 }
 
+/** The profile's user: its name cut, between characters, to what users' name may hold. */
 function newUser(users: ResourceDefinition, profile: ProviderProfile, email: string, id: number): StoredRecord {
-  const fields: Fields = {};
-  // Properties a declaration adds to users start at their defaults, as the administrator's do.
-  for (const rule of users.fields) if (rule.default !== undefined) fields[rule.name] = rule.default;
-  Object.assign(fields, { name: profile.name, email, role: 'user', [PROVIDER_IDENTITY]: profile.identity });
-  const now = isoTimestamp();
-  return finishRecord(users, fields, id, now, now);
+  const longest = ruleOf(users, 'name')?.maxLength;
+  const name = longest === undefined ? profile.name : Array.from(profile.name).slice(0, longest).join('');
+  return serverMadeUser(users, { name, email, role: 'user', [PROVIDER_IDENTITY]: profile.identity }, id);
+}
+
+function ruleOf(users: ResourceDefinition, name: string): FieldRule | undefined {
+  return users.fields.find((rule) => rule.name === name);
 }

@@ -28,7 +28,14 @@ export interface HeapUse {
 export function currentHeap(): HeapUse {
   let used = 0;
   for (const space of getHeapSpaceStatistics()) if (!YOUNG_SPACES.has(space.space_name)) used += space.space_used_size;
-  return { used, limit: oldGenerationLimit() ?? getHeapStatistics().heap_size_limit };
+  return { used, limit: heapLimit() };
+}
+
+/** Fixed for the process's life: read once (every write asks for the heap). */
+let limitOnce: number | undefined;
+
+function heapLimit(): number {
+  return (limitOnce ??= oldGenerationLimit() ?? getHeapStatistics().heap_size_limit);
 }
 
 /**
