@@ -357,7 +357,7 @@ describe('auth: many requests on one connection', () => {
       updated_at: '2026-01-01T00:00:00.000Z',
     });
     const store = new MemoryStore(new Map([['users' as const, { nextId: 2, records: new Map([[1, user]]) }]]));
-    const authenticator = new Authenticator(TEST_TOKEN_SECRET, 60, () => now);
+    const authenticator = new Authenticator(TEST_TOKEN_SECRET, 60, { nowSeconds: () => now });
     const header = `Bearer ${tokenFor(1, 60, now)}`;
     const connection = {};
     assert.deepEqual(authenticator.authenticate(header, connection, store), { id: 1, role: 'user' });

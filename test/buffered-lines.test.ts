@@ -344,7 +344,7 @@ describe('cli: stdout to a file', () => {
       assert.equal(lines.length, 4 + REQUESTS + 2, text);
       assert.match(lines[0] as string, BANNER);
       assert.match(lines[1] as string, /^explorer: http:\/\/127\.0\.0\.1:\d+\/ \(open it in a browser/);
-      assert.match(lines[2] as string, /^data: .* \(3 users, 12 products, 5 orders\)$/);
+      assert.match(lines[2] as string, /^data: .* \(3 users, 12 products, 5 orders, 0 keys\)$/);
       assert.match(lines[3] as string, /^token: curl /);
       assert.deepEqual(lines.slice(-2), ['SIGTERM: finishing in-flight requests, then stopping', 'stopped']);
 

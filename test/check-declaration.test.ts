@@ -97,6 +97,27 @@ const MISTAKES: readonly Mistake[] = [
     message: /^its path segment "usuarios" is also users's$/,
   },
   {
+    name: "the built-in keys' name",
+    change: (d) => (d.resources.keys = { ...d.resources.authors, names: undefined }),
+    pointer: '/resources/keys',
+    message: /^"keys" is reserved: it holds users' API keys \(\/v1\/users\/\{id\}\/keys\)$/,
+  },
+  {
+    name: "the built-in keys' path under users in a vocabulary",
+    change: (d) => {
+      d.resources.notes = { singular: 'note', parent: 'users', properties: { text: { type: 'string' } } };
+      d.resources.notes.names = { pt: { collection: 'chaves' } };
+    },
+    pointer: '/resources/notes',
+    message: /^its path segment "chaves" is also keys's$/,
+  },
+  {
+    name: 'a password the server would make',
+    change: (d) => (d.resources.authors.properties.pin = { type: 'string', format: 'password', readOnly: true }),
+    pointer: '/resources/authors/properties/pin/readOnly',
+    message: /^a password is sent by clients; only API keys have a secret the server makes$/,
+  },
+  {
     name: 'two collections sharing a path segment in a vocabulary',
     change: (d) => (d.resources.loans.names = { pt: { collection: 'autores' } }),
     pointer: '/resources/loans',
@@ -292,6 +313,8 @@ describe('every problem at once', () => {
     // or that write the same member as another one (`tags`).
     const apart = new Set([
       'a reserved collection name',
+      "the built-in keys' name",
+      "the built-in keys' path under users in a vocabulary",
       'a collection name with capitals',
       'retyping a built-in user field',
       'x-filter inside an array',

@@ -207,7 +207,10 @@ describe('cli: starting', () => {
       const url = await started(cli);
       assert.notEqual(new URL(url).port, '0');
       // alice, bob and the administrator
-      assert.match(cli.stdout(), new RegExp(`^data: ${escape(dir.path)} \\(3 users, 12 products, 5 orders\\)$`, 'm'));
+      assert.match(
+        cli.stdout(),
+        new RegExp(`^data: ${escape(dir.path)} \\(3 users, 12 products, 5 orders, 0 keys\\)$`, 'm'),
+      );
       await cli.waitFor(new RegExp(`^token: .*${escape(`${url}/v1/tokens`)}`, 'm')); // how to get a token (README: Configuration)
       // in a checkout `plainrest` is not on the PATH: the hint names the script as it was run
       assert.match(cli.stdout(), /^token: .*\(or: node dist\/main\.js token <email>\)$/m);
@@ -276,7 +279,7 @@ describe('cli: starting', () => {
   test('the --seed flag wins over the SEED variable: --seed false starts empty', TIMEOUT, async () => {
     const cli = runCli(['--port', '0', '--seed', 'false'], { DATA_DIR: dir.path, SEED: 'true', ...ADMIN_ENV });
     const url = await started(cli);
-    assert.match(cli.stdout(), /^data: .* \(1 user, 0 products, 0 orders\)$/m); // the administrator only
+    assert.match(cli.stdout(), /^data: .* \(1 user, 0 products, 0 orders, 0 keys\)$/m); // the administrator only
     const token = await login(url, TEST_ADMIN_EMAIL, TEST_ADMIN_PASSWORD);
     assert.equal((await getJson(`${url}/v1/products`, token)).body.meta.total, 0);
   });
@@ -284,7 +287,7 @@ describe('cli: starting', () => {
   test('SEED=false from the environment starts empty', TIMEOUT, async () => {
     const cli = runCli(['--port', '0'], { DATA_DIR: dir.path, SEED: 'false' });
     await started(cli);
-    assert.match(cli.stdout(), /^data: .* \(1 user, 0 products, 0 orders\)$/m); // the administrator only
+    assert.match(cli.stdout(), /^data: .* \(1 user, 0 products, 0 orders, 0 keys\)$/m); // the administrator only
   });
 
   test('MAX_BODY_BYTES is applied: a larger body gets 413', TIMEOUT, async () => {
@@ -359,6 +362,7 @@ describe('cli: stopping', () => {
         assert.deepEqual((await readdir(dir.path)).sort(), [
           'idempotency_keys.json',
           'journal-000000000001.jsonl',
+          'keys.json',
           'orders.json',
           'products.json',
           'token-secret',
@@ -415,7 +419,7 @@ describe('cli: stopping', () => {
 
       const second = runCli(['--port', '0'], { DATA_DIR: dir.path });
       const secondUrl = await started(second);
-      assert.match(second.stdout(), /\(2 users, 10 products, 0 orders\)$/m); // the administrator and Killed
+      assert.match(second.stdout(), /\(2 users, 10 products, 0 orders, 0 keys\)$/m); // the administrator and Killed
       assert.equal(second.stderr(), '');
       const secondToken = await login(secondUrl, TEST_ADMIN_EMAIL, TEST_ADMIN_PASSWORD);
       const list = await getJson(`${secondUrl}/v1/products`, secondToken);
@@ -467,7 +471,7 @@ describe('cli: stopping', () => {
       // no ADMIN_PASSWORD now: the administrator keeps the password it has
       const second = runCli(['--port', '0'], { DATA_DIR: dir.path });
       const secondUrl = await started(second);
-      assert.match(second.stdout(), /\(1 user, 1 product, 0 orders\)$/m); // the administrator and Kept
+      assert.match(second.stdout(), /\(1 user, 1 product, 0 orders, 0 keys\)$/m); // the administrator and Kept
       const secondToken = await login(secondUrl, TEST_ADMIN_EMAIL, TEST_ADMIN_PASSWORD);
       const list = await getJson(`${secondUrl}/v1/products`, secondToken);
       assert.deepEqual(
@@ -512,7 +516,7 @@ describe('cli: the administrator', () => {
       const secondOutput = second.stdout() + second.stderr();
       assert.doesNotMatch(secondOutput, /generated password/);
       assert.equal(secondOutput.includes(password), false, secondOutput);
-      assert.match(second.stdout(), /^data: .* \(3 users, 12 products, 5 orders\)$/m);
+      assert.match(second.stdout(), /^data: .* \(3 users, 12 products, 5 orders, 0 keys\)$/m);
       // the password generated on the first start still logs in
       assert.equal(typeof (await login(secondUrl, TEST_ADMIN_EMAIL, password)), 'string');
     },
@@ -596,6 +600,7 @@ describe('cli: the token subcommand', () => {
         'idempotency_keys.json',
         'journal-000000000001.jsonl',
         'journal-000000000020.jsonl',
+        'keys.json',
         'orders.json',
         'products.json',
         'token-secret',

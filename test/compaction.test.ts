@@ -25,7 +25,7 @@ const defer = cleanUpAfterEach();
 const SMALLEST_COMPACT_AFTER_BYTES = 1;
 const STARTS = 10;
 /** The example dataset, plus the administrator every start ensures. */
-const SEEDED = { users: 3, products: 12, orders: 5 };
+const SEEDED = { users: 3, products: 12, orders: 5, keys: 0 };
 
 /** The records of `collection` a start reads from `dir`: its snapshot and the journal lines after it. */
 async function storedCount(dir: string, collection: string): Promise<number> {

@@ -171,7 +171,7 @@ describe('copy: a data directory into PostgreSQL and back', { skip: POSTGRES_SKI
       const copied = await plainrest(['copy', '--from', source, '--to', url]);
       assert.deepEqual(copied, {
         code: 0,
-        stdout: `copied 4 users, 13 products, 6 orders (and 1 idempotency key) from the data directory ${source} to the database ${url}\n`,
+        stdout: `copied 4 users, 13 products, 6 orders, 0 keys (and 1 idempotency key) from the data directory ${source} to the database ${url}\n`,
         stderr: '',
       });
       const api = await startTestServerWithAdminBootstrap({ database: url });
@@ -237,7 +237,7 @@ describe('copy: a data directory into PostgreSQL and back', { skip: POSTGRES_SKI
       const copied = await plainrest(['copy', '--from', url, '--to', copyBack]);
       assert.deepEqual(copied, {
         code: 0,
-        stdout: `copied 4 users, 13 products, 6 orders (and 1 idempotency key) from the database ${url} to the data directory ${copyBack}\n`,
+        stdout: `copied 4 users, 13 products, 6 orders, 0 keys (and 1 idempotency key) from the database ${url} to the data directory ${copyBack}\n`,
         stderr: '',
       });
       const onDirectory = await startTestServerWithAdminBootstrap({ dataDir: copyBack });

@@ -92,7 +92,7 @@ describe('embed on a record', () => {
     for (const query of ['embed=invoices', 'embed=orders,orders', 'embed=']) {
       const answer = await api.get(`${path}?${query}`);
       assertProblem(answer, 400, 'invalid_query', path, [{ field: 'embed', code: 'invalid_value' }]);
-      assert.equal(answer.body.errors[0].message, 'must list distinct names among orders, separated by commas');
+      assert.equal(answer.body.errors[0].message, 'must list distinct names among orders, keys, separated by commas');
     }
     assertProblem(await api.get(`${path}?embed=orders&incluir=orders`), 400, 'invalid_query', path, [
       { field: 'incluir', code: 'repeated_parameter' },

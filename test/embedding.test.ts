@@ -114,7 +114,7 @@ describe('embedding: createApp', () => {
     assert.equal(typeof app.close, 'function');
     assert.equal(app.config.seed, true);
     assert.equal(app.config.dataDir, null);
-    assert.deepEqual(await app.recordCounts(), { users: 3, products: 12, orders: 5 }); // alice, bob and the administrator
+    assert.deepEqual(await app.recordCounts(), { users: 3, products: 12, orders: 5, keys: 0 }); // alice, bob and the administrator
     const { api: anonymous, stop } = await mount(app, undefined);
     try {
       const health = await anonymous.get('/healthz');
@@ -132,13 +132,13 @@ describe('embedding: createApp', () => {
 
   test('createApp({dataDir: null, seed: false}) starts empty', async () => {
     const app = await createApp({ dataDir: null, seed: false, ...TEST_AUTH_OPTIONS });
-    assert.deepEqual(await app.recordCounts(), { users: 1, products: 0, orders: 0 }); // the administrator only
+    assert.deepEqual(await app.recordCounts(), { users: 1, products: 0, orders: 0, keys: 0 }); // the administrator only
     const { api, stop } = await mount(app, tokenFor(1));
     try {
       const created = await api.post('/v1/products', { name: 'A', category: 'c', price: 1 });
       assert.equal(created.status, 201);
       assert.equal(created.headers.get('location'), '/v1/products/1');
-      assert.deepEqual(await app.recordCounts(), { users: 1, products: 1, orders: 0 });
+      assert.deepEqual(await app.recordCounts(), { users: 1, products: 1, orders: 0, keys: 0 });
     } finally {
       await stop();
     }
@@ -168,7 +168,7 @@ describe('embedding: createApp', () => {
       assert.equal(app.config.adminPassword, undefined);
       assert.equal(app.config.tokenSecret, undefined);
       assert.equal(app.config.tokenTtlSeconds, 3600);
-      assert.deepEqual(await app.recordCounts(), { users: 3, products: 12, orders: 5 }); // alice, bob and admin@example.com
+      assert.deepEqual(await app.recordCounts(), { users: 3, products: 12, orders: 5, keys: 0 }); // alice, bob and admin@example.com
       await app.close();
     } finally {
       for (const name of Object.keys(variables)) {
@@ -281,7 +281,7 @@ describe('embedding: the store option', () => {
     try {
       const api = await connect(server);
       assert.deepEqual((await api.get('/v1/products')).body.data, [kept]);
-      assert.deepEqual(await server.app.recordCounts(), { users: 1, products: 1, orders: 0 }); // the administrator only: not seeded
+      assert.deepEqual(await server.app.recordCounts(), { users: 1, products: 1, orders: 0, keys: 0 }); // the administrator only: not seeded
       const created = await api.post('/v1/products', { name: 'Through the store', category: 'c', price: 2 });
       assert.equal(created.status, 201, created.text);
       assert.equal(created.body.id, 8);

@@ -1,5 +1,5 @@
 // The HTTP suites of products, lists, idempotency keys, permissions, declared resources, field
-// selection, range filters, search, embedding and provider tokens again, on two servers sharing one PostgreSQL, each request to the next server in turn
+// selection, range filters, search, embedding, provider tokens and API keys again, on two servers sharing one PostgreSQL, each request to the next server in turn
 // (helpers.ts: TEST_STORE=postgres), in one process and so on one throwaway PostgreSQL;
 // skipped, saying why, without PostgreSQL. orders.postgres.test.ts runs the orders (its
 // own process: that suite's hooks are file-wide).
@@ -8,7 +8,7 @@ import { againOnSharedPostgres } from './helpers.ts';
 
 await againOnSharedPostgres(
   'products, lists, idempotency keys, permissions, declared resources, field selection, range filters, search, embedding, ' +
-    'provider tokens',
+    'provider tokens, API keys',
   async () => {
     await import('./products.test.ts');
     await import('./lists.test.ts');
@@ -20,5 +20,6 @@ await againOnSharedPostgres(
     await import('./search.test.ts');
     await import('./embed.test.ts');
     await import('./provider-tokens.test.ts');
+    await import('./api-keys.test.ts');
   },
 );

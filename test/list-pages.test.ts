@@ -609,25 +609,31 @@ class ControlledPersistence implements Persistence {
 
 describe('Store.version (MemoryStore)', () => {
   test('starts at 0 for every collection', () => {
-    assert.deepEqual(versions(new MemoryStore(new Map())), { users: 0, products: 0, orders: 0, idempotency_keys: 0 });
+    assert.deepEqual(versions(new MemoryStore(new Map())), {
+      users: 0,
+      products: 0,
+      orders: 0,
+      keys: 0,
+      idempotency_keys: 0,
+    });
   });
 
   test('counts every change a commit makes, in the collections it touches only', async () => {
     const store = new MemoryStore(new Map());
     await store.commit([{ kind: 'put', collection: 'products', record: product(1) }]);
-    assert.deepEqual(versions(store), { users: 0, products: 1, orders: 0, idempotency_keys: 0 });
+    assert.deepEqual(versions(store), { users: 0, products: 1, orders: 0, keys: 0, idempotency_keys: 0 });
     await store.commit([
       { kind: 'put', collection: 'products', record: product(1, 'Renamed') },
       { kind: 'put', collection: 'orders', record: order(1, 7) },
     ]);
-    assert.deepEqual(versions(store), { users: 0, products: 2, orders: 1, idempotency_keys: 0 });
+    assert.deepEqual(versions(store), { users: 0, products: 2, orders: 1, keys: 0, idempotency_keys: 0 });
     await store.commit([{ kind: 'delete', collection: 'products', id: 1 }]);
-    assert.deepEqual(versions(store), { users: 0, products: 3, orders: 1, idempotency_keys: 0 });
+    assert.deepEqual(versions(store), { users: 0, products: 3, orders: 1, keys: 0, idempotency_keys: 0 });
     // Reads change nothing.
     store.query('products', ALL);
     store.get('orders', 1);
     store.allocateId('users');
-    assert.deepEqual(versions(store), { users: 0, products: 3, orders: 1, idempotency_keys: 0 });
+    assert.deepEqual(versions(store), { users: 0, products: 3, orders: 1, keys: 0, idempotency_keys: 0 });
   });
 
   test('changes as soon as the commit is applied, and again when a commit whose persist() rejects is rolled back', async () => {
@@ -644,7 +650,7 @@ describe('Store.version (MemoryStore)', () => {
     assert.equal(store.version('products'), 2, 'the rollback is a change too');
     assert.equal(store.get('products', 1), undefined);
     assert.deepEqual(store.query('products', ALL), { records: [], total: 0 });
-    assert.deepEqual(versions(store), { users: 0, products: 2, orders: 0, idempotency_keys: 0 });
+    assert.deepEqual(versions(store), { users: 0, products: 2, orders: 0, keys: 0, idempotency_keys: 0 });
   });
 
   test('a failed persist rolls back every pending commit, and each collection it touches gets a new version; a durable commit keeps its version', async () => {
@@ -653,17 +659,17 @@ describe('Store.version (MemoryStore)', () => {
     const durable = store.commit([{ kind: 'put', collection: 'products', record: product(1) }]);
     persistence.succeedNext();
     await durable;
-    assert.deepEqual(versions(store), { users: 0, products: 1, orders: 0, idempotency_keys: 0 });
+    assert.deepEqual(versions(store), { users: 0, products: 1, orders: 0, keys: 0, idempotency_keys: 0 });
 
     const first = store.commit([{ kind: 'put', collection: 'products', record: product(1, 'Changed') }]);
     const second = store.commit([{ kind: 'put', collection: 'orders', record: order(1, 7) }]);
     assert.equal(persistence.pending, 2);
-    assert.deepEqual(versions(store), { users: 0, products: 2, orders: 1, idempotency_keys: 0 });
+    assert.deepEqual(versions(store), { users: 0, products: 2, orders: 1, keys: 0, idempotency_keys: 0 });
 
     persistence.failNext();
     await assert.rejects(first, /ENOSPC/);
     // Both pending commits are undone at once: product 1 is back to its durable state, order 1 is gone.
-    assert.deepEqual(versions(store), { users: 0, products: 3, orders: 2, idempotency_keys: 0 });
+    assert.deepEqual(versions(store), { users: 0, products: 3, orders: 2, keys: 0, idempotency_keys: 0 });
     assert.deepEqual(store.get('products', 1), product(1));
     assert.equal(store.get('orders', 1), undefined);
 
@@ -671,7 +677,7 @@ describe('Store.version (MemoryStore)', () => {
     await assert.rejects(second, /ENOSPC/);
     assert.deepEqual(
       versions(store),
-      { users: 0, products: 3, orders: 2, idempotency_keys: 0 },
+      { users: 0, products: 3, orders: 2, keys: 0, idempotency_keys: 0 },
       'nothing left to undo',
     );
   });

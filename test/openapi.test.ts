@@ -168,7 +168,20 @@ describe('openapi: the document', () => {
     const tags = doc['tags'] as Json[];
     assert.deepEqual(
       tags.map((tag) => tag['name']),
-      ['service', 'health', 'tokens', 'events', 'users', 'products', 'orders', 'usuarios', 'produtos', 'pedidos'],
+      [
+        'service',
+        'health',
+        'tokens',
+        'events',
+        'users',
+        'products',
+        'orders',
+        'keys',
+        'usuarios',
+        'produtos',
+        'pedidos',
+        'chaves',
+      ],
     );
     for (const tag of tags)
       assert.ok(typeof tag['description'] === 'string' && tag['description'].length > 10, tag['name']);
@@ -490,15 +503,16 @@ describe('openapi: the change feed', () => {
     assert.deepEqual(event['properties']['type']['enum'], ['created', 'updated', 'deleted']);
     assert.deepEqual(
       new Set(event['properties']['record']['anyOf'].map((ref: Json) => ref['$ref'])),
-      new Set(['User', 'Product', 'Order'].map((name) => `#/components/schemas/${name}`)),
+      new Set(['User', 'Product', 'Order', 'Key'].map((name) => `#/components/schemas/${name}`)),
     );
     assert.deepEqual(
       new Set(
         doc['components']['schemas']['ChangeEvent_pt']['properties']['record']['anyOf'].map((ref: Json) => ref['$ref']),
       ),
-      new Set(['User_pt', 'Product_pt', 'Order_pt'].map((name) => `#/components/schemas/${name}`)),
+      new Set(['User_pt', 'Product_pt', 'Order_pt', 'Key_pt'].map((name) => `#/components/schemas/${name}`)),
     );
     assert.deepEqual([...doc['components']['schemas']['ChangeEvent_pt']['properties']['collection']['enum']].sort(), [
+      'chaves',
       'pedidos',
       'produtos',
       'usuarios',

@@ -110,7 +110,7 @@ describe('the npm package', () => {
         ownGroup: true,
       });
       const [, url] = await server.waitFor(/^plainrest listening on (\S+)$/m);
-      await server.waitFor(/^data: data \(3 users, 12 products, 5 orders\)$/m);
+      await server.waitFor(/^data: data \(3 users, 12 products, 5 orders, 0 keys\)$/m);
       await server.waitFor(/^token: .*\(or: npx plainrest token <email>\)$/m);
 
       const minted = await runToExit('npx', ['--no-install', 'plainrest', 'token', 'alice@example.com'], {

@@ -3,14 +3,17 @@
 // PostgreSQL): a record written through one is read through the other at once, lists
 // and totals included; racing creates of one unique value give one 201 and one 409;
 // racing transitions give one 200 and one 409; If-Match is checked against the committed
-// version; an Idempotency-Key replays from the other server; ids are never reused; a
+// version; an Idempotency-Key replays from the other server; ids are never reused; an API key deleted through one
+// is refused by the other at once, and the database holds only its hash; a
 // deleted or demoted user is refused or demoted by the other at its next request, also
 // when that request is a POST or a read decided with the caller as it was last read (a
 // read of a record or a page is then one statement, which checks the caller). And a
 // declaration the stored data no longer fits is refused at start, in the data directory's words.
 
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
+import pg from 'pg';
 import { startServer } from '../src/server/server.ts';
 import { StartupError } from '../src/store/data-directory.ts';
 import type { ResourcesDeclaration } from '../src/declarations/declaration.ts';
@@ -190,6 +193,29 @@ describe('two servers on one PostgreSQL', { skip: POSTGRES_SKIP }, () => {
     assert.equal((await one.patch(`/v1/users/${admin2.body.id}`, { role: 'user' })).status, 200);
     assert.equal((await asTemp.get('/v1/products')).status, 401);
     assert.equal((await asAdmin2.get('/v1/users')).status, 403);
+  });
+
+  test('an API key made through one server works through the other; the database keeps its hash only; deleted through one, the other refuses it at its next request', async () => {
+    const made = await one.post('/v1/users/1/keys', { name: 'cross-process' });
+    assert.equal(made.status, 201);
+    const secret = made.body.secret as string;
+    const program = two.as(secret);
+    assert.equal((await program.get('/v1/users/1')).status, 200);
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      const rows = (await client.query('SELECT * FROM "keys"')).rows;
+      const dump = JSON.stringify(rows);
+      assert.ok(!dump.includes(secret) && !dump.includes(secret.slice(4)), 'the keys table holds no secret');
+      assert.deepEqual(
+        rows.map((row: Record<string, unknown>) => row['secret_hash']),
+        [createHash('sha256').update(secret).digest('base64url')],
+      );
+    } finally {
+      await client.end();
+    }
+    assert.equal((await one.delete(`/v1/users/1/keys/${made.body.id}`)).status, 204);
+    assertProblem(await program.get('/v1/users/1'), 401, 'invalid_token', '/v1/users/1');
   });
 
   test('a POST decided with its caller as this server last read it stands only if the caller still is: promoted 201, renamed 201, demoted 403, deleted 401, nothing written when refused', async () => {

@@ -62,6 +62,8 @@ function validBody(route: RouteSpec, method: string): unknown {
       return method === 'patch' ? { price: 3 } : { name: 'Thing', category: 'misc', price: 2 };
     case 'orders':
       return method === 'patch' ? { status: 'cancelled' } : { items: [{ product_id: 2, quantity: 1 }] };
+    case 'keys':
+      return { name: 'export' };
   }
 }
 
@@ -167,6 +169,13 @@ async function produce(api: TestServer, operation: Operation, status: number): P
   // Orders: PUT and PATCH succeed on alice's pending order 3; 409 on her shipped order 1.
   if (route.kind === 'item' && route.definition.collection === 'orders')
     path = path.replace(/\/1$/, status === 409 ? '/1' : '/3');
+  // The seed has no keys: alice's key 1 is made first.
+  if (
+    route.kind === 'item' &&
+    route.definition.collection === 'keys' &&
+    (await api.get('/v1/users/1/keys/1')).status === 404
+  )
+    await api.post('/v1/users/1/keys', { name: 'export' });
   switch (status) {
     case 304:
       headers['if-none-match'] = '*';

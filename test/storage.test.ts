@@ -52,9 +52,16 @@ import {
 } from './helpers.ts';
 
 const EXAMPLE_DIR = join(REPOSITORY_ROOT, 'data', 'example');
-const SNAPSHOT_FILES = ['idempotency_keys.json', 'orders.json', 'products.json', 'users.json'];
+const SNAPSHOT_FILES = ['idempotency_keys.json', 'keys.json', 'orders.json', 'products.json', 'users.json'];
 /** A data dir started without a configured tokenSecret also keeps the generated one. */
-const DATA_DIR_FILES = ['idempotency_keys.json', 'orders.json', 'products.json', 'token-secret', 'users.json'];
+const DATA_DIR_FILES = [
+  'idempotency_keys.json',
+  'keys.json',
+  'orders.json',
+  'products.json',
+  'token-secret',
+  'users.json',
+];
 const LOCK_FILE = 'plainrest.lock';
 const SEGMENT_NAME = /^journal-(\d{12})\.jsonl$/;
 const TIMESTAMP = '2026-01-01T00:00:00.000Z';
@@ -733,7 +740,7 @@ describe('storage: with a data directory', () => {
       ],
     );
     assert.equal((await api.get('/v1/products')).body.meta.total, 12);
-    assert.deepEqual(await api.server.app.recordCounts(), { users: 3, products: 12, orders: 5 });
+    assert.deepEqual(await api.server.app.recordCounts(), { users: 3, products: 12, orders: 5, keys: 0 });
 
     await api.close();
     await assertClosedDirectory(dir, SNAPSHOT_FILES);

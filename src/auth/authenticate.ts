@@ -1,11 +1,14 @@
-// Bearer-token authentication (RFC 6750; README: Authentication and permissions): the token comes in
-// `Authorization: Bearer …` and carries everything; the server keeps no session. The user's existence and role are
-// read from the current record on every request, so a deleted user's token stops working and a demotion takes effect
-// at once.
+// Bearer-token authentication (RFC 6750; README: Authentication and permissions): plainrest's own tokens, an identity
+// provider's (provider-auth.ts) and API keys (api-keys.ts) come in `Authorization: Bearer …`; the server keeps no
+// session. The user (and an API key) is read from the current record on every request, so a deleted user's token or a
+// deleted key stops working and a demotion takes effect at once.
 
 import { createHash } from 'node:crypto';
+import { API_KEYS, KEY_FIELDS } from '../declarations/built-in-keys.ts';
 import { HttpError } from '../errors/errors.ts';
+import type { StoredRecord } from '../records/json.ts';
 import type { RequestStore } from '../store/store.ts';
+import { isApiKey, keyExpiry, keyOfSecret } from './api-keys.ts';
 import type { TokenClaims } from './jwt.ts';
 import { looksLikeOwnToken, signToken, verifyToken } from './jwt.ts';
 import type { Actor, Role } from './permissions.ts';
@@ -30,6 +33,20 @@ interface Verified {
   readonly userId: number;
   readonly exp: number;
   readonly role?: Role;
+  /** An API key's id: the key is read again on every request, so a deleted one stops working at once. */
+  readonly keyId?: number;
+}
+
+/** What a request's authentication reads: the caller, and an API key (by id, or by its secret's hash). */
+export type AuthenticationReads = Pick<RequestStore, 'caller' | 'get' | 'query'>;
+
+export interface AuthenticatorOptions {
+  /** The clock, in seconds since the epoch (tests move it). */
+  readonly nowSeconds?: () => number;
+  /** Tokens of an OpenID Connect provider, accepted beside plainrest's own; absent: none. */
+  readonly provider?: ProviderAuthenticator;
+  /** Told of every request an API key authenticates (server/key-use.ts notes when it was last used). */
+  readonly keyUsed?: (key: StoredRecord) => void;
 }
 
 export class Authenticator {
@@ -47,19 +64,15 @@ export class Authenticator {
    */
   readonly #lastOnConnection = new WeakMap<object, { readonly header: string; readonly verified: Verified }>();
 
-  /** Tokens of an OpenID Connect provider, accepted beside plainrest's own; absent: none. */
   readonly #provider: ProviderAuthenticator | undefined;
+  readonly #keyUsed: ((key: StoredRecord) => void) | undefined;
 
-  constructor(
-    secret: string,
-    ttlSeconds: number,
-    nowSeconds: () => number = () => Math.floor(Date.now() / 1000),
-    provider?: ProviderAuthenticator,
-  ) {
+  constructor(secret: string, ttlSeconds: number, options: AuthenticatorOptions = {}) {
     this.#secret = secret;
     this.#ttlSeconds = ttlSeconds;
-    this.#nowSeconds = nowSeconds;
-    this.#provider = provider;
+    this.#nowSeconds = options.nowSeconds ?? (() => Math.floor(Date.now() / 1000));
+    this.#provider = options.provider;
+    this.#keyUsed = options.keyUsed;
   }
 
   /**
@@ -73,7 +86,7 @@ export class Authenticator {
     const now = this.#nowSeconds();
     if ((this.#verified.get(keyOf(authorization))?.exp ?? 0) > now) return undefined;
     const token = authorization.replace(BEARER_PREFIX, '').trim();
-    if (looksLikeOwnToken(token)) return undefined;
+    if (looksLikeOwnToken(token) || isApiKey(token)) return undefined;
     return provider.caller(token, now).then((caller) => {
       // Kept as long as it verifies: its expiry with the leeway its verification allows.
       const exp = caller.ok ? caller.exp + LEEWAY_SECONDS : 0;
@@ -91,48 +104,48 @@ export class Authenticator {
 
   /**
    * The caller named by the Authorization header, or a 401 (RFC 6750 §3); `connection` is
-   * the request's socket, `store` the request's (store/store.ts). The user is read on
-   * every request, so a deleted or demoted user is refused or demoted at once.
+   * the request's socket, `store` the request's (store/store.ts). The user, and an API key, are read on
+   * every request, so a deleted or demoted user, or a deleted key, is refused or demoted at once.
    */
-  authenticate(
-    authorization: string | undefined,
-    connection: object | undefined,
-    store: Pick<RequestStore, 'caller'>,
-  ): Actor {
+  authenticate(authorization: string | undefined, connection: object | undefined, store: AuthenticationReads): Actor {
     const now = this.#nowSeconds();
     const last = connection === undefined ? undefined : this.#lastOnConnection.get(connection);
     let entry = last !== undefined && last.header === authorization ? last.verified : undefined;
     if (entry === undefined || entry.exp <= now) {
-      entry = this.#cachedOrVerified(authorization, now);
+      entry = this.#cachedOrVerified(authorization, now, store);
       if (connection !== undefined)
         this.#lastOnConnection.set(connection, { header: authorization as string, verified: entry });
     }
+    const key = entry.keyId === undefined ? undefined : store.get(API_KEYS, entry.keyId);
+    if (entry.keyId !== undefined && key === undefined) throw invalidToken('this API key was deleted');
     const user = store.caller(entry.userId);
     if (user === undefined) throw invalidToken('the user of this token no longer exists');
-    // A provider's token carries the role; plainrest's own tokens take the user's.
+    // A provider's token carries the role; plainrest's own tokens and API keys take the user's.
     const role = entry.role ?? (user['role'] === 'admin' ? 'admin' : 'user');
-    return { id: user.id, role };
+    if (key === undefined) return { id: user.id, role };
+    this.#keyUsed?.(key);
+    return { id: user.id, role, key: { id: key.id, readOnly: key[KEY_FIELDS.readOnly] === true } };
   }
 
   /**
    * When the token of an Authorization header already accepted by authenticate() expires, in seconds since the epoch.
    */
-  expiryOf(authorization: string | undefined): number {
-    return this.#cachedOrVerified(authorization, this.#nowSeconds()).exp;
+  expiryOf(authorization: string | undefined, store: AuthenticationReads): number {
+    return this.#cachedOrVerified(authorization, this.#nowSeconds(), store).exp;
   }
 
   /** The cache is keyed by the whole header value (keyOf): a repeat request skips even the parsing. */
-  #cachedOrVerified(authorization: string | undefined, now: number): Verified {
+  #cachedOrVerified(authorization: string | undefined, now: number, store: AuthenticationReads): Verified {
     const key = authorization === undefined ? undefined : keyOf(authorization);
     const cached = key === undefined ? undefined : this.#verified.get(key);
     if (cached !== undefined && cached.exp > now) return cached;
     if (cached !== undefined) this.#verified.delete(key as string);
-    const entry = this.#verify(authorization, now);
+    const entry = this.#verify(authorization, now, store);
     this.#remember(key as string, entry);
     return entry;
   }
 
-  #verify(authorization: string | undefined, now: number): Verified {
+  #verify(authorization: string | undefined, now: number, store: AuthenticationReads): Verified {
     if (authorization === undefined || !BEARER_PREFIX.test(authorization)) {
       throw new HttpError(
         'unauthenticated',
@@ -143,6 +156,7 @@ export class Authenticator {
       );
     }
     const token = authorization.replace(BEARER_PREFIX, '').trim();
+    if (isApiKey(token)) return verifiedKey(token, now, store);
     // A provider's token is verified by prepare(), before this: one that reaches here was not.
     if (this.#provider !== undefined && !looksLikeOwnToken(token))
       throw invalidToken('the token could not be checked in time; send it again');
@@ -160,6 +174,15 @@ export class Authenticator {
     }
     this.#verified.set(authorization, entry);
   }
+}
+
+/** The key whose secret `token` is, unless it has expired. */
+function verifiedKey(token: string, now: number, store: AuthenticationReads): Verified {
+  const key = keyOfSecret(token, store);
+  if (key === undefined) throw invalidToken('no API key has this secret: it was deleted, or never made');
+  const exp = keyExpiry(key);
+  if (exp <= now) throw invalidToken('this API key has expired');
+  return { userId: key[KEY_FIELDS.user] as number, exp, keyId: key.id };
 }
 
 /**

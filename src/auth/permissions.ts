@@ -17,7 +17,12 @@ export type Role = 'user' | 'admin';
 export interface Actor {
   readonly id: number;
   readonly role: Role;
+  /** The API key the caller came with (README: API keys); a read-only one may not write. */
+  readonly key?: { readonly id: number; readonly readOnly: boolean };
 }
+
+/** The operations that write. */
+const WRITES: ReadonlySet<Operation> = new Set(['create', 'update', 'delete']);
 
 /** Operations on the collection path; the others address one record. */
 const COLLECTION_OPERATIONS: ReadonlySet<Operation> = new Set(['list', 'create']);
@@ -79,6 +84,8 @@ export interface Asking {
 /** The path-level check of a resource handler: 403 before the record is read or the body is looked at. */
 export function authorize(request: Asking, definition: ResourceDefinition, operation: Operation): Actor | undefined {
   const actor = request.actor;
+  if (actor?.key?.readOnly === true && WRITES.has(operation))
+    throw new HttpError('forbidden', 'this API key is read-only: it may not create, change or delete anything');
   if (isAllowed(actor, definition, operation, request.ids, request.store)) return actor;
   if (actor === undefined) throw new Error(`${definition.collection} handler reached without an authenticated caller`);
   const who = definition.access[operation] === 'owner' ? 'the user they belong to, or an admin,' : 'an admin';

@@ -3,6 +3,7 @@
 // vocabularies (`names`), with names that are safe as path segments and JSON members.
 
 import { BUILT_IN_USER_PROPERTIES, builtInUserType } from './built-in-users.ts';
+import { API_KEYS } from './built-in-keys.ts';
 import { checkRequired, checkSchema } from './check-schema.ts';
 import { isJsonObject as isObject } from '../records/json.ts';
 import { child, type Json, type Report } from './problems.ts';
@@ -43,6 +44,8 @@ export function checkCollection(
     );
   else if (RESERVED_COLLECTIONS.has(collection))
     problem(pointer, `"${collection}" is reserved: plainrest serves /v1/${collection} itself`);
+  else if (collection === API_KEYS)
+    problem(pointer, `"${API_KEYS}" is reserved: it holds users' API keys (/v1/users/{id}/${API_KEYS})`);
   if (!isObject(body)) {
     problem(pointer, 'must be an object');
     return;

@@ -5,7 +5,9 @@
 
 import type { Audience, Operation } from '../resources/definition.ts';
 import { AUDIENCE_RANK, BUILT_IN_USER_ACCESS, BUILT_IN_USERS, builtInUserType } from './built-in-users.ts';
+import { API_KEYS, BUILT_IN_KEYS } from './built-in-keys.ts';
 import { checkCollection } from './check-collection.ts';
+import type { CollectionDeclaration } from './declaration.ts';
 import { checkSatisfiable } from './check-satisfiable.ts';
 import { isJsonObject as isObject } from '../records/json.ts';
 import { child, type DeclarationProblem, type Json, type JsonObject, type Report } from './problems.ts';
@@ -176,12 +178,18 @@ function checkOwnerAccess(resources: JsonObject, problem: Report): void {
 
 /** `users` and its names in the built-in vocabularies (`usuarios`). */
 function builtInUserSegments(): string[] {
-  return [
-    'users',
-    ...Object.values(BUILT_IN_USERS.names ?? {}).flatMap((vocabulary) =>
-      vocabulary.collection === undefined ? [] : [vocabulary.collection],
-    ),
-  ];
+  return ['users', ...translatedSegments(BUILT_IN_USERS)];
+}
+
+/** `keys` and its names in the built-in vocabularies (`chaves`). */
+function builtInKeySegments(): string[] {
+  return [API_KEYS, ...translatedSegments(BUILT_IN_KEYS)];
+}
+
+function translatedSegments(collection: CollectionDeclaration): string[] {
+  return Object.values(collection.names ?? {}).flatMap((vocabulary) =>
+    vocabulary.collection === undefined ? [] : [vocabulary.collection],
+  );
 }
 
 /**
@@ -189,8 +197,9 @@ function builtInUserSegments(): string[] {
  * one vocabulary be another's in another).
  */
 function checkPathNames(resources: JsonObject, problem: Report): void {
-  // The built-in users' segments are taken whether or not users are declared.
+  // The built-in users' segments are taken whether or not users are declared, and so are their keys'.
   const taken = new Map<string, string>(builtInUserSegments().map((name) => [`/${name}`, 'users']));
+  for (const name of builtInKeySegments()) taken.set(`users/${name}`, API_KEYS);
   for (const [collection, body] of Object.entries(resources)) {
     if (!isObject(body)) continue;
     const parent = typeof body['parent'] === 'string' ? body['parent'] : '';

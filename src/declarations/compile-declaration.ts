@@ -1,7 +1,7 @@
 // Compiling a checked declaration into the resource table the server runs on (README: Your
 // own resources), once at start: one ResourceDefinition per collection, `users` first
-// (built-in-users.ts with what a declaration adds), each parent before its children, with
-// its field rules, access, ownership, vocabularies and hook.
+// (built-in-users.ts with what a declaration adds) and their `keys` (built-in-keys.ts), each parent before its
+// children, with its field rules, access, ownership, vocabularies and hook.
 
 import type { JsonObject, JsonValue } from '../records/json.ts';
 import type {
@@ -20,6 +20,8 @@ import { LinearPattern } from '../patterns/linear-pattern.ts';
 import { buildVocabulary } from '../resources/vocabulary.ts';
 import { BOUND_KEYWORDS } from './keywords.ts';
 import { BUILT_IN_USER_ACCESS, BUILT_IN_USER_PROPERTIES, BUILT_IN_USERS } from './built-in-users.ts';
+import { API_KEYS, BUILT_IN_KEYS } from './built-in-keys.ts';
+import { refusePastExpiry } from '../resources/keys.ts';
 import type { CollectionDeclaration, PropertySchema, ResourcesDeclaration } from './declaration.ts';
 
 /** Embedding hooks by collection (README: Embedding). */
@@ -87,6 +89,7 @@ export function compileDeclaration(declaration: ResourcesDeclaration, hooks: Hoo
   const declarations: Record<string, CollectionDeclaration> = {
     ...declaration.resources,
     users: usersDeclaration(declaration.resources['users']),
+    [API_KEYS]: BUILT_IN_KEYS,
   };
   const byCollection = new Map<string, MutableDefinition>();
   for (const collection of orderedCollections(declarations)) {
@@ -102,10 +105,13 @@ export function compileDeclaration(declaration: ResourcesDeclaration, hooks: Hoo
     if (body.owned === true && ownership === 'owned')
       fields.push({ name: OWNER_FIELD_NAME, type: 'integer', access: 'server', minimum: 1 });
     const required = new Set(body.required ?? []);
+    // The built-in keys have their own hook (an expiry in the past is refused), which sets nothing.
+    const hook = collection === API_KEYS ? refusePastExpiry : hooks[collection];
+    const setsFields = collection !== API_KEYS && hook !== undefined;
     for (const [name, schema] of Object.entries(body.properties ?? {})) {
       const rule = compileRule(name, schema, required.has(name), (other) => declarations[other]?.singular);
       // Set by nobody but a hook: without one, and without a default, some records lack it.
-      const unset = rule.access === 'server' && rule.default === undefined && hooks[collection] === undefined;
+      const unset = rule.access === 'server' && rule.default === undefined && !setsFields;
       fields.push(unset ? { ...rule, optional: true } : rule);
     }
     fields.push(CREATED_AT_FIELD, UPDATED_AT_FIELD);
@@ -122,7 +128,8 @@ export function compileDeclaration(declaration: ResourcesDeclaration, hooks: Hoo
       fields,
       vocabularies: new Map(),
       ...(collection === 'users' ? { createdFields: ['id', 'name'] } : {}),
-      ...(hooks[collection] === undefined ? {} : { hook: hooks[collection] }),
+      ...(collection === API_KEYS ? { immutable: true as const } : {}),
+      ...(hook === undefined ? {} : { hook }),
       declared: collectionExtras(body),
     };
     byCollection.set(collection, definition);
@@ -258,6 +265,11 @@ export function compileRule(
   if (schema['x-transitions'] !== undefined) rule.transitions = schema['x-transitions'];
   if (schema['x-owner-may-set'] !== undefined) rule.ownerMaySet = [...schema['x-owner-may-set']];
   if (writeOnly && schema.format === 'password') rule.storedAs = `${name}_hash`;
+  // A secret nobody may send: the server makes it (an API key's; check-schema.ts keeps declarations from asking).
+  if (schema.readOnly === true && schema.format === 'password') {
+    rule.storedAs = `${name}_hash`;
+    rule.issued = true;
+  }
   if (schema['x-filter'] === true) rule.filter = true;
   if (schema['x-sort'] === true) rule.sort = true;
   if (schema['x-search'] === true) rule.search = true;

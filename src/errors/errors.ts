@@ -10,6 +10,7 @@ export const ERROR_STATUS = {
   body_required: 400,
   body_too_deep: 400,
   malformed_request: 400,
+  idempotency_key_not_accepted: 400,
   // 401 Unauthorized — RFC 9110 §15.5.2, RFC 6750 §3
   unauthenticated: 401,
   invalid_token: 401,

@@ -6,6 +6,7 @@
 import type { ServerResponse } from 'node:http';
 import type { Actor } from '../auth/permissions.ts';
 import type { EventSettings } from '../config/config.ts';
+import { API_KEYS } from '../declarations/built-in-keys.ts';
 import type { ChangeFeed, EventWindow } from '../feed/change-feed.ts';
 import { isResumable, unresumableDetail } from '../feed/change-feed.ts';
 import type { EventFilter, EventType, FeedEvent, Readable } from '../feed/feed-event.ts';
@@ -34,7 +35,7 @@ export interface StreamRequest {
 
 /** Why a stream ended, as its last event (and the next stream's notice) says. */
 export interface Ending {
-  readonly reason: 'token_expired' | 'user_deleted' | 'slow_reader' | 'shutting_down' | 'events_missed';
+  readonly reason: 'token_expired' | 'user_deleted' | 'key_deleted' | 'slow_reader' | 'shutting_down' | 'events_missed';
   readonly detail: string;
 }
 
@@ -135,6 +136,11 @@ export class EventStream {
         if (!this.#followUser(event, shown, batch)) return;
         filter = this.#filter();
       }
+      if (event.collection === API_KEYS && event.type === 'deleted' && event.recordId === this.#actor.key?.id) {
+        this.#send(shown, batch.bytes(shown, this.#request.language));
+        this.end({ reason: 'key_deleted', detail: 'the API key of this stream was deleted' });
+        return;
+      }
       if (matches(event, filter)) shown.push(event);
     }
     this.#send(shown, batch.bytes(shown, this.#request.language));
@@ -152,7 +158,7 @@ export class EventStream {
     }
     const role = event.record?.['role'] === 'admin' ? 'admin' : 'user';
     if (role !== this.#actor.role) {
-      this.#actor = { id: this.#actor.id, role };
+      this.#actor = { ...this.#actor, role };
       this.#readable = readableBy(this.#actor, this.#table);
     }
     return true;

@@ -23,7 +23,9 @@ import type { Actor } from '../auth/permissions.ts';
 import { requireParent } from './lookup.ts';
 import { writeOnlyValues } from '../resources/validation.ts';
 import type { WritePlan } from './write-record.ts';
-import { decideWrite, finishRecord, secretsToHash } from './write-record.ts';
+import type { Secrets } from './write-record.ts';
+import { decideWrite, finishRecord, issuedSecrets, secretsToHash, withIssued } from './write-record.ts';
+import { HttpError } from '../errors/errors.ts';
 import { isoTimestamp } from '../records/timestamps.ts';
 
 export function listRecords(context: RequestContext, definition: ResourceDefinition, vocabulary: Vocabulary): Reply {
@@ -120,8 +122,12 @@ export async function createRecord(
   vocabulary: Vocabulary,
 ): Promise<Reply> {
   rejectQueryParameters(context.search);
+  // A record the server makes a secret for (an API key) is a credential: no other key may make one.
+  const issuesSecret = definition.fields.some((rule) => rule.issued === true);
   const actor = await context.store.read(() => {
     const caller = authorize(context, definition, 'create');
+    if (issuesSecret && caller?.key !== undefined)
+      throw new HttpError('forbidden', 'an API key cannot make API keys: sign in with a password or your provider');
     requireParent(context, definition);
     return caller;
   });
@@ -133,6 +139,11 @@ export async function createRecord(
   );
   context.secrets.push(...writeOnlyValues(definition.fields, body, vocabulary));
   const header = context.req.headers['idempotency-key'];
+  if (issuesSecret && header !== undefined)
+    throw new HttpError(
+      'idempotency_key_not_accepted',
+      `Idempotency-Key is not accepted here: the saved answer would keep the new ${definition.singular}'s secret`,
+    );
   // A public create without a token keys its Idempotency-Key by the client's address.
   const client = actor === undefined ? `address ${context.req.socket.remoteAddress ?? ''}` : `user ${actor.id}`;
   const idempotent = context.services.idempotencyKeys.request(
@@ -177,13 +188,14 @@ async function create(
   const hashed = context.secrets.length === 0 ? undefined : await store.read(() => secretsToHash(planFromCurrentState));
   // Taken once: a store may decide again (store.ts: RequestStore.write), and must get the same record.
   const now = isoTimestamp();
+  const issued = issuedSecrets(definition);
   return store.write((): Decision<Reply> => {
     const replay =
       idempotent === undefined ? undefined : context.services.idempotencyKeys.savedAnswer(idempotent, store);
     if (replay !== undefined) return { changes: [], result: replay };
-    const { next } = decideWrite(planFromCurrentState, hashed);
+    const { next } = decideWrite(planFromCurrentState, withIssued(hashed, issued));
     const record = finishRecord(definition, next, store.allocateId(definition.collection), now, now);
-    const { stored, reply } = createdReply(context.path, definition, vocabulary, record);
+    const { stored, reply } = createdReply(context.path, definition, vocabulary, record, issued);
     const changes: Change[] = [{ kind: 'put', collection: definition.collection, record, json: stored, created: true }];
     if (idempotent === undefined) return { changes, result: reply };
     changes.push(...context.services.idempotencyKeys.changesToSave(idempotent, reply, store));
@@ -191,16 +203,22 @@ async function create(
   });
 }
 
-/** 201 with the new record (or its `x-created-fields`), its Location and ETag; and the record as stored. */
+/**
+ * 201 with the new record (or its `x-created-fields`) and the secrets made for it, shown only here; its Location and
+ * ETag; and the record as stored.
+ */
 function createdReply(
   collectionPath: string,
   definition: ResourceDefinition,
   vocabulary: Vocabulary,
   record: StoredRecord,
+  issued: Secrets | undefined,
 ): { stored: string; reply: Reply } {
   const { stored, representation } = serializeWritten(definition, record, vocabulary);
   const headers = { Location: `${collectionPath}/${record.id}`, ETag: representation.etag };
   const created = definition.createdFields;
-  const body = created === undefined ? representation.json : representFields(definition, record, vocabulary, created);
+  let body = created === undefined ? representation.json : representFields(definition, record, vocabulary, created);
+  for (const [name, { plain }] of issued ?? [])
+    body = `${body.slice(0, -1)},${JSON.stringify(vocabulary.name(name))}:${JSON.stringify(plain)}}`;
   return { stored, reply: { status: 201, headers, body } };
 }

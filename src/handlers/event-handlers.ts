@@ -42,7 +42,7 @@ export function eventFeed(context: RequestContext, table: ResourceTable, languag
     eventStreams.admit(actor);
     const request = {
       actor,
-      expiresAt: authenticator.expiryOf(context.req.headers.authorization),
+      expiresAt: authenticator.expiryOf(context.req.headers.authorization, context.store),
       language,
       ...parameters,
     };

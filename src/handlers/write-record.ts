@@ -10,6 +10,7 @@ import { isJsonObject, jsonEqual } from '../records/json.ts';
 import { applyMergePatch } from '../records/merge-patch.ts';
 import { withArticle } from '../resources/names.ts';
 import { hashPassword, verifyPassword } from '../auth/passwords.ts';
+import { newKeySecret } from '../auth/api-keys.ts';
 import type { FieldRule, ResourceDefinition, Vocabulary } from '../resources/definition.ts';
 import { OWNER_FIELD_NAME } from '../resources/definition.ts';
 import type { RecordReads } from '../store/store.ts';
@@ -190,16 +191,29 @@ function replaceFields(definition: ResourceDefinition, current: StoredRecord, in
   return next;
 }
 
-/** Replaces each plaintext secret by what is to be stored for it. */
+/** Replaces each plaintext secret by what is to be stored for it, and keeps what the server made (an API key's). */
 function withSecrets(definition: ResourceDefinition, next: Fields, secrets: Secrets): Fields {
   const result: Fields = { ...next };
   for (const rule of definition.fields) {
     const secret = secrets.get(rule.name);
-    if (secret === undefined || rule.storedAs === undefined || result[rule.name] !== secret.plain) continue;
+    if (secret === undefined || rule.storedAs === undefined) continue;
+    if (rule.issued !== true && result[rule.name] !== secret.plain) continue;
     delete result[rule.name];
     result[rule.storedAs] = secret.stored;
   }
   return result;
+}
+
+/** The secrets the server makes for a new record (an API key's), each with its hash; undefined when it makes none. */
+export function issuedSecrets(definition: ResourceDefinition): Secrets | undefined {
+  const rules = definition.fields.filter((rule) => rule.issued === true);
+  return rules.length === 0 ? undefined : new Map(rules.map((rule) => [rule.name, newKeySecret()]));
+}
+
+/** The hashed passwords of a write and the secrets made for it, together. */
+export function withIssued(hashed: Secrets | undefined, issued: Secrets | undefined): Secrets | undefined {
+  if (issued === undefined) return hashed;
+  return hashed === undefined ? issued : new Map([...hashed, ...issued]);
 }
 
 /** A new hash, or the current one when the password is unchanged (so a repeated PUT changes nothing). */

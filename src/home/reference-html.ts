@@ -52,16 +52,28 @@ function rulesOf(schema: SchemaView): string {
   return rules.join('; ');
 }
 
-/** The record's fields: type, rules, and what a client may do with each (from the create body's schema). */
-function recordTable(document: OpenApiView, name: string, record: SchemaView, create: SchemaView): string {
+/**
+ * The record's fields: type, rules, and what a client may do with each (from the create body's schema); and what the
+ * 201 alone shows (an API key's secret).
+ */
+function recordTable(
+  document: OpenApiView,
+  name: string,
+  record: SchemaView,
+  create: SchemaView,
+  created: SchemaView,
+): string {
   const createFields = create.properties ?? {};
   const fields: [string, SchemaView][] = Object.entries(record.properties ?? {});
   for (const [field, schema] of Object.entries(createFields))
     if (schema.writeOnly === true) fields.push([field, schema]);
+  const shownOnce = Object.keys(created.properties ?? {}).filter((field) => record.properties?.[field] === undefined);
+  for (const field of shownOnce) fields.push([field, created.properties?.[field] as SchemaView]);
   const rows = fields.map(([field, schema]) => {
     const required = create.required?.includes(field) === true;
-    const use =
-      schema.readOnly === true
+    const use = shownOnce.includes(field)
+      ? 'made by the server, shown once: in the answer that creates it'
+      : schema.readOnly === true
         ? 'set by the server'
         : schema.writeOnly === true
           ? 'write-only: accepted, never shown'
@@ -167,10 +179,17 @@ function resourceHtml(
   const listSchema = list === undefined ? {} : resolve(document, list);
   const record = listSchema.properties?.['data']?.items;
   const create = collection?.post?.requestBody?.content['application/json']?.schema;
+  const created = collection?.post?.responses['201']?.content?.['application/json']?.schema;
   const table =
     record === undefined || create === undefined
       ? ''
-      : recordTable(document, singular, resolve(document, record), resolve(document, create));
+      : recordTable(
+          document,
+          singular,
+          resolve(document, record),
+          resolve(document, create),
+          created === undefined ? {} : resolve(document, created),
+        );
   const operations = operationsHtml(document, language, limitWord, (_, operation) => operation.tags?.[0] === tag);
   return `<section aria-labelledby="${language}-${tag}"><h3 id="${language}-${tag}">${escapeHtml(tag)}</h3>${table}${operations}</section>`;
 }

@@ -3,6 +3,7 @@
 // selection gives the same body and ETag. An unknown or write-only name, an empty item, a name given twice: a 400.
 
 import type { ResourceDefinition } from '../resources/definition.ts';
+import { isShownOnRead } from '../resources/definition.ts';
 import type { FieldError } from '../errors/errors.ts';
 
 /** Any vocabulary's name of a readable top-level property → its declared name, per resource. */
@@ -12,7 +13,7 @@ function selectableNames(definition: ResourceDefinition): ReadonlyMap<string, st
   let names = selectable.get(definition);
   if (names === undefined) {
     const table = new Map<string, string>();
-    const readable = definition.fields.filter((rule) => rule.access !== 'write-only');
+    const readable = definition.fields.filter(isShownOnRead);
     for (const rule of readable) table.set(rule.name, rule.name);
     for (const vocabulary of definition.vocabularies.values())
       for (const rule of readable) table.set(vocabulary.name(rule.name), rule.name);

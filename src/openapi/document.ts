@@ -215,7 +215,8 @@ export function openApiDocument(
       schemas[componentName(definition, language, 'List')] = listSchema(
         `#/components/schemas/${componentName(definition, language)}`,
       );
-      for (const kind of ['create', 'replace', 'patch'] as const) {
+      const kinds = definition.immutable === true ? (['create'] as const) : (['create', 'replace', 'patch'] as const);
+      for (const kind of kinds) {
         schemas[componentName(definition, language, bodySuffix(kind))] = bodySchema(definition, language, kind);
       }
     }
@@ -248,11 +249,12 @@ export function openApiDocument(
         bearer: {
           type: 'http',
           scheme: 'bearer',
-          bearerFormat: 'JWT',
           description:
             'A token from POST /v1/tokens: a JWT (RFC 7519) signed with HS256 and checked as RFC8725 advises: ' +
             'only HS256 is accepted (alg none and algorithm substitution are refused), ' +
-            'the signature is compared in constant time, and exp is required.',
+            'the signature is compared in constant time, and exp is required. ' +
+            "With an identity provider configured (OIDC_ISSUER), the provider's tokens too. " +
+            'Or an API key (prk_…) from POST /v1/users/{user_id}/keys, which acts as its user.',
         },
       },
     },

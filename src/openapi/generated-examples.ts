@@ -48,13 +48,20 @@ export function generatedExamples(definition: ResourceDefinition): ResourceExamp
     ),
   );
   const [firstName, firstValue] = Object.entries(replace)[0] ?? [];
+  // Each equality filter's example finds the example record.
+  const query: Record<string, string> = {};
+  for (const rule of definition.fields) {
+    const value = record[rule.name];
+    if (rule.filter === true && (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean'))
+      query[rule.name] = String(value);
+  }
   return {
     create,
     replace,
     patch: firstName === undefined ? {} : { [firstName]: firstValue as JsonValue },
     record,
     createdId: 1,
-    query: {},
+    query,
   };
 }
 

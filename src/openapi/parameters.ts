@@ -5,7 +5,7 @@
 
 import { MAX_PAGE_SIZE, searchFieldsOf, takesRanges } from '../http/list-query.ts';
 import type { FieldRule, Language, ResourceDefinition } from '../resources/definition.ts';
-import { vocabularyOf } from '../resources/definition.ts';
+import { isShownOnRead, vocabularyOf } from '../resources/definition.ts';
 import { resourceExamples } from './examples.ts';
 import { EXAMPLE_STALE_ETAG } from './written-examples.ts';
 import { embedNames } from '../http/embed-parameter.ts';
@@ -135,9 +135,7 @@ function rangeParameters(rule: FieldRule, name: string): Json[] {
 /** `fields=id,name`: the properties to answer with (http/field-selection.ts). */
 export function fieldsParameter(definition: ResourceDefinition, language: Language): Json {
   const vocabulary = vocabularyOf(definition, language);
-  const readable = definition.fields
-    .filter((rule) => rule.access !== 'write-only')
-    .map((rule) => vocabulary.name(rule.name));
+  const readable = definition.fields.filter(isShownOnRead).map((rule) => vocabulary.name(rule.name));
   const one = `(${readable.join('|')})`;
   return {
     name: vocabulary.parameters.fields,
@@ -152,7 +150,7 @@ export function fieldsParameter(definition: ResourceDefinition, language: Langua
     },
     // The properties a read always has: the example's answer still fits the record's schema.
     example: definition.fields
-      .filter((rule) => rule.access !== 'write-only' && alwaysPresent(rule))
+      .filter((rule) => isShownOnRead(rule) && alwaysPresent(rule))
       .map((rule) => vocabulary.name(rule.name))
       .join(','),
   };

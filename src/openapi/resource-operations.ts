@@ -7,6 +7,7 @@ import type { Operation, ResourceDefinition } from '../resources/definition.ts';
 import { vocabularyOf } from '../resources/definition.ts';
 import type { RouteSpec } from '../routing/route-table.ts';
 import { exampleRecord, listExample } from './examples.ts';
+import { EXAMPLE_KEY_SECRET } from './written-examples.ts';
 import { SUCCESS_HEADERS } from './headers.ts';
 import { componentName, operationNouns, schemaReference as reference, withArticle } from '../resources/names.ts';
 import {
@@ -94,12 +95,20 @@ export function resourceOperations(route: ResourceRoute, path: string): Json {
   );
 
   if (route.kind === 'collection') {
+    // Secrets the server makes (an API key's) are in the 201 only, and no saved answer may hold them.
+    const issued = definition.fields.filter((rule) => rule.issued === true).map((rule) => vocabulary.name(rule.name));
     const created =
       definition.createdFields === undefined
-        ? record
+        ? { ...record, ...Object.fromEntries(issued.map((name) => [name, EXAMPLE_KEY_SECRET])) }
         : Object.fromEntries(
             definition.createdFields.map((name) => [vocabulary.name(name), record[vocabulary.name(name)] ?? null]),
           );
+    const retries =
+      issued.length === 0
+        ? 'With an Idempotency-Key, a retry replays the first answer (Idempotent-Replayed: true) instead of creating another. '
+        : `Its ${issued.join(' and ')} is in this answer only: plainrest keeps its hash. ` +
+          `It takes no Idempotency-Key (a saved answer would hold the ${issued.join(' and ')}), ` +
+          `and cannot be made with another API key. `;
     const filters = definition.fields.filter((rule) => rule.filter === true).map((rule) => vocabulary.name(rule.name));
     return {
       get: {
@@ -135,10 +144,8 @@ export function resourceOperations(route: ResourceRoute, path: string): Json {
         description:
           `Creates ${a} and answers 201 with ` +
           `${definition.createdFields === undefined ? 'it' : `its ${definition.createdFields.join(' and ')}`}, ` +
-          `its Location and its ETag. ` +
-          `With an Idempotency-Key, a retry replays the first answer (Idempotent-Replayed: true) ` +
-          `instead of creating another. ${audienceText(definition, 'create')}`,
-        parameters: [idempotencyKey(`create${nouns.one}-example-1`)],
+          `its Location and its ETag. ${retries}${audienceText(definition, 'create')}`,
+        ...(issued.length === 0 ? { parameters: [idempotencyKey(`create${nouns.one}-example-1`)] } : {}),
         requestBody: body('create', ['application/json']),
         responses: responses(
           {
@@ -160,6 +167,34 @@ export function resourceOperations(route: ResourceRoute, path: string): Json {
   const children = definition.children;
   const updated = (patch: boolean): Json =>
     responses({ 200: readAnswer }, errorStatuses(definition, 'item', 'update'), context(true, patch));
+  const updates: Json =
+    definition.immutable === true
+      ? {}
+      : {
+          put: {
+            operationId: `replace${nouns.one}`,
+            tags: [tag],
+            summary: `Replace ${a}`,
+            description:
+              `Replaces the fields a client writes: absent optional ones are removed, absent required ones are a 422` +
+              `${keptOnReplace.length > 0 ? `, and ${keptOnReplace.join(' and ')} stay as they are when absent` : ''}. ` +
+              `Repeating it changes nothing. ${audienceText(definition, 'update')}`,
+            parameters: [IF_MATCH],
+            requestBody: body('replace', ['application/json']),
+            responses: updated(false),
+          },
+          patch: {
+            operationId: `patch${nouns.one}`,
+            tags: [tag],
+            summary: `Change ${a} (JSON Merge Patch)`,
+            description:
+              `Changes the fields the body names (JSON Merge Patch, RFC 7396); null removes an optional field. ` +
+              `${audienceText(definition, 'update')}`,
+            parameters: [IF_MATCH],
+            requestBody: body('patch', ['application/merge-patch+json', 'application/json']),
+            responses: updated(true),
+          },
+        };
   return {
     get: {
       operationId: `read${nouns.one}`,
@@ -179,29 +214,7 @@ export function resourceOperations(route: ResourceRoute, path: string): Json {
         context(false),
       ),
     },
-    put: {
-      operationId: `replace${nouns.one}`,
-      tags: [tag],
-      summary: `Replace ${a}`,
-      description:
-        `Replaces the fields a client writes: absent optional ones are removed, absent required ones are a 422` +
-        `${keptOnReplace.length > 0 ? `, and ${keptOnReplace.join(' and ')} stay as they are when absent` : ''}. ` +
-        `Repeating it changes nothing. ${audienceText(definition, 'update')}`,
-      parameters: [IF_MATCH],
-      requestBody: body('replace', ['application/json']),
-      responses: updated(false),
-    },
-    patch: {
-      operationId: `patch${nouns.one}`,
-      tags: [tag],
-      summary: `Change ${a} (JSON Merge Patch)`,
-      description:
-        `Changes the fields the body names (JSON Merge Patch, RFC 7396); null removes an optional field. ` +
-        `${audienceText(definition, 'update')}`,
-      parameters: [IF_MATCH],
-      requestBody: body('patch', ['application/merge-patch+json', 'application/json']),
-      responses: updated(true),
-    },
+    ...updates,
     delete: {
       operationId: `delete${nouns.one}`,
       tags: [tag],

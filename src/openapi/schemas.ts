@@ -3,7 +3,7 @@
 
 import type { JsonValue } from '../records/json.ts';
 import type { FieldRule, Language, ResourceDefinition, Vocabulary } from '../resources/definition.ts';
-import { vocabularyOf } from '../resources/definition.ts';
+import { isShownOnRead, vocabularyOf } from '../resources/definition.ts';
 import { embedNames } from '../http/embed-parameter.ts';
 import { resourceExamples, translateKeys } from './examples.ts';
 import { KNOWN_EXTENSIONS } from '../declarations/keywords.ts';
@@ -117,7 +117,7 @@ function objectSchema(rules: readonly FieldRule[], vocabulary: Vocabulary, kind:
   for (const rule of rules) {
     const name = vocabulary.name(rule.name);
     if (kind === 'record') {
-      if (rule.access === 'write-only') continue;
+      if (!isShownOnRead(rule)) continue;
       properties[name] = {
         ...valueSchema(rule, vocabulary, kind),
         ...(rule.access === 'server' ? { readOnly: true } : {}),
@@ -173,8 +173,23 @@ export function exampleBody(definition: ResourceDefinition, language: Language, 
   return translateKeys(resourceExamples(definition, language)[kind], vocabularyOf(definition, language));
 }
 
+/** The 201's body: the record (or its `createdFields`), with the secrets made for it (an API key's), shown only here. */
 export function createdSchema(definition: ResourceDefinition, language: Language): Schema {
   const names = definition.createdFields;
+  const issued = definition.fields.filter((rule) => rule.issued === true);
+  if (names === undefined && issued.length > 0) {
+    const vocabulary = vocabularyOf(definition, language);
+    const record = recordSchema(definition, language) as { properties: Record<string, unknown>; required?: string[] };
+    const secrets = issued.map((rule) => [
+      vocabulary.name(rule.name),
+      { ...valueSchema(rule, vocabulary, 'record'), readOnly: true },
+    ]);
+    return {
+      ...record,
+      properties: { ...record.properties, ...Object.fromEntries(secrets) },
+      required: [...(record.required ?? []), ...secrets.map(([name]) => name as string)],
+    };
+  }
   if (names === undefined) return recordSchema(definition, language);
   const full = recordSchema(definition, language) as { properties: Record<string, unknown> };
   const vocabulary = vocabularyOf(definition, language);

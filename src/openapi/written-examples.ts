@@ -43,6 +43,9 @@ export const EXAMPLE_TOKEN = {
   user_id: 1,
 } as const;
 
+/** An API key's secret as the 201 that makes it shows it (made up: no server made it). */
+export const EXAMPLE_KEY_SECRET = 'prk_Zm9yIGV4YW1wbGVzIG9ubHk6IG5vdCBhIHJlYWwga2V';
+
 /** An ETag that matches nothing, for If-None-Match: the answer is the full 200 (RFC 9110 §8.8.3 uses "xyzzy" too). */
 export const EXAMPLE_STALE_ETAG = '"xyzzy"';
 
@@ -98,6 +101,14 @@ export const EXAMPLES: Readonly<Record<Language, Readonly<Record<string, Resourc
       createdId: 6,
       query: { status: 'pending', sort: '-created_at' },
     },
+    keys: {
+      create: { name: 'nightly export', expires_at: '2099-12-31T23:59:59Z', read_only: true },
+      replace: {},
+      patch: {},
+      record: { name: 'nightly export', expires_at: '2099-12-31T23:59:59Z', read_only: true },
+      createdId: 1,
+      query: { read_only: 'true', sort: '-created_at' },
+    },
   },
   pt: {
     users: {
@@ -133,6 +144,14 @@ export const EXAMPLES: Readonly<Record<Language, Readonly<Record<string, Resourc
       record: { items: [{ product_id: 2, quantity: 1, unit_price: 11.5 }], total: 11.5, status: 'pending' },
       createdId: 7,
       query: { status: 'pending', sort: '-created_at' },
+    },
+    keys: {
+      create: { name: 'exportação noturna', read_only: false },
+      replace: {},
+      patch: {},
+      record: { name: 'exportação noturna', read_only: false },
+      createdId: 2,
+      query: { read_only: 'false', sort: 'name' },
     },
   },
 };

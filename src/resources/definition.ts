@@ -73,8 +73,13 @@ export interface FieldRule {
    * compute it (a user's `provider_identity`).
    */
   readonly optional?: true;
-  /** Where a password's salted hash is kept in the stored record (`password_hash`). */
+  /** Where a password's salted hash, or an issued secret's SHA-256, is kept in the stored record (`password_hash`). */
   readonly storedAs?: string;
+  /**
+   * A secret the server makes when the record is created (an API key's `secret`: a read-only password): shown only in
+   * the 201, kept only as its hash under `storedAs`.
+   */
+  readonly issued?: true;
   /** `x-filter`: an equality filter in lists (README: Lists). */
   readonly filter?: boolean;
   /** `x-sort`: a sort key in lists. */
@@ -163,6 +168,8 @@ export interface ResourceDefinition {
   readonly vocabularies: ReadonlyMap<Language, Vocabulary>;
   /** Fields of the 201 body when it is not the whole record (a new user answers `{id, name}`). */
   readonly createdFields?: readonly string[];
+  /** Records that are made and deleted but never changed (API keys): no PUT or PATCH. */
+  readonly immutable?: true;
   readonly hook?: ResourceHook;
   /** The collection's `description`, and its unknown `x-` members, for the OpenAPI document. */
   readonly declared: JsonObject;
@@ -173,12 +180,17 @@ export const CREATED_AT_FIELD: FieldRule = { name: 'created_at', type: 'timestam
 export const UPDATED_AT_FIELD: FieldRule = { name: 'updated_at', type: 'timestamp', access: 'server', sort: true };
 export const OWNER_FIELD_NAME = 'owner_id';
 
-/** The vocabulary of `language`, or the declared names when the resource has none in it. */
+/** Whether a read shows the field: not a write-only one (a password), nor an issued secret (shown once, on create). */
+export function isShownOnRead(rule: FieldRule): boolean {
+  return rule.access !== 'write-only' && rule.issued !== true;
+}
+
 /** The properties a list's `q` searches (`x-search`), in declared order. */
 export function searchableFields(definition: ResourceDefinition): readonly string[] {
   return definition.fields.filter((rule) => rule.search === true).map((rule) => rule.name);
 }
 
+/** The vocabulary of `language`, or the declared names when the resource has none in it. */
 export function vocabularyOf(definition: ResourceDefinition, language: Language): Vocabulary {
   return definition.vocabularies.get(language) ?? (definition.vocabularies.get('en') as Vocabulary);
 }

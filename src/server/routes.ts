@@ -124,11 +124,18 @@ export function endpointFor(route: RouteSpec, documents: Documents): Endpoint {
     case 'item': {
       const { definition } = route;
       const vocabulary = vocabularyOf(definition, route.language);
+      // Records that are never changed (API keys) have no PUT or PATCH: 405.
+      const updates: Record<string, Handler> =
+        definition.immutable === true
+          ? {}
+          : {
+              PUT: (context) => updateRecord(context, definition, vocabulary, 'replace'),
+              PATCH: (context) => updateRecord(context, definition, vocabulary, 'patch'),
+            };
       return endpoint(
         {
           GET: (context) => readRecord(context, definition, vocabulary),
-          PUT: (context) => updateRecord(context, definition, vocabulary, 'replace'),
-          PATCH: (context) => updateRecord(context, definition, vocabulary, 'patch'),
+          ...updates,
           DELETE: (context) => deleteRecord(context, definition, vocabulary),
         },
         {

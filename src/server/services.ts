@@ -24,6 +24,8 @@ import { StoreUnavailable } from '../store/store.ts';
 import type { AdminBootstrap } from './bootstrap-admin.ts';
 import { ensureAdmin } from './bootstrap-admin.ts';
 import { providerUserFinder } from './provider-users.ts';
+import { KeyUse } from './key-use.ts';
+import { API_KEYS } from '../declarations/built-in-keys.ts';
 import { ProviderAuthenticator } from '../auth/provider-auth.ts';
 import { ProviderKeys } from '../auth/provider-keys.ts';
 
@@ -66,7 +68,11 @@ export async function openServices(options: ServerOptions): Promise<Opened> {
             new ProviderKeys({ issuer: config.provider.issuer, jwksUrl: config.provider.jwksUrl }),
             providerUserFinder(users, store),
           );
-    authenticator = new Authenticator(secret, config.tokenTtlSeconds, undefined, provider);
+    const keyUse = new KeyUse(resources.get(API_KEYS) as ResourceDefinition, store, config.logger);
+    authenticator = new Authenticator(secret, config.tokenTtlSeconds, {
+      ...(provider === undefined ? {} : { provider }),
+      keyUsed: keyUse.keyUsed,
+    });
     if (config.provider !== undefined && config.provider.audience === undefined)
       config.logger.warn(
         "OIDC_AUDIENCE is unset: tokens the identity provider issues for any of its clients are accepted; set it to this API's",

@@ -1,0 +1,74 @@
+// The built-in `keys` collection (README: API keys): long-lived credentials a user makes for programs, nested under
+// users (`/v1/users/{user_id}/keys`), in the declaration format like users. Its `secret` is made by the server,
+// shown once in the 201 and kept only as its hash (compile-declaration.ts: a read-only password is an issued secret).
+
+import type { CollectionDeclaration } from './declaration.ts';
+
+/** The collection's name: its path segment, its data file and its table. */
+export const API_KEYS = 'keys';
+
+/** What a key's stored record holds, by name (auth/api-keys.ts reads them to authenticate). */
+export const KEY_FIELDS = {
+  user: 'user_id',
+  expiresAt: 'expires_at',
+  readOnly: 'read_only',
+  lastUsedAt: 'last_used_at',
+  /** The secret's SHA-256: what the secret is found by. */
+  secretHash: 'secret_hash',
+} as const;
+
+export const BUILT_IN_KEYS: CollectionDeclaration = {
+  singular: 'key',
+  parent: 'users',
+  description:
+    "A user's API key, for programs: sent as `Authorization: Bearer prk_…`, it acts as the user. Its secret is " +
+    'shown once, in the answer that creates it; keys are never changed, only deleted.',
+  access: { list: 'owner', read: 'owner', create: 'owner', update: 'admin', delete: 'owner' },
+  properties: {
+    name: { type: 'string', minLength: 1, maxLength: 100, 'x-sort': true, description: 'What the key is for.' },
+    expires_at: {
+      type: 'string',
+      format: 'date-time',
+      maxLength: 40,
+      'x-sort': true,
+      description: 'When the key stops working; absent, it works until it is deleted. It must be in the future.',
+      examples: ['2099-12-31T23:59:59Z'],
+    },
+    read_only: {
+      type: 'boolean',
+      default: false,
+      'x-filter': true,
+      description: 'A read-only key may only read: every write with it is refused with 403.',
+    },
+    last_used_at: {
+      type: 'string',
+      format: 'date-time',
+      maxLength: 40,
+      readOnly: true,
+      description: 'When the key was last used, to within five minutes; absent until it is.',
+    },
+    secret: {
+      type: 'string',
+      format: 'password',
+      readOnly: true,
+      minLength: 47,
+      maxLength: 47,
+      pattern: '^prk_[A-Za-z0-9_-]{43}$',
+      description: 'The key itself, shown only in the answer to the POST that creates it: plainrest keeps its hash.',
+    },
+  },
+  required: ['name'],
+  names: {
+    pt: {
+      collection: 'chaves',
+      singular: 'chave',
+      properties: {
+        name: 'nome',
+        expires_at: 'expira_em',
+        read_only: 'somente_leitura',
+        last_used_at: 'usada_em',
+        secret: 'segredo',
+      },
+    },
+  },
+};
