@@ -315,6 +315,26 @@ describe('the change feed as a stream', { concurrency: true }, () => {
     await doomedStream.untilEnd();
   });
 
+  test('a stream opened with an API key ends when the key is deleted; its user goes on', async (t) => {
+    const api = await startTestServer();
+    t.after(() => api.close());
+    const user = await createUserClient(api);
+    const made = await user.client.post(`/v1/users/${user.id}/keys`, { name: 'watcher' });
+    assert.equal(made.status, 201);
+    // A stream is held by one process; the deletion may come through another, sharing the database.
+    const keyStream = await stream(api.pinned().as(made.body.secret));
+    await keyStream.next();
+    assert.equal((await user.client.delete(`/v1/users/${user.id}/keys/${made.body.id}`)).status, 204);
+    let closed = await keyStream.nextEvent();
+    while (closed.event !== 'closed') closed = await keyStream.nextEvent(); // the key's own events came first
+    assert.deepEqual(JSON.parse(closed.data), {
+      reason: 'key_deleted',
+      detail: 'the API key of this stream was deleted',
+    });
+    await keyStream.untilEnd();
+    assert.equal((await user.client.get(`/v1/users/${user.id}`)).status, 200);
+  });
+
   test('streams are capped per user and in all: 429 too_many_streams with Retry-After', async (t) => {
     const api = await startTestServer({ events: { maxStreamsPerUser: 2, maxStreams: 3 } });
     t.after(() => api.close());
