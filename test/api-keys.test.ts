@@ -18,6 +18,7 @@ import {
   temporaryDirectory,
 } from './helpers.ts';
 import { assertProblem, RFC3339_UTC, STRONG_ETAG } from './assertions.ts';
+import { redactSecrets } from '../src/logging/redact.ts';
 
 const SECRET = /^prk_[A-Za-z0-9_-]{43}$/;
 
@@ -62,6 +63,8 @@ describe('API keys', () => {
     assert.match(shown.created_at, RFC3339_UTC);
     assert.equal(made.headers.get('location'), `/v1/users/${userId}/keys/${shown.id}`);
     assert.match(made.headers.get('etag') ?? '', STRONG_ETAG);
+    // A secret shown once is kept by no cache.
+    assert.equal(made.headers.get('cache-control'), 'no-store');
 
     const read = await client.get(`/v1/users/${userId}/keys/${shown.id}`);
     assert.equal(read.status, 200);
@@ -142,13 +145,20 @@ describe('API keys', () => {
     assert.equal((await program.get('/v1/products')).status, 200);
     await eventually(async () => assertInvalidToken(await program.get('/v1/products'), '/v1/products', /expired/));
 
+    const path = `/v1/users/${userId}/keys`;
     assertProblem(
-      await client.post(`/v1/users/${userId}/keys`, { name: 'late', expires_at: '2020-01-01T00:00:00Z' }),
+      await client.post(path, { name: 'late', expires_at: '2020-01-01T00:00:00Z' }),
       422,
       'validation_failed',
-      `/v1/users/${userId}/keys`,
+      path,
       [{ field: 'expires_at', code: 'in_the_past' }],
     );
+    // Times RFC 3339's shape allows that cannot be placed: a key must know when it ends.
+    for (const expiresAt of ['2000-01-01T00:00:00+99:99', '2000-01-01T00:00:60Z', '2999-12-31T23:59:60Z'])
+      assertProblem(await client.post(path, { name: 'odd', expires_at: expiresAt }), 422, 'validation_failed', path, [
+        { field: 'expires_at', code: 'invalid_format' },
+      ]);
+    assert.equal((await client.get(path)).body.meta.total, 1);
   });
 
   test('a secret no key has, or one not shaped like a key, is a 401', async () => {
@@ -195,6 +205,27 @@ describe('API keys', () => {
         { field: 'scope', code: 'unknown_field' },
       ],
     );
+  });
+
+  test('a key cannot set a password, its user’s or anyone’s: 403, the password unchanged', async () => {
+    const user = await createUserClient(api, { password: 'the-real-password' });
+    const { secret } = (await makeKey(user.client, user.id)).body;
+    const path = `/v1/users/${user.id}`;
+    for (const method of ['PATCH', 'PUT']) {
+      const answer = await api
+        .as(secret)
+        .request(method, path, { body: { name: 'Test User', email: 'x@example.com', password: 'stolen-password-1' } });
+      assertProblem(answer, 403, 'forbidden', path);
+      assert.match(answer.body.detail, /API key cannot set password/);
+    }
+    const adminKey = (await makeKey(api, 1)).body.secret;
+    assertProblem(await api.as(adminKey).patch(path, { password: 'stolen-password-2' }), 403, 'forbidden', path);
+    // A change without a password goes through.
+    assert.equal((await api.as(secret).patch(path, { name: 'Renamed by a program' })).status, 200);
+    const login = await api
+      .as(undefined)
+      .post('/v1/tokens', { email: (await user.client.get(path)).body.email, password: 'the-real-password' });
+    assert.equal(login.status, 201);
   });
 
   test('no Idempotency-Key (a saved answer would keep the secret), and no key made with another key', async () => {
@@ -246,6 +277,13 @@ describe('API keys', () => {
     ]);
     assert.match(made.body.segredo, SECRET);
     assert.equal((await api.as(made.body.segredo).get(`/v1/usuarios/${userId}`)).status, 200);
+  });
+});
+
+describe('API keys in log lines', () => {
+  test('an error line quoting a key has it redacted', () => {
+    const key = `prk_${'Z9_-'.repeat(10)}abc`;
+    assert.equal(redactSecrets(`failing row contains (${key})`), 'failing row contains ([redacted])');
   });
 });
 

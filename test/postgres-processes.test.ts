@@ -211,6 +211,12 @@ describe('two servers on one PostgreSQL', { skip: POSTGRES_SKIP }, () => {
         rows.map((row: Record<string, unknown>) => row['secret_hash']),
         [createHash('sha256').update(secret).digest('base64url')],
       );
+      // A key is found by its hash: one unique index, so a made-up key costs no scan.
+      const indexes = (await client.query(`SELECT indexdef FROM pg_indexes WHERE tablename = 'keys'`)).rows;
+      assert.ok(
+        indexes.some((row: { indexdef: string }) => /UNIQUE INDEX .* \(secret_hash\)$/.test(row.indexdef)),
+        JSON.stringify(indexes),
+      );
     } finally {
       await client.end();
     }

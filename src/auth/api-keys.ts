@@ -29,10 +29,15 @@ export function keyOfSecret(token: string, reads: Pick<RecordReads, 'query'>): S
   return reads.query(API_KEYS, { filters, sort: [], offset: 0, limit: 1 }).records[0];
 }
 
-/** When `key` stops working, in seconds since the epoch; a key without `expires_at` never does. */
+/**
+ * When `key` stops working, in seconds since the epoch; a key without `expires_at` never does, and one whose
+ * `expires_at` cannot be placed in time (refused on create; only a hand-edited file holds one) already has.
+ */
 export function keyExpiry(key: StoredRecord): number {
   const expiresAt = key[KEY_FIELDS.expiresAt];
-  return typeof expiresAt === 'string' ? Math.floor(Date.parse(expiresAt) / 1000) : Number.MAX_SAFE_INTEGER;
+  if (typeof expiresAt !== 'string') return Number.MAX_SAFE_INTEGER;
+  const at = Date.parse(expiresAt);
+  return Number.isFinite(at) ? Math.floor(at / 1000) : 0;
 }
 
 function secretHash(secret: string): string {

@@ -117,7 +117,10 @@ export class Authenticator {
         this.#lastOnConnection.set(connection, { header: authorization as string, verified: entry });
     }
     const key = entry.keyId === undefined ? undefined : store.get(API_KEYS, entry.keyId);
-    if (entry.keyId !== undefined && key === undefined) throw invalidToken('this API key was deleted');
+    if (entry.keyId !== undefined && key === undefined) {
+      this.#verified.delete(keyOf(authorization as string));
+      throw invalidToken('this API key was deleted');
+    }
     const user = store.caller(entry.userId);
     if (user === undefined) throw invalidToken('the user of this token no longer exists');
     // A provider's token carries the role; plainrest's own tokens and API keys take the user's.

@@ -105,6 +105,13 @@ export function requireBodyPermission(
   vocabulary: Vocabulary,
   current: JsonObject | undefined,
 ): void {
+  // A key stands for a program: a password it set would let whoever holds the key sign in, and make keys.
+  if (actor?.key !== undefined)
+    for (const rule of definition.fields) {
+      const name = vocabulary.name(rule.name);
+      if (rule.access === 'write-only' && Object.hasOwn(body, name))
+        throw new HttpError('forbidden', `an API key cannot set ${name}: sign in with a password or your provider`);
+    }
   if (actor?.role === 'admin') return;
   for (const rule of definition.fields) {
     if (rule.access !== 'restricted') continue;

@@ -2,6 +2,8 @@
 // users (`/v1/users/{user_id}/keys`), in the declaration format like users. Its `secret` is made by the server,
 // shown once in the 201 and kept only as its hash (compile-declaration.ts: a read-only password is an issued secret).
 
+import type { ResourceHook } from '../resources/definition.ts';
+import { refusePastExpiry } from '../resources/keys.ts';
 import type { CollectionDeclaration } from './declaration.ts';
 
 /** The collection's name: its path segment, its data file and its table. */
@@ -17,12 +19,19 @@ export const KEY_FIELDS = {
   secretHash: 'secret_hash',
 } as const;
 
+/** What the keys' definition has that no declaration can say: they are never changed, and their expiry is checked. */
+export const API_KEY_TRAITS: { readonly immutable: true; readonly hook: ResourceHook } = {
+  immutable: true,
+  hook: refusePastExpiry,
+};
+
 export const BUILT_IN_KEYS: CollectionDeclaration = {
   singular: 'key',
   parent: 'users',
   description:
     "A user's API key, for programs: sent as `Authorization: Bearer prk_…`, it acts as the user. Its secret is " +
     'shown once, in the answer that creates it; keys are never changed, only deleted.',
+  // `update` is never asked: keys have no PUT or PATCH.
   access: { list: 'owner', read: 'owner', create: 'owner', update: 'admin', delete: 'owner' },
   properties: {
     name: { type: 'string', minLength: 1, maxLength: 100, 'x-sort': true, description: 'What the key is for.' },

@@ -20,8 +20,7 @@ import { LinearPattern } from '../patterns/linear-pattern.ts';
 import { buildVocabulary } from '../resources/vocabulary.ts';
 import { BOUND_KEYWORDS } from './keywords.ts';
 import { BUILT_IN_USER_ACCESS, BUILT_IN_USER_PROPERTIES, BUILT_IN_USERS } from './built-in-users.ts';
-import { API_KEYS, BUILT_IN_KEYS } from './built-in-keys.ts';
-import { refusePastExpiry } from '../resources/keys.ts';
+import { API_KEY_TRAITS, API_KEYS, BUILT_IN_KEYS } from './built-in-keys.ts';
 import type { CollectionDeclaration, PropertySchema, ResourcesDeclaration } from './declaration.ts';
 
 /** Embedding hooks by collection (README: Embedding). */
@@ -106,7 +105,7 @@ export function compileDeclaration(declaration: ResourcesDeclaration, hooks: Hoo
       fields.push({ name: OWNER_FIELD_NAME, type: 'integer', access: 'server', minimum: 1 });
     const required = new Set(body.required ?? []);
     // The built-in keys have their own hook (an expiry in the past is refused), which sets nothing.
-    const hook = collection === API_KEYS ? refusePastExpiry : hooks[collection];
+    const hook = collection === API_KEYS ? API_KEY_TRAITS.hook : hooks[collection];
     const setsFields = collection !== API_KEYS && hook !== undefined;
     for (const [name, schema] of Object.entries(body.properties ?? {})) {
       const rule = compileRule(name, schema, required.has(name), (other) => declarations[other]?.singular);
@@ -128,7 +127,7 @@ export function compileDeclaration(declaration: ResourcesDeclaration, hooks: Hoo
       fields,
       vocabularies: new Map(),
       ...(collection === 'users' ? { createdFields: ['id', 'name'] } : {}),
-      ...(collection === API_KEYS ? { immutable: true as const } : {}),
+      ...(collection === API_KEYS ? API_KEY_TRAITS : {}),
       ...(hook === undefined ? {} : { hook }),
       declared: collectionExtras(body),
     };
@@ -265,10 +264,12 @@ export function compileRule(
   if (schema['x-transitions'] !== undefined) rule.transitions = schema['x-transitions'];
   if (schema['x-owner-may-set'] !== undefined) rule.ownerMaySet = [...schema['x-owner-may-set']];
   if (writeOnly && schema.format === 'password') rule.storedAs = `${name}_hash`;
-  // A secret nobody may send: the server makes it (an API key's; check-schema.ts keeps declarations from asking).
+  // A secret nobody may send: the server makes it (an API key's; check-schema.ts keeps declarations from asking), and
+  // finds the key by its hash, which is therefore unique (and indexed).
   if (schema.readOnly === true && schema.format === 'password') {
     rule.storedAs = `${name}_hash`;
-    rule.issued = true;
+    rule.issued = 'api-key';
+    rule.unique = 'exact';
   }
   if (schema['x-filter'] === true) rule.filter = true;
   if (schema['x-sort'] === true) rule.sort = true;

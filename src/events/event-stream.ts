@@ -187,7 +187,10 @@ export class EventStream {
   #expire(): void {
     this.end({
       reason: 'token_expired',
-      detail: 'the token of this stream has expired; get a new one (POST /v1/tokens) and reconnect',
+      detail:
+        this.#actor.key === undefined
+          ? 'the token of this stream has expired; get a new one (POST /v1/tokens) and reconnect'
+          : 'the API key of this stream has expired; reconnect with another',
     });
   }
 

@@ -123,7 +123,7 @@ export async function createRecord(
 ): Promise<Reply> {
   rejectQueryParameters(context.search);
   // A record the server makes a secret for (an API key) is a credential: no other key may make one.
-  const issuesSecret = definition.fields.some((rule) => rule.issued === true);
+  const issuesSecret = definition.fields.some((rule) => rule.issued !== undefined);
   const actor = await context.store.read(() => {
     const caller = authorize(context, definition, 'create');
     if (issuesSecret && caller?.key !== undefined)
@@ -215,10 +215,13 @@ function createdReply(
   issued: Secrets | undefined,
 ): { stored: string; reply: Reply } {
   const { stored, representation } = serializeWritten(definition, record, vocabulary);
-  const headers = { Location: `${collectionPath}/${record.id}`, ETag: representation.etag };
+  // The ETag is the record's as reads show it (RFC 9110 §8.8.3), for a later If-None-Match or If-Match.
+  const headers: Record<string, string> = { Location: `${collectionPath}/${record.id}`, ETag: representation.etag };
   const created = definition.createdFields;
-  let body = created === undefined ? representation.json : representFields(definition, record, vocabulary, created);
-  for (const [name, { plain }] of issued ?? [])
-    body = `${body.slice(0, -1)},${JSON.stringify(vocabulary.name(name))}:${JSON.stringify(plain)}}`;
-  return { stored, reply: { status: 201, headers, body } };
+  const body = created === undefined ? representation.json : representFields(definition, record, vocabulary, created);
+  if (issued === undefined) return { stored, reply: { status: 201, headers, body } };
+  // A secret shown once is kept by no cache (RFC 9111 §5.2.2.5).
+  const secrets = Object.fromEntries([...issued].map(([name, { plain }]) => [vocabulary.name(name), plain]));
+  const shown = JSON.stringify({ ...(JSON.parse(body) as JsonObject), ...secrets });
+  return { stored, reply: { status: 201, headers: { ...headers, 'Cache-Control': 'no-store' }, body: shown } };
 }

@@ -197,7 +197,7 @@ function withSecrets(definition: ResourceDefinition, next: Fields, secrets: Secr
   for (const rule of definition.fields) {
     const secret = secrets.get(rule.name);
     if (secret === undefined || rule.storedAs === undefined) continue;
-    if (rule.issued !== true && result[rule.name] !== secret.plain) continue;
+    if (rule.issued === undefined && result[rule.name] !== secret.plain) continue;
     delete result[rule.name];
     result[rule.storedAs] = secret.stored;
   }
@@ -206,7 +206,7 @@ function withSecrets(definition: ResourceDefinition, next: Fields, secrets: Secr
 
 /** The secrets the server makes for a new record (an API key's), each with its hash; undefined when it makes none. */
 export function issuedSecrets(definition: ResourceDefinition): Secrets | undefined {
-  const rules = definition.fields.filter((rule) => rule.issued === true);
+  const rules = definition.fields.filter((rule) => rule.issued === 'api-key');
   return rules.length === 0 ? undefined : new Map(rules.map((rule) => [rule.name, newKeySecret()]));
 }
 

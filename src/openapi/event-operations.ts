@@ -148,7 +148,8 @@ const STREAM_DESCRIPTION =
   'Other events: `reset` (data {reason: "history_gone", detail, latest}) ' +
   'when the position asked for is no longer kept, after which the stream goes on from the newest event; ' +
   "`notice` (data {reason, detail}) saying why the caller's last stream was cut; " +
-  '`closed` (data {reason, detail}; reason token_expired, user_deleted, shutting_down, ' +
+  '`closed` (data {reason, detail}; reason token_expired, user_deleted, key_deleted (the API key of the stream), ' +
+  'shutting_down, ' +
   'or events_missed when the server lost its place for longer than the history is kept) ' +
   'just before the server ends the stream.';
 

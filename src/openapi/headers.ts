@@ -178,7 +178,7 @@ export const HEADER_COMPONENTS: Readonly<Record<string, Json>> = {
     example: 'no-cache',
   },
   'Cache-Control-No-Store': {
-    description: 'A token must not be stored by caches (RFC 6749 §5.1).',
+    description: 'A token, or an API key shown once, must not be stored by caches (RFC 6749 §5.1, RFC 9111 §5.2.2.5).',
     required: true,
     schema: { type: 'string', enum: ['no-store'] },
     example: 'no-store',
@@ -234,6 +234,12 @@ export const SUCCESS_HEADERS = {
   allow: { Allow: headerReference('Allow') },
   acceptPatch: { 'Accept-Patch': headerReference('Accept-Patch') },
   noStore: { 'Cache-Control': headerReference('Cache-Control-No-Store') },
+  /** A new API key: its Location and ETag, kept by no cache, and never a replay (it takes no Idempotency-Key). */
+  createdSecret: {
+    Location: headerReference('Location'),
+    ETag: headerReference('ETag'),
+    'Cache-Control': headerReference('Cache-Control-No-Store'),
+  },
   page: { Vary: headerReference('Vary-Accept'), 'Cache-Control': headerReference('Cache-Control-Page') },
   /** The change feed's 200: the list's validator and pages, or the stream's. */
   feed: {

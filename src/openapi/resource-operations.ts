@@ -54,7 +54,8 @@ function errorStatuses(definition: ResourceDefinition, kind: 'collection' | 'ite
     statuses.push(403);
   }
   if (kind === 'item' || definition.parent !== undefined) statuses.push(404);
-  const unique = definition.fields.some((rule) => rule.unique !== undefined);
+  // An issued secret's hash is unique by chance, not by a client's choice: no 409.
+  const unique = definition.fields.some((rule) => rule.unique !== undefined && rule.issued === undefined);
   if ((operation === 'create' || operation === 'update') && unique) statuses.push(409);
   if (
     operation === 'update' &&
@@ -74,7 +75,7 @@ export function resourceOperations(route: ResourceRoute, path: string): Json {
   const vocabulary = vocabularyOf(definition, language);
   const tag = vocabulary.collection;
   const a = withArticle(definition.singular);
-  const unique = definition.fields.find((rule) => rule.unique !== undefined);
+  const unique = definition.fields.find((rule) => rule.unique !== undefined && rule.issued === undefined);
   const context = (readsBody: boolean, patch = false): ErrorContext => ({
     readsBody,
     patch,
@@ -96,7 +97,9 @@ export function resourceOperations(route: ResourceRoute, path: string): Json {
 
   if (route.kind === 'collection') {
     // Secrets the server makes (an API key's) are in the 201 only, and no saved answer may hold them.
-    const issued = definition.fields.filter((rule) => rule.issued === true).map((rule) => vocabulary.name(rule.name));
+    const issued = definition.fields
+      .filter((rule) => rule.issued !== undefined)
+      .map((rule) => vocabulary.name(rule.name));
     const created =
       definition.createdFields === undefined
         ? { ...record, ...Object.fromEntries(issued.map((name) => [name, EXAMPLE_KEY_SECRET])) }
@@ -151,7 +154,7 @@ export function resourceOperations(route: ResourceRoute, path: string): Json {
           {
             201: success(
               'Created: the new record, which Location names',
-              SUCCESS_HEADERS.created,
+              issued.length === 0 ? SUCCESS_HEADERS.created : SUCCESS_HEADERS.createdSecret,
               jsonContent(reference(componentName(definition, language, 'Created')), created),
             ),
           },

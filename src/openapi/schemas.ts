@@ -176,7 +176,7 @@ export function exampleBody(definition: ResourceDefinition, language: Language, 
 /** The 201's body: the record (or its `createdFields`), with the secrets made for it (an API key's), shown only here. */
 export function createdSchema(definition: ResourceDefinition, language: Language): Schema {
   const names = definition.createdFields;
-  const issued = definition.fields.filter((rule) => rule.issued === true);
+  const issued = definition.fields.filter((rule) => rule.issued !== undefined);
   if (names === undefined && issued.length > 0) {
     const vocabulary = vocabularyOf(definition, language);
     const record = recordSchema(definition, language) as { properties: Record<string, unknown>; required?: string[] };

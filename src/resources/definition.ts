@@ -79,7 +79,7 @@ export interface FieldRule {
    * A secret the server makes when the record is created (an API key's `secret`: a read-only password): shown only in
    * the 201, kept only as its hash under `storedAs`.
    */
-  readonly issued?: true;
+  readonly issued?: 'api-key';
   /** `x-filter`: an equality filter in lists (README: Lists). */
   readonly filter?: boolean;
   /** `x-sort`: a sort key in lists. */
@@ -182,7 +182,7 @@ export const OWNER_FIELD_NAME = 'owner_id';
 
 /** Whether a read shows the field: not a write-only one (a password), nor an issued secret (shown once, on create). */
 export function isShownOnRead(rule: FieldRule): boolean {
-  return rule.access !== 'write-only' && rule.issued !== true;
+  return rule.access !== 'write-only' && rule.issued === undefined;
 }
 
 /** The properties a list's `q` searches (`x-search`), in declared order. */

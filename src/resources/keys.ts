@@ -7,7 +7,18 @@ import type { ResourceHook, WriteContext } from './definition.ts';
 
 export const refusePastExpiry: ResourceHook = ({ next }: WriteContext): Fields => {
   const expiresAt = next['expires_at'];
-  if (typeof expiresAt === 'string' && Date.parse(expiresAt) <= Date.now())
+  if (typeof expiresAt !== 'string') return next;
+  const at = Date.parse(expiresAt);
+  // RFC 3339 allows what Date cannot place in time (a leap second, an offset past 23:59): a key must know its end.
+  if (!Number.isFinite(at))
+    throw validationError([
+      {
+        field: 'expires_at',
+        code: 'invalid_format',
+        message: 'must be a time this server can place: 2027-06-30T00:00:00Z',
+      },
+    ]);
+  if (at <= Date.now())
     throw validationError([{ field: 'expires_at', code: 'in_the_past', message: 'must be in the future' }]);
   return next;
 };

@@ -54,15 +54,20 @@ const FORMAT_CHECKS: Readonly<Record<NonNullable<FieldRule['format']>, { test(va
   date: { test: (value) => /^\d{4}-\d{2}-\d{2}$/.test(value) && isRealDate(value) },
   'date-time': {
     test: (value) =>
-      /^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/.test(value) &&
+      /^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]([01]\d|2[0-3]):[0-5]\d)$/.test(value) &&
       isRealDate(value.slice(0, 10)) &&
       Number(value.slice(11, 13)) < 24 &&
       Number(value.slice(14, 16)) < 60 &&
-      Number(value.slice(17, 19)) < 61,
+      Number(value.slice(17, 19)) < 61, // 60: a leap second (RFC 3339 §5.6)
   },
   uri: { test: (value) => /^[A-Za-z][A-Za-z0-9+.-]*:[^\s]*$/.test(value) && URL.canParse(value) },
   password: { test: () => true },
 };
+
+/** Whether `value` is of `format` as validation checks it (an import infers formats with it). */
+export function hasFormat(format: NonNullable<FieldRule['format']>, value: string): boolean {
+  return FORMAT_CHECKS[format].test(value);
+}
 
 const FORMAT_MESSAGES: Readonly<Record<NonNullable<FieldRule['format']>, string>> = {
   email: 'must be a valid email address',
