@@ -9,13 +9,16 @@ import { resolveResources } from './declarations/resolve-resources.ts';
 import type { ServerOptions } from './config/config.ts';
 import type { Logger } from './logging/logger.ts';
 import { ConfigError, DEFAULTS } from './config/config.ts';
-import { startBanner } from './cli/banner.ts';
+import { plainrestCommand, startBanner, withoutPassword } from './cli/banner.ts';
+import { dirname, join } from 'node:path';
 import { describeStartupFailure } from './cli/startup-failure.ts';
 import { packageVersion } from './cli/version.ts';
 import { parseCommandLine } from './cli/options.ts';
 import { SETTINGS } from './cli/settings.ts';
 import { BufferedLines } from './cli/buffered-lines.ts';
 import { copyData, CopyError } from './cli/copy-data.ts';
+import type { ImportRequest } from './cli/import-command.ts';
+import { importFile, ImportError } from './cli/import-command.ts';
 import { mintToken, TokenMintError } from './cli/mint-token.ts';
 import { StartupError } from './store/data-directory.ts';
 import { describeApi } from './server/build-router.ts';
@@ -34,6 +37,7 @@ const FAILURE_PREFIX = {
   copy: 'cannot copy',
   openapi: 'cannot print the OpenAPI document',
   'check-resources': 'cannot check the declaration',
+  import: 'cannot import',
 } as const;
 
 /** Standard output, written in batches (the access log is a line per request). */
@@ -68,6 +72,8 @@ async function main(): Promise<number> {
       return mint(commandLine.options, commandLine.email);
     case 'copy':
       return copy(commandLine.from, commandLine.to, commandLine.options);
+    case 'import':
+      return importJsonServer(commandLine.request);
     case 'run':
       return run(commandLine.options);
   }
@@ -134,6 +140,30 @@ async function copy(from: string, to: string, options: ServerOptions): Promise<n
     console.error(`${FAILURE_PREFIX.copy}: ${(error as Error).message}`);
     return EXIT_CANNOT_RUN;
   }
+}
+
+async function importJsonServer(request: ImportRequest): Promise<number> {
+  try {
+    for (const line of await importFile(request)) console.log(line);
+    console.log(`serve it: ${serveCommand(request)}`);
+    return EXIT_STOPPED;
+  } catch (error) {
+    const isSystemError = typeof (error as Partial<NodeJS.ErrnoException>).syscall === 'string';
+    if (error instanceof ImportError)
+      for (const line of error.lines) console.error(`${FAILURE_PREFIX.import}: ${line}`);
+    else if (error instanceof StartupError || isSystemError)
+      console.error(`${FAILURE_PREFIX.import}: ${(error as Error).message}`);
+    else throw error;
+    return EXIT_CANNOT_RUN;
+  }
+}
+
+/** How to start a server on what an import wrote, named as this process was started. */
+function serveCommand(request: ImportRequest): string {
+  const resources = request.resources ?? join(dirname(request.file), 'resources.json');
+  const where = /^postgres(ql)?:\/\//.test(request.target) ? '--database-url' : '--data-dir';
+  const target = where === '--data-dir' ? request.target : withoutPassword(request.target);
+  return `${plainrestCommand(process.argv[1])} --resources ${resources} ${where} ${target}`;
 }
 
 async function run(options: ServerOptions): Promise<number> {

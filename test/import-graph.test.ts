@@ -30,6 +30,7 @@ const LAYERS = [
   'home', // the home page
   'openapi', // the OpenAPI document
   'server', // the request pipeline and the node:http server
+  'importing', // a json-server file read into a declaration and records
   'cli', // the command line
 ];
 /** The only files at the root of src/: what `npm start` and the package's importers load. */

@@ -53,7 +53,12 @@ export function withoutPassword(url: string): string {
  * `npx plainrest token …` for an installed package.
  */
 export function tokenCommand(scriptPath: string | undefined): string {
-  if (scriptPath === undefined || !['main.js', 'main.ts'].includes(basename(scriptPath))) return 'npx plainrest token';
+  return `${plainrestCommand(scriptPath)} token`;
+}
+
+/** `npx plainrest`, or `node dist/main.js` in a checkout: how to run plainrest the way this process was run. */
+export function plainrestCommand(scriptPath: string | undefined): string {
+  if (scriptPath === undefined || !['main.js', 'main.ts'].includes(basename(scriptPath))) return 'npx plainrest';
   const shown = relative(process.cwd(), scriptPath);
-  return ['node', ...process.execArgv, shown.startsWith('..') || shown === '' ? scriptPath : shown, 'token'].join(' ');
+  return ['node', ...process.execArgv, shown.startsWith('..') || shown === '' ? scriptPath : shown].join(' ');
 }

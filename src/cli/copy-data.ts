@@ -57,6 +57,25 @@ export async function copyData(
   }
 }
 
+/**
+ * Writes `records` into `to`, a new or empty data directory or database (`plainrest import`); resolves with how the
+ * target is named in a summary line. A collection `records` lacks starts empty.
+ */
+export async function writeInto(
+  to: string,
+  resources: ResourceTable,
+  records: ReadonlyMap<StoredCollection, CollectionCopy>,
+): Promise<string> {
+  const target = placeOf(to);
+  const collections = [...resources.resources.map((resource) => resource.collection), IDEMPOTENCY_COLLECTION];
+  const all = new Map(
+    collections.map((collection) => [collection, records.get(collection) ?? { records: [], nextId: 1 }]),
+  );
+  if (target.kind === 'directory') await writeDirectory(target.path, resources, collections, all);
+  else await onDatabase(target, () => writeDatabase(target.url, resources, all));
+  return describe(target);
+}
+
 function placeOf(text: string): Place {
   return /^postgres(ql)?:\/\//.test(text) ? { kind: 'database', url: text } : { kind: 'directory', path: text };
 }

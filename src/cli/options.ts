@@ -3,6 +3,10 @@
 // Only main.ts calls this; embedding passes options directly.
 
 import type { ServerOptions } from '../config/config.ts';
+import { DEFAULTS } from '../config/config.ts';
+import type { ImportAccess } from '../importing/import-plan.ts';
+import { ACCESS_CHOICES } from '../importing/import-plan.ts';
+import type { ImportRequest } from './import-command.ts';
 import { LOG_FORMATS } from '../logging/logger.ts';
 import type { CorsOrigins } from '../http/cors.ts';
 import { parseCorsOrigins } from '../http/cors.ts';
@@ -15,11 +19,12 @@ export type CommandLine =
   | { readonly kind: 'copy'; readonly from: string; readonly to: string; readonly options: ServerOptions }
   | { readonly kind: 'openapi'; readonly options: ServerOptions }
   | { readonly kind: 'check-resources'; readonly file: string }
+  | { readonly kind: 'import'; readonly request: ImportRequest }
   | { readonly kind: 'help'; readonly text: string }
   | { readonly kind: 'version' }
   | {
       readonly kind: 'error';
-      readonly command: 'run' | 'token' | 'copy' | 'openapi' | 'check-resources';
+      readonly command: 'run' | 'token' | 'copy' | 'openapi' | 'check-resources' | 'import';
       readonly message: string;
     };
 
@@ -34,6 +39,7 @@ export function parseCommandLine(argv: readonly string[], env: NodeJS.ProcessEnv
   let args = argv;
   const [command] = args;
   if (command === 'copy') return parseCopy(args.slice(1), env);
+  if (command === 'import') return parseImport(args.slice(1), env);
   if (command === 'check-resources') {
     const file = args[1] ?? env['RESOURCES'];
     if (args.length > 2 || file === undefined || file === '' || file.startsWith('-'))
@@ -109,6 +115,58 @@ function parseCopy(args: readonly string[], env: NodeJS.ProcessEnv): CommandLine
   return { kind: 'copy', from, to, options: resources === undefined ? {} : { resources } };
 }
 
+const IMPORT_USAGE =
+  'usage: plainrest import <db.json> [--resources FILE] [--data-dir DIR | --database-url URL] ' +
+  '[--access open|read|closed] [--force]';
+/** The flags of `plainrest import` that take a value. */
+const IMPORT_FLAGS = ['resources', 'data-dir', 'database-url', 'access'] as const;
+
+/**
+ * `plainrest import <db.json> …`: where the records go (DATA_DIR and DATABASE_URL from the environment too, as a
+ * server would read them), where the declaration goes, who may do what, and whether to write over a declaration.
+ */
+function parseImport(args: readonly string[], env: NodeJS.ProcessEnv): CommandLine {
+  const failure = (message: string): CommandLine => ({ kind: 'error', command: 'import', message });
+  const given = new Map<(typeof IMPORT_FLAGS)[number], string>();
+  let file: string | undefined;
+  let force = false;
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i] as string;
+    if (arg === '--help' || arg === '-h') return { kind: 'help', text: helpText() };
+    if (arg === '--force') {
+      force = true;
+      continue;
+    }
+    if (!arg.startsWith('--') && file === undefined) {
+      file = arg;
+      continue;
+    }
+    const [name = '', inline] = arg.startsWith('--') ? splitOnce(arg.slice(2), '=') : [''];
+    const flag = IMPORT_FLAGS.find((candidate) => candidate === name);
+    if (flag === undefined) return failure(`unknown argument ${arg}`);
+    const value = inline ?? args[++i];
+    if (value === undefined || value === '') return failure(`--${flag} needs a value`);
+    given.set(flag, value);
+  }
+  if (file === undefined) return failure(IMPORT_USAGE);
+  const access = given.get('access') ?? 'read';
+  if (!Object.hasOwn(ACCESS_CHOICES, access)) return failure(`--access must be open, read or closed, not "${access}"`);
+  if (given.has('data-dir') && given.has('database-url'))
+    return failure('name one target: --data-dir or --database-url, not both');
+  const fromEnvironment = (name: string): string | undefined =>
+    env[name] === undefined || env[name] === '' ? undefined : env[name];
+  const target =
+    given.get('database-url') ??
+    given.get('data-dir') ??
+    fromEnvironment('DATABASE_URL') ??
+    fromEnvironment('DATA_DIR') ??
+    DEFAULTS.dataDir;
+  return {
+    kind: 'import',
+    request: { file, resources: given.get('resources'), target, access: access as ImportAccess, force },
+  };
+}
+
 function splitOnce(text: string, separator: string): [string, string | undefined] {
   const at = text.indexOf(separator);
   return at === -1 ? [text, undefined] : [text.slice(0, at), text.slice(at + 1)];
@@ -140,6 +198,8 @@ export function helpText(): string {
     '       plainrest copy --from A --to B          copy every record, id and password hash from A into an empty B,',
     '         [--resources FILE]                    each a data directory or postgres://… (README: Configuration)',
     '       plainrest openapi [--resources FILE]    print the OpenAPI 3.1 document',
+    '       plainrest import db.json                serve a json-server file: write resources.json beside it and load',
+    '         [--access open|read|closed] [--force] its records into DATA_DIR, or DATABASE_URL (README: Moving in)',
     '       plainrest check-resources FILE          check a declaration file without starting',
     '       plainrest --version                     print the version',
     '',

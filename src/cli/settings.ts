@@ -99,6 +99,14 @@ export const SETTINGS: readonly Setting[] = [
     meaning: 'requests per client per minute; 0 turns limiting off',
   },
   {
+    variable: 'DELAY_MS',
+    flag: 'delay-ms',
+    option: 'delayMs',
+    kind: 'integer',
+    fallback: String(DEFAULTS.delayMs),
+    meaning: 'every /v1 answer waits this long first, to try a client on a slow network',
+  },
+  {
     variable: 'CORS_ORIGINS',
     flag: 'cors-origins',
     option: 'corsOrigins',

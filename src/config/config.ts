@@ -40,6 +40,8 @@ export interface ServerOptions {
   readonly corsOrigins?: CorsOrigins;
   /** Requests per client per minute; 0 turns limiting off. Default 1200. */
   readonly rateLimit?: number;
+  /** Every `/v1` answer waits this long before it is sent, to try a client on a slow network. Default 0. */
+  readonly delayMs?: number;
   /** startServer only: a client must send its headers within this time. Default 10000 ms. */
   readonly headersTimeoutMs?: number;
   /** startServer only: …and its whole request within this time. Default 30000 ms. */
@@ -119,6 +121,7 @@ export interface Config {
   readonly corsOrigins: CorsOrigins;
   readonly accessLog: LogFormat;
   readonly rateLimit: number;
+  readonly delayMs: number;
   readonly headersTimeoutMs: number;
   readonly requestTimeoutMs: number;
   readonly keepAliveTimeoutMs: number;
@@ -128,6 +131,9 @@ export interface Config {
   /** Undefined: only plainrest's own tokens are accepted. */
   readonly provider: ProviderSettings | undefined;
 }
+
+/** The longest artificial delay: longer, a client's own timeouts would be what is tried. */
+const MAX_DELAY_MS = 60_000;
 
 export const DEFAULTS = Object.freeze({
   port: 3000,
@@ -140,6 +146,7 @@ export const DEFAULTS = Object.freeze({
   tokenTtlSeconds: 3600,
   compactAfterBytes: 8 * 1024 * 1024,
   rateLimit: 1200,
+  delayMs: 0,
   oidcRoleClaim: 'roles',
   headersTimeoutMs: 10_000,
   requestTimeoutMs: 30_000,
@@ -216,6 +223,7 @@ export function resolveConfig(options: ServerOptions = {}): Config {
     corsOrigins: options.corsOrigins ?? [],
     accessLog: options.accessLog ?? 'off',
     rateLimit: options.rateLimit ?? DEFAULTS.rateLimit,
+    delayMs: options.delayMs ?? DEFAULTS.delayMs,
     headersTimeoutMs: options.headersTimeoutMs ?? DEFAULTS.headersTimeoutMs,
     requestTimeoutMs: options.requestTimeoutMs ?? DEFAULTS.requestTimeoutMs,
     keepAliveTimeoutMs: options.keepAliveTimeoutMs ?? DEFAULTS.keepAliveTimeoutMs,
@@ -247,6 +255,12 @@ export function resolveConfig(options: ServerOptions = {}): Config {
     throw new ConfigError(
       'rateLimit',
       `rateLimit must be a whole number of requests per minute (0: off), not ${config.rateLimit}`,
+    );
+  }
+  if (!Number.isInteger(config.delayMs) || config.delayMs < 0 || config.delayMs > MAX_DELAY_MS) {
+    throw new ConfigError(
+      'delayMs',
+      `delayMs must be a whole number of milliseconds from 0 to ${MAX_DELAY_MS} (a minute), not ${config.delayMs}`,
     );
   }
   for (const name of ['headersTimeoutMs', 'requestTimeoutMs', 'keepAliveTimeoutMs'] as const) {

@@ -84,7 +84,12 @@ export function requestListener(
     const { shownPath, requestId, req, secrets } = exchange;
     finishSafely(exchange, problemReply(error, shownPath, requestId, req.headers.accept, config.logger, secrets));
   };
-  const finishSafely = (exchange: Exchange, reply: Reply): void => {
+  const finishSafely = (exchange: Exchange, reply: Reply, waited = false): void => {
+    // DELAY_MS (README: Configuration): an API answer waits, as on a slow network; the probes and the home page do not.
+    if (!waited && config.delayMs > 0 && isApiPath(exchange.shownPath)) {
+      setTimeout(() => finishSafely(exchange, reply, true), config.delayMs);
+      return;
+    }
     if (answeredElsewhere(exchange)) return;
     try {
       finish(exchange, reply);
@@ -143,4 +148,9 @@ export function requestListener(
       finishSafely(exchange, reply);
     }
   };
+}
+
+/** `/v1` and what is under it. */
+function isApiPath(path: string): boolean {
+  return path === '/v1' || path.startsWith('/v1/');
 }

@@ -1,0 +1,119 @@
+// `plainrest import <db.json>` (README: Moving in from json-server): a json-server data file planned into a
+// declaration and records (importing/import-plan.ts), the records loaded into an empty data directory or database
+// (all or nothing), then the declaration written beside the file, never over one without --force. Resolves with the
+// summary's lines; a problem stops it before anything is written, with one line each.
+
+import { access, readFile, rename, writeFile } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+import { isoTimestamp } from '../records/timestamps.ts';
+import type { StoredCollection } from '../store/change.ts';
+import type { CollectionCopy } from '../store/open-database.ts';
+import type { CollectionDeclaration } from '../declarations/declaration.ts';
+import { declarationText } from '../importing/declaration-text.ts';
+import type { ImportAccess } from '../importing/import-plan.ts';
+import { ACCESS_CHOICES, planImport } from '../importing/import-plan.ts';
+import { counted } from './banner.ts';
+import { CopyError, writeInto } from './copy-data.ts';
+
+export interface ImportRequest {
+  /** The json-server data file (`db.json`). */
+  readonly file: string;
+  /** Where the declaration goes; default `resources.json` beside the file. */
+  readonly resources: string | undefined;
+  /** The data directory or postgres:// URL the records go to: empty, or not there yet. */
+  readonly target: string;
+  readonly access: ImportAccess;
+  /** Write the declaration (and the id mapping) over files already there. */
+  readonly force: boolean;
+}
+
+/** Stops an import: one line per problem, nothing written. */
+export class ImportError extends Error {
+  readonly lines: readonly string[];
+  constructor(lines: readonly string[]) {
+    super(lines.join('\n'));
+    this.lines = lines;
+  }
+}
+
+export async function importFile(request: ImportRequest): Promise<string[]> {
+  const data = await readData(request.file);
+  const plan = planImport(data, request.access, isoTimestamp());
+  if (plan.problems.length > 0 || plan.table === undefined) throw new ImportError(plan.problems);
+  const declarationPath = request.resources ?? join(dirname(request.file), 'resources.json');
+  const renumbered = [...plan.renumbered].filter(([, ids]) => ids.size > 0);
+  const idsPath = join(dirname(declarationPath), `${basename(declarationPath, '.json')}.ids.json`);
+  await refuseToOverwrite(declarationPath, request.force);
+  if (renumbered.length > 0) await refuseToOverwrite(idsPath, request.force);
+
+  const copies = new Map<StoredCollection, CollectionCopy>();
+  for (const [collection, { records, nextId }] of plan.collections) copies.set(collection, { records, nextId });
+  let target: string;
+  try {
+    target = await writeInto(request.target, plan.table, copies);
+  } catch (error) {
+    if (error instanceof CopyError) throw new ImportError([error.message]);
+    throw error;
+  }
+  await writeAtomically(declarationPath, declarationText(plan.declaration));
+  if (renumbered.length > 0) {
+    const mapping = Object.fromEntries(renumbered.map(([collection, ids]) => [collection, Object.fromEntries(ids)]));
+    await writeAtomically(idsPath, `${JSON.stringify(mapping, null, 2)}\n`);
+  }
+
+  const loaded = [...plan.collections].map(([collection, { records }]) => counted(records.length, collection));
+  return [
+    ...Object.entries(plan.declaration.resources).map(([collection, declared]) => inferred(collection, declared)),
+    ...plan.notes,
+    `wrote ${declarationPath}: ${plan.collections.size} collection(s); access ${ACCESS_CHOICES[request.access].words}`,
+    ...(renumbered.length > 0 ? [`wrote ${idsPath}: each renumbered id as the file had it, and its new id`] : []),
+    `loaded ${loaded.length > 0 ? loaded.join(', ') : 'nothing'} into ${target}`,
+  ];
+}
+
+/** `posts: title (string, x-search, required), views (integer, x-sort, required)`: what was inferred. */
+function inferred(collection: string, declared: CollectionDeclaration): string {
+  const required = new Set(declared.required ?? []);
+  const properties = Object.entries(declared.properties ?? {}).map(([name, schema]) => {
+    const traits = [
+      schema.format === undefined ? (schema.type ?? 'string') : `${schema.type ?? 'string'} ${schema.format}`,
+      ...(schema['x-references'] === undefined ? [] : [`x-references ${schema['x-references']}`]),
+      ...(['x-filter', 'x-sort', 'x-search'] as const).filter((keyword) => schema[keyword] === true),
+      ...(required.has(name) ? ['required'] : []),
+    ];
+    return `${name} (${traits.join(', ')})`;
+  });
+  return `${collection}: ${properties.length > 0 ? properties.join(', ') : 'no properties'}`;
+}
+
+/** The file as JSON; a file that cannot be read or parsed is a problem line naming it. */
+async function readData(file: string): Promise<unknown> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new ImportError([`${file}: ${code === 'ENOENT' ? 'no such file' : `cannot be read (${code ?? 'error'})`}`]);
+  }
+  try {
+    return JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text) as unknown;
+  } catch (error) {
+    throw new ImportError([`${file}: not JSON (${(error as Error).message}); json-server's db.json is a JSON object`]);
+  }
+}
+
+async function refuseToOverwrite(path: string, force: boolean): Promise<void> {
+  if (force) return;
+  const exists = await access(path).then(
+    () => true,
+    () => false,
+  );
+  if (exists) throw new ImportError([`${path} exists; name another file with --resources, or pass --force`]);
+}
+
+/** Written whole or not at all: a temporary file beside it, renamed over it. */
+async function writeAtomically(path: string, text: string): Promise<void> {
+  const temporary = `${path}.${process.pid}.tmp`;
+  await writeFile(temporary, text, { mode: 0o644 });
+  await rename(temporary, path);
+}

@@ -1,0 +1,168 @@
+// A property's schema from the values a json-server file holds (README: Moving in from json-server): `integer` when
+// every number is whole, a string `format` only when every value has it, an object's members and an array's items
+// inferred the same way, bounds left open. Values of two kinds in one place are a problem naming the first record
+// that differs. Member names become snake_case, and null members are left out (plainrest omits, it stores no null).
+
+import type { PropertySchema } from '../declarations/declaration.ts';
+import type { JsonObject, JsonValue } from '../records/json.ts';
+import { isJsonObject } from '../records/json.ts';
+import { hasFormat } from '../resources/scalar-checks.ts';
+import { NAME, snakeCase } from './names.ts';
+
+/** A value and the record that holds it, for the lines that name it: `comments, record 3 (id "c7")`. */
+export interface Sample {
+  readonly value: JsonValue;
+  readonly record: string;
+}
+
+/** What an import has to say: what it did (notes) and what stops it (problems). */
+export interface Findings {
+  readonly notes: string[];
+  readonly problems: string[];
+}
+
+type Kind = 'boolean' | 'integer' | 'number' | 'string' | 'array' | 'object';
+
+/** Formats a string property gets when every value has it, the strictest first. */
+const FORMATS = ['date-time', 'date', 'email', 'uri'] as const;
+
+const KIND_WORDS: Readonly<Record<Kind, string>> = {
+  boolean: 'true or false',
+  integer: 'a number',
+  number: 'a number',
+  string: 'a string',
+  array: 'a list',
+  object: 'an object',
+};
+
+export function kindOf(value: JsonValue): Kind {
+  if (typeof value === 'boolean') return 'boolean';
+  if (typeof value === 'number') return Number.isSafeInteger(value) ? 'integer' : 'number';
+  if (typeof value === 'string') return 'string';
+  return Array.isArray(value) ? 'array' : 'object';
+}
+
+/**
+ * The schema of the non-null values at `path` (`posts.author.name`), or undefined when they are of several kinds (a
+ * problem is then reported).
+ */
+export function inferSchema(samples: readonly Sample[], path: string, findings: Findings): PropertySchema | undefined {
+  const kinds = new Map<Kind, Sample[]>();
+  for (const sample of samples) {
+    const kind = kindOf(sample.value);
+    // Whole numbers among fractions are numbers all the same.
+    const merged = kind === 'integer' && samples.some((other) => kindOf(other.value) === 'number') ? 'number' : kind;
+    kinds.set(merged, [...(kinds.get(merged) ?? []), sample]);
+  }
+  if (kinds.size > 1) {
+    const [usual, ...others] = [...kinds.entries()].sort((a, b) => b[1].length - a[1].length);
+    const [odd, oddSamples] = others[0] as [Kind, Sample[]];
+    const first = oddSamples[0] as Sample;
+    findings.problems.push(
+      `${first.record}, ${path}: ${KIND_WORDS[odd]} (${preview(first.value)}) where ${usual?.[1].length ?? 0} ` +
+        `other records hold ${KIND_WORDS[usual?.[0] ?? 'string']}; give the property one type in every record`,
+    );
+    return undefined;
+  }
+  const [kind] = kinds.keys();
+  switch (kind) {
+    case undefined: // only nulls: a string, as a declaration would say when it does not know
+    case 'string':
+      return stringSchema(samples);
+    case 'boolean':
+    case 'integer':
+    case 'number':
+      return { type: kind };
+    case 'array':
+      return arraySchema(samples, path, findings);
+    case 'object':
+      return objectSchema(samples, path, findings);
+  }
+}
+
+function stringSchema(samples: readonly Sample[]): PropertySchema {
+  const values = samples.map((sample) => sample.value as string);
+  const format = values.length === 0 ? undefined : FORMATS.find((each) => values.every((v) => hasFormat(each, v)));
+  return format === undefined ? { type: 'string' } : { type: 'string', format };
+}
+
+function arraySchema(samples: readonly Sample[], path: string, findings: Findings): PropertySchema | undefined {
+  const elements: Sample[] = [];
+  for (const { value, record } of samples) {
+    for (const element of value as readonly JsonValue[]) {
+      if (element === null) {
+        findings.problems.push(`${record}, ${path}: a list holding null; remove it, or put a value in its place`);
+        return undefined;
+      }
+      elements.push({ value: element, record });
+    }
+  }
+  if (elements.length === 0)
+    findings.notes.push(`${path}: every list is empty, so its items are declared strings; change that if they are not`);
+  const items = inferSchema(elements, `${path}[]`, findings);
+  return items === undefined ? undefined : { type: 'array', items };
+}
+
+function objectSchema(samples: readonly Sample[], path: string, findings: Findings): PropertySchema | undefined {
+  const members = memberSamples(samples, path, findings);
+  if (members === undefined) return undefined;
+  const properties: Record<string, PropertySchema> = {};
+  const required: string[] = [];
+  for (const [name, found] of members) {
+    const schema = inferSchema(found, `${path}.${name}`, findings);
+    if (schema === undefined) return undefined;
+    properties[name] = schema;
+    if (found.length === samples.length) required.push(name);
+  }
+  return { type: 'object', properties, ...(required.length > 0 ? { required } : {}) };
+}
+
+/**
+ * Each member's non-null values, by its snake_case name, in the order members first appear; undefined when a name
+ * cannot be one (a problem is reported).
+ */
+export function memberSamples(
+  samples: readonly Sample[],
+  path: string,
+  findings: Findings,
+): Map<string, Sample[]> | undefined {
+  const members = new Map<string, Sample[]>();
+  const original = new Map<string, string>();
+  for (const { value, record } of samples) {
+    for (const [key, member] of Object.entries(value as JsonObject)) {
+      const name = snakeCase(key);
+      const earlier = original.get(name);
+      if (earlier === undefined) original.set(name, key);
+      else if (earlier !== key) {
+        findings.problems.push(`${record}, ${path}: "${earlier}" and "${key}" would both be ${name}; rename one`);
+        return undefined;
+      }
+      if (!NAME.test(name)) {
+        findings.problems.push(
+          `${record}, ${path}: "${key}" is not a name plainrest can serve (lower-case letters, digits and _, ` +
+            'starting with a letter); rename it in the file',
+        );
+        return undefined;
+      }
+      if (member === null) continue;
+      if (!members.has(name)) members.set(name, []);
+      members.get(name)?.push({ value: member, record });
+    }
+  }
+  return members;
+}
+
+/** A value with snake_case member names and no null members, at every depth. */
+export function converted(value: JsonValue): JsonValue {
+  if (Array.isArray(value)) return (value as readonly JsonValue[]).map(converted);
+  if (!isJsonObject(value)) return value;
+  const result: Record<string, JsonValue> = {};
+  for (const [key, member] of Object.entries(value)) if (member !== null) result[snakeCase(key)] = converted(member);
+  return result;
+}
+
+/** A value as a problem line may quote it: short. */
+export function preview(value: JsonValue): string {
+  const text = JSON.stringify(value);
+  return text.length <= 40 ? text : `${text.slice(0, 37)}...`;
+}

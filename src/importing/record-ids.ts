@@ -1,0 +1,56 @@
+// Ids of a json-server collection as plainrest's (README: Moving in from json-server): whole numbers from 1 are kept,
+// and so are strings that are such numbers ("7" → 7, json-server 1.x writes its ids as strings); any other id
+// (json-server 1.x's "3f2a", 0, a missing one) gets a new number after the largest kept, in the file's order, and the
+// references to it are rewritten through `newIds`. Two records with one id are a problem naming both.
+
+import type { JsonObject, JsonValue } from '../records/json.ts';
+import type { Findings } from './infer-schema.ts';
+import { preview } from './infer-schema.ts';
+
+export interface CollectionIds {
+  /** Each record's new id, in the file's order. */
+  readonly ids: readonly number[];
+  /** A referencing value's text (`"3f2a"`, `"7"`, `7`: String of it) → the id of the record it names. */
+  readonly newIds: ReadonlyMap<string, number>;
+  /** Ids that changed: each as the file had it (`"3f2a"`, or `(record 4)` for none) → its new id. */
+  readonly renumbered: ReadonlyMap<string, number>;
+  /** The id a created record gets next. */
+  readonly nextId: number;
+}
+
+const WHOLE = /^[1-9][0-9]{0,15}$/;
+
+export function collectionIds(collection: string, records: readonly JsonObject[], findings: Findings): CollectionIds {
+  const kept = records.map((record) => keptId(record['id']));
+  const ids: number[] = [];
+  const newIds = new Map<string, number>();
+  const renumbered = new Map<string, number>();
+  const firstWith = new Map<string, number>();
+  let next = Math.max(0, ...kept.filter((id): id is number => id !== undefined)) + 1;
+  records.forEach((record, index) => {
+    const raw = record['id'];
+    const id = kept[index] ?? next++;
+    ids.push(id);
+    if (kept[index] === undefined) renumbered.set(raw === undefined ? `(record ${index + 1})` : preview(raw), id);
+    if (raw === undefined || raw === null) return;
+    const text = String(raw);
+    const earlier = firstWith.get(text) ?? firstWith.get(String(id));
+    if (earlier !== undefined) {
+      findings.problems.push(
+        `${collection}, records ${earlier + 1} and ${index + 1}: both have the id ${preview(raw)}; give each its own`,
+      );
+      return;
+    }
+    firstWith.set(text, index);
+    firstWith.set(String(id), index);
+    newIds.set(text, id);
+  });
+  return { ids, newIds, renumbered, nextId: next };
+}
+
+/** The id kept as it is: a whole number from 1, or a string of one. */
+function keptId(raw: JsonValue | undefined): number | undefined {
+  if (typeof raw === 'number') return Number.isSafeInteger(raw) && raw >= 1 ? raw : undefined;
+  if (typeof raw === 'string' && WHOLE.test(raw) && Number.isSafeInteger(Number(raw))) return Number(raw);
+  return undefined;
+}
