@@ -261,7 +261,7 @@ describe('copy: a data directory into PostgreSQL and back', { skip: POSTGRES_SKI
     assert.deepEqual(await plainrest(['copy', '--from', source, '--to', url]), {
       code: 2,
       stdout: '',
-      stderr: `cannot copy: the database ${url} already holds data; nothing was changed: copy into a new data directory or an empty database\n`,
+      stderr: `cannot copy: the database ${url} already holds data; nothing was changed: name a new data directory or an empty database\n`,
     });
     assert.equal(await databaseState(url), state);
   });
@@ -271,7 +271,7 @@ describe('copy: a data directory into PostgreSQL and back', { skip: POSTGRES_SKI
     assert.deepEqual(await plainrest(['copy', '--from', url, '--to', copyBack]), {
       code: 2,
       stdout: '',
-      stderr: `cannot copy: the data directory ${copyBack} already holds data; nothing was changed: copy into a new data directory or an empty database\n`,
+      stderr: `cannot copy: the data directory ${copyBack} already holds data; nothing was changed: name a new data directory or an empty database\n`,
     });
     assert.deepEqual(await hashDirectory(copyBack), files);
   });

@@ -1,7 +1,8 @@
 // `plainrest copy --from <store> --to <store>` (docs/deploying.md): every record of every declared collection, and
 // the idempotency keys, copied from a data directory or a PostgreSQL database into either kind, with its id, its
 // password hash and each collection's next id, so that no id the source gave out is given out again. The target must
-// be empty, else nothing is changed; a copy cut short leaves all the records or none.
+// be empty, else nothing is changed; a copy cut short leaves all the records or none. `plainrest import` writes
+// through the same door (writeInto).
 
 import { mkdir, stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
@@ -206,8 +207,7 @@ async function writeDatabase(
 
 function notEmpty(target: Place): string {
   return (
-    `${describe(target)} already holds data; nothing was changed: ` +
-    'copy into a new data directory or an empty database'
+    `${describe(target)} already holds data; nothing was changed: ` + 'name a new data directory or an empty database'
   );
 }
 

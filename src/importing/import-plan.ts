@@ -45,6 +45,8 @@ const TIMESTAMPS = new Set(['created_at', 'updated_at']);
 const USER_FIELDS_KEPT = new Set(['name', 'email', 'role']);
 /** At most this many distinct values, repeated, make a property worth filtering by. */
 const FEW_VALUES = 20;
+/** Text, not a code or a number: two words of letters. */
+const TWO_WORDS = /\p{L}{2,}[,.;:!?]?\s+\p{L}{2,}/u;
 /** Problem lines shown before "and N more". */
 const MOST_PROBLEMS = 50;
 
@@ -65,6 +67,8 @@ interface Source {
   readonly key: string;
   readonly name: string;
   readonly records: readonly JsonObject[];
+  /** Each record's place in the file's list, from 1 (an item that is no object is not a record). */
+  readonly positions: readonly number[];
   readonly ids: CollectionIds;
 }
 
@@ -149,11 +153,16 @@ function collectionsOf(data: unknown, findings: Findings): Source[] {
     byName.set(name, key);
     if (name !== key) findings.notes.push(`${key}: served as ${name}`);
     const records: JsonObject[] = [];
+    const positions: number[] = [];
     (value as readonly JsonValue[]).forEach((record, index) => {
-      if (isJsonObject(record)) records.push(record);
-      else findings.problems.push(`${key}, record ${index + 1}: ${preview(record)} is not an object; remove it`);
+      if (!isJsonObject(record)) {
+        findings.problems.push(`${key}, record ${index + 1}: ${preview(record)} is not an object; remove it`);
+        return;
+      }
+      records.push(record);
+      positions.push(index + 1);
     });
-    sources.push({ key, name, records, ids: collectionIds(key, records, findings) });
+    sources.push({ key, name, records, positions, ids: collectionIds(key, records, positions, findings) });
     if (records.some((record) => typeof record['id'] === 'string' && /^[1-9][0-9]*$/.test(record['id'])))
       findings.notes.push(`${key}: ids written as text ("1", as json-server 1.x writes them) are served as numbers`);
   }
@@ -163,24 +172,31 @@ function collectionsOf(data: unknown, findings: Findings): Source[] {
 /** `comments, record 3 (id "c7")`. */
 function recordName(source: Source, index: number): string {
   const id = source.records[index]?.['id'];
-  return `${source.key}, record ${index + 1}${id === undefined ? '' : ` (id ${preview(id)})`}`;
+  return `${source.key}, record ${source.positions[index]}${id === undefined ? '' : ` (id ${preview(id)})`}`;
 }
 
 /** The top-level properties of a collection, in the order they first appear. */
 function propertiesOf(source: Source, sources: readonly Source[], findings: Findings): Property[] {
-  const samples = source.records.map((value, index) => ({ value, record: recordName(source, index) }));
-  const members = memberSamples(samples, source.key, findings);
+  const samples = source.records.map((value, index) => ({
+    value,
+    record: recordName(source, index),
+    collection: source.key,
+  }));
+  const members = memberSamples(samples, '', findings);
   if (members === undefined) return [];
   const found: Property[] = [];
   const nulls = new Map<string, number>();
   for (const record of source.records)
     for (const [key, value] of Object.entries(record))
       if (value === null) nulls.set(snakeCase(key), (nulls.get(snakeCase(key)) ?? 0) + 1);
+  for (const [name, count] of nulls)
+    if (!members.has(name))
+      findings.notes.push(`${source.key}.${originalKey(source, name)}: left out: ${count} null value(s) and no other`);
   for (const [name, values] of members) {
     if (name === 'id') continue;
     const key = originalKey(source, name);
     const path = `${source.key}.${key}`;
-    if (key !== name) findings.notes.push(`${path}: served as ${name}`);
+    if (key !== name && !TIMESTAMPS.has(name)) findings.notes.push(`${path}: served as ${name}`);
     if (nulls.has(name))
       findings.notes.push(`${path}: ${nulls.get(name)} null value(s) left out (plainrest omits a property instead)`);
     if (TIMESTAMPS.has(name)) {
@@ -190,7 +206,10 @@ function propertiesOf(source: Source, sources: readonly Source[], findings: Find
           `${path}: plainrest sets ${name} itself, and keeps a file's only when every value is a date and time; ` +
             'rename the property in the file',
         );
-      else found.push({ name, schema: { type: 'string', format: 'date-time' }, required: false, timestamp: true });
+      else {
+        findings.notes.push(`${path}: kept as each record's ${name}`);
+        found.push({ name, schema: { type: 'string', format: 'date-time' }, required: false, timestamp: true });
+      }
       continue;
     }
     const required = values.length === source.records.length;
@@ -201,7 +220,7 @@ function propertiesOf(source: Source, sources: readonly Source[], findings: Find
       found.push({ name, schema, required, references: target });
       continue;
     }
-    const schema = inferSchema(values, path, findings);
+    const schema = inferSchema(values, key, findings);
     if (schema !== undefined)
       found.push({ name, schema: withListKeywords(schema, values, source.records.length), required });
   }
@@ -229,7 +248,8 @@ function dangling(path: string, values: readonly Sample[], target: Source, findi
   const missing = values.filter((sample) => !target.ids.newIds.has(String(sample.value)));
   for (const sample of missing)
     findings.problems.push(
-      `${sample.record}, ${path}: ${preview(sample.value)} is the id of no record of ${target.key}; ` +
+      `${sample.record}, ${path.slice(path.indexOf('.') + 1)}: ${preview(sample.value)} is the id of no record of ` +
+        `${target.key}; ` +
         'correct it or remove it',
     );
   if (missing.length === 0)
@@ -238,14 +258,14 @@ function dangling(path: string, values: readonly Sample[], target: Source, findi
 }
 
 /**
- * `x-filter` for values that repeat (few distinct ones, or true/false), `x-search` for text (most values more than one
- * word), `x-sort` for numbers and dates.
+ * `x-filter` for true/false and for plain strings and whole numbers whose values repeat (few distinct ones), `x-search`
+ * for text (most values two words or more), `x-sort` for numbers and dates.
  */
 function withListKeywords(schema: PropertySchema, values: readonly Sample[], count: number): PropertySchema {
   const distinct = new Set(values.map((sample) => JSON.stringify(sample.value))).size;
-  const scalar = schema.type === 'string' || schema.type === 'integer' || schema.type === 'number';
-  const repeats = scalar && distinct <= FEW_VALUES && distinct <= count / 2;
-  const words = values.filter((sample) => typeof sample.value === 'string' && /\S\s+\S/.test(sample.value)).length;
+  const plain = (schema.type === 'string' && schema.format === undefined) || schema.type === 'integer';
+  const repeats = plain && distinct <= FEW_VALUES && distinct <= count / 2;
+  const words = values.filter((sample) => typeof sample.value === 'string' && TWO_WORDS.test(sample.value)).length;
   const text = schema.type === 'string' && schema.format === undefined && words * 2 >= values.length && !repeats;
   const sortable =
     schema.type === 'integer' || schema.type === 'number' || schema.format === 'date' || schema.format === 'date-time';
@@ -337,6 +357,9 @@ function storedRecords(
         findings.problems.push(`${recordName(source, index)}, ${entry.field}: ${entry.message}`);
       return;
     }
+    // As a create would: what the record lacks and the declaration gives (a user's role).
+    for (const rule of definition.fields)
+      if (rule.default !== undefined && fields[rule.name] === undefined) fields[rule.name] = rule.default;
     for (const rule of unique) {
       const value = fields[rule.name];
       if (typeof value !== 'string' && typeof value !== 'number') continue;
@@ -349,7 +372,10 @@ function storedRecords(
     const id = source.ids.ids[index] as number;
     records.push(finishRecord(definition, fields, id, createdAt, times['updated_at'] ?? createdAt));
   });
-  const renumbered = [...source.ids.renumbered].map(([raw, id]) => `${raw} → ${id}`);
+  // An id the file gave is quoted; `(record 3)` stands for a record that had none.
+  const renumbered = [...source.ids.renumbered].map(
+    ([raw, id]) => `${/^\(record \d+\)$/.test(raw) ? raw : JSON.stringify(raw)} → ${id}`,
+  );
   if (renumbered.length > 0)
     findings.notes.push(
       `${source.key}: ${renumbered.length} record(s) got new ids: ${renumbered.slice(0, 5).join(', ')}` +

@@ -13,6 +13,8 @@ import { NAME, snakeCase } from './names.ts';
 export interface Sample {
   readonly value: JsonValue;
   readonly record: string;
+  /** The collection, as the file names it. */
+  readonly collection: string;
 }
 
 /** What an import has to say: what it did (notes) and what stops it (problems). */
@@ -43,7 +45,7 @@ export function kindOf(value: JsonValue): Kind {
 }
 
 /**
- * The schema of the non-null values at `path` (`posts.author.name`), or undefined when they are of several kinds (a
+ * The schema of the non-null values at `path` in their records (`author.name`), or undefined when they are of several kinds (a
  * problem is then reported).
  */
 export function inferSchema(samples: readonly Sample[], path: string, findings: Findings): PropertySchema | undefined {
@@ -94,11 +96,13 @@ function arraySchema(samples: readonly Sample[], path: string, findings: Finding
         findings.problems.push(`${record}, ${path}: a list holding null; remove it, or put a value in its place`);
         return undefined;
       }
-      elements.push({ value: element, record });
+      elements.push({ value: element, record, collection: samples[0]?.collection ?? '' });
     }
   }
   if (elements.length === 0)
-    findings.notes.push(`${path}: every list is empty, so its items are declared strings; change that if they are not`);
+    findings.notes.push(
+      `${samples[0]?.collection}.${path}: every list is empty, so its items are declared strings; change that if they are not`,
+    );
   const items = inferSchema(elements, `${path}[]`, findings);
   return items === undefined ? undefined : { type: 'array', items };
 }
@@ -109,7 +113,7 @@ function objectSchema(samples: readonly Sample[], path: string, findings: Findin
   const properties: Record<string, PropertySchema> = {};
   const required: string[] = [];
   for (const [name, found] of members) {
-    const schema = inferSchema(found, `${path}.${name}`, findings);
+    const schema = inferSchema(found, path === '' ? name : `${path}.${name}`, findings);
     if (schema === undefined) return undefined;
     properties[name] = schema;
     if (found.length === samples.length) required.push(name);
@@ -128,25 +132,27 @@ export function memberSamples(
 ): Map<string, Sample[]> | undefined {
   const members = new Map<string, Sample[]>();
   const original = new Map<string, string>();
-  for (const { value, record } of samples) {
+  for (const { value, record, collection } of samples) {
+    const where = path === '' ? record : `${record}, ${path}`;
+    const inside = path === '' ? '' : `${path}.`;
     for (const [key, member] of Object.entries(value as JsonObject)) {
       const name = snakeCase(key);
       const earlier = original.get(name);
       if (earlier === undefined) original.set(name, key);
       else if (earlier !== key) {
-        findings.problems.push(`${record}, ${path}: "${earlier}" and "${key}" would both be ${name}; rename one`);
+        findings.problems.push(`${where}: "${earlier}" and "${key}" would both be ${inside}${name}; rename one`);
         return undefined;
       }
       if (!NAME.test(name)) {
         findings.problems.push(
-          `${record}, ${path}: "${key}" is not a name plainrest can serve (lower-case letters, digits and _, ` +
+          `${where}: "${key}" is not a name plainrest can serve (lower-case letters, digits and _, ` +
             'starting with a letter); rename it in the file',
         );
         return undefined;
       }
       if (member === null) continue;
       if (!members.has(name)) members.set(name, []);
-      members.get(name)?.push({ value: member, record });
+      members.get(name)?.push({ value: member, record, collection });
     }
   }
   return members;

@@ -12,7 +12,7 @@ export interface CollectionIds {
   readonly ids: readonly number[];
   /** A referencing value's text (`"3f2a"`, `"7"`, `7`: String of it) → the id of the record it names. */
   readonly newIds: ReadonlyMap<string, number>;
-  /** Ids that changed: each as the file had it (`"3f2a"`, or `(record 4)` for none) → its new id. */
+  /** Ids that changed: each as the file had it (`3f2a`, or `(record 4)` for none) → its new id. */
   readonly renumbered: ReadonlyMap<string, number>;
   /** The id a created record gets next. */
   readonly nextId: number;
@@ -20,7 +20,13 @@ export interface CollectionIds {
 
 const WHOLE = /^[1-9][0-9]{0,15}$/;
 
-export function collectionIds(collection: string, records: readonly JsonObject[], findings: Findings): CollectionIds {
+/** The ids of `records`, whose places in the file's list are `positions` (from 1). */
+export function collectionIds(
+  collection: string,
+  records: readonly JsonObject[],
+  positions: readonly number[],
+  findings: Findings,
+): CollectionIds {
   const kept = records.map((record) => keptId(record['id']));
   const ids: number[] = [];
   const newIds = new Map<string, number>();
@@ -31,13 +37,14 @@ export function collectionIds(collection: string, records: readonly JsonObject[]
     const raw = record['id'];
     const id = kept[index] ?? next++;
     ids.push(id);
-    if (kept[index] === undefined) renumbered.set(raw === undefined ? `(record ${index + 1})` : preview(raw), id);
+    if (kept[index] === undefined) renumbered.set(raw === undefined ? `(record ${positions[index]})` : String(raw), id);
     if (raw === undefined || raw === null) return;
     const text = String(raw);
     const earlier = firstWith.get(text) ?? firstWith.get(String(id));
     if (earlier !== undefined) {
       findings.problems.push(
-        `${collection}, records ${earlier + 1} and ${index + 1}: both have the id ${preview(raw)}; give each its own`,
+        `${collection}, records ${positions[earlier]} and ${positions[index]}: both have the id ${preview(raw)}; ` +
+          'give each its own',
       );
       return;
     }

@@ -1,0 +1,635 @@
+// `plainrest import` (README: Moving in from json-server), imported and then served over HTTP: json-server's own
+// README example, a 0.17 file (numeric ids, users, relations), a 1.x file (string ids renumbered, references
+// rewritten), a file with every inference case, the refusals (each line exact, nothing written), 10,000 records (time
+// and memory reported), the command line (exit statuses, --force, a target that holds data, --access) and DELAY_MS.
+
+import assert from 'node:assert/strict';
+import { readdir, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, test } from 'node:test';
+import { importFile, ImportError } from '../src/cli/import-command.ts';
+import type { ImportAccess } from '../src/importing/import-plan.ts';
+import { runToExit } from './child-process.ts';
+import type { TestServer } from './helpers.ts';
+import { cleanUpAfterEach, scratchDirectory, startTestServerWithAdminBootstrap, startTestServer } from './helpers.ts';
+import { REPOSITORY_ROOT } from './repository.ts';
+import { POSTGRES_SKIP, startCluster } from './postgres-cluster.ts';
+
+const MAIN = join(REPOSITORY_ROOT, 'dist', 'main.js');
+
+/** json-server's README example, as its README gives it (1.x: ids as strings). */
+const README_EXAMPLE = {
+  posts: [
+    { id: '1', title: 'a title', views: 100 },
+    { id: '2', title: 'another title', views: 200 },
+  ],
+  comments: [
+    { id: '1', text: 'a comment about post 1', postId: '1' },
+    { id: '2', text: 'another comment about post 1', postId: '1' },
+  ],
+  profile: { name: 'typicode' },
+};
+
+const READ_ACCESS = '{ "list": "public", "read": "public", "create": "admin", "update": "admin", "delete": "admin" }';
+
+interface Imported {
+  readonly lines: string[];
+  readonly declaration: string;
+  readonly dir: string;
+  readonly dataDir: string;
+  readonly resources: string;
+}
+
+/** Writes `data` as db.json in a fresh directory and imports it into data/ beside it. */
+async function imported(
+  defer: ReturnType<typeof cleanUpAfterEach>,
+  data: unknown,
+  access: ImportAccess = 'read',
+): Promise<Imported> {
+  const dir = await scratchDirectory(defer);
+  const file = join(dir, 'db.json');
+  await writeFile(file, JSON.stringify(data, null, 2));
+  const dataDir = join(dir, 'data');
+  const lines = await importFile({ file, resources: undefined, target: dataDir, access, force: false });
+  const resources = join(dir, 'resources.json');
+  return { lines, declaration: await readFile(resources, 'utf8'), dir, dataDir, resources };
+}
+
+async function served(defer: ReturnType<typeof cleanUpAfterEach>, at: Imported): Promise<TestServer> {
+  const api = await startTestServerWithAdminBootstrap({ resources: at.resources, dataDir: at.dataDir });
+  defer(() => api.close());
+  return api;
+}
+
+/** The records of a list, without their timestamps (the import's time). */
+function withoutTimes(records: readonly Record<string, unknown>[]): Record<string, unknown>[] {
+  return records.map(({ created_at: _created, updated_at: _updated, ...rest }) => rest);
+}
+
+describe('plainrest import: round trips', () => {
+  const defer = cleanUpAfterEach();
+
+  test("json-server's README example: posts and comments, the relation a reference, the profile left out", async () => {
+    const at = await imported(defer, README_EXAMPLE);
+    assert.equal(
+      at.declaration,
+      `{
+  "resources": {
+    "posts": {
+      "singular": "post",
+      "access": ${READ_ACCESS},
+      "properties": {
+        "title": { "type": "string", "x-search": true },
+        "views": { "type": "integer", "x-sort": true }
+      },
+      "required": ["title", "views"]
+    },
+    "comments": {
+      "singular": "comment",
+      "access": ${READ_ACCESS},
+      "properties": {
+        "text": { "type": "string", "x-search": true },
+        "post_id": { "type": "integer", "x-references": "posts", "x-filter": true }
+      },
+      "required": ["text", "post_id"]
+    }
+  }
+}
+`,
+    );
+    assert.deepEqual(at.lines, [
+      'posts: title (string, x-search, required), views (integer, x-sort, required)',
+      'comments: text (string, x-search, required), post_id (integer, x-references posts, x-filter, required)',
+      'posts: ids written as text ("1", as json-server 1.x writes them) are served as numbers',
+      'comments: ids written as text ("1", as json-server 1.x writes them) are served as numbers',
+      "profile: left out: a single object (json-server's singular resource), not a list of records; to serve it, " +
+        'make it a list of one record',
+      'comments.postId: served as post_id',
+      'comments.postId: its values are ids of posts: a reference (x-references posts)',
+      `wrote ${at.resources}: 2 collection(s); access read: anyone may list and read with no token; ` +
+        'only admins create, change and delete',
+      `loaded 2 posts, 2 comments into the data directory ${at.dataDir}`,
+    ]);
+
+    const api = await served(defer, at);
+    const anyone = api.as(undefined);
+    const posts = await anyone.get('/v1/posts');
+    assert.equal(posts.status, 200);
+    assert.deepEqual(withoutTimes(posts.body.data), [
+      { id: 1, title: 'a title', views: 100 },
+      { id: 2, title: 'another title', views: 200 },
+    ]);
+    const comments = await anyone.get('/v1/comments?post_id=1&sort=id');
+    assert.deepEqual(withoutTimes(comments.body.data), [
+      { id: 1, text: 'a comment about post 1', post_id: 1 },
+      { id: 2, text: 'another comment about post 1', post_id: 1 },
+    ]);
+    const expanded = await anyone.get('/v1/comments/1?embed=post_id');
+    assert.deepEqual(withoutTimes([expanded.body._embedded.post_id]), [{ id: 1, title: 'a title', views: 100 }]);
+    assert.equal((await anyone.get('/v1/posts?q=another')).body.meta.total, 1);
+    // Writes are the administrator's; a reference must name a post; a post with comments cannot go.
+    assert.equal((await anyone.post('/v1/posts', { title: 'x', views: 1 })).status, 401);
+    assert.equal((await api.post('/v1/comments', { text: 'orphan', post_id: 9 })).status, 422);
+    assert.equal((await api.delete('/v1/posts/1')).status, 409);
+    const created = await api.post('/v1/posts', { title: 'third', views: 0 });
+    assert.equal(created.status, 201);
+    assert.equal(created.body.id, 3);
+    assert.ok((await anyone.get('/v1/openapi.json')).body.paths['/v1/comments/{comment_id}'] !== undefined);
+  });
+
+  test('a json-server 0.17 file: numeric ids kept, users merged with the built-in ones, timestamps kept', async () => {
+    const at = await imported(defer, {
+      users: [
+        {
+          id: 1,
+          name: 'Leanne Graham',
+          username: 'Bret',
+          email: 'Sincere@april.biz',
+          password: 'plain',
+          website: 'hildegard.org',
+        },
+        { id: 2, name: 'Ervin Howell', username: 'Antonette', email: 'Shanna@melissa.tv', website: 'anastasia.net' },
+      ],
+      todos: [
+        { userId: 1, id: 1, title: 'delectus aut autem', completed: false, createdAt: '2026-01-01T10:00:00Z' },
+        { userId: 1, id: 2, title: 'quis ut nam facilis', completed: true, createdAt: '2026-01-02T10:00:00+02:00' },
+        { userId: 2, id: 5, title: 'fugiat veniam minus', completed: false, createdAt: '2026-01-03' },
+      ],
+    });
+    assert.equal(
+      at.declaration,
+      `{
+  "resources": {
+    "users": {
+      "singular": "user",
+      "properties": {
+        "username": { "type": "string" },
+        "website": { "type": "string" }
+      }
+    },
+    "todos": {
+      "singular": "todo",
+      "access": ${READ_ACCESS},
+      "properties": {
+        "user_id": { "type": "integer", "x-references": "users", "x-filter": true },
+        "title": { "type": "string", "x-search": true },
+        "completed": { "type": "boolean", "x-filter": true }
+      },
+      "required": ["user_id", "title", "completed"]
+    }
+  }
+}
+`,
+    );
+    assert.ok(
+      at.lines.includes(
+        "users.password: left out: plainrest keeps users' password itself (only as a hash, set through the API)",
+      ),
+    );
+    assert.ok(at.lines.includes("todos.createdAt: kept as each record's created_at"));
+    const api = await served(defer, at);
+    const users = (await api.get('/v1/users?sort=id')).body.data as Record<string, unknown>[];
+    assert.deepEqual(withoutTimes(users), [
+      {
+        id: 1,
+        name: 'Leanne Graham',
+        email: 'Sincere@april.biz',
+        role: 'user',
+        username: 'Bret',
+        website: 'hildegard.org',
+      },
+      {
+        id: 2,
+        name: 'Ervin Howell',
+        email: 'Shanna@melissa.tv',
+        role: 'user',
+        username: 'Antonette',
+        website: 'anastasia.net',
+      },
+      // The start made the administrator after them.
+      { id: 3, name: 'Administrator', email: 'admin@example.com', role: 'admin' },
+    ]);
+    const todos = (await api.as(undefined).get('/v1/todos?sort=id')).body.data as Record<string, unknown>[];
+    assert.deepEqual(
+      todos.map((todo) => [todo['id'], todo['user_id'], todo['created_at'], todo['updated_at']]),
+      [
+        [1, 1, '2026-01-01T10:00:00.000Z', '2026-01-01T10:00:00.000Z'],
+        [2, 1, '2026-01-02T08:00:00.000Z', '2026-01-02T08:00:00.000Z'],
+        [5, 2, '2026-01-03T00:00:00.000Z', '2026-01-03T00:00:00.000Z'],
+      ],
+    );
+    // The next todo takes the id after the largest.
+    assert.equal((await api.post('/v1/todos', { user_id: 2, title: 'new one', completed: false })).body.id, 6);
+    // An imported user has no password yet: no login until an admin sets one.
+    assert.equal(
+      (await api.as(undefined).post('/v1/tokens', { email: 'Sincere@april.biz', password: 'plain' })).status,
+      401,
+    );
+  });
+
+  test('a json-server 1.x file: string ids renumbered after the numeric ones, references rewritten, the mapping written', async () => {
+    const at = await imported(defer, {
+      posts: [
+        { id: '1f3a', title: 'Hello world', published: true },
+        { id: '9b2c', title: 'Second post', published: false },
+        { id: '7', title: 'Numbered post', published: true },
+      ],
+      comments: [
+        { id: 'a1', text: 'nice one', postId: '1f3a' },
+        { id: 'a2', text: 'agreed', postId: '9b2c' },
+        { id: 'a3', text: 'third', postId: '7' },
+      ],
+    });
+    assert.deepEqual(JSON.parse(await readFile(join(at.dir, 'resources.ids.json'), 'utf8')), {
+      posts: { '1f3a': 8, '9b2c': 9 },
+      comments: { a1: 1, a2: 2, a3: 3 },
+    });
+    assert.ok(
+      at.lines.includes('posts: 2 record(s) got new ids: "1f3a" → 8, "9b2c" → 9 (references to them were rewritten)'),
+    );
+    assert.ok(
+      at.lines.includes(
+        `wrote ${join(at.dir, 'resources.ids.json')}: each renumbered id as the file had it, and its new id`,
+      ),
+    );
+    const api = (await served(defer, at)).as(undefined);
+    assert.deepEqual(withoutTimes((await api.get('/v1/posts?sort=id')).body.data), [
+      { id: 7, title: 'Numbered post', published: true },
+      { id: 8, title: 'Hello world', published: true },
+      { id: 9, title: 'Second post', published: false },
+    ]);
+    assert.deepEqual(withoutTimes((await api.get('/v1/comments?sort=id')).body.data), [
+      { id: 1, text: 'nice one', post_id: 8 },
+      { id: 2, text: 'agreed', post_id: 9 },
+      { id: 3, text: 'third', post_id: 7 },
+    ]);
+  });
+
+  test('every inference: types, formats, required, nested objects and lists, nulls, filters, search, sort', async () => {
+    const at = await imported(
+      defer,
+      {
+        authors: [
+          {
+            id: 1,
+            fullName: 'Ada Lovelace',
+            email: 'ada@example.com',
+            homepage: 'https://example.com/ada',
+            born: '1815-12-10',
+            active: true,
+            rating: 4.5,
+            books: 3,
+            country: 'UK',
+            nickname: null,
+          },
+          {
+            id: 2,
+            fullName: 'Alan Turing',
+            email: 'alan@example.com',
+            homepage: 'https://example.com/alan',
+            born: '1912-06-23',
+            active: false,
+            rating: 5,
+            books: 1,
+            country: 'UK',
+          },
+          {
+            id: 3,
+            fullName: 'Grace Hopper',
+            email: 'grace@example.com',
+            born: '1906-12-09',
+            active: true,
+            rating: 4,
+            books: 2,
+            country: 'US',
+          },
+          {
+            id: 4,
+            fullName: 'Edsger Dijkstra',
+            email: 'edsger@example.com',
+            homepage: 'https://example.com/ew',
+            born: '1930-05-11',
+            active: false,
+            rating: 4.25,
+            books: 2,
+            country: 'US',
+          },
+        ],
+        articles: [
+          {
+            id: 10,
+            authorId: 1,
+            headline: 'Notes on the Analytical Engine',
+            publishedAt: '1843-09-01T00:00:00Z',
+            tags: ['math', 'engines'],
+            meta: { pages: 65, language: 'en' },
+          },
+          {
+            id: 11,
+            authorId: 2,
+            headline: 'On Computable Numbers',
+            publishedAt: '1936-11-12T00:00:00Z',
+            tags: ['math'],
+            meta: { pages: 36, language: 'en' },
+          },
+          {
+            authorId: 4,
+            headline: 'Go To Statement Considered Harmful',
+            publishedAt: '1968-03-01T00:00:00Z',
+            tags: [],
+            meta: { pages: 2 },
+          },
+        ],
+        settings: { theme: 'dark' },
+        version: 3,
+      },
+      'open',
+    );
+    const open = '{ "list": "public", "read": "public", "create": "public", "update": "public", "delete": "public" }';
+    assert.equal(
+      at.declaration,
+      `{
+  "resources": {
+    "authors": {
+      "singular": "author",
+      "access": ${open},
+      "properties": {
+        "full_name": { "type": "string", "x-search": true },
+        "email": { "type": "string", "format": "email" },
+        "homepage": { "type": "string", "format": "uri" },
+        "born": { "type": "string", "format": "date", "x-sort": true },
+        "active": { "type": "boolean", "x-filter": true },
+        "rating": { "type": "number", "x-sort": true },
+        "books": { "type": "integer", "x-sort": true },
+        "country": { "type": "string", "x-filter": true }
+      },
+      "required": ["full_name", "email", "born", "active", "rating", "books", "country"]
+    },
+    "articles": {
+      "singular": "article",
+      "access": ${open},
+      "properties": {
+        "author_id": { "type": "integer", "x-references": "authors", "x-filter": true },
+        "headline": { "type": "string", "x-search": true },
+        "published_at": { "type": "string", "format": "date-time", "x-sort": true },
+        "tags": { "type": "array", "items": { "type": "string" } },
+        "meta": {
+          "type": "object",
+          "properties": { "pages": { "type": "integer" }, "language": { "type": "string" } },
+          "required": ["pages"]
+        }
+      },
+      "required": ["author_id", "headline", "published_at", "tags", "meta"]
+    }
+  }
+}
+`,
+    );
+    assert.deepEqual(
+      at.lines.filter((line) => !line.startsWith('wrote ') && !line.startsWith('loaded ')),
+      [
+        'authors: full_name (string, x-search, required), email (string email, required), homepage (string uri), ' +
+          'born (string date, x-sort, required), active (boolean, x-filter, required), rating (number, x-sort, required), ' +
+          'books (integer, x-sort, required), country (string, x-filter, required)',
+        'articles: author_id (integer, x-references authors, x-filter, required), headline (string, x-search, required), ' +
+          'published_at (string date-time, x-sort, required), tags (array, required), meta (object, required)',
+        "settings: left out: a single object (json-server's singular resource), not a list of records; to serve it, " +
+          'make it a list of one record',
+        'version: left out: a single value, not a list of records; to serve it, make it a list of one record',
+        'authors.nickname: left out: 1 null value(s) and no other',
+        'authors.fullName: served as full_name',
+        'articles.authorId: served as author_id',
+        'articles.authorId: its values are ids of authors: a reference (x-references authors)',
+        'articles.publishedAt: served as published_at',
+        'articles: 1 record(s) got new ids: (record 3) → 12 (references to them were rewritten)',
+      ],
+    );
+    const api = (await served(defer, at)).as(undefined);
+    assert.deepEqual(withoutTimes([(await api.get('/v1/articles/12')).body]), [
+      {
+        id: 12,
+        author_id: 4,
+        headline: 'Go To Statement Considered Harmful',
+        published_at: '1968-03-01T00:00:00Z',
+        tags: [],
+        meta: { pages: 2 },
+      },
+    ]);
+    assert.deepEqual(
+      (await api.get('/v1/authors?country=UK&sort=-rating')).body.data.map((author: { id: number }) => author.id),
+      [2, 1],
+    );
+    assert.equal((await api.get('/v1/authors?q=hopper')).body.data[0].full_name, 'Grace Hopper');
+    // Open access: anyone writes, and what the declaration says is checked.
+    assert.equal((await api.post('/v1/authors', { full_name: 'No Email' })).status, 422);
+    assert.equal(
+      (
+        await api.post('/v1/articles', {
+          author_id: 3,
+          headline: 'Nanoseconds',
+          published_at: '1980-01-01T00:00:00Z',
+          tags: [],
+          meta: { pages: 1 },
+        })
+      ).status,
+      201,
+    );
+  });
+});
+
+describe('plainrest import: 10,000 records', () => {
+  const defer = cleanUpAfterEach();
+
+  test('8,000 posts with 1.x string ids and 2,000 comments on them: imported, served, time and memory reported', async (t) => {
+    const posts = Array.from({ length: 8000 }, (_, index) => ({
+      id: `p${index.toString(36)}`,
+      title: `Post number ${index} about ${['tea', 'coffee', 'cocoa'][index % 3]}`,
+      views: index * 3,
+      category: ['tea', 'coffee', 'cocoa'][index % 3],
+      publishedAt: new Date(Date.UTC(2026, 0, 1) + index * 60_000).toISOString(),
+    }));
+    const comments = Array.from({ length: 2000 }, (_, index) => ({
+      id: `c${index}`,
+      postId: `p${(index * 4).toString(36)}`,
+      text: `Comment ${index} on a post`,
+    }));
+    const heapBefore = process.memoryUsage().heapUsed;
+    const started = performance.now();
+    const at = await imported(defer, { posts, comments });
+    const seconds = (performance.now() - started) / 1000;
+    const heapGrowth = (process.memoryUsage().heapUsed - heapBefore) / 1_048_576;
+    t.diagnostic(`10,000 records imported in ${seconds.toFixed(2)} s; heap grew ${heapGrowth.toFixed(0)} MiB`);
+    assert.ok(at.lines.includes('loaded 8000 posts, 2000 comments into the data directory ' + at.dataDir));
+    assert.match(at.declaration, /"category": \{ "type": "string", "x-filter": true \}/);
+    const api = (await served(defer, at)).as(undefined);
+    assert.equal((await api.get('/v1/posts?limit=1')).body.meta.total, 8000);
+    assert.equal((await api.get('/v1/posts?category=cocoa&limit=1')).body.meta.total, 2666);
+    // Post p2s (100 in base 36) became 101: ids are given in the file's order from 1.
+    const comment = (await api.get('/v1/comments/26')).body;
+    assert.deepEqual([comment.id, comment.post_id, comment.text], [26, 101, 'Comment 25 on a post']);
+    assert.equal((await api.get('/v1/posts/101')).body.title, 'Post number 100 about coffee');
+  });
+});
+
+describe('plainrest import: what cannot come across', () => {
+  const defer = cleanUpAfterEach();
+
+  test('each problem is a line naming the collection, the record and the property; nothing is written', async () => {
+    const dir = await scratchDirectory(defer);
+    const file = join(dir, 'db.json');
+    await writeFile(
+      file,
+      JSON.stringify({
+        posts: [
+          { id: 1, title: 'One', views: 10 },
+          { id: 1, title: 'Also one', views: 11 },
+          { id: 3, title: 'Three', views: '12' },
+        ],
+        comments: [
+          { id: 1, postId: 1, text: 'fine' },
+          { id: 2, postId: 42, text: 'orphan' },
+        ],
+        'Blog Posts!': [{ id: 1 }],
+        tokens: [{ id: 1 }],
+        notes: [{ id: 1, text: 'ok' }, 'not a record', { id: 3, text: 'tagged', tags: ['a', null] }],
+        people: [{ id: 1, userName: 'ada', user_name: 'lovelace' }],
+      }),
+    );
+    const attempt = importFile({ file, resources: undefined, target: join(dir, 'data'), access: 'read', force: false });
+    await assert.rejects(attempt, (error: unknown) => {
+      assert.ok(error instanceof ImportError);
+      assert.deepEqual(error.lines, [
+        'posts, records 1 and 2: both have the id 1; give each its own',
+        'Blog Posts!: not a collection name plainrest can serve (lower-case letters, digits and _, starting with a ' +
+          'letter); rename it in the file',
+        'tokens: plainrest keeps the name tokens for its own; rename the collection in the file',
+        'notes, record 2: "not a record" is not an object; remove it',
+        'posts, record 3 (id 3), views: a string ("12") where 2 other records hold a number; give the property one ' +
+          'type in every record',
+        'comments, record 2 (id 2), postId: 42 is the id of no record of posts; correct it or remove it',
+        'notes, record 3 (id 3), tags: a list holding null; remove it, or put a value in its place',
+        'people, record 1 (id 1): "userName" and "user_name" would both be user_name; rename one',
+      ]);
+      return true;
+    });
+    assert.deepEqual(await readdir(dir), ['db.json']);
+  });
+});
+
+describe('plainrest import: the command line', () => {
+  const defer = cleanUpAfterEach();
+
+  async function plainrest(args: readonly string[], cwd: string) {
+    return runToExit(process.execPath, [MAIN, ...args], { cwd, env: { PATH: process.env['PATH'] ?? '' } });
+  }
+
+  test('exit 0 with the summary and how to serve it; again, the declaration is not overwritten (exit 2) unless --force, and a target that holds data is refused', async () => {
+    const dir = await scratchDirectory(defer);
+    await writeFile(join(dir, 'db.json'), JSON.stringify(README_EXAMPLE));
+    const first = await plainrest(['import', 'db.json', '--access', 'closed'], dir);
+    assert.equal(first.code, 0, first.stderr);
+    assert.equal(first.stderr, '');
+    assert.match(first.stdout, /^loaded 2 posts, 2 comments into the data directory data$/m);
+    assert.match(
+      first.stdout,
+      new RegExp(
+        `^serve it: node ${MAIN.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} --resources resources.json --data-dir data$`,
+        'm',
+      ),
+    );
+    const again = await plainrest(['import', 'db.json'], dir);
+    assert.deepEqual(again, {
+      code: 2,
+      stdout: '',
+      stderr: 'cannot import: resources.json exists; name another file with --resources, or pass --force\n',
+    });
+    const forced = await plainrest(['import', 'db.json', '--force'], dir);
+    assert.equal(forced.code, 2);
+    assert.match(forced.stderr, /^cannot import: the data directory data already holds data; nothing was changed/);
+    // Closed: reads need a token.
+    const api = await startTestServerWithAdminBootstrap({
+      resources: join(dir, 'resources.json'),
+      dataDir: join(dir, 'data'),
+    });
+    defer(() => api.close());
+    assert.equal((await api.as(undefined).get('/v1/posts')).status, 401);
+    assert.equal((await api.get('/v1/posts')).body.meta.total, 2);
+  });
+
+  test('usage mistakes: no file, an unknown --access, two targets, a file that is not JSON', async () => {
+    const dir = await scratchDirectory(defer);
+    await writeFile(join(dir, 'broken.json'), '{"posts": [');
+    const cases: [string[], string][] = [
+      [
+        ['import'],
+        'cannot import: usage: plainrest import <db.json> [--resources FILE] [--data-dir DIR | --database-url URL] [--access open|read|closed] [--force]; see --help',
+      ],
+      [
+        ['import', 'db.json', '--access', 'public'],
+        'cannot import: --access must be open, read or closed, not "public"; see --help',
+      ],
+      [
+        ['import', 'db.json', '--data-dir', 'd', '--database-url', 'postgres://x/y'],
+        'cannot import: name one target: --data-dir or --database-url, not both; see --help',
+      ],
+      [['import', 'missing.json'], 'cannot import: missing.json: no such file'],
+    ];
+    for (const [args, line] of cases)
+      assert.deepEqual(await plainrest(args, dir), { code: 2, stdout: '', stderr: `${line}\n` });
+    const broken = await plainrest(['import', 'broken.json'], dir);
+    assert.equal(broken.code, 2);
+    assert.match(
+      broken.stderr,
+      /^cannot import: broken\.json: not JSON \(.+\); json-server's db\.json is a JSON object\n$/,
+    );
+    assert.deepEqual((await readdir(dir)).sort(), ['broken.json']);
+  });
+});
+
+describe('plainrest import into PostgreSQL', { skip: POSTGRES_SKIP }, () => {
+  const defer = cleanUpAfterEach();
+
+  test('the records go into an empty database, all of them, and are served from it; a second import is refused', async () => {
+    const cluster = await startCluster();
+    defer(() => cluster.stop());
+    const url = cluster.url(await cluster.createDatabase());
+    const dir = await scratchDirectory(defer);
+    const file = join(dir, 'db.json');
+    await writeFile(file, JSON.stringify(README_EXAMPLE));
+    const lines = await importFile({ file, resources: undefined, target: url, access: 'read', force: false });
+    assert.equal(lines.at(-1), `loaded 2 posts, 2 comments into the database ${url}`);
+    const api = await startTestServerWithAdminBootstrap({ resources: join(dir, 'resources.json'), database: url });
+    defer(() => api.close());
+    assert.deepEqual(withoutTimes((await api.as(undefined).get('/v1/comments?sort=-id')).body.data), [
+      { id: 2, text: 'another comment about post 1', post_id: 1 },
+      { id: 1, text: 'a comment about post 1', post_id: 1 },
+    ]);
+    assert.equal((await api.post('/v1/posts', { title: 'third', views: 3 })).body.id, 3);
+    await assert.rejects(
+      importFile({ file, resources: undefined, target: url, access: 'read', force: true }),
+      (error: unknown) =>
+        error instanceof ImportError &&
+        error.lines.length === 1 &&
+        error.lines[0] ===
+          `the database ${url} already holds data; nothing was changed: name a new data directory or an empty database`,
+    );
+  });
+});
+
+describe('DELAY_MS', () => {
+  test('every /v1 answer waits that long; the probes and the home page do not', async (t) => {
+    const api = await startTestServer({ delayMs: 300 });
+    t.after(() => api.close());
+    const timed = async (path: string): Promise<[number, number]> => {
+      const started = performance.now();
+      const answer = await api.get(path);
+      return [answer.status, performance.now() - started];
+    };
+    for (const path of ['/v1/products', '/v1/nowhere']) {
+      const [status, ms] = await timed(path);
+      assert.ok(ms >= 290, `${path}: ${status} after ${ms.toFixed(0)} ms`);
+    }
+    const [, healthz] = await timed('/healthz');
+    assert.ok(healthz < 250, `/healthz after ${healthz.toFixed(0)} ms`);
+  });
+});
