@@ -437,6 +437,46 @@ describe('plainrest import: round trips', () => {
   });
 });
 
+describe('plainrest import: db.json5', () => {
+  const defer = cleanUpAfterEach();
+
+  test('a JSON5 file (json-server 1.x reads db.json5) is read as JSON5: comments, unquoted keys, trailing commas', async () => {
+    const dir = await scratchDirectory(defer);
+    const file = join(dir, 'db.json5');
+    await writeFile(
+      file,
+      `{
+  // json-server 1.x
+  posts: [
+    { id: '1', title: 'a title', views: 100, },
+    { id: '2', title: 'another title', views: 200 },
+  ],
+}`,
+    );
+    const dataDir = join(dir, 'data');
+    await importFile({ file, resources: undefined, target: dataDir, access: 'read', force: false });
+    const api = await startTestServerWithAdminBootstrap({ resources: join(dir, 'resources.json'), dataDir });
+    defer(() => api.close());
+    assert.deepEqual(withoutTimes((await api.as(undefined).get('/v1/posts')).body.data), [
+      { id: 1, title: 'a title', views: 100 },
+      { id: 2, title: 'another title', views: 200 },
+    ]);
+    await writeFile(join(dir, 'bad.json5'), '{ posts: [Infinity] }');
+    await assert.rejects(
+      importFile({
+        file: join(dir, 'bad.json5'),
+        resources: join(dir, 'other.json'),
+        target: join(dir, 'd2'),
+        access: 'read',
+        force: false,
+      }),
+      new ImportError([
+        `${join(dir, 'bad.json5')}: not JSON5 (Infinity, which no JSON value holds at line 1, column 11)`,
+      ]),
+    );
+  });
+});
+
 describe('plainrest import: 10,000 records', () => {
   const defer = cleanUpAfterEach();
 

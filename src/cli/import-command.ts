@@ -4,12 +4,13 @@
 // summary's lines; a problem stops it before anything is written, with one line each.
 
 import { access, readFile, rename, writeFile } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
+import { basename, dirname, extname, join } from 'node:path';
 import { isoTimestamp } from '../records/timestamps.ts';
 import type { StoredCollection } from '../store/change.ts';
 import type { CollectionCopy } from '../store/open-database.ts';
 import type { CollectionDeclaration } from '../declarations/declaration.ts';
 import { declarationText } from '../importing/declaration-text.ts';
+import { Json5Error, parseJson5 } from '../importing/json5.ts';
 import type { ImportAccess } from '../importing/import-plan.ts';
 import { ACCESS_CHOICES, planImport } from '../importing/import-plan.ts';
 import { counted } from './banner.ts';
@@ -86,7 +87,7 @@ function inferred(collection: string, declared: CollectionDeclaration): string {
   return `${collection}: ${properties.length > 0 ? properties.join(', ') : 'no properties'}`;
 }
 
-/** The file as JSON; a file that cannot be read or parsed is a problem line naming it. */
+/** The file as JSON (JSON5 when it is named so); a file that cannot be read or parsed is a problem line naming it. */
 async function readData(file: string): Promise<unknown> {
   let text: string;
   try {
@@ -95,8 +96,18 @@ async function readData(file: string): Promise<unknown> {
     const code = (error as NodeJS.ErrnoException).code;
     throw new ImportError([`${file}: ${code === 'ENOENT' ? 'no such file' : `cannot be read (${code ?? 'error'})`}`]);
   }
+  const content = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+  // json-server 1.x reads db.json5 too.
+  if (extname(file) === '.json5') {
+    try {
+      return parseJson5(content);
+    } catch (error) {
+      if (!(error instanceof Json5Error)) throw error;
+      throw new ImportError([`${file}: not JSON5 (${error.message})`]);
+    }
+  }
   try {
-    return JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text) as unknown;
+    return JSON.parse(content) as unknown;
   } catch (error) {
     throw new ImportError([`${file}: not JSON (${(error as Error).message}); json-server's db.json is a JSON object`]);
   }
