@@ -18,7 +18,6 @@ import { SETTINGS } from './cli/settings.ts';
 import { BufferedLines } from './cli/buffered-lines.ts';
 import { copyData, CopyError } from './cli/copy-data.ts';
 import type { ImportRequest } from './cli/import-command.ts';
-import { importFile, ImportError } from './cli/import-command.ts';
 import { mintToken, TokenMintError } from './cli/mint-token.ts';
 import { StartupError } from './store/data-directory.ts';
 import { describeApi } from './server/build-router.ts';
@@ -143,6 +142,8 @@ async function copy(from: string, to: string, options: ServerOptions): Promise<n
 }
 
 async function importJsonServer(request: ImportRequest): Promise<number> {
+  // Loaded when asked for: a server's start loads nothing of the import.
+  const { importFile, ImportError } = await import('./cli/import-command.ts');
   try {
     for (const line of await importFile(request)) console.log(line);
     console.log(`serve it: ${serveCommand(request)}`);

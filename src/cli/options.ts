@@ -5,7 +5,6 @@
 import type { ServerOptions } from '../config/config.ts';
 import { DEFAULTS } from '../config/config.ts';
 import type { ImportAccess } from '../importing/import-plan.ts';
-import { ACCESS_CHOICES } from '../importing/import-plan.ts';
 import type { ImportRequest } from './import-command.ts';
 import { LOG_FORMATS } from '../logging/logger.ts';
 import type { CorsOrigins } from '../http/cors.ts';
@@ -101,12 +100,10 @@ function parseCopy(args: readonly string[], env: NodeJS.ProcessEnv): CommandLine
   for (let i = 0; i < args.length; i++) {
     const arg = args[i] as string;
     if (arg === '--help' || arg === '-h') return { kind: 'help', text: helpText() };
-    const [name = '', inline] = arg.startsWith('--') ? splitOnce(arg.slice(2), '=') : [''];
-    const flag = COPY_FLAGS.find((candidate) => candidate === name);
-    if (flag === undefined) return failure(`unknown argument ${arg}`);
-    const value = inline ?? args[++i];
-    if (value === undefined || value === '') return failure(`--${flag} needs a value`);
-    given.set(flag, value);
+    const read = valueFlag(args, i, COPY_FLAGS);
+    if ('problem' in read) return failure(read.problem);
+    given.set(read.flag, read.value);
+    i = read.last;
   }
   const from = given.get('from');
   const to = given.get('to');
@@ -120,6 +117,7 @@ const IMPORT_USAGE =
   '[--access open|read|closed] [--force]';
 /** The flags of `plainrest import` that take a value. */
 const IMPORT_FLAGS = ['resources', 'data-dir', 'database-url', 'access'] as const;
+const IMPORT_ACCESS: readonly string[] = ['open', 'read', 'closed'] satisfies readonly ImportAccess[];
 
 /**
  * `plainrest import <db.json> …`: where the records go (DATA_DIR and DATABASE_URL from the environment too, as a
@@ -141,16 +139,14 @@ function parseImport(args: readonly string[], env: NodeJS.ProcessEnv): CommandLi
       file = arg;
       continue;
     }
-    const [name = '', inline] = arg.startsWith('--') ? splitOnce(arg.slice(2), '=') : [''];
-    const flag = IMPORT_FLAGS.find((candidate) => candidate === name);
-    if (flag === undefined) return failure(`unknown argument ${arg}`);
-    const value = inline ?? args[++i];
-    if (value === undefined || value === '') return failure(`--${flag} needs a value`);
-    given.set(flag, value);
+    const read = valueFlag(args, i, IMPORT_FLAGS);
+    if ('problem' in read) return failure(read.problem);
+    given.set(read.flag, read.value);
+    i = read.last;
   }
   if (file === undefined) return failure(IMPORT_USAGE);
   const access = given.get('access') ?? 'read';
-  if (!Object.hasOwn(ACCESS_CHOICES, access)) return failure(`--access must be open, read or closed, not "${access}"`);
+  if (!IMPORT_ACCESS.includes(access)) return failure(`--access must be open, read or closed, not "${access}"`);
   if (given.has('data-dir') && given.has('database-url'))
     return failure('name one target: --data-dir or --database-url, not both');
   const fromEnvironment = (name: string): string | undefined =>
@@ -165,6 +161,24 @@ function parseImport(args: readonly string[], env: NodeJS.ProcessEnv): CommandLi
     kind: 'import',
     request: { file, resources: given.get('resources'), target, access: access as ImportAccess, force },
   };
+}
+
+/**
+ * The flag at `args[index]`, one of `flags`, and its value (`--name value` or `--name=value`), with the index of the
+ * last argument it took; or why it is none.
+ */
+function valueFlag<Flag extends string>(
+  args: readonly string[],
+  index: number,
+  flags: readonly Flag[],
+): { readonly flag: Flag; readonly value: string; readonly last: number } | { readonly problem: string } {
+  const arg = args[index] as string;
+  const [name = '', inline] = arg.startsWith('--') ? splitOnce(arg.slice(2), '=') : [''];
+  const flag = flags.find((candidate) => candidate === name);
+  if (flag === undefined) return { problem: `unknown argument ${arg}` };
+  const value = inline ?? args[index + 1];
+  if (value === undefined || value === '') return { problem: `--${flag} needs a value` };
+  return { flag, value, last: inline === undefined ? index + 1 : index };
 }
 
 function splitOnce(text: string, separator: string): [string, string | undefined] {
