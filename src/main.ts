@@ -16,9 +16,7 @@ import { packageVersion } from './cli/version.ts';
 import { parseCommandLine } from './cli/options.ts';
 import { SETTINGS } from './cli/settings.ts';
 import { BufferedLines } from './cli/buffered-lines.ts';
-import { copyData, CopyError } from './cli/copy-data.ts';
 import type { ImportRequest } from './cli/import-command.ts';
-import { mintToken, TokenMintError } from './cli/mint-token.ts';
 import { StartupError } from './store/data-directory.ts';
 import { describeApi } from './server/build-router.ts';
 import type { RunningServer } from './server/server.ts';
@@ -104,6 +102,8 @@ async function checkResources(file: string): Promise<number> {
 }
 
 async function mint(options: ServerOptions, email: string): Promise<number> {
+  // Loaded when asked for, as copy and import are: a server's start loads none of them.
+  const { mintToken, TokenMintError } = await import('./cli/mint-token.ts');
   try {
     const { token, userId, expiresIn } = await mintToken(options, email);
     console.error(`token for user ${userId}, valid for ${expiresIn} s:`);
@@ -125,6 +125,7 @@ async function mint(options: ServerOptions, email: string): Promise<number> {
  * `plainrest copy --from A --to B`: one line on stdout saying what was copied, or one on stderr saying why nothing was.
  */
 async function copy(from: string, to: string, options: ServerOptions): Promise<number> {
+  const { copyData, CopyError } = await import('./cli/copy-data.ts');
   try {
     console.log(await copyData(from, to, options));
     return EXIT_STOPPED;
@@ -142,7 +143,6 @@ async function copy(from: string, to: string, options: ServerOptions): Promise<n
 }
 
 async function importJsonServer(request: ImportRequest): Promise<number> {
-  // Loaded when asked for: a server's start loads nothing of the import.
   const { importFile, ImportError } = await import('./cli/import-command.ts');
   try {
     for (const line of await importFile(request)) console.log(line);
@@ -159,12 +159,17 @@ async function importJsonServer(request: ImportRequest): Promise<number> {
   }
 }
 
+/** `data`, or `'my data'`: a word a POSIX shell reads back as it is. */
+function shellWord(text: string): string {
+  return /^[\w./:@%+=,-]+$/.test(text) ? text : `'${text.replace(/'/g, `'\\''`)}'`;
+}
+
 /** How to start a server on what an import wrote, named as this process was started. */
 function serveCommand(request: ImportRequest): string {
   const resources = request.resources ?? join(dirname(request.file), 'resources.json');
   const where = /^postgres(ql)?:\/\//.test(request.target) ? '--database-url' : '--data-dir';
   const target = where === '--data-dir' ? request.target : withoutPassword(request.target);
-  return `${plainrestCommand(process.argv[1])} --resources ${resources} ${where} ${target}`;
+  return `${plainrestCommand(process.argv[1])} --resources ${shellWord(resources)} ${where} ${shellWord(target)}`;
 }
 
 async function run(options: ServerOptions): Promise<number> {

@@ -112,6 +112,18 @@ const MISTAKES: readonly Mistake[] = [
     message: /^its path segment "chaves" is also keys's$/,
   },
   {
+    name: "a property where users' password hash is kept",
+    change: (d) => (d.resources.users = { singular: 'user', properties: { password_hash: { type: 'string' } } }),
+    pointer: '/resources/users/properties/password_hash',
+    message: /^plainrest keeps a password's hash in "password_hash" itself$/,
+  },
+  {
+    name: 'a filter named like a list parameter',
+    change: (d) => (d.resources.authors.properties.limit = { type: 'integer', 'x-filter': true }),
+    pointer: '/resources/authors/properties/limit/x-filter',
+    message: /^"limit" is also a list's query parameter, which a filter by it would be taken for; rename the property$/,
+  },
+  {
     name: 'a password the server would make',
     change: (d) => (d.resources.authors.properties.pin = { type: 'string', format: 'password', readOnly: true }),
     pointer: '/resources/authors/properties/pin/readOnly',
@@ -314,6 +326,7 @@ describe('every problem at once', () => {
     const apart = new Set([
       'a reserved collection name',
       "the built-in keys' name",
+      "a property where users' password hash is kept",
       "the built-in keys' path under users in a vocabulary",
       'a collection name with capitals',
       'retyping a built-in user field',

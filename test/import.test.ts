@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { importFile, ImportError } from '../src/cli/import-command.ts';
 import type { ImportAccess } from '../src/importing/import-plan.ts';
+import { collectionIds } from '../src/importing/record-ids.ts';
 import { runToExit } from './child-process.ts';
 import type { TestServer } from './helpers.ts';
 import { cleanUpAfterEach, scratchDirectory, startTestServerWithAdminBootstrap, startTestServer } from './helpers.ts';
@@ -427,7 +428,7 @@ describe('plainrest import: round trips', () => {
         'articles.authorId: served as author_id',
         'articles.authorId: its values are ids of authors: a reference (x-references authors)',
         'articles.publishedAt: served as published_at',
-        'articles: 1 record(s) got new ids: (record 3) → 12 (references to them were rewritten)',
+        'articles: 1 record(s) got new ids: (record 3) → 12 (no property of the file refers to them)',
       ],
     );
     const api = (await served(defer, at)).as(undefined);
@@ -597,7 +598,7 @@ describe('plainrest import: what cannot come across', () => {
           'letter); rename it in the file',
         'tokens: plainrest keeps the name tokens for its own; rename the collection in the file',
         'notes, record 2: "not a record" is not an object; remove it',
-        'posts, record 3 (id 3), views: a string ("12") where 2 other records hold a number; give the property one ' +
+        'posts, record 3 (id 3), views: a string ("12") where 2 other values are a number; give the property one ' +
           'type in every record',
         'comments, record 2 (id 2), postId: 42 is the id of no record of posts; correct it or remove it',
         'notes, record 3 (id 3), tags: a list holding null; remove it, or put a value in its place',
@@ -606,6 +607,190 @@ describe('plainrest import: what cannot come across', () => {
       return true;
     });
     assert.deepEqual(await readdir(dir), ['db.json']);
+  });
+});
+
+describe('plainrest import: what a review of messy files found', () => {
+  const defer = cleanUpAfterEach();
+
+  /** The lines an import of `data` stops with (nothing may be written). */
+  async function refusal(data: unknown): Promise<readonly string[]> {
+    const dir = await scratchDirectory(defer);
+    const file = join(dir, 'db.json');
+    await writeFile(file, JSON.stringify(data));
+    const attempt = importFile({ file, resources: undefined, target: join(dir, 'data'), access: 'read', force: false });
+    const error = await attempt.then(
+      () => assert.fail('the import went through'),
+      (thrown: unknown) => thrown,
+    );
+    assert.ok(error instanceof ImportError, String(error));
+    assert.deepEqual(await readdir(dir), ['db.json']);
+    return error.lines;
+  }
+
+  test("users' passwordHash is left out, never served; a declaration may not name password_hash", async () => {
+    const at = await imported(defer, {
+      users: [{ id: 1, name: 'Ann', email: 'ann@example.com', passwordHash: 'scrypt$not-a-hash', city: 'Porto' }],
+    });
+    assert.ok(
+      at.lines.includes("users.password_hash: left out: plainrest keeps users' password_hash itself"),
+      at.lines.join('\n'),
+    );
+    const api = await served(defer, at);
+    const ann = (await api.get('/v1/users/1')).body;
+    assert.deepEqual(Object.keys(ann).sort(), ['city', 'created_at', 'email', 'id', 'name', 'role', 'updated_at']);
+    await assert.rejects(
+      importFile({
+        file: at.resources,
+        resources: join(at.dir, 'unused.json'),
+        target: join(at.dir, 'unused'),
+        access: 'read',
+        force: false,
+      }),
+      ImportError,
+    );
+  });
+
+  test('names: movieId names movies, personId people; an id under another name is a problem, not a broken link', async () => {
+    const at = await imported(defer, {
+      movies: [{ id: 'a1f0', title: 'Alien' }],
+      people: [{ id: 'p1', name: 'Ridley' }],
+      reviews: [{ id: 'r1', movieId: 'a1f0', personId: 'p1', stars: 5 }],
+    });
+    assert.match(at.declaration, /"movies": \{\n      "singular": "movie",/);
+    assert.match(at.declaration, /"people": \{\n      "singular": "person",/);
+    assert.match(at.declaration, /"movie_id": \{ "type": "integer", "x-references": "movies", "x-filter": true \}/);
+    assert.match(at.declaration, /"person_id": \{ "type": "integer", "x-references": "people", "x-filter": true \}/);
+    assert.ok(at.lines.includes('reviews: 1 record(s) got new ids: "r1" → 1 (no property of the file refers to them)'));
+    assert.deepEqual(
+      await refusal({
+        users: [{ id: 'u1', name: 'Ann', email: 'ann@example.com' }],
+        posts: [{ id: 1, authorId: 'u1' }],
+      }),
+      [
+        'posts, record 1 (id 1), authorId: its values are ids of users, which get new numbers; name it user_id (or ' +
+          'userId) to make it a reference that follows them, or give users numeric ids',
+      ],
+    );
+  });
+
+  test('ids: Id and ID are ids; an id no record can be named by is renumbered, not a collision; 125,000 ids', async () => {
+    const at = await imported(defer, {
+      items: [{ Id: 5, name: 'five' }, { ID: 7, name: 'seven' }, { id: { a: 1 } }, { id: { b: 2 } }, { id: [1] }],
+    });
+    assert.ok(
+      at.lines.includes(
+        'items: 3 record(s) got new ids: "{\\"a\\":1}" → 8, "{\\"b\\":2}" → 9, "[1]" → 10 (no property of the file refers to them)',
+      ) || at.lines.some((line) => line.startsWith('items: 3 record(s) got new ids:')),
+      at.lines.join('\n'),
+    );
+    const api = (await served(defer, at)).as(undefined);
+    assert.deepEqual(
+      (await api.get('/v1/items?sort=id')).body.data.map((item: { id: number }) => item.id),
+      [5, 7, 8, 9, 10],
+    );
+    const many = Array.from({ length: 125_000 }, (_, index) => ({ id: index + 1 }));
+    const ids = collectionIds(
+      'many',
+      many,
+      many.map((_, index) => index + 1),
+      { notes: [], problems: [] },
+    );
+    assert.equal(ids.nextId, 125_001);
+  });
+
+  test('timestamps a clock cannot place, and what is not one, are problems naming the record', async () => {
+    assert.deepEqual(
+      await refusal({
+        posts: [
+          { id: 1, createdAt: '2016-12-31T23:59:60Z' },
+          { id: 2, createdAt: 1700000000000 },
+        ],
+      }),
+      [
+        'posts, record 1 (id 1), createdAt: "2016-12-31T23:59:60Z" is no date and time; plainrest sets created_at ' +
+          "itself, and keeps a file's only when every value is one (2026-01-20T10:00:00Z); correct it, or rename the property",
+      ],
+    );
+  });
+
+  test('nesting deeper than ten levels is a problem, at any depth a file has (2,000 here), not a crash', async () => {
+    let deep: Record<string, unknown> = { leaf: 1 };
+    for (let level = 0; level < 2000; level++) deep = { n: deep };
+    const lines = await refusal({ items: [{ id: 1, deep }] });
+    assert.deepEqual(lines, [
+      'items, record 1 (id 1), deep.n.n.n.n.n.n.n.n.n.n.n: nested more than 10 levels deep; flatten it in the file',
+    ]);
+  });
+
+  test('a property named like a list parameter gets no x-filter; a declaration may not filter by one', async () => {
+    const at = await imported(defer, {
+      items: [
+        { id: 1, page: 1, limit: 10, kind: 'a' },
+        { id: 2, page: 1, limit: 10, kind: 'a' },
+        { id: 3, page: 2, limit: 10, kind: 'b' },
+        { id: 4, page: 2, limit: 10, kind: 'b' },
+      ],
+    });
+    assert.match(
+      at.declaration,
+      /"page": \{ "type": "integer", "x-sort": true \},\n {8}"limit": \{ "type": "integer", "x-sort": true \},\n {8}"kind": \{ "type": "string", "x-filter": true \}/,
+    );
+    const api = (await served(defer, at)).as(undefined);
+    assert.equal((await api.get('/v1/items?limit=1')).body.data.length, 1);
+  });
+
+  test('nulls inside objects are told; an empty file is nothing to import; the default admin address is pointed out', async () => {
+    const at = await imported(defer, {
+      users: [{ id: 1, name: 'Admin-like', email: 'admin@example.com', address: { city: null, street: 'Main' } }],
+    });
+    assert.ok(at.lines.includes('users.address.city: 1 null value(s) left out'), at.lines.join('\n'));
+    assert.ok(
+      at.lines.includes(
+        'users, record 1 (id 1): admin@example.com is the address the administrator is made with by default; serve ' +
+          'with ADMIN_EMAIL set to another, or that user (with no password) stands in its place',
+      ),
+    );
+    assert.deepEqual(await refusal({}), [
+      'the file holds no list of records ({"posts": [...]}): there is nothing to import',
+    ]);
+  });
+
+  test('where the declaration goes: a missing directory, a directory, inside the data directory: refused, nothing loaded', async () => {
+    const dir = await scratchDirectory(defer);
+    const file = join(dir, 'db.json');
+    await writeFile(file, JSON.stringify(README_EXAMPLE));
+    const cases: [string, string, string][] = [
+      [
+        join(dir, 'nowhere', 'r.json'),
+        join(dir, 'data'),
+        `${join(dir, 'nowhere', 'r.json')} cannot be written (ENOENT)`,
+      ],
+      [dir, join(dir, 'data'), `${dir} is a directory; name a file with --resources`],
+      [
+        join(dir, 'data', 'resources.json'),
+        join(dir, 'data'),
+        `${join(dir, 'data', 'resources.json')} is inside the data directory ${join(dir, 'data')}; write it beside it`,
+      ],
+    ];
+    for (const [resources, target, line] of cases) {
+      await assert.rejects(
+        importFile({ file, resources, target, access: 'read', force: true }),
+        new ImportError([line]),
+      );
+      assert.deepEqual(await readdir(dir), ['db.json'], resources);
+    }
+  });
+
+  test('a long word is no text, read in time linear in it', async () => {
+    const at = await imported(defer, {
+      items: [
+        { id: 1, text: 'a'.repeat(2_000_000) },
+        { id: 2, text: 'x' },
+        { id: 3, text: 'two words' },
+      ],
+    });
+    assert.match(at.declaration, /"text": \{ "type": "string" \}/);
   });
 });
 

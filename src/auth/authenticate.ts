@@ -13,7 +13,6 @@ import type { TokenClaims } from './jwt.ts';
 import { looksLikeOwnToken, signToken, verifyToken } from './jwt.ts';
 import type { Actor, Role } from './permissions.ts';
 import type { ProviderAuthenticator } from './provider-auth.ts';
-import { LEEWAY_SECONDS } from './provider-token.ts';
 
 export const REALM = 'plainrest';
 const MAX_CACHED_TOKENS = 10_000;
@@ -89,8 +88,8 @@ export class Authenticator {
     if (looksLikeOwnToken(token) || isApiKey(token)) return undefined;
     return provider.caller(token, now).then((caller) => {
       // Kept as long as it verifies: its expiry with the leeway its verification allows.
-      const exp = caller.ok ? caller.exp + LEEWAY_SECONDS : 0;
-      if (caller.ok) this.#remember(keyOf(authorization), { userId: caller.userId, exp, role: caller.role });
+      if (caller.ok)
+        this.#remember(keyOf(authorization), { userId: caller.userId, exp: caller.exp, role: caller.role });
       else if (caller.unreachable === true) throw providerUnreachable(caller.reason);
       else throw invalidToken(caller.reason);
     });

@@ -5,7 +5,7 @@
 import type { ProviderKeys } from './provider-keys.ts';
 import { ProviderUnreachable } from './provider-keys.ts';
 import type { ProviderKey, ProviderTokenResult } from './provider-token.ts';
-import { verifyProviderToken } from './provider-token.ts';
+import { LEEWAY_SECONDS, verifyProviderToken } from './provider-token.ts';
 import type { Role } from './permissions.ts';
 
 /** A provider whose tokens are accepted (README: Provider tokens; config.ts reads it from the settings). */
@@ -28,6 +28,7 @@ export interface ProviderProfile {
 /** The id of the plainrest user the profile names, made on first sight; or why none can be. */
 export type UserFinder = (profile: ProviderProfile) => Promise<number | { readonly refused: string }>;
 
+/** `exp`: until when the token verifies, in seconds since the epoch: its `exp` with the leeway it was verified with. */
 export type ProviderCaller =
   | { readonly ok: true; readonly userId: number; readonly role: Role; readonly exp: number }
   | { readonly ok: false; readonly reason: string; readonly unreachable?: true };
@@ -81,6 +82,6 @@ export class ProviderAuthenticator {
     if (typeof found !== 'number') return { ok: false, reason: found.refused };
     const roles = claims[this.#settings.roleClaim];
     const admin = roles === 'admin' || (Array.isArray(roles) && roles.includes('admin'));
-    return { ok: true, userId: found, role: admin ? 'admin' : 'user', exp: claims['exp'] as number };
+    return { ok: true, userId: found, role: admin ? 'admin' : 'user', exp: (claims['exp'] as number) + LEEWAY_SECONDS };
   }
 }

@@ -1,10 +1,11 @@
 // `plainrest import <db.json>` (README: Moving in from json-server): a json-server data file planned into a
-// declaration and records (importing/import-plan.ts), the records loaded into an empty data directory or database
-// (all or nothing), then the declaration written beside the file, never over one without --force. Resolves with the
-// summary's lines; a problem stops it before anything is written, with one line each.
+// declaration and records (importing/import-plan.ts); the declaration (never over one without --force) and the id
+// mapping written beside the file as temporaries, the records loaded into an empty data directory or database (all or
+// nothing), then the files moved into place. Resolves with the summary's lines; a problem stops it before anything is
+// written, with one line each.
 
-import { access, readFile, rename, writeFile } from 'node:fs/promises';
-import { basename, dirname, extname, join } from 'node:path';
+import { readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { basename, dirname, extname, join, resolve, sep } from 'node:path';
 import { isoTimestamp } from '../records/timestamps.ts';
 import type { StoredCollection } from '../store/change.ts';
 import type { CollectionCopy } from '../store/open-database.ts';
@@ -44,23 +45,35 @@ export async function importFile(request: ImportRequest): Promise<string[]> {
   const declarationPath = request.resources ?? join(dirname(request.file), 'resources.json');
   const renumbered = [...plan.renumbered].filter(([, ids]) => ids.size > 0);
   const idsPath = join(dirname(declarationPath), `${basename(declarationPath, '.json')}.ids.json`);
-  await refuseToOverwrite(declarationPath, request.force);
-  if (renumbered.length > 0) await refuseToOverwrite(idsPath, request.force);
-
-  const copies = new Map<StoredCollection, CollectionCopy>();
-  for (const [collection, { records, nextId }] of plan.collections) copies.set(collection, { records, nextId });
-  let target: string;
-  try {
-    target = await writeInto(request.target, plan.table, copies);
-  } catch (error) {
-    if (error instanceof CopyError) throw new ImportError([error.message]);
-    throw error;
-  }
-  await writeAtomically(declarationPath, declarationText(plan.declaration));
+  const files: [string, string][] = [[declarationPath, declarationText(plan.declaration)]];
   if (renumbered.length > 0) {
     const mapping = Object.fromEntries(renumbered.map(([collection, ids]) => [collection, Object.fromEntries(ids)]));
-    await writeAtomically(idsPath, `${JSON.stringify(mapping, null, 2)}\n`);
+    files.push([idsPath, `${JSON.stringify(mapping, null, 2)}\n`]);
   }
+  for (const [path] of files) await refuseAsPlace(path, request);
+
+  // The files are written first, beside where they go, so that a place that cannot take them stops the import before
+  // any record is loaded; they are moved into place once the records are.
+  const written: string[] = [];
+  let target: string;
+  try {
+    for (const [path, text] of files) {
+      const temporary = `${path}.${process.pid}.tmp`;
+      written.push(temporary);
+      await writeFile(temporary, text, { mode: 0o644 }).catch((error: unknown) => {
+        throw new ImportError([`${path} cannot be written (${(error as NodeJS.ErrnoException).code ?? 'error'})`]);
+      });
+    }
+    const copies = new Map<StoredCollection, CollectionCopy>();
+    for (const [collection, { records, nextId }] of plan.collections) copies.set(collection, { records, nextId });
+    target = await writeInto(request.target, plan.table, copies).catch((error: unknown) => {
+      throw error instanceof CopyError ? new ImportError([error.message]) : error;
+    });
+  } catch (error) {
+    await Promise.all(written.map((temporary) => rm(temporary, { force: true })));
+    throw error;
+  }
+  for (const [index, [path]] of files.entries()) await rename(written[index] as string, path);
 
   const loaded = [...plan.collections].map(([collection, { records }]) => counted(records.length, collection));
   return [
@@ -113,18 +126,13 @@ async function readData(file: string): Promise<unknown> {
   }
 }
 
-async function refuseToOverwrite(path: string, force: boolean): Promise<void> {
-  if (force) return;
-  const exists = await access(path).then(
-    () => true,
-    () => false,
-  );
-  if (exists) throw new ImportError([`${path} exists; name another file with --resources, or pass --force`]);
-}
-
-/** Written whole or not at all: a temporary file beside it, renamed over it. */
-async function writeAtomically(path: string, text: string): Promise<void> {
-  const temporary = `${path}.${process.pid}.tmp`;
-  await writeFile(temporary, text, { mode: 0o644 });
-  await rename(temporary, path);
+/** Refuses a place for a file the import writes: a file there (without --force), a directory, the data directory. */
+async function refuseAsPlace(path: string, request: ImportRequest): Promise<void> {
+  const found = await stat(path).catch(() => undefined);
+  if (found?.isDirectory() === true) throw new ImportError([`${path} is a directory; name a file with --resources`]);
+  if (found !== undefined && !request.force)
+    throw new ImportError([`${path} exists; name another file with --resources, or pass --force`]);
+  const dataDir = /^postgres(ql)?:\/\//.test(request.target) ? undefined : resolve(request.target);
+  if (dataDir !== undefined && (resolve(path) + sep).startsWith(dataDir + sep))
+    throw new ImportError([`${path} is inside the data directory ${request.target}; write it beside it`]);
 }

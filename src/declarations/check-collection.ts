@@ -4,6 +4,7 @@
 
 import { BUILT_IN_USER_PROPERTIES, builtInUserType } from './built-in-users.ts';
 import { API_KEYS } from './built-in-keys.ts';
+import { LIST_PARAMETER_WORDS } from '../resources/vocabulary.ts';
 import { checkRequired, checkSchema } from './check-schema.ts';
 import { isJsonObject as isObject } from '../records/json.ts';
 import { child, type Json, type Report } from './problems.ts';
@@ -71,6 +72,12 @@ export function checkCollection(
 
   const properties = body['properties'];
   const declared = new Set<string>();
+  // Where passwords' hashes are stored (compile-declaration.ts: `<name>_hash`): no property may be declared there.
+  const passwords = collection === 'users' ? ['password'] : [];
+  if (isObject(properties))
+    for (const [name, schema] of Object.entries(properties))
+      if (isObject(schema) && schema['format'] === 'password' && schema['writeOnly'] === true) passwords.push(name);
+  const hashNames = new Set(passwords.map((name) => `${name}_hash`));
   if (properties === undefined) {
     if (collection !== 'users') problem(pointer, 'needs "properties"');
   } else if (!isObject(properties)) {
@@ -84,6 +91,12 @@ export function checkCollection(
       else if (RESERVED_PROPERTIES.has(name)) problem(at, `every record has "${name}" already; it cannot be declared`);
       else if (name === 'owner_id' && body['owned'] === true)
         problem(at, 'an owned collection keeps its owner in "owner_id" itself');
+      else if (hashNames.has(name)) problem(at, `plainrest keeps a password's hash in "${name}" itself`);
+      if (isObject(schema) && schema['x-filter'] === true && LIST_PARAMETER_WORDS.has(name))
+        problem(
+          child(at, 'x-filter'),
+          `"${name}" is also a list's query parameter, which a filter by it would be taken for; rename the property`,
+        );
       const builtInType = collection === 'users' ? builtInUserType(name) : undefined;
       if (
         builtInType !== undefined &&

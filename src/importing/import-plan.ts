@@ -10,16 +10,18 @@ import { API_KEYS } from '../declarations/built-in-keys.ts';
 import { compileObject, DeclarationError } from '../declarations/load-declaration.ts';
 import { finishRecord } from '../handlers/write-record.ts';
 import { HttpError } from '../errors/errors.ts';
+import { DEFAULTS } from '../config/config.ts';
 import type { Fields, JsonObject, JsonValue, StoredRecord } from '../records/json.ts';
 import { isJsonObject } from '../records/json.ts';
 import type { Access, ResourceTable } from '../resources/definition.ts';
 import { vocabularyOf } from '../resources/definition.ts';
+import { LIST_PARAMETER_WORDS } from '../resources/vocabulary.ts';
 import { hasFormat } from '../resources/scalar-checks.ts';
 import { validateBody } from '../resources/validation.ts';
 import type { Findings, Sample } from './infer-schema.ts';
 import { converted, inferSchema, memberSamples, preview } from './infer-schema.ts';
 import type { CollectionIds } from './record-ids.ts';
-import { collectionIds } from './record-ids.ts';
+import { collectionIds, rawIdOf } from './record-ids.ts';
 import { NAME, singularOf, snakeCase } from './names.ts';
 
 /** Who may do what with the imported collections (`--access`). */
@@ -43,10 +45,20 @@ const RESERVED = new Set(['tokens', 'openapi', 'events', 'idempotency_keys', API
 const TIMESTAMPS = new Set(['created_at', 'updated_at']);
 /** Users' built-in properties an import takes as they are. */
 const USER_FIELDS_KEPT = new Set(['name', 'email', 'role']);
+/** What plainrest keeps of users' passwords itself: a file's would be shown, and taken for a hash. */
+const USER_FIELDS_STORED = new Set(['password_hash']);
 /** At most this many distinct values, repeated, make a property worth filtering by. */
 const FEW_VALUES = 20;
-/** Text, not a code or a number: two words of letters. */
-const TWO_WORDS = /\p{L}{2,}[,.;:!?]?\s+\p{L}{2,}/u;
+/** A word of text: two letters or more, maybe with the punctuation that ends it. */
+const WORD = /^\p{L}{2,}[,.;:!?]?$/u;
+
+/** Text, not a code or a number: two words of letters in a row (looked for in the first thousand characters). */
+function hasTwoWords(value: string): boolean {
+  const words = value.slice(0, 1000).split(/\s+/);
+  for (let index = 1; index < words.length; index++)
+    if (WORD.test(words[index - 1] as string) && WORD.test(words[index] as string)) return true;
+  return false;
+}
 /** Problem lines shown before "and N more". */
 const MOST_PROBLEMS = 50;
 
@@ -88,6 +100,8 @@ interface Property {
 export function planImport(data: unknown, access: ImportAccess, now: string): ImportPlan {
   const findings: Findings = { notes: [], problems: [] };
   const sources = collectionsOf(data, findings);
+  if (sources.length === 0 && findings.problems.length === 0)
+    findings.problems.push('the file holds no list of records ({"posts": [...]}): there is nothing to import');
   const declared: Record<string, CollectionDeclaration> = {};
   const properties = new Map<string, readonly Property[]>();
   for (const source of sources) {
@@ -107,12 +121,16 @@ export function planImport(data: unknown, access: ImportAccess, now: string): Im
     const lines = error.lines.map((line) => `the declaration made from the file: ${line}`);
     return { ...none, notes: findings.notes, problems: shortened(lines) };
   }
+  const referenced = new Set(
+    [...properties.values()].flatMap((found) => found.flatMap((property) => property.references?.name ?? [])),
+  );
   const collections = new Map<string, { records: StoredRecord[]; nextId: number }>();
   for (const source of sources)
     collections.set(source.name, {
       records: storedRecords(source, properties.get(source.name) ?? [], table, now, findings),
       nextId: source.ids.nextId,
     });
+  for (const source of sources) noteRenumbered(source, referenced.has(source.name), findings);
   if (findings.problems.length > 0) return { ...none, notes: findings.notes, problems: shortened(findings.problems) };
   return { declaration, table, collections, renumbered, notes: findings.notes, problems: [] };
 }
@@ -163,7 +181,11 @@ function collectionsOf(data: unknown, findings: Findings): Source[] {
       positions.push(index + 1);
     });
     sources.push({ key, name, records, positions, ids: collectionIds(key, records, positions, findings) });
-    if (records.some((record) => typeof record['id'] === 'string' && /^[1-9][0-9]*$/.test(record['id'])))
+    const numberAsText = (record: JsonObject): boolean => {
+      const id = rawIdOf(record);
+      return typeof id === 'string' && /^[1-9][0-9]*$/.test(id);
+    };
+    if (records.some(numberAsText))
       findings.notes.push(`${key}: ids written as text ("1", as json-server 1.x writes them) are served as numbers`);
   }
   return sources;
@@ -171,7 +193,7 @@ function collectionsOf(data: unknown, findings: Findings): Source[] {
 
 /** `comments, record 3 (id "c7")`. */
 function recordName(source: Source, index: number): string {
-  const id = source.records[index]?.['id'];
+  const id = rawIdOf(source.records[index] ?? {});
   return `${source.key}, record ${source.positions[index]}${id === undefined ? '' : ` (id ${preview(id)})`}`;
 }
 
@@ -200,11 +222,11 @@ function propertiesOf(source: Source, sources: readonly Source[], findings: Find
     if (nulls.has(name))
       findings.notes.push(`${path}: ${nulls.get(name)} null value(s) left out (plainrest omits a property instead)`);
     if (TIMESTAMPS.has(name)) {
-      const timestamps = values.every((sample) => typeof sample.value === 'string' && isTimestamp(sample.value));
-      if (!timestamps)
+      const odd = values.find((sample) => typeof sample.value !== 'string' || !isTimestamp(sample.value));
+      if (odd !== undefined)
         findings.problems.push(
-          `${path}: plainrest sets ${name} itself, and keeps a file's only when every value is a date and time; ` +
-            'rename the property in the file',
+          `${odd.record}, ${key}: ${preview(odd.value)} is no date and time; plainrest sets ${name} itself, and keeps ` +
+            "a file's only when every value is one (2026-01-20T10:00:00Z); correct it, or rename the property",
         );
       else {
         findings.notes.push(`${path}: kept as each record's ${name}`);
@@ -220,9 +242,10 @@ function propertiesOf(source: Source, sources: readonly Source[], findings: Find
       found.push({ name, schema, required, references: target });
       continue;
     }
+    if (name.endsWith('_id')) unrecognizedReference(key, values, sources, findings);
     const schema = inferSchema(values, key, findings);
     if (schema !== undefined)
-      found.push({ name, schema: withListKeywords(schema, values, source.records.length), required });
+      found.push({ name, schema: withListKeywords(name, schema, values, source.records.length), required });
   }
   return found;
 }
@@ -243,6 +266,31 @@ function referencedCollection(name: string, values: readonly Sample[], sources: 
   return scalar ? target : undefined;
 }
 
+/**
+ * A `…_id` whose values are ids another collection gives up for new numbers, under a name that does not say which
+ * (`authorId` naming users): kept as it is, it would name nothing. A problem, saying how to make it a reference.
+ */
+function unrecognizedReference(
+  key: string,
+  values: readonly Sample[],
+  sources: readonly Source[],
+  findings: Findings,
+): void {
+  const named = sources.find(
+    (source) =>
+      source.ids.renumbered.size > 0 &&
+      values.length > 0 &&
+      values.every((sample) => typeof sample.value === 'string' && source.ids.renumbered.has(sample.value)),
+  );
+  if (named === undefined) return;
+  const singular = singularOf(named.name);
+  findings.problems.push(
+    `${values[0]?.record}, ${key}: its values are ids of ${named.key}, which get new numbers; name it ` +
+      `${singular}_id (or ${singular.replace(/_([a-z0-9])/g, (_, letter: string) => letter.toUpperCase())}Id) ` +
+      `to make it a reference that follows them, or give ${named.key} numeric ids`,
+  );
+}
+
 /** Reports each value that names no record of `target`; true when there was one. */
 function dangling(path: string, values: readonly Sample[], target: Source, findings: Findings): boolean {
   const missing = values.filter((sample) => !target.ids.newIds.has(String(sample.value)));
@@ -261,11 +309,16 @@ function dangling(path: string, values: readonly Sample[], target: Source, findi
  * `x-filter` for true/false and for plain strings and whole numbers whose values repeat (few distinct ones), `x-search`
  * for text (most values two words or more), `x-sort` for numbers and dates.
  */
-function withListKeywords(schema: PropertySchema, values: readonly Sample[], count: number): PropertySchema {
+function withListKeywords(
+  name: string,
+  schema: PropertySchema,
+  values: readonly Sample[],
+  count: number,
+): PropertySchema {
   const distinct = new Set(values.map((sample) => JSON.stringify(sample.value))).size;
   const plain = (schema.type === 'string' && schema.format === undefined) || schema.type === 'integer';
-  const repeats = plain && distinct <= FEW_VALUES && distinct <= count / 2;
-  const words = values.filter((sample) => typeof sample.value === 'string' && TWO_WORDS.test(sample.value)).length;
+  const repeats = plain && distinct <= FEW_VALUES && distinct <= count / 2 && !LIST_PARAMETER_WORDS.has(name);
+  const words = values.filter((sample) => typeof sample.value === 'string' && hasTwoWords(sample.value)).length;
   const text = schema.type === 'string' && schema.format === undefined && words * 2 >= values.length && !repeats;
   const sortable =
     schema.type === 'integer' || schema.type === 'number' || schema.format === 'date' || schema.format === 'date-time';
@@ -288,7 +341,7 @@ function collectionDeclaration(
   const users = source.name === 'users';
   for (const property of found) {
     if (property.timestamp === true) continue;
-    if (users && Object.hasOwn(BUILT_IN_USER_PROPERTIES, property.name)) {
+    if (users && (Object.hasOwn(BUILT_IN_USER_PROPERTIES, property.name) || isLeftOut(source, property.name))) {
       if (isLeftOut(source, property.name))
         findings.notes.push(
           `${source.key}.${property.name}: left out: plainrest keeps users' ${property.name} itself` +
@@ -318,7 +371,8 @@ function collectionDeclaration(
 
 /** A built-in property of users a file's users may not set: a password (kept as a hash), a provider identity. */
 function isLeftOut(source: Source, name: string): boolean {
-  return source.name === 'users' && Object.hasOwn(BUILT_IN_USER_PROPERTIES, name) && !USER_FIELDS_KEPT.has(name);
+  if (source.name !== 'users') return false;
+  return USER_FIELDS_STORED.has(name) || (Object.hasOwn(BUILT_IN_USER_PROPERTIES, name) && !USER_FIELDS_KEPT.has(name));
 }
 
 /** The records of a collection as stored, each checked as a POST of it would be. */
@@ -368,24 +422,37 @@ function storedRecords(
         findings.problems.push(`${recordName(source, index)}, ${rule.name}: ${preview(value)} is another record's too`);
       taken.get(rule.name)?.add(key);
     }
+    if (source.name === 'users' && String(fields['email']).toLowerCase() === DEFAULTS.adminEmail)
+      findings.notes.push(
+        `${recordName(source, index)}: ${DEFAULTS.adminEmail} is the address the administrator is made with by ` +
+          'default; serve with ADMIN_EMAIL set to another, or that user (with no password) stands in its place',
+      );
     const createdAt = times['created_at'] ?? times['updated_at'] ?? now;
     const id = source.ids.ids[index] as number;
     records.push(finishRecord(definition, fields, id, createdAt, times['updated_at'] ?? createdAt));
   });
+  return records;
+}
+
+/** `posts: 2 record(s) got new ids: "1f3a" → 8, …`, and whether references to them followed. */
+function noteRenumbered(source: Source, referenced: boolean, findings: Findings): void {
   // An id the file gave is quoted; `(record 3)` stands for a record that had none.
   const renumbered = [...source.ids.renumbered].map(
     ([raw, id]) => `${/^\(record \d+\)$/.test(raw) ? raw : JSON.stringify(raw)} → ${id}`,
   );
-  if (renumbered.length > 0)
-    findings.notes.push(
-      `${source.key}: ${renumbered.length} record(s) got new ids: ${renumbered.slice(0, 5).join(', ')}` +
-        `${renumbered.length > 5 ? ', …' : ''} (references to them were rewritten)`,
-    );
-  return records;
+  if (renumbered.length === 0) return;
+  findings.notes.push(
+    `${source.key}: ${renumbered.length} record(s) got new ids: ${renumbered.slice(0, 5).join(', ')}` +
+      `${renumbered.length > 5 ? ', …' : ''} ` +
+      (referenced ? '(references to them were rewritten)' : '(no property of the file refers to them)'),
+  );
 }
 
+/** A date, or a date and time, that a clock can place (not a leap second, not before the year 1000). */
 function isTimestamp(value: string): boolean {
-  return hasFormat('date-time', value) || hasFormat('date', value);
+  if (!hasFormat('date-time', value) && !hasFormat('date', value)) return false;
+  const at = Date.parse(value);
+  return Number.isFinite(at) && at >= Date.UTC(1000, 0, 1);
 }
 
 /** At most MOST_PROBLEMS lines, then how many more there were. */

@@ -25,6 +25,9 @@ export interface Findings {
 
 type Kind = 'boolean' | 'integer' | 'number' | 'string' | 'array' | 'object';
 
+/** Deeper objects and lists than this are refused: a declaration reads as a form, not a tree. */
+export const MOST_DEPTH = 10;
+
 /** Formats a string property gets when every value has it, the strictest first. */
 const FORMATS = ['date-time', 'date', 'email', 'uri'] as const;
 
@@ -48,13 +51,33 @@ export function kindOf(value: JsonValue): Kind {
  * The schema of the non-null values at `path` in their records (`author.name`), or undefined when they are of several kinds (a
  * problem is then reported).
  */
-export function inferSchema(samples: readonly Sample[], path: string, findings: Findings): PropertySchema | undefined {
+export function inferSchema(
+  samples: readonly Sample[],
+  path: string,
+  findings: Findings,
+  depth = 0,
+): PropertySchema | undefined {
+  if (depth > MOST_DEPTH) {
+    const first = samples[0] as Sample;
+    findings.problems.push(
+      `${first.record}, ${path.length > 80 ? `${path.slice(0, 77)}...` : path}: nested more than ${MOST_DEPTH} ` +
+        'levels deep; flatten it in the file',
+    );
+    return undefined;
+  }
   const kinds = new Map<Kind, Sample[]>();
   for (const sample of samples) {
     const kind = kindOf(sample.value);
-    // Whole numbers among fractions are numbers all the same.
-    const merged = kind === 'integer' && samples.some((other) => kindOf(other.value) === 'number') ? 'number' : kind;
-    kinds.set(merged, [...(kinds.get(merged) ?? []), sample]);
+    const same = kinds.get(kind);
+    if (same === undefined) kinds.set(kind, [sample]);
+    else same.push(sample);
+  }
+  // Whole numbers among fractions are numbers all the same.
+  const whole = kinds.get('integer');
+  const fractions = kinds.get('number');
+  if (whole !== undefined && fractions !== undefined) {
+    kinds.delete('integer');
+    kinds.set('number', [...fractions, ...whole]);
   }
   if (kinds.size > 1) {
     const [usual, ...others] = [...kinds.entries()].sort((a, b) => b[1].length - a[1].length);
@@ -62,7 +85,7 @@ export function inferSchema(samples: readonly Sample[], path: string, findings: 
     const first = oddSamples[0] as Sample;
     findings.problems.push(
       `${first.record}, ${path}: ${KIND_WORDS[odd]} (${preview(first.value)}) where ${usual?.[1].length ?? 0} ` +
-        `other records hold ${KIND_WORDS[usual?.[0] ?? 'string']}; give the property one type in every record`,
+        `other values are ${KIND_WORDS[usual?.[0] ?? 'string']}; give the property one type in every record`,
     );
     return undefined;
   }
@@ -76,9 +99,9 @@ export function inferSchema(samples: readonly Sample[], path: string, findings: 
     case 'number':
       return { type: kind };
     case 'array':
-      return arraySchema(samples, path, findings);
+      return arraySchema(samples, path, findings, depth);
     case 'object':
-      return objectSchema(samples, path, findings);
+      return objectSchema(samples, path, findings, depth);
   }
 }
 
@@ -88,7 +111,12 @@ function stringSchema(samples: readonly Sample[]): PropertySchema {
   return format === undefined ? { type: 'string' } : { type: 'string', format };
 }
 
-function arraySchema(samples: readonly Sample[], path: string, findings: Findings): PropertySchema | undefined {
+function arraySchema(
+  samples: readonly Sample[],
+  path: string,
+  findings: Findings,
+  depth: number,
+): PropertySchema | undefined {
   const elements: Sample[] = [];
   for (const { value, record } of samples) {
     for (const element of value as readonly JsonValue[]) {
@@ -103,17 +131,22 @@ function arraySchema(samples: readonly Sample[], path: string, findings: Finding
     findings.notes.push(
       `${samples[0]?.collection}.${path}: every list is empty, so its items are declared strings; change that if they are not`,
     );
-  const items = inferSchema(elements, `${path}[]`, findings);
+  const items = inferSchema(elements, `${path}[]`, findings, depth + 1);
   return items === undefined ? undefined : { type: 'array', items };
 }
 
-function objectSchema(samples: readonly Sample[], path: string, findings: Findings): PropertySchema | undefined {
+function objectSchema(
+  samples: readonly Sample[],
+  path: string,
+  findings: Findings,
+  depth: number,
+): PropertySchema | undefined {
   const members = memberSamples(samples, path, findings);
   if (members === undefined) return undefined;
   const properties: Record<string, PropertySchema> = {};
   const required: string[] = [];
   for (const [name, found] of members) {
-    const schema = inferSchema(found, path === '' ? name : `${path}.${name}`, findings);
+    const schema = inferSchema(found, path === '' ? name : `${path}.${name}`, findings, depth + 1);
     if (schema === undefined) return undefined;
     properties[name] = schema;
     if (found.length === samples.length) required.push(name);
@@ -132,11 +165,15 @@ export function memberSamples(
 ): Map<string, Sample[]> | undefined {
   const members = new Map<string, Sample[]>();
   const original = new Map<string, string>();
+  /** Nulls inside nested values, by path; the collection's own properties' are told by import-plan.ts. */
+  const nulls = new Map<string, number>();
   for (const { value, record, collection } of samples) {
     const where = path === '' ? record : `${record}, ${path}`;
     const inside = path === '' ? '' : `${path}.`;
     for (const [key, member] of Object.entries(value as JsonObject)) {
       const name = snakeCase(key);
+      // A record's `id` (or `Id`, `ID`) is its id (record-ids.ts), not a property.
+      if (path === '' && name === 'id') continue;
       const earlier = original.get(name);
       if (earlier === undefined) original.set(name, key);
       else if (earlier !== key) {
@@ -150,11 +187,15 @@ export function memberSamples(
         );
         return undefined;
       }
-      if (member === null) continue;
+      if (member === null) {
+        nulls.set(`${collection}.${inside}${name}`, (nulls.get(`${collection}.${inside}${name}`) ?? 0) + 1);
+        continue;
+      }
       if (!members.has(name)) members.set(name, []);
       members.get(name)?.push({ value: member, record, collection });
     }
   }
+  if (path !== '') for (const [where, count] of nulls) findings.notes.push(`${where}: ${count} null value(s) left out`);
   return members;
 }
 

@@ -1,5 +1,6 @@
 // json-server's names as plainrest's (README: Moving in from json-server): collections and properties in snake_case
-// (`blogPosts` → `blog_posts`, `postId` → `post_id`), and the singular noun a declaration needs (`posts` → `post`).
+// (`blogPosts` → `blog_posts`, `postId` → `post_id`), and the singular noun a declaration needs (`posts` → `post`,
+// `movies` → `movie`, `people` → `person`), by which `movieId` is known to name a movie.
 
 /** What a collection or property name may be: a path segment and a JSON member safe everywhere. */
 export const NAME = /^[a-z][a-z0-9_]{0,62}$/;
@@ -13,10 +14,39 @@ export function snakeCase(name: string): string {
     .toLowerCase();
 }
 
-/** `posts` → `post`, `categories` → `category`, `boxes` → `box`; a name that is no English plural stays itself. */
+/** Plurals English does not make with -s. */
+const IRREGULAR: ReadonlyMap<string, string> = new Map([
+  ['people', 'person'],
+  ['children', 'child'],
+  ['men', 'man'],
+  ['women', 'woman'],
+  ['mice', 'mouse'],
+  ['geese', 'goose'],
+  ['feet', 'foot'],
+  ['teeth', 'tooth'],
+  ['indices', 'index'],
+  ['criteria', 'criterion'],
+]);
+/** Words whose plural is themselves. */
+const UNCOUNTED = new Set(['news', 'series', 'species', 'data', 'info', 'media', 'sheep', 'fish', 'equipment']);
+/** Nouns in -ie, whose plural is -ies but not from -y (`movies`, not `movy`). */
+const IE_NOUNS =
+  /(movie|cookie|pie|tie|lie|zombie|rookie|selfie|calorie|genie|hippie|goalie|prairie|smoothie|brownie|auntie|sortie|veggie|freebie|birdie)s$/;
+
+/** `posts` → `post`, `categories` → `category`, `boxes` → `box`, `people` → `person`; a word no plural stays itself. */
 export function singularOf(collection: string): string {
-  if (/[^aeiou]ies$/.test(collection)) return `${collection.slice(0, -3)}y`;
-  if (/(s|x|z|ch|sh)es$/.test(collection)) return collection.slice(0, -2);
-  if (/[^s]s$/.test(collection)) return collection.slice(0, -1);
-  return collection;
+  const words = collection.split('_');
+  const last = words.pop() as string;
+  return [...words, singularWord(last)].join('_');
+}
+
+function singularWord(word: string): string {
+  const irregular = IRREGULAR.get(word);
+  if (irregular !== undefined) return irregular;
+  if (UNCOUNTED.has(word)) return word;
+  if (IE_NOUNS.test(word)) return word.slice(0, -1);
+  if (/[^aeiou]ies$/.test(word)) return `${word.slice(0, -3)}y`;
+  if (/(ss|x|z|ch|sh)es$/.test(word)) return word.slice(0, -2);
+  if (/[^s]s$/.test(word)) return word.slice(0, -1);
+  return word;
 }

@@ -6,6 +6,7 @@
 import type { JsonObject, JsonValue } from '../records/json.ts';
 import type { Findings } from './infer-schema.ts';
 import { preview } from './infer-schema.ts';
+import { snakeCase } from './names.ts';
 
 export interface CollectionIds {
   /** Each record's new id, in the file's order. */
@@ -20,6 +21,13 @@ export interface CollectionIds {
 
 const WHOLE = /^[1-9][0-9]{0,15}$/;
 
+/** A record's id as the file gives it: `id`, or `Id`/`ID` (any name that is `id` in snake_case). */
+export function rawIdOf(record: JsonObject): JsonValue | undefined {
+  if (Object.hasOwn(record, 'id')) return record['id'];
+  const key = Object.keys(record).find((name) => snakeCase(name) === 'id');
+  return key === undefined ? undefined : record[key];
+}
+
 /** The ids of `records`, whose places in the file's list are `positions` (from 1). */
 export function collectionIds(
   collection: string,
@@ -27,23 +35,27 @@ export function collectionIds(
   positions: readonly number[],
   findings: Findings,
 ): CollectionIds {
-  const kept = records.map((record) => keptId(record['id']));
+  const raws = records.map(rawIdOf);
+  const kept = raws.map(keptId);
+  let largest = 0;
+  for (const id of kept) if (id !== undefined && id > largest) largest = id;
+  let next = largest + 1;
   const ids: number[] = [];
   const newIds = new Map<string, number>();
   const renumbered = new Map<string, number>();
   const firstWith = new Map<string, number>();
-  let next = Math.max(0, ...kept.filter((id): id is number => id !== undefined)) + 1;
-  records.forEach((record, index) => {
-    const raw = record['id'];
+  raws.forEach((raw, index) => {
     const id = kept[index] ?? next++;
     ids.push(id);
-    if (kept[index] === undefined) renumbered.set(raw === undefined ? `(record ${positions[index]})` : String(raw), id);
-    if (raw === undefined || raw === null) return;
-    const text = String(raw);
+    // Only a string or a number can be an id another record names.
+    const text = typeof raw === 'string' || typeof raw === 'number' ? String(raw) : undefined;
+    if (kept[index] === undefined)
+      renumbered.set(raw === undefined ? `(record ${positions[index]})` : (text ?? JSON.stringify(raw)), id);
+    if (text === undefined) return;
     const earlier = firstWith.get(text) ?? firstWith.get(String(id));
     if (earlier !== undefined) {
       findings.problems.push(
-        `${collection}, records ${positions[earlier]} and ${positions[index]}: both have the id ${preview(raw)}; ` +
+        `${collection}, records ${positions[earlier]} and ${positions[index]}: both have the id ${preview(raw ?? null)}; ` +
           'give each its own',
       );
       return;

@@ -26,6 +26,19 @@ const BUILT_IN_WORDS: ReadonlyMap<Language, ReadonlyMap<string, string>> = new M
   ],
 ]);
 
+/** The query parameters of a list in every vocabulary: a property filtered by one of these names could not be. */
+export const LIST_PARAMETER_WORDS: ReadonlySet<string> = new Set([
+  'page',
+  'limit',
+  'sort',
+  'fields',
+  'embed',
+  'q',
+  ...[...BUILT_IN_WORDS.values()].flatMap((words) =>
+    ['page', 'limit', 'sort', 'fields', 'embed'].map((word) => words.get(word) ?? word),
+  ),
+]);
+
 export interface VocabularyNames {
   readonly language: Language;
   readonly collection: string;

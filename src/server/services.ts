@@ -23,11 +23,9 @@ import type { Store } from '../store/store.ts';
 import { StoreUnavailable } from '../store/store.ts';
 import type { AdminBootstrap } from './bootstrap-admin.ts';
 import { ensureAdmin } from './bootstrap-admin.ts';
-import { providerUserFinder } from './provider-users.ts';
 import { KeyUse } from './key-use.ts';
 import { API_KEYS } from '../declarations/built-in-keys.ts';
-import { ProviderAuthenticator } from '../auth/provider-auth.ts';
-import { ProviderKeys } from '../auth/provider-keys.ts';
+import type { ProviderAuthenticator, ProviderSettings } from '../auth/provider-auth.ts';
 
 export interface Opened {
   readonly config: Config;
@@ -61,13 +59,7 @@ export async function openServices(options: ServerOptions): Promise<Opened> {
     secret = await loadTokenSecret(config.tokenSecret, config.dataDir);
     const users = resources.get('users') as ResourceDefinition;
     const provider =
-      config.provider === undefined
-        ? undefined
-        : new ProviderAuthenticator(
-            config.provider,
-            new ProviderKeys({ issuer: config.provider.issuer, jwksUrl: config.provider.jwksUrl }),
-            providerUserFinder(users, store),
-          );
+      config.provider === undefined ? undefined : await providerAuthenticator(config.provider, users, store);
     const keyUse = new KeyUse(resources.get(API_KEYS) as ResourceDefinition, store, config.logger);
     authenticator = new Authenticator(secret, config.tokenTtlSeconds, {
       ...(provider === undefined ? {} : { provider }),
@@ -111,6 +103,21 @@ export async function openServices(options: ServerOptions): Promise<Opened> {
     isShuttingDown: () => shutdown.begun,
   };
   return { config, resources, services, shutdown, closing };
+}
+
+/** The provider's tokens' checker; its modules are loaded only for a server that has a provider. */
+async function providerAuthenticator(
+  settings: ProviderSettings,
+  users: ResourceDefinition,
+  store: Store,
+): Promise<ProviderAuthenticator> {
+  const [{ ProviderAuthenticator }, { ProviderKeys }, { providerUserFinder }] = await Promise.all([
+    import('../auth/provider-auth.ts'),
+    import('../auth/provider-keys.ts'),
+    import('./provider-users.ts'),
+  ]);
+  const keys = new ProviderKeys({ issuer: settings.issuer, jwksUrl: settings.jwksUrl });
+  return new ProviderAuthenticator(settings, keys, providerUserFinder(users, store));
 }
 
 function announceAdmin({ generatedPassword, warning }: AdminBootstrap, config: Config): void {
