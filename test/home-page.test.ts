@@ -104,6 +104,7 @@ describe('home page over HTTP', () => {
       situations: Record<string, string>;
       tokensPath: string;
       serverFields: string[];
+      editablePaths: string[];
       feeds: Record<string, string>;
     };
     assert.equal(parsed.tokensPath, '/v1/tokens');
@@ -126,6 +127,15 @@ describe('home page over HTTP', () => {
       'user_id',
       'usuario_id',
     ]);
+    // The paths a PATCH may change, for the explorer's "Edit it" step: every item's but an API key's.
+    const editable = parsed.editablePaths.map((pattern) => new RegExp(pattern));
+    for (const path of ['/v1/products/7', '/v1/usuarios/1', '/v1/users/1/orders/3'])
+      assert.ok(
+        editable.some((pattern) => pattern.test(path)),
+        path,
+      );
+    for (const path of ['/v1/users/1/keys/2', '/v1/usuarios/1/chaves/2', '/v1/products'])
+      assert.ok(!editable.some((pattern) => pattern.test(path)), path);
     assert.deepEqual(Object.keys(parsed.meanings).map(Number), [...STATUS_MEANINGS.keys()]);
     assert.deepEqual(parsed.meanings['201'], STATUS_MEANINGS.get(201));
     assert.deepEqual(parsed.situations, SITUATION_MEANINGS);

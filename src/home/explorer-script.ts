@@ -10,7 +10,8 @@ export const EXPLORER_SCRIPT = `
 'use strict';
 (() => {
   const byId = (id) => document.getElementById(id);
-  const { meanings, situations, tokensPath, serverFields, feeds } = JSON.parse(byId('explorer-data').textContent);
+  const { meanings, situations, tokensPath, serverFields, editablePaths, feeds } = JSON.parse(byId('explorer-data').textContent);
+  const editable = editablePaths.map((pattern) => new RegExp(pattern));
   let token;
   let busy = false;
 
@@ -102,7 +103,8 @@ export const EXPLORER_SCRIPT = `
     if (created !== null) steps.push(button('GET the new record (Location)', () => follow(created)));
     const etag = response.headers.get('etag');
     const path = request.target.split('?')[0];
-    if (etag !== null && response.status === 200 && ['GET', 'PUT', 'PATCH'].includes(request.method) && json?.id !== undefined) {
+    const patchable = editable.some((pattern) => pattern.test(path));
+    if (etag !== null && response.status === 200 && ['GET', 'PUT', 'PATCH'].includes(request.method) && json?.id !== undefined && patchable) {
       steps.push(button('Edit it: PATCH with If-Match: ' + etag, () => prepareEdit(path, etag, json)));
     }
     if (response.status === 412) steps.push(button('GET it again (its current ETag)', () => follow(path)));

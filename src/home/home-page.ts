@@ -192,6 +192,13 @@ function serverFields(document: OpenApiView): string[] {
   return [...names].sort();
 }
 
+/** The paths a PATCH may change, as patterns of their templates (`/v1/products/{product_id}`): an API key is not. */
+function editablePaths(document: OpenApiView): string[] {
+  return Object.entries(document.paths)
+    .filter(([, item]) => item.patch !== undefined)
+    .map(([template]) => `^${template.replace(/\{[^}]+\}/g, '[^/]+')}$`);
+}
+
 export function renderHomePage(document: OpenApiView, table: ResourceTable): string {
   const meanings = Object.fromEntries(STATUS_MEANINGS);
   const paths = Object.keys(document.paths).map(examplePath);
@@ -200,6 +207,7 @@ export function renderHomePage(document: OpenApiView, table: ResourceTable): str
     situations: SITUATION_MEANINGS,
     tokensPath: tokensPath(document),
     serverFields: serverFields(document),
+    editablePaths: editablePaths(document),
     feeds: feedPaths(document, table),
   };
   return `<!doctype html>
