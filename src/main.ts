@@ -8,7 +8,7 @@ import { DeclarationError, loadDeclarationFile } from './declarations/load-decla
 import { resolveResources } from './declarations/resolve-resources.ts';
 import type { ServerOptions } from './config/config.ts';
 import type { Logger } from './logging/logger.ts';
-import { ConfigError, DEFAULTS } from './config/config.ts';
+import { ConfigError, DEFAULTS, isDatabaseUrl } from './config/config.ts';
 import { plainrestCommand, startBanner, withoutPassword } from './cli/banner.ts';
 import { dirname, join } from 'node:path';
 import { describeStartupFailure } from './cli/startup-failure.ts';
@@ -167,7 +167,7 @@ function shellWord(text: string): string {
 /** How to start a server on what an import wrote, named as this process was started. */
 function serveCommand(request: ImportRequest): string {
   const resources = request.resources ?? join(dirname(request.file), 'resources.json');
-  const where = /^postgres(ql)?:\/\//.test(request.target) ? '--database-url' : '--data-dir';
+  const where = isDatabaseUrl(request.target) ? '--database-url' : '--data-dir';
   const target = where === '--data-dir' ? request.target : withoutPassword(request.target);
   return `${plainrestCommand(process.argv[1])} --resources ${shellWord(resources)} ${where} ${shellWord(target)}`;
 }

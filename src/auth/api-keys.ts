@@ -3,13 +3,26 @@
 // salted hash (a password does), and a guess is as hard as guessing the 256 bits themselves.
 
 import { createHash, randomBytes } from 'node:crypto';
-import { API_KEYS, KEY_FIELDS } from '../declarations/built-in-keys.ts';
+import { API_KEYS, KEY_FIELDS, KEY_PREFIX, KEY_SECRET_PATTERN } from '../declarations/built-in-keys.ts';
 import type { StoredRecord } from '../records/json.ts';
 import type { RecordReads } from '../store/store.ts';
 
-export const KEY_PREFIX = 'prk_';
 const SECRET_BYTES = 32;
-const KEY_SHAPE = /^prk_[A-Za-z0-9_-]{43}$/;
+const KEY_SHAPE = new RegExp(KEY_SECRET_PATTERN);
+
+/** A stored key, as authentication reads it. */
+export interface ApiKey {
+  readonly id: number;
+  /** Whose key it is: it acts as this user. */
+  readonly userId: number;
+  /**
+   * When it stops working, in seconds since the epoch; a key without `expires_at` never does, and one whose
+   * `expires_at` cannot be placed in time (refused on create; only a hand-edited file holds one) already has.
+   */
+  readonly expiresAt: number;
+  readonly readOnly: boolean;
+  readonly record: StoredRecord;
+}
 
 /** A new key's secret, and what is kept of it. */
 export function newKeySecret(): { readonly plain: string; readonly stored: string } {
@@ -23,21 +36,30 @@ export function isApiKey(token: string): boolean {
 }
 
 /** The key whose secret `token` is, if any (deleted or never made: undefined). */
-export function keyOfSecret(token: string, reads: Pick<RecordReads, 'query'>): StoredRecord | undefined {
+export function apiKeyBySecret(token: string, reads: Pick<RecordReads, 'query'>): ApiKey | undefined {
   if (!KEY_SHAPE.test(token)) return undefined;
   const filters = [{ field: KEY_FIELDS.secretHash, value: secretHash(token) }];
-  return reads.query(API_KEYS, { filters, sort: [], offset: 0, limit: 1 }).records[0];
+  const record = reads.query(API_KEYS, { filters, sort: [], offset: 0, limit: 1 }).records[0];
+  return record === undefined ? undefined : apiKeyOf(record);
 }
 
-/**
- * When `key` stops working, in seconds since the epoch; a key without `expires_at` never does, and one whose
- * `expires_at` cannot be placed in time (refused on create; only a hand-edited file holds one) already has.
- */
-export function keyExpiry(key: StoredRecord): number {
-  const expiresAt = key[KEY_FIELDS.expiresAt];
-  if (typeof expiresAt !== 'string') return Number.MAX_SAFE_INTEGER;
-  const at = Date.parse(expiresAt);
-  return Number.isFinite(at) ? Math.floor(at / 1000) : 0;
+/** The key with this id, read now (a deleted one: undefined). */
+export function apiKeyById(id: number, reads: Pick<RecordReads, 'get'>): ApiKey | undefined {
+  const record = reads.get(API_KEYS, id);
+  return record === undefined ? undefined : apiKeyOf(record);
+}
+
+function apiKeyOf(record: StoredRecord): ApiKey {
+  const expiresAt = record[KEY_FIELDS.expiresAt];
+  const at = typeof expiresAt === 'string' ? Date.parse(expiresAt) : Number.POSITIVE_INFINITY;
+  return {
+    id: record.id,
+    userId: record[KEY_FIELDS.user] as number,
+    expiresAt:
+      at === Number.POSITIVE_INFINITY ? Number.MAX_SAFE_INTEGER : Number.isFinite(at) ? Math.floor(at / 1000) : 0,
+    readOnly: record[KEY_FIELDS.readOnly] === true,
+    record,
+  };
 }
 
 function secretHash(secret: string): string {

@@ -4,11 +4,10 @@
 // deleted key stops working and a demotion takes effect at once.
 
 import { createHash } from 'node:crypto';
-import { API_KEYS, KEY_FIELDS } from '../declarations/built-in-keys.ts';
 import { HttpError } from '../errors/errors.ts';
 import type { StoredRecord } from '../records/json.ts';
 import type { RequestStore } from '../store/store.ts';
-import { isApiKey, keyExpiry, keyOfSecret } from './api-keys.ts';
+import { apiKeyById, apiKeyBySecret, isApiKey } from './api-keys.ts';
 import type { TokenClaims } from './jwt.ts';
 import { looksLikeOwnToken, signToken, verifyToken } from './jwt.ts';
 import type { Actor, Role } from './permissions.ts';
@@ -107,17 +106,17 @@ export class Authenticator {
    * every request, so a deleted or demoted user, or a deleted key, is refused or demoted at once.
    */
   authenticate(authorization: string | undefined, connection: object | undefined, store: AuthenticationReads): Actor {
+    if (authorization === undefined) throw noToken();
     const now = this.#nowSeconds();
     const last = connection === undefined ? undefined : this.#lastOnConnection.get(connection);
     let entry = last !== undefined && last.header === authorization ? last.verified : undefined;
     if (entry === undefined || entry.exp <= now) {
       entry = this.#cachedOrVerified(authorization, now, store);
-      if (connection !== undefined)
-        this.#lastOnConnection.set(connection, { header: authorization as string, verified: entry });
+      if (connection !== undefined) this.#lastOnConnection.set(connection, { header: authorization, verified: entry });
     }
-    const key = entry.keyId === undefined ? undefined : store.get(API_KEYS, entry.keyId);
+    const key = entry.keyId === undefined ? undefined : apiKeyById(entry.keyId, store);
     if (entry.keyId !== undefined && key === undefined) {
-      this.#verified.delete(keyOf(authorization as string));
+      this.#verified.delete(keyOf(authorization));
       throw invalidToken('this API key was deleted');
     }
     const user = store.caller(entry.userId);
@@ -125,38 +124,31 @@ export class Authenticator {
     // A provider's token carries the role; plainrest's own tokens and API keys take the user's.
     const role = entry.role ?? (user['role'] === 'admin' ? 'admin' : 'user');
     if (key === undefined) return { id: user.id, role };
-    this.#keyUsed?.(key);
-    return { id: user.id, role, key: { id: key.id, readOnly: key[KEY_FIELDS.readOnly] === true } };
+    this.#keyUsed?.(key.record);
+    return { id: user.id, role, key: { id: key.id, readOnly: key.readOnly } };
   }
 
   /**
    * When the token of an Authorization header already accepted by authenticate() expires, in seconds since the epoch.
    */
   expiryOf(authorization: string | undefined, store: AuthenticationReads): number {
+    if (authorization === undefined) throw noToken();
     return this.#cachedOrVerified(authorization, this.#nowSeconds(), store).exp;
   }
 
   /** The cache is keyed by the whole header value (keyOf): a repeat request skips even the parsing. */
-  #cachedOrVerified(authorization: string | undefined, now: number, store: AuthenticationReads): Verified {
-    const key = authorization === undefined ? undefined : keyOf(authorization);
-    const cached = key === undefined ? undefined : this.#verified.get(key);
+  #cachedOrVerified(authorization: string, now: number, store: AuthenticationReads): Verified {
+    const key = keyOf(authorization);
+    const cached = this.#verified.get(key);
     if (cached !== undefined && cached.exp > now) return cached;
-    if (cached !== undefined) this.#verified.delete(key as string);
+    if (cached !== undefined) this.#verified.delete(key);
     const entry = this.#verify(authorization, now, store);
-    this.#remember(key as string, entry);
+    this.#remember(key, entry);
     return entry;
   }
 
-  #verify(authorization: string | undefined, now: number, store: AuthenticationReads): Verified {
-    if (authorization === undefined || !BEARER_PREFIX.test(authorization)) {
-      throw new HttpError(
-        'unauthenticated',
-        'send a bearer token: Authorization: Bearer <token> (get one from POST /v1/tokens)',
-        {
-          headers: { 'WWW-Authenticate': `Bearer realm="${REALM}"` },
-        },
-      );
-    }
+  #verify(authorization: string, now: number, store: AuthenticationReads): Verified {
+    if (!BEARER_PREFIX.test(authorization)) throw noToken();
     const token = authorization.replace(BEARER_PREFIX, '').trim();
     if (isApiKey(token)) return verifiedKey(token, now, store);
     // A provider's token is verified by prepare(), before this: one that reaches here was not.
@@ -180,11 +172,21 @@ export class Authenticator {
 
 /** The key whose secret `token` is, unless it has expired. */
 function verifiedKey(token: string, now: number, store: AuthenticationReads): Verified {
-  const key = keyOfSecret(token, store);
+  const key = apiKeyBySecret(token, store);
   if (key === undefined) throw invalidToken('no API key has this secret: it was deleted, or never made');
-  const exp = keyExpiry(key);
-  if (exp <= now) throw invalidToken('this API key has expired');
-  return { userId: key[KEY_FIELDS.user] as number, exp, keyId: key.id };
+  if (key.expiresAt <= now) throw invalidToken('this API key has expired');
+  return { userId: key.userId, exp: key.expiresAt, keyId: key.id };
+}
+
+/** No bearer token at all (RFC 6750 §3.1: no error code). */
+function noToken(): HttpError {
+  return new HttpError(
+    'unauthenticated',
+    'send a bearer token: Authorization: Bearer <token> (get one from POST /v1/tokens)',
+    {
+      headers: { 'WWW-Authenticate': `Bearer realm="${REALM}"` },
+    },
+  );
 }
 
 /**

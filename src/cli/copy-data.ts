@@ -8,6 +8,7 @@ import { mkdir, stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { counted, withoutPassword } from './banner.ts';
 import type { ServerOptions } from '../config/config.ts';
+import { isDatabaseUrl } from '../config/config.ts';
 import type { ResourceTable } from '../resources/definition.ts';
 import { resolveResources } from '../declarations/resolve-resources.ts';
 import type { CollectionState } from '../store/collection-state.ts';
@@ -78,7 +79,7 @@ export async function writeInto(
 }
 
 function placeOf(text: string): Place {
-  return /^postgres(ql)?:\/\//.test(text) ? { kind: 'database', url: text } : { kind: 'directory', path: text };
+  return isDatabaseUrl(text) ? { kind: 'database', url: text } : { kind: 'directory', path: text };
 }
 
 function samePlace(a: Place, b: Place): boolean {

@@ -7,6 +7,7 @@
 import { readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { basename, dirname, extname, join, resolve, sep } from 'node:path';
 import { isoTimestamp } from '../records/timestamps.ts';
+import { isDatabaseUrl } from '../config/config.ts';
 import type { StoredCollection } from '../store/change.ts';
 import type { CollectionCopy } from '../store/open-database.ts';
 import type { CollectionDeclaration } from '../declarations/declaration.ts';
@@ -132,7 +133,7 @@ async function refuseAsPlace(path: string, request: ImportRequest): Promise<void
   if (found?.isDirectory() === true) throw new ImportError([`${path} is a directory; name a file with --resources`]);
   if (found !== undefined && !request.force)
     throw new ImportError([`${path} exists; name another file with --resources, or pass --force`]);
-  const dataDir = /^postgres(ql)?:\/\//.test(request.target) ? undefined : resolve(request.target);
+  const dataDir = isDatabaseUrl(request.target) ? undefined : resolve(request.target);
   if (dataDir !== undefined && (resolve(path) + sep).startsWith(dataDir + sep))
     throw new ImportError([`${path} is inside the data directory ${request.target}; write it beside it`]);
 }

@@ -132,6 +132,11 @@ export interface Config {
   readonly provider: ProviderSettings | undefined;
 }
 
+/** A `postgres://` (or `postgresql://`) URL, where a data directory's path is anything else. */
+export function isDatabaseUrl(text: string): boolean {
+  return /^postgres(ql)?:\/\//.test(text);
+}
+
 /** The longest artificial delay: longer, a client's own timeouts would be what is tried. */
 const MAX_DELAY_MS = 60_000;
 
@@ -291,7 +296,7 @@ export function resolveConfig(options: ServerOptions = {}): Config {
   if (config.host === '') throw new ConfigError('host', 'host must not be empty');
   if (config.dataDir === '') throw new ConfigError('dataDir', 'dataDir must not be empty (use null for memory only)');
   if (config.database !== undefined) {
-    if (!/^postgres(ql)?:\/\//.test(config.database))
+    if (!isDatabaseUrl(config.database))
       throw new ConfigError(
         'database',
         'database must be a PostgreSQL URL: postgres://user:password@host:port/database',

@@ -2,8 +2,9 @@
 // users (`/v1/users/{user_id}/keys`), in the declaration format like users. Its `secret` is made by the server,
 // shown once in the 201 and kept only as its hash (compile-declaration.ts: a read-only password is an issued secret).
 
-import type { ResourceHook } from '../resources/definition.ts';
-import { refusePastExpiry } from '../resources/keys.ts';
+import { validationError } from '../errors/errors.ts';
+import type { Fields } from '../records/json.ts';
+import type { ResourceHook, WriteContext } from '../resources/definition.ts';
 import type { CollectionDeclaration } from './declaration.ts';
 
 /** The collection's name: its path segment, its data file and its table. */
@@ -19,7 +20,33 @@ export const KEY_FIELDS = {
   secretHash: 'secret_hash',
 } as const;
 
-/** What the keys' definition has that no declaration can say: they are never changed, and their expiry is checked. */
+/** A key's secret: `prk_` and 32 random bytes in base64url (auth/api-keys.ts makes them). */
+export const KEY_PREFIX = 'prk_';
+export const KEY_SECRET_PATTERN = '^prk_[A-Za-z0-9_-]{43}$';
+const KEY_SECRET_LENGTH = 47;
+
+/**
+ * The keys' hook: a new key's `expires_at`, when given, must be a time a clock can place (RFC 3339 allows a leap
+ * second and offsets past 23:59, which Date cannot), in the future: a key that could never be used is refused (422).
+ */
+const refusePastExpiry: ResourceHook = ({ next }: WriteContext): Fields => {
+  const expiresAt = next[KEY_FIELDS.expiresAt];
+  if (typeof expiresAt !== 'string') return next;
+  const at = Date.parse(expiresAt);
+  if (!Number.isFinite(at))
+    throw validationError([
+      {
+        field: KEY_FIELDS.expiresAt,
+        code: 'invalid_format',
+        message: 'must be a time this server can place: 2027-06-30T00:00:00Z',
+      },
+    ]);
+  if (at <= Date.now())
+    throw validationError([{ field: KEY_FIELDS.expiresAt, code: 'in_the_past', message: 'must be in the future' }]);
+  return next;
+};
+
+/** What the keys' definition has that no declaration can say: clients never change them, and their expiry is checked. */
 export const API_KEY_TRAITS: { readonly immutable: true; readonly hook: ResourceHook } = {
   immutable: true,
   hook: refusePastExpiry,
@@ -30,8 +57,8 @@ export const BUILT_IN_KEYS: CollectionDeclaration = {
   parent: 'users',
   description:
     "A user's API key, for programs: sent as `Authorization: Bearer prk_…`, it acts as the user. Its secret is " +
-    'shown once, in the answer that creates it; keys are never changed, only deleted.',
-  // `update` is never asked: keys have no PUT or PATCH.
+    'shown once, in the answer that creates it; clients never change a key, only delete it.',
+  // `update` is never asked (keys have no PUT or PATCH); the type asks for every operation.
   access: { list: 'owner', read: 'owner', create: 'owner', update: 'admin', delete: 'owner' },
   properties: {
     name: { type: 'string', minLength: 1, maxLength: 100, 'x-sort': true, description: 'What the key is for.' },
@@ -60,9 +87,9 @@ export const BUILT_IN_KEYS: CollectionDeclaration = {
       type: 'string',
       format: 'password',
       readOnly: true,
-      minLength: 47,
-      maxLength: 47,
-      pattern: '^prk_[A-Za-z0-9_-]{43}$',
+      minLength: KEY_SECRET_LENGTH,
+      maxLength: KEY_SECRET_LENGTH,
+      pattern: KEY_SECRET_PATTERN,
       description: 'The key itself, shown only in the answer to the POST that creates it: plainrest keeps its hash.',
     },
   },

@@ -5,14 +5,15 @@
 import { BUILT_IN_USER_PROPERTIES, builtInUserType } from './built-in-users.ts';
 import { API_KEYS } from './built-in-keys.ts';
 import { LIST_PARAMETER_WORDS } from '../resources/vocabulary.ts';
+import { NAME } from '../resources/names.ts';
 import { checkRequired, checkSchema } from './check-schema.ts';
 import { isJsonObject as isObject } from '../records/json.ts';
 import { child, type Json, type Report } from './problems.ts';
 
-/** Collection and property names: what a path segment and a JSON member may safely be. */
-const NAME = /^[a-z][a-z0-9_]{0,62}$/;
 /** Path segments plainrest serves itself under /v1. */
 const RESERVED_COLLECTIONS: ReadonlySet<string> = new Set(['tokens', 'openapi', 'events', 'idempotency_keys']);
+/** Every name a declared collection may not take: those above, and the built-in keys'. */
+export const TAKEN_COLLECTION_NAMES: ReadonlySet<string> = new Set([...RESERVED_COLLECTIONS, API_KEYS]);
 /** Every record has these; a declaration may not. */
 const RESERVED_PROPERTIES: ReadonlySet<string> = new Set(['id', 'created_at', 'updated_at']);
 const OPERATIONS = ['list', 'read', 'create', 'update', 'delete'] as const;

@@ -6,7 +6,7 @@
 
 import type { CollectionDeclaration, PropertySchema, ResourcesDeclaration } from '../declarations/declaration.ts';
 import { BUILT_IN_USER_PROPERTIES } from '../declarations/built-in-users.ts';
-import { API_KEYS } from '../declarations/built-in-keys.ts';
+import { TAKEN_COLLECTION_NAMES } from '../declarations/check-collection.ts';
 import { compileObject, DeclarationError } from '../declarations/load-declaration.ts';
 import { finishRecord } from '../handlers/write-record.ts';
 import { HttpError } from '../errors/errors.ts';
@@ -22,7 +22,8 @@ import type { Findings, Sample } from './infer-schema.ts';
 import { converted, inferSchema, memberSamples, preview } from './infer-schema.ts';
 import type { CollectionIds } from './record-ids.ts';
 import { collectionIds, rawIdOf } from './record-ids.ts';
-import { NAME, singularOf, snakeCase } from './names.ts';
+import { singularOf, snakeCase } from './names.ts';
+import { NAME } from '../resources/names.ts';
 
 /** Who may do what with the imported collections (`--access`). */
 export type ImportAccess = 'open' | 'read' | 'closed';
@@ -39,8 +40,6 @@ export const ACCESS_CHOICES: Readonly<Record<ImportAccess, { access?: Access; wo
   closed: { words: 'closed: listing and reading need a token; only admins create, change and delete' },
 };
 
-/** Names plainrest serves itself, or keeps for its own collections. */
-const RESERVED = new Set(['tokens', 'openapi', 'events', 'idempotency_keys', API_KEYS]);
 /** Record properties plainrest sets itself; `created_at` and `updated_at` are kept when they are timestamps. */
 const TIMESTAMPS = new Set(['created_at', 'updated_at']);
 /** Users' built-in properties an import takes as they are. */
@@ -159,7 +158,7 @@ function collectionsOf(data: unknown, findings: Findings): Source[] {
       );
       continue;
     }
-    if (RESERVED.has(name)) {
+    if (TAKEN_COLLECTION_NAMES.has(name)) {
       findings.problems.push(`${key}: plainrest keeps the name ${name} for its own; rename the collection in the file`);
       continue;
     }
@@ -215,7 +214,6 @@ function propertiesOf(source: Source, sources: readonly Source[], findings: Find
     if (!members.has(name))
       findings.notes.push(`${source.key}.${originalKey(source, name)}: left out: ${count} null value(s) and no other`);
   for (const [name, values] of members) {
-    if (name === 'id') continue;
     const key = originalKey(source, name);
     const path = `${source.key}.${key}`;
     if (key !== name && !TIMESTAMPS.has(name)) findings.notes.push(`${path}: served as ${name}`);
@@ -317,14 +315,16 @@ function withListKeywords(
 ): PropertySchema {
   const distinct = new Set(values.map((sample) => JSON.stringify(sample.value))).size;
   const plain = (schema.type === 'string' && schema.format === undefined) || schema.type === 'integer';
-  const repeats = plain && distinct <= FEW_VALUES && distinct <= count / 2 && !LIST_PARAMETER_WORDS.has(name);
+  const repeats = plain && distinct <= FEW_VALUES && distinct <= count / 2;
+  // A filter named like a list parameter would be read as that parameter (check-collection.ts refuses one).
+  const filter = (repeats || schema.type === 'boolean') && !LIST_PARAMETER_WORDS.has(name);
   const words = values.filter((sample) => typeof sample.value === 'string' && hasTwoWords(sample.value)).length;
   const text = schema.type === 'string' && schema.format === undefined && words * 2 >= values.length && !repeats;
   const sortable =
     schema.type === 'integer' || schema.type === 'number' || schema.format === 'date' || schema.format === 'date-time';
   return {
     ...schema,
-    ...(repeats || schema.type === 'boolean' ? { 'x-filter': true } : {}),
+    ...(filter ? { 'x-filter': true } : {}),
     ...(sortable ? { 'x-sort': true } : {}),
     ...(text ? { 'x-search': true } : {}),
   };

@@ -7,7 +7,8 @@ import type { PropertySchema } from '../declarations/declaration.ts';
 import type { JsonObject, JsonValue } from '../records/json.ts';
 import { isJsonObject } from '../records/json.ts';
 import { hasFormat } from '../resources/scalar-checks.ts';
-import { NAME, snakeCase } from './names.ts';
+import { snakeCase } from './names.ts';
+import { NAME } from '../resources/names.ts';
 
 /** A value and the record that holds it, for the lines that name it: `comments, record 3 (id "c7")`. */
 export interface Sample {
@@ -57,8 +58,8 @@ export function inferSchema(
   findings: Findings,
   depth = 0,
 ): PropertySchema | undefined {
-  if (depth > MOST_DEPTH) {
-    const first = samples[0] as Sample;
+  const first = samples[0];
+  if (first !== undefined && depth > MOST_DEPTH) {
     findings.problems.push(
       `${first.record}, ${path.length > 80 ? `${path.slice(0, 77)}...` : path}: nested more than ${MOST_DEPTH} ` +
         'levels deep; flatten it in the file',
@@ -91,7 +92,7 @@ export function inferSchema(
   }
   const [kind] = kinds.keys();
   switch (kind) {
-    case undefined: // only nulls: a string, as a declaration would say when it does not know
+    case undefined: // no value (lists that are always empty): a string, as a declaration says when it does not know
     case 'string':
       return stringSchema(samples);
     case 'boolean':

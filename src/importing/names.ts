@@ -2,9 +2,6 @@
 // (`blogPosts` → `blog_posts`, `postId` → `post_id`), and the singular noun a declaration needs (`posts` → `post`,
 // `movies` → `movie`, `people` → `person`), by which `movieId` is known to name a movie.
 
-/** What a collection or property name may be: a path segment and a JSON member safe everywhere. */
-export const NAME = /^[a-z][a-z0-9_]{0,62}$/;
-
 /** `postId` → `post_id`, `blog-posts` → `blog_posts`, `URLs` → `urls`; other characters are left for NAME to refuse. */
 export function snakeCase(name: string): string {
   return name
@@ -26,6 +23,15 @@ const IRREGULAR: ReadonlyMap<string, string> = new Map([
   ['teeth', 'tooth'],
   ['indices', 'index'],
   ['criteria', 'criterion'],
+  ['statuses', 'status'],
+  ['buses', 'bus'],
+  ['viruses', 'virus'],
+  ['bonuses', 'bonus'],
+  ['campuses', 'campus'],
+  ['heroes', 'hero'],
+  ['potatoes', 'potato'],
+  ['tomatoes', 'tomato'],
+  ['echoes', 'echo'],
 ]);
 /** Words whose plural is themselves. */
 const UNCOUNTED = new Set(['news', 'series', 'species', 'data', 'info', 'media', 'sheep', 'fish', 'equipment']);

@@ -1,9 +1,13 @@
-// How the document names things: schema components (`Order`, `OrderCreate_pt`), the
-// nouns of operationIds (`listUserOrders`, `readUserOrderPt`, `getEventsPt`), and the article before a
-// noun in a summary ("Create an order").
+// How things are named: what a collection or property name may be; in the document, schema components (`Order`,
+// `OrderCreate_pt`), the nouns of operationIds (`listUserOrders`, `readUserOrderPt`, `getEventsPt`), and the article
+// before a noun in a summary ("Create an order").
 
 import type { ResourceDefinition } from './definition.ts';
 import type { Language } from './definition.ts';
+
+/** A collection or property name: lower-case letters, digits and _, from a letter; safe as a path segment, a JSON
+ * member, a file name and a column. */
+export const NAME = /^[a-z][a-z0-9_]{0,62}$/;
 
 const capitalized = (word: string): string => word.charAt(0).toUpperCase() + word.slice(1);
 

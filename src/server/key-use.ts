@@ -3,7 +3,7 @@
 // costs no write per call. The request never waits for it, and a failed write is only logged.
 
 import type { StoredRecord } from '../records/json.ts';
-import { API_KEYS, KEY_FIELDS } from '../declarations/built-in-keys.ts';
+import { KEY_FIELDS } from '../declarations/built-in-keys.ts';
 import type { Logger } from '../logging/logger.ts';
 import type { ResourceDefinition } from '../resources/definition.ts';
 import { isoTimestamp } from '../records/timestamps.ts';
@@ -12,7 +12,7 @@ import type { Store } from '../store/store.ts';
 import { NO_PLAN } from '../store/store.ts';
 
 /** How stale `last_used_at` may grow before a use writes it again. */
-export const KEY_USE_RESOLUTION_MS = 5 * 60 * 1000;
+const KEY_USE_RESOLUTION_MS = 5 * 60 * 1000;
 
 /** Notes uses of API keys; `keyUsed` is the Authenticator's (auth/authenticate.ts) callback. */
 export class KeyUse {
@@ -40,16 +40,17 @@ export class KeyUse {
   };
 
   async #write(id: number): Promise<void> {
-    // Taken once: a store may decide again (store/store.ts: RequestStore.write).
+    // Taken before deciding: a store may run the decision twice (a retry), and both runs must write the same time.
     const now = isoTimestamp();
     await this.#store.serve(NO_PLAN, (store) =>
       store.write(() => {
-        const key = store.get(API_KEYS, id);
+        const key = store.get(this.#keys.collection, id);
         // Deleted meanwhile, or written by another process since.
         if (key === undefined || !isStale(key, Date.parse(now))) return { changes: [], result: undefined };
         const next = { ...key, [KEY_FIELDS.lastUsedAt]: now };
-        const record = finishRecord(this.#keys, next, id, key.created_at, now);
-        return { changes: [{ kind: 'put', collection: API_KEYS, record }], result: undefined };
+        // Not a change of the key's own (updated_at stays): the server noting when it was used.
+        const record = finishRecord(this.#keys, next, id, key.created_at, key.updated_at);
+        return { changes: [{ kind: 'put', collection: this.#keys.collection, record }], result: undefined };
       }),
     );
   }

@@ -82,14 +82,9 @@ export function requestListener(
       return;
     }
     const { shownPath, requestId, req, secrets } = exchange;
-    finishSafely(exchange, problemReply(error, shownPath, requestId, req.headers.accept, config.logger, secrets));
+    answer(exchange, problemReply(error, shownPath, requestId, req.headers.accept, config.logger, secrets));
   };
-  const finishSafely = (exchange: Exchange, reply: Reply, waited = false): void => {
-    // DELAY_MS (README: Configuration): an API answer waits, as on a slow network; the probes and the home page do not.
-    if (!waited && config.delayMs > 0 && isApiPath(exchange.shownPath)) {
-      setTimeout(() => finishSafely(exchange, reply, true), config.delayMs);
-      return;
-    }
+  const finishSafely = (exchange: Exchange, reply: Reply): void => {
     if (answeredElsewhere(exchange)) return;
     try {
       finish(exchange, reply);
@@ -98,6 +93,12 @@ export function requestListener(
       exchange.res.destroy();
     }
   };
+  /** DELAY_MS (README: Configuration): an API answer waits, as on a slow network; the probes and the home page do not. */
+  const answerAfterDelay = (exchange: Exchange, reply: Reply): void => {
+    if (isApiPath(exchange.shownPath)) setTimeout(() => finishSafely(exchange, reply), config.delayMs);
+    else finishSafely(exchange, reply);
+  };
+  const answer = config.delayMs > 0 ? answerAfterDelay : finishSafely;
 
   // Most answers (reads, errors) are ready at once and are written in the same turn;
   // only a handler that waits (a body to read, a write to make durable) goes async.
@@ -137,7 +138,7 @@ export function requestListener(
       reply.then(
         (ready) => {
           requestsInProgress.delete(socket);
-          finishSafely(exchange, ready);
+          answer(exchange, ready);
         },
         (error: unknown) => {
           requestsInProgress.delete(socket);
@@ -145,7 +146,7 @@ export function requestListener(
         },
       );
     } else {
-      finishSafely(exchange, reply);
+      answer(exchange, reply);
     }
   };
 }

@@ -1,6 +1,7 @@
 // What a write hands the store (README: Storage and durability): the changes one commit applies together, with the
 // facts the change feed needs, and the collections they may name.
 
+import { NAME } from '../resources/names.ts';
 import type { StoredRecord } from '../records/json.ts';
 import type { EventType } from '../feed/feed-event.ts';
 
@@ -14,7 +15,7 @@ export type StoredCollection = string;
 export const IDEMPOTENCY_COLLECTION = 'idempotency_keys';
 
 /** A collection name that can be a snapshot file's name and a journal entry's collection. */
-export const COLLECTION_NAME = /^[a-z][a-z0-9_]{0,62}$/;
+export const COLLECTION_NAME = NAME;
 
 /**
  * What the change feed (README: Events; feed/) needs to know of a change beyond the
