@@ -8,7 +8,7 @@ import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { importFile, ImportError } from '../src/cli/import-command.ts';
-import type { ImportAccess } from '../src/importing/import-plan.ts';
+import type { ImportAccess } from '../src/importing/import-declaration.ts';
 import { collectionIds } from '../src/importing/record-ids.ts';
 import { runToExit } from './child-process.ts';
 import type { TestServer } from './helpers.ts';

@@ -8,13 +8,12 @@ import { readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { basename, dirname, extname, join, resolve, sep } from 'node:path';
 import { isoTimestamp } from '../records/timestamps.ts';
 import { isDatabaseUrl } from '../config/config.ts';
-import type { StoredCollection } from '../store/change.ts';
-import type { CollectionCopy } from '../store/open-database.ts';
 import type { CollectionDeclaration } from '../declarations/declaration.ts';
 import { declarationText } from '../importing/declaration-text.ts';
 import { Json5Error, parseJson5 } from '../importing/json5.ts';
-import type { ImportAccess } from '../importing/import-plan.ts';
-import { ACCESS_CHOICES, planImport } from '../importing/import-plan.ts';
+import type { ImportAccess } from '../importing/import-declaration.ts';
+import { ACCESS_CHOICES } from '../importing/import-declaration.ts';
+import { planImport } from '../importing/import-plan.ts';
 import { counted } from './banner.ts';
 import { CopyError, writeInto } from './copy-data.ts';
 
@@ -42,7 +41,7 @@ export class ImportError extends Error {
 export async function importFile(request: ImportRequest): Promise<string[]> {
   const data = await readData(request.file);
   const plan = planImport(data, request.access, isoTimestamp());
-  if (plan.problems.length > 0 || plan.table === undefined) throw new ImportError(plan.problems);
+  if (!plan.ok) throw new ImportError(plan.problems);
   const declarationPath = request.resources ?? join(dirname(request.file), 'resources.json');
   const renumbered = [...plan.renumbered].filter(([, ids]) => ids.size > 0);
   const idsPath = join(dirname(declarationPath), `${basename(declarationPath, '.json')}.ids.json`);
@@ -51,7 +50,7 @@ export async function importFile(request: ImportRequest): Promise<string[]> {
     const mapping = Object.fromEntries(renumbered.map(([collection, ids]) => [collection, Object.fromEntries(ids)]));
     files.push([idsPath, `${JSON.stringify(mapping, null, 2)}\n`]);
   }
-  for (const [path] of files) await refuseAsPlace(path, request);
+  for (const [path] of files) await refuseOutputPath(path, request);
 
   // The files are written first, beside where they go, so that a place that cannot take them stops the import before
   // any record is loaded; they are moved into place once the records are.
@@ -65,15 +64,14 @@ export async function importFile(request: ImportRequest): Promise<string[]> {
         throw new ImportError([`${path} cannot be written (${(error as NodeJS.ErrnoException).code ?? 'error'})`]);
       });
     }
-    const copies = new Map<StoredCollection, CollectionCopy>();
-    for (const [collection, { records, nextId }] of plan.collections) copies.set(collection, { records, nextId });
-    target = await writeInto(request.target, plan.table, copies).catch((error: unknown) => {
+    target = await writeInto(request.target, plan.table, plan.collections).catch((error: unknown) => {
       throw error instanceof CopyError ? new ImportError([error.message]) : error;
     });
   } catch (error) {
     await Promise.all(written.map((temporary) => rm(temporary, { force: true })));
     throw error;
   }
+  // Renamed beside their temporaries, on one file system: a rename that fails here is the machine's failure.
   for (const [index, [path]] of files.entries()) await rename(written[index] as string, path);
 
   const loaded = [...plan.collections].map(([collection, { records }]) => counted(records.length, collection));
@@ -128,7 +126,7 @@ async function readData(file: string): Promise<unknown> {
 }
 
 /** Refuses a place for a file the import writes: a file there (without --force), a directory, the data directory. */
-async function refuseAsPlace(path: string, request: ImportRequest): Promise<void> {
+async function refuseOutputPath(path: string, request: ImportRequest): Promise<void> {
   const found = await stat(path).catch(() => undefined);
   if (found?.isDirectory() === true) throw new ImportError([`${path} is a directory; name a file with --resources`]);
   if (found !== undefined && !request.force)

@@ -4,7 +4,7 @@
 
 import type { ServerOptions } from '../config/config.ts';
 import { DEFAULTS } from '../config/config.ts';
-import type { ImportAccess } from '../importing/import-plan.ts';
+import type { ImportAccess } from '../importing/import-declaration.ts';
 import type { ImportRequest } from './import-command.ts';
 import { LOG_FORMATS } from '../logging/logger.ts';
 import type { CorsOrigins } from '../http/cors.ts';

@@ -49,8 +49,8 @@ export function kindOf(value: JsonValue): Kind {
 }
 
 /**
- * The schema of the non-null values at `path` in their records (`author.name`), or undefined when they are of several kinds (a
- * problem is then reported).
+ * The schema of the non-null values at `path` in their records (`author.name`), or undefined when they are of several
+ * kinds, or nested too deep (a problem is then reported).
  */
 export function inferSchema(
   samples: readonly Sample[],

@@ -1,0 +1,91 @@
+// The collections of a json-server file (README: Moving in from json-server): each top-level list, named in
+// snake_case, with its records, their places in the list and their ids (record-ids.ts); a top-level object or value
+// is left out, saying so, and a name plainrest cannot serve, or keeps for itself, is a problem.
+
+import { TAKEN_COLLECTION_NAMES } from '../declarations/check-collection.ts';
+import type { JsonObject, JsonValue } from '../records/json.ts';
+import { isJsonObject } from '../records/json.ts';
+import { NAME } from '../resources/names.ts';
+import type { Findings } from './infer-schema.ts';
+import { preview } from './infer-schema.ts';
+import type { CollectionIds } from './record-ids.ts';
+import { collectionIds, rawIdOf } from './record-ids.ts';
+import { snakeCase } from './names.ts';
+
+/** One collection as the file has it, with its plainrest name. */
+export interface Source {
+  readonly key: string;
+  readonly name: string;
+  readonly records: readonly JsonObject[];
+  /** Each record's place in the file's list, from 1 (an item that is no object is not a record). */
+  readonly positions: readonly number[];
+  readonly ids: CollectionIds;
+}
+
+/** The top-level lists, named as plainrest names them; anything else is left out, saying so. */
+export function collectionsOf(data: unknown, findings: Findings): Source[] {
+  if (!isJsonObject(data as JsonValue)) {
+    findings.problems.push('the file holds no object of collections ({"posts": [...], ...}), as json-server reads');
+    return [];
+  }
+  const sources: Source[] = [];
+  const byName = new Map<string, string>();
+  for (const [key, value] of Object.entries(data as JsonObject)) {
+    if (!Array.isArray(value)) {
+      findings.notes.push(
+        `${key}: left out: ${isJsonObject(value) ? "a single object (json-server's singular resource)" : 'a single value'}` +
+          ', not a list of records; to serve it, make it a list of one record',
+      );
+      continue;
+    }
+    const name = snakeCase(key);
+    if (!NAME.test(name)) {
+      findings.problems.push(
+        `${key}: not a collection name plainrest can serve (lower-case letters, digits and _, starting with a ` +
+          'letter); rename it in the file',
+      );
+      continue;
+    }
+    if (TAKEN_COLLECTION_NAMES.has(name)) {
+      findings.problems.push(`${key}: plainrest keeps the name ${name} for its own; rename the collection in the file`);
+      continue;
+    }
+    const earlier = byName.get(name);
+    if (earlier !== undefined) {
+      findings.problems.push(`${earlier} and ${key}: both would be the collection ${name}; rename one`);
+      continue;
+    }
+    byName.set(name, key);
+    if (name !== key) findings.notes.push(`${key}: served as ${name}`);
+    const records: JsonObject[] = [];
+    const positions: number[] = [];
+    (value as readonly JsonValue[]).forEach((record, index) => {
+      if (!isJsonObject(record)) {
+        findings.problems.push(`${key}, record ${index + 1}: ${preview(record)} is not an object; remove it`);
+        return;
+      }
+      records.push(record);
+      positions.push(index + 1);
+    });
+    sources.push({ key, name, records, positions, ids: collectionIds(key, records, positions, findings) });
+    const numberAsText = (record: JsonObject): boolean => {
+      const id = rawIdOf(record);
+      return typeof id === 'string' && /^[1-9][0-9]*$/.test(id);
+    };
+    if (records.some(numberAsText))
+      findings.notes.push(`${key}: ids written as text ("1", as json-server 1.x writes them) are served as numbers`);
+  }
+  return sources;
+}
+
+/** `comments, record 3 (id "c7")`. */
+export function recordName(source: Source, index: number): string {
+  const id = rawIdOf(source.records[index] ?? {});
+  return `${source.key}, record ${source.positions[index]}${id === undefined ? '' : ` (id ${preview(id)})`}`;
+}
+
+/** The first of the file's names for a property: `postId` for `post_id`. */
+export function originalKey(source: Source, name: string): string {
+  for (const record of source.records) for (const key of Object.keys(record)) if (snakeCase(key) === name) return key;
+  return name;
+}

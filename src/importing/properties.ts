@@ -1,0 +1,178 @@
+// The top-level properties of a collection (README: Moving in from json-server): each one's schema from its values
+// (infer-schema.ts), `createdAt`/`updatedAt` kept as the records' timestamps, `postId` whose values are ids of
+// `posts` a reference, and the list keywords a careful person would add: `x-filter`, `x-search`, `x-sort`.
+
+import type { PropertySchema } from '../declarations/declaration.ts';
+import { hasFormat } from '../resources/scalar-checks.ts';
+import { LIST_PARAMETER_WORDS } from '../resources/vocabulary.ts';
+import type { Source } from './file-collections.ts';
+import { originalKey, recordName } from './file-collections.ts';
+import type { Findings, Sample } from './infer-schema.ts';
+import { inferSchema, memberSamples, preview } from './infer-schema.ts';
+import { singularOf, snakeCase } from './names.ts';
+
+/** Record properties plainrest sets itself; `created_at` and `updated_at` are kept when they are timestamps. */
+const TIMESTAMPS = new Set(['created_at', 'updated_at']);
+/** At most this many distinct values, repeated, make a property worth filtering by. */
+const FEW_VALUES = 20;
+/** A word of text: two letters or more, maybe with the punctuation that ends it. */
+const WORD = /^\p{L}{2,}[,.;:!?]?$/u;
+
+/** What each top-level property of a collection becomes. */
+export interface Property {
+  readonly name: string;
+  readonly schema: PropertySchema;
+  /** Every record holds it. */
+  readonly required: boolean;
+  /** The collection its values name, for a reference. */
+  readonly references?: Source;
+  /** The record's own timestamp (json-server's createdAt). */
+  readonly timestamp?: boolean;
+}
+
+/** The top-level properties of a collection, in the order they first appear. */
+export function propertiesOf(source: Source, sources: readonly Source[], findings: Findings): Property[] {
+  const samples = source.records.map((value, index) => ({
+    value,
+    record: recordName(source, index),
+    collection: source.key,
+  }));
+  const members = memberSamples(samples, '', findings);
+  if (members === undefined) return [];
+  const found: Property[] = [];
+  const nulls = new Map<string, number>();
+  for (const record of source.records)
+    for (const [key, value] of Object.entries(record))
+      if (value === null) nulls.set(snakeCase(key), (nulls.get(snakeCase(key)) ?? 0) + 1);
+  for (const [name, count] of nulls)
+    if (!members.has(name))
+      findings.notes.push(`${source.key}.${originalKey(source, name)}: left out: ${count} null value(s) and no other`);
+  for (const [name, values] of members) {
+    const key = originalKey(source, name);
+    const path = `${source.key}.${key}`;
+    if (key !== name && !TIMESTAMPS.has(name)) findings.notes.push(`${path}: served as ${name}`);
+    if (nulls.has(name))
+      findings.notes.push(`${path}: ${nulls.get(name)} null value(s) left out (plainrest omits a property instead)`);
+    if (TIMESTAMPS.has(name)) {
+      const odd = values.find((sample) => typeof sample.value !== 'string' || !isTimestamp(sample.value));
+      if (odd !== undefined)
+        findings.problems.push(
+          `${odd.record}, ${key}: ${preview(odd.value)} is no date and time; plainrest sets ${name} itself, and keeps ` +
+            "a file's only when every value is one (2026-01-20T10:00:00Z); correct it, or rename the property",
+        );
+      else {
+        findings.notes.push(`${path}: kept as each record's ${name}`);
+        found.push({ name, schema: { type: 'string', format: 'date-time' }, required: false, timestamp: true });
+      }
+      continue;
+    }
+    const required = values.length === source.records.length;
+    const target = referencedCollection(name, values, sources);
+    if (target !== undefined) {
+      if (reportDanglingReferences(path, values, target, findings)) continue;
+      const schema: PropertySchema = { type: 'integer', 'x-references': target.name, 'x-filter': true };
+      found.push({ name, schema, required, references: target });
+      continue;
+    }
+    if (name.endsWith('_id')) unrecognizedReference(key, values, sources, findings);
+    const schema = inferSchema(values, key, findings);
+    if (schema !== undefined)
+      found.push({ name, schema: withListKeywords(name, schema, values, source.records.length), required });
+  }
+  return found;
+}
+
+/** `post_id` whose every value is an id (as text or number) of `posts`: the collection it references. */
+function referencedCollection(name: string, values: readonly Sample[], sources: readonly Source[]): Source | undefined {
+  const prefix = /^([a-z][a-z0-9_]*)_id$/.exec(name)?.[1];
+  if (prefix === undefined || values.length === 0) return undefined;
+  const target = sources.find((source) => source.name === prefix || singularOf(source.name) === prefix);
+  if (target === undefined) return undefined;
+  const scalar = values.every((sample) => typeof sample.value === 'string' || typeof sample.value === 'number');
+  return scalar ? target : undefined;
+}
+
+/**
+ * A `…_id` whose values are ids another collection gives up for new numbers, under a name that does not say which
+ * (`authorId` naming users): kept as it is, it would name nothing. A problem, saying how to make it a reference.
+ */
+function unrecognizedReference(
+  key: string,
+  values: readonly Sample[],
+  sources: readonly Source[],
+  findings: Findings,
+): void {
+  const named = sources.find(
+    (source) =>
+      source.ids.renumbered.size > 0 &&
+      values.length > 0 &&
+      values.every((sample) => typeof sample.value === 'string' && source.ids.renumbered.has(sample.value)),
+  );
+  if (named === undefined) return;
+  const singular = singularOf(named.name);
+  findings.problems.push(
+    `${values[0]?.record}, ${key}: its values are ids of ${named.key}, which get new numbers; name it ` +
+      `${singular}_id (or ${singular.replace(/_([a-z0-9])/g, (_, letter: string) => letter.toUpperCase())}Id) ` +
+      `to make it a reference that follows them, or give ${named.key} numeric ids`,
+  );
+}
+
+/** Reports each value that names no record of `target`; true when there was one. */
+function reportDanglingReferences(
+  path: string,
+  values: readonly Sample[],
+  target: Source,
+  findings: Findings,
+): boolean {
+  const missing = values.filter((sample) => !target.ids.newIds.has(String(sample.value)));
+  for (const sample of missing)
+    findings.problems.push(
+      `${sample.record}, ${path.slice(path.indexOf('.') + 1)}: ${preview(sample.value)} is the id of no record of ` +
+        `${target.key}; ` +
+        'correct it or remove it',
+    );
+  if (missing.length === 0)
+    findings.notes.push(`${path}: its values are ids of ${target.key}: a reference (x-references ${target.name})`);
+  return missing.length > 0;
+}
+
+/**
+ * `x-filter` for true/false and for plain strings and whole numbers whose values repeat (few distinct ones), `x-search`
+ * for text (most values two words or more), `x-sort` for numbers and dates.
+ */
+function withListKeywords(
+  name: string,
+  schema: PropertySchema,
+  values: readonly Sample[],
+  count: number,
+): PropertySchema {
+  const distinct = new Set(values.map((sample) => JSON.stringify(sample.value))).size;
+  const plain = (schema.type === 'string' && schema.format === undefined) || schema.type === 'integer';
+  const repeats = plain && distinct <= FEW_VALUES && distinct <= count / 2;
+  // A filter named like a list parameter would be read as that parameter (check-collection.ts refuses one).
+  const filter = (repeats || schema.type === 'boolean') && !LIST_PARAMETER_WORDS.has(name);
+  const words = values.filter((sample) => typeof sample.value === 'string' && hasTwoWords(sample.value)).length;
+  const text = schema.type === 'string' && schema.format === undefined && words * 2 >= values.length && !repeats;
+  const sortable =
+    schema.type === 'integer' || schema.type === 'number' || schema.format === 'date' || schema.format === 'date-time';
+  return {
+    ...schema,
+    ...(filter ? { 'x-filter': true } : {}),
+    ...(sortable ? { 'x-sort': true } : {}),
+    ...(text ? { 'x-search': true } : {}),
+  };
+}
+
+/** Text, not a code or a number: two words of letters in a row (looked for in the first thousand characters). */
+function hasTwoWords(value: string): boolean {
+  const words = value.slice(0, 1000).split(/\s+/);
+  for (let index = 1; index < words.length; index++)
+    if (WORD.test(words[index - 1] as string) && WORD.test(words[index] as string)) return true;
+  return false;
+}
+/** A date, or a date and time, that a clock can place (not a leap second, not before the year 1000). */
+function isTimestamp(value: string): boolean {
+  if (!hasFormat('date-time', value) && !hasFormat('date', value)) return false;
+  const at = Date.parse(value);
+  return Number.isFinite(at) && at >= Date.UTC(1000, 0, 1);
+}
