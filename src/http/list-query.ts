@@ -3,6 +3,7 @@
 // range filters (`price[gte]=10`) and sort keys (`x-sort`), under their names in any vocabulary (`pagina`, `ordenar`,
 // …). Any other parameter, a repeated one or a bad value is a 400 that names it.
 
+import { LIST_PARAMETERS } from '../resources/vocabulary.ts';
 import type { FieldRule, ResourceDefinition } from '../resources/definition.ts';
 import { searchableFields } from '../resources/definition.ts';
 import type { Filter, RangeFilter, SortKey } from '../store/query.ts';
@@ -122,12 +123,7 @@ function listVocabularyOf(definition: ResourceDefinition): ListVocabulary {
     const filterRules = definition.fields.filter((rule) => rule.filter === true);
     const internal = new Map<string, string>();
     const words = [
-      'page',
-      'limit',
-      'sort',
-      'fields',
-      'embed',
-      'q',
+      ...LIST_PARAMETERS,
       ...definition.fields.filter((rule) => rule.filter === true || rule.sort === true).map((rule) => rule.name),
     ];
     for (const vocabulary of definition.vocabularies.values()) {

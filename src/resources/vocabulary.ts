@@ -26,17 +26,13 @@ const BUILT_IN_WORDS: ReadonlyMap<Language, ReadonlyMap<string, string>> = new M
   ],
 ]);
 
+/** A list's query parameters, as English names them (README: Lists). */
+export const LIST_PARAMETERS = ['page', 'limit', 'sort', 'fields', 'embed', 'q'] as const;
+
 /** The query parameters of a list in every vocabulary: a property filtered by one of these names could not be. */
 export const LIST_PARAMETER_WORDS: ReadonlySet<string> = new Set([
-  'page',
-  'limit',
-  'sort',
-  'fields',
-  'embed',
-  'q',
-  ...[...BUILT_IN_WORDS.values()].flatMap((words) =>
-    ['page', 'limit', 'sort', 'fields', 'embed'].map((word) => words.get(word) ?? word),
-  ),
+  ...LIST_PARAMETERS,
+  ...[...BUILT_IN_WORDS.values()].flatMap((words) => LIST_PARAMETERS.map((word) => words.get(word) ?? word)),
 ]);
 
 export interface VocabularyNames {
