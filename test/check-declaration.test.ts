@@ -124,12 +124,6 @@ const MISTAKES: readonly Mistake[] = [
     message: /^"limit" is also a list's query parameter, which a filter by it would be taken for; rename the property$/,
   },
   {
-    name: 'a password the server would make',
-    change: (d) => (d.resources.authors.properties.pin = { type: 'string', format: 'password', readOnly: true }),
-    pointer: '/resources/authors/properties/pin/readOnly',
-    message: /^a password is sent by clients; only API keys have a secret the server makes$/,
-  },
-  {
     name: 'two collections sharing a path segment in a vocabulary',
     change: (d) => (d.resources.loans.names = { pt: { collection: 'autores' } }),
     pointer: '/resources/loans',

@@ -1,6 +1,6 @@
 // The built-in `keys` collection (README: API keys): long-lived credentials a user makes for programs, nested under
 // users (`/v1/users/{user_id}/keys`), in the declaration format like users. Its `secret` is made by the server,
-// shown once in the 201 and kept only as its hash (compile-declaration.ts: a read-only password is an issued secret).
+// shown once in the 201 and kept only as its hash (API_KEY_SECRET); what no declaration can say is API_KEY_TRAITS.
 
 import { validationError } from '../errors/errors.ts';
 import type { Fields } from '../records/json.ts';
@@ -46,6 +46,9 @@ const refusePastExpiry: ResourceHook = ({ next }: WriteContext): Fields => {
   return next;
 };
 
+/** The key's secret: made by the server on create, shown once, kept only as its SHA-256 (compile-declaration.ts). */
+export const API_KEY_SECRET = { field: 'secret', storedAs: KEY_FIELDS.secretHash } as const;
+
 /** What the keys' definition has that no declaration can say: clients never change them, and their expiry is checked. */
 export const API_KEY_TRAITS: { readonly immutable: true; readonly hook: ResourceHook } = {
   immutable: true,
@@ -85,7 +88,6 @@ export const BUILT_IN_KEYS: CollectionDeclaration = {
     },
     secret: {
       type: 'string',
-      format: 'password',
       readOnly: true,
       minLength: KEY_SECRET_LENGTH,
       maxLength: KEY_SECRET_LENGTH,

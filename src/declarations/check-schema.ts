@@ -71,8 +71,6 @@ export function checkSchema(
   const format = schema['format'];
   if (format !== undefined && (typeof format !== 'string' || !FORMATS.has(format)))
     problem(child(pointer, 'format'), `must be one of ${[...FORMATS].join(', ')}`);
-  else if (format === 'password' && schema['readOnly'] === true)
-    problem(child(pointer, 'readOnly'), 'a password is sent by clients; only API keys have a secret the server makes');
   const pattern = schema['pattern'];
   if (pattern !== undefined) {
     const reason = patternProblem(pattern);

@@ -20,7 +20,7 @@ import { LinearPattern } from '../patterns/linear-pattern.ts';
 import { buildVocabulary } from '../resources/vocabulary.ts';
 import { BOUND_KEYWORDS } from './keywords.ts';
 import { BUILT_IN_USER_ACCESS, BUILT_IN_USER_PROPERTIES, BUILT_IN_USERS } from './built-in-users.ts';
-import { API_KEY_TRAITS, API_KEYS, BUILT_IN_KEYS } from './built-in-keys.ts';
+import { API_KEY_SECRET, API_KEY_TRAITS, API_KEYS, BUILT_IN_KEYS } from './built-in-keys.ts';
 import type { CollectionDeclaration, PropertySchema, ResourcesDeclaration } from './declaration.ts';
 
 /** Embedding hooks by collection (README: Embedding). */
@@ -108,7 +108,10 @@ export function compileDeclaration(declaration: ResourcesDeclaration, hooks: Hoo
     const hook = collection === API_KEYS ? API_KEY_TRAITS.hook : hooks[collection];
     const setsFields = collection !== API_KEYS && hook !== undefined;
     for (const [name, schema] of Object.entries(body.properties ?? {})) {
-      const rule = compileRule(name, schema, required.has(name), (other) => declarations[other]?.singular);
+      let rule = compileRule(name, schema, required.has(name), (other) => declarations[other]?.singular);
+      // An API key's secret: made by the server, kept as its hash, by which the key is found (so unique, and indexed).
+      if (collection === API_KEYS && name === API_KEY_SECRET.field)
+        rule = { ...rule, issued: 'api-key', storedAs: API_KEY_SECRET.storedAs, unique: 'exact' };
       // Set by nobody but a hook: without one, and without a default, some records lack it.
       const unset = rule.access === 'server' && rule.default === undefined && !setsFields;
       fields.push(unset ? { ...rule, optional: true } : rule);
@@ -264,13 +267,6 @@ export function compileRule(
   if (schema['x-transitions'] !== undefined) rule.transitions = schema['x-transitions'];
   if (schema['x-owner-may-set'] !== undefined) rule.ownerMaySet = [...schema['x-owner-may-set']];
   if (writeOnly && schema.format === 'password') rule.storedAs = `${name}_hash`;
-  // A secret nobody may send: the server makes it (an API key's; check-schema.ts keeps declarations from asking), and
-  // finds the key by its hash, which is therefore unique (and indexed).
-  if (schema.readOnly === true && schema.format === 'password') {
-    rule.storedAs = `${name}_hash`;
-    rule.issued = 'api-key';
-    rule.unique = 'exact';
-  }
   if (schema['x-filter'] === true) rule.filter = true;
   if (schema['x-sort'] === true) rule.sort = true;
   if (schema['x-search'] === true) rule.search = true;

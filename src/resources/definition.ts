@@ -76,8 +76,8 @@ export interface FieldRule {
   /** Where a password's salted hash, or an issued secret's SHA-256, is kept in the stored record (`password_hash`). */
   readonly storedAs?: string;
   /**
-   * A secret the server makes when the record is created (an API key's `secret`: a read-only password): shown only in
-   * the 201, kept only as its hash under `storedAs`.
+   * A secret the server makes when the record is created (an API key's `secret`, declarations/built-in-keys.ts): shown
+   * only in the 201, kept only as its hash under `storedAs`.
    */
   readonly issued?: 'api-key';
   /** `x-filter`: an equality filter in lists (README: Lists). */
