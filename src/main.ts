@@ -10,7 +10,6 @@ import type { ServerOptions } from './config/config.ts';
 import type { Logger } from './logging/logger.ts';
 import { ConfigError, DEFAULTS, isDatabaseUrl } from './config/config.ts';
 import { plainrestCommand, startBanner, withoutPassword } from './cli/banner.ts';
-import { dirname, join } from 'node:path';
 import { describeStartupFailure } from './cli/startup-failure.ts';
 import { packageVersion } from './cli/version.ts';
 import { parseCommandLine } from './cli/options.ts';
@@ -143,10 +142,10 @@ async function copy(from: string, to: string, options: ServerOptions): Promise<n
 }
 
 async function importJsonServer(request: ImportRequest): Promise<number> {
-  const { importFile, ImportError } = await import('./cli/import-command.ts');
+  const { declarationPathOf, importFile, ImportError } = await import('./cli/import-command.ts');
   try {
     for (const line of await importFile(request)) console.log(line);
-    console.log(`serve it: ${serveCommand(request)}`);
+    console.log(`serve it: ${serveCommand(request, declarationPathOf(request))}`);
     return EXIT_STOPPED;
   } catch (error) {
     const isSystemError = typeof (error as Partial<NodeJS.ErrnoException>).syscall === 'string';
@@ -164,9 +163,8 @@ function shellWord(text: string): string {
   return /^[\w./:@%+=,-]+$/.test(text) ? text : `'${text.replace(/'/g, `'\\''`)}'`;
 }
 
-/** How to start a server on what an import wrote, named as this process was started. */
-function serveCommand(request: ImportRequest): string {
-  const resources = request.resources ?? join(dirname(request.file), 'resources.json');
+/** How to start a server on what an import wrote (`resources`, its declaration), named as this process was started. */
+function serveCommand(request: ImportRequest, resources: string): string {
   const where = isDatabaseUrl(request.target) ? '--database-url' : '--data-dir';
   const target = where === '--data-dir' ? request.target : withoutPassword(request.target);
   return `${plainrestCommand(process.argv[1])} --resources ${shellWord(resources)} ${where} ${shellWord(target)}`;

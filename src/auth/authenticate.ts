@@ -15,7 +15,7 @@ import type { ProviderAuthenticator } from './provider-auth.ts';
 
 export const REALM = 'plainrest';
 const MAX_CACHED_TOKENS = 10_000;
-/** Longer headers (a provider's token, or one padded with spaces) are remembered by their hash: the cache stays small. */
+/** Longer headers (a provider's token, or one padded with spaces) are remembered by their hash: a small cache. */
 const MAX_HEADER_KEY_LENGTH = 2048;
 /** How long a client waits before asking again while the provider cannot be reached. */
 const PROVIDER_RETRY_SECONDS = 5;
@@ -26,7 +26,7 @@ export interface IssuedToken {
   readonly expiresIn: number;
 }
 
-/** A verified token: whose it is, when it expires (seconds since the epoch) and, for a provider's, the role it gives. */
+/** A verified token: whose it is, when it expires (seconds since the epoch), for a provider's the role it gives. */
 interface Verified {
   readonly userId: number;
   readonly exp: number;

@@ -8,7 +8,7 @@ import { providerKeyOf } from './provider-token.ts';
 
 export const MIN_KEEP_SECONDS = 300;
 export const MAX_KEEP_SECONDS = 86_400;
-/** A key id not known yet fetches the keys again, but not more often than this: made-up ids do not flood the provider. */
+/** An unknown key id fetches the keys again, but not more often than this: made-up ids do not flood the provider. */
 export const REFETCH_AFTER_MS = 10_000;
 const FETCH_TIMEOUT_MS = 5_000;
 const MAX_DOCUMENT_BYTES = 1024 * 1024;

@@ -1,8 +1,6 @@
-// `plainrest copy --from <store> --to <store>` (docs/deploying.md): every record of every declared collection, and
-// the idempotency keys, copied from a data directory or a PostgreSQL database into either kind, with its id, its
-// password hash and each collection's next id, so that no id the source gave out is given out again. The target must
-// be empty, else nothing is changed; a copy cut short leaves all the records or none. `plainrest import` writes
-// through the same door (writeInto).
+// `plainrest copy --from <store> --to <store>` (docs/deploying.md): every record, with its id and password hash, and
+// the idempotency keys and next ids, from a data directory or a PostgreSQL database into an empty one of either kind,
+// all or nothing, so that no id the source gave out is given out again; `plainrest import` writes through writeInto.
 
 import { mkdir, stat } from 'node:fs/promises';
 import { resolve } from 'node:path';

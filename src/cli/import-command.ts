@@ -42,7 +42,7 @@ export async function importFile(request: ImportRequest): Promise<string[]> {
   const data = await readData(request.file);
   const plan = planImport(data, request.access, isoTimestamp());
   if (!plan.ok) throw new ImportError(plan.problems);
-  const declarationPath = request.resources ?? join(dirname(request.file), 'resources.json');
+  const declarationPath = declarationPathOf(request);
   const renumbered = [...plan.renumbered].filter(([, ids]) => ids.size > 0);
   const idsPath = join(dirname(declarationPath), `${basename(declarationPath, '.json')}.ids.json`);
   const files: [string, string][] = [[declarationPath, declarationText(plan.declaration)]];
@@ -97,6 +97,11 @@ function inferred(collection: string, declared: CollectionDeclaration): string {
     return `${name} (${traits.join(', ')})`;
   });
   return `${collection}: ${properties.length > 0 ? properties.join(', ') : 'no properties'}`;
+}
+
+/** Where the declaration goes: `--resources`, else `resources.json` beside the data file. */
+export function declarationPathOf(request: ImportRequest): string {
+  return request.resources ?? join(dirname(request.file), 'resources.json');
 }
 
 /** The file as JSON (JSON5 when it is named so); a file that cannot be read or parsed is a problem line naming it. */

@@ -247,14 +247,18 @@ export function resolveConfig(options: ServerOptions = {}): Config {
   if (!Number.isInteger(config.port) || config.port < 0 || config.port > 65535) {
     throw new ConfigError('port', `port must be an integer from 0 to 65535, not ${config.port}`);
   }
-  if (!Number.isInteger(config.maxBodyBytes) || config.maxBodyBytes < 1) {
-    throw new ConfigError('maxBodyBytes', `maxBodyBytes must be a positive integer, not ${config.maxBodyBytes}`);
-  }
-  if (!Number.isInteger(config.maxBodyBytesInFlight) || config.maxBodyBytesInFlight < 1) {
-    throw new ConfigError(
-      'maxBodyBytesInFlight',
-      `maxBodyBytesInFlight must be a positive integer, not ${config.maxBodyBytesInFlight}`,
-    );
+  const positive = [
+    'maxBodyBytes',
+    'maxBodyBytesInFlight',
+    'headersTimeoutMs',
+    'requestTimeoutMs',
+    'keepAliveTimeoutMs',
+    'compactAfterBytes',
+    'tokenTtlSeconds',
+  ] as const;
+  for (const name of positive) {
+    if (!Number.isInteger(config[name]) || config[name] < 1)
+      throw new ConfigError(name, `${name} must be a positive integer, not ${config[name]}`);
   }
   if (!Number.isInteger(config.rateLimit) || config.rateLimit < 0) {
     throw new ConfigError(
@@ -266,22 +270,6 @@ export function resolveConfig(options: ServerOptions = {}): Config {
     throw new ConfigError(
       'delayMs',
       `delayMs must be a whole number of milliseconds from 0 to ${MAX_DELAY_MS} (a minute), not ${config.delayMs}`,
-    );
-  }
-  for (const name of ['headersTimeoutMs', 'requestTimeoutMs', 'keepAliveTimeoutMs'] as const) {
-    if (!Number.isInteger(config[name]) || config[name] < 1)
-      throw new ConfigError(name, `${name} must be a positive integer, not ${config[name]}`);
-  }
-  if (!Number.isInteger(config.compactAfterBytes) || config.compactAfterBytes < 1) {
-    throw new ConfigError(
-      'compactAfterBytes',
-      `compactAfterBytes must be a positive integer, not ${config.compactAfterBytes}`,
-    );
-  }
-  if (!Number.isInteger(config.tokenTtlSeconds) || config.tokenTtlSeconds < 1) {
-    throw new ConfigError(
-      'tokenTtlSeconds',
-      `tokenTtlSeconds must be a positive integer, not ${config.tokenTtlSeconds}`,
     );
   }
   if (!EMAIL_PATTERN.test(config.adminEmail)) {

@@ -49,7 +49,7 @@ const refusePastExpiry: ResourceHook = ({ next }: WriteContext): Fields => {
 /** The key's secret: made by the server on create, shown once, kept only as its SHA-256 (compile-declaration.ts). */
 export const API_KEY_SECRET = { field: 'secret', storedAs: KEY_FIELDS.secretHash } as const;
 
-/** What the keys' definition has that no declaration can say: clients never change them, and their expiry is checked. */
+/** What the keys' definition has that no declaration says: clients never change them; their expiry is checked. */
 export const API_KEY_TRAITS: { readonly immutable: true; readonly hook: ResourceHook } = {
   immutable: true,
   hook: refusePastExpiry,

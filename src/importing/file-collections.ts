@@ -32,9 +32,9 @@ export function collectionsOf(data: unknown, findings: Findings): Source[] {
   const byName = new Map<string, string>();
   for (const [key, value] of Object.entries(data as JsonObject)) {
     if (!Array.isArray(value)) {
+      const what = isJsonObject(value) ? "a single object (json-server's singular resource)" : 'a single value';
       findings.notes.push(
-        `${key}: left out: ${isJsonObject(value) ? "a single object (json-server's singular resource)" : 'a single value'}` +
-          ', not a list of records; to serve it, make it a list of one record',
+        `${key}: left out: ${what}, not a list of records; to serve it, make it a list of one record`,
       );
       continue;
     }

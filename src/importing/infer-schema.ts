@@ -130,7 +130,8 @@ function arraySchema(
   }
   if (elements.length === 0)
     findings.notes.push(
-      `${samples[0]?.collection}.${path}: every list is empty, so its items are declared strings; change that if they are not`,
+      `${samples[0]?.collection}.${path}: every list is empty, so its items are declared strings; ` +
+        'change that if they are not',
     );
   const items = inferSchema(elements, `${path}[]`, findings, depth + 1);
   return items === undefined ? undefined : { type: 'array', items };

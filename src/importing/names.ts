@@ -36,8 +36,10 @@ const IRREGULAR: ReadonlyMap<string, string> = new Map([
 /** Words whose plural is themselves. */
 const UNCOUNTED = new Set(['news', 'series', 'species', 'data', 'info', 'media', 'sheep', 'fish', 'equipment']);
 /** Nouns in -ie, whose plural is -ies but not from -y (`movies`, not `movy`). */
-const IE_NOUNS =
-  /(movie|cookie|pie|tie|lie|zombie|rookie|selfie|calorie|genie|hippie|goalie|prairie|smoothie|brownie|auntie|sortie|veggie|freebie|birdie)s$/;
+const IE_NOUNS = new RegExp(
+  '(movie|cookie|pie|tie|lie|zombie|rookie|selfie|calorie|genie|hippie|goalie|prairie|smoothie|brownie|auntie|' +
+    'sortie|veggie|freebie|birdie)s$',
+);
 
 /** `posts` → `post`, `categories` → `category`, `boxes` → `box`, `people` → `person`; a word no plural stays itself. */
 export function singularOf(collection: string): string {

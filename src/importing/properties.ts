@@ -57,8 +57,8 @@ export function propertiesOf(source: Source, sources: readonly Source[], finding
       const odd = values.find((sample) => typeof sample.value !== 'string' || !isTimestamp(sample.value));
       if (odd !== undefined)
         findings.problems.push(
-          `${odd.record}, ${key}: ${preview(odd.value)} is no date and time; plainrest sets ${name} itself, and keeps ` +
-            "a file's only when every value is one (2026-01-20T10:00:00Z); correct it, or rename the property",
+          `${odd.record}, ${key}: ${preview(odd.value)} is no date and time; plainrest sets ${name} itself, and ` +
+            "keeps a file's only when every value is one (2026-01-20T10:00:00Z); correct it, or rename the property",
         );
       else {
         findings.notes.push(`${path}: kept as each record's ${name}`);

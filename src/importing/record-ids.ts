@@ -55,8 +55,8 @@ export function collectionIds(
     const earlier = firstWith.get(text) ?? firstWith.get(String(id));
     if (earlier !== undefined) {
       findings.problems.push(
-        `${collection}, records ${positions[earlier]} and ${positions[index]}: both have the id ${preview(raw ?? null)}; ` +
-          'give each its own',
+        `${collection}, records ${positions[earlier]} and ${positions[index]}: ` +
+          `both have the id ${preview(raw ?? null)}; give each its own`,
       );
       return;
     }

@@ -1,6 +1,6 @@
 // What an error log line may not repeat (OWASP API8:2023 Security Misconfiguration): a cause can quote the data it
-// failed on (a database driver's "failing row contains (…)"), so password hashes, bearer tokens, API keys, JSON password fields
-// and the passwords the request itself carried are replaced before the line is written.
+// failed on (a database driver's "failing row contains (…)"), so password hashes, bearer tokens, API keys, JSON
+// password fields and the passwords the request itself carried are replaced before the line is written.
 
 const SCRYPT_HASH = /scrypt\$[^\s"',;)}\]]*/g;
 const BEARER_TOKEN = /eyJ[\w-]+\.[\w-]+\.[\w-]*/g;

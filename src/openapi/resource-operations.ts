@@ -108,7 +108,8 @@ export function resourceOperations(route: ResourceRoute, path: string): Json {
           );
     const retries =
       issued.length === 0
-        ? 'With an Idempotency-Key, a retry replays the first answer (Idempotent-Replayed: true) instead of creating another. '
+        ? 'With an Idempotency-Key, a retry replays the first answer (Idempotent-Replayed: true) ' +
+          'instead of creating another. '
         : `Its ${issued.join(' and ')} is in this answer only: plainrest keeps its hash. ` +
           `It takes no Idempotency-Key (a saved answer would hold the ${issued.join(' and ')}), ` +
           `and cannot be made with another API key. `;
@@ -170,6 +171,8 @@ export function resourceOperations(route: ResourceRoute, path: string): Json {
   const children = definition.children;
   const updated = (patch: boolean): Json =>
     responses({ 200: readAnswer }, errorStatuses(definition, 'item', 'update'), context(true, patch));
+  const keptWhenAbsent =
+    keptOnReplace.length > 0 ? `, and ${keptOnReplace.join(' and ')} stay as they are when absent` : '';
   const updates: Json =
     definition.immutable === true
       ? {}
@@ -180,7 +183,7 @@ export function resourceOperations(route: ResourceRoute, path: string): Json {
             summary: `Replace ${a}`,
             description:
               `Replaces the fields a client writes: absent optional ones are removed, absent required ones are a 422` +
-              `${keptOnReplace.length > 0 ? `, and ${keptOnReplace.join(' and ')} stay as they are when absent` : ''}. ` +
+              `${keptWhenAbsent}. ` +
               `Repeating it changes nothing. ${audienceText(definition, 'update')}`,
             parameters: [IF_MATCH],
             requestBody: body('replace', ['application/json']),

@@ -173,7 +173,7 @@ export function exampleBody(definition: ResourceDefinition, language: Language, 
   return translateKeys(resourceExamples(definition, language)[kind], vocabularyOf(definition, language));
 }
 
-/** The 201's body: the record (or its `createdFields`), with the secrets made for it (an API key's), shown only here. */
+/** The 201's body: the record (or its `createdFields`), with the secrets made for it (an API key's), shown once. */
 export function createdSchema(definition: ResourceDefinition, language: Language): Schema {
   const names = definition.createdFields;
   const issued = definition.fields.filter((rule) => rule.issued !== undefined);

@@ -93,7 +93,7 @@ export function requestListener(
       exchange.res.destroy();
     }
   };
-  /** DELAY_MS (README: Configuration): an API answer waits, as on a slow network; the probes and the home page do not. */
+  /** DELAY_MS (README: Configuration): an API answer waits, as on a slow network; probes and the home page do not. */
   const answerAfterDelay = (exchange: Exchange, reply: Reply): void => {
     if (isApiPath(exchange.shownPath)) setTimeout(() => finishSafely(exchange, reply), config.delayMs);
     else finishSafely(exchange, reply);

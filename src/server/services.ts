@@ -67,7 +67,8 @@ export async function openServices(options: ServerOptions): Promise<Opened> {
     });
     if (config.provider !== undefined && config.provider.audience === undefined)
       config.logger.warn(
-        "OIDC_AUDIENCE is unset: tokens the identity provider issues for any of its clients are accepted; set it to this API's",
+        'OIDC_AUDIENCE is unset: tokens the identity provider issues for any of its clients are accepted; ' +
+          "set it to this API's",
       );
     const bootstrap = async (): Promise<AdminBootstrap> => {
       const ensured = await ensureAdmin(users, store, config.adminEmail, config.adminPassword, config.logger);
