@@ -1,10 +1,8 @@
 // plainrest's public API for embedding (README: Embedding). Embedding never reads the
 // environment or the command line and prints nothing unless given a logger.
 
-export { createApp } from './server/app.ts';
-export type { App } from './server/app.ts';
-export { startServer, DRAIN_TIMEOUT_MS } from './server/server.ts';
-export type { RunningServer } from './server/server.ts';
+export { createApp, startServer, DRAIN_TIMEOUT_MS } from './server/server.ts';
+export type { App, RunningServer } from './server/server.ts';
 export { DEFAULTS } from './config/config.ts';
 export type { Config, ServerOptions } from './config/config.ts';
 export type { AccessEntry, Logger } from './logging/logger.ts';

@@ -1,5 +1,5 @@
 // Errors are data: one table maps each stable error `code` to its HTTP status.
-// Code throws `new HttpError(code, detail)`; one catch site (server/app.ts) turns it into
+// Code throws `new HttpError(code, detail)`; one catch site (server/listener.ts) turns it into
 // an RFC 9457 problem-details body. Anything that is not an HttpError is a 500.
 
 export const ERROR_STATUS = {

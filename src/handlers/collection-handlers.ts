@@ -4,7 +4,7 @@
 // Idempotency-Key (http/idempotency.ts).
 
 import { authorize, listsOwnRecordsOnly, requireBodyPermission } from '../auth/permissions.ts';
-import type { RequestContext } from './context.ts';
+import { requireParent, type RequestContext } from './context.ts';
 import { JSON_MEDIA_TYPES, readJsonBody } from '../http/body.ts';
 import { parseListParameters, rejectQueryParameters } from '../http/list-query.ts';
 import { withEmbedded } from './related-records.ts';
@@ -20,7 +20,6 @@ import type { RecordReads } from '../store/store.ts';
 import type { IdempotentRequest } from '../http/idempotency.ts';
 import type { JsonObject, StoredRecord } from '../records/json.ts';
 import type { Actor } from '../auth/permissions.ts';
-import { requireParent } from './lookup.ts';
 import { writeOnlyValues } from '../resources/validation.ts';
 import type { WritePlan } from './write-record.ts';
 import type { Secrets } from './write-record.ts';

@@ -3,7 +3,7 @@
 // §9.2.2). DELETE answers 204; a second, 404.
 
 import { authorize, requireBodyPermission } from '../auth/permissions.ts';
-import type { RequestContext } from './context.ts';
+import { requireRecord, type RequestContext } from './context.ts';
 import { JSON_MEDIA_TYPES, MERGE_PATCH_MEDIA_TYPES, readJsonBody } from '../http/body.ts';
 import { requireIfMatch } from '../http/conditional.ts';
 import { rejectQueryParameters } from '../http/list-query.ts';
@@ -11,7 +11,6 @@ import type { Reply } from '../http/respond.ts';
 import type { StoredRecord } from '../records/json.ts';
 import type { ResourceDefinition, Vocabulary } from '../resources/definition.ts';
 import { represent, serializeWritten } from '../resources/representation.ts';
-import { requireRecord } from './lookup.ts';
 import { writeOnlyValues } from '../resources/validation.ts';
 import type { WritePlan } from './write-record.ts';
 import { deletionWithDependents } from './delete-cascade.ts';

@@ -1,16 +1,15 @@
 // GET on one record (README: Methods): its representation, or only the `fields` asked for, with related records
 // embedded on request (`embed`), under a strong ETag that If-None-Match is matched against (RFC 9110 §13.1.2;
-// http/sent-representation.ts).
+// http/respond.ts).
 
 import { authorize } from '../auth/permissions.ts';
-import type { RequestContext } from './context.ts';
+import { requireRecord, type RequestContext } from './context.ts';
 import { parseRecordParameters } from '../http/list-query.ts';
 import type { Reply } from '../http/respond.ts';
 import type { ResourceDefinition, Vocabulary } from '../resources/definition.ts';
 import type { Representation } from '../resources/representation.ts';
 import { measured, represent, representFields } from '../resources/representation.ts';
 import { withEmbedded } from './related-records.ts';
-import { requireRecord } from './lookup.ts';
 
 export function readRecord(context: RequestContext, definition: ResourceDefinition, vocabulary: Vocabulary): Reply {
   const { fields, embed } = parseRecordParameters(definition, context.search);

@@ -1,6 +1,6 @@
 // The addresses that are not resources: the home page (`/`), the API index (`/v1`), the OpenAPI document, and the
 // health checks. The documents are built once at start and carry a strong ETag, so If-None-Match gets 304 (RFC 9110
-// §13.1.2; http/sent-representation.ts). `/` and `/v1` choose their representation on Accept (§12.5.1) and say so with
+// §13.1.2; http/respond.ts). `/` and `/v1` choose their representation on Accept (§12.5.1) and say so with
 // `Vary: Accept`.
 
 import type { RequestContext } from './context.ts';
@@ -19,7 +19,7 @@ export interface Documents {
   readonly apiIndex: Reply;
 }
 
-/** A document built at start, as it is (If-None-Match is answered in http/sent-representation.ts). */
+/** A document built at start, as it is (If-None-Match is answered in http/respond.ts). */
 export function serveDocument(context: RequestContext, document: Reply): Reply {
   rejectQueryParameters(context.search);
   return document;

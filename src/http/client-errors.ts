@@ -22,7 +22,7 @@ const TARGET_TOO_LONG = {
 
 /**
  * Headers overflowed while the bytes Node was parsing began with a request line longer
- * than any target the server reads: the target is what is too long, as server/app.ts says of
+ * than any target the server reads: the target is what is too long, as server/listener.ts says of
  * a shorter one. (Node hands over those bytes as `rawPacket`.)
  */
 function targetOverflowed(error: NodeJS.ErrnoException): boolean {
@@ -44,19 +44,19 @@ function targetOverflowed(error: NodeJS.ErrnoException): boolean {
  */
 const LINGER_MS = 500;
 
-/** A request server/app.ts is handling, as this module needs it when the request's own bytes fail. */
+/** A request server/listener.ts is handling, as this module needs it when the request's own bytes fail. */
 export interface RequestInProgress {
   readonly requestId: string;
   readonly res: ServerResponse;
   /**
-   * Set when this module answered the request itself (a 408 mid-body): server/app.ts then writes nothing and logs this.
+   * Set when this module answered the request itself (a 408 mid-body): server/listener.ts then writes nothing and logs this.
    */
   answeredHere: { readonly status: number; readonly bytes: number } | undefined;
 }
 
 /**
- * The request server/app.ts is handling on each connection (HTTP/1.1 hands the handler one at
- * a time), from the moment its handler waits until it settles. server/app.ts keeps it up to date.
+ * The request server/listener.ts is handling on each connection (HTTP/1.1 hands the handler one at
+ * a time), from the moment its handler waits until it settles. server/listener.ts keeps it up to date.
  */
 export const requestsInProgress = new WeakMap<Socket, RequestInProgress>();
 
@@ -86,8 +86,8 @@ export function answerClientError(
     return;
   }
   const request = requestsInProgress.get(socket);
-  // The client closed its end in the middle of a body server/app.ts is reading: it has gone, and
-  // server/app.ts logs the request as closed by the client; an answer would reach no one.
+  // The client closed its end in the middle of a body server/listener.ts is reading: it has gone, and
+  // server/listener.ts logs the request as closed by the client; an answer would reach no one.
   if (request !== undefined && error.code === 'HPE_INVALID_EOF_STATE') {
     socket.destroy();
     return;
@@ -111,7 +111,7 @@ export function refuseConnect(socket: Socket, allow: string): void {
 
 /**
  * A problem-details answer written straight to the socket, which then closes. For a
- * request server/app.ts is handling (`request`), the answer has its id and is noted for its log: server/app.ts logs
+ * request server/listener.ts is handling (`request`), the answer has its id and is noted for its log: server/listener.ts logs
  * it as the request's one access line.
  */
 function answerRaw(

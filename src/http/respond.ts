@@ -1,8 +1,11 @@
-// The one place that writes a response to the socket (koa's respond()).
-// Handlers return a Reply; this sets Content-Type and Content-Length and omits the
-// body where HTTP forbids one: HEAD (RFC 9110 §9.3.2), 204 (§15.3.5), 304 (§15.4.5).
+// The one place that writes a response to the socket (koa's respond()). Handlers return a Reply; it goes out in the
+// representation chosen last (compressed when the client accepts a coding, RFC 9110 §12.5.3; 304 when If-None-Match
+// matches, §13.1.2), with Content-Type and Content-Length, and no body where HTTP forbids one: HEAD (§9.3.2), 204, 304.
 
-import type { ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { chooseCoding } from './accept-encoding.ts';
+import { codedEntityTag, compressed, MIN_COMPRESSED_BYTES } from './compression.ts';
+import { matchesIfNoneMatch } from './conditional.ts';
 import { entityTag } from '../resources/representation.ts';
 
 export type Headers = Record<string, string>;
@@ -10,7 +13,7 @@ export type Headers = Record<string, string>;
 export interface Reply {
   readonly status: number;
   readonly headers?: Headers;
-  /** Serialised JSON text (or its compressed bytes, http/sent-representation.ts), or undefined for an empty body. */
+  /** Serialised JSON text (or its compressed bytes: sentRepresentation), or undefined for an empty body. */
   readonly body?: string | Buffer;
   /**
    * The body's length in bytes when it is known already (a cached representation or page); else it is measured here.
@@ -35,6 +38,38 @@ export const PROBLEM_TYPE = 'application/problem+json';
 
 export function jsonReply(status: number, value: unknown, headers?: Headers): Reply {
   return { status, headers, body: JSON.stringify(value) };
+}
+
+/** The headers a 304 repeats from the 200 it stands for (RFC 9110 §15.4.5). */
+const REPEATED_ON_304 = ['ETag', 'Cache-Control', 'Content-Location', 'Expires', 'Vary'];
+
+export function sentRepresentation(req: IncomingMessage, reply: Reply): Reply {
+  // An event stream goes out as written, and an answer without a body has nothing to code.
+  const { status, body } = reply;
+  if (reply.stream !== undefined || body === undefined || status === 204 || status === 304) return reply;
+  const headers: Headers = { ...reply.headers, Vary: withAcceptEncoding(reply.headers?.['Vary']) };
+  const { coding: accepted, identity } = chooseCoding(req.headers['accept-encoding']);
+  const length = reply.bodyLength ?? Buffer.byteLength(body);
+  const coding = accepted !== undefined && (!identity || length >= MIN_COMPRESSED_BYTES) ? accepted : undefined;
+  if (coding !== undefined) headers['Content-Encoding'] = coding;
+  // A success's tag names its body; another answer's (a 412's) names the record as it is now.
+  const etag = headers['ETag'];
+  const success = status >= 200 && status < 300;
+  if (coding !== undefined && etag !== undefined && success) headers['ETag'] = codedEntityTag(etag, coding);
+  const isRead = req.method === 'GET' || req.method === 'HEAD';
+  const sentTag = headers['ETag'];
+  if (isRead && status === 200 && sentTag !== undefined && matchesIfNoneMatch(req.headers['if-none-match'], sentTag)) {
+    const repeated: Headers = {};
+    for (const name of REPEATED_ON_304) if (headers[name] !== undefined) repeated[name] = headers[name];
+    return { status: 304, headers: repeated };
+  }
+  if (coding === undefined) return { ...reply, headers };
+  const coded = compressed(body, coding, reply.keptWith);
+  return { ...reply, headers, body: coded, bodyLength: coded.length };
+}
+
+function withAcceptEncoding(vary: string | undefined): string {
+  return vary === undefined ? 'Accept-Encoding' : `${vary}, Accept-Encoding`;
 }
 
 /**

@@ -23,7 +23,7 @@ export function sweepIntervalMs(timeoutMs: number): number {
 
 /**
  * Watches every connection `server` accepts until it closes. `answerPending(socket)` says
- * whether an answer on it is still being prepared (server/app.ts knows; Node does not).
+ * whether an answer on it is still being prepared (server/server.ts: pendingAnswer; Node does not know).
  */
 export function closeStalledConnections(
   server: Server,

@@ -8,13 +8,14 @@ import { HttpError } from '../errors/errors.ts';
 import { accessLogWriter, CLIENT_CLOSED_REQUEST } from '../http/access-log.ts';
 import { BodyNotReceived } from '../http/body.ts';
 import { requestsInProgress } from '../http/client-errors.ts';
-import { headersForEveryResponse } from '../http/every-response.ts';
+import type { CorsOrigins } from '../http/cors.ts';
+import { corsHeaders } from '../http/cors.ts';
 import { problemReply } from '../http/problem.ts';
 import { requestIdFor } from '../http/request-id.ts';
 import { MAX_URL_LENGTH, pathOfTarget, unservedTarget } from '../http/request-target.ts';
-import type { Reply } from '../http/respond.ts';
-import { writeReply } from '../http/respond.ts';
-import { sentRepresentation } from '../http/sent-representation.ts';
+import type { Headers, Reply } from '../http/respond.ts';
+import { sentRepresentation, writeReply } from '../http/respond.ts';
+import { addressKey, type RateLimiter } from '../http/rate-limit.ts';
 import { dispatch, type Exchange, type Pipeline } from './dispatch.ts';
 
 /** A `node:http` request listener answering through `pipeline`; `shutdown.begun` once a graceful stop has begun. */
@@ -149,6 +150,26 @@ export function requestListener(
       answer(exchange, reply);
     }
   };
+}
+
+/**
+ * Headers added to whatever the answer is (README: Headers): CORS for allowed origins (the Fetch standard); the
+ * RateLimit-* fields while limiting is on (answers given before the limit was checked, 404, 405 or 401, show the
+ * address's bucket without taking from it); and Connection: close during a shutdown.
+ */
+function headersForEveryResponse(
+  req: IncomingMessage,
+  reply: Reply,
+  rateLimit: Headers | undefined,
+  limiter: RateLimiter | undefined,
+  corsOrigins: CorsOrigins,
+  shuttingDown: boolean,
+): Headers | undefined {
+  const cors = corsHeaders(corsOrigins, req.headers, reply.headers?.['Allow']);
+  const limits = limiter === undefined ? undefined : (rateLimit ?? limiter.peek(addressKey(req)));
+  if (cors === undefined && limits === undefined && !shuttingDown) return undefined;
+  const closing = shuttingDown && reply.headers?.['Connection'] === undefined;
+  return { ...cors, ...limits, ...(closing ? { Connection: 'close' } : {}) };
 }
 
 /** `/v1` and what is under it. */

@@ -1,17 +1,22 @@
-// startServer (README: Embedding): the app on its own node:http server, with timeouts so idle or slow clients cannot
-// hold it, and caps on header size. It listens first and opens the data directory second, so a start that cannot
-// listen changes nothing on disk. close() stops accepting, lets requests finish, and closes the journal.
+// The application and the server it runs on (README: Embedding). createApp opens the services, builds the router and
+// returns the request listener (listener.ts); startServer puts it on its own node:http server, with timeouts and header
+// caps, listening first and opening the data directory second, so a start that cannot listen changes nothing on disk.
 
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { createServer } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import type { App } from './app.ts';
-import { createApp } from './app.ts';
-import { answerClientError, refuseConnect } from '../http/client-errors.ts';
+import { answerClientError, refuseConnect, requestsInProgress } from '../http/client-errors.ts';
+import { RateLimiter } from '../http/rate-limit.ts';
+import type { ResourceTable } from '../resources/definition.ts';
+import type { Store } from '../store/store.ts';
+import { NO_PLAN } from '../store/store.ts';
+import type { Pipeline } from './dispatch.ts';
+import { requestListener } from './listener.ts';
+import { openServices } from './services.ts';
 import { closeStalledConnections } from '../http/stalled-connections.ts';
-import type { ServerOptions } from '../config/config.ts';
+import type { Config, ServerOptions } from '../config/config.ts';
 import { resolveConfig } from '../config/config.ts';
-import { methodsServed } from './build-router.ts';
+import { buildRouter, methodsServed } from './build-router.ts';
 import { routeTable } from '../routing/route-table.ts';
 import { resolveResources } from '../declarations/resolve-resources.ts';
 
@@ -19,6 +24,64 @@ import { resolveResources } from '../declarations/resolve-resources.ts';
 export const DRAIN_TIMEOUT_MS = 10_000;
 /** Larger request headers get 431. */
 export const MAX_HEADER_BYTES = 16 * 1024;
+
+export interface App {
+  /** A `node:http` request listener: `http.createServer(app.handle)`. */
+  readonly handle: (req: IncomingMessage, res: ServerResponse) => void;
+  readonly config: Config;
+  /** The resources served, compiled from the declaration. */
+  readonly resources: ResourceTable;
+  /** How many records each collection holds (for the start banner); read through a view where the store has them. */
+  recordCounts(): Promise<Record<string, number>>;
+  /**
+   * The answer being prepared on `socket` for a request that has fully arrived (server/server.ts,
+   * for a malformed request pipelined after it, and for a connection whose answer has
+   * stalled). While a body is still arriving there is none: Node's requestTimeout applies.
+   */
+  pendingAnswer(socket: Socket): ServerResponse | undefined;
+  /** From now on, answers ask clients to close their connections (`Connection: close`). */
+  beginShutdown(): void;
+  /** Waits for pending writes to be durable, then closes the store. */
+  close(): Promise<void>;
+}
+
+export async function createApp(options: ServerOptions = {}): Promise<App> {
+  const { config, resources, services, shutdown, closing } = await openServices(options);
+  const { store, eventStreams, adminReady } = services;
+  const { router, allMethods } = buildRouter(resources);
+  const limiter = config.rateLimit === 0 ? undefined : new RateLimiter(config.rateLimit, config.clock);
+  const pipeline: Pipeline = { router, allMethods, services, limiter };
+
+  const handle = requestListener(pipeline, config, shutdown);
+
+  return {
+    handle,
+    config,
+    pendingAnswer: (socket) => {
+      const res = requestsInProgress.get(socket)?.res;
+      return res?.req.complete === true ? res : undefined;
+    },
+    resources,
+    recordCounts: async () => {
+      const shared: Store = store;
+      return shared.serve(NO_PLAN, (view) =>
+        view.read(() =>
+          Object.fromEntries(resources.resources.map(({ collection }) => [collection, view.count(collection)])),
+        ),
+      );
+    },
+    beginShutdown: () => {
+      shutdown.begun = true;
+      eventStreams?.closeAll();
+    },
+    close: async () => {
+      closing.abort();
+      eventStreams?.closeAll();
+      await adminReady;
+      await store.close();
+    },
+  };
+}
 
 export interface RunningServer {
   /** Where the server listens, such as "http://127.0.0.1:54321". */
