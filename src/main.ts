@@ -6,7 +6,7 @@
 
 import { DeclarationError, loadDeclarationFile } from './declarations/load-declaration.ts';
 import { resolveResources } from './declarations/resolve-resources.ts';
-import type { ServerOptions } from './config/config.ts';
+import type { ServerOptions } from './config/server-options.ts';
 import type { Logger } from './logging/logger.ts';
 import { ConfigError, DEFAULTS, isDatabaseUrl } from './config/config.ts';
 import { plainrestCommand, startBanner, withoutPassword } from './cli/banner.ts';

@@ -12,7 +12,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import pg from 'pg';
-import type { ServerOptions } from '../src/config/config.ts';
+import type { ServerOptions } from '../src/config/server-options.ts';
 import { assertProblem } from './assertions.ts';
 import { EventStreamClient } from './event-stream-client.ts';
 import type { StreamMessage } from './event-stream-client.ts';

@@ -5,7 +5,7 @@
 import { mkdir, stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { counted, withoutPassword } from './banner.ts';
-import type { ServerOptions } from '../config/config.ts';
+import type { ServerOptions } from '../config/server-options.ts';
 import { isDatabaseUrl } from '../config/config.ts';
 import type { ResourceTable } from '../resources/definition.ts';
 import { resolveResources } from '../declarations/resolve-resources.ts';

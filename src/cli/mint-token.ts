@@ -5,7 +5,7 @@
 import { join } from 'node:path';
 import { Authenticator } from '../auth/authenticate.ts';
 import { readSecretFile, TOKEN_SECRET_FILE } from '../auth/token-secret.ts';
-import type { ServerOptions } from '../config/config.ts';
+import type { ServerOptions } from '../config/server-options.ts';
 import { resolveConfig } from '../config/config.ts';
 import { withoutPassword } from './banner.ts';
 import { MemoryStore } from '../store/memory-store.ts';

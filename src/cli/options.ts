@@ -2,7 +2,7 @@
 // an environment variable and a flag (`--port 8080` or `--port=8080`); the flag wins.
 // Only main.ts calls this; embedding passes options directly.
 
-import type { ServerOptions } from '../config/config.ts';
+import type { ServerOptions } from '../config/server-options.ts';
 import { DEFAULTS } from '../config/config.ts';
 import type { ImportAccess } from '../importing/import-declaration.ts';
 import type { ImportRequest } from './import-command.ts';

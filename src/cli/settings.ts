@@ -1,7 +1,7 @@
 // The settings table (README: Configuration): each setting's environment variable, flag, option, kind, meaning and
 // default, read by the command line's parser (options.ts) and its help.
 
-import type { EventSettings, ServerOptions } from '../config/config.ts';
+import type { EventSettings, ServerOptions } from '../config/server-options.ts';
 import { DEFAULTS } from '../config/config.ts';
 
 export type Kind = 'integer' | 'string' | 'boolean' | 'origins' | 'log-format';

@@ -1,108 +1,13 @@
 // Configuration (README: Configuration, Embedding) as one typed, frozen object with documented
-// defaults. Embedding passes options in camelCase; only the command-line entry point
+// defaults. Embedding passes options in camelCase (server-options.ts); only the command-line entry point
 // (main.ts, via cli/options.ts) reads environment variables and flags.
 
 import type { LogFormat, Logger } from '../logging/logger.ts';
 import type { CorsOrigins } from '../http/cors.ts';
-import type { Hooks } from '../declarations/compile-declaration.ts';
-import type { ResourcesOption } from '../declarations/resolve-resources.ts';
-import type { Store } from '../store/store.ts';
 import { EMAIL_PATTERN } from '../resources/scalar-checks.ts';
 import { requireProviderUrl } from '../auth/provider-keys.ts';
 import type { ProviderSettings } from '../auth/provider-auth.ts';
-
-export interface ServerOptions {
-  /** TCP port; 0 picks a free one. Default 3000. */
-  readonly port?: number;
-  /** Interface to listen on. Default "127.0.0.1". */
-  readonly host?: string;
-  /** Where snapshots live, created if missing; null keeps everything in memory. Default "data". */
-  readonly dataDir?: string | null;
-  /** Load the example dataset on a first start with an empty data directory. Default true. */
-  readonly seed?: boolean;
-  /** Larger request bodies get 413. Default 1048576 (1 MiB). */
-  readonly maxBodyBytes?: number;
-  /**
-   * Request-body bytes held at once across all requests; a body that does not fit gets 503. Default 67108864 (64 MiB).
-   */
-  readonly maxBodyBytesInFlight?: number;
-  /** The administrator ensured at every start. Default "admin@example.com". */
-  readonly adminEmail?: string;
-  /** Its password; when unset on the first start, one is generated and logged once. */
-  readonly adminPassword?: string;
-  /** HMAC key for tokens; when unset, generated once and kept in dataDir (mode 0600). */
-  readonly tokenSecret?: string;
-  /** Token lifetime in seconds. Default 3600. */
-  readonly tokenTtlSeconds?: number;
-  /** Compact the journal into snapshots once its current segment holds this many bytes. Default 8 MiB. */
-  readonly compactAfterBytes?: number;
-  /** Origins allowed to call the API from a browser, or "*". Default none. */
-  readonly corsOrigins?: CorsOrigins;
-  /** Requests per client per minute; 0 turns limiting off. Default 1200. */
-  readonly rateLimit?: number;
-  /** Every `/v1` answer waits this long before it is sent, to try a client on a slow network. Default 0. */
-  readonly delayMs?: number;
-  /** startServer only: a client must send its headers within this time. Default 10000 ms. */
-  readonly headersTimeoutMs?: number;
-  /** startServer only: …and its whole request within this time. Default 30000 ms. */
-  readonly requestTimeoutMs?: number;
-  /** startServer only: idle keep-alive connections close after this time. Default 5000 ms. */
-  readonly keepAliveTimeoutMs?: number;
-  /** The clock the rate limiter reads, in ms (tests inject one). Default Date.now. */
-  readonly clock?: () => number;
-  /**
-   * One access-log line per request to the logger, as "json" or "text"; "off" (the default when embedding) for none.
-   */
-  readonly accessLog?: LogFormat;
-  /** Where to print; embedding prints nothing without one. */
-  readonly logger?: Logger;
-  /**
-   * Bring your own Store (another database behind the same interface); `dataDir` and
-   * `seed` are then not used. Embedding only.
-   */
-  readonly store?: Store;
-  /**
-   * `postgres://…`: keep the data in PostgreSQL, shared by any number of processes
-   * (README: Several processes); needs the optional package plainrest-postgres and a
-   * tokenSecret. `dataDir` and `seed` are then not used.
-   */
-  readonly database?: string;
-  /**
-   * The resources to serve: a declaration file's path, or the declaration itself
-   * (README: Your own resources). Unset: the example domain.
-   */
-  readonly resources?: ResourcesOption;
-  /** Embedding hooks by collection: compute read-only properties, refuse writes (README: Embedding). */
-  readonly hooks?: Hooks;
-  /** The change feed's history and streams (README: Events); each setting has its default when absent. */
-  readonly events?: Partial<EventSettings>;
-  /**
-   * An OpenID Connect provider whose tokens are accepted beside plainrest's own (README: Provider tokens): its issuer,
-   * `iss` exactly; its keys found through discovery unless `oidcJwksUrl` names them. Unset: none.
-   */
-  readonly oidcIssuer?: string;
-  readonly oidcJwksUrl?: string;
-  /** When set, a provider token's `aud` must be it or contain it. */
-  readonly oidcAudience?: string;
-  /** The claim that says a provider's user is an admin (the value `admin`, or a list holding it). Default "roles". */
-  readonly oidcRoleClaim?: string;
-}
-
-/** The change feed (README: Events). */
-export interface EventSettings {
-  /** At least this many of the newest events are kept. Default 10000. */
-  readonly kept: number;
-  /** Events younger than this are kept too, up to ten times `kept`; 0 keeps none for its age. Default 24 h. */
-  readonly keptForMs: number;
-  /** Event streams open at once, in all; more get 429. Default 1000. */
-  readonly maxStreams: number;
-  /** Event streams one user may have open at once. Default 10. */
-  readonly maxStreamsPerUser: number;
-  /** A comment line goes to every stream this often. Default 15000 ms. */
-  readonly heartbeatMs: number;
-  /** A stream whose reader falls this many bytes behind is closed. Default 1 MiB. */
-  readonly streamBufferBytes: number;
-}
+import type { EventSettings, ServerOptions } from './server-options.ts';
 
 export interface Config {
   readonly port: number;

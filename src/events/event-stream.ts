@@ -5,7 +5,7 @@
 
 import type { ServerResponse } from 'node:http';
 import type { Actor } from '../auth/permissions.ts';
-import type { EventSettings } from '../config/config.ts';
+import type { EventSettings } from '../config/server-options.ts';
 import { API_KEYS } from '../declarations/built-in-keys.ts';
 import type { ChangeFeed, EventWindow } from '../feed/change-feed.ts';
 import { isResumable, unresumableDetail } from '../feed/change-feed.ts';

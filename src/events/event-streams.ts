@@ -3,7 +3,7 @@
 // ended with `event: closed` at shutdown, or when the feed missed events it no longer holds.
 
 import type { ServerResponse } from 'node:http';
-import type { EventSettings } from '../config/config.ts';
+import type { EventSettings } from '../config/server-options.ts';
 import { HttpError } from '../errors/errors.ts';
 import type { ChangeFeed, EventWindow } from '../feed/change-feed.ts';
 import type { FeedEvent } from '../feed/feed-event.ts';

@@ -22,8 +22,8 @@ import type { JsonObject, StoredRecord } from '../records/json.ts';
 import type { Actor } from '../auth/permissions.ts';
 import { writeOnlyValues } from '../resources/validation.ts';
 import type { WritePlan } from './write-record.ts';
-import type { Secrets } from './write-record.ts';
-import { decideWrite, finishRecord, issuedSecrets, secretsToHash, withIssued } from './write-record.ts';
+import { decideWrite, finishRecord, secretsToHash } from './write-record.ts';
+import { issuedSecrets, withIssued, type Secrets } from './write-secrets.ts';
 import { HttpError } from '../errors/errors.ts';
 import { isoTimestamp } from '../records/timestamps.ts';
 

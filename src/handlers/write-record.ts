@@ -9,14 +9,13 @@ import type { Fields, JsonObject, JsonValue, StoredRecord } from '../records/jso
 import { isJsonObject, jsonEqual } from '../records/json.ts';
 import { applyMergePatch } from '../records/merge-patch.ts';
 import { withArticle } from '../resources/names.ts';
-import { hashPassword, verifyPassword } from '../auth/passwords.ts';
-import { newKeySecret } from '../auth/api-keys.ts';
 import type { FieldRule, ResourceDefinition, Vocabulary } from '../resources/definition.ts';
 import { OWNER_FIELD_NAME } from '../resources/definition.ts';
 import type { RecordReads } from '../store/store.ts';
 import type { WriteMode } from '../resources/validation.ts';
 import { validateBody } from '../resources/validation.ts';
 import { translatePath } from '../resources/vocabulary.ts';
+import { hashSecrets, withSecrets, type Secrets } from './write-secrets.ts';
 
 export interface WritePlan {
   readonly definition: ResourceDefinition;
@@ -37,9 +36,6 @@ export interface WritePlan {
   /** Who creates the record: the owner of a record of an `owned` collection. */
   readonly creatorId?: number;
 }
-
-/** Rule name → the value to keep in its `storedAs` field (a password hash). */
-export type Secrets = ReadonlyMap<string, { readonly plain: string; readonly stored: string }>;
 
 export interface WriteDecision {
   readonly plan: WritePlan;
@@ -189,47 +185,6 @@ function replaceFields(definition: ResourceDefinition, current: StoredRecord, in
     if (value !== undefined) next[kept] = value;
   }
   return next;
-}
-
-/** Replaces each plaintext secret by what is to be stored for it, and keeps what the server made (an API key's). */
-function withSecrets(definition: ResourceDefinition, next: Fields, secrets: Secrets): Fields {
-  const result: Fields = { ...next };
-  for (const rule of definition.fields) {
-    const secret = secrets.get(rule.name);
-    if (secret === undefined || rule.storedAs === undefined) continue;
-    if (rule.issued === undefined && result[rule.name] !== secret.plain) continue;
-    delete result[rule.name];
-    result[rule.storedAs] = secret.stored;
-  }
-  return result;
-}
-
-/** The secrets the server makes for a new record (an API key's), each with its hash; undefined when it makes none. */
-export function issuedSecrets(definition: ResourceDefinition): Secrets | undefined {
-  const rules = definition.fields.filter((rule) => rule.issued === 'api-key');
-  return rules.length === 0 ? undefined : new Map(rules.map((rule) => [rule.name, newKeySecret()]));
-}
-
-/** The hashed passwords of a write and the secrets made for it, together. */
-export function withIssued(hashed: Secrets | undefined, issued: Secrets | undefined): Secrets | undefined {
-  if (issued === undefined) return hashed;
-  return hashed === undefined ? issued : new Map([...hashed, ...issued]);
-}
-
-/** A new hash, or the current one when the password is unchanged (so a repeated PUT changes nothing). */
-async function hashSecrets(
-  rules: readonly FieldRule[],
-  next: Fields,
-  current: StoredRecord | undefined,
-): Promise<Secrets> {
-  const secrets = new Map<string, { plain: string; stored: string }>();
-  for (const rule of rules) {
-    const plain = next[rule.name] as string;
-    const currentHash = rule.storedAs === undefined ? undefined : current?.[rule.storedAs];
-    const unchanged = typeof currentHash === 'string' && (await verifyPassword(plain, currentHash));
-    secrets.set(rule.name, { plain, stored: unchanged ? currentHash : await hashPassword(plain) });
-  }
-  return secrets;
 }
 
 /** Runs the resource's hook and names any field of its 422 in the client's vocabulary. */

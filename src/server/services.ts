@@ -5,7 +5,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Authenticator } from '../auth/authenticate.ts';
 import { loadTokenSecret } from '../auth/token-secret.ts';
-import type { Config, ServerOptions } from '../config/config.ts';
+import type { Config } from '../config/config.ts';
+import type { ServerOptions } from '../config/server-options.ts';
 import { resolveConfig } from '../config/config.ts';
 import { exampleResources } from '../declarations/example-domain.ts';
 import { resolveResources } from '../declarations/resolve-resources.ts';
