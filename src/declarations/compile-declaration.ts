@@ -109,9 +109,9 @@ export function compileDeclaration(declaration: ResourcesDeclaration, hooks: Hoo
     const setsFields = collection !== API_KEYS && hook !== undefined;
     for (const [name, schema] of Object.entries(body.properties ?? {})) {
       let rule = compileRule(name, schema, required.has(name), (other) => declarations[other]?.singular);
-      // An API key's secret: made by the server, kept as its hash, by which the key is found (so unique, and indexed).
+      // An API key's secret: made by the server, kept as its hash, by which the key is found.
       if (collection === API_KEYS && name === API_KEY_SECRET.field)
-        rule = { ...rule, issued: 'api-key', storedAs: API_KEY_SECRET.storedAs, unique: 'exact' };
+        rule = { ...rule, issued: 'api-key', storedAs: API_KEY_SECRET.storedAs };
       // Set by nobody but a hook: without one, and without a default, some records lack it.
       const unset = rule.access === 'server' && rule.default === undefined && !setsFields;
       fields.push(unset ? { ...rule, optional: true } : rule);

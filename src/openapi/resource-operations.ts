@@ -54,8 +54,7 @@ function errorStatuses(definition: ResourceDefinition, kind: 'collection' | 'ite
     statuses.push(403);
   }
   if (kind === 'item' || definition.parent !== undefined) statuses.push(404);
-  // An issued secret's hash is unique by chance, not by a client's choice: no 409.
-  const unique = definition.fields.some((rule) => rule.unique !== undefined && rule.issued === undefined);
+  const unique = definition.fields.some((rule) => rule.unique !== undefined);
   if ((operation === 'create' || operation === 'update') && unique) statuses.push(409);
   if (
     operation === 'update' &&
@@ -75,7 +74,7 @@ export function resourceOperations(route: ResourceRoute, path: string): Json {
   const vocabulary = vocabularyOf(definition, language);
   const tag = vocabulary.collection;
   const a = withArticle(definition.singular);
-  const unique = definition.fields.find((rule) => rule.unique !== undefined && rule.issued === undefined);
+  const unique = definition.fields.find((rule) => rule.unique !== undefined);
   const context = (readsBody: boolean, patch = false): ErrorContext => ({
     readsBody,
     patch,

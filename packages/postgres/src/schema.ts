@@ -112,7 +112,8 @@ function tablePlan(definition: ResourceDefinition): TablePlan {
     });
     if (isParent)
       indexes.push({ name: indexName(table, name, 'parent'), unique: false, keys: [quoted(name), quoted('id')] });
-    if (rule.unique !== undefined) {
+    // An issued secret's hash (an API key's) is looked up on every request its key makes, and no two keys share one.
+    if (rule.unique !== undefined || rule.issued !== undefined) {
       indexes.push({
         name: indexName(table, name, 'unique'),
         unique: true,
