@@ -18,7 +18,7 @@ import {
   MAX_PROPERTIES,
 } from '../src/declarations/check-declaration.ts';
 import { MAX_EXAMPLE_LENGTH } from '../src/declarations/check-schema.ts';
-import { compileRule } from '../src/declarations/compile-declaration.ts';
+import { compileRule } from '../src/declarations/compile-rule.ts';
 import { BOUND_KEYWORDS, KEYWORDS, type KeywordValue } from '../src/declarations/keywords.ts';
 import { MAX_PATTERN_GROUP_DEPTH, MAX_PATTERN_LENGTH, patternProblem } from '../src/patterns/pattern-problem.ts';
 import type { ResourcesDeclaration } from '../src/declarations/declaration.ts';

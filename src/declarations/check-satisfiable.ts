@@ -7,7 +7,7 @@ import { HttpError } from '../errors/errors.ts';
 import type { JsonValue } from '../records/json.ts';
 import { validateBody } from '../resources/validation.ts';
 import { buildVocabulary } from '../resources/vocabulary.ts';
-import { compileRule } from './compile-declaration.ts';
+import { compileRule } from './compile-rule.ts';
 import type { PropertySchema } from './declaration.ts';
 import { child, type Report } from './problems.ts';
 

@@ -1,13 +1,12 @@
 // Compiling a checked declaration into the resource table the server runs on (README: Your
 // own resources), once at start: one ResourceDefinition per collection, `users` first
 // (built-in-users.ts with what a declaration adds) and their `keys` (built-in-keys.ts), each parent before its
-// children, with its field rules, access, ownership, vocabularies and hook.
+// children, with its field rules (compile-rule.ts), access, ownership, vocabularies and hook.
 
 import type { JsonObject, JsonValue } from '../records/json.ts';
 import type {
   Access,
   FieldRule,
-  FieldType,
   Language,
   Ownership,
   ResourceDefinition,
@@ -16,9 +15,8 @@ import type {
   Vocabulary,
 } from '../resources/definition.ts';
 import { CREATED_AT_FIELD, ID_FIELD, OWNER_FIELD_NAME, UPDATED_AT_FIELD } from '../resources/definition.ts';
-import { LinearPattern } from '../patterns/linear-pattern.ts';
 import { buildVocabulary } from '../resources/vocabulary.ts';
-import { BOUND_KEYWORDS } from './keywords.ts';
+import { compileRule } from './compile-rule.ts';
 import { BUILT_IN_USER_ACCESS, BUILT_IN_USER_PROPERTIES, BUILT_IN_USERS } from './built-in-users.ts';
 import { API_KEY_SECRET, API_KEY_TRAITS, API_KEYS, BUILT_IN_KEYS } from './built-in-keys.ts';
 import type { CollectionDeclaration, PropertySchema, ResourcesDeclaration } from './declaration.ts';
@@ -214,67 +212,4 @@ function vocabularyFor(
     properties,
     known,
   });
-}
-
-/** A rule as it is being compiled; a FieldRule once returned. */
-type RuleInProgress = { -readonly [K in keyof FieldRule]: FieldRule[K] };
-
-/** A property's schema as a field rule (at the top level, or a member or element of one). */
-export function compileRule(
-  name: string,
-  schema: PropertySchema,
-  required: boolean,
-  singularOf: (collection: string) => string | undefined,
-): FieldRule {
-  const type: FieldType = schema.enum !== undefined ? 'enum' : (schema.type ?? 'string');
-  const writeOnly = schema.writeOnly === true;
-  const access =
-    schema.readOnly === true
-      ? 'server'
-      : writeOnly
-        ? 'write-only'
-        : schema['x-admin-only'] === true
-          ? 'restricted'
-          : 'client';
-  const memberRequired = new Set(schema.required ?? []);
-  const rule: RuleInProgress = { name, type, access, declared: { ...schema } };
-  if (required) rule.required = true;
-  for (const keyword of BOUND_KEYWORDS) {
-    const bound = schema[keyword];
-    if (typeof bound === 'number') rule[keyword] = bound;
-  }
-  if (schema.pattern !== undefined) rule.pattern = new LinearPattern(schema.pattern);
-  if (schema.format !== undefined) rule.format = schema.format;
-  if (schema.multipleOf !== undefined) {
-    const places = decimalPlacesOf(schema.multipleOf);
-    if (places !== undefined) rule.decimalPlaces = places;
-  }
-  if (schema.enum !== undefined) rule.values = [...schema.enum];
-  if (schema.items !== undefined) rule.items = compileRule(name, schema.items, false, singularOf);
-  if (schema.properties !== undefined) {
-    rule.members = Object.entries(schema.properties).map(([member, memberSchema]) =>
-      compileRule(member, memberSchema, memberRequired.has(member), singularOf),
-    );
-  }
-  if (schema.default !== undefined) rule.default = schema.default;
-  const unique = schema['x-unique'];
-  if (unique !== undefined) rule.unique = unique === 'ignore-case' ? 'ignore-case' : 'exact';
-  const references = schema['x-references'];
-  if (references !== undefined) {
-    rule.references = references;
-    rule.referencedSingular = singularOf(references) ?? references;
-  }
-  if (schema['x-transitions'] !== undefined) rule.transitions = schema['x-transitions'];
-  if (schema['x-owner-may-set'] !== undefined) rule.ownerMaySet = [...schema['x-owner-may-set']];
-  if (writeOnly && schema.format === 'password') rule.storedAs = `${name}_hash`;
-  if (schema['x-filter'] === true) rule.filter = true;
-  if (schema['x-sort'] === true) rule.sort = true;
-  if (schema['x-search'] === true) rule.search = true;
-  return rule;
-}
-
-/** k when `multipleOf` is exactly 10^-k (0.1, 0.01, …), so that "a multiple" means "at most k decimals". */
-export function decimalPlacesOf(multipleOf: number): number | undefined {
-  for (let places = 1; places <= 15; places++) if (multipleOf === Number(`1e-${places}`)) return places;
-  return undefined;
 }

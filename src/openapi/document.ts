@@ -3,10 +3,8 @@
 // parameters, bodies, headers, status codes, examples (examples.ts), the bearer scheme and the change feed
 // (event-operations.ts), as linters, validating proxies and collection generators take it.
 
-import type { ResourceTable } from '../resources/definition.ts';
-import type { Language, Operation, ResourceDefinition } from '../resources/definition.ts';
+import type { Operation, ResourceTable } from '../resources/definition.ts';
 import { vocabularyOf } from '../resources/definition.ts';
-import { exampleResources } from '../declarations/example-domain.ts';
 import type { RouteSpec } from '../routing/route-table.ts';
 import { resourceExamples } from './examples.ts';
 import { EXAMPLE_PARENT_ID } from './written-examples.ts';
@@ -24,6 +22,7 @@ import { PROBLEM_SCHEMA } from './problem-schema.ts';
 import { credentialsSchema, TOKEN_SCHEMA } from './token-schemas.ts';
 import type { ServiceRoute } from './service-operations.ts';
 import { SERVICE_NOUNS, serviceOperations } from './service-operations.ts';
+import { describeResources, EVENTS_TAG, SERVICE_TAGS, tagOf } from './tags.ts';
 
 type Json = Record<string, unknown>;
 
@@ -90,31 +89,6 @@ function withHeadAndOptions(operations: Json, route: RouteSpec, allow: string): 
   return all;
 }
 
-const LANGUAGE_NAMES: Readonly<Record<string, string>> = {
-  en: 'English',
-  pt: 'Portuguese',
-  es: 'Spanish',
-  fr: 'French',
-  de: 'German',
-  it: 'Italian',
-};
-
-function tagOf(definition: ResourceDefinition, language: Language): Json {
-  const name = vocabularyOf(definition, language).collection;
-  const parent = definition.parent?.definition;
-  const nested = parent === undefined ? '' : `, under the ${parent.singular} they belong to`;
-  const words = LANGUAGE_NAMES[language] ?? `"${language}"`;
-  const description =
-    language === 'en'
-      ? `The ${definition.singular} records${nested}, with English paths and field names.`
-      : `The same ${definition.singular} records${nested}, with ${words} paths and field names.`;
-  const declared = definition.declared['description'];
-  return {
-    name,
-    description: typeof declared === 'string' && language === 'en' ? `${declared} ${description}` : description,
-  };
-}
-
 /** The operation each method of a resource path performs, for its access. */
 const OPERATION_OF: Readonly<Record<string, Readonly<Record<string, Operation>>>> = {
   collection: { get: 'list', head: 'list', post: 'create' },
@@ -132,19 +106,6 @@ function withPublicSecurity(item: Json, route: RouteSpec): Json {
   }
   return result;
 }
-
-const SERVICE_TAGS: Json[] = [
-  { name: 'service', description: 'The home page, the API index and this document; no token needed.' },
-  { name: 'health', description: 'Liveness and readiness, for supervisors and load balancers; no token needed.' },
-  { name: 'tokens', description: 'Exchange an email and password for a bearer token.' },
-];
-
-const EVENTS_TAG: Json = {
-  name: 'events',
-  description:
-    'The change feed: every change to the records you may read, as a paged list or a stream of Server-Sent Events ' +
-    'that resumes where it stopped.',
-};
 
 /**
  * The event and list schemas of each feed route's vocabulary. An event's record is one of
@@ -259,16 +220,4 @@ export function openApiDocument(
       },
     },
   };
-}
-
-/** The document's description: the example domain's, or the declared collections and vocabularies. */
-function describeResources(resources: ResourceTable): string {
-  if (resources === exampleResources())
-    return (
-      'Users, their orders and products, in English and Portuguese vocabularies. ' +
-      'Errors are RFC 9457 problem details.'
-    );
-  const collections = resources.resources.map((definition) => definition.collection).join(', ');
-  const languages = resources.languages.map((language) => LANGUAGE_NAMES[language] ?? language).join(' and ');
-  return `Declared resources: ${collections}, in ${languages} vocabularies. Errors are RFC 9457 problem details.`;
 }
