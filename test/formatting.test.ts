@@ -1,10 +1,12 @@
 // The source is laid out by one formatter (Prettier, .prettierrc.json: lines of at most 120
-// characters where a line can be broken), so that no change argues about layout. Run
-// `npx prettier --write` on the files this test names to fix what it reports.
+// characters where a line can be broken), so that no change argues about layout; and every module
+// says what it is in a short header, its comments kept to 120 characters too (src/README.md).
 
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { join } from 'node:path';
 import { test } from 'node:test';
 import { REPOSITORY_ROOT } from './repository.ts';
 
@@ -20,4 +22,32 @@ test('every source file is as the formatter lays it out', { timeout: 60_000 }, (
   assert.equal(result.stderr, '');
   assert.equal(result.stdout, '', 'files the formatter would change');
   assert.equal(result.status, 0);
+});
+
+/** The folders of shipped source whose modules are read as the project's textbook. */
+const SOURCE_FOLDERS = ['src', 'packages/postgres/src'];
+/** Strings of HTML, CSS and browser script, whose lines are the page's, not the module's. */
+const BROWSER_ASSETS = 'src/home/';
+
+/** Every `.ts` file under `folder`, as a path from the repository's root. */
+function sourceFiles(folder: string): string[] {
+  return readdirSync(join(REPOSITORY_ROOT, folder), { recursive: true, encoding: 'utf8' })
+    .filter((name) => name.endsWith('.ts'))
+    .map((name) => `${folder}/${name}`);
+}
+
+test('every module opens with a header of two to four comment lines, and no line is longer than 120 characters', () => {
+  const problems: string[] = [];
+  for (const path of SOURCE_FOLDERS.flatMap(sourceFiles)) {
+    const lines = readFileSync(join(REPOSITORY_ROOT, path), 'utf8').split('\n');
+    const start = lines[0]?.startsWith('#!') === true ? 1 : 0;
+    let header = 0;
+    while (lines[start + header]?.startsWith('//') === true) header++;
+    if (header < 2 || header > 4) problems.push(`${path}: a header of ${header} lines`);
+    if (path.startsWith(BROWSER_ASSETS)) continue;
+    lines.forEach((line, index) => {
+      if (line.length > 120) problems.push(`${path}:${index + 1}: ${line.length} characters`);
+    });
+  }
+  assert.deepEqual(problems, []);
 });

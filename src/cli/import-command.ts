@@ -1,8 +1,7 @@
 // `plainrest import <db.json>` (README: Moving in from json-server): a json-server data file planned into a
 // declaration and records (importing/import-plan.ts); the declaration (never over one without --force) and the id
-// mapping written beside the file as temporaries, the records loaded into an empty data directory or database (all or
-// nothing), then the files moved into place. Resolves with the summary's lines; a problem stops it before anything is
-// written, with one line each.
+// mapping written beside it, the records loaded into an empty data directory or database, all or nothing. Resolves
+// with the summary's lines; a problem stops it before anything is written, with one line each.
 
 import { readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { basename, dirname, extname, join, resolve, sep } from 'node:path';

@@ -49,7 +49,8 @@ export interface RequestInProgress {
   readonly requestId: string;
   readonly res: ServerResponse;
   /**
-   * Set when this module answered the request itself (a 408 mid-body): server/listener.ts then writes nothing and logs this.
+   * Set when this module answered the request itself (a 408 mid-body): server/listener.ts then writes nothing and
+   * logs this.
    */
   answeredHere: { readonly status: number; readonly bytes: number } | undefined;
 }
@@ -110,9 +111,9 @@ export function refuseConnect(socket: Socket, allow: string): void {
 }
 
 /**
- * A problem-details answer written straight to the socket, which then closes. For a
- * request server/listener.ts is handling (`request`), the answer has its id and is noted for its log: server/listener.ts logs
- * it as the request's one access line.
+ * A problem-details answer written straight to the socket, which then closes. For a request server/listener.ts is
+ * handling (`request`), the answer has its id and is noted for its log: server/listener.ts logs it as the request's one
+ * access line.
  */
 function answerRaw(
   socket: Socket,
