@@ -1,6 +1,6 @@
-// Turning a validated body into the record to store, for POST, PUT and PATCH (README: Records, Methods, Your own
-// resources). PUT replaces the client-writable fields; PATCH is a JSON Merge Patch (RFC 7396). Then, in this order:
-// references must name existing records (422), state changes must follow `x-transitions` (409), the resource's hook
+// Turning a request's body into the record to store, for POST, PUT and PATCH (README: Records, Methods, Your own
+// resources): validated (validation.ts, 422); PUT replaces the client-writable fields, PATCH is a JSON Merge Patch (RFC
+// 7396). Then, in this order: references must name records (422), states follow `x-transitions` (409), the hook
 // completes the record, and `x-unique` values must be free (409).
 
 import type { FieldError } from '../errors/errors.ts';

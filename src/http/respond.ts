@@ -1,6 +1,6 @@
-// The one place that writes a response to the socket (koa's respond()). Handlers return a Reply; it goes out in the
-// representation chosen last (compressed when the client accepts a coding, RFC 9110 §12.5.3; 304 when If-None-Match
-// matches, §13.1.2), with Content-Type and Content-Length, and no body where HTTP forbids one: HEAD (§9.3.2), 204, 304.
+// Where every answer of the app is written (koa's respond(); client-errors.ts answers requests whose bytes failed).
+// Handlers return a Reply; it goes out in the representation chosen last (compressed when the client accepts a coding,
+// RFC 9110 §12.5.3; 304 when If-None-Match matches, §13.1.2), with its length, and no body for HEAD, 204 or 304.
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { chooseCoding } from './accept-encoding.ts';

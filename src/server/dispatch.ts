@@ -113,9 +113,10 @@ export function dispatch(exchange: Exchange, path: string, search: string, pipel
   };
   // A provider's token not seen yet is verified, and its user found, before the request reaches the store.
   const preparing = checkToken ? services.authenticator.prepare(req.headers.authorization) : undefined;
+  // The store hands the request the store it reads and writes through (the memory store: itself).
   if (preparing !== undefined)
-    return preparing.then(() => services.store.serve(plan, (store) => authenticated(routed, store)));
-  return services.store.serve(plan, (store) => authenticated(routed, store));
+    return preparing.then(() => services.store.serve(plan, (requestStore) => authenticated(routed, requestStore)));
+  return services.store.serve(plan, (requestStore) => authenticated(routed, requestStore));
 }
 
 /** Authenticates the caller unless the method needs no token and none was sent, then admits the request. */

@@ -89,6 +89,7 @@ function publicMethods(definition: ResourceDefinition, methods: Readonly<Record<
  * serve.
  */
 export function endpointFor(route: RouteSpec, documents: Documents): Endpoint {
+  // The service endpoints are read without a token; a resource's access decides for its own routes.
   const tokenless = ['GET'];
   switch (route.kind) {
     case 'home':

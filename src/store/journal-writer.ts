@@ -1,6 +1,6 @@
-// Appending to the journal with group commit (README: Storage and durability): each commit gets the next seq at once
-// and is queued; one loop writes everything queued in a single durable write, then acknowledges all of it, so
-// concurrent writers share a disk flush instead of waiting for one each.
+// Appending to the journal with group commit (README: Storage and durability): each commit comes numbered by the store
+// (memory-store.ts: commit) and is queued; one loop writes everything queued in a single durable write, then
+// acknowledges all of it, so concurrent writers share a disk flush instead of waiting for one each.
 
 import { constants } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
@@ -95,9 +95,9 @@ export class JournalWriter {
   }
 
   /**
-   * Appends the entry numbered `seq` (after every number taken so; its changes take
-   * `seqsTaken` numbers); resolves once it is on disk (written with O_DSYNC, or written
-   * and fdatasync'ed), with the rest of its batch.
+   * Appends the entry numbered `seq`, which must follow every number taken so far (its changes take `seqsTaken`
+   * numbers); resolves once it is on disk (written with O_DSYNC, or written and fdatasync'ed), with the rest of its
+   * batch.
    */
   append(changes: readonly Change[], seq: number, at: string): Promise<void> {
     if (this.#failure !== undefined) return Promise.reject(this.#failure);
