@@ -206,7 +206,11 @@ export class EventStream {
       };
       this.#ended = true;
       this.#onEnd(ending);
-      this.#res.destroy();
+      // Reset, not closed: a closed connection would keep what the kernel still holds for this reader (megabytes on
+      // a busy stream) until the reader took it or timed out; a reset lets it go at once.
+      const socket = this.#res.socket;
+      if (socket === null) this.#res.destroy();
+      else socket.resetAndDestroy();
     }
   }
 
