@@ -307,6 +307,10 @@ async function measureThroughput(
     stalled,
   );
   const beside = await run();
+  // The stalled streams come first; a stream that reads must not have been cut off by the server.
+  const readersCutOff = (await subscribers.report())
+    .slice(stalled)
+    .filter((tally) => tally.endedEarly !== undefined).length;
   await remember(`after changes as fast as answered beside ${count(streams)} streams, ${count(stalled)} stalled`);
   const rssBeside = memory[memory.length - 1]?.megabytes;
   await subscribers.close();
@@ -317,6 +321,7 @@ async function measureThroughput(
     stalled,
     alone,
     beside,
+    readersCutOff,
     rssBefore,
     rssBeside,
     rssAfter: memory[memory.length - 1]?.megabytes,

@@ -67,6 +67,8 @@ export interface Throughput {
   readonly stalled: number;
   readonly alone: ThroughputPhase;
   readonly beside: ThroughputPhase;
+  /** Streams that read what they were sent, yet were ended by the server during the writes beside them. */
+  readonly readersCutOff: number;
   /** plainrest's RSS before the streams opened, after the writes beside them, and once they had closed. */
   readonly rssBefore: number | undefined;
   readonly rssBeside: number | undefined;
@@ -98,11 +100,14 @@ export function reportEvents(measured: Measured): boolean {
       streams: measured.throughput.streams,
       stalled: measured.throughput.stalled,
       ratio: measured.throughput.beside.load.requestsPerSecond / measured.throughput.alone.load.requestsPerSecond,
+      readersCutOff: measured.throughput.readersCutOff,
       rssReturnedMegabytes: difference(measured.throughput.rssAfter, measured.throughput.rssBefore),
     },
   };
   const targetsMet = reportTargets('Change feed targets', checkEventTargets(measurement), [], measured.enforceTargets);
-  return targetsMet && measurement.failedWrites === 0 && faultySubscribers === 0;
+  return (
+    targetsMet && measurement.failedWrites === 0 && faultySubscribers === 0 && measured.throughput.readersCutOff === 0
+  );
 }
 
 function printThroughput(throughput: Throughput): void {
@@ -135,6 +140,7 @@ function printThroughput(throughput: Throughput): void {
       [row('none', alone), row(`${count(streams)} (${count(stalled)} stalled)`, beside)],
     ),
   );
+  console.log(`Streams that read, yet were cut off by the server meanwhile: ${throughput.readersCutOff}`);
   console.log(
     `RSS: ${megabytes(throughput.rssBefore)} before the streams (the idle server settled), ${megabytes(throughput.rssBeside)} after the writes beside them, ${megabytes(throughput.rssAfter)} once they had closed (settled)`,
   );

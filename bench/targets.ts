@@ -320,6 +320,8 @@ export interface EventMeasurement {
     readonly streams: number;
     readonly stalled: number;
     readonly ratio: number;
+    /** Streams that read, cut off by the server while the writes ran: a fan-out must not buy its speed with them. */
+    readonly readersCutOff: number;
     readonly rssReturnedMegabytes: number | undefined;
   };
 }
@@ -365,6 +367,13 @@ export function checkEventTargets(measurement: EventMeasurement): TargetCheck[] 
       `≥ ${EVENTS_THROUGHPUT_MINIMUM}`,
       (value) => value >= EVENTS_THROUGHPUT_MINIMUM,
       ratio,
+    ),
+    check(
+      'streams that read, cut off by the server beside the writes as fast as answered',
+      measurement.throughput.readersCutOff,
+      '0',
+      (value) => value === 0,
+      String,
     ),
     check(
       'subscribers that missed, repeated or reordered an event, or were cut off',
