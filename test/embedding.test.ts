@@ -9,9 +9,12 @@
 
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { createServer } from 'node:http';
+import { once } from 'node:events';
+import type { IncomingMessage } from 'node:http';
+import { createServer, request } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { readdir } from 'node:fs/promises';
+import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import type { App, RunningServer, ServerOptions } from 'plainrest';
 import { createApp, DEFAULTS, MemoryStore, startServer } from 'plainrest';
@@ -395,3 +398,82 @@ describe('embedding: invalid options reject with a clear message', () => {
     });
   }
 });
+
+describe('embedding: an app mounted on a Unix socket', () => {
+  test('cuts off a change-feed reader that falls behind, and goes on serving (a reset needs TCP)', async () => {
+    const directory = await temporaryDirectory();
+    const socketPath = join(directory.path, 'plainrest.sock');
+    const app = await createApp({
+      dataDir: null,
+      resources: {
+        resources: {
+          notes: {
+            singular: 'note',
+            access: { list: 'user', read: 'user', create: 'user', update: 'admin', delete: 'admin' },
+            properties: { text: { type: 'string', maxLength: 600_000 } },
+            required: ['text'],
+          },
+        },
+      },
+      events: { streamBufferBytes: 100_000 },
+      ...TEST_AUTH_OPTIONS,
+    });
+    const server = createServer(app.handle);
+    await new Promise<void>((resolve) => server.listen(socketPath, resolve));
+    const authorization = `Bearer ${tokenFor(1)}`; // the administrator, the first user of an empty store
+    try {
+      // A reader that takes nothing: the kernel's buffers fill, then the server's, and the server cuts it off.
+      const stream = request({
+        socketPath,
+        path: '/v1/events',
+        headers: { accept: 'text/event-stream', authorization },
+      });
+      const cutOff = new Promise<void>((resolve) => {
+        stream.on('response', (response) => {
+          assert.equal(response.statusCode, 200);
+          response.pause();
+          response.socket.on('close', () => resolve());
+        });
+        stream.on('error', () => resolve());
+      });
+      stream.end();
+      await once(stream, 'response');
+      let ended = false;
+      void cutOff.then(() => {
+        ended = true;
+      });
+      const text = JSON.stringify({ text: 'x'.repeat(500_000) });
+      let writes = 0;
+      while (!ended && writes < 200) {
+        assert.equal(await statusOver(socketPath, 'POST', '/v1/notes', authorization, text), 201);
+        writes++;
+      }
+      await cutOff;
+      assert.ok(writes < 200, `cut off after ${writes} writes of 500 kB`);
+      assert.equal(await statusOver(socketPath, 'GET', '/healthz', authorization), 200);
+    } finally {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await app.close();
+      await directory.remove();
+    }
+  });
+});
+
+/** The status of one request to a server listening on a Unix socket. */
+async function statusOver(
+  socketPath: string,
+  method: string,
+  path: string,
+  authorization: string,
+  body?: string,
+): Promise<number> {
+  const headers: Record<string, string> = { authorization };
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  const sent = request({ socketPath, method, path, headers });
+  sent.end(body);
+  const [response] = (await once(sent, 'response')) as [IncomingMessage];
+  response.resume();
+  await once(response, 'end');
+  return response.statusCode ?? 0;
+}

@@ -73,7 +73,7 @@ export function checkCollection(
 
   const properties = body['properties'];
   const declared = new Set<string>();
-  // Where passwords' hashes are stored (compile-declaration.ts: `<name>_hash`): no property may be declared there.
+  // Where passwords' hashes are stored (compile-rule.ts: `<name>_hash`): no property may be declared there.
   const passwords = collection === 'users' ? ['password'] : [];
   if (isObject(properties))
     for (const [name, schema] of Object.entries(properties))

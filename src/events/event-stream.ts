@@ -206,11 +206,7 @@ export class EventStream {
       };
       this.#ended = true;
       this.#onEnd(ending);
-      // Reset, not closed: a closed connection would keep what the kernel still holds for this reader (megabytes on
-      // a busy stream) until the reader took it or timed out; a reset lets it go at once.
-      const socket = this.#res.socket;
-      if (socket === null) this.#res.destroy();
-      else socket.resetAndDestroy();
+      resetConnection(this.#res);
     }
   }
 
@@ -221,6 +217,7 @@ export class EventStream {
   end(ending: Ending): void {
     if (this.#ended) return;
     this.#write(`event: closed\ndata: ${JSON.stringify(ending)}\n\n`);
+    if (this.#ended) return; // that last write found the reader too far behind, and cut it
     this.#ended = true;
     this.#onEnd(ending);
     this.#res.end(() => this.#res.socket?.destroy());
@@ -229,5 +226,23 @@ export class EventStream {
   dispose(): void {
     this.#ended = true;
     clearTimeout(this.#expiry);
+  }
+}
+
+/**
+ * Ends a slow reader's connection with a reset, not a close: a closed connection would keep what the kernel still
+ * holds for the reader (megabytes on a busy stream) until the reader took it or timed out; a reset lets it go at once.
+ * Only a TCP connection can be reset (an embedding server may hand over TLS or a Unix socket): another is destroyed.
+ */
+function resetConnection(res: ServerResponse): void {
+  const socket = res.socket;
+  if (socket === null) {
+    res.destroy();
+    return;
+  }
+  try {
+    socket.resetAndDestroy();
+  } catch {
+    socket.destroy(); // ERR_INVALID_HANDLE_TYPE: not a TCP connection
   }
 }

@@ -1,6 +1,7 @@
 // The application and the server it runs on (README: Embedding). createApp opens the services and builds the router;
 // its App's `handle` is the request listener (listener.ts). startServer puts it on its own node:http server with
 // timeouts and header caps, and listens before it opens the data directory: a start that cannot listen writes nothing.
+// Its close() stops accepting, lets the requests in progress finish, and closes the journal.
 
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { createServer } from 'node:http';

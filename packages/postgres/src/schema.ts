@@ -1,7 +1,7 @@
 // The tables a declaration needs (docs/deploying.md): a table per collection, named by its plural, a column per
-// property under its stored name (a password's `password_hash`), foreign keys, a unique index per `x-unique`, and an
-// index per filter, sort key and parent for lists (README: Lists). Pure: turns a resource table into plans and plans
-// into SQL; schema-migration.ts applies them.
+// property under its stored name (a password's `password_hash`), foreign keys, a unique index per `x-unique` and per
+// issued secret, and an index per filter, sort key and parent for lists (README: Lists). Pure: turns a resource table
+// into plans and plans into SQL; schema-migration.ts applies them.
 
 import type { FieldRule, ResourceDefinition, ResourceTable } from 'plainrest';
 
