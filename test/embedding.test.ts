@@ -23,6 +23,7 @@ import {
   TEST_AUTH_OPTIONS,
   TEST_TOKEN_SECRET,
   connect,
+  LARGE_NOTES,
   recordingLogger,
   temporaryDirectory,
   tokenFor,
@@ -405,16 +406,7 @@ describe('embedding: an app mounted on a Unix socket', () => {
     const socketPath = join(directory.path, 'plainrest.sock');
     const app = await createApp({
       dataDir: null,
-      resources: {
-        resources: {
-          notes: {
-            singular: 'note',
-            access: { list: 'user', read: 'user', create: 'user', update: 'admin', delete: 'admin' },
-            properties: { text: { type: 'string', maxLength: 600_000 } },
-            required: ['text'],
-          },
-        },
-      },
+      resources: LARGE_NOTES,
       events: { streamBufferBytes: 100_000 },
       ...TEST_AUTH_OPTIONS,
     });

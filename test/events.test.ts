@@ -19,13 +19,13 @@ import {
   createProduct,
   createUserClient,
   eventually,
+  LARGE_NOTES,
   scratchDirectory,
   startTestServer,
   TEST_AUTH_OPTIONS,
   tokenFor,
 } from './helpers.ts';
 import { startServer } from '../src/index.ts';
-import type { ResourcesDeclaration } from '../src/index.ts';
 
 function stream(
   api: TestServer,
@@ -429,17 +429,7 @@ describe('the kept window and restarts', () => {
 
 describe('a slow reader', () => {
   test('is disconnected (reset) once it falls streamBufferBytes behind, and its next stream begins with event: notice saying why', async () => {
-    const notes: ResourcesDeclaration = {
-      resources: {
-        notes: {
-          singular: 'note',
-          access: { list: 'user', read: 'user', create: 'user', update: 'admin', delete: 'admin' },
-          properties: { text: { type: 'string', maxLength: 600_000 } },
-          required: ['text'],
-        },
-      },
-    };
-    const api = await startTestServer({ resources: notes, events: { streamBufferBytes: 100_000 } });
+    const api = await startTestServer({ resources: LARGE_NOTES, events: { streamBufferBytes: 100_000 } });
     try {
       // A reader that takes nothing: node:http, paused, so the kernel's buffers fill and then the server's.
       // Its next streams go to the same process, which tells the notice (the writes to any).

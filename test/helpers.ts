@@ -20,7 +20,7 @@ import { ensureAdmin } from '../src/server/bootstrap-admin.ts';
 import { signToken } from '../src/auth/jwt.ts';
 import { resolveConfig, SILENT_LOGGER } from '../src/config/config.ts';
 import { finishRecord } from '../src/handlers/write-record.ts';
-import type { Logger, RunningServer, ServerOptions, Store, StoredRecord } from '../src/index.ts';
+import type { Logger, ResourcesDeclaration, RunningServer, ServerOptions, Store, StoredRecord } from '../src/index.ts';
 import { MemoryStore, startServer } from '../src/index.ts';
 import { openStore } from '../src/store/open-store.ts';
 import { NO_PLAN } from '../src/store/store.ts';
@@ -548,3 +548,15 @@ export async function eventually<T>(check: () => T | Promise<T>, timeoutMs = 500
     }
   }
 }
+
+/** Notes of up to 600 kB each: a few writes put an event stream's reader that reads nothing far behind. */
+export const LARGE_NOTES: ResourcesDeclaration = {
+  resources: {
+    notes: {
+      singular: 'note',
+      access: { list: 'user', read: 'user', create: 'user', update: 'admin', delete: 'admin' },
+      properties: { text: { type: 'string', maxLength: 600_000 } },
+      required: ['text'],
+    },
+  },
+};

@@ -8,8 +8,8 @@ import type { Reply } from '../http/respond.ts';
 import { documentReply } from '../http/respond.ts';
 import type { ResourceTable } from '../resources/definition.ts';
 import { feedWords } from '../events/event-query.ts';
-import type { Language } from '../resources/definition.ts';
 import { vocabularyOf } from '../resources/definition.ts';
+import { LANGUAGE_NAMES } from '../resources/names.ts';
 import { EXPLORER_SCRIPT } from './explorer-script.ts';
 import { EXPLORER_STYLE } from './explorer-style.ts';
 import type { OpenApiView } from './openapi-view.ts';
@@ -17,15 +17,6 @@ import { escapeHtml, examplePath, referenceHtml } from './reference-html.ts';
 import { SITUATION_MEANINGS, STATUS_MEANINGS } from './status-meanings.ts';
 
 const HTML_TYPE = 'text/html; charset=utf-8';
-
-const LANGUAGE_NAMES: Readonly<Record<Language, string>> = {
-  en: 'English',
-  pt: 'Portuguese',
-  es: 'Spanish',
-  fr: 'French',
-  de: 'German',
-  it: 'Italian',
-};
 
 /** `'sha256-…'`, the CSP source that allows exactly this inline text (CSP Level 3 §8.3). */
 function hashSource(text: string): string {

@@ -4,18 +4,9 @@
 import type { Language, ResourceDefinition, ResourceTable } from '../resources/definition.ts';
 import { vocabularyOf } from '../resources/definition.ts';
 import { exampleResources } from '../declarations/example-domain.ts';
+import { LANGUAGE_NAMES } from '../resources/names.ts';
 
 type Json = Record<string, unknown>;
-
-/** How the document names each vocabulary's language. */
-const LANGUAGE_NAMES: Readonly<Record<string, string>> = {
-  en: 'English',
-  pt: 'Portuguese',
-  es: 'Spanish',
-  fr: 'French',
-  de: 'German',
-  it: 'Italian',
-};
 
 /** A collection's tag, in one vocabulary: its records, where they sit, and their language. */
 export function tagOf(definition: ResourceDefinition, language: Language): Json {

@@ -1,9 +1,19 @@
 // How things are named: what a collection or property name may be; in the document, schema components (`Order`,
-// `OrderCreate_pt`), the nouns of operationIds (`listUserOrders`, `readUserOrderPt`, `getEventsPt`), and the article
-// before a noun in a summary ("Create an order").
+// `OrderCreate_pt`), the nouns of operationIds (`listUserOrders`, `readUserOrderPt`, `getEventsPt`), the article
+// before a noun in a summary ("Create an order"), and the languages of vocabularies ("Portuguese").
 
 import type { ResourceDefinition } from './definition.ts';
 import type { Language } from './definition.ts';
+
+/** What the OpenAPI document and the home page call the languages vocabularies are most often in; others by code. */
+export const LANGUAGE_NAMES: Readonly<Record<Language, string>> = {
+  en: 'English',
+  pt: 'Portuguese',
+  es: 'Spanish',
+  fr: 'French',
+  de: 'German',
+  it: 'Italian',
+};
 
 /** A collection or property name: lower-case letters, digits and _, from a letter; safe as a path segment, a JSON
  * member, a file name and a column. */
