@@ -27,6 +27,7 @@ import type { ServerProcess } from './server-processes.ts';
 import { startPlainrest } from './server-processes.ts';
 import { steadyLoad } from './steady-load.ts';
 import { SubscriberProcess } from './subscriber-process.ts';
+import { tcpPressureMs } from './tcp-pressure.ts';
 
 interface EventsMode {
   /** Streams held open; at most the server's default cap (1,000). */
@@ -306,7 +307,9 @@ async function measureThroughput(
     perUser,
     stalled,
   );
+  const pressureBefore = tcpPressureMs();
   const beside = await run();
+  const pressureAfter = tcpPressureMs();
   // The stalled streams come first; a stream that reads must not have been cut off by the server.
   const readersCutOff = (await subscribers.report())
     .slice(stalled)
@@ -322,6 +325,8 @@ async function measureThroughput(
     alone,
     beside,
     readersCutOff,
+    tcpPressureMs:
+      pressureBefore === undefined || pressureAfter === undefined ? undefined : pressureAfter - pressureBefore,
     rssBefore,
     rssBeside,
     rssAfter: memory[memory.length - 1]?.megabytes,

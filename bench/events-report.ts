@@ -69,6 +69,8 @@ export interface Throughput {
   readonly beside: ThroughputPhase;
   /** Streams that read what they were sent, yet were ended by the server during the writes beside them. */
   readonly readersCutOff: number;
+  /** How long the host's TCP stack was under memory pressure during those writes (Linux only). */
+  readonly tcpPressureMs: number | undefined;
   /** plainrest's RSS before the streams opened, after the writes beside them, and once they had closed. */
   readonly rssBefore: number | undefined;
   readonly rssBeside: number | undefined;
@@ -141,6 +143,8 @@ function printThroughput(throughput: Throughput): void {
     ),
   );
   console.log(`Streams that read, yet were cut off by the server meanwhile: ${throughput.readersCutOff}`);
+  if (throughput.tcpPressureMs !== undefined)
+    console.log(`The host's TCP memory under pressure meanwhile: ${(throughput.tcpPressureMs / 1000).toFixed(1)} s`);
   console.log(
     `RSS: ${megabytes(throughput.rssBefore)} before the streams (the idle server settled), ${megabytes(throughput.rssBeside)} after the writes beside them, ${megabytes(throughput.rssAfter)} once they had closed (settled)`,
   );
