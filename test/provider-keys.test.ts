@@ -16,8 +16,8 @@ import {
   ProviderUnreachable,
   REFETCH_AFTER_MS,
   keepSecondsOf,
-  requireProviderUrl,
 } from '../src/auth/provider-keys.ts';
+import { requireProviderUrl } from '../src/auth/provider-url.ts';
 
 function publicJwk(kid: string): Record<string, unknown> {
   const { publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });

@@ -5,6 +5,7 @@
 
 import type { ProviderKey } from './provider-token.ts';
 import { providerKeyOf } from './provider-token.ts';
+import { requireProviderUrl } from './provider-url.ts';
 
 export const MIN_KEEP_SECONDS = 300;
 export const MAX_KEEP_SECONDS = 86_400;
@@ -32,19 +33,6 @@ export interface ProviderKeysOptions {
 /** The address of the provider's discovery document (OpenID Connect Discovery 1.0 §4). */
 export function discoveryUrl(issuer: string): string {
   return `${issuer.replace(/\/+$/, '')}/.well-known/openid-configuration`;
-}
-
-/** Throws unless `url` is https, or http to this machine (a provider run for tests). */
-export function requireProviderUrl(url: string, what: string): URL {
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    throw new Error(`${what} is not a URL: ${url}`);
-  }
-  const loopback = ['localhost', '127.0.0.1', '[::1]'].includes(parsed.hostname);
-  if (parsed.protocol === 'https:' || (parsed.protocol === 'http:' && loopback)) return parsed;
-  throw new Error(`${what} must be https (plain http only on this machine): ${url}`);
 }
 
 export class ProviderKeys {

@@ -5,7 +5,7 @@
 import type { LogFormat, Logger } from '../logging/logger.ts';
 import type { CorsOrigins } from '../http/cors.ts';
 import { EMAIL_PATTERN } from '../resources/scalar-checks.ts';
-import { requireProviderUrl } from '../auth/provider-keys.ts';
+import { requireProviderUrl } from '../auth/provider-url.ts';
 import type { ProviderSettings } from '../auth/provider-auth.ts';
 import type { EventSettings, ServerOptions } from './server-options.ts';
 
