@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { request } from 'node:http';
 import { after, before, describe, test } from 'node:test';
 import * as zlib from 'node:zlib';
-import { chooseCoding } from '../src/http/accept-encoding.ts';
+import { chooseCoding } from '../src/http/negotiation.ts';
 import { CODINGS, codedEntityTag, compressed, uncodedEntityTag } from '../src/http/compression.ts';
 import type { TestServer } from './helpers.ts';
 import { startTestServer } from './helpers.ts';

@@ -1,9 +1,10 @@
-// Content negotiation on Accept (RFC 9110 §12.5.1). Every API answer is JSON, so a request whose Accept excludes JSON
-// gets 406; the most specific matching media range decides its weight, so `*/*, application/json;q=0` refuses JSON.
-// Errors are application/problem+json when the client names that type (RFC 9457 §3). The home page is the one HTML
-// answer: at `/`, and at `/v1` when the client prefers HTML.
+// Proactive negotiation (RFC 9110 §12.5). Accept (§12.5.1): every API answer is JSON, so an Accept that excludes JSON
+// gets 406 (`*/*, application/json;q=0` does); errors are problem+json when asked for (RFC 9457 §3); the home page is
+// the one HTML answer. Accept-Encoding (§12.5.3): the client's q-values choose the coding, then the order of CODINGS.
 
 import { HttpError } from '../errors/errors.ts';
+import type { Coding } from './compression.ts';
+import { CODINGS } from './compression.ts';
 
 interface MediaRange {
   readonly type: string;
@@ -89,4 +90,78 @@ export function requireHtmlAcceptable(accept: string | undefined): void {
 export function wantsEventStream(accept: string | undefined): boolean {
   if (accept === undefined || !accept.toLowerCase().includes('text/event-stream')) return false;
   return qualityOf(parseAccept(accept), 'text/event-stream') > 0;
+}
+
+/** What a request's Accept-Encoding allows. */
+export interface CodingChoice {
+  /** The coding to compress with, or undefined: send the body as it is. */
+  readonly coding: Coding | undefined;
+  /** False when the client refused the body as it is (`identity;q=0`, or `*;q=0` without identity). */
+  readonly identity: boolean;
+}
+
+/** A weight: 0 to 1 with at most three decimals (RFC 9110 §12.4.2). */
+const QVALUE = /^(0(\.[0-9]{0,3})?|1(\.0{0,3})?)$/;
+
+const AS_IT_IS: CodingChoice = Object.freeze({ coding: undefined, identity: true });
+/** Clients send the same few fields again and again: their choices are kept, up to this many. */
+const MAX_REMEMBERED = 64;
+const remembered = new Map<string, CodingChoice>();
+
+export function chooseCoding(header: string | undefined): CodingChoice {
+  if (header === undefined) return AS_IT_IS;
+  let choice = remembered.get(header);
+  if (choice === undefined) {
+    choice = choiceOf(header);
+    if (remembered.size >= MAX_REMEMBERED) remembered.clear();
+    remembered.set(header, choice);
+  }
+  return choice;
+}
+
+/**
+ * 406 before the request is served when the client refuses the body as it is and every coding plainrest has, unless
+ * the answer will have no body (a DELETE's 204).
+ */
+export function requireSomeCodingAcceptable(header: string | undefined, method: string): void {
+  if (header === undefined || method === 'DELETE') return;
+  const { coding, identity } = chooseCoding(header);
+  if (coding !== undefined || identity) return;
+  throw new HttpError(
+    'not_acceptable',
+    `Accept-Encoding refuses every coding this server sends: ${[...CODINGS, 'identity'].join(', ')}`,
+  );
+}
+
+function choiceOf(header: string): CodingChoice {
+  const weights = new Map<string, number>();
+  for (const part of header.split(',')) {
+    const [name = '', ...parameters] = part.split(';');
+    const coding = name.trim().toLowerCase();
+    if (coding === '') continue;
+    let weight = 1;
+    for (const parameter of parameters) {
+      const [key = '', value = ''] = parameter.split('=');
+      // A weight outside RFC 9110 §12.4.2's grammar is ignored: the coding keeps weight 1.
+      if (key.trim().toLowerCase() === 'q' && QVALUE.test(value.trim())) weight = Number(value.trim());
+    }
+    // RFC 9110 §8.4.1.3: x-gzip is gzip.
+    weights.set(coding === 'x-gzip' ? 'gzip' : coding, weight);
+  }
+  const anyOther = weights.get('*');
+  const weightOf = (coding: string): number => weights.get(coding) ?? anyOther ?? 0;
+  // Identity is acceptable unless refused by name, or by `*;q=0` without being named.
+  const identityWeight = weights.get('identity') ?? (anyOther === 0 ? 0 : undefined);
+  let best: Coding | undefined;
+  let bestWeight = 0;
+  for (const coding of CODINGS) {
+    const weight = weightOf(coding);
+    if (weight > bestWeight) {
+      best = coding;
+      bestWeight = weight;
+    }
+  }
+  // A client that weighs identity above every coding it accepts gets the body as it is.
+  if (best !== undefined && identityWeight !== undefined && identityWeight > bestWeight) best = undefined;
+  return { coding: best, identity: identityWeight !== 0 };
 }

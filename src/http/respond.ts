@@ -3,7 +3,7 @@
 // RFC 9110 §12.5.3; 304 when If-None-Match matches, §13.1.2), with its length, and no body for HEAD, 204 or 304.
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { chooseCoding } from './accept-encoding.ts';
+import { chooseCoding } from './negotiation.ts';
 import { codedEntityTag, compressed, MIN_COMPRESSED_BYTES } from './compression.ts';
 import { matchesIfNoneMatch } from './conditional.ts';
 import { entityTag } from '../resources/representation.ts';
