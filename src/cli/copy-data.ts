@@ -205,9 +205,7 @@ async function writeDatabase(
 }
 
 function notEmpty(target: Place): string {
-  return (
-    `${describe(target)} already holds data; nothing was changed: ` + 'name a new data directory or an empty database'
-  );
+  return `${describe(target)} already holds data; nothing was changed: name a new data directory or an empty database`;
 }
 
 /** `copied 12 users, 30 orders, 25 products (and 2 idempotency keys) from <source> to <target>`. */

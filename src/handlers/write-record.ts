@@ -159,7 +159,8 @@ function requireTransitions(
   }
 }
 
-function withDefaults(definition: ResourceDefinition, input: Fields): Fields {
+/** A new record's fields: the body's, and each declared default it lacks (a user's role). */
+export function withDefaults(definition: ResourceDefinition, input: Fields): Fields {
   const next: Fields = { ...input };
   for (const rule of definition.fields) {
     if (rule.default !== undefined && next[rule.name] === undefined) next[rule.name] = rule.default;

@@ -4,7 +4,7 @@
 
 import { DEFAULTS } from '../config/config.ts';
 import { HttpError } from '../errors/errors.ts';
-import { finishRecord } from '../handlers/write-record.ts';
+import { finishRecord, withDefaults } from '../handlers/write-record.ts';
 import type { Fields, JsonValue, StoredRecord } from '../records/json.ts';
 import type { ResourceTable } from '../resources/definition.ts';
 import { vocabularyOf } from '../resources/definition.ts';
@@ -44,9 +44,9 @@ export function storedRecords(
         body[name] = property.references.ids.newIds.get(String(value)) as number;
       else if (definition.fields.some((rule) => rule.name === name)) body[name] = converted(value);
     }
-    let fields: Fields;
+    let validated: Fields;
     try {
-      fields = validateBody(definition.fields, body, vocabulary, 'create');
+      validated = validateBody(definition.fields, body, vocabulary, 'create');
     } catch (error) {
       if (!(error instanceof HttpError)) throw error;
       for (const entry of error.errors ?? [])
@@ -54,8 +54,7 @@ export function storedRecords(
       return;
     }
     // As a create would: what the record lacks and the declaration gives (a user's role).
-    for (const rule of definition.fields)
-      if (rule.default !== undefined && fields[rule.name] === undefined) fields[rule.name] = rule.default;
+    const fields = withDefaults(definition, validated);
     for (const rule of unique) {
       const value = fields[rule.name];
       if (typeof value !== 'string' && typeof value !== 'number') continue;
