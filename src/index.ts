@@ -9,11 +9,19 @@ export type { ServerOptions } from './config/server-options.ts';
 export type { AccessEntry, Logger } from './logging/logger.ts';
 export { StartupError } from './store/open-store.ts';
 export { MemoryStore } from './store/memory-store.ts';
-export type { Persistence } from './store/persistence.ts';
+export type {
+  Persistence,
+  Change,
+  Decision,
+  EventFacts,
+  StoredCollection,
+  RecordReads,
+  RequestPlan,
+  RequestStore,
+  Store,
+} from './store/store.ts';
 export type { CollectionState } from './store/collection-state.ts';
-export type { Change, Decision, EventFacts, StoredCollection } from './store/change.ts';
 export type { Query, QueryResult, RangeFilter } from './store/query.ts';
-export type { RecordReads, RequestPlan, RequestStore, Store } from './store/store.ts';
 export type { ChangeFeed, EventPage, EventWindow } from './feed/change-feed.ts';
 export type { EventFilter, EventType, FeedEvent, Readable } from './feed/feed-event.ts';
 export type { Retention } from './feed/event-log.ts';

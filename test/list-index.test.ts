@@ -26,9 +26,8 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { JsonValue, StoredRecord } from '../src/records/json.ts';
 import type { CollectionState } from '../src/store/collection-state.ts';
-import type { Persistence } from '../src/store/persistence.ts';
+import type { Persistence, Change, StoredCollection } from '../src/store/store.ts';
 import { MemoryStore } from '../src/store/memory-store.ts';
-import type { Change, StoredCollection } from '../src/store/change.ts';
 import type { Filter, Query, QueryResult, SortKey } from '../src/store/query.ts';
 import { mulberry32 } from './helpers.ts';
 

@@ -20,10 +20,9 @@ import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { MemoryStore } from '../src/index.ts';
 import type { StoredRecord } from '../src/records/json.ts';
-import type { Persistence } from '../src/store/persistence.ts';
-import type { Change, StoredCollection } from '../src/store/change.ts';
+import type { Persistence, Change, StoredCollection } from '../src/store/store.ts';
 import type { Query, QueryResult } from '../src/store/query.ts';
-import { IDEMPOTENCY_COLLECTION } from '../src/store/change.ts';
+import { IDEMPOTENCY_COLLECTION } from '../src/store/store.ts';
 import { EXAMPLE } from './example-definitions.ts';
 import type { TestResponse, TestServer } from './helpers.ts';
 import {

@@ -9,9 +9,8 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { StoredRecord } from '../src/records/json.ts';
 import { MemoryStore } from '../src/store/memory-store.ts';
-import type { Decision, StoredCollection } from '../src/store/change.ts';
+import type { Decision, StoredCollection, RequestPlan, RequestStore, Store } from '../src/store/store.ts';
 import type { Query, QueryResult } from '../src/store/query.ts';
-import type { RequestPlan, RequestStore, Store } from '../src/store/store.ts';
 
 /** Thrown by a view's read of what it has not loaded: `load()` loads it. */
 class NotLoaded {
@@ -38,7 +37,8 @@ export class LoadingStore implements Store {
   loads = 0;
 
   serve<T>(_plan: RequestPlan, answer: (store: RequestStore) => T | Promise<T>): T | Promise<T> {
-    return answer(new LoadingView(this));
+    const view = new LoadingView(this);
+    return loaded(() => answer(view));
   }
   close(): Promise<void> {
     return this.inner.close();

@@ -21,7 +21,7 @@ import { vocabularyOf } from '../src/resources/definition.ts';
 import { methodsOf } from '../src/server/build-router.ts';
 import { routeTable } from '../src/routing/route-table.ts';
 import { MemoryStore } from '../src/store/memory-store.ts';
-import type { StoredCollection } from '../src/store/change.ts';
+import type { StoredCollection } from '../src/store/store.ts';
 import type { WriteMode } from '../src/resources/validation.ts';
 import { validateBody } from '../src/resources/validation.ts';
 import type { Language } from '../src/resources/vocabulary.ts';

@@ -19,8 +19,8 @@ import { JournalWriter } from '../store/journal-writer.ts';
 import { MemoryStore } from '../store/memory-store.ts';
 import type { CollectionCopy } from '../store/open-database.ts';
 import { databaseProblem, readAllFromDatabase, writeAllToDatabase } from '../store/open-database.ts';
-import type { Change, StoredCollection } from '../store/change.ts';
-import { IDEMPOTENCY_COLLECTION } from '../store/change.ts';
+import type { Change, StoredCollection } from '../store/store.ts';
+import { IDEMPOTENCY_COLLECTION } from '../store/store.ts';
 
 export class CopyError extends Error {}
 

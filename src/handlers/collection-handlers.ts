@@ -14,9 +14,8 @@ import type { Reply } from '../http/respond.ts';
 import type { ResourceDefinition, Vocabulary } from '../resources/definition.ts';
 import { OWNER_FIELD_NAME } from '../resources/definition.ts';
 import { entityTag, represent, representFields, serializeWritten } from '../resources/representation.ts';
-import type { Change, Decision } from '../store/change.ts';
+import type { Change, Decision, RecordReads } from '../store/store.ts';
 import type { Filter } from '../store/query.ts';
-import type { RecordReads } from '../store/store.ts';
 import type { IdempotentRequest } from '../http/idempotency.ts';
 import type { JsonObject, StoredRecord } from '../records/json.ts';
 import type { Actor } from '../auth/permissions.ts';
@@ -115,7 +114,8 @@ function buildPage(
   return { version, body, length: Buffer.byteLength(body), etag: `W/${entityTag(body)}`, link: linkHeader(links) };
 }
 
-export async function createRecord(
+/** Checks the query, the permission and the parent before the body is read, then creates the record it holds. */
+export function createRecord(
   context: RequestContext,
   definition: ResourceDefinition,
   vocabulary: Vocabulary,
@@ -123,13 +123,20 @@ export async function createRecord(
   rejectQueryParameters(context.search);
   // A record the server makes a secret for (an API key) is a credential: no other key may make one.
   const issuesSecret = definition.fields.some((rule) => rule.issued !== undefined);
-  const actor = await context.store.read(() => {
-    const caller = authorize(context, definition, 'create');
-    if (issuesSecret && caller?.key !== undefined)
-      throw new HttpError('forbidden', 'an API key cannot make API keys: sign in with a password or your provider');
-    requireParent(context, definition);
-    return caller;
-  });
+  const actor = authorize(context, definition, 'create');
+  if (issuesSecret && actor?.key !== undefined)
+    throw new HttpError('forbidden', 'an API key cannot make API keys: sign in with a password or your provider');
+  requireParent(context, definition);
+  return createFromBody(context, definition, vocabulary, actor, issuesSecret);
+}
+
+async function createFromBody(
+  context: RequestContext,
+  definition: ResourceDefinition,
+  vocabulary: Vocabulary,
+  actor: Actor | undefined,
+  issuesSecret: boolean,
+): Promise<Reply> {
   const body = await readJsonBody(
     context.req,
     context.services.config.maxBodyBytes,

@@ -4,8 +4,7 @@
 
 import { HttpError } from '../errors/errors.ts';
 import type { ResourceDefinition } from '../resources/definition.ts';
-import type { Change } from '../store/change.ts';
-import type { RecordReads } from '../store/store.ts';
+import type { Change, RecordReads } from '../store/store.ts';
 
 /**
  * Deleting a record deletes the records nested under it, at every depth, in the same

@@ -2,7 +2,7 @@
 // that changes nothing writes nothing and keeps `updated_at`, so repeating it is harmless (idempotent, RFC 9110
 // §9.2.2). DELETE answers 204; a second, 404.
 
-import { authorize, requireBodyPermission } from '../auth/permissions.ts';
+import { type Actor, authorize, requireBodyPermission } from '../auth/permissions.ts';
 import { requireRecord, type RequestContext } from './context.ts';
 import { JSON_MEDIA_TYPES, MERGE_PATCH_MEDIA_TYPES, readJsonBody } from '../http/body.ts';
 import { requireIfMatch } from '../http/conditional.ts';
@@ -15,23 +15,33 @@ import { writeOnlyValues } from '../resources/validation.ts';
 import type { WritePlan } from './write-record.ts';
 import { deletionWithDependents } from './delete-cascade.ts';
 import { decideWrite, finishRecord, isUnchanged, secretsToHash } from './write-record.ts';
-import type { Decision } from '../store/change.ts';
+import type { Decision } from '../store/store.ts';
 import { isoTimestamp } from '../records/timestamps.ts';
 import { PROVIDER_IDENTITY } from '../declarations/built-in-users.ts';
 import { HttpError } from '../errors/errors.ts';
 import { representationReply } from './read-record.ts';
 
-export async function updateRecord(
+/** Checks the query, the permission and the record before the body is read, then writes what the body says. */
+export function updateRecord(
   context: RequestContext,
   definition: ResourceDefinition,
   vocabulary: Vocabulary,
   mode: 'replace' | 'patch',
 ): Promise<Reply> {
   rejectQueryParameters(context.search);
-  const { actor, seen } = await context.store.read(() => ({
-    actor: authorize(context, definition, 'update'),
-    seen: requireRecord(context, definition),
-  }));
+  const actor = authorize(context, definition, 'update');
+  const seen = requireRecord(context, definition);
+  return updateFromBody(context, definition, vocabulary, mode, actor, seen);
+}
+
+async function updateFromBody(
+  context: RequestContext,
+  definition: ResourceDefinition,
+  vocabulary: Vocabulary,
+  mode: 'replace' | 'patch',
+  actor: Actor | undefined,
+  seen: StoredRecord,
+): Promise<Reply> {
   const { config } = context.services;
   const { store } = context;
   const mediaTypes = mode === 'patch' ? MERGE_PATCH_MEDIA_TYPES : JSON_MEDIA_TYPES;

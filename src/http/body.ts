@@ -1,13 +1,14 @@
 // Reading a JSON request body, with the checks in the order the README's Errors section gives: size (413, RFC 9110
 // §15.5.14), media type and coding (415, §15.5.16), then syntax (400). The body must be a JSON object (RFC 8259) in
-// UTF-8, sent as it is or gzipped (content-decoding.ts).
+// UTF-8, sent as it is or gzipped (RFC 9110 §8.4: gzip is undone, the limit counting the bytes once undone; any other
+// coding is 415, naming gzip in Accept-Encoding, RFC 7694 §3).
 
 import type { IncomingMessage } from 'node:http';
+import { gunzipSync } from 'node:zlib';
 import type { JsonObject } from '../records/json.ts';
 import { isJsonObject } from '../records/json.ts';
 import type { BodyBudget } from './body-budget.ts';
 import { HttpError } from '../errors/errors.ts';
-import { gunzipped, isGzipped } from './content-decoding.ts';
 
 export const JSON_MEDIA_TYPES = ['application/json'] as const;
 export const MERGE_PATCH_MEDIA_TYPES = ['application/merge-patch+json', 'application/json'] as const;
@@ -31,7 +32,7 @@ const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
 export const MAX_NESTING = 32;
 
 /**
- * Bodies read, by request: a request a store runs again from the start (store/store.ts: RequestPlan, on PostgreSQL)
+ * Bodies read, by request: a request a store runs again from the start (store/store.ts: Store.serve, on PostgreSQL)
  * gets what its first run read.
  */
 const bodiesRead = new WeakMap<IncomingMessage, Promise<JsonObject>>();
@@ -190,4 +191,31 @@ function nestedDeeperThan(value: unknown, limit: number): boolean {
     }
   }
   return false;
+}
+
+/** Whether the body comes gzipped (identity, or no field: as it is); 415 for a coding plainrest does not undo. */
+export function isGzipped(header: string | undefined): boolean {
+  if (header === undefined) return false;
+  const codings = header
+    .split(',')
+    .map((coding) => coding.trim().toLowerCase())
+    .filter((coding) => coding !== '' && coding !== 'identity');
+  if (codings.length === 0) return false;
+  // RFC 9110 §8.4.1.3: x-gzip is gzip.
+  if (codings.length === 1 && (codings[0] === 'gzip' || codings[0] === 'x-gzip')) return true;
+  throw new HttpError('unsupported_media_type', `Content-Encoding "${header}" is not accepted: send gzip or none`, {
+    headers: { 'Accept-Encoding': 'gzip' },
+  });
+}
+
+/** `bytes` ungzipped, at most `maxBytes` of them: 413 past that, 400 when they are not gzip. */
+export function gunzipped(bytes: Buffer, maxBytes: number): Buffer {
+  try {
+    return gunzipSync(bytes, { maxOutputLength: Math.max(1, maxBytes) });
+  } catch (error) {
+    if (error instanceof RangeError) {
+      throw new HttpError('payload_too_large', `the body is larger than ${maxBytes} bytes once ungzipped`);
+    }
+    throw new HttpError('malformed_request', 'the body is sent with Content-Encoding: gzip but is not gzip');
+  }
 }

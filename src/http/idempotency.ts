@@ -5,8 +5,7 @@
 
 import { createHmac } from 'node:crypto';
 import type { JsonObject, StoredRecord } from '../records/json.ts';
-import type { Change } from '../store/change.ts';
-import type { RecordReads, RequestStore } from '../store/store.ts';
+import type { Change, RecordReads, RequestStore } from '../store/store.ts';
 import { HttpError } from '../errors/errors.ts';
 import type { Reply } from './respond.ts';
 import { isoTimestamp } from '../records/timestamps.ts';

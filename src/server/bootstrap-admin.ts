@@ -8,8 +8,7 @@ import type { Fields, StoredRecord } from '../records/json.ts';
 import { hashPassword, verifyPassword } from '../auth/passwords.ts';
 import type { ResourceDefinition } from '../resources/definition.ts';
 import type { Logger } from '../logging/logger.ts';
-import type { Decision } from '../store/change.ts';
-import type { Store } from '../store/store.ts';
+import type { Decision, Store } from '../store/store.ts';
 import { NO_PLAN } from '../store/store.ts';
 import { isoTimestamp } from '../records/timestamps.ts';
 
@@ -34,9 +33,7 @@ export async function ensureAdmin(
   logger: Logger,
 ): Promise<AdminBootstrap> {
   // Several processes may start on one database at once.
-  const existing = await shared.serve(NO_PLAN, (store) =>
-    store.read(() => store.findIgnoringCase('users', 'email', email)),
-  );
+  const existing = await shared.serve(NO_PLAN, (store) => store.findIgnoringCase('users', 'email', email));
   if (existing === undefined) {
     const plain = password ?? randomBytes(12).toString('base64url');
     const fields: Fields = { name: ADMIN_NAME, email, password_hash: await hashPassword(plain), role: 'admin' };
@@ -77,7 +74,7 @@ async function replacePasswordIfChanged(
   id: number,
   password: string,
 ): Promise<void> {
-  const before = await shared.serve(NO_PLAN, (store) => store.read(() => store.get('users', id)));
+  const before = await shared.serve(NO_PLAN, (store) => store.get('users', id));
   const storedHash = before?.['password_hash'];
   if (typeof storedHash === 'string' && (await verifyPassword(password, storedHash))) return;
   const hash = await hashPassword(password);

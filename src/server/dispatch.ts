@@ -4,7 +4,6 @@
 // rest (query 400, permission 403, record 404, body, If-Match 412, validation 422, 409).
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Actor } from '../auth/permissions.ts';
 import { HttpError } from '../errors/errors.ts';
 import type { RequestContext, Services } from '../handlers/context.ts';
 import type { RequestInProgress } from '../http/client-errors.ts';
@@ -27,7 +26,7 @@ export interface Exchange extends RequestInProgress {
   /** performance.now() at arrival, when the access log is on. */
   readonly started: number;
   userId: number | undefined;
-  /** The rate limit's verdict, taken once though a store may run the request again (store/store.ts: RequestPlan). */
+  /** The rate limit's verdict, taken once though a store may run the request again (store/store.ts: Store.serve). */
   admission: Admission | undefined;
   /** Passwords the request carried, kept out of error log lines. */
   readonly secrets: string[];
@@ -110,33 +109,28 @@ export function dispatch(exchange: Exchange, path: string, search: string, pipel
     ids: match.ids,
     repeatable: endpoint.repeatable.has(method),
   };
+  const answer = (store: RequestStore): Reply | Promise<Reply> => answerWith(routed, store);
   // A provider's token not seen yet is verified, and its user found, before the request reaches the store.
   const preparing = checkToken ? services.authenticator.prepare(req.headers.authorization) : undefined;
-  // The store hands the request the store it reads and writes through (the memory store: itself).
-  if (preparing !== undefined)
-    return preparing.then(() => services.store.serve(plan, (requestStore) => authenticated(routed, requestStore)));
-  return services.store.serve(plan, (requestStore) => authenticated(routed, requestStore));
+  // The store runs the rest with the store it reads and writes through (the memory store: itself).
+  if (preparing !== undefined) return preparing.then(() => services.store.serve(plan, answer));
+  return services.store.serve(plan, answer);
 }
 
-/** Authenticates the caller unless the method needs no token and none was sent, then admits the request. */
-function authenticated(routed: Routed, store: RequestStore): Reply | Promise<Reply> {
-  if (!routed.checkToken) return admitted(routed, store, undefined);
-  const { req } = routed.exchange;
-  const actor = store.read(() =>
-    routed.services.authenticator.authenticate(req.headers.authorization, req.socket, store),
-  );
-  return actor instanceof Promise
-    ? actor.then((caller) => admitted(routed, store, caller))
-    : admitted(routed, store, actor);
-}
-
-/** After authentication: the rate limit, negotiation, then the handler. */
-function admitted(routed: Routed, store: RequestStore, actor: Actor | undefined): Reply | Promise<Reply> {
+/**
+ * The caller authenticated (unless the method needs no token and none was sent), the rate limit, negotiation, then
+ * the handler.
+ */
+function answerWith(routed: Routed, store: RequestStore): Reply | Promise<Reply> {
   const { exchange, method, path, search, ids, endpoint, handler, services, limiter } = routed;
   const { req, requestId } = exchange;
+  const actor = routed.checkToken
+    ? services.authenticator.authenticate(req.headers.authorization, req.socket, store)
+    : undefined;
   exchange.userId = actor?.id;
 
   if (limiter !== undefined) {
+    // Taken once, though the store may run the request again.
     exchange.admission ??= limiter.take(actor === undefined ? addressKey(req) : `user ${actor.id}`);
     if (!exchange.admission.allowed)
       throw new HttpError('rate_limited', 'too many requests; retry after the time in Retry-After');
@@ -156,6 +150,5 @@ function admitted(routed: Routed, store: RequestStore, actor: Actor | undefined)
     services,
     secrets: exchange.secrets,
   };
-  // A handler that reads and then answers at once runs again if something it read was not at hand yet.
-  return store.read(() => handler(context));
+  return handler(context);
 }

@@ -7,15 +7,14 @@ import { PROVIDER_IDENTITY } from '../declarations/built-in-users.ts';
 import type { StoredRecord } from '../records/json.ts';
 import type { FieldRule, ResourceDefinition } from '../resources/definition.ts';
 import { EMAIL_PATTERN } from '../resources/scalar-checks.ts';
-import type { Decision } from '../store/change.ts';
-import type { RecordReads, Store } from '../store/store.ts';
+import type { Decision, RecordReads, Store } from '../store/store.ts';
 import { NO_PLAN } from '../store/store.ts';
 import { serverMadeUser } from './bootstrap-admin.ts';
 
 /** Finds the user a provider's token names, making them on first sight. */
 export function providerUserFinder(users: ResourceDefinition, store: Store): UserFinder {
   return async (profile) => {
-    const known = await store.serve(NO_PLAN, (reads) => reads.read(() => userWithIdentity(reads, profile.identity)));
+    const known = await store.serve(NO_PLAN, (reads) => userWithIdentity(reads, profile.identity));
     if (known !== undefined) return known.id;
     const { email } = profile;
     const longest = ruleOf(users, 'email')?.maxLength ?? Number.POSITIVE_INFINITY;

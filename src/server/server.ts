@@ -67,9 +67,7 @@ export async function createApp(options: ServerOptions = {}): Promise<App> {
     recordCounts: async () => {
       const shared: Store = store;
       return shared.serve(NO_PLAN, (view) =>
-        view.read(() =>
-          Object.fromEntries(resources.resources.map(({ collection }) => [collection, view.count(collection)])),
-        ),
+        Object.fromEntries(resources.resources.map(({ collection }) => [collection, view.count(collection)])),
       );
     },
     beginShutdown: () => {

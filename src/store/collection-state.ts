@@ -5,7 +5,7 @@
 
 import { isJsonObject } from '../records/json.ts';
 import type { StoredRecord } from '../records/json.ts';
-import type { Change } from './change.ts';
+import type { Change } from './store.ts';
 
 export interface CollectionState {
   /** The next id to hand out; never decreases, so ids are never reused. */

@@ -11,11 +11,11 @@ import { readSnapshotFile } from './snapshot-stream.ts';
 import type { JournalEntry, UndecodedEntry } from './journal-format.ts';
 import { isUndecoded, readSegment, segmentFirstSeq, seqsTaken } from './journal-format.ts';
 import type { ResourceTable } from '../resources/definition.ts';
-import type { StoredCollection } from './change.ts';
+import type { StoredCollection } from './store.ts';
 import type { Misfit } from './stored-fields.ts';
 import { storedRecordMisfit } from './stored-fields.ts';
 import { firstIds } from './declaration-fit.ts';
-import { COLLECTION_NAME, IDEMPOTENCY_COLLECTION } from './change.ts';
+import { COLLECTION_NAME, IDEMPOTENCY_COLLECTION } from './store.ts';
 
 export class StartupError extends Error {}
 

@@ -5,8 +5,8 @@
 
 import type { ResourceTable } from '../resources/definition.ts';
 import type { CollectionState } from './collection-state.ts';
-import type { StoredCollection } from './change.ts';
-import { IDEMPOTENCY_COLLECTION } from './change.ts';
+import type { StoredCollection } from './store.ts';
+import { IDEMPOTENCY_COLLECTION } from './store.ts';
 
 const FIRST_IDS = 5;
 

@@ -7,7 +7,7 @@ import type { ResourceTable } from '../resources/definition.ts';
 import type { StoredRecord } from '../records/json.ts';
 import { ownerOf } from '../resources/ownership.ts';
 import type { ResourceDefinition } from '../resources/definition.ts';
-import type { Change, EventFacts, StoredCollection } from './change.ts';
+import type { Change, EventFacts, StoredCollection } from './store.ts';
 
 export type RecordLookup = (collection: StoredCollection, id: number) => StoredRecord | undefined;
 

@@ -3,7 +3,7 @@
 // event id is a position in one history that survives restarts.
 
 import type { FeedEvent } from '../feed/feed-event.ts';
-import type { Change } from './change.ts';
+import type { Change } from './store.ts';
 
 /** The events of one journal entry: its changes that carry event facts, the n-th numbered seq + n. */
 export function eventsOfEntry(seq: number, at: string, changes: readonly Change[]): FeedEvent[] {

@@ -7,8 +7,8 @@ import { basename } from 'node:path';
 import type { JsonObject } from '../records/json.ts';
 import { isJsonObject } from '../records/json.ts';
 import { isStoredRecord } from './collection-state.ts';
-import type { Change, EventFacts, StoredCollection } from './change.ts';
-import { COLLECTION_NAME } from './change.ts';
+import type { Change, EventFacts, StoredCollection } from './store.ts';
+import { COLLECTION_NAME } from './store.ts';
 
 export interface JournalEntry {
   readonly seq: number;

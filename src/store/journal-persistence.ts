@@ -12,11 +12,10 @@ import type { CollectionState } from './collection-state.ts';
 import { snapshotPath } from './data-directory.ts';
 import type { DataLock } from './data-lock.ts';
 import type { JournalWriter } from './journal-writer.ts';
-import type { EntryPlace, Persistence } from './persistence.ts';
+import type { EntryPlace, Persistence, Change, StoredCollection } from './store.ts';
 import { segmentsBefore } from './journal-format.ts';
 import type { WrittenSnapshot } from './snapshot-file.ts';
 import { writeSnapshot } from './snapshot-file.ts';
-import type { Change, StoredCollection } from './change.ts';
 
 interface Captured {
   readonly collection: StoredCollection;

@@ -8,7 +8,7 @@ import { open, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { syncDirectory } from './atomic-file.ts';
 import { encodeEntry, segmentName, seqsTaken } from './journal-format.ts';
-import type { Change } from './change.ts';
+import type { Change } from './store.ts';
 
 /**
  * On Linux a segment is opened with O_DSYNC: each write() returns once its bytes are on

@@ -7,9 +7,8 @@ import type { StoredRecord } from '../records/json.ts';
 import { CollectionIndex, IndexBuilding } from './collection-index.ts';
 import type { CollectionState } from './collection-state.ts';
 import { applyChange, emptyCollection } from './collection-state.ts';
-import type { Change, Decision, StoredCollection } from './change.ts';
+import type { Change, Decision, StoredCollection, RequestPlan, RequestStore, Store, Persistence } from './store.ts';
 import type { Query, QueryResult } from './query.ts';
-import type { RequestPlan, RequestStore, Store } from './store.ts';
 import { StoreUnavailable } from './store.ts';
 import type { ResourceTable } from '../resources/definition.ts';
 import { searchableFields } from '../resources/definition.ts';
@@ -19,7 +18,6 @@ import { eventsOfEntry } from './entry-events.ts';
 import { seqsTaken } from './journal-format.ts';
 import { isoTimestamp } from '../records/timestamps.ts';
 import type { HeapUse } from './heap-fit.ts';
-import type { Persistence } from './persistence.ts';
 import { currentHeap, heapNearlyFull } from './heap-fit.ts';
 
 /** What a change replaced, to put it back if the change never becomes durable. */
@@ -110,7 +108,7 @@ export class MemoryStore implements Store, RequestStore {
 
   /** Every request reads and writes this store itself. */
   serve<T>(_plan: RequestPlan, answer: (store: RequestStore) => T | Promise<T>): T | Promise<T> {
-    return answer(this);
+    return this.read(() => answer(this));
   }
 
   /** Reads answer at once, but for a search while its word index is being built, which waits for it. */

@@ -13,8 +13,7 @@ import type { Retention } from '../feed/event-log.ts';
 import { StartupError } from './data-directory.ts';
 import { lackingRequired, recordsWithIds, removedCollection } from './declaration-fit.ts';
 import { recordWords } from './search-words.ts';
-import type { Change } from './change.ts';
-import type { Store } from './store.ts';
+import type { Change, Store } from './store.ts';
 import { StoreUnavailable } from './store.ts';
 
 export const DATABASE_PACKAGE = 'plainrest-postgres';

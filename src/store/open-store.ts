@@ -18,8 +18,8 @@ import { requireHeapFor } from './heap-fit.ts';
 import type { Retention } from '../feed/event-log.ts';
 import { EventLog } from '../feed/event-log.ts';
 import { decodedEvents, hasUndecoded, loadHistory } from './journal-history.ts';
-import type { Change } from './change.ts';
-import { IDEMPOTENCY_COLLECTION } from './change.ts';
+import type { Change } from './store.ts';
+import { IDEMPOTENCY_COLLECTION } from './store.ts';
 
 export { StartupError };
 

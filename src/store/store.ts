@@ -1,13 +1,64 @@
-// The Store interface (README: Storage and durability): what a request may ask of the data, nothing about HTTP. Each
-// request goes through one door (`serve`) and gets its RequestStore: reads answered at once (a missing record is
-// `undefined`; the caller chooses the status), and one write, whose changes are applied together and acknowledged
-// only once they are on disk.
+// The storage interfaces (README: Storage and durability), nothing about HTTP. A write hands the store its changes,
+// applied together and acknowledged only once they are on disk. Each request goes through one door (`Store.serve`)
+// and gets its RequestStore: reads answered at once (a missing record is `undefined`; the caller chooses the status)
+// and one write. Behind the memory store, a Persistence makes commits durable (the journal, or an embedder's own).
 
 import type { StoredRecord } from '../records/json.ts';
 import type { ResourceTable } from '../resources/definition.ts';
 import type { ChangeFeed } from '../feed/change-feed.ts';
-import type { Decision, StoredCollection } from './change.ts';
 import type { Query, QueryResult } from './query.ts';
+import { NAME } from '../resources/names.ts';
+import type { EventType } from '../feed/feed-event.ts';
+
+/**
+ * What the store keeps: the declared resources' collections (by their declared plural),
+ * plus the idempotency keys that must be saved in the same commit as the record they created.
+ */
+export type StoredCollection = string;
+
+/** The collection of saved Idempotency-Key answers (http/idempotency.ts). */
+export const IDEMPOTENCY_COLLECTION = 'idempotency_keys';
+
+/** A collection name that can be a snapshot file's name and a journal entry's collection. */
+export const COLLECTION_NAME = NAME;
+
+/**
+ * What the change feed (README: Events; feed/) needs to know of a change beyond the
+ * record itself, worked out once when it is committed and kept with it in the journal:
+ * whether a put created the record, the ids above it on its path and its owner.
+ */
+export interface EventFacts {
+  readonly type: EventType;
+  /** The ids of the records above it on its path, outermost first (`/v1/users/5/orders/7`: [5]). */
+  readonly under: readonly number[];
+  /** The user who owns the record (permissions.ts), when it has one. */
+  readonly owner?: number;
+}
+
+export type Change =
+  | {
+      readonly kind: 'put';
+      readonly collection: StoredCollection;
+      readonly record: StoredRecord;
+      /** `JSON.stringify(record)`, when the writer has it already: a store that saves JSON need not serialise again. */
+      readonly json?: string;
+      /** Set by a writer that knows the record is new (a POST), so the feed need not look for an earlier version. */
+      readonly created?: boolean;
+      /** Set at commit for a declared collection's change (store/describe-changes.ts). */
+      readonly event?: EventFacts;
+    }
+  | {
+      readonly kind: 'delete';
+      readonly collection: StoredCollection;
+      readonly id: number;
+      readonly event?: EventFacts;
+    };
+
+/** What a write decided: the changes to commit together, and the answer once they are committed. */
+export interface Decision<T> {
+  readonly changes: readonly Change[];
+  readonly result: T;
+}
 
 /** The store cannot be reached (a database down, or not reached yet): the request is answered 503 with Retry-After. */
 export class StoreUnavailable extends Error {}
@@ -65,7 +116,10 @@ export interface RequestStore extends RecordReads {
 
 /** What the server is given: the door each request goes through to the data, and the store's health. */
 export interface Store {
-  /** Runs `answer` for one request with the store it reads and writes through. */
+  /**
+   * Runs `answer` for one request with the store it reads and writes through; when something it read before it first
+   * waited was not at hand yet, runs it again from the start once it is (as RequestStore.read).
+   */
   serve<T>(plan: RequestPlan, answer: (store: RequestStore) => T | Promise<T>): T | Promise<T>;
   /**
    * False once writes can no longer be made durable (a failed disk): the server is then not ready. Absent means true.
@@ -82,4 +136,17 @@ export interface Store {
   readonly feed?: ChangeFeed;
   /** Names the declared resources, whose changes the store records as events (store/describe-changes.ts). */
   describeEvents?(table: ResourceTable): void;
+}
+
+/** Where a commit sits in the journal's history: its first number and when it was made. */
+export interface EntryPlace {
+  readonly seq: number;
+  readonly at: string;
+}
+
+/** Makes committed changes durable; absent for a memory-only store. */
+export interface Persistence {
+  readonly writable: boolean;
+  persist(changes: readonly Change[], place: EntryPlace): Promise<void>;
+  close(): Promise<void>;
 }

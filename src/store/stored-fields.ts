@@ -7,7 +7,7 @@ import type { JsonObject, JsonValue, StoredRecord } from '../records/json.ts';
 import { isJsonObject } from '../records/json.ts';
 import type { ResourceTable } from '../resources/definition.ts';
 import type { FieldRule } from '../resources/definition.ts';
-import type { StoredCollection } from './change.ts';
+import type { StoredCollection } from './store.ts';
 
 /** A field of a stored record that its declaration does not allow, and what to say about it. */
 export interface Misfit {

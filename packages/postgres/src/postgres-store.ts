@@ -23,7 +23,7 @@ import type { ViewBacking } from './postgres-view.ts';
 import { PostgresView } from './postgres-view.ts';
 import { ReadBatches } from './read-batches.ts';
 import { RememberedRecords } from './remembered-records.ts';
-import { confirmedAnswer } from './request-runs.ts';
+import { confirmedAnswer, loaded } from './request-runs.ts';
 import type { TablePlan } from './schema.ts';
 import { quoted } from './schema.ts';
 import type { CallerGuard } from './sql-records.ts';
@@ -87,9 +87,10 @@ export class PostgresStore implements Store, ViewBacking {
   serve<T>(plan: RequestPlan, answer: (store: RequestStore) => T | Promise<T>): T | Promise<T> {
     const view = new PostgresView(this);
     plan.pathCollections.forEach((collection, index) => view.willRead(collection, plan.ids[index] as number));
-    if (!plan.repeatable) return answer(view);
+    const run = (): T | Promise<T> => loaded(() => answer(view));
+    if (!plan.repeatable) return run();
     view.mayRememberCaller();
-    return confirmedAnswer(view, () => answer(view));
+    return confirmedAnswer(view, run);
   }
 
   /**

@@ -15,6 +15,8 @@ export class RememberedCaller {
   #mayRemember = false;
   /** The caller answered from memory, until a write or confirmCaller confirms it. */
   #remembered: StoredRecord | undefined;
+  /** The caller once confirmed: the request answered again after a load is answered with it, confirmed. */
+  #confirmed: StoredRecord | undefined;
 
   constructor(memory: RememberedRecords) {
     this.#memory = memory;
@@ -27,6 +29,7 @@ export class RememberedCaller {
   /** The caller as this process last read it, when the request allows; else undefined, and it is read. */
   recall(id: number): StoredRecord | undefined {
     if (!this.#mayRemember) return undefined;
+    if (this.#confirmed?.id === id) return this.#confirmed;
     const remembered = this.#memory.caller(id);
     if (remembered !== undefined) this.#remembered = remembered;
     return remembered;
@@ -38,12 +41,14 @@ export class RememberedCaller {
   }
 
   confirmed(): void {
+    this.#confirmed = this.#remembered ?? this.#confirmed;
     this.#remembered = undefined;
   }
 
   /** The remembered caller had changed: the request runs again with its caller read afresh. */
   changed(): void {
     this.#remembered = undefined;
+    this.#confirmed = undefined;
     this.#mayRemember = false;
   }
 
