@@ -17,7 +17,7 @@ import { SETTINGS } from './cli/settings.ts';
 import { BufferedLines } from './cli/buffered-lines.ts';
 import type { ImportRequest } from './cli/import-command.ts';
 import { StartupError } from './store/data-directory.ts';
-import { describeApi } from './server/build-router.ts';
+import { describeApi } from './server/routes.ts';
 import type { RunningServer } from './server/server.ts';
 import { startServer } from './server/server.ts';
 

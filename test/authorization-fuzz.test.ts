@@ -20,7 +20,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { RouteSpec } from '../src/routing/route-table.ts';
-import { methodsOf as allowOf } from '../src/server/build-router.ts';
+import { methodsOf as allowOf } from '../src/server/routes.ts';
 import { routeTable } from '../src/routing/route-table.ts';
 import type { Language } from '../src/resources/vocabulary.ts';
 import { assertProblem } from './assertions.ts';

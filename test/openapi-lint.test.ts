@@ -13,7 +13,7 @@ import type { RulesetDefinition } from '@stoplight/spectral-core';
 import spectralParsers from '@stoplight/spectral-parsers';
 import spectralRulesets from '@stoplight/spectral-rulesets';
 import owasp from '@stoplight/spectral-owasp-ruleset';
-import { describeApi } from '../src/server/build-router.ts';
+import { describeApi } from '../src/server/routes.ts';
 import { compileObject } from '../src/declarations/load-declaration.ts';
 import { EXAMPLE } from './example-definitions.ts';
 import { LIBRARY, WORKSHOP } from './declared-domains.ts';

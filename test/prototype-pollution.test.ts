@@ -18,7 +18,7 @@ import type { JsonObject, JsonValue, StoredRecord } from '../src/records/json.ts
 import { applyMergePatch } from '../src/records/merge-patch.ts';
 import type { ResourceDefinition } from '../src/resources/definition.ts';
 import { vocabularyOf } from '../src/resources/definition.ts';
-import { methodsOf } from '../src/server/build-router.ts';
+import { methodsOf } from '../src/server/routes.ts';
 import { routeTable } from '../src/routing/route-table.ts';
 import { MemoryStore } from '../src/store/memory-store.ts';
 import type { StoredCollection } from '../src/store/store.ts';

@@ -1,6 +1,6 @@
-// The endpoints of the route table (route-table.ts): each path's handlers by method, HEAD following GET (RFC 9110
-// §9.3.2) and OPTIONS answered from the same list, and which methods need no bearer token (README: Authentication and
-// permissions).
+// The server's routes: each route of the table (routing/route-table.ts) gets its endpoint, its handlers by method, HEAD
+// following GET (RFC 9110 §9.3.2), OPTIONS and Allow from the same list (§10.2.1), and which methods need no bearer
+// token (README: Authentication and permissions); the router is made from them once, at the start.
 
 import { createRecord, listRecords } from '../handlers/collection-handlers.ts';
 import type { RequestContext } from '../handlers/context.ts';
@@ -10,10 +10,12 @@ import { deleteRecord, updateRecord } from '../handlers/item-writes.ts';
 import type { Documents } from '../handlers/service-handlers.ts';
 import { apiIndex, healthCheck, homePage, readinessCheck, serveDocument } from '../handlers/service-handlers.ts';
 import { createToken } from '../handlers/token-handler.ts';
-import type { Reply } from '../http/respond.ts';
-import type { Operation, ResourceDefinition } from '../resources/definition.ts';
+import { jsonReply, type Reply } from '../http/respond.ts';
+import type { Operation, ResourceDefinition, ResourceTable } from '../resources/definition.ts';
 import { vocabularyOf } from '../resources/definition.ts';
-import type { RouteSpec } from '../routing/route-table.ts';
+import { documentsServed } from './documents.ts';
+import { routeTable, type RouteSpec } from '../routing/route-table.ts';
+import { Router } from '../routing/router.ts';
 
 export type Handler = (context: RequestContext) => Reply | Promise<Reply>;
 
@@ -154,4 +156,46 @@ export function endpointFor(route: RouteSpec, documents: Documents): Endpoint {
 function collectionsAbove(definition: ResourceDefinition): string[] {
   const parent = definition.parent?.definition;
   return parent === undefined ? [] : [...collectionsAbove(parent), parent.collection];
+}
+
+/** Stand-ins for describing the routes (their methods) before the real documents exist. */
+const NO_DOCUMENTS: Documents = {
+  openApi: () => Promise.resolve(jsonReply(200, {})),
+  homePage: () => Promise.resolve(jsonReply(200, {})),
+  apiIndex: jsonReply(200, {}),
+};
+
+/** The Allow header of a route: its methods, HEAD after GET, OPTIONS last. */
+export function methodsOf(route: RouteSpec): string {
+  return endpointFor(route, NO_DOCUMENTS).allow;
+}
+
+/** The OpenAPI document of everything the router serves (its generator loaded when first asked for). */
+export async function describeApi(resources: ResourceTable): Promise<Record<string, unknown>> {
+  const { openApiDocument } = await import('../openapi/document.ts');
+  return openApiDocument(routeTable(resources), resources, methodsOf);
+}
+
+/**
+ * Every method some route answers, OPTIONS last: the Allow of `OPTIONS *` and of a 405 that names no route (CONNECT).
+ */
+export function methodsServed(routes: readonly RouteSpec[]): string {
+  const methods = new Set<string>();
+  for (const route of routes)
+    for (const method of methodsOf(route).split(', ')) if (method !== 'OPTIONS') methods.add(method);
+  return [...methods, 'OPTIONS'].join(', ');
+}
+
+export interface BuiltRouter {
+  readonly router: Router<Endpoint>;
+  /** The Allow header of `OPTIONS *`. */
+  readonly allMethods: string;
+}
+
+export function buildRouter(resources: ResourceTable): BuiltRouter {
+  const routes = routeTable(resources);
+  const documents = documentsServed(resources, () => describeApi(resources));
+  const router = new Router<Endpoint>();
+  for (const route of routes) router.add(route.pattern, endpointFor(route, documents));
+  return { router, allMethods: methodsServed(routes) };
 }

@@ -18,7 +18,7 @@ import { closeStalledConnections } from '../http/stalled-connections.ts';
 import type { Config } from '../config/config.ts';
 import type { ServerOptions } from '../config/server-options.ts';
 import { resolveConfig } from '../config/config.ts';
-import { buildRouter, methodsServed } from './build-router.ts';
+import { buildRouter, methodsServed } from './routes.ts';
 import { routeTable } from '../routing/route-table.ts';
 import { resolveResources } from '../declarations/resolve-resources.ts';
 

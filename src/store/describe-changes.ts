@@ -1,13 +1,14 @@
-// Working out a commit's event facts (README: Events) while the data it changes is still at hand: whether a put
-// created its record (writers that know say so: `created`), the ids above the record on its path, and its owner by
-// the rules of auth/permissions.ts. A deletion's facts come from the record as it was, so this runs before the commit
-// is applied; a store then keeps the facts with the change (the journal, an events table).
+// A commit's changes as the change feed sees them (README: Events). Their facts (whether a put created its record, the
+// ids above it on its path, its owner by auth/permissions.ts' rules) are worked out before the commit is applied, while
+// a deleted record is still at hand; the store keeps them with the change. Once it is durable, the entry's events are
+// numbered from its sequence, so an event id is a position in one history that survives restarts.
 
 import type { ResourceTable } from '../resources/definition.ts';
 import type { StoredRecord } from '../records/json.ts';
 import { ownerOf } from '../resources/ownership.ts';
 import type { ResourceDefinition } from '../resources/definition.ts';
 import type { Change, EventFacts, StoredCollection } from './store.ts';
+import type { FeedEvent } from '../feed/feed-event.ts';
 
 export type RecordLookup = (collection: StoredCollection, id: number) => StoredRecord | undefined;
 
@@ -66,4 +67,25 @@ function idsAbove(definition: ResourceDefinition, record: StoredRecord | undefin
       ? []
       : idsAbove(parent.definition, get(parent.definition.collection, parentId), get);
   return [...above, parentId];
+}
+
+/** The events of one journal entry: its changes that carry event facts, the n-th numbered seq + n. */
+export function eventsOfEntry(seq: number, at: string, changes: readonly Change[]): FeedEvent[] {
+  const events: FeedEvent[] = [];
+  for (let index = 0; index < changes.length; index++) {
+    const change = changes[index] as Change;
+    const facts = change.event;
+    if (facts === undefined) continue;
+    events.push({
+      id: seq + index,
+      type: facts.type,
+      collection: change.collection,
+      recordId: change.kind === 'put' ? change.record.id : change.id,
+      under: facts.under,
+      owner: facts.owner,
+      at,
+      record: change.kind === 'put' ? change.record : undefined,
+    });
+  }
+  return events;
 }

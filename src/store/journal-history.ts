@@ -5,7 +5,7 @@
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type { Logger } from '../logging/logger.ts';
 import type { FeedEvent } from '../feed/feed-event.ts';
-import { eventsOfEntry } from './entry-events.ts';
+import { eventsOfEntry } from './describe-changes.ts';
 import type { SegmentHistory } from './data-directory.ts';
 import type { JournalEntry } from './journal-format.ts';
 import { decodeEntry, isUndecoded, seqsTaken } from './journal-format.ts';
