@@ -51,3 +51,20 @@ test('every module opens with a header of two to four comment lines, and no line
   }
   assert.deepEqual(problems, []);
 });
+
+test('the reading order (src/README.md) names files that exist, with their sizes as they are', () => {
+  const guide = readFileSync(join(REPOSITORY_ROOT, 'src/README.md'), 'utf8');
+  const problems: string[] = [];
+  // A file named in backquotes, then its size in lines in brackets: `server/listener.ts` (178).
+  for (const [, path, given] of guide.matchAll(/`([a-z-]+\/[a-z-]+\.ts)` \((\d+)/g)) {
+    let lines: number;
+    try {
+      lines = readFileSync(join(REPOSITORY_ROOT, 'src', path as string), 'utf8').split('\n').length - 1;
+    } catch {
+      problems.push(`${path}: no such file`);
+      continue;
+    }
+    if (lines !== Number(given)) problems.push(`${path}: ${given} lines given, ${lines} in the file`);
+  }
+  assert.deepEqual(problems, []);
+});
