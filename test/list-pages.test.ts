@@ -1,5 +1,5 @@
 // List pages are kept and reused until their collection changes (src/http/page-cache.ts,
-// listRecords in src/handlers/collection-handlers.ts, Store.version): the convention
+// listRecords in src/handlers/list-records.ts, Store.version): the convention
 // proved here is that a reused page is never stale and never shown to the wrong caller.
 //
 // Over HTTP: the same list twice is byte-identical, carries the same weak ETag and is

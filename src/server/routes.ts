@@ -2,7 +2,8 @@
 // following GET (RFC 9110 §9.3.2), OPTIONS and Allow from the same list (§10.2.1), and which methods need no bearer
 // token (README: Authentication and permissions); the router is made from them once, at the start.
 
-import { createRecord, listRecords } from '../handlers/collection-handlers.ts';
+import { createRecord } from '../handlers/create-record.ts';
+import { listRecords } from '../handlers/list-records.ts';
 import type { RequestContext } from '../handlers/context.ts';
 import { eventFeed } from '../handlers/event-handlers.ts';
 import { readRecord } from '../handlers/read-record.ts';

@@ -1,21 +1,14 @@
-// GET and POST on a collection (README: Methods, Lists): a page of records in the list
-// envelope with a Link header, or a new record answered 201 Created with its
-// Location (RFC 9110 §15.3.2) and ETag — replayed instead when the POST repeats an
-// Idempotency-Key (http/idempotency.ts).
+// POST on a collection (README: Methods): a new record answered 201 Created with its Location (RFC 9110 §15.3.2) and
+// ETag, once it is durable; replayed instead when the POST repeats an Idempotency-Key (http/idempotency.ts).
 
-import { authorize, listsOwnRecordsOnly, requireBodyPermission } from '../auth/permissions.ts';
+import { authorize, requireBodyPermission } from '../auth/permissions.ts';
 import { requireParent, type RequestContext } from './context.ts';
 import { JSON_MEDIA_TYPES, readJsonBody } from '../http/body.ts';
-import { parseListParameters, rejectQueryParameters } from '../http/list-query.ts';
-import { withEmbedded } from './related-records.ts';
-import { linkHeader, pageLinks, pageMeta } from '../http/pagination.ts';
-import type { CachedPage } from '../http/page-cache.ts';
+import { rejectQueryParameters } from '../http/list-query.ts';
 import type { Reply } from '../http/respond.ts';
 import type { ResourceDefinition, Vocabulary } from '../resources/definition.ts';
-import { OWNER_FIELD_NAME } from '../resources/definition.ts';
-import { entityTag, represent, representFields, serializeWritten } from '../resources/representation.ts';
-import type { Change, Decision, RecordReads } from '../store/store.ts';
-import type { Filter } from '../store/query.ts';
+import { representFields, serializeWritten } from '../resources/representation.ts';
+import type { Change, Decision } from '../store/store.ts';
 import type { IdempotentRequest } from '../http/idempotency.ts';
 import type { JsonObject, StoredRecord } from '../records/json.ts';
 import type { Actor } from '../auth/permissions.ts';
@@ -25,94 +18,6 @@ import { decideWrite, finishRecord, secretsToHash } from './write-record.ts';
 import { issuedSecrets, withIssued, type Secrets } from './write-secrets.ts';
 import { HttpError } from '../errors/errors.ts';
 import { isoTimestamp } from '../records/timestamps.ts';
-
-export function listRecords(context: RequestContext, definition: ResourceDefinition, vocabulary: Vocabulary): Reply {
-  const { listPages } = context.services;
-  const { store } = context;
-  // A list of one's own records differs by caller, so its cached page does too.
-  const target = listsOwnRecordsOnly(context.actor, definition)
-    ? `${context.path}?${context.search}#${context.actor.id}`
-    : `${context.path}?${context.search}`;
-  const version = pageVersion(store, definition);
-  let page = listPages.get(target, version);
-  if (page === undefined) {
-    page = buildPage(context, definition, vocabulary, version);
-    listPages.set(target, page);
-  } else {
-    // The query was valid when the page was built; who may see it is checked every time.
-    authorize(context, definition, 'list');
-    requireParent(context, definition);
-  }
-  return {
-    status: 200,
-    headers: { Link: page.link, ETag: page.etag },
-    body: page.body,
-    bodyLength: page.length,
-    keptWith: page,
-  };
-}
-
-/**
- * What a cached page of `definition` is valid for: a page may embed records of its
- * children and of the collections it references (handlers/related-records.ts), so it is stale when
- * any of them changed. Versions only grow, so their sum changes whenever one does.
- */
-function pageVersion(store: RecordReads, definition: ResourceDefinition): number {
-  let version = store.version(definition.collection);
-  for (const child of definition.children) version += store.version(child.collection);
-  for (const { definition: target } of definition.referencing) version += store.version(target.collection);
-  return version;
-}
-
-function buildPage(
-  context: RequestContext,
-  definition: ResourceDefinition,
-  vocabulary: Vocabulary,
-  version: number,
-): CachedPage {
-  const parameters = parseListParameters(definition, context.search);
-  const actor = authorize(context, definition, 'list');
-  const parentId = requireParent(context, definition);
-  const filters: Filter[] = [...parameters.filters];
-  if (definition.parent !== undefined && parentId !== undefined)
-    filters.unshift({ field: definition.parent.field, value: parentId });
-  if (listsOwnRecordsOnly(actor, definition)) filters.unshift({ field: OWNER_FIELD_NAME, value: actor.id });
-
-  const { records, total } = context.store.query(definition.collection, {
-    filters,
-    ...(parameters.ranges === undefined ? {} : { ranges: parameters.ranges }),
-    ...(parameters.search === undefined ? {} : { search: parameters.search }),
-    sort: parameters.sort,
-    offset: (parameters.page - 1) * parameters.limit,
-    limit: parameters.limit,
-  });
-  const meta = pageMeta(parameters, total);
-  const links = pageLinks(context.path, vocabulary, parameters, meta);
-  const { fields: selection, embed } = parameters;
-  const data = records
-    .map((record) => {
-      const json =
-        selection === undefined
-          ? represent(definition, record, vocabulary).json
-          : representFields(definition, record, vocabulary, selection);
-      return embed === undefined
-        ? json
-        : withEmbedded(
-            context,
-            record,
-            json,
-            `${context.path}/${record.id}`,
-            [...context.ids, record.id],
-            embed,
-            vocabulary,
-          );
-    })
-    .join(',');
-  const body = `{"data":[${data}],"meta":${JSON.stringify(meta)},"links":${JSON.stringify(links)}}`;
-  // A list has no stable identity, so its validator is weak (RFC 9110 §8.8.1): equal
-  // bodies, equal tags. If-None-Match uses the weak comparison anyway (§13.1.2).
-  return { version, body, length: Buffer.byteLength(body), etag: `W/${entityTag(body)}`, link: linkHeader(links) };
-}
 
 /** Checks the query, the permission and the parent before the body is read, then creates the record it holds. */
 export function createRecord(
