@@ -1,7 +1,7 @@
-// Reading a JSON request body, with the checks in the order the README's Errors section gives: size (413, RFC 9110
-// §15.5.14), media type and coding (415, §15.5.16), then syntax (400). The body must be a JSON object (RFC 8259) in
-// UTF-8, sent as it is or gzipped (RFC 9110 §8.4: gzip is undone, the limit counting the bytes once undone; any other
-// coding is 415, naming gzip in Accept-Encoding, RFC 7694 §3).
+// Reading a JSON request body, in the order of the README's Errors section: declared size (413, RFC 9110 §15.5.14),
+// a body at all (400), media type and coding (415, §15.5.16), room in the server's budget (503), then the bytes (413
+// past the limit), syntax (400) and depth. It is a JSON object (RFC 8259) in UTF-8, sent as it is or gzipped (RFC 9110
+// §8.4; any other coding is 415, naming gzip in Accept-Encoding, RFC 7694 §3).
 
 import type { IncomingMessage } from 'node:http';
 import { gunzipSync } from 'node:zlib';
