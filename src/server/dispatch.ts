@@ -13,7 +13,7 @@ import { requireOneHost } from '../http/request-target.ts';
 import type { Reply } from '../http/respond.ts';
 import type { Router } from '../routing/router.ts';
 import type { RequestStore } from '../store/store.ts';
-import type { Endpoint, Handler } from './routes.ts';
+import type { Endpoint } from './routes.ts';
 import { notFound, serverWideOptions } from './unrouted.ts';
 
 /** One request as the pipeline knows it, filled in along the way, for the answer's headers and the access log. */
@@ -38,23 +38,6 @@ export interface Pipeline {
   /** The Allow header of `OPTIONS *`. */
   readonly allMethods: string;
   readonly services: Services;
-  readonly limiter: RateLimiter | undefined;
-}
-
-/** A request once routed to its endpoint and handler. */
-interface Routed {
-  readonly exchange: Exchange;
-  /** As sent (HEAD included); the handler sees GET for HEAD. */
-  readonly method: string;
-  readonly path: string;
-  readonly search: string;
-  /** Ids captured from the path, outermost first. */
-  readonly ids: readonly number[];
-  readonly endpoint: Endpoint;
-  readonly handler: Handler;
-  readonly services: Services;
-  /** Whether to check the caller's token: always, but on a resource's `public` methods when none is sent. */
-  readonly checkToken: boolean;
   readonly limiter: RateLimiter | undefined;
 }
 
@@ -91,64 +74,45 @@ export function dispatch(exchange: Exchange, path: string, search: string, pipel
   // A resource's `public` method needs no token, but one that is sent is still checked: it names the caller.
   const checkToken =
     !endpoint.tokenless.has(method) || (endpoint.checksTokenIfSent && req.headers.authorization !== undefined);
-  const routed: Routed = {
-    exchange,
-    method,
-    path,
-    search,
-    ids: match.ids,
-    endpoint,
-    handler,
-    services,
-    checkToken,
-    limiter,
-  };
   // What the request will likely read, for a store that fetches ahead (PostgreSQL); the memory store needs none.
   const plan = {
     pathCollections: endpoint.pathCollections,
     ids: match.ids,
     repeatable: endpoint.repeatable.has(method),
   };
-  const answer = (store: RequestStore): Reply | Promise<Reply> => answerWith(routed, store);
+  // The rest runs with the store the request reads and writes through, maybe more than once (store.ts: Store.serve).
+  const answer = (store: RequestStore): Reply | Promise<Reply> => {
+    const actor = checkToken
+      ? services.authenticator.authenticate(req.headers.authorization, req.socket, store)
+      : undefined;
+    exchange.userId = actor?.id;
+
+    if (limiter !== undefined) {
+      // Taken once, though the store may run the request again.
+      exchange.admission ??= limiter.take(actor === undefined ? addressKey(req) : `user ${actor.id}`);
+      if (!exchange.admission.allowed)
+        throw new HttpError('rate_limited', 'too many requests; retry after the time in Retry-After');
+    }
+
+    if (!endpoint.negotiates) requireJsonAcceptable(req.headers.accept);
+    requireSomeCodingAcceptable(req.headers['accept-encoding'], method);
+    const context: RequestContext = {
+      req,
+      method: method === 'HEAD' ? 'GET' : method,
+      path,
+      search,
+      requestId: exchange.requestId,
+      ids: match.ids,
+      actor,
+      store,
+      services,
+      secrets: exchange.secrets,
+    };
+    return handler(context);
+  };
   // A provider's token not seen yet is verified, and its user found, before the request reaches the store.
   const preparing = checkToken ? services.authenticator.prepare(req.headers.authorization) : undefined;
-  // The store runs the rest with the store it reads and writes through (the memory store: itself).
+  // The memory store runs `answer` with itself.
   if (preparing !== undefined) return preparing.then(() => services.store.serve(plan, answer));
   return services.store.serve(plan, answer);
-}
-
-/**
- * The caller authenticated (unless the method needs no token and none was sent), the rate limit, negotiation, then
- * the handler.
- */
-function answerWith(routed: Routed, store: RequestStore): Reply | Promise<Reply> {
-  const { exchange, method, path, search, ids, endpoint, handler, services, limiter } = routed;
-  const { req, requestId } = exchange;
-  const actor = routed.checkToken
-    ? services.authenticator.authenticate(req.headers.authorization, req.socket, store)
-    : undefined;
-  exchange.userId = actor?.id;
-
-  if (limiter !== undefined) {
-    // Taken once, though the store may run the request again.
-    exchange.admission ??= limiter.take(actor === undefined ? addressKey(req) : `user ${actor.id}`);
-    if (!exchange.admission.allowed)
-      throw new HttpError('rate_limited', 'too many requests; retry after the time in Retry-After');
-  }
-
-  if (!endpoint.negotiates) requireJsonAcceptable(req.headers.accept);
-  requireSomeCodingAcceptable(req.headers['accept-encoding'], method);
-  const context: RequestContext = {
-    req,
-    method: method === 'HEAD' ? 'GET' : method,
-    path,
-    search,
-    requestId,
-    ids,
-    actor,
-    store,
-    services,
-    secrets: exchange.secrets,
-  };
-  return handler(context);
 }

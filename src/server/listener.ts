@@ -27,6 +27,13 @@ export function requestListener(
   const { limiter } = pipeline;
   const logAccess = accessLogWriter(config.accessLog, config.logger);
 
+  /** The access log's line for a request answered with `status` in `bytes` (sent, or that would have been). */
+  const logged = (exchange: Exchange, status: number, bytes: number): void => {
+    if (logAccess === undefined) return;
+    const { requestId, req, shownPath: path, userId } = exchange;
+    const durationMs = performance.now() - exchange.started;
+    logAccess({ requestId, method: req.method ?? '', path, status, bytes, durationMs, userId });
+  };
   /** Writes the answer, in the representation chosen for it, with the headers every answer gets, then logs it. */
   const finish = (exchange: Exchange, answer: Reply): void => {
     const { req, res } = exchange;
@@ -39,31 +46,7 @@ export function requestListener(
       config.corsOrigins,
       shutdown.begun,
     );
-    const bytes = writeReply(res, reply, exchange.requestId, req.method === 'HEAD', extra);
-    if (logAccess === undefined) return;
-    logAccess({
-      requestId: exchange.requestId,
-      method: req.method ?? '',
-      path: exchange.shownPath,
-      status: reply.status,
-      bytes,
-      durationMs: performance.now() - exchange.started,
-      userId: exchange.userId,
-    });
-  };
-  /** Logs a request that got no answer of the app's: `status` is what went out or would have. */
-  const logUnanswered = (exchange: Exchange, status: number, bytes: number): void => {
-    if (logAccess === undefined) return;
-    const { requestId, req, shownPath: path, userId } = exchange;
-    logAccess({
-      requestId,
-      method: req.method ?? '',
-      path,
-      status,
-      bytes,
-      durationMs: performance.now() - exchange.started,
-      userId,
-    });
+    logged(exchange, reply.status, writeReply(res, reply, exchange.requestId, req.method === 'HEAD', extra));
   };
   /**
    * True, having logged it, when the request was already answered by client-errors.ts (a 408 to a body too slow to
@@ -71,7 +54,7 @@ export function requestListener(
    */
   const answeredElsewhere = (exchange: Exchange): boolean => {
     if (exchange.answeredHere === undefined) return false;
-    logUnanswered(exchange, exchange.answeredHere.status, exchange.answeredHere.bytes);
+    logged(exchange, exchange.answeredHere.status, exchange.answeredHere.bytes);
     return true;
   };
   const fail = (exchange: Exchange, error: unknown): void => {
@@ -79,7 +62,7 @@ export function requestListener(
     // The client closed the connection mid-body: no answer can reach it, and nothing
     // failed on the server. Logged as CLIENT_CLOSED_REQUEST (access-log.ts), not as an error.
     if (error instanceof BodyNotReceived) {
-      logUnanswered(exchange, CLIENT_CLOSED_REQUEST, 0);
+      logged(exchange, CLIENT_CLOSED_REQUEST, 0);
       return;
     }
     const { shownPath, requestId, req, secrets } = exchange;
