@@ -1,6 +1,6 @@
 // The request listener (README: Errors): reads the target, hands the request to the pipeline (dispatch.ts), writes
-// the answer with the headers every answer gets, and logs it. One catch site turns every error into a problem-details
-// answer; a client that went away is logged once, as an access line, never as an error.
+// the answer with the headers every answer gets, and logs it. One function, `fail`, turns every error into a
+// problem-details answer; a client that went away is logged once, as an access line, never as an error.
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Config } from '../config/config.ts';
