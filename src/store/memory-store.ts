@@ -184,7 +184,8 @@ export class MemoryStore implements Store, RequestStore {
 
   /** Applies the changes at once in memory and resolves when they are durable. */
   commit(given: readonly Change[]): Promise<void> {
-    // Described before they are applied: a deletion's facts come from the record as it was.
+    // Described before they are applied: a deletion's facts come from the record as it was. A server always names its
+    // resources (describeEvents); a store used on its own, as in unit tests, records no events.
     const changes =
       this.#table === undefined
         ? given
