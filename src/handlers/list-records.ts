@@ -87,10 +87,7 @@ function buildPage(
         ? json
         : withEmbedded(
             context,
-            record,
-            json,
-            `${context.path}/${record.id}`,
-            [...context.ids, record.id],
+            { record, json, path: `${context.path}/${record.id}`, ids: [...context.ids, record.id] },
             embed,
             vocabulary,
           );

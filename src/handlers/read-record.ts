@@ -21,7 +21,12 @@ export function readRecord(context: RequestContext, definition: ResourceDefiniti
       : measured(representFields(definition, record, vocabulary, fields));
   if (embed !== undefined)
     representation = measured(
-      withEmbedded(context, record, representation.json, context.path, context.ids, embed, vocabulary),
+      withEmbedded(
+        context,
+        { record, json: representation.json, path: context.path, ids: context.ids },
+        embed,
+        vocabulary,
+      ),
     );
   return representationReply(representation);
 }

@@ -12,16 +12,20 @@ import { DEFAULT_PAGE_SIZE } from '../http/list-query.ts';
 import type { ListParameters } from '../http/list-query.ts';
 import { pageLinks, pageMeta } from '../http/pagination.ts';
 
-/**
- * `json` (a record's representation) with `_embedded` added; `path` is the record's own path, `ids` the ids it stands
- * under.
- */
+/** A record as a read shows it, where `_embedded` is to go. */
+export interface ShownRecord {
+  readonly record: StoredRecord;
+  /** Its representation, or the fields selected of it. */
+  readonly json: string;
+  /** Its own path, and the ids it stands under (its own included). */
+  readonly path: string;
+  readonly ids: readonly number[];
+}
+
+/** `shown.json` with `_embedded` added. */
 export function withEmbedded(
   context: Omit<Asking, 'ids'>,
-  record: StoredRecord,
-  json: string,
-  path: string,
-  ids: readonly number[],
+  { record, json, path, ids }: ShownRecord,
   embeds: readonly Embed[],
   vocabulary: Vocabulary,
 ): string {

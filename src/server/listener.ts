@@ -8,14 +8,13 @@ import { HttpError } from '../errors/errors.ts';
 import { accessLogWriter, CLIENT_CLOSED_REQUEST } from '../http/access-log.ts';
 import { BodyNotReceived } from '../http/body.ts';
 import { requestsInProgress } from '../http/client-errors.ts';
-import type { CorsOrigins } from '../http/cors.ts';
 import { corsHeaders } from '../http/cors.ts';
 import { problemReply } from '../http/problem.ts';
 import { requestIdFor } from '../http/request-id.ts';
 import { MAX_URL_LENGTH, pathOfTarget, unservedTarget } from '../http/request-target.ts';
 import type { Headers, Reply } from '../http/respond.ts';
 import { sentRepresentation, writeReply } from '../http/respond.ts';
-import { addressKey, type RateLimiter } from '../http/rate-limit.ts';
+import { addressKey } from '../http/rate-limit.ts';
 import { dispatch, type Exchange, type Pipeline } from './dispatch.ts';
 
 /** A `node:http` request listener answering through `pipeline`; `shutdown.begun` once a graceful stop has begun. */
@@ -34,18 +33,24 @@ export function requestListener(
     const durationMs = performance.now() - exchange.started;
     logAccess({ requestId, method: req.method ?? '', path, status, bytes, durationMs, userId });
   };
+  /**
+   * Headers added to whatever the answer is (README: Headers): CORS for allowed origins (the Fetch standard); the
+   * RateLimit-* fields while limiting is on (answers given before the limit was checked, 404, 405 or 401, show the
+   * address's bucket without taking from it); and Connection: close during a shutdown.
+   */
+  const headersForEveryResponse = (exchange: Exchange, reply: Reply): Headers | undefined => {
+    const { req } = exchange;
+    const cors = corsHeaders(config.corsOrigins, req.headers, reply.headers?.['Allow']);
+    const limits = limiter === undefined ? undefined : (exchange.admission?.headers ?? limiter.peek(addressKey(req)));
+    if (cors === undefined && limits === undefined && !shutdown.begun) return undefined;
+    const closing = shutdown.begun && reply.headers?.['Connection'] === undefined;
+    return { ...cors, ...limits, ...(closing ? { Connection: 'close' } : {}) };
+  };
   /** Writes the answer, in the representation chosen for it, with the headers every answer gets, then logs it. */
   const finish = (exchange: Exchange, answer: Reply): void => {
     const { req, res } = exchange;
     const reply = sentRepresentation(req, answer);
-    const extra = headersForEveryResponse(
-      req,
-      reply,
-      exchange.admission?.headers,
-      limiter,
-      config.corsOrigins,
-      shutdown.begun,
-    );
+    const extra = headersForEveryResponse(exchange, reply);
     logged(exchange, reply.status, writeReply(res, reply, exchange.requestId, req.method === 'HEAD', extra));
   };
   /**
@@ -133,26 +138,6 @@ export function requestListener(
       answer(exchange, reply);
     }
   };
-}
-
-/**
- * Headers added to whatever the answer is (README: Headers): CORS for allowed origins (the Fetch standard); the
- * RateLimit-* fields while limiting is on (answers given before the limit was checked, 404, 405 or 401, show the
- * address's bucket without taking from it); and Connection: close during a shutdown.
- */
-function headersForEveryResponse(
-  req: IncomingMessage,
-  reply: Reply,
-  rateLimit: Headers | undefined,
-  limiter: RateLimiter | undefined,
-  corsOrigins: CorsOrigins,
-  shuttingDown: boolean,
-): Headers | undefined {
-  const cors = corsHeaders(corsOrigins, req.headers, reply.headers?.['Allow']);
-  const limits = limiter === undefined ? undefined : (rateLimit ?? limiter.peek(addressKey(req)));
-  if (cors === undefined && limits === undefined && !shuttingDown) return undefined;
-  const closing = shuttingDown && reply.headers?.['Connection'] === undefined;
-  return { ...cors, ...limits, ...(closing ? { Connection: 'close' } : {}) };
 }
 
 /** `/v1` and what is under it. */
