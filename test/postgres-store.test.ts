@@ -18,7 +18,7 @@ import type { CoreKit } from '../packages/postgres/src/core-kit.ts';
 import type { PostgresCluster } from './postgres-cluster.ts';
 import { POSTGRES_SKIP, startCluster } from './postgres-cluster.ts';
 import type { TestServer } from './helpers.ts';
-import { startTestServerWithAdminBootstrap } from './helpers.ts';
+import { startTestServerWithAdminBootstrap, tokenFor } from './helpers.ts';
 import { describeStoreFlows } from './store-flows.ts';
 import { statementsOf } from './postgres-statements.ts';
 
@@ -96,6 +96,29 @@ describe(
       });
       assert.equal(missing, 404);
       assert.equal(statements.length, 1, 'a missing record costs no more');
+    });
+
+    test('a list or a search by a caller this process has not read yet: the caller, then the page; read once', async () => {
+      const admin = api as TestServer;
+      await admin.post('/v1/products', { name: 'A cold trip', category: 'trips', price: 2 });
+      for (const path of ['/v1/products?category=trips', '/v1/products?q=cold', '/v1/users/ID/orders']) {
+        const user = await admin.post('/v1/users', {
+          name: 'Cold',
+          email: `cold-${path.length}-${path.charCodeAt(12)}@example.com`,
+          password: 'cold-caller-password',
+        });
+        assert.equal(user.status, 201, user.text);
+        const client = admin.as(tokenFor(user.body.id));
+        const target = path.replace('ID', String(user.body.id));
+        let status = 0;
+        const statements = await statementsOf(async () => {
+          status = (await client.get(target)).status;
+        });
+        assert.equal(status, 200);
+        // The page runs the request again: the caller read first is that read, not one to confirm by another.
+        assert.equal(statements.length, 2, `${target}: ${statements.join(' / ')}`);
+        assert.match(statements[0] as string, /FROM "users"/);
+      }
     });
   },
 );

@@ -86,7 +86,8 @@ export interface RequestPlan {
   readonly ids: readonly number[];
   /**
    * It does nothing but read and write through the store before it answers (a resource's list, read or create), so
-   * the store may run it again from the start.
+   * the store may run it again from the start even after it has waited (PostgreSQL: when its caller, answered from
+   * memory, had changed). Any request runs again when a read before its first wait was not at hand.
    */
   readonly repeatable: boolean;
 }

@@ -63,10 +63,10 @@ export class PostgresView implements RequestStore {
 
   /**
    * The caller: as this process last read it when the request allows (confirmed later: mayRememberCaller); else read
-   * now, and remembered.
+   * now, and remembered. Once read in this request, it is that read when the request runs again after a load.
    */
   caller(id: number): StoredRecord | undefined {
-    if (this.#transaction === undefined) {
+    if (this.#transaction === undefined && !this.#answers.has(recordKey('users', id))) {
       const remembered = this.#caller.recall(id);
       if (remembered !== undefined) return remembered;
     }
