@@ -55,7 +55,7 @@ test('every module opens with a header of two to four comment lines, and no line
 test('the reading order (src/README.md) names files that exist, with their sizes as they are', () => {
   const guide = readFileSync(join(REPOSITORY_ROOT, 'src/README.md'), 'utf8');
   const problems: string[] = [];
-  // A file named in backquotes, then its size in lines in brackets: `server/listener.ts` (178).
+  // A file named in backquotes, then its size in lines in parentheses: `server/listener.ts` (178).
   for (const [, path, given] of guide.matchAll(/`([a-z-]+\/[a-z-]+\.ts)` \((\d+)/g)) {
     let lines: number;
     try {

@@ -85,6 +85,6 @@ function requireAt(context: RequestContext, definition: ResourceDefinition, dept
 }
 
 /** How many ids a path to one record of `definition` has: 1 at the top level. */
-export function depthOf(definition: ResourceDefinition): number {
+function depthOf(definition: ResourceDefinition): number {
   return definition.parent === undefined ? 1 : depthOf(definition.parent.definition) + 1;
 }

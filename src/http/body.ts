@@ -194,7 +194,7 @@ function nestedDeeperThan(value: unknown, limit: number): boolean {
 }
 
 /** Whether the body comes gzipped (identity, or no field: as it is); 415 for a coding plainrest does not undo. */
-export function isGzipped(header: string | undefined): boolean {
+function isGzipped(header: string | undefined): boolean {
   if (header === undefined) return false;
   const codings = header
     .split(',')
@@ -209,7 +209,7 @@ export function isGzipped(header: string | undefined): boolean {
 }
 
 /** `bytes` ungzipped, at most `maxBytes` of them: 413 past that, 400 when they are not gzip. */
-export function gunzipped(bytes: Buffer, maxBytes: number): Buffer {
+function gunzipped(bytes: Buffer, maxBytes: number): Buffer {
   try {
     return gunzipSync(bytes, { maxOutputLength: Math.max(1, maxBytes) });
   } catch (error) {

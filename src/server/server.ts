@@ -9,7 +9,6 @@ import type { AddressInfo, Socket } from 'node:net';
 import { answerClientError, refuseConnect, requestsInProgress } from '../http/client-errors.ts';
 import { RateLimiter } from '../http/rate-limit.ts';
 import type { ResourceTable } from '../resources/definition.ts';
-import type { Store } from '../store/store.ts';
 import { NO_PLAN } from '../store/store.ts';
 import type { Pipeline } from './dispatch.ts';
 import { requestListener } from './listener.ts';
@@ -36,9 +35,9 @@ export interface App {
   /** How many records each collection holds (for the start banner); read through a view where the store has them. */
   recordCounts(): Promise<Record<string, number>>;
   /**
-   * The answer being prepared on `socket` for a request that has fully arrived (server/server.ts,
-   * for a malformed request pipelined after it, and for a connection whose answer has
-   * stalled). While a body is still arriving there is none: Node's requestTimeout applies.
+   * The answer being prepared on `socket` for a request that has fully arrived (startServer asks, for a malformed
+   * request pipelined after it, and for a connection whose answer has stalled). While a body is still arriving there
+   * is none: Node's requestTimeout applies.
    */
   pendingAnswer(socket: Socket): ServerResponse | undefined;
   /** From now on, answers ask clients to close their connections (`Connection: close`). */
@@ -64,12 +63,10 @@ export async function createApp(options: ServerOptions = {}): Promise<App> {
       return res?.req.complete === true ? res : undefined;
     },
     resources,
-    recordCounts: async () => {
-      const shared: Store = store;
-      return shared.serve(NO_PLAN, (view) =>
+    recordCounts: async () =>
+      store.serve(NO_PLAN, (view) =>
         Object.fromEntries(resources.resources.map(({ collection }) => [collection, view.count(collection)])),
-      );
-    },
+      ),
     beginShutdown: () => {
       shutdown.begun = true;
       eventStreams?.closeAll();
