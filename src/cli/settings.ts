@@ -107,6 +107,14 @@ export const SETTINGS: readonly Setting[] = [
     meaning: 'every /v1 answer waits this long first, to try a client on a slow network',
   },
   {
+    variable: 'CACHES',
+    flag: 'caches',
+    option: 'caches',
+    kind: 'boolean',
+    fallback: String(DEFAULTS.caches),
+    meaning: 'keep list pages, representations and compressed forms between requests; false builds each answer afresh',
+  },
+  {
     variable: 'CORS_ORIGINS',
     flag: 'cors-origins',
     option: 'corsOrigins',

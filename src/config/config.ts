@@ -27,6 +27,7 @@ export interface Config {
   readonly accessLog: LogFormat;
   readonly rateLimit: number;
   readonly delayMs: number;
+  readonly caches: boolean;
   readonly headersTimeoutMs: number;
   readonly requestTimeoutMs: number;
   readonly keepAliveTimeoutMs: number;
@@ -57,6 +58,7 @@ export const DEFAULTS = Object.freeze({
   compactAfterBytes: 8 * 1024 * 1024,
   rateLimit: 1200,
   delayMs: 0,
+  caches: true,
   oidcRoleClaim: 'roles',
   headersTimeoutMs: 10_000,
   requestTimeoutMs: 30_000,
@@ -134,6 +136,7 @@ export function resolveConfig(options: ServerOptions = {}): Config {
     accessLog: options.accessLog ?? 'off',
     rateLimit: options.rateLimit ?? DEFAULTS.rateLimit,
     delayMs: options.delayMs ?? DEFAULTS.delayMs,
+    caches: options.caches ?? DEFAULTS.caches,
     headersTimeoutMs: options.headersTimeoutMs ?? DEFAULTS.headersTimeoutMs,
     requestTimeoutMs: options.requestTimeoutMs ?? DEFAULTS.requestTimeoutMs,
     keepAliveTimeoutMs: options.keepAliveTimeoutMs ?? DEFAULTS.keepAliveTimeoutMs,

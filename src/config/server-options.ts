@@ -38,6 +38,11 @@ export interface ServerOptions {
   readonly rateLimit?: number;
   /** Every `/v1` answer waits this long before it is sent, to try a client on a slow network. Default 0. */
   readonly delayMs?: number;
+  /**
+   * Keep list pages, representations and compressed forms between requests (README: Caches); false builds every answer
+   * afresh from the records, for tests and for readers. Default true.
+   */
+  readonly caches?: boolean;
   /** startServer only: a client must send its headers within this time. Default 10000 ms. */
   readonly headersTimeoutMs?: number;
   /** startServer only: …and its whole request within this time. Default 30000 ms. */

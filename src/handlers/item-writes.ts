@@ -1,11 +1,11 @@
-// PUT, PATCH and DELETE on one record (README: Methods), each honouring If-Match (RFC 9110 §13.1.1). A PUT or PATCH
-// that changes nothing writes nothing and keeps `updated_at`, so repeating it is harmless (idempotent, RFC 9110
-// §9.2.2). DELETE answers 204; a second, 404.
+// PUT, PATCH and DELETE on one record (README: Methods), each honouring If-Match and If-None-Match (RFC 9110 §13.1.1,
+// §13.1.2). A PUT or PATCH that changes nothing writes nothing and keeps `updated_at`, so repeating it is harmless
+// (idempotent, RFC 9110 §9.2.2). DELETE answers 204; a second, 404.
 
 import { type Actor, authorize, requireBodyPermission } from '../auth/permissions.ts';
 import { requireRecord, type RequestContext } from './context.ts';
 import { JSON_MEDIA_TYPES, MERGE_PATCH_MEDIA_TYPES, readJsonBody } from '../http/body.ts';
-import { requireIfMatch } from '../http/conditional.ts';
+import { requireWritePreconditions } from '../http/conditional.ts';
 import { rejectQueryParameters } from '../http/list-query.ts';
 import type { Reply } from '../http/respond.ts';
 import type { StoredRecord } from '../records/json.ts';
@@ -44,6 +44,7 @@ async function updateFromBody(
 ): Promise<Reply> {
   const { config } = context.services;
   const { store } = context;
+  const shown = (record: StoredRecord) => represent(definition, record, vocabulary, config.caches);
   const mediaTypes = mode === 'patch' ? MERGE_PATCH_MEDIA_TYPES : JSON_MEDIA_TYPES;
   const body = await readJsonBody(context.req, config.maxBodyBytes, mediaTypes, context.services.bodyBudget);
   context.secrets.push(...writeOnlyValues(definition.fields, body, vocabulary));
@@ -51,7 +52,7 @@ async function updateFromBody(
   const planFromCurrentState = (): WritePlan => {
     const current = requireRecord(context, definition);
     requireBodyPermission(actor, definition, body, vocabulary, current);
-    requireIfMatch(context.req.headers['if-match'], represent(definition, current, vocabulary).etag);
+    requireWritePreconditions(context.req.headers, shown(current).etag);
     // A user an identity provider's token made signs in there (README: Provider tokens).
     if (current[PROVIDER_IDENTITY] !== undefined && context.secrets.length > 0)
       throw new HttpError('forbidden', 'this user signs in at the identity provider: they have no password here');
@@ -63,8 +64,7 @@ async function updateFromBody(
   return store.write((): Decision<Reply> => {
     const { plan, next } = decideWrite(planFromCurrentState, hashed);
     const current = plan.current as StoredRecord;
-    if (isUnchanged(next, current))
-      return { changes: [], result: representationReply(represent(definition, current, vocabulary)) };
+    if (isUnchanged(next, current)) return { changes: [], result: representationReply(shown(current)) };
     const record = finishRecord(definition, next, current.id, current.created_at, isoTimestamp());
     const { stored, representation } = serializeWritten(definition, record, vocabulary);
     return {
@@ -83,7 +83,10 @@ export function deleteRecord(
   return context.store.write((): Decision<Reply> => {
     authorize(context, definition, 'delete');
     const record = requireRecord(context, definition);
-    requireIfMatch(context.req.headers['if-match'], represent(definition, record, vocabulary).etag);
+    requireWritePreconditions(
+      context.req.headers,
+      represent(definition, record, vocabulary, context.services.config.caches).etag,
+    );
     return { changes: deletionWithDependents(context.store, definition, record.id), result: { status: 204 } };
   });
 }

@@ -1,12 +1,12 @@
 // GET on a collection (README: Lists): a page of records in the list envelope, with its Link header (RFC 8288) and a
-// weak ETag; a page built once is kept until a collection it shows changes (http/page-cache.ts).
+// weak ETag; a page built once is kept for its caller until a collection it shows changes (http/page-cache.ts).
 
 import { authorize, listsOwnRecordsOnly } from '../auth/permissions.ts';
 import { requireParent, type RequestContext } from './context.ts';
 import { parseListParameters } from '../http/list-query.ts';
 import { withEmbedded } from './related-records.ts';
 import { linkHeader, pageLinks, pageMeta } from '../http/pagination.ts';
-import type { CachedPage } from '../http/page-cache.ts';
+import type { CachedPage, PageCache } from '../http/page-cache.ts';
 import type { Reply } from '../http/respond.ts';
 import type { ResourceDefinition, Vocabulary } from '../resources/definition.ts';
 import { OWNER_FIELD_NAME } from '../resources/definition.ts';
@@ -15,22 +15,10 @@ import type { RecordReads } from '../store/store.ts';
 import type { Filter } from '../store/query.ts';
 
 export function listRecords(context: RequestContext, definition: ResourceDefinition, vocabulary: Vocabulary): Reply {
-  const { listPages } = context.services;
-  const { store } = context;
-  // A list of one's own records differs by caller, so its cached page does too.
-  const target = listsOwnRecordsOnly(context.actor, definition)
-    ? `${context.path}?${context.search}#${context.actor.id}`
-    : `${context.path}?${context.search}`;
-  const version = pageVersion(store, definition);
-  let page = listPages.get(target, version);
-  if (page === undefined) {
-    page = buildPage(context, definition, vocabulary, version);
-    listPages.set(target, page);
-  } else {
-    // The query was valid when the page was built; who may see it is checked every time.
-    authorize(context, definition, 'list');
-    requireParent(context, definition);
-  }
+  const page =
+    context.services.listPages === undefined
+      ? buildPage(context, definition, vocabulary, 0)
+      : keptPage(context, context.services.listPages, definition, vocabulary);
   return {
     status: 200,
     headers: { Link: page.link, ETag: page.etag },
@@ -41,12 +29,43 @@ export function listRecords(context: RequestContext, definition: ResourceDefinit
 }
 
 /**
- * What a cached page of `definition` is valid for: a page may embed records of its
- * children and of the collections it references (handlers/related-records.ts), so it is stale when
- * any of them changed. Versions only grow, so their sum changes whenever one does.
+ * The page this caller was given last for this target, while every collection it shows is unchanged; else a new one,
+ * kept. Building a page is most of a list's work (bench/README.md, "Caches"); README: Caches says what decides it.
+ */
+function keptPage(
+  context: RequestContext,
+  listPages: PageCache,
+  definition: ResourceDefinition,
+  vocabulary: Vocabulary,
+): CachedPage {
+  const key = pageKey(context);
+  const version = pageVersion(context.store, definition);
+  const kept = listPages.get(key, version);
+  if (kept !== undefined) return kept;
+  const page = buildPage(context, definition, vocabulary, version);
+  listPages.set(key, page);
+  return page;
+}
+
+/**
+ * Everything besides the records that decides a page's bytes: the request target (the path also fixes the vocabulary)
+ * and the caller, whose identity and role decide which records are listed (one's own) and which embedded (what they may
+ * read). So one caller's page never reaches another, whatever the declaration.
+ */
+function pageKey({ actor, path, search }: RequestContext): string {
+  const caller = actor === undefined ? 'anyone' : `${actor.role} ${actor.id}`;
+  return `${caller} ${path}?${search}`;
+}
+
+/**
+ * Which versions of the records a page was built from: those of its collection, of the collections above it on its
+ * path (whose owners decide who may list it), of its children and of the collections it references (whose records it
+ * may embed, handlers/related-records.ts). Versions only grow, so their sum changes whenever one does.
  */
 function pageVersion(store: RecordReads, definition: ResourceDefinition): number {
   let version = store.version(definition.collection);
+  for (let above = definition.parent; above !== undefined; above = above.definition.parent)
+    version += store.version(above.definition.collection);
   for (const child of definition.children) version += store.version(child.collection);
   for (const { definition: target } of definition.referencing) version += store.version(target.collection);
   return version;
@@ -81,7 +100,7 @@ function buildPage(
     .map((record) => {
       const json =
         selection === undefined
-          ? represent(definition, record, vocabulary).json
+          ? represent(definition, record, vocabulary, context.services.config.caches).json
           : representFields(definition, record, vocabulary, selection);
       return embed === undefined
         ? json

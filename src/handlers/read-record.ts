@@ -17,7 +17,7 @@ export function readRecord(context: RequestContext, definition: ResourceDefiniti
   const record = requireRecord(context, definition);
   let representation =
     fields === undefined
-      ? represent(definition, record, vocabulary)
+      ? represent(definition, record, vocabulary, context.services.config.caches)
       : measured(representFields(definition, record, vocabulary, fields));
   if (embed !== undefined)
     representation = measured(

@@ -2,7 +2,8 @@
 // `_embedded.orders` the first page of that child collection, as its own list answers it; `embed=author_id` adds the
 // record that reference names (http/embed-parameter.ts reads the names). Only what the caller could fetch themselves.
 
-import { isAllowed, type Asking } from '../auth/permissions.ts';
+import { isAllowed } from '../auth/permissions.ts';
+import type { RequestContext } from './context.ts';
 import type { StoredRecord } from '../records/json.ts';
 import type { Vocabulary } from '../resources/definition.ts';
 import { vocabularyOf } from '../resources/definition.ts';
@@ -24,11 +25,12 @@ export interface ShownRecord {
 
 /** `shown.json` with `_embedded` added. */
 export function withEmbedded(
-  context: Omit<Asking, 'ids'>,
+  context: Pick<RequestContext, 'actor' | 'store' | 'services'>,
   { record, json, path, ids }: ShownRecord,
   embeds: readonly Embed[],
   vocabulary: Vocabulary,
 ): string {
+  const kept = context.services.config.caches;
   const parts: string[] = [];
   for (const embed of embeds) {
     const name = JSON.stringify(embedName(embed, vocabulary));
@@ -45,7 +47,7 @@ export function withEmbedded(
       });
       const meta = pageMeta(parameters, total);
       const links = pageLinks(`${path}/${childVocabulary.collection}`, childVocabulary, parameters, meta);
-      const data = records.map((each) => represent(child, each, childVocabulary).json).join(',');
+      const data = records.map((each) => represent(child, each, childVocabulary, kept).json).join(',');
       parts.push(`${name}:{"data":[${data}],"meta":${JSON.stringify(meta)},"links":${JSON.stringify(links)}}`);
     } else {
       const id = record[embed.field];
@@ -53,7 +55,7 @@ export function withEmbedded(
       const target = context.store.get(embed.definition.collection, id);
       if (target === undefined) continue;
       parts.push(
-        `${name}:${represent(embed.definition, target, vocabularyOf(embed.definition, vocabulary.language)).json}`,
+        `${name}:${represent(embed.definition, target, vocabularyOf(embed.definition, vocabulary.language), kept).json}`,
       );
     }
   }

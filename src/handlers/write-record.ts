@@ -7,7 +7,6 @@ import type { FieldError } from '../errors/errors.ts';
 import { HttpError, validationError } from '../errors/errors.ts';
 import type { Fields, JsonObject, JsonValue, StoredRecord } from '../records/json.ts';
 import { isJsonObject, jsonEqual } from '../records/json.ts';
-import { applyMergePatch } from '../records/merge-patch.ts';
 import { withArticle } from '../resources/names.ts';
 import type { FieldRule, ResourceDefinition, Vocabulary } from '../resources/definition.ts';
 import { OWNER_FIELD_NAME } from '../resources/definition.ts';
@@ -80,7 +79,7 @@ function planWrite(plan: WritePlan, secrets?: Secrets): Fields {
   let next: Fields;
   if (mode === 'create' || current === undefined) next = withDefaults(definition, input);
   else if (mode === 'replace') next = replaceFields(definition, current, input);
-  else next = applyMergePatch(current, input) as Fields;
+  else next = patched(current, input);
   if (definition.parent !== undefined && plan.parentId !== undefined) next[definition.parent.field] = plan.parentId;
   if (current === undefined && definition.ownership === 'owned' && plan.creatorId !== undefined)
     next[OWNER_FIELD_NAME] = plan.creatorId;
@@ -157,6 +156,19 @@ function requireTransitions(
       `${withArticle(vocabulary.singular)} cannot go from ${from} to ${to} (${vocabulary.name(rule.name)}); ${onward}`,
     );
   }
+}
+
+/**
+ * PATCH: the checked body's fields over the current record's, `null` removing one (RFC 7396 §2). An object member
+ * arrives merged with the stored one already: it was checked so (resources/validation.ts).
+ */
+function patched(current: StoredRecord, input: Fields): Fields {
+  const next: Fields = { ...current };
+  for (const [name, value] of Object.entries(input)) {
+    if (value === null) delete next[name];
+    else next[name] = value;
+  }
+  return next;
 }
 
 /** A new record's fields: the body's, and each declared default it lacks (a user's role). */

@@ -1,7 +1,8 @@
-// Conditional requests with entity tags (RFC 9110 §13.1). If-None-Match uses the weak
-// comparison and answers GET/HEAD with 304 (§13.1.2); If-Match uses the strong
-// comparison and refuses a write with 412 (§13.1.1). `*` matches any current record.
+// Conditional requests with entity tags (RFC 9110 §13.1). If-None-Match uses the weak comparison and answers GET/HEAD
+// with 304, any other method with 412 (§13.1.2); If-Match uses the strong comparison and refuses a write with 412
+// (§13.1.1), and is evaluated first (§13.2.2). `*` matches any current record.
 
+import type { IncomingHttpHeaders } from 'node:http';
 import { HttpError } from '../errors/errors.ts';
 import { uncodedEntityTag } from './compression.ts';
 
@@ -19,12 +20,33 @@ export function matchesIfNoneMatch(header: string | undefined, etag: string): bo
   return entityTags(header).some((tag) => tag.replace(/^W\//, '') === opaque);
 }
 
+/** Throws 412 unless a write's preconditions hold for the record whose current entity tag is `etag` (§13.2.2). */
+export function requireWritePreconditions(headers: IncomingHttpHeaders, etag: string): void {
+  requireIfMatch(headers['if-match'], etag);
+  requireNoMatch(headers['if-none-match'], etag);
+}
+
 /** Throws 412 unless If-Match is absent or names the current strong entity tag. */
-export function requireIfMatch(header: string | undefined, etag: string): void {
+function requireIfMatch(header: string | undefined, etag: string): void {
   if (header === undefined || header.trim() === '*') return;
   // A tag the client got with a compressed answer names the same record (compression.ts).
   if (entityTags(header).some((tag) => uncodedEntityTag(tag) === etag)) return;
   throw new HttpError('precondition_failed', 'If-Match does not match the current ETag of this record', {
+    headers: { ETag: etag },
+  });
+}
+
+/**
+ * Throws 412 when If-None-Match is `*` or names the current record by the weak comparison (§13.1.2): a client that
+ * asked to write only if the record is not as it knows it, or only if there is none (`*`, "create only if absent").
+ */
+function requireNoMatch(header: string | undefined, etag: string): void {
+  if (header === undefined) return;
+  const matches =
+    header.trim() === '*' ||
+    entityTags(header).some((tag) => uncodedEntityTag(tag.replace(/^W\//, '')) === etag.replace(/^W\//, ''));
+  if (!matches) return;
+  throw new HttpError('precondition_failed', 'If-None-Match matches the current ETag of this record', {
     headers: { ETag: etag },
   });
 }

@@ -1,6 +1,6 @@
-// List pages built once per collection version (README: Lists), as a record's representation is serialised once per
-// record version. A page is found by its request target (path and query string, which also fix the vocabulary) and
-// reused while the collection's version, which any committed change moves, is the one it was built from.
+// List pages built once per collection version (README: Caches), as a record's representation is serialised once per
+// record version. A page is found by a key naming everything besides the records that decides its bytes (the caller and
+// the request target: handlers/list-records.ts) and reused while the versions it was built from are current.
 
 import { RecentlyUsed } from '../store/recently-used.ts';
 
@@ -21,17 +21,17 @@ const MAX_PAGES = 256;
 export class PageCache {
   readonly #pages = new RecentlyUsed<string, CachedPage>(MAX_PAGES);
 
-  /** The page for `target` if it was built from `version`. */
-  get(target: string, version: number): CachedPage | undefined {
-    const page = this.#pages.get(target);
+  /** The page kept under `key` if it was built from `version`. */
+  get(key: string, version: number): CachedPage | undefined {
+    const page = this.#pages.get(key);
     return page === undefined || page.version !== version ? undefined : page;
   }
 
   /**
-   * Only pages whose query was valid are kept, so a hit needs no parsing; the permission and parent checks still run
-   * on every request.
+   * Only pages answered 200 are kept, so a hit needs no parsing; nor a permission check, which the caller (in the key)
+   * and the records above the page on its path (in the version) decide.
    */
-  set(target: string, page: CachedPage): void {
-    this.#pages.set(target, page);
+  set(key: string, page: CachedPage): void {
+    this.#pages.set(key, page);
   }
 }

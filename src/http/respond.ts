@@ -43,7 +43,8 @@ export function jsonReply(status: number, value: unknown, headers?: Headers): Re
 /** The headers a 304 repeats from the 200 it stands for (RFC 9110 §15.4.5). */
 const REPEATED_ON_304 = ['ETag', 'Cache-Control', 'Content-Location', 'Expires', 'Vary'];
 
-export function sentRepresentation(req: IncomingMessage, reply: Reply): Reply {
+/** `reply` as it goes to this client; its compressed forms kept with `reply.keptWith` when `keep` (README: Caches). */
+export function sentRepresentation(req: IncomingMessage, reply: Reply, keep = true): Reply {
   // An event stream goes out as written, and an answer without a body has nothing to code.
   const { status, body } = reply;
   if (reply.stream !== undefined || body === undefined || status === 204 || status === 304) return reply;
@@ -64,7 +65,7 @@ export function sentRepresentation(req: IncomingMessage, reply: Reply): Reply {
     return { status: 304, headers: repeated };
   }
   if (coding === undefined) return { ...reply, headers };
-  const coded = compressed(body, coding, reply.keptWith);
+  const coded = compressed(body, coding, keep ? reply.keptWith : undefined);
   return { ...reply, headers, body: coded, bodyLength: coded.length };
 }
 

@@ -173,6 +173,16 @@ export const IF_NONE_MATCH = {
   schema: { type: 'string' },
   example: EXAMPLE_STALE_ETAG,
 };
+/** If-None-Match on a write (RFC 9110 §13.1.2): 412 where a read would be 304. */
+export const IF_NONE_MATCH_ON_WRITE = {
+  name: 'If-None-Match',
+  in: 'header',
+  description:
+    "refuse with 412 when the record's current ETag matches one you send (weak comparison, RFC 9110 §13.1.2); " +
+    '* refuses whenever the record exists',
+  schema: { type: 'string' },
+  example: EXAMPLE_STALE_ETAG,
+};
 export const IF_MATCH = {
   name: 'If-Match',
   in: 'header',

@@ -16,7 +16,7 @@ export const WHEN: Readonly<Record<number, string>> = {
   410:
     'the change feed no longer keeps the events after the position asked for (after), or never had it: ' +
     'read the records again, then follow the feed from its newest event',
-  412: 'If-Match does not match the current ETag',
+  412: 'If-Match does not match the current ETag, or If-None-Match does',
   413: 'the body is larger than MAX_BODY_BYTES',
   415: "the body's Content-Type is not one this operation reads",
   422: 'the body is JSON but breaks the rules (every offending field is listed)',

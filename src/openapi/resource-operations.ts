@@ -15,6 +15,7 @@ import {
   fieldsParameter,
   IF_MATCH,
   IF_NONE_MATCH,
+  IF_NONE_MATCH_ON_WRITE,
   idempotencyKey,
   listParameters,
 } from './parameters.ts';
@@ -184,7 +185,7 @@ export function resourceOperations(route: ResourceRoute, path: string): Json {
               `Replaces the fields a client writes: absent optional ones are removed, absent required ones are a 422` +
               `${keptWhenAbsent}. ` +
               `Repeating it changes nothing. ${audienceText(definition, 'update')}`,
-            parameters: [IF_MATCH],
+            parameters: [IF_MATCH, IF_NONE_MATCH_ON_WRITE],
             requestBody: body('replace', ['application/json']),
             responses: updated(false),
           },
@@ -195,7 +196,7 @@ export function resourceOperations(route: ResourceRoute, path: string): Json {
             description:
               `Changes the fields the body names (JSON Merge Patch, RFC 7396); null removes an optional field. ` +
               `${audienceText(definition, 'update')}`,
-            parameters: [IF_MATCH],
+            parameters: [IF_MATCH, IF_NONE_MATCH_ON_WRITE],
             requestBody: body('patch', ['application/merge-patch+json', 'application/json']),
             responses: updated(true),
           },
@@ -228,7 +229,7 @@ export function resourceOperations(route: ResourceRoute, path: string): Json {
         `Deletes the ${definition.singular}` +
         `${children.length > 0 ? ` and its ${children.map((child) => child.collection).join(' and ')}` : ''}; ` +
         `a second DELETE of the same id is a 404. ${audienceText(definition, 'delete')}`,
-      parameters: [IF_MATCH],
+      parameters: [IF_MATCH, IF_NONE_MATCH_ON_WRITE],
       responses: responses(
         { 204: success('Deleted: no body') },
         errorStatuses(definition, 'item', 'delete'),

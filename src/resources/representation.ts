@@ -19,7 +19,10 @@ export interface Representation {
   readonly etag: string;
 }
 
-/** One cache per language, each holding a record's representation until the record is dropped. */
+/**
+ * Representations kept per language, each until its record version is dropped: a record's bytes depend on nothing
+ * else, and making them (JSON text, length, hash) is most of a read's work (bench/README.md, "Caches").
+ */
 const caches = new Map<Language, WeakMap<StoredRecord, Representation>>();
 
 function cacheOf(language: Language): WeakMap<StoredRecord, Representation> {
@@ -31,11 +34,17 @@ function cacheOf(language: Language): WeakMap<StoredRecord, Representation> {
   return cache;
 }
 
+/**
+ * The record as the client sees it; the one kept for this record version when `kept` (README: Caches: false makes each
+ * afresh, as a reader may follow it: `toExternal`, then `measured`).
+ */
 export function represent(
   definition: ResourceDefinition,
   record: StoredRecord,
   vocabulary: Vocabulary,
+  kept = true,
 ): Representation {
+  if (!kept) return measured(JSON.stringify(toExternal(definition.fields, record, vocabulary)));
   return (
     cacheOf(vocabulary.language).get(record) ??
     remember(record, vocabulary.language, JSON.stringify(toExternal(definition.fields, record, vocabulary)))
@@ -142,15 +151,15 @@ function toExternal(rules: readonly FieldRule[], record: JsonObject, vocabulary:
     if (rule.access === 'write-only') continue;
     const value = record[rule.name];
     if (value === undefined) continue;
-    external[vocabulary.name(rule.name)] = hasNoMembers(rule) ? value : valueToExternal(rule, value, vocabulary);
+    external[vocabulary.name(rule.name)] = hasNoMembers(rule) ? value : externalValue(rule, value, vocabulary);
   }
   return external;
 }
 
 /** A nested value with its members renamed (and anything undeclared left out). */
-function valueToExternal(rule: FieldRule, value: JsonValue, vocabulary: Vocabulary): JsonValue {
+export function externalValue(rule: FieldRule, value: JsonValue, vocabulary: Vocabulary): JsonValue {
   if (rule.members !== undefined) return isJsonObject(value) ? toExternal(rule.members, value, vocabulary) : value;
   const element = rule.items;
   if (element === undefined || !Array.isArray(value)) return value;
-  return (value as readonly JsonValue[]).map((item) => valueToExternal(element, item, vocabulary));
+  return (value as readonly JsonValue[]).map((item) => externalValue(element, item, vocabulary));
 }

@@ -10,6 +10,8 @@ import { isJsonObject, jsonEqual } from '../records/json.ts';
 import { MatchBudget } from '../patterns/linear-pattern.ts';
 import { checkNumber, checkString, type Fail } from './scalar-checks.ts';
 import type { FieldRule, Vocabulary } from './definition.ts';
+import { applyMergePatch } from '../records/merge-patch.ts';
+import { externalValue } from './representation.ts';
 
 /** create = POST, replace = PUT, patch = PATCH (RFC 7396 merge patch, `null` removes). */
 export type WriteMode = 'create' | 'replace' | 'patch';
@@ -109,7 +111,8 @@ function checkObject(
       else state.errors.push({ field, code: 'required', message: 'cannot be removed' });
       continue;
     }
-    const checked = checkValue(rule, value, field, current?.[rule.name], state);
+    const stored = current?.[rule.name];
+    const checked = checkValue(rule, mergedWithStored(rule, value, stored, state), field, stored, state);
     if (checked !== undefined) fields[rule.name] = checked;
   }
   if (state.mode !== 'patch' || state.prefix !== '') {
@@ -124,6 +127,15 @@ function checkObject(
     }
   }
   return fields;
+}
+
+/**
+ * A PATCH's object member merged into the stored one before it is checked, as RFC 7396 §2 merges at every depth (`null`
+ * removes a member): the rules judge the result, not the patch. Arrays are replaced whole, as the RFC says.
+ */
+function mergedWithStored(rule: FieldRule, value: JsonValue, stored: JsonValue | undefined, state: CheckState) {
+  if (state.mode !== 'patch' || state.prefix !== '' || rule.members === undefined || !isJsonObject(value)) return value;
+  return applyMergePatch(stored === undefined ? undefined : externalValue(rule, stored, state.vocabulary), value);
 }
 
 /** Server fields (README: Records): any value on POST is a 422; on PUT/PATCH only a different one is. */

@@ -49,7 +49,7 @@ export function requestListener(
   /** Writes the answer, in the representation chosen for it, with the headers every answer gets, then logs it. */
   const finish = (exchange: Exchange, answer: Reply): void => {
     const { req, res } = exchange;
-    const reply = sentRepresentation(req, answer);
+    const reply = sentRepresentation(req, answer, config.caches);
     const extra = headersForEveryResponse(exchange, reply);
     logged(exchange, reply.status, writeReply(res, reply, exchange.requestId, req.method === 'HEAD', extra));
   };

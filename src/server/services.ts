@@ -90,7 +90,7 @@ export async function openServices(options: ServerOptions): Promise<Opened> {
   if (store instanceof MemoryStore) store.prepareSearches(resources).catch(() => undefined);
   const shutdown = { begun: false };
   const idempotencyKeys = new IdempotencyKeys(config.clock, secret);
-  const listPages = new PageCache();
+  const listPages = config.caches ? new PageCache() : undefined;
   const bodyBudget = new BodyBudget(config.maxBodyBytesInFlight);
   const eventStreams = store.feed === undefined ? undefined : new EventStreams(store.feed, resources, config.events);
   const services: Services = {

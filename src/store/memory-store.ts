@@ -1,7 +1,7 @@
 // The in-memory Store (README: Storage and durability): one Map per collection, and list indexes beside it
-// (collection-index.ts) so that lists and lookups by value do not scan. Reads never touch the disk; a commit applies
-// its changes at once (so a user and their orders go together), then waits for the persistence behind it, if any, to
-// make them durable, and then hands its events to the change feed (feed/event-log.ts, README: Events).
+// (collection-index.ts). Reads never touch the disk; a commit applies its changes at once (so a user and their orders
+// go together), then waits for its persistence, if any, to make them durable before it hands its events to the change
+// feed (feed/event-log.ts, README: Events); an answer that read a change not yet durable waits for it too.
 
 import type { StoredRecord } from '../records/json.ts';
 import { CollectionIndex, IndexBuilding } from './collection-index.ts';
@@ -10,6 +10,7 @@ import { applyChange, emptyCollection } from './collection-state.ts';
 import type { Change, Decision, StoredCollection, RequestPlan, RequestStore, Store, Persistence } from './store.ts';
 import type { Query, QueryResult } from './query.ts';
 import { StoreUnavailable } from './store.ts';
+import { RequestView } from './request-view.ts';
 import type { ResourceTable } from '../resources/definition.ts';
 import { searchableFields } from '../resources/definition.ts';
 import { describeChanges, eventsOfEntry } from './describe-changes.ts';
@@ -33,8 +34,12 @@ export class MemoryStore implements Store, RequestStore {
   /** Built the first time a collection is queried, then kept in step with every change. */
   readonly #indexes = new Map<StoredCollection, CollectionIndex>();
   #persistence: Persistence | undefined;
-  /** Commits applied in memory and not yet durable, oldest first. */
-  readonly #notYetDurable = new Set<readonly Undo[]>();
+  /** Commits applied in memory and not yet durable, oldest first, each with its first journal sequence number. */
+  readonly #notYetDurable = new Map<readonly Undo[], number>();
+  /** Per collection, the last journal sequence number of the newest commit applied to it. */
+  readonly #appliedSeq = new Map<StoredCollection, number>();
+  /** Answers held until the commit they could have read (`seq`) is durable (serve). */
+  #held: { readonly seq: number; readonly release: () => void; readonly fail: (error: Error) => void }[] = [];
   readonly #feed: EventLog;
   /** The last number of the journal's sequence a commit has taken. */
   #lastSeq: number;
@@ -105,9 +110,53 @@ export class MemoryStore implements Store, RequestStore {
     return heapNearlyFull(this.#heap());
   }
 
-  /** Every request reads and writes this store itself. */
+  /**
+   * Each request reads and writes through a view of its own (store/request-view.ts), and its answer, success or error,
+   * is released once every commit it could have read is durable: at once, unless a write is still on its way to disk.
+   */
   serve<T>(_plan: RequestPlan, answer: (store: RequestStore) => T | Promise<T>): T | Promise<T> {
-    return this.read(() => answer(this));
+    const view = new RequestView(this);
+    let answered: T | Promise<T>;
+    try {
+      answered = this.read(() => answer(view));
+    } catch (error) {
+      return this.#onceDurable(view.seen, () => {
+        throw error;
+      });
+    }
+    if (!(answered instanceof Promise)) return this.#onceDurable(view.seen, () => answered);
+    return answered.then(
+      (value) => this.#onceDurable(view.seen, () => value),
+      (error: unknown) =>
+        this.#onceDurable(view.seen, () => {
+          throw error;
+        }),
+    );
+  }
+
+  lastAppliedTo(collection: StoredCollection): number {
+    return this.#appliedSeq.get(collection) ?? 0;
+  }
+
+  /** `settle()` once every commit up to `seq` is durable; if one of them never becomes durable, a 503 instead. */
+  #onceDurable<T>(seq: number, settle: () => T): T | Promise<T> {
+    if (seq <= this.#lastDurable()) return settle();
+    return new Promise<void>((release, fail) => this.#held.push({ seq, release, fail })).then(settle);
+  }
+
+  /** The journal sequence number up to which every commit is durable. */
+  #lastDurable(): number {
+    let durable = this.#lastSeq;
+    for (const first of this.#notYetDurable.values()) durable = Math.min(durable, first - 1);
+    return durable;
+  }
+
+  #releaseHeld(): void {
+    if (this.#held.length === 0) return;
+    const durable = this.#lastDurable();
+    const stillHeld = this.#held.filter((answer) => answer.seq > durable);
+    for (const answer of this.#held) if (answer.seq <= durable) answer.release();
+    this.#held = stillHeld;
   }
 
   /** Reads answer at once, but for a search while its word index is being built, which waits for it. */
@@ -204,16 +253,18 @@ export class MemoryStore implements Store, RequestStore {
     const seq = this.#lastSeq + 1;
     this.#lastSeq += seqsTaken(changes);
     const lastSeq = this.#lastSeq;
+    for (const change of changes) this.#appliedSeq.set(change.collection, lastSeq);
     const at = isoTimestamp();
     if (this.#persistence === undefined) {
       this.#feed.publish(eventsOfEntry(seq, at, changes), lastSeq);
       return Promise.resolve();
     }
-    this.#notYetDurable.add(undo);
+    this.#notYetDurable.set(undo, seq);
     return this.#persistence.persist(changes, { seq, at }).then(
       () => {
         this.#notYetDurable.delete(undo);
         this.#feed.publish(eventsOfEntry(seq, at, changes), lastSeq);
+        this.#releaseHeld();
       },
       (error: unknown) => {
         this.#rollBack();
@@ -227,7 +278,7 @@ export class MemoryStore implements Store, RequestStore {
    * seeing a write that was never acknowledged.
    */
   #rollBack(): void {
-    for (const undo of [...this.#notYetDurable].reverse()) {
+    for (const undo of [...this.#notYetDurable.keys()].reverse()) {
       for (const { collection, id, previous } of [...undo].reverse()) {
         const records = this.collectionState(collection).records;
         const current = records.get(id);
@@ -238,6 +289,10 @@ export class MemoryStore implements Store, RequestStore {
       }
     }
     this.#notYetDurable.clear();
+    // An answer that read an undone change is not sent.
+    const unavailable = new StoreUnavailable('a change this answer depends on could not be made durable');
+    for (const answer of this.#held) answer.fail(unavailable);
+    this.#held = [];
   }
 
   #changed(collection: StoredCollection): void {
