@@ -1,8 +1,9 @@
 // Method semantics (README: Methods) on products and users: GET/HEAD are safe and carry a
 // strong ETag; PUT and PATCH are idempotent (a write that changes nothing keeps the
 // body, the ETag and updated_at); server fields may be echoed but not changed; DELETE
-// answers 204 and then 404; If-None-Match answers 304 (RFC 9110 §13.1.2) and a
-// non-matching If-Match answers 412 without touching the record (§13.1.1).
+// answers 204 and then 404; If-None-Match answers 304 (RFC 9110 §13.1.2) on a read and 412
+// on a write when it matches, and a non-matching If-Match answers 412 without touching the
+// record (§13.1.1).
 
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, test } from 'node:test';
@@ -381,6 +382,83 @@ for (const resource of RESOURCES) {
       test('a non-matching If-Match answers 412 before validation (422)', async () => {
         const before = await current();
         const response = await api.put(item, resource.invalid, { 'if-match': '"not-the-etag"' });
+        assertProblem(response, 412, 'precondition_failed', item);
+        assert.deepEqual((await current()).body, before.body);
+      });
+    });
+
+    // RFC 9110 §13.1.2: on a method other than GET and HEAD, a matching If-None-Match (`*`: any current record) is
+    // 412; the comparison is weak, so W/ and the tag of a compressed answer name the record too. §13.2.2: If-Match
+    // is evaluated first.
+    describe('If-None-Match on PUT, PATCH and DELETE', () => {
+      const writes: readonly {
+        method: string;
+        body: (r: Resource) => Record<string, unknown> | undefined;
+        status: number;
+      }[] = [
+        { method: 'PUT', body: (r) => r.replacement, status: 200 },
+        { method: 'PATCH', body: (r) => r.change, status: 200 },
+        { method: 'DELETE', body: () => undefined, status: 204 },
+      ];
+      const matching: readonly { name: string; header: (etag: string) => string }[] = [
+        { name: '*', header: () => '*' },
+        { name: 'the current ETag', header: (etag) => etag },
+        { name: 'the weak form of the current ETag (weak comparison)', header: (etag) => `W/${etag}` },
+        { name: 'a list containing the current ETag', header: (etag) => `"nope", ${etag}` },
+        { name: 'the current ETag as a gzip answer carries it', header: (etag) => `${etag.slice(0, -1)}-gzip"` },
+      ];
+      for (const write of writes) {
+        for (const match of matching) {
+          test(`${write.method} with If-None-Match ${match.name} → 412 precondition_failed with the ETag, record unchanged`, async () => {
+            const before = await current();
+            const response = await api.request(write.method, item, {
+              body: write.body(resource),
+              headers: { 'if-none-match': match.header(before.etag) },
+            });
+            assertProblem(response, 412, 'precondition_failed', item);
+            assert.equal(response.body.detail, 'If-None-Match matches the current ETag of this record');
+            assert.equal(response.headers.get('etag'), before.etag);
+            const after = await current();
+            assert.deepEqual(after.body, before.body);
+            assert.equal(after.etag, before.etag);
+          });
+        }
+
+        test(`${write.method} with If-None-Match of an outdated ETag → ${write.status}`, async () => {
+          const { etag: old } = await current();
+          const changed = await api.patch(item, resource.change);
+          assert.equal(changed.status, 200);
+          const response = await api.request(write.method, item, {
+            body: write.body(resource),
+            headers: { 'if-none-match': `${old}, "another"` },
+          });
+          assert.equal(response.status, write.status, response.text);
+          if (write.status === 204) assert.equal((await api.get(item)).status, 404);
+          else assert.deepEqual((await current()).body, response.body);
+        });
+
+        test(`${write.method} with a failing If-Match and a matching If-None-Match → the If-Match 412`, async () => {
+          const before = await current();
+          const response = await api.request(write.method, item, {
+            body: write.body(resource),
+            headers: { 'if-match': '"not-the-etag"', 'if-none-match': '*' },
+          });
+          assertProblem(response, 412, 'precondition_failed', item);
+          assert.equal(response.body.detail, 'If-Match does not match the current ETag of this record');
+          assert.equal((await current()).etag, before.etag);
+        });
+      }
+
+      test('If-None-Match: * on a PUT to a missing record → 404: a PUT creates nothing here (server-made ids)', async () => {
+        const missing = `${resource.collection}/42`;
+        const put = await api.put(missing, resource.replacement, { 'if-none-match': '*' });
+        assertProblem(put, 404, 'record_not_found', missing);
+        assert.equal((await api.get(missing)).status, 404);
+      });
+
+      test('a matching If-None-Match answers 412 before validation (422)', async () => {
+        const before = await current();
+        const response = await api.put(item, resource.invalid, { 'if-none-match': '*' });
         assertProblem(response, 412, 'precondition_failed', item);
         assert.deepEqual((await current()).body, before.body);
       });
