@@ -22,6 +22,7 @@ export interface ProviderProfile {
   readonly identity: string;
   /** `name`, else `preferred_username`, else `sub`. */
   readonly name: string;
+  /** `email`, unless absent (a service's token) or `email_verified` is false. */
   readonly email: string | undefined;
 }
 
@@ -69,14 +70,13 @@ export class ProviderAuthenticator {
     const { claims, subject } = result;
     // OpenID Connect Core 1.0 §2: `sub` is at most 255 ASCII characters.
     if (!SUBJECT.test(subject)) return { ok: false, reason: 'the token names a subject (sub) plainrest does not keep' };
-    // An address the provider says it has not verified is nobody's yet.
-    if (claims['email_verified'] === false) return { ok: false, reason: "the token's email is not verified" };
     const text = (value: unknown): string | undefined =>
       typeof value === 'string' && value.trim() !== '' ? value.trim() : undefined;
     const profile: ProviderProfile = {
       identity: `${this.#settings.issuer} ${subject}`,
       name: text(claims['name']) ?? text(claims['preferred_username']) ?? subject,
-      email: text(claims['email']),
+      // An address the provider says it has not verified is nobody's yet (OpenID Connect Core 1.0 §5.1): not kept.
+      email: claims['email_verified'] === false ? undefined : text(claims['email']),
     };
     const found = await this.#findUser(profile);
     if (typeof found !== 'number') return { ok: false, reason: found.refused };

@@ -26,6 +26,7 @@ export const BUILT_IN_USER_PROPERTIES: Readonly<Record<string, PropertySchema>> 
     'x-unique': 'ignore-case',
     'x-filter': true,
     'x-sort': true,
+    description: "Required of a request; a user an identity provider's token made may have none.",
   },
   password: { type: 'string', format: 'password', writeOnly: true, minLength: 8, maxLength: 200 },
   role: { enum: ['user', 'admin'], default: 'user', 'x-admin-only': true, 'x-filter': true, 'x-sort': true },
@@ -49,6 +50,12 @@ export const BUILT_IN_USERS: CollectionDeclaration = {
     pt: { collection: 'usuarios', singular: 'usuario', properties: { name: 'nome', password: 'senha', role: 'papel' } },
   },
 };
+
+/**
+ * Required properties a request must give but a user the server makes may lack: an identity provider's token without
+ * an email makes a user without one (README: Provider tokens).
+ */
+export const REQUIRED_OF_REQUESTS_ONLY: readonly string[] = ['email'];
 
 /** How strict each audience is, for "users' access may only be made stricter". */
 export const AUDIENCE_RANK: Readonly<Record<Audience, number>> = { public: 0, user: 1, owner: 2, admin: 3 };

@@ -17,7 +17,12 @@ import type {
 import { CREATED_AT_FIELD, ID_FIELD, OWNER_FIELD_NAME, UPDATED_AT_FIELD } from '../resources/definition.ts';
 import { buildVocabulary } from '../resources/vocabulary.ts';
 import { compileRule } from './compile-rule.ts';
-import { BUILT_IN_USER_ACCESS, BUILT_IN_USER_PROPERTIES, BUILT_IN_USERS } from './built-in-users.ts';
+import {
+  BUILT_IN_USER_ACCESS,
+  BUILT_IN_USER_PROPERTIES,
+  BUILT_IN_USERS,
+  REQUIRED_OF_REQUESTS_ONLY,
+} from './built-in-users.ts';
 import { API_KEY_SECRET, API_KEY_TRAITS, API_KEYS, BUILT_IN_KEYS } from './built-in-keys.ts';
 import type { CollectionDeclaration, PropertySchema, ResourcesDeclaration } from './declaration.ts';
 
@@ -110,6 +115,8 @@ export function compileDeclaration(declaration: ResourcesDeclaration, hooks: Hoo
       // An API key's secret: made by the server, kept as its hash, by which the key is found.
       if (collection === API_KEYS && name === API_KEY_SECRET.field)
         rule = { ...rule, issued: 'api-key', storedAs: API_KEY_SECRET.storedAs };
+      if (collection === 'users' && REQUIRED_OF_REQUESTS_ONLY.includes(name))
+        rule = { ...rule, requiredOfRequestsOnly: true };
       // Set by nobody but a hook: without one, and without a default, some records lack it.
       const unset = rule.access === 'server' && rule.default === undefined && !setsFields;
       fields.push(unset ? { ...rule, optional: true } : rule);

@@ -106,9 +106,16 @@ export function bound(keyword: string, value: number | undefined): Record<string
   return value === undefined ? {} : { [keyword]: value };
 }
 
-/** Fields always present when a record is read: ids, timestamps, required and defaulted ones. */
+/**
+ * Fields always present when a record is read: ids, timestamps, defaulted and required ones (but a provider's user may
+ * lack an email: README, Provider tokens).
+ */
 export function alwaysPresent(rule: FieldRule): boolean {
-  return (rule.access === 'server' && rule.optional !== true) || rule.required === true || rule.default !== undefined;
+  return (
+    (rule.access === 'server' && rule.optional !== true) ||
+    (rule.required === true && rule.requiredOfRequestsOnly !== true) ||
+    rule.default !== undefined
+  );
 }
 
 function objectSchema(rules: readonly FieldRule[], vocabulary: Vocabulary, kind: BodyKind | 'record'): Schema {

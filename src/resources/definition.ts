@@ -36,6 +36,11 @@ export interface FieldRule {
   readonly access: FieldAccess;
   /** Must be present on create and replace. */
   readonly required?: boolean;
+  /**
+   * Required of requests, yet a record the server makes may lack it: the email of a user an identity provider's token
+   * made (README: Provider tokens). Reads, the stored data's check at start and a database's column allow its absence.
+   */
+  readonly requiredOfRequestsOnly?: true;
   readonly minLength?: number;
   readonly maxLength?: number;
   /** Compiled once; matched in time linear in the value (patterns/linear-pattern.ts). */

@@ -29,7 +29,8 @@ export function declarationFitProblems(
       );
       continue;
     }
-    const required = definition.fields.filter((rule) => rule.required === true);
+    // A property only requests must give (a provider's user's email) may be absent from stored records.
+    const required = definition.fields.filter((rule) => rule.required === true && rule.requiredOfRequestsOnly !== true);
     const lacking = lackingIds(
       state,
       required.map((rule) => rule.storedAs ?? rule.name),

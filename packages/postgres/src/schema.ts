@@ -9,7 +9,7 @@ export interface ColumnPlan {
   readonly name: string;
   /** As information_schema.columns.data_type spells it, which is also valid DDL. */
   readonly type: 'bigint' | 'text' | 'double precision' | 'boolean' | 'jsonb' | 'timestamp with time zone';
-  /** Only `id`, the timestamps, the parent column, and required properties. */
+  /** Only `id`, the timestamps, the parent column, and required properties (not those only requests must give). */
   readonly notNull: boolean;
   readonly references?: { readonly table: string; readonly cascade: boolean };
   /** A text enum's values: a stored value outside them no longer fits. */
@@ -107,7 +107,10 @@ function tablePlan(definition: ResourceDefinition): TablePlan {
       name,
       type,
       ...(rule.type === 'enum' && type === 'text' ? { values: (rule.values ?? []) as string[] } : {}),
-      notNull: rule.type === 'timestamp' || isParent || rule.required === true,
+      // A provider's user may lack an email (README: Provider tokens): that column allows NULL, its unique index still
+      // holds, NULLs being distinct.
+      notNull:
+        rule.type === 'timestamp' || isParent || (rule.required === true && rule.requiredOfRequestsOnly !== true),
       ...(references === undefined ? {} : { references }),
     });
     if (isParent)
