@@ -28,6 +28,9 @@ import {
   loadDeclarationFile,
   MAX_DECLARATION_BYTES,
 } from '../src/declarations/load-declaration.ts';
+import { RESERVED_NAMES } from '../src/declarations/reserved-names.ts';
+import { NAME } from '../src/resources/names.ts';
+import { routeTable } from '../src/routing/route-table.ts';
 import { temporaryDirectory } from './helpers.ts';
 import { LIBRARY } from './declared-domains.ts';
 import { REPOSITORY_ROOT } from './repository.ts';
@@ -88,7 +91,7 @@ const MISTAKES: readonly Mistake[] = [
     name: 'a reserved name in a vocabulary',
     change: (d) => (d.resources.authors.names.pt.collection = 'tokens'),
     pointer: '/resources/authors/names/pt/collection',
-    message: /^"tokens" is reserved: plainrest serves \/v1\/tokens itself$/,
+    message: /^"tokens" is reserved: plainrest serves \/v1\/tokens itself \(its token endpoint\)$/,
   },
   {
     name: "the built-in users' name in a vocabulary",
@@ -308,6 +311,62 @@ describe('each mistake is one problem at its JSON pointer', () => {
       assert.equal(problems.length, 1, JSON.stringify(problems));
       assert.equal(problems[0]?.pointer, mistake.pointer);
       assert.match(problems[0]?.message ?? '', mistake.message);
+    });
+  }
+});
+
+describe('the names plainrest keeps for itself are refused, in every language (declarations/reserved-names.ts)', () => {
+  /** The one problem of the library with `change` made to it. */
+  function onlyProblem(change: (declaration: Record<string, any>) => void): DeclarationProblem | undefined {
+    const declaration = library();
+    change(declaration);
+    const problems = checkDeclaration(declaration);
+    assert.equal(problems.length, 1, JSON.stringify(problems));
+    return problems[0];
+  }
+
+  test("eventos, the change feed in Portuguese: as a collection and as a vocabulary's collection", () => {
+    const line = '"eventos" is reserved: plainrest serves /v1/eventos itself (its change feed, in Portuguese)';
+    assert.deepEqual(
+      onlyProblem((d) => (d.resources.eventos = { ...d.resources.authors, names: undefined })),
+      { pointer: '/resources/eventos', message: line },
+    );
+    assert.deepEqual(
+      onlyProblem((d) => (d.resources.authors.names.pt.collection = 'eventos')),
+      { pointer: '/resources/authors/names/pt/collection', message: line },
+    );
+  });
+
+  test('the list holds every path the route table serves under /v1 but the collections, in every language', () => {
+    const table = compileObject(library() as ResourcesDeclaration);
+    assert.ok(table.languages.includes('pt'));
+    const served = routeTable(table)
+      .filter((route) => route.kind !== 'collection' && route.kind !== 'item' && route.pattern.startsWith('/v1/'))
+      .map((route) => route.pattern.slice('/v1/'.length));
+    assert.deepEqual(served, ['openapi.json', 'tokens', 'events', 'eventos']);
+    for (const segment of served) assert.ok(RESERVED_NAMES.has(segment), segment);
+    for (const name of ['openapi', 'self', 'keys', 'idempotency_keys']) assert.ok(RESERVED_NAMES.has(name), name);
+  });
+
+  for (const [name, reason] of [...RESERVED_NAMES].filter(([name]) => NAME.test(name))) {
+    test(`"${name}": as a collection, a nested one, and a collection's name in a vocabulary, known or not`, () => {
+      const message = `"${name}" is reserved: ${reason}`;
+      assert.deepEqual(
+        onlyProblem((d) => (d.resources[name] = { ...d.resources.authors, names: undefined })),
+        { pointer: `/resources/${name}`, message },
+      );
+      assert.deepEqual(
+        onlyProblem(
+          (d) => (d.resources[name] = { singular: 'entry', parent: 'authors', properties: { n: { type: 'integer' } } }),
+        ),
+        { pointer: `/resources/${name}`, message },
+      );
+      for (const language of ['pt', 'es']) {
+        assert.deepEqual(
+          onlyProblem((d) => (d.resources.authors.names[language] = { collection: name })),
+          { pointer: `/resources/authors/names/${language}/collection`, message },
+        );
+      }
     });
   }
 });

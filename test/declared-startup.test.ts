@@ -55,7 +55,7 @@ describe('a bad declaration: one line per problem, exit 2, nothing listening', (
     'resources.json: /resources/books/properties/title/maxLenght: unknown keyword "maxLenght"',
     'resources.json: /resources/books/properties/code/pattern: uses a back-reference, which cannot be matched in linear time',
     'resources.json: /resources/books/required/1: names no declared property ("author")',
-    'resources.json: /resources/tokens: "tokens" is reserved: plainrest serves /v1/tokens itself',
+    'resources.json: /resources/tokens: "tokens" is reserved: plainrest serves /v1/tokens itself (its token endpoint)',
     'resources.json: /resources/tokens/properties/id: every record has "id" already; it cannot be declared',
     'resources.json: /resources/chapters/parent: the parent chain comes back to "chapters": chapters → sections → chapters',
     'resources.json: /resources/sections/parent: the parent chain comes back to "sections": sections → chapters → sections',

@@ -596,7 +596,8 @@ describe('plainrest import: what cannot come across', () => {
         'posts, records 1 and 2: both have the id 1; give each its own',
         'Blog Posts!: not a collection name plainrest can serve (lower-case letters, digits and _, starting with a ' +
           'letter); rename it in the file',
-        'tokens: plainrest keeps the name tokens for its own; rename the collection in the file',
+        'tokens: "tokens" is reserved: plainrest serves /v1/tokens itself (its token endpoint); rename the collection in ' +
+          'the file',
         'notes, record 2: "not a record" is not an object; remove it',
         'posts, record 3 (id 3), views: a string ("12") where 2 other values are a number; give the property one ' +
           'type in every record',
@@ -861,6 +862,40 @@ describe('plainrest import: the command line', () => {
       /^cannot import: broken\.json: not JSON \(.+\); json-server's db\.json is a JSON object\n$/,
     );
     assert.deepEqual((await readdir(dir)).sort(), ['broken.json']);
+  });
+
+  test('a collection named as a path plainrest serves, in any language (eventos, Events, tokens), is refused: exit 2, a line each, nothing written; check-resources refuses the same name', async () => {
+    const dir = await scratchDirectory(defer);
+    await writeFile(
+      join(dir, 'db.json'),
+      JSON.stringify({
+        posts: [{ id: 1, title: 'a title' }],
+        eventos: [{ id: 1, nome: 'festa' }],
+        Events: [{ id: 1, name: 'party' }],
+        tokens: [],
+      }),
+    );
+    const refused = (name: string, reason: string): string =>
+      `cannot import: ${name}: "${name.toLowerCase()}" is reserved: plainrest serves /v1/${name.toLowerCase()} ` +
+      `itself (${reason}); rename the collection in the file\n`;
+    assert.deepEqual(await plainrest(['import', 'db.json'], dir), {
+      code: 2,
+      stdout: '',
+      stderr:
+        refused('eventos', 'its change feed, in Portuguese') +
+        refused('Events', 'its change feed') +
+        refused('tokens', 'its token endpoint'),
+    });
+    assert.deepEqual(await readdir(dir), ['db.json']);
+    const declaration = { resources: { eventos: { singular: 'evento', properties: { nome: { type: 'string' } } } } };
+    await writeFile(join(dir, 'resources.json'), JSON.stringify(declaration));
+    assert.deepEqual(await plainrest(['check-resources', 'resources.json'], dir), {
+      code: 2,
+      stdout: '',
+      stderr:
+        'resources.json: /resources/eventos: "eventos" is reserved: plainrest serves /v1/eventos itself ' +
+        '(its change feed, in Portuguese)\n',
+    });
   });
 });
 

@@ -1,9 +1,20 @@
 // Unit tests for the path router (src/routing/router.ts): literal segments, positive-integer
-// id segments, and everything that must not match.
+// id segments, and everything that must not match; and the route table (src/routing/route-table.ts),
+// where no collection may take a path plainrest serves itself.
 
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { compileDeclaration } from '../src/declarations/compile-declaration.ts';
+import type { ResourcesDeclaration } from '../src/declarations/declaration.ts';
+import { RESERVED_NAMES, servedPaths } from '../src/declarations/reserved-names.ts';
+import { routeTable } from '../src/routing/route-table.ts';
 import { parseId, Router } from '../src/routing/router.ts';
+import { WORDED_LANGUAGES } from '../src/resources/vocabulary.ts';
+
+/** Every segment plainrest serves under /v1 itself, in every language it has words in. */
+const servedSegments = new Set(
+  WORDED_LANGUAGES.flatMap((language) => servedPaths(language).map((path) => path.segment)),
+);
 
 function sampleRouter(): Router<string> {
   const router = new Router<string>();
@@ -104,5 +115,33 @@ describe('router: parseId', () => {
     ]) {
       assert.equal(parseId(segment), undefined, segment);
     }
+  });
+});
+
+describe('route table: no route shadows another (src/routing/route-table.ts)', () => {
+  /** A table compiled without the declaration checker, which would have refused these names first. */
+  const unchecked = (resources: ResourcesDeclaration['resources']) => compileDeclaration({ resources });
+  const notes = { singular: 'note', properties: { text: { type: 'string' } } } as const;
+
+  test('a collection on a path plainrest serves itself, in any language, is an Error naming both', () => {
+    assert.throws(
+      () => routeTable(unchecked({ eventos: notes })),
+      new Error("/v1/eventos would serve both plainrest's change feed and the collection eventos"),
+    );
+    assert.throws(
+      () => routeTable(unchecked({ notes: { ...notes, names: { pt: { collection: 'tokens' } } } })),
+      new Error("/v1/tokens would serve both plainrest's token endpoint and the collection notes"),
+    );
+    for (const [name] of [...RESERVED_NAMES].filter(([name]) => servedSegments.has(name)))
+      assert.throws(() => routeTable(unchecked({ [name]: notes })), /would serve both/, name);
+  });
+
+  test('a path the same in two languages is served once; every served path of every language is there', () => {
+    const table = unchecked({ notes: { ...notes, names: { pt: { collection: 'notas' } } } });
+    const patterns = routeTable(table).map((route) => route.pattern);
+    assert.equal(new Set(patterns).size, patterns.length);
+    for (const language of table.languages)
+      for (const { segment } of servedPaths(language)) assert.ok(patterns.includes(`/v1/${segment}`), segment);
+    assert.ok(patterns.includes('/v1/eventos') && patterns.includes('/v1/notas') && patterns.includes('/v1/notes'));
   });
 });

@@ -5,6 +5,8 @@
 
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, test } from 'node:test';
+import type { ResourcesDeclaration } from '../src/declarations/declaration.ts';
+import { DeclarationError } from '../src/declarations/load-declaration.ts';
 import type { TestServer } from './helpers.ts';
 import { createProduct, createUser, startTestServer, TEST_ADMIN_EMAIL } from './helpers.ts';
 import type { FieldErrorExpectation } from './assertions.ts';
@@ -995,4 +997,36 @@ describe('404 and 405 on Portuguese paths carry the same codes as in English', (
       assert.equal(response.headers.get('allow'), c.allow);
     });
   }
+});
+
+describe('a vocabulary may not name a collection as a path plainrest serves itself (README: Your own resources)', () => {
+  const notes = (collection: string): ResourcesDeclaration => ({
+    resources: {
+      notes: {
+        singular: 'note',
+        access: { list: 'public', read: 'public', create: 'admin', update: 'admin', delete: 'admin' },
+        properties: { text: { type: 'string' } },
+        names: { pt: { collection, singular: 'nota' } },
+      },
+    },
+  });
+
+  test('names.pt.collection "eventos" (the change feed in Portuguese) stops the start; "notas" is served beside the feed', async () => {
+    await assert.rejects(
+      startTestServer({ resources: notes('eventos') }),
+      new DeclarationError([
+        'resources: /resources/notes/names/pt/collection: "eventos" is reserved: plainrest serves /v1/eventos itself ' +
+          '(its change feed, in Portuguese)',
+      ]),
+    );
+    api = await startTestServer({ resources: notes('notas') });
+    assert.equal((await api.post('/v1/notas', { text: 'olá' })).status, 201);
+    assert.equal((await api.as(undefined).get('/v1/notas')).body.meta.total, 1);
+    const feed = await api.get('/v1/eventos?colecao=notas');
+    assert.equal(feed.status, 200);
+    assert.deepEqual(
+      feed.body.data.map((event: { collection: string; path: string }) => [event.collection, event.path]),
+      [['notas', '/v1/notas/1']],
+    );
+  });
 });

@@ -3,17 +3,13 @@
 // vocabularies (`names`), with names that are safe as path segments and JSON members.
 
 import { BUILT_IN_USER_PROPERTIES, builtInUserType } from './built-in-users.ts';
-import { API_KEYS } from './built-in-keys.ts';
 import { LIST_PARAMETER_WORDS } from '../resources/vocabulary.ts';
 import { NAME } from '../resources/names.ts';
 import { checkRequired, checkSchema } from './check-schema.ts';
+import { reservedNameProblem } from './reserved-names.ts';
 import { isJsonObject as isObject } from '../records/json.ts';
 import { child, type Json, type Report } from './problems.ts';
 
-/** Path segments plainrest serves itself under /v1. */
-const RESERVED_COLLECTIONS: ReadonlySet<string> = new Set(['tokens', 'openapi', 'events', 'idempotency_keys']);
-/** Every name a declared collection may not take: those above, and the built-in keys'. */
-export const TAKEN_COLLECTION_NAMES: ReadonlySet<string> = new Set([...RESERVED_COLLECTIONS, API_KEYS]);
 /** Every record has these; a declaration may not. */
 const RESERVED_PROPERTIES: ReadonlySet<string> = new Set(['id', 'created_at', 'updated_at']);
 const OPERATIONS = ['list', 'read', 'create', 'update', 'delete'] as const;
@@ -44,10 +40,10 @@ export function checkCollection(
       pointer,
       `"${collection}" is not a collection name: lower-case letters, digits and _, starting with a letter`,
     );
-  else if (RESERVED_COLLECTIONS.has(collection))
-    problem(pointer, `"${collection}" is reserved: plainrest serves /v1/${collection} itself`);
-  else if (collection === API_KEYS)
-    problem(pointer, `"${API_KEYS}" is reserved: it holds users' API keys (/v1/users/{id}/${API_KEYS})`);
+  else {
+    const reserved = reservedNameProblem(collection);
+    if (reserved !== undefined) problem(pointer, reserved);
+  }
   if (!isObject(body)) {
     problem(pointer, 'must be an object');
     return;
@@ -159,10 +155,10 @@ function checkNames(names: Json, declared: ReadonlySet<string>, pointer: string,
     }
     for (const [member, value] of Object.entries(vocabulary)) {
       if (member === 'collection' || member === 'singular') {
+        const reserved = typeof value === 'string' ? reservedNameProblem(value) : undefined;
         if (typeof value !== 'string' || !NAME.test(value))
           problem(child(at, member), 'must be a name: lower-case letters, digits and _');
-        else if (member === 'collection' && RESERVED_COLLECTIONS.has(value))
-          problem(child(at, member), `"${value}" is reserved: plainrest serves /v1/${value} itself`);
+        else if (member === 'collection' && reserved !== undefined) problem(child(at, member), reserved);
       } else if (member === 'properties') {
         checkTranslatedProperties(value, declared, child(at, member), problem);
       } else {

@@ -12,26 +12,10 @@ import type { Language } from '../resources/definition.ts';
 import { vocabularyOf } from '../resources/definition.ts';
 import type { EventType } from '../feed/feed-event.ts';
 import { EVENT_TYPES } from '../feed/feed-event.ts';
+import { feedWords } from '../resources/vocabulary.ts';
 
-/** The feed's words in a language: its path segment and its parameters. */
-export interface FeedWords {
-  readonly path: string;
-  readonly collection: string;
-  readonly type: string;
-  readonly after: string;
-  readonly page: string;
-  readonly limit: string;
-}
-
-const FEED_WORDS: Readonly<Record<Language, FeedWords>> = {
-  en: { path: 'events', collection: 'collection', type: 'type', after: 'after', page: 'page', limit: 'limit' },
-  pt: { path: 'eventos', collection: 'colecao', type: 'tipo', after: 'apos', page: 'pagina', limit: 'limite' },
-};
-
-/** The feed's words in `language`; a language plainrest has no words for uses the English ones. */
-export function feedWords(language: Language): FeedWords {
-  return FEED_WORDS[language] ?? (FEED_WORDS['en'] as FeedWords);
-}
+// The feed's words live with the vocabularies, beside the other words plainrest itself puts in one.
+export { feedWords, type FeedWords } from '../resources/vocabulary.ts';
 
 export interface EventParameters {
   readonly collection?: string;

@@ -2,7 +2,7 @@
 // snake_case, with its records, their places in the list and their ids (record-ids.ts); a top-level object or value
 // is left out, saying so, and a name plainrest cannot serve, or keeps for itself, is a problem.
 
-import { TAKEN_COLLECTION_NAMES } from '../declarations/check-collection.ts';
+import { reservedNameProblem } from '../declarations/reserved-names.ts';
 import type { JsonObject, JsonValue } from '../records/json.ts';
 import { isJsonObject } from '../records/json.ts';
 import { NAME } from '../resources/names.ts';
@@ -46,8 +46,10 @@ export function collectionsOf(data: unknown, findings: Findings): Source[] {
       );
       continue;
     }
-    if (TAKEN_COLLECTION_NAMES.has(name)) {
-      findings.problems.push(`${key}: plainrest keeps the name ${name} for its own; rename the collection in the file`);
+    // Refused, not renamed: a client of the file's server asks for this name, and a new one would break it unseen.
+    const reserved = reservedNameProblem(name);
+    if (reserved !== undefined) {
+      findings.problems.push(`${key}: ${reserved}; rename the collection in the file`);
       continue;
     }
     const earlier = byName.get(name);

@@ -26,6 +26,29 @@ const BUILT_IN_WORDS: ReadonlyMap<Language, ReadonlyMap<string, string>> = new M
   ],
 ]);
 
+/** The change feed's words in a language (README: Events): its path segment under /v1 and its parameters. */
+export interface FeedWords {
+  readonly path: string;
+  readonly collection: string;
+  readonly type: string;
+  readonly after: string;
+  readonly page: string;
+  readonly limit: string;
+}
+
+const FEED_WORDS: ReadonlyMap<Language, FeedWords> = new Map([
+  ['en', { path: 'events', collection: 'collection', type: 'type', after: 'after', page: 'page', limit: 'limit' }],
+  ['pt', { path: 'eventos', collection: 'colecao', type: 'tipo', after: 'apos', page: 'pagina', limit: 'limite' }],
+]);
+
+/** The languages plainrest has words of its own in (the feed's path differs in each), `en` first. */
+export const WORDED_LANGUAGES: readonly Language[] = [...FEED_WORDS.keys()];
+
+/** The feed's words in `language`; a language plainrest has no words for uses the English ones. */
+export function feedWords(language: Language): FeedWords {
+  return FEED_WORDS.get(language) ?? (FEED_WORDS.get('en') as FeedWords);
+}
+
 /** A list's query parameters, as English names them (README: Lists). */
 export const LIST_PARAMETERS = ['page', 'limit', 'sort', 'fields', 'embed', 'q'] as const;
 

@@ -4,11 +4,11 @@
 // (server/routes.ts) and the OpenAPI document are both made from it, so they cannot disagree.
 
 import type { ResourceTable } from '../resources/definition.ts';
-import { feedWords } from '../events/event-query.ts';
 import type { Language, ResourceDefinition } from '../resources/definition.ts';
 import { vocabularyOf } from '../resources/definition.ts';
+import { API_PREFIX, servedPaths } from '../declarations/reserved-names.ts';
 
-export const API_PREFIX = '/v1';
+export { API_PREFIX };
 
 /** Every route, as data: what the router serves and the OpenAPI document describes. */
 export type RouteSpec =
@@ -27,8 +27,10 @@ export type RouteSpec =
     };
 
 /**
- * Every route of a resource table. A resource without a name of its own in a language
- * has the same path there as in English; that path is served once, in English.
+ * Every route of a resource table. A path that is the same in two languages (a resource without a name of its own in
+ * one, the token endpoint, the feed in a language plainrest has no words in) is served once, in the first. A path
+ * that two different things would take is an Error naming both: the declaration checker refuses such names
+ * (declarations/reserved-names.ts), so no route is ever shadowed by another.
  */
 export function routeTable(resources: ResourceTable): RouteSpec[] {
   const routes: RouteSpec[] = [
@@ -36,21 +38,26 @@ export function routeTable(resources: ResourceTable): RouteSpec[] {
     { pattern: '/healthz', kind: 'health' },
     { pattern: '/readyz', kind: 'readiness' },
     { pattern: API_PREFIX, kind: 'index' },
-    { pattern: `${API_PREFIX}/openapi.json`, kind: 'openapi' },
-    { pattern: `${API_PREFIX}/tokens`, kind: 'tokens' },
   ];
-  const patterns = new Set<string>();
+  /** Each pattern → what serves it: a served path's kind, or a collection. */
+  const holders = new Map<string, string>();
+  const first = (pattern: string, holder: string): boolean => {
+    const earlier = holders.get(pattern);
+    if (earlier === undefined) holders.set(pattern, holder);
+    else if (earlier !== holder) throw new Error(`${pattern} would serve both ${earlier} and ${holder}`);
+    return earlier === undefined;
+  };
   for (const language of resources.languages) {
-    const events = `${API_PREFIX}/${feedWords(language).path}`;
-    if (patterns.has(events)) continue;
-    patterns.add(events);
-    routes.push({ pattern: events, kind: 'events', resources, language });
+    for (const { kind, segment, what } of servedPaths(language)) {
+      const pattern = `${API_PREFIX}/${segment}`;
+      if (!first(pattern, `plainrest's ${what}`)) continue;
+      routes.push(kind === 'events' ? { pattern, kind, resources, language } : { pattern, kind });
+    }
   }
   for (const language of resources.languages) {
     for (const definition of resources.resources) {
       const collection = collectionPattern(definition, language);
-      if (patterns.has(collection)) continue;
-      patterns.add(collection);
+      if (!first(collection, `the collection ${definition.collection}`)) continue;
       routes.push({ pattern: collection, kind: 'collection', definition, language });
       routes.push({ pattern: `${collection}/:${definition.singular}_id`, kind: 'item', definition, language });
     }

@@ -8,7 +8,7 @@ import { documentReply } from '../http/respond.ts';
 import type { OpenApiView } from '../home/openapi-view.ts';
 import type { Reply } from '../http/respond.ts';
 import { vocabularyOf } from '../resources/definition.ts';
-import { API_PREFIX } from '../routing/route-table.ts';
+import { API_PREFIX, indexLinks } from '../declarations/reserved-names.ts';
 
 /**
  * The documents the router serves depend only on the resource table, which is fixed once compiled: they are built once
@@ -66,12 +66,7 @@ export function documentsServed(
 
 /** The API's entry point: a link to every top-level collection, in every vocabulary. */
 function apiIndexReply(resources: ResourceTable): Reply {
-  const links: Record<string, string> = {
-    self: API_PREFIX,
-    openapi: `${API_PREFIX}/openapi.json`,
-    tokens: `${API_PREFIX}/tokens`,
-    events: `${API_PREFIX}/events`,
-  };
+  const links = indexLinks();
   for (const language of resources.languages) {
     for (const definition of resources.resources) {
       if (definition.parent !== undefined) continue;
