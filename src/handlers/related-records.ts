@@ -54,9 +54,8 @@ export function withEmbedded(
       if (typeof id !== 'number' || !isAllowed(context.actor, embed.definition, 'read', [id], context.store)) continue;
       const target = context.store.get(embed.definition.collection, id);
       if (target === undefined) continue;
-      parts.push(
-        `${name}:${represent(embed.definition, target, vocabularyOf(embed.definition, vocabulary.language), kept).json}`,
-      );
+      const targetVocabulary = vocabularyOf(embed.definition, vocabulary.language);
+      parts.push(`${name}:${represent(embed.definition, target, targetVocabulary, kept).json}`);
     }
   }
   if (parts.length === 0) return json;

@@ -11,6 +11,7 @@ import type { Change, Decision, StoredCollection, RequestPlan, RequestStore, Sto
 import type { Query, QueryResult } from './query.ts';
 import { StoreUnavailable } from './store.ts';
 import { RequestView } from './request-view.ts';
+import { HeldAnswers } from './held-answers.ts';
 import type { ResourceTable } from '../resources/definition.ts';
 import { searchableFields } from '../resources/definition.ts';
 import { describeChanges, eventsOfEntry } from './describe-changes.ts';
@@ -38,8 +39,8 @@ export class MemoryStore implements Store, RequestStore {
   readonly #notYetDurable = new Map<readonly Undo[], number>();
   /** Per collection, the last journal sequence number of the newest commit applied to it. */
   readonly #appliedSeq = new Map<StoredCollection, number>();
-  /** Answers held until the commit they could have read (`seq`) is durable (serve). */
-  #held: { readonly seq: number; readonly release: () => void; readonly fail: (error: Error) => void }[] = [];
+  /** Answers waiting for commits to be durable. */
+  readonly #heldAnswers = new HeldAnswers(() => this.#lastDurable());
   readonly #feed: EventLog;
   /** The last number of the journal's sequence a commit has taken. */
   #lastSeq: number;
@@ -112,36 +113,15 @@ export class MemoryStore implements Store, RequestStore {
 
   /**
    * Each request reads and writes through a view of its own (store/request-view.ts), and its answer, success or error,
-   * is released once every commit it could have read is durable: at once, unless a write is still on its way to disk.
+   * is released once every commit it read is durable (store/held-answers.ts).
    */
   serve<T>(_plan: RequestPlan, answer: (store: RequestStore) => T | Promise<T>): T | Promise<T> {
     const view = new RequestView(this);
-    let answered: T | Promise<T>;
-    try {
-      answered = this.read(() => answer(view));
-    } catch (error) {
-      return this.#onceDurable(view.seen, () => {
-        throw error;
-      });
-    }
-    if (!(answered instanceof Promise)) return this.#onceDurable(view.seen, () => answered);
-    return answered.then(
-      (value) => this.#onceDurable(view.seen, () => value),
-      (error: unknown) =>
-        this.#onceDurable(view.seen, () => {
-          throw error;
-        }),
-    );
+    return this.#heldAnswers.outcome(view, () => this.read(() => answer(view)));
   }
 
   lastAppliedTo(collection: StoredCollection): number {
     return this.#appliedSeq.get(collection) ?? 0;
-  }
-
-  /** `settle()` once every commit up to `seq` is durable; if one of them never becomes durable, a 503 instead. */
-  #onceDurable<T>(seq: number, settle: () => T): T | Promise<T> {
-    if (seq <= this.#lastDurable()) return settle();
-    return new Promise<void>((release, fail) => this.#held.push({ seq, release, fail })).then(settle);
   }
 
   /** The journal sequence number up to which every commit is durable. */
@@ -149,14 +129,6 @@ export class MemoryStore implements Store, RequestStore {
     let durable = this.#lastSeq;
     for (const first of this.#notYetDurable.values()) durable = Math.min(durable, first - 1);
     return durable;
-  }
-
-  #releaseHeld(): void {
-    if (this.#held.length === 0) return;
-    const durable = this.#lastDurable();
-    const stillHeld = this.#held.filter((answer) => answer.seq > durable);
-    for (const answer of this.#held) if (answer.seq <= durable) answer.release();
-    this.#held = stillHeld;
   }
 
   /** Reads answer at once, but for a search while its word index is being built, which waits for it. */
@@ -264,7 +236,7 @@ export class MemoryStore implements Store, RequestStore {
       () => {
         this.#notYetDurable.delete(undo);
         this.#feed.publish(eventsOfEntry(seq, at, changes), lastSeq);
-        this.#releaseHeld();
+        this.#heldAnswers.release();
       },
       (error: unknown) => {
         this.#rollBack();
@@ -289,10 +261,7 @@ export class MemoryStore implements Store, RequestStore {
       }
     }
     this.#notYetDurable.clear();
-    // An answer that read an undone change is not sent.
-    const unavailable = new StoreUnavailable('a change this answer depends on could not be made durable');
-    for (const answer of this.#held) answer.fail(unavailable);
-    this.#held = [];
+    this.#heldAnswers.failAll(new StoreUnavailable('a change this answer read could not be made durable'));
   }
 
   #changed(collection: StoredCollection): void {
