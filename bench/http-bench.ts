@@ -8,7 +8,7 @@
 // start-up time, memory, and the targets, met or missed (exit code 1 if any is missed).
 // The full and smoke runs then measure the change feed (bench/events-bench.ts), and the full run compression
 // (bench/compression-bench.ts); --quick does neither.
-// Usage: npm run bench [-- --quick | --smoke] [--node] [--postgres | --events | --compression]
+// Usage: npm run bench [-- --quick | --smoke] [--node] [--postgres | --events | --compression | --caches]
 //   --quick     both sizes, 64 connections, 1 s per cell (a minute or two)
 //   --smoke     200 and 2,000 products, 16 connections, 0.3 s per cell; fails only on errors
 //   --node      load from the built-in node:http generator instead of wrk
@@ -20,6 +20,8 @@
 //               (bench/events-bench.ts); --quick and --smoke shorten it
 //   --compression  instead, only compression: a 100-product page and the OpenAPI document as they are, with
 //               gzip and with br (bench/compression-bench.ts)
+//   --caches    instead, only the caches: each kept and with CACHES=false, alternated (bench/caches-bench.ts); a
+//               cache not worth 5 % fails the run. The full run ends with it too
 
 import { cp, mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { availableParallelism, cpus, tmpdir } from 'node:os';
@@ -31,6 +33,7 @@ import { adminToken, BENCH_ADMIN_PASSWORD, BENCH_TOKEN_SECRET, formatTable } fro
 import { removeAtExit } from './cleanup.ts';
 import { runEventsBench } from './events-bench.ts';
 import { runCompressionBench } from './compression-bench.ts';
+import { runCachesBench } from './caches-bench.ts';
 import type { LoadGenerator, LoadRequest, LoadResult } from './load-generators.ts';
 import { chooseLoadGenerator } from './load-generators.ts';
 import { runPostgresBench } from './postgres-bench.ts';
@@ -100,16 +103,16 @@ const MODES: Record<'full' | 'quick' | 'smoke', Mode> = {
   },
 };
 
-const FLAGS = ['--quick', '--smoke', '--node', '--postgres', '--events', '--compression'];
+const FLAGS = ['--quick', '--smoke', '--node', '--postgres', '--events', '--compression', '--caches'];
 const args = process.argv.slice(2);
 const unknown = args.filter((arg) => !FLAGS.includes(arg));
 if (
   unknown.length > 0 ||
   (args.includes('--quick') && args.includes('--smoke')) ||
-  ['--postgres', '--events', '--compression'].filter((flag) => args.includes(flag)).length > 1
+  ['--postgres', '--events', '--compression', '--caches'].filter((flag) => args.includes(flag)).length > 1
 ) {
   console.error(
-    'usage: npm run bench [-- --quick | --smoke] [--node] [--postgres | --events | --compression]   ' +
+    'usage: npm run bench [-- --quick | --smoke] [--node] [--postgres | --events | --compression | --caches]   ' +
       `(not: ${args.join(' ')})`,
   );
   process.exit(2);
@@ -454,13 +457,26 @@ if (args.includes('--postgres')) {
   process.exitCode = (await runEventsBench(modeName)) ? 0 : 1;
 } else if (args.includes('--compression')) {
   await runCompression();
+} else if (args.includes('--caches')) {
+  process.exitCode = (await runCaches()) ? 0 : 1;
 } else {
   const memoryPassed = await runMemoryBench();
   // The change feed ends the full run (about a minute more) and the smoke run (seconds), then compression (half a
   // minute) the full run; --quick leaves them to `-- --events --quick` and `-- --compression --quick`.
   const eventsPassed = modeName === 'quick' ? true : await runEventsBench(modeName);
   if (modeName === 'full') await runCompression();
-  process.exitCode = memoryPassed && eventsPassed ? 0 : 1;
+  const cachesPassed = modeName === 'full' ? await runCaches() : true;
+  process.exitCode = memoryPassed && eventsPassed && cachesPassed ? 0 : 1;
+}
+
+/** What each cache is worth (bench/caches-bench.ts), with the load generator the scenarios use. */
+async function runCaches(): Promise<boolean> {
+  const scripts = await mkdtemp(join(tmpdir(), 'plainrest-caches-scripts-'));
+  try {
+    return await runCachesBench(modeName, chooseLoadGenerator(args.includes('--node'), scripts));
+  } finally {
+    await rm(scripts, { recursive: true, force: true });
+  }
 }
 
 /** The compression figures (bench/compression-bench.ts), with the load generator the scenarios use. */
