@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { importFile, ImportError } from '../src/cli/import-command.ts';
 import type { ImportAccess } from '../src/importing/import-declaration.ts';
+import { snakeCase } from '../src/importing/names.ts';
 import { collectionIds } from '../src/importing/record-ids.ts';
 import { runToExit } from './child-process.ts';
 import type { TestServer } from './helpers.ts';
@@ -795,6 +796,182 @@ describe('plainrest import: what a review of messy files found', () => {
   });
 });
 
+/** A db.json the import is given, and what it must do: load it (then the server serves it) or refuse it so. */
+interface ImportCase {
+  readonly name: string;
+  readonly data: Record<string, unknown>;
+  /** The lines of the refusal; absent, the import must go through. */
+  readonly refusal?: readonly string[];
+}
+
+const LARGEST_ID = Number.MAX_SAFE_INTEGER - 1;
+
+/** The files of the tests above and the edge cases of ids, names and shapes, each imported and then served. */
+const IMPORT_CASES: readonly ImportCase[] = [
+  { name: "json-server's README example (1.x string ids, a singular object)", data: README_EXAMPLE },
+  {
+    name: 'a 0.17 file: numeric ids, users merged with the built-in ones, timestamps',
+    data: {
+      users: [
+        { id: 1, name: 'Leanne Graham', email: 'Sincere@april.biz', password: 'plain', website: 'hildegard.org' },
+        { id: 2, name: 'Ervin Howell', email: 'Shanna@melissa.tv', passwordHash: 'x', website: 'anastasia.net' },
+      ],
+      todos: [
+        { userId: 1, id: 1, title: 'delectus aut autem', completed: false, createdAt: '2026-01-01T10:00:00Z' },
+        { userId: 2, id: 5, title: 'fugiat veniam minus', completed: true, createdAt: '2026-01-03' },
+      ],
+    },
+  },
+  {
+    name: 'a 1.x file: string ids renumbered after the numeric ones, references rewritten',
+    data: {
+      posts: [
+        { id: '1f3a', title: 'Hello world', published: true },
+        { id: '7', title: 'Numbered post', published: true },
+      ],
+      comments: [
+        { id: 'a1', text: 'nice one', postId: '1f3a' },
+        { id: 'a2', text: 'third', postId: '7' },
+      ],
+    },
+  },
+  {
+    name: 'nested objects and lists, nulls, a record without an id, a singular object and a single value',
+    data: {
+      authors: [
+        { id: 1, fullName: 'Ada Lovelace', email: 'ada@example.com', born: '1815-12-10', nickname: null },
+        { id: 2, fullName: 'Alan Turing', email: 'alan@example.com', born: '1912-06-23' },
+      ],
+      articles: [
+        { id: 10, authorId: 1, tags: ['math'], meta: { pages: 65, language: 'en', geo: { lat: 51.5, lng: 0 } } },
+        { authorId: 2, tags: [], meta: { pages: 36, geo: { lat: 52.2, lng: 0.1 } } },
+      ],
+      settings: { theme: 'dark' },
+      version: 3,
+    },
+  },
+  { name: 'empty collections beside a full one', data: { posts: [], tags: [], notes: [{ id: 1, text: 'one' }] } },
+  {
+    name: 'the largest id the server accepts, as a number and as a string',
+    data: {
+      items: [
+        { id: 1, name: 'first' },
+        { id: LARGEST_ID, name: 'last' },
+      ],
+      labels: [{ id: String(LARGEST_ID), name: 'only' }],
+    },
+  },
+  {
+    name: 'string ids renumbered up to the largest id the server accepts',
+    data: {
+      items: [
+        { id: LARGEST_ID - 2, name: 'kept' },
+        { id: 'x1', name: 'renumbered' },
+        { id: 'x2', name: 'renumbered too' },
+      ],
+    },
+  },
+  {
+    name: 'ids named Id and ID, and ids no record can be named by',
+    data: { items: [{ Id: 5, name: 'five' }, { ID: 7, name: 'seven' }, { id: { a: 1 } }, { id: [1] }, { id: 0 }] },
+  },
+  {
+    name: 'camelCase collection and property names, a reference between them',
+    data: {
+      blogPosts: [{ id: 1, postTitle: 'x' }],
+      postComments: [{ id: 1, blogPostId: 1, commentText: 'y' }],
+    },
+  },
+  {
+    name: 'an id of 2^53 − 1, which leaves no next id',
+    data: { items: [{ id: Number.MAX_SAFE_INTEGER, name: 'past the last' }] },
+    refusal: [
+      "items: its largest id, 9007199254740991, leaves no next id: a record's id may be at most 9007199254740990, so " +
+        'that the next one stays within 9007199254740991 (2^53 − 1); give the records smaller ids',
+    ],
+  },
+  {
+    name: 'a string id renumbered past 2^53 − 2',
+    data: {
+      items: [
+        { id: LARGEST_ID, name: 'last' },
+        { id: 'x1', name: 'renumbered' },
+      ],
+    },
+    refusal: [
+      'items: numbering 1 record(s) after its largest kept id, 9007199254740990, up to 9007199254740991 leaves no ' +
+        "next id: a record's id may be at most 9007199254740990, so that the next one stays within 9007199254740991 " +
+        '(2^53 − 1); give the records smaller ids',
+    ],
+  },
+  {
+    name: 'ids past 2^53 − 1, as a number and as a string',
+    data: { items: [{ id: 1e20 }], labels: [{ id: '99999999999999999' }] },
+    refusal: [
+      'items, record 1: the id 100000000000000000000 is past 9007199254740991 (2^53 − 1), the largest whole number ' +
+        'JSON readers keep exactly (RFC 8259 §6); give it a smaller one',
+      'labels, record 1: the id "99999999999999999" is past 9007199254740991 (2^53 − 1), the largest whole number ' +
+        'JSON readers keep exactly (RFC 8259 §6); give it a smaller one',
+    ],
+  },
+];
+
+describe('plainrest import: every import it accepts starts and serves', () => {
+  const defer = cleanUpAfterEach();
+
+  for (const { name, data, refusal } of IMPORT_CASES) {
+    test(`${name}: ${refusal === undefined ? 'imported, then every collection and an item of it served' : 'refused'}`, async () => {
+      const dir = await scratchDirectory(defer);
+      const file = join(dir, 'db.json');
+      await writeFile(file, JSON.stringify(data));
+      const dataDir = join(dir, 'data');
+      const attempt = importFile({ file, resources: undefined, target: dataDir, access: 'read', force: false });
+      if (refusal !== undefined) {
+        await assert.rejects(attempt, new ImportError(refusal));
+        assert.deepEqual(await readdir(dir), ['db.json']);
+        return;
+      }
+      await attempt;
+      const api = await served(defer, {
+        lines: [],
+        declaration: '',
+        dir,
+        dataDir,
+        resources: join(dir, 'resources.json'),
+      });
+      // Every list of the file is a collection, with every record of it; the start adds the administrator to users.
+      const lists = Object.entries(data).filter(([, value]) => Array.isArray(value)) as [string, unknown[]][];
+      assert.ok(lists.length > 0);
+      for (const [key, records] of lists) {
+        const collection = snakeCase(key);
+        const list = await api.get(`/v1/${collection}?limit=1&sort=-id`);
+        assert.equal(list.status, 200, `${collection}: ${JSON.stringify(list.body)}`);
+        assert.equal(list.body.meta.total, records.length + (collection === 'users' ? 1 : 0), collection);
+        const [record] = list.body.data as { id: number }[];
+        if (record === undefined) continue;
+        const item = await api.get(`/v1/${collection}/${record.id}`);
+        assert.equal(item.status, 200, `${collection}/${record.id}`);
+        assert.equal(item.body.id, record.id);
+      }
+    });
+  }
+
+  test('the largest id is served at its path, and the renumbered ones below it', async () => {
+    const [largest, renumbered] = [IMPORT_CASES[5], IMPORT_CASES[6]] as ImportCase[];
+    const at = await imported(defer, {
+      ...(largest as ImportCase).data,
+      more: (renumbered as ImportCase).data['items'],
+    });
+    const api = (await served(defer, at)).as(undefined);
+    assert.equal((await api.get(`/v1/items/${LARGEST_ID}`)).body.name, 'last');
+    assert.equal((await api.get(`/v1/labels/${LARGEST_ID}`)).body.name, 'only');
+    assert.deepEqual(
+      (await api.get('/v1/more?sort=id')).body.data.map((item: { id: number }) => item.id),
+      [LARGEST_ID - 2, LARGEST_ID - 1, LARGEST_ID],
+    );
+  });
+});
+
 describe('plainrest import: the command line', () => {
   const defer = cleanUpAfterEach();
 
@@ -896,6 +1073,21 @@ describe('plainrest import: the command line', () => {
         'resources.json: /resources/eventos: "eventos" is reserved: plainrest serves /v1/eventos itself ' +
         '(its change feed, in Portuguese)\n',
     });
+  });
+
+  test('an id the server could not start with is refused: exit 2, one line, nothing written', async () => {
+    const dir = await scratchDirectory(defer);
+    // Written as json-server writes it: the number's digits, which JSON.stringify gives exactly below 2^53.
+    await writeFile(join(dir, 'db.json'), '{"posts": [{"id": 9007199254740991, "title": "the last"}]}');
+    assert.deepEqual(await plainrest(['import', 'db.json'], dir), {
+      code: 2,
+      stdout: '',
+      stderr:
+        "cannot import: posts: its largest id, 9007199254740991, leaves no next id: a record's id may be at most " +
+        '9007199254740990, so that the next one stays within 9007199254740991 (2^53 − 1); give the records smaller ' +
+        'ids\n',
+    });
+    assert.deepEqual(await readdir(dir), ['db.json']);
   });
 });
 

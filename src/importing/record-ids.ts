@@ -1,9 +1,10 @@
 // Ids of a json-server collection as plainrest's (README: Moving in from json-server): whole numbers from 1 are kept,
-// and so are strings that are such numbers ("7" → 7, json-server 1.x writes its ids as strings); any other id
-// (json-server 1.x's "3f2a", 0, a missing one) gets a new number after the largest kept, in the file's order, and the
-// references to it are rewritten through `newIds`. Two records with one id are a problem naming both.
+// and so are strings of them ("7" → 7, as json-server 1.x writes ids); any other id ("3f2a", 0, none) gets a new number
+// after the largest kept, in the file's order, its references rewritten through `newIds`. Two records with one id, an
+// id past 2^53 − 1 (RFC 8259 §6), and ids leaving no next id a start accepts (MAX_NEXT_ID) are problems.
 
 import type { JsonObject, JsonValue } from '../records/json.ts';
+import { MAX_NEXT_ID } from '../store/collection-state.ts';
 import type { Findings } from './infer-schema.ts';
 import { preview } from './infer-schema.ts';
 import { snakeCase } from './names.ts';
@@ -44,8 +45,19 @@ export function collectionIds(
   const newIds = new Map<string, number>();
   const renumbered = new Map<string, number>();
   const firstWith = new Map<string, number>();
+  let tooLarge = false;
+  /** How many records get a new number. */
+  let numbered = 0;
   raws.forEach((raw, index) => {
+    if (isPastLargest(raw)) {
+      tooLarge = true;
+      findings.problems.push(
+        `${collection}, record ${positions[index]}: the id ${preview(raw ?? null)} is past ${MAX_NEXT_ID} ` +
+          '(2^53 − 1), the largest whole number JSON readers keep exactly (RFC 8259 §6); give it a smaller one',
+      );
+    }
     const id = kept[index] ?? next++;
+    if (kept[index] === undefined) numbered++;
     ids.push(id);
     // Only a string or a number can be an id another record names.
     const text = typeof raw === 'string' || typeof raw === 'number' ? String(raw) : undefined;
@@ -64,7 +76,25 @@ export function collectionIds(
     firstWith.set(String(id), index);
     newIds.set(text, id);
   });
+  if (next > MAX_NEXT_ID && !tooLarge) {
+    // Counted exactly: past 2^53 an increment of a number is lost.
+    const last = BigInt(largest) + BigInt(numbered);
+    const reaching =
+      numbered === 0
+        ? `its largest id, ${largest},`
+        : `numbering ${numbered} record(s) after its largest kept id, ${largest}, up to ${last}`;
+    findings.problems.push(
+      `${collection}: ${reaching} leaves no next id: a record's id may be at most ${MAX_NEXT_ID - 1}, so that the ` +
+        `next one stays within ${MAX_NEXT_ID} (2^53 − 1); give the records smaller ids`,
+    );
+  }
   return { ids, newIds, renumbered, nextId: next };
+}
+
+/** An id meant as a whole number (a number, or a string of digits) too large to be kept exactly. */
+function isPastLargest(raw: JsonValue | undefined): boolean {
+  if (typeof raw === 'number') return Number.isInteger(raw) && raw > MAX_NEXT_ID;
+  return typeof raw === 'string' && /^[1-9][0-9]*$/.test(raw) && Number(raw) > MAX_NEXT_ID;
 }
 
 /** The id kept as it is: a whole number from 1, or a string of one. */

@@ -14,6 +14,17 @@ export interface CollectionState {
   readonly records: Map<number, StoredRecord>;
 }
 
+/**
+ * The largest next id a collection may hold, so its largest record id is one less: ids are JSON numbers, exact only up
+ * to 2^53 − 1 (RFC 8259 §6). A snapshot past it stops the start; `plainrest import` refuses a file that would pass it.
+ */
+export const MAX_NEXT_ID = Number.MAX_SAFE_INTEGER;
+
+/** Whether `value` may be a collection's next id: a whole number from 1 to MAX_NEXT_ID. */
+export function isNextId(value: unknown): value is number {
+  return typeof value === 'number' && Number.isSafeInteger(value) && value >= 1 && value <= MAX_NEXT_ID;
+}
+
 export function emptyCollection(): CollectionState {
   return { nextId: 1, records: new Map() };
 }
@@ -35,7 +46,7 @@ export function parseSnapshot(text: string): Snapshot {
   if (!isJsonObject(parsed)) throw new Error('it is not a JSON object');
   const nextId = parsed['next_id'];
   const records = parsed['records'];
-  if (typeof nextId !== 'number' || !Number.isSafeInteger(nextId) || nextId < 1) {
+  if (!isNextId(nextId)) {
     throw new Error('"next_id" is not a positive integer');
   }
   if (!Array.isArray(records)) throw new Error('"records" is not an array');

@@ -7,7 +7,7 @@ import { createReadStream } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import type { StoredRecord } from '../records/json.ts';
 import type { CollectionState, Snapshot } from './collection-state.ts';
-import { checkedRecord, parseSnapshot } from './collection-state.ts';
+import { checkedRecord, isNextId, parseSnapshot } from './collection-state.ts';
 
 /** The lines before the records, as snapshot-file.ts writes them. */
 const NEXT_ID = /^ {2}"next_id": (\d{1,16}),$/;
@@ -65,7 +65,7 @@ class LayoutReader {
         const match = NEXT_ID.exec(line);
         this.#nextId = Number(match?.[1]);
         this.#expect = 'journal_seq';
-        return match !== null && Number.isSafeInteger(this.#nextId) && this.#nextId >= 1;
+        return match !== null && isNextId(this.#nextId);
       }
       case 'journal_seq': {
         const match = JOURNAL_SEQ.exec(line);
