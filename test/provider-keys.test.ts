@@ -1,7 +1,7 @@
 // A provider's keys (src/auth/provider-keys.ts) against a test provider on node:http: discovery, then the JWKS; kept
 // as Cache-Control says within bounds; a rotation found through an unknown kid, at most one fetch per 10 s however
 // many made-up kids come; the stale keys used while the provider is down, slow or serving garbage; 503-worthy errors
-// only when no key is at hand.
+// only when no key is at hand; an endless chunked answer cut past 1 MiB as it arrives.
 
 import assert from 'node:assert/strict';
 import { generateKeyPairSync } from 'node:crypto';
@@ -10,6 +10,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import {
+  MAX_DOCUMENT_BYTES,
   MAX_KEEP_SECONDS,
   MIN_KEEP_SECONDS,
   ProviderKeys,
@@ -58,6 +59,52 @@ class TestProvider {
   }
 
   stop(): Promise<void> {
+    return new Promise((resolve) => this.#server?.close(() => resolve()));
+  }
+}
+
+/**
+ * A provider whose every answer is a JSON document that never ends, sent chunked (no Content-Length) as fast as the
+ * client reads it; it counts the bytes it wrote and notes when the connection closes.
+ */
+class EndlessProvider {
+  issuer = '';
+  /** The address last asked for. */
+  url = '';
+  sent = 0;
+  closed: Promise<void> = Promise.resolve();
+  #onClose: () => void = () => undefined;
+  #server: Server | undefined;
+
+  reset(): void {
+    this.sent = 0;
+    this.closed = new Promise((resolve) => (this.#onClose = resolve));
+  }
+
+  async start(): Promise<void> {
+    const chunk = Buffer.alloc(64 * 1024, ' ');
+    this.#server = createServer((req, res) => {
+      this.url = `http://${req.headers.host}${req.url}`;
+      res.writeHead(200, { 'Content-Type': 'application/json' });
+      res.write('{"keys": [');
+      let open = true;
+      const pump = (): void => {
+        while (open && res.write(chunk)) this.sent += chunk.length;
+        if (open) this.sent += chunk.length;
+      };
+      res.on('drain', pump);
+      res.on('close', () => {
+        open = false;
+        this.#onClose();
+      });
+      pump();
+    });
+    await new Promise<void>((resolve) => this.#server?.listen(0, '127.0.0.1', resolve));
+    this.issuer = `http://127.0.0.1:${(this.#server.address() as AddressInfo).port}/realms/endless`;
+  }
+
+  stop(): Promise<void> {
+    this.#server?.closeAllConnections();
     return new Promise((resolve) => this.#server?.close(() => resolve()));
   }
 }
@@ -153,6 +200,35 @@ describe("a provider's keys", () => {
     reset();
     provider.keys = [{ kty: 'oct', kid: 'hmac', k: 'c2VjcmV0' }];
     await assert.rejects(new ProviderKeys({ issuer: provider.issuer }, { now }).current(), /no key/);
+  });
+
+  test('an endless chunked JWKS or discovery answer is cut past 1 MiB as it arrives: ProviderUnreachable, the connection closed', async () => {
+    const endless = new EndlessProvider();
+    await endless.start();
+    try {
+      for (const address of [
+        { issuer: endless.issuer, jwksUrl: `${endless.issuer}/certs` },
+        { issuer: endless.issuer },
+      ]) {
+        endless.reset();
+        const started = Date.now();
+        // The default 5 s timeout: the cut, not the timeout, ends the fetch.
+        await assert.rejects(new ProviderKeys(address).current(), (error: unknown) => {
+          assert.ok(error instanceof ProviderUnreachable);
+          assert.equal(error.message, `the provider's answer at ${endless.url} is over 1 MiB`);
+          return true;
+        });
+        await endless.closed;
+        const elapsed = Date.now() - started;
+        // Well before the timeout even on a busy machine (about 50 ms on an idle one).
+        assert.ok(elapsed < 4000, `cut after ${elapsed} ms`);
+        assert.ok(endless.sent > MAX_DOCUMENT_BYTES, `${endless.sent} bytes sent`);
+        // What the client read (1 MiB and a chunk) and what the sockets' buffers held: a few MiB, not the endless rest.
+        assert.ok(endless.sent < 16 * MAX_DOCUMENT_BYTES, `${endless.sent} bytes sent`);
+      }
+    } finally {
+      await endless.stop();
+    }
   });
 
   test('Cache-Control within 5 minutes and a day; issuers over https, or http on this machine only', () => {

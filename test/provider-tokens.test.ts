@@ -1,8 +1,7 @@
-// Tokens from an OpenID Connect provider over HTTP (README: Provider tokens), against a test provider on node:http:
-// accepted beside plainrest's own; the person made a user on first sight (once, however many requests race), who owns
-// records like any user; a service's token without an email made a user without one (on PostgreSQL too, where
-// TEST_STORE=postgres); the role from the token's claim; forgeries, another audience and expired tokens 401; a new
-// person with another user's email 401; an unreachable provider with no key at hand 503.
+// Provider tokens over HTTP (README: Provider tokens), against a test provider: accepted beside plainrest's own; a
+// person made a user on first sight (once, however many requests race), with an email or without (a service's token;
+// on PostgreSQL too), who owns records; the role from the claim; forgeries, expired tokens and a taken email 401; an
+// unreachable provider, or one whose keys never end, with no key at hand 503.
 
 import assert from 'node:assert/strict';
 import type { KeyObject } from 'node:crypto';
@@ -183,6 +182,42 @@ describe('provider tokens over HTTP', () => {
       }
     } finally {
       provider.up = true;
+    }
+  });
+
+  test('a provider whose keys never end (chunked, no Content-Length): cut past 1 MiB, 503 not_ready with Retry-After', async () => {
+    let onClose: () => void = () => undefined;
+    const closed = new Promise<void>((resolve) => (onClose = resolve));
+    const chunk = Buffer.alloc(64 * 1024, ' ');
+    const endless = createServer((_req, res) => {
+      res.writeHead(200, { 'Content-Type': 'application/json' });
+      res.write('{"keys": [');
+      let open = true;
+      const pump = (): void => {
+        while (open && res.write(chunk));
+      };
+      res.on('drain', pump);
+      res.on('close', () => {
+        open = false;
+        onClose();
+      });
+      pump();
+    });
+    await new Promise<void>((resolve) => endless.listen(0, '127.0.0.1', resolve));
+    const issuer = `http://127.0.0.1:${(endless.address() as AddressInfo).port}/realms/endless`;
+    const fresh = await startTestServer({ oidcIssuer: issuer, oidcJwksUrl: `${issuer}/certs` });
+    try {
+      const started = Date.now();
+      const answer = await fresh.as(provider.token(person('ada', { iss: issuer }))).get('/v1/products');
+      // Cut as it arrived, not at the 5 s timeout (well under a second on an idle machine).
+      assert.ok(Date.now() - started < 4000, `answered after ${Date.now() - started} ms`);
+      assertProblem(answer, 503, 'not_ready', '/v1/products');
+      assert.equal(answer.headers.get('retry-after'), '5');
+      await closed;
+    } finally {
+      await fresh.close();
+      endless.closeAllConnections();
+      await new Promise((resolve) => endless.close(resolve));
     }
   });
 

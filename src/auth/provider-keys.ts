@@ -1,7 +1,7 @@
 // An OpenID Connect provider's signing keys (OpenID Connect Discovery 1.0 §3–4, RFC 7517 §5): found through
-// `<issuer>/.well-known/openid-configuration`, or at a JWKS address given; kept as long as the answer's Cache-Control
-// says, within 5 minutes and a day; fetched again for a key id not known yet (a rotation) at most every 10 s; and still
-// used while the provider cannot be reached.
+// `<issuer>/.well-known/openid-configuration`, or at a JWKS address given, each answer read to 1 MiB at most; kept as
+// the answer's Cache-Control says, within 5 minutes and a day; fetched again for a key id not known yet (a rotation) at
+// most every 10 s; and still used while the provider cannot be reached (README: Provider tokens).
 
 import type { ProviderKey } from './provider-token.ts';
 import { providerKeyOf } from './provider-token.ts';
@@ -12,7 +12,8 @@ export const MAX_KEEP_SECONDS = 86_400;
 /** An unknown key id fetches the keys again, but not more often than this: made-up ids do not flood the provider. */
 export const REFETCH_AFTER_MS = 10_000;
 const FETCH_TIMEOUT_MS = 5_000;
-const MAX_DOCUMENT_BYTES = 1024 * 1024;
+/** A discovery document or JWKS past this many bytes is cut off as it arrives, whatever its headers said. */
+export const MAX_DOCUMENT_BYTES = 1024 * 1024;
 
 /** The provider could not be asked, or answered with nothing usable, and no key is at hand: answered 503. */
 export class ProviderUnreachable extends Error {}
@@ -141,10 +142,15 @@ export class ProviderKeys {
       await response.body?.cancel();
       throw new ProviderUnreachable(`the provider answered ${response.status} at ${url}`);
     }
+    let text: string | undefined;
+    try {
+      text = await boundedText(response, MAX_DOCUMENT_BYTES);
+    } catch (error) {
+      throw new ProviderUnreachable(`the provider's answer at ${url} could not be read: ${(error as Error).message}`);
+    }
+    if (text === undefined) throw new ProviderUnreachable(`the provider's answer at ${url} is over 1 MiB`);
     let body: unknown;
     try {
-      const text = await response.text();
-      if (text.length > MAX_DOCUMENT_BYTES) throw new Error('too large');
       body = JSON.parse(text);
     } catch {
       throw new ProviderUnreachable(`the provider's answer at ${url} is not JSON`);
@@ -153,6 +159,28 @@ export class ProviderKeys {
       throw new ProviderUnreachable(`the provider's answer at ${url} is not a JSON object`);
     return { body: body as Record<string, unknown>, keepSeconds: keepSecondsOf(response.headers.get('cache-control')) };
   }
+}
+
+/**
+ * The body as UTF-8 text, counted chunk by chunk as it arrives: past `limit` bytes the rest is cancelled (the
+ * connection closed) and undefined returned, so a chunked answer without an end holds no more than `limit` and a chunk.
+ */
+async function boundedText(response: Response, limit: number): Promise<string | undefined> {
+  if (response.body === null) return '';
+  const reader = response.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let received = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    received += value.byteLength;
+    if (received > limit) {
+      await reader.cancel();
+      return undefined;
+    }
+    chunks.push(value);
+  }
+  return new TextDecoder().decode(Buffer.concat(chunks));
 }
 
 /** Cache-Control's max-age (RFC 9111 §5.2.2.1), within MIN_KEEP_SECONDS and MAX_KEEP_SECONDS; no-store: the least. */
