@@ -3,39 +3,44 @@
 // connections that never send a byte, a client that never reads its answers (and one
 // that reads them slowly), and an answer that never comes. Each
 // is cut off by a timer of src/server/server.ts (set short here through the embedding
-// options), and meanwhile other clients are served at normal speed. Real sockets; the
-// server's side of each connection is watched through test/server-sockets.ts. (Headers
-// trickled byte by byte are in http-limits.test.ts.)
+// options), and meanwhile other clients are served. Real sockets; the server's side of
+// each connection is watched through test/server-sockets.ts. (Headers trickled byte by
+// byte are in http-limits.test.ts.)
+//
+// Only what holds however busy the machine is: each slow client is cut off by its timer, not
+// before it, and before the default timer would have been (DEFAULTS: an option not applied
+// fails); the well-behaved requests made meanwhile are all answered, at least one while the
+// slow clients were still connected (a server that made them wait until the slow ones were
+// cut off would answer none). How fast they are answered is bench/slow-clients.ts's to
+// measure: a bound on latency holds on an idle machine only, and CI machines are busy.
 
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import type { Socket } from 'node:net';
 import { connect as connectSocket } from 'node:net';
 import { afterEach, beforeEach, describe, test } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { TestServer } from './helpers.ts';
 import { MemoryStore } from '../src/index.ts';
-import { sweepIntervalMs } from '../src/http/stalled-connections.ts';
+import { DEFAULTS } from '../src/config/config.ts';
 import { createProduct, startTestServer } from './helpers.ts';
 import { heldByServer, within } from './server-sockets.ts';
 
-const TIMEOUTS = { headersTimeoutMs: 1000, requestTimeoutMs: 2000, keepAliveTimeoutMs: 1000 } as const;
-/** How often Node checks the headers and request timers: min(1000, headersTimeoutMs / 4) (src/server/server.ts). */
-const CHECK_INTERVAL_MS = 250;
-/** Node 20 closes an idle keep-alive connection this long after keepAliveTimeout (HTTP_SERVER_KEEP_ALIVE_TIMEOUT_BUFFER). */
-const KEEP_ALIVE_GRACE_MS = 1000;
-/** Room for a loaded 2-core machine on top of a timer. */
-const SLACK_MS = 1000;
 /**
- * What a well-behaved client's request may take while the slow ones are connected: half
- * the shortest timeout, so that a request made to wait until a slow client is cut off
- * fails, while a loaded 2-core machine (250 ms seen, with other suites beside) passes.
+ * Each is the time in which a well-behaved request must be answered while the slow clients
+ * are connected: 2 s leaves a busy machine room (1.2 s seen for one request), and stays well
+ * under the defaults (10, 30 and 5 s), which a slow client must be cut off before.
  */
-const NORMAL_LATENCY_MS = TIMEOUTS.headersTimeoutMs / 2;
+const TIMEOUTS = { headersTimeoutMs: 2000, requestTimeoutMs: 2000, keepAliveTimeoutMs: 2000 } as const;
 /** How many idle or silent connections the crowd tests open at once. */
 const CROWD = 300;
+/** Waiting for something that takes a moment: longer than this, it is not coming (a hang), however busy the machine. */
+const HANG_MS = 30_000;
 
 interface RawClient {
   readonly socket: Socket;
+  /** When the connection was asked for (Date.now()): before the server could start any timer for it. */
+  readonly openedAt: number;
   /** When the connection was established (Date.now()). */
   readonly connectedAt: Promise<number>;
   /** Everything the server has sent so far. */
@@ -49,6 +54,7 @@ interface RawClient {
 /** A raw TCP client to the test server; `onConnect` writes whatever it likes. */
 function openRawClient(api: TestServer, onConnect: (socket: Socket) => void = () => undefined): RawClient {
   const { hostname, port } = new URL(api.url);
+  const openedAt = Date.now();
   const socket = connectSocket(Number(port), hostname);
   let text = '';
   const connectedAt = new Promise<number>((resolve) => socket.once('connect', () => resolve(Date.now())));
@@ -59,54 +65,71 @@ function openRawClient(api: TestServer, onConnect: (socket: Socket) => void = ()
     text += chunk.toString('latin1');
   });
   socket.on('error', () => undefined); // a reset is one way of being cut off; 'close' follows
-  return { socket, connectedAt, answeredAt, closedAt, received: () => text };
+  return { socket, openedAt, connectedAt, answeredAt, closedAt, received: () => text };
+}
+
+/** A well-behaved request: how long it took (connection set-up included), and when it was answered (Date.now()). */
+interface Served {
+  readonly ms: number;
+  readonly answeredAt: number;
 }
 
 /**
- * A well-behaved client: GET /v1/products/1 every 100 ms until `done` settles or
- * `maxMs` have passed; returns each request's latency, connection set-up included.
+ * A well-behaved client: GET /v1/products/1 every 100 ms until `done` settles (and at least
+ * once), each answered 200 with the product; returns each request's timing.
  */
-async function latenciesUntil(api: TestServer, done: Promise<unknown>, maxMs: number): Promise<number[]> {
+async function servedUntil(api: TestServer, done: Promise<unknown>): Promise<Served[]> {
   let finished = false;
   void done.finally(() => {
     finished = true;
   });
-  const latencies: number[] = [];
-  const deadline = Date.now() + maxMs;
-  while (!finished && Date.now() < deadline) {
+  const served: Served[] = [];
+  const deadline = Date.now() + HANG_MS;
+  do {
     const started = performance.now();
     const response = await api.get('/v1/products/1');
-    latencies.push(performance.now() - started);
+    served.push({ ms: performance.now() - started, answeredAt: Date.now() });
     assert.equal(response.status, 200, 'a well-behaved client is answered');
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  return latencies;
+    assert.equal(response.body.id, 1, 'with the record it asked for');
+    if (!finished) await new Promise((resolve) => setTimeout(resolve, 100));
+  } while (!finished && Date.now() < deadline);
+  return served;
 }
 
-/** Checks that enough requests were timed and each was fast; returns a summary for the test's diagnostics. */
-function assertNormalLatency(latencies: readonly number[], minimumCount: number): string {
-  assert.ok(latencies.length >= minimumCount, `only ${latencies.length} requests were timed`);
-  const worst = Math.max(...latencies);
-  const summary = `the slowest of ${latencies.length} well-behaved requests took ${worst.toFixed(1)} ms`;
-  assert.ok(worst < NORMAL_LATENCY_MS, summary);
+/**
+ * Checks that at least one well-behaved request was answered before `cutOffAt` (when the
+ * first slow client was cut off), and that none took as long as a hang; returns a summary
+ * for the test's diagnostics.
+ */
+function assertServedMeanwhile(served: readonly Served[], cutOffAt: number): string {
+  const meanwhile = served.filter((each) => each.answeredAt < cutOffAt).length;
+  const worst = Math.max(...served.map((each) => each.ms));
+  const summary =
+    `${served.length} well-behaved requests answered, ${meanwhile} of them while the slow clients were connected; ` +
+    `the slowest took ${worst.toFixed(1)} ms (bench/slow-clients.ts measures this on an idle machine)`;
+  assert.ok(meanwhile >= 1, `none answered before the slow clients were cut off: they waited for them (${summary})`);
+  assert.ok(worst < HANG_MS, `a request was held up (${summary})`);
   return summary;
 }
 
 /**
- * Times well-behaved requests until `client`, whose POST body never completes, is cut off;
- * checks it was cut off by requestTimeoutMs (not before), told so or closed, that the
- * others were served fast, and that nothing was created. Returns the latency summary.
+ * Serves well-behaved requests until `client`, whose POST body never completes, is cut off;
+ * checks it was cut off by requestTimeoutMs (not before, nor as late as the default), told so
+ * or closed, that the others were served meanwhile, and that nothing was created. Returns the
+ * summary of the well-behaved requests.
  */
 async function assertCutOffByRequestTimeout(api: TestServer, client: RawClient, what: string): Promise<string> {
-  const started = await client.connectedAt;
-  const bound = TIMEOUTS.requestTimeoutMs + CHECK_INTERVAL_MS + SLACK_MS;
-  const latencies = await latenciesUntil(api, client.closedAt, bound);
-  const closed = await within(client.closedAt, 100, `${what} after ${bound} ms`);
-  const elapsed = closed - started;
-  assert.ok(elapsed >= TIMEOUTS.requestTimeoutMs - 50, `cut off after ${elapsed} ms, before requestTimeoutMs`);
+  const served = await servedUntil(api, client.closedAt);
+  const closed = await within(client.closedAt, HANG_MS, what);
+  const elapsed = closed - client.openedAt;
+  assert.ok(elapsed >= TIMEOUTS.requestTimeoutMs, `cut off after ${elapsed} ms, before requestTimeoutMs`);
+  assert.ok(
+    elapsed < DEFAULTS.requestTimeoutMs,
+    `cut off after ${elapsed} ms, as late as the default requestTimeoutMs: the option was not applied`,
+  );
   assertTimedOut(client);
   assert.equal((await api.server.app.recordCounts()).products, 1, `${what}: its POST created nothing`);
-  return assertNormalLatency(latencies, 10);
+  return assertServedMeanwhile(served, closed);
 }
 
 /**
@@ -114,7 +137,7 @@ async function assertCutOffByRequestTimeout(api: TestServer, client: RawClient, 
  * after an error answer it ends its side and waits for the client's end (or 500 ms).
  */
 async function assertReleasedByServer(sockets: readonly Socket[]): Promise<void> {
-  const deadline = Date.now() + 1000;
+  const deadline = Date.now() + HANG_MS;
   while (heldByServer(sockets).length > 0 && Date.now() < deadline)
     await new Promise((resolve) => setTimeout(resolve, 20));
   assert.equal(heldByServer(sockets).length, 0, 'the server holds none of them any more');
@@ -146,7 +169,7 @@ describe('slow and idle clients are cut off by the server timers while others ar
   });
   afterEach(() => api.close());
 
-  test('a body trickled one byte per 200 ms → 408 once requestTimeoutMs has passed; nothing is created; others are served fast', async (t) => {
+  test('a body trickled one byte per 200 ms → 408 once requestTimeoutMs has passed; nothing is created; others are served meanwhile', async (t) => {
     const body = PRODUCT_BODY.padEnd(1000, ' ');
     let trickle: NodeJS.Timeout | undefined;
     const slow = openRawClient(api, (socket) => {
@@ -168,73 +191,64 @@ describe('slow and idle clients are cut off by the server timers while others ar
     assert.equal((await api.get('/v1/products')).body.meta.total, 1);
   });
 
-  test(`${CROWD} idle keep-alive connections are closed after keepAliveTimeoutMs; while open, others are served fast`, async (t) => {
+  test(`${CROWD} idle keep-alive connections are closed after keepAliveTimeoutMs; while open, others are served`, async (t) => {
     const idle = Array.from({ length: CROWD }, () =>
       openRawClient(api, (socket) => socket.write('GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n')),
     );
-    const answered = await within(Promise.all(idle.map((client) => client.answeredAt)), 5000, 'the first answers');
+    const answered = await within(Promise.all(idle.map((client) => client.answeredAt)), HANG_MS, 'the first answers');
     for (const client of idle)
       assert.match(client.received(), /^HTTP\/1\.1 200 OK\r\n[^]*\r\nConnection: keep-alive\r\n/);
-    const sockets = idle.map((client) => client.socket);
-    assert.equal(heldByServer(sockets).length, CROWD, 'the server holds every idle connection');
+    const allClosed = Promise.all(idle.map((client) => client.closedAt));
 
-    const latencies: number[] = [];
-    for (let i = 0; i < 5; i += 1) {
-      const started = performance.now();
-      assert.equal((await api.get('/v1/products/1')).status, 200);
-      latencies.push(performance.now() - started);
-    }
-    assert.equal(heldByServer(sockets).length, CROWD, 'the idle connections were all open while the others were timed');
-    t.diagnostic(assertNormalLatency(latencies, 5));
-
-    const lastAnswer = Math.max(...answered);
-    const closed = await within(
-      Promise.all(idle.map((client) => client.closedAt)),
-      TIMEOUTS.keepAliveTimeoutMs + KEEP_ALIVE_GRACE_MS + SLACK_MS + (lastAnswer - Math.min(...answered)),
-      'the idle connections',
-    );
+    const served = await servedUntil(api, allClosed);
+    const closed = await within(allClosed, HANG_MS, 'the idle connections');
+    t.diagnostic(assertServedMeanwhile(served, Math.min(...closed)));
+    // Counted from the request, which the answer (and so the server's timer) came after.
+    const openFor = closed.map((at, i) => at - (idle[i] as RawClient).openedAt);
+    assert.ok(Math.min(...openFor) >= TIMEOUTS.keepAliveTimeoutMs, `one was closed after ${Math.min(...openFor)} ms`);
     const idleFor = closed.map((at, i) => at - (answered[i] as number));
     assert.ok(
-      Math.min(...idleFor) >= TIMEOUTS.keepAliveTimeoutMs,
-      `one was closed after ${Math.min(...idleFor)} ms idle`,
+      Math.max(...idleFor) < DEFAULTS.keepAliveTimeoutMs,
+      `one was closed ${Math.max(...idleFor)} ms after its answer, as late as the default keepAliveTimeoutMs: the option was not applied`,
     );
-    await assertReleasedByServer(sockets);
+    await assertReleasedByServer(idle.map((client) => client.socket));
   });
 
-  test(`${CROWD} connections that never send a byte are closed by headersTimeoutMs; meanwhile others are served fast`, async (t) => {
+  test(`${CROWD} connections that never send a byte are closed by headersTimeoutMs; meanwhile others are served`, async (t) => {
     const silent = Array.from({ length: CROWD }, () => openRawClient(api));
-    const connected = await within(Promise.all(silent.map((client) => client.connectedAt)), 5000, 'the connections');
+    await within(Promise.all(silent.map((client) => client.connectedAt)), HANG_MS, 'the connections');
     const allClosed = Promise.all(silent.map((client) => client.closedAt));
 
-    const bound = TIMEOUTS.headersTimeoutMs + CHECK_INTERVAL_MS + SLACK_MS;
-    const latencies = await latenciesUntil(api, allClosed, bound);
-    const closed = await within(allClosed, 100, `the silent connections after ${bound} ms`);
-
-    const openFor = closed.map((at, i) => at - (connected[i] as number));
+    const served = await servedUntil(api, allClosed);
+    const closed = await within(allClosed, HANG_MS, 'the silent connections');
+    const openFor = closed.map((at, i) => at - (silent[i] as RawClient).openedAt);
+    assert.ok(Math.min(...openFor) >= TIMEOUTS.headersTimeoutMs, `one was closed after ${Math.min(...openFor)} ms`);
     assert.ok(
-      Math.min(...openFor) >= TIMEOUTS.headersTimeoutMs - 50,
-      `one was closed after ${Math.min(...openFor)} ms`,
+      Math.max(...openFor) < DEFAULTS.headersTimeoutMs,
+      `one was closed after ${Math.max(...openFor)} ms, as late as the default headersTimeoutMs: the option was not applied`,
     );
     for (const client of silent) assertTimedOut(client);
-    t.diagnostic(assertNormalLatency(latencies, 5));
+    t.diagnostic(assertServedMeanwhile(served, Math.min(...closed)));
     await assertReleasedByServer(silent.map((client) => client.socket));
   });
 
   test(`${CROWD} connections that send nothing and read nothing are released after headersTimeoutMs, though they never close their side`, async () => {
     const { hostname, port } = new URL(api.url);
+    const openedAt = Date.now();
     const deaf = Array.from({ length: CROWD }, () =>
       connectSocket(Number(port), hostname).on('error', () => undefined),
     );
     try {
-      await within(Promise.all(deaf.map((socket) => once(socket, 'connect'))), 5000, 'the connections');
-      const deadline = Date.now() + TIMEOUTS.headersTimeoutMs + CHECK_INTERVAL_MS + SLACK_MS;
+      await within(Promise.all(deaf.map((socket) => once(socket, 'connect'))), HANG_MS, 'the connections');
+      // By the time the default headersTimeoutMs would have cut them off: later, the option was not applied.
+      const deadline = openedAt + DEFAULTS.headersTimeoutMs;
       while (heldByServer(deaf).length > 0 && Date.now() < deadline)
         await new Promise((resolve) => setTimeout(resolve, 50));
       const held = heldByServer(deaf);
       assert.equal(
         held.length,
         0,
-        `the server still holds ${held.length} of ${CROWD} connections ${TIMEOUTS.headersTimeoutMs + CHECK_INTERVAL_MS + SLACK_MS} ms ` +
+        `the server still holds ${held.length} of ${CROWD} connections ${DEFAULTS.headersTimeoutMs} ms ` +
           `after they connected (${held.filter((socket) => socket.writableEnded).length} of them answered 408 and half-closed, ` +
           'waiting for the client to close): each keeps a file descriptor until the client goes away',
       );
@@ -275,22 +289,20 @@ describe('a client that never reads its answers', () => {
 
   /**
    * Waits until the server has stopped reading `client`'s requests because the answers
-   * wait for it (the server's side paused, with bytes queued), or 3 s have passed: this
+   * wait for it (the server's side paused, with bytes queued), or HANG_MS have passed: this
    * takes about 200 ms, more on a busy machine, where a fixed pause could be too short.
    */
   async function serverStopsReading(client: RawClient): Promise<void> {
-    const deadline = Date.now() + 3000;
+    const deadline = Date.now() + HANG_MS;
     const stopped = (): boolean =>
       heldByServer([client.socket]).some((socket) => socket.isPaused() && socket.writableLength > 0);
     while (!stopped() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
   }
 
-  test('20,000 pipelined GETs left unread: the server stops reading them instead of buffering answers, and serves others fast', async (t) => {
+  test('20,000 pipelined GETs left unread: the server stops reading them instead of buffering answers, and serves others meanwhile', async (t) => {
     const { client, bytesQueued } = pipelineWithoutReading(20_000);
     await client.connectedAt;
     await serverStopsReading(client); // the answers it already asked for fill its buffers
-    // Well inside requestTimeoutMs, after which the server drops a connection that makes no progress (the next test).
-    const latencies = await latenciesUntil(api, new Promise(() => undefined), 1000);
 
     const [serverSide] = heldByServer([client.socket]);
     assert.ok(serverSide !== undefined, 'the connection is still open');
@@ -302,8 +314,17 @@ describe('a client that never reads its answers', () => {
       serverSide.writableLength < 1024 * 1024,
       `the server buffers ${serverSide.writableLength} bytes of answers`,
     );
-    // At one request per 100 ms plus its latency, a busy machine still fits four in the second.
-    t.diagnostic(assertNormalLatency(latencies, 4));
+    // Others are served while it holds that connection: for a second, or until it drops it once
+    // requestTimeoutMs passes without progress (the next tests).
+    let droppedAt = Number.POSITIVE_INFINITY;
+    const dropped = new Promise<void>((resolve) =>
+      serverSide.once('close', () => {
+        droppedAt = Date.now();
+        resolve();
+      }),
+    );
+    const served = await servedUntil(api, Promise.race([dropped, sleep(1000)]));
+    t.diagnostic(assertServedMeanwhile(served, droppedAt));
     client.socket.destroy();
   });
 
@@ -334,11 +355,11 @@ describe('a client that never reads its answers', () => {
     const [serverSide] = heldByServer([client.socket]);
     assert.ok(serverSide !== undefined, 'the connection is open');
     try {
-      const bound = 2 * TIMEOUTS.requestTimeoutMs + SLACK_MS;
+      // By the time the default requestTimeoutMs would have passed: later, the option was not applied.
       await within(
         new Promise((resolve) => serverSide.once('close', resolve)),
-        bound,
-        `a connection whose client never reads is still held by the server ${bound} ms later (no bound on stalled answers)`,
+        DEFAULTS.requestTimeoutMs,
+        'a connection whose client never reads is still held by the server (no bound on stalled answers)',
       );
     } finally {
       client.socket.destroy();
@@ -363,17 +384,14 @@ describe('an answer that never comes', () => {
       const client = openRawClient(api, (socket) =>
         socket.write(postHead(api, Buffer.byteLength(PRODUCT_BODY)) + PRODUCT_BODY),
       );
-      const started = await client.connectedAt;
-      const bound = TIMEOUTS.requestTimeoutMs + sweepIntervalMs(TIMEOUTS.requestTimeoutMs) + SLACK_MS;
+      // By the time the default requestTimeoutMs would have passed: later, the option was not applied.
       const closed = await within(
         client.closedAt,
-        bound,
+        DEFAULTS.requestTimeoutMs,
         'the connection of a request whose write never became durable',
       );
-      assert.ok(
-        closed - started >= TIMEOUTS.requestTimeoutMs - 50,
-        `closed after ${closed - started} ms, before requestTimeoutMs`,
-      );
+      const elapsed = closed - client.openedAt;
+      assert.ok(elapsed >= TIMEOUTS.requestTimeoutMs, `closed after ${elapsed} ms, before requestTimeoutMs`);
       assert.equal(client.received(), '', 'no answer: the write was never acknowledged');
     } finally {
       await api.close();
