@@ -58,7 +58,7 @@ function nextTurn(): Promise<void> {
   return new Promise((resolve) => setImmediate(resolve));
 }
 
-/** Waits until `stream` has had `count` writes (failing after 5 s). */
+/** Waits until `stream` has had `count` writes (failing after 15 s, the default of `eventually`). */
 async function writesOf(stream: RecordingStream, count: number): Promise<string[]> {
   await eventually(() =>
     assert.ok(stream.writes.length >= count, `expected ${count} writes, saw ${JSON.stringify(stream.writes)}`),

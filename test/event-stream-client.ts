@@ -11,6 +11,9 @@ export interface StreamMessage {
   readonly comments: readonly string[];
 }
 
+/** How long a read waits for a message that is due: longer, it is not coming, however busy the machine. */
+const WAIT_MS = 15_000;
+
 type ReadResult = Awaited<ReturnType<ReadableStreamDefaultReader<Uint8Array>['read']>>;
 
 export class EventStreamClient {
@@ -52,7 +55,7 @@ export class EventStreamClient {
   }
 
   /** The next message, waiting up to `timeoutMs`; throws when none comes or the stream ends first. */
-  async next(timeoutMs = 5000): Promise<StreamMessage> {
+  async next(timeoutMs = WAIT_MS): Promise<StreamMessage> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
       const message = this.#messages.shift();
@@ -65,7 +68,7 @@ export class EventStreamClient {
   }
 
   /** The next message with data (an event), skipping heartbeats; `event: closed` included. */
-  async nextEvent(timeoutMs = 5000): Promise<StreamMessage> {
+  async nextEvent(timeoutMs = WAIT_MS): Promise<StreamMessage> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
       const message = await this.next(Math.max(1, deadline - Date.now()));
@@ -74,7 +77,7 @@ export class EventStreamClient {
   }
 
   /** Resolves once the server ends the stream, with the messages still unread. */
-  async untilEnd(timeoutMs = 5000): Promise<StreamMessage[]> {
+  async untilEnd(timeoutMs = WAIT_MS): Promise<StreamMessage[]> {
     const deadline = Date.now() + timeoutMs;
     while (!this.#ended) {
       const left = deadline - Date.now();

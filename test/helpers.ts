@@ -509,7 +509,7 @@ const REQUEST_START = 'http.server.request.start';
  * without reading it (Node then discards the body). Call it before the request can arrive.
  * Watched through Node's `http.server.request.start` diagnostics channel.
  */
-export function bodyReadBegins(client: Socket, timeoutMs = 5000): Promise<void> {
+export function bodyReadBegins(client: Socket, timeoutMs = 15_000): Promise<void> {
   return new Promise((resolve, reject) => {
     const onRequest = (message: unknown): void => {
       const { request } = message as { request: IncomingMessage };
@@ -535,9 +535,10 @@ const POLL_MS = 20;
  * Calls `check` every POLL_MS until it returns without throwing, and resolves with what it
  * returned; once `timeoutMs` have passed, throws its last error. For a state that comes
  * on its own time (background work, a closed connection, a log line), which a fixed pause
- * would wait for too briefly on a busy machine: `check` asserts that state.
+ * would wait for too briefly on a busy machine: `check` asserts that state. The default
+ * only bounds a hang: a busy machine can take seconds for what takes milliseconds idle.
  */
-export async function eventually<T>(check: () => T | Promise<T>, timeoutMs = 5000): Promise<T> {
+export async function eventually<T>(check: () => T | Promise<T>, timeoutMs = 15_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     try {
