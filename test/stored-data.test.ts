@@ -8,6 +8,7 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { startServer, StartupError } from '../src/index.ts';
+import { assertProblem } from './assertions.ts';
 import { cleanUpAfterEach, connect, hashDirectory, scratchDirectory, TEST_AUTH_OPTIONS } from './helpers.ts';
 
 const TIMESTAMP = '2026-01-01T00:00:00.000Z';
@@ -185,5 +186,26 @@ describe('stored data: a record that does not fit its declaration stops the star
     defer(() => server.close());
     const api = await connect(server);
     assert.deepEqual((await api.get('/v1/products/7')).body, product(7));
+  });
+});
+
+describe('the last id', () => {
+  test('a collection gives ids up to 2^53 − 2, keeping its next id one a start accepts; then a create is a 503', async () => {
+    const dataDir = await scratchDirectory(defer);
+    const last = Number.MAX_SAFE_INTEGER - 1;
+    await writeFile(join(dataDir, 'products.json'), JSON.stringify({ next_id: last, journal_seq: 0, records: [] }));
+    const server = await startServer({ ...TEST_AUTH_OPTIONS, port: 0, dataDir, seed: false });
+    defer(() => server.close());
+    const api = await connect(server);
+    const created = await api.post('/v1/products', { name: 'Last', category: 'c', price: 1 });
+    assert.equal(created.status, 201, created.text);
+    assert.equal(created.body.id, last);
+    const refused = await api.post('/v1/products', { name: 'Past', category: 'c', price: 1 });
+    assertProblem(refused, 503, 'not_ready', '/v1/products');
+    assert.equal((await api.get('/v1/products')).body.meta.total, 1);
+    await server.close();
+    const again = await startServer({ ...TEST_AUTH_OPTIONS, port: 0, dataDir, seed: false });
+    defer(() => again.close());
+    assert.equal((await (await connect(again)).get(`/v1/products/${last}`)).status, 200);
   });
 });

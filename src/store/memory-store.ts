@@ -6,7 +6,7 @@
 import type { StoredRecord } from '../records/json.ts';
 import { CollectionIndex, IndexBuilding } from './collection-index.ts';
 import type { CollectionState } from './collection-state.ts';
-import { applyChange, emptyCollection } from './collection-state.ts';
+import { applyChange, emptyCollection, MAX_NEXT_ID } from './collection-state.ts';
 import type { Change, Decision, StoredCollection, RequestPlan, RequestStore, Store, Persistence } from './store.ts';
 import type { Query, QueryResult } from './query.ts';
 import { StoreUnavailable } from './store.ts';
@@ -199,6 +199,8 @@ export class MemoryStore implements Store, RequestStore {
   allocateId(collection: StoredCollection): number {
     const state = this.collectionState(collection);
     const id = state.nextId;
+    // The next id must stay one a start accepts (collection-state.ts): the last id given is MAX_NEXT_ID − 1.
+    if (id >= MAX_NEXT_ID) throw new StoreUnavailable(`${collection} has given every id up to ${MAX_NEXT_ID - 1}`);
     state.nextId = id + 1;
     return id;
   }
