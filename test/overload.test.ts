@@ -2,8 +2,9 @@
 // ten thousand requests with and without the default rate limit, memory sampled
 // before, during and after, concurrent request bodies, and a burst of durable writes
 // checked after a restart. The oracle is the same everywhere: every request gets an
-// answer before a deadline, every answer is 2xx or 4xx, and a refusal for load (429,
-// 503) says when to come back in Retry-After; never another 5xx, a reset or a hang.
+// answer, every answer is 2xx or 4xx, and a refusal for load (429, 503) says when to come
+// back in Retry-After; never another 5xx, a reset or a hang. A hang is a burst in which
+// nothing moves for STALL_MS: on a busy machine a burst that moves may take minutes.
 
 import assert from 'node:assert/strict';
 import type { IncomingHttpHeaders } from 'node:http';
@@ -17,7 +18,7 @@ import { MAX_PAGE_SIZE } from '../src/http/list-query.ts';
 import type { ServerOptions } from '../src/index.ts';
 import type { TestServer } from './helpers.ts';
 import { createProduct, startTestServer, temporaryDirectory } from './helpers.ts';
-import { heldByServer, within } from './server-sockets.ts';
+import { heldByServer } from './server-sockets.ts';
 
 /** The production default (RATE_LIMIT); startTestServer turns limiting off unless asked. */
 const DEFAULT_RATE_LIMIT = 1200;
@@ -28,6 +29,8 @@ const MB = 1024 * 1024;
 const RSS_GROWTH_BOUND = 200 * MB;
 /** How far above its baseline the heap may stay once the load is over and collected. */
 const HEAP_GROWTH_BOUND = 24 * MB;
+/** A burst in which no request is answered (or no body read) for this long has hung, however busy the machine. */
+const STALL_MS = 30_000;
 
 interface Call {
   readonly method: 'GET' | 'POST';
@@ -88,21 +91,44 @@ interface Burst {
   readonly latencies: number[];
 }
 
-/** Sends every call at once through `agent` and waits for all of them, at most `deadlineMs`. */
-async function burst(api: TestServer, agent: Agent, calls: readonly Call[], deadlineMs: number): Promise<Burst> {
+/** Resolves with `work`, or rejects naming `what` once `lastProgress` (performance.now()) is STALL_MS old. */
+async function unlessStalled<T>(work: Promise<T>, lastProgress: () => number, what: () => string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const stalled = new Promise<never>((_, reject) => {
+    timer = setInterval(() => {
+      if (performance.now() - lastProgress() > STALL_MS)
+        reject(new Error(`${what()}: nothing moved for ${STALL_MS / 1000} s (a hang)`));
+    }, 1000);
+  });
+  try {
+    return await Promise.race([work, stalled]);
+  } finally {
+    clearInterval(timer);
+  }
+}
+
+/** Sends every call at once through `agent` and waits for all of them, failing once none is answered for STALL_MS. */
+async function burst(api: TestServer, agent: Agent, calls: readonly Call[]): Promise<Burst> {
   const started = performance.now();
   const latencies: number[] = [];
-  const settled = await within(
+  let answered = 0;
+  let lastAnswer = started;
+  const settled = await unlessStalled(
     Promise.allSettled(
       calls.map(async (call) => {
         const sent = performance.now();
-        const answer = await send(api, agent, call);
-        latencies.push(performance.now() - sent);
-        return answer;
+        try {
+          const answer = await send(api, agent, call);
+          latencies.push(performance.now() - sent);
+          return answer;
+        } finally {
+          answered += 1;
+          lastAnswer = performance.now();
+        }
       }),
     ),
-    deadlineMs,
-    `${calls.length} requests (a hang: some were never answered)`,
+    () => lastAnswer,
+    () => `${calls.length} requests, ${answered} of them settled`,
   );
   const answers: Answer[] = [];
   const lost: string[] = [];
@@ -202,7 +228,7 @@ test('1,000 concurrent connections, one mixed request each, default rate limit: 
   const agent = new Agent({ keepAlive: false, maxSockets: Infinity });
   try {
     const calls = Array.from({ length: 1000 }, (_, i) => mixedCall(i));
-    const result = await burst(api, agent, calls, 20_000);
+    const result = await burst(api, agent, calls);
     t.diagnostic(assertNothingLost(result, calls.length));
     await assertStillHealthy(api);
   } finally {
@@ -211,13 +237,13 @@ test('1,000 concurrent connections, one mixed request each, default rate limit: 
   }
 });
 
-test('10,000 requests on 200 keep-alive connections under the default rate limit: most are 429 with Retry-After and RateLimit-*, none lost', async (t) => {
+test('10,000 requests on 200 keep-alive connections under the default rate limit: all beyond the bucket and its refill are 429 with Retry-After and RateLimit-*, none lost', async (t) => {
   const setUp = performance.now();
   const api = await startLoadedServer({ rateLimit: DEFAULT_RATE_LIMIT });
   const agent = new Agent({ keepAlive: true, maxSockets: 200 });
   try {
     const calls = Array.from({ length: 10_000 }, (_, i) => mixedCall(i));
-    const result = await burst(api, agent, calls, 25_000);
+    const result = await burst(api, agent, calls);
     t.diagnostic(assertNothingLost(result, calls.length));
 
     for (const { status, headers } of result.answers) {
@@ -226,7 +252,8 @@ test('10,000 requests on 200 keep-alive connections under the default rate limit
       assert.match(String(headers['ratelimit-reset'] ?? ''), /^\d+$/, `a ${status} without RateLimit-Reset`);
       if (status === 429) assert.equal(headers['ratelimit-remaining'], '0');
     }
-    // One client (the administrator): what the setup left in a full bucket, plus what refills meanwhile.
+    // One client (the administrator): what the setup left in a full bucket, plus what refills meanwhile
+    // (on an idle machine the burst takes seconds, and most of it is refused; a busy one refills more).
     const refilled = Math.ceil(((performance.now() - setUp) / 60_000) * DEFAULT_RATE_LIMIT);
     const served = result.answers.filter(({ status }) => status !== 429).length;
     const left = DEFAULT_RATE_LIMIT - STORED_PRODUCTS;
@@ -235,7 +262,6 @@ test('10,000 requests on 200 keep-alive connections under the default rate limit
       served <= DEFAULT_RATE_LIMIT + refilled,
       `${served} served, more than the bucket and its refill (${refilled})`,
     );
-    assert.ok(calls.length - served > calls.length / 2, 'most of the burst is refused');
     await assertStillHealthy(api);
   } finally {
     agent.destroy();
@@ -246,13 +272,17 @@ test('10,000 requests on 200 keep-alive connections under the default rate limit
 test('memory stays bounded through a burst of 10,000 mixed requests, and the heap comes back near its baseline', async (t) => {
   const api = await startLoadedServer();
   const agent = new Agent({ keepAlive: true, maxSockets: 200 });
+  // The warm-up (code, pools, caches) has connections of its own, closed after it: one left idle
+  // across what follows may reach the server's keep-alive timeout (5 s, on a busy machine) just as
+  // the burst reuses it, and be reset, a race of the client's that every keep-alive client has.
+  const warmUp = new Agent({ keepAlive: true, maxSockets: 200 });
   try {
     await burst(
       api,
-      agent,
+      warmUp,
       Array.from({ length: 600 }, (_, i) => mixedCall(i)),
-      10_000,
-    ); // warm-up: code, pools, caches
+    );
+    warmUp.destroy();
     collectGarbage();
     const before = process.memoryUsage();
 
@@ -261,7 +291,6 @@ test('memory stays bounded through a burst of 10,000 mixed requests, and the hea
       api,
       agent,
       Array.from({ length: 10_000 }, (_, i) => mixedCall(i)),
-      25_000,
     );
     const { peakRss, samples } = stop();
     t.diagnostic(assertNothingLost(result, 10_000));
@@ -284,6 +313,7 @@ test('memory stays bounded through a burst of 10,000 mixed requests, and the hea
     );
     await assertStillHealthy(api);
   } finally {
+    warmUp.destroy();
     agent.destroy();
     await api.close();
   }
@@ -314,6 +344,12 @@ function almostCompleteBody(api: TestServer, payload: Buffer): HeldBody {
   return { socket, bytes: head.length + payload.length, received: () => text };
 }
 
+/** How far the held bodies have got: the bytes the server read of them, and the bytes it answered. */
+function progressOf(clients: readonly HeldBody[]): number {
+  const read = heldByServer(clients.map((client) => client.socket)).reduce((sum, socket) => sum + socket.bytesRead, 0);
+  return read + clients.reduce((sum, client) => sum + client.received().length, 0);
+}
+
 /** A held body is settled once the server has answered it or read all of it; otherwise its client is still waiting. */
 function settled(client: HeldBody): boolean {
   const [serverSide] = heldByServer([client.socket]);
@@ -329,8 +365,14 @@ test('request bodies in flight are bounded: 300 clients each holding a 1 MiB bod
     const before = process.memoryUsage();
     const stop = sampleMemory();
     for (let i = 0; i < 300; i += 1) clients.push(almostCompleteBody(api, payload));
-    const deadline = Date.now() + 10_000;
-    while (!clients.every(settled) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+    // Until every client is settled, or nothing (no byte read, no answer) has moved for STALL_MS.
+    let moved = -1;
+    let lastMove = performance.now();
+    while (!clients.every(settled) && performance.now() - lastMove <= STALL_MS) {
+      const now = progressOf(clients);
+      if (now !== moved) [moved, lastMove] = [now, performance.now()];
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
     const waiting = clients.filter((client) => !settled(client)).length;
     const { peakRss } = stop();
     const during = process.memoryUsage();
@@ -342,7 +384,11 @@ test('request bodies in flight are bounded: 300 clients each holding a 1 MiB bod
     t.diagnostic(
       `before: ${describeMemory(before)}; with the bodies held: ${describeMemory(during)}; ${answers.length} of 300 answered early`,
     );
-    assert.equal(waiting, 0, `${waiting} of 300 clients neither answered nor read after 10 s`);
+    assert.equal(
+      waiting,
+      0,
+      `${waiting} of 300 clients neither answered nor read, and nothing moved for ${STALL_MS / 1000} s`,
+    );
     for (const text of answers) {
       assert.match(
         text,
@@ -375,7 +421,7 @@ test('2,000 concurrent POSTs on a data directory: every one answered 201 (or 429
         path: '/v1/products',
         body: JSON.stringify({ name: `Durable ${i}`, category: 'load', price: 2.5 }),
       }));
-      const result = await burst(api, agent, calls, 25_000);
+      const result = await burst(api, agent, calls);
       t.diagnostic(assertNothingLost(result, calls.length));
       for (const { status, headers, body } of result.answers) {
         assert.ok(
