@@ -1,7 +1,8 @@
 // Crash safety (README: Storage and durability): the real server runs as a child process, clients write
-// concurrently, and the process is killed with SIGKILL at a random moment. After a
-// restart every acknowledged write must be there (and every acknowledged delete gone):
-// with a data directory, and with PostgreSQL (DATABASE_URL, on a throwaway server from
+// concurrently, and the process is killed with SIGKILL at a random moment (within 400 ms of
+// its first acknowledged write, however long that took to come). After a restart every
+// acknowledged write must be there (and every acknowledged delete gone): with a data
+// directory, and with PostgreSQL (DATABASE_URL, on a throwaway server from
 // test/postgres-cluster.ts; skipped, saying why, without PostgreSQL).
 // CRASH_ROUNDS sets how many kill-and-restart rounds run: 4 by default (about 1 s each,
 // so `npm test` stays fast; two of them compact the journal every few kilobytes), and
@@ -14,6 +15,7 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { mulberry32, TEST_ADMIN_PASSWORD, TEST_TOKEN_SECRET, temporaryDirectory, tokenFor } from './helpers.ts';
 import { POSTGRES_SKIP, startCluster } from './postgres-cluster.ts';
 import { REPOSITORY_ROOT } from './repository.ts';
@@ -103,6 +105,7 @@ async function crashRounds(storageOf: (round: number) => readonly string[]): Pro
     const running = await start(storageOf(round));
     children.push(running);
     let stopping = false;
+    let acknowledged = 0; // this round's
     const write = async (writer: number): Promise<void> => {
       for (let n = 0; !stopping; n++) {
         const victim = next() < 0.2 ? [...present.keys()][Math.floor(next() * present.size)] : undefined;
@@ -118,6 +121,7 @@ async function crashRounds(storageOf: (round: number) => readonly string[]): Pro
             if (response.status === 204) {
               uncertain.delete(victim);
               deleted.add(victim);
+              acknowledged++;
             }
             continue;
           }
@@ -127,14 +131,21 @@ async function crashRounds(storageOf: (round: number) => readonly string[]): Pro
             headers: { authorization, 'content-type': 'application/json' },
             body: JSON.stringify({ name, category: 'crash', price: n % 100 }),
           });
-          if (response.status === 201) present.set(((await response.json()) as { id: number }).id, name);
+          if (response.status === 201) {
+            present.set(((await response.json()) as { id: number }).id, name);
+            acknowledged++;
+          }
         } catch {
           return; // the server is gone: anything not acknowledged may or may not have landed
         }
       }
     };
     const writers = Array.from({ length: WRITERS }, (_, writer) => write(writer));
-    await new Promise((resolve) => setTimeout(resolve, 30 + next() * 400));
+    // The kill comes at a random moment after the round's first acknowledged write, so that every round has something
+    // to lose: on a busy machine a fresh process may take longer than the whole window to answer its first request.
+    for (const deadline = Date.now() + 60_000; acknowledged === 0; await sleep(5))
+      assert.ok(Date.now() < deadline, `round ${round} (seed ${seed}): no write acknowledged within 60 s`);
+    await sleep(next() * 400);
     await kill(running, 'SIGKILL');
     stopping = true;
     await Promise.all(writers);
