@@ -266,7 +266,7 @@ async function get(url: string, id: string, token: string): Promise<number> {
 describe('cli: stdout to a file', () => {
   test(
     `a graceful SIGTERM loses no line: banner, ${REQUESTS} access-log lines (one per request), then the shutdown lines`,
-    { timeout: 30_000 },
+    { timeout: 90_000 },
     async () => {
       const dataDir = await temporaryDirectory();
       defer(dataDir.remove);

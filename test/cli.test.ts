@@ -22,7 +22,8 @@ import { REPOSITORY_ROOT } from './repository.ts';
 
 const MAIN = join(REPOSITORY_ROOT, 'dist', 'main.js');
 const BANNER = /^plainrest listening on (http:\/\/127\.0\.0\.1:(\d+))$/m;
-const TIMEOUT = { timeout: 20_000 };
+/** Each test's bound on a hang: the processes it starts take seconds apiece on a busy machine. */
+const TIMEOUT = { timeout: 60_000 };
 /** A known administrator password, so a test can log in (POST /v1/tokens). */
 const ADMIN_ENV = { ADMIN_PASSWORD: TEST_ADMIN_PASSWORD };
 /** The line that shows a generated administrator password (printed once, on its creation). */

@@ -26,7 +26,8 @@ import { freePort, POSTGRES_SKIP, startCluster } from './postgres-cluster.ts';
 import { REPOSITORY_ROOT } from './repository.ts';
 
 const MAIN = join(REPOSITORY_ROOT, 'dist', 'main.js');
-const TIMEOUT = { timeout: 60_000 };
+/** Each test's bound on a hang: the processes and databases it starts take seconds apiece on a busy machine. */
+const TIMEOUT = { timeout: 180_000 };
 const DANA = { name: 'Dana', email: 'dana@example.com', password: 'dana-password-1' };
 const KEYED_PRODUCT = { name: 'Keyed tea', category: 'tea', price: 4.5 };
 const KEY = { 'Idempotency-Key': 'copy-key-1' };

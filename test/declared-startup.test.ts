@@ -17,7 +17,8 @@ import type { ResourcesDeclaration } from '../src/index.ts';
 import { startServer, StartupError } from '../src/index.ts';
 
 const MAIN = join(REPOSITORY_ROOT, 'dist', 'main.js');
-const TIMEOUT = { timeout: 20_000 };
+/** Each test's bound on a hang: the processes it starts take seconds apiece on a busy machine. */
+const TIMEOUT = { timeout: 60_000 };
 
 const NOTES = {
   resources: {

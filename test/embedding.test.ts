@@ -210,7 +210,7 @@ describe('embedding: prints nothing without a logger', () => {
 
   test(
     'a separate process that embeds the server writes nothing to stdout or stderr',
-    { timeout: 20_000 },
+    { timeout: 60_000 },
     async () => {
       const dir = await temporaryDirectory();
       try {

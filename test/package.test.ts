@@ -26,7 +26,8 @@ const CHECKOUT_FILES = [
   'data/example',
   'docs',
 ];
-const TIMEOUT = { timeout: 120_000 };
+/** Each test's bound on a hang: npm pack and install take a minute or more on a busy machine. */
+const TIMEOUT = { timeout: 300_000 };
 const run = promisify(execFile);
 /** npm without its update check, audit or funding notes, none of which a test may wait on or read. */
 const QUIET_NPM = { npm_config_update_notifier: 'false', npm_config_audit: 'false', npm_config_fund: 'false' };

@@ -1454,7 +1454,7 @@ describe('storage: close()', () => {
 
   test(
     'close() lets an in-flight write finish; its record is in the snapshot when close resolves',
-    { timeout: 15_000 },
+    { timeout: 60_000 },
     async () => {
       const server = await startServer({ port: 0, dataDir: dir.path, seed: false, ...TEST_AUTH_OPTIONS });
       const { token } = await connect(server);
