@@ -13,7 +13,11 @@ import type { Counts, ServerPair } from './cache-differential.ts';
 import { differentialSettings, runDeclaration } from './cache-differential.ts';
 import { TEST_AUTH_OPTIONS } from './helpers.ts';
 
-const settings = differentialSettings({ seed: 48, declarations: 4, rounds: 200 });
+const DEFAULTS = { seed: 48, declarations: 4, rounds: 200 };
+const settings = differentialSettings(DEFAULTS);
+/** What a run meets depends on its seed: the default run is known to meet every kind the last test names. */
+const UNCOUNTED =
+  settings.seed !== DEFAULTS.seed || settings.rounds < DEFAULTS.rounds ? 'counted for the default run only' : false;
 
 async function startPair(declaration: ResourcesDeclaration): Promise<ServerPair> {
   const store = new MemoryStore(new Map());
@@ -32,14 +36,19 @@ async function startPair(declaration: ResourcesDeclaration): Promise<ServerPair>
 
 describe(`cached and uncached servers answer alike (CACHE_SEED=${settings.seed})`, () => {
   const total: Counts = new Map();
+  let failed = 0;
+  const countFailure = (error: unknown): never => {
+    failed += 1;
+    throw error;
+  };
   for (let index = 0; index < settings.declarations; index++) {
     test(`declaration ${index + 1} of ${settings.declarations}, ${settings.rounds} rounds`, async () => {
-      await runDeclaration(settings, index, 'in memory', startPair, total);
+      await runDeclaration(settings, index, 'in memory', startPair, total).catch(countFailure);
     });
   }
-  // A run that never met one of these would prove little: each must have been compared at least once.
-  test('the run compared every kind of answer and request it is meant to', { skip: settings.rounds < 100 }, (t) => {
+  test('the run compared every kind of answer and request it is meant to', { skip: UNCOUNTED }, (t) => {
     t.diagnostic(JSON.stringify(Object.fromEntries([...total].sort())));
+    if (failed > 0) return t.skip(`${failed} declaration(s) failed: their counts are incomplete`);
     const kinds = [
       ...['200', '304', '400', '401', '403', '404'].map((status) => `status ${status}`),
       ...['GET', 'HEAD', 'If-None-Match', 'asked again', 'read again after a write', 'API key'],

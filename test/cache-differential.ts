@@ -693,7 +693,7 @@ class Run {
       await this.#createKey(user(label), readOnly);
     for (const plan of this.#plans) {
       const count = 3 + below(this.#random, 4);
-      for (let i = 0; i < count; i++) await this.#createRecord(plan);
+      for (let i = 0; i < count; i++) await this.#createRecord(plan, false);
     }
   }
 
@@ -809,8 +809,8 @@ class Run {
     return `2026-03-0${1 + below(this.#random, 9)}`;
   }
 
-  /** A record of `plan`'s collection, when it has a parent to go under. */
-  async #createRecord(plan: CollectionPlan): Promise<Change | undefined> {
+  /** A record of `plan`'s collection, when it has a parent to go under; if `prime`, the reads it changes first. */
+  async #createRecord(plan: CollectionPlan, prime = true): Promise<Change | undefined> {
     let parentIds: readonly number[] = [];
     if (plan.parent === 'users') parentIds = [pick(this.#random, this.#aliveUsers()).id];
     else if (plan.parent !== undefined) {
@@ -826,8 +826,9 @@ class Run {
       this.#titles.push(title);
       body['title'] = title;
     }
-    const primed =
-      plan.parent === undefined
+    const primed = !prime
+      ? []
+      : plan.parent === undefined
         ? await this.#prime([this.#newList(plan.name, [])])
         : await this.#primeAround(plan.parent, parentIds, plan.name);
     const created = await this.#mustWrite('POST', this.#listPath(plan.name, parentIds, 'en'), maker.token, body, 201);
