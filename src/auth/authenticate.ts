@@ -117,7 +117,8 @@ export class Authenticator {
     const key = entry.keyId === undefined ? undefined : apiKeyById(entry.keyId, store);
     if (entry.keyId !== undefined && key === undefined) {
       this.#verified.delete(keyOf(authorization));
-      throw invalidToken('this API key was deleted');
+      // Worded as when nothing was remembered (verifiedKey): the answer does not depend on this connection's history.
+      throw invalidToken(UNKNOWN_KEY);
     }
     const user = store.caller(entry.userId);
     if (user === undefined) throw invalidToken('the user of this token no longer exists');
@@ -170,10 +171,12 @@ export class Authenticator {
   }
 }
 
+const UNKNOWN_KEY = 'no API key has this secret: it was deleted, or never made';
+
 /** The key whose secret `token` is, unless it has expired. */
 function verifiedKey(token: string, now: number, store: AuthenticationReads): Verified {
   const key = apiKeyBySecret(token, store);
-  if (key === undefined) throw invalidToken('no API key has this secret: it was deleted, or never made');
+  if (key === undefined) throw invalidToken(UNKNOWN_KEY);
   if (key.expiresAt <= now) throw invalidToken('this API key has expired');
   return { userId: key.userId, exp: key.expiresAt, keyId: key.id };
 }
