@@ -24,6 +24,9 @@
 
 import assert from 'node:assert/strict';
 import { Agent, request } from 'node:http';
+import { subscribe } from 'node:diagnostics_channel';
+import type { IncomingMessage } from 'node:http';
+import type { Socket } from 'node:net';
 import { connect as connectSocket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { isDeepStrictEqual } from 'node:util';
@@ -45,6 +48,7 @@ import {
 import type { TestServer } from './helpers.ts';
 import { recordingLogger, startTestServer, temporaryDirectory, tokenFor } from './helpers.ts';
 import { REPOSITORY_ROOT } from './repository.ts';
+import { heldByServer } from './server-sockets.ts';
 
 const SEED = readNumber('FUZZ_SEED', 20_260_101);
 const CASES = readNumber('FUZZ_CASES', 3000);
@@ -53,10 +57,11 @@ const ONLY = process.env['FUZZ_ONLY']?.split(',').map((index) => Number(index.tr
 const CONCURRENCY = 16;
 /** Cases between two snapshots of every stored record. */
 const WINDOW = 250;
-const HTTP_TIMEOUT_MS = 10_000;
-const RAW_TIMEOUT_MS = 3_000;
-/** A raw request still unanswered after this long is half-closed, in case the server waits for more bytes. */
-const RAW_HALF_CLOSE_AFTER_MS = 1_000;
+/** A request unanswered for this long has hung: a busy machine answers in seconds at worst. */
+const HTTP_TIMEOUT_MS = 30_000;
+const RAW_TIMEOUT_MS = 30_000;
+/** How often a raw request looks whether the server is waiting for more of its bytes. */
+const RAW_LOOK_MS = 10;
 /** After the expected answers, how long to wait for unexpected extra ones. */
 const RAW_GRACE_MS = 20;
 /** Failures printed in full per test, beyond one per failing mutation. */
@@ -169,12 +174,37 @@ function sendHttpOnce(
   });
 }
 
+/** The requests each of the server's connections has begun and not finished answering (Node's diagnostics channels). */
+const unanswered = new WeakMap<Socket, Set<IncomingMessage>>();
+subscribe('http.server.request.start', (message) => {
+  const { request, socket } = message as { request: IncomingMessage; socket: Socket };
+  const requests = unanswered.get(socket) ?? new Set();
+  unanswered.set(socket, requests.add(request));
+});
+subscribe('http.server.response.finish', (message) => {
+  const { request, socket } = message as { request: IncomingMessage; socket: Socket };
+  unanswered.get(socket)?.delete(request);
+});
+
+/**
+ * The server (in this process) waits for more of the bytes `client` sent, `sent` of them: it
+ * has read them all, and no request it began has all its body and no answer yet (one being
+ * answered, a durable write perhaps). Not once it has closed the connection.
+ */
+function serverWaitsForMore(client: Socket, sent: number): boolean {
+  const [server] = heldByServer([client]);
+  if (server === undefined || server.bytesRead < sent) return false;
+  for (const request of unanswered.get(server) ?? []) if (request.complete) return false;
+  return true;
+}
+
 /**
  * The exact bytes on a fresh connection, read until the server closes it or has sent the
  * answers the bytes ask for. Only requests cut short on purpose are half-closed at once:
  * Node's server takes a client's FIN as an abort and drops the answer of a request still
- * in progress (a durable write). Anything else still unanswered after
- * RAW_HALF_CLOSE_AFTER_MS is half-closed then, in case the server waits for more bytes.
+ * in progress (a durable write). Anything else still unanswered is half-closed once the
+ * server waits for more bytes (serverWaitsForMore): never while it is answering, however
+ * long a busy machine takes to.
  */
 function sendRaw(origin: URL, fuzzCase: FuzzCase): Promise<Outcome> {
   return new Promise((resolve) => {
@@ -189,10 +219,12 @@ function sendRaw(origin: URL, fuzzCase: FuzzCase): Promise<Outcome> {
       else socket.write(bytes);
     });
     let gaveUp = false;
-    const halfClose = setTimeout(() => {
+    const halfClose = setInterval(() => {
+      if (fuzzCase.halfClose || !serverWaitsForMore(socket, bytes.length)) return;
+      clearInterval(halfClose);
       gaveUp = chunks.length === 0;
       socket.end();
-    }, RAW_HALF_CLOSE_AFTER_MS);
+    }, RAW_LOOK_MS);
     const timer = setTimeout(() => {
       hung = true;
       socket.destroy();
@@ -209,7 +241,8 @@ function sendRaw(origin: URL, fuzzCase: FuzzCase): Promise<Outcome> {
       reason = error.code ?? error.message;
     });
     socket.on('close', () => {
-      for (const pending of [timer, halfClose, grace]) clearTimeout(pending);
+      for (const pending of [timer, grace]) clearTimeout(pending);
+      clearInterval(halfClose);
       const data = Buffer.concat(chunks);
       if (hung) return resolve({ kind: 'hang', partial: data.toString('latin1') });
       const { answers, cutShort } = parseResponses(data, isHead);
