@@ -265,8 +265,8 @@ export class Page {
     return answer.result.value as T;
   }
 
-  /** Waits until `expression` is truthy in the page (polling every 50 ms), or fails after `timeoutMs`. */
-  async waitFor(expression: string, timeoutMs = 10_000): Promise<void> {
+  /** Waits until `expression` is truthy in the page (polling every 50 ms), or fails after `timeoutMs` (a hang). */
+  async waitFor(expression: string, timeoutMs = 30_000): Promise<void> {
     const deadline = Date.now() + timeoutMs;
     while (!(await this.evaluate<boolean>(`Boolean(${expression})`))) {
       if (Date.now() > deadline) throw new Error(`timed out waiting for: ${expression}`);

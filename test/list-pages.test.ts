@@ -509,7 +509,7 @@ describe('list pages: a write that is rolled back', () => {
     const refused = api.post('/v1/products', { name: 'Refused', category: 'c', price: 2 });
     await within(
       held.started,
-      5000,
+      15_000,
       'the journal write was never intercepted (does the journal still write with FileHandle.write?)',
     );
 
