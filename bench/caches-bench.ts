@@ -114,7 +114,7 @@ export async function runCachesBench(modeName: BenchModeName, load: LoadGenerato
   }
   console.log(
     `\n## Caches (${PRODUCTS.toLocaleString('en')} products, ${CONNECTIONS} connections, ${ROUNDS[modeName]} rounds ` +
-      `of ${SECONDS[modeName]} s, ${load.name}; the ratio is the median of the rounds')\n`,
+      `of ${SECONDS[modeName]} s, ${load.name}; the ratio is the median of the rounds'\n`,
   );
   console.log(formatTable(['answer', 'cache', 'answers/s, kept', 'answers/s, CACHES=false', 'ratio', 'verdict'], rows));
   return allWorth;
