@@ -60,6 +60,8 @@ const HEAVIEST = [
   'cli',
   'openapi-lint',
   'crash',
+  'cache-differential',
+  'cache-differential.postgres',
 ];
 
 process.chdir(fileURLToPath(new URL('..', import.meta.url)));
