@@ -58,6 +58,17 @@ const RESOURCES: readonly Resource[] = [
   },
 ];
 
+/** The writes a precondition guards, with the body each sends and its status when it succeeds. */
+const WRITES: readonly {
+  method: string;
+  body: (r: Resource) => Record<string, unknown> | undefined;
+  status: number;
+}[] = [
+  { method: 'PUT', body: (r) => r.replacement, status: 200 },
+  { method: 'PATCH', body: (r) => r.change, status: 200 },
+  { method: 'DELETE', body: () => undefined, status: 204 },
+];
+
 for (const resource of RESOURCES) {
   const firstId = resource.existing + 1;
   const secondId = firstId + 1;
@@ -305,20 +316,11 @@ for (const resource of RESOURCES) {
     });
 
     describe('If-Match on PUT, PATCH and DELETE', () => {
-      const writes: readonly {
-        method: string;
-        body: (r: Resource) => Record<string, unknown> | undefined;
-        status: number;
-      }[] = [
-        { method: 'PUT', body: (r) => r.replacement, status: 200 },
-        { method: 'PATCH', body: (r) => r.change, status: 200 },
-        { method: 'DELETE', body: () => undefined, status: 204 },
-      ];
       const mismatches: readonly { name: string; header: (etag: string) => string }[] = [
         { name: 'another ETag', header: () => '"not-the-etag"' },
         { name: 'the weak form of the current ETag (strong comparison)', header: (etag) => `W/${etag}` },
       ];
-      for (const write of writes) {
+      for (const write of WRITES) {
         for (const mismatch of mismatches) {
           test(`${write.method} with If-Match ${mismatch.name} → 412 precondition_failed, record unchanged`, async () => {
             const before = await current();
@@ -391,15 +393,6 @@ for (const resource of RESOURCES) {
     // 412; the comparison is weak, so W/ and the tag of a compressed answer name the record too. §13.2.2: If-Match
     // is evaluated first.
     describe('If-None-Match on PUT, PATCH and DELETE', () => {
-      const writes: readonly {
-        method: string;
-        body: (r: Resource) => Record<string, unknown> | undefined;
-        status: number;
-      }[] = [
-        { method: 'PUT', body: (r) => r.replacement, status: 200 },
-        { method: 'PATCH', body: (r) => r.change, status: 200 },
-        { method: 'DELETE', body: () => undefined, status: 204 },
-      ];
       const matching: readonly { name: string; header: (etag: string) => string }[] = [
         { name: '*', header: () => '*' },
         { name: 'the current ETag', header: (etag) => etag },
@@ -407,7 +400,7 @@ for (const resource of RESOURCES) {
         { name: 'a list containing the current ETag', header: (etag) => `"nope", ${etag}` },
         { name: 'the current ETag as a gzip answer carries it', header: (etag) => `${etag.slice(0, -1)}-gzip"` },
       ];
-      for (const write of writes) {
+      for (const write of WRITES) {
         for (const match of matching) {
           test(`${write.method} with If-None-Match ${match.name} → 412 precondition_failed with the ETag, record unchanged`, async () => {
             const before = await current();
