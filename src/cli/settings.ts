@@ -112,7 +112,7 @@ export const SETTINGS: readonly Setting[] = [
     option: 'caches',
     kind: 'boolean',
     fallback: String(DEFAULTS.caches),
-    meaning: 'keep list pages, representations and compressed forms between requests; false builds each answer afresh',
+    meaning: 'keep list pages, representations, compressed forms and event blocks; false builds each answer afresh',
   },
   {
     variable: 'CORS_ORIGINS',

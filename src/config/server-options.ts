@@ -39,8 +39,8 @@ export interface ServerOptions {
   /** Every `/v1` answer waits this long before it is sent, to try a client on a slow network. Default 0. */
   readonly delayMs?: number;
   /**
-   * Keep list pages, representations and compressed forms between requests (README: Caches); false builds every answer
-   * afresh from the records, for tests and for readers. Default true.
+   * Keep list pages, representations, compressed forms and event blocks between requests (README: Caches); false
+   * builds every answer afresh from the records, for tests and for readers. Default true.
    */
   readonly caches?: boolean;
   /** startServer only: a client must send its headers within this time. Default 10000 ms. */

@@ -10,7 +10,8 @@ import { represent } from '../resources/representation.ts';
 import type { FeedEvent } from '../feed/feed-event.ts';
 import { RecentlyUsed } from '../store/recently-used.ts';
 
-export function eventJson(event: FeedEvent, table: ResourceTable, language: Language): string {
+/** `kept`: the record's representation kept for its version (README: Caches), as `represent` keeps it. */
+export function eventJson(event: FeedEvent, table: ResourceTable, language: Language, kept = true): string {
   const definition = table.get(event.collection);
   if (definition === undefined) throw new Error(`an event of ${event.collection}, which is not declared`);
   const vocabulary = vocabularyOf(definition, language);
@@ -21,7 +22,7 @@ export function eventJson(event: FeedEvent, table: ResourceTable, language: Lang
     `"path":${path},"at":"${event.at}"`;
   return event.record === undefined
     ? `${head}}`
-    : `${head},"record":${represent(definition, event.record, vocabulary).json}}`;
+    : `${head},"record":${represent(definition, event.record, vocabulary, kept).json}}`;
 }
 
 /**
@@ -34,8 +35,13 @@ const BLOCKS_KEPT = 4096;
 /** Each event's Server-Sent Events block, per language. */
 const blocks = new Map<Language, RecentlyUsed<FeedEvent, Buffer>>();
 
-/** `id: 42\nevent: updated\ndata: {…}\n\n` (WHATWG HTML §9.2.6), as the UTF-8 bytes a stream writes. */
-export function eventBlock(event: FeedEvent, table: ResourceTable, language: Language): Buffer {
+/**
+ * `id: 42\nevent: updated\ndata: {…}\n\n` (WHATWG HTML §9.2.6), as the UTF-8 bytes a stream writes; kept when `kept`
+ * (README: Caches), else made afresh.
+ */
+export function eventBlock(event: FeedEvent, table: ResourceTable, language: Language, kept = true): Buffer {
+  if (!kept)
+    return Buffer.from(`id: ${event.id}\nevent: ${event.type}\ndata: ${eventJson(event, table, language, false)}\n\n`);
   let cache = blocks.get(language);
   if (cache === undefined) {
     cache = new RecentlyUsed(BLOCKS_KEPT);

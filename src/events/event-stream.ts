@@ -52,6 +52,8 @@ export class EventStream {
   readonly #request: StreamRequest;
   readonly #feed: ChangeFeed;
   readonly #table: ResourceTable;
+  /** Whether events' blocks are kept (README: Caches). */
+  readonly #kept: boolean;
   readonly #settings: EventSettings;
   readonly #onEnd: (ending: Ending) => void;
   #actor: Actor;
@@ -71,6 +73,7 @@ export class EventStream {
     feed: ChangeFeed,
     table: ResourceTable,
     settings: EventSettings,
+    kept: boolean,
     onEnd: (ending: Ending) => void,
   ) {
     this.#res = res;
@@ -78,6 +81,7 @@ export class EventStream {
     this.#feed = feed;
     this.#table = table;
     this.#settings = settings;
+    this.#kept = kept;
     this.#onEnd = onEnd;
     this.#actor = request.actor;
     this.#readable = readableBy(request.actor, table);
@@ -108,12 +112,12 @@ export class EventStream {
     for (;;) {
       const page = await this.#feed.page(this.#filter(), 0, CATCH_UP_PAGE);
       if (this.#ended) return;
-      this.#send(page.events, blocksOf(page.events, this.#table, this.#request.language));
+      this.#send(page.events, blocksOf(page.events, this.#table, this.#request.language, this.#kept));
       if (page.events.length < CATCH_UP_PAGE) break;
     }
     const pending = this.#pending ?? [];
     this.#pending = undefined;
-    this.deliver(new FanOutBatch(pending, this.#table));
+    this.deliver(new FanOutBatch(pending, this.#table, this.#kept));
   }
 
   #filter(): EventFilter {

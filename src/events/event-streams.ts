@@ -45,10 +45,14 @@ export class EventStreams {
   /** A fan-out is being handed to the streams, slice by slice. */
   #delivering = false;
 
-  constructor(feed: ChangeFeed, table: ResourceTable, settings: EventSettings) {
+  /** Whether events' blocks are kept for the streams that follow (README: Caches). */
+  readonly #kept: boolean;
+
+  constructor(feed: ChangeFeed, table: ResourceTable, settings: EventSettings, kept = true) {
     this.#feed = feed;
     this.#table = table;
     this.#settings = settings;
+    this.#kept = kept;
   }
 
   /**
@@ -66,7 +70,7 @@ export class EventStreams {
     const batch = this.#queued;
     this.#queued = [];
     this.#delivering = true;
-    this.#deliverFrom([...this.#streams], 0, new FanOutBatch(batch, this.#table));
+    this.#deliverFrom([...this.#streams], 0, new FanOutBatch(batch, this.#table, this.#kept));
   }
 
   /**
@@ -148,7 +152,7 @@ export class EventStreams {
       res.end();
       return;
     }
-    const stream = new EventStream(res, request, this.#feed, this.#table, this.#settings, (ending) => {
+    const stream = new EventStream(res, request, this.#feed, this.#table, this.#settings, this.#kept, (ending) => {
       if (ending.reason === 'slow_reader') this.#notices.set(request.actor.id, ending);
     });
     this.#unsubscribe ??= this.#feed.subscribe(

@@ -11,11 +11,14 @@ import type { FeedEvent } from '../feed/feed-event.ts';
 export class FanOutBatch {
   readonly events: readonly FeedEvent[];
   readonly #table: ResourceTable;
+  /** Whether each event's block is kept for the streams that follow (README: Caches). */
+  readonly #kept: boolean;
   readonly #whole = new Map<Language, Buffer>();
 
-  constructor(events: readonly FeedEvent[], table: ResourceTable) {
+  constructor(events: readonly FeedEvent[], table: ResourceTable, kept: boolean) {
     this.events = events;
     this.#table = table;
+    this.#kept = kept;
   }
 
   /**
@@ -23,10 +26,10 @@ export class FanOutBatch {
    * them.
    */
   bytes(shown: readonly FeedEvent[], language: Language): Buffer {
-    if (shown.length !== this.events.length) return blocksOf(shown, this.#table, language);
+    if (shown.length !== this.events.length) return blocksOf(shown, this.#table, language, this.#kept);
     let whole = this.#whole.get(language);
     if (whole === undefined) {
-      whole = blocksOf(this.events, this.#table, language);
+      whole = blocksOf(this.events, this.#table, language, this.#kept);
       this.#whole.set(language, whole);
     }
     return whole;
@@ -34,6 +37,11 @@ export class FanOutBatch {
 }
 
 /** The events' blocks joined, in order. */
-export function blocksOf(events: readonly FeedEvent[], table: ResourceTable, language: Language): Buffer {
-  return Buffer.concat(events.map((event) => eventBlock(event, table, language)));
+export function blocksOf(
+  events: readonly FeedEvent[],
+  table: ResourceTable,
+  language: Language,
+  kept: boolean,
+): Buffer {
+  return Buffer.concat(events.map((event) => eventBlock(event, table, language, kept)));
 }

@@ -78,7 +78,7 @@ async function eventList(
   const meta = pageMeta({ page, limit }, total);
   const links = linksAround(context.path, fixedParameters(parameters, table, language), feedWords(language), meta);
   const body =
-    `{"data":[${events.map((event) => eventJson(event, table, language)).join(',')}],` +
+    `{"data":[${events.map((event) => eventJson(event, table, language, context.services.config.caches)).join(',')}],` +
     `"meta":${JSON.stringify(meta)},"links":${JSON.stringify(links)}}`;
   const etag = entityTag(body);
   // The same path answers a stream to Accept: text/event-stream: caches must tell the two apart.

@@ -92,7 +92,8 @@ export async function openServices(options: ServerOptions): Promise<Opened> {
   const idempotencyKeys = new IdempotencyKeys(config.clock, secret);
   const listPages = config.caches ? new PageCache() : undefined;
   const bodyBudget = new BodyBudget(config.maxBodyBytesInFlight);
-  const eventStreams = store.feed === undefined ? undefined : new EventStreams(store.feed, resources, config.events);
+  const eventStreams =
+    store.feed === undefined ? undefined : new EventStreams(store.feed, resources, config.events, config.caches);
   const services: Services = {
     store,
     config,
