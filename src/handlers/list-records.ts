@@ -38,8 +38,10 @@ function keptPage(
   definition: ResourceDefinition,
   vocabulary: Vocabulary,
 ): CachedPage {
-  const key = pageKey(context);
   const version = pageVersion(context.store, definition);
+  // A store that cannot tell its versions (Store.version: NaN, as PostgreSQL's) has no page worth keeping.
+  if (Number.isNaN(version)) return buildPage(context, definition, vocabulary, version);
+  const key = pageKey(context);
   const kept = listPages.get(key, version);
   if (kept !== undefined) return kept;
   const page = buildPage(context, definition, vocabulary, version);

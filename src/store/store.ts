@@ -73,7 +73,7 @@ export interface RecordReads {
   /**
    * A number that changes with every change to the collection, committed or rolled back,
    * so that caches built from it (list pages) know when they are stale. A store that
-   * cannot tell may return a new number on every call: nothing is then reused.
+   * cannot tell returns NaN: nothing is then kept.
    */
   version(collection: StoredCollection): number;
 }
