@@ -43,40 +43,53 @@ export function jsonReply(status: number, value: unknown, headers?: Headers): Re
 /** The headers a 304 repeats from the 200 it stands for (RFC 9110 §15.4.5). */
 const REPEATED_ON_304 = ['ETag', 'Cache-Control', 'Content-Location', 'Expires', 'Vary'];
 
-/** `reply` as it goes to this client; its compressed forms kept with `reply.keptWith` when `keep` (README: Caches). */
+/**
+ * `reply` as it goes to this client; its compressed forms kept with `reply.keptWith` when `keep` (README: Caches). A
+ * client that asks for no coding and sends no If-None-Match gets `reply` itself: nothing is copied for it.
+ */
 export function sentRepresentation(req: IncomingMessage, reply: Reply, keep = true): Reply {
   // An event stream goes out as written, and an answer without a body has nothing to code.
   const { status, body } = reply;
   if (reply.stream !== undefined || body === undefined || status === 204 || status === 304) return reply;
-  const headers: Headers = { ...reply.headers, Vary: withAcceptEncoding(reply.headers?.['Vary']) };
   const { coding: accepted, identity } = chooseCoding(req.headers['accept-encoding']);
   const length = reply.bodyLength ?? Buffer.byteLength(body);
   const coding = accepted !== undefined && (!identity || length >= MIN_COMPRESSED_BYTES) ? accepted : undefined;
-  if (coding !== undefined) headers['Content-Encoding'] = coding;
-  // A success's tag names its body; another answer's (a 412's) names the record as it is now.
-  const etag = headers['ETag'];
+  // A success's tag names its body, so its coding too; another answer's (a 412's) names the record as it is now.
+  const etag = reply.headers?.['ETag'];
   const success = status >= 200 && status < 300;
-  if (coding !== undefined && etag !== undefined && success) headers['ETag'] = codedEntityTag(etag, coding);
+  const sentTag = coding !== undefined && etag !== undefined && success ? codedEntityTag(etag, coding) : etag;
+  const ifNoneMatch = req.headers['if-none-match'];
   const isRead = req.method === 'GET' || req.method === 'HEAD';
-  const sentTag = headers['ETag'];
-  if (isRead && status === 200 && sentTag !== undefined && matchesIfNoneMatch(req.headers['if-none-match'], sentTag)) {
-    const repeated: Headers = {};
-    for (const name of REPEATED_ON_304) if (headers[name] !== undefined) repeated[name] = headers[name];
-    return { status: 304, headers: repeated };
+  if (isRead && status === 200 && sentTag !== undefined && matchesIfNoneMatch(ifNoneMatch, sentTag)) {
+    return notModified({ ...reply.headers, ETag: sentTag, Vary: variedBy(reply.headers) });
   }
-  if (coding === undefined) return { ...reply, headers };
+  if (coding === undefined) return reply;
   const coded = compressed(body, coding, keep ? reply.keptWith : undefined);
+  const headers: Headers = { ...reply.headers, 'Content-Encoding': coding };
+  if (sentTag !== undefined) headers['ETag'] = sentTag;
   return { ...reply, headers, body: coded, bodyLength: coded.length };
 }
 
-function withAcceptEncoding(vary: string | undefined): string {
+/** 304 with the headers it repeats from the 200 it stands for (RFC 9110 §15.4.5). */
+function notModified(headers: Headers): Reply {
+  const repeated: Headers = {};
+  for (const name of REPEATED_ON_304) if (headers[name] !== undefined) repeated[name] = headers[name];
+  return { status: 304, headers: repeated };
+}
+
+/**
+ * The Vary of an answer with a body: the reply's own, and Accept-Encoding, since any body may be sent compressed
+ * (RFC 9110 §12.5.5).
+ */
+function variedBy(headers: Headers | undefined): string {
+  const vary = headers?.['Vary'];
   return vary === undefined ? 'Accept-Encoding' : `${vary}, Accept-Encoding`;
 }
 
 /**
  * Writes the reply, with `extra` headers added to its own (those every answer gets), and
- * returns the body length in bytes (0 when there is none). The headers go to writeHead
- * as one flat list, and Content-Length is always set, so Node never chunks a body.
+ * returns the body length in bytes (0 when there is none). An answer with a body varies by Accept-Encoding. The
+ * headers go to writeHead as one flat list, and Content-Length is always set, so Node never chunks a body.
  */
 export function writeReply(
   res: ServerResponse,
@@ -86,8 +99,13 @@ export function writeReply(
   extra?: Headers,
 ): number {
   const status = reply.status;
+  const mayHaveBody = reply.stream === undefined && status !== 204 && status !== 304 && reply.body !== undefined;
   const headers: string[] = [];
-  if (reply.headers !== undefined) for (const name in reply.headers) headers.push(name, reply.headers[name] as string);
+  if (reply.headers !== undefined) {
+    for (const name in reply.headers) if (name !== 'Vary') headers.push(name, reply.headers[name] as string);
+  }
+  if (mayHaveBody) headers.push('Vary', variedBy(reply.headers));
+  else if (reply.headers?.['Vary'] !== undefined) headers.push('Vary', reply.headers['Vary']);
   if (extra !== undefined) for (const name in extra) headers.push(name, extra[name] as string);
   headers.push('X-Request-Id', requestId);
   if (reply.stream !== undefined) {
@@ -97,7 +115,6 @@ export function writeReply(
     else reply.stream(res);
     return 0;
   }
-  const mayHaveBody = status !== 204 && status !== 304 && reply.body !== undefined;
   const length = mayHaveBody ? (reply.bodyLength ?? Buffer.byteLength(reply.body as string | Buffer)) : 0;
   if (mayHaveBody) headers.push('Content-Type', reply.contentType ?? JSON_TYPE, 'Content-Length', String(length));
   else if (status !== 204 && status !== 304) headers.push('Content-Length', '0');
