@@ -81,7 +81,7 @@ export function dispatch(exchange: Exchange, path: string, search: string, pipel
     repeatable: endpoint.repeatable.has(method),
   };
   // The rest runs with the store the request reads and writes through, maybe more than once (store.ts: Store.serve).
-  const answer = (store: RequestStore): Reply | Promise<Reply> => {
+  const handleWithStore = (store: RequestStore): Reply | Promise<Reply> => {
     const actor = checkToken
       ? services.authenticator.authenticate(req.headers.authorization, req.socket, store)
       : undefined;
@@ -112,7 +112,7 @@ export function dispatch(exchange: Exchange, path: string, search: string, pipel
   };
   // A provider's token not seen yet is verified, and its user found, before the request reaches the store.
   const preparing = checkToken ? services.authenticator.prepare(req.headers.authorization) : undefined;
-  // The memory store runs `answer` with itself.
-  if (preparing !== undefined) return preparing.then(() => services.store.serve(plan, answer));
-  return services.store.serve(plan, answer);
+  // The memory store runs it at once, with a view of itself that notes what it reads (store/request-view.ts).
+  if (preparing !== undefined) return preparing.then(() => services.store.serve(plan, handleWithStore));
+  return services.store.serve(plan, handleWithStore);
 }

@@ -46,12 +46,12 @@ export function requestListener(
     const closing = shutdown.begun && reply.headers?.['Connection'] === undefined;
     return { ...cors, ...limits, ...(closing ? { Connection: 'close' } : {}) };
   };
-  /** Writes the answer, in the representation chosen for it, with the headers every answer gets, then logs it. */
-  const finish = (exchange: Exchange, answer: Reply): void => {
+  /** Writes `reply` in the representation chosen for this client, with the headers every answer gets; logs it. */
+  const writeAndLog = (exchange: Exchange, reply: Reply): void => {
     const { req, res } = exchange;
-    const reply = sentRepresentation(req, answer, config.caches);
-    const extra = headersForEveryResponse(exchange, reply);
-    logged(exchange, reply.status, writeReply(res, reply, exchange.requestId, req.method === 'HEAD', extra));
+    const sent = sentRepresentation(req, reply, config.caches);
+    const extra = headersForEveryResponse(exchange, sent);
+    logged(exchange, sent.status, writeReply(res, sent, exchange.requestId, req.method === 'HEAD', extra));
   };
   /**
    * True, having logged it, when the request was already answered by client-errors.ts (a 408 to a body too slow to
@@ -62,6 +62,7 @@ export function requestListener(
     logged(exchange, exchange.answeredHere.status, exchange.answeredHere.bytes);
     return true;
   };
+  /** Sends the problem answer (RFC 9457) `error` stands for, unless the client is gone. */
   const fail = (exchange: Exchange, error: unknown): void => {
     if (answeredElsewhere(exchange)) return;
     // The client closed the connection mid-body: no answer can reach it, and nothing
@@ -71,26 +72,28 @@ export function requestListener(
       return;
     }
     const { shownPath, requestId, req, secrets } = exchange;
-    answer(exchange, problemReply(error, shownPath, requestId, req.headers.accept, config.logger, secrets));
+    send(exchange, problemReply(error, shownPath, requestId, req.headers.accept, config.logger, secrets));
   };
-  const finishSafely = (exchange: Exchange, reply: Reply): void => {
+  /** Writes `reply` now; a failure to write it is logged and the connection dropped. */
+  const sendNow = (exchange: Exchange, reply: Reply): void => {
     if (answeredElsewhere(exchange)) return;
     try {
-      finish(exchange, reply);
+      writeAndLog(exchange, reply);
     } catch (error) {
       config.logger.error(`request ${exchange.requestId}: could not write the response: ${String(error)}`);
       exchange.res.destroy();
     }
   };
   /** DELAY_MS (README: Configuration): an API answer waits, as on a slow network; probes and the home page do not. */
-  const answerAfterDelay = (exchange: Exchange, reply: Reply): void => {
-    if (isApiPath(exchange.shownPath)) setTimeout(() => finishSafely(exchange, reply), config.delayMs);
-    else finishSafely(exchange, reply);
+  const sendAfterDelay = (exchange: Exchange, reply: Reply): void => {
+    if (isApiPath(exchange.shownPath)) setTimeout(() => sendNow(exchange, reply), config.delayMs);
+    else sendNow(exchange, reply);
   };
-  const answer = config.delayMs > 0 ? answerAfterDelay : finishSafely;
+  /** Sends a handler's reply, or the problem answer `fail` made of an error. */
+  const send = config.delayMs > 0 ? sendAfterDelay : sendNow;
 
-  // Most answers (reads, errors) are ready at once and are written in the same turn;
-  // only a handler that waits (a body to read, a write to make durable) goes async.
+  // Most replies (reads, errors) are ready at once and are written in the same turn; a request that waits (for its
+  // body, for a write, or a read of one, to be durable: store/held-answers.ts; for a provider's keys) goes async.
   return (req: IncomingMessage, res: ServerResponse): void => {
     const raw = req.url ?? '/';
     // Clients send a path; another form of target is read in request-target.ts (undefined: none a server accepts).
@@ -127,7 +130,7 @@ export function requestListener(
       reply.then(
         (ready) => {
           requestsInProgress.delete(socket);
-          answer(exchange, ready);
+          send(exchange, ready);
         },
         (error: unknown) => {
           requestsInProgress.delete(socket);
@@ -135,7 +138,7 @@ export function requestListener(
         },
       );
     } else {
-      answer(exchange, reply);
+      send(exchange, reply);
     }
   };
 }

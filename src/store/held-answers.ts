@@ -21,13 +21,13 @@ export class HeldAnswers {
   }
 
   /**
-   * `answer()`'s outcome, a value or an error, once every commit `view` saw it read is durable: at once, unless a write
+   * `handle()`'s outcome, a value or an error, once every commit `view` saw it read is durable: at once, unless a write
    * to a collection it read is still on its way to disk.
    */
-  outcome<T>(view: RequestView, answer: () => T | Promise<T>): T | Promise<T> {
+  outcome<T>(view: RequestView, handle: () => T | Promise<T>): T | Promise<T> {
     let answered: T | Promise<T>;
     try {
-      answered = answer();
+      answered = handle();
     } catch (error) {
       return this.#once(view.seen, () => {
         throw error;

@@ -115,9 +115,9 @@ export class MemoryStore implements Store, RequestStore {
    * Each request reads and writes through a view of its own (store/request-view.ts), and its answer, success or error,
    * is released once every commit it read is durable (store/held-answers.ts).
    */
-  serve<T>(_plan: RequestPlan, answer: (store: RequestStore) => T | Promise<T>): T | Promise<T> {
+  serve<T>(_plan: RequestPlan, handle: (store: RequestStore) => T | Promise<T>): T | Promise<T> {
     const view = new RequestView(this);
-    return this.#heldAnswers.outcome(view, () => this.read(() => answer(view)));
+    return this.#heldAnswers.outcome(view, () => this.read(() => handle(view)));
   }
 
   lastAppliedTo(collection: StoredCollection): number {

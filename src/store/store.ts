@@ -118,10 +118,10 @@ export interface RequestStore extends RecordReads {
 /** What the server is given: the door each request goes through to the data, and the store's health. */
 export interface Store {
   /**
-   * Runs `answer` for one request with the store it reads and writes through; when something it read before it first
-   * waited was not at hand yet, runs it again from the start once it is (as RequestStore.read).
+   * Runs `handle` (the rest of one request) with the store it reads and writes through; when something it read before
+   * it first waited was not at hand yet, runs it again from the start once it is (as RequestStore.read).
    */
-  serve<T>(plan: RequestPlan, answer: (store: RequestStore) => T | Promise<T>): T | Promise<T>;
+  serve<T>(plan: RequestPlan, handle: (store: RequestStore) => T | Promise<T>): T | Promise<T>;
   /**
    * False once writes can no longer be made durable (a failed disk): the server is then not ready. Absent means true.
    */

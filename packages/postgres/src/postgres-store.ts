@@ -84,10 +84,10 @@ export class PostgresStore implements Store, ViewBacking {
    * is repeatable may be answered with its caller as last read, confirmed by its first read or its write (one
    * statement instead of two), and runs again if that caller had changed.
    */
-  serve<T>(plan: RequestPlan, answer: (store: RequestStore) => T | Promise<T>): T | Promise<T> {
+  serve<T>(plan: RequestPlan, handle: (store: RequestStore) => T | Promise<T>): T | Promise<T> {
     const view = new PostgresView(this);
     plan.pathCollections.forEach((collection, index) => view.willRead(collection, plan.ids[index] as number));
-    const run = (): T | Promise<T> => loaded(() => answer(view));
+    const run = (): T | Promise<T> => loaded(() => handle(view));
     if (!plan.repeatable) return run();
     view.mayRememberCaller();
     return confirmedAnswer(view, run);
