@@ -13,8 +13,8 @@ import type { IdempotentRequest } from '../http/idempotency.ts';
 import type { JsonObject, StoredRecord } from '../records/json.ts';
 import type { Actor } from '../auth/permissions.ts';
 import { writeOnlyValues } from '../resources/validation.ts';
-import type { WritePlan } from './write-record.ts';
-import { decideWrite, finishRecord, secretsToHash } from './write-record.ts';
+import type { WriteInput } from './write-record.ts';
+import { fieldsToStore, finishRecord, secretsToHash } from './write-record.ts';
 import { issuedSecrets, withIssued, type Secrets } from './write-secrets.ts';
 import { HttpError } from '../errors/errors.ts';
 import { isoTimestamp } from '../records/timestamps.ts';
@@ -82,7 +82,8 @@ async function create(
   idempotent: IdempotentRequest | undefined,
 ): Promise<Reply> {
   const { store } = context;
-  const planFromCurrentState = (): WritePlan => {
+  // Run inside the write (and before it, for a password's hash): the parent as it is then, and the checks.
+  const readWriteInput = (): WriteInput => {
     const parentId = requireParent(context, definition);
     requireBodyPermission(actor, definition, body, vocabulary, undefined);
     return {
@@ -96,7 +97,7 @@ async function create(
     };
   };
   // Only a body that carries a password waits here, for its hash (write-record.ts).
-  const hashed = context.secrets.length === 0 ? undefined : await store.read(() => secretsToHash(planFromCurrentState));
+  const hashed = context.secrets.length === 0 ? undefined : await store.read(() => secretsToHash(readWriteInput()));
   // Taken once: a store may decide again (store.ts: RequestStore.write), and must get the same record.
   const now = isoTimestamp();
   const issued = issuedSecrets(definition);
@@ -104,7 +105,7 @@ async function create(
     const replay =
       idempotent === undefined ? undefined : context.services.idempotencyKeys.savedAnswer(idempotent, store);
     if (replay !== undefined) return { changes: [], result: replay };
-    const { next } = decideWrite(planFromCurrentState, withIssued(hashed, issued));
+    const next = fieldsToStore(readWriteInput(), withIssued(hashed, issued));
     const record = finishRecord(definition, next, store.allocateId(definition.collection), now, now);
     const { stored, reply } = createdReply(context.path, definition, vocabulary, record, issued);
     const changes: Change[] = [{ kind: 'put', collection: definition.collection, record, json: stored, created: true }];

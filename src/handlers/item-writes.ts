@@ -12,9 +12,9 @@ import type { StoredRecord } from '../records/json.ts';
 import type { ResourceDefinition, Vocabulary } from '../resources/definition.ts';
 import { represent, serializeWritten } from '../resources/representation.ts';
 import { writeOnlyValues } from '../resources/validation.ts';
-import type { WritePlan } from './write-record.ts';
+import type { WriteInput } from './write-record.ts';
 import { deletionWithDependents } from './delete-cascade.ts';
-import { decideWrite, finishRecord, isUnchanged, secretsToHash } from './write-record.ts';
+import { fieldsToStore, finishRecord, isUnchanged, secretsToHash } from './write-record.ts';
 import type { Decision } from '../store/store.ts';
 import { isoTimestamp } from '../records/timestamps.ts';
 import { PROVIDER_IDENTITY } from '../declarations/built-in-users.ts';
@@ -49,7 +49,8 @@ async function updateFromBody(
   const body = await readJsonBody(context.req, config.maxBodyBytes, mediaTypes, context.services.bodyBudget);
   context.secrets.push(...writeOnlyValues(definition.fields, body, vocabulary));
 
-  const planFromCurrentState = (): WritePlan => {
+  // Run inside the write (and before it, for a password's hash): the record as it is then, and its checks.
+  const readWriteInput = (): WriteInput => {
     const current = requireRecord(context, definition);
     requireBodyPermission(actor, definition, body, vocabulary, current);
     requireWritePreconditions(context.req.headers, shown(current).etag);
@@ -60,10 +61,11 @@ async function updateFromBody(
     return { definition, vocabulary, mode, body, store, current, seen, parentId };
   };
   // Only a body that carries a password waits here, for its hash (write-record.ts).
-  const hashed = context.secrets.length === 0 ? undefined : await store.read(() => secretsToHash(planFromCurrentState));
+  const hashed = context.secrets.length === 0 ? undefined : await store.read(() => secretsToHash(readWriteInput()));
   return store.write((): Decision<Reply> => {
-    const { plan, next } = decideWrite(planFromCurrentState, hashed);
-    const current = plan.current as StoredRecord;
+    const input = readWriteInput();
+    const next = fieldsToStore(input, hashed);
+    const current = input.current as StoredRecord;
     if (isUnchanged(next, current)) return { changes: [], result: representationReply(shown(current)) };
     const record = finishRecord(definition, next, current.id, current.created_at, isoTimestamp());
     const { stored, representation } = serializeWritten(definition, record, vocabulary);

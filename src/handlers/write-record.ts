@@ -16,7 +16,12 @@ import { validateBody } from '../resources/validation.ts';
 import { translatePath } from '../resources/vocabulary.ts';
 import { hashSecrets, withSecrets, type Secrets } from './write-secrets.ts';
 
-export interface WritePlan {
+/**
+ * What a write's fields are decided from: the body, what it writes to, and the record as it is now. Handlers build it
+ * in `readWriteInput`, which reads the current state and runs the checks that depend on it (404, 403, 412), inside the
+ * store's write.
+ */
+export interface WriteInput {
   readonly definition: ResourceDefinition;
   readonly vocabulary: Vocabulary;
   readonly mode: WriteMode;
@@ -36,75 +41,70 @@ export interface WritePlan {
   readonly creatorId?: number;
 }
 
-export interface WriteDecision {
-  readonly plan: WritePlan;
-  readonly next: Fields;
-}
-
 /**
- * Decides the next fields of a record. `planFromCurrentState` reads the current state and runs the
- * checks that depend on it (404, 412). A body that carries a password needs its hash
- * first (`secretsToHash`, the one slow step), passed here as `hashed`. The decision is
- * made inside the store's write (store.ts: RequestStore.write), so no other write can
- * come between it and its commit.
+ * The record's next fields, to store: the body checked and applied (`fieldsFromBody`), each password replaced by the
+ * hash `hashed` holds (`secretsToHash`, the one slow step, is awaited before the write). Called inside the store's
+ * write (store.ts: RequestStore.write), so no other write can come between it and its commit.
  */
-export function decideWrite(planFromCurrentState: () => WritePlan, hashed?: Secrets): WriteDecision {
-  const plan = planFromCurrentState();
-  const next = planWrite(plan, hashed);
+export function fieldsToStore(input: WriteInput, hashed?: Secrets): Fields {
+  const next = fieldsFromBody(input, hashed);
   if (
     hashed === undefined &&
-    plan.definition.fields.some((rule) => rule.storedAs !== undefined && typeof next[rule.name] === 'string')
+    input.definition.fields.some((rule) => rule.storedAs !== undefined && typeof next[rule.name] === 'string')
   ) {
     throw new Error('a write-only value must be hashed first (secretsToHash)');
   }
-  return { plan, next };
+  return next;
 }
 
 /**
  * The hashes of the secrets (passwords) the write would store, after checking the body
- * as decideWrite does (so a 422 comes before any hashing); undefined when there are none.
+ * as fieldsToStore does (so a 422 comes before any hashing); undefined when there are none.
  */
-export function secretsToHash(planFromCurrentState: () => WritePlan): Promise<Secrets> | undefined {
-  const plan = planFromCurrentState();
-  const next = planWrite(plan, undefined);
-  const secretRules = plan.definition.fields.filter(
+export function secretsToHash(input: WriteInput): Promise<Secrets> | undefined {
+  const next = fieldsFromBody(input, undefined);
+  const secretRules = input.definition.fields.filter(
     (rule) => rule.storedAs !== undefined && typeof next[rule.name] === 'string',
   );
-  return secretRules.length === 0 ? undefined : hashSecrets(secretRules, next, plan.current);
+  return secretRules.length === 0 ? undefined : hashSecrets(secretRules, next, input.current);
 }
 
-function planWrite(plan: WritePlan, secrets?: Secrets): Fields {
-  const { definition, vocabulary, mode, current } = plan;
-  const input = validateBody(definition.fields, plan.body, vocabulary, mode, current, definition.hook !== undefined);
+/**
+ * The body validated, then applied: a new record's defaults, a PUT's replacement or a PATCH's merge, the parent and
+ * owner ids, the `secrets` given; then references (422), transitions (409), the hook and uniqueness (409) checked.
+ */
+function fieldsFromBody(input: WriteInput, secrets?: Secrets): Fields {
+  const { definition, vocabulary, mode, current } = input;
+  const checked = validateBody(definition.fields, input.body, vocabulary, mode, current, definition.hook !== undefined);
   let next: Fields;
-  if (mode === 'create' || current === undefined) next = withDefaults(definition, input);
-  else if (mode === 'replace') next = replaceFields(definition, current, input);
-  else next = patched(current, input);
-  if (definition.parent !== undefined && plan.parentId !== undefined) next[definition.parent.field] = plan.parentId;
-  if (current === undefined && definition.ownership === 'owned' && plan.creatorId !== undefined)
-    next[OWNER_FIELD_NAME] = plan.creatorId;
+  if (mode === 'create' || current === undefined) next = withDefaults(definition, checked);
+  else if (mode === 'replace') next = replaceFields(definition, current, checked);
+  else next = patched(current, checked);
+  if (definition.parent !== undefined && input.parentId !== undefined) next[definition.parent.field] = input.parentId;
+  if (current === undefined && definition.ownership === 'owned' && input.creatorId !== undefined)
+    next[OWNER_FIELD_NAME] = input.creatorId;
   if (secrets !== undefined) next = withSecrets(definition, next, secrets);
-  requireReferencedRecords(definition.fields, next, plan);
+  requireReferencedRecords(definition.fields, next, input);
   if (current !== undefined)
-    requireTransitions(definition, next, current, vocabulary, { asked: input, seen: plan.seen ?? current });
-  if (definition.hook !== undefined) next = completeInVocabulary(definition, next, plan);
-  requireUnique(definition, next, plan);
+    requireTransitions(definition, next, current, vocabulary, { asked: checked, seen: input.seen ?? current });
+  if (definition.hook !== undefined) next = completeInVocabulary(definition, next, input);
+  requireUnique(definition, next, input);
   return next;
 }
 
 /** 422 for an `x-references` value, at any depth, that names no record of its collection. */
-function requireReferencedRecords(rules: readonly FieldRule[], next: Fields, plan: WritePlan): void {
+function requireReferencedRecords(rules: readonly FieldRule[], next: Fields, input: WriteInput): void {
   const errors: FieldError[] = [];
   const visit = (rule: FieldRule, value: JsonValue | undefined, path: string): void => {
     if (value === undefined || value === null) return;
     if (
       rule.references !== undefined &&
       typeof value === 'number' &&
-      plan.store.get(rule.references, value) === undefined
+      input.store.get(rule.references, value) === undefined
     ) {
       const singular = rule.referencedSingular ?? rule.references;
       errors.push({
-        field: translatePath(path, plan.vocabulary),
+        field: translatePath(path, input.vocabulary),
         code: `unknown_${singular}`,
         message: `no ${singular} has id ${value}`,
       });
@@ -201,34 +201,34 @@ function replaceFields(definition: ResourceDefinition, current: StoredRecord, in
 }
 
 /** Runs the resource's hook and names any field of its 422 in the client's vocabulary. */
-function completeInVocabulary(definition: ResourceDefinition, next: Fields, plan: WritePlan): Fields {
+function completeInVocabulary(definition: ResourceDefinition, next: Fields, input: WriteInput): Fields {
   const hook = definition.hook as NonNullable<ResourceDefinition['hook']>;
   try {
-    return hook({ next, current: plan.current, store: plan.store });
+    return hook({ next, current: input.current, store: input.store });
   } catch (error) {
-    if (!(error instanceof HttpError) || error.errors === undefined || plan.vocabulary.language === 'en') throw error;
+    if (!(error instanceof HttpError) || error.errors === undefined || input.vocabulary.language === 'en') throw error;
     if (error.status !== 422) throw error;
     throw validationError(
-      error.errors.map((entry) => ({ ...entry, field: translatePath(entry.field, plan.vocabulary) })),
+      error.errors.map((entry) => ({ ...entry, field: translatePath(entry.field, input.vocabulary) })),
     );
   }
 }
 
 /** 409 for an `x-unique` value another record of the collection already has (README: Records, for emails). */
-function requireUnique(definition: ResourceDefinition, next: Fields, plan: WritePlan): void {
+function requireUnique(definition: ResourceDefinition, next: Fields, input: WriteInput): void {
   for (const rule of definition.fields) {
     if (rule.unique === undefined) continue;
     const value = next[rule.name];
     if (typeof value !== 'string' && typeof value !== 'number' && typeof value !== 'boolean') continue;
     const holder =
       rule.unique === 'ignore-case' && typeof value === 'string'
-        ? plan.store.findIgnoringCase(definition.collection, rule.name, value)
-        : plan.store
+        ? input.store.findIgnoringCase(definition.collection, rule.name, value)
+        : input.store
             .query(definition.collection, { filters: [{ field: rule.name, value }], sort: [], offset: 0, limit: 2 })
-            .records.find((record) => record.id !== plan.current?.id);
-    if (holder !== undefined && holder.id !== plan.current?.id) {
-      const field = plan.vocabulary.name(rule.name);
-      throw new HttpError('duplicate_value', `another ${plan.vocabulary.singular} already has this ${field}`);
+            .records.find((record) => record.id !== input.current?.id);
+    if (holder !== undefined && holder.id !== input.current?.id) {
+      const field = input.vocabulary.name(rule.name);
+      throw new HttpError('duplicate_value', `another ${input.vocabulary.singular} already has this ${field}`);
     }
   }
 }
