@@ -172,6 +172,25 @@ describe('API keys', () => {
     assert.equal((await client.get(path)).body.meta.total, 1);
   });
 
+  test('any RFC 3339 date-time in the past is in_the_past: years 0000 to 0999, other offsets, a past leap second', async () => {
+    const { id: userId, client } = await createUserClient(api);
+    const path = `/v1/users/${userId}/keys`;
+    const past = [
+      '0016-10-06T14:27:09Z',
+      '0999-10-06T14:27:09Z',
+      '0000-01-01T00:00:00+23:59',
+      '0099-12-31t23:59:59.999999z',
+      '2016-12-31T23:59:60Z',
+      '2016-12-31T18:59:60.5-05:00',
+    ];
+    for (const expiresAt of past) {
+      const answer = await client.post(path, { name: 'late', expires_at: expiresAt });
+      assertProblem(answer, 422, 'validation_failed', path, [{ field: 'expires_at', code: 'in_the_past' }]);
+      assert.equal(answer.body.errors[0].message, 'must be in the future', expiresAt);
+    }
+    assert.equal((await client.get(path)).body.meta.total, 0);
+  });
+
   test('a secret no key has, or one not shaped like a key, is a 401', async () => {
     const made = `prk_${'A'.repeat(43)}`;
     assertInvalidToken(await api.as(made).get('/v1/products'), '/v1/products', /no API key/);

@@ -26,14 +26,31 @@ export const KEY_SECRET_PATTERN = '^prk_[A-Za-z0-9_-]{43}$';
 const KEY_SECRET_LENGTH = 47;
 
 /**
- * The keys' hook: a new key's `expires_at`, when given, must be a time a clock can place (RFC 3339 allows a leap
- * second and offsets past 23:59, which Date cannot), in the future: a key that could never be used is refused (422).
+ * Where an RFC 3339 date-time validation accepted falls, in ms since the epoch (Date.parse, which places years 0000
+ * to 9999 and any offset). A leap second (§5.7: `23:59:60` UTC at a month's end) is placed at the second after it;
+ * a second 60 anywhere else is no time at all (NaN).
+ */
+function instantOf(dateTime: string): number {
+  if (dateTime.slice(17, 19) !== '60') return Date.parse(dateTime);
+  const before = Date.parse(`${dateTime.slice(0, 17)}59${dateTime.slice(19)}`);
+  const after = new Date(Math.floor(before / 1000) * 1000 + 1000);
+  const monthStarts =
+    after.getUTCDate() === 1 && after.getUTCHours() === 0 && after.getUTCMinutes() === 0 && after.getUTCSeconds() === 0;
+  return monthStarts ? before + 1000 : Number.NaN;
+}
+
+/**
+ * The keys' hook: a new key's `expires_at`, when given, must be in the future: a key that could never be used is
+ * refused (422 `in_the_past`, for any RFC 3339 date-time before now). A time no clock can place is `invalid_format`:
+ * a second 60 that is no leap second, and a leap second to come (RFC 3339 §5.7: they are not known in advance).
  */
 const refusePastExpiry: ResourceHook = ({ next }: WriteContext): Fields => {
   const expiresAt = next[KEY_FIELDS.expiresAt];
   if (typeof expiresAt !== 'string') return next;
-  const at = Date.parse(expiresAt);
-  if (!Number.isFinite(at))
+  const at = instantOf(expiresAt);
+  if (at <= Date.now())
+    throw validationError([{ field: KEY_FIELDS.expiresAt, code: 'in_the_past', message: 'must be in the future' }]);
+  if (!Number.isFinite(at) || expiresAt.slice(17, 19) === '60')
     throw validationError([
       {
         field: KEY_FIELDS.expiresAt,
@@ -41,8 +58,6 @@ const refusePastExpiry: ResourceHook = ({ next }: WriteContext): Fields => {
         message: 'must be a time this server can place: 2027-06-30T00:00:00Z',
       },
     ]);
-  if (at <= Date.now())
-    throw validationError([{ field: KEY_FIELDS.expiresAt, code: 'in_the_past', message: 'must be in the future' }]);
   return next;
 };
 

@@ -77,10 +77,11 @@ const FORMAT_MESSAGES: Readonly<Record<NonNullable<FieldRule['format']>, string>
   password: '',
 };
 
-/** `2026-02-30` is the right shape and no date. */
+/** `2026-02-30` is the right shape and no date. Years 0000 to 0099 are themselves (Date.UTC would add 1900). */
 function isRealDate(value: string): boolean {
   const [year, month, day] = value.split('-').map(Number) as [number, number, number];
-  const date = new Date(Date.UTC(year, month - 1, day));
+  const date = new Date(0);
+  date.setUTCFullYear(year, month - 1, day);
   return date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 && date.getUTCDate() === day;
 }
 
