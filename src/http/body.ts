@@ -64,15 +64,15 @@ async function readOnce(
   const hasBody =
     req.headers['transfer-encoding'] !== undefined || (declaredLength !== undefined && declaredLength !== '0');
   if (!hasBody) throw new HttpError('body_required', 'this request needs a JSON object as its body');
-  checkMediaType(req.headers['content-type'], mediaTypes, req.method === 'PATCH');
-  const gzipped = isGzipped(req.headers['content-encoding']);
+  requireMediaType(req.headers['content-type'], mediaTypes, req.method === 'PATCH');
+  const coding = requireGzipOrIdentity(req.headers['content-encoding']);
 
   // The bytes held come out of the server-wide budget (body-budget.ts) while the body is read and parsed.
   if (!budget.take(declared)) throw overloaded(req);
   const held = { bytes: declared };
   try {
     const received = await readBytes(req, maxBytes, budget, held);
-    const bytes = gzipped ? gunzipped(received, maxBytes) : received;
+    const bytes = coding === 'gzip' ? gunzipped(received, maxBytes) : received;
     let parsed: unknown;
     try {
       parsed = JSON.parse(UTF8.decode(bytes));
@@ -107,8 +107,11 @@ function tooLarge(maxBytes: number): HttpError {
   });
 }
 
-/** `type/subtype` with an optional `charset=utf-8` (RFC 9110 §8.3.1; RFC 8259 §8.1 makes JSON UTF-8). */
-function checkMediaType(header: string | undefined, allowed: readonly string[], isPatch: boolean): void {
+/**
+ * Throws 415 unless Content-Type is one of `allowed`, with an optional `charset=utf-8` (RFC 9110 §8.3.1; RFC 8259 §8.1
+ * makes JSON UTF-8).
+ */
+function requireMediaType(header: string | undefined, allowed: readonly string[], isPatch: boolean): void {
   if (header !== undefined && allowed.includes(header)) return; // the usual case, exactly as listed
   const [essence = '', ...parameters] = (header ?? '').split(';');
   const type = essence.trim().toLowerCase();
@@ -193,16 +196,19 @@ function nestedDeeperThan(value: unknown, limit: number): boolean {
   return false;
 }
 
-/** Whether the body comes gzipped (identity, or no field: as it is); 415 for a coding plainrest does not undo. */
-function isGzipped(header: string | undefined): boolean {
-  if (header === undefined) return false;
+/**
+ * The body's Content-Encoding: `gzip`, or `identity` (the field absent, or naming identity only: the body as it is);
+ * throws 415 for any other coding, which plainrest does not undo.
+ */
+function requireGzipOrIdentity(header: string | undefined): 'gzip' | 'identity' {
+  if (header === undefined) return 'identity';
   const codings = header
     .split(',')
     .map((coding) => coding.trim().toLowerCase())
     .filter((coding) => coding !== '' && coding !== 'identity');
-  if (codings.length === 0) return false;
+  if (codings.length === 0) return 'identity';
   // RFC 9110 §8.4.1.3: x-gzip is gzip.
-  if (codings.length === 1 && (codings[0] === 'gzip' || codings[0] === 'x-gzip')) return true;
+  if (codings.length === 1 && (codings[0] === 'gzip' || codings[0] === 'x-gzip')) return 'gzip';
   throw new HttpError('unsupported_media_type', `Content-Encoding "${header}" is not accepted: send gzip or none`, {
     headers: { 'Accept-Encoding': 'gzip' },
   });
