@@ -35,40 +35,6 @@ export interface ListParameters {
   readonly embed?: readonly Embed[];
 }
 
-/** What a record's GET takes: `fields` and `embed` (undefined: none given). */
-export interface RecordParameters {
-  readonly fields?: readonly string[];
-  readonly embed?: readonly Embed[];
-}
-
-/** A record's query: `fields` and `embed` only, each once; any other parameter is a 400. */
-export function parseRecordParameters(definition: ResourceDefinition, search: string): RecordParameters {
-  if (search === '') return {};
-  const { internal } = listVocabularyOf(definition);
-  const errors: FieldError[] = [];
-  let fields: readonly string[] | undefined;
-  let embed: readonly Embed[] | undefined;
-  const seen = new Set<string>();
-  for (const [name, value] of parameterPairs(search)) {
-    const kind = internal.get(name);
-    if (kind !== 'fields' && kind !== 'embed') {
-      errors.push({
-        field: name,
-        code: 'unknown_parameter',
-        message: 'is not a parameter of a record; use fields or embed',
-      });
-    } else if (seen.has(kind)) {
-      errors.push({ field: name, code: 'repeated_parameter', message: 'may be given once' });
-    } else {
-      seen.add(kind);
-      if (kind === 'fields') fields = parseFieldSelection(definition, name, value, errors);
-      else embed = parseEmbed(definition, name, value, errors);
-    }
-  }
-  if (errors.length > 0) throw queryError(errors);
-  return { ...(fields === undefined ? {} : { fields }), ...(embed === undefined ? {} : { embed }) };
-}
-
 const RANGE_OPERATORS: readonly RangeFilter['op'][] = ['gt', 'gte', 'lt', 'lte'];
 /** `price[gte]`: a property's name and a comparison. */
 const RANGE_PARAMETER = /^(.+)\[(gt|gte|lt|lte)\]$/;
@@ -94,14 +60,9 @@ export function parameterPairs(search: string): [string, string][] {
   return search === '' ? [] : [...new URLSearchParams(search)];
 }
 
-/** For paths that are not lists: any parameter at all is a 400. */
-export function rejectQueryParameters(search: string): void {
-  if (search === '') return;
-  const names = [...new Set(parameterPairs(search).map(([name]) => name))];
-  if (names.length === 0) return;
-  throw queryError(
-    names.map((name) => ({ field: name, code: 'unknown_parameter', message: 'this path takes no query parameters' })),
-  );
+/** Any vocabulary's name of a list parameter or of a filtered or sorted property → its declared name. */
+export function declaredParameterNames(definition: ResourceDefinition): ReadonlyMap<string, string> {
+  return listVocabularyOf(definition).internal;
 }
 
 /** What a resource's lists understand, computed once per resource. */
