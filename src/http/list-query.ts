@@ -83,10 +83,10 @@ function listVocabularyOf(definition: ResourceDefinition): ListVocabulary {
   if (list === undefined) {
     const filterRules = definition.fields.filter((rule) => rule.filter === true);
     const internal = new Map<string, string>();
-    const words = [
-      ...LIST_PARAMETERS,
-      ...definition.fields.filter((rule) => rule.filter === true || rule.sort === true).map((rule) => rule.name),
-    ];
+    const properties = definition.fields
+      .filter((rule) => rule.filter === true || rule.sort === true)
+      .map((rule) => rule.name);
+    const words = [...LIST_PARAMETERS, ...properties];
     for (const vocabulary of definition.vocabularies.values()) {
       for (const word of words) internal.set(word, word);
       internal.set(vocabulary.parameters.page, 'page');
@@ -94,7 +94,7 @@ function listVocabularyOf(definition: ResourceDefinition): ListVocabulary {
       internal.set(vocabulary.parameters.sort, 'sort');
       internal.set(vocabulary.parameters.fields, 'fields');
       internal.set(vocabulary.parameters.embed, 'embed');
-      for (const word of words.slice(6)) internal.set(vocabulary.name(word), word);
+      for (const property of properties) internal.set(vocabulary.name(property), property);
     }
     const searchFields = searchableFields(definition);
     const known = [
