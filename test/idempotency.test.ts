@@ -131,12 +131,21 @@ describe('idempotency keys', () => {
       assert.equal(fixed.headers.get('idempotent-replayed'), null);
     }));
 
-  test('a malformed key → 400 naming the header', () =>
+  test('a malformed key → 400 malformed_request naming the header (not invalid_query: it is no query parameter), nothing created', () =>
     withTestServer({}, async (api) => {
-      const response = await api.post('/v1/products', PRODUCT, { 'idempotency-key': 'x'.repeat(300) });
-      assertProblem(response, 400, 'invalid_query', '/v1/products', [
-        { field: 'Idempotency-Key', code: 'invalid_value' },
-      ]);
+      for (const key of ['x'.repeat(256), 'two words', 'caf\u00e9']) {
+        const response = await api.post('/v1/products', PRODUCT, { 'idempotency-key': key });
+        assertProblem(response, 400, 'malformed_request', '/v1/products', [
+          { field: 'Idempotency-Key', code: 'invalid_value' },
+        ]);
+        assert.equal(response.body.detail, 'Idempotency-Key must be 1 to 255 visible ASCII characters', key);
+        assert.deepEqual(response.body.errors, [
+          { field: 'Idempotency-Key', code: 'invalid_value', message: 'must be 1 to 255 visible ASCII characters' },
+        ]);
+      }
+      assert.equal((await api.get('/v1/products')).body.meta.total, 0);
+      const longest = await api.post('/v1/products', PRODUCT, { 'idempotency-key': 'x'.repeat(255) });
+      assert.equal(longest.status, 201);
     }));
 
   test('keys survive a restart', async () => {

@@ -38,11 +38,14 @@ export class IdempotencyKeys {
     this.#fingerprintKey = fingerprintKey;
   }
 
-  /** Reads the Idempotency-Key header of a POST; undefined when there is none. */
+  /**
+   * Reads the Idempotency-Key header of a POST; undefined when there is none. A key of another syntax is a malformed
+   * request (400 `malformed_request`, README: Errors): it is a header, not a query parameter.
+   */
   request(header: string | undefined, caller: string, path: string, body: JsonObject): IdempotentRequest | undefined {
     if (header === undefined) return undefined;
     if (!KEY_SYNTAX.test(header)) {
-      throw new HttpError('invalid_query', 'Idempotency-Key must be 1 to 255 visible ASCII characters', {
+      throw new HttpError('malformed_request', 'Idempotency-Key must be 1 to 255 visible ASCII characters', {
         errors: [
           { field: 'Idempotency-Key', code: 'invalid_value', message: 'must be 1 to 255 visible ASCII characters' },
         ],
