@@ -1,4 +1,4 @@
-// Small pieces both benchmarks share: the bench credentials, the administrator's token,
+// Small pieces the benchmarks share: the bench credentials, the administrator's and an ordinary reader's tokens,
 // and a Markdown-style table.
 
 import { signToken } from '../src/auth/jwt.ts';
@@ -10,6 +10,31 @@ export const BENCH_TOKEN_SECRET = 'bench-token-secret-bench-token-secret';
 export function adminToken(): string {
   const now = Math.floor(Date.now() / 1000);
   return signToken({ sub: '1', iat: now, exp: now + 3600 }, BENCH_TOKEN_SECRET);
+}
+
+/**
+ * The reader: an ordinary user, the second user of a data directory holding only products (the administrator is the
+ * first), made through the API by `createReader`. Reads are measured with its token, as most clients read.
+ */
+const READER_ID = 2;
+
+/** The reader's token. */
+export function readerToken(): string {
+  const now = Math.floor(Date.now() / 1000);
+  return signToken({ sub: String(READER_ID), iat: now, exp: now + 3600 }, BENCH_TOKEN_SECRET);
+}
+
+/** Makes the reader on the plainrest at `baseUrl` through the API (POST /v1/users, as the administrator). */
+export async function createReader(baseUrl: string): Promise<void> {
+  const answer = await fetch(`${baseUrl}/v1/users`, {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${adminToken()}`, 'Content-Type': 'application/json' },
+    body: JSON.stringify({ name: 'Bench Reader', email: 'reader@bench.example', password: 'bench-reader-password' }),
+  });
+  const made = (await answer.json()) as { id?: unknown };
+  if (answer.status !== 201 || made.id !== READER_ID) {
+    throw new Error(`the bench reader was not made as user ${READER_ID}: ${answer.status} ${JSON.stringify(made)}`);
+  }
 }
 
 export function formatTable(header: readonly string[], rows: readonly (readonly string[])[]): string {

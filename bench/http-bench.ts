@@ -29,7 +29,14 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { BenchCollection } from './bench-data.ts';
 import { writeBenchFiles } from './bench-data.ts';
-import { adminToken, BENCH_ADMIN_PASSWORD, BENCH_TOKEN_SECRET, formatTable } from './bench-support.ts';
+import {
+  adminToken,
+  BENCH_ADMIN_PASSWORD,
+  BENCH_TOKEN_SECRET,
+  createReader,
+  formatTable,
+  readerToken,
+} from './bench-support.ts';
 import { removeAtExit } from './cleanup.ts';
 import { runEventsBench } from './events-bench.ts';
 import { runCompressionBench } from './compression-bench.ts';
@@ -124,6 +131,14 @@ const mode = MODES[modeName];
 const judgedConnections = Math.max(...mode.connections);
 
 const authorization = `Bearer ${adminToken()}`;
+/** Reads are made as an ordinary user, as most clients read; writes as the administrator, who may make products. */
+const readerAuthorization = `Bearer ${readerToken()}`;
+/**
+ * GET item asks for this many records in turn, spread over the whole collection, as clients reading different records
+ * do: one record asked again and again stays in the processor's caches and flatters every server, plainrest most
+ * (bench/README.md, "GET item").
+ */
+const ITEM_TARGETS = 4096;
 const PLAINREST_SETTINGS = { RATE_LIMIT: '0', ADMIN_PASSWORD: BENCH_ADMIN_PASSWORD, TOKEN_SECRET: BENCH_TOKEN_SECRET };
 
 interface Scenario {
@@ -138,24 +153,31 @@ interface Domain {
   readonly collection: BenchCollection;
   /** The RESOURCES file plainrest starts with; undefined: the example domain. */
   readonly resources?: string;
-  readonly scenarios: readonly Scenario[];
+  /** Its scenarios with `size` records stored. */
+  readonly scenarios: (size: number) => readonly Scenario[];
   readonly probe: Probe;
 }
 
 function domain(collection: BenchCollection, resources?: string, only?: readonly ScenarioName[]): Domain {
   const path = `/v1/${collection}`;
   const sku = collection === 'gadgets' ? '"sku":"BEN-{n}",' : '';
-  const scenarios: Scenario[] = [
+  const scenarios = (size: number): Scenario[] => [
     {
       name: 'GET item',
-      request: { method: 'GET', path: `${path}/7`, headers: { Authorization: authorization }, expect: 200 },
+      request: {
+        method: 'GET',
+        path: `${path}/{id}`,
+        paths: spreadIds(size).map((id) => `${path}/${id}`),
+        headers: { Authorization: readerAuthorization },
+        expect: 200,
+      },
     },
     {
       name: 'GET list',
       request: {
         method: 'GET',
         path: `${path}?category=tea&sort=-price&limit=20`,
-        headers: { Authorization: authorization },
+        headers: { Authorization: readerAuthorization },
         expect: 200,
       },
     },
@@ -183,9 +205,17 @@ function domain(collection: BenchCollection, resources?: string, only?: readonly
   return {
     collection,
     ...(resources === undefined ? {} : { resources }),
-    scenarios: only === undefined ? scenarios : scenarios.filter((scenario) => only.includes(scenario.name)),
+    scenarios: (size) =>
+      only === undefined ? scenarios(size) : scenarios(size).filter((scenario) => only.includes(scenario.name)),
     probe: { path: `${path}/1`, headers: { Authorization: authorization } },
   };
+}
+
+/** ITEM_TARGETS ids of 1..size (all of them when fewer), spread over the collection by a stride prime to its size. */
+function spreadIds(size: number): number[] {
+  const count = Math.min(size, ITEM_TARGETS);
+  const stride = size % 7919 === 0 ? 7907 : 7919;
+  return Array.from({ length: count }, (_, index) => 1 + ((index * stride) % size));
 }
 
 const EXAMPLE_DOMAIN = domain('products');
@@ -230,8 +260,10 @@ async function measureSize(
     plainrest: median([...plainrestStarts, plainrest.startupMs]),
     reference: median([...referenceStarts, reference.startupMs]),
   };
-  const reads = served.scenarios.filter((scenario) => scenario.request.method === 'GET');
-  const writes = served.scenarios.filter((scenario) => scenario.request.method !== 'GET');
+  await createReader(plainrest.url);
+  const scenarios = served.scenarios(size);
+  const reads = scenarios.filter((scenario) => scenario.request.method === 'GET');
+  const writes = scenarios.filter((scenario) => scenario.request.method !== 'GET');
   const servers = { plainrest, reference };
   try {
     const cells: Cell[] = [];

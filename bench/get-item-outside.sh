@@ -1,0 +1,114 @@
+#!/usr/bin/env bash
+# GET item measured from outside, as a user meets it (bench/README.md, "GET item"): plainrest as `npm start` runs
+# it (node dist/main.js, durable, the access log on stdout to a file), 5,000 products made through the API, a user's
+# token, ids spread over the collection, load from `wrk -t1 -c64` in its own process, against the bare reference
+# (bench/reference-server.mjs) serving the same products; the servers alternated round by round.
+# Usage: bash bench/get-item-outside.sh [rounds] [checkout ...]   (default: 3 rounds, this checkout; each checkout
+#   given must have been built: npm run build). Prints each round's answers per second and ratio, then the medians.
+set -euo pipefail
+ROUNDS=${1:-3}
+shift || true
+CHECKOUTS=("$@")
+HERE=$(cd "$(dirname "$0")/.." && pwd)
+[ ${#CHECKOUTS[@]} -eq 0 ] && CHECKOUTS=("$HERE")
+SECONDS_PER_ROUND=${SECONDS_PER_ROUND:-5}
+PRODUCTS=${PRODUCTS:-5000}
+command -v wrk >/dev/null || { echo "wrk is not installed (apt-get install -y wrk)" >&2; exit 2; }
+
+WORK=$(mktemp -d)
+PIDS=()
+cleanup() {
+  for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
+  wait 2>/dev/null || true
+  rm -rf "$WORK"
+}
+trap cleanup EXIT
+export TOKEN_SECRET=outside-token-secret-outside-token-secret ADMIN_PASSWORD=outside-admin-password RATE_LIMIT=0
+
+free_port() { node -e 'const s = require("node:net").createServer().listen(0, "127.0.0.1", () => { console.log(s.address().port); s.close(); })'; }
+wait_for() { for _ in $(seq 300); do curl -s -o /dev/null "$1" && return 0; sleep 0.1; done; echo "no answer from $1" >&2; exit 1; }
+
+# Each checkout on its own data directory, its products made through the API by an administrator.
+PORTS=() TOKENS=()
+for index in "${!CHECKOUTS[@]}"; do
+  checkout=${CHECKOUTS[$index]}
+  data="$WORK/data-$index"
+  port=$(free_port)
+  (cd "$checkout" && DATA_DIR=$data PORT=$port HOST=127.0.0.1 exec node dist/main.js >"$WORK/log-$index" 2>&1) &
+  PIDS+=($!)
+  wait_for "http://127.0.0.1:$port/v1"
+  admin=$(cd "$checkout" && DATA_DIR=$data node dist/main.js token admin@example.com 2>/dev/null)
+  TOKENS+=("$(cd "$checkout" && DATA_DIR=$data node dist/main.js token alice@example.com 2>/dev/null)")
+  PORTS+=("$port")
+  node -e '
+    const [base, token, count] = process.argv.slice(1);
+    const categories = ["tea", "coffee", "kitchen", "books"];
+    const make = async (n) => {
+      const body = { name: `Product ${n}`, category: categories[n % 4], price: 1 + (n % 97), description: `Number ${n}.` };
+      const answer = await fetch(`${base}/v1/products`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+        body: JSON.stringify(body),
+      });
+      if (answer.status !== 201) throw new Error(`POST: ${answer.status} ${await answer.text()}`);
+    };
+    (async () => { for (let n = 0; n < Number(count); n += 50) await Promise.all(Array.from({ length: 50 }, (_, i) => make(n + i))); })();
+  ' "http://127.0.0.1:$port" "$admin" "$PRODUCTS"
+done
+
+# The reference serves the first checkout's products, read back through its list.
+node -e '
+  const [base, token, file] = process.argv.slice(1);
+  (async () => {
+    const all = [];
+    for (let page = 1; ; page++) {
+      const answer = await fetch(`${base}/v1/products?limit=100&page=${page}`, { headers: { authorization: `Bearer ${token}` } });
+      const { data } = await answer.json();
+      all.push(...data);
+      if (data.length < 100) break;
+    }
+    require("node:fs").writeFileSync(file, JSON.stringify(all));
+  })();
+' "http://127.0.0.1:${PORTS[0]}" "${TOKENS[0]}" "$WORK/products.json"
+REFERENCE_PORT=$(free_port)
+node "$HERE/bench/reference-server.mjs" "$WORK/products.json" "$REFERENCE_PORT" &
+PIDS+=($!)
+wait_for "http://127.0.0.1:$REFERENCE_PORT/v1/products/1"
+LAST_ID=$(node -e 'const all = require(process.argv[1]); console.log(Math.max(...all.map((p) => p.id)))' "$WORK/products.json")
+
+# Request n asks for id 1 + (n × 7919 mod LAST_ID): every product in turn, in an order no cache can predict.
+cat >"$WORK/spread.lua" <<LUA
+local token = os.getenv("TOKEN")
+local n = 0
+request = function()
+  n = n + 1
+  return wrk.format("GET", "/v1/products/" .. (1 + (n * 7919) % $LAST_ID), { ["Authorization"] = "Bearer " .. token })
+end
+LUA
+rate() {
+  TOKEN=$2 wrk -t1 -c64 -d"${SECONDS_PER_ROUND}s" -s "$WORK/spread.lua" "http://127.0.0.1:$1" |
+    awk '/Non-2xx/ { bad = 1 } /Requests\/sec/ { rate = $2 } END { if (bad) print "errors"; else printf "%d", rate }'
+}
+
+median() { tr ' ' '\n' | grep -v '^$' | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+echo "GET /v1/products/{id}, $PRODUCTS products made through the API, a user's token, wrk -t1 -c64 -d${SECONDS_PER_ROUND}s, node $(node --version)"
+declare -A RATIOS
+for round in $(seq "$ROUNDS"); do
+  line="round $round:"
+  for index in "${!CHECKOUTS[@]}"; do
+    # The reference first in odd rounds, plainrest first in even ones.
+    if ((round % 2)); then
+      reference=$(rate "$REFERENCE_PORT" none); plainrest=$(rate "${PORTS[$index]}" "${TOKENS[$index]}")
+    else
+      plainrest=$(rate "${PORTS[$index]}" "${TOKENS[$index]}"); reference=$(rate "$REFERENCE_PORT" none)
+    fi
+    [ "$plainrest" = errors ] || [ "$reference" = errors ] && { echo "a request failed" >&2; exit 1; }
+    ratio=$(awk -v a="$plainrest" -v b="$reference" 'BEGIN { printf "%.2f", a / b }')
+    RATIOS[$index]+="$ratio "
+    line="$line  ${CHECKOUTS[$index]##*/}: $plainrest / reference $reference = $ratio"
+  done
+  echo "$line"
+done
+for index in "${!CHECKOUTS[@]}"; do
+  echo "${CHECKOUTS[$index]}: median ratio $(echo "${RATIOS[$index]}" | median) (rounds: ${RATIOS[$index]})"
+done
