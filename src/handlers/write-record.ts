@@ -9,7 +9,7 @@ import type { Fields, JsonObject, JsonValue, StoredRecord } from '../records/jso
 import { isJsonObject, jsonEqual } from '../records/json.ts';
 import { withArticle } from '../resources/names.ts';
 import type { FieldRule, ResourceDefinition, Vocabulary } from '../resources/definition.ts';
-import { OWNER_FIELD_NAME } from '../resources/definition.ts';
+import { CREATED_AT_FIELD, OWNER_FIELD_NAME, UPDATED_AT_FIELD } from '../resources/definition.ts';
 import type { RecordReads } from '../store/store.ts';
 import type { WriteMode } from '../resources/validation.ts';
 import { validateBody } from '../resources/validation.ts';
@@ -252,7 +252,7 @@ export function finishRecord(
     const value = next[name];
     if (value !== undefined && rule.type !== 'id' && rule.type !== 'timestamp') record[name] = value;
   }
-  record['created_at'] = createdAt;
-  record['updated_at'] = updatedAt;
+  record[CREATED_AT_FIELD.name] = createdAt;
+  record[UPDATED_AT_FIELD.name] = updatedAt;
   return Object.freeze(record) as StoredRecord;
 }
