@@ -81,7 +81,11 @@ export interface Asking {
   readonly store: RecordReads;
 }
 
-/** The path-level check of a resource handler: 403 before the record is read or the body is looked at. */
+/**
+ * The path-level check of a resource handler: 403 before the body is read, and before the record is looked for (404),
+ * so a caller may not learn whether a record it may not touch exists. An `owner` check in an `owned` collection reads
+ * the record for its owner; an absent one has none, and is a 403 too.
+ */
 export function authorize(request: Asking, definition: ResourceDefinition, operation: Operation): Actor | undefined {
   const actor = request.actor;
   if (actor?.key?.readOnly === true && WRITES.has(operation))

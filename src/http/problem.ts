@@ -1,7 +1,7 @@
 // Error bodies in the shape of RFC 9457 problem details (README: Errors): `type` about:blank with the status phrase
-// as `title` (§4.2.1), plus this API's `code`, `request_id` and, for 400/422, `errors[]`. Client errors are shown;
-// anything else becomes a bare 500 whose cause goes to the log under the request id, never to the client (koa's
-// `err.expose`), with any secret it quotes redacted (logging/redact.ts).
+// as `title` (§4.2.1), plus this API's `code`, `request_id` and, for 400/422, `errors[]`. HttpErrors are shown, and a
+// StoreUnavailable is a 503 `not_ready`; anything else is a bare 500 whose cause goes to the log under the request id,
+// never to the client (koa's `err.expose`), with any secret it quotes redacted (logging/redact.ts).
 
 import type { Logger } from '../logging/logger.ts';
 import { HttpError, STATUS_TITLES, storeUnavailable } from '../errors/errors.ts';

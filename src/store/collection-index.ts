@@ -1,7 +1,7 @@
-// The list indexes of one collection (README: Lists): what makes a list page cost about the same over a hundred
-// records or a hundred thousand. All records in id order, an equality index per filtered field, sorted views (the
-// records matching one set of filters, in one sort order) and a word index per set of searchable fields (`q`); each
-// but the first is built the first time a list needs it and kept up to date on every write after that.
+// The list indexes of one collection (README: Lists): all records in id order, an equality index per filtered field,
+// sorted views (one set of filters, one sort order) and a word index per set of searchable fields (`q`), each but the
+// first built when a list first needs it, then kept up to date. From them a page is a lookup and a slice at any size;
+// range filters scan what the equality filters leave (all records without one), a filtered or sorted `q` its matches.
 
 import type { StoredRecord } from '../records/json.ts';
 import { RecentlyUsed } from './recently-used.ts';

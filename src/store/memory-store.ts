@@ -131,7 +131,7 @@ export class MemoryStore implements Store, RequestStore {
     return durable;
   }
 
-  /** Reads answer at once, but for a search while its word index is being built, which waits for it. */
+  /** Reads answer at once, but for a search while its word index is built, or a list while its view is sorted. */
   read<T>(reads: () => T | Promise<T>): T | Promise<T> {
     try {
       return reads();
