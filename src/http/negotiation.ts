@@ -104,19 +104,11 @@ export interface CodingChoice {
 const QVALUE = /^(0(\.[0-9]{0,3})?|1(\.0{0,3})?)$/;
 
 const AS_IT_IS: CodingChoice = Object.freeze({ coding: undefined, identity: true });
-/** Clients send the same few fields again and again: their choices are kept, up to this many. */
-const MAX_REMEMBERED = 64;
-const remembered = new Map<string, CodingChoice>();
 
+/** What Accept-Encoding allows: `codingChoiceOf(header)`, taken from the cache below when the field was seen lately. */
 export function chooseCoding(header: string | undefined): CodingChoice {
   if (header === undefined) return AS_IT_IS;
-  let choice = remembered.get(header);
-  if (choice === undefined) {
-    choice = choiceOf(header);
-    if (remembered.size >= MAX_REMEMBERED) remembered.clear();
-    remembered.set(header, choice);
-  }
-  return choice;
+  return rememberedChoice(header) ?? rememberChoice(header, codingChoiceOf(header));
 }
 
 /**
@@ -133,7 +125,8 @@ export function requireSomeCodingAcceptable(header: string | undefined, method: 
   );
 }
 
-function choiceOf(header: string): CodingChoice {
+/** The coding `header` weighs highest among CODINGS, and whether it accepts a body as it is (RFC 9110 §12.5.3). */
+function codingChoiceOf(header: string): CodingChoice {
   const weights = new Map<string, number>();
   for (const part of header.split(',')) {
     const [name = '', ...parameters] = part.split(';');
@@ -164,4 +157,26 @@ function choiceOf(header: string): CodingChoice {
   // A client that weighs identity above every coding it accepts gets the body as it is.
   if (best !== undefined && identityWeight !== undefined && identityWeight > bestWeight) best = undefined;
   return { coding: best, identity: identityWeight !== 0 };
+}
+
+// The cache of coding choices. A reader may skip it: rememberedChoice(header) is codingChoiceOf(header), made earlier.
+
+/**
+ * Choices kept, by Accept-Encoding field: clients send the same few fields again and again, and each request needs its
+ * choice twice (requireSomeCodingAcceptable, then sentRepresentation), so a repeat costs a Map lookup instead of
+ * splitting and weighing the field. No figure in bench/README.md measures it alone. CACHES=false (README: Caches)
+ * leaves it on: a choice depends on the field alone, and no answer's bytes are kept here.
+ */
+const MAX_REMEMBERED_CHOICES = 64;
+const rememberedChoices = new Map<string, CodingChoice>();
+
+function rememberedChoice(header: string): CodingChoice | undefined {
+  return rememberedChoices.get(header);
+}
+
+/** Keeps `choice` for `header` (all are forgotten once MAX_REMEMBERED_CHOICES are kept) and returns it. */
+function rememberChoice(header: string, choice: CodingChoice): CodingChoice {
+  if (rememberedChoices.size >= MAX_REMEMBERED_CHOICES) rememberedChoices.clear();
+  rememberedChoices.set(header, choice);
+  return choice;
 }
