@@ -3,7 +3,6 @@
 // session. The user (and an API key) is read from the current record on every request, so a deleted user's token or a
 // deleted key stops working and a demotion takes effect at once.
 
-import { createHash } from 'node:crypto';
 import { HttpError } from '../errors/errors.ts';
 import type { StoredRecord } from '../records/json.ts';
 import type { RequestStore } from '../store/store.ts';
@@ -12,11 +11,9 @@ import type { TokenClaims } from './jwt.ts';
 import { looksLikeOwnToken, signToken, verifyToken } from './jwt.ts';
 import type { Actor, Role } from './permissions.ts';
 import type { ProviderAuthenticator } from './provider-auth.ts';
+import { TokenCache } from './token-cache.ts';
 
 export const REALM = 'plainrest';
-const MAX_CACHED_TOKENS = 10_000;
-/** Longer headers (a provider's token, or one padded with spaces) are remembered by their hash: a small cache. */
-const MAX_HEADER_KEY_LENGTH = 2048;
 /** How long a client waits before asking again while the provider cannot be reached. */
 const PROVIDER_RETRY_SECONDS = 5;
 const BEARER_PREFIX = /^bearer +/i; // the auth-scheme is case-insensitive (RFC 9110 §11.1)
@@ -51,16 +48,8 @@ export class Authenticator {
   readonly #secret: string;
   readonly #ttlSeconds: number;
   readonly #nowSeconds: () => number;
-  /**
-   * Authorization header value → its user and expiry, dropped at expiry; insertion order gives the oldest entry to
-   * evict. A repeat request costs one Map lookup instead of an HMAC.
-   */
-  readonly #verified = new Map<string, Verified>();
-  /**
-   * Per connection (its socket), the header last verified on it: a client sends the same header with every request on
-   * a connection, and comparing with it costs less than hashing its few hundred characters for the Map.
-   */
-  readonly #lastOnConnection = new WeakMap<object, { readonly header: string; readonly verified: Verified }>();
+  /** Headers verified before, by value and per connection, until their tokens expire (token-cache.ts). */
+  readonly #tokens = new TokenCache<Verified>();
 
   readonly #provider: ProviderAuthenticator | undefined;
   readonly #keyUsed: ((key: StoredRecord) => void) | undefined;
@@ -82,13 +71,13 @@ export class Authenticator {
     const provider = this.#provider;
     if (provider === undefined || authorization === undefined || !BEARER_PREFIX.test(authorization)) return undefined;
     const now = this.#nowSeconds();
-    if ((this.#verified.get(keyOf(authorization))?.exp ?? 0) > now) return undefined;
+    if (this.#tokens.has(authorization, now)) return undefined;
     const token = authorization.replace(BEARER_PREFIX, '').trim();
     if (looksLikeOwnToken(token) || isApiKey(token)) return undefined;
     return provider.caller(token, now).then((caller) => {
       // Kept as long as it verifies: its expiry with the leeway its verification allows.
       if (caller.ok)
-        this.#remember(keyOf(authorization), { userId: caller.userId, exp: caller.exp, role: caller.role });
+        this.#tokens.remember(authorization, { userId: caller.userId, exp: caller.exp, role: caller.role });
       else if (caller.unreachable === true) throw providerUnreachable(caller.reason);
       else throw invalidToken(caller.reason);
     });
@@ -108,15 +97,13 @@ export class Authenticator {
   authenticate(authorization: string | undefined, connection: object | undefined, store: AuthenticationReads): Actor {
     if (authorization === undefined) throw noToken();
     const now = this.#nowSeconds();
-    const last = connection === undefined ? undefined : this.#lastOnConnection.get(connection);
-    let entry = last !== undefined && last.header === authorization ? last.verified : undefined;
-    if (entry === undefined || entry.exp <= now) {
-      entry = this.#cachedOrVerified(authorization, now, store);
-      if (connection !== undefined) this.#lastOnConnection.set(connection, { header: authorization, verified: entry });
-    }
+    // Without the caches, this is `this.#verify(authorization, now, store)`.
+    const entry =
+      this.#tokens.lastOnConnection(connection, authorization, now) ??
+      this.#tokens.noteOnConnection(connection, authorization, this.#cachedOrVerified(authorization, now, store));
     const key = entry.keyId === undefined ? undefined : apiKeyById(entry.keyId, store);
     if (entry.keyId !== undefined && key === undefined) {
-      this.#verified.delete(keyOf(authorization));
+      this.#tokens.forget(authorization);
       // Worded as when nothing was remembered (verifiedKey): the answer does not depend on this connection's history.
       throw invalidToken(UNKNOWN_KEY);
     }
@@ -137,15 +124,12 @@ export class Authenticator {
     return this.#cachedOrVerified(authorization, this.#nowSeconds(), store).exp;
   }
 
-  /** The cache is keyed by the whole header value (keyOf): a repeat request skips even the parsing. */
+  /** What the header verified to before (token-cache.ts), else verified now and kept: a repeat skips even parsing. */
   #cachedOrVerified(authorization: string, now: number, store: AuthenticationReads): Verified {
-    const key = keyOf(authorization);
-    const cached = this.#verified.get(key);
-    if (cached !== undefined && cached.exp > now) return cached;
-    if (cached !== undefined) this.#verified.delete(key);
-    const entry = this.#verify(authorization, now, store);
-    this.#remember(key, entry);
-    return entry;
+    return (
+      this.#tokens.get(authorization, now) ??
+      this.#tokens.remember(authorization, this.#verify(authorization, now, store))
+    );
   }
 
   #verify(authorization: string, now: number, store: AuthenticationReads): Verified {
@@ -160,14 +144,6 @@ export class Authenticator {
     const userId = /^[1-9][0-9]{0,15}$/.test(result.claims.sub) ? Number(result.claims.sub) : NaN;
     if (!Number.isSafeInteger(userId)) throw invalidToken('the token names no user');
     return { userId, exp: result.claims.exp };
-  }
-
-  #remember(authorization: string, entry: Verified): void {
-    if (this.#verified.size >= MAX_CACHED_TOKENS) {
-      const oldest = this.#verified.keys().next().value;
-      if (oldest !== undefined) this.#verified.delete(oldest);
-    }
-    this.#verified.set(authorization, entry);
   }
 }
 
@@ -190,16 +166,6 @@ function noToken(): HttpError {
       headers: { 'WWW-Authenticate': `Bearer realm="${REALM}"` },
     },
   );
-}
-
-/**
- * A header as the cache keys it: itself, or the hash of a long one, after a NUL, which no header value can hold (RFC
- * 9110 §5.5), so no header sent is ever taken for another's hash.
- */
-function keyOf(authorization: string): string {
-  return authorization.length <= MAX_HEADER_KEY_LENGTH
-    ? authorization
-    : `\u0000${createHash('sha256').update(authorization).digest('base64url')}`;
 }
 
 function providerUnreachable(reason: string): HttpError {
