@@ -1,0 +1,304 @@
+// A property-based check of the OpenAPI document against the server (issue 49; README: The OpenAPI document): for
+// every operation and every caller (the administrator, a user, no one, a read-only and a read-write API key), seeded
+// requests drawn from the document alone, each answer checked by openapi-conformance.ts. The example domain and a
+// declared one; a fresh server per caller, rate limiting off. OPENAPI_CONFORMANCE_SEED and _CASES vary the run.
+
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import type { ServerOptions } from '../src/index.ts';
+import type { Answer, Caller, Document, Operation, PlannedRequest, RunMemory } from './conformance-requests.ts';
+import { Client, members, operationsOf, planRequest, RecordPool, signatureOf } from './conformance-requests.ts';
+import { Conformance } from './openapi-conformance.ts';
+import { LIBRARY } from './declared-domains.ts';
+import { mulberry32, startTestServer, tokenFor } from './helpers.ts';
+import type { TestServer } from './helpers.ts';
+
+const SEED = Number(process.env['OPENAPI_CONFORMANCE_SEED'] ?? 49);
+/** Requests per operation and caller. */
+const CASES = Number(process.env['OPENAPI_CONFORMANCE_CASES'] ?? 3);
+/** Records made per collection and vocabulary before the run, in at most so many tries. */
+const MADE_PER_COLLECTION = 2;
+const MAKING_ATTEMPTS = 4;
+/** Parents whose children are listed (a user's orders), to find ids that exist. */
+const LISTED_PARENTS = 6;
+/** Failures shown per kind (an operation, a status and what was wrong), with how many more there were. */
+const SHOWN_PER_KIND = 1;
+
+interface Domain {
+  readonly name: string;
+  readonly options: ServerOptions;
+}
+
+const DOMAINS: readonly Domain[] = [
+  { name: 'the example domain', options: { seed: true } },
+  { name: 'the declared library (test/declared-domains.ts)', options: { resources: LIBRARY } },
+];
+
+const CALLER_KINDS = ['administrator', 'user', 'anonymous', 'read-only API key', 'read-write API key'] as const;
+type CallerKind = (typeof CALLER_KINDS)[number];
+
+interface Failure {
+  readonly caller: string;
+  readonly operation: Operation;
+  readonly request: PlannedRequest;
+  readonly answer: Answer | undefined;
+  readonly problems: readonly string[];
+}
+
+/** A run of one caller against its own server: what it sent, and what broke the document. */
+interface Run {
+  readonly failures: Failure[];
+  readonly statuses: Map<number, number>;
+  readonly origin: string;
+  readonly client: Client;
+  readonly conformance: Conformance;
+  readonly pool: RecordPool;
+  readonly memory: RunMemory;
+  readonly random: () => number;
+  readonly doc: Document;
+}
+
+/** A number from a text, to give each run a seed of its own. */
+function hashed(text: string): number {
+  let hash = 2166136261;
+  for (const character of text) hash = Math.imul(hash ^ (character.codePointAt(0) as number), 16777619);
+  return hash >>> 0;
+}
+
+/** The user a token names (its `sub`, RFC 7519 §4.1.2). */
+function subjectOf(token: string): number {
+  const payload = JSON.parse(Buffer.from(token.split('.')[1] ?? '', 'base64url').toString('utf8')) as { sub: string };
+  return Number(payload.sub);
+}
+
+/** Sends one request the document allows for `operation` as `caller`, checks the answer, and notes what it made. */
+async function exercise(run: Run, operation: Operation, caller: Caller): Promise<Answer | undefined> {
+  const request = planRequest(operation, {
+    random: run.random,
+    doc: run.doc,
+    pool: run.pool,
+    caller,
+    memory: run.memory,
+  });
+  const unsampled = request.samples.flatMap((drawn) =>
+    run.conformance.requestProblems(drawn.at, drawn.value).map((problem) => `the run drew ${problem}`),
+  );
+  if (unsampled.length > 0) {
+    run.failures.push({ caller: caller.name, operation, request, answer: undefined, problems: unsampled });
+    return undefined;
+  }
+  const answer = await run.client.send(request);
+  run.statuses.set(answer.status, (run.statuses.get(answer.status) ?? 0) + 1);
+  const problems = run.conformance.answerProblems(operation, request, answer);
+  if (problems.length > 0) run.failures.push({ caller: caller.name, operation, request, answer, problems });
+  remember(run, request, answer);
+  return answer;
+}
+
+/** What later requests draw on: the records made and deleted, the entity tags seen. */
+function remember(run: Run, request: PlannedRequest, answer: Answer): void {
+  const path = request.target.split('?')[0] as string;
+  const location = answer.headers['location'];
+  if (answer.status === 201 && typeof location === 'string') run.pool.add(location);
+  if (request.method === 'DELETE' && answer.status === 204) run.pool.remove(path);
+  const etag = answer.headers['etag'];
+  if (answer.status === 200 && typeof etag === 'string' && !request.target.includes('?'))
+    run.memory.entityTags.set(path, etag);
+}
+
+/** The list operations (a GET whose path has an item path below it), parents first. */
+function listOperations(operations: readonly Operation[]): Operation[] {
+  const templates = new Set(operations.map((operation) => operation.template));
+  return operations
+    .filter(
+      (operation) =>
+        operation.method === 'get' &&
+        [...templates].some(
+          (template) =>
+            template.startsWith(`${operation.template}/{`) &&
+            !template.slice(operation.template.length + 2).includes('/'),
+        ),
+    )
+    .sort((one, other) => signatureOf(one.template).length - signatureOf(other.template).length);
+}
+
+/** Every record the administrator can list, into the pool ("ids that exist, taken from list answers"). */
+async function listEverything(run: Run, administrator: string, operations: readonly Operation[]): Promise<void> {
+  const listed = new Set<string>();
+  for (const operation of listOperations(operations)) {
+    const itemSignature = signatureOf(`${operation.template}/{item}`);
+    if (listed.has(itemSignature)) continue; // the same records in another vocabulary
+    listed.add(itemSignature);
+    const parents = signatureOf(operation.template);
+    const tuples = parents === '' ? [[]] : run.pool.existing(parents).slice(0, LISTED_PARENTS);
+    for (const tuple of tuples) {
+      const names = parents.split('/');
+      const path = operation.template.replace(/\{([^}]+)\}/g, (_, name: string) => String(tuple[names.indexOf(name)]));
+      const answer = await run.client.send({
+        method: 'GET',
+        target: `${path}?limit=100`,
+        headers: { Authorization: `Bearer ${administrator}`, Accept: 'application/json' },
+        body: undefined,
+        bodySchema: undefined,
+        bodyValue: undefined,
+        reusedIdempotencyKey: false,
+        samples: [],
+      });
+      if (answer.status !== 200) continue;
+      for (const record of members(JSON.parse(answer.text) as Document, 'data'))
+        run.pool.add(`${path}/${String(record['id'])}`);
+    }
+  }
+}
+
+/** The callers of a server: the administrator, a user, no one, and that user's two API keys. */
+async function callersOf(api: TestServer, run: Run): Promise<Record<CallerKind, Caller>> {
+  const administratorToken = api.token as string;
+  const administrator: Caller = {
+    name: 'administrator',
+    token: administratorToken,
+    userId: subjectOf(administratorToken),
+    keyId: undefined,
+    administrator: true,
+  };
+  const users = (await api.get('/v1/users?role=user&limit=1')).body as { data: { id: number }[] };
+  const userId =
+    users.data[0]?.id ??
+    ((await api.post('/v1/users', { name: 'Conformance', email: 'conformance@example.com' })).body.id as number);
+  const user: Caller = { name: 'user', token: tokenFor(userId), userId, keyId: undefined, administrator: false };
+  const key = async (readOnly: boolean): Promise<Caller> => {
+    const made = await api
+      .as(user.token)
+      .post(`/v1/users/${userId}/keys`, { name: 'conformance', read_only: readOnly });
+    assert.equal(made.status, 201, made.text);
+    run.pool.add(made.headers.get('location') as string);
+    const name = readOnly ? 'read-only API key' : 'read-write API key';
+    return { name, token: made.body.secret as string, userId, keyId: made.body.id as number, administrator: false };
+  };
+  const anonymous: Caller = {
+    name: 'anonymous',
+    token: undefined,
+    userId: undefined,
+    keyId: undefined,
+    administrator: false,
+  };
+  return {
+    administrator,
+    user,
+    anonymous,
+    'read-only API key': await key(true),
+    'read-write API key': await key(false),
+  };
+}
+
+/**
+ * Records to read, change and delete, made through the document's own POSTs, parents first, as the administrator and
+ * as the user: per collection and vocabulary, until a few are made or the tries run out.
+ */
+async function makeRecords(run: Run, operations: readonly Operation[], makers: readonly Caller[]): Promise<void> {
+  const lists = new Set(listOperations(operations).map((operation) => operation.template));
+  const creates = operations
+    .filter((operation) => operation.method === 'post' && lists.has(operation.template))
+    .sort((one, other) => signatureOf(one.template).length - signatureOf(other.template).length);
+  // Twice round: a body may name a record of a collection made after it (a loan's book).
+  for (let round = 0; round < 2; round++)
+    for (const maker of makers)
+      for (const operation of creates) {
+        let made = 0;
+        for (let attempt = 0; attempt < MAKING_ATTEMPTS && made < MADE_PER_COLLECTION; attempt++) {
+          const answer = await exercise(run, operation, { ...maker, name: `${maker.name} (making records)` });
+          if (answer?.status === 201) made += 1;
+          if (answer?.status === 401 || answer?.status === 403) break;
+        }
+      }
+}
+
+async function runCaller(domain: Domain, kind: CallerKind, doc: Document, conformance: Conformance): Promise<Run> {
+  const api = await startTestServer(domain.options);
+  const run: Run = {
+    failures: [],
+    statuses: new Map(),
+    origin: api.url,
+    client: new Client(api.url),
+    conformance,
+    pool: new RecordPool(doc),
+    memory: { entityTags: new Map(), idempotencyKeys: new Set() },
+    random: mulberry32(SEED ^ hashed(`${domain.name} ${kind}`)),
+    doc,
+  };
+  try {
+    const operations = operationsOf(doc);
+    const callers = await callersOf(api, run);
+    await listEverything(run, callers.administrator.token as string, operations);
+    await makeRecords(run, operations, [callers.administrator, callers.user]);
+    const caller = callers[kind];
+    // Deletions last, the deepest first: until then every record the run listed may still be there.
+    const depth = (operation: Operation): number => signatureOf(operation.template).split('/').length;
+    const deletes = operations
+      .filter((operation) => operation.method === 'delete')
+      .sort((one, other) => depth(other) - depth(one));
+    for (const operation of [...operations.filter((operation) => operation.method !== 'delete'), ...deletes])
+      for (let i = 0; i < CASES; i++) await exercise(run, operation, caller);
+    return run;
+  } finally {
+    run.client.close();
+    await api.close();
+  }
+}
+
+/** One failure as a person reads it: who, which operation, the request, the answer, what is wrong. */
+function described(failure: Failure): string {
+  const { request, answer, operation } = failure;
+  const headers = Object.entries(request.headers)
+    .filter(([name]) => name !== 'Authorization')
+    .map(([name, value]) => `${name}: ${value}`)
+    .join('; ');
+  return [
+    `${failure.caller}: ${operation.id} (${operation.method.toUpperCase()} ${operation.template})`,
+    `  request: ${request.method} ${request.target}${headers === '' ? '' : ` [${headers}]`}` +
+      (request.body === undefined ? '' : ` ${request.body.slice(0, 400)}`),
+    answer === undefined
+      ? '  (not sent)'
+      : `  answer: ${answer.status} ${answer.mediaType} ${answer.text.slice(0, 400)}`,
+    ...failure.problems.map((problem) => `  - ${problem}`),
+  ].join('\n');
+}
+
+/** Failures grouped by operation, status and what was wrong (numbers aside), the first of each shown. */
+function report(failures: readonly Failure[]): string {
+  const kinds = new Map<string, Failure[]>();
+  for (const failure of failures) {
+    const what = failure.problems.map((problem) => problem.replace(/\d+/g, '#').slice(0, 80)).join(' | ');
+    const kind = `${failure.operation.id} ${failure.answer?.status ?? '-'} ${what}`;
+    kinds.set(kind, [...(kinds.get(kind) ?? []), failure]);
+  }
+  const shown = [...kinds.values()].map((group) => {
+    const more = group.length - SHOWN_PER_KIND;
+    return (
+      group.slice(0, SHOWN_PER_KIND).map(described).join('\n') + (more > 0 ? `\n  (and ${more} more like it)` : '')
+    );
+  });
+  const rerun = `OPENAPI_CONFORMANCE_SEED=${SEED} OPENAPI_CONFORMANCE_CASES=${CASES}`;
+  return `${rerun}: ${failures.length} answers break the document, ${kinds.size} kinds:\n${shown.join('\n')}`;
+}
+
+for (const domain of DOMAINS) {
+  describe(`the OpenAPI document against the server: ${domain.name}`, { concurrency: true }, async () => {
+    const api = await startTestServer(domain.options);
+    const doc = (await api.as(undefined).get('/v1/openapi.json')).body as Document;
+    await api.close();
+    const conformance = new Conformance(doc);
+    const operations = operationsOf(doc);
+    for (const kind of CALLER_KINDS) {
+      const name = `every operation (${operations.length}) as ${kind}, ${CASES} requests each`;
+      test(`${name}: every answer as documented`, async (t) => {
+        const run = await runCaller(domain, kind, doc, conformance);
+        const statuses = [...run.statuses]
+          .sort(([one], [other]) => one - other)
+          .map(([status, count]) => `${status}×${count}`);
+        t.diagnostic(`${kind}: ${statuses.join(' ')}`);
+        if (run.failures.length > 0) assert.fail(report(run.failures));
+      });
+    }
+  });
+}
