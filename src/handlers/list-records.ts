@@ -1,12 +1,12 @@
 // GET on a collection (README: Lists): a page of records in the list envelope, with its Link header (RFC 8288) and a
-// weak ETag; a page built once is kept for its caller until a collection it shows changes (http/page-cache.ts).
+// weak ETag; with caches on, a page built once is kept for its caller until a collection it shows changes (keptPage).
 
 import { authorize, listsOwnRecordsOnly } from '../auth/permissions.ts';
 import { requireParent, type RequestContext } from './context.ts';
 import { parseListParameters } from '../http/list-query.ts';
 import { withEmbedded } from './related-records.ts';
-import { linkHeader, pageLinks, pageMeta } from '../http/pagination.ts';
-import type { CachedPage, PageCache } from '../http/page-cache.ts';
+import { linkHeader, pageLinks, pageMeta, type ListPage } from '../http/pagination.ts';
+import type { PageCache } from '../http/page-cache.ts';
 import type { Reply } from '../http/respond.ts';
 import type { ResourceDefinition, Vocabulary } from '../resources/definition.ts';
 import { OWNER_FIELD_NAME } from '../resources/definition.ts';
@@ -15,10 +15,11 @@ import type { RecordReads } from '../store/store.ts';
 import type { Filter } from '../store/query.ts';
 
 export function listRecords(context: RequestContext, definition: ResourceDefinition, vocabulary: Vocabulary): Reply {
+  const listPages = context.services.listPages;
   const page =
-    context.services.listPages === undefined
-      ? buildPage(context, definition, vocabulary, 0)
-      : keptPage(context, context.services.listPages, definition, vocabulary);
+    listPages === undefined
+      ? buildPage(context, definition, vocabulary)
+      : keptPage(context, listPages, definition, vocabulary);
   return {
     status: 200,
     headers: { Link: page.link, ETag: page.etag },
@@ -28,57 +29,8 @@ export function listRecords(context: RequestContext, definition: ResourceDefinit
   };
 }
 
-/**
- * The page this caller was given last for this target, while every collection it shows is unchanged; else a new one,
- * kept. Building a page is most of a list's work (bench/README.md, "Caches"); README: Caches says what decides it.
- */
-function keptPage(
-  context: RequestContext,
-  listPages: PageCache,
-  definition: ResourceDefinition,
-  vocabulary: Vocabulary,
-): CachedPage {
-  const version = pageVersion(context.store, definition);
-  // A store that cannot tell its versions (Store.version: NaN, as PostgreSQL's) has no page worth keeping.
-  if (Number.isNaN(version)) return buildPage(context, definition, vocabulary, version);
-  const key = pageKey(context);
-  const kept = listPages.get(key, version);
-  if (kept !== undefined) return kept;
-  const page = buildPage(context, definition, vocabulary, version);
-  listPages.set(key, page);
-  return page;
-}
-
-/**
- * Everything besides the records that decides a page's bytes: the request target (the path also fixes the vocabulary)
- * and the caller, whose identity and role decide which records are listed (one's own) and which embedded (what they may
- * read). So one caller's page never reaches another, whatever the declaration.
- */
-function pageKey({ actor, path, search }: RequestContext): string {
-  const caller = actor === undefined ? 'anyone' : `${actor.role} ${actor.id}`;
-  return `${caller} ${path}?${search}`;
-}
-
-/**
- * Which versions of the records a page was built from: those of its collection, of the collections above it on its
- * path (whose owners decide who may list it), of its children and of the collections it references (whose records it
- * may embed, handlers/related-records.ts). Versions only grow, so their sum changes whenever one does.
- */
-function pageVersion(store: RecordReads, definition: ResourceDefinition): number {
-  let version = store.version(definition.collection);
-  for (let above = definition.parent; above !== undefined; above = above.definition.parent)
-    version += store.version(above.definition.collection);
-  for (const child of definition.children) version += store.version(child.collection);
-  for (const { definition: target } of definition.referencing) version += store.version(target.collection);
-  return version;
-}
-
-function buildPage(
-  context: RequestContext,
-  definition: ResourceDefinition,
-  vocabulary: Vocabulary,
-  version: number,
-): CachedPage {
+/** The page the request asks for, built now: its records found, represented and wrapped in the list envelope. */
+function buildPage(context: RequestContext, definition: ResourceDefinition, vocabulary: Vocabulary): ListPage {
   const parameters = parseListParameters(definition, context.search);
   const actor = authorize(context, definition, 'list');
   const parentId = requireParent(context, definition);
@@ -117,5 +69,48 @@ function buildPage(
   const body = `{"data":[${data}],"meta":${JSON.stringify(meta)},"links":${JSON.stringify(links)}}`;
   // A list has no stable identity, so its validator is weak (RFC 9110 §8.8.1): equal
   // bodies, equal tags. If-None-Match uses the weak comparison anyway (§13.1.2).
-  return { version, body, length: Buffer.byteLength(body), etag: `W/${entityTag(body)}`, link: linkHeader(links) };
+  return { body, length: Buffer.byteLength(body), etag: `W/${entityTag(body)}`, link: linkHeader(links) };
+}
+
+// The page cache. A reader may skip it: keptPage(…) is buildPage(…), built earlier for the same caller and target.
+
+/**
+ * The page this caller was given last for this target, while every collection it shows is unchanged; else a new one,
+ * kept (http/page-cache.ts says what that saves).
+ */
+function keptPage(
+  context: RequestContext,
+  listPages: PageCache,
+  definition: ResourceDefinition,
+  vocabulary: Vocabulary,
+): ListPage {
+  const version = pageVersion(context.store, definition);
+  // A store that cannot tell its versions (Store.version: NaN, as PostgreSQL's) has no page worth keeping.
+  if (Number.isNaN(version)) return buildPage(context, definition, vocabulary);
+  const key = pageKey(context);
+  return listPages.get(key, version) ?? listPages.keep(key, version, buildPage(context, definition, vocabulary));
+}
+
+/**
+ * Everything besides the records that decides a page's bytes: the request target (the path also fixes the vocabulary)
+ * and the caller, whose identity and role decide which records are listed (one's own) and which embedded (what they may
+ * read). So one caller's page never reaches another, whatever the declaration.
+ */
+function pageKey({ actor, path, search }: RequestContext): string {
+  const caller = actor === undefined ? 'anyone' : `${actor.role} ${actor.id}`;
+  return `${caller} ${path}?${search}`;
+}
+
+/**
+ * Which versions of the records a page was built from: those of its collection, of the collections above it on its
+ * path (whose owners decide who may list it), of its children and of the collections it references (whose records it
+ * may embed, handlers/related-records.ts). Versions only grow, so their sum changes whenever one does.
+ */
+function pageVersion(store: RecordReads, definition: ResourceDefinition): number {
+  let version = store.version(definition.collection);
+  for (let above = definition.parent; above !== undefined; above = above.definition.parent)
+    version += store.version(above.definition.collection);
+  for (const child of definition.children) version += store.version(child.collection);
+  for (const { definition: target } of definition.referencing) version += store.version(target.collection);
+  return version;
 }

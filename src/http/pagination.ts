@@ -21,6 +21,16 @@ export interface PageLinks {
   readonly last: string;
 }
 
+/** A list page as it is sent: the envelope's JSON text, its length in bytes, its weak ETag and its Link header. */
+export interface ListPage {
+  readonly body: string;
+  /** The body's length in bytes (UTF-8). */
+  readonly length: number;
+  /** Weak, from the body's bytes (RFC 9110 §8.8.1). */
+  readonly etag: string;
+  readonly link: string;
+}
+
 export function pageMeta(parameters: Pick<ListParameters, 'page' | 'limit'>, total: number): PageMeta {
   return { page: parameters.page, limit: parameters.limit, total, pages: Math.ceil(total / parameters.limit) };
 }
