@@ -130,6 +130,24 @@ describe('a declared library: the declaration is the whole API', () => {
     );
   });
 
+  test('a PUT without a field that has a default keeps its value, as the document says (a record always has it)', async () => {
+    const author = (await admin.post('/v1/authors', { name: 'Kept' })).body.id as number;
+    const book = await admin.post(`/v1/authors/${author}/books`, { title: 'Kept', isbn: '9780000000019', price: 3 });
+    const item = `/v1/authors/${author}/books/${book.body.id}`;
+    assert.equal((await admin.patch(item, { status: 'published' })).status, 200);
+    for (const path of [item, `/v1/autores/${author}/books/${book.body.id}`]) {
+      const replaced = await admin.put(path, { title: 'Kept again', isbn: '9780000000019', price: 4 });
+      assert.equal(replaced.status, 200, replaced.text);
+      assert.equal(replaced.body.status, 'published', path);
+      assert.equal((await admin.get(path)).body.status, 'published', path);
+    }
+    const document = (await anonymous.get('/v1/openapi.json')).body;
+    assert.match(
+      document.paths['/v1/authors/{author_id}/books/{book_id}'].put.description,
+      /status stay as they are when absent/,
+    );
+  });
+
   test('owned loans: the creator owns them, others get 403 whether or not the loan exists, admins get 404 for a missing one', async () => {
     const author = (await admin.post('/v1/authors', { name: 'Owner Test' })).body.id as number;
     const book = (
@@ -161,6 +179,12 @@ describe('a declared library: the declaration is the whole API', () => {
     assert.equal(referenced.status, 409);
     assert.equal(referenced.body.code, 'still_referenced');
     assert.match(referenced.body.detail, /loans/);
+    const viaAuthor = await admin.delete(`/v1/authors/${author}`);
+    assert.equal(viaAuthor.status, 409, 'the author would take with it its book, which a loan references');
+    assert.equal(viaAuthor.body.code, 'still_referenced');
+    const document = (await anonymous.get('/v1/openapi.json')).body;
+    for (const template of ['/v1/authors/{author_id}', '/v1/autores/{author_id}'])
+      assert.ok(document.paths[template].delete.responses['409'], `DELETE ${template} declares its 409`);
     assert.equal((await admin.delete(path)).status, 204);
     const booksBefore = (await admin.server.app.recordCounts())['books'] as number;
     assert.equal((await admin.delete(`/v1/authors/${author}`)).status, 204, 'once no loan references its book');

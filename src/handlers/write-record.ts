@@ -181,8 +181,8 @@ export function withDefaults(definition: ResourceDefinition, input: Fields): Fie
 }
 
 /**
- * PUT: absent client-writable fields are removed; server fields, and fields only some callers may set (admin-only,
- * write-only), come from the current record when absent.
+ * PUT: absent client-writable fields are removed; server fields, fields only some callers may set (admin-only,
+ * write-only) and fields with a default (a record always has them: README, Methods) stay as they are when absent.
  */
 function replaceFields(definition: ResourceDefinition, current: StoredRecord, input: Fields): Fields {
   const next: Fields = {};
@@ -192,7 +192,7 @@ function replaceFields(definition: ResourceDefinition, current: StoredRecord, in
       next[rule.name] = given;
       continue;
     }
-    if (rule.access === 'client') continue;
+    if (rule.access === 'client' && rule.default === undefined) continue;
     const kept = rule.storedAs ?? rule.name;
     const value = current[kept];
     if (value !== undefined) next[kept] = value;

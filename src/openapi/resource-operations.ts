@@ -62,10 +62,15 @@ function errorStatuses(definition: ResourceDefinition, kind: 'collection' | 'ite
     ((definition.hook !== undefined && restricted) || definition.fields.some((rule) => rule.transitions !== undefined))
   )
     statuses.push(409);
-  if (operation === 'delete' && definition.referencedBy.length > 0) statuses.push(409);
+  if (operation === 'delete' && referencedAtAnyDepth(definition)) statuses.push(409);
   if (operation === 'update' || operation === 'delete') statuses.push(412);
   if (operation === 'create' || operation === 'update') statuses.push(413, 415, 422, 503);
   return [...new Set(statuses)].sort((a, b) => a - b);
+}
+
+/** A deletion takes the records nested under it (handlers/delete-cascade.ts): a 409 when any of them is referenced. */
+function referencedAtAnyDepth(definition: ResourceDefinition): boolean {
+  return definition.referencedBy.length > 0 || definition.children.some(referencedAtAnyDepth);
 }
 
 /** The operations of one collection or item path; `path` is its concrete example path. */
@@ -165,8 +170,10 @@ export function resourceOperations(route: ResourceRoute, path: string): Json {
       },
     };
   }
+  // What a PUT keeps when absent (handlers/write-record.ts: replaceFields): what only some may set, what has a default.
   const keptOnReplace = definition.fields
-    .filter((rule) => rule.access === 'restricted' || rule.access === 'write-only')
+    .filter((rule) => rule.access === 'restricted' || rule.access === 'write-only' || rule.default !== undefined)
+    .filter((rule) => rule.access !== 'server')
     .map((rule) => vocabulary.name(rule.name));
   const children = definition.children;
   const updated = (patch: boolean): Json =>
