@@ -14,7 +14,7 @@ import type { JsonObject, StoredRecord } from '../records/json.ts';
 import type { Actor } from '../auth/permissions.ts';
 import { writeOnlyValues } from '../resources/validation.ts';
 import type { WriteInput } from './write-record.ts';
-import { fieldsToStore, finishRecord, secretsToHash } from './write-record.ts';
+import { fieldsToStore, finishRecord, hashedSecrets } from './write-record.ts';
 import { issuedSecrets, withIssued, type Secrets } from './write-secrets.ts';
 import { HttpError } from '../errors/errors.ts';
 import { isoTimestamp } from '../records/timestamps.ts';
@@ -97,7 +97,7 @@ async function create(
     };
   };
   // Only a body that carries a password waits here, for its hash (write-record.ts).
-  const hashed = context.secrets.length === 0 ? undefined : await store.read(() => secretsToHash(readWriteInput()));
+  const hashed = context.secrets.length === 0 ? undefined : await store.read(() => hashedSecrets(readWriteInput()));
   // Taken once: a store may decide again (store.ts: RequestStore.write), and must get the same record.
   const now = isoTimestamp();
   const issued = issuedSecrets(definition);

@@ -14,7 +14,7 @@ import { represent, serializeWritten } from '../resources/representation.ts';
 import { writeOnlyValues } from '../resources/validation.ts';
 import type { WriteInput } from './write-record.ts';
 import { deletionWithDependents } from './delete-cascade.ts';
-import { fieldsToStore, finishRecord, isUnchanged, secretsToHash } from './write-record.ts';
+import { fieldsToStore, finishRecord, isUnchanged, hashedSecrets } from './write-record.ts';
 import type { Decision } from '../store/store.ts';
 import { isoTimestamp } from '../records/timestamps.ts';
 import { PROVIDER_IDENTITY } from '../declarations/built-in-users.ts';
@@ -61,7 +61,7 @@ async function updateFromBody(
     return { definition, vocabulary, mode, body, store, current, seen, parentId };
   };
   // Only a body that carries a password waits here, for its hash (write-record.ts).
-  const hashed = context.secrets.length === 0 ? undefined : await store.read(() => secretsToHash(readWriteInput()));
+  const hashed = context.secrets.length === 0 ? undefined : await store.read(() => hashedSecrets(readWriteInput()));
   return store.write((): Decision<Reply> => {
     const input = readWriteInput();
     const next = fieldsToStore(input, hashed);

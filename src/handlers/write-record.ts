@@ -43,7 +43,7 @@ export interface WriteInput {
 
 /**
  * The record's next fields, to store: the body checked and applied (`fieldsFromBody`), each password replaced by the
- * hash `hashed` holds (`secretsToHash`, the one slow step, is awaited before the write). Called inside the store's
+ * hash `hashed` holds (`hashedSecrets`, the one slow step, is awaited before the write). Called inside the store's
  * write (store.ts: RequestStore.write), so no other write can come between it and its commit.
  */
 export function fieldsToStore(input: WriteInput, hashed?: Secrets): Fields {
@@ -52,7 +52,7 @@ export function fieldsToStore(input: WriteInput, hashed?: Secrets): Fields {
     hashed === undefined &&
     input.definition.fields.some((rule) => rule.storedAs !== undefined && typeof next[rule.name] === 'string')
   ) {
-    throw new Error('a write-only value must be hashed first (secretsToHash)');
+    throw new Error('a write-only value must be hashed first (hashedSecrets)');
   }
   return next;
 }
@@ -61,7 +61,7 @@ export function fieldsToStore(input: WriteInput, hashed?: Secrets): Fields {
  * The hashes of the secrets (passwords) the write would store, after checking the body
  * as fieldsToStore does (so a 422 comes before any hashing); undefined when there are none.
  */
-export function secretsToHash(input: WriteInput): Promise<Secrets> | undefined {
+export function hashedSecrets(input: WriteInput): Promise<Secrets> | undefined {
   const next = fieldsFromBody(input, undefined);
   const secretRules = input.definition.fields.filter(
     (rule) => rule.storedAs !== undefined && typeof next[rule.name] === 'string',
