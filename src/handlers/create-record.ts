@@ -57,7 +57,7 @@ async function createFromBody(
     );
   // A public create without a token keys its Idempotency-Key by the client's address.
   const client = actor === undefined ? `address ${context.req.socket.remoteAddress ?? ''}` : `user ${actor.id}`;
-  const idempotent = context.services.idempotencyKeys.request(
+  const idempotent = context.services.idempotencyKeys.keyedRequest(
     Array.isArray(header) ? header.join(', ') : header,
     client,
     context.path,

@@ -39,10 +39,16 @@ export class IdempotencyKeys {
   }
 
   /**
-   * Reads the Idempotency-Key header of a POST; undefined when there is none. A key of another syntax is a malformed
-   * request (400 `malformed_request`, README: Errors): it is a header, not a query parameter.
+   * The request a POST's Idempotency-Key header makes (the caller's key and the request's fingerprint); undefined
+   * without one. A key of another syntax is a malformed request (400 `malformed_request`, README: Errors): it is a
+   * header, not a query parameter.
    */
-  request(header: string | undefined, caller: string, path: string, body: JsonObject): IdempotentRequest | undefined {
+  keyedRequest(
+    header: string | undefined,
+    caller: string,
+    path: string,
+    body: JsonObject,
+  ): IdempotentRequest | undefined {
     if (header === undefined) return undefined;
     if (!KEY_SYNTAX.test(header)) {
       throw new HttpError('malformed_request', 'Idempotency-Key must be 1 to 255 visible ASCII characters', {
