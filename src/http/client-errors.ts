@@ -52,7 +52,7 @@ export interface RequestInProgress {
    * Set when this module answered the request itself (a 408 mid-body): server/listener.ts then writes nothing and
    * logs this.
    */
-  answeredHere: { readonly status: number; readonly bytes: number } | undefined;
+  answeredByClientErrors: { readonly status: number; readonly bytes: number } | undefined;
 }
 
 /**
@@ -131,7 +131,7 @@ function answerRaw(
     `HTTP/1.1 ${status} ${title}\r\nContent-Type: application/json\r\nContent-Length: ${bytes}\r\n` +
       `X-Request-Id: ${requestId}\r\n${extraHeaders}Connection: close\r\n\r\n${body}`,
   );
-  if (request !== undefined) request.answeredHere = { status, bytes };
+  if (request !== undefined) request.answeredByClientErrors = { status, bytes };
   closeSoon(socket);
 }
 

@@ -58,8 +58,8 @@ export function requestListener(
    * arrive).
    */
   const answeredElsewhere = (exchange: Exchange): boolean => {
-    if (exchange.answeredHere === undefined) return false;
-    logged(exchange, exchange.answeredHere.status, exchange.answeredHere.bytes);
+    if (exchange.answeredByClientErrors === undefined) return false;
+    logged(exchange, exchange.answeredByClientErrors.status, exchange.answeredByClientErrors.bytes);
     return true;
   };
   /** Sends the problem answer (RFC 9457) `error` stands for, unless the client is gone. */
@@ -111,7 +111,7 @@ export function requestListener(
       userId: undefined,
       admission: undefined,
       secrets: [],
-      answeredHere: undefined,
+      answeredByClientErrors: undefined,
     };
     let reply: Reply | Promise<Reply>;
     try {
