@@ -26,8 +26,8 @@ export function requestListener(
   const { limiter } = pipeline;
   const logAccess = accessLogWriter(config.accessLog, config.logger);
 
-  /** The access log's line for a request answered with `status` in `bytes` (sent, or that would have been). */
-  const logged = (exchange: Exchange, status: number, bytes: number): void => {
+  /** Writes the access log's line for a request answered with `status` in `bytes` (sent, or that would have been). */
+  const writeAccessLine = (exchange: Exchange, status: number, bytes: number): void => {
     if (logAccess === undefined) return;
     const { requestId, req, shownPath: path, userId } = exchange;
     const durationMs = performance.now() - exchange.started;
@@ -51,7 +51,7 @@ export function requestListener(
     const { req, res } = exchange;
     const sent = sentRepresentation(req, reply, config.caches);
     const extra = headersForEveryResponse(exchange, sent);
-    logged(exchange, sent.status, writeReply(res, sent, exchange.requestId, req.method === 'HEAD', extra));
+    writeAccessLine(exchange, sent.status, writeReply(res, sent, exchange.requestId, req.method === 'HEAD', extra));
   };
   /**
    * True, having logged it, when the request was already answered by client-errors.ts (a 408 to a body too slow to
@@ -59,7 +59,7 @@ export function requestListener(
    */
   const answeredElsewhere = (exchange: Exchange): boolean => {
     if (exchange.answeredByClientErrors === undefined) return false;
-    logged(exchange, exchange.answeredByClientErrors.status, exchange.answeredByClientErrors.bytes);
+    writeAccessLine(exchange, exchange.answeredByClientErrors.status, exchange.answeredByClientErrors.bytes);
     return true;
   };
   /** Sends the problem answer (RFC 9457) `error` stands for, unless the client is gone. */
@@ -68,7 +68,7 @@ export function requestListener(
     // The client closed the connection mid-body: no answer can reach it, and nothing
     // failed on the server. Logged as CLIENT_CLOSED_REQUEST (access-log.ts), not as an error.
     if (error instanceof BodyNotReceived) {
-      logged(exchange, CLIENT_CLOSED_REQUEST, 0);
+      writeAccessLine(exchange, CLIENT_CLOSED_REQUEST, 0);
       return;
     }
     const { shownPath, requestId, req, secrets } = exchange;
