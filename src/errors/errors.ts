@@ -1,6 +1,6 @@
 // Errors are data: one table maps each stable error `code` to its HTTP status. Code throws `new HttpError(code,
-// detail)`; one catch site (server/listener.ts, through http/problem.ts) turns it into an RFC 9457 problem-details body.
-// A StoreUnavailable (store/store.ts) becomes a 503 `not_ready` (storeUnavailable); anything else is a 500.
+// detail)`; one catch site (server/listener.ts, through http/problem.ts) turns it into an RFC 9457 problem-details
+// body. A StoreUnavailable (store/store.ts) becomes a 503 `not_ready` (storeUnavailable); anything else is a 500.
 
 export const ERROR_STATUS = {
   // 400 Bad Request — RFC 9110 §15.5.1

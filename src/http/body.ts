@@ -108,8 +108,8 @@ function tooLarge(maxBytes: number): HttpError {
 }
 
 /**
- * Throws 415 unless Content-Type is one of `allowed`, with an optional `charset=utf-8` (RFC 9110 §8.3.1; RFC 8259 §8.1
- * makes JSON UTF-8).
+ * Throws 415 unless Content-Type is one of `allowed`, with an optional `charset=utf-8` (RFC 9110 §8.3.1; RFC 8259
+ * §8.1 makes JSON UTF-8).
  */
 function requireMediaType(header: string | undefined, allowed: readonly string[], isPatch: boolean): void {
   if (header !== undefined && allowed.includes(header)) return; // the usual case, exactly as listed
