@@ -23,7 +23,7 @@ export interface ShownRecord {
   readonly ids: readonly number[];
 }
 
-/** `shown.json` with `_embedded` added. */
+/** The record's `json` with `_embedded` added: each embed the caller may read, in the order asked. */
 export function withEmbedded(
   context: Pick<RequestContext, 'actor' | 'store' | 'services'>,
   { record, json, path, ids }: ShownRecord,
