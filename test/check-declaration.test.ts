@@ -223,6 +223,30 @@ const MISTAKES: readonly Mistake[] = [
     message: /goes with "x-admin-only": true/,
   },
   {
+    name: 'an initial state outside the enum',
+    change: (d) => (d.resources.books.properties.status['x-initial'] = ['draft', 'printed']),
+    pointer: '/resources/books/properties/status/x-initial/1',
+    message: /^"printed" is not one of the enum's values$/,
+  },
+  {
+    name: 'initial states on a property without an enum',
+    change: (d) => (d.resources.books.properties.title['x-initial'] = ['Dune']),
+    pointer: '/resources/books/properties/title/x-initial',
+    message: /^applies to a property with an "enum"$/,
+  },
+  {
+    name: 'no initial state',
+    change: (d) => (d.resources.books.properties.status['x-initial'] = []),
+    pointer: '/resources/books/properties/status/x-initial',
+    message: /^must be a non-empty array of values$/,
+  },
+  {
+    name: 'a default a create may not give (outside x-initial)',
+    change: (d) => (d.resources.books.properties.status['x-initial'] = ['published']),
+    pointer: '/resources/books/properties/status/default',
+    message: /^is not one of x-initial's values$/,
+  },
+  {
     name: 'a vocabulary naming an undeclared property',
     change: (d) => (d.resources.authors.names.pt.properties.born = 'nascido'),
     pointer: '/resources/authors/names/pt/properties/born',
@@ -375,7 +399,7 @@ describe('every problem at once', () => {
   test('all the mistakes above, made together, are all reported', () => {
     const declaration = library();
     // Left out: mistakes that add a whole collection (copies would carry the others' problems)
-    // or that write the same member as another one (`tags`).
+    // or that write the same member as another one (`tags`, the books' status's `x-initial`).
     const apart = new Set([
       'a reserved collection name',
       "the built-in keys' name",
@@ -386,6 +410,8 @@ describe('every problem at once', () => {
       'x-filter inside an array',
       "the built-in users' name in a vocabulary",
       'two collections sharing a path segment in a vocabulary',
+      'an initial state outside the enum',
+      'no initial state',
     ]);
     const together = MISTAKES.filter((mistake) => !apart.has(mistake.name));
     for (const mistake of together) mistake.change(declaration);
@@ -779,6 +805,7 @@ describe('the keyword table drives the checker and the compiler', () => {
       'x-transitions',
       'x-admin-only',
       'x-owner-may-set',
+      'x-initial',
     ]);
     for (const name of topLevelOnly) {
       const problems = checkDeclaration({

@@ -1,5 +1,5 @@
 // A small JSON Schema checker for the tests (no dependency): the keywords the OpenAPI
-// document uses — $ref, type, properties, required, additionalProperties, items,
+// document uses — $ref, anyOf, type, properties, required, additionalProperties, items,
 // min/maxItems, enum, const, minimum, maximum, multipleOf, min/maxLength, pattern and
 // the date-time and email formats. Returns a list of problems, empty when valid.
 
@@ -24,6 +24,11 @@ function resolve(root: Schema, reference: string): Schema {
 export function validateJson(root: Schema, schema: Schema, value: unknown, path = '$'): string[] {
   if (typeof schema['$ref'] === 'string') return validateJson(root, resolve(root, schema['$ref']), value, path);
   const problems: string[] = [];
+  if (Array.isArray(schema['anyOf'])) {
+    const branches = (schema['anyOf'] as Schema[]).map((branch) => validateJson(root, branch, value, path));
+    if (!branches.some((found) => found.length === 0))
+      problems.push(`${path}: fits none of anyOf (${branches.map((found) => found[0]).join('; ')})`);
+  }
   const type = schema['type'];
   if (type !== undefined) {
     const allowed = Array.isArray(type) ? (type as string[]) : [type as string];

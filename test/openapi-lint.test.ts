@@ -52,7 +52,7 @@ const BODILESS = /^components\.responses\.[A-Za-z]+WithoutBody$/;
 const OPTIONS = /^paths\.[^.]+(\.json)?\.options\./;
 /** Strings only the server writes: problem details, links, the token, response headers, the index, the HTML page, timestamps, the change feed's stream (which has no end). */
 const SERVER_WRITTEN_STRING =
-  /^(components\.schemas\.Problem\.|components\.schemas\.Token\.|components\.schemas\.[A-Za-z]+List(_pt)?\.properties\.links\.|components\.headers\.|components\.schemas\.[A-Za-z]+(_pt)?\.properties\.(created_at|updated_at|criado_em|atualizado_em)$|paths\.\/(v1)?\.get\.responses\.200\.content\.|paths\.\/v1\/(events|eventos)\.get\.responses\.200\.content\.text\/event-stream\.schema$)/;
+  /^(components\.schemas\.Problem\.|components\.schemas\.Token\.|components\.schemas\.[A-Za-z]+List(_pt)?\.properties\.links\.|components\.headers\.|components\.schemas\.[A-Za-z]+(_pt)?\.properties\.(created_at|updated_at|criado_em|atualizado_em)$|paths\.\/(v1)?\.get\.responses\.200\.content\.|components\.schemas\.ChangeEventStream$)/;
 /** If-Match and If-None-Match: bounded by Node's limit on the size of the headers (431 beyond it). */
 const CONDITIONAL_HEADER = (path: string): boolean =>
   /\.parameters\.\d+\.schema$/.test(path) &&

@@ -178,6 +178,22 @@ function checkExtensions(schema: JsonObject, pointer: string, problem: Report): 
     }
   }
 
+  const initial = schema['x-initial'];
+  if (initial !== undefined) {
+    const at = child(pointer, 'x-initial');
+    if (values === undefined) problem(at, 'applies to a property with an "enum"');
+    else if (!Array.isArray(initial) || initial.length === 0) problem(at, 'must be a non-empty array of values');
+    else {
+      initial.forEach((value, index) => {
+        if (!values.includes(value))
+          problem(child(at, index), `${JSON.stringify(value)} is not one of the enum's values`);
+      });
+      // A create without the property gets the default, which must be a value a create may give.
+      if (schema['default'] !== undefined && !initial.includes(schema['default']))
+        problem(child(pointer, 'default'), "is not one of x-initial's values");
+    }
+  }
+
   const ownerMaySet = schema['x-owner-may-set'];
   if (ownerMaySet !== undefined) {
     const at = child(pointer, 'x-owner-may-set');

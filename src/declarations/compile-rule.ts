@@ -57,6 +57,7 @@ export function compileRule(
   }
   if (schema['x-transitions'] !== undefined) rule.transitions = schema['x-transitions'];
   if (schema['x-owner-may-set'] !== undefined) rule.ownerMaySet = [...schema['x-owner-may-set']];
+  if (schema['x-initial'] !== undefined) rule.initial = [...schema['x-initial']];
   if (writeOnly && schema.format === 'password') rule.storedAs = `${name}_hash`;
   if (schema['x-filter'] === true) rule.filter = true;
   if (schema['x-sort'] === true) rule.sort = true;

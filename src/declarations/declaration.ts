@@ -37,6 +37,8 @@ export interface PropertySchema {
   readonly 'x-transitions'?: Readonly<Record<string, readonly string[]>>;
   readonly 'x-admin-only'?: boolean;
   readonly 'x-owner-may-set'?: readonly (string | number | boolean)[];
+  /** The enum's values a new record may have (a POST's); a PUT or PATCH then follows `x-transitions`. */
+  readonly 'x-initial'?: readonly (string | number | boolean)[];
   readonly [extension: `x-${string}`]: unknown;
 }
 

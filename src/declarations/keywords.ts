@@ -52,6 +52,7 @@ export const KEYWORDS = {
   'x-transitions': { value: 'checked apart', topLevelOnly: true },
   'x-admin-only': { value: 'boolean', topLevelOnly: true },
   'x-owner-may-set': { value: 'checked apart', topLevelOnly: true },
+  'x-initial': { value: 'checked apart', topLevelOnly: true },
 } as const satisfies { readonly [K in NamedKeyword]: Keyword };
 
 export type KeywordName = keyof typeof KEYWORDS;

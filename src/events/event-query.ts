@@ -7,7 +7,7 @@ import type { ResourceTable } from '../resources/definition.ts';
 import type { FieldError } from '../errors/errors.ts';
 import { queryError } from '../errors/errors.ts';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE, MAX_PAGE_SIZE, parameterPairs } from '../http/list-query.ts';
-import { parseBoundedInteger } from '../http/list-values.ts';
+import { jsonNumber, parseBoundedInteger } from '../http/list-values.ts';
 import type { Language } from '../resources/definition.ts';
 import { vocabularyOf } from '../resources/definition.ts';
 import type { EventType } from '../feed/feed-event.ts';
@@ -57,10 +57,10 @@ export function parseEventParameters(
   if (type !== undefined && !(EVENT_TYPES as readonly string[]).includes(type.value)) {
     errors.push({ field: type.name, code: 'invalid_value', message: `must be one of ${EVENT_TYPES.join(', ')}` });
   }
-  const after = parsePosition(
-    lastEventId === undefined ? given.get(words.after) : { name: 'Last-Event-ID', value: lastEventId.trim() },
-    errors,
-  );
+  const after =
+    lastEventId === undefined
+      ? parsePosition(given.get(words.after), jsonNumber, errors)
+      : parsePosition({ name: 'Last-Event-ID', value: lastEventId.trim() }, idLine, errors);
   const page = parseBoundedInteger(given.get(words.page), 1, 1, MAX_PAGE, errors);
   const limit = parseBoundedInteger(given.get(words.limit), DEFAULT_PAGE_SIZE, 1, MAX_PAGE_SIZE, errors);
   if (errors.length > 0) throw queryError(errors);
@@ -94,9 +94,20 @@ function parseCollection(
   return found?.collection;
 }
 
-function parsePosition(given: { name: string; value: string } | undefined, errors: FieldError[]): number | undefined {
+/** Last-Event-ID: the text of an `id:` line the stream sent (WHATWG HTML §9.2.6), a decimal integer, or NaN. */
+function idLine(text: string): number {
+  return POSITION.test(text) ? Number(text) : Number.NaN;
+}
+
+/** `after` (a query integer: any JSON number's text, as `page` takes) or Last-Event-ID, read by `read`. */
+function parsePosition(
+  given: { name: string; value: string } | undefined,
+  read: (text: string) => number,
+  errors: FieldError[],
+): number | undefined {
   if (given === undefined) return undefined;
-  if (POSITION.test(given.value) && Number.isSafeInteger(Number(given.value))) return Number(given.value);
+  const position = read(given.value);
+  if (Number.isSafeInteger(position) && position >= 0) return position;
   errors.push({ field: given.name, code: 'invalid_value', message: 'must be an event id: an integer from 0' });
   return undefined;
 }

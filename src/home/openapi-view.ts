@@ -21,6 +21,8 @@ export interface SchemaView {
   readonly required?: readonly string[];
   readonly properties?: Readonly<Record<string, SchemaView>>;
   readonly items?: SchemaView;
+  /** A list's items: the record, or a `fields=` selection of it (openapi/document.ts), the record first. */
+  readonly anyOf?: readonly SchemaView[];
   readonly examples?: readonly unknown[];
 }
 

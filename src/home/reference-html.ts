@@ -177,7 +177,8 @@ function resourceHtml(
   const collection = collectionPath === undefined ? undefined : document.paths[collectionPath];
   const list = collection?.get?.responses['200']?.content?.['application/json']?.schema;
   const listSchema = list === undefined ? {} : resolve(document, list);
-  const record = listSchema.properties?.['data']?.items;
+  const items = listSchema.properties?.['data']?.items;
+  const record = items?.anyOf?.[0] ?? items;
   const create = collection?.post?.requestBody?.content['application/json']?.schema;
   const created = collection?.post?.responses['201']?.content?.['application/json']?.schema;
   const table =

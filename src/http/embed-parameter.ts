@@ -38,6 +38,11 @@ function embeddableOf(definition: ResourceDefinition): Embeddable {
   return embeddable;
 }
 
+/** What `definition` can embed, in declaration order (for the OpenAPI document's `_embedded`). */
+export function embedsOf(definition: ResourceDefinition): readonly Embed[] {
+  return embeddableOf(definition).embeds;
+}
+
 /** The names `embed` may take on `definition` in `language` (for the OpenAPI document). */
 export function embedNames(definition: ResourceDefinition, language: Language): string[] {
   return embeddableOf(definition).embeds.map((embed) => embedName(embed, vocabularyOf(definition, language)));

@@ -35,9 +35,12 @@ export function parseSearch(
   return undefined;
 }
 
-/** A decimal number as a query writes it (`-3`, `19.99`; at most 20 characters), or NaN. */
-function decimal(text: string): number {
-  return /^-?[0-9]+(\.[0-9]+)?$/.test(text) && text.length <= 20 ? Number(text) : NaN;
+/**
+ * A number as JSON writes it (RFC 8259 §6: `-3`, `19.99`, `1e3`, `2.5E-1`), the text the document's `type: number` and
+ * `type: integer` parameters promise (README: Lists); leading zeros are read too (`007`). Anything else is NaN.
+ */
+export function jsonNumber(text: string): number {
+  return /^-?[0-9]+(\.[0-9]+)?([eE][+-]?[0-9]+)?$/.test(text) ? Number(text) : NaN;
 }
 
 /**
@@ -50,7 +53,7 @@ export function parseBound(
 ): number | string | undefined {
   const text = given.value;
   if (rule.type === 'number' || rule.type === 'integer') {
-    const value = decimal(text);
+    const value = jsonNumber(text);
     if (Number.isFinite(value)) return value;
     errors.push({ field: given.name, code: 'invalid_value', message: 'must be a number' });
     return undefined;
@@ -81,8 +84,8 @@ export function parseBoundedInteger(
   errors: FieldError[],
 ): number {
   if (given === undefined) return fallback;
-  const number = /^[0-9]{1,10}$/.test(given.value) ? Number(given.value) : NaN;
-  if (number >= min && number <= max) return number;
+  const number = jsonNumber(given.value);
+  if (Number.isInteger(number) && number >= min && number <= max) return number;
   errors.push({ field: given.name, code: 'invalid_value', message: `must be an integer from ${min} to ${max}` });
   return fallback;
 }
@@ -143,7 +146,7 @@ export function parseFilter(
       return { field: rule.name, value: text === 'true' };
     case 'integer':
     case 'number': {
-      const value = decimal(text);
+      const value = jsonNumber(text);
       if (!Number.isFinite(value) || (rule.type === 'integer' && !Number.isSafeInteger(value)))
         return fail(`must be ${rule.type === 'integer' ? 'an integer' : 'a number'}`);
       return { field: rule.name, value };

@@ -10,13 +10,19 @@ import { resourceExamples } from './examples.ts';
 import { EXAMPLE_PARENT_ID } from './written-examples.ts';
 import { HEADER_COMPONENTS, SUCCESS_HEADERS } from './headers.ts';
 import type { ResourceRoute } from './resource-operations.ts';
-import { eventComponent, eventListSchema, eventSchema } from './event-operations.ts';
-import { componentName, languageSuffix, operationNouns } from '../resources/names.ts';
+import {
+  EVENT_STREAM_COMPONENT,
+  EVENT_STREAM_SCHEMA,
+  eventComponent,
+  eventListSchema,
+  eventSchema,
+} from './event-operations.ts';
+import { componentName, languageSuffix, operationNouns, schemaReference } from '../resources/names.ts';
 import { pathParameter } from './parameters.ts';
 import { bodySuffix, resourceOperations } from './resource-operations.ts';
 import { problemResponseComponents, responses, success, withoutBodies } from './responses.ts';
 import type { Schema } from './schemas.ts';
-import { bodySchema, createdSchema, recordSchema } from './schemas.ts';
+import { bodySchema, createdSchema, EMBEDDED_LIST, recordSchema, selectionSchema } from './schemas.ts';
 import { listSchema } from './list-schema.ts';
 import { PROBLEM_SCHEMA } from './problem-schema.ts';
 import { credentialsSchema, TOKEN_SCHEMA } from './token-schemas.ts';
@@ -125,8 +131,34 @@ function eventSchemas(routes: readonly RouteSpec[], schemas: Readonly<Record<str
       componentName(definition, language),
     );
     made[eventComponent(language, 'List')] = eventListSchema(language);
+    made[EVENT_STREAM_COMPONENT] = EVENT_STREAM_SCHEMA;
   }
   return made;
+}
+
+/**
+ * The components other schemas name that no route of their vocabulary made: a record (an event's, an embedded one's)
+ * and a child's embedded first page (EMBEDDED_LIST), in any vocabulary, made until none is missing.
+ */
+function withReferencedComponents(schemas: Record<string, Schema>, resources: ResourceTable): void {
+  const makers = new Map<string, () => Schema>();
+  for (const language of resources.languages) {
+    for (const definition of resources.resources) {
+      const record = componentName(definition, language);
+      makers.set(record, () => recordSchema(definition, language));
+      makers.set(componentName(definition, language, EMBEDDED_LIST), () => listSchema(schemaReference(record)));
+    }
+  }
+  for (;;) {
+    const named = [...JSON.stringify(schemas).matchAll(/"#\/components\/schemas\/([^"]+)"/g)].map((match) => match[1]);
+    const missing = [...new Set(named)].filter((name): name is string => name !== undefined && !(name in schemas));
+    if (missing.length === 0) return;
+    for (const name of missing) {
+      const make = makers.get(name);
+      if (make === undefined) throw new Error(`the OpenAPI document names a schema it has not: ${name}`);
+      schemas[name] = make();
+    }
+  }
 }
 
 /** The document of `routes`; `allowOf` gives each route's Allow header, which its operations must match. */
@@ -173,9 +205,13 @@ export function openApiDocument(
       if (!tags.some((known) => known['name'] === tag['name'])) tags.push(tag);
       schemas[componentName(definition, language)] = recordSchema(definition, language);
       schemas[componentName(definition, language, 'Created')] = createdSchema(definition, language);
-      schemas[componentName(definition, language, 'List')] = listSchema(
-        `#/components/schemas/${componentName(definition, language)}`,
-      );
+      schemas[componentName(definition, language, 'Selection')] = selectionSchema(definition, language);
+      schemas[componentName(definition, language, 'List')] = listSchema({
+        anyOf: [
+          schemaReference(componentName(definition, language)),
+          schemaReference(componentName(definition, language, 'Selection')),
+        ],
+      });
       const kinds = definition.immutable === true ? (['create'] as const) : (['create', 'replace', 'patch'] as const);
       for (const kind of kinds) {
         schemas[componentName(definition, language, bodySuffix(kind))] = bodySchema(definition, language, kind);
@@ -183,6 +219,7 @@ export function openApiDocument(
     }
   }
   Object.assign(schemas, eventSchemas(routes, schemas));
+  withReferencedComponents(schemas, resources);
   return {
     openapi: '3.1.0',
     info: {

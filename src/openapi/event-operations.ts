@@ -101,7 +101,7 @@ export function eventSchema(
 
 /** The list envelope around events (README: Lists). */
 export function eventListSchema(language: Language): Schema {
-  return listSchema(`#/components/schemas/${eventComponent(language)}`);
+  return listSchema(schemaReference(eventComponent(language)));
 }
 
 function listExample(route: EventRoute): JsonObject {
@@ -152,6 +152,13 @@ const STREAM_DESCRIPTION =
   'shutting_down, ' +
   'or events_missed when the server lost its place for longer than the history is kept) ' +
   'just before the server ends the stream.';
+
+/**
+ * The stream's body, a component of its own (`ChangeEventStream`, in every vocabulary): a typed client names the list
+ * by its media type (the 200's `application/json`: `ChangeEventList`) and the stream by this one.
+ */
+export const EVENT_STREAM_COMPONENT = eventComponent('en', 'Stream');
+export const EVENT_STREAM_SCHEMA: Schema = { type: 'string', description: STREAM_DESCRIPTION };
 
 function parameters(route: EventRoute): Json[] {
   const words = feedWords(route.language);
@@ -222,7 +229,7 @@ export function eventOperations(route: EventRoute): Json {
       schema: schemaReference(eventComponent(route.language, 'List')),
       example: listExample(route),
     },
-    'text/event-stream': { schema: { type: 'string', description: STREAM_DESCRIPTION }, example: streamExample(route) },
+    'text/event-stream': { schema: schemaReference(EVENT_STREAM_COMPONENT), example: streamExample(route) },
   };
   return {
     get: {
@@ -234,7 +241,11 @@ export function eventOperations(route: EventRoute): Json {
       parameters: parameters(route),
       responses: responses(
         {
-          200: success('a page of events, or the stream (text/event-stream)', SUCCESS_HEADERS.feed, content),
+          200: success(
+            'a page of events (application/json, the default), or with Accept: text/event-stream the stream',
+            SUCCESS_HEADERS.feed,
+            content,
+          ),
           304: success('Not Modified: your copy of this page is current', {
             ...SUCCESS_HEADERS.etag,
             Vary: SUCCESS_HEADERS.feed.Vary,

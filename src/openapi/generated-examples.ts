@@ -67,6 +67,8 @@ export function generatedExamples(definition: ResourceDefinition): ResourceExamp
 
 /** A value that fits a rule. */
 function exampleValue(rule: FieldRule): JsonValue {
+  // What a create may give (`x-initial`), whatever other states the examples show.
+  if (rule.initial !== undefined) return rule.default ?? rule.initial[0] ?? null;
   const declared = rule.declared?.['examples'];
   if (Array.isArray(declared) && declared.length > 0) return declared[0] as JsonValue;
   if (rule.default !== undefined) return rule.default;

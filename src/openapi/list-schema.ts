@@ -7,13 +7,14 @@ import type { Schema } from './schemas.ts';
 const LINK = { type: ['string', 'null'], description: 'a relative reference to another page of the same list' };
 const COUNT = { type: 'integer', minimum: 0 };
 
-export function listSchema(recordReference: string): Schema {
+/** A page of `items` (each a record, or a `fields=` selection of one, as the operation says). */
+export function listSchema(items: Schema): Schema {
   return {
     type: 'object',
     required: ['data', 'meta', 'links'],
     additionalProperties: false,
     properties: {
-      data: { type: 'array', maxItems: MAX_PAGE_SIZE, items: { $ref: recordReference } },
+      data: { type: 'array', maxItems: MAX_PAGE_SIZE, items },
       meta: {
         type: 'object',
         required: ['page', 'limit', 'total', 'pages'],

@@ -3,7 +3,7 @@
 // (RFC 9110 §13.1), Idempotency-Key (IETF draft "The Idempotency-Key HTTP Header Field") and Last-Event-ID
 // (WHATWG HTML §9.2.4), with which a change feed's stream resumes.
 
-import { MAX_PAGE_SIZE, searchFieldsOf, takesRanges } from '../http/list-query.ts';
+import { MAX_PAGE, MAX_PAGE_SIZE, searchFieldsOf, takesRanges } from '../http/list-query.ts';
 import type { FieldRule, Language, ResourceDefinition } from '../resources/definition.ts';
 import { isShownOnRead, vocabularyOf } from '../resources/definition.ts';
 import { resourceExamples } from './examples.ts';
@@ -17,6 +17,17 @@ type Json = Record<string, unknown>;
 export function pathParameter(name: string, example: number): Json {
   const schema = { type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER };
   return { name, in: 'path', required: true, description: 'a positive integer id', schema, example };
+}
+
+/**
+ * Comma-separated names, each at most once (the server refuses a name twice, `price` and `-price` included, with a
+ * 400): the names, after a negative lookahead that finds any entry again (ECMA-262 syntax, as JSON Schema 2020-12
+ * §6.4 asks of a pattern).
+ */
+function eachOnce(names: readonly string[], signed: boolean): string {
+  const sign = signed ? '-?' : '';
+  const one = `${sign}(${names.join('|')})`;
+  return `^(?!(?:[^,]*,)*${sign}([^,]+),(?:[^,]*,)*${sign}\\1(?:,|$))${one}(,${one})*$`;
 }
 
 export function listParameters(definition: ResourceDefinition, language: Language): Json[] {
@@ -34,7 +45,7 @@ export function listParameters(definition: ResourceDefinition, language: Languag
       name: words.page,
       in: 'query',
       description: `page number${alias('page')}`,
-      schema: { type: 'integer', minimum: 1, default: 1 },
+      schema: { type: 'integer', minimum: 1, maximum: MAX_PAGE, default: 1 },
       example: 1,
     },
     {
@@ -47,11 +58,11 @@ export function listParameters(definition: ResourceDefinition, language: Languag
     {
       name: words.sort,
       in: 'query',
-      description: `comma-separated fields, "-" for descending, ties by id: ${sortable.join(', ')}`,
+      description: `comma-separated fields, "-" for descending, each once, ties by id: ${sortable.join(', ')}`,
       // Each field at most once, each with its "-": no longer than all of them listed.
       schema: {
         type: 'string',
-        pattern: `^-?(${sortable.join('|')})(,-?(${sortable.join('|')}))*$`,
+        pattern: eachOnce(sortable, true),
         maxLength: sortable.reduce((length, name) => length + name.length + 2, -1),
       },
       example: sortExample,
@@ -100,7 +111,6 @@ export function listParameters(definition: ResourceDefinition, language: Languag
 export function embedParameter(definition: ResourceDefinition, language: Language): Json[] {
   const names = embedNames(definition, language);
   if (names.length === 0) return [];
-  const one = `(${names.join('|')})`;
   return [
     {
       name: vocabularyOf(definition, language).parameters.embed,
@@ -108,7 +118,7 @@ export function embedParameter(definition: ResourceDefinition, language: Languag
       description:
         `related records to add under _embedded, comma-separated, each once ` +
         `(only those the caller may read): ${names.join(', ')}`,
-      schema: { type: 'string', pattern: `^${one}(,${one})*$` },
+      schema: { type: 'string', pattern: eachOnce(names, false) },
       example: names[0],
     },
   ];
@@ -136,7 +146,6 @@ function rangeParameters(rule: FieldRule, name: string): Json[] {
 export function fieldsParameter(definition: ResourceDefinition, language: Language): Json {
   const vocabulary = vocabularyOf(definition, language);
   const readable = definition.fields.filter(isShownOnRead).map((rule) => vocabulary.name(rule.name));
-  const one = `(${readable.join('|')})`;
   return {
     name: vocabulary.parameters.fields,
     in: 'query',
@@ -145,7 +154,7 @@ export function fieldsParameter(definition: ResourceDefinition, language: Langua
       `(the ETag follows the selection): ${readable.join(', ')}`,
     schema: {
       type: 'string',
-      pattern: `^${one}(,${one})*$`,
+      pattern: eachOnce(readable, false),
       maxLength: readable.reduce((length, name) => length + name.length + 1, -1),
     },
     // The properties a read always has: the example's answer still fits the record's schema.

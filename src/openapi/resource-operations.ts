@@ -94,10 +94,24 @@ export function resourceOperations(route: ResourceRoute, path: string): Json {
     return { required: true, content: Object.fromEntries(mediaTypes.map((type) => [type, media])) };
   };
   const record = exampleRecord(definition, language);
-  const readAnswer = success(
+  const writtenAnswer = success(
     'the record',
     SUCCESS_HEADERS.etag,
     jsonContent(reference(componentName(definition, language)), record),
+  );
+  // With `fields`, a read answers only the properties named (README: Lists): the record or a selection of it.
+  const readAnswer = success(
+    'the record, or with fields only the properties named',
+    SUCCESS_HEADERS.etag,
+    jsonContent(
+      {
+        anyOf: [
+          reference(componentName(definition, language)),
+          reference(componentName(definition, language, 'Selection')),
+        ],
+      },
+      record,
+    ),
   );
 
   if (route.kind === 'collection') {
@@ -177,7 +191,7 @@ export function resourceOperations(route: ResourceRoute, path: string): Json {
     .map((rule) => vocabulary.name(rule.name));
   const children = definition.children;
   const updated = (patch: boolean): Json =>
-    responses({ 200: readAnswer }, errorStatuses(definition, 'item', 'update'), context(true, patch));
+    responses({ 200: writtenAnswer }, errorStatuses(definition, 'item', 'update'), context(true, patch));
   const keptWhenAbsent =
     keptOnReplace.length > 0 ? `, and ${keptOnReplace.join(' and ')} stay as they are when absent` : '';
   const updates: Json =

@@ -1,10 +1,12 @@
-// JSON Schemas (OpenAPI 3.1: JSON Schema 2020-12) derived from the declarations: a record as read, the record a create
-// answers with, and the bodies of POST, PUT and PATCH in either vocabulary, each with its bounds and declared extras.
+// JSON Schemas (OpenAPI 3.1: JSON Schema 2020-12) derived from the declarations: a record as read (its `_embedded`
+// typed per name), a `fields=` selection of one, the record a create answers with, and the bodies of POST, PUT and
+// PATCH in either vocabulary, with their bounds and declared extras (a create's enum is `x-initial`'s when declared).
 
 import type { JsonValue } from '../records/json.ts';
 import type { FieldRule, Language, ResourceDefinition, Vocabulary } from '../resources/definition.ts';
 import { isShownOnRead, vocabularyOf } from '../resources/definition.ts';
-import { embedNames } from '../http/embed-parameter.ts';
+import { embedName, embedsOf } from '../http/embed-parameter.ts';
+import { componentName, schemaReference } from '../resources/names.ts';
 import { resourceExamples, translateKeys } from './examples.ts';
 import { KNOWN_EXTENSIONS } from '../declarations/keywords.ts';
 
@@ -13,7 +15,17 @@ export type BodyKind = 'create' | 'replace' | 'patch';
 
 /** The schema of one value, without the request/response specifics. */
 function valueSchema(rule: FieldRule, vocabulary: Vocabulary, kind: BodyKind | 'record'): Record<string, unknown> {
-  return { ...typeSchema(rule, vocabulary, kind), ...declaredExtras(rule) };
+  return { ...typeSchema(rule, vocabulary, kind), ...referenceNote(rule), ...declaredExtras(rule) };
+}
+
+/**
+ * An `x-references` id must name a record that exists (handlers/write-record.ts: requireReferencedRecords), a rule no
+ * JSON Schema keyword states: said in words, as a declared description would say it.
+ */
+function referenceNote(rule: FieldRule): Record<string, string> {
+  if (rule.references === undefined) return {};
+  const singular = rule.referencedSingular ?? rule.references;
+  return { description: `the id of an existing ${singular} (else a 422 unknown_${singular})` };
 }
 
 function typeSchema(rule: FieldRule, vocabulary: Vocabulary, kind: BodyKind | 'record'): Record<string, unknown> {
@@ -47,7 +59,8 @@ function typeSchema(rule: FieldRule, vocabulary: Vocabulary, kind: BodyKind | 'r
     case 'boolean':
       return { type: 'boolean' };
     case 'enum': {
-      const values = [...(rule.values ?? [])];
+      // A create's values are x-initial's when declared (an order is created pending): enums per operation.
+      const values = [...((kind === 'create' ? rule.initial : undefined) ?? rule.values ?? [])];
       return values.every((value) => typeof value === 'string') ? { type: 'string', enum: values } : { enum: values };
     }
     case 'array': {
@@ -150,18 +163,51 @@ function objectSchema(rules: readonly FieldRule[], vocabulary: Vocabulary, kind:
   return { type: 'object', properties, ...(required.length > 0 ? { required } : {}), additionalProperties: false };
 }
 
-export function recordSchema(definition: ResourceDefinition, language: Language): Schema {
-  const schema = objectSchema(definition.fields, vocabularyOf(definition, language), 'record');
-  const names = embedNames(definition, language);
-  if (names.length === 0) return schema;
-  const embedded = {
+/** A component's suffix: the first page of a child list as `_embedded` holds it (whole records: no `fields`). */
+export const EMBEDDED_LIST = 'EmbeddedList';
+
+/**
+ * `_embedded` (README: Lists; handlers/related-records.ts), typed per name `embed` takes: a child collection's first
+ * page (`OrderEmbeddedList`) or the record a reference names. A name is absent when the caller may not read it.
+ */
+function embeddedSchema(definition: ResourceDefinition, language: Language): Schema | undefined {
+  const embeds = embedsOf(definition);
+  if (embeds.length === 0) return undefined;
+  const vocabulary = vocabularyOf(definition, language);
+  const properties = Object.fromEntries(
+    embeds.map((embed) => [
+      embedName(embed, vocabulary),
+      schemaReference(componentName(embed.definition, language, embed.kind === 'children' ? EMBEDDED_LIST : '')),
+    ]),
+  );
+  return {
     type: 'object',
     readOnly: true,
     description:
-      `with embed: the first page of each child list named (data, meta, links) or the record a reference ` +
-      `names, by name: ${names.join(', ')}`,
+      'with embed: the first page of each child list named (data, meta, links) or the record a reference names, ' +
+      'each only when the caller may read it',
+    properties,
+    additionalProperties: false,
   };
+}
+
+export function recordSchema(definition: ResourceDefinition, language: Language): Schema {
+  const schema = objectSchema(definition.fields, vocabularyOf(definition, language), 'record');
+  const embedded = embeddedSchema(definition, language);
+  if (embedded === undefined) return schema;
   return { ...schema, properties: { ...(schema['properties'] as Record<string, unknown>), _embedded: embedded } };
+}
+
+/**
+ * A `fields=` answer (README: Lists; http/field-selection.ts): the record's properties, only those the query named, so
+ * none is required (`{"category":"tea"}`).
+ */
+export function selectionSchema(definition: ResourceDefinition, language: Language): Schema {
+  const { required: _required, ...record } = recordSchema(definition, language);
+  return {
+    ...record,
+    description: `with fields: only the properties named, in the declared order (any of a ${definition.singular}'s)`,
+  };
 }
 
 /** A request body's schema; `examples` holds the body the explorer's forms start from (src/home). */

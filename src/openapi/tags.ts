@@ -40,14 +40,16 @@ export const EVENTS_TAG: Json = {
     'that resumes where it stopped.',
 };
 
+/** What holds for every operation: a query's numbers and integers are any JSON number's text (http/list-values.ts). */
+const CONVENTIONS =
+  'A number or integer in a query is written as JSON writes one (RFC 8259 §6: 1000, 1e3 and 1000.0 are the same). ' +
+  'Errors are RFC 9457 problem details.';
+
 /** The document's description: the example domain's, or the declared collections and vocabularies. */
 export function describeResources(resources: ResourceTable): string {
   if (resources === exampleResources())
-    return (
-      'Users, their orders and products, in English and Portuguese vocabularies. ' +
-      'Errors are RFC 9457 problem details.'
-    );
+    return `Users, their orders and products, in English and Portuguese vocabularies. ${CONVENTIONS}`;
   const collections = resources.resources.map((definition) => definition.collection).join(', ');
   const languages = resources.languages.map((language) => LANGUAGE_NAMES[language] ?? language).join(' and ');
-  return `Declared resources: ${collections}, in ${languages} vocabularies. Errors are RFC 9457 problem details.`;
+  return `Declared resources: ${collections}, in ${languages} vocabularies. ${CONVENTIONS}`;
 }

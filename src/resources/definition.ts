@@ -73,6 +73,8 @@ export interface FieldRule {
   readonly transitions?: Readonly<Record<string, readonly string[]>>;
   /** For a `restricted` field: the values a non-admin owner may still set (cancelling an order). */
   readonly ownerMaySet?: readonly JsonValue[];
+  /** `x-initial`: the values a created record may have (an order is created `pending`); absent: any of `values`. */
+  readonly initial?: readonly JsonValue[];
   /**
    * A server-set property some records lack: declared `readOnly` with no default, in a collection whose hook does not
    * compute it (a user's `provider_identity`).

@@ -1,7 +1,7 @@
 // The example domain's one typed hook (README: Your own resources, Embedding): an order's prices. The declaration
 // (data/example/resources.json) gives the order's fields, its state machine (`x-transitions`) and who may set its
-// status; this hook copies each item's unit price from its product when the items are set, computes the total in
-// whole cents, keeps a new order pending, and refuses (409) a change of items once the order is no longer pending.
+// status, created `pending` (`x-initial`); this hook copies each item's unit price from its product when the items are
+// set, computes the total in whole cents, and refuses (409) a change of items once the order is no longer pending.
 
 import type { FieldError } from '../errors/errors.ts';
 import { HookConflict, validationError } from '../errors/errors.ts';
@@ -17,14 +17,10 @@ interface OrderItem extends JsonObject {
 
 export const priceOrder: ResourceHook = ({ next, current, store }: WriteContext): Fields => {
   const requested = (next['items'] as readonly JsonObject[]).filter(isJsonObject);
-  const status = next['status'];
   const currentItems = current === undefined ? undefined : (current['items'] as readonly OrderItem[]);
   const itemsChanged = currentItems === undefined || !sameLines(requested, currentItems);
 
   const errors: FieldError[] = [];
-  if (current === undefined && status !== 'pending') {
-    errors.push({ field: 'status', code: 'invalid_value', message: 'a new order is always pending' });
-  }
   const items = itemsChanged ? priceItems(requested, store, errors) : (currentItems as readonly OrderItem[]);
   requested.forEach((line, index) => {
     const sent = line['unit_price'];

@@ -205,6 +205,9 @@ function checkValue(
     case 'enum':
       if (!(rule.values ?? []).some((allowed) => allowed === value))
         return fail('invalid_value', `must be one of: ${(rule.values ?? []).join(', ')}`);
+      // `x-initial`: the values a POST may give; later states come through `x-transitions`.
+      if (state.mode === 'create' && rule.initial !== undefined && !rule.initial.includes(value))
+        return fail('invalid_value', `a new ${state.vocabulary.singular} starts as ${rule.initial.join(' or ')}`);
       return value;
     case 'array':
       return checkArray(rule, value, field, stored, state, fail);
