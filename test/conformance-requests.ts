@@ -202,7 +202,8 @@ export function planRequest(operation: Operation, planning: Planning): PlannedRe
   operation.parameters.forEach((parameter, index) => {
     if (parameter['in'] === 'path') return;
     if (parameter['required'] !== true && random() >= 0.35) return;
-    const schema = member(parameter, 'schema');
+    // The parameter's description beside its schema: what it states in words ("each once") is a rule too.
+    const schema = { description: parameter['description'], ...member(parameter, 'schema') };
     const at = operation.parameterSchemas[index] as readonly string[];
     const name = String(parameter['name']);
     if (parameter['in'] === 'query') {

@@ -49,7 +49,8 @@ interface Failure {
 interface Run {
   readonly failures: Failure[];
   readonly statuses: Map<number, number>;
-  readonly origin: string;
+  /** How many operations the document has. */
+  readonly operations: number;
   readonly client: Client;
   readonly conformance: Conformance;
   readonly pool: RecordPool;
@@ -106,6 +107,22 @@ function remember(run: Run, request: PlannedRequest, answer: Answer): void {
     run.memory.entityTags.set(path, etag);
 }
 
+/** A GET of JSON that the run needs (the document, a list of ids), not one it checks. */
+function plainGet(target: string, token: string | undefined): PlannedRequest {
+  const headers: Record<string, string> = { Accept: 'application/json' };
+  if (token !== undefined) headers['Authorization'] = `Bearer ${token}`;
+  return {
+    method: 'GET',
+    target,
+    headers,
+    body: undefined,
+    bodySchema: undefined,
+    bodyValue: undefined,
+    reusedIdempotencyKey: false,
+    samples: [],
+  };
+}
+
 /** The list operations (a GET whose path has an item path below it), parents first. */
 function listOperations(operations: readonly Operation[]): Operation[] {
   const templates = new Set(operations.map((operation) => operation.template));
@@ -134,16 +151,7 @@ async function listEverything(run: Run, administrator: string, operations: reado
     for (const tuple of tuples) {
       const names = parents.split('/');
       const path = operation.template.replace(/\{([^}]+)\}/g, (_, name: string) => String(tuple[names.indexOf(name)]));
-      const answer = await run.client.send({
-        method: 'GET',
-        target: `${path}?limit=100`,
-        headers: { Authorization: `Bearer ${administrator}`, Accept: 'application/json' },
-        body: undefined,
-        bodySchema: undefined,
-        bodyValue: undefined,
-        reusedIdempotencyKey: false,
-        samples: [],
-      });
+      const answer = await run.client.send(plainGet(`${path}?limit=100`, administrator));
       if (answer.status !== 200) continue;
       for (const record of members(JSON.parse(answer.text) as Document, 'data'))
         run.pool.add(`${path}/${String(record['id'])}`);
@@ -200,34 +208,39 @@ async function makeRecords(run: Run, operations: readonly Operation[], makers: r
   const creates = operations
     .filter((operation) => operation.method === 'post' && lists.has(operation.template))
     .sort((one, other) => signatureOf(one.template).length - signatureOf(other.template).length);
-  // Twice round: a body may name a record of a collection made after it (a loan's book).
+  // Twice round: a body may name a record of a collection made after it (a loan's book); the second round makes
+  // only what the first could not.
+  const made = new Map<string, number>();
   for (let round = 0; round < 2; round++)
     for (const maker of makers)
       for (const operation of creates) {
-        let made = 0;
-        for (let attempt = 0; attempt < MAKING_ATTEMPTS && made < MADE_PER_COLLECTION; attempt++) {
+        const key = `${maker.name} ${operation.id}`;
+        for (let attempt = 0; attempt < MAKING_ATTEMPTS && (made.get(key) ?? 0) < MADE_PER_COLLECTION; attempt++) {
           const answer = await exercise(run, operation, { ...maker, name: `${maker.name} (making records)` });
-          if (answer?.status === 201) made += 1;
+          if (answer?.status === 201) made.set(key, (made.get(key) ?? 0) + 1);
           if (answer?.status === 401 || answer?.status === 403) break;
         }
       }
 }
 
-async function runCaller(domain: Domain, kind: CallerKind, doc: Document, conformance: Conformance): Promise<Run> {
+async function runCaller(domain: Domain, kind: CallerKind): Promise<Run> {
   const api = await startTestServer(domain.options);
-  const run: Run = {
-    failures: [],
-    statuses: new Map(),
-    origin: api.url,
-    client: new Client(api.url),
-    conformance,
-    pool: new RecordPool(doc),
-    memory: { entityTags: new Map(), idempotencyKeys: new Set() },
-    random: mulberry32(SEED ^ hashed(`${domain.name} ${kind}`)),
-    doc,
-  };
+  const client = new Client(api.url);
   try {
+    // The document as any client gets it: over HTTP, with no token.
+    const doc = JSON.parse((await client.send(plainGet('/v1/openapi.json', undefined))).text) as Document;
     const operations = operationsOf(doc);
+    const run: Run = {
+      failures: [],
+      statuses: new Map(),
+      operations: operations.length,
+      client,
+      conformance: conformanceOf(doc),
+      pool: new RecordPool(doc),
+      memory: { entityTags: new Map(), idempotencyKeys: new Set() },
+      random: mulberry32(SEED ^ hashed(`${domain.name} ${kind}`)),
+      doc,
+    };
     const callers = await callersOf(api, run);
     await listEverything(run, callers.administrator.token as string, operations);
     await makeRecords(run, operations, [callers.administrator, callers.user]);
@@ -241,7 +254,7 @@ async function runCaller(domain: Domain, kind: CallerKind, doc: Document, confor
       for (let i = 0; i < CASES; i++) await exercise(run, operation, caller);
     return run;
   } finally {
-    run.client.close();
+    client.close();
     await api.close();
   }
 }
@@ -282,23 +295,29 @@ function report(failures: readonly Failure[]): string {
   return `${rerun}: ${failures.length} answers break the document, ${kinds.size} kinds:\n${shown.join('\n')}`;
 }
 
-for (const domain of DOMAINS) {
-  describe(`the OpenAPI document against the server: ${domain.name}`, { concurrency: true }, async () => {
-    const api = await startTestServer(domain.options);
-    const doc = (await api.as(undefined).get('/v1/openapi.json')).body as Document;
-    await api.close();
-    const conformance = new Conformance(doc);
-    const operations = operationsOf(doc);
-    for (const kind of CALLER_KINDS) {
-      const name = `every operation (${operations.length}) as ${kind}, ${CASES} requests each`;
-      test(`${name}: every answer as documented`, async (t) => {
-        const run = await runCaller(domain, kind, doc, conformance);
-        const statuses = [...run.statuses]
-          .sort(([one], [other]) => one - other)
-          .map(([status, count]) => `${status}×${count}`);
-        t.diagnostic(`${kind}: ${statuses.join(' ')}`);
-        if (run.failures.length > 0) assert.fail(report(run.failures));
-      });
-    }
-  });
+/** One set of checks per document (Ajv compiles each schema once), shared by the runs that fetched the same one. */
+const checks = new Map<string, Conformance>();
+
+function conformanceOf(doc: Document): Conformance {
+  const text = JSON.stringify(doc);
+  const found = checks.get(text) ?? new Conformance(doc);
+  checks.set(text, found);
+  return found;
 }
+
+describe('the OpenAPI document against the server', { concurrency: true }, () => {
+  for (const domain of DOMAINS) {
+    describe(domain.name, { concurrency: true }, () => {
+      for (const kind of CALLER_KINDS) {
+        test(`every operation as ${kind}, ${CASES} requests each: every answer as documented`, async (t) => {
+          const run = await runCaller(domain, kind);
+          const statuses = [...run.statuses]
+            .sort(([one], [other]) => one - other)
+            .map(([status, count]) => `${status}×${count}`);
+          t.diagnostic(`${kind}: ${run.operations} operations; ${statuses.join(' ')}`);
+          if (run.failures.length > 0) assert.fail(report(run.failures));
+        });
+      }
+    });
+  }
+});

@@ -47,7 +47,7 @@ function isDate(text: string): boolean {
 
 /** Ajv for the document: its formats, and (for answers) writeOnly members refused (OpenAPI 3.1 §4.8.25.2). */
 function documentValidator(doc: Document, answers: boolean): Ajv2020 {
-  const ajv = new Ajv2020({ strict: false, allErrors: true, validateSchema: false });
+  const ajv = new Ajv2020({ strict: false, allErrors: true, validateSchema: false, inlineRefs: false });
   ajv.addFormat('date-time', isDateTime);
   ajv.addFormat('date', isDate);
   ajv.addFormat('email', /^[^\s@]+@[^\s@]+$/);
@@ -105,7 +105,9 @@ export class Conformance {
   }
 
   #validate(ajv: Ajv2020, tokens: readonly string[], value: unknown): string[] {
-    const key = `${ajv === this.#answers ? 'answer' : 'request'}#${fragment(tokens)}`;
+    // Compiled once per schema text: hundreds of parameters share a few schemas, and a `$ref` means the same anywhere.
+    const node = tokens.reduce((found: unknown, token) => (found as Record<string, unknown>)[token], this.#doc);
+    const key = `${ajv === this.#answers ? 'answer' : 'request'} ${JSON.stringify(node)}`;
     let validate = this.#compiled.get(key);
     if (validate === undefined) {
       validate = ajv.getSchema(`${DOCUMENT_ID}#${fragment(tokens)}`);
