@@ -36,9 +36,9 @@ export class LoadingStore implements Store {
   /** How many times a view had to load something. */
   loads = 0;
 
-  serve<T>(_plan: RequestPlan, answer: (store: RequestStore) => T | Promise<T>): T | Promise<T> {
+  serve<T>(_plan: RequestPlan, handle: (store: RequestStore) => T | Promise<T>): T | Promise<T> {
     const view = new LoadingView(this);
-    return loaded(() => answer(view));
+    return loaded(() => handle(view));
   }
   close(): Promise<void> {
     return this.inner.close();
@@ -55,8 +55,8 @@ class LoadingView implements RequestStore {
     this.#store = store;
   }
 
-  /** The value once `key` is loaded; before that, NotLoaded. */
-  #answer<T>(key: string, read: () => T): T {
+  /** `read()`'s value once `key` is loaded; before that, NotLoaded. */
+  #readLoaded<T>(key: string, read: () => T): T {
     if (this.#loaded.has(key)) return read();
     throw new NotLoaded(async () => {
       this.#store.loads++;
@@ -66,20 +66,20 @@ class LoadingView implements RequestStore {
   }
 
   get(collection: StoredCollection, id: number): StoredRecord | undefined {
-    return this.#answer(`get ${collection} ${id}`, () => this.#store.inner.get(collection, id));
+    return this.#readLoaded(`get ${collection} ${id}`, () => this.#store.inner.get(collection, id));
   }
   query(collection: StoredCollection, query: Query): QueryResult {
-    return this.#answer(`query ${collection} ${JSON.stringify(query)}`, () =>
+    return this.#readLoaded(`query ${collection} ${JSON.stringify(query)}`, () =>
       this.#store.inner.query(collection, query),
     );
   }
   findIgnoringCase(collection: StoredCollection, field: string, value: string): StoredRecord | undefined {
-    return this.#answer(`find ${collection} ${field} ${value}`, () =>
+    return this.#readLoaded(`find ${collection} ${field} ${value}`, () =>
       this.#store.inner.findIgnoringCase(collection, field, value),
     );
   }
   count(collection: StoredCollection): number {
-    return this.#answer(`count ${collection}`, () => this.#store.inner.count(collection));
+    return this.#readLoaded(`count ${collection}`, () => this.#store.inner.count(collection));
   }
   version(): number {
     return Number.NaN;
