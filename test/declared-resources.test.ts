@@ -156,6 +156,12 @@ describe('a declared library: the declaration is the whole API', () => {
     const dangling = await alice.post('/v1/loans', { book_id: 999999, due: '2026-12-01' });
     assert.equal(dangling.status, 422);
     assert.deepEqual(fieldCodes(dangling.body), [{ field: 'book_id', code: 'unknown_book' }]);
+    const schemas = (await anonymous.get('/v1/openapi.json')).body.components.schemas;
+    for (const name of ['LoanCreate', 'LoanReplace', 'LoanPatch', 'Loan'])
+      assert.equal(
+        schemas[name].properties.book_id.description,
+        'the id of an existing book (else a 422 unknown_book)',
+      );
     const badDate = await alice.post('/v1/loans', { book_id: book, due: '2026-02-30' });
     assert.deepEqual(fieldCodes(badDate.body), [{ field: 'due', code: 'invalid_format' }]);
     const loan = await alice.post('/v1/loans', { book_id: book, due: '2026-12-01' });

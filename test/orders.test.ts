@@ -315,6 +315,16 @@ describe('order items rules on POST (422, nothing created)', () => {
     });
   }
 
+  test('the OpenAPI document states the two rules no schema keyword can: a product that exists, each product once', async () => {
+    const schemas = (await api.as(undefined).get('/v1/openapi.json')).body.components.schemas;
+    const productIds = [
+      ...['OrderCreate', 'OrderReplace', 'OrderPatch'].map((name) => schemas[name].properties.items),
+      ...['OrderCreate_pt', 'OrderReplace_pt', 'OrderPatch_pt'].map((name) => schemas[name].properties.itens),
+    ].map((items) => items.items.properties.product_id ?? items.items.properties.produto_id);
+    for (const productId of productIds)
+      assert.match(productId.description, /existing product.*unknown_product.*one item only.*duplicate_product/);
+  });
+
   test('1 to 50 items: 50 distinct products accepted, 51 → too_many_items', async () => {
     const items: Line[] = [];
     for (let i = 0; i < 51; i++) {
