@@ -19,7 +19,7 @@ import { join } from 'node:path';
 import { ensureAdmin } from '../src/server/bootstrap-admin.ts';
 import { signToken } from '../src/auth/jwt.ts';
 import { resolveConfig, SILENT_LOGGER } from '../src/config/config.ts';
-import { finishRecord } from '../src/handlers/write-record.ts';
+import { recordToStore } from '../src/handlers/write-record.ts';
 import type { Logger, ResourcesDeclaration, RunningServer, ServerOptions, Store, StoredRecord } from '../src/index.ts';
 import { MemoryStore, startServer } from '../src/index.ts';
 import { openStore } from '../src/store/open-store.ts';
@@ -283,7 +283,7 @@ async function addTestAdministrator(store: Store): Promise<number> {
   const fields = await testAdministrator();
   return store.serve(NO_PLAN, (view) =>
     view.write(() => {
-      const record = finishRecord(users, fields, view.allocateId('users'), now, now);
+      const record = recordToStore(users, fields, view.allocateId('users'), now, now);
       return { changes: [{ kind: 'put', collection: 'users', record }], result: record.id };
     }),
   );

@@ -6,7 +6,7 @@
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { finishRecord } from '../src/handlers/write-record.ts';
+import { recordToStore } from '../src/handlers/write-record.ts';
 import type { Fields, StoredRecord } from '../src/records/json.ts';
 import { represent, serializeWritten, showsRecordAsStored } from '../src/resources/representation.ts';
 import type { ResourceDefinition } from '../src/resources/definition.ts';
@@ -49,7 +49,7 @@ test('serializeWritten gives JSON.stringify of the record and the representation
     for (const next of fields) {
       for (const language of LANGUAGES) {
         const vocabulary = vocabularyOf(definition, language);
-        const record = finishRecord(definition, next, id++, '2026-11-22T06:00:00.000Z', '2026-11-22T06:00:01.000Z');
+        const record = recordToStore(definition, next, id++, '2026-11-22T06:00:00.000Z', '2026-11-22T06:00:01.000Z');
         const written = serializeWritten(definition, record, vocabulary);
         assert.equal(written.stored, JSON.stringify(record));
         // An equal record that is not the same object has nothing cached: represent builds it from the fields.
@@ -77,7 +77,7 @@ test('a declaration whose order differs from the stored record is represented fr
   };
   const english = vocabularyOf(reordered, 'en');
   assert.equal(showsRecordAsStored(reordered, english), false);
-  const record = finishRecord(
+  const record = recordToStore(
     reordered,
     { name: 'Cup', category: 'equipment', price: 3 },
     1,

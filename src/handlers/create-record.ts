@@ -14,7 +14,7 @@ import type { JsonObject, StoredRecord } from '../records/json.ts';
 import type { Actor } from '../auth/permissions.ts';
 import { writeOnlyValues } from '../resources/validation.ts';
 import type { WriteInput } from './write-record.ts';
-import { fieldsToStore, finishRecord, hashedSecrets } from './write-record.ts';
+import { fieldsToStore, recordToStore, hashedSecrets } from './write-record.ts';
 import { issuedSecrets, withIssued, type Secrets } from './write-secrets.ts';
 import { HttpError } from '../errors/errors.ts';
 import { isoTimestamp } from '../records/timestamps.ts';
@@ -106,7 +106,7 @@ async function create(
       idempotent === undefined ? undefined : context.services.idempotencyKeys.savedAnswer(idempotent, store);
     if (replay !== undefined) return { changes: [], result: replay };
     const next = fieldsToStore(readWriteInput(), withIssued(hashed, issued));
-    const record = finishRecord(definition, next, store.allocateId(definition.collection), now, now);
+    const record = recordToStore(definition, next, store.allocateId(definition.collection), now, now);
     const { stored, reply } = createdReply(context.path, definition, vocabulary, record, issued);
     const changes: Change[] = [{ kind: 'put', collection: definition.collection, record, json: stored, created: true }];
     if (idempotent === undefined) return { changes, result: reply };

@@ -14,7 +14,7 @@ import { represent, serializeWritten } from '../resources/representation.ts';
 import { writeOnlyValues } from '../resources/validation.ts';
 import type { WriteInput } from './write-record.ts';
 import { deletionWithDependents } from './delete-cascade.ts';
-import { fieldsToStore, finishRecord, isUnchanged, hashedSecrets } from './write-record.ts';
+import { fieldsToStore, recordToStore, isUnchanged, hashedSecrets } from './write-record.ts';
 import type { Decision } from '../store/store.ts';
 import { isoTimestamp } from '../records/timestamps.ts';
 import { PROVIDER_IDENTITY } from '../declarations/built-in-users.ts';
@@ -67,7 +67,7 @@ async function updateFromBody(
     const next = fieldsToStore(input, hashed);
     const current = input.current as StoredRecord;
     if (isUnchanged(next, current)) return { changes: [], result: representationReply(shown(current)) };
-    const record = finishRecord(definition, next, current.id, current.created_at, isoTimestamp());
+    const record = recordToStore(definition, next, current.id, current.created_at, isoTimestamp());
     const { stored, representation } = serializeWritten(definition, record, vocabulary);
     return {
       changes: [{ kind: 'put', collection: definition.collection, record, json: stored }],

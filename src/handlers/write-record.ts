@@ -238,8 +238,11 @@ export function isUnchanged(next: Fields, current: StoredRecord): boolean {
   return jsonEqual(next, current);
 }
 
-/** The frozen record to store, with its fields in declaration order (readable snapshots). */
-export function finishRecord(
+/**
+ * The frozen record to store: `id` first, `next`'s fields in declaration order (readable snapshots), the two timestamps
+ * last.
+ */
+export function recordToStore(
   definition: ResourceDefinition,
   next: Fields,
   id: number,

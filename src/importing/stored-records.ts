@@ -4,7 +4,7 @@
 
 import { DEFAULTS } from '../config/config.ts';
 import { HttpError } from '../errors/errors.ts';
-import { finishRecord, withDefaults } from '../handlers/write-record.ts';
+import { recordToStore, withDefaults } from '../handlers/write-record.ts';
 import type { Fields, JsonValue, StoredRecord } from '../records/json.ts';
 import type { ResourceTable } from '../resources/definition.ts';
 import { vocabularyOf } from '../resources/definition.ts';
@@ -70,7 +70,7 @@ export function storedRecords(
       );
     const createdAt = times['created_at'] ?? times['updated_at'] ?? now;
     const id = source.ids.ids[index] as number;
-    records.push(finishRecord(definition, fields, id, createdAt, times['updated_at'] ?? createdAt));
+    records.push(recordToStore(definition, fields, id, createdAt, times['updated_at'] ?? createdAt));
   });
   return records;
 }

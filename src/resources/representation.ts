@@ -56,7 +56,7 @@ export interface WrittenRecord {
 }
 
 /**
- * Serialises a record that `finishRecord` has just built for the journal and for the
+ * Serialises a record that `recordToStore` has just built for the journal and for the
  * answer. Where the representation is the stored record itself (every stored field shown under its own name), one
  * JSON.stringify serves both.
  */
@@ -76,7 +76,7 @@ export function serializeWritten(
 const asStored = new WeakMap<Vocabulary, boolean>();
 
 /**
- * True when a record as finishRecord builds it (the id, the other fields in declaration
+ * True when a record as recordToStore builds it (the id, the other fields in declaration
  * order, then the two timestamps) has the same JSON as its representation: the
  * declaration has that order too, and no field is hidden, nested, kept under another
  * name or renamed in `language`.

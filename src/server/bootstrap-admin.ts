@@ -3,7 +3,7 @@
 // hashed, and returned to be printed once.
 
 import { randomBytes } from 'node:crypto';
-import { finishRecord } from '../handlers/write-record.ts';
+import { recordToStore } from '../handlers/write-record.ts';
 import type { Fields, StoredRecord } from '../records/json.ts';
 import { hashPassword, verifyPassword } from '../auth/passwords.ts';
 import type { ResourceDefinition } from '../resources/definition.ts';
@@ -83,7 +83,7 @@ async function replacePasswordIfChanged(
     store.write((): Decision<void> => {
       const current = store.get('users', id);
       if (current === undefined) return { changes: [], result: undefined };
-      const record = finishRecord(users, { ...current, password_hash: hash }, id, current.created_at, isoTimestamp());
+      const record = recordToStore(users, { ...current, password_hash: hash }, id, current.created_at, isoTimestamp());
       return { changes: [{ kind: 'put', collection: 'users', record }], result: undefined };
     }),
   );
@@ -97,5 +97,5 @@ export function serverMadeUser(users: ResourceDefinition, given: Fields, id: num
   const fields: Fields = {};
   for (const rule of users.fields) if (rule.default !== undefined) fields[rule.name] = rule.default;
   const now = isoTimestamp();
-  return finishRecord(users, { ...fields, ...given }, id, now, now);
+  return recordToStore(users, { ...fields, ...given }, id, now, now);
 }

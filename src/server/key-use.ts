@@ -7,7 +7,7 @@ import { KEY_FIELDS } from '../declarations/built-in-keys.ts';
 import type { Logger } from '../logging/logger.ts';
 import type { ResourceDefinition } from '../resources/definition.ts';
 import { isoTimestamp } from '../records/timestamps.ts';
-import { finishRecord } from '../handlers/write-record.ts';
+import { recordToStore } from '../handlers/write-record.ts';
 import type { Store } from '../store/store.ts';
 import { NO_PLAN } from '../store/store.ts';
 
@@ -49,7 +49,7 @@ export class KeyUse {
         if (key === undefined || !isStale(key, Date.parse(now))) return { changes: [], result: undefined };
         const next = { ...key, [KEY_FIELDS.lastUsedAt]: now };
         // Not a change of the key's own (updated_at stays): the server noting when it was used.
-        const record = finishRecord(this.#keys, next, id, key.created_at, key.updated_at);
+        const record = recordToStore(this.#keys, next, id, key.created_at, key.updated_at);
         return { changes: [{ kind: 'put', collection: this.#keys.collection, record }], result: undefined };
       }),
     );
