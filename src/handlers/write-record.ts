@@ -42,14 +42,15 @@ export interface WriteInput {
 }
 
 /**
- * The record's next fields, to store: the body checked and applied (`fieldsFromBody`), each password replaced by the
- * hash `hashed` holds (`hashedSecrets`, the one slow step, is awaited before the write). Called inside the store's
- * write (store.ts: RequestStore.write), so no other write can come between it and its commit.
+ * The record's next fields, to store: the body checked and applied (`fieldsFromBody`), each secret replaced by what
+ * `secrets` holds to store for it: a password's hash (`hashedSecrets`, the one slow step, is awaited before the write)
+ * or the SHA-256 of an API key's secret (write-secrets.ts: issuedSecrets). Called inside the store's write (store.ts:
+ * RequestStore.write), so no other write can come between it and its commit.
  */
-export function fieldsToStore(input: WriteInput, hashed?: Secrets): Fields {
-  const next = fieldsFromBody(input, hashed);
+export function fieldsToStore(input: WriteInput, secrets?: Secrets): Fields {
+  const next = fieldsFromBody(input, secrets);
   if (
-    hashed === undefined &&
+    secrets === undefined &&
     input.definition.fields.some((rule) => rule.storedAs !== undefined && typeof next[rule.name] === 'string')
   ) {
     throw new Error('a write-only value must be hashed first (hashedSecrets)');
