@@ -163,9 +163,9 @@ function requireTransitions(
  * PATCH: the checked body's fields over the current record's, `null` removing one (RFC 7396 §2). An object member
  * arrives merged with the stored one already: it was checked so (resources/validation.ts).
  */
-function patched(current: StoredRecord, input: Fields): Fields {
+function patched(current: StoredRecord, checked: Fields): Fields {
   const next: Fields = { ...current };
-  for (const [name, value] of Object.entries(input)) {
+  for (const [name, value] of Object.entries(checked)) {
     if (value === null) delete next[name];
     else next[name] = value;
   }
@@ -173,8 +173,8 @@ function patched(current: StoredRecord, input: Fields): Fields {
 }
 
 /** A new record's fields: the body's, and each declared default it lacks (a user's role). */
-export function withDefaults(definition: ResourceDefinition, input: Fields): Fields {
-  const next: Fields = { ...input };
+export function withDefaults(definition: ResourceDefinition, checked: Fields): Fields {
+  const next: Fields = { ...checked };
   for (const rule of definition.fields) {
     if (rule.default !== undefined && next[rule.name] === undefined) next[rule.name] = rule.default;
   }
@@ -185,10 +185,10 @@ export function withDefaults(definition: ResourceDefinition, input: Fields): Fie
  * PUT: absent client-writable fields are removed; server fields, fields only some callers may set (admin-only,
  * write-only) and fields with a default (a record always has them: README, Methods) stay as they are when absent.
  */
-function replaceFields(definition: ResourceDefinition, current: StoredRecord, input: Fields): Fields {
+function replaceFields(definition: ResourceDefinition, current: StoredRecord, checked: Fields): Fields {
   const next: Fields = {};
   for (const rule of definition.fields) {
-    const given = input[rule.name];
+    const given = checked[rule.name];
     if (given !== undefined && rule.access !== 'server') {
       next[rule.name] = given;
       continue;
