@@ -88,7 +88,7 @@ function fieldsFromBody(input: WriteInput, secrets?: Secrets): Fields {
   requireReferencedRecords(definition.fields, next, input);
   if (current !== undefined)
     requireTransitions(definition, next, current, vocabulary, { asked: checked, seen: input.seen ?? current });
-  if (definition.hook !== undefined) next = completeInVocabulary(definition, next, input);
+  if (definition.hook !== undefined) next = completedByHook(definition, next, input);
   requireUnique(definition, next, input);
   return next;
 }
@@ -201,8 +201,11 @@ function replaceFields(definition: ResourceDefinition, current: StoredRecord, ch
   return next;
 }
 
-/** Runs the resource's hook and names any field of its 422 in the client's vocabulary. */
-function completeInVocabulary(definition: ResourceDefinition, next: Fields, input: WriteInput): Fields {
+/**
+ * The fields as the resource's hook completes them (an order's prices and total), or its 422 (with each field named in
+ * the client's vocabulary) or 409.
+ */
+function completedByHook(definition: ResourceDefinition, next: Fields, input: WriteInput): Fields {
   const hook = definition.hook as NonNullable<ResourceDefinition['hook']>;
   try {
     return hook({ next, current: input.current, store: input.store });
