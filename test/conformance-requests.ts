@@ -199,9 +199,12 @@ export function planRequest(operation: Operation, planning: Planning): PlannedRe
   const headers: Record<string, string> = {};
   let reusedIdempotencyKey = false;
   const samples: { at: readonly string[]; value: Json }[] = [];
+  const accept = acceptFor(operation, doc, random);
   operation.parameters.forEach((parameter, index) => {
     if (parameter['in'] === 'path') return;
     if (parameter['required'] !== true && random() >= 0.35) return;
+    // A parameter "the list only" takes (a change feed's page) is left out of a request for the stream.
+    if (accept === 'text/event-stream' && /\bthe list only\b/.test(String(parameter['description']))) return;
     // The parameter's description beside its schema: what it states in words ("each once") is a rule too.
     const schema = { description: parameter['description'], ...member(parameter, 'schema') };
     const at = operation.parameterSchemas[index] as readonly string[];
@@ -220,7 +223,6 @@ export function planRequest(operation: Operation, planning: Planning): PlannedRe
     }
     headers[name] = value;
   });
-  const accept = acceptFor(operation, doc, random);
   if (accept !== undefined) headers['Accept'] = accept;
   if (planning.caller.token !== undefined) headers['Authorization'] = `Bearer ${planning.caller.token}`;
 

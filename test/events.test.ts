@@ -128,6 +128,9 @@ describe('the change feed as a list', () => {
     const paged = await stream(api, '/v1/events?page=2');
     assert.equal(paged.status, 400);
     assert.match(JSON.parse(paged.text).errors[0].message, /a stream is not paged/);
+    const documented = (await api.as(undefined).get('/v1/openapi.json')).body.paths['/v1/events'].get.parameters;
+    for (const name of ['page', 'limit'])
+      assert.match(documented.find((parameter: { name: string }) => parameter.name === name).description, /a 400/);
     const badId = await stream(api, '/v1/events', { 'last-event-id': 'x1' });
     assert.equal(badId.status, 400);
     assert.equal(JSON.parse(badId.text).errors[0].field, 'Last-Event-ID');

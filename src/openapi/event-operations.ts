@@ -195,14 +195,14 @@ function parameters(route: EventRoute): Json[] {
     {
       name: words.page,
       in: 'query',
-      description: 'page number (the list only: a stream is not paged)',
+      description: 'page number (the list only: a stream is not paged, and a 400 names it there)',
       schema: { type: 'integer', minimum: 1, maximum: MAX_PAGE, default: 1 },
       example: 1,
     },
     {
       name: words.limit,
       in: 'query',
-      description: 'page size (the list only: a stream is not paged)',
+      description: 'page size (the list only: a stream is not paged, and a 400 names it there)',
       schema: { type: 'integer', minimum: 1, maximum: MAX_PAGE_SIZE, default: DEFAULT_PAGE_SIZE },
       example: DEFAULT_PAGE_SIZE,
     },
