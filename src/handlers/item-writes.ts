@@ -30,8 +30,8 @@ export function updateRecord(
 ): Promise<Reply> {
   rejectQueryParameters(context.search);
   const actor = authorize(context, definition, 'update');
-  const seen = requireRecord(context, definition);
-  return updateFromBody(context, definition, vocabulary, mode, actor, seen);
+  const firstRead = requireRecord(context, definition);
+  return updateFromBody(context, definition, vocabulary, mode, actor, firstRead);
 }
 
 async function updateFromBody(
@@ -40,7 +40,7 @@ async function updateFromBody(
   vocabulary: Vocabulary,
   mode: 'replace' | 'patch',
   actor: Actor | undefined,
-  seen: StoredRecord,
+  firstRead: StoredRecord,
 ): Promise<Reply> {
   const { config } = context.services;
   const { store } = context;
@@ -58,7 +58,7 @@ async function updateFromBody(
     if (current[PROVIDER_IDENTITY] !== undefined && context.secrets.length > 0)
       throw new HttpError('forbidden', 'this user signs in at the identity provider: they have no password here');
     const parentId = definition.parent === undefined ? undefined : context.ids[context.ids.length - 2];
-    return { definition, vocabulary, mode, body, store, current, seen, parentId };
+    return { definition, vocabulary, mode, body, store, current, firstRead, parentId };
   };
   // Only a body that carries a password waits here, for its hash (write-record.ts).
   const hashed = context.secrets.length === 0 ? undefined : await store.read(() => hashedSecrets(readWriteInput()));

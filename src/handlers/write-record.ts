@@ -34,7 +34,7 @@ export interface WriteInput {
    * state (`x-transitions`) that another request changed since then is a 409 for a
    * request asking to change it too: of two racing cancels, one gets 200 and one 409.
    */
-  readonly seen?: StoredRecord;
+  readonly firstRead?: StoredRecord;
   /** The parent's id for a nested resource (an order's user). */
   readonly parentId?: number;
   /** Who creates the record: the owner of a record of an `owned` collection. */
@@ -87,7 +87,10 @@ function fieldsFromBody(input: WriteInput, secrets?: Secrets): Fields {
   if (secrets !== undefined) next = withSecrets(definition, next, secrets);
   requireReferencedRecords(definition.fields, next, input);
   if (current !== undefined)
-    requireTransitions(definition, next, current, vocabulary, { asked: checked, seen: input.seen ?? current });
+    requireTransitions(definition, next, current, vocabulary, {
+      asked: checked,
+      firstRead: input.firstRead ?? current,
+    });
   if (definition.hook !== undefined) next = completedByHook(definition, next, input);
   requireUnique(definition, next, input);
   return next;
@@ -125,7 +128,7 @@ function requireReferencedRecords(rules: readonly FieldRule[], next: Fields, inp
 
 /**
  * 409 for a state change `x-transitions` does not allow; writing the current state again
- * is no change, unless another request changed the state since this one read it (`seen`)
+ * is no change, unless another request changed the state since this one read it (`firstRead`)
  * and this one's body asks for a change of its own: it was decided on a state that is gone.
  */
 function requireTransitions(
@@ -133,13 +136,13 @@ function requireTransitions(
   next: Fields,
   current: StoredRecord,
   vocabulary: Vocabulary,
-  { asked, seen }: { readonly asked: Fields; readonly seen: StoredRecord },
+  { asked, firstRead }: { readonly asked: Fields; readonly firstRead: StoredRecord },
 ): void {
   for (const rule of definition.fields) {
     if (rule.transitions === undefined) continue;
     const from = current[rule.name];
     const to = next[rule.name];
-    const before = seen[rule.name];
+    const before = firstRead[rule.name];
     if (before !== from && asked[rule.name] !== undefined && to !== before) {
       throw new HttpError(
         'invalid_transition',
