@@ -29,21 +29,22 @@ export class HeldAnswers {
     try {
       answered = handle();
     } catch (error) {
-      return this.#once(view.seen, () => {
+      return this.#whenDurable(view.newestSeqRead, () => {
         throw error;
       });
     }
-    if (!(answered instanceof Promise)) return this.#once(view.seen, () => answered);
+    if (!(answered instanceof Promise)) return this.#whenDurable(view.newestSeqRead, () => answered);
     return answered.then(
-      (value) => this.#once(view.seen, () => value),
+      (value) => this.#whenDurable(view.newestSeqRead, () => value),
       (error: unknown) =>
-        this.#once(view.seen, () => {
+        this.#whenDurable(view.newestSeqRead, () => {
           throw error;
         }),
     );
   }
 
-  #once<T>(seq: number, settle: () => T): T | Promise<T> {
+  /** `settle()` now if the commit numbered up to `seq` is durable, else once it is (release); fails if undone. */
+  #whenDurable<T>(seq: number, settle: () => T): T | Promise<T> {
     if (seq <= this.#lastDurable()) return settle();
     return new Promise<void>((release, fail) => this.#held.push({ seq, release, fail })).then(settle);
   }

@@ -15,7 +15,7 @@ export interface CommittingStore extends RequestStore {
 export class RequestView implements RequestStore {
   readonly #store: CommittingStore;
   /** The newest commit (its last journal sequence number) a read of this request could have seen. */
-  seen = 0;
+  newestSeqRead = 0;
 
   constructor(store: CommittingStore) {
     this.#store = store;
@@ -53,7 +53,7 @@ export class RequestView implements RequestStore {
   }
 
   #noteRead(collection: StoredCollection): void {
-    this.seen = Math.max(this.seen, this.#store.lastAppliedTo(collection));
+    this.newestSeqRead = Math.max(this.newestSeqRead, this.#store.lastAppliedTo(collection));
   }
 
   read<T>(reads: () => T | Promise<T>): T | Promise<T> {
