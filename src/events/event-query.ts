@@ -29,7 +29,7 @@ export interface EventParameters {
 const POSITION = /^(0|[1-9][0-9]{0,15})$/;
 
 export function parseEventParameters(
-  search: string,
+  queryString: string,
   lastEventId: string | undefined,
   table: ResourceTable,
   language: Language,
@@ -41,7 +41,7 @@ export function parseEventParameters(
     : [words.collection, words.type, words.after, words.page, words.limit];
   const errors: FieldError[] = [];
   const given = new Map<string, { name: string; value: string }>();
-  for (const [name, value] of parameterPairs(search)) {
+  for (const [name, value] of parameterPairs(queryString)) {
     if (!known.includes(name)) {
       const use = stream && (name === words.page || name === words.limit) ? 'a stream is not paged; ' : '';
       errors.push({

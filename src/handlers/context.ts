@@ -39,7 +39,7 @@ export interface RequestContext {
   /** The raw path, without the query string. */
   readonly path: string;
   /** The raw query string, without the "?". */
-  readonly search: string;
+  readonly queryString: string;
   readonly requestId: string;
   /** Ids captured from the path, outermost first (`/v1/users/3/orders/7` → [3, 7]). */
   readonly ids: readonly number[];

@@ -25,7 +25,7 @@ export function createRecord(
   definition: ResourceDefinition,
   vocabulary: Vocabulary,
 ): Promise<Reply> {
-  rejectQueryParameters(context.search);
+  rejectQueryParameters(context.queryString);
   // A record the server makes a secret for (an API key) is a credential: no other key may make one.
   const issuesSecret = definition.fields.some((rule) => rule.issued !== undefined);
   const actor = authorize(context, definition, 'create');

@@ -32,7 +32,7 @@ export function eventFeed(context: RequestContext, table: ResourceTable, languag
   if (!stream) requireJsonAcceptable(accept);
   const lastEventId = stream ? context.req.headers['last-event-id'] : undefined;
   const parameters = parseEventParameters(
-    context.search,
+    context.queryString,
     typeof lastEventId === 'string' ? lastEventId : undefined,
     table,
     language,

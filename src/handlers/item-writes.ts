@@ -28,7 +28,7 @@ export function updateRecord(
   vocabulary: Vocabulary,
   mode: 'replace' | 'patch',
 ): Promise<Reply> {
-  rejectQueryParameters(context.search);
+  rejectQueryParameters(context.queryString);
   const actor = authorize(context, definition, 'update');
   const firstRead = requireRecord(context, definition);
   return updateFromBody(context, definition, vocabulary, mode, actor, firstRead);
@@ -81,7 +81,7 @@ export function deleteRecord(
   definition: ResourceDefinition,
   vocabulary: Vocabulary,
 ): Promise<Reply> {
-  rejectQueryParameters(context.search);
+  rejectQueryParameters(context.queryString);
   return context.store.write((): Decision<Reply> => {
     authorize(context, definition, 'delete');
     const record = requireRecord(context, definition);

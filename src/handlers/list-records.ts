@@ -31,7 +31,7 @@ export function listRecords(context: RequestContext, definition: ResourceDefinit
 
 /** The page the request asks for, built now: its records found, represented and wrapped in the list envelope. */
 function buildPage(context: RequestContext, definition: ResourceDefinition, vocabulary: Vocabulary): ListPage {
-  const parameters = parseListParameters(definition, context.search);
+  const parameters = parseListParameters(definition, context.queryString);
   const actor = authorize(context, definition, 'list');
   const parentId = requireParent(context, definition);
   const filters: Filter[] = [...parameters.filters];
@@ -96,9 +96,9 @@ function keptPage(
  * and the caller, whose identity and role decide which records are listed (one's own) and which embedded (what they may
  * read). So one caller's page never reaches another, whatever the declaration.
  */
-function pageKey({ actor, path, search }: RequestContext): string {
+function pageKey({ actor, path, queryString }: RequestContext): string {
   const caller = actor === undefined ? 'anyone' : `${actor.role} ${actor.id}`;
-  return `${caller} ${path}?${search}`;
+  return `${caller} ${path}?${queryString}`;
 }
 
 /**

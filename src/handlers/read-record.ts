@@ -12,7 +12,7 @@ import { measured, represent, representFields } from '../resources/representatio
 import { withEmbedded } from './related-records.ts';
 
 export function readRecord(context: RequestContext, definition: ResourceDefinition, vocabulary: Vocabulary): Reply {
-  const { fields, embed } = parseRecordParameters(definition, context.search);
+  const { fields, embed } = parseRecordParameters(definition, context.queryString);
   authorize(context, definition, 'read');
   const record = requireRecord(context, definition);
   let representation =

@@ -21,7 +21,7 @@ export interface Documents {
 
 /** A document built at start, as it is (If-None-Match is answered in http/respond.ts). */
 export function serveDocument(context: RequestContext, document: Reply): Reply {
-  rejectQueryParameters(context.search);
+  rejectQueryParameters(context.queryString);
   return document;
 }
 
@@ -41,7 +41,7 @@ export function apiIndex(context: RequestContext, documents: Documents): Reply |
 
 /** Liveness: the process answers. */
 export function healthCheck(context: RequestContext): Reply {
-  rejectQueryParameters(context.search);
+  rejectQueryParameters(context.queryString);
   return jsonReply(200, { status: 'ok' });
 }
 
@@ -50,7 +50,7 @@ export function healthCheck(context: RequestContext): Reply {
  * reached, so a balancer moves traffic away.
  */
 export function readinessCheck(context: RequestContext): Reply {
-  rejectQueryParameters(context.search);
+  rejectQueryParameters(context.queryString);
   const { services } = context;
   if (services.isShuttingDown())
     throw new HttpError('not_ready', 'the server is shutting down', { headers: { 'Retry-After': '10' } });

@@ -35,7 +35,7 @@ const CREDENTIAL_NAMES = buildVocabulary({
 const DUMMY_HASH = 'scrypt$16384$8$1$QrNUadZbO0yUnY4T_Jx9GQ$0v06pvDMNoRMBg6FkZ5ukGmora6Q4OA4DFM-AmLcCvs';
 
 export async function createToken(context: RequestContext): Promise<Reply> {
-  rejectQueryParameters(context.search);
+  rejectQueryParameters(context.queryString);
   const { config, authenticator } = context.services;
   const { store } = context;
   const body = await readJsonBody(context.req, config.maxBodyBytes, JSON_MEDIA_TYPES, context.services.bodyBudget);

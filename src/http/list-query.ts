@@ -56,8 +56,8 @@ export function searchFieldsOf(definition: ResourceDefinition): readonly string[
 }
 
 /** Splits a raw query string into name/value pairs, percent-decoded (WHATWG URL rules). */
-export function parameterPairs(search: string): [string, string][] {
-  return search === '' ? [] : [...new URLSearchParams(search)];
+export function parameterPairs(queryString: string): [string, string][] {
+  return queryString === '' ? [] : [...new URLSearchParams(queryString)];
 }
 
 /** Any vocabulary's name of a list parameter or of a filtered or sorted property → its declared name. */
@@ -112,12 +112,12 @@ function listVocabularyOf(definition: ResourceDefinition): ListVocabulary {
   return list;
 }
 
-export function parseListParameters(definition: ResourceDefinition, search: string): ListParameters {
+export function parseListParameters(definition: ResourceDefinition, queryString: string): ListParameters {
   const { filterRules, known, internal, searchFields } = listVocabularyOf(definition);
   const errors: FieldError[] = [];
   const values = new Map<string, { name: string; value: string }>();
   const bounds = new Map<string, { name: string; value: string; rule: FieldRule; op: RangeFilter['op'] }>();
-  for (const [name, value] of parameterPairs(search)) {
+  for (const [name, value] of parameterPairs(queryString)) {
     const range = RANGE_PARAMETER.exec(name);
     if (range !== null) {
       const field = internal.get(range[1] as string) ?? range[1];

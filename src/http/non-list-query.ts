@@ -17,14 +17,14 @@ export interface RecordParameters {
 }
 
 /** A record's query: `fields` and `embed` only, each once; any other parameter is a 400. */
-export function parseRecordParameters(definition: ResourceDefinition, search: string): RecordParameters {
-  if (search === '') return {};
+export function parseRecordParameters(definition: ResourceDefinition, queryString: string): RecordParameters {
+  if (queryString === '') return {};
   const declared = declaredParameterNames(definition);
   const errors: FieldError[] = [];
   let fields: readonly string[] | undefined;
   let embed: readonly Embed[] | undefined;
   const seen = new Set<string>();
-  for (const [name, value] of parameterPairs(search)) {
+  for (const [name, value] of parameterPairs(queryString)) {
     const kind = declared.get(name);
     if (kind !== 'fields' && kind !== 'embed') {
       errors.push({
@@ -45,9 +45,9 @@ export function parseRecordParameters(definition: ResourceDefinition, search: st
 }
 
 /** For every other path that is not a list: any parameter at all is a 400. */
-export function rejectQueryParameters(search: string): void {
-  if (search === '') return;
-  const names = [...new Set(parameterPairs(search).map(([name]) => name))];
+export function rejectQueryParameters(queryString: string): void {
+  if (queryString === '') return;
+  const names = [...new Set(parameterPairs(queryString).map(([name]) => name))];
   if (names.length === 0) return;
   throw queryError(
     names.map((name) => ({ field: name, code: 'unknown_parameter', message: 'this path takes no query parameters' })),

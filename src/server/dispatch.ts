@@ -45,7 +45,12 @@ export interface Pipeline {
  * Checks Host and Expect, routes, checks the method, authenticates, limits and negotiates, then runs the handler;
  * throws an HttpError to refuse.
  */
-export function dispatch(exchange: Exchange, path: string, search: string, pipeline: Pipeline): Reply | Promise<Reply> {
+export function dispatch(
+  exchange: Exchange,
+  path: string,
+  queryString: string,
+  pipeline: Pipeline,
+): Reply | Promise<Reply> {
   const { router, allMethods, services, limiter } = pipeline;
   const { req } = exchange;
   // RFC 9112 §3.2: one Host, no fewer (in HTTP/1.1) and no more; RFC 9110 §10.1.1: an
@@ -100,7 +105,7 @@ export function dispatch(exchange: Exchange, path: string, search: string, pipel
       req,
       method: method === 'HEAD' ? 'GET' : method,
       path,
-      search,
+      queryString,
       requestId: exchange.requestId,
       ids: match.ids,
       actor,

@@ -118,8 +118,8 @@ export function requestListener(
       if (tooLong)
         throw new HttpError('uri_too_long', `the request target is longer than ${MAX_URL_LENGTH} characters`);
       if (target === undefined) throw unservedTarget();
-      const search = queryStart === -1 ? '' : target.slice(queryStart + 1);
-      reply = dispatch(exchange, path, search, pipeline);
+      const queryString = queryStart === -1 ? '' : target.slice(queryStart + 1);
+      reply = dispatch(exchange, path, queryString, pipeline);
     } catch (error) {
       fail(exchange, error);
       return;
