@@ -21,7 +21,7 @@ export const MAX_PAGE = 1_000_000_000;
 export interface ListParameters {
   readonly page: number;
   readonly limit: number;
-  /** As requested (internal names); empty when the client gave no sort. */
+  /** As requested (declared names); empty when the client gave no sort. */
   readonly sort: readonly SortKey[];
   /** In the order of the resource's field declarations. */
   readonly filters: readonly Filter[];
@@ -62,39 +62,43 @@ export function parameterPairs(queryString: string): [string, string][] {
 
 /** Any vocabulary's name of a list parameter or of a filtered or sorted property → its declared name. */
 export function declaredParameterNames(definition: ResourceDefinition): ReadonlyMap<string, string> {
-  return listVocabularyOf(definition).internal;
+  return listVocabularyOf(definition).declaredNames;
 }
 
-/** What a resource's lists understand, computed once per resource. */
+/** What a resource's lists understand. */
 interface ListVocabulary {
   readonly filterRules: readonly FieldRule[];
   /** The declared names, for the message naming what is understood. */
   readonly known: readonly string[];
   /** Any vocabulary's name of a parameter or a sort key → its declared name. */
-  readonly internal: ReadonlyMap<string, string>;
+  readonly declaredNames: ReadonlyMap<string, string>;
   /** The `x-search` properties `q` looks in (none: `q` is refused). */
   readonly searchFields: readonly string[];
 }
 
+/**
+ * Made the first time a resource's list is asked for, then kept: it depends on the declaration alone. A memo a reader
+ * may skip: listVocabularyOf(definition) reads as if made each time.
+ */
 const listVocabularies = new WeakMap<ResourceDefinition, ListVocabulary>();
 
 function listVocabularyOf(definition: ResourceDefinition): ListVocabulary {
   let list = listVocabularies.get(definition);
   if (list === undefined) {
     const filterRules = definition.fields.filter((rule) => rule.filter === true);
-    const internal = new Map<string, string>();
+    const declaredNames = new Map<string, string>();
     const properties = definition.fields
       .filter((rule) => rule.filter === true || rule.sort === true)
       .map((rule) => rule.name);
     const words = [...LIST_PARAMETERS, ...properties];
     for (const vocabulary of definition.vocabularies.values()) {
-      for (const word of words) internal.set(word, word);
-      internal.set(vocabulary.parameters.page, 'page');
-      internal.set(vocabulary.parameters.limit, 'limit');
-      internal.set(vocabulary.parameters.sort, 'sort');
-      internal.set(vocabulary.parameters.fields, 'fields');
-      internal.set(vocabulary.parameters.embed, 'embed');
-      for (const property of properties) internal.set(vocabulary.name(property), property);
+      for (const word of words) declaredNames.set(word, word);
+      declaredNames.set(vocabulary.parameters.page, 'page');
+      declaredNames.set(vocabulary.parameters.limit, 'limit');
+      declaredNames.set(vocabulary.parameters.sort, 'sort');
+      declaredNames.set(vocabulary.parameters.fields, 'fields');
+      declaredNames.set(vocabulary.parameters.embed, 'embed');
+      for (const property of properties) declaredNames.set(vocabulary.name(property), property);
     }
     const searchFields = searchableFields(definition);
     const known = [
@@ -106,21 +110,25 @@ function listVocabularyOf(definition: ResourceDefinition): ListVocabulary {
       ...(searchFields.length > 0 ? ['q'] : []),
       ...filterRules.map((rule) => rule.name),
     ];
-    list = { filterRules, known, internal, searchFields };
+    list = { filterRules, known, declaredNames, searchFields };
     listVocabularies.set(definition, list);
   }
   return list;
 }
 
+/**
+ * The list parameters `queryString` gives, under their declared names; else a 400 (`invalid_query`, README: Errors)
+ * naming every unknown, repeated or bad parameter at once.
+ */
 export function parseListParameters(definition: ResourceDefinition, queryString: string): ListParameters {
-  const { filterRules, known, internal, searchFields } = listVocabularyOf(definition);
+  const { filterRules, known, declaredNames, searchFields } = listVocabularyOf(definition);
   const errors: FieldError[] = [];
   const values = new Map<string, { name: string; value: string }>();
   const bounds = new Map<string, { name: string; value: string; rule: FieldRule; op: RangeFilter['op'] }>();
   for (const [name, value] of parameterPairs(queryString)) {
     const range = RANGE_PARAMETER.exec(name);
     if (range !== null) {
-      const field = internal.get(range[1] as string) ?? range[1];
+      const field = declaredNames.get(range[1] as string) ?? range[1];
       const rule = definition.fields.find((candidate) => candidate.name === field && takesRanges(candidate));
       const key = `${field}[${range[2]}]`;
       if (rule === undefined) {
@@ -137,28 +145,28 @@ export function parseListParameters(definition: ResourceDefinition, queryString:
       }
       continue;
     }
-    const canonical = internal.get(name) ?? name;
-    if (canonical === 'q' && !known.includes('q')) {
+    const declared = declaredNames.get(name) ?? name;
+    if (declared === 'q' && !known.includes('q')) {
       errors.push({
         field: name,
         code: 'unknown_parameter',
         message: 'this list has no searchable properties (x-search)',
       });
-    } else if (!known.includes(canonical)) {
+    } else if (!known.includes(declared)) {
       errors.push({
         field: name,
         code: 'unknown_parameter',
         message: `is not a parameter of this list; use ${known.join(', ')}`,
       });
-    } else if (values.has(canonical)) {
+    } else if (values.has(declared)) {
       errors.push({ field: name, code: 'repeated_parameter', message: 'may be given once' });
     } else {
-      values.set(canonical, { name, value });
+      values.set(declared, { name, value });
     }
   }
   const page = parseBoundedInteger(values.get('page'), 1, 1, MAX_PAGE, errors);
   const limit = parseBoundedInteger(values.get('limit'), DEFAULT_PAGE_SIZE, 1, MAX_PAGE_SIZE, errors);
-  const sort = parseSort(definition, internal, values.get('sort'), errors);
+  const sort = parseSort(definition, declaredNames, values.get('sort'), errors);
   const filters: Filter[] = [];
   for (const rule of filterRules) {
     const given = values.get(rule.name);

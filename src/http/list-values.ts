@@ -90,10 +90,13 @@ export function parseBoundedInteger(
   return fallback;
 }
 
-/** `sort=-price,name`: comma-separated sortable fields, `-` for descending, each once. */
+/**
+ * `sort=-price,name`: comma-separated sortable fields, `-` for descending, each once; `declaredNames` maps any
+ * vocabulary's name of a property to its declared one (`preco` to `price`).
+ */
 export function parseSort(
   definition: ResourceDefinition,
-  internal: ReadonlyMap<string, string>,
+  declaredNames: ReadonlyMap<string, string>,
   given: { name: string; value: string } | undefined,
   errors: FieldError[],
 ): SortKey[] {
@@ -108,7 +111,7 @@ export function parseSort(
   for (const part of given.value.split(',')) {
     const descending = part.startsWith('-');
     const word = descending ? part.slice(1) : part;
-    const field = internal.get(word) ?? word;
+    const field = declaredNames.get(word) ?? word;
     if (word === '') return fail(`has an empty entry; list sortable fields separated by commas: ${choices}`);
     if (!sortable.includes(field)) return fail(`cannot sort by ${quoted(word)}; the sortable fields are ${choices}`);
     if (keys.some((key) => key.field === field))
