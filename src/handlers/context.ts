@@ -25,7 +25,7 @@ export interface Services {
   /** Request-body bytes that may be held at once, across all requests. */
   readonly bodyBudget: BodyBudget;
   /** List pages already built, each reused for its caller until a collection it shows changes; none with caches off. */
-  readonly listPages: PageCache | undefined;
+  readonly pageCache: PageCache | undefined;
   /** The change feed's open streams (events/event-streams.ts); undefined when the store keeps no feed. */
   readonly eventStreams: EventStreams | undefined;
   /** True once a graceful shutdown has begun. */

@@ -15,11 +15,11 @@ import type { RecordReads } from '../store/store.ts';
 import type { Filter } from '../store/query.ts';
 
 export function listRecords(context: RequestContext, definition: ResourceDefinition, vocabulary: Vocabulary): Reply {
-  const listPages = context.services.listPages;
+  const pageCache = context.services.pageCache;
   const page =
-    listPages === undefined
+    pageCache === undefined
       ? buildPage(context, definition, vocabulary)
-      : keptPage(context, listPages, definition, vocabulary);
+      : keptPage(context, pageCache, definition, vocabulary);
   return {
     status: 200,
     headers: { Link: page.link, ETag: page.etag },
@@ -80,7 +80,7 @@ function buildPage(context: RequestContext, definition: ResourceDefinition, voca
  */
 function keptPage(
   context: RequestContext,
-  listPages: PageCache,
+  pageCache: PageCache,
   definition: ResourceDefinition,
   vocabulary: Vocabulary,
 ): ListPage {
@@ -88,7 +88,7 @@ function keptPage(
   // A store that cannot tell its versions (Store.version: NaN, as PostgreSQL's) has no page worth keeping.
   if (Number.isNaN(version)) return buildPage(context, definition, vocabulary);
   const key = pageKey(context);
-  return listPages.get(key, version) ?? listPages.keep(key, version, buildPage(context, definition, vocabulary));
+  return pageCache.get(key, version) ?? pageCache.keep(key, version, buildPage(context, definition, vocabulary));
 }
 
 /**

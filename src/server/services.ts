@@ -90,7 +90,7 @@ export async function openServices(options: ServerOptions): Promise<Opened> {
   if (store instanceof MemoryStore) store.prepareSearches(resources).catch(() => undefined);
   const shutdown = { begun: false };
   const idempotencyKeys = new IdempotencyKeys(config.clock, secret);
-  const listPages = config.caches ? new PageCache() : undefined;
+  const pageCache = config.caches ? new PageCache() : undefined;
   const bodyBudget = new BodyBudget(config.maxBodyBytesInFlight);
   const eventStreams =
     store.feed === undefined ? undefined : new EventStreams(store.feed, resources, config.events, config.caches);
@@ -99,7 +99,7 @@ export async function openServices(options: ServerOptions): Promise<Opened> {
     config,
     authenticator,
     idempotencyKeys,
-    listPages,
+    pageCache,
     bodyBudget,
     adminReady,
     eventStreams,
