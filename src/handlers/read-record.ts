@@ -8,7 +8,7 @@ import { parseRecordParameters } from '../http/non-list-query.ts';
 import type { Reply } from '../http/respond.ts';
 import type { ResourceDefinition, Vocabulary } from '../resources/definition.ts';
 import type { Representation } from '../resources/representation.ts';
-import { measured, represent, representFields } from '../resources/representation.ts';
+import { represent, representationOfJson, representFields } from '../resources/representation.ts';
 import { withEmbedded } from './related-records.ts';
 
 export function readRecord(context: RequestContext, definition: ResourceDefinition, vocabulary: Vocabulary): Reply {
@@ -18,9 +18,9 @@ export function readRecord(context: RequestContext, definition: ResourceDefiniti
   let representation =
     fields === undefined
       ? represent(definition, record, vocabulary, context.services.config.caches)
-      : measured(representFields(definition, record, vocabulary, fields));
+      : representationOfJson(representFields(definition, record, vocabulary, fields));
   if (embed !== undefined)
-    representation = measured(
+    representation = representationOfJson(
       withEmbedded(
         context,
         { record, json: representation.json, path: context.path, ids: context.ids },

@@ -40,11 +40,11 @@ function freshRepresentation(
   record: StoredRecord,
   vocabulary: Vocabulary,
 ): Representation {
-  return measured(JSON.stringify(toExternal(definition.fields, record, vocabulary)));
+  return representationOfJson(JSON.stringify(toExternal(definition.fields, record, vocabulary)));
 }
 
-/** A representation of `json` not kept anywhere (a field selection's: one of many possible). */
-export function measured(json: string): Representation {
+/** `json` as a representation: its length in bytes and its strong ETag, made now (kept only if a caller keeps it). */
+export function representationOfJson(json: string): Representation {
   return { json, length: Buffer.byteLength(json), etag: entityTag(json) };
 }
 
@@ -68,18 +68,19 @@ export function serializeWritten(
   const stored = JSON.stringify(record);
   // Kept whatever CACHES says (no setting reaches here): a read with caches off makes its own.
   const representation = showsRecordAsStored(definition, vocabulary)
-    ? (keptFor(record, vocabulary.language) ?? keep(record, vocabulary.language, measured(stored)))
+    ? (keptFor(record, vocabulary.language) ?? keep(record, vocabulary.language, representationOfJson(stored)))
     : represent(definition, record, vocabulary);
   return { stored, representation };
 }
 
+/** showsRecordAsStored's answer per vocabulary, worked out once: a memo (it depends on the declaration alone). */
 const asStored = new WeakMap<Vocabulary, boolean>();
 
 /**
  * True when a record as recordToStore builds it (the id, the other fields in declaration
  * order, then the two timestamps) has the same JSON as its representation: the
  * declaration has that order too, and no field is hidden, nested, kept under another
- * name or renamed in `language`.
+ * name or renamed in `vocabulary`.
  */
 export function showsRecordAsStored(
   definition: ResourceDefinition,
