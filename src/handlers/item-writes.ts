@@ -44,7 +44,7 @@ async function updateFromBody(
 ): Promise<Reply> {
   const { config } = context.services;
   const { store } = context;
-  const shown = (record: StoredRecord) => represent(definition, record, vocabulary, config.caches);
+  const representationOf = (record: StoredRecord) => represent(definition, record, vocabulary, config.caches);
   const mediaTypes = mode === 'patch' ? MERGE_PATCH_MEDIA_TYPES : JSON_MEDIA_TYPES;
   const body = await readJsonBody(context.req, config.maxBodyBytes, mediaTypes, context.services.bodyBudget);
   context.secrets.push(...writeOnlyValues(definition.fields, body, vocabulary));
@@ -53,7 +53,7 @@ async function updateFromBody(
   const readWriteInput = (): WriteInput => {
     const current = requireRecord(context, definition);
     requireBodyPermission(actor, definition, body, vocabulary, current);
-    requireWritePreconditions(context.req.headers, shown(current).etag);
+    requireWritePreconditions(context.req.headers, representationOf(current).etag);
     // A user an identity provider's token made signs in there (README: Provider tokens).
     if (current[PROVIDER_IDENTITY] !== undefined && context.secrets.length > 0)
       throw new HttpError('forbidden', 'this user signs in at the identity provider: they have no password here');
@@ -66,7 +66,7 @@ async function updateFromBody(
     const input = readWriteInput();
     const next = fieldsToStore(input, hashed);
     const current = input.current as StoredRecord;
-    if (isUnchanged(next, current)) return { changes: [], result: representationReply(shown(current)) };
+    if (isUnchanged(next, current)) return { changes: [], result: representationReply(representationOf(current)) };
     const record = recordToStore(definition, next, current.id, current.created_at, isoTimestamp());
     const { stored, representation } = serializeWritten(definition, record, vocabulary);
     return {
