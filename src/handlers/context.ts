@@ -54,10 +54,10 @@ export interface RequestContext {
 
 /**
  * The parent's id from the path after checking that every record above this one
- * exists and holds the next (`/v1/a/1/b/2/c`: a 1 exists, b 2 exists under a 1);
+ * exists and holds the next (`/v1/a/1/b/2/c`: a 1 exists, b 2 exists under a 1), else 404;
  * undefined for a top-level resource.
  */
-export function requireParent(context: RequestContext, definition: ResourceDefinition): number | undefined {
+export function requireParentId(context: RequestContext, definition: ResourceDefinition): number | undefined {
   const parent = definition.parent;
   if (parent === undefined) return undefined;
   const depth = depthOf(parent.definition);
@@ -65,6 +65,7 @@ export function requireParent(context: RequestContext, definition: ResourceDefin
   return context.ids[depth - 1];
 }
 
+/** The record the path names, found under its parents at every level, else 404. */
 export function requireRecord(context: RequestContext, definition: ResourceDefinition): StoredRecord {
   return requireAt(context, definition, depthOf(definition));
 }

@@ -2,7 +2,7 @@
 // ETag, once it is durable; replayed instead when the POST repeats an Idempotency-Key (http/idempotency.ts).
 
 import { authorize, requireBodyPermission } from '../auth/permissions.ts';
-import { requireParent, type RequestContext } from './context.ts';
+import { requireParentId, type RequestContext } from './context.ts';
 import { JSON_MEDIA_TYPES, readJsonBody } from '../http/body.ts';
 import { rejectQueryParameters } from '../http/non-list-query.ts';
 import type { Reply } from '../http/respond.ts';
@@ -31,7 +31,7 @@ export function createRecord(
   const actor = authorize(context, definition, 'create');
   if (issuesSecret && actor?.key !== undefined)
     throw new HttpError('forbidden', 'an API key cannot make API keys: sign in with a password or your provider');
-  requireParent(context, definition);
+  requireParentId(context, definition);
   return createFromBody(context, definition, vocabulary, actor, issuesSecret);
 }
 
@@ -84,7 +84,7 @@ async function create(
   const { store } = context;
   // Run inside the write (and before it, for a password's hash): the parent as it is then, and the checks.
   const readWriteInput = (): WriteInput => {
-    const parentId = requireParent(context, definition);
+    const parentId = requireParentId(context, definition);
     requireBodyPermission(actor, definition, body, vocabulary, undefined);
     return {
       definition,

@@ -2,7 +2,7 @@
 // weak ETag; with caches on, a page built once is kept for its caller until a collection it shows changes (keptPage).
 
 import { authorize, listsOwnRecordsOnly } from '../auth/permissions.ts';
-import { requireParent, type RequestContext } from './context.ts';
+import { requireParentId, type RequestContext } from './context.ts';
 import { parseListParameters } from '../http/list-query.ts';
 import { withEmbedded } from './related-records.ts';
 import { linkHeader, pageLinks, pageMeta, type ListPage } from '../http/pagination.ts';
@@ -33,7 +33,7 @@ export function listRecords(context: RequestContext, definition: ResourceDefinit
 function buildPage(context: RequestContext, definition: ResourceDefinition, vocabulary: Vocabulary): ListPage {
   const parameters = parseListParameters(definition, context.queryString);
   const actor = authorize(context, definition, 'list');
-  const parentId = requireParent(context, definition);
+  const parentId = requireParentId(context, definition);
   const filters: Filter[] = [...parameters.filters];
   if (definition.parent !== undefined && parentId !== undefined)
     filters.unshift({ field: definition.parent.field, value: parentId });
