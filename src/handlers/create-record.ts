@@ -49,27 +49,27 @@ async function createFromBody(
     context.services.bodyBudget,
   );
   context.secrets.push(...writeOnlyValues(definition.fields, body, vocabulary));
-  const header = context.req.headers['idempotency-key'];
-  if (issuesSecret && header !== undefined)
+  const idempotencyKey = context.req.headers['idempotency-key'];
+  if (issuesSecret && idempotencyKey !== undefined)
     throw new HttpError(
       'idempotency_key_not_accepted',
       `Idempotency-Key is not accepted here: the saved answer would keep the new ${definition.singular}'s secret`,
     );
   // A public create without a token keys its Idempotency-Key by the client's address.
   const client = actor === undefined ? `address ${context.req.socket.remoteAddress ?? ''}` : `user ${actor.id}`;
-  const idempotent = context.services.idempotencyKeys.keyedRequest(
-    Array.isArray(header) ? header.join(', ') : header,
+  const keyed = context.services.idempotencyKeys.keyedRequest(
+    Array.isArray(idempotencyKey) ? idempotencyKey.join(', ') : idempotencyKey,
     client,
     context.path,
     body,
   );
-  if (idempotent === undefined) return create(context, definition, vocabulary, body, actor, undefined);
-  const replay = await context.store.read(() => context.services.idempotencyKeys.begin(idempotent, context.store));
+  if (keyed === undefined) return create(context, definition, vocabulary, body, actor, undefined);
+  const replay = await context.store.read(() => context.services.idempotencyKeys.replayOrBegin(keyed, context.store));
   if (replay !== undefined) return replay;
   try {
-    return await create(context, definition, vocabulary, body, actor, idempotent);
+    return await create(context, definition, vocabulary, body, actor, keyed);
   } finally {
-    context.services.idempotencyKeys.finish(idempotent);
+    context.services.idempotencyKeys.finish(keyed);
   }
 }
 
@@ -79,7 +79,7 @@ async function create(
   vocabulary: Vocabulary,
   body: JsonObject,
   actor: Actor | undefined,
-  idempotent: IdempotentRequest | undefined,
+  keyed: IdempotentRequest | undefined,
 ): Promise<Reply> {
   const { store } = context;
   // Run inside the write (and before it, for a password's hash): the parent as it is then, and the checks.
@@ -102,15 +102,14 @@ async function create(
   const now = isoTimestamp();
   const issued = issuedSecrets(definition);
   return store.write((): Decision<Reply> => {
-    const replay =
-      idempotent === undefined ? undefined : context.services.idempotencyKeys.savedAnswer(idempotent, store);
+    const replay = keyed === undefined ? undefined : context.services.idempotencyKeys.savedAnswer(keyed, store);
     if (replay !== undefined) return { changes: [], result: replay };
     const next = fieldsToStore(readWriteInput(), withIssued(hashed, issued));
     const record = recordToStore(definition, next, store.allocateId(definition.collection), now, now);
     const { stored, reply } = createdReply(context.path, definition, vocabulary, record, issued);
     const changes: Change[] = [{ kind: 'put', collection: definition.collection, record, json: stored, created: true }];
-    if (idempotent === undefined) return { changes, result: reply };
-    changes.push(...context.services.idempotencyKeys.changesToSave(idempotent, reply, store));
+    if (keyed === undefined) return { changes, result: reply };
+    changes.push(...context.services.idempotencyKeys.changesToSave(keyed, reply, store));
     return { changes, result: reply };
   });
 }

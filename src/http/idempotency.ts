@@ -70,7 +70,7 @@ export class IdempotencyKeys {
    * answer saved with it must not be replayed until the write is acknowledged.
    * `store`: the request's (store.ts).
    */
-  begin(request: IdempotentRequest, store: RecordReads): Reply | undefined {
+  replayOrBegin(request: IdempotentRequest, store: RecordReads): Reply | undefined {
     if (this.#inFlight.has(request.scope)) {
       throw new HttpError(
         'idempotency_key_in_flight',
@@ -86,7 +86,7 @@ export class IdempotencyKeys {
   /**
    * The answer saved under the key, to replay (422 if the key was used for another
    * request), or undefined. Asked again inside the write's decision: another process
-   * sharing the database may have saved it since `begin` (the retry is then a replay).
+   * sharing the database may have saved it since `replayOrBegin` (the retry is then a replay).
    */
   savedAnswer(request: IdempotentRequest, store: RecordReads): Reply | undefined {
     const saved = this.#find(request.scope, store);
