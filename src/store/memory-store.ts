@@ -221,7 +221,7 @@ export class MemoryStore implements Store, RequestStore {
       undo.push({ collection: change.collection, id, previous });
       applyChange(state, change);
       this.#indexes.get(change.collection)?.update(previous, state.records.get(id));
-      this.#changed(change.collection);
+      this.#countChange(change.collection);
     }
     // The next numbers of the journal's sequence.
     const seq = this.#lastSeq + 1;
@@ -259,14 +259,15 @@ export class MemoryStore implements Store, RequestStore {
         if (previous === undefined) records.delete(id);
         else records.set(id, previous);
         this.#indexes.get(collection)?.update(current, previous);
-        this.#changed(collection);
+        this.#countChange(collection);
       }
     }
     this.#notYetDurable.clear();
     this.#heldAnswers.failAll(new StoreUnavailable('a change this answer read could not be made durable'));
   }
 
-  #changed(collection: StoredCollection): void {
+  /** Moves `collection`'s version on (Store.version): a change was applied or undone. */
+  #countChange(collection: StoredCollection): void {
     this.#versions.set(collection, this.version(collection) + 1);
   }
 
