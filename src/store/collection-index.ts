@@ -11,7 +11,10 @@ import type { Filter, Query, QueryResult, RangeFilter, SortKey } from './query.t
 import { WordIndex } from './word-index.ts';
 import { sortInSlices } from './sort-in-slices.ts';
 
-/** Thrown by a search while its word index is being built: the reading code runs again once `built` settles. */
+/**
+ * Thrown by a read that needs an index still being built (a search's word index, a list's view sorted in slices): the
+ * reading code runs again once `built` settles (MemoryStore.read).
+ */
 export class IndexBuilding {
   readonly built: Promise<void>;
 
@@ -68,6 +71,7 @@ export class CollectionIndex {
     for (const view of this.#views.values()) updateView(view, previous, next);
   }
 
+  /** The page `query` asks for and how many records match; throws IndexBuilding while an index it needs is built. */
   query(query: Query): QueryResult {
     const { filters, sort, offset, limit } = query;
     if (query.search !== undefined) return this.#searched(query, query.search.fields, query.search.words);
