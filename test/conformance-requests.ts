@@ -200,9 +200,12 @@ export function planRequest(operation: Operation, planning: Planning): PlannedRe
   let reusedIdempotencyKey = false;
   const samples: { at: readonly string[]; value: Json }[] = [];
   const accept = acceptFor(operation, doc, random);
+  // About two optional parameters a request, however many there are: a list with every filter finds nothing.
+  const optional = operation.parameters.filter((parameter) => parameter['required'] !== true).length;
+  const included = Math.min(0.35, 2 / Math.max(optional, 1));
   operation.parameters.forEach((parameter, index) => {
     if (parameter['in'] === 'path') return;
-    if (parameter['required'] !== true && random() >= 0.35) return;
+    if (parameter['required'] !== true && random() >= included) return;
     // A parameter "the list only" takes (a change feed's page) is left out of a request for the stream.
     if (accept === 'text/event-stream' && /\bthe list only\b/.test(String(parameter['description']))) return;
     // The parameter's description beside its schema: what it states in words ("each once") is a rule too.
@@ -210,7 +213,9 @@ export function planRequest(operation: Operation, planning: Planning): PlannedRe
     const at = operation.parameterSchemas[index] as readonly string[];
     const name = String(parameter['name']);
     if (parameter['in'] === 'query') {
-      const value = sample(schema, sampling);
+      // Now and then the document's example, which finds records (a filter of random text finds none).
+      const example = parameter['example'] as Json | undefined;
+      const value = example !== undefined && random() < 0.2 ? example : sample(schema, sampling);
       samples.push({ at, value });
       query.append(name, queryValue(value, random));
     }

@@ -21,6 +21,8 @@ const MADE_PER_COLLECTION = 2;
 const MAKING_ATTEMPTS = 4;
 /** Parents whose children are listed (a user's orders), to find ids that exist. */
 const LISTED_PARENTS = 6;
+/** Problems shown per failure (a list's schema can fail once per record). */
+const SHOWN_PROBLEMS = 6;
 /** Failures shown per kind (an operation, a status and what was wrong), with how many more there were. */
 const SHOWN_PER_KIND = 1;
 
@@ -123,34 +125,30 @@ function plainGet(target: string, token: string | undefined): PlannedRequest {
   };
 }
 
-/** The list operations (a GET whose path has an item path below it), parents first. */
-function listOperations(operations: readonly Operation[]): Operation[] {
-  const templates = new Set(operations.map((operation) => operation.template));
+/** The list operations (a GET whose path has an item path just below it), parents first, each with that item path. */
+function listOperations(operations: readonly Operation[]): { list: Operation; item: string }[] {
+  const templates = operations.map((operation) => operation.template);
+  const below = (list: string, template: string): boolean =>
+    template.startsWith(`${list}/{`) && !template.slice(list.length + 2).includes('/');
   return operations
-    .filter(
-      (operation) =>
-        operation.method === 'get' &&
-        [...templates].some(
-          (template) =>
-            template.startsWith(`${operation.template}/{`) &&
-            !template.slice(operation.template.length + 2).includes('/'),
-        ),
-    )
-    .sort((one, other) => signatureOf(one.template).length - signatureOf(other.template).length);
+    .flatMap((list) => {
+      const item = list.method === 'get' ? templates.find((template) => below(list.template, template)) : undefined;
+      return item === undefined ? [] : [{ list, item }];
+    })
+    .sort((one, other) => signatureOf(one.item).length - signatureOf(other.item).length);
 }
 
 /** Every record the administrator can list, into the pool ("ids that exist, taken from list answers"). */
 async function listEverything(run: Run, administrator: string, operations: readonly Operation[]): Promise<void> {
   const listed = new Set<string>();
-  for (const operation of listOperations(operations)) {
-    const itemSignature = signatureOf(`${operation.template}/{item}`);
-    if (listed.has(itemSignature)) continue; // the same records in another vocabulary
-    listed.add(itemSignature);
-    const parents = signatureOf(operation.template);
+  for (const { list, item } of listOperations(operations)) {
+    if (listed.has(signatureOf(item))) continue; // the same records in another vocabulary
+    listed.add(signatureOf(item));
+    const parents = signatureOf(list.template);
     const tuples = parents === '' ? [[]] : run.pool.existing(parents).slice(0, LISTED_PARENTS);
     for (const tuple of tuples) {
       const names = parents.split('/');
-      const path = operation.template.replace(/\{([^}]+)\}/g, (_, name: string) => String(tuple[names.indexOf(name)]));
+      const path = list.template.replace(/\{([^}]+)\}/g, (_, name: string) => String(tuple[names.indexOf(name)]));
       const answer = await run.client.send(plainGet(`${path}?limit=100`, administrator));
       if (answer.status !== 200) continue;
       for (const record of members(JSON.parse(answer.text) as Document, 'data'))
@@ -204,7 +202,7 @@ async function callersOf(api: TestServer, run: Run): Promise<Record<CallerKind, 
  * as the user: per collection and vocabulary, until a few are made or the tries run out.
  */
 async function makeRecords(run: Run, operations: readonly Operation[], makers: readonly Caller[]): Promise<void> {
-  const lists = new Set(listOperations(operations).map((operation) => operation.template));
+  const lists = new Set(listOperations(operations).map(({ list }) => list.template));
   const creates = operations
     .filter((operation) => operation.method === 'post' && lists.has(operation.template))
     .sort((one, other) => signatureOf(one.template).length - signatureOf(other.template).length);
@@ -273,7 +271,8 @@ function described(failure: Failure): string {
     answer === undefined
       ? '  (not sent)'
       : `  answer: ${answer.status} ${answer.mediaType} ${answer.text.slice(0, 400)}`,
-    ...failure.problems.map((problem) => `  - ${problem}`),
+    ...failure.problems.slice(0, SHOWN_PROBLEMS).map((problem) => `  - ${problem}`),
+    ...(failure.problems.length > SHOWN_PROBLEMS ? [`  (and ${failure.problems.length - SHOWN_PROBLEMS} more)`] : []),
   ].join('\n');
 }
 
