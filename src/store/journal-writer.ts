@@ -144,14 +144,16 @@ export class JournalWriter {
     await this.#file.close();
   }
 
+  /** Starts #writeQueued unless it is running (it then takes what was queued), and again if more came as it ended. */
   #drain(): void {
-    this.#draining ??= this.#drainQueue().finally(() => {
+    this.#draining ??= this.#writeQueued().finally(() => {
       this.#draining = undefined;
       if (this.#queue.length > 0) this.#drain();
     });
   }
 
-  async #drainQueue(): Promise<void> {
+  /** Takes the queue in order: each batch in one durable write, then acknowledged; each rotation a new segment. */
+  async #writeQueued(): Promise<void> {
     for (let head = this.#queue.shift(); head !== undefined; head = this.#queue.shift()) {
       if (head.kind === 'rotate') {
         await this.#startSegment(head);
