@@ -111,8 +111,8 @@ function checkObject(
       else state.errors.push({ field, code: 'required', message: 'cannot be removed' });
       continue;
     }
-    const stored = current?.[rule.name];
-    const checked = checkValue(rule, mergedWithStored(rule, value, stored, state), field, stored, state);
+    const storedMember = current?.[rule.name];
+    const checked = checkValue(rule, mergedWithStored(rule, value, storedMember, state), field, storedMember, state);
     if (checked !== undefined) fields[rule.name] = checked;
   }
   if (state.mode !== 'patch' || state.prefix !== '') {
