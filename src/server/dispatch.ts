@@ -77,7 +77,7 @@ export function dispatch(
   // Authentication (README: Authentication and permissions): after routing and the method check, before
   // anything else is looked at and before the body is read.
   // A resource's `public` method needs no token, but one that is sent is still checked: it names the caller.
-  const checkToken =
+  const checksToken =
     !endpoint.tokenless.has(method) || (endpoint.checksTokenIfSent && req.headers.authorization !== undefined);
   // What the request will likely read, for a store that fetches ahead (PostgreSQL); the memory store needs none.
   const plan = {
@@ -87,7 +87,7 @@ export function dispatch(
   };
   // The rest runs with the store the request reads and writes through, maybe more than once (store.ts: Store.serve).
   const handleWithStore = (store: RequestStore): Reply | Promise<Reply> => {
-    const actor = checkToken
+    const actor = checksToken
       ? services.authenticator.authenticate(req.headers.authorization, req.socket, store)
       : undefined;
     exchange.userId = actor?.id;
@@ -116,7 +116,7 @@ export function dispatch(
     return handler(context);
   };
   // A provider's token not seen yet is verified, and its user found, before the request reaches the store.
-  const preparing = checkToken ? services.authenticator.prepare(req.headers.authorization) : undefined;
+  const preparing = checksToken ? services.authenticator.prepare(req.headers.authorization) : undefined;
   // The memory store runs it at once, with a view of itself that notes what it reads (store/request-view.ts).
   if (preparing !== undefined) return preparing.then(() => services.store.serve(plan, handleWithStore));
   return services.store.serve(plan, handleWithStore);
