@@ -62,18 +62,6 @@ export function requestListener(
     writeAccessLine(exchange, exchange.answeredByClientErrors.status, exchange.answeredByClientErrors.bytes);
     return true;
   };
-  /** Sends the problem answer (RFC 9457) `error` stands for, unless the client is gone. */
-  const fail = (exchange: Exchange, error: unknown): void => {
-    if (answeredElsewhere(exchange)) return;
-    // The client closed the connection mid-body: no answer can reach it, and nothing
-    // failed on the server. Logged as CLIENT_CLOSED_REQUEST (access-log.ts), not as an error.
-    if (error instanceof BodyNotReceived) {
-      writeAccessLine(exchange, CLIENT_CLOSED_REQUEST, 0);
-      return;
-    }
-    const { shownPath, requestId, req, secrets } = exchange;
-    send(exchange, problemReply(error, shownPath, requestId, req.headers.accept, config.logger, secrets));
-  };
   /** Writes `reply` now; a failure to write it is logged and the connection dropped. */
   const sendNow = (exchange: Exchange, reply: Reply): void => {
     if (answeredElsewhere(exchange)) return;
@@ -91,6 +79,18 @@ export function requestListener(
   };
   /** Sends a handler's reply, or the problem answer `fail` made of an error. */
   const send = config.delayMs > 0 ? sendAfterDelay : sendNow;
+  /** Sends the problem answer (RFC 9457) `error` stands for, unless the client is gone. */
+  const fail = (exchange: Exchange, error: unknown): void => {
+    if (answeredElsewhere(exchange)) return;
+    // The client closed the connection mid-body: no answer can reach it, and nothing
+    // failed on the server. Logged as CLIENT_CLOSED_REQUEST (access-log.ts), not as an error.
+    if (error instanceof BodyNotReceived) {
+      writeAccessLine(exchange, CLIENT_CLOSED_REQUEST, 0);
+      return;
+    }
+    const { shownPath, requestId, req, secrets } = exchange;
+    send(exchange, problemReply(error, shownPath, requestId, req.headers.accept, config.logger, secrets));
+  };
 
   // Most replies (reads, errors) are ready at once and are written in the same turn; a request that waits (for its
   // body, for a write, or a read of one, to be durable: store/held-answers.ts; for a provider's keys) goes async.
