@@ -41,7 +41,8 @@ export function routeTable(resources: ResourceTable): RouteSpec[] {
   ];
   /** Each pattern → what serves it: a served path's kind, or a collection. */
   const holders = new Map<string, string>();
-  const first = (pattern: string, holder: string): boolean => {
+  /** Claims `pattern` for `holder`: true the first time, false when `holder` has it already; an Error for another. */
+  const claim = (pattern: string, holder: string): boolean => {
     const earlier = holders.get(pattern);
     if (earlier === undefined) holders.set(pattern, holder);
     else if (earlier !== holder) throw new Error(`${pattern} would serve both ${earlier} and ${holder}`);
@@ -50,14 +51,14 @@ export function routeTable(resources: ResourceTable): RouteSpec[] {
   for (const language of resources.languages) {
     for (const { kind, segment, what } of servedPaths(language)) {
       const pattern = `${API_PREFIX}/${segment}`;
-      if (!first(pattern, `plainrest's ${what}`)) continue;
+      if (!claim(pattern, `plainrest's ${what}`)) continue;
       routes.push(kind === 'events' ? { pattern, kind, resources, language } : { pattern, kind });
     }
   }
   for (const language of resources.languages) {
     for (const definition of resources.resources) {
       const collection = collectionPattern(definition, language);
-      if (!first(collection, `the collection ${definition.collection}`)) continue;
+      if (!claim(collection, `the collection ${definition.collection}`)) continue;
       routes.push({ pattern: collection, kind: 'collection', definition, language });
       routes.push({ pattern: `${collection}/:${definition.singular}_id`, kind: 'item', definition, language });
     }
