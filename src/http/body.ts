@@ -37,6 +37,10 @@ export const MAX_NESTING = 32;
  */
 const bodiesRead = new WeakMap<IncomingMessage, Promise<JsonObject>>();
 
+/**
+ * The request's body as a JSON object, or the error refusing it (the checks above, readOnce); read the first time it
+ * is asked for: a request run again gets the same promise (bodiesRead).
+ */
 export function readJsonBody(
   req: IncomingMessage,
   maxBytes: number,
@@ -51,6 +55,7 @@ export function readJsonBody(
   return body;
 }
 
+/** Reads the body off the socket and checks it, in the order of the header above. */
 async function readOnce(
   req: IncomingMessage,
   maxBytes: number,
