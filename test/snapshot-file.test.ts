@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import type { StoredRecord } from '../src/records/json.ts';
-import { parseSnapshot } from '../src/store/collection-state.ts';
+import { parseSnapshot } from '../src/store/parse-snapshot.ts';
 import type { WrittenSnapshot } from '../src/store/snapshot-file.ts';
 import { writeSnapshot } from '../src/store/snapshot-file.ts';
 import { mulberry32 } from './helpers.ts';

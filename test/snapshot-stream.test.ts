@@ -1,6 +1,6 @@
 // Reading a snapshot record by record (src/store/snapshot-stream.ts): a file in the layout snapshot-file.ts writes is
 // read line by line, to the same records as parsing it whole; any other layout, a damaged line, or ids out of order
-// are left to the whole-file parse (collection-state.ts), which reads a hand-written file and words the error of a
+// are left to the whole-file parse (parse-snapshot.ts), which reads a hand-written file and words the error of a
 // damaged one exactly as before.
 
 import assert from 'node:assert/strict';
@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import type { StoredRecord } from '../src/records/json.ts';
-import { parseSnapshot } from '../src/store/collection-state.ts';
+import { parseSnapshot } from '../src/store/parse-snapshot.ts';
 import { writeSnapshot } from '../src/store/snapshot-file.ts';
 import { readLineByLine, readSnapshotFile } from '../src/store/snapshot-stream.ts';
 import { REPOSITORY_ROOT } from './repository.ts';

@@ -5,8 +5,10 @@
 
 import { readdir, readFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
-import type { CollectionState, Snapshot } from './collection-state.ts';
-import { applyChange, emptyCollection, parseSnapshot } from './collection-state.ts';
+import type { CollectionState } from './collection-state.ts';
+import { applyChange, emptyCollection } from './collection-state.ts';
+import type { Snapshot } from './parse-snapshot.ts';
+import { parseSnapshot } from './parse-snapshot.ts';
 import { readSnapshotFile } from './snapshot-stream.ts';
 import type { JournalEntry, UndecodedEntry } from './journal-format.ts';
 import { isUndecoded, readSegment, segmentFirstSeq, seqsTaken } from './journal-format.ts';

@@ -1,4 +1,4 @@
-// Writing one collection's snapshot (README: Storage and durability) in the layout collection-state.ts reads back:
+// Writing one collection's snapshot (README: Storage and durability) in the layout parse-snapshot.ts reads back:
 // `{next_id, journal_seq, records}`, one record per line in id order, replaced atomically (atomic-file.ts). A
 // compaction serialises only the records created or changed since the last one; the others are copied as bytes.
 

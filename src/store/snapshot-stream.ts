@@ -1,13 +1,15 @@
 // Reading a snapshot file record by record (README: Storage and durability), so that a large collection is never one
 // string in memory beside its parsed records: the layout snapshot-file.ts writes is read line by line. A file in any
-// other layout (written or edited by hand) is read whole and parsed by collection-state.ts, which also words the error
+// other layout (written or edited by hand) is read whole and parsed by parse-snapshot.ts, which also words the error
 // for a damaged file.
 
 import { createReadStream } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import type { StoredRecord } from '../records/json.ts';
-import type { CollectionState, Snapshot } from './collection-state.ts';
-import { checkedRecord, isNextId, parseSnapshot } from './collection-state.ts';
+import type { CollectionState } from './collection-state.ts';
+import { isNextId } from './collection-state.ts';
+import type { Snapshot } from './parse-snapshot.ts';
+import { checkedRecord, parseSnapshot } from './parse-snapshot.ts';
 
 /** The lines before the records, as snapshot-file.ts writes them. */
 const NEXT_ID = /^ {2}"next_id": (\d{1,16}),$/;

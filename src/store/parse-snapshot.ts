@@ -1,0 +1,65 @@
+// Reading a snapshot's whole text (README: Storage and durability; snapshot-file.ts writes it, snapshot-stream.ts reads
+// its own layout line by line and hands any other here). A snapshot is readable JSON: the id counter, the last journal
+// entry it includes, and one record per line, in id order. The shape is checked strictly, so a damaged file stops the
+// start instead of being silently half-read.
+
+import { isJsonObject } from '../records/json.ts';
+import type { StoredRecord } from '../records/json.ts';
+import type { CollectionState } from './collection-state.ts';
+import { isNextId, isStoredRecord } from './collection-state.ts';
+
+export interface Snapshot {
+  readonly state: CollectionState;
+  /** The sequence number of the last journal entry the snapshot includes (0: none). */
+  readonly journalSeq: number;
+}
+
+/** Parses a snapshot; throws an Error whose message says what is wrong (the caller names the file). */
+export function parseSnapshot(text: string): Snapshot {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    throw new Error('it is not valid JSON');
+  }
+  if (!isJsonObject(parsed)) throw new Error('it is not a JSON object');
+  const nextId = parsed['next_id'];
+  const records = parsed['records'];
+  if (!isNextId(nextId)) {
+    throw new Error('"next_id" is not a positive integer');
+  }
+  if (!Array.isArray(records)) throw new Error('"records" is not an array');
+  const journalSeq = parsed['journal_seq'] ?? 0;
+  if (typeof journalSeq !== 'number' || !Number.isSafeInteger(journalSeq) || journalSeq < 0) {
+    throw new Error('"journal_seq" is not a non-negative integer');
+  }
+  // Snapshots are written in id order: the records go into the map as they are checked,
+  // and only a file whose ids do not rise (hand-edited) pays for sorting them.
+  const state: CollectionState = { nextId, records: new Map() };
+  let previousId = 0;
+  for (let index = 0; index < records.length; index++) {
+    const record = checkedRecord(records[index], index, nextId);
+    if (record.id <= previousId) return { state: sortedState(records, nextId), journalSeq };
+    previousId = record.id;
+    state.records.set(record.id, Object.freeze(record));
+  }
+  return { state, journalSeq };
+}
+
+/** A snapshot's record `index` (from 0), checked: an object with a positive id below `nextId` and its timestamps. */
+export function checkedRecord(record: unknown, index: number, nextId: number): StoredRecord {
+  if (!isStoredRecord(record)) throw new Error(`record ${index + 1} lacks a positive integer id or its timestamps`);
+  if (record.id >= nextId) throw new Error(`record ${index + 1} has id ${record.id}, not below next_id ${nextId}`);
+  return record;
+}
+
+/** The records of a snapshot whose ids are out of order: every one checked, then sorted, and none twice. */
+function sortedState(records: readonly unknown[], nextId: number): CollectionState {
+  const checked = records.map((record, index) => checkedRecord(record, index, nextId));
+  const state: CollectionState = { nextId, records: new Map() };
+  for (const record of checked.sort((a, b) => a.id - b.id)) {
+    if (state.records.has(record.id)) throw new Error(`id ${record.id} appears twice`);
+    state.records.set(record.id, Object.freeze(record));
+  }
+  return state;
+}
