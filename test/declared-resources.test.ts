@@ -225,6 +225,38 @@ describe('a declared workshop: three levels under an owned collection', () => {
   });
   after(() => admin.close());
 
+  test('a write any user may make is a 403 with a read-only API key, and the document declares that 403', async () => {
+    const readerId = await createUser(admin, { name: 'Reader' });
+    const key = await admin.as(tokenFor(readerId)).post(`/v1/users/${readerId}/keys`, { name: 'r', read_only: true });
+    assert.equal(key.status, 201, key.text);
+    const refused = await admin.as(key.body.secret).post('/v1/teams', { name: 'Read only' });
+    assert.equal(refused.status, 403);
+    assert.equal(refused.body.code, 'forbidden');
+    const paths = (await admin.as(undefined).get('/v1/openapi.json')).body.paths;
+    assert.ok(paths['/v1/teams'].post.responses['403'], 'POST /v1/teams declares its 403');
+    assert.ok(paths['/v1/teams/{team_id}'].put.responses['403'], 'PUT /v1/teams/{team_id} declares its 403');
+    assert.equal((await admin.delete(`/v1/users/${readerId}`)).status, 204, 'the reader and its key go');
+  });
+
+  test('a PATCH cannot remove a field with a default (null is a 422), as the document says: a record always has it', async () => {
+    const team = (await admin.post('/v1/teams', { name: 'Defaults' })).body.id as number;
+    const project = (await admin.post(`/v1/teams/${team}/projects`, { title: 'P' })).body.id as number;
+    const tasks = `/v1/teams/${team}/projects/${project}/tasks`;
+    const task = (await admin.post(tasks, { summary: 'S', estimate: { hours: 1 } })).body.id as number;
+    const removed = await admin.patch(`${tasks}/${task}`, { done: null });
+    assert.equal(removed.status, 422);
+    assert.deepEqual(fieldCodes(removed.body), [{ field: 'done', code: 'required' }]);
+    assert.equal((await admin.get(`${tasks}/${task}`)).body.done, false);
+    const optional = await admin.patch(`${tasks}/${task}`, { estimate: null });
+    assert.equal(optional.status, 200, 'an optional field with no default is removed');
+    assert.equal(optional.body.estimate, undefined);
+    const schemas = (await admin.as(undefined).get('/v1/openapi.json')).body.components.schemas;
+    assert.equal(schemas.TaskPatch.properties.done.type, 'boolean');
+    assert.deepEqual(schemas.TaskPatch.properties.estimate.type, ['object', 'null']);
+    assert.ok(schemas.Task.required.includes('done'));
+    assert.equal((await admin.delete(`/v1/teams/${team}`)).status, 204);
+  });
+
   test('/v1/teams/{id}/projects/{id}/tasks/{id}: Location, parent checks at every level, nested values, owners, cascade delete', async () => {
     const team = await carol.post('/v1/teams', { name: 'Red' });
     assert.equal(team.status, 201);

@@ -48,10 +48,8 @@ function errorStatuses(definition: ResourceDefinition, kind: 'collection' | 'ite
   const statuses = [400, 401, 406, 429];
   const restricted = definition.fields.some((rule) => rule.access === 'restricted');
   const audience = definition.access[operation];
-  if (
-    (audience !== 'user' && audience !== 'public') ||
-    ((operation === 'create' || operation === 'update') && restricted)
-  ) {
+  // Any write may be a 403 whoever may make it: a read-only API key's (README: API keys).
+  if ((audience !== 'user' && audience !== 'public') || (operation !== 'list' && operation !== 'read')) {
     statuses.push(403);
   }
   if (kind === 'item' || definition.parent !== undefined) statuses.push(404);

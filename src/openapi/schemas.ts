@@ -154,7 +154,9 @@ function objectSchema(rules: readonly FieldRule[], vocabulary: Vocabulary, kind:
       };
       continue;
     }
-    const removable = kind === 'patch' && rule.access === 'client' && rule.required !== true;
+    // What a PATCH's null may remove (resources/validation.ts: isRemovable): a record always has a defaulted field.
+    const removable =
+      kind === 'patch' && rule.access === 'client' && rule.required !== true && rule.default === undefined;
     const schema = valueSchema(rule, vocabulary, kind);
     properties[name] = removable ? { ...schema, type: [schema['type'], 'null'] } : schema;
     if (rule.access === 'write-only') (properties[name] as Record<string, unknown>)['writeOnly'] = true;

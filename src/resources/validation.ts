@@ -165,9 +165,9 @@ function checkServerField(
   if (state.prefix !== '') fields[rule.name] = value;
 }
 
-/** Optional, freely writable fields may be removed; required ones, admin-only ones and passwords may not. */
+/** Optional, freely writable fields may be removed; required and defaulted ones, admin-only ones and passwords not. */
 function isRemovable(rule: FieldRule): boolean {
-  return rule.access === 'client' && rule.required !== true;
+  return rule.access === 'client' && rule.required !== true && rule.default === undefined;
 }
 
 const TYPE_NAMES: Readonly<Record<string, string>> = {
