@@ -44,10 +44,10 @@ export function jsonReply(status: number, value: unknown, headers?: Headers): Re
 const REPEATED_ON_304 = ['ETag', 'Cache-Control', 'Content-Location', 'Expires', 'Vary'];
 
 /**
- * `reply` as it goes to this client; its compressed forms kept with `reply.keptWith` when `keep` (README: Caches). A
+ * `reply` as it goes to this client; its compressed forms kept with `reply.keptWith` when `kept` (README: Caches). A
  * client that asks for no coding and sends no If-None-Match gets `reply` itself: nothing is copied for it.
  */
-export function sentRepresentation(req: IncomingMessage, reply: Reply, keep = true): Reply {
+export function sentRepresentation(req: IncomingMessage, reply: Reply, kept = true): Reply {
   // An event stream goes out as written, and an answer without a body has nothing to code.
   const { status, body } = reply;
   if (reply.stream !== undefined || body === undefined || status === 204 || status === 304) return reply;
@@ -64,7 +64,7 @@ export function sentRepresentation(req: IncomingMessage, reply: Reply, keep = tr
     return notModified({ ...reply.headers, ETag: sentTag, Vary: variedBy(reply.headers) });
   }
   if (coding === undefined) return reply;
-  const coded = compressed(body, coding, keep ? reply.keptWith : undefined);
+  const coded = compressed(body, coding, kept ? reply.keptWith : undefined);
   const headers: Headers = { ...reply.headers, 'Content-Encoding': coding };
   if (sentTag !== undefined) headers['ETag'] = sentTag;
   return { ...reply, headers, body: coded, bodyLength: coded.length };
