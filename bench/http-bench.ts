@@ -22,6 +22,8 @@
 //               gzip and with br (bench/compression-bench.ts)
 //   --caches    instead, only the caches: each kept and with CACHES=false, alternated (bench/caches-bench.ts); a
 //               cache not worth 5 % fails the run. The full run ends with it too
+//   --get-item  instead, only GET item, with the run's sizes, rounds and the declared collection (a minute or two
+//               in full): the figure to set beside bench/get-item-outside.sh
 
 import { cp, mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { availableParallelism, cpus, tmpdir } from 'node:os';
@@ -110,22 +112,24 @@ const MODES: Record<'full' | 'quick' | 'smoke', Mode> = {
   },
 };
 
-const FLAGS = ['--quick', '--smoke', '--node', '--postgres', '--events', '--compression', '--caches'];
+const FLAGS = ['--quick', '--smoke', '--node', '--postgres', '--events', '--compression', '--caches', '--get-item'];
 const args = process.argv.slice(2);
 const unknown = args.filter((arg) => !FLAGS.includes(arg));
 if (
   unknown.length > 0 ||
   (args.includes('--quick') && args.includes('--smoke')) ||
-  ['--postgres', '--events', '--compression', '--caches'].filter((flag) => args.includes(flag)).length > 1
+  ['--postgres', '--events', '--compression', '--caches', '--get-item'].filter((flag) => args.includes(flag)).length > 1
 ) {
   console.error(
-    'usage: npm run bench [-- --quick | --smoke] [--node] [--postgres | --events | --compression | --caches]   ' +
+    'usage: npm run bench [-- --quick | --smoke] [--node] [--postgres | --events | --compression | --caches | --get-item]   ' +
       `(not: ${args.join(' ')})`,
   );
   process.exit(2);
 }
 const modeName = args.includes('--smoke') ? 'smoke' : args.includes('--quick') ? 'quick' : 'full';
 const mode = MODES[modeName];
+/** `--get-item`: GET item alone, each size started once, no search, no writes. */
+const onlyGetItem = args.includes('--get-item');
 
 /** The targets are judged with the most connections. */
 const judgedConnections = Math.max(...mode.connections);
@@ -261,7 +265,7 @@ async function measureSize(
     reference: median([...referenceStarts, reference.startupMs]),
   };
   await createReader(plainrest.url);
-  const scenarios = served.scenarios(size);
+  const scenarios = served.scenarios(size).filter((scenario) => !onlyGetItem || scenario.name === 'GET item');
   const reads = scenarios.filter((scenario) => scenario.request.method === 'GET');
   const writes = scenarios.filter((scenario) => scenario.request.method !== 'GET');
   const servers = { plainrest, reference };
@@ -450,7 +454,9 @@ function report(
 
   return reportTargets(
     `Targets (${targetConnections} connections)`,
-    checkTargets({ sizes, declared, idleRssMegabytes, targetConnections }),
+    checkTargets({ sizes, declared, idleRssMegabytes, targetConnections }).filter(
+      (check) => !onlyGetItem || check.target.startsWith('GET item'),
+    ),
     cells,
     mode.enforceTargets,
   );
@@ -472,7 +478,8 @@ async function runMemoryBench(): Promise<boolean> {
     const largest = Math.max(...mode.sizes);
     for (const size of mode.sizes) {
       console.error(`measuring with ${size.toLocaleString('en')} products${size === largest ? ', and search' : ''}…`);
-      sizes.push(await measureSize(root, load, size, EXAMPLE_DOMAIN, mode.startups, size === largest));
+      const startups = onlyGetItem ? 1 : mode.startups;
+      sizes.push(await measureSize(root, load, size, EXAMPLE_DOMAIN, startups, !onlyGetItem && size === largest));
     }
     console.error(`measuring the declared collection with ${largest.toLocaleString('en')} gadgets…`);
     const declared = await measureSize(root, load, largest, DECLARED_DOMAIN, 1);
@@ -491,6 +498,8 @@ if (args.includes('--postgres')) {
   await runCompression();
 } else if (args.includes('--caches')) {
   process.exitCode = (await runCaches()) ? 0 : 1;
+} else if (onlyGetItem) {
+  process.exitCode = (await runMemoryBench()) ? 0 : 1;
 } else {
   const memoryPassed = await runMemoryBench();
   // The change feed ends the full run (about a minute more) and the smoke run (seconds), then compression (half a
