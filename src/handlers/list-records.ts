@@ -18,7 +18,7 @@ export function listRecords(context: RequestContext, definition: ResourceDefinit
   const pageCache = context.services.pageCache;
   const page =
     pageCache === undefined
-      ? buildPage(context, definition, vocabulary)
+      ? checkedPage(context, definition, vocabulary)
       : keptPage(context, pageCache, definition, vocabulary);
   return {
     status: 200,
@@ -29,8 +29,11 @@ export function listRecords(context: RequestContext, definition: ResourceDefinit
   };
 }
 
-/** The page the request asks for, built now: its records found, represented and wrapped in the list envelope. */
-function buildPage(context: RequestContext, definition: ResourceDefinition, vocabulary: Vocabulary): ListPage {
+/**
+ * The page the request asks for, checked then built now: its query (400), the caller's permission (403) and the
+ * parent in the path (404), then its records found, represented and wrapped in the list envelope.
+ */
+function checkedPage(context: RequestContext, definition: ResourceDefinition, vocabulary: Vocabulary): ListPage {
   const parameters = parseListParameters(definition, context.queryString);
   const actor = authorize(context, definition, 'list');
   const parentId = requireParentId(context, definition);
@@ -72,7 +75,7 @@ function buildPage(context: RequestContext, definition: ResourceDefinition, voca
   return { body, length: Buffer.byteLength(body), etag: `W/${entityTag(body)}`, link: linkHeader(links) };
 }
 
-// The page cache. A reader may skip it: keptPage(…) is buildPage(…), built earlier for the same caller and target.
+// The page cache. A reader may skip it: keptPage(…) is checkedPage(…), built earlier for the same caller and target.
 
 /**
  * The page this caller was given last for this target, while every collection it shows is unchanged; else a new one,
@@ -86,9 +89,11 @@ function keptPage(
 ): ListPage {
   const version = pageVersion(context.store, definition);
   // A store that cannot tell its versions (Store.version: NaN, as PostgreSQL's) has no page worth keeping.
-  if (Number.isNaN(version)) return buildPage(context, definition, vocabulary);
+  if (Number.isNaN(version)) return checkedPage(context, definition, vocabulary);
   const key = pageKey(context);
-  return pageCache.get(key, version) ?? pageCache.keep(key, version, buildPage(context, definition, vocabulary));
+  // A hit skips checkedPage's checks (400, 403, 404), safely: only pages answered 200 are kept, the key names the
+  // caller and the target, and the version covers the collections above the page (http/page-cache.ts).
+  return pageCache.get(key, version) ?? pageCache.keep(key, version, checkedPage(context, definition, vocabulary));
 }
 
 /**
