@@ -83,7 +83,7 @@ async function create(
 ): Promise<Reply> {
   const { store } = context;
   // Run inside the write (and before it, for a password's hash): the parent as it is then, and the checks.
-  const readWriteInput = (): WriteInput => {
+  const requireWriteInput = (): WriteInput => {
     const parentId = requireParentId(context, definition);
     requireBodyPermission(actor, definition, body, vocabulary, undefined);
     return {
@@ -97,14 +97,14 @@ async function create(
     };
   };
   // Only a body that carries a password waits here, for its hash (write-record.ts).
-  const hashed = context.secrets.length === 0 ? undefined : await store.read(() => hashedSecrets(readWriteInput()));
+  const hashed = context.secrets.length === 0 ? undefined : await store.read(() => hashedSecrets(requireWriteInput()));
   // Taken once: a store may decide again (store.ts: RequestStore.write), and must get the same record.
   const now = isoTimestamp();
   const issued = issuedSecrets(definition);
   return store.write((): Decision<Reply> => {
     const replay = keyed === undefined ? undefined : context.services.idempotencyKeys.savedAnswer(keyed, store);
     if (replay !== undefined) return { changes: [], result: replay };
-    const next = fieldsToStore(readWriteInput(), withIssued(hashed, issued));
+    const next = fieldsToStore(requireWriteInput(), withIssued(hashed, issued));
     const record = recordToStore(definition, next, store.allocateId(definition.collection), now, now);
     const { stored, reply } = createdReply(context.path, definition, vocabulary, record, issued);
     const changes: Change[] = [{ kind: 'put', collection: definition.collection, record, json: stored, created: true }];

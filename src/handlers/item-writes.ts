@@ -50,7 +50,7 @@ async function updateFromBody(
   context.secrets.push(...writeOnlyValues(definition.fields, body, vocabulary));
 
   // Run inside the write (and before it, for a password's hash): the record as it is then, and its checks.
-  const readWriteInput = (): WriteInput => {
+  const requireWriteInput = (): WriteInput => {
     const current = requireRecord(context, definition);
     requireBodyPermission(actor, definition, body, vocabulary, current);
     requireWritePreconditions(context.req.headers, representationOf(current).etag);
@@ -61,9 +61,9 @@ async function updateFromBody(
     return { definition, vocabulary, mode, body, store, current, firstRead, parentId };
   };
   // Only a body that carries a password waits here, for its hash (write-record.ts).
-  const hashed = context.secrets.length === 0 ? undefined : await store.read(() => hashedSecrets(readWriteInput()));
+  const hashed = context.secrets.length === 0 ? undefined : await store.read(() => hashedSecrets(requireWriteInput()));
   return store.write((): Decision<Reply> => {
-    const input = readWriteInput();
+    const input = requireWriteInput();
     const next = fieldsToStore(input, hashed);
     const current = input.current as StoredRecord;
     if (isUnchanged(next, current)) return { changes: [], result: representationReply(representationOf(current)) };

@@ -18,8 +18,8 @@ import { hashSecrets, withSecrets, type Secrets } from './write-secrets.ts';
 
 /**
  * What a write's fields are decided from: the body, what it writes to, and the record as it is now. Handlers build it
- * in `readWriteInput`, which reads the current state and runs the checks that depend on it (404, 403, 412), inside the
- * store's write.
+ * in `requireWriteInput`, which reads the current state and runs the checks that depend on it (404, 403, 412), inside
+ * the store's write.
  */
 export interface WriteInput {
   readonly definition: ResourceDefinition;
