@@ -15,7 +15,7 @@
 // .test-build/, never run.
 
 import { spawn } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, symlinkSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { run } from 'node:test';
@@ -23,6 +23,17 @@ import { spec } from 'node:test/reporters';
 import { fileURLToPath } from 'node:url';
 
 const BUILD = '.test-build';
+/**
+ * `npm run build`'s two compilations, each remembering what it emitted in a .tsbuildinfo inside
+ * its own dist/ (removed with it): about 5 s of CPU when nothing changed, against 16 s. tsc
+ * trusts that record and does not emit again a file removed from dist/ by hand, so a dist/
+ * missing the output of any source is built afresh.
+ */
+const DIST_BUILDS = [
+  { project: 'tsconfig.json', source: 'src', output: 'dist' },
+  { project: 'packages/postgres/tsconfig.json', source: 'packages/postgres/src', output: 'packages/postgres/dist' },
+];
+
 /**
  * A test (or test file) still running after ten minutes has failed (as --test-timeout). The
  * longest file takes about 25 s on an idle machine, and several times that on a busy one
@@ -66,14 +77,11 @@ const HEAVIEST = [
 
 process.chdir(fileURLToPath(new URL('..', import.meta.url)));
 
-// dist/ for the tests that start the command line, and the type-check of src/, test/,
-// bench/ and packages/postgres/src that also writes the compiled tree (test/tsconfig.json):
-// independent, each on one core, so side by side.
+// dist/ for the tests that start the command line (as `npm run build`, but incremental:
+// DIST_BUILDS), and the type-check of src/, test/, bench/ and packages/postgres/src that
+// also writes the compiled tree (test/tsconfig.json): independent, each on one core, so side by side.
 const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
-const built = await Promise.all([
-  runCommand('npm', ['run', 'build']),
-  runCommand(process.execPath, [tsc, '-p', 'test']),
-]);
+const built = await Promise.all([buildDist(), runCommand(process.execPath, [tsc, '-p', 'test'])]);
 if (built.some((code) => code !== 0)) process.exit(1);
 
 // The compiled src/ finds the example data two directories above itself, as src/ does.
@@ -131,6 +139,20 @@ function runningTestFiles() {
     }
   }
   return running;
+}
+
+/** Runs DIST_BUILDS in turn (the second reads the first's types); resolves to the first failing exit code, else 0. */
+async function buildDist() {
+  for (const { project, source, output } of DIST_BUILDS) {
+    const record = join(output, '.tsbuildinfo');
+    const outputs = readdirSync(source, { recursive: true, encoding: 'utf8' })
+      .filter((name) => name.endsWith('.ts'))
+      .flatMap((name) => [name.replace(/\.ts$/, '.js'), name.replace(/\.ts$/, '.d.ts')]);
+    if (!outputs.every((name) => existsSync(join(output, name)))) rmSync(record, { force: true });
+    const code = await runCommand(process.execPath, [tsc, '-p', project, '--incremental', '--tsBuildInfoFile', record]);
+    if (code !== 0) return code;
+  }
+  return 0;
 }
 
 /** Runs a command with this process's output; resolves to its exit code (1 if a signal ended it). */
