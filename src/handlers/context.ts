@@ -49,7 +49,7 @@ export interface RequestContext {
   readonly store: RequestStore;
   readonly services: Services;
   /** Passwords this request carried; an error log line about it must not repeat them (logging/redact.ts). */
-  readonly secrets: string[];
+  readonly valuesToRedact: string[];
 }
 
 /**

@@ -48,7 +48,8 @@ async function createFromBody(
     JSON_MEDIA_TYPES,
     context.services.bodyBudget,
   );
-  context.secrets.push(...writeOnlyValues(definition.fields, body, vocabulary));
+  const passwords = writeOnlyValues(definition.fields, body, vocabulary);
+  context.valuesToRedact.push(...passwords);
   const idempotencyKey = context.req.headers['idempotency-key'];
   if (issuesSecret && idempotencyKey !== undefined)
     throw new HttpError(
@@ -63,11 +64,11 @@ async function createFromBody(
     context.path,
     body,
   );
-  if (keyed === undefined) return create(context, definition, vocabulary, body, actor, undefined);
+  if (keyed === undefined) return create(context, definition, vocabulary, body, passwords, actor, undefined);
   const replay = await context.store.read(() => context.services.idempotencyKeys.replayOrBegin(keyed, context.store));
   if (replay !== undefined) return replay;
   try {
-    return await create(context, definition, vocabulary, body, actor, keyed);
+    return await create(context, definition, vocabulary, body, passwords, actor, keyed);
   } finally {
     context.services.idempotencyKeys.finish(keyed);
   }
@@ -78,6 +79,7 @@ async function create(
   definition: ResourceDefinition,
   vocabulary: Vocabulary,
   body: JsonObject,
+  passwords: readonly string[],
   actor: Actor | undefined,
   keyed: IdempotentRequest | undefined,
 ): Promise<Reply> {
@@ -97,7 +99,7 @@ async function create(
     };
   };
   // Only a body that carries a password waits here, for its hash (write-record.ts).
-  const hashed = context.secrets.length === 0 ? undefined : await store.read(() => hashedSecrets(requireWriteInput()));
+  const hashed = passwords.length === 0 ? undefined : await store.read(() => hashedSecrets(requireWriteInput()));
   // Taken once: a store may decide again (store.ts: RequestStore.write), and must get the same record.
   const now = isoTimestamp();
   const issued = issuedSecrets(definition);

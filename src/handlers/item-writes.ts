@@ -47,7 +47,8 @@ async function updateFromBody(
   const representationOf = (record: StoredRecord) => represent(definition, record, vocabulary, config.caches);
   const mediaTypes = mode === 'patch' ? MERGE_PATCH_MEDIA_TYPES : JSON_MEDIA_TYPES;
   const body = await readJsonBody(context.req, config.maxBodyBytes, mediaTypes, context.services.bodyBudget);
-  context.secrets.push(...writeOnlyValues(definition.fields, body, vocabulary));
+  const passwords = writeOnlyValues(definition.fields, body, vocabulary);
+  context.valuesToRedact.push(...passwords);
 
   // Run inside the write (and before it, for a password's hash): the record as it is then, and its checks.
   const requireWriteInput = (): WriteInput => {
@@ -55,13 +56,13 @@ async function updateFromBody(
     requireBodyPermission(actor, definition, body, vocabulary, current);
     requireWritePreconditions(context.req.headers, representationOf(current).etag);
     // A user an identity provider's token made signs in there (README: Provider tokens).
-    if (current[PROVIDER_IDENTITY] !== undefined && context.secrets.length > 0)
+    if (current[PROVIDER_IDENTITY] !== undefined && passwords.length > 0)
       throw new HttpError('forbidden', 'this user signs in at the identity provider: they have no password here');
     const parentId = definition.parent === undefined ? undefined : context.ids[context.ids.length - 2];
     return { definition, vocabulary, mode, body, store, current, firstRead, parentId };
   };
   // Only a body that carries a password waits here, for its hash (write-record.ts).
-  const hashed = context.secrets.length === 0 ? undefined : await store.read(() => hashedSecrets(requireWriteInput()));
+  const hashed = passwords.length === 0 ? undefined : await store.read(() => hashedSecrets(requireWriteInput()));
   return store.write((): Decision<Reply> => {
     const input = requireWriteInput();
     const next = fieldsToStore(input, hashed);

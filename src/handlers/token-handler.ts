@@ -39,7 +39,7 @@ export async function createToken(context: RequestContext): Promise<Reply> {
   const { config, authenticator } = context.services;
   const { store } = context;
   const body = await readJsonBody(context.req, config.maxBodyBytes, JSON_MEDIA_TYPES, context.services.bodyBudget);
-  if (typeof body['password'] === 'string') context.secrets.push(body['password']);
+  if (typeof body['password'] === 'string') context.valuesToRedact.push(body['password']);
   const { email, password } = validateBody(CREDENTIAL_FIELDS, body, CREDENTIAL_NAMES, 'create') as {
     email: string;
     password: string;

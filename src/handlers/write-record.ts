@@ -14,7 +14,7 @@ import type { RecordReads } from '../store/store.ts';
 import type { WriteMode } from '../resources/validation.ts';
 import { validateBody } from '../resources/validation.ts';
 import { translatePath } from '../resources/vocabulary.ts';
-import { hashSecrets, withSecrets, type Secrets } from './write-secrets.ts';
+import { hashPasswords, withSecrets, type Secrets } from './write-secrets.ts';
 
 /**
  * What a write's fields are decided from: the body, what it writes to, and the record as it is now. Handlers build it
@@ -67,7 +67,7 @@ export function hashedSecrets(input: WriteInput): Promise<Secrets> | undefined {
   const secretRules = input.definition.fields.filter(
     (rule) => rule.storedAs !== undefined && typeof next[rule.name] === 'string',
   );
-  return secretRules.length === 0 ? undefined : hashSecrets(secretRules, next, input.current);
+  return secretRules.length === 0 ? undefined : hashPasswords(secretRules, next, input.current);
 }
 
 /**

@@ -36,7 +36,7 @@ export function withIssued(hashed: Secrets | undefined, issued: Secrets | undefi
 }
 
 /** A new hash, or the current one when the password is unchanged (so a repeated PUT changes nothing). */
-export async function hashSecrets(
+export async function hashPasswords(
   rules: readonly FieldRule[],
   next: Fields,
   current: StoredRecord | undefined,

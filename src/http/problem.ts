@@ -17,7 +17,7 @@ export function problemReply(
   requestId: string,
   accept: string | undefined,
   logger: Logger,
-  secrets: readonly string[] = [],
+  valuesToRedact: readonly string[] = [],
 ): Reply {
   const known =
     error instanceof HttpError
@@ -27,7 +27,7 @@ export function problemReply(
         : undefined;
   if (known === undefined) {
     const cause = error instanceof Error ? (error.stack ?? error.message) : String(error);
-    logger.error(`request ${requestId} failed: ${redactSecrets(cause, secrets)}`);
+    logger.error(`request ${requestId} failed: ${redactSecrets(cause, valuesToRedact)}`);
   }
   const status = known?.status ?? 500;
   const body = {

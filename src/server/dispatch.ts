@@ -29,7 +29,7 @@ export interface Exchange extends RequestInProgress {
   /** The rate limit's verdict, taken once though a store may run the request again (store/store.ts: Store.serve). */
   admission: Admission | undefined;
   /** Passwords the request carried, kept out of error log lines. */
-  readonly secrets: string[];
+  readonly valuesToRedact: string[];
 }
 
 /** What answers every request of a server, made once at its start. */
@@ -111,7 +111,7 @@ export function dispatch(
       actor,
       store,
       services,
-      secrets: exchange.secrets,
+      valuesToRedact: exchange.valuesToRedact,
     };
     return handler(context);
   };

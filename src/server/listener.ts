@@ -88,8 +88,8 @@ export function requestListener(
       writeAccessLine(exchange, CLIENT_CLOSED_REQUEST, 0);
       return;
     }
-    const { shownPath, requestId, req, secrets } = exchange;
-    send(exchange, problemReply(error, shownPath, requestId, req.headers.accept, config.logger, secrets));
+    const { shownPath, requestId, req, valuesToRedact } = exchange;
+    send(exchange, problemReply(error, shownPath, requestId, req.headers.accept, config.logger, valuesToRedact));
   };
 
   // Most replies (reads, errors) are ready at once and are written in the same turn; a request that waits (for its
@@ -110,7 +110,7 @@ export function requestListener(
       started: logAccess === undefined ? 0 : performance.now(),
       userId: undefined,
       admission: undefined,
-      secrets: [],
+      valuesToRedact: [],
       answeredByClientErrors: undefined,
     };
     let reply: Reply | Promise<Reply>;
