@@ -114,6 +114,8 @@ export class MemoryStore implements Store, RequestStore {
   /**
    * Each request reads and writes through a view of its own (store/request-view.ts), and its answer, success or error,
    * is released once every commit it read is durable (store/held-answers.ts).
+   * `outcome` holds the answer until what it read is durable; `read` runs it again if an index it needed was still
+   * being built.
    */
   serve<T>(_plan: RequestPlan, handle: (store: RequestStore) => T | Promise<T>): T | Promise<T> {
     const view = new RequestView(this);

@@ -100,9 +100,10 @@ export interface RequestStore extends RecordReads {
   /**
    * `reads()`'s value: at once, or, when something it read was not at hand yet (a search while its word index is
    * being built), once it is; `reads` then runs again from the start, so it must change nothing.
+   * In one line: read runs `reads` again if an index it needed was still being built.
    */
   read<T>(reads: () => T | Promise<T>): T | Promise<T>;
-  /** The request's caller, as `get('users', id)` answers it (auth/authenticate.ts). */
+  /** The user record of the request's caller, as `get('users', id)` answers it (auth/authenticate.ts). */
   caller(id: number): StoredRecord | undefined;
   /** Reserves the next id of a collection; ids are never reused, even if the write then fails. */
   allocateId(collection: StoredCollection): number;
