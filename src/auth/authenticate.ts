@@ -74,12 +74,12 @@ export class Authenticator {
     if (this.#tokens.has(authorization, now)) return undefined;
     const token = authorization.replace(BEARER_PREFIX, '').trim();
     if (looksLikeOwnToken(token) || isApiKey(token)) return undefined;
-    return provider.caller(token, now).then((caller) => {
+    return provider.verify(token, now).then((verdict) => {
       // Kept as long as it verifies: its expiry with the leeway its verification allows.
-      if (caller.ok)
-        this.#tokens.remember(authorization, { userId: caller.userId, exp: caller.exp, role: caller.role });
-      else if (caller.unreachable === true) throw providerUnreachable(caller.reason);
-      else throw invalidToken(caller.reason);
+      if (verdict.ok)
+        this.#tokens.remember(authorization, { userId: verdict.userId, exp: verdict.exp, role: verdict.role });
+      else if (verdict.unreachable === true) throw providerUnreachable(verdict.reason);
+      else throw invalidToken(verdict.reason);
     });
   }
 
@@ -97,10 +97,7 @@ export class Authenticator {
   authenticate(authorization: string | undefined, connection: object | undefined, store: AuthenticationReads): Actor {
     if (authorization === undefined) throw noToken();
     const now = this.#nowSeconds();
-    // Without the caches, this is `this.#verify(authorization, now, store)`.
-    const entry =
-      this.#tokens.lastOnConnection(connection, authorization, now) ??
-      this.#tokens.noteOnConnection(connection, authorization, this.#cachedOrVerified(authorization, now, store));
+    const entry = this.#verifiedEntry(authorization, connection, now, store);
     const key = entry.keyId === undefined ? undefined : apiKeyById(entry.keyId, store);
     if (entry.keyId !== undefined && key === undefined) {
       this.#tokens.forget(authorization);
@@ -121,15 +118,7 @@ export class Authenticator {
    */
   expiryOf(authorization: string | undefined, store: AuthenticationReads): number {
     if (authorization === undefined) throw noToken();
-    return this.#cachedOrVerified(authorization, this.#nowSeconds(), store).exp;
-  }
-
-  /** What the header verified to before (token-cache.ts), else verified now and kept: a repeat skips even parsing. */
-  #cachedOrVerified(authorization: string, now: number, store: AuthenticationReads): Verified {
-    return (
-      this.#tokens.get(authorization, now) ??
-      this.#tokens.remember(authorization, this.#verify(authorization, now, store))
-    );
+    return this.#verifiedByHeader(authorization, this.#nowSeconds(), store).exp;
   }
 
   #verify(authorization: string, now: number, store: AuthenticationReads): Verified {
@@ -144,6 +133,30 @@ export class Authenticator {
     const userId = /^[1-9][0-9]{0,15}$/.test(result.claims.sub) ? Number(result.claims.sub) : NaN;
     if (!Number.isSafeInteger(userId)) throw invalidToken('the token names no user');
     return { userId, exp: result.claims.exp };
+  }
+
+  // The two token caches (token-cache.ts). A reader may skip them: #verifiedEntry(…) and #verifiedByHeader(…) are
+  // #verify(authorization, now, store), remembered until the token expires.
+
+  /** What the header verified to last on this connection, else as #verifiedByHeader gives it, noted for the next. */
+  #verifiedEntry(
+    authorization: string,
+    connection: object | undefined,
+    now: number,
+    store: AuthenticationReads,
+  ): Verified {
+    return (
+      this.#tokens.lastOnConnection(connection, authorization, now) ??
+      this.#tokens.noteOnConnection(connection, authorization, this.#verifiedByHeader(authorization, now, store))
+    );
+  }
+
+  /** What the header verified to before, on any connection, else verified now and kept: a repeat skips even parsing. */
+  #verifiedByHeader(authorization: string, now: number, store: AuthenticationReads): Verified {
+    return (
+      this.#tokens.get(authorization, now) ??
+      this.#tokens.remember(authorization, this.#verify(authorization, now, store))
+    );
   }
 }
 

@@ -30,7 +30,7 @@ export interface ProviderProfile {
 export type UserFinder = (profile: ProviderProfile) => Promise<number | { readonly refused: string }>;
 
 /** `exp`: until when the token verifies, in seconds since the epoch: its `exp` with the leeway it was verified with. */
-export type ProviderCaller =
+export type ProviderVerdict =
   | { readonly ok: true; readonly userId: number; readonly role: Role; readonly exp: number }
   | { readonly ok: false; readonly reason: string; readonly unreachable?: true };
 
@@ -48,8 +48,11 @@ export class ProviderAuthenticator {
     this.#findUser = findUser;
   }
 
-  /** The caller `token` names, as of `now` (seconds); never throws for a bad token or an unreachable provider. */
-  async caller(token: string, now: number): Promise<ProviderCaller> {
+  /**
+   * The verdict on `token` as of `now` (seconds): the user it names, or why none; never throws for a bad token or an
+   * unreachable provider.
+   */
+  async verify(token: string, now: number): Promise<ProviderVerdict> {
     const expected = { issuer: this.#settings.issuer, audience: this.#settings.audience };
     // What can be refused without a key (its size, its shape, its header) is, before the provider is asked.
     const shape = verifyProviderToken(token, NO_KEYS, expected, now);
