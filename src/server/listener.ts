@@ -126,6 +126,7 @@ export function requestListener(
     }
     if (reply instanceof Promise) {
       const socket = req.socket;
+      // While it waits, client-errors.ts may answer a stalled body with 408 and mark the exchange as answered.
       requestsInProgress.set(socket, exchange);
       reply.then(
         (ready) => {

@@ -33,7 +33,11 @@ export interface Endpoint {
   readonly negotiates: boolean;
   /** The collections of the records the path's ids name, outermost first (`/v1/users/3/orders/5`: users, orders). */
   readonly pathCollections: readonly string[];
-  /** Methods that do nothing but read and write through the store before they answer (store.ts: RequestPlan). */
+  /**
+   * Methods that do nothing but read and write through the store before they answer (store.ts: RequestPlan), so a
+   * store may run them again. The rule: a collection's GET and POST and an item's GET (list, read, create); every other
+   * method, and every other endpoint, is left out and runs once.
+   */
   readonly repeatable: ReadonlySet<string>;
 }
 
