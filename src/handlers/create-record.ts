@@ -7,7 +7,7 @@ import { JSON_MEDIA_TYPES, readJsonBody } from '../http/body.ts';
 import { rejectQueryParameters } from '../http/non-list-query.ts';
 import type { Reply } from '../http/respond.ts';
 import type { ResourceDefinition, Vocabulary } from '../resources/definition.ts';
-import { representFields, serializeWritten } from '../resources/representation.ts';
+import { fieldsJson, serializeWritten } from '../resources/representation.ts';
 import type { Change, Decision } from '../store/store.ts';
 import type { IdempotentRequest } from '../http/idempotency.ts';
 import type { JsonObject, StoredRecord } from '../records/json.ts';
@@ -131,7 +131,7 @@ function createdReply(
   // The ETag is the record's as reads show it (RFC 9110 §8.8.3), for a later If-None-Match or If-Match.
   const headers: Record<string, string> = { Location: `${collectionPath}/${record.id}`, ETag: representation.etag };
   const created = definition.createdFields;
-  const body = created === undefined ? representation.json : representFields(definition, record, vocabulary, created);
+  const body = created === undefined ? representation.json : fieldsJson(definition, record, vocabulary, created);
   if (issued === undefined) return { stored, reply: { status: 201, headers, body } };
   // A secret shown once is kept by no cache (RFC 9111 §5.2.2.5).
   const secrets = Object.fromEntries([...issued].map(([name, { plain }]) => [vocabulary.name(name), plain]));

@@ -10,7 +10,7 @@ import type { PageCache } from '../http/page-cache.ts';
 import type { Reply } from '../http/respond.ts';
 import type { ResourceDefinition, Vocabulary } from '../resources/definition.ts';
 import { OWNER_FIELD_NAME } from '../resources/definition.ts';
-import { entityTag, represent, representFields } from '../resources/representation.ts';
+import { entityTag, represent, fieldsJson } from '../resources/representation.ts';
 import type { RecordReads } from '../store/store.ts';
 import type { Filter } from '../store/query.ts';
 
@@ -58,7 +58,7 @@ function checkedPage(context: RequestContext, definition: ResourceDefinition, vo
       const json =
         selection === undefined
           ? represent(definition, record, vocabulary, context.services.config.caches).json
-          : representFields(definition, record, vocabulary, selection);
+          : fieldsJson(definition, record, vocabulary, selection);
       return embed === undefined
         ? json
         : withEmbedded(

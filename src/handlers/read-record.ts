@@ -8,7 +8,7 @@ import { parseRecordParameters } from '../http/non-list-query.ts';
 import type { Reply } from '../http/respond.ts';
 import type { ResourceDefinition, Vocabulary } from '../resources/definition.ts';
 import type { Representation } from '../resources/representation.ts';
-import { represent, representationOfJson, representFields } from '../resources/representation.ts';
+import { represent, representationOfJson, fieldsJson } from '../resources/representation.ts';
 import { withEmbedded } from './related-records.ts';
 
 export function readRecord(context: RequestContext, definition: ResourceDefinition, vocabulary: Vocabulary): Reply {
@@ -18,7 +18,7 @@ export function readRecord(context: RequestContext, definition: ResourceDefiniti
   let representation =
     fields === undefined
       ? represent(definition, record, vocabulary, context.services.config.caches)
-      : representationOfJson(representFields(definition, record, vocabulary, fields));
+      : representationOfJson(fieldsJson(definition, record, vocabulary, fields));
   if (embed !== undefined)
     representation = representationOfJson(
       withEmbedded(

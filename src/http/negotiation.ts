@@ -163,7 +163,7 @@ function codingChoiceOf(header: string): CodingChoice {
 
 /**
  * Choices kept, by Accept-Encoding field: clients send the same few fields again and again, and each request needs its
- * choice twice (requireSomeCodingAcceptable, then sentRepresentation), so a repeat costs a Map lookup instead of
+ * choice twice (requireSomeCodingAcceptable, then negotiatedReply), so a repeat costs a Map lookup instead of
  * splitting and weighing the field. No figure in bench/README.md measures it alone. CACHES=false (README: Caches)
  * leaves it on: a choice depends on the field alone, and no answer's bytes are kept here.
  */

@@ -13,7 +13,7 @@ export type Headers = Record<string, string>;
 export interface Reply {
   readonly status: number;
   readonly headers?: Headers;
-  /** Serialised JSON text (or its compressed bytes: sentRepresentation), or undefined for an empty body. */
+  /** Serialised JSON text (or its compressed bytes: negotiatedReply), or undefined for an empty body. */
   readonly body?: string | Buffer;
   /**
    * The body's length in bytes when it is known already (a cached representation or page); else it is measured here.
@@ -47,7 +47,7 @@ const REPEATED_ON_304 = ['ETag', 'Cache-Control', 'Content-Location', 'Expires',
  * `reply` as it goes to this client; its compressed forms kept with `reply.keptWith` when `kept` (README: Caches). A
  * client that asks for no coding and sends no If-None-Match gets `reply` itself: nothing is copied for it.
  */
-export function sentRepresentation(req: IncomingMessage, reply: Reply, kept = true): Reply {
+export function negotiatedReply(req: IncomingMessage, reply: Reply, kept = true): Reply {
   // An event stream goes out as written, and an answer without a body has nothing to code.
   const { status, body } = reply;
   if (reply.stream !== undefined || body === undefined || status === 204 || status === 304) return reply;

@@ -107,9 +107,10 @@ export function showsRecordAsStored(
 }
 
 /**
- * Only the named fields, for bodies that are not the whole record (a new user's `{id, name}`, a `fields=` selection).
+ * The JSON text of only the named fields, for bodies that are not the whole record (a new user's `{id, name}`, a
+ * `fields=` selection).
  */
-export function representFields(
+export function fieldsJson(
   definition: ResourceDefinition,
   record: StoredRecord,
   vocabulary: Vocabulary,

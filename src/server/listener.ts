@@ -13,7 +13,7 @@ import { problemReply } from '../http/problem.ts';
 import { requestIdFor } from '../http/request-id.ts';
 import { MAX_URL_LENGTH, pathOfTarget, unservedTarget } from '../http/request-target.ts';
 import type { Headers, Reply } from '../http/respond.ts';
-import { sentRepresentation, writeReply } from '../http/respond.ts';
+import { negotiatedReply, writeReply } from '../http/respond.ts';
 import { addressKey } from '../http/rate-limit.ts';
 import { dispatch, type Exchange, type Pipeline } from './dispatch.ts';
 
@@ -49,7 +49,7 @@ export function requestListener(
   /** Writes `reply` in the representation chosen for this client, with the headers every answer gets; logs it. */
   const writeAndLog = (exchange: Exchange, reply: Reply): void => {
     const { req, res } = exchange;
-    const sent = sentRepresentation(req, reply, config.caches);
+    const sent = negotiatedReply(req, reply, config.caches);
     const extra = headersForEveryResponse(exchange, sent);
     writeAccessLine(exchange, sent.status, writeReply(res, sent, exchange.requestId, req.method === 'HEAD', extra));
   };
