@@ -32,7 +32,7 @@ describe('the bytes of a fan-out', () => {
     const batch = new FanOutBatch(events, table, true);
     const first = batch.bytes(events, 'en');
     assert.equal(batch.bytes([...events], 'en'), first, 'the same Buffer object, not an equal copy');
-    assert.equal(first.toString(), events.map((event) => eventBlock(event, table, 'en').toString()).join(''));
+    assert.equal(first.toString(), events.map((event) => eventBlock(event, table, 'en', true).toString()).join(''));
     assert.match(first.toString(), /^id: 1\nevent: created\ndata: \{"id":1,"type":"created","collection":"products",/);
     const portuguese = batch.bytes(events, 'pt');
     assert.notEqual(portuguese, first);
@@ -44,7 +44,8 @@ describe('the bytes of a fan-out', () => {
     const batch = new FanOutBatch(events, table, true);
     assert.equal(
       batch.bytes([events[0] as FeedEvent, events[2] as FeedEvent], 'en').toString(),
-      `${eventBlock(events[0] as FeedEvent, table, 'en')}${eventBlock(events[2] as FeedEvent, table, 'en')}`,
+      `${eventBlock(events[0] as FeedEvent, table, 'en', true)}` +
+        `${eventBlock(events[2] as FeedEvent, table, 'en', true)}`,
     );
     assert.equal(batch.bytes([], 'en').length, 0);
   });

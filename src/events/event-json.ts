@@ -10,8 +10,8 @@ import { represent } from '../resources/representation.ts';
 import type { FeedEvent } from '../feed/feed-event.ts';
 import { RecentlyUsed } from '../store/recently-used.ts';
 
-/** `kept`: the record's representation kept for its version (README: Caches), as `represent` keeps it. */
-export function eventJson(event: FeedEvent, table: ResourceTable, language: Language, kept = true): string {
+/** `useCaches`: the record's representation kept for its version (README: Caches), as `represent` keeps it. */
+export function eventJson(event: FeedEvent, table: ResourceTable, language: Language, useCaches: boolean): string {
   const definition = table.get(event.collection);
   if (definition === undefined) throw new Error(`an event of ${event.collection}, which is not declared`);
   const vocabulary = vocabularyOf(definition, language);
@@ -22,7 +22,7 @@ export function eventJson(event: FeedEvent, table: ResourceTable, language: Lang
     `"path":${path},"at":"${event.at}"`;
   return event.record === undefined
     ? `${head}}`
-    : `${head},"record":${represent(definition, event.record, vocabulary, kept).json}}`;
+    : `${head},"record":${represent(definition, event.record, vocabulary, useCaches).json}}`;
 }
 
 /**
@@ -36,11 +36,11 @@ const BLOCKS_KEPT = 4096;
 const blocks = new Map<Language, RecentlyUsed<FeedEvent, Buffer>>();
 
 /**
- * `id: 42\nevent: updated\ndata: {…}\n\n` (WHATWG HTML §9.2.6), as the UTF-8 bytes a stream writes; kept when `kept`
- * (README: Caches), else made afresh.
+ * `id: 42\nevent: updated\ndata: {…}\n\n` (WHATWG HTML §9.2.6), as the UTF-8 bytes a stream writes; kept when
+ * `useCaches` (README: Caches), else made afresh.
  */
-export function eventBlock(event: FeedEvent, table: ResourceTable, language: Language, kept = true): Buffer {
-  if (!kept)
+export function eventBlock(event: FeedEvent, table: ResourceTable, language: Language, useCaches: boolean): Buffer {
+  if (!useCaches)
     return Buffer.from(`id: ${event.id}\nevent: ${event.type}\ndata: ${eventJson(event, table, language, false)}\n\n`);
   let cache = blocks.get(language);
   if (cache === undefined) {
@@ -49,7 +49,7 @@ export function eventBlock(event: FeedEvent, table: ResourceTable, language: Lan
   }
   let block = cache.get(event);
   if (block === undefined) {
-    block = Buffer.from(`id: ${event.id}\nevent: ${event.type}\ndata: ${eventJson(event, table, language)}\n\n`);
+    block = Buffer.from(`id: ${event.id}\nevent: ${event.type}\ndata: ${eventJson(event, table, language, true)}\n\n`);
     cache.set(event, block);
   }
   return block;

@@ -53,7 +53,7 @@ export class EventStream {
   readonly #feed: ChangeFeed;
   readonly #table: ResourceTable;
   /** Whether events' blocks are kept (README: Caches). */
-  readonly #kept: boolean;
+  readonly #useCaches: boolean;
   readonly #settings: EventSettings;
   readonly #onEnd: (ending: Ending) => void;
   #actor: Actor;
@@ -73,7 +73,7 @@ export class EventStream {
     feed: ChangeFeed,
     table: ResourceTable,
     settings: EventSettings,
-    kept: boolean,
+    useCaches: boolean,
     onEnd: (ending: Ending) => void,
   ) {
     this.#res = res;
@@ -81,7 +81,7 @@ export class EventStream {
     this.#feed = feed;
     this.#table = table;
     this.#settings = settings;
-    this.#kept = kept;
+    this.#useCaches = useCaches;
     this.#onEnd = onEnd;
     this.#actor = request.actor;
     this.#readable = readableBy(request.actor, table);
@@ -112,12 +112,12 @@ export class EventStream {
     for (;;) {
       const page = await this.#feed.page(this.#filter(), 0, CATCH_UP_PAGE);
       if (this.#ended) return;
-      this.#send(page.events, blocksOf(page.events, this.#table, this.#request.language, this.#kept));
+      this.#send(page.events, blocksOf(page.events, this.#table, this.#request.language, this.#useCaches));
       if (page.events.length < CATCH_UP_PAGE) break;
     }
     const pending = this.#pending ?? [];
     this.#pending = undefined;
-    this.deliver(new FanOutBatch(pending, this.#table, this.#kept));
+    this.deliver(new FanOutBatch(pending, this.#table, this.#useCaches));
   }
 
   #filter(): EventFilter {

@@ -46,13 +46,13 @@ export class EventStreams {
   #delivering = false;
 
   /** Whether events' blocks are kept for the streams that follow (README: Caches). */
-  readonly #kept: boolean;
+  readonly #useCaches: boolean;
 
-  constructor(feed: ChangeFeed, table: ResourceTable, settings: EventSettings, kept = true) {
+  constructor(feed: ChangeFeed, table: ResourceTable, settings: EventSettings, useCaches: boolean) {
     this.#feed = feed;
     this.#table = table;
     this.#settings = settings;
-    this.#kept = kept;
+    this.#useCaches = useCaches;
   }
 
   /**
@@ -70,7 +70,7 @@ export class EventStreams {
     const batch = this.#queued;
     this.#queued = [];
     this.#delivering = true;
-    this.#deliverFrom([...this.#streams], 0, new FanOutBatch(batch, this.#table, this.#kept));
+    this.#deliverFrom([...this.#streams], 0, new FanOutBatch(batch, this.#table, this.#useCaches));
   }
 
   /**
@@ -152,7 +152,7 @@ export class EventStreams {
       res.end();
       return;
     }
-    const stream = new EventStream(res, request, this.#feed, this.#table, this.#settings, this.#kept, (ending) => {
+    const stream = new EventStream(res, request, this.#feed, this.#table, this.#settings, this.#useCaches, (ending) => {
       if (ending.reason === 'slow_reader') this.#notices.set(request.actor.id, ending);
     });
     this.#unsubscribe ??= this.#feed.subscribe(

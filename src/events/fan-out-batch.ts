@@ -12,13 +12,13 @@ export class FanOutBatch {
   readonly events: readonly FeedEvent[];
   readonly #table: ResourceTable;
   /** Whether each event's block is kept for the streams that follow (README: Caches). */
-  readonly #kept: boolean;
+  readonly #useCaches: boolean;
   readonly #whole = new Map<Language, Buffer>();
 
-  constructor(events: readonly FeedEvent[], table: ResourceTable, kept: boolean) {
+  constructor(events: readonly FeedEvent[], table: ResourceTable, useCaches: boolean) {
     this.events = events;
     this.#table = table;
-    this.#kept = kept;
+    this.#useCaches = useCaches;
   }
 
   /**
@@ -26,10 +26,10 @@ export class FanOutBatch {
    * them.
    */
   bytes(shown: readonly FeedEvent[], language: Language): Buffer {
-    if (shown.length !== this.events.length) return blocksOf(shown, this.#table, language, this.#kept);
+    if (shown.length !== this.events.length) return blocksOf(shown, this.#table, language, this.#useCaches);
     let whole = this.#whole.get(language);
     if (whole === undefined) {
-      whole = blocksOf(this.events, this.#table, language, this.#kept);
+      whole = blocksOf(this.events, this.#table, language, this.#useCaches);
       this.#whole.set(language, whole);
     }
     return whole;
@@ -41,7 +41,7 @@ export function blocksOf(
   events: readonly FeedEvent[],
   table: ResourceTable,
   language: Language,
-  kept: boolean,
+  useCaches: boolean,
 ): Buffer {
-  return Buffer.concat(events.map((event) => eventBlock(event, table, language, kept)));
+  return Buffer.concat(events.map((event) => eventBlock(event, table, language, useCaches)));
 }

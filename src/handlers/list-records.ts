@@ -25,7 +25,7 @@ export function listRecords(context: RequestContext, definition: ResourceDefinit
     headers: { Link: page.link, ETag: page.etag },
     body: page.body,
     bodyLength: page.length,
-    keptWith: page,
+    bodyOwner: page,
   };
 }
 

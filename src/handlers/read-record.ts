@@ -34,5 +34,5 @@ export function readRecord(context: RequestContext, definition: ResourceDefiniti
 /** 200 with the record's representation, its ETag, and its length already measured; compressed forms kept with it. */
 export function representationReply(representation: Representation): Reply {
   const { json, length, etag } = representation;
-  return { status: 200, headers: { ETag: etag }, body: json, bodyLength: length, keptWith: representation };
+  return { status: 200, headers: { ETag: etag }, body: json, bodyLength: length, bodyOwner: representation };
 }

@@ -30,7 +30,7 @@ export function withEmbedded(
   embeds: readonly Embed[],
   vocabulary: Vocabulary,
 ): string {
-  const kept = context.services.config.caches;
+  const useCaches = context.services.config.caches;
   const parts: string[] = [];
   for (const embed of embeds) {
     const name = JSON.stringify(embedName(embed, vocabulary));
@@ -47,7 +47,7 @@ export function withEmbedded(
       });
       const meta = pageMeta(parameters, total);
       const links = pageLinks(`${path}/${childVocabulary.collection}`, childVocabulary, parameters, meta);
-      const data = records.map((each) => represent(child, each, childVocabulary, kept).json).join(',');
+      const data = records.map((each) => represent(child, each, childVocabulary, useCaches).json).join(',');
       parts.push(`${name}:{"data":[${data}],"meta":${JSON.stringify(meta)},"links":${JSON.stringify(links)}}`);
     } else {
       const id = record[embed.field];
@@ -55,7 +55,7 @@ export function withEmbedded(
       const target = context.store.get(embed.definition.collection, id);
       if (target === undefined) continue;
       const targetVocabulary = vocabularyOf(embed.definition, vocabulary.language);
-      parts.push(`${name}:${represent(embed.definition, target, targetVocabulary, kept).json}`);
+      parts.push(`${name}:${represent(embed.definition, target, targetVocabulary, useCaches).json}`);
     }
   }
   if (parts.length === 0) return json;

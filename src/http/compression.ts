@@ -22,19 +22,19 @@ export const MIN_COMPRESSED_BYTES = 1024;
 const BROTLI_QUALITY = 5;
 
 /**
- * The cache of compressed forms, by the object their body lives with (Reply.keptWith), which a reader may skip: a kept
+ * The cache of compressed forms, by the object their body lives with (Reply.bodyOwner), which a reader may skip: a kept
  * form is `compress(body, coding)` made earlier. A page of 100 gzipped: 9,299 answers/s against 790 with CACHES=false,
  * page and form made afresh (bench/README.md, the caches' table); CACHES=false passes no owner (http/respond.ts).
  */
-const kept = new WeakMap<object, Map<Coding, Buffer>>();
+const compressedForms = new WeakMap<object, Map<Coding, Buffer>>();
 
 /** `body` compressed with `coding`; kept with `owner` when there is one, and taken from there next time. */
 export function compressed(body: string | Buffer, coding: Coding, owner: object | undefined): Buffer {
   if (owner === undefined) return compress(body, coding);
-  let forms = kept.get(owner);
+  let forms = compressedForms.get(owner);
   if (forms === undefined) {
     forms = new Map();
-    kept.set(owner, forms);
+    compressedForms.set(owner, forms);
   }
   let bytes = forms.get(coding);
   if (bytes === undefined) {

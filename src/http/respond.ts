@@ -20,10 +20,10 @@ export interface Reply {
    */
   readonly bodyLength?: number;
   /**
-   * An object the body lives as long as (a cached representation, page or document): its compressed forms are kept
-   * with it (http/compression.ts). Absent: the body is compressed anew each time it is sent compressed.
+   * The object the body lives as long as (a cached representation, page or document); compressed forms are cached on
+   * it (http/compression.ts). Absent: the body is compressed anew each time it is sent compressed.
    */
-  readonly keptWith?: object;
+  readonly bodyOwner?: object;
   /** Defaults to application/json. */
   readonly contentType?: string;
   /**
@@ -44,10 +44,10 @@ export function jsonReply(status: number, value: unknown, headers?: Headers): Re
 const REPEATED_ON_304 = ['ETag', 'Cache-Control', 'Content-Location', 'Expires', 'Vary'];
 
 /**
- * `reply` as it goes to this client; its compressed forms kept with `reply.keptWith` when `kept` (README: Caches). A
- * client that asks for no coding and sends no If-None-Match gets `reply` itself: nothing is copied for it.
+ * `reply` as it goes to this client; its compressed forms kept with `reply.bodyOwner` when `useCaches` (README:
+ * Caches). A client that asks for no coding and sends no If-None-Match gets `reply` itself: nothing is copied for it.
  */
-export function negotiatedReply(req: IncomingMessage, reply: Reply, kept = true): Reply {
+export function negotiatedReply(req: IncomingMessage, reply: Reply, useCaches: boolean): Reply {
   // An event stream goes out as written, and an answer without a body has nothing to code.
   const { status, body } = reply;
   if (reply.stream !== undefined || body === undefined || status === 204 || status === 304) return reply;
@@ -64,7 +64,7 @@ export function negotiatedReply(req: IncomingMessage, reply: Reply, kept = true)
     return notModified({ ...reply.headers, ETag: sentTag, Vary: variedBy(reply.headers) });
   }
   if (coding === undefined) return reply;
-  const coded = compressed(body, coding, kept ? reply.keptWith : undefined);
+  const coded = compressed(body, coding, useCaches ? reply.bodyOwner : undefined);
   const headers: Headers = { ...reply.headers, 'Content-Encoding': coding };
   if (sentTag !== undefined) headers['ETag'] = sentTag;
   return { ...reply, headers, body: coded, bodyLength: coded.length };
@@ -128,5 +128,5 @@ export function writeReply(
  * a new object, which lives as long as the document.
  */
 export function documentReply(body: string, headers: Headers = {}, contentType?: string): Reply {
-  return { status: 200, headers: { ETag: entityTag(body), ...headers }, body, contentType, keptWith: {} };
+  return { status: 200, headers: { ETag: entityTag(body), ...headers }, body, contentType, bodyOwner: {} };
 }

@@ -20,16 +20,16 @@ export interface Representation {
 }
 
 /**
- * The record as the client sees it: made now (`freshRepresentation`), or with caches on (`kept`, README: Caches) the
- * one kept for this record version (`keptRepresentation`, the cache at the end of this file).
+ * The record as the client sees it: made now (`freshRepresentation`), or with caches on (`useCaches`, README: Caches)
+ * the one kept for this record version (`keptRepresentation`, the cache at the end of this file).
  */
 export function represent(
   definition: ResourceDefinition,
   record: StoredRecord,
   vocabulary: Vocabulary,
-  kept = true,
+  useCaches: boolean,
 ): Representation {
-  return kept
+  return useCaches
     ? keptRepresentation(definition, record, vocabulary)
     : freshRepresentation(definition, record, vocabulary);
 }
@@ -66,10 +66,11 @@ export function serializeWritten(
   vocabulary: Vocabulary,
 ): WrittenRecord {
   const stored = JSON.stringify(record);
-  // Kept whatever CACHES says (no setting reaches here): a read with caches off makes its own.
+  // Kept whatever CACHES says (no setting reaches here, so useCaches is true): a write still fills the representation
+  // cache, which a read with caches off leaves unused, making its own.
   const representation = showsRecordAsStored(definition, vocabulary)
     ? (keptFor(record, vocabulary.language) ?? keep(record, vocabulary.language, representationOfJson(stored)))
-    : represent(definition, record, vocabulary);
+    : represent(definition, record, vocabulary, true);
   return { stored, representation };
 }
 
