@@ -69,12 +69,15 @@ export function serializeWritten(
   // Kept whatever CACHES says (no setting reaches here, so useCaches is true): a write still fills the representation
   // cache, which a read with caches off leaves unused, making its own.
   const representation = showsRecordAsStored(definition, vocabulary)
-    ? (keptFor(record, vocabulary.language) ?? keep(record, vocabulary.language, representationOfJson(stored)))
+    ? keptAsStored(record, vocabulary.language, stored)
     : represent(definition, record, vocabulary, true);
   return { stored, representation };
 }
 
-/** showsRecordAsStored's answer per vocabulary, worked out once: a memo (it depends on the declaration alone). */
+/**
+ * showsRecordAsStored's answer per vocabulary, worked out once (it depends on the declaration alone). A memo a reader
+ * may skip: showsRecordAsStored(…) reads as if made each time.
+ */
 const asStored = new WeakMap<Vocabulary, boolean>();
 
 /**
@@ -154,7 +157,8 @@ export function externalValue(rule: FieldRule, value: JsonValue, vocabulary: Voc
   return (value as readonly JsonValue[]).map((item) => externalValue(element, item, vocabulary));
 }
 
-// The representation cache. A reader may skip it: keptRepresentation(…) is freshRepresentation(…), made earlier.
+// The representation cache. A reader may skip it: keptRepresentation(…) is freshRepresentation(…), made earlier, and
+// keptAsStored(…) is representationOfJson(stored).
 
 /**
  * Representations kept per language, each as long as its record version lives (a WeakMap): a record's bytes depend on
@@ -170,6 +174,11 @@ function keptRepresentation(
 ): Representation {
   const language = vocabulary.language;
   return keptFor(record, language) ?? keep(record, language, freshRepresentation(definition, record, vocabulary));
+}
+
+/** The representation whose JSON is `stored`, the record as stored, kept for its version (serializeWritten). */
+function keptAsStored(record: StoredRecord, language: Language, stored: string): Representation {
+  return keptFor(record, language) ?? keep(record, language, representationOfJson(stored));
 }
 
 function keptFor(record: StoredRecord, language: Language): Representation | undefined {

@@ -16,6 +16,7 @@ import { externalValue } from './representation.ts';
 /** create = POST, replace = PUT, patch = PATCH (RFC 7396 merge patch, `null` removes). */
 export type WriteMode = 'create' | 'replace' | 'patch';
 
+/** A memo a reader may skip: rulesByExternalName(…) reads as if made each time. */
 const externalNameCache = new WeakMap<readonly FieldRule[], WeakMap<Vocabulary, Map<string, FieldRule>>>();
 
 /** The rules keyed by their client-facing names in the vocabulary, computed once per rule list. */
