@@ -42,13 +42,14 @@ export interface WriteInput {
 }
 
 /**
- * The record's next fields, to store: the body checked and applied (`fieldsFromBody`), each secret replaced by what
- * `secrets` holds to store for it: a password's hash (`hashedSecrets`, the one slow step, is awaited before the write)
- * or the SHA-256 of an API key's secret (write-secrets.ts: issuedSecrets). Called inside the store's write (store.ts:
- * RequestStore.write), so no other write can come between it and its commit.
+ * The record's next fields, to store: `checkedFields` (the body checked and applied, each secret replaced by what
+ * `secrets` holds to store for it), plus the guard that every password was hashed. What `secrets` holds is a
+ * password's hash (`hashedSecrets`, the one slow step, is awaited before the write) or the SHA-256 of an API key's
+ * secret (write-secrets.ts: issuedSecrets). Called inside the store's write (store.ts: RequestStore.write), so no other
+ * write can come between it and its commit.
  */
 export function fieldsToStore(input: WriteInput, secrets?: Secrets): Fields {
-  const next = fieldsFromBody(input, secrets);
+  const next = checkedFields(input, secrets);
   if (
     secrets === undefined &&
     input.definition.fields.some((rule) => rule.storedAs !== undefined && typeof next[rule.name] === 'string')
@@ -63,7 +64,7 @@ export function fieldsToStore(input: WriteInput, secrets?: Secrets): Fields {
  * as fieldsToStore does (so a 422 comes before any hashing); undefined when there are none.
  */
 export function hashedSecrets(input: WriteInput): Promise<Secrets> | undefined {
-  const next = fieldsFromBody(input, undefined);
+  const next = checkedFields(input, undefined);
   const secretRules = input.definition.fields.filter(
     (rule) => rule.storedAs !== undefined && typeof next[rule.name] === 'string',
   );
@@ -74,7 +75,7 @@ export function hashedSecrets(input: WriteInput): Promise<Secrets> | undefined {
  * The body validated, then applied: a new record's defaults, a PUT's replacement or a PATCH's merge, the parent and
  * owner ids, the `secrets` given; then references (422), transitions (409), the hook and uniqueness (409) checked.
  */
-function fieldsFromBody(input: WriteInput, secrets?: Secrets): Fields {
+function checkedFields(input: WriteInput, secrets?: Secrets): Fields {
   const { definition, vocabulary, mode, current } = input;
   const checked = validateBody(definition.fields, input.body, vocabulary, mode, current, definition.hook !== undefined);
   let next: Fields;
