@@ -6,7 +6,8 @@
 import type { ResourceTable } from '../resources/definition.ts';
 import type { FieldError } from '../errors/errors.ts';
 import { queryError } from '../errors/errors.ts';
-import { DEFAULT_PAGE_SIZE, MAX_PAGE, MAX_PAGE_SIZE, parameterPairs } from '../http/list-query.ts';
+import { DEFAULT_PAGE_SIZE, MAX_PAGE, MAX_PAGE_SIZE } from '../http/list-query.ts';
+import { parameterPairs } from '../http/query-string.ts';
 import { jsonNumber, parseBoundedInteger } from '../http/list-values.ts';
 import type { Language } from '../resources/definition.ts';
 import { vocabularyOf } from '../resources/definition.ts';

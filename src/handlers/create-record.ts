@@ -4,7 +4,7 @@
 import { authorize, requireBodyPermission } from '../auth/permissions.ts';
 import { requireParentId, type RequestContext } from './context.ts';
 import { JSON_MEDIA_TYPES, readJsonBody } from '../http/body.ts';
-import { rejectQueryParameters } from '../http/non-list-query.ts';
+import { rejectQueryParameters } from '../http/record-query.ts';
 import type { Reply } from '../http/respond.ts';
 import type { ResourceDefinition, Vocabulary } from '../resources/definition.ts';
 import { fieldsJson, serializeWritten } from '../resources/representation.ts';

@@ -6,7 +6,7 @@ import { type Actor, authorize, requireBodyPermission } from '../auth/permission
 import { requireRecord, type RequestContext } from './context.ts';
 import { JSON_MEDIA_TYPES, MERGE_PATCH_MEDIA_TYPES, readJsonBody } from '../http/body.ts';
 import { requireWritePreconditions } from '../http/conditional.ts';
-import { rejectQueryParameters } from '../http/non-list-query.ts';
+import { rejectQueryParameters } from '../http/record-query.ts';
 import type { Reply } from '../http/respond.ts';
 import type { StoredRecord } from '../records/json.ts';
 import type { ResourceDefinition, Vocabulary } from '../resources/definition.ts';

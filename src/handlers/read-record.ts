@@ -4,7 +4,7 @@
 
 import { authorize } from '../auth/permissions.ts';
 import { requireRecord, type RequestContext } from './context.ts';
-import { parseRecordParameters } from '../http/non-list-query.ts';
+import { parseRecordParameters } from '../http/record-query.ts';
 import type { Reply } from '../http/respond.ts';
 import type { ResourceDefinition, Vocabulary } from '../resources/definition.ts';
 import type { Representation } from '../resources/representation.ts';

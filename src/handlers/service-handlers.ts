@@ -5,7 +5,7 @@
 
 import type { RequestContext } from './context.ts';
 import { HttpError, storeUnavailable } from '../errors/errors.ts';
-import { rejectQueryParameters } from '../http/non-list-query.ts';
+import { rejectQueryParameters } from '../http/record-query.ts';
 import { prefersHtml, requireHtmlAcceptable, requireJsonAcceptable } from '../http/negotiation.ts';
 import type { Reply } from '../http/respond.ts';
 import { jsonReply } from '../http/respond.ts';

@@ -5,7 +5,7 @@ import { REALM } from '../auth/authenticate.ts';
 import type { RequestContext } from './context.ts';
 import { JSON_MEDIA_TYPES, readJsonBody } from '../http/body.ts';
 import { HttpError, storeUnavailable } from '../errors/errors.ts';
-import { rejectQueryParameters } from '../http/non-list-query.ts';
+import { rejectQueryParameters } from '../http/record-query.ts';
 import type { Reply } from '../http/respond.ts';
 import { jsonReply } from '../http/respond.ts';
 import { verifyPassword } from '../auth/passwords.ts';

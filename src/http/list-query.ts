@@ -10,6 +10,7 @@ import type { Filter, RangeFilter, SortKey } from '../store/query.ts';
 import type { FieldError } from '../errors/errors.ts';
 import { queryError } from '../errors/errors.ts';
 import type { Embed } from './embed-parameter.ts';
+import { parameterPairs } from './query-string.ts';
 import { parseEmbed } from './embed-parameter.ts';
 import { parseFieldSelection } from './field-selection.ts';
 import { parseBound, parseBoundedInteger, parseFilter, parseSearch, parseSort, type Search } from './list-values.ts';
@@ -53,11 +54,6 @@ export function takesRanges(rule: FieldRule): boolean {
 /** The `x-search` properties of a resource's lists (declared names). */
 export function searchFieldsOf(definition: ResourceDefinition): readonly string[] {
   return listVocabularyOf(definition).searchFields;
-}
-
-/** Splits a raw query string into name/value pairs, percent-decoded (WHATWG URL rules). */
-export function parameterPairs(queryString: string): [string, string][] {
-  return queryString === '' ? [] : [...new URLSearchParams(queryString)];
 }
 
 /** Any vocabulary's name of a list parameter or of a filtered or sorted property → its declared name. */

@@ -1,6 +1,6 @@
-// The query string of a path that is not a list (README: Lists, Methods): a record's GET takes `fields`
-// (http/field-selection.ts) and `embed` (http/embed-parameter.ts), each once, under any vocabulary's name (`campos`);
-// every other path (POST, PUT, PATCH, DELETE, tokens, the service endpoints) takes none. Anything else is a 400.
+// A record's query string (README: Lists, Methods): its GET takes `fields` (http/field-selection.ts) and `embed`
+// (http/embed-parameter.ts), each once, under any vocabulary's name (`campos`); every other path that is not a list
+// (POST, PUT, PATCH, DELETE, tokens, the service endpoints) takes none. Anything else is a 400.
 
 import type { ResourceDefinition } from '../resources/definition.ts';
 import type { FieldError } from '../errors/errors.ts';
@@ -8,7 +8,8 @@ import { queryError } from '../errors/errors.ts';
 import type { Embed } from './embed-parameter.ts';
 import { parseEmbed } from './embed-parameter.ts';
 import { parseFieldSelection } from './field-selection.ts';
-import { declaredParameterNames, parameterPairs } from './list-query.ts';
+import { declaredParameterNames } from './list-query.ts';
+import { parameterPairs } from './query-string.ts';
 
 /** What a record's GET takes: `fields` and `embed` (undefined: none given). */
 export interface RecordParameters {
