@@ -23,6 +23,17 @@ export function pathOfTarget(target: string): string | undefined {
   return rest.startsWith('/') ? rest : `/${rest}`;
 }
 
+/** The path of an origin-form target: all of it before the first `?` (RFC 9112 §3.2.1: path ["?" query]). */
+export function pathPart(target: string): string {
+  const queryStart = target.indexOf('?');
+  return queryStart === -1 ? target : target.slice(0, queryStart);
+}
+
+/** The query of `target`, whose `pathPart` is `path`: all of it after that `?`, or '' when there is none. */
+export function queryPart(target: string, path: string): string {
+  return target.length === path.length ? '' : target.slice(path.length + 1);
+}
+
 /** The 400 for a target `pathOfTarget` refuses. */
 export function unservedTarget(): HttpError {
   return new HttpError(

@@ -11,7 +11,7 @@ import { requestsInProgress } from '../http/client-errors.ts';
 import { corsHeaders } from '../http/cors.ts';
 import { problemReply } from '../http/problem.ts';
 import { requestIdFor } from '../http/request-id.ts';
-import { MAX_URL_LENGTH, pathOfTarget, unservedTarget } from '../http/request-target.ts';
+import { MAX_URL_LENGTH, pathOfTarget, pathPart, queryPart, unservedTarget } from '../http/request-target.ts';
 import type { Headers, Reply } from '../http/respond.ts';
 import { negotiatedReply, writeReply } from '../http/respond.ts';
 import { addressKey } from '../http/rate-limit.ts';
@@ -96,11 +96,11 @@ export function requestListener(
   // body, for a write, or a read of one, to be durable: store/held-answers.ts; for a provider's keys) goes async.
   return (req: IncomingMessage, res: ServerResponse): void => {
     const raw = req.url ?? '/';
-    // Clients send a path; another form of target is read in request-target.ts (undefined: none a server accepts).
+    // Clients send a path: its first character code tells, with no call on every request. Another form of target is
+    // read in request-target.ts (undefined: none a server accepts).
     const target = raw.charCodeAt(0) === 47 /* "/" */ ? raw : pathOfTarget(raw);
-    const shownTarget = target ?? raw;
-    const queryStart = shownTarget.indexOf('?');
-    const path = queryStart === -1 ? shownTarget : shownTarget.slice(0, queryStart);
+    // A refused target's path is still logged: taken from the raw text.
+    const path = pathPart(target ?? raw);
     const tooLong = raw.length > MAX_URL_LENGTH;
     const exchange: Exchange = {
       req,
@@ -118,7 +118,7 @@ export function requestListener(
       if (tooLong)
         throw new HttpError('uri_too_long', `the request target is longer than ${MAX_URL_LENGTH} characters`);
       if (target === undefined) throw unservedTarget();
-      const queryString = queryStart === -1 ? '' : target.slice(queryStart + 1);
+      const queryString = queryPart(target, path);
       reply = dispatch(exchange, path, queryString, pipeline);
     } catch (error) {
       fail(exchange, error);
