@@ -25,7 +25,7 @@ export type { Query, QueryResult, RangeFilter } from './store/query.ts';
 export type { ChangeFeed, EventPage, EventWindow } from './feed/change-feed.ts';
 export type { EventFilter, EventType, FeedEvent, Readable } from './feed/feed-event.ts';
 export type { Retention } from './feed/event-log.ts';
-export type { RecordLookup } from './store/describe-changes.ts';
+export type { RecordReader } from './resources/definition.ts';
 export type { SchemaProblem } from './store/open-database.ts';
 export type { StoredRecord, JsonObject, JsonValue } from './records/json.ts';
 export type { ResourcesDeclaration, CollectionDeclaration, PropertySchema } from './declarations/declaration.ts';

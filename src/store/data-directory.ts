@@ -17,7 +17,7 @@ import type { StoredCollection } from './store.ts';
 import type { Misfit } from './stored-fields.ts';
 import { storedRecordMisfit } from './stored-fields.ts';
 import { firstIds } from './declaration-fit.ts';
-import { COLLECTION_NAME, IDEMPOTENCY_COLLECTION } from './store.ts';
+import { COLLECTION_NAME_PATTERN, IDEMPOTENCY_COLLECTION } from './store.ts';
 
 export class StartupError extends Error {}
 
@@ -71,7 +71,7 @@ export async function readDataDirectory(
     ? names
         .filter((name) => name.endsWith('.json'))
         .map((name) => name.slice(0, -'.json'.length))
-        .filter((name) => COLLECTION_NAME.test(name) && !declared.includes(name))
+        .filter((name) => COLLECTION_NAME_PATTERN.test(name) && !declared.includes(name))
     : [];
   for (const collection of [...declared, ...others]) {
     const path = snapshotPath(dataDir, collection);

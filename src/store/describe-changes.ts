@@ -3,20 +3,20 @@
 // a deleted record is still at hand; the store keeps them with the change. Once it is durable, the entry's events are
 // numbered from its sequence, so an event id is a position in one history that survives restarts.
 
-import type { ResourceTable } from '../resources/definition.ts';
+import type { RecordReader, ResourceDefinition, ResourceTable } from '../resources/definition.ts';
 import type { StoredRecord } from '../records/json.ts';
 import { ownerOf } from '../resources/ownership.ts';
-import type { ResourceDefinition } from '../resources/definition.ts';
-import type { Change, EventFacts, StoredCollection } from './store.ts';
+import type { Change, EventFacts } from './store.ts';
 import type { FeedEvent } from '../feed/feed-event.ts';
 
-export type RecordLookup = (collection: StoredCollection, id: number) => StoredRecord | undefined;
-
-/** `changes`, those of declared collections with their event facts (the same array when there is nothing to add). */
+/**
+ * `changes`, those of declared collections with their event facts (the same array when there is nothing to add);
+ * `store` reads the records as they are before the commit.
+ */
 export function describeChanges(
   table: ResourceTable,
   changes: readonly Change[],
-  get: RecordLookup,
+  store: RecordReader,
 ): readonly Change[] {
   let described: Change[] | undefined;
   for (let index = 0; index < changes.length; index++) {
@@ -24,7 +24,7 @@ export function describeChanges(
     const definition = change.event === undefined ? table.get(change.collection) : undefined;
     if (definition === undefined) continue;
     described ??= changes.slice();
-    const event = factsOf(definition, change, get);
+    const event = factsOf(definition, change, store);
     // Built field by field: a spread of changes of several shapes is slower on every write.
     described[index] =
       change.kind === 'delete'
@@ -41,15 +41,16 @@ export function describeChanges(
   return described ?? changes;
 }
 
-function factsOf(definition: ResourceDefinition, change: Change, get: RecordLookup): EventFacts {
+function factsOf(definition: ResourceDefinition, change: Change, store: RecordReader): EventFacts {
   const id = change.kind === 'put' ? change.record.id : change.id;
-  const previous = change.kind === 'put' && change.created === true ? undefined : get(change.collection, id);
+  const previous = change.kind === 'put' && change.created === true ? undefined : store.get(change.collection, id);
   const type = change.kind === 'delete' ? 'deleted' : previous === undefined ? 'created' : 'updated';
   const record = change.kind === 'put' ? change.record : previous;
-  const under = idsAbove(definition, record, get);
+  const under = idsAbove(definition, record, store);
   // Whose it is by permissions.ts's own rule, the record itself answered as it is in this change.
   const owner = ownerOf(definition, [...under, id], {
-    get: (collection, wanted) => (collection === change.collection && wanted === id ? record : get(collection, wanted)),
+    get: (collection, wanted) =>
+      collection === change.collection && wanted === id ? record : store.get(collection, wanted),
   });
   return owner === undefined ? { type, under } : { type, under, owner };
 }
@@ -58,14 +59,14 @@ function factsOf(definition: ResourceDefinition, change: Change, get: RecordLook
  * The ids above `record` on its path, outermost first, from its parent's id up (a parent is read only when it has a
  * parent itself).
  */
-function idsAbove(definition: ResourceDefinition, record: StoredRecord | undefined, get: RecordLookup): number[] {
+function idsAbove(definition: ResourceDefinition, record: StoredRecord | undefined, store: RecordReader): number[] {
   const parent = definition.parent;
   const parentId = parent === undefined ? undefined : record?.[parent.field];
   if (parent === undefined || typeof parentId !== 'number') return [];
   const above =
     parent.definition.parent === undefined
       ? []
-      : idsAbove(parent.definition, get(parent.definition.collection, parentId), get);
+      : idsAbove(parent.definition, store.get(parent.definition.collection, parentId), store);
   return [...above, parentId];
 }
 

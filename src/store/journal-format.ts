@@ -8,7 +8,7 @@ import type { JsonObject } from '../records/json.ts';
 import { isJsonObject } from '../records/json.ts';
 import { isStoredRecord } from './collection-state.ts';
 import type { Change, EventFacts, StoredCollection } from './store.ts';
-import { COLLECTION_NAME } from './store.ts';
+import { COLLECTION_NAME_PATTERN } from './store.ts';
 
 export interface JournalEntry {
   readonly seq: number;
@@ -140,7 +140,7 @@ function isId(value: unknown): value is number {
 }
 
 function isCollection(value: unknown): value is StoredCollection {
-  return typeof value === 'string' && COLLECTION_NAME.test(value);
+  return typeof value === 'string' && COLLECTION_NAME_PATTERN.test(value);
 }
 
 /**

@@ -211,10 +211,7 @@ export class MemoryStore implements Store, RequestStore {
   commit(given: readonly Change[]): Promise<void> {
     // Described before they are applied: a deletion's facts come from the record as it was. A server always names its
     // resources (describeEvents); a store used on its own, as in unit tests, records no events.
-    const changes =
-      this.#table === undefined
-        ? given
-        : describeChanges(this.#table, given, (collection, id) => this.get(collection, id));
+    const changes = this.#table === undefined ? given : describeChanges(this.#table, given, this);
     const undo: Undo[] = [];
     for (const change of changes) {
       const state = this.collectionState(change.collection);

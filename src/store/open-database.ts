@@ -8,7 +8,7 @@ import type { ResourceTable } from '../resources/definition.ts';
 import type { JsonValue, StoredRecord } from '../records/json.ts';
 import { jsonEqual } from '../records/json.ts';
 import { describeChanges } from './describe-changes.ts';
-import type { RecordLookup } from './describe-changes.ts';
+import type { RecordReader } from '../resources/definition.ts';
 import type { Retention } from '../feed/event-log.ts';
 import { StartupError } from './data-directory.ts';
 import { lackingRequired, recordsWithIds, removedCollection } from './declaration-fit.ts';
@@ -65,7 +65,7 @@ interface DatabasePackage {
     readonly kit: {
       unavailable(detail: string): Error;
       recordWords(record: StoredRecord, fields: readonly string[]): string[];
-      describeChanges(table: ResourceTable, changes: readonly Change[], get: RecordLookup): readonly Change[];
+      describeChanges(table: ResourceTable, changes: readonly Change[], store: RecordReader): readonly Change[];
       jsonEqual(a: JsonValue, b: JsonValue): boolean;
     };
     readonly events?: Retention;

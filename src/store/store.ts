@@ -20,7 +20,7 @@ export type StoredCollection = string;
 export const IDEMPOTENCY_COLLECTION = 'idempotency_keys';
 
 /** A collection name that can be a snapshot file's name and a journal entry's collection. */
-export const COLLECTION_NAME = NAME;
+export const COLLECTION_NAME_PATTERN = NAME;
 
 /**
  * What the change feed (README: Events; feed/) needs to know of a change beyond the

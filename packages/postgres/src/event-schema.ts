@@ -5,7 +5,7 @@
 import { quoted } from './schema.ts';
 
 /**
- * Names starting with `_`, which no declared collection's may (plainrest's COLLECTION_NAME), and not listed in
+ * Names starting with `_`, which no declared collection's may (plainrest's COLLECTION_NAME_PATTERN), and not listed in
  * plainrest_collections, so a copy and the schema check of collections never see these tables.
  */
 export const EVENTS_TABLE = '__events';

@@ -117,9 +117,7 @@ export class WriteTransactions {
   #described<T>(decision: Decision<T>, view: PostgresView): Decision<T> {
     const table = this.#parts.table();
     if (table === undefined || decision.changes.length === 0) return decision;
-    const changes = this.#parts.kit.describeChanges(table, decision.changes, (collection, id) =>
-      view.get(collection, id),
-    );
+    const changes = this.#parts.kit.describeChanges(table, decision.changes, view);
     return changes === decision.changes ? decision : { ...decision, changes };
   }
 
