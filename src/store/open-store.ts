@@ -4,7 +4,6 @@
 // Anything corrupt stops the start with a message naming the file and line, and nothing is changed.
 
 import { mkdir, open } from 'node:fs/promises';
-import { fileURLToPath } from 'node:url';
 import type { Logger } from '../logging/logger.ts';
 import { removeLeftoverTemporaryFiles } from './atomic-file.ts';
 import type { ResourceTable } from '../resources/definition.ts';
@@ -18,13 +17,13 @@ import { requireHeapFor } from './heap-fit.ts';
 import type { Retention } from '../feed/event-log.ts';
 import { EventLog } from '../feed/event-log.ts';
 import { decodedEvents, hasUndecoded, loadHistory } from './journal-history.ts';
-import type { Change } from './store.ts';
+import type { Change, StoredCollection } from './store.ts';
 import { IDEMPOTENCY_COLLECTION } from './store.ts';
+import type { CollectionState } from './collection-state.ts';
+import { parseSnapshot } from './parse-snapshot.ts';
+import { exampleFileText } from '../declarations/example-files.ts';
 
 export { StartupError };
-
-/** The example dataset, relative to this module in both `src/store/` and `dist/store/`. */
-export const EXAMPLE_DATA_DIR = fileURLToPath(new URL('../../data/example/', import.meta.url));
 
 export interface StoreOptions {
   readonly dataDir: string | null;
@@ -36,10 +35,20 @@ export interface StoreOptions {
   readonly events?: Retention;
 }
 
+/** The example dataset: the snapshot of each declared collection that data/example/ has (example-files.ts). */
+function exampleCollections(resources: ResourceTable): Map<StoredCollection, CollectionState> {
+  const collections = new Map<StoredCollection, CollectionState>();
+  for (const { collection } of resources.resources) {
+    const text = exampleFileText(`${collection}.json`);
+    if (text !== undefined) collections.set(collection, parseSnapshot(text).state);
+  }
+  return collections;
+}
+
 /** The example dataset as one commit: a put for every record (ids in the example are dense, so next ids follow). */
-async function exampleDataChanges(resources: ResourceTable): Promise<Change[]> {
+function exampleDataChanges(resources: ResourceTable): Change[] {
   const changes: Change[] = [];
-  for (const [collection, state] of (await readDataDirectory(EXAMPLE_DATA_DIR, resources, false)).collections) {
+  for (const [collection, state] of exampleCollections(resources)) {
     for (const record of state.records.values()) changes.push({ kind: 'put', collection, record });
   }
   return changes;
@@ -49,7 +58,7 @@ export async function openStore(options: StoreOptions, resources: ResourceTable)
   const { dataDir, seed, logger } = options;
   if (dataDir === null) {
     const store = new MemoryStore(
-      seed ? (await readDataDirectory(EXAMPLE_DATA_DIR, resources, false)).collections : new Map(),
+      seed ? exampleCollections(resources) : new Map(),
       undefined,
       new EventLog([], 0, 0, options.events),
     );
@@ -102,7 +111,7 @@ export async function openStore(options: StoreOptions, resources: ResourceTable)
     store.persistWith(persistence);
     if (contents.isEmpty) {
       // The example data goes in as one journal entry, so a start cut short keeps all of it or none.
-      if (seed) await store.commit(await exampleDataChanges(resources));
+      if (seed) await store.commit(exampleDataChanges(resources));
       await persistence.compact();
     }
     return store;
