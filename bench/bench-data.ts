@@ -5,9 +5,10 @@
 // Names and descriptions hold words with a realistic spread for search (`q`): a name is an
 // adjective (each in ~10% of records), a noun (each in ~1%) and a size; a description is
 // eight words drawn by Zipf's law from 2,000 (the commonest in most records, the rarest in
-// ~0.1%). Everything is derived from the record's number, so every run has the same data.
+// ~0.1%); or, for a catalog that reuses a small vocabulary (`small`), 10 to 14 words of 30.
+// Everything is derived from the record's number, so every run has the same data.
 
-import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, open, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { StoredRecord } from '../src/records/json.ts';
@@ -201,10 +202,61 @@ function capitalised(word: string): string {
   return `${word.charAt(0).toUpperCase()}${word.slice(1)}`;
 }
 
+/**
+ * The descriptions of a catalog that reuses a small vocabulary, as product catalogs do: about a dozen words each, drawn
+ * evenly from these 30, so that every one of them is in a third or more of the records.
+ */
+const CATALOG_WORDS = [
+  'premium',
+  'quality',
+  'fresh',
+  'natural',
+  'organic',
+  'classic',
+  'roasted',
+  'blend',
+  'smooth',
+  'rich',
+  'aroma',
+  'flavour',
+  'notes',
+  'with',
+  'and',
+  'the',
+  'for',
+  'every',
+  'day',
+  'perfect',
+  'gift',
+  'home',
+  'kitchen',
+  'durable',
+  'steel',
+  'glass',
+  'handmade',
+  'light',
+  'strong',
+  'sweet',
+] as const;
+/** Words in a small-vocabulary description: 10 to 14. */
+const CATALOG_DESCRIPTION_WORDS = [10, 14] as const;
+
+/**
+ * How descriptions are made: `spread`, eight words by Zipf's law from 2,000 (most words rare); `small`, 10 to 14 words
+ * from a vocabulary of 30 (every word common, about 80 bytes a description).
+ */
+export type DescriptionVocabulary = 'spread' | 'small';
+
 /** Record `n`'s name and description. */
-function wordsFor(n: number): { name: string; description: string } {
+function wordsFor(n: number, vocabulary: DescriptionVocabulary): { name: string; description: string } {
   const random = randomFor(n);
   const name = `${capitalised(pick(NAME_ADJECTIVES, random))} ${pick(NAME_NOUNS, random)} ${pick(SIZES, random)}`;
+  if (vocabulary === 'small') {
+    const [fewest, most] = CATALOG_DESCRIPTION_WORDS;
+    const length = fewest + Math.floor(random() * (most - fewest + 1));
+    const words = Array.from({ length }, () => pick(CATALOG_WORDS, random));
+    return { name, description: `${capitalised(words.join(' '))}.` };
+  }
   const words = Array.from({ length: DESCRIPTION_WORDS }, () => descriptionWord(zipfRank(random())));
   return { name, description: `${capitalised(words.join(' '))}.` };
 }
@@ -226,12 +278,16 @@ export type BenchCollection = 'products' | 'gadgets';
 
 /**
  * Records 1..count in 8 categories, with prices spread over 0.99 … 1000.98 and searchable
- * names; products also have a description, gadgets (whose declaration has none) a sku.
+ * names; products also have a description (its words as `vocabulary` says), gadgets (whose declaration has none) a sku.
  */
-export function benchProducts(count: number, collection: BenchCollection = 'products'): StoredRecord[] {
+export function benchProducts(
+  count: number,
+  collection: BenchCollection = 'products',
+  vocabulary: DescriptionVocabulary = 'spread',
+): StoredRecord[] {
   const now = new Date().toISOString();
   return Array.from({ length: count }, (_, index) => {
-    const { name, description } = wordsFor(index + 1);
+    const { name, description } = wordsFor(index + 1, vocabulary);
     return {
       id: index + 1,
       name,
@@ -253,21 +309,63 @@ function journalRecordCount(count: number): number {
   return Math.min(1000, Math.floor(count / 10));
 }
 
+/**
+ * How the snapshot is laid out: `own`, as the server writes it (snapshot-file.ts: one record a line); `one-line`, as
+ * `JSON.stringify` writes it without indentation (a script, a hand edit); `indented`, as `JSON.stringify(…, null, 2)`.
+ */
+export type SnapshotLayout = 'own' | 'one-line' | 'indented';
+
 /** `records` as a plainrest data directory: products.json (or gadgets.json) plus journal-000000000001.jsonl. */
 export async function writeDataDirectory(
   dir: string,
   records: readonly StoredRecord[],
   collection: BenchCollection = 'products',
+  layout: SnapshotLayout = 'own',
 ): Promise<void> {
   const inSnapshot = records.length - journalRecordCount(records.length);
   await mkdir(dir, { recursive: true });
   // The snapshot's id counter stops at the first journal record: replaying a put moves
   // it past that record's id, so after the start it is records.length + 1.
-  await writeSnapshot(join(dir, `${collection}.json`), records.slice(0, inSnapshot), inSnapshot + 1, 0);
+  const path = join(dir, `${collection}.json`);
+  if (layout === 'own') await writeSnapshot(path, records.slice(0, inSnapshot), inSnapshot + 1, 0);
+  else await writeStringifiedSnapshot(path, records.slice(0, inSnapshot), inSnapshot + 1, layout === 'indented');
   const entries = records
     .slice(inSnapshot)
     .map((record, index) => encodeEntry(index + 1, [{ kind: 'put', collection, record }]));
   if (entries.length > 0) await writeFile(join(dir, segmentName(1)), entries.join(''));
+}
+
+/**
+ * The text `JSON.stringify({ next_id, journal_seq: 0, records }, null, indented ? 2 : undefined)` gives, written a
+ * thousand records at a time: at a million records it would be one string near V8's longest.
+ */
+async function writeStringifiedSnapshot(
+  path: string,
+  records: readonly StoredRecord[],
+  nextId: number,
+  indented: boolean,
+): Promise<void> {
+  const file = await open(path, 'w');
+  try {
+    const record = indented
+      ? (each: StoredRecord): string => `    ${JSON.stringify(each, null, 2).replaceAll('\n', '\n    ')}`
+      : (each: StoredRecord): string => JSON.stringify(each);
+    const [opening, between, closing] = indented ? ['[\n', ',\n', '\n  ]'] : ['[', ',', ']'];
+    const head = indented
+      ? `{\n  "next_id": ${nextId},\n  "journal_seq": 0,\n  "records": `
+      : `{"next_id":${nextId},"journal_seq":0,"records":`;
+    await file.write(`${head}${records.length === 0 ? '[]' : opening}`);
+    for (let from = 0; from < records.length; from += 1000) {
+      const text = records
+        .slice(from, from + 1000)
+        .map(record)
+        .join(between);
+      await file.write(from === 0 ? text : `${between}${text}`);
+    }
+    await file.write(`${records.length === 0 ? '' : closing}${indented ? '\n}' : '}'}`);
+  } finally {
+    await file.close();
+  }
 }
 
 /** `records` as one plain JSON array, the reference server's input. */

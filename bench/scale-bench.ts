@@ -1,7 +1,7 @@
-// `npm run bench:scale [-- --quick]`: plainrest as `npm start` runs it, on 100,000 and 1,000,000 of the bench's
-// products (10,000 and 100,000 with --quick): resident memory per record against a bare Map of the same parsed
-// records (bench/map-floor.ts), each read after full collections, the start and its peak, the first search and the
-// first sorted page, and the stop.
+// `npm run bench:scale [-- --quick] [-- --small-vocabulary]`: plainrest as `npm start` runs it, on 100,000 and
+// 1,000,000 of the bench's products (10,000 and 100,000 with --quick): memory per record against a bare Map of the same
+// parsed records (bench/map-floor.ts), read after full collections, the start and its peak, the first search and sorted
+// page, the stop; and the start of the same records in a snapshot laid out as JSON.stringify writes it.
 
 import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
@@ -10,12 +10,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
+import type { DescriptionVocabulary, SnapshotLayout } from './bench-data.ts';
 import { benchProducts, searchQueries, writeDataDirectory } from './bench-data.ts';
 import { adminToken, BENCH_ADMIN_PASSWORD, BENCH_TOKEN_SECRET, formatTable } from './bench-support.ts';
 import { startPlainrest } from './server-processes.ts';
 
 const quick = process.argv.includes('--quick');
 const SIZES = quick ? [10_000, 100_000] : [100_000, 1_000_000];
+/** `--small-vocabulary`: descriptions from 30 words (bench-data.ts), so every word's list holds a third of the records. */
+const VOCABULARY: DescriptionVocabulary = process.argv.includes('--small-vocabulary') ? 'small' : 'spread';
+/** The snapshot layouts other than the server's own whose start is measured too, beside it. */
+const OTHER_LAYOUTS: readonly SnapshotLayout[] = ['one-line', 'indented'];
 /**
  * Memory per record is the growth from this many records to each size, for plainrest and for the floor alike: what a
  * process spends once, whatever its records (code compiled as they are read, a young generation grown), is no record's.
@@ -36,6 +41,8 @@ const PER_RECORD_OVER_FLOOR = 1.25;
 const PEAK_OVER_STEADY = 1.3;
 const START_SECONDS_AT_A_MILLION = 5;
 const STOP_SECONDS = 1;
+/** Any valid snapshot starts within this factor of its own layout's time and memory (RSS after the start, peak). */
+const OTHER_LAYOUT_OVER_OWN = 2;
 
 interface Measured {
   readonly records: number;
@@ -60,6 +67,16 @@ interface Measured {
   readonly longestMeanwhileSeconds: number;
   readonly afterReadsMegabytes: number;
   readonly stopSeconds: number;
+  /** The start of the same records in each other layout. */
+  readonly layouts: readonly LayoutStart[];
+}
+
+/** A start from a snapshot in another layout: its time, its RSS after the start (collected) and its peak. */
+interface LayoutStart {
+  readonly layout: SnapshotLayout;
+  readonly startSeconds: number;
+  readonly steadyMegabytes: number;
+  readonly peakMegabytes: number;
 }
 
 /** Seconds one GET takes, which must answer 200. */
@@ -162,22 +179,44 @@ async function measurePlainrest(dataDir: string, logFile: string) {
   };
 }
 
+/** plainrest on `dataDir`: started, left idle, its RSS read (collected) and its peak, stopped. */
+async function measureStart(dataDir: string, logFile: string): Promise<Omit<LayoutStart, 'layout'>> {
+  const probe = { path: '/healthz', headers: {} };
+  const server = await startPlainrest({ ...SETTINGS, DATA_DIR: dataDir, SEED: 'false' }, logFile, probe, COLLECTING);
+  await sleep(SETTLE_MS);
+  const peak = server.peakMegabytes() ?? Number.NaN;
+  server.signal('SIGUSR2');
+  await sleep(AFTER_COLLECTION_MS);
+  const steady = server.rssMegabytes() ?? Number.NaN;
+  await server.stop();
+  return { startSeconds: server.startupMs / 1000, steadyMegabytes: steady, peakMegabytes: peak };
+}
+
 const work = await mkdtemp(join(tmpdir(), 'plainrest-scale-'));
 try {
   const empty = join(work, 'empty');
   await writeDataDirectory(empty, []);
   const baseline = await measurePlainrest(empty, join(work, 'empty.log'));
   const fewDir = join(work, 'few');
-  await writeDataDirectory(fewDir, benchProducts(FROM_RECORDS));
+  await writeDataDirectory(fewDir, benchProducts(FROM_RECORDS, 'products', VOCABULARY));
   const fewFloor = await mapFloor(join(fewDir, 'products.json'));
   const few = await measurePlainrest(fewDir, join(work, 'few.log'));
   const results: Measured[] = [];
   for (const records of SIZES) {
     console.log(`measuring with ${records.toLocaleString('en')} products…`);
     const dataDir = join(work, `data-${records}`);
-    await writeDataDirectory(dataDir, benchProducts(records));
+    const products = benchProducts(records, 'products', VOCABULARY);
+    await writeDataDirectory(dataDir, products);
     const floor = await mapFloor(join(dataDir, 'products.json'));
     const run = await measurePlainrest(dataDir, join(work, `plainrest-${records}.log`));
+    await rm(dataDir, { recursive: true, force: true });
+    const layouts: LayoutStart[] = [];
+    for (const layout of OTHER_LAYOUTS) {
+      const layoutDir = join(work, `data-${records}-${layout}`);
+      await writeDataDirectory(layoutDir, products, 'products', layout);
+      layouts.push({ layout, ...(await measureStart(layoutDir, join(work, `plainrest-${records}-${layout}.log`))) });
+      await rm(layoutDir, { recursive: true, force: true });
+    }
     const grownBy = (megabytes: number, fewMegabytes: number): number =>
       ((megabytes - fewMegabytes) * 1024 * 1024) / (records - FROM_RECORDS);
     const floorCount = floor.count - fewFloor.count;
@@ -197,8 +236,8 @@ try {
       afterReadsMegabytes: run.afterReads,
       uncollectedMegabytes: run.uncollected,
       stopSeconds: run.stop,
+      layouts,
     });
-    await rm(dataDir, { recursive: true, force: true });
   }
 
   const mb = (value: number): string => `${value.toFixed(0)} MB`;
@@ -237,6 +276,27 @@ try {
       ]),
     ),
   );
+  console.log(
+    `\nThe same records in a snapshot laid out otherwise (its start against the server's own layout's):\n\n${formatTable(
+      ['records', 'layout', 'start', 'RSS after start / peak'],
+      results.flatMap((result) => [
+        [
+          result.records.toLocaleString('en'),
+          "the server's own",
+          s(result.startSeconds),
+          `${mb(result.steadyMegabytes)} / ${mb(result.peakMegabytes)}`,
+        ],
+        ...result.layouts.map((other) => [
+          result.records.toLocaleString('en'),
+          other.layout,
+          `${s(other.startSeconds)} (${(other.startSeconds / result.startSeconds).toFixed(2)}×)`,
+          `${mb(other.steadyMegabytes)} / ${mb(other.peakMegabytes)} ` +
+            `(${(other.steadyMegabytes / result.steadyMegabytes).toFixed(2)}× / ` +
+            `${(other.peakMegabytes / result.peakMegabytes).toFixed(2)}×)`,
+        ]),
+      ]),
+    )}`,
+  );
   const largest = results[results.length - 1] as Measured;
   console.log(
     `\nabout ${Math.round((100 * 1024 * 1024) / largest.perRecordAfterReadsBytes).toLocaleString('en')} of these records per 100 MB of RSS`,
@@ -255,6 +315,15 @@ try {
       `stop < ${STOP_SECONDS} s at ${result.records.toLocaleString('en')}`,
       result.stopSeconds < STOP_SECONDS,
     ]),
+    ...results.flatMap((result) =>
+      result.layouts.map((other): [string, boolean] => [
+        `${other.layout} snapshot at ${result.records.toLocaleString('en')}: start, RSS after it and peak ` +
+          `≤ ${OTHER_LAYOUT_OVER_OWN}× the server's own layout's`,
+        other.startSeconds <= OTHER_LAYOUT_OVER_OWN * result.startSeconds &&
+          other.steadyMegabytes <= OTHER_LAYOUT_OVER_OWN * result.steadyMegabytes &&
+          other.peakMegabytes <= OTHER_LAYOUT_OVER_OWN * result.peakMegabytes,
+      ]),
+    ),
   ];
   if (!quick)
     checks.push([
