@@ -29,10 +29,10 @@ describe('the bytes of a fan-out', () => {
   const events = [productEvent(1), productEvent(2), productEvent(3)];
 
   test('every stream shown the whole batch in one language is written the same buffer', () => {
-    const batch = new FanOutBatch(events, table, true);
+    const batch = new FanOutBatch(events, table, true, '');
     const first = batch.bytes(events, 'en');
     assert.equal(batch.bytes([...events], 'en'), first, 'the same Buffer object, not an equal copy');
-    assert.equal(first.toString(), events.map((event) => eventBlock(event, table, 'en', true).toString()).join(''));
+    assert.equal(first.toString(), events.map((event) => eventBlock(event, table, 'en', true, '').toString()).join(''));
     assert.match(first.toString(), /^id: 1\nevent: created\ndata: \{"id":1,"type":"created","collection":"products",/);
     const portuguese = batch.bytes(events, 'pt');
     assert.notEqual(portuguese, first);
@@ -41,25 +41,25 @@ describe('the bytes of a fan-out', () => {
   });
 
   test('a stream shown part of it gets exactly its events', () => {
-    const batch = new FanOutBatch(events, table, true);
+    const batch = new FanOutBatch(events, table, true, '');
     assert.equal(
       batch.bytes([events[0] as FeedEvent, events[2] as FeedEvent], 'en').toString(),
-      `${eventBlock(events[0] as FeedEvent, table, 'en', true)}` +
-        `${eventBlock(events[2] as FeedEvent, table, 'en', true)}`,
+      `${eventBlock(events[0] as FeedEvent, table, 'en', true, '')}` +
+        `${eventBlock(events[2] as FeedEvent, table, 'en', true, '')}`,
     );
     assert.equal(batch.bytes([], 'en').length, 0);
   });
 
   test('with caches off (CACHES=false) the same bytes, each block made afresh', () => {
-    const kept = new FanOutBatch(events, table, true).bytes(events, 'pt');
-    const afresh = new FanOutBatch(events, table, false).bytes(events, 'pt');
+    const kept = new FanOutBatch(events, table, true, '').bytes(events, 'pt');
+    const afresh = new FanOutBatch(events, table, false, '').bytes(events, 'pt');
     assert.equal(afresh.toString(), kept.toString());
     const event = events[1] as FeedEvent;
     assert.notEqual(
-      eventBlock(event, table, 'en', false),
-      eventBlock(event, table, 'en', false),
+      eventBlock(event, table, 'en', false, ''),
+      eventBlock(event, table, 'en', false, ''),
       'a new Buffer each time',
     );
-    assert.equal(eventBlock(event, table, 'en', true), eventBlock(event, table, 'en', true), 'the kept Buffer');
+    assert.equal(eventBlock(event, table, 'en', true, ''), eventBlock(event, table, 'en', true, ''), 'the kept Buffer');
   });
 });

@@ -1,16 +1,18 @@
 // The start banner (README: Configuration): one line per fact — the URL, the explorer, the data directory with its
-// record counts, and how to get a token, named as this process was started (tokenCommand).
+// record counts, and how to get a token, named as this process was started (tokenCommand); the explorer and the token
+// endpoint under the base path, when one is set.
 
 import { basename, relative } from 'node:path';
 import type { RunningServer } from '../server/server.ts';
 
 export async function startBanner(server: RunningServer, scriptPath: string | undefined): Promise<string[]> {
   const { config } = server.app;
+  const explorer = `${server.url}${config.basePath}/`;
   if (config.database !== undefined) {
     // The database's counts change under every process sharing it: none are shown.
     return [
       `plainrest listening on ${server.url}`,
-      `explorer: ${server.url}/`,
+      `explorer: ${explorer}`,
       `data: PostgreSQL at ${withoutPassword(config.database)}`,
       tokenLine(server),
     ];
@@ -20,7 +22,7 @@ export async function startBanner(server: RunningServer, scriptPath: string | un
     .join(', ');
   return [
     `plainrest listening on ${server.url}`,
-    `explorer: ${server.url}/ (open it in a browser to log in, send requests and see what each answer means)`,
+    `explorer: ${explorer} (open it in a browser to log in, send requests and see what each answer means)`,
     `data: ${config.dataDir === null ? 'memory only' : config.dataDir} (${counts})`,
     `${tokenLine(server)}  (or: ${tokenCommand(scriptPath)} <email>)`,
   ];
@@ -28,7 +30,7 @@ export async function startBanner(server: RunningServer, scriptPath: string | un
 
 function tokenLine(server: RunningServer): string {
   const body = `{"email":"${server.app.config.adminEmail}","password":"…"}`;
-  return `token: curl -s -X POST ${server.url}/v1/tokens -H 'Content-Type: application/json' -d '${body}'`;
+  return `token: curl -s -X POST ${server.url}${server.app.config.basePath}/v1/tokens -H 'Content-Type: application/json' -d '${body}'`;
 }
 
 /** `1 product`, `12 products`: a count and its plural noun, singular for one. */
@@ -48,17 +50,17 @@ export function withoutPassword(url: string): string {
 }
 
 /**
- * How to run the `token` subcommand the way this process was run: `node dist/main.js token …` (or `node src/main.ts`,
- * with node's own flags, such as `--import tsx`) in a checkout, where `plainrest` is not on the PATH, and
- * `npx plainrest token …` for an installed package.
+ * How to run the `token` subcommand the way this process was run: `node plainrest.mjs token …` for a file node ran
+ * (or `node dist/main.js`, `node src/main.ts`, with node's own flags, such as `--import tsx`), where `plainrest` may
+ * not be on the PATH, and `npx plainrest token …` for the package's `plainrest` command.
  */
 export function tokenCommand(scriptPath: string | undefined): string {
   return `${plainrestCommand(scriptPath)} token`;
 }
 
-/** `npx plainrest`, or `node dist/main.js` in a checkout: how to run plainrest the way this process was run. */
+/** `npx plainrest`, or `node plainrest.mjs` for a file node ran: how to run plainrest the way this process was run. */
 export function plainrestCommand(scriptPath: string | undefined): string {
-  if (scriptPath === undefined || !['main.js', 'main.ts'].includes(basename(scriptPath))) return 'npx plainrest';
+  if (scriptPath === undefined || basename(scriptPath) === 'plainrest') return 'npx plainrest';
   const shown = relative(process.cwd(), scriptPath);
   return ['node', ...process.execArgv, shown.startsWith('..') || shown === '' ? scriptPath : shown].join(' ');
 }

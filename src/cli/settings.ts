@@ -35,6 +35,14 @@ export const SETTINGS: readonly Setting[] = [
     meaning: 'interface to listen on',
   },
   {
+    variable: 'BASE_PATH',
+    flag: 'base-path',
+    option: 'basePath',
+    kind: 'string',
+    fallback: 'none: the root',
+    meaning: 'serve under this path, such as /api, every link starting with it (docs/embedding.md)',
+  },
+  {
     variable: 'RESOURCES',
     flag: 'resources',
     option: 'resources',

@@ -8,10 +8,13 @@ import { EMAIL_PATTERN } from '../resources/scalar-checks.ts';
 import { requireProviderUrl } from '../auth/provider-url.ts';
 import type { ProviderSettings } from '../auth/provider-auth.ts';
 import type { EventSettings, ServerOptions } from './server-options.ts';
+import { basePathProblem } from '../http/base-path.ts';
 
 export interface Config {
   readonly port: number;
   readonly host: string;
+  /** The path prefix served under (http/base-path.ts), such as "/api"; "" for the root. */
+  readonly basePath: string;
   readonly dataDir: string | null;
   /** A PostgreSQL URL, or undefined for the data directory (or memory). */
   readonly database: string | undefined;
@@ -49,6 +52,7 @@ const MAX_DELAY_MS = 60_000;
 export const DEFAULTS = Object.freeze({
   port: 3000,
   host: '127.0.0.1',
+  basePath: '',
   dataDir: 'data',
   seed: true,
   maxBodyBytes: 1_048_576,
@@ -117,6 +121,7 @@ export function resolveConfig(options: ServerOptions = {}): Config {
   const config: Config = {
     port: options.port ?? DEFAULTS.port,
     host: options.host ?? DEFAULTS.host,
+    basePath: options.basePath ?? DEFAULTS.basePath,
     dataDir:
       options.store !== undefined || options.database !== undefined
         ? null
@@ -190,6 +195,11 @@ export function resolveConfig(options: ServerOptions = {}): Config {
     throw new ConfigError('tokenSecret', `tokenSecret must be at least ${MIN_TOKEN_SECRET_LENGTH} characters long`);
   }
   if (config.host === '') throw new ConfigError('host', 'host must not be empty');
+  const basePathRefused =
+    typeof config.basePath === 'string'
+      ? basePathProblem(config.basePath)
+      : 'basePath must be a string, such as "/api"';
+  if (basePathRefused !== undefined) throw new ConfigError('basePath', basePathRefused);
   if (config.dataDir === '') throw new ConfigError('dataDir', 'dataDir must not be empty (use null for memory only)');
   if (config.database !== undefined) {
     if (!isDatabaseUrl(config.database))

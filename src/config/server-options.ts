@@ -12,6 +12,11 @@ export interface ServerOptions {
   readonly port?: number;
   /** Interface to listen on. Default "127.0.0.1". */
   readonly host?: string;
+  /**
+   * The path prefix plainrest is served under, such as "/api" (README: Embedding): every link it sends starts with it,
+   * and a request's path is read with it or without it (a host may take it off). Default "": the root.
+   */
+  readonly basePath?: string;
   /** Where snapshots live, created if missing; null keeps everything in memory. Default "data". */
   readonly dataDir?: string | null;
   /** Load the example dataset on a first start with an empty data directory. Default true. */
@@ -24,7 +29,10 @@ export interface ServerOptions {
   readonly maxBodyBytesInFlight?: number;
   /** The administrator ensured at every start. Default "admin@example.com". */
   readonly adminEmail?: string;
-  /** Its password; when unset on the first start, one is generated and logged once. */
+  /**
+   * Its password; when unset as the administrator is created, one is generated, logged once, and handed out once by
+   * `App.takeGeneratedAdminPassword()`.
+   */
   readonly adminPassword?: string;
   /** HMAC key for tokens; when unset, generated once and kept in dataDir (mode 0600). */
   readonly tokenSecret?: string;
@@ -43,11 +51,14 @@ export interface ServerOptions {
    * builds every answer afresh from the records, for tests and for readers. Default true.
    */
   readonly caches?: boolean;
-  /** startServer only: a client must send its headers within this time. Default 10000 ms. */
+  /** startServer only (a host sets its own server's): headers must arrive within this time. Default 10000 ms. */
   readonly headersTimeoutMs?: number;
-  /** startServer only: …and its whole request within this time. Default 30000 ms. */
+  /**
+   * …and its whole request within this time (startServer); under createApp, a body still arriving this long after
+   * plainrest began to read it is answered 408. Default 30000 ms.
+   */
   readonly requestTimeoutMs?: number;
-  /** startServer only: idle keep-alive connections close after this time. Default 5000 ms. */
+  /** startServer only (a host sets its own server's): idle keep-alive connections close after this. Default 5000 ms. */
   readonly keepAliveTimeoutMs?: number;
   /** The clock the rate limiter reads, in ms (tests inject one). Default Date.now. */
   readonly clock?: () => number;

@@ -34,10 +34,13 @@ export function servedPaths(language: Language): readonly ServedPath[] {
   ];
 }
 
-/** /v1's own links, as its index lists them before the collections': `self`, `openapi`, `tokens`, `events`. */
-export function indexLinks(): Record<string, string> {
-  const links: Record<string, string> = { [SELF_LINK]: API_PREFIX };
-  for (const { kind, segment } of servedPaths('en')) links[kind] = `${API_PREFIX}/${segment}`;
+/**
+ * /v1's own links, as its index lists them before the collections': `self`, `openapi`, `tokens`, `events`; each under
+ * `basePath` (`/api/v1/tokens`), or at the root when it is "".
+ */
+export function indexLinks(basePath: string): Record<string, string> {
+  const links: Record<string, string> = { [SELF_LINK]: basePath + API_PREFIX };
+  for (const { kind, segment } of servedPaths('en')) links[kind] = `${basePath}${API_PREFIX}/${segment}`;
   return links;
 }
 

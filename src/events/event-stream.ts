@@ -54,6 +54,8 @@ export class EventStream {
   readonly #table: ResourceTable;
   /** Whether events' blocks are kept (README: Caches). */
   readonly #useCaches: boolean;
+  /** Where each event's path begins (http/base-path.ts). */
+  readonly #basePath: string;
   readonly #settings: EventSettings;
   readonly #onEnd: (ending: Ending) => void;
   #actor: Actor;
@@ -74,6 +76,7 @@ export class EventStream {
     table: ResourceTable,
     settings: EventSettings,
     useCaches: boolean,
+    basePath: string,
     onEnd: (ending: Ending) => void,
   ) {
     this.#res = res;
@@ -82,6 +85,7 @@ export class EventStream {
     this.#table = table;
     this.#settings = settings;
     this.#useCaches = useCaches;
+    this.#basePath = basePath;
     this.#onEnd = onEnd;
     this.#actor = request.actor;
     this.#readable = readableBy(request.actor, table);
@@ -112,12 +116,15 @@ export class EventStream {
     for (;;) {
       const page = await this.#feed.page(this.#filter(), 0, CATCH_UP_PAGE);
       if (this.#ended) return;
-      this.#send(page.events, blocksOf(page.events, this.#table, this.#request.language, this.#useCaches));
+      this.#send(
+        page.events,
+        blocksOf(page.events, this.#table, this.#request.language, this.#useCaches, this.#basePath),
+      );
       if (page.events.length < CATCH_UP_PAGE) break;
     }
     const pending = this.#pending ?? [];
     this.#pending = undefined;
-    this.deliver(new FanOutBatch(pending, this.#table, this.#useCaches));
+    this.deliver(new FanOutBatch(pending, this.#table, this.#useCaches, this.#basePath));
   }
 
   #filter(): EventFilter {

@@ -47,12 +47,15 @@ export class EventStreams {
 
   /** Whether events' blocks are kept for the streams that follow (README: Caches). */
   readonly #useCaches: boolean;
+  /** Where each event's path begins (http/base-path.ts). */
+  readonly #basePath: string;
 
-  constructor(feed: ChangeFeed, table: ResourceTable, settings: EventSettings, useCaches: boolean) {
+  constructor(feed: ChangeFeed, table: ResourceTable, settings: EventSettings, useCaches: boolean, basePath: string) {
     this.#feed = feed;
     this.#table = table;
     this.#settings = settings;
     this.#useCaches = useCaches;
+    this.#basePath = basePath;
   }
 
   /**
@@ -70,7 +73,7 @@ export class EventStreams {
     const batch = this.#queued;
     this.#queued = [];
     this.#delivering = true;
-    this.#deliverFrom([...this.#streams], 0, new FanOutBatch(batch, this.#table, this.#useCaches));
+    this.#deliverFrom([...this.#streams], 0, new FanOutBatch(batch, this.#table, this.#useCaches, this.#basePath));
   }
 
   /**
@@ -152,9 +155,11 @@ export class EventStreams {
       res.end();
       return;
     }
-    const stream = new EventStream(res, request, this.#feed, this.#table, this.#settings, this.#useCaches, (ending) => {
+    const onEnd = (ending: Ending): void => {
       if (ending.reason === 'slow_reader') this.#notices.set(request.actor.id, ending);
-    });
+    };
+    const [feed, table, settings] = [this.#feed, this.#table, this.#settings];
+    const stream = new EventStream(res, request, feed, table, settings, this.#useCaches, this.#basePath, onEnd);
     this.#unsubscribe ??= this.#feed.subscribe(
       (events) => this.#receive(events),
       () => this.#missed(),

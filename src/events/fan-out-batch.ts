@@ -13,12 +13,15 @@ export class FanOutBatch {
   readonly #table: ResourceTable;
   /** Whether each event's block is kept for the streams that follow (README: Caches). */
   readonly #useCaches: boolean;
+  /** Where each event's path begins (http/base-path.ts). */
+  readonly #basePath: string;
   readonly #whole = new Map<Language, Buffer>();
 
-  constructor(events: readonly FeedEvent[], table: ResourceTable, useCaches: boolean) {
+  constructor(events: readonly FeedEvent[], table: ResourceTable, useCaches: boolean, basePath: string) {
     this.events = events;
     this.#table = table;
     this.#useCaches = useCaches;
+    this.#basePath = basePath;
   }
 
   /**
@@ -26,10 +29,11 @@ export class FanOutBatch {
    * them.
    */
   bytes(shown: readonly FeedEvent[], language: Language): Buffer {
-    if (shown.length !== this.events.length) return blocksOf(shown, this.#table, language, this.#useCaches);
+    if (shown.length !== this.events.length)
+      return blocksOf(shown, this.#table, language, this.#useCaches, this.#basePath);
     let whole = this.#whole.get(language);
     if (whole === undefined) {
-      whole = blocksOf(this.events, this.#table, language, this.#useCaches);
+      whole = blocksOf(this.events, this.#table, language, this.#useCaches, this.#basePath);
       this.#whole.set(language, whole);
     }
     return whole;
@@ -42,6 +46,7 @@ export function blocksOf(
   table: ResourceTable,
   language: Language,
   useCaches: boolean,
+  basePath: string,
 ): Buffer {
-  return Buffer.concat(events.map((event) => eventBlock(event, table, language, useCaches)));
+  return Buffer.concat(events.map((event) => eventBlock(event, table, language, useCaches, basePath)));
 }

@@ -36,7 +36,10 @@ export interface RequestContext {
   readonly req: IncomingMessage;
   /** GET for a HEAD request: HEAD is answered as GET without the body (RFC 9110 §9.3.2). */
   readonly method: string;
-  /** The raw path, without the query string. */
+  /**
+   * The raw path as the client addressed it, without the query string: under the base path when one is set
+   * (http/base-path.ts), so links built on it (Location, a list's links) stay under it.
+   */
   readonly path: string;
   /** The raw query string, without the "?". */
   readonly queryString: string;

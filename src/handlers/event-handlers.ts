@@ -76,9 +76,10 @@ async function eventList(
   const { page, limit } = parameters;
   const { events, total } = await feed.page(filter, (page - 1) * limit, limit);
   const meta = pageMeta({ page, limit }, total);
+  const { caches, basePath } = context.services.config;
   const links = linksAround(context.path, fixedParameters(parameters, table, language), feedWords(language), meta);
   const body =
-    `{"data":[${events.map((event) => eventJson(event, table, language, context.services.config.caches)).join(',')}],` +
+    `{"data":[${events.map((event) => eventJson(event, table, language, caches, basePath)).join(',')}],` +
     `"meta":${JSON.stringify(meta)},"links":${JSON.stringify(links)}}`;
   const etag = entityTag(body);
   // The same path answers a stream to Accept: text/event-stream: caches must tell the two apart.

@@ -10,7 +10,7 @@ export const EXPLORER_SCRIPT = `
 'use strict';
 (() => {
   const byId = (id) => document.getElementById(id);
-  const { meanings, situations, tokensPath, serverFields, editablePaths, feeds } = JSON.parse(byId('explorer-data').textContent);
+  const { meanings, situations, tokensPath, serverFields, editablePaths, feeds, examplePath } = JSON.parse(byId('explorer-data').textContent);
   const editable = editablePaths.map((pattern) => new RegExp(pattern));
   let token;
   let busy = false;
@@ -44,7 +44,7 @@ export const EXPLORER_SCRIPT = `
   /** The request target (path and query, percent-encoded as a browser sends them); only this server's paths. */
   const requestTarget = (pathText, queryText) => {
     const path = pathText.trim();
-    if (!path.startsWith('/') || path.startsWith('//')) throw new Error('the path starts with one "/", as in /v1/products: requests go to this server only');
+    if (!path.startsWith('/') || path.startsWith('//')) throw new Error('the path starts with one "/", as in ' + examplePath + ': requests go to this server only');
     if (path.includes('#') || queryText.includes('#')) throw new Error('remove the "#": what follows it never reaches the server');
     const url = new URL(path, location.origin);
     const query = queryText.trim().replace(/^[?]/, '');
@@ -240,7 +240,7 @@ export const EXPLORER_SCRIPT = `
 
 ${EVENT_STREAM_PARSER}
 ${LIVE_CHANGES_SCRIPT}
-  // --- Logging in: POST /v1/tokens, and keep the token in memory only.
+  // --- Logging in: POST to tokensPath (/v1/tokens), and keep the token in memory only.
   const loginState = byId('login-state');
   const logout = byId('logout');
   const loggedOut = (why) => {

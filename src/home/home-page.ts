@@ -1,7 +1,7 @@
 // The home page (GET /, and GET /v1 for a client that prefers HTML): one HTML document, generated once at start from
 // the OpenAPI document, with its style and script inline and nothing else to fetch, served with a strict
 // Content-Security-Policy (CSP Level 3). It teaches by use: log in, send any request, see the whole exchange with the
-// meaning of its status, follow the change feed as it happens.
+// meaning of its status, follow the change feed as it happens; every path it shows or sends is under the base path.
 
 import { createHash } from 'node:crypto';
 import type { Reply } from '../http/respond.ts';
@@ -14,7 +14,8 @@ import { EXPLORER_SCRIPT } from './explorer-script.ts';
 import { EXPLORER_STYLE } from './explorer-style.ts';
 import type { OpenApiView } from './openapi-view.ts';
 import { escapeHtml, examplePath, referenceHtml } from './reference-html.ts';
-import { SITUATION_MEANINGS, STATUS_MEANINGS } from './status-meanings.ts';
+import { SITUATION_MEANINGS, STATUS_MEANINGS, type StatusMeaning } from './status-meanings.ts';
+import { literalPattern } from '../http/base-path.ts';
 
 const HTML_TYPE = 'text/html; charset=utf-8';
 
@@ -41,15 +42,27 @@ function contentSecurityPolicy(script: string, style: string): string {
   ].join('; ');
 }
 
-const CONVENTIONS = `
+/** The path the request form starts with, and the explorer's example of one. */
+const EXAMPLE_REQUEST_PATH = '/v1/products';
+
+/**
+ * Text written for paths at the root (`log in (POST /v1/tokens)`, a situation's key `POST /v1/tokens 201`) naming them
+ * under `basePath` (http/base-path.ts) instead.
+ */
+function namedUnder(text: string, basePath: string): string {
+  return basePath === '' ? text : text.replaceAll(' /v1/', ` ${basePath}/v1/`);
+}
+
+/** How the API works; `base` is the base path, HTML-escaped. */
+const conventions = (base: string): string => `
 <ul>
-<li><strong>Resources have addresses.</strong> A collection (<code>/v1/products</code>) lists and creates; an item
-(<code>/v1/products/7</code>) is read with GET, replaced with PUT, changed with PATCH and removed with DELETE.</li>
+<li><strong>Resources have addresses.</strong> A collection (<code>${base}/v1/products</code>) lists and creates; an item
+(<code>${base}/v1/products/7</code>) is read with GET, replaced with PUT, changed with PATCH and removed with DELETE.</li>
 <li><strong>The status code says what happened</strong>; every one is explained under the answer and in the
 <a href="#statuses">list of status codes</a>. Errors carry a JSON body (RFC 9457 problem details) naming the cause.</li>
 <li><strong>Bodies are JSON</strong>, sent with <code>Content-Type: application/json</code>
 (<code>application/merge-patch+json</code> for PATCH, where <code>null</code> removes a field).</li>
-<li><strong>A token proves who you are</strong>: POST your email and password to <code>/v1/tokens</code>, then send
+<li><strong>A token proves who you are</strong>: POST your email and password to <code>${base}/v1/tokens</code>, then send
 <code>Authorization: Bearer &lt;token&gt;</code>. The server keeps no session.</li>
 <li><strong>Lists come in pages</strong> (<code>limit</code>, <code>page</code>, <code>sort=-price</code>, filters such as
 <code>category=tea</code>); the <code>Link</code> header points to the next and previous pages.</li>
@@ -75,7 +88,7 @@ printed when the server first started, and starting the server with <code>ADMIN_
 <button type="button" id="logout" class="secondary" hidden>Log out (forget the token)</button>
 </section>`;
 
-function requestForm(paths: readonly string[]): string {
+function requestForm(paths: readonly string[], firstPath: string): string {
   const methods = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS']
     .map((method) => `<option>${method}</option>`)
     .join('');
@@ -87,7 +100,7 @@ function requestForm(paths: readonly string[]): string {
 <label for="request-method">Method</label>
 <select id="request-method" name="method">${methods}</select>
 <label for="request-path">Path</label>
-<input id="request-path" name="path" value="/v1/products" list="known-paths" required spellcheck="false" autocapitalize="off">
+<input id="request-path" name="path" value="${escapeHtml(firstPath)}" list="known-paths" required spellcheck="false" autocapitalize="off">
 <label for="request-query">Query <span class="hint">(without the "?", such as limit=5&amp;sort=-price)</span></label>
 <input id="request-query" name="query" value="limit=5" spellcheck="false" autocapitalize="off">
 <label for="request-headers">Headers <span class="hint">(one "Name: value" per line; Authorization is added once you are logged in)</span></label>
@@ -118,10 +131,11 @@ const EXCHANGE = `
 </div>
 </section>`;
 
-const LIVE = `
+/** The "Live changes" panel; `feed` is the change feed's path in English. */
+const live = (feed: string): string => `
 <section id="live" aria-labelledby="live-title">
 <h2 id="live-title">4. Live changes</h2>
-<p>Once logged in, follow the change feed: <code>GET /v1/events</code> with <code>Accept: text/event-stream</code> is a stream of
+<p>Once logged in, follow the change feed: <code>GET ${escapeHtml(feed)}</code> with <code>Accept: text/event-stream</code> is a stream of
 Server-Sent Events, one for each change to a record you may read, listed here newest first. The page reads it with fetch, as an
 EventSource cannot send your token; when the connection drops it connects again with <code>Last-Event-ID</code>, the last event
 it received, so no change is missed.</p>
@@ -130,26 +144,28 @@ it received, so no change is missed.</p>
 <ul id="live-events" class="live" aria-label="changes, newest first"></ul>
 </section>`;
 
-/** The change feed's path in each vocabulary the document describes (events/event-query.ts names it). */
-function feedPaths(document: OpenApiView, table: ResourceTable): Record<string, string> {
+/** The change feed's path in each vocabulary the document describes (events/event-query.ts names it), under `base`. */
+function feedPaths(document: OpenApiView, table: ResourceTable, base: string): Record<string, string> {
   const paths = table.languages.map((language): [string, string] => [language, `/v1/${feedWords(language).path}`]);
-  return Object.fromEntries(paths.filter(([, path]) => document.paths[path] !== undefined));
+  return Object.fromEntries(
+    paths.filter(([, path]) => document.paths[path] !== undefined).map(([language, path]) => [language, base + path]),
+  );
 }
 
-function vocabularySwitch(table: ResourceTable): string {
+function vocabularySwitch(table: ResourceTable, base: string): string {
   // The example path: the first top-level collection after users (products), else users.
   const shown =
     table.resources.find((definition) => definition.collection !== 'users' && definition.parent === undefined) ??
     (table.get('users') as NonNullable<ReturnType<ResourceTable['get']>>);
   const choices = table.languages.map((language) => {
-    const example = `/v1/${vocabularyOf(shown, language).collection}`;
+    const example = escapeHtml(`${base}/v1/${vocabularyOf(shown, language).collection}`);
     return `<label><input type="radio" name="vocabulary" value="${language}"${language === 'en' ? ' checked' : ''}> ${LANGUAGE_NAMES[language] ?? language} (<code>${example}</code>)</label>`;
   });
   return `<fieldset><legend>Show paths and fields in</legend>${choices.join('')}</fieldset>`;
 }
 
-function statusGlossary(): string {
-  const entries = [...STATUS_MEANINGS].map(
+function statusGlossary(meanings: Readonly<Record<number, StatusMeaning>>): string {
+  const entries = Object.entries(meanings).map(
     ([status, { title, meaning }]) =>
       `<dt id="status-${status}">${status} ${escapeHtml(title)}</dt><dd>${escapeHtml(meaning)}</dd>`,
   );
@@ -165,11 +181,12 @@ function scriptData(value: unknown): string {
   return JSON.stringify(value).replace(/</g, '\\u003c');
 }
 
-/** The path of the operation that hands out tokens (its operationId is createToken). */
-function tokensPath(document: OpenApiView): string {
+/** The path of the operation that hands out tokens (its operationId is createToken), under `base`. */
+function tokensPath(document: OpenApiView, base: string): string {
   return (
-    Object.keys(document.paths).find((path) => document.paths[path]?.post?.operationId === 'createToken') ??
-    '/v1/tokens'
+    base +
+    (Object.keys(document.paths).find((path) => document.paths[path]?.post?.operationId === 'createToken') ??
+      '/v1/tokens')
   );
 }
 
@@ -183,24 +200,40 @@ function serverFields(document: OpenApiView): string[] {
   return [...names].sort();
 }
 
-/** The paths a PATCH may change, as patterns of their templates (`/v1/products/{product_id}`): an API key is not. */
-function editablePaths(document: OpenApiView): string[] {
+/**
+ * The paths a PATCH may change, as patterns of their templates (`/v1/products/{product_id}`) under `base`: an API key
+ * is not.
+ */
+function editablePaths(document: OpenApiView, base: string): string[] {
   return Object.entries(document.paths)
     .filter(([, item]) => item.patch !== undefined)
-    .map(([template]) => `^${template.replace(/\{[^}]+\}/g, '[^/]+')}$`);
+    .map(([template]) => `^${literalPattern(base)}${template.replace(/\{[^}]+\}/g, '[^/]+')}$`);
 }
 
-export function renderHomePage(document: OpenApiView, table: ResourceTable): string {
-  const meanings = Object.fromEntries(STATUS_MEANINGS);
-  const paths = Object.keys(document.paths).map(examplePath);
+/**
+ * The page for `document`, whose paths are served under `basePath` (http/base-path.ts; "" for the root): every path it
+ * shows, links to or sends a request to starts with it.
+ */
+export function renderHomePage(document: OpenApiView, table: ResourceTable, basePath = ''): string {
+  const meanings: Record<number, StatusMeaning> = {};
+  for (const [status, { title, meaning }] of STATUS_MEANINGS)
+    meanings[status] = { title, meaning: namedUnder(meaning, basePath) };
+  const situations = Object.fromEntries(
+    Object.entries(SITUATION_MEANINGS).map(([key, meaning]) => [namedUnder(key, basePath), meaning]),
+  );
+  const paths = Object.keys(document.paths).map((path) => basePath + examplePath(path));
+  const feeds = feedPaths(document, table, basePath);
+  const firstPath = basePath + EXAMPLE_REQUEST_PATH;
   const data = {
     meanings,
-    situations: SITUATION_MEANINGS,
-    tokensPath: tokensPath(document),
+    situations,
+    tokensPath: tokensPath(document, basePath),
     serverFields: serverFields(document),
-    editablePaths: editablePaths(document),
-    feeds: feedPaths(document, table),
+    editablePaths: editablePaths(document, basePath),
+    feeds,
+    examplePath: firstPath,
   };
+  const base = escapeHtml(basePath);
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -215,24 +248,24 @@ export function renderHomePage(document: OpenApiView, table: ResourceTable): str
 <header>
 <h1>${escapeHtml(document.info.title)} <small>API explorer</small></h1>
 <p>${escapeHtml(document.info.description)} Log in, send requests, and read what each answer means.</p>
-${vocabularySwitch(table)}
+${vocabularySwitch(table, basePath)}
 <nav aria-label="Sections"><ul><li><a href="#login">Log in</a></li><li><a href="#try">Send a request</a></li>
 <li><a href="#exchange">The exchange</a></li><li><a href="#live">Live changes</a></li><li><a href="#reference">Reference</a></li><li><a href="#statuses">Status codes</a></li></ul></nav>
 </header>
 <main>
 <section id="how" aria-labelledby="how-title">
 <h2 id="how-title">How this API works</h2>
-${CONVENTIONS}
+${conventions(base)}
 </section>
 ${LOGIN}
-${requestForm(paths)}
+${requestForm(paths, firstPath)}
 ${EXCHANGE}
-${LIVE}
-${referenceHtml(document, table)}
-${statusGlossary()}
+${live(feeds['en'] ?? `${basePath}/v1/events`)}
+${referenceHtml(document, table, basePath)}
+${statusGlossary(meanings)}
 </main>
-<footer><p>JSON clients asking for <code>/v1</code> get the API index as JSON; this page is for browsers.
-The machine-readable description is <a href="/v1/openapi.json">/v1/openapi.json</a>.</p></footer>
+<footer><p>JSON clients asking for <code>${base}/v1</code> get the API index as JSON; this page is for browsers.
+The machine-readable description is <a href="${base}/v1/openapi.json">${base}/v1/openapi.json</a>.</p></footer>
 <script type="application/json" id="explorer-data">${scriptData(data)}</script>
 <script>${EXPLORER_SCRIPT}</script>
 </body>
@@ -241,7 +274,7 @@ The machine-readable description is <a href="/v1/openapi.json">/v1/openapi.json<
 }
 
 /** The page as an answer, built once: its ETag, and the headers that keep it safe. */
-export function homePageReply(document: OpenApiView, table: ResourceTable): Reply {
+export function homePageReply(document: OpenApiView, table: ResourceTable, basePath: string): Reply {
   const headers = {
     'Cache-Control': 'no-cache',
     // `/` answers 406 to a client that takes no HTML, and `/v1` serves JSON to one that prefers it.
@@ -250,5 +283,5 @@ export function homePageReply(document: OpenApiView, table: ResourceTable): Repl
     'X-Content-Type-Options': 'nosniff',
     'Referrer-Policy': 'no-referrer',
   };
-  return documentReply(renderHomePage(document, table), headers, HTML_TYPE);
+  return documentReply(renderHomePage(document, table, basePath), headers, HTML_TYPE);
 }

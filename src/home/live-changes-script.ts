@@ -68,7 +68,7 @@ export const LIVE_CHANGES_SCRIPT = `
   const afterLast = () => (liveLastId === '' ? '' : ', after event ' + liveLastId + ' (Last-Event-ID)');
 
   /** The feed in the vocabulary the reference shows. */
-  const feedPath = () => feeds[document.querySelector('input[name="vocabulary"]:checked')?.value] ?? feeds.en ?? '/v1/events';
+  const feedPath = () => feeds[document.querySelector('input[name="vocabulary"]:checked')?.value] ?? feeds.en;
 
   const addLive = (item) => {
     liveList.prepend(item);

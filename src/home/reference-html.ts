@@ -1,7 +1,7 @@
 // The reference part of the home page, written as HTML from the OpenAPI document: for every resource its record as a
 // table of fields, then every operation with its parameters, an example body, the status codes it can answer (each
-// linked to its meaning) and a "Try it" button that puts the request in the form. Every text taken from the document
-// goes through `escapeHtml`.
+// linked to its meaning) and a "Try it" button that puts the request in the form, each path under the base path. Every
+// text taken from the document goes through `escapeHtml`.
 
 import type { ResourceTable } from '../resources/definition.ts';
 import type { Language } from '../resources/definition.ts';
@@ -113,13 +113,19 @@ function exampleBody(
   return { contentType, example: resolve(document, media.schema).examples?.[0] ?? {} };
 }
 
+/** Where the reference is: the document, the vocabulary shown, its word for `limit`, and the base path. */
+interface ReferencePlace {
+  readonly document: OpenApiView;
+  readonly language: Language;
+  readonly limitWord: string;
+  readonly basePath: string;
+}
+
 function operationHtml(
-  document: OpenApiView,
+  { document, language, limitWord, basePath }: ReferencePlace,
   path: string,
   method: string,
   operation: OperationView,
-  language: Language,
-  limitWord: string,
 ): string {
   const id = `${language}-${method}-${path.replace(/[^a-z0-9]+/gi, '-')}`;
   const parameters = [...(document.paths[path]?.parameters ?? []), ...(operation.parameters ?? [])];
@@ -127,12 +133,13 @@ function operationHtml(
   const verb = method.toUpperCase();
   const isList = parameters.some((parameter) => parameter.name === limitWord);
   const query = isList ? `${limitWord}=5` : '';
-  const tryTarget = examplePath(path) + (query === '' ? '' : `?${query}`);
+  const tryPath = basePath + examplePath(path);
+  const tryTarget = tryPath + (query === '' ? '' : `?${query}`);
   const statuses = Object.entries(operation.responses).filter(([status]) => status !== 'default');
   const exampleText = body === undefined ? '' : JSON.stringify(body.example);
   return [
     `<article class="operation" aria-labelledby="${id}">`,
-    `<h4 id="${id}"><span class="method">${verb}</span> <code>${escapeHtml(path)}</code> <span>${escapeHtml(operation.summary)}</span></h4>`,
+    `<h4 id="${id}"><span class="method">${verb}</span> <code>${escapeHtml(basePath + path)}</code> <span>${escapeHtml(operation.summary)}</span></h4>`,
     operation.security?.length === 0 ? '<p class="hint">Open: no token needed.</p>' : '',
     operation.description === undefined ? '' : `<p class="hint">${escapeHtml(operation.description)}</p>`,
     parameters.length === 0 ? '' : `<p>Parameters:</p><ul>${parameters.map(parameterItem).join('')}</ul>`,
@@ -140,7 +147,7 @@ function operationHtml(
       ? ''
       : `<p>Body (<code>${escapeHtml(body.contentType)}</code>), for example:</p><pre>${escapeHtml(exampleText)}</pre>`,
     `<p>Answers: ${statuses.map(([status, response]) => statusLink(status, response.description)).join(', ')}.</p>`,
-    `<button type="button" data-method="${verb}" data-path="${escapeHtml(examplePath(path))}" data-query="${escapeHtml(query)}"` +
+    `<button type="button" data-method="${verb}" data-path="${escapeHtml(tryPath)}" data-query="${escapeHtml(query)}"` +
       (body === undefined ? '' : ` data-example="${escapeHtml(exampleText)}"`) +
       ` aria-label="Try it: ${verb} ${escapeHtml(tryTarget)}">Try it</button>`,
     '</article>',
@@ -148,31 +155,21 @@ function operationHtml(
 }
 
 /** Every operation of the paths `include` selects, in document order. */
-function operationsHtml(
-  document: OpenApiView,
-  language: Language,
-  limitWord: string,
-  include: (path: string, operation: OperationView) => boolean,
-): string {
+function operationsHtml(place: ReferencePlace, include: (path: string, operation: OperationView) => boolean): string {
   const parts: string[] = [];
-  for (const [path, item] of Object.entries(document.paths)) {
+  for (const [path, item] of Object.entries(place.document.paths)) {
     for (const method of HTTP_METHODS) {
       const operation = item[method];
       if (operation !== undefined && include(path, operation))
-        parts.push(operationHtml(document, path, method, operation, language, limitWord));
+        parts.push(operationHtml(place, path, method, operation));
     }
   }
   return parts.join('\n');
 }
 
 /** One resource in one vocabulary: its record's table, then its operations (those tagged with its collection name). */
-function resourceHtml(
-  document: OpenApiView,
-  tag: string,
-  singular: string,
-  language: Language,
-  limitWord: string,
-): string {
+function resourceHtml(place: ReferencePlace, tag: string, singular: string): string {
+  const { document, language } = place;
   const collectionPath = Object.keys(document.paths).find((path) => document.paths[path]?.post?.tags?.[0] === tag);
   const collection = collectionPath === undefined ? undefined : document.paths[collectionPath];
   const list = collection?.get?.responses['200']?.content?.['application/json']?.schema;
@@ -191,37 +188,36 @@ function resourceHtml(
           resolve(document, create),
           created === undefined ? {} : resolve(document, created),
         );
-  const operations = operationsHtml(document, language, limitWord, (_, operation) => operation.tags?.[0] === tag);
+  const operations = operationsHtml(place, (_, operation) => operation.tags?.[0] === tag);
   return `<section aria-labelledby="${language}-${tag}"><h3 id="${language}-${tag}">${escapeHtml(tag)}</h3>${table}${operations}</section>`;
 }
 
 /**
  * The reference section: the service's own operations, then every resource in each vocabulary (all but English hidden
- * until chosen).
+ * until chosen), their paths under `basePath`.
  */
-export function referenceHtml(document: OpenApiView, table: ResourceTable): string {
+export function referenceHtml(document: OpenApiView, table: ResourceTable, basePath: string): string {
   const resourceTags = new Set(
     table.languages.flatMap((language) =>
       table.resources.map((definition) => vocabularyOf(definition, language).collection),
     ),
   );
   const service = operationsHtml(
-    document,
-    'en',
-    'limit',
+    { document, language: 'en', limitWord: 'limit', basePath },
     (_, operation) => !resourceTags.has(operation.tags?.[0] ?? ''),
   );
   const vocabularies = table.languages.map((language) => {
     const resources = table.resources.map((definition) => {
       const vocabulary = vocabularyOf(definition, language);
-      return resourceHtml(document, vocabulary.collection, definition.singular, language, vocabulary.parameters.limit);
+      const place = { document, language, limitWord: vocabulary.parameters.limit, basePath };
+      return resourceHtml(place, vocabulary.collection, definition.singular);
     });
     return `<div data-vocabulary="${language}"${language === 'en' ? '' : ' hidden'}>${resources.join('\n')}</div>`;
   });
   return `
 <section id="reference" aria-labelledby="reference-title">
 <h2 id="reference-title">Reference</h2>
-<p>Every operation, generated from <a href="/v1/openapi.json">the OpenAPI document</a>. All need a token except
+<p>Every operation, generated from <a href="${escapeHtml(basePath)}/v1/openapi.json">the OpenAPI document</a>. All need a token except
 those marked open; each lists the status codes it can answer, linked to what they mean.</p>
 <h3>Service</h3>
 ${service}

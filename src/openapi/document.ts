@@ -9,6 +9,7 @@ import type { RouteSpec } from '../routing/route-table.ts';
 import { resourceExamples } from './examples.ts';
 import { EXAMPLE_PARENT_ID } from './written-examples.ts';
 import { HEADER_COMPONENTS, SUCCESS_HEADERS } from './headers.ts';
+import { withExamplesUnder } from './base-path-examples.ts';
 import type { ResourceRoute } from './resource-operations.ts';
 import {
   EVENT_STREAM_COMPONENT,
@@ -118,7 +119,11 @@ function withPublicSecurity(item: Json, route: RouteSpec): Json {
  * that vocabulary's records; a resource whose path the vocabulary shares with English
  * (no name of its own) has no record component in it yet, so it gets one here.
  */
-function eventSchemas(routes: readonly RouteSpec[], schemas: Readonly<Record<string, Schema>>): Record<string, Schema> {
+function eventSchemas(
+  routes: readonly RouteSpec[],
+  schemas: Readonly<Record<string, Schema>>,
+  basePath: string,
+): Record<string, Schema> {
   const made: Record<string, Schema> = {};
   for (const route of routes) {
     if (route.kind !== 'events') continue;
@@ -127,8 +132,11 @@ function eventSchemas(routes: readonly RouteSpec[], schemas: Readonly<Record<str
       const name = componentName(definition, language);
       if (schemas[name] === undefined) made[name] = recordSchema(definition, language);
     }
-    made[eventComponent(language)] = eventSchema(resources, language, (definition) =>
-      componentName(definition, language),
+    made[eventComponent(language)] = eventSchema(
+      resources,
+      language,
+      (definition) => componentName(definition, language),
+      basePath,
     );
     made[eventComponent(language, 'List')] = eventListSchema(language);
     made[EVENT_STREAM_COMPONENT] = EVENT_STREAM_SCHEMA;
@@ -161,11 +169,16 @@ function withReferencedComponents(schemas: Record<string, Schema>, resources: Re
   }
 }
 
-/** The document of `routes`; `allowOf` gives each route's Allow header, which its operations must match. */
+/**
+ * The document of `routes`; `allowOf` gives each route's Allow header, which its operations must match. Its paths are
+ * relative to its server, `basePath` (http/base-path.ts; "/" for ""), and the examples of what a client receives start
+ * with it (base-path-examples.ts).
+ */
 export function openApiDocument(
   routes: readonly RouteSpec[],
   resources: ResourceTable,
   allowOf: (route: RouteSpec) => string,
+  basePath = '',
 ): Json {
   const paths: Json = {};
   const schemas: Record<string, Schema> = { Problem: PROBLEM_SCHEMA, Token: TOKEN_SCHEMA };
@@ -218,9 +231,9 @@ export function openApiDocument(
       }
     }
   }
-  Object.assign(schemas, eventSchemas(routes, schemas));
+  Object.assign(schemas, eventSchemas(routes, schemas, basePath));
   withReferencedComponents(schemas, resources);
-  return {
+  const document: Json = {
     openapi: '3.1.0',
     info: {
       title: 'plainrest',
@@ -231,7 +244,7 @@ export function openApiDocument(
     },
     servers: [
       {
-        url: '/',
+        url: basePath === '' ? '/' : basePath,
         description: 'this server, whichever serves this document: local, staging or production',
         'x-internal': false,
       },
@@ -257,4 +270,5 @@ export function openApiDocument(
       },
     },
   };
+  return basePath === '' ? document : withExamplesUnder(document, basePath);
 }

@@ -20,6 +20,7 @@ import { responses, success } from './responses.ts';
 import type { Schema } from './schemas.ts';
 import { listSchema } from './list-schema.ts';
 import { MAX_TARGET_LENGTH } from './problem-schema.ts';
+import { literalPattern } from '../http/base-path.ts';
 
 type Json = Record<string, unknown>;
 
@@ -57,12 +58,13 @@ function exampleEvent(table: ResourceTable, language: Language): JsonObject {
 
 /**
  * An event as eventJson (events/event-json.ts) writes it, in `language`: its record is
- * one of that vocabulary's records, whose schema components `recordComponent` names.
+ * one of that vocabulary's records, whose schema components `recordComponent` names; its path is under `basePath`.
  */
 export function eventSchema(
   table: ResourceTable,
   language: Language,
   recordComponent: (definition: ResourceDefinition) => string,
+  basePath: string,
 ): Schema {
   return {
     type: 'object',
@@ -85,7 +87,7 @@ export function eventSchema(
       path: {
         type: 'string',
         format: 'uri-reference',
-        pattern: '^/v1/',
+        pattern: `^${literalPattern(basePath)}/v1/`,
         maxLength: MAX_TARGET_LENGTH,
         description: "the record's address, in this path's vocabulary",
       },

@@ -21,7 +21,10 @@ export interface Exchange extends RequestInProgress {
   readonly req: IncomingMessage;
   readonly res: ServerResponse;
   readonly requestId: string;
-  /** The path errors and the log may echo (cut short when the target is too long). */
+  /**
+   * The path as the client addressed it, under the base path (http/base-path.ts): what errors and the log echo (cut
+   * short when the target is too long).
+   */
   readonly shownPath: string;
   /** performance.now() at arrival, when the access log is on. */
   readonly started: number;
@@ -42,12 +45,13 @@ export interface Pipeline {
 }
 
 /**
- * Checks Host and Expect, routes, checks the method, authenticates, limits and negotiates, then runs the handler;
- * throws an HttpError to refuse.
+ * Checks Host and Expect, routes `routePath` (`path` without the base path), checks the method, authenticates, limits
+ * and negotiates, then runs the handler, whose links start from `path`; throws an HttpError to refuse.
  */
 export function dispatch(
   exchange: Exchange,
   path: string,
+  routePath: string,
   queryString: string,
   pipeline: Pipeline,
 ): Reply | Promise<Reply> {
@@ -61,9 +65,9 @@ export function dispatch(
     throw new HttpError('expectation_failed', 'only "Expect: 100-continue" is understood');
   // Node 20.19 parses QUERY yet leaves req.method undefined (later lines name it): a method no route serves.
   const method = req.method ?? 'QUERY';
-  if (path === '*') return serverWideOptions(method, allMethods);
-  const match = router.match(path);
-  if (match === undefined) throw notFound(path, router);
+  if (routePath === '*') return serverWideOptions(method, allMethods);
+  const match = router.match(routePath);
+  if (match === undefined) throw notFound(path, routePath, router);
 
   const endpoint = match.value;
   if (method === 'OPTIONS') return { status: 204, headers: { Allow: endpoint.allow } };

@@ -15,6 +15,8 @@ import { MAX_URL_LENGTH, pathOfTarget, pathPart, queryPart, unservedTarget } fro
 import type { Headers, Reply } from '../http/respond.ts';
 import { negotiatedReply, writeReply } from '../http/respond.ts';
 import { addressKey } from '../http/rate-limit.ts';
+import { addressedPath, routePathOf } from '../http/base-path.ts';
+import { API_PREFIX } from '../routing/route-table.ts';
 import { dispatch, type Exchange, type Pipeline } from './dispatch.ts';
 
 /** A `node:http` request listener answering through `pipeline`; `shutdown.begun` once a graceful stop has begun. */
@@ -24,7 +26,12 @@ export function requestListener(
   shutdown: { readonly begun: boolean },
 ): (req: IncomingMessage, res: ServerResponse) => void {
   const { limiter } = pipeline;
+  const { basePath } = config;
   const logAccess = accessLogWriter(config.accessLog, config.logger);
+  /** `/v1` and what is under it, under the base path: the API's answers, which DELAY_MS holds back. */
+  const apiPrefix = basePath + API_PREFIX;
+  const isApiPath = (path: string): boolean =>
+    path.startsWith(apiPrefix) && (path.length === apiPrefix.length || path.charCodeAt(apiPrefix.length) === 47);
 
   /** Writes the access log's line for a request answered with `status` in `bytes` (sent, or that would have been). */
   const writeAccessLine = (exchange: Exchange, status: number, bytes: number): void => {
@@ -101,12 +108,16 @@ export function requestListener(
     const target = raw.charCodeAt(0) === 47 /* "/" */ ? raw : pathOfTarget(raw);
     // A refused target's path is still logged: taken from the raw text.
     const path = pathPart(target ?? raw);
+    // Under a base path (http/base-path.ts) the routes read the path without it, and links are built on the path as
+    // addressed, with it; at the root both are the path.
+    const routePath = basePath === '' ? path : routePathOf(path, basePath);
+    const addressed = basePath === '' ? path : addressedPath(path, routePath, basePath);
     const tooLong = raw.length > MAX_URL_LENGTH;
     const exchange: Exchange = {
       req,
       res,
       requestId: requestIdFor(req.headers['x-request-id']),
-      shownPath: tooLong ? path.slice(0, 100) : path,
+      shownPath: tooLong ? path.slice(0, 100) : addressed,
       started: logAccess === undefined ? 0 : performance.now(),
       userId: undefined,
       admission: undefined,
@@ -119,7 +130,7 @@ export function requestListener(
         throw new HttpError('uri_too_long', `the request target is longer than ${MAX_URL_LENGTH} characters`);
       if (target === undefined) throw unservedTarget();
       const queryString = queryPart(target, path);
-      reply = dispatch(exchange, path, queryString, pipeline);
+      reply = dispatch(exchange, addressed, routePath, queryString, pipeline);
     } catch (error) {
       fail(exchange, error);
       return;
@@ -142,9 +153,4 @@ export function requestListener(
       send(exchange, reply);
     }
   };
-}
-
-/** `/v1` and what is under it. */
-function isApiPath(path: string): boolean {
-  return path === '/v1' || path.startsWith('/v1/');
 }

@@ -175,10 +175,28 @@ export function methodsOf(route: RouteSpec): string {
   return endpointFor(route, NO_DOCUMENTS).allow;
 }
 
-/** The OpenAPI document of everything the router serves (its generator loaded when first asked for). */
-export async function describeApi(resources: ResourceTable): Promise<Record<string, unknown>> {
+/**
+ * The OpenAPI document of everything the router serves, under `basePath` (its `servers`; "" for the root), its
+ * generator loaded when first asked for.
+ */
+export async function describeApi(resources: ResourceTable, basePath = ''): Promise<Record<string, unknown>> {
   const { openApiDocument } = await import('../openapi/document.ts');
-  return openApiDocument(routeTable(resources), resources, methodsOf);
+  return openApiDocument(routeTable(resources), resources, methodsOf, basePath);
+}
+
+/**
+ * Why `basePath` (checked by http/base-path.ts) cannot be told apart from the paths served under it, or undefined: one
+ * whose first segment plainrest serves itself (`/v1`, `/healthz`) would be taken again off a path a host took it off.
+ */
+export function basePathClash(basePath: string, resources: ResourceTable): string | undefined {
+  if (basePath === '') return undefined;
+  const first = basePath.split('/')[1];
+  const clash = routeTable(resources).find((route) => route.pattern.split('/')[1] === first);
+  if (clash === undefined) return undefined;
+  return (
+    `basePath ${JSON.stringify(basePath)} starts with /${first ?? ''}, which plainrest serves itself ` +
+    `(${clash.pattern}): choose another, such as "/api"`
+  );
 }
 
 /**
@@ -197,9 +215,10 @@ export interface BuiltRouter {
   readonly allMethods: string;
 }
 
-export function buildRouter(resources: ResourceTable): BuiltRouter {
+/** The router of `resources`; its documents' links start with `basePath` (http/base-path.ts). */
+export function buildRouter(resources: ResourceTable, basePath: string): BuiltRouter {
   const routes = routeTable(resources);
-  const documents = documentsServed(resources, () => describeApi(resources));
+  const documents = documentsServed(resources, basePath, () => describeApi(resources, basePath));
   const router = new Router<Endpoint>();
   for (const route of routes) router.add(route.pattern, endpointFor(route, documents));
   return { router, allMethods: methodsServed(routes) };

@@ -49,7 +49,7 @@ export interface App {
 export async function createApp(options: ServerOptions = {}): Promise<App> {
   const { config, resources, services, shutdown, closing } = await openServices(options);
   const { store, eventStreams, adminReady } = services;
-  const { router, allMethods } = buildRouter(resources);
+  const { router, allMethods } = buildRouter(resources, config.basePath);
   const limiter = config.rateLimit === 0 ? undefined : new RateLimiter(config.rateLimit, config.clock);
   const pipeline: Pipeline = { router, allMethods, services, limiter };
 

@@ -7,7 +7,7 @@ import { Authenticator } from '../auth/authenticate.ts';
 import { loadTokenSecret } from '../auth/token-secret.ts';
 import type { Config } from '../config/config.ts';
 import type { ServerOptions } from '../config/server-options.ts';
-import { resolveConfig } from '../config/config.ts';
+import { ConfigError, resolveConfig } from '../config/config.ts';
 import { exampleResources } from '../declarations/example-domain.ts';
 import { resolveResources } from '../declarations/resolve-resources.ts';
 import { EventStreams } from '../events/event-streams.ts';
@@ -25,6 +25,7 @@ import { StoreUnavailable } from '../store/store.ts';
 import type { AdminBootstrap } from './bootstrap-admin.ts';
 import { ensureAdmin } from './bootstrap-admin.ts';
 import { KeyUse } from './key-use.ts';
+import { basePathClash } from './routes.ts';
 import { API_KEYS } from '../declarations/built-in-keys.ts';
 import type { ProviderAuthenticator, ProviderSettings } from '../auth/provider-auth.ts';
 
@@ -42,6 +43,8 @@ export interface Opened {
 export async function openServices(options: ServerOptions): Promise<Opened> {
   const config = resolveConfig(options);
   const resources = await resolveResources(options.resources, options.hooks);
+  const clash = basePathClash(config.basePath, resources);
+  if (clash !== undefined) throw new ConfigError('basePath', clash);
   // The example dataset belongs to the example domain; declared resources start empty.
   const seed = config.seed && resources === exampleResources();
   const store =
@@ -93,7 +96,9 @@ export async function openServices(options: ServerOptions): Promise<Opened> {
   const pageCache = config.caches ? new PageCache() : undefined;
   const bodyBudget = new BodyBudget(config.maxBodyBytesInFlight);
   const eventStreams =
-    store.feed === undefined ? undefined : new EventStreams(store.feed, resources, config.events, config.caches);
+    store.feed === undefined
+      ? undefined
+      : new EventStreams(store.feed, resources, config.events, config.caches, config.basePath);
   const services: Services = {
     store,
     config,

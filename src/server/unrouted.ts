@@ -14,14 +14,15 @@ export function serverWideOptions(method: string, allow: string): Reply {
 }
 
 /**
- * A 404 for a path no route matches; an unversioned resource path (`/users`) is pointed at its `/v1` twin
- * (README: Paths).
+ * A 404 for a path no route matches (`routePath`, the `path` addressed without its base path); an unversioned
+ * resource path (`/users`) is pointed at its `/v1` twin (README: Paths), under the same base path.
  */
-export function notFound(path: string, router: Router<Endpoint>): HttpError {
-  if (!path.startsWith(`${API_PREFIX}/`) && path !== API_PREFIX) {
-    const versioned = `${API_PREFIX}${path}`;
+export function notFound(path: string, routePath: string, router: Router<Endpoint>): HttpError {
+  if (!routePath.startsWith(`${API_PREFIX}/`) && routePath !== API_PREFIX) {
+    const versioned = `${API_PREFIX}${routePath}`;
     if (router.match(versioned) !== undefined) {
-      return new HttpError('unversioned_path', `API paths carry a version prefix: use ${versioned}`);
+      const basePath = path.slice(0, path.length - routePath.length);
+      return new HttpError('unversioned_path', `API paths carry a version prefix: use ${basePath}${versioned}`);
     }
   }
   return new HttpError('route_not_found', `nothing is served at ${path}`);

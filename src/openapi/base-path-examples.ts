@@ -1,0 +1,32 @@
+// The document's examples under a base path (http/base-path.ts). Its `paths` stay relative to its server, the base path
+// (OpenAPI 3.1 §4.8.1: a path is appended to the server's URL), and its prose names them so; but an example shows what
+// a client receives, and every link plainrest sends (Location, Link, a list's links, an event's path, a problem's
+// instance) is an absolute path, so in the examples each starts with the base path as it does in the answers.
+
+import { API_PREFIX } from '../routing/route-table.ts';
+
+type Json = Record<string, unknown>;
+
+/**
+ * An absolute path under the API in an example's text: the whole text (`/v1/products/13`, an instance), or one in a
+ * Link field (`</v1/products?page=2>`) or in JSON written as text (`"path":"/v1/products/14"`, an event stream).
+ */
+const API_PATH = new RegExp(`(^|[<"])${API_PREFIX}(?=[/?>"]|$)`, 'g');
+
+/** `document` with every API path in its examples (the members named `example` or `examples`) under `basePath`. */
+export function withExamplesUnder(document: Json, basePath: string): Json {
+  return rewritten(document, false, basePath) as Json;
+}
+
+function rewritten(value: unknown, inExample: boolean, basePath: string): unknown {
+  if (typeof value === 'string')
+    return inExample ? value.replace(API_PATH, (_, before: string) => `${before}${basePath}${API_PREFIX}`) : value;
+  if (Array.isArray(value)) return value.map((item) => rewritten(item, inExample, basePath));
+  if (typeof value !== 'object' || value === null) return value;
+  return Object.fromEntries(
+    Object.entries(value).map(([name, member]) => [
+      name,
+      rewritten(member, inExample || name === 'example' || name === 'examples', basePath),
+    ]),
+  );
+}
