@@ -51,7 +51,12 @@ export async function writeFileAtomically(path: string, content: string | readon
   await syncDirectory(dirname(path));
 }
 
+/**
+ * Makes the names in `directory` durable (a rename, a new file). On Windows a directory cannot be opened to be synced,
+ * and NTFS journals its names itself: nothing is done there (README: Running anywhere).
+ */
 export async function syncDirectory(directory: string): Promise<void> {
+  if (process.platform === 'win32') return;
   const handle = await open(directory, 'r');
   try {
     await handle.sync();
