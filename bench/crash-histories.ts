@@ -22,7 +22,7 @@ const firstSeed = setting('CRASH_SEED', Date.now() % 100000);
 const main =
   process.env['CRASH_MAIN'] !== undefined
     ? resolve(process.env['CRASH_MAIN'])
-    : fileURLToPath(new URL('../dist/main.js', import.meta.url));
+    : fileURLToPath(new URL('../dist/plainrest.mjs', import.meta.url));
 
 console.log(`${runs} runs of ${kills} kills, ${clients} clients on ${records} products, server ${main}`);
 let failed = 0;

@@ -1,5 +1,5 @@
 // The servers the benchmarks measure, each a child process on loopback:
-// - plainrest as `npm start` runs it: `node dist/main.js`, settings in the environment,
+// - plainrest as `npm start` runs it: `node dist/plainrest.mjs`, settings in the environment,
 //   stdout and stderr to a log file (its JSON access log stays on);
 // - the bare reference, `node bench/reference-server.mjs`, with no loader, or its twin on
 //   PostgreSQL, `node bench/reference-postgres.mjs`;
@@ -42,7 +42,7 @@ export interface Probe {
   readonly headers: Readonly<Record<string, string>>;
 }
 
-const PLAINREST_MAIN = fileURLToPath(new URL('../dist/main.js', import.meta.url));
+const PLAINREST_MAIN = fileURLToPath(new URL('../dist/plainrest.mjs', import.meta.url));
 const REFERENCE_SERVER = fileURLToPath(new URL('./reference-server.mjs', import.meta.url));
 const POSTGRES_REFERENCE_SERVER = fileURLToPath(new URL('./reference-postgres.mjs', import.meta.url));
 const BENCH_SERVER = fileURLToPath(new URL('./bench-server.ts', import.meta.url));

@@ -226,7 +226,7 @@ describe('BufferedLines', () => {
 // ---------------------------------------------------------------------------------------
 // The CLI with stdout redirected to a file (Node then writes stdout synchronously).
 
-const MAIN = join(REPOSITORY_ROOT, 'dist', 'main.js');
+const MAIN = join(REPOSITORY_ROOT, 'dist', 'plainrest.mjs');
 const BANNER = /^plainrest listening on (http:\/\/127\.0\.0\.1:\d+)$/;
 const REQUESTS = 50;
 const ACCESS_LOG_KEYS = ['time', 'request_id', 'method', 'path', 'status', 'bytes', 'duration_ms', 'user_id'];

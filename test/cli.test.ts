@@ -1,4 +1,4 @@
-// The command line (README: Configuration): `node dist/main.js` (build first: `npm run build`)
+// The command line (README: Configuration): `node dist/plainrest.mjs` (build first: `npm run build`)
 // with settings from environment variables and flags (the flag wins), --help, exit 2 on
 // a usage error, the start banner, graceful SIGTERM/SIGINT (nothing rewritten, no lock
 // left, exit 0), SIGKILL losing no acknowledged write (the next start replays
@@ -20,7 +20,7 @@ import { killAll, runToExit as runProcessToExit, startProcess } from './child-pr
 import { TEST_ADMIN_EMAIL, TEST_ADMIN_PASSWORD, TEST_TOKEN_SECRET, temporaryDirectory, tokenFor } from './helpers.ts';
 import { REPOSITORY_ROOT } from './repository.ts';
 
-const MAIN = join(REPOSITORY_ROOT, 'dist', 'main.js');
+const MAIN = join(REPOSITORY_ROOT, 'dist', 'plainrest.mjs');
 const BANNER = /^plainrest listening on (http:\/\/127\.0\.0\.1:(\d+))$/m;
 /** Each test's bound on a hang: the processes it starts take seconds apiece on a busy machine. */
 const TIMEOUT = { timeout: 60_000 };
@@ -31,7 +31,7 @@ const GENERATED_PASSWORD = /^created the administrator (\S+) with the generated 
 
 type Cli = RunningProcess;
 
-/** Runs `node dist/main.js` with only the given environment (plus PATH), so the test's own env never leaks in. */
+/** Runs `node dist/plainrest.mjs` with only the given environment (plus PATH), so the test's own env never leaks in. */
 function runCli(args: string[], env: Record<string, string> = {}): Cli {
   return startProcess(process.execPath, [MAIN, ...args], {
     cwd: REPOSITORY_ROOT,
@@ -214,7 +214,7 @@ describe('cli: starting', () => {
       );
       await cli.waitFor(new RegExp(`^token: .*${escape(`${url}/v1/tokens`)}`, 'm')); // how to get a token (README: Configuration)
       // in a checkout `plainrest` is not on the PATH: the hint names the script as it was run
-      assert.match(cli.stdout(), /^token: .*\(or: node dist\/main\.js token <email>\)$/m);
+      assert.match(cli.stdout(), /^token: .*\(or: node dist\/plainrest\.mjs token <email>\)$/m);
       assert.match(cli.stdout(), new RegExp(`^explorer: ${escape(`${url}/`)} \\(open it in a browser`, 'm')); // the home page
       const health = await getJson(`${url}/healthz`);
       assert.equal(health.status, 200);

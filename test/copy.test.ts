@@ -1,5 +1,5 @@
 // `plainrest copy` and `plainrest token --database-url` (docs/deploying.md; README: Configuration),
-// run as a user runs them (`node dist/main.js`, build first: `npm run build`), then checked
+// run as a user runs them (`node dist/plainrest.mjs`, build first: `npm run build`), then checked
 // over HTTP against a server started on the target: a data directory (the example data,
 // a user of our own, deleted records so that next ids are not max id + 1, an idempotency
 // key) copied into PostgreSQL and back into a new data directory keeps every record, id,
@@ -25,14 +25,14 @@ import type { PostgresCluster } from './postgres-cluster.ts';
 import { freePort, POSTGRES_SKIP, startCluster } from './postgres-cluster.ts';
 import { REPOSITORY_ROOT } from './repository.ts';
 
-const MAIN = join(REPOSITORY_ROOT, 'dist', 'main.js');
+const MAIN = join(REPOSITORY_ROOT, 'dist', 'plainrest.mjs');
 /** Each test's bound on a hang: the processes and databases it starts take seconds apiece on a busy machine. */
 const TIMEOUT = { timeout: 180_000 };
 const DANA = { name: 'Dana', email: 'dana@example.com', password: 'dana-password-1' };
 const KEYED_PRODUCT = { name: 'Keyed tea', category: 'tea', price: 4.5 };
 const KEY = { 'Idempotency-Key': 'copy-key-1' };
 
-/** `node dist/main.js …` with only PATH from the test's environment. */
+/** `node dist/plainrest.mjs …` with only PATH from the test's environment. */
 function plainrest(
   args: readonly string[],
   env: Record<string, string> = {},

@@ -17,7 +17,7 @@ import { byKey, checkRegister, describeHistory, minimalViolation } from './linea
 import { mulberry32 } from './random.ts';
 
 export interface CrashRunOptions {
-  /** The server's entry point, run with `node` (dist/main.js of the code under test). */
+  /** The server's entry point, run with `node` (dist/plainrest.mjs of the code under test). */
   readonly main: string;
   readonly seed: number;
   /** SIGKILLs, each followed by a restart on the same data directory. */

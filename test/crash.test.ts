@@ -22,7 +22,7 @@ import { REPOSITORY_ROOT } from './repository.ts';
 
 const ROUNDS = Number(process.env['CRASH_ROUNDS'] ?? 4);
 const WRITERS = 12;
-const MAIN = join(REPOSITORY_ROOT, 'dist', 'main.js');
+const MAIN = join(REPOSITORY_ROOT, 'dist', 'plainrest.mjs');
 
 interface Running {
   readonly child: ChildProcess;

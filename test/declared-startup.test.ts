@@ -16,7 +16,7 @@ import { REPOSITORY_ROOT } from './repository.ts';
 import type { ResourcesDeclaration } from '../src/index.ts';
 import { startServer, StartupError } from '../src/index.ts';
 
-const MAIN = join(REPOSITORY_ROOT, 'dist', 'main.js');
+const MAIN = join(REPOSITORY_ROOT, 'dist', 'plainrest.mjs');
 /** Each test's bound on a hang: the processes it starts take seconds apiece on a busy machine. */
 const TIMEOUT = { timeout: 60_000 };
 

@@ -10,8 +10,17 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { REPOSITORY_ROOT } from './repository.ts';
 
-/** The files the formatter keeps: every TypeScript and script file of the source, the package, the tests and the bench. */
-const FORMATTED = ['src/**/*.ts', 'packages/postgres/src/**/*.ts', 'test/**/*.{ts,mjs}', 'bench/**/*.{ts,mjs}'];
+/**
+ * The files the formatter keeps: every TypeScript and script file of the source, the package, the tests and the bench,
+ * and the one-file build's script.
+ */
+const FORMATTED = [
+  '.build/*.mjs',
+  'src/**/*.ts',
+  'packages/postgres/src/**/*.ts',
+  'test/**/*.{ts,mjs}',
+  'bench/**/*.{ts,mjs}',
+];
 
 /**
  * Prettier's record of the files it found laid out (git-ignored, beside the compiled tests), each by a checksum of

@@ -34,7 +34,7 @@ const LAYERS = [
   'cli', // the command line
 ];
 /** The only files at the root of src/: what `npm start` and the package's importers load. */
-const ENTRY_POINTS = ['index.ts', 'main.ts'];
+const ENTRY_POINTS = ['index.ts', 'main.ts', 'one-file.ts'];
 
 const SPECIFIER = /(?:^|\n)\s*(?:import|export)\b[^'";]*?from\s*'(\.{1,2}\/[^']+)'|import\(\s*'(\.{1,2}\/[^']+)'\s*\)/g;
 

@@ -17,7 +17,7 @@ import { cleanUpAfterEach, scratchDirectory, startTestServerWithAdminBootstrap, 
 import { REPOSITORY_ROOT } from './repository.ts';
 import { POSTGRES_SKIP, startCluster } from './postgres-cluster.ts';
 
-const MAIN = join(REPOSITORY_ROOT, 'dist', 'main.js');
+const MAIN = join(REPOSITORY_ROOT, 'dist', 'plainrest.mjs');
 
 /** json-server's README example, as its README gives it (1.x: ids as strings). */
 const README_EXAMPLE = {

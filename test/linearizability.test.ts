@@ -182,11 +182,11 @@ describe('the checker', () => {
   });
 });
 
-const MAIN = join(REPOSITORY_ROOT, 'dist', 'main.js');
+const MAIN = join(REPOSITORY_ROOT, 'dist', 'plainrest.mjs');
 
 test(
   'a server killed three times while 8 clients read, write and compare-and-set 5 products: every history linearizable',
-  { skip: existsSync(MAIN) ? false : 'dist/main.js is not built (npm run build)' },
+  { skip: existsSync(MAIN) ? false : 'dist/plainrest.mjs is not built (npm run build)' },
   async () => {
     const seed = Number(process.env['CRASH_SEED'] ?? Date.now() % 100000);
     const result = await crashRun({

@@ -33,7 +33,7 @@ cleanup() {
   rm -rf "$WORK"
 }
 trap cleanup EXIT
-node dist/main.js openapi > "$WORK/openapi.json"
+node dist/plainrest.mjs openapi > "$WORK/openapi.json"
 
 echo "== Redocly, recommended rules"
 "$BIN/redocly" lint "$WORK/openapi.json"
@@ -47,14 +47,14 @@ printf 'extends: ["@stoplight/spectral-owasp-ruleset"]\n' > "$TOOLS/owasp.yaml"
 (cd "$TOOLS" && "$BIN/spectral" lint -r owasp.yaml "$WORK/openapi.json" | tail -n 2) || true
 
 start_server() { # a fresh server on its own data directory: sets SERVER_PID, SERVER_URL and TOKEN
-  node dist/main.js --port 0 --data-dir "$WORK/$1" --log-format off > "$WORK/$1.log" 2>&1 &
+  node dist/plainrest.mjs --port 0 --data-dir "$WORK/$1" --log-format off > "$WORK/$1.log" 2>&1 &
   SERVER_PID=$!
   until grep -q '^plainrest listening on ' "$WORK/$1.log"; do
     kill -0 "$SERVER_PID" 2>/dev/null || { cat "$WORK/$1.log"; exit 1; }
     sleep 0.2
   done
   SERVER_URL=$(sed -n 's/^plainrest listening on //p' "$WORK/$1.log")
-  TOKEN=$(node dist/main.js token admin@example.com --data-dir "$WORK/$1" 2>/dev/null)
+  TOKEN=$(node dist/plainrest.mjs token admin@example.com --data-dir "$WORK/$1" 2>/dev/null)
 }
 
 run_collection() { # base URL, report name

@@ -731,7 +731,7 @@ describe('openapi: money', () => {
 
 describe('openapi: the command line', () => {
   test('`plainrest openapi` prints the same document through a pipe, whole (over 64 KiB)', async () => {
-    const { stdout } = await promisify(execFile)(process.execPath, ['dist/main.js', 'openapi'], {
+    const { stdout } = await promisify(execFile)(process.execPath, ['dist/plainrest.mjs', 'openapi'], {
       cwd: REPOSITORY_ROOT,
       maxBuffer: 8 << 20,
     });

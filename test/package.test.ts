@@ -3,7 +3,7 @@
 // with no network and no dependencies, and runs: `npx plainrest --version`,
 // `npx plainrest` (the banner's token hint says `npx plainrest token`), `npx plainrest
 // token`, and the README's embedding snippet as written. The tarball carries the
-// licence and the README, and no source or tests.
+// licence and the README, and no source or tests; its one program is the one-file build.
 
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
@@ -25,6 +25,7 @@ const CHECKOUT_FILES = [
   'src',
   'data/example',
   'docs',
+  '.build',
 ];
 /** Each test's bound on a hang: npm pack and install take a minute or more on a busy machine. */
 const TIMEOUT = { timeout: 300_000 };
@@ -63,7 +64,7 @@ after(async () => {
 
 describe('the npm package', () => {
   test(
-    'the tarball holds the built code, its types, the example data, README, docs/ and LICENSE, and no source or tests',
+    'the tarball holds the one-file build and its map, the types, the example data, README, docs/, LICENSE; no source',
     TIMEOUT,
     async () => {
       const { stdout } = await run('tar', ['-tzf', tarball]);
@@ -76,8 +77,8 @@ describe('the npm package', () => {
         'README.md',
         'docs/deploying.md',
         'LICENSE',
-        'dist/main.js',
-        'dist/index.js',
+        'dist/plainrest.mjs',
+        'dist/plainrest.mjs.map',
         'dist/index.d.ts',
         'data/example/products.json',
       ]) {
@@ -86,6 +87,10 @@ describe('the npm package', () => {
       assert.deepEqual(
         files.filter((file) => /^(src|test|bench)\//.test(file)),
         [],
+      );
+      assert.deepEqual(
+        files.filter((file) => /\.m?js$/.test(file)),
+        ['dist/plainrest.mjs'],
       );
     },
   );

@@ -53,10 +53,7 @@ async function readmeBlocks(heading: string): Promise<string[]> {
 function adapt(text: string, url: string, dataDir: string): string {
   return text
     .replaceAll('http://127.0.0.1:3000', url)
-    .replaceAll(
-      'node dist/main.js token admin@example.com',
-      `node dist/main.js token admin@example.com --data-dir '${dataDir}'`,
-    );
+    .replace(/node dist\/(main\.js|plainrest\.mjs) token admin@example\.com/g, `$& --data-dir '${dataDir}'`);
 }
 
 /**
@@ -88,9 +85,10 @@ function assertAnswers(output: string, answers: readonly { text: string; pattern
   }
 }
 
-/** A real server from dist/ on a fresh data directory; returns its URL. */
+/** A real server, the one-file build (dist/plainrest.mjs), on a fresh data directory; returns its URL. */
 async function startRealServer(dataDir: string): Promise<string> {
-  const child = spawn(process.execPath, ['dist/main.js', '--port', '0', '--data-dir', dataDir, '--rate-limit', '0'], {
+  const args = ['dist/plainrest.mjs', '--port', '0', '--data-dir', dataDir, '--rate-limit', '0'];
+  const child = spawn(process.execPath, args, {
     cwd: REPOSITORY_ROOT,
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -17,7 +17,7 @@ import { temporaryDirectory } from './helpers.ts';
 import { REPOSITORY_ROOT } from './repository.ts';
 import { startServer } from '../src/index.ts';
 
-const MAIN = join(REPOSITORY_ROOT, 'dist', 'main.js');
+const MAIN = join(REPOSITORY_ROOT, 'dist', 'plainrest.mjs');
 /** Each test's bound on a hang: the processes it starts take seconds apiece on a busy machine. */
 const TIMEOUT = { timeout: 60_000 };
 /** The user a test runs the server as to meet a directory it may not write, when the test runs as root. */
