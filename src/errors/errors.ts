@@ -56,6 +56,8 @@ export const ERROR_STATUS = {
   too_many_streams: 429,
   // 500 Internal Server Error — RFC 9110 §15.6.1
   internal_error: 500,
+  // the application plainrest is mounted in read the body first and did not hand it over (http/host-body.ts)
+  body_already_read: 500,
   // 503 Service Unavailable — RFC 9110 §15.6.4
   not_ready: 503,
   overloaded: 503,

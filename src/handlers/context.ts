@@ -7,7 +7,7 @@ import type { Authenticator } from '../auth/authenticate.ts';
 import type { Actor } from '../auth/permissions.ts';
 import type { Config } from '../config/config.ts';
 import { HttpError } from '../errors/errors.ts';
-import type { BodyBudget } from '../http/body-budget.ts';
+import type { BodyLimits } from '../http/body.ts';
 import type { IdempotencyKeys } from '../http/idempotency.ts';
 import type { PageCache } from '../http/page-cache.ts';
 import type { StoredRecord } from '../records/json.ts';
@@ -22,8 +22,8 @@ export interface Services {
   readonly idempotencyKeys: IdempotencyKeys;
   /** Settles once ADMIN_PASSWORD is applied to the administrator (checked in the background after the start). */
   readonly adminReady: Promise<void>;
-  /** Request-body bytes that may be held at once, across all requests. */
-  readonly bodyBudget: BodyBudget;
+  /** What a request body's read is held to: its size, the bytes held at once across all requests, its time. */
+  readonly bodyLimits: BodyLimits;
   /** List pages already built, each reused for its caller until a collection it shows changes; none with caches off. */
   readonly pageCache: PageCache | undefined;
   /** The change feed's open streams (events/event-streams.ts); undefined when the store keeps no feed. */

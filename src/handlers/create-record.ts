@@ -42,12 +42,7 @@ async function createFromBody(
   actor: Actor | undefined,
   issuesSecret: boolean,
 ): Promise<Reply> {
-  const body = await readJsonBody(
-    context.req,
-    context.services.config.maxBodyBytes,
-    JSON_MEDIA_TYPES,
-    context.services.bodyBudget,
-  );
+  const body = await readJsonBody(context.req, JSON_MEDIA_TYPES, context.services.bodyLimits);
   const passwords = writeOnlyValues(definition.fields, body, vocabulary);
   context.valuesToRedact.push(...passwords);
   const idempotencyKey = context.req.headers['idempotency-key'];

@@ -46,7 +46,7 @@ async function updateFromBody(
   const { store } = context;
   const representationOf = (record: StoredRecord) => represent(definition, record, vocabulary, config.caches);
   const mediaTypes = mode === 'patch' ? MERGE_PATCH_MEDIA_TYPES : JSON_MEDIA_TYPES;
-  const body = await readJsonBody(context.req, config.maxBodyBytes, mediaTypes, context.services.bodyBudget);
+  const body = await readJsonBody(context.req, mediaTypes, context.services.bodyLimits);
   const passwords = writeOnlyValues(definition.fields, body, vocabulary);
   context.valuesToRedact.push(...passwords);
 

@@ -36,9 +36,9 @@ const DUMMY_HASH = 'scrypt$16384$8$1$QrNUadZbO0yUnY4T_Jx9GQ$0v06pvDMNoRMBg6FkZ5u
 
 export async function createToken(context: RequestContext): Promise<Reply> {
   rejectQueryParameters(context.queryString);
-  const { config, authenticator } = context.services;
+  const { authenticator } = context.services;
   const { store } = context;
-  const body = await readJsonBody(context.req, config.maxBodyBytes, JSON_MEDIA_TYPES, context.services.bodyBudget);
+  const body = await readJsonBody(context.req, JSON_MEDIA_TYPES, context.services.bodyLimits);
   if (typeof body['password'] === 'string') context.valuesToRedact.push(body['password']);
   const { email, password } = validateBody(CREDENTIAL_FIELDS, body, CREDENTIAL_NAMES, 'create') as {
     email: string;

@@ -1,7 +1,7 @@
 // Reading a JSON request body, in the order of the README's Errors section: declared size (413, RFC 9110 §15.5.14),
 // a body at all (400), media type and coding (415, §15.5.16), room in the server's budget (503), then the bytes (413
-// past the limit), syntax (400) and depth. It is a JSON object (RFC 8259) in UTF-8, sent as it is or gzipped (RFC 9110
-// §8.4; any other coding is 415, naming gzip in Accept-Encoding, RFC 7694 §3).
+// past the limit; 408 past a deadline, §15.5.9), syntax (400) and depth. A JSON object (RFC 8259) in UTF-8, sent as it
+// is or gzipped (§8.4; other codings 415, RFC 7694 §3), or handed over by the host that read it first (host-body.ts).
 
 import type { IncomingMessage } from 'node:http';
 import { gunzipSync } from 'node:zlib';
@@ -9,9 +9,23 @@ import type { JsonObject } from '../records/json.ts';
 import { isJsonObject } from '../records/json.ts';
 import type { BodyBudget } from './body-budget.ts';
 import { HttpError } from '../errors/errors.ts';
+import { bodyReadByHost, handedOverBytes } from './host-body.ts';
 
 export const JSON_MEDIA_TYPES = ['application/json'] as const;
 export const MERGE_PATCH_MEDIA_TYPES = ['application/merge-patch+json', 'application/json'] as const;
+
+/** What every body read is held to. */
+export interface BodyLimits {
+  /** Larger bodies get 413 (MAX_BODY_BYTES). */
+  readonly maxBytes: number;
+  /** The bytes all bodies being read may hold at once (503 past it). */
+  readonly budget: BodyBudget;
+  /**
+   * A body still arriving this long after its read began gets 408; undefined when the server's own requestTimeout cuts
+   * a slow request off (startServer), as a host's server does not at plainrest's setting (createApp).
+   */
+  readonly timeoutMs: number | undefined;
+}
 
 /**
  * The connection closed before the whole body arrived (the client went away, or was cut off): no answer can reach it.
@@ -43,24 +57,22 @@ const bodiesRead = new WeakMap<IncomingMessage, Promise<JsonObject>>();
  */
 export function readJsonBody(
   req: IncomingMessage,
-  maxBytes: number,
   mediaTypes: readonly string[],
-  budget: BodyBudget,
+  limits: BodyLimits,
 ): Promise<JsonObject> {
   let body = bodiesRead.get(req);
   if (body === undefined) {
-    body = readOnce(req, maxBytes, mediaTypes, budget);
+    body = readOnce(req, mediaTypes, limits);
     bodiesRead.set(req, body);
   }
   return body;
 }
 
-/** Reads the body off the socket and checks it, in the order of the header above. */
+/** Reads the body off the socket (or takes what the host handed over) and checks it, in the order of the header above. */
 async function readOnce(
   req: IncomingMessage,
-  maxBytes: number,
   mediaTypes: readonly string[],
-  budget: BodyBudget,
+  { maxBytes, budget, timeoutMs }: BodyLimits,
 ): Promise<JsonObject> {
   const declaredLength = req.headers['content-length'];
   const declared = declaredLength === undefined ? 0 : Number(declaredLength);
@@ -70,28 +82,39 @@ async function readOnce(
     req.headers['transfer-encoding'] !== undefined || (declaredLength !== undefined && declaredLength !== '0');
   if (!hasBody) throw new HttpError('body_required', 'this request needs a JSON object as its body');
   requireMediaType(req.headers['content-type'], mediaTypes, req.method === 'PATCH');
+  // A body parser of the host's read the body first: what it handed over, already decoded and held, is checked as the
+  // bytes off the socket would be.
+  if (bodyReadByHost(req)) {
+    const handedOver = handedOverBytes(req);
+    if (handedOver.length > maxBytes) throw tooLarge(maxBytes);
+    return jsonObjectOf(handedOver);
+  }
   const coding = requireGzipOrIdentity(req.headers['content-encoding']);
 
   // The bytes held come out of the server-wide budget (body-budget.ts) while the body is read and parsed.
   if (!budget.take(declared)) throw overloaded(req);
   const held = { bytes: declared };
   try {
-    const received = await readBytes(req, maxBytes, budget, held);
-    const bytes = coding === 'gzip' ? gunzipped(received, maxBytes) : received;
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(UTF8.decode(bytes));
-    } catch {
-      throw new HttpError('malformed_json', 'the body is not valid JSON in UTF-8');
-    }
-    if (!isJsonObject(parsed)) throw new HttpError('body_not_object', 'the body must be a JSON object');
-    if (nestedDeeperThan(parsed, MAX_NESTING)) {
-      throw new HttpError('body_too_deep', `the body nests objects and arrays more than ${MAX_NESTING} levels deep`);
-    }
-    return parsed;
+    const received = await readBytes(req, maxBytes, budget, held, timeoutMs);
+    return jsonObjectOf(coding === 'gzip' ? gunzipped(received, maxBytes) : received);
   } finally {
     budget.give(held.bytes);
   }
+}
+
+/** `bytes` as a JSON object: valid UTF-8 JSON (else 400), an object (400), no deeper than MAX_NESTING (400). */
+function jsonObjectOf(bytes: Buffer): JsonObject {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(UTF8.decode(bytes));
+  } catch {
+    throw new HttpError('malformed_json', 'the body is not valid JSON in UTF-8');
+  }
+  if (!isJsonObject(parsed)) throw new HttpError('body_not_object', 'the body must be a JSON object');
+  if (nestedDeeperThan(parsed, MAX_NESTING)) {
+    throw new HttpError('body_too_deep', `the body nests objects and arrays more than ${MAX_NESTING} levels deep`);
+  }
+  return parsed;
 }
 
 /** 503 for a body the budget cannot hold now; the rest of it is read and dropped, and the connection closes. */
@@ -135,16 +158,28 @@ function requireMediaType(header: string | undefined, allowed: readonly string[]
 
 /**
  * Reads the whole body; bytes beyond what `held` already took from the budget (a streamed body) are taken as they come.
+ * A body not whole within `timeoutMs` (when set) is 408, and the connection closes.
  */
 function readBytes(
   req: IncomingMessage,
   maxBytes: number,
   budget: BodyBudget,
   held: { bytes: number },
+  timeoutMs: number | undefined,
 ): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let received = 0;
+    const onTimeout = (): void => {
+      cleanUp();
+      reject(
+        new HttpError('request_timeout', `the request body did not arrive within ${timeoutMs} ms`, {
+          headers: { Connection: 'close' },
+        }),
+      );
+    };
+    // Unreferenced: a stalled body's connection is what keeps a process running, not this timer.
+    const deadline = timeoutMs === undefined ? undefined : setTimeout(onTimeout, timeoutMs).unref();
     const onData = (chunk: Buffer): void => {
       received += chunk.length;
       if (received > maxBytes) {
@@ -174,12 +209,14 @@ function readBytes(
       reject(new BodyNotReceived());
     };
     const cleanUp = (): void => {
+      clearTimeout(deadline);
       req.off('data', onData);
       req.off('end', onEnd);
       req.off('error', onError);
     };
     // Closed before this read began: neither 'end' nor 'error' would come.
     if (req.destroyed) {
+      cleanUp();
       reject(new BodyNotReceived());
       return;
     }

@@ -1,7 +1,7 @@
 // The application and the server it runs on (README: Embedding). createApp opens the services and builds the router;
-// its App's `handle` is the request listener (listener.ts). startServer puts it on its own node:http server with
-// timeouts and header caps, and listens before it opens the data directory: a start that cannot listen writes nothing.
-// Its close() stops accepting, lets the requests in progress finish, and closes the journal.
+// its App's `handle` is the request listener (listener.ts), for a host's server. startServer puts it on its own
+// node:http server with timeouts and header caps, and listens before it opens the data directory: a start that cannot
+// listen writes nothing. Its close() stops accepting, lets the requests in progress finish, and closes the journal.
 
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { createServer } from 'node:http';
@@ -40,14 +40,30 @@ export interface App {
    * is none: Node's requestTimeout applies.
    */
   pendingAnswer(socket: Socket): ServerResponse | undefined;
+  /**
+   * The password generated for the administrator when this start created it without `adminPassword`, handed out once:
+   * later calls, and a start that generated none, give undefined. Embedding logs nothing without a logger, so this is
+   * how the program learns it (README: Embedding).
+   */
+  takeGeneratedAdminPassword(): string | undefined;
   /** From now on, answers ask clients to close their connections (`Connection: close`). */
   beginShutdown(): void;
   /** Waits for pending writes to be durable, then closes the store. */
   close(): Promise<void>;
 }
 
-export async function createApp(options: ServerOptions = {}): Promise<App> {
-  const { config, resources, services, shutdown, closing } = await openServices(options);
+/** The app, for a server of the embedding program's (`http.createServer(app.handle)`, a framework's route). */
+export function createApp(options: ServerOptions = {}): Promise<App> {
+  return openApp(options, true);
+}
+
+/**
+ * The app; `inHostServer`: run by a server plainrest did not make, whose timeouts do not cut a slow body off at
+ * requestTimeoutMs, so the body's read does (http/body.ts).
+ */
+async function openApp(options: ServerOptions, inHostServer: boolean): Promise<App> {
+  const opened = await openServices(options, inHostServer);
+  const { config, resources, services, shutdown, closing, generatedAdmin } = opened;
   const { store, eventStreams, adminReady } = services;
   const { router, allMethods } = buildRouter(resources, config.basePath);
   const limiter = config.rateLimit === 0 ? undefined : new RateLimiter(config.rateLimit, config.clock);
@@ -63,6 +79,11 @@ export async function createApp(options: ServerOptions = {}): Promise<App> {
       return res?.req.complete === true ? res : undefined;
     },
     resources,
+    takeGeneratedAdminPassword: () => {
+      const password = generatedAdmin.password;
+      generatedAdmin.password = undefined;
+      return password;
+    },
     recordCounts: async () =>
       store.serve(NO_PLAN, (view) =>
         Object.fromEntries(resources.resources.map(({ collection }) => [collection, view.count(collection)])),
@@ -124,7 +145,8 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   await listen(server, wantedPort, wantedHost);
   // No connection is accepted before this turn ends, so these listeners miss no request.
   // Until the app is open, requests wait for it (and a failed start cuts them off).
-  const opening = createApp({ ...options, resources });
+  // Node's requestTimeout (above) cuts off a slow body here.
+  const opening = openApp({ ...options, resources }, false);
   const handleWhenOpen = (req: IncomingMessage, res: ServerResponse): void => {
     void opening.then(
       (opened) => opened.handle(req, res),

@@ -37,10 +37,19 @@ export interface Opened {
   readonly shutdown: { begun: boolean };
   /** Aborted when the server closes: an administrator still waiting for the database stops waiting. */
   readonly closing: AbortController;
+  /**
+   * The password generated for the administrator this start created (no adminPassword), until the embedding program
+   * takes it (App.takeGeneratedAdminPassword); with a database not reached yet, set once it answers.
+   */
+  readonly generatedAdmin: { password: string | undefined };
 }
 
-/** Opens everything a server needs; a start that fails releases the data directory it opened. */
-export async function openServices(options: ServerOptions): Promise<Opened> {
+/**
+ * Opens everything a server needs; a start that fails releases the data directory it opened. `inHostServer`: the app
+ * runs in a server plainrest did not make (createApp), whose timeouts it does not set, so a body read has a deadline of
+ * its own (requestTimeoutMs).
+ */
+export async function openServices(options: ServerOptions, inHostServer: boolean): Promise<Opened> {
   const config = resolveConfig(options);
   const resources = await resolveResources(options.resources, options.hooks);
   const clash = basePathClash(config.basePath, resources);
@@ -57,6 +66,7 @@ export async function openServices(options: ServerOptions): Promise<Opened> {
   let adminReady: Promise<void>;
   let secret: string;
   const closing = new AbortController();
+  const generatedAdmin: { password: string | undefined } = { password: undefined };
   try {
     // The token secret first: a start that fails on it must not have created (and
     // printed, then lost) a generated administrator password.
@@ -77,6 +87,7 @@ export async function openServices(options: ServerOptions): Promise<Opened> {
     const bootstrap = async (): Promise<AdminBootstrap> => {
       const ensured = await ensureAdmin(users, store, config.adminEmail, config.adminPassword, config.logger);
       announceAdmin(ensured, config);
+      generatedAdmin.password = ensured.generatedPassword;
       return ensured;
     };
     // A database not reached yet (README: Several processes): the administrator is ensured once it answers.
@@ -94,7 +105,11 @@ export async function openServices(options: ServerOptions): Promise<Opened> {
   const shutdown = { begun: false };
   const idempotencyKeys = new IdempotencyKeys(config.clock, secret);
   const pageCache = config.caches ? new PageCache() : undefined;
-  const bodyBudget = new BodyBudget(config.maxBodyBytesInFlight);
+  const bodyLimits = {
+    maxBytes: config.maxBodyBytes,
+    budget: new BodyBudget(config.maxBodyBytesInFlight),
+    timeoutMs: inHostServer ? config.requestTimeoutMs : undefined,
+  };
   const eventStreams =
     store.feed === undefined
       ? undefined
@@ -105,12 +120,12 @@ export async function openServices(options: ServerOptions): Promise<Opened> {
     authenticator,
     idempotencyKeys,
     pageCache,
-    bodyBudget,
+    bodyLimits,
     adminReady,
     eventStreams,
     isShuttingDown: () => shutdown.begun,
   };
-  return { config, resources, services, shutdown, closing };
+  return { config, resources, services, shutdown, closing, generatedAdmin };
 }
 
 /** The provider's tokens' checker; its modules are loaded only for a server that has a provider. */
