@@ -16,7 +16,8 @@ import { SETTINGS } from './settings.ts';
 import { BufferedLines } from './buffered-lines.ts';
 import type { ImportRequest } from './import-command.ts';
 import { StartupError } from '../store/data-directory.ts';
-import { describeApi } from '../server/routes.ts';
+import { basePathClash, describeApi } from '../server/routes.ts';
+import { basePathProblem } from '../http/base-path.ts';
 import type { RunningServer } from '../server/server.ts';
 import { startServer } from '../server/server.ts';
 
@@ -96,9 +97,17 @@ async function main(stdout: BufferedLines): Promise<number> {
   }
 }
 
+/** `plainrest openapi`: the document of the resources, its server under BASE_PATH when one is set. */
 async function printOpenApi(options: ServerOptions): Promise<number> {
   try {
-    console.log(JSON.stringify(await describeApi(await resolveResources(options.resources, options.hooks)), null, 2));
+    const resources = await resolveResources(options.resources, options.hooks);
+    const basePath = options.basePath ?? DEFAULTS.basePath;
+    const refused = basePathProblem(basePath) ?? basePathClash(basePath, resources);
+    if (refused !== undefined) {
+      console.error(`${FAILURE_PREFIX.openapi}: ${settingMessage(new ConfigError('basePath', refused))}`);
+      return EXIT_CANNOT_RUN;
+    }
+    console.log(JSON.stringify(await describeApi(resources, basePath), null, 2));
     return EXIT_STOPPED;
   } catch (error) {
     if (!(error instanceof DeclarationError)) throw error;
