@@ -13,7 +13,7 @@ import { LANGUAGE_NAMES } from '../resources/names.ts';
 import { EXPLORER_SCRIPT } from './explorer-script.ts';
 import { EXPLORER_STYLE } from './explorer-style.ts';
 import type { OpenApiView } from './openapi-view.ts';
-import { escapeHtml, examplePath, referenceHtml } from './reference-html.ts';
+import { escapeHtml, examplePath, namedUnder, referenceHtml } from './reference-html.ts';
 import { SITUATION_MEANINGS, STATUS_MEANINGS, type StatusMeaning } from './status-meanings.ts';
 import { literalPattern } from '../http/base-path.ts';
 
@@ -44,14 +44,6 @@ function contentSecurityPolicy(script: string, style: string): string {
 
 /** The path the request form starts with, and the explorer's example of one. */
 const EXAMPLE_REQUEST_PATH = '/v1/products';
-
-/**
- * Text written for paths at the root (`log in (POST /v1/tokens)`, a situation's key `POST /v1/tokens 201`) naming them
- * under `basePath` (http/base-path.ts) instead.
- */
-function namedUnder(text: string, basePath: string): string {
-  return basePath === '' ? text : text.replaceAll(' /v1/', ` ${basePath}/v1/`);
-}
 
 /** How the API works; `base` is the base path, HTML-escaped. */
 const conventions = (base: string): string => `

@@ -23,6 +23,15 @@ export function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (character) => ESCAPES[character] as string);
 }
 
+/**
+ * Text written for paths at the root (`log in (POST /v1/tokens)`, a situation's key `POST /v1/tokens 201`, the
+ * document's descriptions, whose paths are relative to its server) naming them under `basePath` (http/base-path.ts).
+ */
+export function namedUnder(text: string, basePath: string): string {
+  if (basePath === '') return text;
+  return text.replace(/(^|[\s(])\/v1\b/g, (_, before: string) => `${before}${basePath}/v1`);
+}
+
 /** The path with each `{name_id}` filled with 1, which names a record in the example data. */
 export function examplePath(path: string): string {
   return path.replace(/\{[a-z_]+\}/g, '1');
@@ -141,7 +150,9 @@ function operationHtml(
     `<article class="operation" aria-labelledby="${id}">`,
     `<h4 id="${id}"><span class="method">${verb}</span> <code>${escapeHtml(basePath + path)}</code> <span>${escapeHtml(operation.summary)}</span></h4>`,
     operation.security?.length === 0 ? '<p class="hint">Open: no token needed.</p>' : '',
-    operation.description === undefined ? '' : `<p class="hint">${escapeHtml(operation.description)}</p>`,
+    operation.description === undefined
+      ? ''
+      : `<p class="hint">${escapeHtml(namedUnder(operation.description, basePath))}</p>`,
     parameters.length === 0 ? '' : `<p>Parameters:</p><ul>${parameters.map(parameterItem).join('')}</ul>`,
     body === undefined
       ? ''

@@ -7,20 +7,22 @@ import { API_PREFIX } from '../routing/route-table.ts';
 
 type Json = Record<string, unknown>;
 
-/**
- * An absolute path under the API in an example's text: the whole text (`/v1/products/13`, an instance), or one in a
- * Link field (`</v1/products?page=2>`) or in JSON written as text (`"path":"/v1/products/14"`, an event stream).
- */
-const API_PATH = new RegExp(`(^|[<"])${API_PREFIX}(?=[/?>"]|$)`, 'g');
+/** A path plainrest serves, as the whole of an example's text: `/v1/products/13`, `/readyz` (a problem's instance). */
+const SERVED_PATH = new RegExp(`^/(?:${API_PREFIX.slice(1)}(?:[/?].*)?|healthz|readyz)?$`, 's');
+/** A path under the API inside an example's text: in a Link field (`</v1/products?page=2>`), in JSON written as text. */
+const API_PATH = new RegExp(`([<"])${API_PREFIX}(?=[/?>"])`, 'g');
 
-/** `document` with every API path in its examples (the members named `example` or `examples`) under `basePath`. */
+/** `document` with every path it serves in its examples (the members named `example` or `examples`) under `basePath`. */
 export function withExamplesUnder(document: Json, basePath: string): Json {
   return rewritten(document, false, basePath) as Json;
 }
 
 function rewritten(value: unknown, inExample: boolean, basePath: string): unknown {
-  if (typeof value === 'string')
-    return inExample ? value.replace(API_PATH, (_, before: string) => `${before}${basePath}${API_PREFIX}`) : value;
+  if (typeof value === 'string') {
+    if (!inExample) return value;
+    if (SERVED_PATH.test(value)) return basePath + value;
+    return value.replace(API_PATH, (_, before: string) => `${before}${basePath}${API_PREFIX}`);
+  }
   if (Array.isArray(value)) return value.map((item) => rewritten(item, inExample, basePath));
   if (typeof value !== 'object' || value === null) return value;
   return Object.fromEntries(
