@@ -59,7 +59,7 @@ async function inNodeHttp(app: App): Promise<Host> {
   return { url: await listening(server), close: () => closed(server) };
 }
 
-/** Express 5: `app.use(BASE, …)` takes the prefix off req.url; with `json`, express.json() reads JSON bodies first. */
+/** Express 5: `app.use(BASE, …)` takes the prefix off req.url; with `json`, express.json() reads JSON bodies first */
 async function inExpress(app: App, json: boolean): Promise<Host> {
   const host = express();
   if (json) host.use(express.json());
@@ -289,7 +289,7 @@ describe('a body the host read first', () => {
     );
   });
 
-  test('Express with express.json(): a handed-over array, or a body nested too deep, is refused as from the socket', async () => {
+  test('Express with express.json(): a handed-over array, or one too deep, is refused as off the socket', async () => {
     await withMounted(
       (app) => inExpress(app, true),
       async (url) => {
@@ -360,7 +360,7 @@ describe('a body the host read first', () => {
     }
   });
 
-  test('Fastify with its JSON parser on and a route that hands nothing over: 500 body_already_read, no hang', async () => {
+  test('Fastify, its JSON parser on, a route that hands nothing over: 500 body_already_read, no hang', async () => {
     const app = await createApp({ dataDir: null, basePath: BASE, ...TEST_AUTH_OPTIONS });
     const host = Fastify();
     host.all(`${BASE}/*`, (request, reply) => {
@@ -448,7 +448,7 @@ describe('timeouts under createApp', () => {
 });
 
 describe('the administrator a createApp start generates', () => {
-  test('createApp({ dataDir: null, basePath }): takeGeneratedAdminPassword() gives the password once; it logs in', async () => {
+  test('createApp({ dataDir: null }): takeGeneratedAdminPassword() gives the password once; it logs in', async () => {
     const app = await createApp({ dataDir: null, basePath: BASE, tokenSecret: TEST_TOKEN_SECRET });
     const host = await inNodeHttp(app);
     try {

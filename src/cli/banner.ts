@@ -30,7 +30,8 @@ export async function startBanner(server: RunningServer, scriptPath: string | un
 
 function tokenLine(server: RunningServer): string {
   const body = `{"email":"${server.app.config.adminEmail}","password":"…"}`;
-  return `token: curl -s -X POST ${server.url}${server.app.config.basePath}/v1/tokens -H 'Content-Type: application/json' -d '${body}'`;
+  const tokens = `${server.url}${server.app.config.basePath}/v1/tokens`;
+  return `token: curl -s -X POST ${tokens} -H 'Content-Type: application/json' -d '${body}'`;
 }
 
 /** `1 product`, `12 products`: a count and its plural noun, singular for one. */

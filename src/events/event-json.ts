@@ -35,10 +35,10 @@ export function eventJson(
 }
 
 /**
- * Events whose blocks are kept, per base path and language: more than a fan-out's batch holds under load, so each block is encoded
- * once however many streams send it, and streams catching up from a recent id share them; but a bounded number, so
- * the blocks of the events the feed keeps for resuming (up to 100,000) do not stay in memory after their streams
- * closed.
+ * Events whose blocks are kept, per base path and language: more than a fan-out's batch holds under load, so each
+ * block is encoded once however many streams send it, and streams catching up from a recent id share them; but a
+ * bounded number, so the blocks of the events the feed keeps for resuming (up to 100,000) do not stay in memory after
+ * their streams closed.
  */
 const BLOCKS_KEPT = 4096;
 /** Each event's Server-Sent Events block, per base path and language. */

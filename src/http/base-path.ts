@@ -38,7 +38,7 @@ export function routePathOf(path: string, basePath: string): string {
   return path.charCodeAt(basePath.length) === 47 /* "/" */ ? path.slice(basePath.length) : path;
 }
 
-/** The path as the client addressed it, under `basePath`: `path` when it came with the prefix, else the prefix added. */
+/** The path as the client addressed it, under `basePath`: `path` if it came with the prefix, else the prefix added. */
 export function addressedPath(path: string, routePath: string, basePath: string): string {
   if (routePath !== path || path.charCodeAt(0) !== 47 /* "/": not `*` */) return path;
   return basePath + path;

@@ -68,7 +68,7 @@ export function readJsonBody(
   return body;
 }
 
-/** Reads the body off the socket (or takes what the host handed over) and checks it, in the order of the header above. */
+/** Reads the body off the socket (or takes what the host handed over), checking it in the order of the header above. */
 async function readOnce(
   req: IncomingMessage,
   mediaTypes: readonly string[],

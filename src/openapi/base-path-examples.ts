@@ -9,10 +9,10 @@ type Json = Record<string, unknown>;
 
 /** A path plainrest serves, as the whole of an example's text: `/v1/products/13`, `/readyz` (a problem's instance). */
 const SERVED_PATH = new RegExp(`^/(?:${API_PREFIX.slice(1)}(?:[/?].*)?|healthz|readyz)?$`, 's');
-/** A path under the API inside an example's text: in a Link field (`</v1/products?page=2>`), in JSON written as text. */
+/** A path under the API inside an example's text: in a Link field (`</v1/products?page=2>`), in JSON as text. */
 const API_PATH = new RegExp(`([<"])${API_PREFIX}(?=[/?>"])`, 'g');
 
-/** `document` with every path it serves in its examples (the members named `example` or `examples`) under `basePath`. */
+/** `document` with every path it serves in its examples (members named `example` or `examples`) under `basePath`. */
 export function withExamplesUnder(document: Json, basePath: string): Json {
   return rewritten(document, false, basePath) as Json;
 }
