@@ -16,7 +16,7 @@ import { after, afterEach, before, describe, it } from 'node:test';
 import type { Page } from './chromium.ts';
 import { Browser, CHROMIUM_NAMES, findChromium } from './chromium.ts';
 import type { TestServer } from './helpers.ts';
-import { startTestServer, TEST_ADMIN_EMAIL, TEST_ADMIN_PASSWORD } from './helpers.ts';
+import { startTestServer, TEST_ADMIN_EMAIL, TEST_ADMIN_PASSWORD, wrap } from './helpers.ts';
 import { LIBRARY } from './declared-domains.ts';
 import { REPOSITORY_ROOT } from './repository.ts';
 
@@ -826,5 +826,53 @@ describe('home page in headless Chromium', { skip: SKIP }, () => {
     const stored = await library.get(`/v1/authors/${created.id}`);
     assert.equal(stored.status, 200);
     assert.equal(stored.body.country, 'AA');
+  });
+
+  it('under a base path (/api): logs in, sends, follows Location and Link, edits, follows the feed', async () => {
+    const served = await startTestServer({ seed: true, basePath: '/api' });
+    ownServers.push(served);
+    // The page at /api/, and this test's own requests under /api too.
+    const underApi = wrap({ ...served.server, url: `${served.url}/api` }, served.token);
+    const page = await freshPage(ADMIN, underApi);
+    assert.match(await text(page, 'request-text'), /^POST \/api\/v1\/tokens HTTP\/1\.1\n/);
+    assert.equal(
+      await meaning(page),
+      '201 Created: you are logged in: the body holds your token (access_token) and how many seconds it lasts (expires_in).',
+    );
+    assert.equal(await value(page, 'request-path'), '/api/v1/products');
+
+    await tryIt(page, 'POST', '/api/v1/products');
+    await sendWithKeyboard(page);
+    assert.match(await meaning(page), /^201 Created: /);
+    assert.match(await text(page, 'response-headers'), /^location: \/api\/v1\/products\/13$/m);
+    await followWithKeyboard(page, 'GET the new record (Location)');
+    assert.match(await text(page, 'request-text'), /^GET \/api\/v1\/products\/13 HTTP\/1\.1\n/);
+    assert.match(await meaning(page), /^200 OK: /);
+    assert.ok(
+      (await followButtons(page)).some((label) => label.startsWith('Edit it: PATCH with If-Match: ')),
+      'a record under /api may be edited',
+    );
+
+    await fillForm(page, { method: 'GET', path: '/api/v1/products', query: 'limit=5' });
+    await sendWithKeyboard(page);
+    await followWithKeyboard(page, 'GET next page (Link rel="next")');
+    assert.match(await text(page, 'request-text'), /^GET \/api\/v1\/products\?page=2&limit=5 HTTP\/1\.1\n/);
+    assert.match(await meaning(page), /^200 OK: /);
+
+    await fillForm(page, { method: 'GET', path: 'v1/products' });
+    assert.equal(
+      await sendExpectingFormError(page),
+      'the path starts with one "/", as in /api/v1/products: requests go to this server only',
+    );
+
+    assert.equal(
+      await toggleLive(page, `state.startsWith('Following')`),
+      'Following /api/v1/events: each change to a record you may read appears at the top as it is stored.',
+    );
+    const teapot = (await underApi.post('/v1/products', { name: 'Teapot under /api', category: 'tea', price: 30 })).body
+      .id as number;
+    const [created] = await liveItemsWhen(page, 1);
+    assert.match(created ?? '', new RegExp(`^created products #${teapot} /api/v1/products/${teapot} `));
+    await toggleLive(page, `state.startsWith('Stopped')`);
   });
 });
