@@ -71,6 +71,31 @@ export class IdList {
     }
   }
 
+  /**
+   * Calls `visit` with each id held here and by every one of `others`, ascending: where this list and the others keep
+   * bits, a 32-bit word of each at a time (a search for words most records hold, in a catalog that reuses a few).
+   */
+  forEachAlsoIn(others: readonly IdList[], visit: (id: number) => void): void {
+    const bits = this.#bits;
+    const othersBits = others.map((other) => other.#bits);
+    if (bits === undefined || !othersBits.every((other) => other !== undefined)) {
+      this.forEach((id) => {
+        if (others.every((other) => other.has(id))) visit(id);
+      });
+      return;
+    }
+    for (let word = 0; word < bits.length; word++) {
+      let held = bits[word] as number;
+      for (let other = 0; other < othersBits.length && held !== 0; other++)
+        held &= (othersBits[other] as Uint32Array)[word] ?? 0;
+      while (held !== 0) {
+        const lowest = held & -held;
+        visit(word * 32 + 31 - Math.clz32(lowest));
+        held ^= lowest;
+      }
+    }
+  }
+
   /** Adds `id` in its place; nothing when it is there already. Ids come mostly in ascending order (an append). */
   add(id: number): void {
     if (this.#bits !== undefined) {
@@ -98,6 +123,17 @@ export class IdList {
 
   /** Adds `id`, above every id held, while an index is built into the room counted for it. */
   append(id: number): void {
+    const bits = this.#bits;
+    if (bits !== undefined && id <= LARGEST_UINT32 && id >>> 5 < bits.length) {
+      // Bits made for this id's room: set, and counted unless set already (a word twice in one record).
+      const word = id >>> 5;
+      const bit = 1 << (id & 31);
+      if (((bits[word] as number) & bit) === 0) {
+        bits[word] = (bits[word] as number) | bit;
+        this.#length++;
+      }
+      return;
+    }
     const ids = this.#ids;
     const last = ids === undefined || this.#length === 0 ? -1 : (ids[this.#length - 1] as number);
     if (ids === undefined || id < last) this.add(id); // bits, or not above every id: put in its place

@@ -7,6 +7,8 @@ import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type { StoredRecord } from '../records/json.ts';
 import { searchWords } from './search-words.ts';
 import { IdList } from './id-list.ts';
+import { WordNumbers } from './word-numbers.ts';
+import { WordSequence } from './word-sequence.ts';
 
 /** Time spent building between two yields to the event loop, so that other requests are answered meanwhile. */
 const SLICE_MS = 10;
@@ -57,17 +59,15 @@ export class WordIndex {
     }
     lists.sort((a, b) => a.length - b.length);
     const [rarest, ...others] = lists as [IdList, ...IdList[]];
-    // Walk the rarest list; each other list is asked its bit (id-list.ts: dense), or sought from where its last search
-    // ended.
-    const positions = others.map(() => 0);
+    // Walk the rarest list where the lists keeping bits (id-list.ts: dense) hold it too; each other list is sought from
+    // where its last search ended.
+    const dense = others.filter((list) => list.dense);
+    const sparse = others.filter((list) => !list.dense);
+    const positions = sparse.map(() => 0);
     const ids: number[] = [];
-    rarest.forEach((id) => {
-      for (let other = 0; other < others.length; other++) {
-        const list = others[other] as IdList;
-        if (list.dense) {
-          if (!list.has(id)) return;
-          continue;
-        }
+    rarest.forEachAlsoIn(dense, (id) => {
+      for (let other = 0; other < sparse.length; other++) {
+        const list = sparse[other] as IdList;
         const at = list.seek(id, positions[other] as number);
         positions[other] = at;
         if (at >= list.length || list.at(at) !== id) return;
@@ -84,36 +84,63 @@ export class WordIndex {
   }
 
   async #build(records: readonly StoredRecord[], sliceMs: number): Promise<void> {
-    // Each word's holders are counted first, so that each list is made once, at its size: lists grown by doubling, or
-    // turned from ids into bits, leave holes that the allocator does not give back to the system.
-    const rooms = new Map<string, { count: number; largest: number }>();
-    await this.#eachWord(records, sliceMs, (word, id) => {
-      const room = rooms.get(word);
-      if (room === undefined) rooms.set(word, { count: 1, largest: id });
-      else if (room.largest !== id) {
-        // Counted once per record: a record's words come one after another, and a word may come twice in them.
-        room.count++;
-        room.largest = id;
+    // The text is read once, its words numbered without making strings (word-numbers.ts): each record's distinct
+    // word numbers are kept in order (word-sequence.ts) and each word's holders counted, so that each list is then
+    // made once, at its size (lists grown by doubling, or turned from ids into bits, leave holes that the allocator
+    // does not give back to the system), and filled from the numbers kept.
+    const numbers = new WordNumbers();
+    const sequence = new WordSequence();
+    /** Per word number: how many records hold it, and the last (largest) id holding it. */
+    const counts: number[] = [];
+    const lastIds: number[] = [];
+    /** The distinct words of the record being read, as numbers. */
+    const distinct: number[] = [];
+    await this.#eachRecord(records, sliceMs, (record) => {
+      const id = record.id;
+      distinct.length = 0;
+      for (const field of this.#fields) {
+        const value = record[field];
+        if (typeof value !== 'string') continue;
+        const read = numbers.numbersIn(value);
+        const words = numbers.read;
+        for (let index = 0; index < read; index++) {
+          const word = words[index] as number;
+          if (word === counts.length) {
+            counts.push(0);
+            lastIds.push(0);
+          }
+          // Counted once per record: a word may come twice in a record's fields.
+          if (lastIds[word] === id) continue;
+          lastIds[word] = id;
+          counts[word] = (counts[word] as number) + 1;
+          distinct.push(word);
+        }
       }
+      sequence.push(distinct.length);
+      for (const word of distinct) sequence.push(word);
     });
-    await this.#eachWord(records, sliceMs, (word, id) => {
-      const holders = this.#holders.get(word);
-      if (typeof holders === 'object') holders.append(id);
-      else if (holders === undefined) {
-        const room = rooms.get(word) as { count: number; largest: number };
-        this.#holders.set(word, room.count === 1 ? id : new IdList([id], room));
-      }
+    // A word held once is kept as its holder's id, known already: its list is never made.
+    const lists: (IdList | undefined)[] = counts.map((held, word) =>
+      held > 1 ? new IdList([], { count: held, largest: lastIds[word] as number }) : undefined,
+    );
+    await this.#eachRecord(records, sliceMs, (record) => {
+      for (let left = sequence.shift(); left > 0; left--) lists[sequence.shift()]?.append(record.id);
     });
+    for (let word = 0; word < counts.length; word++) {
+      const held = counts[word] as number;
+      if (held > 0)
+        this.#holders.set(numbers.word(word), held === 1 ? (lastIds[word] as number) : (lists[word] as IdList));
+    }
     for (const [previous, next] of this.#changes) this.#apply(previous, next);
     this.#changes = [];
     this.#built = true;
   }
 
-  /** Calls `each` with every word of every record, and the record's id, `sliceMs` of work per event-loop turn. */
-  async #eachWord(
+  /** Calls `each` with every record, `sliceMs` of work per event-loop turn. */
+  async #eachRecord(
     records: readonly StoredRecord[],
     sliceMs: number,
-    each: (word: string, id: number) => void,
+    each: (record: StoredRecord) => void,
   ): Promise<void> {
     let sliceStarted = performance.now();
     for (let index = 0; index < records.length; index++) {
@@ -121,8 +148,7 @@ export class WordIndex {
         await yieldToEventLoop();
         sliceStarted = performance.now();
       }
-      const record = records[index] as StoredRecord;
-      for (const word of this.#wordsOf(record)) each(word, record.id);
+      each(records[index] as StoredRecord);
     }
   }
 
