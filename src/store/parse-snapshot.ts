@@ -1,7 +1,7 @@
-// Reading a snapshot's whole text (README: Storage and durability; snapshot-file.ts writes it, snapshot-stream.ts reads
-// its own layout line by line and hands any other here). A snapshot is readable JSON: the id counter, the last journal
-// entry it includes, and one record per line, in id order. The shape is checked strictly, so a damaged file stops the
-// start instead of being silently half-read.
+// Reading a snapshot (README: Storage and durability; snapshot-file.ts writes it, snapshot-stream.ts reads a file as a
+// stream and hands its members here): readable JSON holding the id counter, the last journal entry it includes, and the
+// records in id order. The shape is checked strictly, so a damaged file stops the start instead of being silently
+// half-read.
 
 import { isJsonObject } from '../records/json.ts';
 import type { StoredRecord } from '../records/json.ts';
@@ -14,22 +14,30 @@ export interface Snapshot {
   readonly journalSeq: number;
 }
 
+/** What is wrong with a text that does not parse. */
+export const NOT_VALID_JSON = 'it is not valid JSON';
+
 /** Parses a snapshot; throws an Error whose message says what is wrong (the caller names the file). */
 export function parseSnapshot(text: string): Snapshot {
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
   } catch {
-    throw new Error('it is not valid JSON');
+    throw new Error(NOT_VALID_JSON);
   }
   if (!isJsonObject(parsed)) throw new Error('it is not a JSON object');
-  const nextId = parsed['next_id'];
-  const records = parsed['records'];
+  return snapshotOf(new Map(Object.entries(parsed)));
+}
+
+/** The snapshot a parsed top-level object's members make up, checked as parseSnapshot checks them. */
+export function snapshotOf(members: ReadonlyMap<string, unknown>): Snapshot {
+  const nextId = members.get('next_id');
+  const records = members.get('records');
   if (!isNextId(nextId)) {
     throw new Error('"next_id" is not a positive integer');
   }
   if (!Array.isArray(records)) throw new Error('"records" is not an array');
-  const journalSeq = parsed['journal_seq'] ?? 0;
+  const journalSeq = members.get('journal_seq') ?? 0;
   if (typeof journalSeq !== 'number' || !Number.isSafeInteger(journalSeq) || journalSeq < 0) {
     throw new Error('"journal_seq" is not a non-negative integer');
   }
