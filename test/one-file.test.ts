@@ -171,8 +171,10 @@ async function modules(): Promise<string[]> {
 }
 
 describe('the one file as a text', () => {
-  test('says how it was made and where its source is, and maps back to it', async () => {
+  test('says how it was made and where its source is, maps back to it, and is one byte a character', async () => {
     const text = await readFile(ONE_FILE, 'utf8');
+    // Nothing above U+00FF, so V8 holds the source it keeps at one byte a character.
+    assert.deepEqual(text.match(/[^\u0000-\u00ff]/gu), null);
     const lines = text.split('\n');
     assert.equal(lines[0], '#!/usr/bin/env node');
     assert.match(lines.slice(1, 5).join('\n'), /Made by `npm run build \(node \.build\/one-file\.mjs\)` with esbuild/);
@@ -188,11 +190,14 @@ describe('the one file as a text', () => {
 
   test("holds every module under its path and header, in src/README.md's layer order", async () => {
     const text = await readFile(ONE_FILE, 'utf8');
+    // The build writes the comments' typographic characters in ASCII (a dash as --).
+    const build = pathToFileURL(join(REPOSITORY_ROOT, '.build', 'one-file.mjs')).href;
+    const { inLatin1 } = (await import(build)) as { inLatin1: (text: string) => string };
     const missing: string[] = [];
     for (const module of await modules()) {
       const source = await readFile(join(SOURCE, module), 'utf8');
       const header = /^(?:#!.*\n)?((?:\/\/.*\n)+)/.exec(source)?.[1] ?? '';
-      const kept = header.replace(/^\/\//gm, '//!');
+      const kept = inLatin1(header.replace(/^\/\//gm, '//!'));
       // A module a dynamic import loads opens with its exports' object (below: withStaticImports), then its header.
       const exportsObject = text.indexOf(`// src/${module}\nvar `) + `// src/${module}\n`.length;
       const afterExports = text.indexOf('\n});\n', exportsObject) + '\n});\n'.length;
