@@ -23,7 +23,7 @@ export class WordNumbers {
   /** Open addressing: a word's number + 1 in the slot its hash leads to (or a later one), 0 for an empty slot. */
   #slots = new Int32Array(FIRST_SLOTS);
   /** The numbers of the text last read. */
-  #read = new Int32Array(64);
+  #read: Int32Array = new Int32Array(64);
 
   /** How many words have numbers: each number is below it. */
   get count(): number {
@@ -61,7 +61,7 @@ export class WordNumbers {
     let count = 0;
     let start = -1;
     let hash = FNV_OFFSET;
-    let read = this.#read;
+    let read: Int32Array = this.#read;
     const length = text.length;
     for (let index = 0; index < length; index++) {
       const code = text.charCodeAt(index);
