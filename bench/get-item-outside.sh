@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # GET item measured from outside, as a user meets it (bench/README.md, "GET item"): plainrest as `npm start` runs
-# it (node dist/main.js, durable, the access log on stdout to a file), 5,000 products made through the API, a user's
-# token, ids spread over the collection, load from `wrk -t1 -c64` in its own process, against the bare reference
-# (bench/reference-server.mjs) serving the same products; the servers alternated round by round.
+# it (node dist/plainrest.mjs, or dist/main.js in a checkout from before the one file; durable, the access log on
+# stdout to a file), 5,000 products made through the API, a user's token, ids spread over the collection, load from
+# `wrk -t1 -c64` in its own process, against the bare reference (bench/reference-server.mjs) serving the same
+# products; the servers alternated round by round.
 # Usage: bash bench/get-item-outside.sh [rounds] [checkout ...]   (default: 3 rounds, this checkout; each checkout
 #   given must have been built: npm run build). Prints each round's answers per second and ratio, then the medians.
 set -euo pipefail
@@ -34,11 +35,13 @@ for index in "${!CHECKOUTS[@]}"; do
   checkout=${CHECKOUTS[$index]}
   data="$WORK/data-$index"
   port=$(free_port)
-  (cd "$checkout" && DATA_DIR=$data PORT=$port HOST=127.0.0.1 exec node dist/main.js >"$WORK/log-$index" 2>&1) &
+  main=dist/plainrest.mjs
+  [ -f "$checkout/$main" ] || main=dist/main.js
+  (cd "$checkout" && DATA_DIR=$data PORT=$port HOST=127.0.0.1 exec node "$main" >"$WORK/log-$index" 2>&1) &
   PIDS+=($!)
   wait_for "http://127.0.0.1:$port/v1"
-  admin=$(cd "$checkout" && DATA_DIR=$data node dist/main.js token admin@example.com 2>/dev/null)
-  TOKENS+=("$(cd "$checkout" && DATA_DIR=$data node dist/main.js token alice@example.com 2>/dev/null)")
+  admin=$(cd "$checkout" && DATA_DIR=$data node "$main" token admin@example.com 2>/dev/null)
+  TOKENS+=("$(cd "$checkout" && DATA_DIR=$data node "$main" token alice@example.com 2>/dev/null)")
   PORTS+=("$port")
   node -e '
     const [base, token, count] = process.argv.slice(1);
