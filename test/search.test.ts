@@ -288,10 +288,10 @@ describe("the memory store's word index", () => {
     );
   });
 
-  test('prepareSearches builds the word index of every searchable collection ahead: then the first search answers at once', async () => {
+  test('prepareIndexes builds the word index of every searchable collection ahead: then the first search answers at once', async () => {
     const { products, store } = storeOfProducts(12);
     const query = { filters: [], search: { fields: FIELDS, words: ['tea', 'mug'] }, sort: [], offset: 0, limit: 5 };
-    const ready = store.prepareSearches(exampleResources());
+    const ready = store.prepareIndexes(exampleResources());
     assert.ok(ready instanceof Promise);
     assert.equal(store.get('products', 1), products[0], 'reads answer while it builds');
     await ready;

@@ -1,14 +1,16 @@
 // Sorting in slices (src/store/sort-in-slices.ts) and the sorted views built with it (src/store/collection-index.ts):
-// the same order as Array.prototype.sort, ties kept in their order, other turns of the event loop run meanwhile; a
-// list asked while its view is sorted waits for it (MemoryStore.read), and writes made meanwhile are in its answer.
+// the same order as Array.prototype.sort (by one field, as orderBy), ties kept in their order, other turns of the event
+// loop run meanwhile; a list asked while its view is sorted waits for it (MemoryStore.read), writes made meanwhile are
+// in its answer, and the views prepareIndexes sorts ahead serve each field in both directions.
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { StoredRecord } from '../src/records/json.ts';
 import { IndexBuilding } from '../src/store/collection-index.ts';
 import { MemoryStore } from '../src/store/memory-store.ts';
-import { sortInSlices } from '../src/store/sort-in-slices.ts';
+import { sortByOneField, sortInSlices } from '../src/store/sort-in-slices.ts';
 import { orderBy } from '../src/store/sorted-records.ts';
+import { exampleResources } from '../src/declarations/example-domain.ts';
 import { mulberry32 } from './random.ts';
 
 const AT = '2026-11-27T00:00:00.000Z';
@@ -93,4 +95,105 @@ test('a list whose view is sorted in slices waits for it, and the writes made me
   );
   // Once built, it answers at once and keeps in step.
   assert.equal(store.query('products', query).total, 30_000);
+});
+
+test('sortByOneField gives orderBy’s order by one field ascending: ties by id, none and null last, many values or few', async () => {
+  const random = mulberry32(99);
+  const values: (() => unknown)[] = [
+    () => Math.floor(random() * 50) / 4, // many ties
+    () => (random() < 0.5 ? 0 : -0),
+    () => random() * 1e6, // every value its own
+    () => ['tea', 'Tea', 'té', 'tea 🍵', 'tea ｚ', ''][Math.floor(random() * 6)],
+    () => `name ${Math.floor(random() * 30_000)}`, // more distinct values than are sorted in one go
+    () => random() < 0.5,
+  ];
+  for (const [kind, value] of values.entries()) {
+    for (const count of [0, 1, 2, 1000, 40_000]) {
+      let id = 0;
+      const records = Array.from({ length: count }, () => {
+        id += 1 + Math.floor(random() * 3);
+        const roll = random();
+        const field = roll < 0.05 ? {} : roll < 0.1 ? { price: null } : { price: value() };
+        return Object.freeze({ id, ...field, created_at: AT, updated_at: AT }) as StoredRecord;
+      });
+      const sorted = await sortByOneField(records, 'price', 1);
+      assert.ok(sorted !== undefined, `values of kind ${kind} are of one type`);
+      assert.deepEqual(
+        sorted.map((record) => record.id),
+        records
+          .slice()
+          .sort(orderBy([{ field: 'price', descending: false }]))
+          .map((record) => record.id),
+        `kind ${kind}, ${count} records`,
+      );
+    }
+  }
+});
+
+test('sortByOneField leaves to sortInSlices values of more than one type, objects, and records out of id order', async () => {
+  const record = (id: number, price: unknown): StoredRecord =>
+    Object.freeze({ id, price, created_at: AT, updated_at: AT }) as StoredRecord;
+  assert.equal(await sortByOneField([record(1, 5), record(2, '5')], 'price'), undefined);
+  assert.equal(await sortByOneField([record(1, true), record(2, 1)], 'price'), undefined);
+  assert.equal(await sortByOneField([record(1, [1]), record(2, [0])], 'price'), undefined);
+  assert.equal(await sortByOneField([record(2, 1), record(1, 2)], 'price'), undefined);
+  assert.deepEqual(
+    (await sortByOneField([record(1, null), record(2, 3), record(3, undefined), record(4, 1)], 'price'))?.map(
+      (each) => each.id,
+    ),
+    [4, 2, 1, 3],
+  );
+});
+
+test('prepareIndexes sorts a view by each sortable field ahead, which serves it ascending and descending; writes made meanwhile are in it', async () => {
+  const records = products(30_000, 5);
+  const store = new MemoryStore(
+    new Map([['products', { nextId: 30_001, records: new Map(records.map((record) => [record.id, record])) }]]),
+  );
+  const ready = store.prepareIndexes(exampleResources());
+  const byPrice = { filters: [], sort: [{ field: 'price', descending: true }], offset: 0, limit: 100 };
+  const waiting = store.read(() => store.query('products', byPrice));
+  assert.ok(waiting instanceof Promise, 'a sorted list asked while the views are sorted waits');
+  const repriced = Object.freeze({ ...(records[99] as StoredRecord), price: 2000 });
+  const added = Object.freeze({
+    id: 30_001,
+    name: 'Product 0',
+    category: 'tea',
+    price: 2000,
+    created_at: AT,
+    updated_at: AT,
+  });
+  await store.write(() => ({
+    changes: [
+      { kind: 'put', collection: 'products', record: repriced },
+      { kind: 'put', collection: 'products', record: added },
+      { kind: 'delete', collection: 'products', id: 7 },
+    ],
+    result: undefined,
+  }));
+  await ready;
+  const current = [...records.filter((record) => record.id !== 7 && record.id !== 100), repriced, added];
+  assert.deepEqual(
+    (await waiting).records.map((record) => record.id),
+    current
+      .sort(orderBy(byPrice.sort))
+      .slice(0, 100)
+      .map((record) => record.id),
+  );
+  for (const field of ['name', 'category', 'price'])
+    for (const descending of [false, true])
+      for (const offset of [0, 12_345, 29_950]) {
+        const query = { filters: [], sort: [{ field, descending }], offset, limit: 100 };
+        // Throws IndexBuilding if this list had to sort its view.
+        const { records: page, total } = store.query('products', query);
+        assert.equal(total, 30_000);
+        assert.deepEqual(
+          page.map((record) => record.id),
+          current
+            .sort(orderBy(query.sort))
+            .slice(offset, offset + 100)
+            .map((record) => record.id),
+          `${descending ? '-' : ''}${field} from ${offset}`,
+        );
+      }
 });

@@ -100,8 +100,8 @@ export async function openServices(options: ServerOptions, inHostServer: boolean
     if (options.store === undefined) await store.close().catch(() => undefined);
     throw error;
   }
-  // The search indexes are built once the server is open, in slices, so they hold up neither its start nor a search.
-  if (store instanceof MemoryStore) store.prepareSearches(resources).catch(() => undefined);
+  // The search and sort indexes are built once the server is open, in slices: they hold up neither a start nor a list.
+  if (store instanceof MemoryStore) store.prepareIndexes(resources).catch(() => undefined);
   const shutdown = { begun: false };
   const idempotencyKeys = new IdempotencyKeys(config.clock, secret);
   const pageCache = config.caches ? new PageCache() : undefined;

@@ -1,15 +1,16 @@
 // The list indexes of one collection (README: Lists): all records in id order, an equality index per filtered field,
-// sorted views (one set of filters, one sort order) and a word index per set of searchable fields (`q`), each but the
-// first built when a list first needs it, then kept up to date. From them a page is a lookup and a slice at any size;
-// range filters scan what the equality filters leave (all records without one), a filtered or sorted `q` its matches.
+// sorted views (one set of filters, one sort order; one key serves both directions) and a word index per set of
+// searchable fields (`q`), each but the first built ahead or when a list first needs it, then kept up to date. A page
+// is a lookup and a slice; range filters scan what the equality filters leave, a filtered or sorted `q` its matches.
 
 import type { StoredRecord } from '../records/json.ts';
 import { RecentlyUsed } from './recently-used.ts';
 import { EqualityIndex } from './equality-index.ts';
-import { BY_ID, orderBy, SortedRecords } from './sorted-records.ts';
+import type { RecordOrder } from './sorted-records.ts';
+import { BY_ID, keyOrder, orderBy, SortedRecords } from './sorted-records.ts';
 import type { Filter, Query, QueryResult, RangeFilter, SortKey } from './query.ts';
 import { WordIndex } from './word-index.ts';
-import { sortInSlices } from './sort-in-slices.ts';
+import { sortByOneField, sortInSlices } from './sort-in-slices.ts';
 
 /**
  * Thrown by a read that needs an index still being built (a search's word index, a list's view sorted in slices): the
@@ -96,10 +97,16 @@ export class CollectionIndex {
       if (sort.length > 0) matches.sort(orderBy(sort));
       return { records: matches.slice(offset, offset + limit), total: matches.length };
     }
-    const view = this.#view(filters, sort, narrowest);
+    // One key descending is read from the view of it ascending: one view serves both.
+    const [only] = sort;
+    const reversed = sort.length === 1 && only !== undefined && only.descending;
+    const view = this.#view(filters, reversed ? [{ field: only.field, descending: false }] : sort, narrowest);
     // A list asked while its view is sorted waits for it (MemoryStore.read).
     if (view.records === undefined) throw new IndexBuilding(view.building ?? Promise.resolve());
-    return { records: view.records.slice(offset, offset + limit), total: view.records.length };
+    const page = reversed
+      ? view.records.sliceGroupsReversed(offset, offset + limit, keyOrder(only.field))
+      : view.records.slice(offset, offset + limit);
+    return { records: page, total: view.records.length };
   }
 
   /** `q`: the records holding every word (in id order), then the filters, bounds, sort and page. */
@@ -134,6 +141,14 @@ export class CollectionIndex {
   /** Starts building the word index of `fields` (if not yet), in slices; settles once it is built. */
   prepareSearch(fields: readonly string[]): Promise<void> {
     return this.#wordIndex(fields).building ?? Promise.resolve();
+  }
+
+  /**
+   * Starts sorting all records by `field` (if not yet), in slices once there are many; settles once they are sorted.
+   * The view serves `field` ascending and descending.
+   */
+  prepareSort(field: string): Promise<void> {
+    return this.#view([], [{ field, descending: false }], this.#all).building ?? Promise.resolve();
   }
 
   #wordIndex(fields: readonly string[]): WordIndex {
@@ -174,7 +189,7 @@ export class CollectionIndex {
         view = { filters, records: new SortedRecords(order, matches), building: undefined, changes: [] };
       } else {
         const building: View = { filters, records: undefined, building: undefined, changes: [] };
-        building.building = sortInSlices(matches, order).then(
+        building.building = sortedInSlices(matches, sort, order).then(
           (sorted) => {
             building.records = new SortedRecords(order, sorted, true);
             building.building = undefined;
@@ -193,6 +208,21 @@ export class CollectionIndex {
     }
     return view;
   }
+}
+
+/**
+ * `matches` (in id order) in `order`, `sort`'s: by one field ascending, through each value's count (sortByOneField),
+ * else merged in slices.
+ */
+async function sortedInSlices(
+  matches: readonly StoredRecord[],
+  sort: readonly SortKey[],
+  order: RecordOrder,
+): Promise<StoredRecord[]> {
+  const [only] = sort;
+  const counted =
+    sort.length === 1 && only?.descending === false ? await sortByOneField(matches, only.field) : undefined;
+  return counted ?? sortInSlices(matches, order);
 }
 
 function updateView(view: View, previous: StoredRecord | undefined, next: StoredRecord | undefined): void {

@@ -75,16 +75,19 @@ export class MemoryStore implements Store, RequestStore {
   }
 
   /**
-   * Starts building the word index of every declared collection with searchable fields (`x-search`), in slices while
-   * requests are answered, so that no search has to build one; settles once they are all built.
+   * Builds, one after another, the indexes of every declared collection a list may ask for: the word index of its
+   * searchable fields (`x-search`), then a view sorted by each sortable one (`x-sort`), each in slices while requests
+   * are answered, so that no search or sort has to build one (one asked meanwhile waits for it); settles once all are
+   * built. An index whose build fails is built again when a list needs it.
    */
-  prepareSearches(table: ResourceTable): Promise<void> {
-    const building: Promise<void>[] = [];
+  async prepareIndexes(table: ResourceTable): Promise<void> {
     for (const definition of table.resources) {
+      const index = this.#index(definition.collection);
       const fields = searchableFields(definition);
-      if (fields.length > 0) building.push(this.#index(definition.collection).prepareSearch(fields));
+      if (fields.length > 0) await index.prepareSearch(fields).catch(() => undefined);
+      for (const rule of definition.fields)
+        if (rule.sort === true) await index.prepareSort(rule.name).catch(() => undefined);
     }
-    return Promise.all(building).then(() => undefined);
   }
 
   /** Attaches persistence after loading (the persistence reads this store's state). */

@@ -1,36 +1,53 @@
 // Sorting many records without holding the event loop (README: Lists), for the sorted views of collection-index.ts:
 // runs of RUN records sorted, then merged pairwise, pass after pass, giving way to other requests between slices of
-// work. The order and the result are those of Array.prototype.sort with the same comparison.
+// work, in the order Array.prototype.sort gives with the same comparison; or, by one field, each distinct value's
+// records counted, the values sorted, and the records placed by those counts.
 
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type { StoredRecord } from '../records/json.ts';
-import type { RecordOrder } from './sorted-records.ts';
 
 /** Records sorted in one go before the merges. */
 const RUN = 4096;
 /** Time spent sorting between two yields to the event loop. */
 const SLICE_MS = 10;
-/** Records merged between two looks at the clock. */
-const MERGED_PER_CHECK = 1024;
+/** Items merged, or records counted or placed, between two looks at the clock. */
+const PER_CHECK = 1024;
 
-/** `records` in `order`, as a new array; `sliceMs` of work per turn of the event loop. */
-export async function sortInSlices(
-  records: readonly StoredRecord[],
-  order: RecordOrder,
-  sliceMs = SLICE_MS,
-): Promise<StoredRecord[]> {
-  let deadline = performance.now() + sliceMs;
-  const giveWay = async (): Promise<void> => {
+/** Gives way to other requests once `sliceMs` of work has passed since it last did. */
+class Slices {
+  readonly #sliceMs: number;
+  #deadline: number;
+
+  constructor(sliceMs: number) {
+    this.#sliceMs = sliceMs;
+    this.#deadline = performance.now() + sliceMs;
+  }
+
+  /** Whether the slice is over: the caller then awaits giveWay. */
+  get over(): boolean {
+    return performance.now() >= this.#deadline;
+  }
+
+  async giveWay(): Promise<void> {
     await yieldToEventLoop();
-    deadline = performance.now() + sliceMs;
-  };
-  let source = records.slice();
+    this.#deadline = performance.now() + this.#sliceMs;
+  }
+}
+
+/** `items` in `order`, as a new array; `sliceMs` of work per turn of the event loop. */
+export async function sortInSlices<T>(
+  items: readonly T[],
+  order: (a: T, b: T) => number,
+  sliceMs = SLICE_MS,
+): Promise<T[]> {
+  const slices = new Slices(sliceMs);
+  let source = items.slice();
   for (let start = 0; start < source.length; start += RUN) {
     const run = source.slice(start, start + RUN).sort(order);
-    for (let index = 0; index < run.length; index++) source[start + index] = run[index] as StoredRecord;
-    if (performance.now() >= deadline) await giveWay();
+    for (let index = 0; index < run.length; index++) source[start + index] = run[index] as T;
+    if (slices.over) await slices.giveWay();
   }
-  let target: StoredRecord[] = new Array<StoredRecord>(source.length);
+  let target: T[] = new Array<T>(source.length);
   for (let width = RUN; width < source.length; width *= 2) {
     for (let left = 0; left < source.length; left += 2 * width) {
       const middle = Math.min(left + width, source.length);
@@ -38,14 +55,89 @@ export async function sortInSlices(
       let i = left;
       let j = middle;
       for (let k = left; k < end; k++) {
-        // Stable: of two equal records, the one from the left run first.
-        if (i < middle && (j >= end || order(source[i] as StoredRecord, source[j] as StoredRecord) <= 0))
-          target[k] = source[i++] as StoredRecord;
-        else target[k] = source[j++] as StoredRecord;
-        if (k % MERGED_PER_CHECK === 0 && performance.now() >= deadline) await giveWay();
+        // Stable: of two equal items, the one from the left run first.
+        if (i < middle && (j >= end || order(source[i] as T, source[j] as T) <= 0)) target[k] = source[i++] as T;
+        else target[k] = source[j++] as T;
+        if (k % PER_CHECK === 0 && slices.over) await slices.giveWay();
       }
     }
     [source, target] = [target, source];
   }
   return source;
+}
+
+type Primitive = string | number | boolean;
+
+/**
+ * `records`, in id order, sorted by `field` ascending in the order sorted-records.ts's orderBy gives (a value before
+ * none or null, ties by id): the records of each distinct value counted, the values sorted (sortInSlices, when many),
+ * and each record placed after those of every smaller value, in id order. Undefined when the values are not all of one
+ * type (numbers, strings or booleans) or the records not in id order, for which sortInSlices with orderBy is the way.
+ */
+export async function sortByOneField(
+  records: readonly StoredRecord[],
+  field: string,
+  sliceMs = SLICE_MS,
+): Promise<StoredRecord[] | undefined> {
+  const slices = new Slices(sliceMs);
+  /** Each distinct value's number, its records' count, and each record's value's number (−1: none or null). */
+  const numbers = new Map<Primitive, number>();
+  const values: Primitive[] = [];
+  const counts: number[] = [];
+  const numberOf = new Int32Array(records.length);
+  let type: string | undefined;
+  let previousId = -Infinity;
+  for (let index = 0; index < records.length; index++) {
+    const record = records[index] as StoredRecord;
+    if (record.id <= previousId) return undefined;
+    previousId = record.id;
+    const value = record[field];
+    if (value === undefined || value === null) {
+      numberOf[index] = -1;
+    } else {
+      if (typeof value !== type) {
+        if (
+          type !== undefined ||
+          (typeof value !== 'string' && typeof value !== 'number' && typeof value !== 'boolean')
+        )
+          return undefined;
+        type = typeof value;
+      }
+      let number = numbers.get(value as Primitive);
+      if (number === undefined) {
+        number = values.length;
+        numbers.set(value as Primitive, number);
+        values.push(value as Primitive);
+        counts.push(0);
+      }
+      counts[number] = (counts[number] as number) + 1;
+      numberOf[index] = number;
+    }
+    if (index % PER_CHECK === 0 && slices.over) await slices.giveWay();
+  }
+  const ascending = (a: number, b: number): number => {
+    const x = values[a] as Primitive;
+    const y = values[b] as Primitive;
+    return x < y ? -1 : x > y ? 1 : 0;
+  };
+  const byValue = await sortInSlices(
+    values.map((_, number) => number),
+    ascending,
+    sliceMs,
+  );
+  /** Where the next record of each value goes; those with none or null go after all others. */
+  const next = new Float64Array(values.length);
+  let place = 0;
+  for (const number of byValue) {
+    next[number] = place;
+    place += counts[number] as number;
+  }
+  let absentPlace = place;
+  const sorted = new Array<StoredRecord>(records.length);
+  for (let index = 0; index < records.length; index++) {
+    const number = numberOf[index] as number;
+    sorted[number < 0 ? absentPlace++ : (next[number] as number)++] = records[index] as StoredRecord;
+    if (index % PER_CHECK === 0 && slices.over) await slices.giveWay();
+  }
+  return sorted;
 }

@@ -26,6 +26,11 @@ export function orderBy(keys: readonly SortKey[]): RecordOrder {
   };
 }
 
+/** The order of one field's values alone, ascending (ties are 0): the groups a view sorted by it keeps together. */
+export function keyOrder(field: string): RecordOrder {
+  return (a, b) => compareValues(a[field], b[field]);
+}
+
 function compareValues(a: JsonValue | undefined, b: JsonValue | undefined): number {
   if (a === b) return 0;
   const aAbsent = a === undefined || a === null;
@@ -62,6 +67,38 @@ export class SortedRecords {
 
   slice(start: number, end: number): StoredRecord[] {
     return this.#records.slice(start, end);
+  }
+
+  /**
+   * Positions `start` to `end` of the order that takes this one's groups of records `key` finds equal from last to
+   * first, each group kept in its own order: a view sorted by one field ascending (ties by id) read as sorted by it
+   * descending (ties still by id), so that one view serves both.
+   */
+  sliceGroupsReversed(start: number, end: number, key: RecordOrder): StoredRecord[] {
+    const records = this.#records;
+    const length = records.length;
+    const page: StoredRecord[] = [];
+    let place = start;
+    while (place < Math.min(end, length)) {
+      // The group holding this place, as positions of this order: it is the group at length − 1 − place here.
+      const pivot = records[length - 1 - place] as StoredRecord;
+      const first = this.#firstFrom(0, length - 1 - place, (record) => key(record, pivot) >= 0);
+      const last = this.#firstFrom(length - 1 - place, length, (record) => key(record, pivot) > 0) - 1;
+      // Reversed, the group spans places length − 1 − last to length − 1 − first, in its own order.
+      for (; place <= length - 1 - first && place < end; place++)
+        page.push(records[first + place - (length - 1 - last)] as StoredRecord);
+    }
+    return page;
+  }
+
+  /** The first position from `low` to `high` (exclusive) whose record is `past` (and so are all after it), or high. */
+  #firstFrom(low: number, high: number, past: (record: StoredRecord) => boolean): number {
+    while (low < high) {
+      const middle = (low + high) >>> 1;
+      if (past(this.#records[middle] as StoredRecord)) high = middle;
+      else low = middle + 1;
+    }
+    return low;
   }
 
   insert(record: StoredRecord): void {
