@@ -145,15 +145,21 @@ function withLegalHeader(text, path) {
   return lines.join('\n');
 }
 
-/** `import('./x.ts')` as a namespace imported statically at the top. */
+/** `import('./x.ts')` as `Promise.resolve(x_namespace)`, with `import * as x_namespace from './x.ts'` at the top. */
 function withStaticImports(text) {
-  const imports = [];
-  const replaced = text.replace(/\bimport\('(\.{1,2}\/[^']+)'\)/g, (_, specifier) => {
-    const name = `${specifier.replace(/^.*\//, '').replace(/\.ts$/, '').replace(/\W/g, '_')}_namespace`;
-    imports.push(`import * as ${name} from '${specifier}';`);
-    return `Promise.resolve(${name})`;
+  const names = new Map();
+  const replaced = text.replace(/\bimport\(\s*'(\.{1,2}\/[^']+)'\s*\)/g, (_, specifier) => {
+    if (!names.has(specifier)) {
+      const name = `${specifier.replace(/^.*\//, '').replace(/\.ts$/, '').replace(/\W/g, '_')}_namespace`;
+      if ([...names.values()].includes(name)) throw new Error(`two modules imported as ${name}: rename one`);
+      names.set(specifier, name);
+    }
+    return `Promise.resolve(${names.get(specifier)})`;
   });
-  return withImports(replaced, imports);
+  return withImports(
+    replaced,
+    [...names].map(([specifier, name]) => `import * as ${name} from '${specifier}';`),
+  );
 }
 
 /** `lines` inserted before the module's first import or export statement. */
