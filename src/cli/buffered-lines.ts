@@ -68,7 +68,7 @@ export class BufferedLines {
       this.flush();
     } else if (!this.#scheduled) {
       this.#scheduled = true;
-      // unref: a pending line does not keep the process alive (main.ts flushes on exit).
+      // unref: a pending line does not keep the process alive (command-line.ts flushes on exit).
       setTimeout(this.#flushLater, this.#flushAfterMs).unref();
     }
   }

@@ -1,6 +1,6 @@
 // Settings from the environment and the command line (README: Configuration): each setting is
 // an environment variable and a flag (`--port 8080` or `--port=8080`); the flag wins.
-// Only main.ts calls this; embedding passes options directly.
+// Only the command line (command-line.ts) calls this; embedding passes options directly.
 
 import type { ServerOptions } from '../config/server-options.ts';
 import { DEFAULTS } from '../config/config.ts';

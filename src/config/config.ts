@@ -1,6 +1,6 @@
 // Configuration (README: Configuration, Embedding) as one typed, frozen object with documented
-// defaults. Embedding passes options in camelCase (server-options.ts); only the command-line entry point
-// (main.ts, via cli/options.ts) reads environment variables and flags.
+// defaults. Embedding passes options in camelCase (server-options.ts); only the command line
+// (cli/command-line.ts, via cli/options.ts) reads environment variables and flags.
 
 import type { LogFormat, Logger } from '../logging/logger.ts';
 import type { CorsOrigins } from '../http/cors.ts';
