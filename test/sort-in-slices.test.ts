@@ -197,3 +197,36 @@ test('prepareIndexes sorts a view by each sortable field ahead, which serves it 
         );
       }
 });
+
+test('sortByOneField on records already in order (as creation times mostly are), or all but one', async () => {
+  const inOrder = Array.from({ length: 5000 }, (_, index) =>
+    Object.freeze({
+      id: index + 1,
+      ...(index >= 4990 ? {} : { created_at: `2026-01-01T00:00:${String(Math.floor(index / 100)).padStart(2, '0')}Z` }),
+      updated_at: AT,
+    }),
+  ) as StoredRecord[];
+  const byCreation = orderBy([{ field: 'created_at', descending: false }]);
+  for (const records of [
+    inOrder,
+    [
+      ...inOrder.slice(0, 4000),
+      { ...(inOrder[4000] as StoredRecord), created_at: '2025-12-31T00:00:00Z' },
+      ...inOrder.slice(4001),
+    ],
+    [
+      ...inOrder.slice(0, 4995),
+      { ...(inOrder[4995] as StoredRecord), created_at: '2026-01-02T00:00:00Z' },
+      ...inOrder.slice(4996),
+    ],
+  ]) {
+    const sorted = await sortByOneField(records, 'created_at', 1);
+    assert.deepEqual(
+      sorted?.map((record) => record.id),
+      records
+        .slice()
+        .sort(byCreation)
+        .map((record) => record.id),
+    );
+  }
+});

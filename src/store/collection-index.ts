@@ -97,16 +97,23 @@ export class CollectionIndex {
       if (sort.length > 0) matches.sort(orderBy(sort));
       return { records: matches.slice(offset, offset + limit), total: matches.length };
     }
-    // One key descending is read from the view of it ascending: one view serves both.
+    // One key descending is read from the order of it ascending: one view serves both. By id ascending is no sort.
     const [only] = sort;
     const reversed = sort.length === 1 && only !== undefined && only.descending;
-    const view = this.#view(filters, reversed ? [{ field: only.field, descending: false }] : sort, narrowest);
-    // A list asked while its view is sorted waits for it (MemoryStore.read).
-    if (view.records === undefined) throw new IndexBuilding(view.building ?? Promise.resolve());
+    const ascending = withoutIdOnly(reversed ? [{ field: only.field, descending: false }] : sort);
+    const sorted =
+      filters.length <= 1 && ascending.length === 0 ? narrowest : this.#sorted(filters, ascending, narrowest);
     const page = reversed
-      ? view.records.sliceGroupsReversed(offset, offset + limit, keyOrder(only.field))
-      : view.records.slice(offset, offset + limit);
-    return { records: page, total: view.records.length };
+      ? sorted.sliceGroupsReversed(offset, offset + limit, keyOrder(only.field))
+      : sorted.slice(offset, offset + limit);
+    return { records: page, total: sorted.length };
+  }
+
+  /** The records of the view of `filters` in `sort`; throws IndexBuilding while it is sorted (MemoryStore.read). */
+  #sorted(filters: readonly Filter[], sort: readonly SortKey[], narrowest: SortedRecords): SortedRecords {
+    const view = this.#view(filters, sort, narrowest);
+    if (view.records === undefined) throw new IndexBuilding(view.building ?? Promise.resolve());
+    return view.records;
   }
 
   /** `q`: the records holding every word (in id order), then the filters, bounds, sort and page. */
@@ -148,7 +155,8 @@ export class CollectionIndex {
    * The view serves `field` ascending and descending.
    */
   prepareSort(field: string): Promise<void> {
-    return this.#view([], [{ field, descending: false }], this.#all).building ?? Promise.resolve();
+    const sort = withoutIdOnly([{ field, descending: false }]);
+    return (sort.length === 0 ? undefined : this.#view([], sort, this.#all).building) ?? Promise.resolve();
   }
 
   #wordIndex(fields: readonly string[]): WordIndex {
@@ -262,6 +270,12 @@ export function withinAll(record: StoredRecord, ranges: readonly RangeFilter[]):
       return false;
   }
   return true;
+}
+
+/** `sort`, or none when it is by id ascending alone: every list and view is kept in id order already. */
+function withoutIdOnly(sort: readonly SortKey[]): readonly SortKey[] {
+  const [only] = sort;
+  return sort.length === 1 && only?.field === 'id' && !only.descending ? [] : sort;
 }
 
 /** Names a view: its filters (case-folded where they ignore case) and its sort keys. */

@@ -68,11 +68,32 @@ export async function sortInSlices<T>(
 
 type Primitive = string | number | boolean;
 
+/** Whether `records` are in order by `field` already: ids rising, values of one type not falling, none or null last. */
+async function inOrderOf(records: readonly StoredRecord[], field: string, slices: Slices): Promise<boolean> {
+  let previous: Primitive | undefined;
+  let previousId = -Infinity;
+  let absent = false;
+  for (let index = 0; index < records.length; index++) {
+    const record = records[index] as StoredRecord;
+    const value = record[field];
+    if (record.id <= previousId) return false;
+    previousId = record.id;
+    if (value === undefined || value === null) absent = true;
+    else if (absent || (typeof value !== 'string' && typeof value !== 'number' && typeof value !== 'boolean'))
+      return false;
+    else if (previous !== undefined && (typeof value !== typeof previous || value < previous)) return false;
+    else previous = value;
+    if (index % PER_CHECK === 0 && slices.over) await slices.giveWay();
+  }
+  return true;
+}
+
 /**
  * `records`, in id order, sorted by `field` ascending in the order sorted-records.ts's orderBy gives (a value before
- * none or null, ties by id): the records of each distinct value counted, the values sorted (sortInSlices, when many),
- * and each record placed after those of every smaller value, in id order. Undefined when the values are not all of one
- * type (numbers, strings or booleans) or the records not in id order, for which sortInSlices with orderBy is the way.
+ * none or null, ties by id): as they are if already so (a creation time, often), else the records of each distinct
+ * value counted, the values sorted (sortInSlices, when many), and each record placed after those of every smaller
+ * value, in id order. Undefined when the values are not all of one type (numbers, strings or booleans) or the records
+ * not in id order, for which sortInSlices with orderBy is the way.
  */
 export async function sortByOneField(
   records: readonly StoredRecord[],
@@ -80,6 +101,7 @@ export async function sortByOneField(
   sliceMs = SLICE_MS,
 ): Promise<StoredRecord[] | undefined> {
   const slices = new Slices(sliceMs);
+  if (await inOrderOf(records, field, slices)) return records.slice();
   /** Each distinct value's number, its records' count, and each record's value's number (−1: none or null). */
   const numbers = new Map<Primitive, number>();
   const values: Primitive[] = [];
