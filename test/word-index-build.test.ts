@@ -84,9 +84,10 @@ describe('words as numbers', () => {
 
 describe('the numbers kept between the passes', () => {
   test('come back in the order pushed, across blocks, and after a number past 65,535 widens them', () => {
-    for (const widenAt of [Infinity, 0, 5, (1 << 20) - 1, 1 << 20, (1 << 20) + 3]) {
-      const sequence = new WordSequence();
-      const count = (1 << 20) * 2 + 17;
+    const block = 1000;
+    for (const widenAt of [Infinity, 0, 5, block - 1, block, block + 3, 2 * block + 999]) {
+      const sequence = new WordSequence(block);
+      const count = block * 5 + 17;
       const valueAt = (index: number): number => (index >= widenAt ? (index * 7919) % 2 ** 32 : (index * 31) % 65_536);
       for (let index = 0; index < count; index++) sequence.push(valueAt(index));
       for (let index = 0; index < count; index++) {
@@ -95,6 +96,10 @@ describe('the numbers kept between the passes', () => {
           assert.fail(`widened at ${widenAt}: number ${index} is ${value}, not ${valueAt(index)}`);
       }
     }
+    const full = new WordSequence();
+    for (let index = 0; index < 3000; index++) full.push(index * 21);
+    for (let index = 0; index < 3000; index++)
+      assert.equal(full.shift(), index * 21, 'in blocks of the size built with');
   });
 });
 

@@ -102,11 +102,13 @@ export async function sortByOneField(
 ): Promise<StoredRecord[] | undefined> {
   const slices = new Slices(sliceMs);
   if (await inOrderOf(records, field, slices)) return records.slice();
-  /** Each distinct value's number, its records' count, and each record's value's number (−1: none or null). */
+  // Each distinct value's number, its records' count, and each record's value's number (−1: none or null); in arrays
+  // of the JavaScript heap, whose memory is given back once they are collected, where typed arrays of a few MB would
+  // leave holes in malloc's heap (word-sequence.ts).
   const numbers = new Map<Primitive, number>();
   const values: Primitive[] = [];
   const counts: number[] = [];
-  const numberOf = new Int32Array(records.length);
+  const numberOf: number[] = [];
   let type: string | undefined;
   let previousId = -Infinity;
   for (let index = 0; index < records.length; index++) {
@@ -115,7 +117,7 @@ export async function sortByOneField(
     previousId = record.id;
     const value = record[field];
     if (value === undefined || value === null) {
-      numberOf[index] = -1;
+      numberOf.push(-1);
     } else {
       if (typeof value !== type) {
         if (
@@ -133,7 +135,7 @@ export async function sortByOneField(
         counts.push(0);
       }
       counts[number] = (counts[number] as number) + 1;
-      numberOf[index] = number;
+      numberOf.push(number);
     }
     if (index % PER_CHECK === 0 && slices.over) await slices.giveWay();
   }
@@ -148,7 +150,7 @@ export async function sortByOneField(
     sliceMs,
   );
   /** Where the next record of each value goes; those with none or null go after all others. */
-  const next = new Float64Array(values.length);
+  const next: number[] = new Array<number>(values.length);
   let place = 0;
   for (const number of byValue) {
     next[number] = place;

@@ -3,18 +3,30 @@
 // every number fits, four after, so that nothing is copied as it grows and a million records of a dozen words take
 // about 24 MB until the build ends.
 
-/** Numbers per block: 2 or 4 MiB, each block allocated once and freed whole. */
-const BLOCK = 1 << 20;
+/**
+ * Numbers per block: 32 or 64 MiB of address space, of which only the pages written take memory. A block this large is
+ * mapped from the system and given back to it whole once freed (glibc's malloc maps any request of 32 MiB or more);
+ * smaller ones come from the heap malloc keeps, whose freed holes stay resident: 2 MiB blocks left some 25 MB there
+ * after a million records' build.
+ */
+const BLOCK = 1 << 24;
 const LARGEST_SHORT = 0xffff;
 
 export class WordSequence {
+  readonly #block: number;
   readonly #blocks: (Uint16Array | Uint32Array | undefined)[] = [];
   /** Numbers written into the last block. */
-  #filled = BLOCK;
+  #filled: number;
   #wide = false;
   /** Where the next number read is: its block, and its place in it. */
   #readBlock = 0;
   #readAt = 0;
+
+  /** `block`: numbers per block (a test makes them small). */
+  constructor(block = BLOCK) {
+    this.#block = block;
+    this.#filled = block;
+  }
 
   /** Adds `number` (a non-negative integer below 2^32) at the end. */
   push(number: number): void {
@@ -27,7 +39,7 @@ export class WordSequence {
       block = undefined;
     }
     if (block === undefined || this.#filled === block.length) {
-      block = this.#wide ? new Uint32Array(BLOCK) : new Uint16Array(BLOCK);
+      block = this.#wide ? new Uint32Array(this.#block) : new Uint16Array(this.#block);
       this.#blocks.push(block);
       this.#filled = 0;
     }
