@@ -11,6 +11,7 @@ import { BY_ID, keyOrder, orderBy, SortedRecords } from './sorted-records.ts';
 import type { Filter, Query, QueryResult, RangeFilter, SortKey } from './query.ts';
 import { WordIndex } from './word-index.ts';
 import { sortByOneField, sortInSlices } from './sort-in-slices.ts';
+import { SortedIds } from './sorted-ids.ts';
 
 /**
  * Thrown by a read that needs an index still being built (a search's word index, a list's view sorted in slices): the
@@ -34,8 +35,8 @@ const SORT_IN_SLICES_FROM = 20_000;
 
 interface View {
   readonly filters: readonly Filter[];
-  /** Undefined while the view is being sorted in slices. */
-  records: SortedRecords | undefined;
+  /** As ids (sorted-ids.ts); undefined while the view is being sorted in slices. */
+  records: SortedIds | undefined;
   /** While the view is being sorted, the promise of its completion, and the changes to apply then, oldest first. */
   building: Promise<void> | undefined;
   readonly changes: [StoredRecord | undefined, StoredRecord | undefined][];
@@ -110,7 +111,7 @@ export class CollectionIndex {
   }
 
   /** The records of the view of `filters` in `sort`; throws IndexBuilding while it is sorted (MemoryStore.read). */
-  #sorted(filters: readonly Filter[], sort: readonly SortKey[], narrowest: SortedRecords): SortedRecords {
+  #sorted(filters: readonly Filter[], sort: readonly SortKey[], narrowest: SortedRecords): SortedIds {
     const view = this.#view(filters, sort, narrowest);
     if (view.records === undefined) throw new IndexBuilding(view.building ?? Promise.resolve());
     return view.records;
@@ -193,15 +194,24 @@ export class CollectionIndex {
     if (view === undefined) {
       const matches = narrowest.toArray().filter((record) => matchesAll(record, filters));
       const order = orderBy(sort);
+      const recordOf = (id: number): StoredRecord | undefined => this.#byId.get(id);
       if (matches.length < SORT_IN_SLICES_FROM) {
-        view = { filters, records: new SortedRecords(order, matches), building: undefined, changes: [] };
+        view = {
+          filters,
+          records: new SortedIds(order, matches.sort(order), recordOf),
+          building: undefined,
+          changes: [],
+        };
       } else {
         const building: View = { filters, records: undefined, building: undefined, changes: [] };
         building.building = sortedInSlices(matches, sort, order).then(
           (sorted) => {
-            building.records = new SortedRecords(order, sorted, true);
+            // The changes made meanwhile are applied to the records as sorted, which hold the versions they were
+            // placed by; then the view keeps their ids.
+            const placed = new SortedRecords(order, sorted, true);
+            for (const [previous, next] of building.changes.splice(0)) updateList(placed, filters, previous, next);
+            building.records = new SortedIds(order, placed.toArray(), recordOf);
             building.building = undefined;
-            for (const [previous, next] of building.changes.splice(0)) updateView(building, previous, next);
           },
           (error: unknown) => {
             this.#views.delete(key);
@@ -234,13 +244,19 @@ async function sortedInSlices(
 }
 
 function updateView(view: View, previous: StoredRecord | undefined, next: StoredRecord | undefined): void {
-  const records = view.records;
-  if (records === undefined) {
-    view.changes.push([previous, next]);
-    return;
-  }
-  const wasIn = previous !== undefined && matchesAll(previous, view.filters);
-  const isIn = next !== undefined && matchesAll(next, view.filters);
+  if (view.records === undefined) view.changes.push([previous, next]);
+  else updateList(view.records, view.filters, previous, next);
+}
+
+/** Keeps a view's records, those `filters` match, in step with one record's change. */
+function updateList(
+  records: SortedRecords | SortedIds,
+  filters: readonly Filter[],
+  previous: StoredRecord | undefined,
+  next: StoredRecord | undefined,
+): void {
+  const wasIn = previous !== undefined && matchesAll(previous, filters);
+  const isIn = next !== undefined && matchesAll(next, filters);
   if (wasIn && isIn) records.replace(previous, next);
   else if (wasIn) records.remove(previous);
   else if (isIn) records.insert(next);
