@@ -8,7 +8,7 @@ import { test } from 'node:test';
 import type { StoredRecord } from '../src/records/json.ts';
 import { IndexBuilding } from '../src/store/collection-index.ts';
 import { MemoryStore } from '../src/store/memory-store.ts';
-import { sortByOneField, sortInSlices } from '../src/store/sort-in-slices.ts';
+import { idsOf, idsSortedByOneField, sortInSlices } from '../src/store/sort-in-slices.ts';
 import { orderBy } from '../src/store/sorted-records.ts';
 import { exampleResources } from '../src/declarations/example-domain.ts';
 import { mulberry32 } from './random.ts';
@@ -97,7 +97,7 @@ test('a list whose view is sorted in slices waits for it, and the writes made me
   assert.equal(store.query('products', query).total, 30_000);
 });
 
-test('sortByOneField gives orderBy’s order by one field ascending: ties by id, none and null last, many values or few', async () => {
+test('idsSortedByOneField gives orderBy’s order by one field ascending: ties by id, none and null last, many values or few', async () => {
   const random = mulberry32(99);
   const values: (() => unknown)[] = [
     () => Math.floor(random() * 50) / 4, // many ties
@@ -116,10 +116,10 @@ test('sortByOneField gives orderBy’s order by one field ascending: ties by id,
         const field = roll < 0.05 ? {} : roll < 0.1 ? { price: null } : { price: value() };
         return Object.freeze({ id, ...field, created_at: AT, updated_at: AT }) as StoredRecord;
       });
-      const sorted = await sortByOneField(records, 'price', 1);
-      assert.ok(sorted !== undefined, `values of kind ${kind} are of one type`);
+      const sorted = await idsSortedByOneField(records, 'price', 1);
+      assert.ok(sorted instanceof Uint32Array, `values of kind ${kind} are of one type`);
       assert.deepEqual(
-        sorted.map((record) => record.id),
+        Array.from(sorted),
         records
           .slice()
           .sort(orderBy([{ field: 'price', descending: false }]))
@@ -130,19 +130,23 @@ test('sortByOneField gives orderBy’s order by one field ascending: ties by id,
   }
 });
 
-test('sortByOneField leaves to sortInSlices values of more than one type, objects, and records out of id order', async () => {
+test('idsSortedByOneField leaves to sortInSlices values of more than one type, objects, and records out of id order', async () => {
   const record = (id: number, price: unknown): StoredRecord =>
     Object.freeze({ id, price, created_at: AT, updated_at: AT }) as StoredRecord;
-  assert.equal(await sortByOneField([record(1, 5), record(2, '5')], 'price'), undefined);
-  assert.equal(await sortByOneField([record(1, true), record(2, 1)], 'price'), undefined);
-  assert.equal(await sortByOneField([record(1, [1]), record(2, [0])], 'price'), undefined);
-  assert.equal(await sortByOneField([record(2, 1), record(1, 2)], 'price'), undefined);
+  assert.equal(await idsSortedByOneField([record(1, 5), record(2, '5')], 'price'), undefined);
+  assert.equal(await idsSortedByOneField([record(1, true), record(2, 1)], 'price'), undefined);
+  assert.equal(await idsSortedByOneField([record(1, [1]), record(2, [0])], 'price'), undefined);
+  assert.equal(await idsSortedByOneField([record(2, 1), record(1, 2)], 'price'), undefined);
   assert.deepEqual(
-    (await sortByOneField([record(1, null), record(2, 3), record(3, undefined), record(4, 1)], 'price'))?.map(
-      (each) => each.id,
+    Array.from(
+      (await idsSortedByOneField([record(1, null), record(2, 3), record(3, undefined), record(4, 1)], 'price')) ?? [],
     ),
     [4, 2, 1, 3],
   );
+  const wide = await idsSortedByOneField([record(1, 2), record(2 ** 32 + 5, 1)], 'price');
+  assert.ok(wide instanceof Float64Array, 'an id past 2^32 − 1 takes eight bytes');
+  assert.deepEqual(Array.from(wide), [2 ** 32 + 5, 1]);
+  assert.deepEqual(Array.from(await idsOf([record(7, 1), record(3, 1)], 1)), [7, 3]);
 });
 
 test('prepareIndexes sorts a view by each sortable field ahead, which serves it ascending and descending; writes made meanwhile are in it', async () => {
@@ -198,7 +202,7 @@ test('prepareIndexes sorts a view by each sortable field ahead, which serves it 
       }
 });
 
-test('sortByOneField on records already in order (as creation times mostly are), or all but one', async () => {
+test('idsSortedByOneField on records already in order (as creation times mostly are), or all but one', async () => {
   const inOrder = Array.from({ length: 5000 }, (_, index) =>
     Object.freeze({
       id: index + 1,
@@ -220,13 +224,61 @@ test('sortByOneField on records already in order (as creation times mostly are),
       ...inOrder.slice(4996),
     ],
   ]) {
-    const sorted = await sortByOneField(records, 'created_at', 1);
+    const sorted = await idsSortedByOneField(records, 'created_at', 1);
     assert.deepEqual(
-      sorted?.map((record) => record.id),
+      Array.from(sorted ?? []),
       records
         .slice()
         .sort(byCreation)
         .map((record) => record.id),
     );
   }
+});
+
+test('many writes while a view is sorted in slices, the same records changed more than once: the view is what a sort of them gives', async () => {
+  const random = mulberry32(77);
+  const records = products(25_000, 9);
+  const current = new Map(records.map((record) => [record.id, record]));
+  const store = new MemoryStore(new Map([['products', { nextId: 25_001, records: new Map(current) }]]));
+  const query = { filters: [], sort: [{ field: 'price', descending: false }], offset: 0, limit: 30_000 };
+  const read = store.read(() => store.query('products', query));
+  assert.ok(read instanceof Promise, 'the view is sorted in slices');
+  let nextId = 25_001;
+  // Each write is applied as it is called (MemoryStore.write), all of them before the sort goes on.
+  const writes: Promise<void>[] = [];
+  for (let write = 0; write < 300; write++) {
+    // A few ids again and again, so that one record changes several times before the sort ends.
+    const id = random() < 0.5 ? 1 + Math.floor(random() * 20) : 1 + Math.floor(random() * 25_000);
+    const roll = random();
+    const change =
+      roll < 0.1
+        ? ({ kind: 'delete', collection: 'products', id } as const)
+        : ({
+            kind: 'put',
+            collection: 'products',
+            record: Object.freeze({
+              id: roll < 0.2 ? nextId++ : id,
+              name: `Product ${id}`,
+              category: 'tea',
+              ...(random() < 0.1 ? {} : { price: Math.floor(random() * 500) / 4 }),
+              created_at: AT,
+              updated_at: AT,
+            }),
+          } as const);
+    if (change.kind === 'delete' && !current.has(id)) continue;
+    writes.push(store.write(() => ({ changes: [change], result: undefined })));
+    if (change.kind === 'delete') current.delete(id);
+    else current.set(change.record.id, change.record);
+  }
+  await Promise.all(writes);
+  const expected = [...current.values()].sort(orderBy(query.sort)).map((record) => record.id);
+  assert.deepEqual(
+    (await read).records.map((record) => record.id),
+    expected,
+  );
+  const descending = { ...query, sort: [{ field: 'price', descending: true }] };
+  assert.deepEqual(
+    store.query('products', descending).records.map((record) => record.id),
+    [...current.values()].sort(orderBy(descending.sort)).map((record) => record.id),
+  );
 });

@@ -32,7 +32,11 @@ test('insert, remove and replace keep the ids where the records would be, read f
     const order = orderBy([{ field: 'price', descending: false }]);
     const start = [...collection.values()].sort(order);
     const asRecords = new SortedRecords(order, start.slice(), true);
-    const asIds = new SortedIds(order, start, (id) => collection.get(id));
+    const asIds = new SortedIds(
+      order,
+      Uint32Array.from(start, (each) => each.id),
+      (id) => collection.get(id),
+    );
     for (let step = 0; step < 3000; step++) {
       const id = ids();
       const previous = collection.get(id);

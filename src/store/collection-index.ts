@@ -10,7 +10,8 @@ import type { RecordOrder } from './sorted-records.ts';
 import { BY_ID, keyOrder, orderBy, SortedRecords } from './sorted-records.ts';
 import type { Filter, Query, QueryResult, RangeFilter, SortKey } from './query.ts';
 import { WordIndex } from './word-index.ts';
-import { sortByOneField, sortInSlices } from './sort-in-slices.ts';
+import type { Ids } from './sort-in-slices.ts';
+import { idsOf, idsSortedByOneField, sortInSlices } from './sort-in-slices.ts';
 import { SortedIds } from './sorted-ids.ts';
 
 /**
@@ -192,25 +193,35 @@ export class CollectionIndex {
     const key = viewKey(filters, sort);
     let view = this.#views.get(key);
     if (view === undefined) {
-      const matches = narrowest.toArray().filter((record) => matchesAll(record, filters));
+      const all = narrowest.toArray();
+      const matches = filters.length === 0 ? all : all.filter((record) => matchesAll(record, filters));
       const order = orderBy(sort);
-      const recordOf = (id: number): StoredRecord | undefined => this.#byId.get(id);
+      /** While the changes made during a sort are applied, each record they change as the view last placed it. */
+      let placedAs: Map<number, StoredRecord | undefined> | undefined;
+      const recordOf = (id: number): StoredRecord | undefined =>
+        placedAs?.has(id) === true ? placedAs.get(id) : this.#byId.get(id);
       if (matches.length < SORT_IN_SLICES_FROM) {
-        view = {
-          filters,
-          records: new SortedIds(order, matches.sort(order), recordOf),
-          building: undefined,
-          changes: [],
-        };
+        const records = new SortedIds(order, idsFor(matches.sort(order)), recordOf);
+        view = { filters, records, building: undefined, changes: [] };
       } else {
         const building: View = { filters, records: undefined, building: undefined, changes: [] };
         building.building = sortedInSlices(matches, sort, order).then(
           (sorted) => {
-            // The changes made meanwhile are applied to the records as sorted, which hold the versions they were
-            // placed by; then the view keeps their ids.
-            const placed = new SortedRecords(order, sorted, true);
-            for (const [previous, next] of building.changes.splice(0)) updateList(placed, filters, previous, next);
-            building.records = new SortedIds(order, placed.toArray(), recordOf);
+            const records = new SortedIds(order, sorted, recordOf);
+            // The ids are in their places by the versions sorted; the changes made meanwhile are applied in order,
+            // each record they change looked up as the view last placed it (first as sorted) until its own turn.
+            const changes = building.changes.splice(0);
+            placedAs = new Map();
+            for (const [previous, next] of changes) {
+              const id = (previous ?? next)?.id as number;
+              if (!placedAs.has(id)) placedAs.set(id, previous);
+            }
+            for (const [previous, next] of changes) {
+              updateList(records, filters, previous, next);
+              placedAs.set((previous ?? next)?.id as number, next);
+            }
+            placedAs = undefined;
+            building.records = records;
             building.building = undefined;
           },
           (error: unknown) => {
@@ -229,18 +240,26 @@ export class CollectionIndex {
 }
 
 /**
- * `matches` (in id order) in `order`, `sort`'s: by one field ascending, through each value's count (sortByOneField),
- * else merged in slices.
+ * The ids of `matches` (in id order) in `order`, `sort`'s: by one field ascending, through each value's count
+ * (idsSortedByOneField), else merged in slices.
  */
 async function sortedInSlices(
   matches: readonly StoredRecord[],
   sort: readonly SortKey[],
   order: RecordOrder,
-): Promise<StoredRecord[]> {
+): Promise<Ids> {
   const [only] = sort;
   const counted =
-    sort.length === 1 && only?.descending === false ? await sortByOneField(matches, only.field) : undefined;
-  return counted ?? sortInSlices(matches, order);
+    sort.length === 1 && only?.descending === false ? await idsSortedByOneField(matches, only.field) : undefined;
+  return counted ?? idsOf(await sortInSlices(matches, order));
+}
+
+/** The ids of a few records, in their order. */
+function idsFor(records: readonly StoredRecord[]): Ids {
+  const wide = records.some((record) => record.id > 0xffff_ffff);
+  const ids = wide ? new Float64Array(records.length) : new Uint32Array(records.length);
+  records.forEach((record, index) => (ids[index] = record.id));
+  return ids;
 }
 
 function updateView(view: View, previous: StoredRecord | undefined, next: StoredRecord | undefined): void {
@@ -250,7 +269,7 @@ function updateView(view: View, previous: StoredRecord | undefined, next: Stored
 
 /** Keeps a view's records, those `filters` match, in step with one record's change. */
 function updateList(
-  records: SortedRecords | SortedIds,
+  records: SortedIds,
   filters: readonly Filter[],
   previous: StoredRecord | undefined,
   next: StoredRecord | undefined,

@@ -1,7 +1,7 @@
 // Sorting many records without holding the event loop (README: Lists), for the sorted views of collection-index.ts:
 // runs of RUN records sorted, then merged pairwise, pass after pass, giving way to other requests between slices of
 // work, in the order Array.prototype.sort gives with the same comparison; or, by one field, each distinct value's
-// records counted, the values sorted, and the records placed by those counts.
+// records counted, the values sorted, and the records' ids placed by those counts.
 
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type { StoredRecord } from '../records/json.ts';
@@ -88,20 +88,47 @@ async function inOrderOf(records: readonly StoredRecord[], field: string, slices
   return true;
 }
 
+/** Record ids, four bytes each while every id fits (sorted-ids.ts keeps them). */
+export type Ids = Uint32Array | Float64Array;
+
+/** Room for `count` ids up to `largest`. */
+function idsFor(count: number, largest: number): Ids {
+  return largest > 0xffff_ffff ? new Float64Array(count) : new Uint32Array(count);
+}
+
 /**
- * `records`, in id order, sorted by `field` ascending in the order sorted-records.ts's orderBy gives (a value before
- * none or null, ties by id): as they are if already so (a creation time, often), else the records of each distinct
- * value counted, the values sorted (sortInSlices, when many), and each record placed after those of every smaller
- * value, in id order. Undefined when the values are not all of one type (numbers, strings or booleans) or the records
- * not in id order, for which sortInSlices with orderBy is the way.
+ * The ids of `records`, in their order, read a slice at a time: records in an order other than the ids' lie all over
+ * memory, and a million of them take a few hundred milliseconds to visit.
  */
-export async function sortByOneField(
+export async function idsOf(records: readonly StoredRecord[], sliceMs = SLICE_MS): Promise<Ids> {
+  const slices = new Slices(sliceMs);
+  let largest = 0;
+  for (let index = 0; index < records.length; index++) {
+    largest = Math.max(largest, (records[index] as StoredRecord).id);
+    if (index % PER_CHECK === 0 && slices.over) await slices.giveWay();
+  }
+  const ids = idsFor(records.length, largest);
+  for (let index = 0; index < records.length; index++) {
+    ids[index] = (records[index] as StoredRecord).id;
+    if (index % PER_CHECK === 0 && slices.over) await slices.giveWay();
+  }
+  return ids;
+}
+
+/**
+ * The ids of `records`, in id order, sorted by `field` ascending in the order sorted-records.ts's orderBy gives (a
+ * value before none or null, ties by id): as they are if already so (a creation time, often), else the records of
+ * each distinct value counted, the values sorted (sortInSlices, when many), and each record placed after those of
+ * every smaller value, in id order. Undefined when the values are not all of one type (numbers, strings or booleans)
+ * or the records not in id order, for which sortInSlices with orderBy is the way.
+ */
+export async function idsSortedByOneField(
   records: readonly StoredRecord[],
   field: string,
   sliceMs = SLICE_MS,
-): Promise<StoredRecord[] | undefined> {
+): Promise<Ids | undefined> {
   const slices = new Slices(sliceMs);
-  if (await inOrderOf(records, field, slices)) return records.slice();
+  if (await inOrderOf(records, field, slices)) return idsOf(records, sliceMs);
   // Each distinct value's number, its records' count, and each record's value's number (−1: none or null); in arrays
   // of the JavaScript heap, whose memory is given back once they are collected, where typed arrays of a few MB would
   // leave holes in malloc's heap (word-sequence.ts).
@@ -157,10 +184,10 @@ export async function sortByOneField(
     place += counts[number] as number;
   }
   let absentPlace = place;
-  const sorted = new Array<StoredRecord>(records.length);
+  const sorted = idsFor(records.length, previousId);
   for (let index = 0; index < records.length; index++) {
     const number = numberOf[index] as number;
-    sorted[number < 0 ? absentPlace++ : (next[number] as number)++] = records[index] as StoredRecord;
+    sorted[number < 0 ? absentPlace++ : (next[number] as number)++] = (records[index] as StoredRecord).id;
     if (index % PER_CHECK === 0 && slices.over) await slices.giveWay();
   }
   return sorted;

@@ -4,6 +4,7 @@
 // (sorted-records.ts), which builds a view before it is kept here.
 
 import type { StoredRecord } from '../records/json.ts';
+import type { Ids } from './sort-in-slices.ts';
 import type { RecordOrder } from './sorted-records.ts';
 
 const LARGEST_UINT32 = 0xffff_ffff;
@@ -13,25 +14,19 @@ export class SortedIds {
   /** A record as it is now, by id: the collection's. */
   readonly #recordOf: (id: number) => StoredRecord | undefined;
   /** The ids in order, four bytes each while every id fits, then eight; room beyond `#length` for more. */
-  #ids: Uint32Array | Float64Array;
+  #ids: Ids;
   #length: number;
 
   /**
-   * `records`, already in `order`. `recordOf` finds a record as the collection holds it now: the ids held are those of
-   * the records in the view, each in its place by the record's values as they are, but while a change to one record is
-   * being applied (the collection already holds its new version; remove, replace and insert are told the old one).
+   * The records of `ids`, already in `order` (taken, not copied). `recordOf` finds a record by id as the collection
+   * holds it: each id is in its place by that record's values, but while a change to one record is being applied (the
+   * collection holds its new version already; remove and replace are told the old one).
    */
-  constructor(
-    order: RecordOrder,
-    records: readonly StoredRecord[],
-    recordOf: (id: number) => StoredRecord | undefined,
-  ) {
+  constructor(order: RecordOrder, ids: Ids, recordOf: (id: number) => StoredRecord | undefined) {
     this.#order = order;
     this.#recordOf = recordOf;
-    const wide = records.some((record) => record.id > LARGEST_UINT32);
-    this.#ids = wide ? new Float64Array(records.length) : new Uint32Array(records.length);
-    records.forEach((record, index) => (this.#ids[index] = record.id));
-    this.#length = records.length;
+    this.#ids = ids;
+    this.#length = ids.length;
   }
 
   get length(): number {
