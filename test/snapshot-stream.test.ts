@@ -98,6 +98,9 @@ test('one line, indented, spaced otherwise: the records of the written layout, s
       ' ,\n',
     )} ] ,"next_id":13 , "x":[true,null,"]"]}\n\n`,
     JSON.stringify({ records: TRICKY, next_id: 13, journal_seq: 7 }), // next_id after the records
+    // A key given twice counts last, as JSON.parse has it: the records checked against the last next_id.
+    `{"next_id":1,"records":${JSON.stringify(TRICKY)},"journal_seq":7,"next_id":13}`,
+    `{"next_id":13,"records":[{"id":"no"}],"journal_seq":7,"records":${JSON.stringify(TRICKY)}}`,
     JSON.stringify({ next_id: 13, journal_seq: 7, records: [] }).replace(
       '[]',
       `[${TRICKY.map((each) => JSON.stringify(each)).join(',')}]`,
@@ -142,6 +145,9 @@ test('ids out of order: sorted, as parsing whole sorts them; an id twice is refu
 test('a damaged file gives the error parsing it whole gives', async () => {
   const good = JSON.stringify(document, null, 2);
   const damaged = [
+    `{"next_id":13,"records":${JSON.stringify(TRICKY)},"next_id":10}`, // checked as read, against a next_id given again
+    `{"next_id":13,"records":${JSON.stringify(TRICKY)},"journal_seq":-1}`, // checked as read, then a bad journal_seq
+    `{"next_id":13,"records":${JSON.stringify(TRICKY)},"records":7}`,
     good.replace('"name": "Tea"', '"name": "Tea'), // a torn record
     good.replace('},\n    {\n      "id": 2', '}\n    {\n      "id": 2'), // a missing comma
     good.replace('"next_id": 13', '"next_id": 2'), // an id not below next_id

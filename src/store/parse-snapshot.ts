@@ -29,8 +29,11 @@ export function parseSnapshot(text: string): Snapshot {
   return snapshotOf(new Map(Object.entries(parsed)));
 }
 
-/** The snapshot a parsed top-level object's members make up, checked as parseSnapshot checks them. */
-export function snapshotOf(members: ReadonlyMap<string, unknown>): Snapshot {
+/**
+ * The snapshot a parsed top-level object's members make up, checked as parseSnapshot checks them. `checked`: the
+ * records of "records", already checked against "next_id" as they were read (snapshot-stream.ts), in id order.
+ */
+export function snapshotOf(members: ReadonlyMap<string, unknown>, checked?: CollectionState): Snapshot {
   const nextId = members.get('next_id');
   const records = members.get('records');
   if (!isNextId(nextId)) {
@@ -41,6 +44,7 @@ export function snapshotOf(members: ReadonlyMap<string, unknown>): Snapshot {
   if (typeof journalSeq !== 'number' || !Number.isSafeInteger(journalSeq) || journalSeq < 0) {
     throw new Error('"journal_seq" is not a non-negative integer');
   }
+  if (checked !== undefined) return { state: checked, journalSeq };
   // Snapshots are written in id order: the records go into the map as they are checked,
   // and only a file whose ids do not rise (hand-edited) pays for sorting them.
   const state: CollectionState = { nextId, records: new Map() };

@@ -5,8 +5,11 @@
 
 import { createReadStream } from 'node:fs';
 import { readFile } from 'node:fs/promises';
+import type { StoredRecord } from '../records/json.ts';
+import type { CollectionState } from './collection-state.ts';
+import { isNextId } from './collection-state.ts';
 import type { Snapshot } from './parse-snapshot.ts';
-import { NOT_VALID_JSON, parseSnapshot, snapshotOf } from './parse-snapshot.ts';
+import { checkedRecord, NOT_VALID_JSON, parseSnapshot, snapshotOf } from './parse-snapshot.ts';
 
 /** Bytes read at a time. */
 const CHUNK_BYTES = 1 << 20;
@@ -25,9 +28,8 @@ export async function readSnapshotFile(path: string, chunkBytes = CHUNK_BYTES): 
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw error;
   }
-  const members = reader.end();
   // Not an object at all: parsed whole, which says what it is.
-  return members === undefined ? parseSnapshot(await readFile(path, 'utf8')) : snapshotOf(members);
+  return reader.end() ?? parseSnapshot(await readFile(path, 'utf8'));
 }
 
 /** What comes next in the top-level object, outside a value being read. */
@@ -60,8 +62,16 @@ class SnapshotReader {
   /** The key whose value comes next. */
   #key = '';
   readonly #members = new Map<string, unknown>();
-  /** The records read so far, the value of "records" while it is read. */
+  /** The records read so far, the value of "records" while it is read (none while they go into #checked). */
   #records: unknown[] = [];
+  /**
+   * While "next_id" came before "records" and every record so far is valid, with ids rising: the records, checked as
+   * they are read, and the next id they were checked against. Otherwise (a hand-edited file) they are kept as parsed in
+   * #records, and parse-snapshot.ts checks them once the file has ended.
+   */
+  #checked: CollectionState | undefined;
+  /** The id of the last record checked. */
+  #lastId = 0;
   /** The value being read: its text in earlier chunks, and where it starts in this one. */
   #pieces: string[] = [];
   #start = 0;
@@ -99,11 +109,40 @@ class SnapshotReader {
     return true;
   }
 
-  /** The top-level object's members, once the text has ended; undefined if the text was not an object. */
-  end(): Map<string, unknown> | undefined {
+  /** The snapshot, once the text has ended (parse-snapshot.ts checks it); undefined if the text was not an object. */
+  end(): Snapshot | undefined {
     if (this.#expect === 'object') return undefined;
     if (this.#reading !== undefined || this.#expect !== 'nothing') throw new Error(NOT_VALID_JSON);
-    return this.#members;
+    const checked = this.#checked;
+    if (checked === undefined || this.#members.get('records') !== this.#records) return snapshotOf(this.#members);
+    // Checked against a "next_id" given again after them (JSON.parse takes the last): checked again, whole.
+    if (this.#members.get('next_id') !== checked.nextId) {
+      this.#members.set('records', [...checked.records.values()]);
+      return snapshotOf(this.#members);
+    }
+    return snapshotOf(this.#members, checked);
+  }
+
+  /** A record of "records", parsed: checked and kept at once while it can be (#checked), else kept as it is. */
+  #record(value: unknown): void {
+    const checked = this.#checked;
+    if (checked !== undefined) {
+      let record: StoredRecord | undefined;
+      try {
+        record = checkedRecord(value, checked.records.size, checked.nextId);
+      } catch {
+        record = undefined;
+      }
+      if (record !== undefined && record.id > this.#lastId) {
+        this.#lastId = record.id;
+        checked.records.set(record.id, Object.freeze(record));
+        return;
+      }
+      // Damaged or out of order: this record and those before it are kept as they are, for parse-snapshot.ts.
+      for (const earlier of checked.records.values()) this.#records.push(earlier);
+      this.#checked = undefined;
+    }
+    this.#records.push(value);
   }
 
   /** Takes a character between values: true if it was the punctuation expected, false if a value begins there. */
@@ -116,6 +155,9 @@ class SnapshotReader {
     else if (expect === 'value' && this.#key === 'records' && code === 0x5b) {
       this.#records = [];
       this.#members.set('records', this.#records);
+      const nextId = this.#members.get('next_id');
+      this.#checked = isNextId(nextId) ? { nextId, records: new Map() } : undefined;
+      this.#lastId = 0;
       this.#expect = 'record or end';
     } else if ((expect === 'record or end' || expect === 'comma or bracket') && code === 0x5d)
       this.#expect = 'comma or end';
@@ -223,7 +265,7 @@ class SnapshotReader {
       this.#members.set(this.#key, value);
       this.#expect = 'comma or end';
     } else {
-      this.#records.push(value);
+      this.#record(value);
       this.#expect = 'comma or bracket';
     }
   }
