@@ -15,6 +15,7 @@ import { IndexBuilding } from '../src/store/collection-index.ts';
 import { WordIndex } from '../src/store/word-index.ts';
 import { exampleResources } from '../src/declarations/example-domain.ts';
 import { mulberry32 } from './random.ts';
+import { idsHoldingEveryWord } from './search-scan.ts';
 import type { ResourcesDeclaration } from '../src/index.ts';
 import type { TestServer } from './helpers.ts';
 import { createProduct, createUser, startTestServer, startTestServerWithAdminBootstrap } from './helpers.ts';
@@ -73,16 +74,7 @@ describe("the memory store's word index", () => {
   const FIELDS = ['name', 'description'];
   /** What a search must find: the ids whose fields hold every word, by a scan. */
   const scanned = (records: Iterable<StoredRecord>, words: readonly string[]): number[] =>
-    [...records]
-      .filter((record) =>
-        words.every((word) =>
-          FIELDS.some(
-            (field) => typeof record[field] === 'string' && searchWords(record[field] as string).includes(word),
-          ),
-        ),
-      )
-      .map((record) => record.id)
-      .sort((a, b) => a - b);
+    idsHoldingEveryWord(records, FIELDS, words);
   const QUERIES = [
     ['smoky'],
     ['tea', 'mug'],

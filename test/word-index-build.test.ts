@@ -11,6 +11,7 @@ import { WordIndex } from '../src/store/word-index.ts';
 import { WordNumbers } from '../src/store/word-numbers.ts';
 import { WordSequence } from '../src/store/word-sequence.ts';
 import { mulberry32 } from './random.ts';
+import { idsHoldingEveryWord } from './search-scan.ts';
 
 const TIMESTAMP = '2026-01-01T00:00:00.000Z';
 const FIELDS = ['name', 'description'];
@@ -25,16 +26,7 @@ function randomText(random: () => number, length: number): string {
 
 /** What a search must find: the ids whose fields hold every word, by a scan. */
 function scanned(records: Iterable<StoredRecord>, words: readonly string[]): number[] {
-  return [...records]
-    .filter((record) =>
-      words.every((word) =>
-        FIELDS.some(
-          (field) => typeof record[field] === 'string' && searchWords(record[field] as string).includes(word),
-        ),
-      ),
-    )
-    .map((record) => record.id)
-    .sort((a, b) => a - b);
+  return idsHoldingEveryWord(records, FIELDS, words);
 }
 
 describe('words as numbers', () => {
