@@ -11,7 +11,7 @@ import { searchWords } from '../src/store/search-words.ts';
 import type { StoredRecord } from '../src/records/json.ts';
 import { IdList } from '../src/store/id-list.ts';
 import { MemoryStore } from '../src/store/memory-store.ts';
-import { IndexBuilding } from '../src/store/collection-index.ts';
+import { IndexBuilding } from '../src/store/index-building.ts';
 import { WordIndex } from '../src/store/word-index.ts';
 import { exampleResources } from '../src/declarations/example-domain.ts';
 import { mulberry32 } from './random.ts';

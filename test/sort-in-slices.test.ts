@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { StoredRecord } from '../src/records/json.ts';
-import { IndexBuilding } from '../src/store/collection-index.ts';
+import { IndexBuilding } from '../src/store/index-building.ts';
 import { MemoryStore } from '../src/store/memory-store.ts';
 import { idsOf, idsSortedByOneField, sortInSlices } from '../src/store/sort-in-slices.ts';
 import { orderBy } from '../src/store/sorted-records.ts';

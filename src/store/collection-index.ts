@@ -8,23 +8,13 @@ import { RecentlyUsed } from './recently-used.ts';
 import { EqualityIndex } from './equality-index.ts';
 import type { RecordOrder } from './sorted-records.ts';
 import { BY_ID, keyOrder, orderBy, SortedRecords } from './sorted-records.ts';
-import type { Filter, Query, QueryResult, RangeFilter, SortKey } from './query.ts';
+import type { Filter, Query, QueryResult, SortKey } from './query.ts';
+import { matchesAll, withinAll } from './record-filters.ts';
 import { WordIndex } from './word-index.ts';
 import type { Ids } from './sort-in-slices.ts';
 import { idsOf, idsSortedByOneField, sortInSlices } from './sort-in-slices.ts';
 import { SortedIds } from './sorted-ids.ts';
-
-/**
- * Thrown by a read that needs an index still being built (a search's word index, a list's view sorted in slices): the
- * reading code runs again once `built` settles (MemoryStore.read).
- */
-export class IndexBuilding {
-  readonly built: Promise<void>;
-
-  constructor(built: Promise<void>) {
-    this.built = built;
-  }
-}
+import { IndexBuilding } from './index-building.ts';
 
 /** Sorted views kept at most; beyond it, one not used lately is dropped (recently-used.ts). */
 const MAX_VIEWS = 16;
@@ -279,32 +269,6 @@ function updateList(
   if (wasIn && isIn) records.replace(previous, next);
   else if (wasIn) records.remove(previous);
   else if (isIn) records.insert(next);
-}
-
-/** Equality filters; a filter marked ignoreCase compares strings lowercased. */
-export function matchesAll(record: StoredRecord, filters: readonly Filter[]): boolean {
-  for (const filter of filters) {
-    const value = record[filter.field];
-    if (filter.ignoreCase === true && typeof value === 'string' && typeof filter.value === 'string') {
-      if (value.toLowerCase() !== filter.value.toLowerCase()) return false;
-    } else if (value !== filter.value) {
-      return false;
-    }
-  }
-  return true;
-}
-
-/** Range filters: a record without the field is outside every bound. */
-export function withinAll(record: StoredRecord, ranges: readonly RangeFilter[]): boolean {
-  for (const { field, op, value } of ranges) {
-    const stored = record[field];
-    if ((typeof stored !== 'number' && typeof stored !== 'string') || typeof stored !== typeof value) return false;
-    const held: number | string = stored;
-    const compared = held < value ? -1 : held > value ? 1 : 0;
-    if (op === 'gt' ? compared <= 0 : op === 'gte' ? compared < 0 : op === 'lt' ? compared >= 0 : compared > 0)
-      return false;
-  }
-  return true;
 }
 
 /** `sort`, or none when it is by id ascending alone: every list and view is kept in id order already. */

@@ -4,7 +4,8 @@
 // feed (feed/event-log.ts, README: Events); an answer that read a change not yet durable waits for it too.
 
 import type { StoredRecord } from '../records/json.ts';
-import { CollectionIndex, IndexBuilding } from './collection-index.ts';
+import { CollectionIndex } from './collection-index.ts';
+import { IndexBuilding } from './index-building.ts';
 import type { CollectionState } from './collection-state.ts';
 import { applyChange, emptyCollection, MAX_NEXT_ID } from './collection-state.ts';
 import type { Change, Decision, StoredCollection, RequestPlan, RequestStore, Store, Persistence } from './store.ts';
