@@ -21,7 +21,7 @@ export type {
   Store,
 } from './store/store.ts';
 export type { CollectionState } from './store/collection-state.ts';
-export type { Query, QueryResult, RangeFilter } from './store/query.ts';
+export type { Condition, Query, QueryResult, RangeFilter } from './store/query.ts';
 export type { ChangeFeed, EventPage, EventWindow } from './feed/change-feed.ts';
 export type { EventFilter, EventType, FeedEvent, Readable } from './feed/feed-event.ts';
 export type { Retention } from './feed/event-log.ts';

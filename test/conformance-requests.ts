@@ -196,6 +196,7 @@ export function planRequest(operation: Operation, planning: Planning): PlannedRe
   const path = concretePath(operation, planning);
   const sampling = samplingFor(planning, true);
   const query = new URLSearchParams();
+  const commaSeparated: string[] = [];
   const headers: Record<string, string> = {};
   let reusedIdempotencyKey = false;
   const samples: { at: readonly string[]; value: Json }[] = [];
@@ -217,7 +218,12 @@ export function planRequest(operation: Operation, planning: Planning): PlannedRe
       const example = parameter['example'] as Json | undefined;
       const value = example !== undefined && random() < 0.2 ? example : sample(schema, sampling);
       samples.push({ at, value });
-      query.append(name, queryValue(value, random));
+      // An array in OpenAPI's form style, not exploded: `name=a,b`, each value percent-encoded, its commas too.
+      if (Array.isArray(value) && parameter['explode'] === false)
+        commaSeparated.push(
+          `${encodeURIComponent(name)}=${value.map((item) => encodeURIComponent(queryValue(item, random))).join(',')}`,
+        );
+      else query.append(name, queryValue(value, random));
     }
     if (parameter['in'] !== 'header') return;
     const value = headerValue(name, schema, path, planning);
@@ -250,7 +256,7 @@ export function planRequest(operation: Operation, planning: Planning): PlannedRe
     body = JSON.stringify(bodyValue);
     headers['Content-Type'] = mediaType;
   }
-  const search = query.toString();
+  const search = [query.toString(), ...commaSeparated].filter((part) => part !== '').join('&');
   return {
     method: operation.method.toUpperCase(),
     target: search === '' ? path : `${path}?${search}`,

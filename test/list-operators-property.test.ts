@@ -98,9 +98,18 @@ function absent(value: unknown): boolean {
   return value === undefined || value === null;
 }
 
+/**
+ * Case as a property unique ignoring case compares it: JavaScript's lower case in memory; on PostgreSQL the database's
+ * lower(), as its unique index does (README: PostgreSQL), which under the test cluster's locale C changes ASCII only.
+ */
+const ON_POSTGRES = process.env['TEST_STORE'] === 'postgres';
+const lowerCase = ON_POSTGRES
+  ? (text: string): string => text.replace(/[A-Z]/g, (letter) => letter.toLowerCase())
+  : (text: string): string => text.toLowerCase();
+
 function equalTo(property: Property, stored: unknown, wanted: Scalar): boolean {
   if (property.ignoreCase === true && typeof stored === 'string' && typeof wanted === 'string')
-    return stored.toLowerCase() === wanted.toLowerCase();
+    return lowerCase(stored) === lowerCase(wanted);
   return stored === wanted;
 }
 
@@ -279,7 +288,8 @@ const HAND_CASES: readonly { readonly query: ListQuery; readonly ids: readonly n
   { query: only({ field: 'name', op: 'starts', given: given('uber') }), ids: [4] },
   { query: only({ field: 'name', op: 'starts', given: given('noir') }), ids: [] },
   { query: only({ field: 'price', op: 'ne', given: given(10) }), ids: [2, 3] },
-  { query: only({ field: 'code', op: 'ne', given: given('åb-1') }), ids: [2, 3, 4] },
+  // On PostgreSQL under locale C, lower() leaves Å as it is: ÅB-1 differs from åb-1 there (lowerCase above).
+  { query: only({ field: 'code', op: 'ne', given: given('åb-1') }), ids: ON_POSTGRES ? [1, 2, 3, 4] : [2, 3, 4] },
   { query: only({ field: 'code', op: 'in', list: [given('CD-3'), given('ab-4'), given('x')] }), ids: [3, 4] },
   { query: only({ field: 'price', op: 'null', isNull: true }), ids: [3] },
   { query: only({ field: 'code', op: 'null', isNull: false }), ids: [1, 3, 4] },
@@ -985,9 +995,14 @@ describe(`list filter operators against a reference evaluator (seed ${SEED})`, (
       ],
       ['a letter with no decomposition (Æ, Ø) folds too', only({ field: 'note', op: 'contains', given: given('æRØ') })],
       ['the same for starts', only({ field: 'name', op: 'starts', given: given('ærø') })],
-      ['in ignores the case of Å and Ø', only({ field: 'code', op: 'in', list: [given(code)] })],
-      ['ne likewise', only({ field: 'code', op: 'ne', given: given(code) })],
-      ['and equality', only({ field: 'code', op: 'eq', given: given(code) })],
+      // Memory only: on PostgreSQL a property unique ignoring case folds case as the database does (lowerCase above).
+      ...(ON_POSTGRES
+        ? []
+        : ([
+            ['in ignores the case of Å and Ø', only({ field: 'code', op: 'in', list: [given(code)] })],
+            ['ne likewise', only({ field: 'code', op: 'ne', given: given(code) })],
+            ['and equality', only({ field: 'code', op: 'eq', given: given(code) })],
+          ] as const)),
       [
         'a repeated equality beside an in on the same property, through links.next',
         {

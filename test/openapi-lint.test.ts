@@ -58,6 +58,8 @@ const CONDITIONAL_HEADER = (path: string): boolean =>
   /\.parameters\.\d+\.schema$/.test(path) &&
   /^paths\.[^.]+(\.json)?\.(get|head|put|patch|delete)\.parameters/.test(path);
 /** Free text a client writes (names, categories, descriptions, emails, passwords): bounded in length, but no pattern to give. */
+/** The values of a `category[in]` filter: free text, as the property is. */
+const IN_FILTER_VALUES = /^paths\.[^.]+\.(get|head)\.parameters\.\d+\.schema\.items$/;
 const FREE_TEXT = /\.properties\.(name|nome|category|categoria|description|descricao|email|password|senha)$/;
 
 interface Explained {
@@ -114,8 +116,9 @@ const EXPLAINED: readonly Explained[] = [
       SERVER_WRITTEN_STRING.test(path) ||
       CONDITIONAL_HEADER(path) ||
       FREE_TEXT.test(path) ||
+      IN_FILTER_VALUES.test(path) ||
       path.startsWith('components.headers.'),
-    why: 'free text (names, categories, descriptions, passwords; emails in the token request) has no pattern to give, and neither do the strings only the server writes',
+    why: 'free text (names, categories, descriptions, passwords; emails in the token request; the values of an [in] filter on such a property) has no pattern to give, and neither do the strings only the server writes',
   },
   {
     rule: 'owasp:api4:2023-integer-format',

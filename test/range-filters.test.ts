@@ -85,17 +85,14 @@ describe('range filters on a number', () => {
     assertProblem(await api.get('/v1/products?price[gte]=1&price[gte]=2'), 400, 'invalid_query', '/v1/products', [
       { field: 'price[gte]', code: 'repeated_parameter' },
     ]);
-    assertProblem(await api.get('/v1/products?price[ne]=1'), 400, 'invalid_query', '/v1/products', [
-      { field: 'price[ne]', code: 'unknown_parameter' },
+    assertProblem(await api.get('/v1/products?price[like]=1'), 400, 'invalid_query', '/v1/products', [
+      { field: 'price[like]', code: 'unknown_parameter' },
     ]);
     const answer = await api.get('/v1/products?category[gte]=a');
     assertProblem(answer, 400, 'invalid_query', '/v1/products', [
-      { field: 'category[gte]', code: 'unknown_parameter' },
+      { field: 'category[gte]', code: 'unsupported_operator' },
     ]);
-    assert.equal(
-      answer.body.errors[0].message,
-      'is not a parameter of this list; ranges ([gt], [gte], [lt], [lte]) apply to price, created_at, updated_at',
-    );
+    assert.equal(answer.body.errors[0].message, 'gte applies to price, created_at, updated_at');
     assertProblem(await api.get('/v1/products?name[lt]=M'), 400, 'invalid_query', '/v1/products', [
       { field: 'name[lt]', code: 'unknown_parameter' },
     ]);

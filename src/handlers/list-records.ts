@@ -45,6 +45,10 @@ function checkedPage(context: RequestContext, definition: ResourceDefinition, vo
   const { records, total } = context.store.query(definition.collection, {
     filters,
     ...(parameters.ranges === undefined ? {} : { ranges: parameters.ranges }),
+    ...(parameters.conditions === undefined && parameters.repeated === undefined
+      ? {}
+      : { conditions: [...(parameters.conditions ?? []), ...(parameters.repeated ?? [])] }),
+    ...(parameters.anyOf === undefined ? {} : { anyOf: parameters.anyOf }),
     ...(parameters.search === undefined ? {} : { search: parameters.search }),
     sort: parameters.sort,
     offset: (parameters.page - 1) * parameters.limit,

@@ -6,14 +6,27 @@
 import { LIST_PARAMETERS } from '../resources/vocabulary.ts';
 import type { FieldRule, ResourceDefinition } from '../resources/definition.ts';
 import { searchableFields } from '../resources/definition.ts';
-import type { Filter, RangeFilter, SortKey } from '../store/query.ts';
+import type { Condition, Filter, RangeFilter, SortKey } from '../store/query.ts';
 import type { FieldError } from '../errors/errors.ts';
 import { queryError } from '../errors/errors.ts';
 import type { Embed } from './embed-parameter.ts';
-import { parameterPairs } from './query-string.ts';
+import { formDecoded, rawParameterPairs } from './query-string.ts';
 import { parseEmbed } from './embed-parameter.ts';
 import { parseFieldSelection } from './field-selection.ts';
 import { parseBound, parseBoundedInteger, parseFilter, parseSearch, parseSort, type Search } from './list-values.ts';
+import type { Operator } from './filter-operators.ts';
+import {
+  asInstant,
+  BRACKETED_OPERATORS,
+  ignoringCase,
+  parseAnyOf,
+  parseCondition,
+  parseValues,
+  propertiesTaking,
+  RANGE_OPERATORS,
+  takesOperator,
+  takesRanges,
+} from './filter-operators.ts';
 
 export const DEFAULT_PAGE_SIZE = 20;
 export const MAX_PAGE_SIZE = 100;
@@ -30,26 +43,20 @@ export interface ListParameters {
   readonly fields?: readonly string[];
   /** Range filters (`price[gte]=10`), in declaration order, then gt, gte, lt, lte. */
   readonly ranges?: readonly RangeFilter[];
+  /** The other operators (`status[in]=a,b`, `name[contains]=te`), as given. */
+  readonly conditions?: readonly Condition[];
+  /** Equality parameters given more than once (`status=a&status=b`), each an `in`; links write them as they came. */
+  readonly repeated?: readonly Condition[];
+  /** `or=(…)`: each record meets one of these at least. */
+  readonly anyOf?: readonly Condition[];
   /** `q`, when given. */
   readonly search?: Search;
   /** `embed`: related records added to each record (handlers/related-records.ts). */
   readonly embed?: readonly Embed[];
 }
 
-const RANGE_OPERATORS: readonly RangeFilter['op'][] = ['gt', 'gte', 'lt', 'lte'];
-/** `price[gte]`: a property's name and a comparison. */
-const RANGE_PARAMETER = /^(.+)\[(gt|gte|lt|lte)\]$/;
-
-/** Properties that take range filters: timestamps always; numbers, integers, dates and date-times marked `x-filter`. */
-export function takesRanges(rule: FieldRule): boolean {
-  if (rule.type === 'timestamp') return true;
-  if (rule.filter !== true) return false;
-  return (
-    rule.type === 'number' ||
-    rule.type === 'integer' ||
-    (rule.type === 'string' && (rule.format === 'date' || rule.format === 'date-time'))
-  );
-}
+/** `price[gte]`: a property's name and an operator. */
+const OPERATOR_PARAMETER = /^(.+)\[([a-z]+)\]$/;
 
 /** The `x-search` properties of a resource's lists (declared names). */
 export function searchFieldsOf(definition: ResourceDefinition): readonly string[] {
@@ -104,6 +111,7 @@ function listVocabularyOf(definition: ResourceDefinition): ListVocabulary {
       'fields',
       'embed',
       ...(searchFields.length > 0 ? ['q'] : []),
+      ...(filterRules.length > 0 ? ['or'] : []),
       ...filterRules.map((rule) => rule.name),
     ];
     list = { filterRules, known, declaredNames, searchFields };
@@ -114,34 +122,42 @@ function listVocabularyOf(definition: ResourceDefinition): ListVocabulary {
 
 /**
  * The list parameters `queryString` gives, under their declared names; else a 400 (`invalid_query`, README: Errors)
- * naming every unknown, repeated or bad parameter at once.
+ * naming every unknown, repeated or bad parameter at once. An equality filter given more than once is an `in`.
  */
 export function parseListParameters(definition: ResourceDefinition, queryString: string): ListParameters {
   const { filterRules, known, declaredNames, searchFields } = listVocabularyOf(definition);
   const errors: FieldError[] = [];
-  const values = new Map<string, { name: string; value: string }>();
+  const values = new Map<string, { name: string; value: string; raws: string[] }>();
   const bounds = new Map<string, { name: string; value: string; rule: FieldRule; op: RangeFilter['op'] }>();
-  for (const [name, value] of parameterPairs(queryString)) {
-    const range = RANGE_PARAMETER.exec(name);
-    if (range !== null) {
-      const field = declaredNames.get(range[1] as string) ?? range[1];
-      const rule = definition.fields.find((candidate) => candidate.name === field && takesRanges(candidate));
-      const key = `${field}[${range[2]}]`;
-      if (rule === undefined) {
-        const ranged = definition.fields.filter(takesRanges).map((candidate) => candidate.name);
-        errors.push({
-          field: name,
-          code: 'unknown_parameter',
-          message: `is not a parameter of this list; ranges ([gt], [gte], [lt], [lte]) apply to ${ranged.join(', ')}`,
-        });
-      } else if (bounds.has(key)) {
+  const conditions: Condition[] = [];
+  const repeated: Condition[] = [];
+  const operatorsSeen = new Set<string>();
+  for (const [name, raw] of rawParameterPairs(queryString)) {
+    const operator = OPERATOR_PARAMETER.exec(name);
+    if (operator !== null) {
+      const field = declaredNames.get(operator[1] as string) ?? (operator[1] as string);
+      const op = operator[2] as Operator;
+      const rule = definition.fields.find((candidate) => candidate.name === field);
+      const key = `${field}[${op}]`;
+      if (rule === undefined || !BRACKETED_OPERATORS.includes(op) || (rule.filter !== true && !takesRanges(rule))) {
+        errors.push({ field: name, code: 'unknown_parameter', message: unknownOperatorMessage(definition) });
+      } else if (!takesOperator(rule, op)) {
+        const message = `${op} applies to ${propertiesTaking(definition, op)}`;
+        errors.push({ field: name, code: 'unsupported_operator', message });
+      } else if (operatorsSeen.has(key)) {
         errors.push({ field: name, code: 'repeated_parameter', message: 'may be given once' });
+      } else if ((RANGE_OPERATORS as readonly string[]).includes(op)) {
+        operatorsSeen.add(key);
+        bounds.set(key, { name, value: formDecoded(raw), rule, op: op as RangeFilter['op'] });
       } else {
-        bounds.set(key, { name, value, rule, op: range[2] as RangeFilter['op'] });
+        operatorsSeen.add(key);
+        const condition = parseCondition(rule, op, name, raw, errors);
+        if (condition !== undefined) conditions.push(condition);
       }
       continue;
     }
     const declared = declaredNames.get(name) ?? name;
+    const earlier = values.get(declared);
     if (declared === 'q' && !known.includes('q')) {
       errors.push({
         field: name,
@@ -154,10 +170,12 @@ export function parseListParameters(definition: ResourceDefinition, queryString:
         code: 'unknown_parameter',
         message: `is not a parameter of this list; use ${known.join(', ')}`,
       });
-    } else if (values.has(declared)) {
+    } else if (earlier !== undefined && filterRules.some((rule) => rule.name === declared)) {
+      earlier.raws.push(raw);
+    } else if (earlier !== undefined) {
       errors.push({ field: name, code: 'repeated_parameter', message: 'may be given once' });
     } else {
-      values.set(declared, { name, value });
+      values.set(declared, { name, value: formDecoded(raw), raws: [raw] });
     }
   }
   const page = parseBoundedInteger(values.get('page'), 1, 1, MAX_PAGE, errors);
@@ -166,9 +184,19 @@ export function parseListParameters(definition: ResourceDefinition, queryString:
   const filters: Filter[] = [];
   for (const rule of filterRules) {
     const given = values.get(rule.name);
+    if (given !== undefined && given.raws.length > 1) {
+      const oneOf = parseValues(rule, given.name, given.raws, errors);
+      if (oneOf !== undefined) repeated.push({ field: rule.name, op: 'in', values: oneOf, ...ignoringCase(rule) });
+      continue;
+    }
     const filter = given === undefined ? undefined : parseFilter(rule, given, errors);
     if (filter !== undefined) filters.push(filter);
   }
+  const alternatives = values.get('or');
+  const anyOf =
+    alternatives === undefined
+      ? undefined
+      : parseAnyOf(definition, declaredNames, alternatives.name, alternatives.raws[0] as string, errors);
   const selection = values.get('fields');
   const fields =
     selection === undefined ? undefined : parseFieldSelection(definition, selection.name, selection.value, errors);
@@ -180,7 +208,7 @@ export function parseListParameters(definition: ResourceDefinition, queryString:
     for (const op of RANGE_OPERATORS) {
       const bound = bounds.get(`${rule.name}[${op}]`);
       const value = bound === undefined ? undefined : parseBound(bound.rule, bound, errors);
-      if (value !== undefined) ranges.push({ field: rule.name, op, value });
+      if (value !== undefined) ranges.push({ field: rule.name, op, value, ...asInstant(rule) });
     }
   }
   if (errors.length > 0) throw queryError(errors);
@@ -191,7 +219,20 @@ export function parseListParameters(definition: ResourceDefinition, queryString:
     filters,
     ...(fields === undefined ? {} : { fields }),
     ...(ranges.length === 0 ? {} : { ranges }),
+    ...(conditions.length === 0 ? {} : { conditions }),
+    ...(repeated.length === 0 ? {} : { repeated }),
+    ...(anyOf === undefined ? {} : { anyOf }),
     ...(text === undefined ? {} : { search: text }),
     ...(embed === undefined ? {} : { embed }),
   };
+}
+
+/** Which properties take which operators, for a parameter naming none of them. */
+function unknownOperatorMessage(definition: ResourceDefinition): string {
+  const ranged = definition.fields.filter(takesRanges).map((rule) => rule.name);
+  const filtered = definition.fields.filter((rule) => rule.filter === true).map((rule) => rule.name);
+  return (
+    `is not a parameter of this list; ranges ([gt], [gte], [lt], [lte]) apply to ${ranged.join(', ')}` +
+    (filtered.length === 0 ? '' : `; [in], [ne], [null] (and on text, [contains], [starts]) to ${filtered.join(', ')}`)
+  );
 }

@@ -1,10 +1,11 @@
-// The list envelope's paging metadata and links (README: Lists), also sent as a Link
-// header (RFC 8288 §3). Links keep the request's filters, search, ranges, sort, embeds and field selection, are
-// relative references to the same path, and use the path's vocabulary for parameter names.
+// The list envelope's paging metadata and links (README: Lists), also sent as a Link header (RFC 8288 §3). Links keep
+// the request's filters, operators, search, ranges, sort, embeds and field selection, are relative references to the
+// same path, and use the path's vocabulary for parameter names.
 
 import type { Vocabulary } from '../resources/definition.ts';
 import type { ListParameters } from './list-query.ts';
 import { embedName } from './embed-parameter.ts';
+import { anyOfPair, conditionPair } from './filter-operators.ts';
 
 export interface PageMeta {
   readonly page: number;
@@ -41,6 +42,11 @@ export function pageLinks(path: string, vocabulary: Vocabulary, parameters: List
   if (parameters.search !== undefined) fixed.push(pair('q', parameters.search.text));
   for (const range of parameters.ranges ?? [])
     fixed.push(pair(`${vocabulary.name(range.field)}[${range.op}]`, String(range.value)));
+  for (const condition of parameters.conditions ?? []) fixed.push(conditionPair(condition, vocabulary));
+  for (const oneOf of parameters.repeated ?? [])
+    if (oneOf.op === 'in')
+      for (const value of oneOf.values) fixed.push(pair(vocabulary.name(oneOf.field), String(value)));
+  if (parameters.anyOf !== undefined) fixed.push(anyOfPair(parameters.anyOf, vocabulary));
   if (parameters.sort.length > 0) {
     const sort = parameters.sort.map((key) => (key.descending ? '-' : '') + vocabulary.name(key.field)).join(',');
     fixed.push(pair(vocabulary.parameters.sort, sort));

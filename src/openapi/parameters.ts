@@ -1,15 +1,17 @@
 // The parameters the document describes, each with an example: a path's ids, a list's
-// page, limit, sort, filters and range filters (README: Lists), a field selection, the conditional headers
+// page, limit, sort, filters, range filters and operators (README: Lists), a field selection, the conditional headers
 // (RFC 9110 §13.1), Idempotency-Key (IETF draft "The Idempotency-Key HTTP Header Field") and Last-Event-ID
 // (WHATWG HTML §9.2.4), with which a change feed's stream resumes.
 
-import { MAX_PAGE, MAX_PAGE_SIZE, searchFieldsOf, takesRanges } from '../http/list-query.ts';
+import { MAX_PAGE, MAX_PAGE_SIZE, searchFieldsOf } from '../http/list-query.ts';
+import { takesRanges } from '../http/filter-operators.ts';
 import type { FieldRule, Language, ResourceDefinition } from '../resources/definition.ts';
 import { isShownOnRead, vocabularyOf } from '../resources/definition.ts';
 import { resourceExamples } from './examples.ts';
 import { EXAMPLE_STALE_ETAG } from './written-examples.ts';
 import { embedNames } from '../http/embed-parameter.ts';
 import { alwaysPresent } from './schemas.ts';
+import { filterSchema, operatorParameters } from './filter-parameters.ts';
 
 type Json = Record<string, unknown>;
 
@@ -100,6 +102,7 @@ export function listParameters(definition: ResourceDefinition, language: Languag
   }
   for (const rule of definition.fields.filter(takesRanges))
     parameters.push(...rangeParameters(rule, vocabulary.name(rule.name)));
+  parameters.push(...operatorParameters(definition, vocabulary, query));
   parameters.push(...embedParameter(definition, language), fieldsParameter(definition, language));
   return parameters;
 }
@@ -165,16 +168,6 @@ export function fieldsParameter(definition: ResourceDefinition, language: Langua
   };
 }
 
-/** What a filter's value may be, by the field's type. */
-function filterSchema(rule: FieldRule): Json {
-  if (rule.values !== undefined)
-    return rule.values.every((value) => typeof value === 'string')
-      ? { type: 'string', enum: [...rule.values] }
-      : { enum: [...rule.values] };
-  if (rule.type === 'boolean' || rule.type === 'integer' || rule.type === 'number') return { type: rule.type };
-  return { type: 'string', minLength: 1, ...(rule.maxLength === undefined ? {} : { maxLength: rule.maxLength }) };
-}
-
 export const IF_NONE_MATCH = {
   name: 'If-None-Match',
   in: 'header',
@@ -208,7 +201,7 @@ export const LAST_EVENT_ID = {
   description:
     'on a stream (Accept: text/event-stream): resume after this event, the last id: line received; ' +
     'wins over after. The list ignores it',
-  schema: { type: 'string', pattern: '^(0|[1-9][0-9]{0,15})$', maxLength: 16 },
+  schema: { type: 'string', pattern: '^(0|[1-9][0-9]{0,14})$', maxLength: 15 },
   example: '0',
 };
 

@@ -1,18 +1,17 @@
 // The list indexes of one collection (README: Lists): all records in id order, an equality index per filtered field,
 // sorted views (one set of filters, one sort order; one key serves both directions) and a word index per set of
 // searchable fields (`q`), each but the first built ahead or when a list first needs it, then kept up to date. A page
-// is a lookup and a slice; range filters scan what the equality filters leave, a filtered or sorted `q` its matches.
+// is a lookup and a slice; bounds and other operators scan what equality filters or an `in`'s buckets leave.
 
 import type { StoredRecord } from '../records/json.ts';
 import { RecentlyUsed } from './recently-used.ts';
 import { EqualityIndex } from './equality-index.ts';
-import type { RecordOrder } from './sorted-records.ts';
 import { BY_ID, keyOrder, orderBy, SortedRecords } from './sorted-records.ts';
-import type { Filter, Query, QueryResult, SortKey } from './query.ts';
-import { matchesAll, withinAll } from './record-filters.ts';
+import type { Condition, Filter, Query, QueryResult, SortKey } from './query.ts';
+import { matchesAll, passesQuery } from './record-filters.ts';
+import { OneOfBuckets } from './one-of-buckets.ts';
 import { WordIndex } from './word-index.ts';
-import type { Ids } from './sort-in-slices.ts';
-import { idsOf, idsSortedByOneField, sortInSlices } from './sort-in-slices.ts';
+import { idsAtOnce, sortedInSlices } from './sort-in-slices.ts';
 import { SortedIds } from './sorted-ids.ts';
 import { IndexBuilding } from './index-building.ts';
 
@@ -78,17 +77,14 @@ export class CollectionIndex {
         narrowestFilter = filter;
       }
     }
-    const ranges = query.ranges ?? [];
-    if (filters.length <= 1 && sort.length === 0 && ranges.length === 0) {
+    const perRequest = query.ranges !== undefined || query.conditions !== undefined || query.anyOf !== undefined;
+    if (filters.length <= 1 && sort.length === 0 && !perRequest) {
       return { records: narrowest.slice(offset, offset + limit), total: narrowest.length };
     }
-    // Bounds vary from request to request: the records they keep are picked out per request, not kept in a view.
-    if (narrowest.length <= SORT_PER_REQUEST_UP_TO || ranges.length > 0) {
-      const others = filters.filter((filter) => filter !== narrowestFilter);
-      const matches = narrowest.toArray().filter((record) => matchesAll(record, others) && withinAll(record, ranges));
-      if (sort.length > 0) matches.sort(orderBy(sort));
-      return { records: matches.slice(offset, offset + limit), total: matches.length };
-    }
+    // Bounds and the other operators vary from request to request: the records they keep are picked out per request,
+    // not kept in a view.
+    if (narrowest.length <= SORT_PER_REQUEST_UP_TO || perRequest)
+      return this.#picked(query, narrowest, narrowestFilter);
     // One key descending is read from the order of it ascending: one view serves both. By id ascending is no sort.
     const [only] = sort;
     const reversed = sort.length === 1 && only !== undefined && only.descending;
@@ -99,6 +95,44 @@ export class CollectionIndex {
       ? sorted.sliceGroupsReversed(offset, offset + limit, keyOrder(only.field))
       : sorted.slice(offset, offset + limit);
     return { records: page, total: sorted.length };
+  }
+
+  /**
+   * The page of the records that pass `query`, picked from `narrowest` (all that `narrowestFilter` keeps), or from the
+   * buckets of an `in` on an indexed field when they hold fewer; sorted per request.
+   */
+  #picked(query: Query, narrowest: SortedRecords, narrowestFilter: Filter | undefined): QueryResult {
+    const { filters, sort, offset, limit } = query;
+    const oneOf = this.#narrowestOneOf(query.conditions ?? [], narrowest.length);
+    const onlyOneOf = oneOf !== undefined && filters.length === 0 && query.conditions?.length === 1;
+    if (onlyOneOf && sort.length === 0 && query.ranges === undefined && query.anyOf === undefined) {
+      // Already in the order asked for: only the page's records are merged.
+      return { records: oneOf.firstInIdOrder(offset + limit).slice(offset), total: oneOf.length };
+    }
+    const others = filters.filter((filter) => filter !== narrowestFilter);
+    const matches =
+      oneOf === undefined
+        ? narrowest.toArray().filter((record) => passesQuery(record, others, query))
+        : oneOf.firstInIdOrder().filter((record) => passesQuery(record, filters, query));
+    if (sort.length > 0) matches.sort(orderBy(sort));
+    return { records: matches.slice(offset, offset + limit), total: matches.length };
+  }
+
+  /** The buckets of the `in` among `conditions` whose values hold the fewest records, if fewer than `than`. */
+  #narrowestOneOf(conditions: readonly Condition[], than: number): OneOfBuckets | undefined {
+    let narrowest: OneOfBuckets | undefined;
+    for (const condition of conditions) {
+      if (condition.op !== 'in') continue;
+      const index = this.#equalityIndex(condition.field, condition.ignoreCase === true);
+      const buckets = new Set<SortedRecords>();
+      for (const value of condition.values) {
+        const bucket = index.bucket(value);
+        if (bucket !== undefined) buckets.add(bucket);
+      }
+      const oneOf = new OneOfBuckets([...buckets]);
+      if (oneOf.length < (narrowest?.length ?? than)) narrowest = oneOf;
+    }
+    return narrowest;
   }
 
   /** The records of the view of `filters` in `sort`; throws IndexBuilding while it is sorted (MemoryStore.read). */
@@ -115,15 +149,13 @@ export class CollectionIndex {
     // A search asked while the index is built waits for it (MemoryStore.read).
     if (building !== undefined) throw new IndexBuilding(building);
     const ids = index.idsHolding(words);
-    const ranges = query.ranges ?? [];
     const { offset, limit } = query;
-    if (query.filters.length === 0 && ranges.length === 0 && query.sort.length === 0) {
+    const perRequest = query.ranges !== undefined || query.conditions !== undefined || query.anyOf !== undefined;
+    if (query.filters.length === 0 && !perRequest && query.sort.length === 0) {
       // Already in the order asked for: only the page's records are looked up.
       return { records: this.#recordsOf(ids.slice(offset, offset + limit)), total: ids.length };
     }
-    const matches = this.#recordsOf(ids).filter(
-      (record) => matchesAll(record, query.filters) && withinAll(record, ranges),
-    );
+    const matches = this.#recordsOf(ids).filter((record) => passesQuery(record, query.filters, query));
     if (query.sort.length > 0) matches.sort(orderBy(query.sort));
     return { records: matches.slice(offset, offset + limit), total: matches.length };
   }
@@ -191,7 +223,7 @@ export class CollectionIndex {
       const recordOf = (id: number): StoredRecord | undefined =>
         placedAs?.has(id) === true ? placedAs.get(id) : this.#byId.get(id);
       if (matches.length < SORT_IN_SLICES_FROM) {
-        const records = new SortedIds(order, idsFor(matches.sort(order)), recordOf);
+        const records = new SortedIds(order, idsAtOnce(matches.sort(order)), recordOf);
         view = { filters, records, building: undefined, changes: [] };
       } else {
         const building: View = { filters, records: undefined, building: undefined, changes: [] };
@@ -227,29 +259,6 @@ export class CollectionIndex {
     }
     return view;
   }
-}
-
-/**
- * The ids of `matches` (in id order) in `order`, `sort`'s: by one field ascending, through each value's count
- * (idsSortedByOneField), else merged in slices.
- */
-async function sortedInSlices(
-  matches: readonly StoredRecord[],
-  sort: readonly SortKey[],
-  order: RecordOrder,
-): Promise<Ids> {
-  const [only] = sort;
-  const counted =
-    sort.length === 1 && only?.descending === false ? await idsSortedByOneField(matches, only.field) : undefined;
-  return counted ?? idsOf(await sortInSlices(matches, order));
-}
-
-/** The ids of a few records, in their order. */
-function idsFor(records: readonly StoredRecord[]): Ids {
-  const wide = records.some((record) => record.id > 0xffff_ffff);
-  const ids = wide ? new Float64Array(records.length) : new Uint32Array(records.length);
-  records.forEach((record, index) => (ids[index] = record.id));
-  return ids;
 }
 
 function updateView(view: View, previous: StoredRecord | undefined, next: StoredRecord | undefined): void {

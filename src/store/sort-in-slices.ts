@@ -5,6 +5,7 @@
 
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type { StoredRecord } from '../records/json.ts';
+import type { SortKey } from './query.ts';
 
 /** Records sorted in one go before the merges. */
 const RUN = 4096;
@@ -191,4 +192,29 @@ export async function idsSortedByOneField(
     if (index % PER_CHECK === 0 && slices.over) await slices.giveWay();
   }
   return sorted;
+}
+
+/**
+ * The ids of `matches` (in id order) in `order`, `sort`'s: by one field ascending, through each value's count
+ * (idsSortedByOneField), else merged in slices.
+ */
+export async function sortedInSlices(
+  matches: readonly StoredRecord[],
+  sort: readonly SortKey[],
+  order: (a: StoredRecord, b: StoredRecord) => number,
+): Promise<Ids> {
+  const [only] = sort;
+  const counted =
+    sort.length === 1 && only?.descending === false ? await idsSortedByOneField(matches, only.field) : undefined;
+  return counted ?? idsOf(await sortInSlices(matches, order));
+}
+
+/** The ids of a few records, in their order, read at once. */
+export function idsAtOnce(records: readonly StoredRecord[]): Ids {
+  const ids = idsFor(
+    records.length,
+    records.reduce((largest, record) => Math.max(largest, record.id), 0),
+  );
+  records.forEach((record, index) => (ids[index] = record.id));
+  return ids;
 }

@@ -60,6 +60,11 @@ export class SortedRecords {
     return this.#records[0];
   }
 
+  /** The record at `position` of the order, if there is one. */
+  at(position: number): StoredRecord | undefined {
+    return this.#records[position];
+  }
+
   /** A copy of the records, in order. */
   toArray(): StoredRecord[] {
     return this.#records.slice();

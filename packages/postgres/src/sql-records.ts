@@ -1,11 +1,11 @@
-// Records as rows and back, and the list query in SQL (README: Lists): equality filters
-// (a value unique ignoring case compares with lower()), range filters, a search (the words
-// column contains every word asked, through its GIN index), the sort keys then `id` for
-// ties, offset and limit, and the total of matching rows in the same round trip.
+// Records as rows and back, and the list query in SQL (README: Lists): its filters, bounds and other operators
+// (sql-conditions.ts), a search (the words column contains every word asked, through its GIN index), the sort keys
+// then `id` for ties, offset and limit, and the total of matching rows in the same round trip.
 
 import type { Query, StoredRecord } from 'plainrest';
 import type { ColumnPlan, TablePlan } from './schema.ts';
 import { quoted, SEARCH_COLUMN } from './schema.ts';
+import { conditionSql } from './sql-conditions.ts';
 
 /**
  * A row as plainrest stores it: no null members (an absent optional property), ids as numbers, timestamps in ISO 8601.
@@ -217,8 +217,6 @@ function columnValue(column: ColumnPlan, value: unknown): unknown {
   return column.type === 'jsonb' ? JSON.stringify(value) : value;
 }
 
-const COMPARISON = { gt: '>', gte: '>=', lt: '<', lte: '<=' } as const;
-
 /**
  * One SQL statement for a page of a list and the total: rows of the page with `__total`
  * beside each, or one row of only `__total` when the page is empty. With `caller`, a
@@ -226,20 +224,15 @@ const COMPARISON = { gt: '>', gte: '>=', lt: '<', lte: '<=' } as const;
  */
 export function listQuery(plan: TablePlan, query: Query, caller?: CallerGuard): { text: string; values: unknown[] } {
   const values: unknown[] = [];
-  const conditions = query.filters.map((filter) => {
-    values.push(filter.value);
-    return filter.ignoreCase === true && typeof filter.value === 'string'
-      ? `lower(${quoted(filter.field)}) = lower($${values.length})`
-      : `${quoted(filter.field)} = $${values.length}`;
-  });
+  const conditions = query.filters.map((filter) => conditionSql({ ...filter, op: 'eq' }, values));
   if (query.search !== undefined) {
     values.push(JSON.stringify(query.search.words));
     conditions.push(`${quoted(SEARCH_COLUMN)} @> $${values.length}::jsonb`);
   }
-  for (const range of query.ranges ?? []) {
-    values.push(range.value);
-    conditions.push(`${quoted(range.field)} ${COMPARISON[range.op]} $${values.length}`);
-  }
+  for (const range of query.ranges ?? []) conditions.push(conditionSql(range, values));
+  for (const condition of query.conditions ?? []) conditions.push(conditionSql(condition, values));
+  if (query.anyOf !== undefined)
+    conditions.push(`(${query.anyOf.map((condition) => conditionSql(condition, values)).join(' OR ')})`);
   const where = conditions.length === 0 ? '' : ` WHERE ${conditions.join(' AND ')}`;
   const orderBy = (prefix: string): string =>
     [

@@ -1,0 +1,41 @@
+// The records whose field holds one of several values (`status[in]=paid,sent`, README: Lists): the equality index's
+// buckets of those values, merged in id order, so that a page of them costs its records and the buckets' count, not a
+// pass over the collection.
+
+import type { StoredRecord } from '../records/json.ts';
+import type { SortedRecords } from './sorted-records.ts';
+
+export class OneOfBuckets {
+  readonly #buckets: readonly SortedRecords[];
+  /** How many records the buckets hold: they are of distinct values, so none is in two. */
+  readonly length: number;
+
+  /** Takes the buckets (each in id order) of distinct values. */
+  constructor(buckets: readonly SortedRecords[]) {
+    this.#buckets = buckets;
+    this.length = buckets.reduce((total, bucket) => total + bucket.length, 0);
+  }
+
+  /** The first `count` records in id order (all by default): a merge that stops there. */
+  firstInIdOrder(count: number = this.length): StoredRecord[] {
+    const buckets = this.#buckets;
+    if (buckets.length === 1) return (buckets[0] as SortedRecords).slice(0, count);
+    const positions = buckets.map(() => 0);
+    const merged: StoredRecord[] = [];
+    while (merged.length < count) {
+      let next: StoredRecord | undefined;
+      let from = -1;
+      for (let index = 0; index < buckets.length; index++) {
+        const record = (buckets[index] as SortedRecords).at(positions[index] as number);
+        if (record !== undefined && (next === undefined || record.id < next.id)) {
+          next = record;
+          from = index;
+        }
+      }
+      if (next === undefined) break;
+      merged.push(next);
+      positions[from] = (positions[from] as number) + 1;
+    }
+    return merged;
+  }
+}
