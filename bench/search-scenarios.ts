@@ -56,7 +56,36 @@ export function searchScenarios(size: number, authorization: string): SearchScen
         expect: 200,
       },
     },
+    {
+      name: 'GET by categories (in)',
+      judgedOnly: true,
+      request: {
+        method: 'GET',
+        path: '/v1/products?category[in]=<category>,<category>&limit=20&page=<n>',
+        paths: categoryPairPaths(size),
+        headers,
+        expect: 200,
+      },
+    },
   ];
+}
+
+/**
+ * Pages of 20 of two categories at once (`category[in]=a,b`, README: Lists), each pair of neighbouring categories in
+ * turn, as many targets as categoryPaths: its equality buckets merged, where a scan would visit every product.
+ */
+function categoryPairPaths(size: number): string[] {
+  const pairs = BENCH_CATEGORIES.map((category, index) => [
+    category,
+    BENCH_CATEGORIES[(index + 1) % BENCH_CATEGORIES.length] as string,
+  ]);
+  const pagesPerPair = Math.max(
+    1,
+    Math.min(Math.ceil(SEARCH_TARGETS / pairs.length), Math.floor((2 * size) / BENCH_CATEGORIES.length / 20)),
+  );
+  return Array.from({ length: pagesPerPair }, (_, page) =>
+    pairs.map(([first, second]) => `/v1/products?category[in]=${first},${second}&limit=20&page=${page + 1}`),
+  ).flat();
 }
 
 /** The search targets: 1,000 adjective-and-noun pairs. */
@@ -86,6 +115,7 @@ export async function searchExamples(url: string, authorization: string): Promis
     `/v1/products?q=${pair}&limit=20`,
     `/v1/products?q=${noun}&limit=20`,
     `/v1/products?category=${BENCH_CATEGORIES[0]}&limit=20`,
+    `/v1/products?category[in]=${BENCH_CATEGORIES[0]},${BENCH_CATEGORIES[1]}&limit=20`,
   ];
   const examples: SearchExample[] = [];
   for (const target of targets) {
@@ -105,7 +135,7 @@ export function printSearch(size: SizeMeasurement, connections: number): void {
   if (search === undefined) return;
   const cellOf = (name: ScenarioName): Cell | undefined =>
     size.cells.find((cell) => cell.scenario === name && cell.connections === connections);
-  const targets = [searchPaths().length, categoryPaths(size.size).length];
+  const targets = [searchPaths().length, categoryPaths(size.size).length, categoryPairPaths(size.size).length];
   const cached = targets.some((count) => count <= PAGE_CACHE_SIZE)
     ? ` — fewer than the ${PAGE_CACHE_SIZE} pages the cache holds: not comparable`
     : '';
@@ -122,7 +152,7 @@ export function printSearch(size: SizeMeasurement, connections: number): void {
       ]),
     ),
   );
-  const rows = (['GET search', 'GET by category'] as const).map((name) => {
+  const rows = (['GET search', 'GET by category', 'GET by categories (in)'] as const).map((name) => {
     const cell = cellOf(name);
     return cell === undefined
       ? [name, 'n/a', 'n/a', 'n/a']
