@@ -91,8 +91,9 @@ describe('home page over HTTP', () => {
     assert.doesNotMatch(page.text, /\son[a-z]+=/i);
     assert.doesNotMatch(page.text, /\sstyle=/i);
     assert.doesNotMatch(page.text, /\ssrc=|https?:\/\//i);
-    // It documents every parameter of every operation in both vocabularies (range filters included): about 130 kB, uncompressed.
-    assert.ok(Buffer.byteLength(page.text) < 140_000, `at most about 130 kB (${Buffer.byteLength(page.text)} bytes)`);
+    // It documents every parameter of every operation in both vocabularies (range filters and operators included): about
+    // 145 kB, uncompressed (some 20 kB gzipped).
+    assert.ok(Buffer.byteLength(page.text) < 160_000, `at most about 145 kB (${Buffer.byteLength(page.text)} bytes)`);
   });
 
   it('the data block for the script holds every status meaning and cannot close its element', () => {

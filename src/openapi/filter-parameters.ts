@@ -32,9 +32,7 @@ export function operatorParameters(
       {
         name: `${name}[in]`,
         in: 'query',
-        description:
-          `${name} is one of these values, comma-separated (at most ${MAX_VALUES}; a comma inside a value ` +
-          'percent-encoded); a repeated equality parameter means the same',
+        description: `${name} is one of these (at most ${MAX_VALUES}; a comma in a value as %2C)`,
         style: 'form',
         explode: false,
         schema: { type: 'array', items: filterSchema(rule), minItems: 1, maxItems: MAX_VALUES },
@@ -43,14 +41,14 @@ export function operatorParameters(
       {
         name: `${name}[ne]`,
         in: 'query',
-        description: `${name} is not this value (records without ${name} included)`,
+        description: `${name} is not this (records without it included)`,
         schema: filterSchema(rule),
         example,
       },
       {
         name: `${name}[null]`,
         in: 'query',
-        description: `true: records without ${name}; false: records with it`,
+        description: `true: ${name} absent; false: present`,
         schema: { type: 'boolean' },
         example: false,
       },
@@ -76,11 +74,8 @@ export function operatorParameters(
     name: 'or',
     in: 'query',
     description:
-      'records meeting one of these conditions at least (PostgREST syntax): property.operator.value, the operator ' +
-      'one of eq, ne, gt, gte, lt, lte, in (values in parentheses), contains, starts, null (true or false); ' +
-      'ANDed with ' +
-      'the other parameters. Sent as it is, a value holding a comma or a parenthesis is percent-encoded; sent ' +
-      'percent-encoded whole, no value may hold one',
+      'any of these conditions, each property.operator.value (PostgREST syntax; operators eq, ne, gt, gte, lt, lte, ' +
+      'in.(a,b), contains, starts, null)',
     schema: { type: 'string', pattern: `^\\(${item}(,${item}){0,4}\\)$` },
     example: anyOfExample(first, vocabulary.name(first.name), exampleValue(first, examples[first.name])),
   });
