@@ -3,7 +3,7 @@
 // x-unique, decimal prices, a state machine) and loans owned by the user who makes them
 // (a reference, a date, an admin-only state an owner may set to "returned"). A
 // workshop: owned teams → projects → tasks, three levels deep, with a nested object, an
-// array and a boolean filter.
+// array, a boolean filter and properties that may hold null.
 
 import type { ResourcesDeclaration } from '../src/declarations/declaration.ts';
 
@@ -85,6 +85,8 @@ export const WORKSHOP: ResourcesDeclaration = {
           required: ['hours'],
         },
         tags: { type: 'array', maxItems: 3, items: { type: 'string', minLength: 1, maxLength: 20 } },
+        note: { type: ['string', 'null'], maxLength: 100, 'x-filter': true },
+        due: { type: ['null', 'string'], format: 'date', 'x-sort': true },
       },
       required: ['summary'],
     },

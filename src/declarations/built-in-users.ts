@@ -65,5 +65,6 @@ export const AUDIENCE_RANK: Readonly<Record<Audience, number>> = { public: 0, us
  */
 export function builtInUserType(name: string): string | undefined {
   const schema = Object.hasOwn(BUILT_IN_USER_PROPERTIES, name) ? BUILT_IN_USER_PROPERTIES[name] : undefined;
-  return schema === undefined ? undefined : (schema.type ?? 'string');
+  // The built-in fields each declare one type (none takes null).
+  return schema === undefined ? undefined : typeof schema.type === 'string' ? schema.type : 'string';
 }

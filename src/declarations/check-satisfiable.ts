@@ -10,6 +10,7 @@ import { buildVocabulary } from '../resources/vocabulary.ts';
 import { compileRule } from './compile-rule.ts';
 import type { PropertySchema } from './declaration.ts';
 import { child, type Report } from './problems.ts';
+import { declaredType } from './declared-type.ts';
 
 /** A default is checked as the value of a one-field body with this name. */
 const VALUE = 'value';
@@ -42,7 +43,7 @@ function checkProperty(schema: PropertySchema, pointer: string, required: boolea
     problem(`${pointer}/minItems`, `is more than maxItems (${schema.maxItems}): no array fits`);
   }
   if (!hasNumberBetweenBounds(schema))
-    problem(pointer, `its bounds leave no ${schema.type === 'integer' ? 'integer' : 'number'} between them`);
+    problem(pointer, `its bounds leave no ${isInteger(schema) ? 'integer' : 'number'} between them`);
   if (schema.default !== undefined) {
     const refusal = defaultRefusal(schema);
     if (refusal !== undefined) problem(`${pointer}/default`, `does not fit the schema: it ${refusal}`);
@@ -53,13 +54,17 @@ function checkProperty(schema: PropertySchema, pointer: string, required: boolea
   }
 }
 
+function isInteger(schema: PropertySchema): boolean {
+  return declaredType(schema.type).type === 'integer';
+}
+
 /** Whether some number (an integer, for "type": "integer") lies within the schema's bounds. */
 function hasNumberBetweenBounds(schema: PropertySchema): boolean {
   const low = Math.max(schema.minimum ?? -Infinity, schema.exclusiveMinimum ?? -Infinity);
   const high = Math.min(schema.maximum ?? Infinity, schema.exclusiveMaximum ?? Infinity);
   const lowOpen = schema.exclusiveMinimum !== undefined && schema.exclusiveMinimum >= (schema.minimum ?? -Infinity);
   const highOpen = schema.exclusiveMaximum !== undefined && schema.exclusiveMaximum <= (schema.maximum ?? Infinity);
-  if (schema.type !== 'integer') return low < high || (low === high && !lowOpen && !highOpen);
+  if (!isInteger(schema)) return low < high || (low === high && !lowOpen && !highOpen);
   const lowest = lowOpen ? Math.floor(low) + 1 : Math.ceil(low);
   const highest = highOpen ? Math.ceil(high) - 1 : Math.floor(high);
   return lowest <= highest;

@@ -6,8 +6,7 @@ import { patternProblem } from '../patterns/pattern-problem.ts';
 import { isKeyword, KEYWORDS, keywordsOfValue } from './keywords.ts';
 import { isJsonObject as isObject } from '../records/json.ts';
 import { child, type Json, type JsonObject, type Report } from './problems.ts';
-
-const TYPES: ReadonlySet<string> = new Set(['string', 'integer', 'number', 'boolean', 'array', 'object']);
+import { declaredType, PROPERTY_TYPES as TYPES } from './declared-type.ts';
 const FORMATS: ReadonlySet<string> = new Set(['email', 'date', 'date-time', 'uri', 'password']);
 /** A longer `default` or `examples` is refused: the documents repeat them, and every record is given the default. */
 export const MAX_EXAMPLE_LENGTH = 10_000;
@@ -30,11 +29,16 @@ export function checkSchema(
     if (isKeyword(keyword) || keyword.startsWith('x-')) continue;
     problem(child(pointer, keyword), `unknown keyword "${keyword}"`);
   }
-  const type = schema['type'];
+  const { type, nullable } = declaredType(schema['type']);
   const values = schema['enum'];
-  if (type !== undefined && (typeof type !== 'string' || !TYPES.has(type)))
-    problem(child(pointer, 'type'), `must be one of ${[...TYPES].join(', ')}`);
-  if (type === undefined && values === undefined) problem(pointer, 'needs a "type" or an "enum"');
+  if (schema['type'] !== undefined && (typeof type !== 'string' || !TYPES.has(type)))
+    problem(
+      child(pointer, 'type'),
+      `must be one of ${[...TYPES].join(', ')}, or one of them and "null" in a list (["string", "null"])`,
+    );
+  if (schema['type'] === undefined && values === undefined) problem(pointer, 'needs a "type" or an "enum"');
+  if (nullable && values !== undefined)
+    problem(child(pointer, 'type'), '"null" goes with a "type"; an "enum" lists its values (null is not one)');
   if (
     values !== undefined &&
     (!Array.isArray(values) ||
@@ -95,15 +99,19 @@ export function checkSchema(
   } else if (type === 'array') {
     problem(pointer, 'an array needs "items"');
   }
-  checkObjectMembers(schema, type, pointer, collections, problem);
-  checkReference(schema, pointer, collections, problem); // at any depth: an order item's product_id
-  if (topLevel) checkExtensions(schema, pointer, problem);
+  checkObjectMembers(schema, type as Json, pointer, collections, problem);
+  checkReference(schema, type, pointer, collections, problem); // at any depth: an order item's product_id
+  if (topLevel) checkExtensions(schema, type, pointer, problem);
   else
     for (const keyword of Object.keys(schema)) {
       if (isKeyword(keyword) && 'topLevelOnly' in KEYWORDS[keyword])
         problem(child(pointer, keyword), 'applies to a top-level property only');
     }
-  if (schema['default'] !== undefined && !fitsKindOf(schema['default'], type, values))
+  if (
+    schema['default'] !== undefined &&
+    !(nullable && schema['default'] === null) &&
+    !fitsKindOf(schema['default'], type as Json, values)
+  )
     problem(child(pointer, 'default'), 'does not fit the schema');
   for (const keyword of ['default', 'examples'] as const) {
     const length = schema[keyword] === undefined ? 0 : JSON.stringify(schema[keyword]).length;
@@ -137,16 +145,21 @@ function checkObjectMembers(
     checkRequired(schema['required'], memberNames, child(pointer, 'required'), problem);
 }
 
-function checkReference(schema: JsonObject, pointer: string, collections: ReadonlySet<string>, problem: Report): void {
+function checkReference(
+  schema: JsonObject,
+  type: unknown,
+  pointer: string,
+  collections: ReadonlySet<string>,
+  problem: Report,
+): void {
   const references = schema['x-references'];
   if (references === undefined) return;
   if (typeof references !== 'string' || !collections.has(references))
     problem(child(pointer, 'x-references'), 'names no declared collection');
-  if (schema['type'] !== 'integer') problem(child(pointer, 'x-references'), 'a reference is an id: "type": "integer"');
+  if (type !== 'integer') problem(child(pointer, 'x-references'), 'a reference is an id: "type": "integer"');
 }
 
-function checkExtensions(schema: JsonObject, pointer: string, problem: Report): void {
-  const type = schema['type'];
+function checkExtensions(schema: JsonObject, type: unknown, pointer: string, problem: Report): void {
   const values = Array.isArray(schema['enum']) ? (schema['enum'] as Json[]) : undefined;
   const unique = schema['x-unique'];
   if (unique !== undefined && unique !== true && unique !== 'ignore-case')

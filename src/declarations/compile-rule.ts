@@ -6,6 +6,7 @@ import type { FieldRule, FieldType } from '../resources/definition.ts';
 import { LinearPattern } from '../patterns/linear-pattern.ts';
 import { BOUND_KEYWORDS } from './keywords.ts';
 import type { PropertySchema } from './declaration.ts';
+import { declaredType } from './declared-type.ts';
 
 /** A rule as it is being compiled; a FieldRule once returned. */
 type RuleInProgress = { -readonly [K in keyof FieldRule]: FieldRule[K] };
@@ -17,7 +18,8 @@ export function compileRule(
   required: boolean,
   singularOf: (collection: string) => string | undefined,
 ): FieldRule {
-  const type: FieldType = schema.enum !== undefined ? 'enum' : (schema.type ?? 'string');
+  const declared = declaredType(schema.type);
+  const type = (schema.enum !== undefined ? 'enum' : (declared.type ?? 'string')) as FieldType;
   const writeOnly = schema.writeOnly === true;
   const access =
     schema.readOnly === true
@@ -30,6 +32,7 @@ export function compileRule(
   const memberRequired = new Set(schema.required ?? []);
   const rule: RuleInProgress = { name, type, access, declared: { ...schema } };
   if (required) rule.required = true;
+  if (declared.nullable) rule.nullable = true;
   for (const keyword of BOUND_KEYWORDS) {
     const bound = schema[keyword];
     if (typeof bound === 'number') rule[keyword] = bound;

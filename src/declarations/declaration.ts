@@ -4,10 +4,12 @@
 
 import type { JsonValue } from '../records/json.ts';
 import type { Audience, Operation } from '../resources/definition.ts';
+import type { PropertyType } from './declared-type.ts';
 
 /** A property: JSON Schema (2020-12) as OpenAPI 3.1 uses it, plus plainrest's `x-` extensions. */
 export interface PropertySchema {
-  readonly type?: 'string' | 'integer' | 'number' | 'boolean' | 'array' | 'object';
+  /** One type, or one type and "null" for a property that may hold null (`["string", "null"]`). */
+  readonly type?: PropertyType | readonly [PropertyType, 'null'] | readonly ['null', PropertyType];
   readonly enum?: readonly (string | number | boolean)[];
   readonly default?: JsonValue;
   readonly minLength?: number;

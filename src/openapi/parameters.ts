@@ -96,7 +96,7 @@ export function listParameters(definition: ResourceDefinition, language: Languag
       description:
         `search: records whose ${searched.join(', ')} hold every word ` +
         `(whole words, ignoring case and accents; 1 to 10 words)`,
-      schema: { type: 'string', minLength: 1, maxLength: 200 },
+      schema: { type: 'string', minLength: 1, maxLength: 200, pattern: SEARCH_PATTERN },
       ...(query['q'] === undefined ? {} : { example: query['q'] }),
     });
   }
@@ -106,6 +106,13 @@ export function listParameters(definition: ResourceDefinition, language: Languag
   parameters.push(...embedParameter(definition, language), fieldsParameter(definition, language));
   return parameters;
 }
+
+/**
+ * A `q` the server takes (http/list-values.ts: parseSearch): 1 to 10 words. Said here for ASCII text, where a word is a
+ * run of letters and digits between other printable characters; other letters are words too (the description says so).
+ */
+const ASCII_SEPARATORS = '[ -/:-@\\[-`{-~]';
+const SEARCH_PATTERN = `^${ASCII_SEPARATORS}*([A-Za-z0-9]+${ASCII_SEPARATORS}+){0,9}[A-Za-z0-9]+${ASCII_SEPARATORS}*$`;
 
 /**
  * `embed=orders`: related records added under `_embedded` (handlers/related-records.ts); none when there is nothing to

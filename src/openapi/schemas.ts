@@ -15,7 +15,14 @@ export type BodyKind = 'create' | 'replace' | 'patch';
 
 /** The schema of one value, without the request/response specifics. */
 function valueSchema(rule: FieldRule, vocabulary: Vocabulary, kind: BodyKind | 'record'): Record<string, unknown> {
-  return { ...typeSchema(rule, vocabulary, kind), ...referenceNote(rule), ...declaredExtras(rule) };
+  return { ...orNull(rule, typeSchema(rule, vocabulary, kind)), ...referenceNote(rule), ...declaredExtras(rule) };
+}
+
+/** A property that may hold null: its type listed with "null" (JSON Schema 2020-12 §6.1.1). */
+function orNull(rule: FieldRule, schema: Record<string, unknown>): Record<string, unknown> {
+  return rule.nullable === true && typeof schema['type'] === 'string'
+    ? { ...schema, type: [schema['type'], 'null'] }
+    : schema;
 }
 
 /**
@@ -121,10 +128,11 @@ export function bound(keyword: string, value: number | undefined): Record<string
 
 /**
  * Fields always present when a record is read: ids, timestamps, defaulted and required ones (but a provider's user may
- * lack an email: README, Provider tokens).
+ * lack an email: README, Provider tokens), and those that may hold null (null when absent).
  */
 export function alwaysPresent(rule: FieldRule): boolean {
   return (
+    rule.nullable === true ||
     (rule.access === 'server' && rule.optional !== true) ||
     (rule.required === true && rule.requiredOfRequestsOnly !== true) ||
     rule.default !== undefined
@@ -154,11 +162,12 @@ function objectSchema(rules: readonly FieldRule[], vocabulary: Vocabulary, kind:
       };
       continue;
     }
-    // What a PATCH's null may remove (resources/validation.ts: isRemovable): a record always has a defaulted field.
+    // What a PATCH's null may remove (resources/validation.ts: isRemovable): a record always has a defaulted field; a
+    // property that may hold null says so already.
     const removable =
       kind === 'patch' && rule.access === 'client' && rule.required !== true && rule.default === undefined;
     const schema = valueSchema(rule, vocabulary, kind);
-    properties[name] = removable ? { ...schema, type: [schema['type'], 'null'] } : schema;
+    properties[name] = removable && rule.nullable !== true ? { ...schema, type: [schema['type'], 'null'] } : schema;
     if (rule.access === 'write-only') (properties[name] as Record<string, unknown>)['writeOnly'] = true;
     if (kind !== 'patch' && rule.required === true) required.push(name);
   }

@@ -37,6 +37,11 @@ export interface FieldRule {
   /** Must be present on create and replace. */
   readonly required?: boolean;
   /**
+   * Declared `["type", "null"]`: null is a value it may hold, and a record without it shows it as null (README: Your
+   * own resources).
+   */
+  readonly nullable?: true;
+  /**
    * Required of requests, yet a record the server makes may lack it: the email of a user an identity provider's token
    * made (README: Provider tokens). Reads, the stored data's check at start and a database's column allow its absence.
    */

@@ -83,7 +83,7 @@ const asStored = new WeakMap<Vocabulary, boolean>();
 /**
  * True when a record as recordToStore builds it (the id, the other fields in declaration
  * order, then the two timestamps) has the same JSON as its representation: the
- * declaration has that order too, and no field is hidden, nested, kept under another
+ * declaration has that order too, and no field is hidden, shown as null when absent, nested, kept under another
  * name or renamed in `vocabulary`.
  */
 export function showsRecordAsStored(
@@ -101,6 +101,7 @@ export function showsRecordAsStored(
       rules.every(
         (rule) =>
           rule.access !== 'write-only' &&
+          rule.nullable !== true &&
           hasNoMembers(rule) &&
           rule.storedAs === undefined &&
           vocabulary.name(rule.name) === rule.name,
@@ -143,7 +144,11 @@ function toExternal(rules: readonly FieldRule[], record: JsonObject, vocabulary:
   for (const rule of rules) {
     if (rule.access === 'write-only') continue;
     const value = record[rule.name];
-    if (value === undefined) continue;
+    // A property that may hold null is shown as null when the record lacks it (never given, or removed by a PATCH).
+    if (value === undefined) {
+      if (rule.nullable === true) external[vocabulary.name(rule.name)] = null;
+      continue;
+    }
     external[vocabulary.name(rule.name)] = hasNoMembers(rule) ? value : externalValue(rule, value, vocabulary);
   }
   return external;

@@ -166,9 +166,12 @@ function checkServerField(
   if (state.prefix !== '') fields[rule.name] = value;
 }
 
-/** Optional, freely writable fields may be removed; required and defaulted ones, admin-only ones and passwords not. */
+/**
+ * Optional, freely writable fields may be removed, and those that may hold null (a removed one reads as null, README:
+ * Your own resources); required and defaulted ones, admin-only ones and passwords not.
+ */
 function isRemovable(rule: FieldRule): boolean {
-  return rule.access === 'client' && rule.required !== true && rule.default === undefined;
+  return rule.access === 'client' && (rule.nullable === true || (rule.required !== true && rule.default === undefined));
 }
 
 const TYPE_NAMES: Readonly<Record<string, string>> = {
@@ -191,6 +194,8 @@ function checkValue(
     state.errors.push({ field, code, message });
     return undefined;
   };
+  // A property declared `["…", "null"]` holds null (a PATCH's top-level null, which removes it, is read earlier).
+  if (value === null && rule.nullable === true) return null;
   switch (rule.type) {
     case 'string':
       if (typeof value !== 'string') return fail('invalid_type', 'must be a string');

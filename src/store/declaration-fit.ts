@@ -30,7 +30,10 @@ export function declarationFitProblems(
       continue;
     }
     // A property only requests must give (a provider's user's email) may be absent from stored records.
-    const required = definition.fields.filter((rule) => rule.required === true && rule.requiredOfRequestsOnly !== true);
+    // A property that may hold null may also be absent (a PATCH's null removes it): it reads as null.
+    const required = definition.fields.filter(
+      (rule) => rule.required === true && rule.requiredOfRequestsOnly !== true && rule.nullable !== true,
+    );
     const lacking = lackingIds(
       state,
       required.map((rule) => rule.storedAs ?? rule.name),

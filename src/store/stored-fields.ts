@@ -132,6 +132,7 @@ function memberShape(rules: readonly FieldRule[]): Shape {
  * (an ADMIN_EMAIL such as `admin@localhost`), must still load.
  */
 function expectedKind(rule: FieldRule, value: JsonValue): string | undefined {
+  if (value === null && rule.nullable === true) return undefined;
   switch (rule.type) {
     case 'id':
       return Number.isSafeInteger(value) && (value as number) >= 1 ? undefined : 'a positive integer';

@@ -110,7 +110,9 @@ function tablePlan(definition: ResourceDefinition): TablePlan {
       // A provider's user may lack an email (README: Provider tokens): that column allows NULL, its unique index still
       // holds, NULLs being distinct.
       notNull:
-        rule.type === 'timestamp' || isParent || (rule.required === true && rule.requiredOfRequestsOnly !== true),
+        rule.type === 'timestamp' ||
+        isParent ||
+        (rule.required === true && rule.requiredOfRequestsOnly !== true && rule.nullable !== true),
       ...(references === undefined ? {} : { references }),
     });
     if (isParent)
