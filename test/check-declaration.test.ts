@@ -802,6 +802,7 @@ describe('the keyword table drives the checker and the compiler', () => {
       'x-sort',
       'x-search',
       'x-unique',
+      'x-on-delete',
       'x-transitions',
       'x-admin-only',
       'x-owner-may-set',

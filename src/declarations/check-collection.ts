@@ -19,6 +19,7 @@ const LANGUAGE = /^[a-z]{2}$/;
 const COLLECTION_MEMBERS: ReadonlySet<string> = new Set([
   'singular',
   'parent',
+  'on-delete',
   'owned',
   'access',
   'properties',
@@ -63,6 +64,10 @@ export function checkCollection(
       `names no declared collection${typeof parent === 'string' ? ` ("${parent}")` : ''}`,
     );
   }
+  const onDelete = body['on-delete'];
+  if (onDelete !== undefined && parent === undefined) problem(child(pointer, 'on-delete'), 'goes with "parent"');
+  else if (onDelete !== undefined && onDelete !== 'cascade' && onDelete !== 'restrict')
+    problem(child(pointer, 'on-delete'), 'must be "cascade" (the default) or "restrict"');
   if (body['owned'] !== undefined && typeof body['owned'] !== 'boolean')
     problem(child(pointer, 'owned'), 'must be true or false');
   checkAccess(body['access'], child(pointer, 'access'), problem);

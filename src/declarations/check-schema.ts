@@ -160,6 +160,15 @@ function checkReference(
 }
 
 function checkExtensions(schema: JsonObject, type: unknown, pointer: string, problem: Report): void {
+  const onDelete = schema['x-on-delete'];
+  if (onDelete !== undefined) {
+    const at = child(pointer, 'x-on-delete');
+    if (schema['x-references'] === undefined) problem(at, 'goes with "x-references"');
+    else if (onDelete !== 'restrict' && onDelete !== 'cascade' && onDelete !== 'set-null')
+      problem(at, 'must be "restrict" (the default), "cascade" or "set-null"');
+    else if (onDelete === 'set-null' && !declaredType(schema['type']).nullable)
+      problem(at, '"set-null" needs a property that may hold null: "type": ["integer", "null"]');
+  }
   const values = Array.isArray(schema['enum']) ? (schema['enum'] as Json[]) : undefined;
   const unique = schema['x-unique'];
   if (unique !== undefined && unique !== true && unique !== 'ignore-case')

@@ -100,7 +100,11 @@ export function compileDeclaration(declaration: ResourcesDeclaration, hooks: Hoo
     const parent =
       parentDefinition === undefined
         ? undefined
-        : { definition: parentDefinition as ResourceDefinition, field: `${parentDefinition.singular}_id` };
+        : {
+            definition: parentDefinition as ResourceDefinition,
+            field: `${parentDefinition.singular}_id`,
+            onDelete: body['on-delete'] ?? 'cascade',
+          };
     const ownership = ownershipOf(collection, body, parentDefinition);
     const fields: FieldRule[] = [ID_FIELD];
     if (parent !== undefined) fields.push({ name: parent.field, type: 'integer', access: 'server', minimum: 1 });

@@ -58,6 +58,7 @@ export function compileRule(
     rule.references = references;
     rule.referencedSingular = singularOf(references) ?? references;
   }
+  if (schema['x-on-delete'] !== undefined) rule.onDelete = schema['x-on-delete'];
   if (schema['x-transitions'] !== undefined) rule.transitions = schema['x-transitions'];
   if (schema['x-owner-may-set'] !== undefined) rule.ownerMaySet = [...schema['x-owner-may-set']];
   if (schema['x-initial'] !== undefined) rule.initial = [...schema['x-initial']];

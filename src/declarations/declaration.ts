@@ -36,6 +36,8 @@ export interface PropertySchema {
   readonly 'x-search'?: boolean;
   readonly 'x-unique'?: true | 'ignore-case';
   readonly 'x-references'?: string;
+  /** What deleting the referenced record does here (README: Your own resources); default `restrict`. */
+  readonly 'x-on-delete'?: 'restrict' | 'cascade' | 'set-null';
   readonly 'x-transitions'?: Readonly<Record<string, readonly string[]>>;
   readonly 'x-admin-only'?: boolean;
   readonly 'x-owner-may-set'?: readonly (string | number | boolean)[];
@@ -54,6 +56,8 @@ export interface CollectionNames {
 export interface CollectionDeclaration {
   readonly singular: string;
   readonly parent?: string;
+  /** What deleting the parent does to records here (README: Your own resources); default `cascade`. */
+  readonly 'on-delete'?: 'cascade' | 'restrict';
   readonly owned?: boolean;
   readonly access?: Readonly<Partial<Record<Operation, Audience>>>;
   readonly properties?: Readonly<Record<string, PropertySchema>>;

@@ -49,6 +49,7 @@ export const KEYWORDS = {
   'x-search': { value: 'boolean', topLevelOnly: true },
   'x-unique': { value: 'checked apart', topLevelOnly: true },
   'x-references': { value: 'checked apart' },
+  'x-on-delete': { value: 'checked apart', topLevelOnly: true },
   'x-transitions': { value: 'checked apart', topLevelOnly: true },
   'x-admin-only': { value: 'boolean', topLevelOnly: true },
   'x-owner-may-set': { value: 'checked apart', topLevelOnly: true },

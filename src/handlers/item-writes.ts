@@ -13,7 +13,9 @@ import type { ResourceDefinition, Vocabulary } from '../resources/definition.ts'
 import { represent, serializeWritten } from '../resources/representation.ts';
 import { writeOnlyValues } from '../resources/validation.ts';
 import type { WriteInput } from './write-record.ts';
-import { deletionWithDependents } from './delete-cascade.ts';
+import { deletionWithDependents, type MayTouch } from './delete-cascade.ts';
+import { isAllowed } from '../auth/permissions.ts';
+import { pathIdsOf } from '../resources/ownership.ts';
 import { fieldsToStore, recordToStore, isUnchanged, hashedSecrets } from './write-record.ts';
 import type { Decision } from '../store/store.ts';
 import { isoTimestamp } from '../records/timestamps.ts';
@@ -90,6 +92,13 @@ export function deleteRecord(
       context.req.headers,
       represent(definition, record, vocabulary, context.services.config.caches).etag,
     );
-    return { changes: deletionWithDependents(context.store, definition, record.id), result: { status: 204 } };
+    // Each record the deletion touches besides this one asks its own permission of the caller.
+    const mayTouch: MayTouch = (target, touched, operation) =>
+      isAllowed(context.actor, target, operation, pathIdsOf(target, touched, context.store), context.store);
+    const updatedAt = isoTimestamp();
+    return {
+      changes: deletionWithDependents(context.store, definition, record, mayTouch, updatedAt),
+      result: { status: 204 },
+    };
   });
 }

@@ -66,9 +66,15 @@ function errorStatuses(definition: ResourceDefinition, kind: 'collection' | 'ite
   return [...new Set(statuses)].sort((a, b) => a - b);
 }
 
-/** A deletion takes the records nested under it (handlers/delete-cascade.ts): a 409 when any of them is referenced. */
+/**
+ * A deletion takes the records nested under it (handlers/delete-cascade.ts): a 409 when any of them is referenced, or
+ * has children that hold it (`"on-delete": "restrict"`).
+ */
 function referencedAtAnyDepth(definition: ResourceDefinition): boolean {
-  return definition.referencedBy.length > 0 || definition.children.some(referencedAtAnyDepth);
+  return (
+    definition.referencedBy.length > 0 ||
+    definition.children.some((child) => child.parent?.onDelete === 'restrict' || referencedAtAnyDepth(child))
+  );
 }
 
 /** The operations of one collection or item path; `path` is its concrete example path. */

@@ -72,6 +72,12 @@ export interface FieldRule {
   readonly unique?: 'exact' | 'ignore-case';
   /** `x-references`: the id of a record of this collection. */
   readonly references?: CollectionName;
+  /**
+   * `x-on-delete`: what deleting the referenced record does to a record naming it (README: Your own resources):
+   * refused with 409 (`restrict`, the default), this record deleted too (`cascade`) or this property removed
+   * (`set-null`).
+   */
+  readonly onDelete?: 'restrict' | 'cascade' | 'set-null';
   /** That collection's singular noun, for messages and the error code (`unknown_book`). */
   readonly referencedSingular?: string;
   /** `x-transitions`: from each state, the states it may move to. */
@@ -164,8 +170,15 @@ export interface ResourceDefinition {
   readonly collection: CollectionName;
   /** Singular noun used in messages: "user". */
   readonly singular: string;
-  /** A nested resource's parent and the field holding the parent's id (`user_id`). */
-  readonly parent?: { readonly definition: ResourceDefinition; readonly field: string };
+  /**
+   * A nested resource's parent and the field holding the parent's id (`user_id`); `onDelete`: deleting a parent
+   * deletes its records here (`cascade`, the default) or is refused while it has any (`restrict`).
+   */
+  readonly parent?: {
+    readonly definition: ResourceDefinition;
+    readonly field: string;
+    readonly onDelete: 'cascade' | 'restrict';
+  };
   /** The collections nested directly under this one (deleted with a record of it). */
   readonly children: readonly ResourceDefinition[];
   /** The top-level properties of other collections whose value is an id of this one. */

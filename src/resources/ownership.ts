@@ -1,6 +1,7 @@
 // Who owns a record (README: Authentication and permissions): the user it is, the user at
 // the root of its path, the user named by its owner_id, or its parent's owner.
 
+import type { StoredRecord } from '../records/json.ts';
 import type { RecordReader, ResourceDefinition } from './definition.ts';
 import { OWNER_FIELD_NAME } from './definition.ts';
 
@@ -29,4 +30,22 @@ export function ownerOf(
     case undefined:
       return undefined;
   }
+}
+
+/**
+ * The ids of `record`'s path, outermost first (`/v1/users/3/orders/7` for order 7: 3, 7), its ancestors read through
+ * their fields: what ownerOf and a permission check take for a record reached otherwise than by its path.
+ */
+export function pathIdsOf(definition: ResourceDefinition, record: StoredRecord, store: RecordReader): number[] {
+  const ids = [record.id];
+  let level = definition;
+  let held: StoredRecord | undefined = record;
+  while (level.parent !== undefined && held !== undefined) {
+    const parentId = held[level.parent.field];
+    if (typeof parentId !== 'number') break;
+    ids.unshift(parentId);
+    held = store.get(level.parent.definition.collection, parentId);
+    level = level.parent.definition;
+  }
+  return ids;
 }
