@@ -23,6 +23,10 @@ await againOnSharedPostgres(
     await import('./list-operators-property.test.ts');
     await import('./nullable.test.ts');
     await import('./delete-behaviour.test.ts');
+    await import('./delete-order.test.ts');
+    await import('./delete-permissions.test.ts');
+    await import('./list-operator-edges.test.ts');
+    await import('./nullable-unchanged.test.ts');
     await import('./search.test.ts');
     await import('./embed.test.ts');
     await import('./provider-tokens.test.ts');

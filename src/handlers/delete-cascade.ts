@@ -1,18 +1,19 @@
 // What deleting a record does to the records that depend on it (README: Your own resources), all in the one commit:
-// the records nested under it are deleted, at every depth (`on-delete` `cascade`, the default), or their presence is
+// the records nested under it go with it, at every depth (`on-delete` `cascade`, the default), or their presence is
 // a 409 (`restrict`); a record of another collection naming a deleted one (`x-references`) is a 409 (`x-on-delete`
-// `restrict`, the default), deleted too (`cascade`) or loses the reference (`set-null`), each if the caller may.
+// `restrict`, the default), deleted too (`cascade`) or loses the reference (`set-null`), if the caller may.
 
 import { HttpError } from '../errors/errors.ts';
 import type { StoredRecord } from '../records/json.ts';
 import type { ResourceDefinition } from '../resources/definition.ts';
 import type { Change, RecordReads } from '../store/store.ts';
 
-/** Whether the caller may delete (or, for `set-null`, update) `record` of `definition`'s collection. */
+/** Whether the caller may delete `record` of `definition`'s collection, or (`set-null`) remove its `field`. */
 export type MayTouch = (
   definition: ResourceDefinition,
   record: StoredRecord,
   operation: 'delete' | 'update',
+  field?: string,
 ) => boolean;
 
 /** A record a deletion takes with it. */
@@ -23,8 +24,10 @@ interface Doomed {
 
 /**
  * The changes that delete `record` of `definition` with what depends on it: the references a `set-null` clears first
- * (each record once, `updatedAt` its new `updated_at`), then the deletions, dependents before what they depend on.
- * A 409 `still_referenced` names what restricts it; a 403 the first dependent the caller may not touch.
+ * (each record once, `updatedAt` its new `updated_at`), then the deletions, each parent before its children and each
+ * record before those it names (for a database's foreign keys). A 409 `still_referenced` names what restricts it; a
+ * 403 the first record reached through a reference that the caller may not touch (children go with their parent, as
+ * the parent's permission says).
  */
 export function deletionWithDependents(
   store: RecordReads,
@@ -35,39 +38,49 @@ export function deletionWithDependents(
 ): Change[] {
   const doomed = new Map<string, Doomed>();
   const queue: Doomed[] = [{ definition, record }];
-  for (let next = queue.shift(); next !== undefined; next = queue.shift()) {
+  // A queue read by position: shifting a long one would cost its length each time.
+  for (let position = 0; position < queue.length; position++) {
+    const next = queue[position] as Doomed;
     const key = keyOf(next.definition, next.record.id);
     if (doomed.has(key)) continue;
     doomed.set(key, next);
     for (const child of next.definition.children) {
-      const nested = holders(store, child, child.parent?.field as string, next.record.id);
-
+      const field = child.parent?.field as string;
+      const nested = holders(store, child, field, next.record.id);
       if (nested.length === 0) continue;
-      const parentField = child.parent?.field as string;
       if (child.parent?.onDelete === 'restrict')
-        throw stillReferenced(next, child, nested, parentField, 'delete those first');
-      queue.push(...touched(child, nested, 'delete', mayTouch));
+        throw stillReferenced(next, child, nested, field, 'delete those first');
+      for (const held of nested) queue.push({ definition: child, record: held });
     }
     for (const { definition: referrer, path } of next.definition.referencedBy) {
       const field = path[0] as string;
       if (ruleOf(referrer, field)?.onDelete !== 'cascade') continue;
-      queue.push(...touched(referrer, holders(store, referrer, field, next.record.id), 'delete', mayTouch));
+      for (const held of touched(referrer, holders(store, referrer, field, next.record.id), 'delete', mayTouch))
+        queue.push(held);
     }
   }
-  // Once every record the deletion takes is known: what still names one is refused, or loses the name.
+  // Once every record the deletion takes is known: what still names one is refused, or loses the name; and which of
+  // those it takes name one, to be deleted before it.
   const cleared = new Map<string, { definition: ResourceDefinition; record: Record<string, unknown> }>();
-  for (const gone of doomed.values()) {
+  const namedBy = new Map<string, string[]>();
+  for (const [goneKey, gone] of doomed) {
     for (const { definition: referrer, path } of gone.definition.referencedBy) {
       const field = path[0] as string;
       const onDelete = ruleOf(referrer, field)?.onDelete ?? 'restrict';
-      if (onDelete === 'cascade') continue;
-      const remaining = holders(store, referrer, field, gone.record.id).filter(
-        (holder) => !doomed.has(keyOf(referrer, holder.id)),
-      );
-      if (remaining.length === 0) continue;
+      const remaining: StoredRecord[] = [];
+      for (const holder of holders(store, referrer, field, gone.record.id)) {
+        const holderKey = keyOf(referrer, holder.id);
+        if (!doomed.has(holderKey)) remaining.push(holder);
+        else if (holderKey !== goneKey) {
+          const naming = namedBy.get(goneKey);
+          if (naming === undefined) namedBy.set(goneKey, [holderKey]);
+          else naming.push(holderKey);
+        }
+      }
+      if (remaining.length === 0 || onDelete === 'cascade') continue;
       if (onDelete === 'restrict')
         throw stillReferenced(gone, referrer, remaining, field, 'delete or change those first');
-      for (const { record: holder } of touched(referrer, remaining, 'update', mayTouch)) {
+      for (const { record: holder } of touched(referrer, remaining, 'update', mayTouch, field)) {
         const key = keyOf(referrer, holder.id);
         const clearedRecord = cleared.get(key)?.record ?? { ...holder, updated_at: updatedAt };
         delete clearedRecord[field];
@@ -80,9 +93,28 @@ export function deletionWithDependents(
     collection: target.collection,
     record: Object.freeze(changed) as StoredRecord,
   }));
-  for (const gone of [...doomed.values()].reverse())
+  for (const key of namingFirst(doomed.keys(), namedBy)) {
+    const gone = doomed.get(key) as Doomed;
     changes.push({ kind: 'delete', collection: gone.definition.collection, id: gone.record.id });
+  }
   return changes;
+}
+
+/**
+ * `keys` in their order, but each after the keys `namedBy` lists for it (the records naming it), at any depth. Records
+ * naming each other in a circle keep their order among themselves (a database then refuses the deletion).
+ */
+function namingFirst(keys: Iterable<string>, namedBy: ReadonlyMap<string, readonly string[]>): string[] {
+  const ordered: string[] = [];
+  const seen = new Set<string>();
+  const visit = (key: string): void => {
+    if (seen.has(key)) return;
+    seen.add(key);
+    for (const holder of namedBy.get(key) ?? []) visit(holder);
+    ordered.push(key);
+  };
+  for (const key of keys) visit(key);
+  return ordered;
 }
 
 function keyOf(definition: ResourceDefinition, id: number): string {
@@ -105,9 +137,10 @@ function touched(
   records: readonly StoredRecord[],
   operation: 'delete' | 'update',
   mayTouch: MayTouch,
+  field?: string,
 ): Doomed[] {
   for (const record of records) {
-    if (!mayTouch(definition, record, operation))
+    if (!mayTouch(definition, record, operation, field))
       throw new HttpError(
         'forbidden',
         `this deletion would ${operation === 'delete' ? 'delete' : 'change'} ${definition.singular} ${record.id}, ` +

@@ -69,7 +69,8 @@ async function updateFromBody(
     const input = requireWriteInput();
     const next = fieldsToStore(input, hashed);
     const current = input.current as StoredRecord;
-    if (isUnchanged(next, current)) return { changes: [], result: representationReply(representationOf(current)) };
+    if (isUnchanged(definition, next, current))
+      return { changes: [], result: representationReply(representationOf(current)) };
     const record = recordToStore(definition, next, current.id, current.created_at, isoTimestamp());
     const { stored, representation } = serializeWritten(definition, record, vocabulary);
     return {
@@ -92,9 +93,13 @@ export function deleteRecord(
       context.req.headers,
       represent(definition, record, vocabulary, context.services.config.caches).etag,
     );
-    // Each record the deletion touches besides this one asks its own permission of the caller.
-    const mayTouch: MayTouch = (target, touched, operation) =>
-      isAllowed(context.actor, target, operation, pathIdsOf(target, touched, context.store), context.store);
+    // A record the deletion reaches through a reference asks its own permission of the caller; a property only an
+    // administrator may change (x-admin-only) is cleared by an administrator's deletion only.
+    const mayTouch: MayTouch = (target, touched, operation, field) =>
+      isAllowed(context.actor, target, operation, pathIdsOf(target, touched, context.store), context.store) &&
+      (field === undefined ||
+        context.actor?.role === 'admin' ||
+        target.fields.find((rule) => rule.name === field)?.access !== 'restricted');
     const updatedAt = isoTimestamp();
     return {
       changes: deletionWithDependents(context.store, definition, record, mayTouch, updatedAt),

@@ -242,8 +242,18 @@ function requireUnique(definition: ResourceDefinition, next: Fields, input: Writ
 }
 
 /** True when a PUT or PATCH would change nothing, so `updated_at` is not bumped. */
-export function isUnchanged(next: Fields, current: StoredRecord): boolean {
-  return jsonEqual(next, current);
+export function isUnchanged(definition: ResourceDefinition, next: Fields, current: StoredRecord): boolean {
+  if (jsonEqual(next, current)) return true;
+  // A property that may hold null reads null when absent: null and absent are the same value there (a database keeps
+  // one NULL for both).
+  const nullable = definition.fields.filter((rule) => rule.nullable === true);
+  return nullable.length > 0 && jsonEqual(withoutNulls(next, nullable), withoutNulls(current, nullable));
+}
+
+function withoutNulls(fields: Fields, nullable: readonly FieldRule[]): Fields {
+  const kept: Fields = { ...fields };
+  for (const rule of nullable) if (kept[rule.name] === null) delete kept[rule.name];
+  return kept;
 }
 
 /**

@@ -9,6 +9,7 @@ import type { Condition, FilterValue, RangeFilter } from '../store/query.ts';
 import { foldedText } from '../store/folded-text.ts';
 import { parseBound, parseFilter } from './list-values.ts';
 import { formDecoded } from './query-string.ts';
+import { countCharacters } from '../resources/scalar-checks.ts';
 
 export type Operator = Condition['op'];
 /** The operators a parameter's brackets take (`price[gte]`); `eq` is the plain parameter (`price=10`). */
@@ -88,7 +89,7 @@ export function parseCondition(
     case 'contains':
     case 'starts': {
       const text = foldedText(given.value);
-      if (text.length === 0 || given.value.length > MAX_TEXT_LENGTH)
+      if (text.length === 0 || countCharacters(given.value) > MAX_TEXT_LENGTH)
         return fail(`must be 1 to ${MAX_TEXT_LENGTH} characters, not only accents`);
       return { field: rule.name, op, text };
     }

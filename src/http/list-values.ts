@@ -6,6 +6,7 @@ import type { FieldError } from '../errors/errors.ts';
 import type { FieldRule, ResourceDefinition } from '../resources/definition.ts';
 import { searchWords } from '../store/search-words.ts';
 import type { Filter, SortKey } from '../store/query.ts';
+import { countCharacters } from '../resources/scalar-checks.ts';
 
 /** `q`: the text as sent (for links), its words (store/search-words.ts) and the properties they are looked for in. */
 export interface Search {
@@ -155,7 +156,7 @@ export function parseFilter(
       return { field: rule.name, value };
     }
     default:
-      if (text.length === 0 || (rule.maxLength !== undefined && text.length > rule.maxLength)) {
+      if (text.length === 0 || (rule.maxLength !== undefined && countCharacters(text) > rule.maxLength)) {
         return fail(`must be 1 to ${rule.maxLength ?? 'any number of'} characters`);
       }
       return { field: rule.name, value: text, ignoreCase: rule.unique === 'ignore-case' };

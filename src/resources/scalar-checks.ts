@@ -114,8 +114,8 @@ function isMultiple(value: number, divisor: number): boolean {
   return Number.isFinite(quotient) && Math.abs(quotient - Math.round(quotient)) < 1e-9;
 }
 
-/** Length in characters (Unicode code points), not UTF-16 units, so "ção" is 3. */
-function countCharacters(value: string): number {
+/** Length in characters (Unicode code points, as JSON Schema counts them), not UTF-16 units, so "ção" is 3. */
+export function countCharacters(value: string): number {
   let count = 0;
   for (let i = 0; i < value.length; i++) {
     const code = value.charCodeAt(i);

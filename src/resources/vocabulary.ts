@@ -52,9 +52,13 @@ export function feedWords(language: Language): FeedWords {
 /** A list's query parameters, as English names them (README: Lists). */
 export const LIST_PARAMETERS = ['page', 'limit', 'sort', 'fields', 'embed', 'q'] as const;
 
-/** The query parameters of a list in every vocabulary: a property filtered by one of these names could not be. */
+/**
+ * The query parameters of a list in every vocabulary, and `or` (http/filter-operators.ts, in no vocabulary of its
+ * own): a property filtered by one of these names could not be.
+ */
 export const LIST_PARAMETER_WORDS: ReadonlySet<string> = new Set([
   ...LIST_PARAMETERS,
+  'or',
   ...[...BUILT_IN_WORDS.values()].flatMap((words) => LIST_PARAMETERS.map((word) => words.get(word) ?? word)),
 ]);
 

@@ -3,7 +3,10 @@
 // pass over the collection.
 
 import type { StoredRecord } from '../records/json.ts';
-import type { SortedRecords } from './sorted-records.ts';
+import { BY_ID, type SortedRecords } from './sorted-records.ts';
+
+/** Buckets merged head by head at most; more are joined and sorted (a merge step costs one look at every bucket). */
+const MERGED_BUCKETS = 8;
 
 export class OneOfBuckets {
   readonly #buckets: readonly SortedRecords[];
@@ -16,10 +19,18 @@ export class OneOfBuckets {
     this.length = buckets.reduce((total, bucket) => total + bucket.length, 0);
   }
 
-  /** The first `count` records in id order (all by default): a merge that stops there. */
+  /**
+   * The first `count` records in id order (all by default): a merge that stops there, each step choosing among the
+   * buckets' heads; past MERGED_BUCKETS buckets, or for all of them, the buckets joined and sorted by id instead.
+   */
   firstInIdOrder(count: number = this.length): StoredRecord[] {
     const buckets = this.#buckets;
     if (buckets.length === 1) return (buckets[0] as SortedRecords).slice(0, count);
+    if (buckets.length > MERGED_BUCKETS || count >= this.length)
+      return buckets
+        .flatMap((bucket) => bucket.slice(0, bucket.length))
+        .sort(BY_ID)
+        .slice(0, count);
     const positions = buckets.map(() => 0);
     const merged: StoredRecord[] = [];
     while (merged.length < count) {

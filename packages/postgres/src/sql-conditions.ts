@@ -13,12 +13,17 @@ export const COMBINING_MARKS = '[\\u0300-\\u036f\\u1ab0-\\u1aff\\u1dc0-\\u1dff\\
 
 const COMPARISON = { gt: '>', gte: '>=', lt: '<', lte: '<=' } as const;
 
-/** `condition` as SQL, its values appended to `values` as parameters ($1, $2, …). */
-export function conditionSql(condition: Condition, values: unknown[]): string {
+/**
+ * `condition` as SQL, its values appended to `values` as parameters ($1, $2, …); on a jsonb column (`json`: an enum
+ * of numbers and text) each value is sent as JSON text and compared as jsonb.
+ */
+export function conditionSql(condition: Condition, values: unknown[], json = false): string {
   const column = quoted(condition.field);
   const parameter = (value: unknown): string => {
-    values.push(value);
-    return `$${values.length}`;
+    values.push(
+      json ? (Array.isArray(value) ? value.map((item) => JSON.stringify(item)) : JSON.stringify(value)) : value,
+    );
+    return json ? `$${values.length}::jsonb${Array.isArray(value) ? '[]' : ''}` : `$${values.length}`;
   };
   switch (condition.op) {
     case 'eq':

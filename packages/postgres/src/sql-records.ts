@@ -2,7 +2,7 @@
 // (sql-conditions.ts), a search (the words column contains every word asked, through its GIN index), the sort keys
 // then `id` for ties, offset and limit, and the total of matching rows in the same round trip.
 
-import type { Query, StoredRecord } from 'plainrest';
+import type { Condition, Query, StoredRecord } from 'plainrest';
 import type { ColumnPlan, TablePlan } from './schema.ts';
 import { quoted, SEARCH_COLUMN } from './schema.ts';
 import { conditionSql } from './sql-conditions.ts';
@@ -224,15 +224,17 @@ function columnValue(column: ColumnPlan, value: unknown): unknown {
  */
 export function listQuery(plan: TablePlan, query: Query, caller?: CallerGuard): { text: string; values: unknown[] } {
   const values: unknown[] = [];
-  const conditions = query.filters.map((filter) => conditionSql({ ...filter, op: 'eq' }, values));
+  // A value compared with a jsonb column (an enum of numbers and text) is sent as JSON.
+  const jsonb = new Set(plan.columns.filter((column) => column.type === 'jsonb').map((column) => column.name));
+  const sql = (condition: Condition): string => conditionSql(condition, values, jsonb.has(condition.field));
+  const conditions = query.filters.map((filter) => sql({ ...filter, op: 'eq' }));
   if (query.search !== undefined) {
     values.push(JSON.stringify(query.search.words));
     conditions.push(`${quoted(SEARCH_COLUMN)} @> $${values.length}::jsonb`);
   }
-  for (const range of query.ranges ?? []) conditions.push(conditionSql(range, values));
-  for (const condition of query.conditions ?? []) conditions.push(conditionSql(condition, values));
-  if (query.anyOf !== undefined)
-    conditions.push(`(${query.anyOf.map((condition) => conditionSql(condition, values)).join(' OR ')})`);
+  for (const range of query.ranges ?? []) conditions.push(sql(range));
+  for (const condition of query.conditions ?? []) conditions.push(sql(condition));
+  if (query.anyOf !== undefined) conditions.push(`(${query.anyOf.map(sql).join(' OR ')})`);
   const where = conditions.length === 0 ? '' : ` WHERE ${conditions.join(' AND ')}`;
   const orderBy = (prefix: string): string =>
     [
