@@ -389,7 +389,8 @@ describe('plainrest import: round trips', () => {
         "active": { "type": "boolean", "x-filter": true },
         "rating": { "type": "number", "x-sort": true },
         "books": { "type": "integer", "x-sort": true },
-        "country": { "type": "string", "x-filter": true }
+        "country": { "type": "string", "x-filter": true },
+        "nickname": { "type": ["string", "null"] }
       },
       "required": ["full_name", "email", "born", "active", "rating", "books", "country"]
     },
@@ -418,14 +419,14 @@ describe('plainrest import: round trips', () => {
       [
         'authors: full_name (string, x-search, required), email (string email, required), homepage (string uri), ' +
           'born (string date, x-sort, required), active (boolean, x-filter, required), rating (number, x-sort, required), ' +
-          'books (integer, x-sort, required), country (string, x-filter, required)',
+          'books (integer, x-sort, required), country (string, x-filter, required), nickname (string or null)',
         'articles: author_id (integer, x-references authors, x-filter, required), headline (string, x-search, required), ' +
           'published_at (string date-time, x-sort, required), tags (array, required), meta (object, required)',
         "settings: left out: a single object (json-server's singular resource), not a list of records; to serve it, " +
           'make it a list of one record',
         'version: left out: a single value, not a list of records; to serve it, make it a list of one record',
-        'authors.nickname: left out: 1 null value(s) and no other',
         'authors.fullName: served as full_name',
+        'authors.nickname: 1 null value(s) and no other: a string that may hold null',
         'articles.authorId: served as author_id',
         'articles.authorId: its values are ids of authors: a reference (x-references authors)',
         'articles.publishedAt: served as published_at',
@@ -651,6 +652,39 @@ describe('plainrest import: what a review of messy files found', () => {
       }),
       ImportError,
     );
+  });
+
+  test('nulls are kept: a property holding some may hold null, one holding only nulls is a string that may; served as null', async () => {
+    const at = await imported(defer, {
+      boards: [{ id: 1, name: 'Home' }],
+      cards: [
+        { id: 1, title: 'Plan', dueDate: '2026-12-01', boardId: 1, archivedAt: null, points: 3 },
+        { id: 2, title: 'Shop', dueDate: null, boardId: null, archivedAt: null, points: null },
+        { id: 3, title: 'Cook', dueDate: '2026-12-03', boardId: 1, archivedAt: null },
+      ],
+    });
+    const cards = JSON.parse(await readFile(at.resources, 'utf8')).resources.cards;
+    assert.deepEqual(cards.properties.due_date.type, ['string', 'null']);
+    assert.deepEqual(cards.properties.board_id.type, ['integer', 'null']);
+    assert.equal(cards.properties.board_id['x-references'], 'boards');
+    assert.deepEqual(cards.properties.archived_at.type, ['string', 'null']);
+    assert.deepEqual(cards.properties.points.type, ['integer', 'null']);
+    assert.ok(
+      cards.required.includes('due_date') && !cards.required.includes('points'),
+      JSON.stringify(cards.required),
+    );
+    assert.ok(at.lines.includes('cards.dueDate: 1 null value(s) kept: its type may hold null'), at.lines.join('\n'));
+    assert.ok(
+      at.lines.includes('cards.archivedAt: 3 null value(s) and no other: a string that may hold null'),
+      at.lines.join('\n'),
+    );
+    const api = await served(defer, at);
+    const shop = (await api.get('/v1/cards/2')).body;
+    assert.deepEqual([shop.due_date, shop.board_id, shop.archived_at, shop.points], [null, null, null, null]);
+    const cook = (await api.get('/v1/cards/3')).body;
+    assert.deepEqual([cook.due_date, cook.board_id, cook.points], ['2026-12-03', 1, null]);
+    const archived = await api.patch('/v1/cards/1', { archived_at: '2026-12-02' });
+    assert.equal(archived.status, 200, JSON.stringify(archived.body));
   });
 
   test('names: movieId names movies, personId people; an id under another name is a problem, not a broken link', async () => {

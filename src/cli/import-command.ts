@@ -87,8 +87,11 @@ export async function importFile(request: ImportRequest): Promise<string[]> {
 function inferred(collection: string, declared: CollectionDeclaration): string {
   const required = new Set(declared.required ?? []);
   const properties = Object.entries(declared.properties ?? {}).map(([name, schema]) => {
+    const type = Array.isArray(schema.type)
+      ? `${schema.type.filter((entry) => entry !== 'null')[0]} or null`
+      : schema.type;
     const traits = [
-      schema.format === undefined ? (schema.type ?? 'string') : `${schema.type ?? 'string'} ${schema.format}`,
+      schema.format === undefined ? (type ?? 'string') : `${type ?? 'string'} ${schema.format}`,
       ...(schema['x-references'] === undefined ? [] : [`x-references ${schema['x-references']}`]),
       ...(['x-filter', 'x-sort', 'x-search'] as const).filter((keyword) => schema[keyword] === true),
       ...(required.has(name) ? ['required'] : []),

@@ -44,15 +44,13 @@ export function propertiesOf(source: Source, sources: readonly Source[], finding
   for (const record of source.records)
     for (const [key, value] of Object.entries(record))
       if (value === null) nulls.set(snakeCase(key), (nulls.get(snakeCase(key)) ?? 0) + 1);
-  for (const [name, count] of nulls)
-    if (!members.has(name))
-      findings.notes.push(`${source.key}.${originalKey(source, name)}: left out: ${count} null value(s) and no other`);
   for (const [name, values] of members) {
     const key = originalKey(source, name);
     const path = `${source.key}.${key}`;
     if (key !== name && !TIMESTAMPS.has(name)) findings.notes.push(`${path}: served as ${name}`);
-    if (nulls.has(name))
-      findings.notes.push(`${path}: ${nulls.get(name)} null value(s) left out (plainrest omits a property instead)`);
+    const nullCount = TIMESTAMPS.has(name) ? undefined : nulls.get(name);
+    if (TIMESTAMPS.has(name) && nulls.has(name))
+      findings.notes.push(`${path}: ${nulls.get(name)} null value(s) left out (plainrest sets ${name} itself)`);
     if (TIMESTAMPS.has(name)) {
       const odd = values.find((sample) => typeof sample.value !== 'string' || !isTimestamp(sample.value));
       if (odd !== undefined)
@@ -66,20 +64,49 @@ export function propertiesOf(source: Source, sources: readonly Source[], finding
       }
       continue;
     }
-    const required = values.length === source.records.length;
+    // A record holding null holds the property too: required stays true if every record has it, null or not.
+    const required = values.length + (nullCount ?? 0) === source.records.length;
     const target = referencedCollection(name, values, sources);
     if (target !== undefined) {
       if (reportDanglingReferences(path, values, target, findings)) continue;
-      const schema: PropertySchema = { type: 'integer', 'x-references': target.name, 'x-filter': true };
+      const type = nullCount === undefined ? 'integer' : (['integer', 'null'] as const);
+      const schema: PropertySchema = { type, 'x-references': target.name, 'x-filter': true };
       found.push({ name, schema, required, references: target });
       continue;
     }
     if (name.endsWith('_id')) unrecognizedReference(key, values, sources, findings);
     const schema = inferSchema(values, key, findings);
-    if (schema !== undefined)
-      found.push({ name, schema: withListKeywords(name, schema, values, source.records.length), required });
+    if (schema === undefined) continue;
+    const listed = withListKeywords(name, schema, values, source.records.length);
+    found.push({
+      name,
+      schema: nullCount === undefined ? listed : mayHoldNull(listed, path, nullCount, findings),
+      required,
+    });
+  }
+  for (const [name, count] of nulls) {
+    if (members.has(name) || TIMESTAMPS.has(name)) continue;
+    // Only nulls: the type is unknown; a string that may hold null lets a later write give it.
+    findings.notes.push(
+      `${source.key}.${originalKey(source, name)}: ${count} null value(s) and no other: a string that may hold null`,
+    );
+    found.push({ name, schema: { type: ['string', 'null'] }, required: false });
   }
   return found;
+}
+
+/**
+ * `schema` for a property some records hold null in: its type listed with "null", the nulls kept; an enum (which
+ * cannot hold null) loses them, as a note says.
+ */
+function mayHoldNull(schema: PropertySchema, path: string, count: number, findings: Findings): PropertySchema {
+  const type = schema.type;
+  if (schema.enum !== undefined || typeof type !== 'string') {
+    findings.notes.push(`${path}: ${count} null value(s) left out (its values are a list of choices)`);
+    return schema;
+  }
+  findings.notes.push(`${path}: ${count} null value(s) kept: its type may hold null`);
+  return { ...schema, type: [type, 'null'] };
 }
 
 /** `post_id` whose every value is an id (as text or number) of `posts`: the collection it references. */

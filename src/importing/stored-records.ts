@@ -38,7 +38,12 @@ export function storedRecords(
     for (const [key, value] of Object.entries(raw)) {
       const name = snakeCase(key);
       const property = byName.get(name);
-      if (value === null || property === undefined || isLeftOut(source, name)) continue;
+      if (property === undefined || isLeftOut(source, name)) continue;
+      if (value === null) {
+        // Kept where the property may hold null (properties.ts); left out elsewhere (a timestamp, an enum).
+        if (Array.isArray(property.schema.type)) body[name] = null;
+        continue;
+      }
       if (property.timestamp === true) times[name] = new Date(value as string).toISOString();
       else if (property.references !== undefined)
         body[name] = property.references.ids.newIds.get(String(value)) as number;
