@@ -611,6 +611,37 @@ describe('plainrest import: what cannot come across', () => {
     });
     assert.deepEqual(await readdir(dir), ['db.json']);
   });
+
+  test("a file's problems are told in one pass: what the declaration cannot take beside what a record cannot", async () => {
+    const dir = await scratchDirectory(defer);
+    const file = join(dir, 'db.json');
+    await writeFile(
+      file,
+      JSON.stringify({
+        posts: [
+          { id: 1, title: 'One', views: 10 },
+          { id: 2, title: 'Two', views: '12' },
+        ],
+        users: [
+          { id: 1, name: 'Eve', email: 'eve@example.com', role: 'editor' },
+          { id: 2, name: 'Ann', email: 'ann@example.com' },
+          { id: 3, name: 'Bob', email: 'ANN@example.com' },
+        ],
+      }),
+    );
+    const attempt = importFile({ file, resources: undefined, target: join(dir, 'data'), access: 'read', force: false });
+    await assert.rejects(attempt, (error: unknown) => {
+      assert.ok(error instanceof ImportError);
+      assert.deepEqual(error.lines, [
+        'posts, record 2 (id 2), views: a string ("12") where 1 other values are a number; give the property one type ' +
+          'in every record',
+        'users, record 1 (id 1), role: must be one of: user, admin',
+        'users, record 3 (id 3), email: "ANN@example.com" is another record\'s too',
+      ]);
+      return true;
+    });
+    assert.deepEqual(await readdir(dir), ['db.json']);
+  });
 });
 
 describe('plainrest import: what a review of messy files found', () => {

@@ -52,12 +52,14 @@ export function planImport(data: unknown, access: ImportAccess, now: string): Im
     problems: shortened(problems),
     notes: findings.notes,
   });
-  if (findings.problems.length > 0) return stopped(findings.problems);
+  // Problems found so far do not stop the records' own checks: every problem of the file is told in one pass (what
+  // could not be inferred is left out of the declaration, so its records are checked without it).
   let table: ResourceTable;
   try {
     table = compileObject(declaration);
   } catch (error) {
     if (!(error instanceof DeclarationError)) throw error;
+    if (findings.problems.length > 0) return stopped(findings.problems);
     return stopped(error.lines.map((line) => `the declaration made from the file: ${line}`));
   }
   const referenced = new Set(
