@@ -226,22 +226,22 @@ function operators(): string {
  */
 export function conditionPair(condition: Condition, vocabulary: Vocabulary): string {
   const name = encodeURIComponent(`${vocabulary.name(condition.field)}[${condition.op}]`);
-  return `${name}=${conditionValue(condition, ',')}`;
+  return `${name}=${conditionValue(condition)}`;
 }
 
 /** `or=(…)` as a link writes it back, in `vocabulary`. */
 export function anyOfPair(conditions: readonly Condition[], vocabulary: Vocabulary): string {
   const items = conditions.map((condition) => {
-    const value = condition.op === 'in' ? `(${conditionValue(condition, ',')})` : conditionValue(condition, ',');
+    const value = condition.op === 'in' ? `(${conditionValue(condition)})` : conditionValue(condition);
     return `${encodedValue(vocabulary.name(condition.field))}.${condition.op}.${value}`;
   });
   return `or=(${items.join(',')})`;
 }
 
-function conditionValue(condition: Condition, separator: string): string {
+function conditionValue(condition: Condition): string {
   switch (condition.op) {
     case 'in':
-      return condition.values.map((value) => encodedValue(String(value))).join(separator);
+      return condition.values.map((value) => encodedValue(String(value))).join(',');
     case 'contains':
     case 'starts':
       return encodedValue(condition.text);

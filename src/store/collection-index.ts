@@ -109,11 +109,11 @@ export class CollectionIndex {
       // Already in the order asked for: only the page's records are merged.
       return { records: oneOf.firstInIdOrder(offset + limit).slice(offset), total: oneOf.length };
     }
-    const others = filters.filter((filter) => filter !== narrowestFilter);
-    const matches =
-      oneOf === undefined
-        ? narrowest.toArray().filter((record) => passesQuery(record, others, query))
-        : oneOf.firstInIdOrder().filter((record) => passesQuery(record, filters, query));
+    // An `in`'s buckets are put in id order only when no sort follows; `narrowest` passes its own filter already.
+    const candidates =
+      oneOf === undefined ? narrowest.toArray() : sort.length > 0 ? oneOf.records() : oneOf.firstInIdOrder();
+    const checked = oneOf === undefined ? filters.filter((filter) => filter !== narrowestFilter) : filters;
+    const matches = candidates.filter((record) => passesQuery(record, checked, query));
     if (sort.length > 0) matches.sort(orderBy(sort));
     return { records: matches.slice(offset, offset + limit), total: matches.length };
   }

@@ -19,6 +19,11 @@ export class OneOfBuckets {
     this.length = buckets.reduce((total, bucket) => total + bucket.length, 0);
   }
 
+  /** Every record the buckets hold, in no particular order: for a list sorted afterwards anyway. */
+  records(): StoredRecord[] {
+    return this.#buckets.flatMap((bucket) => bucket.slice(0, bucket.length));
+  }
+
   /**
    * The first `count` records in id order (all by default): a merge that stops there, each step choosing among the
    * buckets' heads; past MERGED_BUCKETS buckets, or for all of them, the buckets joined and sorted by id instead.
@@ -26,11 +31,7 @@ export class OneOfBuckets {
   firstInIdOrder(count: number = this.length): StoredRecord[] {
     const buckets = this.#buckets;
     if (buckets.length === 1) return (buckets[0] as SortedRecords).slice(0, count);
-    if (buckets.length > MERGED_BUCKETS || count >= this.length)
-      return buckets
-        .flatMap((bucket) => bucket.slice(0, bucket.length))
-        .sort(BY_ID)
-        .slice(0, count);
+    if (buckets.length > MERGED_BUCKETS || count >= this.length) return this.records().sort(BY_ID).slice(0, count);
     const positions = buckets.map(() => 0);
     const merged: StoredRecord[] = [];
     while (merged.length < count) {
