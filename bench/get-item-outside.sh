@@ -3,7 +3,8 @@
 # it (node dist/plainrest.mjs, or dist/main.js in a checkout from before the one file; durable, the access log on
 # stdout to a file), 5,000 products made through the API, a user's token, ids spread over the collection, load from
 # `wrk -t1 -c64` in its own process, against the bare reference (bench/reference-server.mjs) serving the same
-# products; the servers alternated round by round.
+# products; the servers alternated round by round. Each server's own CPU time per answer (user and system, from /proc)
+# is printed beside its rate: it moves less with the machine's drift than the rate does.
 # Usage: bash bench/get-item-outside.sh [rounds] [checkout ...]   (default: 3 rounds, this checkout; each checkout
 #   given must have been built: npm run build). Prints each round's answers per second and ratio, then the medians.
 set -euo pipefail
@@ -76,6 +77,7 @@ node -e '
 REFERENCE_PORT=$(free_port)
 node "$HERE/bench/reference-server.mjs" "$WORK/products.json" "$REFERENCE_PORT" &
 PIDS+=($!)
+REFERENCE_PID=$!
 wait_for "http://127.0.0.1:$REFERENCE_PORT/v1/products/1"
 LAST_ID=$(node -e 'const all = require(process.argv[1]); console.log(Math.max(...all.map((p) => p.id)))' "$WORK/products.json")
 
@@ -88,30 +90,42 @@ request = function()
   return wrk.format("GET", "/v1/products/" .. (1 + (n * 7919) % $LAST_ID), { ["Authorization"] = "Bearer " .. token })
 end
 LUA
+cpu_of() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
 rate() {
-  TOKEN=$2 wrk -t1 -c64 -d"${SECONDS_PER_ROUND}s" -s "$WORK/spread.lua" "http://127.0.0.1:$1" |
-    awk '/Non-2xx/ { bad = 1 } /Requests\/sec/ { rate = $2 } END { if (bad) print "errors"; else printf "%d", rate }'
+  local before after
+  before=$(cpu_of "$3")
+  TOKEN=$2 wrk -t1 -c64 -d"${SECONDS_PER_ROUND}s" -s "$WORK/spread.lua" "http://127.0.0.1:$1" >"$WORK/wrk.out"
+  after=$(cpu_of "$3")
+  awk -v ticks=$((after - before)) '/Non-2xx/ { bad = 1 } /requests in/ { count = $1 } /Requests\/sec/ { rate = $2 }
+    END { if (bad) print "errors"; else printf "%d %d", rate, ticks * 10000 / count }' "$WORK/wrk.out"
 }
 
 median() { tr ' ' '\n' | grep -v '^$' | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 echo "GET /v1/products/{id}, $PRODUCTS products made through the API, a user's token, wrk -t1 -c64 -d${SECONDS_PER_ROUND}s, node $(node --version)"
-declare -A RATIOS
+declare -A RATIOS CPU_RATIOS
 for round in $(seq "$ROUNDS"); do
   line="round $round:"
   for index in "${!CHECKOUTS[@]}"; do
     # The reference first in odd rounds, plainrest first in even ones.
     if ((round % 2)); then
-      reference=$(rate "$REFERENCE_PORT" none); plainrest=$(rate "${PORTS[$index]}" "${TOKENS[$index]}")
+      reference=$(rate "$REFERENCE_PORT" none "$REFERENCE_PID")
+      plainrest=$(rate "${PORTS[$index]}" "${TOKENS[$index]}" "${PIDS[$index]}")
     else
-      plainrest=$(rate "${PORTS[$index]}" "${TOKENS[$index]}"); reference=$(rate "$REFERENCE_PORT" none)
+      plainrest=$(rate "${PORTS[$index]}" "${TOKENS[$index]}" "${PIDS[$index]}")
+      reference=$(rate "$REFERENCE_PORT" none "$REFERENCE_PID")
     fi
+    read -r plainrest plainrest_cpu <<<"$plainrest"; read -r reference reference_cpu <<<"$reference"
     [ "$plainrest" = errors ] || [ "$reference" = errors ] && { echo "a request failed" >&2; exit 1; }
     ratio=$(awk -v a="$plainrest" -v b="$reference" 'BEGIN { printf "%.2f", a / b }')
     RATIOS[$index]+="$ratio "
+    CPU_RATIOS[$index]+="$(awk -v a="$plainrest_cpu" -v b="$reference_cpu" 'BEGIN { printf "%.2f", b / a }') "
     line="$line  ${CHECKOUTS[$index]##*/}: $plainrest / reference $reference = $ratio"
+    line="$line (CPU µs $plainrest_cpu / $reference_cpu)"
   done
   echo "$line"
 done
 for index in "${!CHECKOUTS[@]}"; do
   echo "${CHECKOUTS[$index]}: median ratio $(echo "${RATIOS[$index]}" | median) (rounds: ${RATIOS[$index]})"
+  echo "${CHECKOUTS[$index]}: median of the reference's CPU per answer over plainrest's" \
+    "$(echo "${CPU_RATIOS[$index]}" | median)"
 done
