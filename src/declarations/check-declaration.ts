@@ -1,7 +1,7 @@
 // Checking a resource declaration (README: Your own resources): the file's bounds, each
 // collection (check-collection.ts), and what joins them: parent chains, owner access, path
-// names. Every problem is found at once, each at a JSON pointer into the file (RFC 6901);
-// compile-declaration.ts compiles a declaration with none.
+// names, singletons (check-singletons.ts). Every problem is found at once, each at a JSON
+// pointer into the file (RFC 6901); compile-declaration.ts compiles a declaration with none.
 
 import type { Audience, Operation } from '../resources/definition.ts';
 import { AUDIENCE_RANK, BUILT_IN_USER_ACCESS, BUILT_IN_USERS, builtInUserType } from './built-in-users.ts';
@@ -9,6 +9,7 @@ import { API_KEYS, BUILT_IN_KEYS } from './built-in-keys.ts';
 import { checkCollection } from './check-collection.ts';
 import type { CollectionDeclaration } from './declaration.ts';
 import { checkSatisfiable } from './check-satisfiable.ts';
+import { checkSingletons } from './check-singletons.ts';
 import { isJsonObject as isObject } from '../records/json.ts';
 import { child, type DeclarationProblem, type Json, type JsonObject, type Report } from './problems.ts';
 
@@ -95,6 +96,7 @@ export function checkDeclaration(declaration: Json): DeclarationProblem[] {
   checkUsers(resources['users'], problem);
   checkOwnerAccess(resources, problem);
   checkPathNames(resources, problem);
+  checkSingletons(resources, problem);
   if (problems.length === 0) checkSatisfiable(resources, problem);
   return problems;
 }

@@ -14,7 +14,13 @@ import type {
   ResourceTable,
   Vocabulary,
 } from '../resources/definition.ts';
-import { CREATED_AT_FIELD, ID_FIELD, OWNER_FIELD_NAME, UPDATED_AT_FIELD } from '../resources/definition.ts';
+import {
+  CREATED_AT_FIELD,
+  ID_FIELD,
+  OWNER_FIELD_NAME,
+  SINGLETON_ID_FIELD,
+  UPDATED_AT_FIELD,
+} from '../resources/definition.ts';
 import { buildVocabulary } from '../resources/vocabulary.ts';
 import { compileRule } from './compile-rule.ts';
 import {
@@ -106,7 +112,8 @@ export function compileDeclaration(declaration: ResourcesDeclaration, hooks: Hoo
             onDelete: body['on-delete'] ?? 'cascade',
           };
     const ownership = ownershipOf(collection, body, parentDefinition);
-    const fields: FieldRule[] = [ID_FIELD];
+    const singleton = body['x-singleton'] === true;
+    const fields: FieldRule[] = [singleton ? SINGLETON_ID_FIELD : ID_FIELD];
     if (parent !== undefined) fields.push({ name: parent.field, type: 'integer', access: 'server', minimum: 1 });
     if (body.owned === true && ownership === 'owned')
       fields.push({ name: OWNER_FIELD_NAME, type: 'integer', access: 'server', minimum: 1 });
@@ -140,6 +147,7 @@ export function compileDeclaration(declaration: ResourcesDeclaration, hooks: Hoo
       vocabularies: new Map(),
       ...(collection === 'users' ? { createdFields: ['id', 'name'] } : {}),
       ...(collection === API_KEYS ? API_KEY_TRAITS : {}),
+      ...(singleton ? { singleton: true } : {}),
       ...(hook === undefined ? {} : { hook }),
       declared: collectionExtras(body),
     };

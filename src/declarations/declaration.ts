@@ -64,6 +64,8 @@ export interface CollectionDeclaration {
   readonly required?: readonly string[];
   readonly names?: Readonly<Record<string, CollectionNames>>;
   readonly description?: string;
+  /** One record at the collection's path, without an id (README: Your own resources, singletons). */
+  readonly 'x-singleton'?: boolean;
   readonly [extension: `x-${string}`]: unknown;
 }
 

@@ -86,8 +86,9 @@ function blockOf(
   return Buffer.from(`id: ${event.id}\nevent: ${event.type}\ndata: ${json}\n\n`);
 }
 
-/** `/v1/users/5/orders/7` (`/v1/usuarios/5/pedidos/7` in Portuguese). */
+/** `/v1/users/5/orders/7` (`/v1/usuarios/5/pedidos/7` in Portuguese); a singleton's, `/v1/profile`, has no id. */
 function recordPath(definition: ResourceDefinition, event: FeedEvent, language: Language): string {
+  if (definition.singleton === true) return `/v1/${vocabularyOf(definition, language).collection}`;
   const segments: string[] = [];
   let level: ResourceDefinition | undefined = definition;
   const ids = [...event.under, event.recordId];

@@ -79,6 +79,9 @@ function requireAt(context: RequestContext, definition: ResourceDefinition, dept
   const parentId = parent === undefined ? undefined : requireAt(context, parent.definition, depth - 1).id;
   const id = context.ids[depth - 1] as number;
   const record = context.store.get(definition.collection, id);
+  // A singleton is made at the start, or by its first PUT when a required property has no default.
+  if (record === undefined && definition.singleton === true)
+    throw new HttpError('record_not_found', `there is no ${definition.singular} yet: a PUT makes it`);
   if (record === undefined || (parent !== undefined && record[parent.field] !== parentId)) {
     throw new HttpError(
       'record_not_found',

@@ -1,15 +1,17 @@
 // PUT, PATCH and DELETE on one record (README: Methods), each honouring If-Match and If-None-Match (RFC 9110 §13.1.1,
 // §13.1.2). A PUT or PATCH that changes nothing writes nothing and keeps `updated_at`, so repeating it is harmless
-// (idempotent, RFC 9110 §9.2.2). DELETE answers 204; a second, 404.
+// (idempotent, RFC 9110 §9.2.2); a PUT to a singleton not made yet makes it (201, §9.3.4). DELETE answers 204; a
+// second, 404.
 
 import { type Actor, authorize, requireBodyPermission } from '../auth/permissions.ts';
 import { requireRecord, type RequestContext } from './context.ts';
 import { JSON_MEDIA_TYPES, MERGE_PATCH_MEDIA_TYPES, readJsonBody } from '../http/body.ts';
-import { requireWritePreconditions } from '../http/conditional.ts';
+import { requireCreatePreconditions, requireWritePreconditions } from '../http/conditional.ts';
 import { rejectQueryParameters } from '../http/record-query.ts';
 import type { Reply } from '../http/respond.ts';
-import type { StoredRecord } from '../records/json.ts';
+import type { Fields, StoredRecord } from '../records/json.ts';
 import type { ResourceDefinition, Vocabulary } from '../resources/definition.ts';
+import { SINGLETON_ID } from '../resources/definition.ts';
 import { represent, serializeWritten } from '../resources/representation.ts';
 import { writeOnlyValues } from '../resources/validation.ts';
 import type { WriteInput } from './write-record.ts';
@@ -32,8 +34,19 @@ export function updateRecord(
 ): Promise<Reply> {
   rejectQueryParameters(context.queryString);
   const actor = authorize(context, definition, 'update');
-  const firstRead = requireRecord(context, definition);
+  const firstRead = currentRecord(context, definition, mode);
   return updateFromBody(context, definition, vocabulary, mode, actor, firstRead);
+}
+
+/** The record the path names, else 404; but a PUT to a singleton that is not made yet makes it: undefined. */
+function currentRecord(
+  context: RequestContext,
+  definition: ResourceDefinition,
+  mode: 'replace' | 'patch',
+): StoredRecord | undefined {
+  if (definition.singleton === true && mode === 'replace')
+    return context.store.get(definition.collection, SINGLETON_ID);
+  return requireRecord(context, definition);
 }
 
 async function updateFromBody(
@@ -42,7 +55,7 @@ async function updateFromBody(
   vocabulary: Vocabulary,
   mode: 'replace' | 'patch',
   actor: Actor | undefined,
-  firstRead: StoredRecord,
+  firstRead: StoredRecord | undefined,
 ): Promise<Reply> {
   const { config } = context.services;
   const { store } = context;
@@ -54,21 +67,26 @@ async function updateFromBody(
 
   // Run inside the write (and before it, for a password's hash): the record as it is then, and its checks.
   const requireWriteInput = (): WriteInput => {
-    const current = requireRecord(context, definition);
+    const current = currentRecord(context, definition, mode);
     requireBodyPermission(actor, definition, body, vocabulary, current);
+    if (current === undefined) {
+      requireCreatePreconditions(context.req.headers);
+      return { definition, vocabulary, mode: 'create', body, store };
+    }
     requireWritePreconditions(context.req.headers, representationOf(current).etag);
     // A user an identity provider's token made signs in there (README: Provider tokens).
     if (current[PROVIDER_IDENTITY] !== undefined && passwords.length > 0)
       throw new HttpError('forbidden', 'this user signs in at the identity provider: they have no password here');
     const parentId = definition.parent === undefined ? undefined : context.ids[context.ids.length - 2];
-    return { definition, vocabulary, mode, body, store, current, firstRead, parentId };
+    return { definition, vocabulary, mode, body, store, current, firstRead: firstRead ?? current, parentId };
   };
   // Only a body that carries a password waits here, for its hash (write-record.ts).
   const hashed = passwords.length === 0 ? undefined : await store.read(() => hashedSecrets(requireWriteInput()));
   return store.write((): Decision<Reply> => {
     const input = requireWriteInput();
     const next = fieldsToStore(input, hashed);
-    const current = input.current as StoredRecord;
+    const current = input.current;
+    if (current === undefined) return singletonMade(context.path, definition, vocabulary, next);
     if (isUnchanged(definition, next, current))
       return { changes: [], result: representationReply(representationOf(current)) };
     const record = recordToStore(definition, next, current.id, current.created_at, isoTimestamp());
@@ -78,6 +96,23 @@ async function updateFromBody(
       result: representationReply(representation),
     };
   });
+}
+
+/** A singleton's first PUT: 201 with the record, its Location (the path itself) and ETag. */
+function singletonMade(
+  path: string,
+  definition: ResourceDefinition,
+  vocabulary: Vocabulary,
+  next: Fields,
+): Decision<Reply> {
+  const now = isoTimestamp();
+  const record = recordToStore(definition, next, SINGLETON_ID, now, now);
+  const { stored, representation } = serializeWritten(definition, record, vocabulary);
+  const { json, length, etag } = representation;
+  return {
+    changes: [{ kind: 'put', collection: definition.collection, record, json: stored, created: true }],
+    result: { status: 201, headers: { Location: path, ETag: etag }, body: json, bodyLength: length },
+  };
 }
 
 export function deleteRecord(

@@ -34,6 +34,15 @@ export function requireWritePreconditions(headers: IncomingHttpHeaders, etag: st
   requireNoMatch(headers['if-none-match'], etag);
 }
 
+/**
+ * Throws 412 when a write that would create the record (a singleton's first PUT) carries If-Match: there is no current
+ * representation for it to match, not even `*` (§13.1.1).
+ */
+export function requireCreatePreconditions(headers: IncomingHttpHeaders): void {
+  if (headers['if-match'] === undefined) return;
+  throw new HttpError('precondition_failed', 'If-Match names a current record, and there is none yet');
+}
+
 /** Throws 412 unless If-Match is absent or names the current strong entity tag. */
 function requireIfMatch(header: string | undefined, etag: string): void {
   if (header === undefined || header.trim() === '*') return;

@@ -21,6 +21,7 @@ import {
 import { componentName, languageSuffix, operationNouns, schemaReference } from '../resources/names.ts';
 import { pathParameter } from './parameters.ts';
 import { bodySuffix, resourceOperations } from './resource-operations.ts';
+import { singletonOperations, singletonSchemas, type SingletonRoute } from './singleton-operations.ts';
 import { problemResponseComponents, responses, success, withoutBodies } from './responses.ts';
 import type { Schema } from './schemas.ts';
 import { bodySchema, createdSchema, EMBEDDED_LIST, recordSchema, selectionSchema } from './schemas.ts';
@@ -33,8 +34,8 @@ import { describeResources, EVENTS_TAG, SERVICE_TAGS, tagOf } from './tags.ts';
 
 type Json = Record<string, unknown>;
 
-function isResourceRoute(route: RouteSpec): route is ResourceRoute {
-  return route.kind === 'collection' || route.kind === 'item';
+function isResourceRoute(route: RouteSpec): route is ResourceRoute | SingletonRoute {
+  return route.kind === 'collection' || route.kind === 'item' || route.kind === 'singleton';
 }
 
 /**
@@ -100,11 +101,12 @@ function withHeadAndOptions(operations: Json, route: RouteSpec, allow: string): 
 const OPERATION_OF: Readonly<Record<string, Readonly<Record<string, Operation>>>> = {
   collection: { get: 'list', head: 'list', post: 'create' },
   item: { get: 'read', head: 'read', put: 'update', patch: 'update', delete: 'delete' },
+  singleton: { get: 'read', head: 'read', put: 'update', patch: 'update' },
 };
 
 /** A `public` operation needs no token, and takes one (that names the caller) when sent. */
 function withPublicSecurity(item: Json, route: RouteSpec): Json {
-  if (route.kind !== 'collection' && route.kind !== 'item') return item;
+  if (!isResourceRoute(route)) return item;
   const result: Json = {};
   for (const [method, operation] of Object.entries(item)) {
     const performed = OPERATION_OF[route.kind]?.[method];
@@ -188,14 +190,17 @@ export function openApiDocument(
     if (route.kind === 'index') indexLinks['self'] = route.pattern;
     if (route.kind === 'openapi' || route.kind === 'tokens') indexLinks[route.kind] = route.pattern;
     if (route.kind === 'events' && route.language === 'en') indexLinks['events'] = route.pattern;
-    if (route.kind === 'collection' && route.definition.parent === undefined)
+    if ((route.kind === 'collection' || route.kind === 'singleton') && route.definition.parent === undefined)
       indexLinks[vocabularyOf(route.definition, route.language).collection] = route.pattern;
   }
   for (const route of routes) {
     const { path, parameters, example } = openApiPath(route);
-    const operations = isResourceRoute(route)
-      ? resourceOperations(route, example)
-      : serviceOperations(route as ServiceRoute, indexLinks);
+    const operations =
+      route.kind === 'singleton'
+        ? singletonOperations(route)
+        : isResourceRoute(route)
+          ? resourceOperations(route, example)
+          : serviceOperations(route as ServiceRoute, indexLinks);
     const allow = allowOf(route);
     const item = withPublicSecurity(withHeadAndOptions(operations, route, allow), route);
     if (
@@ -210,6 +215,11 @@ export function openApiDocument(
     if (route.kind === 'tokens') {
       const users = resources.get('users');
       if (users !== undefined) schemas['Credentials'] = credentialsSchema(users);
+    }
+    if (route.kind === 'singleton') {
+      const tag = tagOf(route.definition, route.language);
+      if (!tags.some((known) => known['name'] === tag['name'])) tags.push(tag);
+      Object.assign(schemas, singletonSchemas(route));
     }
     if (route.kind === 'collection') {
       const { definition, language } = route;

@@ -43,6 +43,7 @@ export function exampleRecord(definition: ResourceDefinition, language: Language
   const examples = resourceExamples(definition, language);
   const record: Record<string, JsonObject[string]> = {};
   for (const rule of definition.fields) {
+    if (rule.hidden === true) continue;
     if (rule.name === 'id') record['id'] = examples.createdId;
     else if (rule.name === definition.parent?.field) record[rule.name] = EXAMPLE_PARENT_ID;
     else if (rule.type === 'timestamp') record[rule.name] = EXAMPLE_TIME;

@@ -29,7 +29,7 @@ type Json = Record<string, unknown>;
 export type ResourceRoute = Extract<RouteSpec, { kind: 'collection' | 'item' }>;
 
 /** Who may call an operation (the permission table, auth/permissions.ts), in words. */
-function audienceText(definition: ResourceDefinition, operation: Operation): string {
+export function audienceText(definition: ResourceDefinition, operation: Operation): string {
   const audience = definition.access[operation];
   if (audience === 'admin') return 'Who: an admin only.';
   if (audience === 'user') return 'Who: any logged-in user.';
@@ -44,7 +44,11 @@ function audienceText(definition: ResourceDefinition, operation: Operation): str
  * statuses (413, 415, 422, and 503 when the server holds too many bodies) only for
  * writes with a body.
  */
-function errorStatuses(definition: ResourceDefinition, kind: 'collection' | 'item', operation: Operation): number[] {
+export function errorStatuses(
+  definition: ResourceDefinition,
+  kind: 'collection' | 'item',
+  operation: Operation,
+): number[] {
   const statuses = [400, 401, 406, 429];
   const restricted = definition.fields.some((rule) => rule.access === 'restricted');
   const audience = definition.access[operation];

@@ -143,6 +143,8 @@ function objectSchema(rules: readonly FieldRule[], vocabulary: Vocabulary, kind:
   const properties: Record<string, unknown> = {};
   const required: string[] = [];
   for (const rule of rules) {
+    // A singleton's id is no property of the record, read or written.
+    if (rule.hidden === true) continue;
     const name = vocabulary.name(rule.name);
     if (kind === 'record') {
       if (!isShownOnRead(rule)) continue;

@@ -13,7 +13,7 @@ import { jsonContent, responses, success } from './responses.ts';
 
 type Json = Record<string, unknown>;
 
-export type ServiceRoute = Exclude<RouteSpec, { kind: 'collection' | 'item' }>;
+export type ServiceRoute = Exclude<RouteSpec, { kind: 'collection' | 'item' | 'singleton' }>;
 
 /** The noun of a service path's operationIds (`getHealth`, `headHealth`, `optionsHealth`). */
 export const SERVICE_NOUNS: Readonly<Record<ServiceRoute['kind'], string>> = {

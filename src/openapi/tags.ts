@@ -14,10 +14,12 @@ export function tagOf(definition: ResourceDefinition, language: Language): Json 
   const parent = definition.parent?.definition;
   const nested = parent === undefined ? '' : `, under the ${parent.singular} they belong to`;
   const words = LANGUAGE_NAMES[language] ?? `"${language}"`;
+  const records =
+    definition.singleton === true ? `one ${definition.singular} record` : `${definition.singular} records`;
   const description =
     language === 'en'
-      ? `The ${definition.singular} records${nested}, with English paths and field names.`
-      : `The same ${definition.singular} records${nested}, with ${words} paths and field names.`;
+      ? `The ${records}${nested}, with English paths and field names.`
+      : `The same ${records}${nested}, with ${words} paths and field names.`;
   const declared = definition.declared['description'];
   return {
     name,

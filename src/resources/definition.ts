@@ -106,6 +106,8 @@ export interface FieldRule {
   readonly search?: boolean;
   /** The schema as declared, for the OpenAPI document (descriptions, examples, unknown `x-` keywords). */
   readonly declared?: Readonly<Record<string, unknown>>;
+  /** Kept in the stored record, never shown nor taken from a body: a singleton's fixed id (SINGLETON_ID_FIELD). */
+  readonly hidden?: true;
 }
 
 /** Who may perform an operation (README: Your own resources, access): besides admins, who may do everything. */
@@ -195,6 +197,11 @@ export interface ResourceDefinition {
   readonly createdFields?: readonly string[];
   /** Records that are made and deleted but never changed (API keys): no PUT or PATCH. */
   readonly immutable?: true;
+  /**
+   * `x-singleton`: one record, at the collection's path (`/v1/profile`), read, replaced and patched, never listed,
+   * created by POST or deleted; stored under SINGLETON_ID, which no path or representation shows.
+   */
+  readonly singleton?: true;
   readonly hook?: ResourceHook;
   /** The collection's `description`, and its unknown `x-` members, for the OpenAPI document. */
   readonly declared: JsonObject;
@@ -204,10 +211,16 @@ export const ID_FIELD: FieldRule = { name: 'id', type: 'id', access: 'server', s
 export const CREATED_AT_FIELD: FieldRule = { name: 'created_at', type: 'timestamp', access: 'server', sort: true };
 export const UPDATED_AT_FIELD: FieldRule = { name: 'updated_at', type: 'timestamp', access: 'server', sort: true };
 export const OWNER_FIELD_NAME = 'owner_id';
+/** The id a singleton's one record is stored under (README: Your own resources, singletons). */
+export const SINGLETON_ID = 1;
+export const SINGLETON_ID_FIELD: FieldRule = { name: 'id', type: 'id', access: 'server', hidden: true };
 
-/** Whether a read shows the field: not a write-only one (a password), nor an issued secret (shown once, on create). */
+/**
+ * Whether a read shows the field: not a write-only one (a password), nor an issued secret (shown once, on create), nor
+ * a hidden one (a singleton's id).
+ */
 export function isShownOnRead(rule: FieldRule): boolean {
-  return rule.access !== 'write-only' && rule.issued === undefined;
+  return rule.access !== 'write-only' && rule.issued === undefined && rule.hidden !== true;
 }
 
 /** The properties a list's `q` searches (`x-search`), in declared order. */

@@ -142,7 +142,7 @@ function hasNoMembers(rule: FieldRule): boolean {
 function toExternal(rules: readonly FieldRule[], record: JsonObject, vocabulary: Vocabulary): JsonObject {
   const external: Record<string, JsonValue> = {};
   for (const rule of rules) {
-    if (rule.access === 'write-only') continue;
+    if (rule.access === 'write-only' || rule.hidden === true) continue;
     const value = record[rule.name];
     // A property that may hold null is shown as null when the record lacks it (never given, or removed by a PATCH).
     if (value === undefined) {

@@ -97,7 +97,8 @@ function checkObject(
   for (const key of Object.keys(body)) {
     const field = state.prefix + key;
     const rule = byName.get(key);
-    if (rule === undefined) {
+    // A hidden field (a singleton's id) is no field a client knows.
+    if (rule === undefined || rule.hidden === true) {
       state.errors.push({ field, code: 'unknown_field', message: 'is not a field of this resource' });
       continue;
     }

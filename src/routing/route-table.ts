@@ -1,5 +1,5 @@
-// The route table, built once at start from the resource declarations: every collection
-// and item path in every vocabulary (README: Paths), plus the API index, the token
+// The route table, built once at start from the resource declarations: every collection,
+// item and singleton path in every vocabulary (README: Paths), plus the API index, the token
 // endpoint, the change feed, the health checks and the home page (`/`). The router's endpoints
 // (server/routes.ts) and the OpenAPI document are both made from it, so they cannot disagree.
 
@@ -22,6 +22,12 @@ export type RouteSpec =
   | {
       readonly pattern: string;
       readonly kind: 'collection' | 'item';
+      readonly definition: ResourceDefinition;
+      readonly language: Language;
+    }
+  | {
+      readonly pattern: string;
+      readonly kind: 'singleton';
       readonly definition: ResourceDefinition;
       readonly language: Language;
     };
@@ -59,6 +65,11 @@ export function routeTable(resources: ResourceTable): RouteSpec[] {
     for (const definition of resources.resources) {
       const collection = collectionPattern(definition, language);
       if (!claim(collection, `the collection ${definition.collection}`)) continue;
+      // A singleton's one record is at its collection's path, without an id (README: Your own resources, singletons).
+      if (definition.singleton === true) {
+        routes.push({ pattern: collection, kind: 'singleton', definition, language });
+        continue;
+      }
       routes.push({ pattern: collection, kind: 'collection', definition, language });
       routes.push({ pattern: `${collection}/:${definition.singular}_id`, kind: 'item', definition, language });
     }

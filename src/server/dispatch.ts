@@ -70,6 +70,7 @@ export function dispatch(
   if (match === undefined) throw notFound(path, routePath, router);
 
   const endpoint = match.value;
+  const ids = endpoint.impliedIds ?? match.ids;
   if (method === 'OPTIONS') return { status: 204, headers: { Allow: endpoint.allow } };
   const handler = endpoint.handlers.get(method === 'HEAD' ? 'GET' : method);
   if (handler === undefined) {
@@ -86,7 +87,7 @@ export function dispatch(
   // What the request will likely read, for a store that fetches ahead (PostgreSQL); the memory store needs none.
   const plan = {
     pathCollections: endpoint.pathCollections,
-    ids: match.ids,
+    ids,
     repeatable: endpoint.repeatable.has(method),
   };
   // The rest runs with the store the request reads and writes through, maybe more than once (store.ts: Store.serve).
@@ -111,7 +112,7 @@ export function dispatch(
       path,
       queryString,
       requestId: exchange.requestId,
-      ids: match.ids,
+      ids,
       actor,
       store,
       services,

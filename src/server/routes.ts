@@ -13,7 +13,7 @@ import { apiIndex, healthCheck, homePage, readinessCheck, serveDocument } from '
 import { createToken } from '../handlers/token-handler.ts';
 import { jsonReply, type Reply } from '../http/respond.ts';
 import type { Operation, ResourceDefinition, ResourceTable } from '../resources/definition.ts';
-import { vocabularyOf } from '../resources/definition.ts';
+import { SINGLETON_ID, vocabularyOf } from '../resources/definition.ts';
 import { documentsServed } from './documents.ts';
 import { routeTable, type RouteSpec } from '../routing/route-table.ts';
 import { Router } from '../routing/router.ts';
@@ -33,6 +33,8 @@ export interface Endpoint {
   readonly negotiates: boolean;
   /** The collections of the records the path's ids name, outermost first (`/v1/users/3/orders/5`: users, orders). */
   readonly pathCollections: readonly string[];
+  /** The ids a path implies without holding any: a singleton's fixed one (README: Your own resources, singletons). */
+  readonly impliedIds?: readonly number[];
   /**
    * Methods that do nothing but read and write through the store before they answer (store.ts: RequestPlan), so a
    * store may run them again. The rule: a collection's GET and POST and an item's GET (list, read, create); every other
@@ -52,6 +54,8 @@ interface EndpointOptions {
   readonly pathCollections?: readonly string[];
   /** See Endpoint.repeatable. */
   readonly repeatable?: readonly string[];
+  /** See Endpoint.impliedIds. */
+  readonly impliedIds?: readonly number[];
 }
 
 function endpoint(
@@ -62,6 +66,7 @@ function endpoint(
     checksTokenIfSent = false,
     pathCollections = [],
     repeatable = [],
+    impliedIds,
   }: EndpointOptions = {},
 ): Endpoint {
   const methods = Object.keys(handlers);
@@ -74,6 +79,7 @@ function endpoint(
     checksTokenIfSent,
     pathCollections,
     repeatable: withHead(repeatable),
+    ...(impliedIds === undefined ? {} : { impliedIds }),
   };
 }
 
@@ -150,6 +156,25 @@ export function endpointFor(route: RouteSpec, documents: Documents): Endpoint {
           tokenless: publicMethods(definition, { GET: 'read', PUT: 'update', PATCH: 'update', DELETE: 'delete' }),
           checksTokenIfSent: true,
           pathCollections: [...collectionsAbove(definition), definition.collection],
+          repeatable: ['GET'],
+        },
+      );
+    }
+    case 'singleton': {
+      // One record at the collection's path, stored under a fixed id: no list, no POST, no DELETE (405).
+      const { definition } = route;
+      const vocabulary = vocabularyOf(definition, route.language);
+      return endpoint(
+        {
+          GET: (context) => readRecord(context, definition, vocabulary),
+          PUT: (context) => updateRecord(context, definition, vocabulary, 'replace'),
+          PATCH: (context) => updateRecord(context, definition, vocabulary, 'patch'),
+        },
+        {
+          tokenless: publicMethods(definition, { GET: 'read', PUT: 'update', PATCH: 'update' }),
+          checksTokenIfSent: true,
+          pathCollections: [definition.collection],
+          impliedIds: [SINGLETON_ID],
           repeatable: ['GET'],
         },
       );

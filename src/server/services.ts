@@ -1,5 +1,5 @@
 // What a server runs on, opened once at its start: the settings, the resources, the store,
-// the token secret and the administrator (README: Configuration), and the services every
+// the token secret, the administrator (README: Configuration) and the singletons, and the services every
 // request's handler may use (handlers/context.ts).
 
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -24,6 +24,7 @@ import type { Store } from '../store/store.ts';
 import { StoreUnavailable } from '../store/store.ts';
 import type { AdminBootstrap } from './bootstrap-admin.ts';
 import { ensureAdmin } from './bootstrap-admin.ts';
+import { ensureSingletons } from './bootstrap-singletons.ts';
 import { KeyUse } from './key-use.ts';
 import { basePathClash } from './routes.ts';
 import { API_KEYS } from '../declarations/built-in-keys.ts';
@@ -85,6 +86,7 @@ export async function openServices(options: ServerOptions, inHostServer: boolean
           "set it to this API's",
       );
     const bootstrap = async (): Promise<AdminBootstrap> => {
+      await ensureSingletons(resources, store, config.logger);
       const ensured = await ensureAdmin(users, store, config.adminEmail, config.adminPassword, config.logger);
       announceAdmin(ensured, config);
       generatedAdmin.password = ensured.generatedPassword;
