@@ -12,6 +12,7 @@ import type { IdempotencyKeys } from '../http/idempotency.ts';
 import type { PageCache } from '../http/page-cache.ts';
 import type { StoredRecord } from '../records/json.ts';
 import type { ResourceDefinition } from '../resources/definition.ts';
+import { SINGLETON_ID } from '../resources/definition.ts';
 import type { RequestStore, Store } from '../store/store.ts';
 import type { EventStreams } from '../events/event-streams.ts';
 
@@ -77,7 +78,8 @@ export function requireRecord(context: RequestContext, definition: ResourceDefin
 function requireAt(context: RequestContext, definition: ResourceDefinition, depth: number): StoredRecord {
   const parent = definition.parent;
   const parentId = parent === undefined ? undefined : requireAt(context, parent.definition, depth - 1).id;
-  const id = context.ids[depth - 1] as number;
+  // A singleton's path holds no id: its one record is stored under a fixed one.
+  const id = definition.singleton === true ? SINGLETON_ID : (context.ids[depth - 1] as number);
   const record = context.store.get(definition.collection, id);
   // A singleton is made at the start, or by its first PUT when a required property has no default.
   if (record === undefined && definition.singleton === true)

@@ -1,9 +1,10 @@
 // Stored data against a changed declaration (README: Your own resources, Troubleshooting): once the data directory is
-// loaded, a collection the declaration no longer has that still holds records, and records lacking a property it now
-// requires, stop the start; nothing is changed. Fields not of their declared kind are found while loading
+// loaded, a collection the declaration no longer has that still holds records, records lacking a property it now
+// requires, and a singleton's records under any id but its own, stop the start; nothing is changed. Fields not of their declared kind are found while loading
 // (stored-fields.ts).
 
 import type { ResourceTable } from '../resources/definition.ts';
+import { SINGLETON_ID } from '../resources/definition.ts';
 import type { CollectionState } from './collection-state.ts';
 import type { StoredCollection } from './store.ts';
 import { IDEMPOTENCY_COLLECTION } from './store.ts';
@@ -28,6 +29,10 @@ export function declarationFitProblems(
           `file and journal entries`,
       );
       continue;
+    }
+    if (definition.singleton === true) {
+      const others = [...state.records.keys()].filter((id) => id !== SINGLETON_ID);
+      if (others.length > 0) problems.push(notTheSingleton(collection, others.length, others));
     }
     // A property only requests must give (a provider's user's email) may be absent from stored records.
     // A property that may hold null may also be absent (a PATCH's null removes it): it reads as null.
@@ -64,6 +69,14 @@ export function removedCollection(collection: string, total: number, ids: readon
   return (
     `${collection}: ${count(total)} (${firstIds(ids, total)}) but the declaration has no collection ` +
     `${collection}; declare it again`
+  );
+}
+
+/** Records of a singleton `collection` stored under another id than its one record's. */
+export function notTheSingleton(collection: string, total: number, ids: readonly number[]): string {
+  return (
+    `${collection}: ${count(total)} (${firstIds(ids, total)}) but ${collection} is a singleton, whose one record ` +
+    `is stored under id ${SINGLETON_ID}; keep only that one, or declare ${collection} without "x-singleton"`
   );
 }
 

@@ -11,7 +11,7 @@ import { describeChanges } from './describe-changes.ts';
 import type { RecordReader } from '../resources/definition.ts';
 import type { Retention } from '../feed/event-log.ts';
 import { StartupError } from './data-directory.ts';
-import { lackingRequired, recordsWithIds, removedCollection } from './declaration-fit.ts';
+import { lackingRequired, notTheSingleton, recordsWithIds, removedCollection } from './declaration-fit.ts';
 import { recordWords } from './search-words.ts';
 import type { Change, Store } from './store.ts';
 import { StoreUnavailable } from './store.ts';
@@ -24,7 +24,7 @@ export const DATABASE_PACKAGE = 'plainrest-postgres';
  */
 export type SchemaProblem =
   | {
-      readonly kind: 'removed-collection';
+      readonly kind: 'removed-collection' | 'not-the-singleton';
       readonly collection: string;
       readonly count: number;
       readonly firstIds: readonly number[];
@@ -222,6 +222,8 @@ function describe(problem: SchemaProblem): string {
       return `${removedCollection(collection, count, firstIds)}, or delete its rows`;
     case 'missing-required':
       return lackingRequired(collection, problem.property, count, firstIds);
+    case 'not-the-singleton':
+      return notTheSingleton(collection, count, firstIds);
     case 'wrong-kind':
       return (
         `${collection}: ${records} hold "${problem.property}" values that are not ${problem.declared}; ` +

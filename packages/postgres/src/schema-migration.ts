@@ -61,6 +61,9 @@ export async function migrateSchema(client: pg.ClientBase, plans: readonly Table
         continue;
       }
       await compareColumns(client, plan, stored, problems, statements);
+      if (plan.singleton !== true) continue;
+      const others = await recordsWhere(client, plan.table, `"id" <> 1`);
+      if (others.count > 0) problems.push({ kind: 'not-the-singleton', collection: plan.table, ...others });
     }
     if (problems.length > 0) {
       await client.query('ROLLBACK');

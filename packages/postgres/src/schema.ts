@@ -31,6 +31,8 @@ export interface TablePlan {
   readonly indexes: readonly IndexPlan[];
   /** The `x-search` properties, whose words the column SEARCH_COLUMN holds. */
   readonly searchFields?: readonly string[];
+  /** A singleton's table: one row, whose id is 1 (README: Your own resources, singletons). */
+  readonly singleton?: true;
 }
 
 /**
@@ -132,6 +134,8 @@ function tablePlan(definition: ResourceDefinition): TablePlan {
     }
   }
   const searchFields = definition.fields.filter((rule) => rule.search === true).map((rule) => rule.name);
+  // A singleton has no list, so no words to search.
+  if (definition.singleton === true) return { table, columns, indexes, singleton: true };
   if (searchFields.length === 0) return { table, columns, indexes };
   columns.push({ name: SEARCH_COLUMN, type: 'jsonb', notNull: false });
   indexes.push({ name: indexName(table, 'words', 'search'), unique: false, keys: [quoted(SEARCH_COLUMN)], gin: true });
