@@ -767,16 +767,59 @@ describe('plainrest import: what a review of messy files found', () => {
   });
 
   test('timestamps a clock cannot place, and what is not one, are problems naming the record', async () => {
+    const rest =
+      "keeps a file's only when every value is one (2026-01-20T10:00:00Z, or milliseconds since 1970 as " +
+      'Date.now() gives them); correct it, or rename the property';
     assert.deepEqual(
       await refusal({
         posts: [
           { id: 1, createdAt: '2016-12-31T23:59:60Z' },
           { id: 2, createdAt: 1700000000000 },
         ],
+        notes: [
+          { id: 1, updatedAt: 1700000000 },
+          { id: 2, updatedAt: 999_999_999 },
+        ],
+        drafts: [{ id: 1, updatedAt: 253_402_300_800_000 }],
       }),
       [
-        'posts, record 1 (id 1), createdAt: "2016-12-31T23:59:60Z" is no date and time; plainrest sets created_at ' +
-          "itself, and keeps a file's only when every value is one (2026-01-20T10:00:00Z); correct it, or rename the property",
+        `posts, record 1 (id 1), createdAt: "2016-12-31T23:59:60Z" is no date and time; plainrest sets created_at itself, and ${rest}`,
+        `notes, record 2 (id 2), updatedAt: 999999999 is no date and time; plainrest sets updated_at itself, and ${rest}`,
+        `drafts, record 1 (id 1), updatedAt: 253402300800000 is no date and time; plainrest sets updated_at itself, and ${rest}`,
+      ],
+    );
+  });
+
+  test("epoch timestamps (JavaScript's milliseconds, Unix seconds) are kept as RFC 3339 times, beside text ones", async () => {
+    const at = await imported(defer, {
+      posts: [
+        { id: 1, title: 'ms', createdAt: 1704164645000, updatedAt: 1704164645123 },
+        { id: 2, title: 'seconds', createdAt: 1704164645, updatedAt: 1704164645.5 },
+        { id: 3, title: 'text', createdAt: '2024-01-02T03:04:05+01:00', updatedAt: 253_402_300_799_999 },
+      ],
+    });
+    assert.ok(
+      at.lines.includes(
+        "posts.createdAt: kept as each record's created_at (2 given as a number of seconds or " +
+          'milliseconds since 1970)',
+      ),
+      at.lines.join('\n'),
+    );
+    assert.ok(
+      at.lines.includes(
+        "posts.updatedAt: kept as each record's updated_at (3 given as a number of seconds or " +
+          'milliseconds since 1970)',
+      ),
+      at.lines.join('\n'),
+    );
+    const api = await served(defer, at);
+    const posts = (await api.get('/v1/posts?sort=id')).body.data as Record<string, unknown>[];
+    assert.deepEqual(
+      posts.map(({ id, created_at, updated_at }) => ({ id, created_at, updated_at })),
+      [
+        { id: 1, created_at: '2024-01-02T03:04:05.000Z', updated_at: '2024-01-02T03:04:05.123Z' },
+        { id: 2, created_at: '2024-01-02T03:04:05.000Z', updated_at: '2024-01-02T03:04:05.500Z' },
+        { id: 3, created_at: '2024-01-02T02:04:05.000Z', updated_at: '9999-12-31T23:59:59.999Z' },
       ],
     );
   });

@@ -3,13 +3,13 @@
 // `posts` a reference, and the list keywords a careful person would add: `x-filter`, `x-search`, `x-sort`.
 
 import type { PropertySchema } from '../declarations/declaration.ts';
-import { hasFormat } from '../resources/scalar-checks.ts';
 import { LIST_PARAMETER_WORDS } from '../resources/vocabulary.ts';
 import type { Source } from './file-collections.ts';
 import { originalKey, recordName } from './file-collections.ts';
 import type { Findings, Sample } from './infer-schema.ts';
 import { inferSchema, memberSamples, preview } from './infer-schema.ts';
 import { singularOf, snakeCase } from './names.ts';
+import { timestampOf } from './timestamps.ts';
 
 /** Record properties plainrest sets itself; `created_at` and `updated_at` are kept when they are timestamps. */
 const TIMESTAMPS = new Set(['created_at', 'updated_at']);
@@ -52,14 +52,17 @@ export function propertiesOf(source: Source, sources: readonly Source[], finding
     if (TIMESTAMPS.has(name) && nulls.has(name))
       findings.notes.push(`${path}: ${nulls.get(name)} null value(s) left out (plainrest sets ${name} itself)`);
     if (TIMESTAMPS.has(name)) {
-      const odd = values.find((sample) => typeof sample.value !== 'string' || !isTimestamp(sample.value));
+      const odd = values.find((sample) => timestampOf(sample.value) === undefined);
       if (odd !== undefined)
         findings.problems.push(
           `${odd.record}, ${key}: ${preview(odd.value)} is no date and time; plainrest sets ${name} itself, and ` +
-            "keeps a file's only when every value is one (2026-01-20T10:00:00Z); correct it, or rename the property",
+            "keeps a file's only when every value is one (2026-01-20T10:00:00Z, or milliseconds since 1970 as " +
+            'Date.now() gives them); correct it, or rename the property',
         );
       else {
-        findings.notes.push(`${path}: kept as each record's ${name}`);
+        const numbers = values.filter((sample) => typeof sample.value === 'number').length;
+        const read = numbers === 0 ? '' : ` (${numbers} given as a number of seconds or milliseconds since 1970)`;
+        findings.notes.push(`${path}: kept as each record's ${name}${read}`);
         found.push({ name, schema: { type: 'string', format: 'date-time' }, required: false, timestamp: true });
       }
       continue;
@@ -196,10 +199,4 @@ function hasTwoWords(value: string): boolean {
   for (let index = 1; index < words.length; index++)
     if (WORD.test(words[index - 1] as string) && WORD.test(words[index] as string)) return true;
   return false;
-}
-/** A date, or a date and time, that a clock can place (not a leap second, not before the year 1000). */
-function isTimestamp(value: string): boolean {
-  if (!hasFormat('date-time', value) && !hasFormat('date', value)) return false;
-  const at = Date.parse(value);
-  return Number.isFinite(at) && at >= Date.UTC(1000, 0, 1);
 }

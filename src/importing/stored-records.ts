@@ -16,6 +16,7 @@ import type { Findings } from './infer-schema.ts';
 import { converted, preview } from './infer-schema.ts';
 import { snakeCase } from './names.ts';
 import type { Property } from './properties.ts';
+import { timestampOf } from './timestamps.ts';
 
 /** The records of a collection as stored, each checked as a POST of it would be. */
 export function storedRecords(
@@ -44,7 +45,7 @@ export function storedRecords(
         if (Array.isArray(property.schema.type)) body[name] = null;
         continue;
       }
-      if (property.timestamp === true) times[name] = new Date(value as string).toISOString();
+      if (property.timestamp === true) times[name] = timestampOf(value) as string;
       else if (property.references !== undefined)
         body[name] = property.references.ids.newIds.get(String(value)) as number;
       else if (definition.fields.some((rule) => rule.name === name)) body[name] = converted(value);
