@@ -285,6 +285,28 @@ describe('PostgreSQL schema from declarations', { skip: POSTGRES_SKIP }, () => {
     }
   });
 
+  test('a collection declared a singleton while it holds rows under other ids than 1 is refused, and nothing changes; with row 1 alone it starts', async () => {
+    const client = await database();
+    try {
+      assert.deepEqual((await migrate(client, NOTES)).problems, []);
+      for (const text of ['a', 'b', 'c'])
+        await client.query(`INSERT INTO notes (text, created_at, updated_at) VALUES ($1, now(), now())`, [text]);
+      const before = await schemaDump(client);
+      const singleton = copy(NOTES);
+      (singleton.resources['notes'] as Record<string, unknown>)['x-singleton'] = true;
+      const refused = await migrate(client, singleton);
+      assert.deepEqual(refused.problems, [
+        { kind: 'not-the-singleton', collection: 'notes', count: 2, firstIds: [2, 3] },
+      ]);
+      assert.deepEqual(refused.applied, []);
+      assert.equal(await schemaDump(client), before);
+      await client.query(`DELETE FROM notes WHERE "id" <> 1`);
+      assert.deepEqual((await migrate(client, singleton)).problems, []);
+    } finally {
+      await client.end();
+    }
+  });
+
   test('an integer property may become a number; a number one an integer one when every value is whole; an optional one loses NOT NULL', async () => {
     const client = await database();
     try {
