@@ -3,7 +3,7 @@
 // x-unique, decimal prices, a state machine) and loans owned by the user who makes them
 // (a reference, a date, an admin-only state an owner may set to "returned"). A
 // workshop: owned teams → projects → tasks, three levels deep, with a nested object, an
-// array, a boolean filter and properties that may hold null.
+// array, a boolean filter and properties that may hold null; and a singleton, its board.
 
 import type { ResourcesDeclaration } from '../src/declarations/declaration.ts';
 
@@ -89,6 +89,17 @@ export const WORKSHOP: ResourcesDeclaration = {
         due: { type: ['null', 'string'], format: 'date', 'x-sort': true },
       },
       required: ['summary'],
+    },
+    // A singleton (README: Your own resources): one record at /v1/board, made at the start from its defaults.
+    board: {
+      singular: 'board',
+      'x-singleton': true,
+      access: { read: 'user', update: 'admin' },
+      properties: {
+        title: { type: 'string', minLength: 1, maxLength: 80, default: 'Workshop' },
+        notice: { type: ['string', 'null'], maxLength: 200 },
+        open: { type: 'boolean', default: true },
+      },
     },
   },
 };

@@ -304,11 +304,18 @@ describe('a declared workshop: three levels under an owned collection', () => {
     assert.equal((await dave.get(`/v1/teams/${team.body.id}/projects/999/tasks/1`)).status, 403);
     assert.equal((await dave.post(tasksPath, { summary: 'intrude' })).status, 403);
 
-    assert.deepEqual(await admin.server.app.recordCounts(), { users: 3, teams: 2, projects: 1, tasks: 1, keys: 0 });
+    assert.deepEqual(await admin.server.app.recordCounts(), {
+      users: 3,
+      teams: 2,
+      projects: 1,
+      tasks: 1,
+      board: 1,
+      keys: 0,
+    });
     assert.equal((await carol.delete(`/v1/teams/${team.body.id}`)).status, 204);
     assert.deepEqual(
       await admin.server.app.recordCounts(),
-      { users: 3, teams: 1, projects: 0, tasks: 0, keys: 0 },
+      { users: 3, teams: 1, projects: 0, tasks: 0, board: 1, keys: 0 },
       'the projects and tasks went with their team',
     );
     assert.equal((await admin.get(`/v1/teams/${team.body.id}/projects/${project.body.id}`)).status, 404);
