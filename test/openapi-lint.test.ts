@@ -69,7 +69,15 @@ interface Explained {
   readonly why: string;
 }
 
+/** The `headers` members of a batch's operations and results (README: Batches), in its schemas and examples. */
+const BATCH_HEADERS_MEMBER = /^paths\.\/v1\/batches\.post\.(requestBody|responses\.200)\..*\.headers$/;
+
 const EXPLAINED: readonly Explained[] = [
+  {
+    rule: 'owasp:api8:2023-define-cors-origin',
+    where: (path) => BATCH_HEADERS_MEMBER.test(path),
+    why: "a batch's operations and results carry a JSON member named headers (an operation's If-Match, a result's Location and ETag), which the rule takes for an answer's headers; the batch's own answers declare Access-Control-Allow-Origin as every answer does",
+  },
   {
     rule: 'owasp:api1:2023-no-numeric-ids',
     where: (path) => /^paths\.[^.]+\.parameters\.\d+\.schema$/.test(path),
@@ -194,10 +202,13 @@ describe('openapi lint: standard linters take the document as it is', () => {
       'inventory-access',
       'inventory-environment',
     ];
+    const excused = (finding: { code: string; path: string }): boolean =>
+      EXPLAINED.some((entry) => entry.rule === finding.code && entry.where(finding.path));
     for (const rule of fixed)
       assert.equal(
         findings.filter(
-          (finding) => finding.code === `owasp:api4:2023-${rule}` || finding.code.endsWith(`:2023-${rule}`),
+          (finding) =>
+            (finding.code === `owasp:api4:2023-${rule}` || finding.code.endsWith(`:2023-${rule}`)) && !excused(finding),
         ).length,
         0,
         rule,
@@ -213,5 +224,7 @@ describe('openapi lint: standard linters take the document as it is', () => {
     assert.equal(excused('owasp:api4:2023-rate-limit-responses-429', 'paths./v1/products.get.responses'), false);
     assert.equal(excused('owasp:api4:2023-rate-limit', 'paths./v1/products.get.responses.200'), false);
     assert.equal(excused('owasp:api8:2023-define-error-responses-401', 'paths./v1/products.get.responses'), false);
+    assert.equal(excused('owasp:api8:2023-define-cors-origin', 'paths./v1/batches.post.responses.200.headers'), false);
+    assert.equal(excused('owasp:api8:2023-define-cors-origin', 'paths./v1/products.post.responses.201.headers'), false);
   });
 });

@@ -172,6 +172,7 @@ describe('openapi: the document', () => {
         'service',
         'health',
         'tokens',
+        'batches',
         'events',
         'users',
         'products',

@@ -388,6 +388,7 @@ describe('the health check and the API index', () => {
         openapi: '/v1/openapi.json',
         tokens: '/v1/tokens',
         events: '/v1/events',
+        batches: '/v1/batches',
         users: '/v1/users',
         products: '/v1/products',
         usuarios: '/v1/usuarios',
@@ -396,13 +397,18 @@ describe('the health check and the API index', () => {
     });
   });
 
-  test('every link of the index answers 200 to GET, but tokens, which answers POST with 201', async () => {
+  test('every link of the index answers 200 to GET, but tokens and batches, which answer POST', async () => {
     const index = await api.get('/v1');
     for (const [name, link] of Object.entries(index.body.links) as [string, string][]) {
-      if (name === 'tokens') continue; // /v1/tokens has no GET (Allow: POST, OPTIONS): checked below
+      if (name === 'tokens' || name === 'batches') continue; // no GET (Allow: POST, OPTIONS): checked below
       const response = await api.get(link);
       assert.equal(response.status, 200, link);
     }
+    const batch = await api.post(index.body.links.batches, {
+      operations: [{ method: 'POST', path: '/v1/products', body: { name: 'Tea', category: 'tea', price: 3 } }],
+    });
+    assert.equal(batch.status, 200, batch.text);
+    assert.equal(batch.body.results[0].status, 201);
     const tokens = await api
       .as(undefined)
       .post(index.body.links.tokens, { email: TEST_ADMIN_EMAIL, password: TEST_ADMIN_PASSWORD });

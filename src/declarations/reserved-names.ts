@@ -1,7 +1,7 @@
 // The names plainrest keeps for itself (README: Your own resources, Moving in from json-server): every path it serves
-// under /v1 in every language it has words in (its OpenAPI document, token endpoint and change feed: /v1/events and
-// /v1/eventos), the names /v1's index links them by, and the collections it stores itself. The declaration checker,
-// the import, vocabularies' names and the route table all read this one list.
+// under /v1 in every language it has words in (its OpenAPI document, token endpoint, batch endpoint and change feed:
+// /v1/events and /v1/eventos), the names /v1's index links them by, and the collections it stores itself. The
+// declaration checker, the import, vocabularies' names and the route table all read this one list.
 
 import { LANGUAGE_NAMES } from '../resources/names.ts';
 import type { Language } from '../resources/vocabulary.ts';
@@ -19,7 +19,7 @@ const SELF_LINK = 'self';
 
 /** A path plainrest serves under /v1 besides the collections: its kind (the name /v1 links it by) and segment. */
 export interface ServedPath {
-  readonly kind: 'openapi' | 'tokens' | 'events';
+  readonly kind: 'openapi' | 'tokens' | 'events' | 'batches';
   readonly segment: string;
   /** What it is, to name it in a refusal: "change feed". */
   readonly what: string;
@@ -31,12 +31,13 @@ export function servedPaths(language: Language): readonly ServedPath[] {
     { kind: 'openapi', segment: 'openapi.json', what: 'OpenAPI document' },
     { kind: 'tokens', segment: 'tokens', what: 'token endpoint' },
     { kind: 'events', segment: feedWords(language).path, what: 'change feed' },
+    { kind: 'batches', segment: 'batches', what: 'batch endpoint' },
   ];
 }
 
 /**
- * /v1's own links, as its index lists them before the collections': `self`, `openapi`, `tokens`, `events`; each under
- * `basePath` (`/api/v1/tokens`), or at the root when it is "".
+ * /v1's own links, as its index lists them before the collections': `self`, `openapi`, `tokens`, `events`, `batches`;
+ * each under `basePath` (`/api/v1/tokens`), or at the root when it is "".
  */
 export function indexLinks(basePath: string): Record<string, string> {
   const links: Record<string, string> = { [SELF_LINK]: basePath + API_PREFIX };

@@ -102,18 +102,34 @@ export class HttpError extends Error {
   readonly status: number;
   readonly errors: readonly FieldError[] | undefined;
   readonly headers: Readonly<Record<string, string>> | undefined;
+  /** In a batch's answer, the index of the operation refused (README: Batches); else undefined. */
+  readonly operation: number | undefined;
 
   constructor(
     code: ErrorCode,
     detail: string,
-    extra: { errors?: readonly FieldError[]; headers?: Record<string, string> } = {},
+    extra: { errors?: readonly FieldError[]; headers?: Record<string, string>; operation?: number } = {},
   ) {
     super(detail);
     this.code = code;
     this.status = ERROR_STATUS[code];
     this.errors = extra.errors;
     this.headers = extra.headers;
+    this.operation = extra.operation;
   }
+}
+
+/** `error` as a batch answers it when its operation `index` was refused so: the same problem, naming the operation. */
+export function inOperation(error: HttpError, index: number): HttpError {
+  const named = new HttpError('write_conflict', error.message, {
+    ...(error.errors === undefined ? {} : { errors: error.errors }),
+    ...(error.headers === undefined ? {} : { headers: { ...error.headers } }),
+    operation: index,
+  });
+  // The code and status as refused, a hook's own code too (HookConflict).
+  Object.defineProperty(named, 'code', { value: error.code });
+  Object.defineProperty(named, 'status', { value: error.status });
+  return named;
 }
 
 /**

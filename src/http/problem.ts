@@ -39,6 +39,7 @@ export function problemReply(
     instance,
     request_id: requestId,
     ...(known?.errors === undefined ? {} : { errors: known.errors }),
+    ...(known?.operation === undefined ? {} : { operation: known.operation }),
   };
   return {
     status,

@@ -188,7 +188,8 @@ export function openApiDocument(
   const indexLinks: Record<string, string> = {};
   for (const route of routes) {
     if (route.kind === 'index') indexLinks['self'] = route.pattern;
-    if (route.kind === 'openapi' || route.kind === 'tokens') indexLinks[route.kind] = route.pattern;
+    if (route.kind === 'openapi' || route.kind === 'tokens' || route.kind === 'batches')
+      indexLinks[route.kind] = route.pattern;
     if (route.kind === 'events' && route.language === 'en') indexLinks['events'] = route.pattern;
     if ((route.kind === 'collection' || route.kind === 'singleton') && route.definition.parent === undefined)
       indexLinks[vocabularyOf(route.definition, route.language).collection] = route.pattern;

@@ -177,6 +177,13 @@ export const HEADER_COMPONENTS: Readonly<Record<string, Json>> = {
     schema: { type: 'string', enum: ['no-cache'] },
     example: 'no-cache',
   },
+  'Cache-Control-Batch': {
+    description:
+      "no-store when an operation's answer holds a secret shown once (a new API key's): no cache may keep it " +
+      '(RFC 9111 §5.2.2.5).',
+    schema: { type: 'string', enum: ['no-store'] },
+    example: 'no-store',
+  },
   'Cache-Control-No-Store': {
     description: 'A token, or an API key shown once, must not be stored by caches (RFC 6749 §5.1, RFC 9111 §5.2.2.5).',
     required: true,
@@ -234,6 +241,11 @@ export const SUCCESS_HEADERS = {
   allow: { Allow: headerReference('Allow') },
   acceptPatch: { 'Accept-Patch': headerReference('Accept-Patch') },
   noStore: { 'Cache-Control': headerReference('Cache-Control-No-Store') },
+  /** A batch's 200: kept by no cache when it shows a secret, and maybe the replay of an earlier answer. */
+  batch: {
+    'Cache-Control': headerReference('Cache-Control-Batch'),
+    'Idempotent-Replayed': headerReference('Idempotent-Replayed'),
+  },
   /** A new API key: its Location and ETag, kept by no cache, and never a replay (it takes no Idempotency-Key). */
   createdSecret: {
     Location: headerReference('Location'),

@@ -33,6 +33,12 @@ export const PROBLEM_SCHEMA: Schema = {
       description: 'the path of the request',
     },
     request_id: REQUEST_ID_SCHEMA,
+    operation: {
+      type: 'integer',
+      minimum: 0,
+      maximum: 99,
+      description: "in a batch's answer (POST /v1/batches), the index of the operation refused",
+    },
     errors: {
       type: 'array',
       description: 'one entry per offending field or query parameter (on 400 and 422)',

@@ -1,9 +1,10 @@
 // The operations of the addresses that are not resources: the home page (`/`), the
 // health checks, the API index (`/v1`), this document, and the token endpoint
 // (README: Paths, Authentication and permissions). All but the token endpoint only read; none needs a token.
-// The change feed, which needs one, is described in event-operations.ts.
+// The change feed and the batch endpoint, which need one, are described in event-operations.ts and batch-operation.ts.
 
 import type { RouteSpec } from '../routing/route-table.ts';
+import { batchOperations } from './batch-operation.ts';
 import { eventOperations } from './event-operations.ts';
 import { EXAMPLE_CREDENTIALS, EXAMPLE_TOKEN } from './written-examples.ts';
 import { SUCCESS_HEADERS } from './headers.ts';
@@ -24,12 +25,13 @@ export const SERVICE_NOUNS: Readonly<Record<ServiceRoute['kind'], string>> = {
   openapi: 'OpenApi',
   tokens: 'Tokens',
   events: 'Events',
+  batches: 'Batches',
 };
 
 /** The tag of a service path's operations. */
 export function serviceTag(kind: ServiceRoute['kind']): string {
   if (kind === 'tokens') return 'tokens';
-  if (kind === 'events') return 'events';
+  if (kind === 'events' || kind === 'batches') return kind;
   return kind === 'health' || kind === 'readiness' ? 'health' : 'service';
 }
 
@@ -52,7 +54,7 @@ const INDEX_SCHEMA: Json = {
     version: { type: 'string' },
     links: {
       type: 'object',
-      description: 'self, openapi, tokens, events (the change feed) and every top-level collection, by name',
+      description: 'self, openapi, tokens, events (the change feed), batches and every top-level collection, by name',
       additionalProperties: { type: 'string' },
     },
   },
@@ -174,6 +176,8 @@ export function serviceOperations(route: ServiceRoute, indexLinks: Readonly<Reco
       };
     case 'events':
       return eventOperations(route);
+    case 'batches':
+      return batchOperations(route.resources);
     case 'tokens':
       return {
         post: {

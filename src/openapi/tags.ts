@@ -32,6 +32,7 @@ export const SERVICE_TAGS: readonly Json[] = [
   { name: 'service', description: 'The home page, the API index and this document; no token needed.' },
   { name: 'health', description: 'Liveness and readiness, for supervisors and load balancers; no token needed.' },
   { name: 'tokens', description: 'Exchange an email and password for a bearer token.' },
+  { name: 'batches', description: 'Several writes in one request, all applied or none.' },
 ];
 
 /** The change feed's tag. */

@@ -1,7 +1,7 @@
 // The route table, built once at start from the resource declarations: every collection,
 // item and singleton path in every vocabulary (README: Paths), plus the API index, the token
-// endpoint, the change feed, the health checks and the home page (`/`). The router's endpoints
-// (server/routes.ts) and the OpenAPI document are both made from it, so they cannot disagree.
+// endpoint, the change feed, the batch endpoint, the health checks and the home page (`/`).
+// The router's endpoints (server/routes.ts) and the OpenAPI document are both made from it.
 
 import type { ResourceTable } from '../resources/definition.ts';
 import type { Language, ResourceDefinition } from '../resources/definition.ts';
@@ -19,6 +19,7 @@ export type RouteSpec =
       readonly resources: ResourceTable;
       readonly language: Language;
     }
+  | { readonly pattern: string; readonly kind: 'batches'; readonly resources: ResourceTable }
   | {
       readonly pattern: string;
       readonly kind: 'collection' | 'item';
@@ -58,7 +59,9 @@ export function routeTable(resources: ResourceTable): RouteSpec[] {
     for (const { kind, segment, what } of servedPaths(language)) {
       const pattern = `${API_PREFIX}/${segment}`;
       if (!claim(pattern, `plainrest's ${what}`)) continue;
-      routes.push(kind === 'events' ? { pattern, kind, resources, language } : { pattern, kind });
+      if (kind === 'events' || kind === 'batches')
+        routes.push(kind === 'events' ? { pattern, kind, resources, language } : { pattern, kind, resources });
+      else routes.push({ pattern, kind });
     }
   }
   for (const language of resources.languages) {

@@ -2,6 +2,7 @@
 // following GET (RFC 9110 §9.3.2), OPTIONS and Allow from the same list (§10.2.1), and which methods need no bearer
 // token (README: Authentication and permissions); the router is made from them once, at the start.
 
+import { runBatch, type OperationRouter } from '../handlers/batch.ts';
 import { createRecord } from '../handlers/create-record.ts';
 import { listRecords } from '../handlers/list-records.ts';
 import type { RequestContext } from '../handlers/context.ts';
@@ -97,11 +98,14 @@ function publicMethods(definition: ResourceDefinition, methods: Readonly<Record<
     .map(([method]) => method);
 }
 
+/** A router of no routes: the batch endpoint's operations when only its methods are asked for (methodsOf). */
+const NO_OPERATIONS: OperationRouter = { match: () => undefined };
+
 /**
  * The handlers of a route, which of them need no token (README: Authentication and permissions), and the documents they
- * serve.
+ * serve; `operations` routes a batch's operations to the resources' endpoints.
  */
-export function endpointFor(route: RouteSpec, documents: Documents): Endpoint {
+export function endpointFor(route: RouteSpec, documents: Documents, operations = NO_OPERATIONS): Endpoint {
   // The service endpoints are read without a token; a resource's access decides for its own routes.
   const tokenless = ['GET'];
   switch (route.kind) {
@@ -119,6 +123,8 @@ export function endpointFor(route: RouteSpec, documents: Documents): Endpoint {
       return endpoint({ POST: createToken }, { tokenless: ['POST'] });
     case 'events':
       return endpoint({ GET: (context) => eventFeed(context, route.resources, route.language) }, { negotiates: true });
+    case 'batches':
+      return endpoint({ POST: (context) => runBatch(context, route.resources, operations, route.pattern) });
     case 'collection': {
       const { definition } = route;
       const vocabulary = vocabularyOf(definition, route.language);
@@ -245,6 +251,12 @@ export function buildRouter(resources: ResourceTable, basePath: string): BuiltRo
   const routes = routeTable(resources);
   const documents = documentsServed(resources, basePath, () => describeApi(resources, basePath));
   const router = new Router<Endpoint>();
-  for (const route of routes) router.add(route.pattern, endpointFor(route, documents));
+  // The resources' routes alone: what a batch's operations may address (README: Batches).
+  const operations = new Router<Endpoint>();
+  for (const route of routes) {
+    const served = endpointFor(route, documents, operations);
+    router.add(route.pattern, served);
+    if ('definition' in route) operations.add(route.pattern, served);
+  }
   return { router, allMethods: methodsServed(routes) };
 }
