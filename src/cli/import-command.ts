@@ -98,7 +98,8 @@ function inferred(collection: string, declared: CollectionDeclaration): string {
     ];
     return `${name} (${traits.join(', ')})`;
   });
-  return `${collection}: ${properties.length > 0 ? properties.join(', ') : 'no properties'}`;
+  const kind = declared['x-singleton'] === true ? ' (a singleton)' : '';
+  return `${collection}${kind}: ${properties.length > 0 ? properties.join(', ') : 'no properties'}`;
 }
 
 /** Where the declaration goes: `--resources`, else `resources.json` beside the data file. */

@@ -1,6 +1,7 @@
 // The collections of a json-server file (README: Moving in from json-server): each top-level list, named in
-// snake_case, with its records, their places in the list and their ids (record-ids.ts); a top-level object or value
-// is left out, saying so, and a name plainrest cannot serve, or keeps for itself, is a problem.
+// snake_case, with its records, their places in the list and their ids (record-ids.ts); a top-level object is a
+// singleton (json-server's singular resource, `profile`), a single value is left out, saying so, and a name
+// plainrest cannot serve, or keeps for itself, is a problem.
 
 import { reservedNameProblem } from '../declarations/reserved-names.ts';
 import type { JsonObject, JsonValue } from '../records/json.ts';
@@ -20,7 +21,12 @@ export interface Source {
   /** Each record's place in the file's list, from 1 (an item that is no object is not a record). */
   readonly positions: readonly number[];
   readonly ids: CollectionIds;
+  /** A top-level object: served as one record at /v1/<name>, under the fixed id a singleton is kept by. */
+  readonly singleton?: true;
 }
+
+/** A singleton's one record, as every singleton is kept (README: Your own resources). */
+const SINGLETON_IDS: CollectionIds = { ids: [1], newIds: new Map(), renumbered: new Map(), nextId: 2 };
 
 /** The top-level lists, named as plainrest names them; anything else is left out, saying so. */
 export function collectionsOf(data: unknown, findings: Findings): Source[] {
@@ -31,11 +37,9 @@ export function collectionsOf(data: unknown, findings: Findings): Source[] {
   const sources: Source[] = [];
   const byName = new Map<string, string>();
   for (const [key, value] of Object.entries(data as JsonObject)) {
-    if (!Array.isArray(value)) {
-      const what = isJsonObject(value) ? "a single object (json-server's singular resource)" : 'a single value';
-      findings.notes.push(
-        `${key}: left out: ${what}, not a list of records; to serve it, make it a list of one record`,
-      );
+    const singleton = isJsonObject(value);
+    if (!Array.isArray(value) && !singleton) {
+      findings.notes.push(`${key}: left out: a single value, not a list of records nor an object`);
       continue;
     }
     const name = snakeCase(key);
@@ -59,6 +63,12 @@ export function collectionsOf(data: unknown, findings: Findings): Source[] {
     }
     byName.set(name, key);
     if (name !== key) findings.notes.push(`${key}: served as ${name}`);
+    if (singleton) {
+      findings.notes.push(`${key}: a single object (json-server's singular resource): one record at /v1/${name}`);
+      if (rawIdOf(value) !== undefined) findings.notes.push(`${key}.id: left out: a singleton's path names it alone`);
+      sources.push({ key, name, records: [value], positions: [1], ids: SINGLETON_IDS, singleton: true });
+      continue;
+    }
     const records: JsonObject[] = [];
     const positions: number[] = [];
     (value as readonly JsonValue[]).forEach((record, index) => {
@@ -80,8 +90,9 @@ export function collectionsOf(data: unknown, findings: Findings): Source[] {
   return sources;
 }
 
-/** `comments, record 3 (id "c7")`. */
+/** `comments, record 3 (id "c7")`; `profile` for a singleton. */
 export function recordName(source: Source, index: number): string {
+  if (source.singleton === true) return source.key;
   const id = rawIdOf(source.records[index] ?? {});
   return `${source.key}, record ${source.positions[index]}${id === undefined ? '' : ` (id ${preview(id)})`}`;
 }

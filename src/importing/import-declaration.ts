@@ -1,6 +1,6 @@
-// The declaration an import writes (README: Moving in from json-server): a collection per list, its properties in
-// the order the file has them, `required` when every record holds one, and the access `--access` chose; `users` join
-// the built-in users, whose password (or its hash) a file may not set.
+// The declaration an import writes (README: Moving in from json-server): a collection per list (a singleton per
+// object), its properties in the order the file has them, `required` when every record holds one, and the access
+// `--access` chose; `users` join the built-in users, whose password (or its hash) a file may not set.
 
 import type { CollectionDeclaration, PropertySchema } from '../declarations/declaration.ts';
 import { BUILT_IN_USER_PROPERTIES } from '../declarations/built-in-users.ts';
@@ -61,6 +61,17 @@ export function collectionDeclaration(
         `${source.key}: users keep their own access (admins list and create them; each reads and changes their own)`,
       );
     return { singular: 'user', properties };
+  }
+  if (source.singleton === true) {
+    // Read and updated only: a singleton is never listed, created by POST or deleted.
+    const access = chosen === undefined ? {} : { access: { read: chosen.read, update: chosen.update } };
+    return {
+      singular: source.name,
+      'x-singleton': true,
+      ...access,
+      properties,
+      ...(required.length > 0 ? { required } : {}),
+    };
   }
   return {
     singular: singularOf(source.name),

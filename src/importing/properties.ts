@@ -73,14 +73,16 @@ export function propertiesOf(source: Source, sources: readonly Source[], finding
     if (target !== undefined) {
       if (reportDanglingReferences(path, values, target, findings)) continue;
       const type = nullCount === undefined ? 'integer' : (['integer', 'null'] as const);
-      const schema: PropertySchema = { type, 'x-references': target.name, 'x-filter': true };
+      const filter = source.singleton === true ? {} : { 'x-filter': true };
+      const schema: PropertySchema = { type, 'x-references': target.name, ...filter };
       found.push({ name, schema, required, references: target });
       continue;
     }
     if (name.endsWith('_id')) unrecognizedReference(key, values, sources, findings);
     const schema = inferSchema(values, key, findings);
     if (schema === undefined) continue;
-    const listed = withListKeywords(name, schema, values, source.records.length);
+    // A singleton has no list to filter, sort or search.
+    const listed = source.singleton === true ? schema : withListKeywords(name, schema, values, source.records.length);
     found.push({
       name,
       schema: nullCount === undefined ? listed : mayHoldNull(listed, path, nullCount, findings),
@@ -116,7 +118,10 @@ function mayHoldNull(schema: PropertySchema, path: string, count: number, findin
 function referencedCollection(name: string, values: readonly Sample[], sources: readonly Source[]): Source | undefined {
   const prefix = /^([a-z][a-z0-9_]*)_id$/.exec(name)?.[1];
   if (prefix === undefined || values.length === 0) return undefined;
-  const target = sources.find((source) => source.name === prefix || singularOf(source.name) === prefix);
+  // A singleton's record has no id a reference could name.
+  const target = sources.find(
+    (source) => source.singleton !== true && (source.name === prefix || singularOf(source.name) === prefix),
+  );
   if (target === undefined) return undefined;
   const scalar = values.every((sample) => typeof sample.value === 'string' || typeof sample.value === 'number');
   return scalar ? target : undefined;
