@@ -113,7 +113,7 @@ export function singletonOperations(route: SingletonRoute): Json {
   };
 }
 
-/** The schemas a singleton's operations name: its record, a `fields=` selection of it, and a PUT's and a PATCH's body. */
+/** The schemas a singleton's operations name: its record, a `fields=` selection of it, a PUT's and a PATCH's body. */
 export function singletonSchemas(route: SingletonRoute): Record<string, Schema> {
   const { definition, language } = route;
   const schemas: Record<string, Schema> = {

@@ -1,7 +1,7 @@
 // Stored data against a changed declaration (README: Your own resources, Troubleshooting): once the data directory is
 // loaded, a collection the declaration no longer has that still holds records, records lacking a property it now
-// requires, and a singleton's records under any id but its own, stop the start; nothing is changed. Fields not of their declared kind are found while loading
-// (stored-fields.ts).
+// requires, and a singleton's records under any id but its own, stop the start; nothing is changed. Fields not of
+// their declared kind are found while loading (stored-fields.ts).
 
 import type { ResourceTable } from '../resources/definition.ts';
 import { SINGLETON_ID } from '../resources/definition.ts';
