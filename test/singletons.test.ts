@@ -357,6 +357,35 @@ describe('a singleton with a required property without a default: 404 until its 
   });
 });
 
+describe('in a batch (README: Batches)', () => {
+  test('a batch makes a singleton by its PUT and patches it; a DELETE of it is refused before anything runs', async () => {
+    const api = await startTestServer({ resources: DESK });
+    defer(() => api.close());
+    const batch = await api.post('/v1/batches', {
+      operations: [
+        { method: 'PATCH', path: '/v1/settings', body: { theme: 'dark' } },
+        { method: 'PUT', path: '/v1/profile', body: { name: 'Ann' } },
+        { method: 'PATCH', path: '/v1/profile', body: { bio: 'Batched' } },
+      ],
+    });
+    assertJson(batch, 200);
+    const results = batch.body.results as { status: number; headers: Record<string, string>; body: any }[];
+    assert.deepEqual(
+      results.map((result) => result.status),
+      [200, 201, 200],
+    );
+    assert.equal(results[1]?.headers['Location'], '/v1/profile');
+    assert.deepEqual(withoutTimestamps(results[2]?.body), { name: 'Ann', bio: 'Batched', plan: 'free' });
+    assert.deepEqual((await api.get('/v1/profile')).body, results[2]?.body);
+    assert.equal((await api.get('/v1/settings')).body.theme, 'dark');
+    const refused = await api.post('/v1/batches', { operations: [{ method: 'DELETE', path: '/v1/settings' }] });
+    assert.equal(refused.status, 422, refused.text);
+    assert.deepEqual(refused.body.errors, [
+      { field: 'operations[0].path', code: 'method_not_allowed', message: 'takes no DELETE; its writes: PUT, PATCH' },
+    ]);
+  });
+});
+
 describe('kept on disk', () => {
   test('a restart keeps both singletons and makes neither again; plainrest copy carries them', async () => {
     const dataDir = await scratchDirectory(defer);
