@@ -103,7 +103,9 @@ export function batchOperations(resources: ResourceTable): Json {
         "Runs each operation as its own request would, with this request's token and in order, on the records as " +
         'the operations before it left them, then commits them all at once, each with its event in the change feed. ' +
         "If any is refused, nothing is written and the answer is that operation's, with its index as operation. A " +
-        'malformed batch is a 422 naming each fault (operations[2].path) before any operation runs.',
+        'malformed batch is a 422 naming each fault (operations[2].path) and the first operation at fault, before ' +
+        "any runs: a path that is no resource's path under /v1 (or is this one), a method its path does not take, a " +
+        'DELETE with a body, or a $<n>.id that names no earlier POST.',
       parameters: [idempotencyKey('batch-2026-01-20-1')],
       requestBody: { required: true, content: jsonContent(BATCH_SCHEMA, request) },
       responses: responses(
