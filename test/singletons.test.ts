@@ -265,7 +265,7 @@ describe('a singleton made at the start from its defaults', () => {
     assert.equal(inPortuguese.body.data[0].record.tema, 'light');
   });
 
-  test('/v1 links it; the home page shows its path', async () => {
+  test("/v1 links it; the home page shows its path and its record's fields", async () => {
     const index = await api.as(undefined).get('/v1');
     assert.equal(index.body.links.settings, '/v1/settings');
     assert.equal(index.body.links.profile, '/v1/profile');
@@ -276,6 +276,7 @@ describe('a singleton made at the start from its defaults', () => {
       home.text.includes('/v1/settings') && home.text.includes('/v1/ajustes'),
       'the home page shows both paths',
     );
+    assert.ok(home.text.includes('<caption>A settings record</caption>'), "the home page shows the record's fields");
   });
 
   test('the OpenAPI document: its path with get, head, put, patch and options; its schemas, without an id', async () => {

@@ -186,8 +186,18 @@ function resourceHtml(place: ReferencePlace, tag: string, singular: string): str
   const list = collection?.get?.responses['200']?.content?.['application/json']?.schema;
   const listSchema = list === undefined ? {} : resolve(document, list);
   const items = listSchema.properties?.['data']?.items;
-  const record = items?.anyOf?.[0] ?? items;
-  const create = collection?.post?.requestBody?.content['application/json']?.schema;
+  // A singleton has no collection path: its read and its PUT's body stand for the list's record and the create's body.
+  const single =
+    collection === undefined
+      ? Object.values(document.paths).find(
+          (item) => item.put?.tags?.[0] === tag && item.post === undefined && item.delete === undefined,
+        )
+      : undefined;
+  const read = single?.get?.responses['200']?.content?.['application/json']?.schema;
+  const record = items?.anyOf?.[0] ?? items ?? (read === undefined ? undefined : resolve(document, read).anyOf?.[0]);
+  const create =
+    collection?.post?.requestBody?.content['application/json']?.schema ??
+    single?.put?.requestBody?.content['application/json']?.schema;
   const created = collection?.post?.responses['201']?.content?.['application/json']?.schema;
   const table =
     record === undefined || create === undefined
