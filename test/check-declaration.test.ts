@@ -367,7 +367,7 @@ describe('the names plainrest keeps for itself are refused, in every language (d
     const served = routeTable(table)
       .filter((route) => route.kind !== 'collection' && route.kind !== 'item' && route.pattern.startsWith('/v1/'))
       .map((route) => route.pattern.slice('/v1/'.length));
-    assert.deepEqual(served, ['openapi.json', 'tokens', 'events', 'eventos']);
+    assert.deepEqual(served, ['openapi.json', 'tokens', 'events', 'batches', 'eventos']);
     for (const segment of served) assert.ok(RESERVED_NAMES.has(segment), segment);
     for (const name of ['openapi', 'self', 'keys', 'idempotency_keys']) assert.ok(RESERVED_NAMES.has(name), name);
   });
