@@ -208,6 +208,30 @@ describe('batches: several writes, all or none', () => {
     assert.equal(other.body.code, 'idempotency_key_reused');
   });
 
+  test('an API key made in a batch: its secret shown once, the answer kept by no cache; with an Idempotency-Key, 400', async () => {
+    const keys = `/v1/users/${aliceId}/keys`;
+    const before = await count(alice, keys);
+    const made = await alice.post('/v1/batches', {
+      operations: [{ method: 'POST', path: keys, body: { name: 'nightly', read_only: true } }],
+    });
+    assertJson(made, 200);
+    assert.equal(made.headers.get('cache-control'), 'no-store');
+    const secret = made.body.results[0].body.secret as string;
+    assert.match(secret, /^prk_/);
+    const keyed = await alice.post(
+      '/v1/batches',
+      { operations: [{ method: 'POST', path: keys, body: { name: 'kept' } }] },
+      { 'Idempotency-Key': `keys-${Date.now()}` },
+    );
+    assertRefused(keyed, 400, 'idempotency_key_not_accepted', 0);
+    assert.equal(await count(alice, keys), before + 1);
+    // The read-only key's batch: each write refused as its own request would be.
+    const readOnly = await alice.as(secret).post('/v1/batches', {
+      operations: [{ method: 'PATCH', path: `/v1/users/${aliceId}`, body: { name: 'Read Only' } }],
+    });
+    assertRefused(readOnly, 403, 'forbidden', 0);
+  });
+
   test('two records with one unique value in one batch: the second is a 409, as alone', async () => {
     const email = `twice-${Date.now()}@example.com`;
     const response = await admin.post('/v1/batches', {
