@@ -28,6 +28,7 @@ export type { Retention } from './feed/event-log.ts';
 export type { RecordReader } from './resources/definition.ts';
 export type { SchemaProblem } from './store/open-database.ts';
 export type { StoredRecord, JsonObject, JsonValue } from './records/json.ts';
+export type { IdKind, RecordId } from './records/record-id.ts';
 export type { ResourcesDeclaration, CollectionDeclaration, PropertySchema } from './declarations/declaration.ts';
 export type { Hooks } from './declarations/compile-declaration.ts';
 export { DeclarationError } from './declarations/load-declaration.ts';

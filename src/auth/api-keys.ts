@@ -53,7 +53,7 @@ function apiKeyOf(record: StoredRecord): ApiKey {
   const expiresAt = record[KEY_FIELDS.expiresAt];
   const at = typeof expiresAt === 'string' ? Date.parse(expiresAt) : Number.POSITIVE_INFINITY;
   return {
-    id: record.id,
+    id: record.id as number, // keys' and users' ids are integers (declarations/check-ids.ts)
     userId: record[KEY_FIELDS.user] as number,
     expiresAt:
       at === Number.POSITIVE_INFINITY ? Number.MAX_SAFE_INTEGER : Number.isFinite(at) ? Math.floor(at / 1000) : 0,

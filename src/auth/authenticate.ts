@@ -108,9 +108,11 @@ export class Authenticator {
     if (user === undefined) throw invalidToken('the user of this token no longer exists');
     // A provider's token carries the role; plainrest's own tokens and API keys take the user's.
     const role = entry.role ?? (user['role'] === 'admin' ? 'admin' : 'user');
-    if (key === undefined) return { id: user.id, role };
+    // Users' ids are integers (declarations/check-ids.ts).
+    const id = user.id as number;
+    if (key === undefined) return { id, role };
     this.#keyUsed?.(key.record);
-    return { id: user.id, role, key: { id: key.id, readOnly: key.readOnly } };
+    return { id, role, key: { id: key.id, readOnly: key.readOnly } };
   }
 
   /**

@@ -8,6 +8,7 @@ import type { JsonObject, JsonValue } from '../records/json.ts';
 import type { Audience, Operation, ResourceDefinition, Vocabulary } from '../resources/definition.ts';
 import { ownerOf } from '../resources/ownership.ts';
 import type { RecordReads } from '../store/store.ts';
+import type { RecordId } from '../records/record-id.ts';
 
 export type { Audience, Operation };
 
@@ -39,7 +40,7 @@ function ownsTarget(
   actor: Actor,
   definition: ResourceDefinition,
   operation: Operation,
-  ids: readonly number[],
+  ids: readonly RecordId[],
   store: RecordReads,
 ): boolean {
   if (!COLLECTION_OPERATIONS.has(operation)) return ownerOf(definition, ids, store) === actor.id;
@@ -53,7 +54,7 @@ export function isAllowed(
   actor: Actor | undefined,
   definition: ResourceDefinition,
   operation: Operation,
-  ids: readonly number[],
+  ids: readonly RecordId[],
   store: RecordReads,
 ): boolean {
   const audience = definition.access[operation];
@@ -77,7 +78,7 @@ export function listsOwnRecordsOnly(actor: Actor | undefined, definition: Resour
 /** Who asks, for which ids of a path, through which store: what a permission check needs of a request. */
 export interface Asking {
   readonly actor: Actor | undefined;
-  readonly ids: readonly number[];
+  readonly ids: readonly RecordId[];
   readonly store: RecordReads;
 }
 

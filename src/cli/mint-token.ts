@@ -39,8 +39,8 @@ export async function mintToken(
   const secret = config.tokenSecret ?? (await readSecretFile(join(config.dataDir, TOKEN_SECRET_FILE)));
   if (secret === undefined)
     throw new TokenMintError(`${dataDir} holds no token secret yet; ${startOnce}, or set TOKEN_SECRET`);
-  const { token, expiresIn } = new Authenticator(secret, config.tokenTtlSeconds).issue(user.id);
-  return { token, userId: user.id, expiresIn };
+  const { token, expiresIn } = new Authenticator(secret, config.tokenTtlSeconds).issue(user.id as number);
+  return { token, userId: user.id as number, expiresIn };
 }
 
 /**
@@ -62,6 +62,6 @@ async function mintFromDatabase(
   if (user === 'no-users') throw new TokenMintError(`${database} holds no users yet; start the server once with it`);
   if (user === undefined) throw new TokenMintError(`no user has the email ${email} in ${database}`);
   // Issuing reads no store: the token names the user, whom every request reads afresh.
-  const { token, expiresIn } = new Authenticator(secret, ttlSeconds).issue(user.id);
-  return { token, userId: user.id, expiresIn };
+  const { token, expiresIn } = new Authenticator(secret, ttlSeconds).issue(user.id as number);
+  return { token, userId: user.id as number, expiresIn };
 }

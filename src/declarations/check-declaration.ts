@@ -10,6 +10,7 @@ import { checkCollection } from './check-collection.ts';
 import type { CollectionDeclaration } from './declaration.ts';
 import { checkSatisfiable } from './check-satisfiable.ts';
 import { checkSingletons } from './check-singletons.ts';
+import { checkIds } from './check-ids.ts';
 import { isJsonObject as isObject } from '../records/json.ts';
 import { child, type DeclarationProblem, type Json, type JsonObject, type Report } from './problems.ts';
 
@@ -97,6 +98,7 @@ export function checkDeclaration(declaration: Json): DeclarationProblem[] {
   checkOwnerAccess(resources, problem);
   checkPathNames(resources, problem);
   checkSingletons(resources, problem);
+  checkIds(resources, problem);
   if (problems.length === 0) checkSatisfiable(resources, problem);
   return problems;
 }

@@ -100,7 +100,7 @@ export function checkSchema(
     problem(pointer, 'an array needs "items"');
   }
   checkObjectMembers(schema, type as Json, pointer, collections, problem);
-  checkReference(schema, type, pointer, collections, problem); // at any depth: an order item's product_id
+  checkReference(schema, pointer, collections, problem); // at any depth: an order item's product_id
   if (topLevel) checkExtensions(schema, type, pointer, problem);
   else
     for (const keyword of Object.keys(schema)) {
@@ -145,28 +145,25 @@ function checkObjectMembers(
     checkRequired(schema['required'], memberNames, child(pointer, 'required'), problem);
 }
 
-function checkReference(
-  schema: JsonObject,
-  type: unknown,
-  pointer: string,
-  collections: ReadonlySet<string>,
-  problem: Report,
-): void {
+function checkReference(schema: JsonObject, pointer: string, collections: ReadonlySet<string>, problem: Report): void {
   const references = schema['x-references'];
   if (references === undefined) return;
   if (typeof references !== 'string' || !collections.has(references))
     problem(child(pointer, 'x-references'), 'names no declared collection');
-  if (type !== 'integer') problem(child(pointer, 'x-references'), 'a reference is an id: "type": "integer"');
+  // Its type, the target's kind of id, is checked with the target's x-id (check-ids.ts).
 }
 
 function checkExtensions(schema: JsonObject, type: unknown, pointer: string, problem: Report): void {
   const onDelete = schema['x-on-delete'];
   if (onDelete !== undefined) {
     const at = child(pointer, 'x-on-delete');
-    if (schema['x-references'] === undefined) problem(at, 'goes with "x-references"');
+    // An array of references (`x-references` on its items) takes it too: set-null takes the id out of the array.
+    const items = schema['items'];
+    const ofArray = isObject(items) && items['x-references'] !== undefined;
+    if (schema['x-references'] === undefined && !ofArray) problem(at, 'goes with "x-references"');
     else if (onDelete !== 'restrict' && onDelete !== 'cascade' && onDelete !== 'set-null')
       problem(at, 'must be "restrict" (the default), "cascade" or "set-null"');
-    else if (onDelete === 'set-null' && !declaredType(schema['type']).nullable)
+    else if (onDelete === 'set-null' && !ofArray && !declaredType(schema['type']).nullable)
       problem(at, '"set-null" needs a property that may hold null: "type": ["integer", "null"]');
   }
   const values = Array.isArray(schema['enum']) ? (schema['enum'] as Json[]) : undefined;

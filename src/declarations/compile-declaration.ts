@@ -113,8 +113,15 @@ export function compileDeclaration(declaration: ResourcesDeclaration, hooks: Hoo
           };
     const ownership = ownershipOf(collection, body, parentDefinition);
     const singleton = body['x-singleton'] === true;
-    const fields: FieldRule[] = [singleton ? SINGLETON_ID_FIELD : ID_FIELD];
-    if (parent !== undefined) fields.push({ name: parent.field, type: 'integer', access: 'server', minimum: 1 });
+    const idKind = body['x-id'] ?? 'integer';
+    const idField = idKind === 'integer' ? ID_FIELD : { ...ID_FIELD, idKind };
+    const fields: FieldRule[] = [singleton ? SINGLETON_ID_FIELD : idField];
+    if (parent !== undefined)
+      fields.push(
+        parent.definition.idKind === 'integer'
+          ? { name: parent.field, type: 'integer', access: 'server', minimum: 1 }
+          : { name: parent.field, type: 'string', access: 'server' },
+      );
     if (body.owned === true && ownership === 'owned')
       fields.push({ name: OWNER_FIELD_NAME, type: 'integer', access: 'server', minimum: 1 });
     const required = new Set(body.required ?? []);
@@ -136,6 +143,7 @@ export function compileDeclaration(declaration: ResourcesDeclaration, hooks: Hoo
     const access: Access = { ...DEFAULT_ACCESS, ...body.access };
     const definition: MutableDefinition = {
       collection,
+      idKind,
       singular: body.singular,
       ...(parent === undefined ? {} : { parent }),
       children: [],
@@ -156,7 +164,9 @@ export function compileDeclaration(declaration: ResourcesDeclaration, hooks: Hoo
   }
   for (const definition of byCollection.values()) {
     for (const rule of definition.fields) {
-      const referenced = rule.references === undefined ? undefined : byCollection.get(rule.references);
+      // A reference, or an array of them (README: Your own resources, ids).
+      const names = rule.references ?? rule.items?.references;
+      const referenced = names === undefined ? undefined : byCollection.get(names);
       if (referenced === undefined) continue;
       referenced.referencedBy.push({ definition: definition as ResourceDefinition, path: [rule.name] });
       definition.referencing.push({ field: rule.name, definition: referenced as ResourceDefinition });

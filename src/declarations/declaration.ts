@@ -66,6 +66,8 @@ export interface CollectionDeclaration {
   readonly description?: string;
   /** One record at the collection's path, without an id (README: Your own resources, singletons). */
   readonly 'x-singleton'?: boolean;
+  /** The kind of its records' ids (README: Your own resources, ids); default `integer`. */
+  readonly 'x-id'?: 'integer' | 'uuid' | 'string';
   readonly [extension: `x-${string}`]: unknown;
 }
 

@@ -27,7 +27,8 @@ export function eventJson(
   const collection = JSON.stringify(vocabulary.collection);
   const path = JSON.stringify(basePath + recordPath(definition, event, language));
   const head =
-    `{"id":${event.id},"type":"${event.type}","collection":${collection},"record_id":${event.recordId},` +
+    `{"id":${event.id},"type":"${event.type}","collection":${collection},` +
+    `"record_id":${JSON.stringify(event.recordId)},` +
     `"path":${path},"at":"${event.at}"`;
   return event.record === undefined
     ? `${head}}`

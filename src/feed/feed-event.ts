@@ -4,6 +4,7 @@
 // their own.
 
 import type { StoredRecord } from '../records/json.ts';
+import type { RecordId } from '../records/record-id.ts';
 
 export const EVENT_TYPES = ['created', 'updated', 'deleted'] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
@@ -12,9 +13,9 @@ export interface FeedEvent {
   readonly id: number;
   readonly type: EventType;
   readonly collection: string;
-  readonly recordId: number;
+  readonly recordId: RecordId;
   /** The ids above the record on its path, outermost first. */
-  readonly under: readonly number[];
+  readonly under: readonly RecordId[];
   readonly owner: number | undefined;
   /** When it was committed (ISO 8601, UTC). */
   readonly at: string;

@@ -7,6 +7,7 @@ import { HttpError, type FieldError } from '../errors/errors.ts';
 import { routePathOf } from '../http/base-path.ts';
 import { isJsonObject, type JsonObject, type JsonValue } from '../records/json.ts';
 import { API_PREFIX } from '../routing/route-table.ts';
+import type { RecordId } from '../records/record-id.ts';
 
 /** The most operations one batch may hold. */
 export const MAX_OPERATIONS = 100;
@@ -27,8 +28,11 @@ const OPERATION_MEMBERS: ReadonlySet<string> = new Set(['method', 'path', 'body'
 /** `$3.id`: the id of the record operation 3 created, as a whole path segment or a whole string in a body. */
 const REFERENCE = /^\$(0|[1-9][0-9]{0,2})\.id$/;
 
-/** The id standing for a reference while a path's route is looked up, before the record exists. */
-const ANY_ID = '1';
+/**
+ * The ids standing for a reference while a path's route is looked up, before the record exists: an integer, else a
+ * uuid, which a string id's route takes too (README: Your own resources, ids).
+ */
+const ANY_IDS = ['1', '00000000-0000-4000-8000-000000000000'];
 
 export interface BatchOperation {
   readonly method: BatchMethod;
@@ -148,11 +152,14 @@ function checkPath(
     fault(field, 'invalid_value', 'a batch cannot hold a batch');
     return;
   }
-  const shape = routePath
-    .split('/')
-    .map((segment) => (REFERENCE.test(segment) ? ANY_ID : segment))
-    .join('/');
-  const methods = methodsAt(shape);
+  let methods: readonly string[] | undefined;
+  for (const anyId of ANY_IDS) {
+    const shape = routePath
+      .split('/')
+      .map((segment) => (REFERENCE.test(segment) ? anyId : segment))
+      .join('/');
+    methods ??= methodsAt(shape);
+  }
   if (methods === undefined) fault(field, 'route_not_found', "is no resource's path");
   else if (!methods.includes(method))
     fault(field, 'method_not_allowed', `takes no ${method}; its writes: ${methods.join(', ') || 'none'}`);
@@ -206,7 +213,7 @@ function eachString(value: JsonValue, field: string, visit: (text: string, field
 }
 
 /** The id of the record operation `index` created (it was checked to be an earlier POST). */
-export type CreatedId = (index: number) => number;
+export type CreatedId = (index: number) => RecordId;
 
 /** `path` with each `$n.id` segment the id operation n gave its record (a query string, if any, kept as sent). */
 export function resolvedPath(path: string, createdId: CreatedId): string {
@@ -222,7 +229,7 @@ export function resolvedPath(path: string, createdId: CreatedId): string {
   return query === -1 ? resolved : resolved + path.slice(query);
 }
 
-/** `value` with each string that is a whole `$n.id` replaced by that id, a number (ids are integers). */
+/** `value` with each string that is a whole `$n.id` replaced by that id: a number, or a uuid or string id's text. */
 export function resolvedBody(value: JsonValue, createdId: CreatedId): JsonValue {
   if (typeof value === 'string') {
     const found = REFERENCE.exec(value);

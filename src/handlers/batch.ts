@@ -17,18 +17,19 @@ import { NO_PLAN } from '../store/store.ts';
 import type { BatchOperation } from './batch-operations.ts';
 import { parseBatch, resolvedBody, resolvedPath } from './batch-operations.ts';
 import type { RequestContext } from './context.ts';
+import type { RecordId } from '../records/record-id.ts';
 
 export type OperationHandler = (context: RequestContext) => Reply | Promise<Reply>;
 
 /** The resources' routes, as the server's router finds them (server/routes.ts): what an operation may address. */
 export interface OperationRouter {
-  match(path: string): { readonly value: OperationEndpoint; readonly ids: readonly number[] } | undefined;
+  match(path: string): { readonly value: OperationEndpoint; readonly ids: readonly RecordId[] } | undefined;
 }
 
 /** A route's handlers by method, and the ids its path implies without holding them (a singleton's). */
 export interface OperationEndpoint {
   readonly handlers: ReadonlyMap<string, OperationHandler>;
-  readonly impliedIds?: readonly number[];
+  readonly impliedIds?: readonly RecordId[];
 }
 
 /** Reads the batch, checks it whole (422), then runs it once unless its Idempotency-Key replays an earlier answer. */
@@ -118,7 +119,7 @@ class Batch {
   /** Operation `index` run by its own handler on the pending changes: its answer, or its refusal naming it. */
   async #rehearse(index: number): Promise<Reply> {
     const operation = this.#operations[index] as BatchOperation;
-    const createdId = (named: number): number => {
+    const createdId = (named: number): RecordId => {
       const id = this.#pending.createdBy(named);
       if (id === undefined) throw new Error(`operation ${named} of the batch created no record`);
       return id;

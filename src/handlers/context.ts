@@ -15,6 +15,7 @@ import type { ResourceDefinition } from '../resources/definition.ts';
 import { SINGLETON_ID } from '../resources/definition.ts';
 import type { RequestStore, Store } from '../store/store.ts';
 import type { EventStreams } from '../events/event-streams.ts';
+import type { RecordId } from '../records/record-id.ts';
 
 export interface Services {
   readonly store: Store;
@@ -46,7 +47,7 @@ export interface RequestContext {
   readonly queryString: string;
   readonly requestId: string;
   /** Ids captured from the path, outermost first (`/v1/users/3/orders/7` → [3, 7]). */
-  readonly ids: readonly number[];
+  readonly ids: readonly RecordId[];
   /** The authenticated caller; undefined only on the open endpoints (README: Authentication and permissions). */
   readonly actor: Actor | undefined;
   /** The store this request reads and writes through (store/store.ts: Store.serve). */
@@ -61,7 +62,7 @@ export interface RequestContext {
  * exists and holds the next (`/v1/a/1/b/2/c`: a 1 exists, b 2 exists under a 1), else 404;
  * undefined for a top-level resource.
  */
-export function requireParentId(context: RequestContext, definition: ResourceDefinition): number | undefined {
+export function requireParentId(context: RequestContext, definition: ResourceDefinition): RecordId | undefined {
   const parent = definition.parent;
   if (parent === undefined) return undefined;
   const depth = depthOf(parent.definition);
@@ -79,7 +80,7 @@ function requireAt(context: RequestContext, definition: ResourceDefinition, dept
   const parent = definition.parent;
   const parentId = parent === undefined ? undefined : requireAt(context, parent.definition, depth - 1).id;
   // A singleton's path holds no id: its one record is stored under a fixed one.
-  const id = definition.singleton === true ? SINGLETON_ID : (context.ids[depth - 1] as number);
+  const id = definition.singleton === true ? SINGLETON_ID : (context.ids[depth - 1] as RecordId);
   const record = context.store.get(definition.collection, id);
   // A singleton is made at the start, or by its first PUT when a required property has no default.
   if (record === undefined && definition.singleton === true)

@@ -18,6 +18,7 @@ import { fieldsToStore, recordToStore, hashedSecrets } from './write-record.ts';
 import { issuedSecrets, withIssued, type Secrets } from './write-secrets.ts';
 import { HttpError } from '../errors/errors.ts';
 import { isoTimestamp } from '../records/timestamps.ts';
+import { chosenId, idBeforeWrite, newRecordId, withIdChecked } from './chosen-ids.ts';
 
 /** Checks the query, the permission and the parent before the body is read, then creates the record it holds. */
 export function createRecord(
@@ -73,12 +74,15 @@ async function create(
   context: RequestContext,
   definition: ResourceDefinition,
   vocabulary: Vocabulary,
-  body: JsonObject,
+  sent: JsonObject,
   passwords: readonly string[],
   actor: Actor | undefined,
   keyed: IdempotentRequest | undefined,
 ): Promise<Reply> {
   const { store } = context;
+  // A collection of string ids takes the new record's id from the body (README: Your own resources, ids).
+  const chosen = chosenId(definition, sent, vocabulary);
+  const { body } = chosen;
   // Run inside the write (and before it, for a password's hash): the parent as it is then, and the checks.
   const requireWriteInput = (): WriteInput => {
     const parentId = requireParentId(context, definition);
@@ -94,15 +98,19 @@ async function create(
     };
   };
   // Only a body that carries a password waits here, for its hash (write-record.ts).
-  const hashed = passwords.length === 0 ? undefined : await store.read(() => hashedSecrets(requireWriteInput()));
+  const hashed =
+    passwords.length === 0
+      ? undefined
+      : await store.read(() => withIdChecked(chosen, () => hashedSecrets(requireWriteInput())));
   // Taken once: a store may decide again (store.ts: RequestStore.write), and must get the same record.
   const now = isoTimestamp();
+  const before = idBeforeWrite(definition, chosen);
   const issued = issuedSecrets(definition);
   return store.write((): Decision<Reply> => {
     const replay = keyed === undefined ? undefined : context.services.idempotencyKeys.savedAnswer(keyed, store);
     if (replay !== undefined) return { changes: [], result: replay };
-    const next = fieldsToStore(requireWriteInput(), withIssued(hashed, issued));
-    const record = recordToStore(definition, next, store.allocateId(definition.collection), now, now);
+    const next = withIdChecked(chosen, () => fieldsToStore(requireWriteInput(), withIssued(hashed, issued)));
+    const record = recordToStore(definition, next, newRecordId(definition, store, before), now, now);
     const { stored, reply } = createdReply(context.path, definition, vocabulary, record, issued);
     const changes: Change[] = [{ kind: 'put', collection: definition.collection, record, json: stored, created: true }];
     if (keyed === undefined) return { changes, result: reply };

@@ -1,12 +1,13 @@
 // What deleting a record does to the records that depend on it (README: Your own resources), all in the one commit:
 // the records nested under it go with it, at every depth (`on-delete` `cascade`, the default), or their presence is
 // a 409 (`restrict`); a record of another collection naming a deleted one (`x-references`) is a 409 (`x-on-delete`
-// `restrict`, the default), deleted too (`cascade`) or loses the reference (`set-null`), if the caller may.
+// `restrict`, the default), deleted too (`cascade`) or loses the reference (`set-null`: an array of them, the id).
 
 import { HttpError } from '../errors/errors.ts';
 import type { StoredRecord } from '../records/json.ts';
 import type { ResourceDefinition } from '../resources/definition.ts';
 import type { Change, RecordReads } from '../store/store.ts';
+import type { RecordId } from '../records/record-id.ts';
 
 /** Whether the caller may delete `record` of `definition`'s collection, or (`set-null`) remove its `field`. */
 export type MayTouch = (
@@ -83,7 +84,9 @@ export function deletionWithDependents(
       for (const { record: holder } of touched(referrer, remaining, 'update', mayTouch, field)) {
         const key = keyOf(referrer, holder.id);
         const clearedRecord = cleared.get(key)?.record ?? { ...holder, updated_at: updatedAt };
-        delete clearedRecord[field];
+        const held = clearedRecord[field];
+        if (Array.isArray(held)) clearedRecord[field] = held.filter((id: unknown) => id !== gone.record.id);
+        else delete clearedRecord[field];
         cleared.set(key, { definition: referrer, record: clearedRecord });
       }
     }
@@ -117,7 +120,7 @@ function namingFirst(keys: Iterable<string>, namedBy: ReadonlyMap<string, readon
   return ordered;
 }
 
-function keyOf(definition: ResourceDefinition, id: number): string {
+function keyOf(definition: ResourceDefinition, id: RecordId): string {
   return `${definition.collection} ${id}`;
 }
 
@@ -125,8 +128,18 @@ function ruleOf(definition: ResourceDefinition, field: string) {
   return definition.fields.find((rule) => rule.name === field);
 }
 
-/** The records of `definition`'s collection whose `field` holds `id`. */
-function holders(store: RecordReads, definition: ResourceDefinition, field: string, id: number): StoredRecord[] {
+/**
+ * The records of `definition`'s collection whose `field` holds `id`: found by its equality index, or, for an array of
+ * references, which no index keeps, by a pass over the collection.
+ */
+function holders(store: RecordReads, definition: ResourceDefinition, field: string, id: RecordId): StoredRecord[] {
+  if (ruleOf(definition, field)?.type === 'array') {
+    const all = { filters: [], sort: [], offset: 0, limit: Number.POSITIVE_INFINITY };
+    return store.query(definition.collection, all).records.filter((record) => {
+      const held = record[field];
+      return Array.isArray(held) && held.includes(id);
+    });
+  }
   const query = { filters: [{ field, value: id }], sort: [], offset: 0, limit: Number.POSITIVE_INFINITY };
   return [...store.query(definition.collection, query).records];
 }

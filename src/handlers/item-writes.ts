@@ -1,15 +1,16 @@
 // PUT, PATCH and DELETE on one record (README: Methods), each honouring If-Match and If-None-Match (RFC 9110 §13.1.1,
 // §13.1.2). A PUT or PATCH that changes nothing writes nothing and keeps `updated_at`, so repeating it is harmless
-// (idempotent, RFC 9110 §9.2.2); a PUT to a singleton not made yet makes it (201, §9.3.4). DELETE answers 204; a
-// second, 404.
+// (idempotent, RFC 9110 §9.2.2); a PUT to a singleton not made yet, or to an absent record of string ids, makes it
+// (201, §9.3.4). DELETE answers 204; a second, 404.
 
 import { type Actor, authorize, requireBodyPermission } from '../auth/permissions.ts';
-import { requireRecord, type RequestContext } from './context.ts';
+import { requireParentId, requireRecord, type RequestContext } from './context.ts';
 import { JSON_MEDIA_TYPES, MERGE_PATCH_MEDIA_TYPES, readJsonBody } from '../http/body.ts';
 import { requireCreatePreconditions, requireWritePreconditions } from '../http/conditional.ts';
 import { rejectQueryParameters } from '../http/record-query.ts';
 import type { Reply } from '../http/respond.ts';
-import type { Fields, StoredRecord } from '../records/json.ts';
+import type { Fields, JsonObject, StoredRecord } from '../records/json.ts';
+import type { RecordId } from '../records/record-id.ts';
 import type { ResourceDefinition, Vocabulary } from '../resources/definition.ts';
 import { SINGLETON_ID } from '../resources/definition.ts';
 import { represent, serializeWritten } from '../resources/representation.ts';
@@ -38,7 +39,10 @@ export function updateRecord(
   return updateFromBody(context, definition, vocabulary, mode, actor, firstRead);
 }
 
-/** The record the path names, else 404; but a PUT to a singleton that is not made yet makes it: undefined. */
+/**
+ * The record the path names, else 404; but a PUT to a singleton that is not made yet, or to an absent record of a
+ * collection of string ids (its parents found), makes it: undefined.
+ */
 function currentRecord(
   context: RequestContext,
   definition: ResourceDefinition,
@@ -46,7 +50,26 @@ function currentRecord(
 ): StoredRecord | undefined {
   if (definition.singleton === true && mode === 'replace')
     return context.store.get(definition.collection, SINGLETON_ID);
+  if (definition.idKind === 'string' && mode === 'replace') {
+    if (context.store.get(definition.collection, pathId(context)) === undefined) {
+      requireParentId(context, definition);
+      return undefined;
+    }
+  }
   return requireRecord(context, definition);
+}
+
+/** The id of the record the path names: its last. */
+function pathId(context: RequestContext): RecordId {
+  return context.ids[context.ids.length - 1] as RecordId;
+}
+
+/** A PUT's body for the record it makes: an `id` the path gives already is no field it sets (README: ids). */
+function withoutPathId(body: JsonObject, vocabulary: Vocabulary, id: RecordId): JsonObject {
+  const field = vocabulary.name('id');
+  if (body[field] !== id) return body;
+  const { [field]: _given, ...rest } = body;
+  return rest;
 }
 
 async function updateFromBody(
@@ -71,7 +94,20 @@ async function updateFromBody(
     requireBodyPermission(actor, definition, body, vocabulary, current);
     if (current === undefined) {
       requireCreatePreconditions(context.req.headers);
-      return { definition, vocabulary, mode: 'create', body, store };
+      if (definition.singleton === true) return { definition, vocabulary, mode: 'create', body, store };
+      // A record of string ids made by its PUT: as a POST would make it, under the same permission.
+      const creator = authorize(context, definition, 'create');
+      const parentId = requireParentId(context, definition);
+      const given = withoutPathId(body, vocabulary, pathId(context));
+      return {
+        definition,
+        vocabulary,
+        mode: 'create',
+        body: given,
+        store,
+        parentId,
+        ...(creator === undefined ? {} : { creatorId: creator.id }),
+      };
     }
     requireWritePreconditions(context.req.headers, representationOf(current).etag);
     // A user an identity provider's token made signs in there (README: Provider tokens).
@@ -86,7 +122,10 @@ async function updateFromBody(
     const input = requireWriteInput();
     const next = fieldsToStore(input, hashed);
     const current = input.current;
-    if (current === undefined) return singletonMade(context.path, definition, vocabulary, next);
+    if (current === undefined) {
+      const id = definition.singleton === true ? SINGLETON_ID : pathId(context);
+      return madeByPut(context.path, definition, vocabulary, next, id);
+    }
     if (isUnchanged(definition, next, current))
       return { changes: [], result: representationReply(representationOf(current)) };
     const record = recordToStore(definition, next, current.id, current.created_at, isoTimestamp());
@@ -98,15 +137,16 @@ async function updateFromBody(
   });
 }
 
-/** A singleton's first PUT: 201 with the record, its Location (the path itself) and ETag. */
-function singletonMade(
+/** A PUT that makes its record (a singleton's first, or a string id's): 201, its Location (the path) and ETag. */
+function madeByPut(
   path: string,
   definition: ResourceDefinition,
   vocabulary: Vocabulary,
   next: Fields,
+  id: RecordId,
 ): Decision<Reply> {
   const now = isoTimestamp();
-  const record = recordToStore(definition, next, SINGLETON_ID, now, now);
+  const record = recordToStore(definition, next, id, now, now);
   const { stored, representation } = serializeWritten(definition, record, vocabulary);
   const { json, length, etag } = representation;
   return {

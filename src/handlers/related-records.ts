@@ -1,6 +1,7 @@
 // Embedding related records (README: Lists): `embed=orders` on a user, or on a list of users, adds under
 // `_embedded.orders` the first page of that child collection, as its own list answers it; `embed=author_id` adds the
-// record that reference names (http/embed-parameter.ts reads the names). Only what the caller could fetch themselves.
+// record that reference names, `embed=tag_ids` the records an array of references names, in its order (http/embed-
+// parameter.ts reads the names). Only what the caller could fetch themselves.
 
 import { isAllowed } from '../auth/permissions.ts';
 import type { RequestContext } from './context.ts';
@@ -12,6 +13,7 @@ import { embedName, type Embed } from '../http/embed-parameter.ts';
 import { DEFAULT_PAGE_SIZE } from '../http/list-query.ts';
 import type { ListParameters } from '../http/list-query.ts';
 import { pageLinks, pageMeta } from '../http/pagination.ts';
+import type { RecordId } from '../records/record-id.ts';
 
 /** A record as a read shows it, where `_embedded` is to go. */
 export interface ShownRecord {
@@ -20,7 +22,7 @@ export interface ShownRecord {
   readonly json: string;
   /** Its own path, and the ids it stands under (its own included). */
   readonly path: string;
-  readonly ids: readonly number[];
+  readonly ids: readonly RecordId[];
 }
 
 /** The record's `json` with `_embedded` added: each embed the caller may read, in the order asked. */
@@ -49,9 +51,21 @@ export function withEmbedded(
       const links = pageLinks(`${path}/${childVocabulary.collection}`, childVocabulary, parameters, meta);
       const data = records.map((each) => represent(child, each, childVocabulary, useCaches).json).join(',');
       parts.push(`${name}:{"data":[${data}],"meta":${JSON.stringify(meta)},"links":${JSON.stringify(links)}}`);
+    } else if (embed.many) {
+      const held = record[embed.field];
+      const targetVocabulary = vocabularyOf(embed.definition, vocabulary.language);
+      const shown: string[] = [];
+      for (const id of Array.isArray(held) ? held : []) {
+        if (typeof id !== 'number' && typeof id !== 'string') continue;
+        if (!isAllowed(context.actor, embed.definition, 'read', [id], context.store)) continue;
+        const target = context.store.get(embed.definition.collection, id);
+        if (target !== undefined) shown.push(represent(embed.definition, target, targetVocabulary, useCaches).json);
+      }
+      parts.push(`${name}:[${shown.join(',')}]`);
     } else {
       const id = record[embed.field];
-      if (typeof id !== 'number' || !isAllowed(context.actor, embed.definition, 'read', [id], context.store)) continue;
+      if (typeof id !== 'number' && typeof id !== 'string') continue;
+      if (!isAllowed(context.actor, embed.definition, 'read', [id], context.store)) continue;
       const target = context.store.get(embed.definition.collection, id);
       if (target === undefined) continue;
       const targetVocabulary = vocabularyOf(embed.definition, vocabulary.language);

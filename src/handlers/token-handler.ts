@@ -65,7 +65,7 @@ export async function createToken(context: RequestContext): Promise<Reply> {
       headers: { 'WWW-Authenticate': `Bearer realm="${REALM}"` },
     });
   }
-  const { token, expiresIn } = authenticator.issue(user.id);
+  const { token, expiresIn } = authenticator.issue(user.id as number);
   return jsonReply(
     201,
     { access_token: token, token_type: 'Bearer', expires_in: expiresIn, user_id: user.id },

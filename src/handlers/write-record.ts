@@ -15,6 +15,7 @@ import type { WriteMode } from '../resources/validation.ts';
 import { validateBody } from '../resources/validation.ts';
 import { translatePath } from '../resources/vocabulary.ts';
 import { hashPasswords, withSecrets, type Secrets } from './write-secrets.ts';
+import type { RecordId } from '../records/record-id.ts';
 
 /**
  * What a write's fields are decided from: the body, what it writes to, and the record as it is now. Handlers build it
@@ -36,7 +37,7 @@ export interface WriteInput {
    */
   readonly firstRead?: StoredRecord;
   /** The parent's id for a nested resource (an order's user). */
-  readonly parentId?: number;
+  readonly parentId?: RecordId;
   /** Who creates the record: the owner of a record of an `owned` collection. */
   readonly creatorId?: number;
 }
@@ -104,14 +105,14 @@ function requireReferencedRecords(rules: readonly FieldRule[], next: Fields, inp
     if (value === undefined || value === null) return;
     if (
       rule.references !== undefined &&
-      typeof value === 'number' &&
+      (typeof value === 'number' || typeof value === 'string') &&
       input.store.get(rule.references, value) === undefined
     ) {
       const singular = rule.referencedSingular ?? rule.references;
       errors.push({
         field: translatePath(path, input.vocabulary),
         code: `unknown_${singular}`,
-        message: `no ${singular} has id ${value}`,
+        message: `no ${singular} has id ${JSON.stringify(value)}`,
       });
     }
     if (rule.members !== undefined && isJsonObject(value))
@@ -263,7 +264,7 @@ function withoutNulls(fields: Fields, nullable: readonly FieldRule[]): Fields {
 export function recordToStore(
   definition: ResourceDefinition,
   next: Fields,
-  id: number,
+  id: RecordId,
   createdAt: string,
   updatedAt: string,
 ): StoredRecord {

@@ -6,10 +6,18 @@ import type { Language, ResourceDefinition, Vocabulary } from '../resources/defi
 import { vocabularyOf } from '../resources/definition.ts';
 import type { FieldError } from '../errors/errors.ts';
 
-/** One name of `embed`: a child collection, or a top-level reference to a collection that is not nested. */
+/**
+ * One name of `embed`: a child collection, or a top-level reference to a collection that is not nested, or an array of
+ * them (`many`: the records it names, in its order).
+ */
 export type Embed =
   | { readonly kind: 'children'; readonly definition: ResourceDefinition }
-  | { readonly kind: 'reference'; readonly field: string; readonly definition: ResourceDefinition };
+  | {
+      readonly kind: 'reference';
+      readonly field: string;
+      readonly definition: ResourceDefinition;
+      readonly many: boolean;
+    };
 
 /** What a resource can embed, and each by every vocabulary's name of it; made once per resource. */
 interface Embeddable {
@@ -25,7 +33,8 @@ function embeddableOf(definition: ResourceDefinition): Embeddable {
     const embeds: Embed[] = definition.children.map((child) => ({ kind: 'children', definition: child }));
     for (const { field, definition: target } of definition.referencing) {
       // A nested record is read under its parent's path, which a reference does not give.
-      if (target.parent === undefined) embeds.push({ kind: 'reference', field, definition: target });
+      const many = definition.fields.find((rule) => rule.name === field)?.type === 'array';
+      if (target.parent === undefined) embeds.push({ kind: 'reference', field, definition: target, many });
     }
     const byName = new Map<string, Embed>();
     for (const embed of embeds) {

@@ -5,7 +5,8 @@
 
 import type { Operation, ResourceTable } from '../resources/definition.ts';
 import { vocabularyOf } from '../resources/definition.ts';
-import type { RouteSpec } from '../routing/route-table.ts';
+import { routeIdKinds, type RouteSpec } from '../routing/route-table.ts';
+import { exampleId } from '../records/record-id.ts';
 import { resourceExamples } from './examples.ts';
 import { EXAMPLE_PARENT_ID } from './written-examples.ts';
 import { HEADER_COMPONENTS, SUCCESS_HEADERS } from './headers.ts';
@@ -46,12 +47,18 @@ function isResourceRoute(route: RouteSpec): route is ResourceRoute | SingletonRo
 function openApiPath(route: RouteSpec): { path: string; parameters: Json[]; example: string } {
   const parameters: Json[] = [];
   const names = [...route.pattern.matchAll(/:([a-z_]+)/g)].map((match) => match[1] as string);
+  const kinds = routeIdKinds(route);
   let example = route.pattern;
   names.forEach((name, index) => {
     const own = isResourceRoute(route) && route.kind === 'item' && index === names.length - 1;
-    const id = own ? resourceExamples(route.definition, route.language).createdId : EXAMPLE_PARENT_ID;
+    const kind = kinds[index] ?? 'integer';
+    const id = own
+      ? resourceExamples(route.definition, route.language).createdId
+      : kind === 'integer'
+        ? EXAMPLE_PARENT_ID
+        : exampleId(kind);
     example = example.replace(`:${name}`, String(id));
-    parameters.push(pathParameter(name, id));
+    parameters.push(pathParameter(name, id, kind));
   });
   return { path: route.pattern.replace(/:([a-z_]+)/g, '{$1}'), parameters, example };
 }

@@ -3,6 +3,7 @@
 // shows it, and the first page of a list holding it.
 
 import type { JsonObject, JsonValue } from '../records/json.ts';
+import { exampleId, type RecordId } from '../records/record-id.ts';
 import type { Language, ResourceDefinition, Vocabulary } from '../resources/definition.ts';
 import { vocabularyOf } from '../resources/definition.ts';
 import { exampleResources } from '../declarations/example-domain.ts';
@@ -45,12 +46,18 @@ export function exampleRecord(definition: ResourceDefinition, language: Language
   for (const rule of definition.fields) {
     if (rule.hidden === true) continue;
     if (rule.name === 'id') record['id'] = examples.createdId;
-    else if (rule.name === definition.parent?.field) record[rule.name] = EXAMPLE_PARENT_ID;
+    else if (rule.name === definition.parent?.field) record[rule.name] = exampleParentId(definition);
     else if (rule.type === 'timestamp') record[rule.name] = EXAMPLE_TIME;
     else if (examples.record[rule.name] !== undefined)
       record[rule.name] = examples.record[rule.name] as JsonObject[string];
   }
   return translateKeys(record, vocabularyOf(definition, language)) as JsonObject;
+}
+
+/** The id of the parent the examples of a nested resource are made under: Alice (user 1), or one of its kind. */
+export function exampleParentId(definition: ResourceDefinition): RecordId {
+  const parent = definition.parent?.definition;
+  return parent === undefined || parent.idKind === 'integer' ? EXAMPLE_PARENT_ID : exampleId(parent.idKind);
 }
 
 /** The first page of a list holding the example record. */

@@ -3,6 +3,7 @@
 // its property's type and bounds.
 
 import type { JsonValue } from '../records/json.ts';
+import { exampleId } from '../records/record-id.ts';
 import type { FieldRule, ResourceDefinition } from '../resources/definition.ts';
 import { MOST_EXAMPLE_CHARACTERS, patternExample } from './pattern-example.ts';
 import type { ResourceExamples } from './written-examples.ts';
@@ -18,7 +19,9 @@ const MOST_EXAMPLE_ITEMS = 100;
  * assumed to make record 1 of an empty collection under parent 1.
  */
 export function generatedExamples(definition: ResourceDefinition): ResourceExamples {
-  const create: Record<string, JsonValue> = {};
+  const createdId = exampleId(definition.idKind);
+  // A string id is the client's to choose, in the POST's body (README: Your own resources, ids).
+  const create: Record<string, JsonValue> = definition.idKind === 'string' ? { id: createdId } : {};
   for (const rule of definition.fields) {
     if (rule.access === 'server' || rule.access === 'restricted') continue;
     if (rule.references !== undefined && rule.required !== true) continue;
@@ -60,7 +63,7 @@ export function generatedExamples(definition: ResourceDefinition): ResourceExamp
     replace,
     patch: firstName === undefined ? {} : { [firstName]: firstValue as JsonValue },
     record,
-    createdId: 1,
+    createdId,
     query,
   };
 }

@@ -13,10 +13,19 @@ import { embedNames } from '../http/embed-parameter.ts';
 import { alwaysPresent } from './schemas.ts';
 import { filterSchema, operatorParameters } from './filter-parameters.ts';
 
+import { idSchema, type IdKind, type RecordId } from '../records/record-id.ts';
+
 type Json = Record<string, unknown>;
 
-/** An id in a path; the router reads at most the safe integers (routing/router.ts), a larger one is a 404. */
-export function pathParameter(name: string, example: number): Json {
+/**
+ * An id of `kind` in a path (README: Your own resources, ids); the router reads at most the safe integers
+ * (routing/router.ts), a larger one is a 404.
+ */
+export function pathParameter(name: string, example: RecordId, kind: IdKind = 'integer'): Json {
+  if (kind !== 'integer') {
+    const description = kind === 'uuid' ? 'a uuid (lower-case)' : 'a string id';
+    return { name, in: 'path', required: true, description, schema: idSchema(kind), example };
+  }
   const schema = { type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER };
   return { name, in: 'path', required: true, description: 'a positive integer id', schema, example };
 }

@@ -3,6 +3,7 @@
 // PATCH in either vocabulary, with their bounds and declared extras (a create's enum is `x-initial`'s when declared).
 
 import type { JsonValue } from '../records/json.ts';
+import { idSchema } from '../records/record-id.ts';
 import type { FieldRule, Language, ResourceDefinition, Vocabulary } from '../resources/definition.ts';
 import { isShownOnRead, vocabularyOf } from '../resources/definition.ts';
 import { embedName, embedsOf } from '../http/embed-parameter.ts';
@@ -38,7 +39,7 @@ function referenceNote(rule: FieldRule): Record<string, string> {
 function typeSchema(rule: FieldRule, vocabulary: Vocabulary, kind: BodyKind | 'record'): Record<string, unknown> {
   switch (rule.type) {
     case 'id':
-      return { type: 'integer', minimum: 1 };
+      return idSchema(rule.idKind ?? 'integer');
     case 'timestamp':
       return { type: 'string', format: 'date-time' };
     case 'string':
@@ -156,6 +157,12 @@ function objectSchema(rules: readonly FieldRule[], vocabulary: Vocabulary, kind:
       continue;
     }
     if (rule.access === 'server') {
+      // A POST chooses a string id itself (README: Your own resources, ids).
+      if (kind === 'create' && rule.type === 'id' && rule.idKind === 'string') {
+        properties[name] = { ...valueSchema(rule, vocabulary, kind), description: 'the id you choose' };
+        required.push(name);
+        continue;
+      }
       if (kind === 'create') continue;
       properties[name] = {
         ...valueSchema(rule, vocabulary, kind),
@@ -188,10 +195,14 @@ function embeddedSchema(definition: ResourceDefinition, language: Language): Sch
   if (embeds.length === 0) return undefined;
   const vocabulary = vocabularyOf(definition, language);
   const properties = Object.fromEntries(
-    embeds.map((embed) => [
-      embedName(embed, vocabulary),
-      schemaReference(componentName(embed.definition, language, embed.kind === 'children' ? EMBEDDED_LIST : '')),
-    ]),
+    embeds.map((embed) => {
+      const reference = schemaReference(
+        componentName(embed.definition, language, embed.kind === 'children' ? EMBEDDED_LIST : ''),
+      );
+      // An array of references embeds the records it names, in its order.
+      const many = embed.kind === 'reference' && embed.many;
+      return [embedName(embed, vocabulary), many ? { type: 'array', items: reference } : reference];
+    }),
   );
   return {
     type: 'object',

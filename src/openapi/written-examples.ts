@@ -4,6 +4,7 @@
 // them, all succeed against a fresh server loaded with the example dataset (data/example) and an administrator's token.
 
 import type { JsonObject } from '../records/json.ts';
+import type { RecordId } from '../records/record-id.ts';
 import type { Language } from '../resources/definition.ts';
 
 export interface ResourceExamples {
@@ -20,7 +21,7 @@ export interface ResourceExamples {
    * (`/v1/users`, then `/v1/users/{user_id}`, then `/v1/users/{user_id}/orders`, …), so an item path's id is the
    * record its collection's create example has just made there.
    */
-  readonly createdId: number;
+  readonly createdId: RecordId;
   /** Equality filter values and a sort for the list. */
   readonly query: Readonly<Record<string, string>>;
 }

@@ -2,14 +2,16 @@
 // Request bodies arrive as `unknown` and are narrowed by the validator; after it,
 // records are plain JSON objects keyed by their internal (English) field names.
 
+import type { RecordId } from './record-id.ts';
+
 export type JsonValue = null | boolean | number | string | readonly JsonValue[] | JsonObject;
 export interface JsonObject {
   readonly [key: string]: JsonValue;
 }
 
-/** A stored record: a frozen JSON object with a server-assigned id and timestamps. */
+/** A stored record: a frozen JSON object with its id (record-id.ts) and timestamps. */
 export interface StoredRecord extends JsonObject {
-  readonly id: number;
+  readonly id: RecordId;
   readonly created_at: string;
   readonly updated_at: string;
 }

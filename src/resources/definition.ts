@@ -5,6 +5,7 @@
 
 import type { Fields, JsonObject, JsonValue, StoredRecord } from '../records/json.ts';
 import type { LinearPattern } from '../patterns/linear-pattern.ts';
+import type { IdKind, RecordId } from '../records/record-id.ts';
 
 /** A collection's plural path segment (`users`, `books`); the declaration chooses them. */
 export type CollectionName = string;
@@ -70,7 +71,7 @@ export interface FieldRule {
   readonly default?: JsonValue;
   /** `x-unique`: no two records of the collection share the value. */
   readonly unique?: 'exact' | 'ignore-case';
-  /** `x-references`: the id of a record of this collection. */
+  /** `x-references`: the id of a record of this collection (an array's `items` may hold it: an array of references). */
   readonly references?: CollectionName;
   /**
    * `x-on-delete`: what deleting the referenced record does to a record naming it (README: Your own resources):
@@ -106,6 +107,8 @@ export interface FieldRule {
   readonly search?: boolean;
   /** The schema as declared, for the OpenAPI document (descriptions, examples, unknown `x-` keywords). */
   readonly declared?: Readonly<Record<string, unknown>>;
+  /** An `id` rule's kind of id (README: Your own resources, ids): integer when absent. */
+  readonly idKind?: 'uuid' | 'string';
   /** Kept in the stored record, never shown nor taken from a body: a singleton's fixed id (SINGLETON_ID_FIELD). */
   readonly hidden?: true;
 }
@@ -158,7 +161,7 @@ export interface WriteContext {
 
 /** Reading one record by collection and id: what a hook or an ownership check needs of a store. */
 export interface RecordReader {
-  get(collection: string, id: number): StoredRecord | undefined;
+  get(collection: string, id: RecordId): StoredRecord | undefined;
 }
 
 /**
@@ -170,6 +173,11 @@ export type ResourceHook = (context: WriteContext) => Fields;
 
 export interface ResourceDefinition {
   readonly collection: CollectionName;
+  /**
+   * `x-id`: the kind of its records' ids (README: Your own resources, ids): integers the server makes from 1 (the
+   * default), uuids the server makes, or strings the client chooses.
+   */
+  readonly idKind: IdKind;
   /** Singular noun used in messages: "user". */
   readonly singular: string;
   /**

@@ -4,6 +4,7 @@
 import type { StoredRecord } from '../records/json.ts';
 import type { RecordReader, ResourceDefinition } from './definition.ts';
 import { OWNER_FIELD_NAME } from './definition.ts';
+import type { RecordId } from '../records/record-id.ts';
 
 /**
  * The owner of the record `ids` names (outermost id first, one per level of
@@ -11,16 +12,17 @@ import { OWNER_FIELD_NAME } from './definition.ts';
  */
 export function ownerOf(
   definition: ResourceDefinition,
-  ids: readonly number[],
+  ids: readonly RecordId[],
   store: RecordReader,
 ): number | undefined {
   switch (definition.ownership) {
+    // Users' ids are integers (declarations/check-ids.ts).
     case 'self':
-      return ids[ids.length - 1];
+      return ids[ids.length - 1] as number | undefined;
     case 'root-user':
-      return ids[0];
+      return ids[0] as number | undefined;
     case 'owned': {
-      const owner = store.get(definition.collection, ids[ids.length - 1] as number)?.[OWNER_FIELD_NAME];
+      const owner = store.get(definition.collection, ids[ids.length - 1] as RecordId)?.[OWNER_FIELD_NAME];
       return typeof owner === 'number' ? owner : undefined;
     }
     case 'ancestor':
@@ -36,7 +38,7 @@ export function ownerOf(
  * The ids of `record`'s path, outermost first (`/v1/users/3/orders/7` for order 7: 3, 7), its ancestors read through
  * their fields: what ownerOf and a permission check take for a record reached otherwise than by its path.
  */
-export function pathIdsOf(definition: ResourceDefinition, record: StoredRecord, store: RecordReader): number[] {
+export function pathIdsOf(definition: ResourceDefinition, record: StoredRecord, store: RecordReader): RecordId[] {
   const ids = [record.id];
   let level = definition;
   let held: StoredRecord | undefined = record;

@@ -7,6 +7,7 @@ import type { ResourceTable } from '../resources/definition.ts';
 import type { Language, ResourceDefinition } from '../resources/definition.ts';
 import { vocabularyOf } from '../resources/definition.ts';
 import { API_PREFIX, servedPaths } from '../declarations/reserved-names.ts';
+import type { IdKind } from '../records/record-id.ts';
 
 export { API_PREFIX };
 
@@ -78,6 +79,15 @@ export function routeTable(resources: ResourceTable): RouteSpec[] {
     }
   }
   return routes;
+}
+
+/** The kinds of the ids a route's `:name` segments take, outermost first (README: Your own resources, ids). */
+export function routeIdKinds(route: RouteSpec): IdKind[] {
+  if (!('definition' in route)) return [];
+  const kinds: IdKind[] = route.kind === 'item' ? [route.definition.idKind] : [];
+  for (let above = route.definition.parent?.definition; above !== undefined; above = above.parent?.definition)
+    kinds.unshift(above.idKind);
+  return kinds;
 }
 
 /** `/v1/users`, `/v1/users/:user_id/orders`, `/v1/usuarios/:user_id/pedidos`, … */

@@ -62,9 +62,11 @@ export async function ensureAdmin(
   if (password === undefined) return { passwordSynced: SYNCED };
   // Checking the password against the stored hash costs a scrypt, so it runs after the start, in the background;
   // logins wait for `passwordSynced`, so none can see the password being replaced.
-  const passwordSynced = replacePasswordIfChanged(users, shared, existing.id, password).catch((error: unknown) => {
-    logger.error(`could not set the administrator's password from ADMIN_PASSWORD: ${String(error)}`);
-  });
+  const passwordSynced = replacePasswordIfChanged(users, shared, existing.id as number, password).catch(
+    (error: unknown) => {
+      logger.error(`could not set the administrator's password from ADMIN_PASSWORD: ${String(error)}`);
+    },
+  );
   return { passwordSynced };
 }
 

@@ -29,13 +29,14 @@ export class KeyUse {
   }
 
   readonly keyUsed = (key: StoredRecord): void => {
-    if (!isStale(key, Date.now()) || this.#writing.has(key.id)) return;
-    this.#writing.add(key.id);
+    const id = key.id as number; // keys' ids are integers (declarations/check-ids.ts)
+    if (!isStale(key, Date.now()) || this.#writing.has(id)) return;
+    this.#writing.add(id);
     // After the request's own turn: the authentication that noticed the use is still reading.
     setImmediate(() => {
-      this.#write(key.id)
-        .catch((error: unknown) => this.#logger.warn(`last_used_at of API key ${key.id} not written: ${String(error)}`))
-        .finally(() => this.#writing.delete(key.id));
+      this.#write(id)
+        .catch((error: unknown) => this.#logger.warn(`last_used_at of API key ${id} not written: ${String(error)}`))
+        .finally(() => this.#writing.delete(id));
     });
   };
 

@@ -17,18 +17,18 @@ import { serverMadeUser } from './bootstrap-admin.ts';
 export function providerUserFinder(users: ResourceDefinition, store: Store): UserFinder {
   return async (profile) => {
     const known = await store.serve(NO_PLAN, (reads) => userWithIdentity(reads, profile.identity));
-    if (known !== undefined) return known.id;
+    if (known !== undefined) return known.id as number; // users' ids are integers (declarations/check-ids.ts)
     const email = keptEmail(users, profile.email);
     return store.serve(NO_PLAN, (writes) =>
       writes.write((): Decision<number | { refused: string }> => {
         // Made meanwhile by another request, or another process.
         const made = userWithIdentity(writes, profile.identity);
-        if (made !== undefined) return { changes: [], result: made.id };
+        if (made !== undefined) return { changes: [], result: made.id as number };
         // A user without an email clashes with nobody; an address another user holds is theirs, not this person's.
         if (email !== undefined && writes.findIgnoringCase('users', 'email', email) !== undefined)
           return { changes: [], result: { refused: `the email ${email} is already another plainrest user's` } };
         const record = newUser(users, profile, email, writes.allocateId('users'));
-        return { changes: [{ kind: 'put', collection: 'users', record, created: true }], result: record.id };
+        return { changes: [{ kind: 'put', collection: 'users', record, created: true }], result: record.id as number };
       }),
     );
   };

@@ -16,8 +16,9 @@ import { jsonReply, type Reply } from '../http/respond.ts';
 import type { Operation, ResourceDefinition, ResourceTable } from '../resources/definition.ts';
 import { SINGLETON_ID, vocabularyOf } from '../resources/definition.ts';
 import { documentsServed } from './documents.ts';
-import { routeTable, type RouteSpec } from '../routing/route-table.ts';
+import { routeIdKinds, routeTable, type RouteSpec } from '../routing/route-table.ts';
 import { Router } from '../routing/router.ts';
+import type { RecordId } from '../records/record-id.ts';
 
 export type Handler = (context: RequestContext) => Reply | Promise<Reply>;
 
@@ -35,7 +36,7 @@ export interface Endpoint {
   /** The collections of the records the path's ids name, outermost first (`/v1/users/3/orders/5`: users, orders). */
   readonly pathCollections: readonly string[];
   /** The ids a path implies without holding any: a singleton's fixed one (README: Your own resources, singletons). */
-  readonly impliedIds?: readonly number[];
+  readonly impliedIds?: readonly RecordId[];
   /**
    * Methods that do nothing but read and write through the store before they answer (store.ts: RequestPlan), so a
    * store may run them again. The rule: a collection's GET and POST and an item's GET (list, read, create); every other
@@ -56,7 +57,7 @@ interface EndpointOptions {
   /** See Endpoint.repeatable. */
   readonly repeatable?: readonly string[];
   /** See Endpoint.impliedIds. */
-  readonly impliedIds?: readonly number[];
+  readonly impliedIds?: readonly RecordId[];
 }
 
 function endpoint(
@@ -255,8 +256,9 @@ export function buildRouter(resources: ResourceTable, basePath: string): BuiltRo
   const operations = new Router<Endpoint>();
   for (const route of routes) {
     const served = endpointFor(route, documents, operations);
-    router.add(route.pattern, served);
-    if ('definition' in route) operations.add(route.pattern, served);
+    const idKinds = routeIdKinds(route);
+    router.add(route.pattern, served, idKinds);
+    if ('definition' in route) operations.add(route.pattern, served, idKinds);
   }
   return { router, allMethods: methodsServed(routes) };
 }

@@ -4,6 +4,7 @@
 // is a lookup and a slice; bounds and other operators scan what equality filters or an `in`'s buckets leave.
 
 import type { StoredRecord } from '../records/json.ts';
+import type { RecordId } from '../records/record-id.ts';
 import { RecentlyUsed } from './recently-used.ts';
 import { EqualityIndex } from './equality-index.ts';
 import { BY_ID, keyOrder, orderBy, SortedRecords } from './sorted-records.ts';
@@ -46,15 +47,37 @@ export class CollectionIndex {
    */
   readonly #words = new Map<string, WordIndex>();
   /** The collection's records by id, kept by the store in step with this index. */
-  readonly #byId: ReadonlyMap<number, StoredRecord>;
+  readonly #byId: ReadonlyMap<RecordId, StoredRecord>;
+  /**
+   * For uuid and string ids (record-id.ts): each id's number in the word indexes, which keep numbers (word-index.ts),
+   * given in id order at start and then as records come (never taken back: an id made again keeps its number).
+   */
+  readonly #numbers = new Map<RecordId, number>();
+  /** The ids by number − 1. */
+  readonly #numbered: RecordId[] = [];
 
-  constructor(byId: ReadonlyMap<number, StoredRecord>) {
+  constructor(byId: ReadonlyMap<RecordId, StoredRecord>) {
     this.#byId = byId;
     this.#all = new SortedRecords(BY_ID, [...byId.values()]);
+    if (typeof this.#all.first()?.id === 'string') for (const record of this.#all.toArray()) this.#numberOf(record);
   }
+
+  /** A record's number in the word indexes: its integer id, or the number given its uuid or string id. */
+  readonly #numberOf = (record: StoredRecord): number => {
+    const id = record.id;
+    if (typeof id === 'number') return id;
+    let number = this.#numbers.get(id);
+    if (number === undefined) {
+      this.#numbered.push(id);
+      number = this.#numbered.length;
+      this.#numbers.set(id, number);
+    }
+    return number;
+  };
 
   /** Keeps every index in step with one record's change: added, replaced or deleted. */
   update(previous: StoredRecord | undefined, next: StoredRecord | undefined): void {
+    if (next !== undefined && typeof next.id === 'string') this.#numberOf(next);
     if (previous !== undefined && next !== undefined) this.#all.replace(previous, next);
     else if (previous !== undefined) this.#all.remove(previous);
     else if (next !== undefined) this.#all.insert(next);
@@ -151,19 +174,23 @@ export class CollectionIndex {
     const ids = index.idsHolding(words);
     const { offset, limit } = query;
     const perRequest = query.ranges !== undefined || query.conditions !== undefined || query.anyOf !== undefined;
-    if (query.filters.length === 0 && !perRequest && query.sort.length === 0) {
+    // The numbers of uuid and string ids are not in id order: their records are sorted below.
+    const inIdOrder = this.#numbered.length === 0;
+    if (query.filters.length === 0 && !perRequest && query.sort.length === 0 && inIdOrder) {
       // Already in the order asked for: only the page's records are looked up.
       return { records: this.#recordsOf(ids.slice(offset, offset + limit)), total: ids.length };
     }
     const matches = this.#recordsOf(ids).filter((record) => passesQuery(record, query.filters, query));
-    if (query.sort.length > 0) matches.sort(orderBy(query.sort));
+    if (query.sort.length > 0 || !inIdOrder) matches.sort(orderBy(query.sort));
     return { records: matches.slice(offset, offset + limit), total: matches.length };
   }
 
-  #recordsOf(ids: readonly number[]): StoredRecord[] {
+  /** The records of the word indexes' numbers (#numberOf). */
+  #recordsOf(numbers: readonly number[]): StoredRecord[] {
     const records: StoredRecord[] = [];
-    for (const id of ids) {
-      const record = this.#byId.get(id);
+    const numbered = this.#numbered;
+    for (const number of numbers) {
+      const record = this.#byId.get(numbered.length === 0 ? number : (numbered[number - 1] as RecordId));
       if (record !== undefined) records.push(record);
     }
     return records;
@@ -187,7 +214,10 @@ export class CollectionIndex {
     const key = fields.join(',');
     let index = this.#words.get(key);
     if (index === undefined) {
-      const built = new WordIndex(fields, this.#all.toArray());
+      const records = this.#all.toArray();
+      // In the order of their numbers: ids' own for integers, else as numbered.
+      if (this.#numbered.length > 0) records.sort((a, b) => this.#numberOf(a) - this.#numberOf(b));
+      const built = new WordIndex(fields, records, undefined, this.#numberOf);
       // Should building fail, the next search starts again (those waiting get the error).
       built.building?.catch(() => this.#words.delete(key));
       this.#words.set(key, built);
@@ -219,8 +249,8 @@ export class CollectionIndex {
       const matches = filters.length === 0 ? all : all.filter((record) => matchesAll(record, filters));
       const order = orderBy(sort);
       /** While the changes made during a sort are applied, each record they change as the view last placed it. */
-      let placedAs: Map<number, StoredRecord | undefined> | undefined;
-      const recordOf = (id: number): StoredRecord | undefined =>
+      let placedAs: Map<RecordId, StoredRecord | undefined> | undefined;
+      const recordOf = (id: RecordId): StoredRecord | undefined =>
         placedAs?.has(id) === true ? placedAs.get(id) : this.#byId.get(id);
       if (matches.length < SORT_IN_SLICES_FROM) {
         const records = new SortedIds(order, idsAtOnce(matches.sort(order)), recordOf);
@@ -235,7 +265,7 @@ export class CollectionIndex {
             const changes = building.changes.splice(0);
             placedAs = new Map();
             for (const [previous, next] of changes) {
-              const id = (previous ?? next)?.id as number;
+              const id = (previous ?? next)?.id as RecordId;
               if (!placedAs.has(id)) placedAs.set(id, previous);
             }
             for (const [previous, next] of changes) {

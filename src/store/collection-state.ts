@@ -4,13 +4,14 @@
 
 import { isJsonObject } from '../records/json.ts';
 import type { StoredRecord } from '../records/json.ts';
+import { isStringId, type RecordId } from '../records/record-id.ts';
 import type { Change } from './store.ts';
 
 export interface CollectionState {
-  /** The next id to hand out; never decreases, so ids are never reused. */
+  /** The next integer id to hand out; never decreases, so ids are never reused (1 for uuid and string ids). */
   nextId: number;
-  /** Records by id, in insertion order, which is ascending id order. */
-  readonly records: Map<number, StoredRecord>;
+  /** Records by id, in insertion order: ascending id order for integer ids. */
+  readonly records: Map<RecordId, StoredRecord>;
 }
 
 /**
@@ -28,14 +29,15 @@ export function emptyCollection(): CollectionState {
   return { nextId: 1, records: new Map() };
 }
 
-/** Whether `value` may be a stored record: an object with a positive integer id and its two timestamps. */
+/**
+ * Whether `value` may be a stored record: an object with an id (a positive integer, or a string id, which a uuid is
+ * too: record-id.ts) and its two timestamps. Which kind a collection takes is its declaration's (stored-fields.ts).
+ */
 export function isStoredRecord(value: unknown): value is StoredRecord {
   if (!isJsonObject(value)) return false;
   const id = value['id'];
   return (
-    typeof id === 'number' &&
-    Number.isSafeInteger(id) &&
-    id >= 1 &&
+    ((typeof id === 'number' && Number.isSafeInteger(id) && id >= 1) || isStringId(id)) &&
     typeof value['created_at'] === 'string' &&
     typeof value['updated_at'] === 'string'
   );
@@ -47,6 +49,7 @@ export function applyChange(state: CollectionState, change: Change): void {
     state.records.delete(change.id);
     return;
   }
-  state.records.set(change.record.id, change.record);
-  if (change.record.id >= state.nextId) state.nextId = change.record.id + 1;
+  const id = change.record.id;
+  state.records.set(id, change.record);
+  if (typeof id === 'number' && id >= state.nextId) state.nextId = id + 1;
 }

@@ -18,6 +18,7 @@ import type { Misfit } from './stored-fields.ts';
 import { storedRecordMisfit } from './stored-fields.ts';
 import { firstIds } from './declaration-fit.ts';
 import { COLLECTION_NAME_PATTERN, IDEMPOTENCY_COLLECTION } from './store.ts';
+import type { RecordId } from '../records/record-id.ts';
 
 export class StartupError extends Error {}
 
@@ -180,8 +181,8 @@ function snapshotMisfit(
   collection: StoredCollection,
   state: CollectionState,
 ): string | undefined {
-  let first: { id: number; field: string; problem: string } | undefined;
-  const sameField: number[] = [];
+  let first: { id: RecordId; field: string; problem: string } | undefined;
+  const sameField: RecordId[] = [];
   for (const record of state.records.values()) {
     const misfit = storedRecordMisfit(table, collection, record);
     if (misfit === undefined) continue;
@@ -198,7 +199,7 @@ interface EntryMisfit extends Misfit {
   readonly path: string;
   readonly seq: number;
   readonly collection: StoredCollection;
-  readonly id: number;
+  readonly id: RecordId;
 }
 
 /** The first misfit entry, and how many records in all have the same field wrong and their first ids. */
@@ -219,7 +220,7 @@ function entryMisfit(misfits: readonly EntryMisfit[]): string | undefined {
 }
 
 /** ` (3 notes records have "text" wrong: ids 1, 2, 3)`. */
-function sameFieldSummary(collection: StoredCollection, field: string, ids: readonly number[]): string {
+function sameFieldSummary(collection: StoredCollection, field: string, ids: readonly RecordId[]): string {
   return ` (${ids.length} ${collection} records have ${field} wrong: ${firstIds(ids)})`;
 }
 

@@ -8,6 +8,7 @@ import { SINGLETON_ID } from '../resources/definition.ts';
 import type { CollectionState } from './collection-state.ts';
 import type { StoredCollection } from './store.ts';
 import { IDEMPOTENCY_COLLECTION } from './store.ts';
+import type { RecordId } from '../records/record-id.ts';
 
 const FIRST_IDS = 5;
 
@@ -44,7 +45,7 @@ export function declarationFitProblems(
       required.map((rule) => rule.storedAs ?? rule.name),
     );
     required.forEach((rule, index) => {
-      const ids = lacking[index] as number[];
+      const ids = lacking[index] as RecordId[];
       if (ids.length > 0) problems.push(lackingRequired(collection, rule.name, ids.length, ids));
     });
   }
@@ -52,11 +53,11 @@ export function declarationFitProblems(
 }
 
 /** For each of `names`, the ids of the records lacking it: one pass over the records for all of them. */
-function lackingIds(state: CollectionState, names: readonly string[]): number[][] {
-  const lacking = names.map((): number[] => []);
+function lackingIds(state: CollectionState, names: readonly string[]): RecordId[][] {
+  const lacking = names.map((): RecordId[] => []);
   for (const record of state.records.values()) {
     for (let index = 0; index < names.length; index++)
-      if (record[names[index] as string] === undefined) (lacking[index] as number[]).push(record.id);
+      if (record[names[index] as string] === undefined) (lacking[index] as RecordId[]).push(record.id);
   }
   return lacking;
 }
@@ -65,7 +66,7 @@ function lackingIds(state: CollectionState, names: readonly string[]): number[][
  * `notes: 2 records (ids 1, 2) but the declaration has no collection notes; declare it again` (the remedy for the store
  * follows).
  */
-export function removedCollection(collection: string, total: number, ids: readonly number[]): string {
+export function removedCollection(collection: string, total: number, ids: readonly RecordId[]): string {
   return (
     `${collection}: ${count(total)} (${firstIds(ids, total)}) but the declaration has no collection ` +
     `${collection}; declare it again`
@@ -73,7 +74,7 @@ export function removedCollection(collection: string, total: number, ids: readon
 }
 
 /** Records of a singleton `collection` stored under another id than its one record's. */
-export function notTheSingleton(collection: string, total: number, ids: readonly number[]): string {
+export function notTheSingleton(collection: string, total: number, ids: readonly RecordId[]): string {
   return (
     `${collection}: ${count(total)} (${firstIds(ids, total)}) but ${collection} is a singleton, whose one record ` +
     `is stored under id ${SINGLETON_ID}; keep only that one, or declare ${collection} without "x-singleton"`
@@ -81,7 +82,7 @@ export function notTheSingleton(collection: string, total: number, ids: readonly
 }
 
 /** Records of `collection` lacking a property the declaration now requires. */
-export function lackingRequired(collection: string, property: string, total: number, ids: readonly number[]): string {
+export function lackingRequired(collection: string, property: string, total: number, ids: readonly RecordId[]): string {
   return (
     `${collection}: ${count(total)} (${firstIds(ids, total)}) lack "${property}", which the declaration ` +
     `requires; give it a "default" and make it optional, or set it in those records first`
@@ -89,7 +90,7 @@ export function lackingRequired(collection: string, property: string, total: num
 }
 
 /** `2 records (ids 1, 2)`: how many, and the first of their ids. */
-export function recordsWithIds(total: number, ids: readonly number[]): string {
+export function recordsWithIds(total: number, ids: readonly RecordId[]): string {
   return `${count(total)} (${firstIds(ids, total)})`;
 }
 
@@ -98,7 +99,7 @@ function count(records: number): string {
 }
 
 /** `ids 1, 2, 3, 4, 5, …`: the first of `total` ids. */
-export function firstIds(ids: readonly number[], total = ids.length): string {
+export function firstIds(ids: readonly RecordId[], total = ids.length): string {
   const shown = ids.slice(0, FIRST_IDS).join(', ');
   return `${total === 1 ? 'id' : 'ids'} ${shown}${total > FIRST_IDS ? ', …' : ''}`;
 }

@@ -8,6 +8,7 @@ import type { StoredRecord } from '../records/json.ts';
 import { ownerOf } from '../resources/ownership.ts';
 import type { Change, EventFacts } from './store.ts';
 import type { FeedEvent } from '../feed/feed-event.ts';
+import type { RecordId } from '../records/record-id.ts';
 
 /**
  * `changes`, those of declared collections with their event facts (the same array when there is nothing to add);
@@ -59,7 +60,7 @@ function factsOf(definition: ResourceDefinition, change: Change, store: RecordRe
  * The ids above `record` on its path, outermost first, from its parent's id up (a parent is read only when it has a
  * parent itself).
  */
-function idsAbove(definition: ResourceDefinition, record: StoredRecord | undefined, store: RecordReader): number[] {
+function idsAbove(definition: ResourceDefinition, record: StoredRecord | undefined, store: RecordReader): RecordId[] {
   const parent = definition.parent;
   const parentId = parent === undefined ? undefined : record?.[parent.field];
   if (parent === undefined || typeof parentId !== 'number') return [];

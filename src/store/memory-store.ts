@@ -21,11 +21,12 @@ import { seqsTaken } from './journal-format.ts';
 import { isoTimestamp } from '../records/timestamps.ts';
 import type { HeapUse } from './heap-fit.ts';
 import { currentHeap, heapNearlyFull } from './heap-fit.ts';
+import type { RecordId } from '../records/record-id.ts';
 
 /** What a change replaced, to put it back if the change never becomes durable. */
 interface Undo {
   readonly collection: StoredCollection;
-  readonly id: number;
+  readonly id: RecordId;
   readonly previous: StoredRecord | undefined;
 }
 
@@ -173,7 +174,7 @@ export class MemoryStore implements Store, RequestStore {
     }
   }
 
-  get(collection: StoredCollection, id: number): StoredRecord | undefined {
+  get(collection: StoredCollection, id: RecordId): StoredRecord | undefined {
     return this.#collections.get(collection)?.records.get(id);
   }
 

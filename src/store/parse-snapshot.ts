@@ -5,6 +5,7 @@
 
 import { isJsonObject } from '../records/json.ts';
 import type { StoredRecord } from '../records/json.ts';
+import { compareIds, type RecordId } from '../records/record-id.ts';
 import type { CollectionState } from './collection-state.ts';
 import { isNextId, isStoredRecord } from './collection-state.ts';
 
@@ -48,20 +49,26 @@ export function snapshotOf(members: ReadonlyMap<string, unknown>, checked?: Coll
   // Snapshots are written in id order: the records go into the map as they are checked,
   // and only a file whose ids do not rise (hand-edited) pays for sorting them.
   const state: CollectionState = { nextId, records: new Map() };
-  let previousId = 0;
+  let previousId: RecordId | undefined;
   for (let index = 0; index < records.length; index++) {
     const record = checkedRecord(records[index], index, nextId);
-    if (record.id <= previousId) return { state: sortedState(records, nextId), journalSeq };
+    if (previousId !== undefined && compareIds(record.id, previousId) <= 0)
+      return { state: sortedState(records, nextId), journalSeq };
     previousId = record.id;
     state.records.set(record.id, Object.freeze(record));
   }
   return { state, journalSeq };
 }
 
-/** A snapshot's record `index` (from 0), checked: an object with a positive id below `nextId` and its timestamps. */
+/**
+ * A snapshot's record `index` (from 0), checked: an object with an id (a positive integer below `nextId`, or a string
+ * id: collection-state.ts) and its timestamps.
+ */
 export function checkedRecord(record: unknown, index: number, nextId: number): StoredRecord {
-  if (!isStoredRecord(record)) throw new Error(`record ${index + 1} lacks a positive integer id or its timestamps`);
-  if (record.id >= nextId) throw new Error(`record ${index + 1} has id ${record.id}, not below next_id ${nextId}`);
+  if (!isStoredRecord(record))
+    throw new Error(`record ${index + 1} lacks an id (a positive integer or a string id) or its timestamps`);
+  if (typeof record.id === 'number' && record.id >= nextId)
+    throw new Error(`record ${index + 1} has id ${record.id}, not below next_id ${nextId}`);
   return record;
 }
 
@@ -69,8 +76,8 @@ export function checkedRecord(record: unknown, index: number, nextId: number): S
 function sortedState(records: readonly unknown[], nextId: number): CollectionState {
   const checked = records.map((record, index) => checkedRecord(record, index, nextId));
   const state: CollectionState = { nextId, records: new Map() };
-  for (const record of checked.sort((a, b) => a.id - b.id)) {
-    if (state.records.has(record.id)) throw new Error(`id ${record.id} appears twice`);
+  for (const record of checked.sort((a, b) => compareIds(a.id, b.id))) {
+    if (state.records.has(record.id)) throw new Error(`id ${JSON.stringify(record.id)} appears twice`);
     state.records.set(record.id, Object.freeze(record));
   }
   return state;

@@ -9,7 +9,9 @@ import { HttpError, inOperation } from '../errors/errors.ts';
 import { describeChanges } from './describe-changes.ts';
 import type { Query, QueryResult } from './query.ts';
 import { passesQuery } from './record-filters.ts';
+import { BY_ID } from './sorted-records.ts';
 import type { Change, Decision, RequestStore, StoredCollection } from './store.ts';
+import type { RecordId } from '../records/record-id.ts';
 
 /** Thrown by allocateId when no id reserved for the collection is left: the write reserves one and decides again. */
 class NeedId {
@@ -39,7 +41,7 @@ export class PendingChanges implements RequestStore {
   /** A new id of the collection, from the store (never given twice, as RequestStore.allocateId). */
   readonly #reserve: (collection: StoredCollection) => Promise<number>;
   /** Per collection, the records the pending changes put (a record) or deleted (undefined). */
-  #records = new Map<StoredCollection, Map<number, StoredRecord | undefined>>();
+  #records = new Map<StoredCollection, Map<RecordId, StoredRecord | undefined>>();
   #changes: Change[] = [];
   /** Per collection, the ids reserved, given out in order; the same again when the decisions are made again. */
   readonly #reserved = new Map<StoredCollection, number[]>();
@@ -47,7 +49,7 @@ export class PendingChanges implements RequestStore {
   #taken = new Map<StoredCollection, number>();
   readonly #decisions: KeptDecision[] = [];
   /** The id each operation that created a record gave it, by operation. */
-  readonly #created = new Map<number, number>();
+  readonly #created = new Map<number, RecordId>();
   #operation = 0;
 
   constructor(base: RequestStore, table: ResourceTable, reserve: (collection: StoredCollection) => Promise<number>) {
@@ -62,7 +64,7 @@ export class PendingChanges implements RequestStore {
   }
 
   /** The id operation `index` gave the record it created, if it created one. */
-  createdBy(index: number): number | undefined {
+  createdBy(index: number): RecordId | undefined {
     return this.#created.get(index);
   }
 
@@ -143,7 +145,7 @@ export class PendingChanges implements RequestStore {
     if (created?.kind === 'put') this.#created.set(operation, created.record.id);
   }
 
-  get(collection: StoredCollection, id: number): StoredRecord | undefined {
+  get(collection: StoredCollection, id: RecordId): StoredRecord | undefined {
     const records = this.#records.get(collection);
     if (records !== undefined && records.has(id)) return records.get(id);
     return this.#base.get(collection, id);
@@ -174,7 +176,7 @@ export class PendingChanges implements RequestStore {
       merged.push(record);
       total += 1;
     }
-    merged.sort((a, b) => a.id - b.id);
+    merged.sort(BY_ID);
     return { records: merged.slice(query.offset, query.offset + query.limit), total };
   }
 

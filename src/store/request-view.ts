@@ -5,6 +5,7 @@
 import type { StoredRecord } from '../records/json.ts';
 import type { Query, QueryResult } from './query.ts';
 import type { Decision, RequestStore, StoredCollection } from './store.ts';
+import type { RecordId } from '../records/record-id.ts';
 
 /** The store behind the view, which numbers its commits (store/memory-store.ts). */
 export interface CommittingStore extends RequestStore {
@@ -21,7 +22,7 @@ export class RequestView implements RequestStore {
     this.#store = store;
   }
 
-  get(collection: StoredCollection, id: number): StoredRecord | undefined {
+  get(collection: StoredCollection, id: RecordId): StoredRecord | undefined {
     this.#noteRead(collection);
     return this.#store.get(collection, id);
   }

@@ -6,6 +6,7 @@
 import { createReadStream } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import type { StoredRecord } from '../records/json.ts';
+import { compareIds, type RecordId } from '../records/record-id.ts';
 import type { CollectionState } from './collection-state.ts';
 import { isNextId } from './collection-state.ts';
 import type { Snapshot } from './parse-snapshot.ts';
@@ -71,7 +72,7 @@ class SnapshotReader {
    */
   #checked: CollectionState | undefined;
   /** The id of the last record checked. */
-  #lastId = 0;
+  #lastId: RecordId | undefined;
   /** The value being read: its text in earlier chunks, and where it starts in this one. */
   #pieces: string[] = [];
   #start = 0;
@@ -133,7 +134,7 @@ class SnapshotReader {
       } catch {
         record = undefined;
       }
-      if (record !== undefined && record.id > this.#lastId) {
+      if (record !== undefined && (this.#lastId === undefined || compareIds(record.id, this.#lastId) > 0)) {
         this.#lastId = record.id;
         checked.records.set(record.id, Object.freeze(record));
         return;
@@ -157,7 +158,7 @@ class SnapshotReader {
       this.#members.set('records', this.#records);
       const nextId = this.#members.get('next_id');
       this.#checked = isNextId(nextId) ? { nextId, records: new Map() } : undefined;
-      this.#lastId = 0;
+      this.#lastId = undefined;
       this.#expect = 'record or end';
     } else if ((expect === 'record or end' || expect === 'comma or bracket') && code === 0x5d)
       this.#expect = 'comma or end';

@@ -5,6 +5,7 @@
 
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type { StoredRecord } from '../records/json.ts';
+import { compareIds, type RecordId } from '../records/record-id.ts';
 import type { SortKey } from './query.ts';
 
 /** Records sorted in one go before the merges. */
@@ -72,12 +73,12 @@ type Primitive = string | number | boolean;
 /** Whether `records` are in order by `field` already: ids rising, values of one type not falling, none or null last. */
 async function inOrderOf(records: readonly StoredRecord[], field: string, slices: Slices): Promise<boolean> {
   let previous: Primitive | undefined;
-  let previousId = -Infinity;
+  let previousId: RecordId | undefined;
   let absent = false;
   for (let index = 0; index < records.length; index++) {
     const record = records[index] as StoredRecord;
     const value = record[field];
-    if (record.id <= previousId) return false;
+    if (previousId !== undefined && compareIds(record.id, previousId) <= 0) return false;
     previousId = record.id;
     if (value === undefined || value === null) absent = true;
     else if (absent || (typeof value !== 'string' && typeof value !== 'number' && typeof value !== 'boolean'))
@@ -89,12 +90,21 @@ async function inOrderOf(records: readonly StoredRecord[], field: string, slices
   return true;
 }
 
-/** Record ids, four bytes each while every id fits (sorted-ids.ts keeps them). */
-export type Ids = Uint32Array | Float64Array;
+/**
+ * Record ids (sorted-ids.ts keeps them): integers four bytes each while every id fits, then eight; uuid and string ids
+ * (record-id.ts) in a plain array.
+ */
+export type Ids = Uint32Array | Float64Array | RecordId[];
 
-/** Room for `count` ids up to `largest`. */
-function idsFor(count: number, largest: number): Ids {
+/** Room for `count` ids up to `largest` (undefined: string ids). */
+function idsFor(count: number, largest: number | undefined): Ids {
+  if (largest === undefined) return new Array<RecordId>(count);
   return largest > 0xffff_ffff ? new Float64Array(count) : new Uint32Array(count);
+}
+
+/** The largest of integer ids, or undefined for string ids. */
+function largestOf(largest: number, id: RecordId): number | undefined {
+  return typeof id === 'number' ? Math.max(largest, id) : undefined;
 }
 
 /**
@@ -103,9 +113,10 @@ function idsFor(count: number, largest: number): Ids {
  */
 export async function idsOf(records: readonly StoredRecord[], sliceMs = SLICE_MS): Promise<Ids> {
   const slices = new Slices(sliceMs);
+  if (typeof records[0]?.id === 'string') return records.map((record) => record.id);
   let largest = 0;
   for (let index = 0; index < records.length; index++) {
-    largest = Math.max(largest, (records[index] as StoredRecord).id);
+    largest = Math.max(largest, (records[index] as StoredRecord).id as number);
     if (index % PER_CHECK === 0 && slices.over) await slices.giveWay();
   }
   const ids = idsFor(records.length, largest);
@@ -138,11 +149,13 @@ export async function idsSortedByOneField(
   const counts: number[] = [];
   const numberOf: number[] = [];
   let type: string | undefined;
-  let previousId = -Infinity;
+  let previousId: RecordId | undefined;
+  let largest: number | undefined = 0;
   for (let index = 0; index < records.length; index++) {
     const record = records[index] as StoredRecord;
-    if (record.id <= previousId) return undefined;
+    if (previousId !== undefined && compareIds(record.id, previousId) <= 0) return undefined;
     previousId = record.id;
+    largest = largest === undefined ? undefined : largestOf(largest, record.id);
     const value = record[field];
     if (value === undefined || value === null) {
       numberOf.push(-1);
@@ -185,7 +198,7 @@ export async function idsSortedByOneField(
     place += counts[number] as number;
   }
   let absentPlace = place;
-  const sorted = idsFor(records.length, previousId);
+  const sorted = idsFor(records.length, largest);
   for (let index = 0; index < records.length; index++) {
     const number = numberOf[index] as number;
     sorted[number < 0 ? absentPlace++ : (next[number] as number)++] = (records[index] as StoredRecord).id;
@@ -211,9 +224,10 @@ export async function sortedInSlices(
 
 /** The ids of a few records, in their order, read at once. */
 export function idsAtOnce(records: readonly StoredRecord[]): Ids {
+  if (typeof records[0]?.id === 'string') return records.map((record) => record.id);
   const ids = idsFor(
     records.length,
-    records.reduce((largest, record) => Math.max(largest, record.id), 0),
+    records.reduce((largest, record) => Math.max(largest, record.id as number), 0),
   );
   records.forEach((record, index) => (ids[index] = record.id));
   return ids;

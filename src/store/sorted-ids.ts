@@ -4,6 +4,7 @@
 // (sorted-records.ts), which builds a view before it is kept here.
 
 import type { StoredRecord } from '../records/json.ts';
+import type { RecordId } from '../records/record-id.ts';
 import type { Ids } from './sort-in-slices.ts';
 import type { RecordOrder } from './sorted-records.ts';
 
@@ -12,8 +13,11 @@ const LARGEST_UINT32 = 0xffff_ffff;
 export class SortedIds {
   readonly #order: RecordOrder;
   /** A record as it is now, by id: the collection's. */
-  readonly #recordOf: (id: number) => StoredRecord | undefined;
-  /** The ids in order, four bytes each while every id fits, then eight; room beyond `#length` for more. */
+  readonly #recordOf: (id: RecordId) => StoredRecord | undefined;
+  /**
+   * The ids in order, four bytes each while every id fits, then eight (uuid and string ids: a plain array); room beyond
+   * `#length` for more.
+   */
   #ids: Ids;
   #length: number;
 
@@ -22,7 +26,7 @@ export class SortedIds {
    * holds it: each id is in its place by that record's values, but while a change to one record is being applied (the
    * collection holds its new version already; remove and replace are told the old one).
    */
-  constructor(order: RecordOrder, ids: Ids, recordOf: (id: number) => StoredRecord | undefined) {
+  constructor(order: RecordOrder, ids: Ids, recordOf: (id: RecordId) => StoredRecord | undefined) {
     this.#order = order;
     this.#recordOf = recordOf;
     this.#ids = ids;
@@ -79,7 +83,7 @@ export class SortedIds {
 
   /** The record at `place`; the record with `changing`'s id is `changing` (its version being taken out). */
   #at(place: number, changing?: StoredRecord): StoredRecord {
-    const id = this.#ids[place] as number;
+    const id = this.#ids[place] as RecordId;
     return changing !== undefined && id === changing.id ? changing : (this.#recordOf(id) as StoredRecord);
   }
 
@@ -94,9 +98,16 @@ export class SortedIds {
   }
 
   /** Room for one more id, in an array that holds `id`: grown by an eighth, eight bytes an id once one needs them. */
-  #makeRoom(id: number): void {
+  #makeRoom(id: RecordId): void {
+    // A view made empty of a collection of uuid or string ids holds them in a plain array from its first.
+    if (typeof id === 'string' && !Array.isArray(this.#ids))
+      this.#ids = Array.from(this.#ids.subarray(0, this.#length));
     const held = this.#ids;
-    const wider = id > LARGEST_UINT32 && held instanceof Uint32Array;
+    if (Array.isArray(held)) {
+      if (this.#length >= held.length) held.push(id);
+      return;
+    }
+    const wider = (id as number) > LARGEST_UINT32 && held instanceof Uint32Array;
     if (this.#length < held.length && !wider) return;
     const capacity = Math.max(held.length, this.#length + Math.max(1024, this.#length >>> 3));
     const ids = wider || held instanceof Float64Array ? new Float64Array(capacity) : new Uint32Array(capacity);

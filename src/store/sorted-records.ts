@@ -8,7 +8,12 @@ import type { SortKey } from './query.ts';
 
 export type RecordOrder = (a: StoredRecord, b: StoredRecord) => number;
 
-export const BY_ID: RecordOrder = (a, b) => a.id - b.id;
+/** By id: integers numerically, strings (uuid and string ids) by code point; a collection's ids are of one kind. */
+export const BY_ID: RecordOrder = (a, b) => {
+  const x = a.id;
+  const y = b.id;
+  return typeof x === 'number' ? x - (y as number) : x < y ? -1 : x > y ? 1 : 0;
+};
 
 /**
  * The order a list's `sort` asks for (README: Lists): numbers numerically, strings by
@@ -22,7 +27,7 @@ export function orderBy(keys: readonly SortKey[]): RecordOrder {
       const order = compareValues(a[key.field], b[key.field]);
       if (order !== 0) return key.descending ? -order : order;
     }
-    return a.id - b.id;
+    return BY_ID(a, b);
   };
 }
 

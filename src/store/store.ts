@@ -9,6 +9,7 @@ import type { ChangeFeed } from '../feed/change-feed.ts';
 import type { Query, QueryResult } from './query.ts';
 import { NAME } from '../resources/names.ts';
 import type { EventType } from '../feed/feed-event.ts';
+import type { RecordId } from '../records/record-id.ts';
 
 /**
  * What the store keeps: the declared resources' collections (by their declared plural),
@@ -30,7 +31,7 @@ export const COLLECTION_NAME_PATTERN = NAME;
 export interface EventFacts {
   readonly type: EventType;
   /** The ids of the records above it on its path, outermost first (`/v1/users/5/orders/7`: [5]). */
-  readonly under: readonly number[];
+  readonly under: readonly RecordId[];
   /** The user who owns the record (permissions.ts), when it has one. */
   readonly owner?: number;
 }
@@ -50,7 +51,7 @@ export type Change =
   | {
       readonly kind: 'delete';
       readonly collection: StoredCollection;
-      readonly id: number;
+      readonly id: RecordId;
       readonly event?: EventFacts;
     };
 
@@ -65,7 +66,7 @@ export class StoreUnavailable extends Error {}
 
 /** The reads every store answers at once, so that the code deciding a request is plain code over them. */
 export interface RecordReads {
-  get(collection: StoredCollection, id: number): StoredRecord | undefined;
+  get(collection: StoredCollection, id: RecordId): StoredRecord | undefined;
   query(collection: StoredCollection, query: Query): QueryResult;
   /** The first record whose `field` equals `value` ignoring case (for unique emails). */
   findIgnoringCase(collection: StoredCollection, field: string, value: string): StoredRecord | undefined;
@@ -83,7 +84,7 @@ export interface RequestPlan {
   /** The collections its path names, outermost first (`/v1/users/5/orders/7`: users, orders)… */
   readonly pathCollections: readonly StoredCollection[];
   /** …and their ids (5, 7): records it will likely read. */
-  readonly ids: readonly number[];
+  readonly ids: readonly RecordId[];
   /**
    * It does nothing but read and write through the store before it answers (a resource's list, read or create), so
    * the store may run it again from the start even after it has waited (PostgreSQL: when its caller, answered from

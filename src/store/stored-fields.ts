@@ -5,6 +5,7 @@
 
 import type { JsonObject, JsonValue, StoredRecord } from '../records/json.ts';
 import { isJsonObject } from '../records/json.ts';
+import { isIdOfKind } from '../records/record-id.ts';
 import type { ResourceTable } from '../resources/definition.ts';
 import type { FieldRule } from '../resources/definition.ts';
 import type { StoredCollection } from './store.ts';
@@ -135,7 +136,8 @@ function expectedKind(rule: FieldRule, value: JsonValue): string | undefined {
   if (value === null && rule.nullable === true) return undefined;
   switch (rule.type) {
     case 'id':
-      return Number.isSafeInteger(value) && (value as number) >= 1 ? undefined : 'a positive integer';
+      if (isIdOfKind(value, rule.idKind ?? 'integer')) return undefined;
+      return rule.idKind === undefined ? 'a positive integer' : rule.idKind === 'uuid' ? 'a uuid' : 'a string id';
     case 'integer':
       return Number.isSafeInteger(value) ? undefined : 'an integer';
     case 'number':

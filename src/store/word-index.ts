@@ -1,7 +1,7 @@
 // The word index of one collection's searchable fields (`q`, README: Lists), for collection-index.ts: each word of
-// those fields (store/search-words.ts) → the ids of the records holding it, ascending, in an IdList (id-list.ts), or
-// the id alone for a word only one record holds. Built in slices once the store opens (or on a first search), which
-// wait for it (`building`).
+// those fields (store/search-words.ts) → the numbers of the records holding it (their ids; for uuid and string ids, a
+// number collection-index.ts gives each), ascending, in an IdList (id-list.ts), or the number alone for a word only
+// one record holds. Built in slices once the store opens (or on a first search), which wait for it (`building`).
 
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type { StoredRecord } from '../records/json.ts';
@@ -17,6 +17,9 @@ const RECORDS_PER_CHECK = 256;
 
 type Holders = number | IdList;
 
+/** A record's number in the index: its id, in a collection of integer ids. */
+const integerId = (record: StoredRecord): number => record.id as number;
+
 export class WordIndex {
   readonly #fields: readonly string[];
   /** Word → its holders: an IdList takes far less memory than a Set of records per word. */
@@ -26,13 +29,21 @@ export class WordIndex {
   #built = false;
   /** Changes made while the index is being built, oldest first, to apply when it is. */
   #changes: [StoredRecord | undefined, StoredRecord | undefined][] = [];
+  /** Each record's number, rising with the records' order as given. */
+  readonly #numberOf: (record: StoredRecord) => number;
 
   /**
-   * Starts indexing `records` (in id order; the caller's copy, which this keeps until done), `sliceMs` of work per
-   * event-loop turn.
+   * Starts indexing `records` (in the order of their numbers, `numberOf`'s: by default their integer ids; the caller's
+   * copy, which this keeps until done), `sliceMs` of work per event-loop turn.
    */
-  constructor(fields: readonly string[], records: readonly StoredRecord[], sliceMs = SLICE_MS) {
+  constructor(
+    fields: readonly string[],
+    records: readonly StoredRecord[],
+    sliceMs = SLICE_MS,
+    numberOf: (record: StoredRecord) => number = integerId,
+  ) {
     this.#fields = fields;
+    this.#numberOf = numberOf;
     this.#complete = this.#build(records, sliceMs);
   }
 
@@ -47,7 +58,7 @@ export class WordIndex {
     else this.#apply(previous, next);
   }
 
-  /** The ids of the records holding every one of `words`, ascending (the index must be built). */
+  /** The numbers of the records holding every one of `words`, ascending (the index must be built). */
   idsHolding(words: readonly string[]): readonly number[] {
     if (words.length === 0) return [];
     const lists: IdList[] = [];
@@ -96,7 +107,7 @@ export class WordIndex {
     /** The distinct words of the record being read, as numbers. */
     const distinct: number[] = [];
     await this.#eachRecord(records, sliceMs, (record) => {
-      const id = record.id;
+      const id = this.#numberOf(record);
       distinct.length = 0;
       for (const field of this.#fields) {
         const value = record[field];
@@ -124,7 +135,7 @@ export class WordIndex {
       held > 1 ? new IdList([], { count: held, largest: lastIds[word] as number }) : undefined,
     );
     await this.#eachRecord(records, sliceMs, (record) => {
-      for (let left = sequence.shift(); left > 0; left--) lists[sequence.shift()]?.append(record.id);
+      for (let left = sequence.shift(); left > 0; left--) lists[sequence.shift()]?.append(this.#numberOf(record));
     });
     for (let word = 0; word < counts.length; word++) {
       const held = counts[word] as number;
@@ -158,8 +169,8 @@ export class WordIndex {
       return;
     const kept = next === undefined ? new Set<string>() : new Set(this.#wordsOf(next));
     if (previous !== undefined)
-      for (const word of this.#wordsOf(previous)) if (!kept.has(word)) this.#remove(word, previous.id);
-    if (next !== undefined) for (const word of kept) this.#add(word, next.id);
+      for (const word of this.#wordsOf(previous)) if (!kept.has(word)) this.#remove(word, this.#numberOf(previous));
+    if (next !== undefined) for (const word of kept) this.#add(word, this.#numberOf(next));
   }
 
   /** The words of the record's searchable fields (a word may come twice: adding is idempotent). */

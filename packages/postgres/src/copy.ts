@@ -57,7 +57,7 @@ export async function readAllRecords(url: string, resources: ResourceTable): Pro
     for (const plan of plans) {
       const rows = await client.query<Record<string, unknown>>(`SELECT * FROM ${quoted(plan.table)} ORDER BY "id"`);
       const records = rows.rows.map(recordOf);
-      const highest = records.at(-1)?.id ?? 0;
+      const highest = (records.at(-1)?.id as number | undefined) ?? 0; // integer ids only (open.ts)
       collections.set(plan.table, { records, nextId: Math.max(await sequenceNext(client, plan.table), highest + 1) });
     }
     await client.query('COMMIT');

@@ -69,6 +69,14 @@ export const types = {
 };
 
 export async function openPostgresStore(options: OpenOptions): Promise<OpenResult> {
+  // Uuid and string ids (README: Your own resources, ids) are served by the memory store only, so far.
+  const declaredIds = options.resources.resources.filter((definition) => definition.idKind !== 'integer');
+  if (declaredIds.length > 0)
+    throw new Error(
+      `the PostgreSQL store does not serve uuid or string ids yet ("x-id" of ${declaredIds
+        .map((definition) => definition.collection)
+        .join(', ')}); use a data directory, or integer ids`,
+    );
   const connection = {
     connectionString: options.url,
     statement_timeout: options.statementTimeoutMs ?? 5000,

@@ -109,7 +109,7 @@ export class PostgresView implements RequestStore {
   async confirmCaller(): Promise<boolean> {
     const remembered = this.#caller.unconfirmed;
     if (remembered === undefined) return true;
-    const user = await this.#store.readCaller(remembered.id);
+    const user = await this.#store.readCaller(remembered.id as number); // users' ids are integers
     if (isStill(remembered, user)) {
       this.callerConfirmed();
       return true;
@@ -262,6 +262,6 @@ export class PostgresView implements RequestStore {
   }
 }
 
-export function recordKey(collection: StoredCollection, id: number): string {
+export function recordKey(collection: StoredCollection, id: number | string): string {
   return `get ${collection} ${id}`;
 }

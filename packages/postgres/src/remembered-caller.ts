@@ -63,14 +63,14 @@ export class RememberedCaller {
    */
   noLongerHolds(): never {
     const remembered = this.#remembered;
-    if (remembered !== undefined) this.#memory.rememberCaller(remembered.id, undefined);
+    if (remembered !== undefined) this.#memory.rememberCaller(remembered.id as number, undefined);
     this.changed();
     throw new CallerChanged();
   }
 }
 
 export function guardOf(caller: StoredRecord): CallerGuard {
-  return { id: caller.id, role: caller['role'] };
+  return { id: caller.id as number, role: caller['role'] }; // users' ids are integers
 }
 
 /** The remembered caller still holds: the user exists with the same role (what guardOf has a write check). */

@@ -166,7 +166,7 @@ export class WriteTransactions {
    * the request runs again.
    */
   async #confirmCallerIn(client: pg.PoolClient, view: PostgresView, caller: StoredRecord): Promise<void> {
-    if (isStill(caller, await this.#parts.readCaller(caller.id, client))) {
+    if (isStill(caller, await this.#parts.readCaller(caller.id as number, client))) {
       view.callerConfirmed();
       return;
     }
