@@ -1,7 +1,7 @@
 // The HTTP suites of products, lists, idempotency keys, permissions, declared resources, field
-// selection, range filters, filter operators, nulls, delete behaviour, singletons, batches, search, embedding,
-// provider tokens and API keys again, on two servers sharing one PostgreSQL, each request to the next server in turn
-// (helpers.ts: TEST_STORE=postgres), in one process and so on one throwaway PostgreSQL;
+// selection, range filters, filter operators, nulls, delete behaviour, singletons, batches, declared ids, search,
+// embedding, provider tokens and API keys again, on two servers sharing one PostgreSQL, each request to the next
+// server in turn (helpers.ts: TEST_STORE=postgres), in one process and so on one throwaway PostgreSQL;
 // skipped, saying why, without PostgreSQL. orders.postgres.test.ts runs the orders (its
 // own process: that suite's hooks are file-wide).
 
@@ -9,7 +9,7 @@ import { againOnSharedPostgres } from './helpers.ts';
 
 await againOnSharedPostgres(
   'products, lists, idempotency keys, permissions, declared resources, field selection, range filters, filter operators, nulls, ' +
-    'delete behaviour, singletons, batches, ' +
+    'delete behaviour, singletons, batches, declared ids, ' +
     'search, embedding, ' +
     'provider tokens, API keys',
   async () => {
@@ -30,6 +30,7 @@ await againOnSharedPostgres(
     await import('./nullable-unchanged.test.ts');
     await import('./batches.test.ts');
     await import('./singletons.test.ts');
+    await import('./declared-ids.test.ts');
     await import('./search.test.ts');
     await import('./embed.test.ts');
     await import('./provider-tokens.test.ts');

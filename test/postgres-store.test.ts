@@ -12,6 +12,7 @@ import type { RequestStore } from '../src/store/store.ts';
 import { recordWords } from '../src/store/search-words.ts';
 import { jsonEqual } from '../src/records/json.ts';
 import type { StoredRecord } from '../src/records/json.ts';
+import { isIdOfKind } from '../src/records/record-id.ts';
 import { describeChanges } from '../src/store/describe-changes.ts';
 import { openPostgresStore } from '../packages/postgres/src/open.ts';
 import type { CoreKit } from '../packages/postgres/src/core-kit.ts';
@@ -27,6 +28,7 @@ const KIT: CoreKit = {
   recordWords,
   describeChanges,
   jsonEqual,
+  isIdOfKind,
 };
 
 /** A request that does nothing but read and write through the store: its caller may be answered from memory. */

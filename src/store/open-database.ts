@@ -7,6 +7,7 @@ import type { Logger } from '../logging/logger.ts';
 import type { ResourceTable } from '../resources/definition.ts';
 import type { JsonValue, StoredRecord } from '../records/json.ts';
 import { jsonEqual } from '../records/json.ts';
+import { isIdOfKind, type IdKind, type RecordId } from '../records/record-id.ts';
 import { describeChanges } from './describe-changes.ts';
 import type { RecordReader } from '../resources/definition.ts';
 import type { Retention } from '../feed/event-log.ts';
@@ -27,14 +28,24 @@ export type SchemaProblem =
       readonly kind: 'removed-collection' | 'not-the-singleton';
       readonly collection: string;
       readonly count: number;
-      readonly firstIds: readonly number[];
+      readonly firstIds: readonly RecordId[];
     }
   | {
       readonly kind: 'missing-required' | 'undeclared-property';
       readonly collection: string;
       readonly property: string;
       readonly count: number;
-      readonly firstIds: readonly number[];
+      readonly firstIds: readonly RecordId[];
+    }
+  | {
+      /** The table's `id` column is of another type than the declared `x-id` asks (ids are never converted). */
+      readonly kind: 'wrong-id-kind';
+      readonly collection: string;
+      readonly declared: IdKind;
+      /** The column's type: `bigint`, `uuid`, `text`. */
+      readonly stored: string;
+      readonly count: number;
+      readonly firstIds: readonly RecordId[];
     }
   | {
       readonly kind: 'wrong-kind';
@@ -42,7 +53,7 @@ export type SchemaProblem =
       readonly property: string;
       readonly declared: string;
       readonly count: number;
-      readonly firstIds: readonly number[];
+      readonly firstIds: readonly RecordId[];
     };
 
 /**
@@ -67,6 +78,7 @@ interface DatabasePackage {
       recordWords(record: StoredRecord, fields: readonly string[]): string[];
       describeChanges(table: ResourceTable, changes: readonly Change[], store: RecordReader): readonly Change[];
       jsonEqual(a: JsonValue, b: JsonValue): boolean;
+      isIdOfKind(value: unknown, kind: IdKind): boolean;
     };
     readonly events?: Retention;
     readonly onUnreachable?: (reason: string, retryInMs: number) => void;
@@ -103,12 +115,13 @@ interface DatabasePackage {
 
 /**
  * What the core lends the package, which must not import plainrest (a runtime dependency): the 503,
- * search words and the change feed's event facts (describe-changes.ts).
+ * search words, the change feed's event facts (describe-changes.ts) and what an id of each kind is.
  */
 const KIT = {
   recordWords,
   describeChanges,
   jsonEqual,
+  isIdOfKind,
   unavailable: (detail: string): Error => new StoreUnavailable(detail),
 };
 
@@ -207,6 +220,9 @@ async function loadPackage(): Promise<DatabasePackage> {
   }
 }
 
+/** The kind of id a table's `id` column holds, by the column's type. */
+const STORED_IDS: Readonly<Record<string, string>> = { bigint: 'integers', uuid: 'uuids', text: 'strings' };
+
 function refusal(problems: readonly SchemaProblem[]): string {
   return (
     `the data in the database no longer fits the declaration: ${problems.map(describe).join('; ')}; ` +
@@ -224,6 +240,11 @@ function describe(problem: SchemaProblem): string {
       return lackingRequired(collection, problem.property, count, firstIds);
     case 'not-the-singleton':
       return notTheSingleton(collection, count, firstIds);
+    case 'wrong-id-kind':
+      return (
+        `${collection}: its table's ids are ${STORED_IDS[problem.stored] ?? problem.stored} (${records}) but ` +
+        `${collection} declares "x-id": "${problem.declared}"; declare the ids it holds, or drop or rename the table`
+      );
     case 'wrong-kind':
       return (
         `${collection}: ${records} hold "${problem.property}" values that are not ${problem.declared}; ` +

@@ -6,7 +6,7 @@ import type pg from 'pg';
 import type { ColumnPlan, TablePlan } from './schema.ts';
 import { quoted, SEARCH_COLUMN } from './schema.ts';
 import type { StoredColumn } from './schema-catalog.ts';
-import type { SchemaProblem } from 'plainrest';
+import type { RecordId, SchemaProblem } from 'plainrest';
 import { recordsWhere } from './schema-problems.ts';
 
 /** Each column of `plan` against the table's `stored` ones: the changes to `statements`, the misfits to `problems`. */
@@ -27,6 +27,19 @@ export async function compareColumns(
       if (lacking.count > 0) problems.push({ kind: 'missing-required', collection, property: column.name, ...lacking });
       else
         statements.push(`ALTER TABLE ${table} ADD COLUMN ${name} ${column.type}${column.notNull ? ' NOT NULL' : ''}`);
+      continue;
+    }
+    if (column.name === 'id' && current.type !== column.type) {
+      // Ids are never converted: records, references to them and their events would all change.
+      const { count, firstIds } = await recordsWhere(client, plan.table, 'true');
+      problems.push({
+        kind: 'wrong-id-kind',
+        collection,
+        declared: plan.idKind,
+        stored: current.type,
+        count,
+        firstIds,
+      });
       continue;
     }
     if (current.type !== column.type) {
@@ -86,7 +99,7 @@ async function typeChange(
   table: string,
   column: ColumnPlan,
   from: string,
-): Promise<{ using: string; misfits: { count: number; firstIds: number[] } }> {
+): Promise<{ using: string; misfits: { count: number; firstIds: RecordId[] } }> {
   const name = quoted(column.name);
   if (from === 'bigint' && column.type === 'double precision')
     return { using: `${name}::double precision`, misfits: { count: 0, firstIds: [] } };

@@ -57,8 +57,10 @@ export async function readAllRecords(url: string, resources: ResourceTable): Pro
     for (const plan of plans) {
       const rows = await client.query<Record<string, unknown>>(`SELECT * FROM ${quoted(plan.table)} ORDER BY "id"`);
       const records = rows.rows.map(recordOf);
-      const highest = (records.at(-1)?.id as number | undefined) ?? 0; // integer ids only (open.ts)
-      collections.set(plan.table, { records, nextId: Math.max(await sequenceNext(client, plan.table), highest + 1) });
+      // Uuids and chosen ids are taken from no sequence: such a collection's next id stays 1, unused.
+      const highest = plan.idKind === 'integer' ? ((records.at(-1)?.id as number | undefined) ?? 0) : 0;
+      const next = plan.idKind === 'integer' ? await sequenceNext(client, plan.table) : 1;
+      collections.set(plan.table, { records, nextId: Math.max(next, highest + 1) });
     }
     await client.query('COMMIT');
     return { kind: 'read', collections };
@@ -97,6 +99,7 @@ export async function writeAllRecords(
       for (const plan of plans) await insertAll(client, plan, collections.get(plan.table)?.records ?? []);
       // Last: setval is not undone by a rollback, so it comes after everything that could fail.
       for (const plan of plans) {
+        if (plan.idKind !== 'integer') continue;
         const nextId = collections.get(plan.table)?.nextId ?? 1;
         await client.query(`SELECT setval(pg_get_serial_sequence($1, 'id'), $2, false)`, [quoted(plan.table), nextId]);
       }

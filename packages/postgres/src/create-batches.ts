@@ -167,7 +167,7 @@ function buildManyCreatesText(plan: TablePlan, checked: boolean, withEvents: boo
     )`,
     `"added" AS (
       INSERT INTO ${quoted(EVENTS_TABLE)} ("id", "type", "collection", "record_id", "under", "owner", "at", "record")
-      SELECT nextval('${quoted(EVENTS_SEQUENCE)}'), e->>'type', e->>'collection', "given"."id", e->'under',
+      SELECT nextval('${quoted(EVENTS_SEQUENCE)}'), e->>'type', e->>'collection', to_jsonb("given"."id"), e->'under',
         CASE WHEN e->>'owner' = '${PROVISIONAL_ID}' THEN "given"."id" ELSE (e->>'owner')::bigint END,
         clock_timestamp(), jsonb_set(e->'record', '{id}', to_jsonb("given"."id"))
       FROM "locked", "given", jsonb_array_elements("given"."events") WITH ORDINALITY AS "event"(e, m)

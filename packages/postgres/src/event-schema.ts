@@ -19,14 +19,25 @@ export const EVENTS_CHANNEL = 'plainrest_events';
  */
 export const EVENTS_LOCK = 0x706c6e65;
 
-/** The statements creating what the schema lacks: `existing` holds its tables, `indexes` its indexes (their names). */
-export function eventSchemaStatements(existing: ReadonlySet<string>, indexes: ReadonlySet<string>): string[] {
+/**
+ * The statements creating what the schema lacks: `existing` holds its tables and their columns' types, `indexes` its
+ * indexes (their names). A record's id is JSON, a number or a string (README: Your own resources, ids): a table made
+ * when ids were all integers has its `record_id` converted once.
+ */
+export function eventSchemaStatements(
+  existing: ReadonlyMap<string, ReadonlyMap<string, { readonly type: string }>>,
+  indexes: ReadonlySet<string>,
+): string[] {
   const statements: string[] = [];
+  if (existing.get(EVENTS_TABLE)?.get('record_id')?.type === 'bigint')
+    statements.push(
+      `ALTER TABLE ${quoted(EVENTS_TABLE)} ALTER COLUMN "record_id" TYPE jsonb USING to_jsonb("record_id")`,
+    );
   if (!existing.has(EVENTS_TABLE)) {
     statements.push(`CREATE SEQUENCE IF NOT EXISTS ${quoted(EVENTS_SEQUENCE)}`);
     statements.push(
       `CREATE TABLE ${quoted(EVENTS_TABLE)} (` +
-        `"id" bigint PRIMARY KEY, "type" text NOT NULL, "collection" text NOT NULL, "record_id" bigint NOT NULL, ` +
+        `"id" bigint PRIMARY KEY, "type" text NOT NULL, "collection" text NOT NULL, "record_id" jsonb NOT NULL, ` +
         `"under" jsonb NOT NULL, "owner" bigint, "at" timestamp with time zone NOT NULL, "record" jsonb)`,
     );
   }

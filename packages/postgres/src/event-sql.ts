@@ -2,7 +2,7 @@
 // in commit order for every process; the feed's window, a page with the same filter as plainrest's EventLog, the rows
 // after a position, and the retention that deletes the oldest. Rows become plainrest's FeedEvent here.
 
-import type { Change, EventFilter, FeedEvent, Retention, StoredRecord } from 'plainrest';
+import type { Change, EventFilter, FeedEvent, RecordId, Retention, StoredRecord } from 'plainrest';
 import { EVENTS_CHANNEL, EVENTS_LOCK, EVENTS_SEQUENCE, EVENTS_TABLE, KEPT_TABLE } from './event-schema.ts';
 import { quoted } from './schema.ts';
 import { PROVISIONAL_ID, recordOf } from './sql-records.ts';
@@ -29,7 +29,8 @@ export function eventsJson(changes: readonly Change[]): { readonly json: string;
     // A put's record as the writer serialised it, when it did (Change.json).
     const record = change.kind === 'put' ? `,"record":${change.json ?? JSON.stringify(change.record)}` : '';
     parts.push(
-      `{"type":"${facts.type}","collection":${JSON.stringify(change.collection)},"record_id":${recordId},` +
+      `{"type":"${facts.type}","collection":${JSON.stringify(change.collection)},` +
+        `"record_id":${JSON.stringify(recordId)},` +
         `"under":${JSON.stringify(facts.under)}${owner}${record}}`,
     );
   }
@@ -71,7 +72,7 @@ const MAX_REMEMBERED_TEXTS = 500;
 
 function withEventsText(change: Statement, takesId: boolean): string {
   const at = change.values.length + 1;
-  const recordId = takesId ? '"changed"."id"' : "(e->>'record_id')::bigint";
+  const recordId = takesId ? 'to_jsonb("changed"."id")' : "e->'record_id'";
   const owner = takesId
     ? `CASE WHEN e->>'owner' = '${PROVISIONAL_ID}' THEN "changed"."id" ELSE (e->>'owner')::bigint END`
     : "(e->>'owner')::bigint";
@@ -177,8 +178,9 @@ export function feedEventOf(row: Record<string, unknown>): FeedEvent {
     id: Number(row['id']),
     type: row['type'] as FeedEvent['type'],
     collection: row['collection'] as string,
-    recordId: Number(row['record_id']),
-    under: (row['under'] as number[]).map(Number),
+    // JSON: a number, or a uuid or chosen string (README: Your own resources, ids).
+    recordId: row['record_id'] as RecordId,
+    under: row['under'] as RecordId[],
     owner: owner === null || owner === undefined ? undefined : Number(owner),
     at: at instanceof Date ? at.toISOString() : String(at),
     record:

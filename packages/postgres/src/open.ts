@@ -12,7 +12,7 @@ import { PostgresStore } from './postgres-store.ts';
 import type { SchemaProblem } from 'plainrest';
 import { migrateSchema } from './schema-migration.ts';
 import type { TablePlan } from './schema.ts';
-import { quoted, schemaOf, SEARCH_COLUMN } from './schema.ts';
+import { ID_TYPES, quoted, schemaOf, SEARCH_COLUMN } from './schema.ts';
 import { isoTimestamp, recordOf } from './sql-records.ts';
 
 export interface OpenOptions {
@@ -46,7 +46,10 @@ export type OpenResult =
   | { readonly store: PostgresStore; readonly problems?: undefined }
   | { readonly store?: undefined; readonly problems: readonly SchemaProblem[] };
 
-/** bigint comes back as a number: ids and counts stay within JavaScript's safe integers. */
+/**
+ * bigint comes back as a number: ids and counts stay within JavaScript's safe integers (uuids and chosen ids come
+ * back as text, a uuid in lower case).
+ */
 const INT8 = 20;
 const TIMESTAMPTZ = 1184;
 const FIRST_RETRY_MS = 1000;
@@ -69,14 +72,6 @@ export const types = {
 };
 
 export async function openPostgresStore(options: OpenOptions): Promise<OpenResult> {
-  // Uuid and string ids (README: Your own resources, ids) are served by the memory store only, so far.
-  const declaredIds = options.resources.resources.filter((definition) => definition.idKind !== 'integer');
-  if (declaredIds.length > 0)
-    throw new Error(
-      `the PostgreSQL store does not serve uuid or string ids yet ("x-id" of ${declaredIds
-        .map((definition) => definition.collection)
-        .join(', ')}); use a data directory, or integer ids`,
-    );
   const connection = {
     connectionString: options.url,
     statement_timeout: options.statementTimeoutMs ?? 5000,
@@ -193,7 +188,8 @@ async function fillSearchWords(client: pg.PoolClient, plans: readonly TablePlan[
       const records = rows.map(recordOf);
       await client.query(
         `UPDATE ${table} SET ${quoted(SEARCH_COLUMN)} = filled.words ` +
-          `FROM unnest($1::bigint[], $2::jsonb[]) AS filled(id, words) WHERE ${table}."id" = filled.id`,
+          `FROM unnest($1::${ID_TYPES[plan.idKind]}[], $2::jsonb[]) AS filled(id, words) ` +
+          `WHERE ${table}."id" = filled.id`,
         [records.map((record) => record.id), records.map((record) => JSON.stringify(kit.recordWords(record, fields)))],
       );
     }

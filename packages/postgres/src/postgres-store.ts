@@ -7,6 +7,7 @@ import type pg from 'pg';
 import type {
   ChangeFeed,
   Decision,
+  RecordId,
   RequestPlan,
   RequestStore,
   ResourceTable,
@@ -25,7 +26,7 @@ import { ReadBatches } from './read-batches.ts';
 import { RememberedRecords } from './remembered-records.ts';
 import { confirmedAnswer, loaded } from './request-runs.ts';
 import type { TablePlan } from './schema.ts';
-import { quoted } from './schema.ts';
+import { ID_TYPES, quoted } from './schema.ts';
 import type { CallerGuard } from './sql-records.ts';
 import { recordOf } from './sql-records.ts';
 import { WriteTransactions } from './write-transactions.ts';
@@ -50,12 +51,14 @@ export class PostgresStore implements Store, ViewBacking {
   /** Reads by id outside a transaction, sent together when they arrive together (read-batches.ts). */
   readonly #reads: ReadBatches;
   readonly #writes: WriteTransactions;
+  readonly #kit: CoreKit;
   /** The declared resources, whose changes become events (set by describeEvents). */
   #table: ResourceTable | undefined;
   #closed = false;
 
   constructor(options: PostgresStoreOptions) {
     this.database = new Database(options.pool, options.kit.unavailable);
+    this.#kit = options.kit;
     this.remembered = new RememberedRecords(options.kit.jsonEqual);
     this.#plans = new Map(options.plans.map((plan) => [plan.table, plan]));
     this.#feed = new PostgresFeed({
@@ -65,7 +68,7 @@ export class PostgresStore implements Store, ViewBacking {
     });
     const sendRows = async (text: string, values: unknown[]): Promise<readonly Record<string, unknown>[]> =>
       (await this.database.runNamed(text, values)).rows;
-    this.#reads = new ReadBatches(sendRows, this.database.size);
+    this.#reads = new ReadBatches(sendRows, this.database.size, (table) => ID_TYPES[this.plan(table).idKind]);
     this.#writes = new WriteTransactions({
       database: this.database,
       kit: options.kit,
@@ -86,7 +89,7 @@ export class PostgresStore implements Store, ViewBacking {
    */
   serve<T>(plan: RequestPlan, handle: (store: RequestStore) => T | Promise<T>): T | Promise<T> {
     const view = new PostgresView(this);
-    plan.pathCollections.forEach((collection, index) => view.willRead(collection, plan.ids[index] as number));
+    plan.pathCollections.forEach((collection, index) => view.willRead(collection, plan.ids[index] as RecordId));
     const run = (): T | Promise<T> => loaded(() => handle(view));
     if (!plan.repeatable) return run();
     view.mayRememberCaller();
@@ -99,7 +102,7 @@ export class PostgresStore implements Store, ViewBacking {
    */
   readRows(
     tables: readonly string[],
-    ids: readonly number[],
+    ids: readonly RecordId[],
     caller: CallerGuard | undefined,
   ): Promise<Record<string, unknown>> {
     return this.#reads.read(tables, ids, caller);
@@ -130,6 +133,11 @@ export class PostgresStore implements Store, ViewBacking {
   /** Runs `decide` with `view` inside a serializable transaction, then its changes; again on a conflict. */
   transactOn<T>(view: PostgresView, decide: () => Decision<T>): Promise<T> {
     return this.#writes.run(view, decide);
+  }
+
+  /** Whether `id` may be an id of `collection`'s (a read of any other finds nothing). */
+  isIdOf(collection: StoredCollection, id: RecordId): boolean {
+    return this.#kit.isIdOfKind(id, this.plan(collection).idKind);
   }
 
   plan(collection: StoredCollection): TablePlan {

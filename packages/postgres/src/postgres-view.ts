@@ -3,23 +3,17 @@
 // confirms it (remembered-caller.ts), and the placeholder id a create is decided with.
 
 import type pg from 'pg';
-import type { Decision, Query, QueryResult, RequestStore, StoredCollection, StoredRecord } from 'plainrest';
+import type { Decision, Query, QueryResult, RecordId, RequestStore, StoredCollection, StoredRecord } from 'plainrest';
 import { isStill, RememberedCaller } from './remembered-caller.ts';
 import { loaded, NeedRows } from './request-runs.ts';
 import { PROVISIONAL_ID } from './sql-records.ts';
 import type { RowSource } from './view-reads.ts';
-import {
-  BEGIN,
-  countOf,
-  firstIgnoringCase,
-  pageOf,
-  recordByAnyId,
-  recordsById,
-  recordsInTransaction,
-} from './view-reads.ts';
+import { BEGIN, countOf, firstIgnoringCase, pageOf, recordsById, recordsInTransaction } from './view-reads.ts';
 
 /** What a view asks of the store it reads through (postgres-store.ts). */
 export interface ViewBacking extends RowSource {
+  /** Whether `id` may be an id of `collection`'s (a read of any other finds nothing). */
+  isIdOf(collection: StoredCollection, id: RecordId): boolean;
   readCaller(id: number, client?: pg.PoolClient): Promise<StoredRecord | undefined>;
   nextId(collection: StoredCollection, client?: pg.PoolClient): Promise<number>;
   transactOn<T>(view: PostgresView, decide: () => Decision<T>): Promise<T>;
@@ -30,7 +24,7 @@ export class PostgresView implements RequestStore {
   readonly #store: ViewBacking;
   readonly #answers = new Map<string, unknown>();
   /** Records the request will likely read (its path's), loaded with the first record it must load. */
-  readonly #hints: { readonly collection: StoredCollection; readonly id: number }[] = [];
+  readonly #hints: { readonly collection: StoredCollection; readonly id: RecordId }[] = [];
   #transaction: pg.PoolClient | undefined;
   #begun = false;
   readonly #caller: RememberedCaller;
@@ -159,19 +153,19 @@ export class PostgresView implements RequestStore {
     });
   }
 
-  willRead(collection: StoredCollection, id: number): void {
-    if (Number.isSafeInteger(id)) this.#hints.push({ collection, id });
+  willRead(collection: StoredCollection, id: RecordId): void {
+    if (this.#store.isIdOf(collection, id)) this.#hints.push({ collection, id });
   }
 
   /**
    * One round trip for the record and whatever may go with it: outside a transaction the
    * records the request's path names (willRead), inside one its BEGIN if not yet sent.
    */
-  get(collection: StoredCollection, id: number): StoredRecord | undefined {
+  get(collection: StoredCollection, id: RecordId): StoredRecord | undefined {
     const key = recordKey(collection, id);
     if (this.#answers.has(key)) return this.#answers.get(key) as StoredRecord | undefined;
-    if (!Number.isSafeInteger(id))
-      return this.#answer(key, (client) => recordByAnyId(this.#store, collection, id, client));
+    // No record has an id of another kind (`abc` of an integer collection, a number of a uuid one, an upper-case uuid).
+    if (!this.#store.isIdOf(collection, id)) return undefined;
     const transaction = this.#transaction;
     const hinted =
       transaction === undefined

@@ -3,6 +3,7 @@
 // rowsByIdBatchQuery, arrays of ids and callers, one row per read; a read alone is
 // rowsByIdQuery, the statement it always was.
 
+import type { RecordId } from 'plainrest';
 import type { CallerGuard } from './sql-records.ts';
 import { rowsByIdBatchQuery, rowsByIdQuery } from './sql-records.ts';
 import type { BatchShape } from './statement-batches.ts';
@@ -14,25 +15,27 @@ export type Row = Record<string, unknown>;
 export type SendRows = (text: string, values: unknown[]) => Promise<readonly Row[]>;
 
 interface Read {
-  readonly ids: readonly number[];
+  readonly ids: readonly RecordId[];
   readonly caller: CallerGuard | undefined;
 }
 
 export class ReadBatches {
   readonly #send: SendRows;
   readonly #batches: StatementBatches<Read, Row>;
+  readonly #idType: (table: string) => string;
 
-  /** `maxInFlight`: the statements sent at once, the pool's size. */
-  constructor(send: SendRows, maxInFlight: number) {
+  /** `maxInFlight`: the statements sent at once, the pool's size; `idType`: a table's `id` column's type. */
+  constructor(send: SendRows, maxInFlight: number, idType: (table: string) => string) {
     this.#send = send;
     this.#batches = new StatementBatches(maxInFlight);
+    this.#idType = idType;
   }
 
   /**
    * The row rowsByIdQuery gives for the records `ids` of `tables` (and `caller`'s check): at once when a connection is
    * free, else with the reads waiting with it.
    */
-  read(tables: readonly string[], ids: readonly number[], caller: CallerGuard | undefined): Promise<Row> {
+  read(tables: readonly string[], ids: readonly RecordId[], caller: CallerGuard | undefined): Promise<Row> {
     const checked = caller !== undefined;
     const key = `${checked ? '+' : '-'}${tables.join(' ')}`;
     return this.#batches.send(key, () => this.#shape(tables, checked), { ids, caller });
@@ -42,7 +45,7 @@ export class ReadBatches {
     return {
       alone: async ({ ids, caller }) => {
         const { text, values } = rowsByIdQuery(
-          tables.map((table, index) => ({ table, id: ids[index] as number })),
+          tables.map((table, index) => ({ table, id: ids[index] as RecordId })),
           caller,
         );
         return (await this.#send(text, values))[0] ?? {};
@@ -54,7 +57,7 @@ export class ReadBatches {
             reads.map((read) => read.caller?.id),
             reads.map((read) => read.caller?.role ?? null),
           );
-        return this.#send(rowsByIdBatchQuery(tables, checked), values);
+        return this.#send(rowsByIdBatchQuery(tables, tables.map(this.#idType), checked), values);
       },
     };
   }

@@ -81,7 +81,7 @@ export async function migrateSchema(client: pg.ClientBase, plans: readonly Table
       for (const index of plan.indexes)
         if (!indexes.has(index.name)) statements.push(createIndexStatement(plan.table, index));
     }
-    statements.push(...eventSchemaStatements(new Set(catalog.keys()), indexes));
+    statements.push(...eventSchemaStatements(catalog, indexes));
     for (const statement of orderStatements(statements)) await client.query(statement);
     for (const plan of plans)
       await client.query(`INSERT INTO ${quoted(COLLECTIONS_TABLE)} ("name") VALUES ($1) ON CONFLICT DO NOTHING`, [

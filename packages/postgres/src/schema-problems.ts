@@ -3,6 +3,7 @@
 // them.
 
 import type pg from 'pg';
+import type { RecordId } from 'plainrest';
 import { quoted } from './schema.ts';
 
 const FIRST_IDS = 5;
@@ -13,11 +14,13 @@ export async function recordsWhere(
   table: string,
   condition: string,
   parameters: unknown[] = [],
-): Promise<{ count: number; firstIds: number[] }> {
-  const result = await client.query<{ id: string; total: string }>(
-    `SELECT "id", count(*) OVER () AS total FROM ${quoted(table)} WHERE ${condition} ORDER BY "id" LIMIT ${FIRST_IDS}`,
+): Promise<{ count: number; firstIds: RecordId[] }> {
+  // Ids as JSON, whatever the connection's type parsers: integers as numbers, uuids and chosen ids as strings.
+  const result = await client.query<{ id: RecordId; total: string }>(
+    `SELECT to_jsonb("t"."id") AS "id", count(*) OVER () AS total FROM ${quoted(table)} AS "t" WHERE ${condition} ` +
+      `ORDER BY "t"."id" LIMIT ${FIRST_IDS}`,
     parameters,
   );
   const first = result.rows[0];
-  return { count: first === undefined ? 0 : Number(first.total), firstIds: result.rows.map((row) => Number(row.id)) };
+  return { count: first === undefined ? 0 : Number(first.total), firstIds: result.rows.map((row) => row.id) };
 }

@@ -3,12 +3,12 @@
 // issued secret, and an index per filter, sort key and parent for lists (README: Lists). Pure: turns a resource table
 // into plans and plans into SQL; schema-migration.ts applies them.
 
-import type { FieldRule, ResourceDefinition, ResourceTable } from 'plainrest';
+import type { FieldRule, IdKind, ResourceDefinition, ResourceTable } from 'plainrest';
 
 export interface ColumnPlan {
   readonly name: string;
   /** As information_schema.columns.data_type spells it, which is also valid DDL. */
-  readonly type: 'bigint' | 'text' | 'double precision' | 'boolean' | 'jsonb' | 'timestamp with time zone';
+  readonly type: 'bigint' | 'uuid' | 'text' | 'double precision' | 'boolean' | 'jsonb' | 'timestamp with time zone';
   /** Only `id`, the timestamps, the parent column, and required properties (not those only requests must give). */
   readonly notNull: boolean;
   readonly references?: { readonly table: string; readonly cascade: boolean };
@@ -27,6 +27,8 @@ export interface IndexPlan {
 
 export interface TablePlan {
   readonly table: string;
+  /** The kind of its ids (README: Your own resources, ids), which its `id` column's type follows (ID_TYPES). */
+  readonly idKind: IdKind;
   readonly columns: readonly ColumnPlan[];
   readonly indexes: readonly IndexPlan[];
   /** The `x-search` properties, whose words the column SEARCH_COLUMN holds. */
@@ -41,6 +43,16 @@ export interface TablePlan {
  */
 export const SEARCH_COLUMN = '__search';
 
+/**
+ * The `id` column's type, and that of a column naming such a record (a parent or a reference): integers as bigint
+ * from an identity, uuids as PostgreSQL's uuid (which prints lower-case), chosen strings as text compared by code point
+ * (createTableStatement).
+ */
+export const ID_TYPES = { integer: 'bigint', uuid: 'uuid', string: 'text' } as const satisfies Record<
+  IdKind,
+  ColumnPlan['type']
+>;
+
 /** Double quotes around a name (declared names are already lower-case letters, digits and `_`). */
 export function quoted(name: string): string {
   return `"${name.replaceAll('"', '""')}"`;
@@ -51,7 +63,9 @@ export function quoted(name: string): string {
  * idempotency keys.
  */
 export function schemaOf(resources: ResourceTable): TablePlan[] {
-  return [...creationOrder(resources.resources).map(tablePlan), IDEMPOTENCY_KEYS];
+  const kinds = new Map(resources.resources.map((definition) => [definition.collection, definition.idKind]));
+  const kindOf = (collection: string): IdKind => kinds.get(collection) ?? 'integer';
+  return [...creationOrder(resources.resources).map((definition) => tablePlan(definition, kindOf)), IDEMPOTENCY_KEYS];
 }
 
 /**
@@ -61,6 +75,7 @@ export function schemaOf(resources: ResourceTable): TablePlan[] {
  */
 const IDEMPOTENCY_KEYS: TablePlan = {
   table: 'idempotency_keys',
+  idKind: 'integer',
   columns: [
     { name: 'id', type: 'bigint', notNull: true },
     { name: 'scope', type: 'text', notNull: true },
@@ -75,7 +90,7 @@ const IDEMPOTENCY_KEYS: TablePlan = {
   indexes: [{ name: 'idempotency_keys_scope', unique: false, keys: ['"scope"', '"id"'] }],
 };
 
-function tablePlan(definition: ResourceDefinition): TablePlan {
+function tablePlan(definition: ResourceDefinition, kindOf: (collection: string) => IdKind): TablePlan {
   const columns: ColumnPlan[] = [];
   const indexes: IndexPlan[] = [];
   const table = definition.collection;
@@ -92,7 +107,7 @@ function tablePlan(definition: ResourceDefinition): TablePlan {
   for (const rule of definition.fields) {
     const name = rule.storedAs ?? rule.name;
     if (rule.type === 'id') {
-      columns.push({ name, type: 'bigint', notNull: true });
+      columns.push({ name, type: ID_TYPES[definition.idKind], notNull: true });
       continue;
     }
     const isParent = name === parentField;
@@ -104,7 +119,7 @@ function tablePlan(definition: ResourceDefinition): TablePlan {
         : rule.references !== undefined
           ? { table: rule.references, cascade: false }
           : undefined;
-    const type = columnType(rule);
+    const type = references === undefined ? columnType(rule) : ID_TYPES[kindOf(references.table)];
     columns.push({
       name,
       type,
@@ -134,12 +149,13 @@ function tablePlan(definition: ResourceDefinition): TablePlan {
     }
   }
   const searchFields = definition.fields.filter((rule) => rule.search === true).map((rule) => rule.name);
+  const idKind = definition.idKind;
   // A singleton has no list, so no words to search.
-  if (definition.singleton === true) return { table, columns, indexes, singleton: true };
-  if (searchFields.length === 0) return { table, columns, indexes };
+  if (definition.singleton === true) return { table, idKind, columns, indexes, singleton: true };
+  if (searchFields.length === 0) return { table, idKind, columns, indexes };
   columns.push({ name: SEARCH_COLUMN, type: 'jsonb', notNull: false });
   indexes.push({ name: indexName(table, 'words', 'search'), unique: false, keys: [quoted(SEARCH_COLUMN)], gin: true });
-  return { table, columns, indexes, searchFields };
+  return { table, idKind, columns, indexes, searchFields };
 }
 
 /** jsonb for arrays, objects, and enums whose values are not all strings. */
@@ -195,17 +211,24 @@ function creationOrder(definitions: readonly ResourceDefinition[]): ResourceDefi
 }
 
 /**
- * CREATE TABLE for a plan, `id` from an identity sequence (ids are never reused); its foreign keys are added
- * separately (foreignKeyStatements), once every table exists.
+ * CREATE TABLE for a plan, an integer `id` from an identity sequence (ids are never reused), a chosen string one in
+ * the "C" collation (compared by code point, as plainrest orders them); its foreign keys are added separately
+ * (foreignKeyStatements), once every table exists.
  */
 export function createTableStatement(plan: TablePlan): string {
   const columns = plan.columns.map((column) =>
     column.name === 'id'
-      ? `${quoted('id')} bigint GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY`
+      ? `${quoted('id')} ${ID_COLUMNS[plan.idKind]} PRIMARY KEY`
       : `${quoted(column.name)} ${column.type}${column.notNull ? ' NOT NULL' : ''}`,
   );
   return `CREATE TABLE ${quoted(plan.table)} (${columns.join(', ')})`;
 }
+
+const ID_COLUMNS: Record<IdKind, string> = {
+  integer: 'bigint GENERATED BY DEFAULT AS IDENTITY',
+  uuid: 'uuid',
+  string: 'text COLLATE "C"',
+};
 
 /** A foreign key's constraint name. */
 export function foreignKeyName(table: string, column: string): string {

@@ -2,13 +2,14 @@
 // (sql-conditions.ts), a search (the words column contains every word asked, through its GIN index), the sort keys
 // then `id` for ties, offset and limit, and the total of matching rows in the same round trip.
 
-import type { Condition, Query, StoredRecord } from 'plainrest';
+import type { Condition, Query, RecordId, StoredRecord } from 'plainrest';
 import type { ColumnPlan, TablePlan } from './schema.ts';
 import { quoted, SEARCH_COLUMN } from './schema.ts';
 import { conditionSql } from './sql-conditions.ts';
 
 /**
- * A row as plainrest stores it: no null members (an absent optional property), ids as numbers, timestamps in ISO 8601.
+ * A row as plainrest stores it: no null members (an absent optional property), integer ids as numbers (uuids and
+ * chosen ids as text), timestamps in ISO 8601.
  */
 export function recordOf(row: Record<string, unknown>): StoredRecord {
   const record: Record<string, unknown> = {};
@@ -28,7 +29,7 @@ export function recordOf(row: Record<string, unknown>): StoredRecord {
  * caller still holds.
  */
 export function rowsByIdQuery(
-  wanted: readonly { readonly table: string; readonly id: number }[],
+  wanted: readonly { readonly table: string; readonly id: RecordId }[],
   caller: CallerGuard | undefined,
 ): { text: string; values: unknown[] } {
   const values: unknown[] = wanted.map((want) => want.id);
@@ -50,16 +51,16 @@ export function rowsByIdQuery(
 
 /**
  * rowsByIdQuery for many reads of the same tables in one statement (read-batches.ts): the
- * parameters are arrays, one per table read (the ids) and with `checked` two more (each
+ * parameters are arrays, one per table read (the ids, of the table's `idTypes`) and with `checked` two more (each
  * read's caller's id and role); one row per read, in the arrays' order, with the columns
  * rowsByIdQuery gives one read.
  */
-export function rowsByIdBatchQuery(tables: readonly string[], checked: boolean): string {
+export function rowsByIdBatchQuery(tables: readonly string[], idTypes: readonly string[], checked: boolean): string {
   const texts = checked ? rowsByIdTexts.checkedBatch : rowsByIdTexts.uncheckedBatch;
   const key = tables.join('\n');
   let text = texts.get(key);
   if (text === undefined) {
-    const arrays = tables.map((_, index) => `$${index + 1}::bigint[]`);
+    const arrays = tables.map((_, index) => `$${index + 1}::${idTypes[index] ?? 'bigint'}[]`);
     const names = tables.map((_, index) => `"i${index}"`);
     const rows = tables.map(
       (table, index) =>

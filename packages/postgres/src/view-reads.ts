@@ -3,7 +3,7 @@
 // request; inside one, several statements in one round trip, led by the transaction's BEGIN when it is not yet sent.
 
 import type pg from 'pg';
-import type { Query, QueryResult, StoredCollection, StoredRecord } from 'plainrest';
+import type { Query, QueryResult, RecordId, StoredCollection, StoredRecord } from 'plainrest';
 import type { Database } from './database.ts';
 import type { RememberedRecords } from './remembered-records.ts';
 import type { TablePlan } from './schema.ts';
@@ -22,14 +22,15 @@ export interface RowSource {
   /** Records by id in one named statement, with other requests' reads arriving at once (read-batches.ts). */
   readRows(
     tables: readonly string[],
-    ids: readonly number[],
+    ids: readonly RecordId[],
     caller: CallerGuard | undefined,
   ): Promise<Record<string, unknown>>;
 }
 
 export interface WantedRecord {
   readonly collection: StoredCollection;
-  readonly id: number;
+  /** Of the collection's kind (postgres-view.ts checks it): a safe integer, a uuid or a chosen string. */
+  readonly id: RecordId;
 }
 
 /** What a read found: the records, and whether the remembered caller it checked still holds (undefined: none). */
@@ -69,9 +70,10 @@ export async function recordsInTransaction(
   begin: boolean,
   client: pg.PoolClient,
 ): Promise<(StoredRecord | undefined)[]> {
-  // Only integers are written into the text: the simple protocol takes no parameters.
+  // Ids are written into the text (the simple protocol takes no parameters): integers, or a uuid's or a chosen id's
+  // characters (letters, digits and `._~-`), quoted all the same.
   const selects = wanted.map(
-    (want) => `SELECT * FROM ${quoted(source.plan(want.collection).table)} WHERE "id" = ${want.id}`,
+    (want) => `SELECT * FROM ${quoted(source.plan(want.collection).table)} WHERE "id" = ${literal(want.id)}`,
   );
   const results = await source.database.runMany(begin ? [BEGIN, ...selects] : selects, client);
   const answers = begin ? results.slice(1) : results;
@@ -81,16 +83,9 @@ export async function recordsInTransaction(
   });
 }
 
-/** A record whose id is no safe integer (it cannot be written into a statement's text). */
-export async function recordByAnyId(
-  source: RowSource,
-  collection: StoredCollection,
-  id: number,
-  client: pg.PoolClient | undefined,
-): Promise<StoredRecord | undefined> {
-  const table = quoted(source.plan(collection).table);
-  const row = (await source.database.run(`SELECT * FROM ${table} WHERE "id" = $1`, [id], client)).rows[0];
-  return row === undefined ? undefined : recordOf(row);
+/** An id as an SQL literal: a number as it is, a string in single quotes (doubled within). */
+function literal(id: RecordId): string {
+  return typeof id === 'number' ? String(id) : `'${id.replaceAll("'", "''")}'`;
 }
 
 /** A page of a list and its total, checking `guard` outside a transaction. */

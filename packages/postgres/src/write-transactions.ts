@@ -180,8 +180,9 @@ export class WriteTransactions {
    */
   #forgetWrittenUsers(changes: readonly Change[]): void {
     for (const change of changes) {
-      if (change.collection === 'users')
-        this.#parts.remembered.rememberCaller(change.kind === 'put' ? change.record.id : change.id, undefined);
+      if (change.collection !== 'users') continue;
+      const id = change.kind === 'put' ? change.record.id : change.id;
+      this.#parts.remembered.rememberCaller(id as number, undefined); // users' ids are integers
     }
   }
 
