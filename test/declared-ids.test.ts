@@ -283,6 +283,25 @@ describe('references to uuid and string ids, and arrays of references', () => {
     );
   });
 
+  test('a uuid reference filtered by what is no uuid as the server writes one finds nothing: eq, in, ne, contains', async () => {
+    const made = await api.post('/v1/cards', { title: 'Filtered' });
+    const id = made.body.id as string;
+    assertJson(await api.post('/v1/tasks', { text: 'Filtered', card_id: id }), 201);
+    const total = async (query: string): Promise<unknown> => {
+      const listed = await api.get(`/v1/tasks?${query}`);
+      assertJson(listed, 200);
+      return listed.body.meta.total;
+    };
+    assert.equal(await total(`card_id=${id}`), 1);
+    assert.equal(await total('card_id=abc'), 0);
+    assert.equal(await total(`card_id=${id.toUpperCase()}`), 0);
+    assert.equal(await total(`card_id[in]=abc,${id}`), 1);
+    assert.equal(await total(`card_id[in]=abc,${id.toUpperCase()}`), 0);
+    assert.equal(await total(`card_id=${id}&card_id[ne]=abc`), 1);
+    assert.equal(await total(`card_id=${id}&card_id[contains]=${id.slice(0, 8)}`), 1);
+    assert.equal(await total(`card_id=${id}&card_id[contains]=${id.slice(0, 8).toUpperCase()}x`), 0);
+  });
+
   test('x-on-delete on arrays: set-null takes the id out, cascade deletes the holder, restrict is 409', async () => {
     await api.post('/v1/boards', { id: 'gone', name: 'Gone' });
     await api.post('/v1/boards', { id: 'kept', name: 'Kept' });

@@ -13,12 +13,22 @@ export const COMBINING_MARKS = '[\\u0300-\\u036f\\u1ab0-\\u1aff\\u1dc0-\\u1dff\\
 
 const COMPARISON = { gt: '>', gte: '>=', lt: '<', lte: '<=' } as const;
 
+/** A uuid as plainrest writes and accepts one (its records/record-id.ts): lower-case, in groups of 8-4-4-4-12. */
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
 /**
  * `condition` as SQL, its values appended to `values` as parameters ($1, $2, …); on a jsonb column (`json`: an enum
- * of numbers and text) each value is sent as JSON text and compared as jsonb.
+ * of numbers and text) each value is sent as JSON text and compared as jsonb. On a uuid column (`uuid`: a reference
+ * to a uuid collection) a value is compared as the column is only when it is a uuid as plainrest writes them (the
+ * column's index then serves); otherwise the column is compared as its text, as the memory store compares strings (a
+ * uuid column refuses `abc`, and would take an upper-case uuid for its lower-case one).
  */
-export function conditionSql(condition: Condition, values: unknown[], json = false): string {
-  const column = quoted(condition.field);
+export function conditionSql(condition: Condition, values: unknown[], json = false, uuid = false): string {
+  const asUuid =
+    uuid &&
+    ((condition.op === 'eq' && UUID.test(String(condition.value))) ||
+      (condition.op === 'in' && condition.values.every((value) => UUID.test(String(value)))));
+  const column = uuid && !asUuid ? `${quoted(condition.field)}::text` : quoted(condition.field);
   const parameter = (value: unknown): string => {
     values.push(
       json ? (Array.isArray(value) ? value.map((item) => JSON.stringify(item)) : JSON.stringify(value)) : value,

@@ -227,7 +227,9 @@ export function listQuery(plan: TablePlan, query: Query, caller?: CallerGuard): 
   const values: unknown[] = [];
   // A value compared with a jsonb column (an enum of numbers and text) is sent as JSON.
   const jsonb = new Set(plan.columns.filter((column) => column.type === 'jsonb').map((column) => column.name));
-  const sql = (condition: Condition): string => conditionSql(condition, values, jsonb.has(condition.field));
+  const uuids = new Set(plan.columns.filter((column) => column.type === 'uuid').map((column) => column.name));
+  const sql = (condition: Condition): string =>
+    conditionSql(condition, values, jsonb.has(condition.field), uuids.has(condition.field));
   const conditions = query.filters.map((filter) => sql({ ...filter, op: 'eq' }));
   if (query.search !== undefined) {
     values.push(JSON.stringify(query.search.words));
