@@ -68,6 +68,21 @@ function withoutTimes(records: readonly Record<string, unknown>[]): Record<strin
   return records.map(({ created_at: _created, updated_at: _updated, ...rest }) => rest);
 }
 
+/** The problem lines of importing `data`, which must be refused with nothing written. */
+async function refused(defer: ReturnType<typeof cleanUpAfterEach>, data: unknown): Promise<readonly string[]> {
+  const dir = await scratchDirectory(defer);
+  const file = join(dir, 'db.json');
+  await writeFile(file, JSON.stringify(data));
+  const attempt = importFile({ file, resources: undefined, target: join(dir, 'data'), access: 'read', force: false });
+  const error = await attempt.then(
+    () => assert.fail('the import went through'),
+    (thrown: unknown) => thrown,
+  );
+  assert.ok(error instanceof ImportError, String(error));
+  assert.deepEqual(await readdir(dir), ['db.json']);
+  return error.lines;
+}
+
 describe('plainrest import: round trips', () => {
   const defer = cleanUpAfterEach();
 
@@ -273,17 +288,22 @@ describe('plainrest import: round trips', () => {
     );
   });
 
-  test('a json-server 1.x file: string ids renumbered after the numeric ones, references rewritten, the mapping written', async () => {
+  test('a json-server 1.x file: its ids kept as text ("x-id": "string"), references and lists of them follow', async () => {
     const at = await imported(defer, {
       posts: [
-        { id: '1f3a', title: 'Hello world', published: true },
-        { id: '9b2c', title: 'Second post', published: false },
-        { id: '7', title: 'Numbered post', published: true },
+        { id: '1f3a', title: 'Hello world', published: true, tagIds: ['t1', 't2'] },
+        { id: '9b2c', title: 'Second post', published: false, tagIds: [] },
+        { id: '7', title: 'Numbered post', published: true, tagIds: ['t2'] },
+        { title: 'No id yet', published: false, tagIds: ['t1'] },
       ],
       comments: [
         { id: 'a1', text: 'nice one', postId: '1f3a' },
         { id: 'a2', text: 'agreed', postId: '9b2c' },
-        { id: 'a3', text: 'third', postId: '7' },
+        { id: 'a3', text: 'third', postId: 7 },
+      ],
+      tags: [
+        { id: 't1', label: 'news' },
+        { id: 't2', label: 'misc' },
       ],
     });
     assert.equal(
@@ -292,49 +312,97 @@ describe('plainrest import: round trips', () => {
   "resources": {
     "posts": {
       "singular": "post",
+      "x-id": "string",
       "access": ${READ_ACCESS},
       "properties": {
         "title": { "type": "string", "x-search": true },
-        "published": { "type": "boolean", "x-filter": true }
+        "published": { "type": "boolean", "x-filter": true },
+        "tag_ids": { "type": "array", "items": { "type": "string", "x-references": "tags" } }
       },
-      "required": ["title", "published"]
+      "required": ["title", "published", "tag_ids"]
     },
     "comments": {
       "singular": "comment",
+      "x-id": "string",
       "access": ${READ_ACCESS},
       "properties": {
         "text": { "type": "string" },
-        "post_id": { "type": "integer", "x-references": "posts", "x-filter": true }
+        "post_id": { "type": "string", "x-references": "posts", "x-filter": true }
       },
       "required": ["text", "post_id"]
+    },
+    "tags": {
+      "singular": "tag",
+      "x-id": "string",
+      "access": ${READ_ACCESS},
+      "properties": {
+        "label": { "type": "string" }
+      },
+      "required": ["label"]
     }
   }
 }
 `,
     );
-    assert.deepEqual(JSON.parse(await readFile(join(at.dir, 'resources.ids.json'), 'utf8')), {
-      posts: { '1f3a': 8, '9b2c': 9 },
-      comments: { a1: 1, a2: 2, a3: 3 },
-    });
-    assert.ok(
-      at.lines.includes('posts: 2 record(s) got new ids: "1f3a" → 8, "9b2c" → 9 (references to them were rewritten)'),
-    );
-    assert.ok(
-      at.lines.includes(
-        `wrote ${join(at.dir, 'resources.ids.json')}: each renumbered id as the file had it, and its new id`,
-      ),
-    );
+    const mapping = JSON.parse(await readFile(join(at.dir, 'resources.ids.json'), 'utf8'));
+    assert.deepEqual(Object.keys(mapping), ['posts']);
+    const made = mapping.posts['(record 4)'] as string;
+    assert.match(made, /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    for (const line of [
+      'posts: ids kept as the file has them, as text ("x-id": "string")',
+      'posts.tagIds: its values are lists of ids of tags: a list of references to tags',
+      'comments.postId: its values are ids of posts: a reference (x-references posts)',
+      `posts: 1 record(s) got new ids: (record 4) → ${made} (references to them were rewritten)`,
+    ])
+      assert.ok(at.lines.includes(line), `${line}\n${at.lines.join('\n')}`);
     const api = (await served(defer, at)).as(undefined);
-    assert.deepEqual(withoutTimes((await api.get('/v1/posts?sort=id')).body.data), [
-      { id: 7, title: 'Numbered post', published: true },
-      { id: 8, title: 'Hello world', published: true },
-      { id: 9, title: 'Second post', published: false },
+    // A client of the file's server asks for the same paths, and gets the same ids.
+    assert.deepEqual(withoutTimes([(await api.get('/v1/posts/1f3a')).body]), [
+      { id: '1f3a', title: 'Hello world', published: true, tag_ids: ['t1', 't2'] },
     ]);
-    assert.deepEqual(withoutTimes((await api.get('/v1/comments?sort=id')).body.data), [
-      { id: 1, text: 'nice one', post_id: 8 },
-      { id: 2, text: 'agreed', post_id: 9 },
-      { id: 3, text: 'third', post_id: 7 },
+    assert.deepEqual(withoutTimes([(await api.get('/v1/posts/7')).body]), [
+      { id: '7', title: 'Numbered post', published: true, tag_ids: ['t2'] },
     ]);
+    assert.deepEqual(withoutTimes((await api.get('/v1/comments')).body.data), [
+      { id: 'a1', text: 'nice one', post_id: '1f3a' },
+      { id: 'a2', text: 'agreed', post_id: '9b2c' },
+      { id: 'a3', text: 'third', post_id: '7' },
+    ]);
+    const embedded = await api.get('/v1/posts/1f3a?embed=tag_ids');
+    assert.deepEqual(
+      (embedded.body._embedded.tag_ids as { label: string }[]).map((tag) => tag.label),
+      ['news', 'misc'],
+    );
+  });
+
+  test('uuids as ids: "x-id": "uuid", kept as they are; a reference to one that does not exist is a problem', async () => {
+    const first = '3f2a6c1e-8b7d-4e2f-9a1b-0c3d5e7f9a2b';
+    const second = '0b1c2d3e-4f5a-4b6c-8d7e-9f0a1b2c3d4e';
+    const at = await imported(defer, {
+      cards: [
+        { id: first, title: 'one' },
+        { id: second, title: 'two' },
+      ],
+      notes: [{ id: 1, cardId: second, text: 'hi' }],
+    });
+    assert.match(at.declaration, /"cards": \{\n {6}"singular": "card",\n {6}"x-id": "uuid",/);
+    assert.match(at.declaration, /"card_id": \{ "type": "string", "x-references": "cards", "x-filter": true \}/);
+    const api = (await served(defer, at)).as(undefined);
+    assert.equal((await api.get(`/v1/cards/${first}`)).body.title, 'one');
+    assert.deepEqual(withoutTimes((await api.get(`/v1/notes?card_id=${second}`)).body.data), [
+      { id: 1, card_id: second, text: 'hi' },
+    ]);
+    assert.deepEqual(
+      await refused(defer, {
+        cards: [{ id: first, title: 'one' }],
+        notes: [{ id: 1, cardId: second, text: 'hi' }],
+        posts: [{ id: 1, title: 'x', cardIds: [first, second] }],
+      }),
+      [
+        `notes, record 1 (id 1), cardId: "${second}" is the id of no record of cards; correct it or remove it`,
+        `posts, record 1 (id 1), cardIds: "${second}" is the id of no record of cards; correct it or remove it`,
+      ],
+    );
   });
 
   test('every inference: types, formats, required, nested objects and lists, nulls, filters, search, sort', async () => {
@@ -589,6 +657,7 @@ describe('plainrest import: 10,000 records', () => {
   "resources": {
     "posts": {
       "singular": "post",
+      "x-id": "string",
       "access": ${READ_ACCESS},
       "properties": {
         "title": { "type": "string", "x-search": true },
@@ -600,9 +669,10 @@ describe('plainrest import: 10,000 records', () => {
     },
     "comments": {
       "singular": "comment",
+      "x-id": "string",
       "access": ${READ_ACCESS},
       "properties": {
-        "post_id": { "type": "integer", "x-references": "posts", "x-filter": true },
+        "post_id": { "type": "string", "x-references": "posts", "x-filter": true },
         "text": { "type": "string" }
       },
       "required": ["post_id", "text"]
@@ -614,10 +684,11 @@ describe('plainrest import: 10,000 records', () => {
     const api = (await served(defer, at)).as(undefined);
     assert.equal((await api.get('/v1/posts?limit=1')).body.meta.total, 8000);
     assert.equal((await api.get('/v1/posts?category=cocoa&limit=1')).body.meta.total, 2666);
-    // Post p2s (100 in base 36) became 101: ids are given in the file's order from 1.
-    const comment = (await api.get('/v1/comments/26')).body;
-    assert.deepEqual([comment.id, comment.post_id, comment.text], [26, 101, 'Comment 25 on a post']);
-    assert.equal((await api.get('/v1/posts/101')).body.title, 'Post number 100 about coffee');
+    // Every id as the file has it: comment c25 names post p2s (100 in base 36).
+    const comment = (await api.get('/v1/comments/c25')).body;
+    assert.deepEqual([comment.id, comment.post_id, comment.text], ['c25', 'p2s', 'Comment 25 on a post']);
+    assert.equal((await api.get('/v1/posts/p2s')).body.title, 'Post number 100 about coffee');
+    assert.equal((await api.get('/v1/comments?post_id=p2s')).body.meta.total, 1);
   });
 });
 
@@ -702,19 +773,7 @@ describe('plainrest import: what a review of messy files found', () => {
   const defer = cleanUpAfterEach();
 
   /** The lines an import of `data` stops with (nothing may be written). */
-  async function refusal(data: unknown): Promise<readonly string[]> {
-    const dir = await scratchDirectory(defer);
-    const file = join(dir, 'db.json');
-    await writeFile(file, JSON.stringify(data));
-    const attempt = importFile({ file, resources: undefined, target: join(dir, 'data'), access: 'read', force: false });
-    const error = await attempt.then(
-      () => assert.fail('the import went through'),
-      (thrown: unknown) => thrown,
-    );
-    assert.ok(error instanceof ImportError, String(error));
-    assert.deepEqual(await readdir(dir), ['db.json']);
-    return error.lines;
-  }
+  const refusal = (data: unknown): Promise<readonly string[]> => refused(defer, data);
 
   test("users' passwordHash is left out, never served; a declaration may not name password_hash", async () => {
     const at = await imported(defer, {
@@ -771,9 +830,9 @@ describe('plainrest import: what a review of messy files found', () => {
     });
     assert.match(at.declaration, /"movies": \{\n      "singular": "movie",/);
     assert.match(at.declaration, /"people": \{\n      "singular": "person",/);
-    assert.match(at.declaration, /"movie_id": \{ "type": "integer", "x-references": "movies", "x-filter": true \}/);
-    assert.match(at.declaration, /"person_id": \{ "type": "integer", "x-references": "people", "x-filter": true \}/);
-    assert.ok(at.lines.includes('reviews: 1 record(s) got new ids: "r1" → 1 (no property of the file refers to them)'));
+    assert.match(at.declaration, /"movie_id": \{ "type": "string", "x-references": "movies", "x-filter": true \}/);
+    assert.match(at.declaration, /"person_id": \{ "type": "string", "x-references": "people", "x-filter": true \}/);
+    assert.ok(at.lines.includes('reviews: ids kept as the file has them, as text ("x-id": "string")'));
     assert.deepEqual(
       await refusal({
         users: [{ id: 'u1', name: 'Ann', email: 'ann@example.com' }],
@@ -1015,13 +1074,9 @@ const IMPORT_CASES: readonly ImportCase[] = [
     },
   },
   {
-    name: 'string ids renumbered up to the largest id the server accepts',
+    name: 'records without an id, or with 0, renumbered up to the largest id the server accepts',
     data: {
-      items: [
-        { id: LARGEST_ID - 2, name: 'kept' },
-        { id: 'x1', name: 'renumbered' },
-        { id: 'x2', name: 'renumbered too' },
-      ],
+      items: [{ id: LARGEST_ID - 2, name: 'kept' }, { name: 'renumbered' }, { id: 0, name: 'renumbered too' }],
     },
   },
   {
@@ -1044,12 +1099,9 @@ const IMPORT_CASES: readonly ImportCase[] = [
     ],
   },
   {
-    name: 'a string id renumbered past 2^53 − 2',
+    name: 'a record without an id renumbered past 2^53 − 2',
     data: {
-      items: [
-        { id: LARGEST_ID, name: 'last' },
-        { id: 'x1', name: 'renumbered' },
-      ],
+      items: [{ id: LARGEST_ID, name: 'last' }, { name: 'renumbered' }],
     },
     refusal: [
       'items: numbering 1 record(s) after its largest kept id, 9007199254740990, up to 9007199254740991 leaves no ' +
@@ -1138,7 +1190,7 @@ describe('plainrest import: the command line', () => {
     const first = await plainrest(['import', 'db.json', '--access', 'closed'], dir);
     assert.equal(first.code, 0, first.stderr);
     assert.equal(first.stderr, '');
-    assert.match(first.stdout, /^loaded 2 posts, 2 comments into the data directory data$/m);
+    assert.match(first.stdout, /^loaded 2 posts, 2 comments, 1 profile into the data directory data$/m);
     assert.match(
       first.stdout,
       new RegExp(

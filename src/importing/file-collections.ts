@@ -26,7 +26,7 @@ export interface Source {
 }
 
 /** A singleton's one record, as every singleton is kept (README: Your own resources). */
-const SINGLETON_IDS: CollectionIds = { ids: [1], newIds: new Map(), renumbered: new Map(), nextId: 2 };
+const SINGLETON_IDS: CollectionIds = { kind: 'integer', ids: [1], newIds: new Map(), renumbered: new Map(), nextId: 2 };
 
 /** The top-level lists, named as plainrest names them; anything else is left out, saying so. */
 export function collectionsOf(data: unknown, findings: Findings): Source[] {
@@ -79,12 +79,16 @@ export function collectionsOf(data: unknown, findings: Findings): Source[] {
       records.push(record);
       positions.push(index + 1);
     });
-    sources.push({ key, name, records, positions, ids: collectionIds(key, records, positions, findings) });
+    // Users' ids are the server's numbers (README: Your own resources, ids): any other is renumbered.
+    const ids = collectionIds(key, records, positions, findings, name !== 'users');
+    sources.push({ key, name, records, positions, ids });
     const numberAsText = (record: JsonObject): boolean => {
       const id = rawIdOf(record);
       return typeof id === 'string' && /^[1-9][0-9]*$/.test(id);
     };
-    if (records.some(numberAsText))
+    if (ids.kind !== 'integer')
+      findings.notes.push(`${key}: ids kept as the file has them, as text ("x-id": "${ids.kind}")`);
+    else if (records.some(numberAsText))
       findings.notes.push(`${key}: ids written as text ("1", as json-server 1.x writes them) are served as numbers`);
   }
   return sources;

@@ -75,6 +75,7 @@ export function collectionDeclaration(
   }
   return {
     singular: singularOf(source.name),
+    ...(source.ids.kind === 'integer' ? {} : { 'x-id': source.ids.kind }),
     ...(chosen === undefined ? {} : { access: chosen }),
     properties,
     ...(required.length > 0 ? { required } : {}),

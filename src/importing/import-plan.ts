@@ -6,6 +6,7 @@
 import type { CollectionDeclaration, ResourcesDeclaration } from '../declarations/declaration.ts';
 import { compileObject, DeclarationError } from '../declarations/load-declaration.ts';
 import type { StoredRecord } from '../records/json.ts';
+import type { RecordId } from '../records/record-id.ts';
 import type { ResourceTable } from '../resources/definition.ts';
 import { collectionsOf } from './file-collections.ts';
 import type { ImportAccess } from './import-declaration.ts';
@@ -28,7 +29,7 @@ export type ImportPlan =
       /** The records to store, by collection, and each collection's next id. */
       readonly collections: ReadonlyMap<string, { readonly records: readonly StoredRecord[]; readonly nextId: number }>;
       /** By collection (as the file names it): each renumbered id as the file had it (`3f2a`) → its new id. */
-      readonly renumbered: ReadonlyMap<string, ReadonlyMap<string, number>>;
+      readonly renumbered: ReadonlyMap<string, ReadonlyMap<string, RecordId>>;
       readonly notes: readonly string[];
     }
   | { readonly ok: false; readonly problems: readonly string[]; readonly notes: readonly string[] };

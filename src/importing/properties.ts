@@ -8,7 +8,14 @@ import type { Source } from './file-collections.ts';
 import { originalKey, recordName } from './file-collections.ts';
 import type { Findings, Sample } from './infer-schema.ts';
 import { inferSchema, memberSamples, preview } from './infer-schema.ts';
-import { singularOf, snakeCase } from './names.ts';
+import { snakeCase } from './names.ts';
+import {
+  listedCollection,
+  referencedCollection,
+  referenceSchema,
+  reportDanglingReferences,
+  unrecognizedReference,
+} from './references.ts';
 import { timestampOf } from './timestamps.ts';
 
 /** Record properties plainrest sets itself; `created_at` and `updated_at` are kept when they are timestamps. */
@@ -26,6 +33,8 @@ export interface Property {
   readonly required: boolean;
   /** The collection its values name, for a reference. */
   readonly references?: Source;
+  /** The collection the items of its lists name, for a list of references. */
+  readonly referencesEach?: Source;
   /** The record's own timestamp (json-server's createdAt). */
   readonly timestamp?: boolean;
 }
@@ -72,10 +81,15 @@ export function propertiesOf(source: Source, sources: readonly Source[], finding
     const target = referencedCollection(name, values, sources);
     if (target !== undefined) {
       if (reportDanglingReferences(path, values, target, findings)) continue;
-      const type = nullCount === undefined ? 'integer' : (['integer', 'null'] as const);
       const filter = source.singleton === true ? {} : { 'x-filter': true };
-      const schema: PropertySchema = { type, 'x-references': target.name, ...filter };
+      const schema: PropertySchema = { ...referenceSchema(target, false, nullCount !== undefined), ...filter };
       found.push({ name, schema, required, references: target });
+      continue;
+    }
+    const listOf = listedCollection(name, values, sources);
+    if (listOf !== undefined) {
+      if (reportDanglingReferences(path, values, listOf, findings, true)) continue;
+      found.push({ name, schema: referenceSchema(listOf, true, false), required, referencesEach: listOf });
       continue;
     }
     if (name.endsWith('_id')) unrecognizedReference(key, values, sources, findings);
@@ -112,63 +126,6 @@ function mayHoldNull(schema: PropertySchema, path: string, count: number, findin
   }
   findings.notes.push(`${path}: ${count} null value(s) kept: its type may hold null`);
   return { ...schema, type: [type, 'null'] };
-}
-
-/** `post_id` whose every value is an id (as text or number) of `posts`: the collection it references. */
-function referencedCollection(name: string, values: readonly Sample[], sources: readonly Source[]): Source | undefined {
-  const prefix = /^([a-z][a-z0-9_]*)_id$/.exec(name)?.[1];
-  if (prefix === undefined || values.length === 0) return undefined;
-  // A singleton's record has no id a reference could name.
-  const target = sources.find(
-    (source) => source.singleton !== true && (source.name === prefix || singularOf(source.name) === prefix),
-  );
-  if (target === undefined) return undefined;
-  const scalar = values.every((sample) => typeof sample.value === 'string' || typeof sample.value === 'number');
-  return scalar ? target : undefined;
-}
-
-/**
- * A `…_id` whose values are ids another collection gives up for new numbers, under a name that does not say which
- * (`authorId` naming users): kept as it is, it would name nothing. A problem, saying how to make it a reference.
- */
-function unrecognizedReference(
-  key: string,
-  values: readonly Sample[],
-  sources: readonly Source[],
-  findings: Findings,
-): void {
-  const named = sources.find(
-    (source) =>
-      source.ids.renumbered.size > 0 &&
-      values.length > 0 &&
-      values.every((sample) => typeof sample.value === 'string' && source.ids.renumbered.has(sample.value)),
-  );
-  if (named === undefined) return;
-  const singular = singularOf(named.name);
-  findings.problems.push(
-    `${values[0]?.record}, ${key}: its values are ids of ${named.key}, which get new numbers; name it ` +
-      `${singular}_id (or ${singular.replace(/_([a-z0-9])/g, (_, letter: string) => letter.toUpperCase())}Id) ` +
-      `to make it a reference that follows them, or give ${named.key} numeric ids`,
-  );
-}
-
-/** Reports each value that names no record of `target`; true when there was one. */
-function reportDanglingReferences(
-  path: string,
-  values: readonly Sample[],
-  target: Source,
-  findings: Findings,
-): boolean {
-  const missing = values.filter((sample) => !target.ids.newIds.has(String(sample.value)));
-  for (const sample of missing)
-    findings.problems.push(
-      `${sample.record}, ${path.slice(path.indexOf('.') + 1)}: ${preview(sample.value)} is the id of no record of ` +
-        `${target.key}; ` +
-        'correct it or remove it',
-    );
-  if (missing.length === 0)
-    findings.notes.push(`${path}: its values are ids of ${target.key}: a reference (x-references ${target.name})`);
-  return missing.length > 0;
 }
 
 /**

@@ -1,22 +1,27 @@
-// Ids of a json-server collection as plainrest's (README: Moving in from json-server): whole numbers from 1 are kept,
-// and so are strings of them ("7" → 7, as json-server 1.x writes ids); any other id ("3f2a", 0, none) gets a new number
-// after the largest kept, in the file's order, its references rewritten through `newIds`. Two records with one id, an
-// id past 2^53 − 1 (RFC 8259 §6), and ids leaving no next id a start accepts (MAX_NEXT_ID) are problems.
+// Ids of a json-server collection as plainrest's (README: Moving in from json-server): whole numbers from 1 (or strings
+// of them, as json-server 1.x writes them) make an integer collection, other ids a new number; an id holding letters
+// makes every id text, "x-id": "uuid" when all are uuids, else "string", and one a path cannot hold a new uuid. Two
+// records with one id, an id past 2^53 − 1 (RFC 8259 §6), and ids leaving no next id a start accepts are problems.
 
+import { randomUUID } from 'node:crypto';
 import type { JsonObject, JsonValue } from '../records/json.ts';
+import type { IdKind, RecordId } from '../records/record-id.ts';
+import { isStringId, isUuid } from '../records/record-id.ts';
 import { MAX_NEXT_ID } from '../store/collection-state.ts';
 import type { Findings } from './infer-schema.ts';
 import { preview } from './infer-schema.ts';
 import { snakeCase } from './names.ts';
 
 export interface CollectionIds {
+  /** The collection's `x-id`: integer unless an id holds more than digits. */
+  readonly kind: IdKind;
   /** Each record's new id, in the file's order. */
-  readonly ids: readonly number[];
+  readonly ids: readonly RecordId[];
   /** A referencing value's text (`"3f2a"`, `"7"`, `7`: String of it) → the id of the record it names. */
-  readonly newIds: ReadonlyMap<string, number>;
+  readonly newIds: ReadonlyMap<string, RecordId>;
   /** Ids that changed: each as the file had it (`3f2a`, or `(record 4)` for none) → its new id. */
-  readonly renumbered: ReadonlyMap<string, number>;
-  /** The id a created record gets next. */
+  readonly renumbered: ReadonlyMap<string, RecordId>;
+  /** The id a created record gets next (integer collections). */
   readonly nextId: number;
 }
 
@@ -35,8 +40,11 @@ export function collectionIds(
   records: readonly JsonObject[],
   positions: readonly number[],
   findings: Findings,
+  textAllowed = true,
 ): CollectionIds {
   const raws = records.map(rawIdOf);
+  if (textAllowed && raws.some((raw) => typeof raw === 'string' && /[^0-9]/.test(raw) && isStringId(raw)))
+    return textIds(collection, raws, positions, findings);
   const kept = raws.map(keptId);
   let largest = 0;
   for (const id of kept) if (id !== undefined && id > largest) largest = id;
@@ -88,7 +96,42 @@ export function collectionIds(
         `next one stays within ${MAX_NEXT_ID} (2^53 − 1); give the records smaller ids`,
     );
   }
-  return { ids, newIds, renumbered, nextId: next };
+  return { kind: 'integer', ids, newIds, renumbered, nextId: next };
+}
+
+/** Ids kept as text (a number as its digits); one that cannot be an id in a path, or none, gets a new uuid. */
+function textIds(
+  collection: string,
+  raws: readonly (JsonValue | undefined)[],
+  positions: readonly number[],
+  findings: Findings,
+): CollectionIds {
+  const texts = raws.map((raw) => (typeof raw === 'string' || typeof raw === 'number' ? String(raw) : undefined));
+  const kept = texts.map((text) => (isStringId(text) ? text : undefined));
+  const kind = kept.every((text) => text === undefined || isUuid(text)) ? 'uuid' : 'string';
+  const ids: string[] = [];
+  const newIds = new Map<string, RecordId>();
+  const renumbered = new Map<string, RecordId>();
+  const firstWith = new Map<string, number>();
+  raws.forEach((raw, index) => {
+    const text = texts[index];
+    const id = kept[index] ?? randomUUID();
+    ids.push(id);
+    if (kept[index] === undefined)
+      renumbered.set(raw === undefined ? `(record ${positions[index]})` : (text ?? JSON.stringify(raw)), id);
+    if (text === undefined) return;
+    const earlier = firstWith.get(text);
+    if (earlier !== undefined) {
+      findings.problems.push(
+        `${collection}, records ${positions[earlier]} and ${positions[index]}: ` +
+          `both have the id ${preview(raw ?? null)}; give each its own`,
+      );
+      return;
+    }
+    firstWith.set(text, index);
+    newIds.set(text, id);
+  });
+  return { kind, ids, newIds, renumbered, nextId: 1 };
 }
 
 /** An id meant as a whole number (a number, or a string of digits) too large to be kept exactly. */

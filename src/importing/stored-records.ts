@@ -15,6 +15,7 @@ import { isLeftOut } from './import-declaration.ts';
 import type { Findings } from './infer-schema.ts';
 import { converted, preview } from './infer-schema.ts';
 import { snakeCase } from './names.ts';
+import type { RecordId } from '../records/record-id.ts';
 import type { Property } from './properties.ts';
 import { timestampOf } from './timestamps.ts';
 
@@ -47,8 +48,11 @@ export function storedRecords(
       }
       if (property.timestamp === true) times[name] = timestampOf(value) as string;
       else if (property.references !== undefined)
-        body[name] = property.references.ids.newIds.get(String(value)) as number;
-      else if (definition.fields.some((rule) => rule.name === name)) body[name] = converted(value);
+        body[name] = property.references.ids.newIds.get(String(value)) as RecordId;
+      else if (property.referencesEach !== undefined) {
+        const ids = property.referencesEach.ids.newIds;
+        body[name] = (value as JsonValue[]).map((item) => ids.get(String(item)) as RecordId);
+      } else if (definition.fields.some((rule) => rule.name === name)) body[name] = converted(value);
     }
     let validated: Fields;
     try {
@@ -75,7 +79,7 @@ export function storedRecords(
           'default; serve with ADMIN_EMAIL set to another, or that user (with no password) stands in its place',
       );
     const createdAt = times['created_at'] ?? times['updated_at'] ?? now;
-    const id = source.ids.ids[index] as number;
+    const id = source.ids.ids[index] as RecordId;
     records.push(recordToStore(definition, fields, id, createdAt, times['updated_at'] ?? createdAt));
   });
   return records;
