@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import type { ResourcesDeclaration } from '../src/index.ts';
 import type { TestServer } from './helpers.ts';
 import { createUserClient, startTestServer, temporaryDirectory } from './helpers.ts';
 import { assertJson, STRONG_ETAG, TITLES } from './assertions.ts';
@@ -230,6 +231,19 @@ describe('batches: several writes, all or none', () => {
       operations: [{ method: 'PATCH', path: `/v1/users/${aliceId}`, body: { name: 'Read Only' } }],
     });
     assertRefused(readOnly, 403, 'forbidden', 0);
+  });
+
+  test("a $n.id where the path takes another collection's id is a 422: it would reach another record", async () => {
+    const before = await count(admin, '/v1/products');
+    const response = await admin.post('/v1/batches', {
+      operations: [
+        { method: 'POST', path: '/v1/products', body: KETTLE },
+        { method: 'PATCH', path: '/v1/users/$0.id', body: { name: 'Renamed' } },
+      ],
+    });
+    assertRefused(response, 422, 'validation_failed', 1);
+    assert.deepEqual(faults(response), [{ field: 'operations[1].path', code: 'invalid_reference' }]);
+    assert.equal(await count(admin, '/v1/products'), before);
   });
 
   test('two records with one unique value in one batch: the second is a 409, as alone', async () => {
@@ -502,5 +516,69 @@ describe('batches: the decisions are made again at the commit (store/pending-cha
         [1, 'changed'],
       ],
     );
+  });
+});
+
+describe('batches: declared ids (uuids the server makes, strings the client chooses)', () => {
+  const KANBAN: ResourcesDeclaration = {
+    resources: {
+      cards: {
+        singular: 'card',
+        'x-id': 'uuid',
+        properties: { title: { type: 'string', minLength: 1, maxLength: 80 } },
+        required: ['title'],
+      },
+      boards: {
+        singular: 'board',
+        'x-id': 'string',
+        properties: { name: { type: 'string', minLength: 1, maxLength: 80 } },
+        required: ['name'],
+      },
+      columns: {
+        singular: 'column',
+        parent: 'boards',
+        properties: { title: { type: 'string', minLength: 1, maxLength: 80 } },
+        required: ['title'],
+      },
+      tasks: {
+        singular: 'task',
+        properties: {
+          text: { type: 'string', minLength: 1 },
+          card_id: { type: 'string', 'x-references': 'cards' },
+          board_ids: { type: 'array', items: { type: 'string', 'x-references': 'boards' } },
+        },
+        required: ['text'],
+      },
+    },
+  };
+  let api: TestServer;
+  before(async () => {
+    api = await startTestServer({ resources: KANBAN });
+  });
+  after(() => api.close());
+
+  test('$n.id is the id as its collection has it: a uuid in a path and a body, a chosen string id', async () => {
+    const board = `b-${Date.now()}`;
+    const response = await api.post('/v1/batches', {
+      operations: [
+        { method: 'POST', path: '/v1/cards', body: { title: 'Plan' } },
+        { method: 'POST', path: '/v1/boards', body: { id: board, name: 'Week' } },
+        { method: 'POST', path: '/v1/boards/$1.id/columns', body: { title: 'To do' } },
+        { method: 'POST', path: '/v1/tasks', body: { text: 'Write it', card_id: '$0.id', board_ids: ['$1.id'] } },
+        { method: 'PATCH', path: '/v1/cards/$0.id', body: { title: 'Plan B' } },
+        { method: 'PUT', path: `/v1/boards/${board}-2`, body: { name: 'Made by its PUT' } },
+      ],
+    });
+    assertJson(response, 200);
+    const [card, made, column, task, renamed, put] = response.body.results as Json[];
+    const cardId = card?.body.id as string;
+    assert.match(cardId, /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    assert.equal(made?.body.id, board);
+    assert.equal(column?.headers.Location, `/v1/boards/${board}/columns/${column?.body.id}`);
+    assert.equal(task?.body.card_id, cardId);
+    assert.deepEqual(task?.body.board_ids, [board]);
+    assert.equal(renamed?.headers.ETag, (await api.get(`/v1/cards/${cardId}`)).headers.get('etag'));
+    assert.equal(renamed?.body.title, 'Plan B');
+    assert.deepEqual([put?.status, put?.headers.Location], [201, `/v1/boards/${board}-2`]);
   });
 });

@@ -212,6 +212,30 @@ function eachString(value: JsonValue, field: string, visit: (text: string, field
     for (const [name, member] of Object.entries(value)) eachString(member, `${field}.${name}`, visit);
 }
 
+/** Where in its path an operation names a record an earlier one created: the operation, and which of the path's ids. */
+export interface PathReference {
+  readonly operation: number;
+  /** 0 for the path's first id (`/v1/users/$0.id/orders`), 1 for its second, … */
+  readonly idIndex: number;
+}
+
+/**
+ * The `$n.id` segments of `path`. A resource's path alternates a collection's name and an id after /v1
+ * (`/v1/users/:user_id/orders/:order_id`), so the segment after the (2k + 1)-th name is the path's k-th id.
+ */
+export function pathReferences(path: string): PathReference[] {
+  const references: PathReference[] = [];
+  const after = API_PREFIX.split('/').length;
+  path
+    .split('?', 1)[0]
+    ?.split('/')
+    .forEach((segment, index) => {
+      const found = REFERENCE.exec(segment);
+      if (found !== null) references.push({ operation: Number(found[1]), idIndex: (index - after - 1) / 2 });
+    });
+  return references;
+}
+
 /** The id of the record operation `index` created (it was checked to be an earlier POST). */
 export type CreatedId = (index: number) => RecordId;
 

@@ -15,7 +15,7 @@ import { PendingChanges } from '../store/pending-changes.ts';
 import type { Decision, StoredCollection } from '../store/store.ts';
 import { NO_PLAN } from '../store/store.ts';
 import type { BatchOperation } from './batch-operations.ts';
-import { parseBatch, resolvedBody, resolvedPath } from './batch-operations.ts';
+import { parseBatch, pathReferences, resolvedBody, resolvedPath } from './batch-operations.ts';
 import type { RequestContext } from './context.ts';
 import type { RecordId } from '../records/record-id.ts';
 
@@ -26,9 +26,13 @@ export interface OperationRouter {
   match(path: string): { readonly value: OperationEndpoint; readonly ids: readonly RecordId[] } | undefined;
 }
 
-/** A route's handlers by method, and the ids its path implies without holding them (a singleton's). */
+/**
+ * A route's handlers by method, the collections of the records its path's ids name, and the ids its path implies
+ * without holding them (a singleton's).
+ */
 export interface OperationEndpoint {
   readonly handlers: ReadonlyMap<string, OperationHandler>;
+  readonly pathCollections: readonly string[];
   readonly impliedIds?: readonly RecordId[];
 }
 
@@ -116,13 +120,32 @@ class Batch {
     });
   }
 
+  /**
+   * Each `$n.id` in operation `index`'s path names a record of the collection its place there takes: a user's id where
+   * the path takes an order's would reach another record than the one meant (422 invalid_reference).
+   */
+  #requireReferencedCollections(index: number, pathCollections: readonly string[]): void {
+    const operation = this.#operations[index] as BatchOperation;
+    for (const { operation: named, idIndex } of pathReferences(operation.path)) {
+      const made = this.#pending.createdBy(named)?.collection;
+      const wanted = pathCollections[idIndex];
+      if (made === wanted) continue;
+      const field = `operations[${index}].path`;
+      const message = `$${named}.id is an id of ${made ?? 'nothing'}, where the path takes one of ${wanted ?? 'none'}`;
+      const refusal = new HttpError('validation_failed', `operation ${index}'s path names the wrong record`, {
+        errors: [{ field, code: 'invalid_reference', message }],
+      });
+      throw inOperation(refusal, index);
+    }
+  }
+
   /** Operation `index` run by its own handler on the pending changes: its answer, or its refusal naming it. */
   async #rehearse(index: number): Promise<Reply> {
     const operation = this.#operations[index] as BatchOperation;
     const createdId = (named: number): RecordId => {
-      const id = this.#pending.createdBy(named);
-      if (id === undefined) throw new Error(`operation ${named} of the batch created no record`);
-      return id;
+      const created = this.#pending.createdBy(named);
+      if (created === undefined) throw new Error(`operation ${named} of the batch created no record`);
+      return created.id;
     };
     const path = resolvedPath(operation.path, createdId);
     const query = path.indexOf('?');
@@ -131,6 +154,7 @@ class Batch {
     const handler = match?.value.handlers.get(operation.method);
     // parseBatch found the route with any id in place of each reference: a real id finds it too.
     if (match === undefined || handler === undefined) throw new Error(`no route for ${operation.method} ${path}`);
+    this.#requireReferencedCollections(index, match.value.pathCollections);
     const body = operation.body === undefined ? undefined : (resolvedBody(operation.body, createdId) as JsonObject);
     const context = this.#context;
     const own: RequestContext = {

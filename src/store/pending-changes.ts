@@ -29,6 +29,12 @@ interface KeptDecision {
   readonly firstResult: unknown;
 }
 
+/** A record an operation created: where, and its id. */
+export interface CreatedRecord {
+  readonly collection: StoredCollection;
+  readonly id: RecordId;
+}
+
 /** What the decisions made again give: every change in order, and each operation's result. */
 export interface DecidedAgain {
   readonly changes: readonly Change[];
@@ -48,8 +54,8 @@ export class PendingChanges implements RequestStore {
   /** Per collection, how many reserved ids the decisions so far have taken. */
   #taken = new Map<StoredCollection, number>();
   readonly #decisions: KeptDecision[] = [];
-  /** The id each operation that created a record gave it, by operation. */
-  readonly #created = new Map<number, RecordId>();
+  /** The record each operation that created one made (its collection and id), by operation. */
+  readonly #created = new Map<number, CreatedRecord>();
   #operation = 0;
 
   constructor(base: RequestStore, table: ResourceTable, reserve: (collection: StoredCollection) => Promise<number>) {
@@ -63,8 +69,8 @@ export class PendingChanges implements RequestStore {
     this.#operation = index;
   }
 
-  /** The id operation `index` gave the record it created, if it created one. */
-  createdBy(index: number): RecordId | undefined {
+  /** The collection and id of the record operation `index` created, if it created one. */
+  createdBy(index: number): CreatedRecord | undefined {
     return this.#created.get(index);
   }
 
@@ -142,7 +148,8 @@ export class PendingChanges implements RequestStore {
 
   #noteCreated(operation: number, changes: readonly Change[]): void {
     const created = changes.find((change) => change.kind === 'put' && change.created === true);
-    if (created?.kind === 'put') this.#created.set(operation, created.record.id);
+    if (created?.kind === 'put')
+      this.#created.set(operation, { collection: created.collection, id: created.record.id });
   }
 
   get(collection: StoredCollection, id: RecordId): StoredRecord | undefined {
