@@ -391,3 +391,117 @@ describe('copy: refusals without a database', () => {
     });
   });
 });
+
+/** Cards with uuids, boards with chosen ids and columns under them, tasks naming a card and an array of boards. */
+const DECLARED_IDS = {
+  resources: {
+    cards: { singular: 'card', 'x-id': 'uuid', properties: { title: { type: 'string' } }, required: ['title'] },
+    boards: { singular: 'board', 'x-id': 'string', properties: { name: { type: 'string' } }, required: ['name'] },
+    columns: { singular: 'column', parent: 'boards', properties: { title: { type: 'string' } }, required: ['title'] },
+    tasks: {
+      singular: 'task',
+      properties: {
+        text: { type: 'string' },
+        card_id: { type: 'string', 'x-references': 'cards', 'x-filter': true },
+        board_ids: { type: 'array', items: { type: 'string', 'x-references': 'boards' } },
+      },
+      required: ['text'],
+    },
+  },
+};
+
+describe('copy: uuid and string ids, a data directory into PostgreSQL and back', { skip: POSTGRES_SKIP }, () => {
+  let cluster: PostgresCluster;
+  let declaration: string;
+
+  before(async () => {
+    cluster = await startCluster();
+    declaration = join(await scratch(), 'resources.json');
+    await writeFile(declaration, JSON.stringify(DECLARED_IDS));
+  });
+  after(async () => {
+    await cluster?.stop();
+  });
+
+  /** Every card, board, column and task, in id order (string ids by code point). */
+  async function declared(api: TestServer): Promise<Record<string, unknown[]>> {
+    const boards = (await api.get('/v1/boards?limit=100')).body.data as { id: string }[];
+    const columns: unknown[] = [];
+    for (const board of boards)
+      columns.push(...((await api.get(`/v1/boards/${board.id}/columns?limit=100`)).body.data as unknown[]));
+    return {
+      cards: (await api.get('/v1/cards?limit=100')).body.data as unknown[],
+      boards,
+      columns,
+      tasks: (await api.get('/v1/tasks?limit=100')).body.data as unknown[],
+    };
+  }
+
+  test(
+    'their records, ids and references survive both ways; a taken id is still 409, new ids follow',
+    TIMEOUT,
+    async () => {
+      const source = join(await scratch(), 'data');
+      const first = await startTestServerWithAdminBootstrap({ resources: DECLARED_IDS, dataDir: source });
+      let original: Record<string, unknown[]>;
+      let card: string;
+      try {
+        card = (await first.post('/v1/cards', { title: 'Kept' })).body.id as string;
+        for (const id of ['b', 'B', 'a-10', '~z'])
+          assert.equal((await first.post('/v1/boards', { id, name: id })).status, 201);
+        assert.equal((await first.put('/v1/boards/made-by-put', { name: 'Put' })).status, 201);
+        assert.equal((await first.post('/v1/boards/B/columns', { title: 'Todo' })).body.id, 1);
+        assert.equal((await first.post('/v1/tasks', { text: 'T', card_id: card, board_ids: ['~z', 'B'] })).status, 201);
+        original = await declared(first);
+      } finally {
+        await first.close();
+      }
+      assert.deepEqual(
+        (original['boards'] as { id: string }[]).map((board) => board.id),
+        ['B', 'a-10', 'b', 'made-by-put', '~z'],
+      );
+
+      const url = cluster.url(await cluster.createDatabase());
+      const toDatabase = await plainrest(['copy', '--from', source, '--to', url, '--resources', declaration]);
+      assert.deepEqual(toDatabase, {
+        code: 0,
+        stdout: `copied 1 user, 1 card, 5 boards, 1 column, 1 task, 0 keys (and 0 idempotency keys) from the data directory ${source} to the database ${url}\n`,
+        stderr: '',
+      });
+      const onDatabase = await startTestServerWithAdminBootstrap({ resources: DECLARED_IDS, database: url });
+      try {
+        assert.deepEqual(await declared(onDatabase), original);
+        const taken = await onDatabase.post('/v1/boards', { id: 'b', name: 'Again' });
+        assert.equal(taken.status, 409);
+        assert.equal(taken.body.code, 'duplicate_value');
+        assert.equal((await onDatabase.post('/v1/boards', { id: 'c', name: 'New' })).status, 201);
+        assert.equal((await onDatabase.post('/v1/boards/c/columns', { title: 'Next' })).body.id, 2);
+        const embedded = await onDatabase.get(`/v1/tasks/1?embed=card_id,board_ids`);
+        assert.equal(embedded.body._embedded.card_id.id, card);
+        assert.deepEqual(
+          (embedded.body._embedded.board_ids as { id: string }[]).map((board) => board.id),
+          ['~z', 'B'],
+        );
+        original = await declared(onDatabase);
+      } finally {
+        await onDatabase.close();
+      }
+
+      const back = join(await scratch(), 'back', 'data');
+      const fromDatabase = await plainrest(['copy', '--from', url, '--to', back, '--resources', declaration]);
+      assert.deepEqual(fromDatabase, {
+        code: 0,
+        stdout: `copied 1 user, 1 card, 6 boards, 2 columns, 1 task, 0 keys (and 0 idempotency keys) from the database ${url} to the data directory ${back}\n`,
+        stderr: '',
+      });
+      const again = await startTestServerWithAdminBootstrap({ resources: DECLARED_IDS, dataDir: back });
+      try {
+        assert.deepEqual(await declared(again), original);
+        assert.equal((await again.post('/v1/boards', { id: 'c', name: 'Again' })).status, 409);
+        assert.equal((await again.post('/v1/boards/b/columns', { title: 'Third' })).body.id, 3);
+      } finally {
+        await again.close();
+      }
+    },
+  );
+});

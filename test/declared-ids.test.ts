@@ -283,7 +283,7 @@ describe('references to uuid and string ids, and arrays of references', () => {
     );
   });
 
-  test('a uuid reference filtered by what is no uuid as the server writes one finds nothing: eq, in, ne, contains', async () => {
+  test('a uuid reference filtered by no uuid as the server writes one: nothing found, eq, in, ne, contains', async () => {
     const made = await api.post('/v1/cards', { title: 'Filtered' });
     const id = made.body.id as string;
     assertJson(await api.post('/v1/tasks', { text: 'Filtered', card_id: id }), 201);

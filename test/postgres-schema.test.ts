@@ -14,6 +14,8 @@ import { schemaOf } from '../packages/postgres/src/schema.ts';
 import type { PostgresCluster } from './postgres-cluster.ts';
 import { POSTGRES_SKIP, startCluster } from './postgres-cluster.ts';
 import { LIBRARY, WORKSHOP } from './declared-domains.ts';
+import { startServer, StartupError } from '../src/index.ts';
+import { TEST_AUTH_OPTIONS } from './helpers.ts';
 
 type Declared = {
   resources: Record<string, { singular: string; properties: Record<string, unknown>; required?: string[] }>;
@@ -32,6 +34,21 @@ const NOTES: Declared = {
   },
 };
 const copy = (value: Declared): Declared => structuredClone(value);
+/** Cards with uuids, boards with chosen ids and lanes under them, tasks naming a card and an array of boards. */
+const DECLARED_IDS = {
+  resources: {
+    cards: { singular: 'card', 'x-id': 'uuid', properties: { title: { type: 'string' } }, required: ['title'] },
+    boards: { singular: 'board', 'x-id': 'string', properties: { name: { type: 'string' } }, required: ['name'] },
+    lanes: { singular: 'lane', parent: 'boards', properties: { title: { type: 'string' } }, required: ['title'] },
+    tasks: {
+      singular: 'task',
+      properties: {
+        card_id: { type: 'string', 'x-references': 'cards', 'x-filter': true },
+        board_ids: { type: 'array', items: { type: 'string', 'x-references': 'boards' } },
+      },
+    },
+  },
+} as unknown as ResourcesDeclaration;
 
 describe('PostgreSQL schema from declarations', { skip: POSTGRES_SKIP }, () => {
   let cluster: PostgresCluster;
@@ -327,6 +344,118 @@ describe('PostgreSQL schema from declarations', { skip: POSTGRES_SKIP }, () => {
       await client.query(`UPDATE notes SET stars = 2 WHERE id = 2`);
       assert.deepEqual((await migrate(client, narrowed)).problems, []);
       assert.ok((await columns(client, 'notes')).includes('stars bigint'));
+    } finally {
+      await client.end();
+    }
+  });
+
+  test('declared ids: uuid and text id columns, references of their target kind, arrays of references as jsonb', async () => {
+    const client = await database();
+    try {
+      assert.deepEqual((await migrate(client, DECLARED_IDS)).problems, []);
+      assert.deepEqual(await columns(client, 'cards'), [
+        'id uuid not null',
+        'title text not null',
+        'created_at timestamp with time zone not null',
+        'updated_at timestamp with time zone not null',
+      ]);
+      assert.deepEqual((await columns(client, 'boards')).slice(0, 1), ['id text not null']);
+      assert.deepEqual((await columns(client, 'lanes')).slice(0, 2), ['id bigint not null', 'board_id text not null']);
+      assert.deepEqual((await columns(client, 'tasks')).slice(0, 3), [
+        'id bigint not null',
+        'card_id uuid',
+        'board_ids jsonb',
+      ]);
+      // A chosen id is compared by code point whatever the database's collation.
+      const collation = await client.query(
+        `SELECT collation_name FROM information_schema.columns WHERE table_name = 'boards' AND column_name = 'id'`,
+      );
+      assert.equal(collation.rows[0].collation_name, 'C');
+      assert.deepEqual(await migrate(client, DECLARED_IDS), { problems: [], applied: [] });
+    } finally {
+      await client.end();
+    }
+  });
+
+  test('a table whose id column is not of the declared x-id is refused, rows or none, and nothing changes', async () => {
+    const client = await database();
+    try {
+      assert.deepEqual((await migrate(client, NOTES)).problems, []);
+      for (const text of ['a', 'b'])
+        await client.query(`INSERT INTO notes (text, created_at, updated_at) VALUES ($1, now(), now())`, [text]);
+      const uuids = copy(NOTES);
+      (uuids.resources['notes'] as Record<string, unknown>)['x-id'] = 'uuid';
+      const before = await schemaDump(client);
+      const refused = await migrate(client, uuids);
+      assert.deepEqual(refused.problems, [
+        { kind: 'wrong-id-kind', collection: 'notes', declared: 'uuid', stored: 'bigint', count: 2, firstIds: [1, 2] },
+      ]);
+      assert.deepEqual(refused.applied, []);
+      assert.equal(await schemaDump(client), before);
+      await client.query('DELETE FROM notes');
+      const strings = copy(NOTES);
+      (strings.resources['notes'] as Record<string, unknown>)['x-id'] = 'string';
+      assert.deepEqual((await migrate(client, strings)).problems, [
+        { kind: 'wrong-id-kind', collection: 'notes', declared: 'string', stored: 'bigint', count: 0, firstIds: [] },
+      ]);
+      assert.equal(await schemaDump(client), before);
+    } finally {
+      await client.end();
+    }
+  });
+
+  test('the reverse: a uuid table declared with integer ids; the start says so in one line', async () => {
+    const database = cluster.url(await cluster.createDatabase());
+    const client = new pg.Client({ connectionString: database });
+    await client.connect();
+    try {
+      const uuids = copy(NOTES);
+      (uuids.resources['notes'] as Record<string, unknown>)['x-id'] = 'uuid';
+      assert.deepEqual((await migrate(client, uuids)).problems, []);
+      const id = '0d6f3a52-8c1e-4b7a-9f2d-5e4c3b2a1f00';
+      await client.query(`INSERT INTO notes (id, text, created_at, updated_at) VALUES ($1, 'a', now(), now())`, [id]);
+      assert.deepEqual((await migrate(client, NOTES)).problems, [
+        { kind: 'wrong-id-kind', collection: 'notes', declared: 'integer', stored: 'uuid', count: 1, firstIds: [id] },
+      ]);
+    } finally {
+      await client.end();
+    }
+    const error = await startServer({
+      port: 0,
+      database,
+      resources: NOTES as unknown as ResourcesDeclaration,
+      ...TEST_AUTH_OPTIONS,
+    }).then(
+      async (started) => {
+        await started.close();
+        return assert.fail('the server started');
+      },
+      (failure: unknown) => failure,
+    );
+    assert.ok(error instanceof StartupError, String(error));
+    assert.equal(
+      error.message,
+      "the data in the database no longer fits the declaration: notes: its table's ids are uuids (1 record " +
+        '(id 0d6f3a52-8c1e-4b7a-9f2d-5e4c3b2a1f00)) but notes declares "x-id": "integer"; declare the ids it holds, ' +
+        'or drop or rename the table; nothing was changed',
+    );
+  });
+
+  test('a change feed made when ids were all integers has its record_id made JSON, its events kept', async () => {
+    const client = await database();
+    try {
+      assert.deepEqual((await migrate(client, NOTES)).problems, []);
+      await client.query(`ALTER TABLE __events ALTER COLUMN record_id TYPE bigint USING (record_id #>> '{}')::bigint`);
+      await client.query(
+        `INSERT INTO __events (id, type, collection, record_id, under, at) VALUES (1, 'deleted', 'notes', 7, '[]', now())`,
+      );
+      const migrated = await migrate(client, NOTES);
+      assert.deepEqual(migrated, {
+        problems: [],
+        applied: ['ALTER TABLE "__events" ALTER COLUMN "record_id" TYPE jsonb USING to_jsonb("record_id")'],
+      });
+      const row = await client.query(`SELECT record_id, pg_typeof(record_id)::text AS type FROM __events`);
+      assert.deepEqual(row.rows, [{ record_id: 7, type: 'jsonb' }]);
     } finally {
       await client.end();
     }
