@@ -540,6 +540,12 @@ describe('batches: declared ids (uuids the server makes, strings the client choo
         properties: { title: { type: 'string', minLength: 1, maxLength: 80 } },
         required: ['title'],
       },
+      checklists: {
+        singular: 'checklist',
+        parent: 'cards',
+        properties: { title: { type: 'string', minLength: 1, maxLength: 80 } },
+        required: ['title'],
+      },
       tasks: {
         singular: 'task',
         properties: {
@@ -580,5 +586,27 @@ describe('batches: declared ids (uuids the server makes, strings the client choo
     assert.equal(renamed?.headers.ETag, (await api.get(`/v1/cards/${cardId}`)).headers.get('etag'));
     assert.equal(renamed?.body.title, 'Plan B');
     assert.deepEqual([put?.status, put?.headers.Location], [201, `/v1/boards/${board}-2`]);
+  });
+
+  test('a path naming two records made in the batch, of two kinds of id: a uuid, then an integer under it', async () => {
+    const response = await api.post('/v1/batches', {
+      operations: [
+        { method: 'POST', path: '/v1/cards', body: { title: 'Trip' } },
+        { method: 'POST', path: '/v1/cards/$0.id/checklists', body: { title: 'Pack' } },
+        { method: 'PATCH', path: '/v1/cards/$0.id/checklists/$1.id', body: { title: 'Pack light' } },
+      ],
+    });
+    assertJson(response, 200);
+    const [card, made, renamed] = response.body.results as Json[];
+    const cardId = card?.body.id as string;
+    assert.deepEqual(
+      [made?.status, made?.headers.Location, made?.body.card_id],
+      [201, `/v1/cards/${cardId}/checklists/1`, cardId],
+    );
+    assert.deepEqual([renamed?.status, renamed?.body.id, renamed?.body.title], [200, 1, 'Pack light']);
+    const read = await api.get(`/v1/cards/${cardId}/checklists/1`);
+    assertJson(read, 200);
+    assert.equal(read.body.title, 'Pack light');
+    assert.equal(read.headers.get('etag'), renamed?.headers.ETag);
   });
 });

@@ -152,18 +152,33 @@ function checkPath(
     fault(field, 'invalid_value', 'a batch cannot hold a batch');
     return;
   }
-  let methods: readonly string[] | undefined;
-  for (const anyId of ANY_IDS) {
-    const shape = routePath
-      .split('/')
-      .map((segment) => (REFERENCE.test(segment) ? anyId : segment))
-      .join('/');
-    methods ??= methodsAt(shape);
-  }
+  const methods = methodsAtAnyIds(routePath.split('/'), methodsAt);
   if (methods === undefined) fault(field, 'route_not_found', "is no resource's path");
   else if (!methods.includes(method))
     fault(field, 'method_not_allowed', `takes no ${method}; its writes: ${methods.join(', ') || 'none'}`);
 }
+
+/**
+ * The methods served at the path of `segments` with each `$n.id` segment standing for an id of either kind, each
+ * independently (`/v1/boards/$0.id/columns/$1.id`: a string id, then an integer): the first shape a route takes.
+ */
+function methodsAtAnyIds(segments: readonly string[], methodsAt: MethodsAt): readonly string[] | undefined {
+  const references = segments.flatMap((segment, index) => (REFERENCE.test(segment) ? [index] : []));
+  // Every route has a few levels: a path with more references than that is no route's (and is not tried 2^n times).
+  if (references.length > MAX_REFERENCES_IN_PATH) return undefined;
+  for (let shape = 0; shape < ANY_IDS.length ** references.length; shape++) {
+    const tried = [...segments];
+    references.forEach((index, nth) => {
+      tried[index] = ANY_IDS[Math.floor(shape / ANY_IDS.length ** nth) % ANY_IDS.length] as string;
+    });
+    const methods = methodsAt(tried.join('/'));
+    if (methods !== undefined) return methods;
+  }
+  return undefined;
+}
+
+/** The most `$n.id` segments a path's route is looked up with. */
+const MAX_REFERENCES_IN_PATH = 8;
 
 /** The preconditions an operation sends, by lower-case name; undefined when they are at fault. */
 function checkHeaders(value: JsonValue | undefined, field: string, fault: Fault): Record<string, string> | undefined {
