@@ -2,13 +2,16 @@
 // makes or strings the client chooses (POST's `id`, or a PUT to an absent item, with If-None-Match: * to create only).
 // Paths, nested paths, references and arrays of references (checked, embedded, and x-on-delete restrict, set-null and
 // cascade), lists in id order and filtered by reference, events, ETags, the OpenAPI document, a restart and plainrest
-// copy; the declaration's mistakes. Runs again on PostgreSQL (http-suites.postgres.test.ts).
+// copy, stored ids of another kind than declared; the declaration's mistakes. Runs again on PostgreSQL
+// (http-suites.postgres.test.ts).
 
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import type { ResourcesDeclaration } from '../src/index.ts';
+import type { ResourcesDeclaration, ServerOptions } from '../src/index.ts';
+import { StartupError } from '../src/index.ts';
 import { checkDeclaration } from '../src/declarations/check-declaration.ts';
 import { copyData } from '../src/cli/copy-data.ts';
+import { join } from 'node:path';
 import type { TestServer } from './helpers.ts';
 import { cleanUpAfterEach, scratchDirectory, startTestServer, startTestServerWithAdminBootstrap } from './helpers.ts';
 import { assertJson, assertProblem, STRONG_ETAG } from './assertions.ts';
@@ -413,6 +416,55 @@ describe('the declaration', () => {
 });
 
 describe('kept on disk', () => {
+  const cardsWith = (kind: 'integer' | 'uuid' | 'string'): ResourcesDeclaration => ({
+    resources: {
+      cards: {
+        singular: 'card',
+        ...(kind === 'integer' ? {} : { 'x-id': kind }),
+        properties: { title: { type: 'string' } },
+      },
+    },
+  });
+
+  test('stored ids of another kind than the declared x-id stop the start: a journal and a snapshot, both ways', async () => {
+    const cases = [
+      { stored: 'integer', declared: 'uuid', wants: 'a uuid' },
+      { stored: 'uuid', declared: 'integer', wants: 'a positive integer' },
+      { stored: 'string', declared: 'uuid', wants: 'a uuid' },
+      { stored: 'integer', declared: 'string', wants: 'a string id' },
+    ] as const;
+    for (const { stored, declared, wants } of cases) {
+      const dataDir = await scratchDirectory(defer);
+      const first = await startTestServerWithAdminBootstrap({ resources: cardsWith(stored), dataDir });
+      const made = await first.post('/v1/cards', stored === 'string' ? { id: 'one', title: 'x' } : { title: 'x' });
+      assertJson(made, 201);
+      await first.close();
+      const id = made.body.id as number | string;
+      const snapshots = await scratchDirectory(defer);
+      await copyData(dataDir, snapshots, { resources: cardsWith(stored) });
+      const holding = `the field "id" holding ${JSON.stringify(id)} where cards declare ${wants}`;
+      const remedy = 'correct the value or the declaration';
+      await refusedStart(
+        { resources: cardsWith(declared), dataDir },
+        `${join(dataDir, 'journal-000000000001.jsonl')}: the entry with seq 2 puts cards record ${id} with ` +
+          `${holding}; ${remedy}`,
+      );
+      await refusedStart(
+        { resources: cardsWith(declared), dataDir: snapshots },
+        `${join(snapshots, 'cards.json')}: record ${id} has ${holding}; ${remedy}`,
+      );
+    }
+  });
+
+  /** The start with `options` fails with a StartupError saying `message`. */
+  async function refusedStart(options: ServerOptions, message: string): Promise<void> {
+    await assert.rejects(startTestServerWithAdminBootstrap(options), (error: unknown) => {
+      assert.ok(error instanceof StartupError, String(error));
+      assert.equal(error.message, message);
+      return true;
+    });
+  }
+
   test('a restart keeps uuid and string ids; plainrest copy carries them', async () => {
     const dataDir = await scratchDirectory(defer);
     const first = await startTestServerWithAdminBootstrap({ resources: KANBAN, dataDir });
