@@ -97,7 +97,7 @@ function markersOf(person: Person): string[] {
 // ---------------------------------------------------------------------------------------
 // Routes, methods and paths
 
-type Audience = 'owned' | 'admin collection' | 'catalogue' | 'open' | 'tokens' | 'feed';
+type Audience = 'owned' | 'admin collection' | 'catalogue' | 'open' | 'tokens' | 'feed' | 'batch';
 
 /** Who a route belongs to. Every kind is named, so a new route must be classified here. */
 function audienceOf(route: RouteSpec): Audience {
@@ -112,6 +112,10 @@ function audienceOf(route: RouteSpec): Audience {
       return 'tokens';
     case 'events':
       return 'feed';
+    case 'batches':
+      return 'batch'; // each operation is checked as its own path (below: the refusals sent in batches)
+    case 'singleton':
+      throw new Error(`classify the new route ${route.pattern} in authorization-fuzz.test.ts`);
     case 'collection':
     case 'item':
       if (route.pattern.includes(':user_id')) return 'owned';
@@ -251,6 +255,8 @@ function expectation(
       return { status: 401, code: 'invalid_credentials' };
     case 'feed':
       return { status: 200 }; // everyone may follow it; each sees only what they may read (checked by the markers)
+    case 'batch':
+      return undefined; // its operations are: the refusals sent in batches
   }
 }
 
@@ -509,6 +515,42 @@ describe('API1 BOLA / API5 BFLA: every route × method × caller × foreign id',
     t.diagnostic(`AUTHZ_SEED=${seed}: ${count} requests, by expected status: ${countByStatus(attempts)}`);
   });
 
+  test('the same refusals sent as operations of a batch: the same status and code, naming operation 0', async (t) => {
+    const seed = Number(process.env['AUTHZ_SEED'] ?? 20230605) + 1;
+    const refusals = randomAttempts(world, seed, 1500).filter(
+      (attempt) =>
+        attempt.method !== 'GET' &&
+        attempt.method !== 'HEAD' &&
+        attempt.expected.status >= 400 &&
+        (attempt.body === undefined || isJsonObjectText(attempt.body)),
+    );
+    assert.ok(refusals.length > 100, `only ${refusals.length} refusals drawn`);
+    let next = 0;
+    const worker = async (): Promise<void> => {
+      while (next < refusals.length) {
+        const attempt = refusals[next++] as Attempt;
+        const path = pathFor(attempt.route, attempt.ids);
+        // An operation carries its preconditions only; the batch as a whole takes an Idempotency-Key.
+        const preconditions = Object.entries(attempt.headers ?? {}).filter(([name]) => /^if-/i.test(name));
+        const operation = {
+          method: attempt.method,
+          path,
+          ...(attempt.body === undefined ? {} : { body: JSON.parse(attempt.body) as unknown }),
+          ...(preconditions.length === 0 ? {} : { headers: Object.fromEntries(preconditions) }),
+        };
+        const response = await attempt.caller.client.post('/v1/batches', { operations: [operation] });
+        const where = `a batch of ${describeAttempt(attempt)}`;
+        const { status, code } = attempt.expected;
+        assert.equal(response.status, status, `${where}: expected ${status}, got ${response.status} ${response.text}`);
+        assert.equal(response.body?.operation, 0, `${where}: ${response.text}`);
+        if (code !== undefined) assert.equal(response.body?.code, code, `${where}: ${response.text}`);
+        assertNoLeak(response, world, attempt, where);
+      }
+    };
+    await Promise.all(Array.from({ length: 8 }, worker));
+    t.diagnostic(`AUTHZ_SEED=${seed}: ${refusals.length} refused writes sent in batches`);
+  });
+
   test("an Idempotency-Key never replays another user's answer", async () => {
     const [alice, bob] = world.people as [Person, Person];
     const key = `shared-key-${Math.random().toString(36).slice(2)}`;
@@ -594,6 +636,16 @@ function randomAttempts(world: World, seed: number, count: number): Attempt[] {
     });
   }
   return attempts;
+}
+
+/** A body a batch operation can carry: JSON text of an object. */
+function isJsonObjectText(text: string): boolean {
+  try {
+    const value: unknown = JSON.parse(text);
+    return typeof value === 'object' && value !== null && !Array.isArray(value);
+  } catch {
+    return false;
+  }
 }
 
 /** Valid, mass-assigning, malformed, polluting or empty: permission and lookups come before the body (README: Errors). */

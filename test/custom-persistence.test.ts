@@ -8,13 +8,14 @@
 
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import type { Change, CollectionState, Persistence, StoredCollection, StoredRecord } from '../src/index.ts';
+import type { Change, CollectionState, Persistence, RecordId, StoredCollection, StoredRecord } from '../src/index.ts';
+import { compareIds } from '../src/records/record-id.ts';
 import { MemoryStore } from '../src/index.ts';
 import { startTestServer } from './helpers.ts';
 
 /** A stand-in for a database: tables of rows, written only by whole transactions. */
 class TransactionalDatabase implements Persistence {
-  readonly tables = new Map<StoredCollection, Map<number, StoredRecord>>();
+  readonly tables = new Map<StoredCollection, Map<RecordId, StoredRecord>>();
   readonly transactions: (readonly Change[])[] = [];
   writable = true;
   refuseNext = false;
@@ -27,7 +28,7 @@ class TransactionalDatabase implements Persistence {
       throw new Error('the database refused the transaction');
     }
     for (const change of changes) {
-      const table = this.tables.get(change.collection) ?? new Map<number, StoredRecord>();
+      const table = this.tables.get(change.collection) ?? new Map<RecordId, StoredRecord>();
       this.tables.set(change.collection, table);
       if (change.kind === 'put') table.set(change.record.id, change.record);
       else table.delete(change.id);
@@ -39,8 +40,9 @@ class TransactionalDatabase implements Persistence {
   load(): Map<StoredCollection, CollectionState> {
     const collections = new Map<StoredCollection, CollectionState>();
     for (const [collection, rows] of this.tables) {
-      const records = new Map([...rows].sort(([a], [b]) => a - b));
-      collections.set(collection, { nextId: Math.max(0, ...records.keys()) + 1, records });
+      const records = new Map([...rows].sort(([a], [b]) => compareIds(a, b)));
+      const numbers = [...records.keys()].filter((id) => typeof id === 'number');
+      collections.set(collection, { nextId: Math.max(0, ...numbers) + 1, records });
     }
     return collections;
   }

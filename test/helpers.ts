@@ -284,7 +284,7 @@ async function addTestAdministrator(store: Store): Promise<number> {
   return store.serve(NO_PLAN, (view) =>
     view.write(() => {
       const record = recordToStore(users, fields, view.allocateId('users'), now, now);
-      return { changes: [{ kind: 'put', collection: 'users', record }], result: record.id };
+      return { changes: [{ kind: 'put', collection: 'users', record }], result: record.id as number };
     }),
   );
 }

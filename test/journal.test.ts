@@ -27,6 +27,8 @@ import { EventLog } from '../src/feed/event-log.ts';
 import { writeSnapshot } from '../src/store/snapshot-file.ts';
 import type { Change } from '../src/index.ts';
 import type { StoredRecord } from '../src/records/json.ts';
+import type { RecordId } from '../src/records/record-id.ts';
+import { compareIds } from '../src/records/record-id.ts';
 import type { EventFilter, FeedEvent } from '../src/feed/feed-event.ts';
 import type { MemoryStore } from '../src/store/memory-store.ts';
 import { openStore } from '../src/store/open-store.ts';
@@ -837,7 +839,7 @@ describe('journal: the change feed keeps its history and numbering through a res
     damage?: (text: string, seq: number) => string,
   ): Promise<StoredRecord[]> {
     const at = '2026-11-24T10:00:00.000Z';
-    const latest = new Map<number, StoredRecord>();
+    const latest = new Map<RecordId, StoredRecord>();
     for (let first = 1; first <= count; first += 1000) {
       let text = '';
       for (let seq = first; seq < Math.min(first + 1000, count + 1); seq++) {
@@ -859,7 +861,7 @@ describe('journal: the change feed keeps its history and numbering through a res
       }
       await writeFile(join(dataDir, segmentName(first)), text);
     }
-    const products = [...latest.values()].sort((a, b) => a.id - b.id);
+    const products = [...latest.values()].sort((a, b) => compareIds(a.id, b.id));
     await writeSnapshot(join(dataDir, 'products.json'), products, 12, count);
     for (const collection of ['users', 'orders', 'keys', 'idempotency_keys'])
       await writeSnapshot(join(dataDir, `${collection}.json`), [], 1, count);

@@ -25,6 +25,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { JsonValue, StoredRecord } from '../src/records/json.ts';
+import type { RecordId } from '../src/records/record-id.ts';
+import { compareIds } from '../src/records/record-id.ts';
 import type { CollectionState } from '../src/store/collection-state.ts';
 import type { Persistence, Change, StoredCollection } from '../src/store/store.ts';
 import { MemoryStore } from '../src/store/memory-store.ts';
@@ -75,7 +77,7 @@ function randomCase(random: Random, text: string): string {
 // ---------------------------------------------------------------------------------------
 // Records
 
-type MutableRecord = { id: number; created_at: string; updated_at: string; [field: string]: JsonValue };
+type MutableRecord = { id: RecordId; created_at: string; updated_at: string; [field: string]: JsonValue };
 
 /** A valid StoredRecord, frozen as the server freezes what it stores. */
 function storedRecord(fields: MutableRecord): StoredRecord {
@@ -195,7 +197,7 @@ function put(collection: StoredCollection, record: StoredRecord): Change {
   return { kind: 'put', collection, record };
 }
 
-function remove(collection: StoredCollection, id: number): Change {
+function remove(collection: StoredCollection, id: RecordId): Change {
   return { kind: 'delete', collection, id };
 }
 
@@ -344,7 +346,7 @@ function describeQuery(collection: StoredCollection, query: Query): string {
 // ---------------------------------------------------------------------------------------
 // The naive reference
 
-function naiveQuery(records: ReadonlyMap<number, StoredRecord>, query: Query): QueryResult {
+function naiveQuery(records: ReadonlyMap<RecordId, StoredRecord>, query: Query): QueryResult {
   const matches = [...records.values()].filter((record) => naiveMatches(record, query.filters));
   matches.sort((a, b) => naiveCompare(a, b, query.sort));
   return { records: matches.slice(query.offset, query.offset + query.limit), total: matches.length };
@@ -366,7 +368,7 @@ function naiveCompare(a: StoredRecord, b: StoredRecord, keys: readonly SortKey[]
     const order = compareValues(a[key.field], b[key.field]);
     if (order !== 0) return key.descending ? -order : order;
   }
-  return a.id - b.id;
+  return compareIds(a.id, b.id);
 }
 
 /** Numbers numerically, strings with `<`, a missing or null value after a present one. */
@@ -380,12 +382,12 @@ function compareValues(a: JsonValue | undefined, b: JsonValue | undefined): numb
 }
 
 function naiveFindIgnoringCase(
-  records: ReadonlyMap<number, StoredRecord>,
+  records: ReadonlyMap<RecordId, StoredRecord>,
   field: string,
   value: string,
 ): StoredRecord | undefined {
   const wanted = value.toLowerCase();
-  const byId = [...records.values()].sort((a, b) => a.id - b.id);
+  const byId = [...records.values()].sort((a, b) => compareIds(a.id, b.id));
   return byId.find((record) => {
     const candidate = record[field];
     return typeof candidate === 'string' && candidate.toLowerCase() === wanted;
@@ -394,9 +396,9 @@ function naiveFindIgnoringCase(
 
 /** The records the test believes are stored, by collection: the same frozen objects it committed. */
 class Model {
-  #collections = new Map<StoredCollection, Map<number, StoredRecord>>();
+  #collections = new Map<StoredCollection, Map<RecordId, StoredRecord>>();
 
-  records(collection: StoredCollection): Map<number, StoredRecord> {
+  records(collection: StoredCollection): Map<RecordId, StoredRecord> {
     let records = this.#collections.get(collection);
     if (records === undefined) {
       records = new Map();
@@ -410,11 +412,11 @@ class Model {
     else this.records(change.collection).delete(change.id);
   }
 
-  snapshot(): Map<StoredCollection, Map<number, StoredRecord>> {
+  snapshot(): Map<StoredCollection, Map<RecordId, StoredRecord>> {
     return new Map([...this.#collections].map(([collection, records]) => [collection, new Map(records)]));
   }
 
-  restore(snapshot: ReadonlyMap<StoredCollection, ReadonlyMap<number, StoredRecord>>): void {
+  restore(snapshot: ReadonlyMap<StoredCollection, ReadonlyMap<RecordId, StoredRecord>>): void {
     this.#collections = new Map([...snapshot].map(([collection, records]) => [collection, new Map(records)]));
   }
 }
@@ -460,7 +462,7 @@ function assertCountMatches(store: MemoryStore, model: Model, collection: Stored
 }
 
 function ids(records: readonly StoredRecord[]): number[] {
-  return records.map((record) => record.id);
+  return records.map((record) => record.id as number);
 }
 
 // ---------------------------------------------------------------------------------------
@@ -540,7 +542,7 @@ class World {
     size: number,
     make: (random: Random, id: number) => StoredRecord,
   ): CollectionState {
-    const records = new Map<number, StoredRecord>();
+    const records = new Map<RecordId, StoredRecord>();
     let id = 0;
     for (let i = 0; i < size; i++) {
       id += 1 + (chance(this.random, 0.2) ? integerBelow(this.random, 3) : 0);
@@ -561,12 +563,12 @@ class World {
     const recent = this.#lastChanged;
     const records = this.model.records(collection);
     if (recent?.collection === collection && records.has(recent.id) && chance(this.random, 0.4)) return recent.id;
-    const all = [...this.model.records(collection).keys()];
+    const all = [...this.model.records(collection).keys()] as number[];
     return all.length === 0 ? undefined : pick(this.random, all);
   }
 
   #newestId(collection: StoredCollection): number | undefined {
-    const all = [...this.model.records(collection).keys()];
+    const all = [...this.model.records(collection).keys()] as number[];
     return all.length === 0 ? undefined : Math.max(...all);
   }
 
@@ -595,7 +597,7 @@ class World {
       drafted = { kind: 'delete', collection, id: newestOnly ? (this.#newestId(collection) as number) : existing };
     }
     this.model.apply(drafted);
-    this.#lastChanged = drafted.kind === 'put' ? { collection, id: drafted.record.id } : undefined;
+    this.#lastChanged = drafted.kind === 'put' ? { collection, id: drafted.record.id as number } : undefined;
     return drafted;
   }
 
@@ -719,7 +721,8 @@ async function failedCommitsLeaveNoTrace(deleted: 'newest' | 'middle'): Promise<
   const before = world.model.snapshot();
   const products = [...world.model.records('products').values()];
   const users = [...world.model.records('users').values()];
-  const moved = products.find((record) => record['category'] === 'tea' && record.id > 10) ?? itemAt(products, 10);
+  const moved =
+    products.find((record) => record['category'] === 'tea' && (record.id as number) > 10) ?? itemAt(products, 10);
   const deletedProduct =
     deleted === 'newest' ? itemAt(products, products.length - 1) : itemAt(products, products.length >> 1);
   const deletedUser = deleted === 'newest' ? itemAt(users, users.length - 1) : itemAt(users, users.length >> 1);
@@ -929,7 +932,7 @@ describe('list indexes equal a naive filter + sort + slice', () => {
   test('a sort field holding both null and missing values: present values in order, then the rest, through updates and deletes', async () => {
     const random = mulberry32(SEED + 4);
     const model = new Model();
-    const records = new Map<number, StoredRecord>();
+    const records = new Map<RecordId, StoredRecord>();
     for (let id = 1; id <= 200; id++) {
       const record = productWithAbsentPrices(random, id);
       records.set(id, record);
@@ -946,7 +949,8 @@ describe('list indexes equal a naive filter + sort + slice', () => {
     check('before writes');
     for (let step = 0; step < 300; step++) {
       const roll = random();
-      const id = roll < 0.15 ? store.allocateId('products') : pick(random, [...model.records('products').keys()]);
+      const existing = [...model.records('products').keys()] as number[];
+      const id = roll < 0.15 ? (store.allocateId('products') as number) : pick(random, existing);
       const change = roll < 0.85 ? put('products', productWithAbsentPrices(random, id)) : remove('products', id);
       model.apply(change);
       await store.commit([change]);

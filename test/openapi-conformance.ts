@@ -129,7 +129,13 @@ export class Conformance {
     if (status >= 500) problems.push(`a ${status}: the server failed on a request the document allows`);
     // A batch's refusal naming one of its operations (README: Batches) is that operation's answer, by the rules of its
     // own path (described at that path) and of the batch's shape the description states in words: not the schema's.
-    const batchOperation = status < 500 && typeof parsed(answer.text)?.['operation'] === 'number';
+    const problem = parsed(answer.text);
+    const batchOperation =
+      status < 500 &&
+      typeof problem === 'object' &&
+      problem !== null &&
+      !Array.isArray(problem) &&
+      typeof problem['operation'] === 'number';
     if (MALFORMED.has(status) && !batchOperation)
       problems.push(`refused as malformed (${status}), but the document allows the request`);
     if (status === 422 && !batchOperation) problems.push(...this.#refusedBody(request, answer));

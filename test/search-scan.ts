@@ -16,6 +16,6 @@ export function idsHoldingEveryWord(
         fields.some((field) => typeof record[field] === 'string' && searchWords(record[field]).includes(word)),
       ),
     )
-    .map((record) => record.id)
+    .map((record) => record.id as number)
     .sort((a, b) => a - b);
 }

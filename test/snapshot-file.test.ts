@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import type { StoredRecord } from '../src/records/json.ts';
+import { compareIds } from '../src/records/record-id.ts';
 import { parseSnapshot } from '../src/store/parse-snapshot.ts';
 import type { WrittenSnapshot } from '../src/store/snapshot-file.ts';
 import { writeSnapshot } from '../src/store/snapshot-file.ts';
@@ -73,7 +74,7 @@ test('40 compactions over random histories: each copied snapshot equals one writ
           }
         }
       }
-      const state = [...records.values()].sort((a, b) => a.id - b.id);
+      const state = [...records.values()].sort((a, b) => compareIds(a.id, b.id));
       const { result, calls } = await countingSerialisations(() => writeSnapshot(path, state, nextId, round, previous));
       previous = result;
       const fromScratch = join(directory, `scratch-${seed}.json`);
@@ -96,7 +97,9 @@ test('unchanged records are copied as bytes: 1,000 records with 3 updates serial
   const path = join(directory, 'copy.json');
   const records = Array.from({ length: 1000 }, (_, index) => product(index + 1, 0, random));
   const first = await writeSnapshot(path, records, 1001, 5);
-  const next = records.map((record) => ([10, 500, 1000].includes(record.id) ? product(record.id, 1, random) : record));
+  const next = records.map((record) =>
+    [10, 500, 1000].includes(record.id as number) ? product(record.id as number, 1, random) : record,
+  );
   const { result, calls } = await countingSerialisations(() => writeSnapshot(path, next, 1001, 6, first));
   assert.equal(calls, 3);
   assert.deepEqual([...parseSnapshot(await readFile(path, 'utf8')).state.records.values()], next);

@@ -34,8 +34,8 @@ test('insert, remove and replace keep the ids where the records would be, read f
     const asRecords = new SortedRecords(order, start.slice(), true);
     const asIds = new SortedIds(
       order,
-      Uint32Array.from(start, (each) => each.id),
-      (id) => collection.get(id),
+      Uint32Array.from(start, (each) => each.id as number),
+      (id) => collection.get(id as number),
     );
     for (let step = 0; step < 3000; step++) {
       const id = ids();
