@@ -1,0 +1,242 @@
+// A review of declared ids, singletons, batches and the json-server import (README: Your own resources, ids and
+// singletons; docs/batches.md; docs/json-server.md), attacked over HTTP on in-process servers in memory. Each test
+// asserts what the documents say and fails today: it is marked `todo` with the bug it shows, so the suite stays green
+// until the code is fixed; then its `todo` comes off.
+
+import assert from 'node:assert/strict';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, test } from 'node:test';
+import { importFile } from '../src/cli/import-command.ts';
+import type { ResourcesDeclaration } from '../src/index.ts';
+import type { TestServer } from './helpers.ts';
+import {
+  cleanUpAfterEach,
+  createUserClient,
+  scratchDirectory,
+  startTestServer,
+  startTestServerWithAdminBootstrap,
+} from './helpers.ts';
+import { assertJson } from './assertions.ts';
+
+type Json = Record<string, any>;
+
+/**
+ * Boards of chosen string ids, owned by their maker (so a user may make one by POST or PUT but change only their own),
+ * lanes nested under them, cards of uuids with checklists nested under them.
+ */
+const REVIEWED: ResourcesDeclaration = {
+  resources: {
+    boards: {
+      singular: 'board',
+      'x-id': 'string',
+      owned: true,
+      access: { list: 'owner', read: 'owner', create: 'user', update: 'owner', delete: 'owner' },
+      properties: { name: { type: 'string', minLength: 1, maxLength: 80 } },
+      required: ['name'],
+    },
+    lanes: {
+      singular: 'lane',
+      parent: 'boards',
+      access: { list: 'owner', read: 'owner', create: 'owner', update: 'owner', delete: 'owner' },
+      properties: { title: { type: 'string', minLength: 1, maxLength: 40 } },
+      required: ['title'],
+    },
+    cards: {
+      singular: 'card',
+      'x-id': 'uuid',
+      properties: { title: { type: 'string', minLength: 1, maxLength: 80 } },
+      required: ['title'],
+    },
+    checklists: {
+      singular: 'checklist',
+      parent: 'cards',
+      properties: { title: { type: 'string', minLength: 1, maxLength: 80 } },
+      required: ['title'],
+    },
+  },
+};
+
+const defer = cleanUpAfterEach();
+
+async function started(): Promise<TestServer> {
+  const api = await startTestServer({ resources: REVIEWED });
+  defer(() => api.close());
+  return api;
+}
+
+/** The events of the feed after `after` (an event id), as `api`'s caller sees them. */
+async function eventsAfter(api: TestServer, after: number): Promise<Json[]> {
+  const feed = await api.get(`/v1/events?after=${after}&limit=100`);
+  assertJson(feed, 200);
+  return feed.body.data as Json[];
+}
+
+/** The id of the newest event `api`'s caller sees, 0 for none. */
+async function newestEvent(api: TestServer): Promise<number> {
+  const feed = await api.get('/v1/events?limit=100');
+  assertJson(feed, 200);
+  const events = feed.body.data as Json[];
+  return events.length === 0 ? 0 : (events[events.length - 1]?.['id'] as number);
+}
+
+describe('review of declared ids, singletons, batches and the import', () => {
+  test(
+    "an event of a record nested under a string or uuid parent carries the record's own path, its Location",
+    {
+      todo:
+        'bug: store/describe-changes.ts idsAbove reads a parent id only when it is a number, so events of lanes ' +
+        'under /v1/boards/road-map say /v1/lanes/1, a path that serves nothing',
+    },
+    async () => {
+      const api = await started();
+      assertJson(await api.put('/v1/boards/road-map', { name: 'Road map' }), 201);
+      const card = await api.post('/v1/cards', { title: 'A card' });
+      assertJson(card, 201);
+      const since = await newestEvent(api);
+      const lane = await api.post('/v1/boards/road-map/lanes', { title: 'Doing' });
+      assertJson(lane, 201);
+      assert.equal(lane.headers.get('location'), '/v1/boards/road-map/lanes/1');
+      const checklist = await api.post(`/v1/cards/${card.body.id as string}/checklists`, { title: 'Steps' });
+      assertJson(checklist, 201);
+      const batch = await api.post('/v1/batches', {
+        operations: [{ method: 'PATCH', path: '/v1/boards/road-map/lanes/1', body: { title: 'Done' } }],
+      });
+      assertJson(batch, 200);
+      const events = (await eventsAfter(api, since)).map(({ type, collection, record_id, path }) => ({
+        type,
+        collection,
+        record_id,
+        path,
+      }));
+      assert.deepEqual(events, [
+        { type: 'created', collection: 'lanes', record_id: 1, path: '/v1/boards/road-map/lanes/1' },
+        { type: 'created', collection: 'checklists', record_id: 1, path: checklist.headers.get('location') },
+        { type: 'updated', collection: 'lanes', record_id: 1, path: '/v1/boards/road-map/lanes/1' },
+      ]);
+    },
+  );
+
+  test(
+    'the owner of a board of string id sees the events of the lanes nested under it in the change feed',
+    {
+      todo:
+        'bug: store/describe-changes.ts idsAbove drops a string parent id, so the lane event has no owner and ' +
+        "the board's owner, who may read the lane, never sees it in /v1/events",
+    },
+    async () => {
+      const admin = await started();
+      const { client: alice } = await createUserClient(admin);
+      assertJson(await alice.post('/v1/boards', { id: 'alices', name: "Alice's" }), 201);
+      const since = await newestEvent(alice);
+      assertJson(await alice.post('/v1/boards/alices/lanes', { title: 'Todo' }), 201);
+      assertJson(await alice.get('/v1/boards/alices/lanes/1'), 200);
+      const events = (await eventsAfter(alice, since)).map(({ type, collection, path }) => ({
+        type,
+        collection,
+        path,
+      }));
+      assert.deepEqual(events, [{ type: 'created', collection: 'lanes', path: '/v1/boards/alices/lanes/1' }]);
+    },
+  );
+
+  test(
+    "a PUT that makes a record of string id asks the collection's create access, not its update access",
+    {
+      todo:
+        "bug: handlers/item-writes.ts updateRecord authorizes 'update' before it knows the record is absent, so " +
+        "where update is 'owner' (or 'admin') and create 'user', a user's PUT to an absent board is a 403",
+    },
+    async () => {
+      const admin = await started();
+      const { client: alice } = await createUserClient(admin);
+      // The same board by POST is fine: create is 'user'.
+      assertJson(await alice.post('/v1/boards', { id: 'by-post', name: 'By POST' }), 201);
+      const made = await alice.put('/v1/boards/by-put', { name: 'By PUT' });
+      assertJson(made, 201);
+      assert.equal(made.headers.get('location'), '/v1/boards/by-put');
+      assert.equal(made.body.id, 'by-put');
+      assertJson(await alice.get('/v1/boards/by-put'), 200);
+    },
+  );
+
+  test(
+    'a string id of only dots ("." or "..") is refused, since no path can hold it (RFC 3986 §5.2.4)',
+    {
+      todo:
+        'bug: records/record-id.ts takes "." and ".." as string ids; clients remove such dot-segments from a path ' +
+        '(fetch, browsers, curl), so the record made answers 201 with a Location that reaches the collection',
+    },
+    async () => {
+      const api = await started();
+      for (const id of ['.', '..']) {
+        const made = await api.post('/v1/boards', { id, name: 'Dots' });
+        assert.equal(made.status, 422, `POST {"id": ${JSON.stringify(id)}}: ${made.text}`);
+        assert.deepEqual(
+          (made.body.errors as Json[]).map(({ field, code }) => ({ field, code })),
+          [{ field: 'id', code: 'invalid_format' }],
+        );
+      }
+      // What such a record's Location does: fetch resolves /v1/boards/. to /v1/boards/, not the record.
+      assert.equal(new URL('/v1/boards/.', 'http://127.0.0.1').pathname, '/v1/boards/');
+    },
+  );
+
+  test(
+    'a string id reached with a percent-encoded unreserved character is the same record (RFC 3986 §6.2.2.2)',
+    {
+      todo:
+        'bug: routing/router.ts matches the raw path without decoding, so /v1/boards/a%7Eb (a~b as some clients ' +
+        'encode it) is a 404 route_not_found while /v1/boards/a~b exists; the same in a batch operation path',
+    },
+    async () => {
+      const api = await started();
+      assertJson(await api.put('/v1/boards/a~b', { name: 'Tilde' }), 201);
+      const read = await api.get('/v1/boards/a%7Eb');
+      assertJson(read, 200);
+      assert.equal(read.body.id, 'a~b');
+      const patched = await api.post('/v1/batches', {
+        operations: [{ method: 'PATCH', path: '/v1/boards/a%7Eb', body: { name: 'Tilde, renamed' } }],
+      });
+      assertJson(patched, 200);
+      assert.equal(patched.body.results[0].body.name, 'Tilde, renamed');
+    },
+  );
+
+  test(
+    'plainrest import: once an id holds more than digits, every id is kept as text, one no path can hold a uuid',
+    {
+      todo:
+        'bug: importing/record-ids.ts keeps ids as text only when an id with more than digits is also a path id; ' +
+        '"my post" among "1" and "2" makes an integer collection instead (docs/json-server.md says otherwise)',
+    },
+    async () => {
+      const dir = await scratchDirectory(defer);
+      const file = join(dir, 'db.json');
+      const posts = [
+        { id: '1', title: 'One' },
+        { id: '2', title: 'Two' },
+        { id: 'my post', title: 'Mine' },
+      ];
+      await writeFile(file, JSON.stringify({ posts }));
+      const dataDir = join(dir, 'data');
+      await importFile({ file, resources: undefined, target: dataDir, access: 'read', force: false });
+      const api = await startTestServerWithAdminBootstrap({ resources: join(dir, 'resources.json'), dataDir });
+      defer(() => api.close());
+      const list = await api.get('/v1/posts');
+      assertJson(list, 200);
+      const ids = (list.body.data as Json[]).map((post) => post['id'] as unknown);
+      // "1" and "2" kept as their digits, "my post" a new uuid (docs/json-server.md, Ids).
+      assert.deepEqual(
+        ids.filter((id) => id === '1' || id === '2'),
+        ['1', '2'],
+      );
+      assert.equal(ids.length, 3);
+      assert.ok(
+        ids.some((id) => typeof id === 'string' && /^[0-9a-f-]{36}$/.test(id)),
+        JSON.stringify(ids),
+      );
+      assertJson(await api.get('/v1/posts/1'), 200);
+    },
+  );
+});
