@@ -1,9 +1,10 @@
-// Two domains declared in JSON (README: Your own resources) that the declaration tests
+// Three domains declared in JSON (README: Your own resources) that the declaration tests
 // share. A library: authors (public, with a Portuguese vocabulary), their books (a pattern,
 // x-unique, decimal prices, a state machine) and loans owned by the user who makes them
 // (a reference, a date, an admin-only state an owner may set to "returned"). A
 // workshop: owned teams → projects → tasks, three levels deep, with a nested object, an
-// array, a boolean filter and properties that may hold null; and a singleton, its board.
+// array, a boolean filter and properties that may hold null; and a singleton, its board. A kanban of declared ids:
+// uuids, chosen strings, a collection nested under them, a reference and an array of references to them.
 
 import type { ResourcesDeclaration } from '../src/declarations/declaration.ts';
 
@@ -100,6 +101,52 @@ export const WORKSHOP: ResourcesDeclaration = {
         notice: { type: ['string', 'null'], maxLength: 200 },
         open: { type: 'boolean', default: true },
       },
+    },
+  },
+};
+
+/**
+ * A kanban of declared ids (README: Your own resources, ids): cards with uuids the server makes, boards with ids their
+ * client chooses and lanes nested under them (integer ids under a string one), and notes naming a card (a reference,
+ * filtered) and some boards (an array of references, taken out of the array when a board goes).
+ */
+export const KANBAN: ResourcesDeclaration = {
+  resources: {
+    cards: {
+      singular: 'card',
+      'x-id': 'uuid',
+      access: { list: 'user', read: 'user', create: 'user', update: 'user', delete: 'admin' },
+      properties: { title: { type: 'string', minLength: 1, maxLength: 80, 'x-search': true } },
+      required: ['title'],
+    },
+    boards: {
+      singular: 'board',
+      'x-id': 'string',
+      access: { list: 'user', read: 'user', create: 'user', update: 'user', delete: 'admin' },
+      properties: { name: { type: 'string', minLength: 1, maxLength: 80, 'x-sort': true } },
+      required: ['name'],
+    },
+    lanes: {
+      singular: 'lane',
+      parent: 'boards',
+      access: { list: 'user', read: 'user', create: 'user', update: 'user', delete: 'admin' },
+      properties: { title: { type: 'string', minLength: 1, maxLength: 40 } },
+      required: ['title'],
+    },
+    notes: {
+      singular: 'note',
+      access: { list: 'user', read: 'user', create: 'user', update: 'user', delete: 'admin' },
+      properties: {
+        text: { type: 'string', minLength: 1, maxLength: 200 },
+        card_id: { type: ['string', 'null'], 'x-references': 'cards', 'x-filter': true, 'x-on-delete': 'set-null' },
+        board_ids: {
+          type: 'array',
+          maxItems: 3,
+          items: { type: 'string', 'x-references': 'boards' },
+          'x-on-delete': 'set-null',
+        },
+      },
+      required: ['text'],
     },
   },
 };

@@ -351,7 +351,13 @@ describe('the OpenAPI document types ids by their kind', () => {
     const cardParameter = document.paths['/v1/cards/{card_id}'].parameters.find(
       (parameter: { name: string }) => parameter.name === 'card_id',
     );
-    assert.deepEqual(cardParameter.schema, { type: 'string', format: 'uuid' });
+    // The pattern too: an upper-case uuid is no card's id (a 404), though format: uuid would take it.
+    const uuid = {
+      type: 'string',
+      format: 'uuid',
+      pattern: '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$',
+    };
+    assert.deepEqual(cardParameter.schema, uuid);
     const boardParameter = document.paths['/v1/boards/{board_id}/columns/{column_id}'].parameters.map(
       (parameter: { name: string; schema: unknown }) => [parameter.name, parameter.schema],
     );
@@ -360,10 +366,24 @@ describe('the OpenAPI document types ids by their kind', () => {
       ['column_id', { type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER }],
     ]);
     const schemas = document.components.schemas;
-    assert.deepEqual(schemas.Card.properties.id, { type: 'string', format: 'uuid', readOnly: true });
+    assert.deepEqual(schemas.Card.properties.id, { ...uuid, readOnly: true });
     assert.equal(schemas.BoardCreate.properties.id.pattern, '^[A-Za-z0-9._~-]{1,128}$');
     assert.ok(schemas.BoardCreate.required.includes('id'));
     assert.equal(schemas.Column.properties.board_id.type, 'string');
+    // A PUT may make a board (201), and a POST's chosen id may be taken (409); a card's PUT makes nothing.
+    assert.ok('201' in document.paths['/v1/boards/{board_id}'].put.responses);
+    assert.ok('409' in document.paths['/v1/boards'].post.responses);
+    assert.equal('201' in document.paths['/v1/cards/{card_id}'].put.responses, false);
+    assert.equal(
+      schemas.Task.properties.board_ids.description,
+      'ids of existing board records (else a 422 unknown_board)',
+    );
+    assert.equal(schemas.BoardReplace.properties.id.readOnly, true);
+    const recordId = schemas.ChangeEvent.properties.record_id.anyOf as unknown[];
+    assert.deepEqual(
+      [recordId.length, recordId.filter((schema) => JSON.stringify(schema) === JSON.stringify(uuid)).length],
+      [3, 1],
+    );
   });
 });
 

@@ -1,7 +1,7 @@
 // A property-based check of the OpenAPI document against the server (issue 49; README: The OpenAPI document): for
 // every operation and every caller (the administrator, a user, no one, a read-only and a read-write API key), seeded
 // requests drawn from the document alone, each answer checked by openapi-conformance.ts. The example domain and
-// two declared ones; a fresh server per caller, rate limiting off. OPENAPI_CONFORMANCE_SEED and _CASES vary the run.
+// three declared ones (one of uuid and string ids); a fresh server per caller, rate limiting off. OPENAPI_CONFORMANCE_SEED and _CASES vary the run.
 
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
@@ -9,7 +9,7 @@ import type { ServerOptions } from '../src/index.ts';
 import type { Answer, Caller, Document, Operation, PlannedRequest, RunMemory } from './conformance-requests.ts';
 import { Client, members, operationsOf, planRequest, RecordPool, signatureOf } from './conformance-requests.ts';
 import { Conformance } from './openapi-conformance.ts';
-import { LIBRARY, WORKSHOP } from './declared-domains.ts';
+import { KANBAN, LIBRARY, WORKSHOP } from './declared-domains.ts';
 import { mulberry32, startTestServer, tokenFor } from './helpers.ts';
 import type { TestServer } from './helpers.ts';
 
@@ -35,6 +35,7 @@ const DOMAINS: readonly Domain[] = [
   { name: 'the example domain', options: { seed: true } },
   { name: 'the declared library (test/declared-domains.ts)', options: { resources: LIBRARY } },
   { name: 'the declared workshop (test/declared-domains.ts)', options: { resources: WORKSHOP } },
+  { name: 'the declared kanban of uuid and string ids (test/declared-domains.ts)', options: { resources: KANBAN } },
 ];
 
 const CALLER_KINDS = ['administrator', 'user', 'anonymous', 'read-only API key', 'read-write API key'] as const;

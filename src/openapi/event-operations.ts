@@ -19,6 +19,7 @@ import { IF_NONE_MATCH, LAST_EVENT_ID } from './parameters.ts';
 import { responses, success } from './responses.ts';
 import type { Schema } from './schemas.ts';
 import { listSchema } from './list-schema.ts';
+import { idSchema } from '../records/record-id.ts';
 import { MAX_TARGET_LENGTH } from './problem-schema.ts';
 import { literalPattern } from '../http/base-path.ts';
 
@@ -28,6 +29,16 @@ export type EventRoute = Extract<RouteSpec, { kind: 'events' }>;
 
 const EVENT_ID = { type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER };
 const POSITION = { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER };
+
+/**
+ * An event's `record_id`: the id of its record, of its collection's kind (README: Your own resources, ids), so an
+ * integer, or also a string where a collection declares uuid or string ids.
+ */
+function recordIdSchema(table: ResourceTable): Schema {
+  const kinds = new Set(table.resources.map((definition) => definition.idKind));
+  const schemas = [...kinds].map((kind) => (kind === 'integer' ? EVENT_ID : idSchema(kind)));
+  return schemas.length === 1 ? (schemas[0] as Schema) : { anyOf: schemas };
+}
 
 /** `ChangeEvent`, `ChangeEventList_pt`: named apart from any declared resource's `Event`. */
 export function eventComponent(language: Language, suffix = ''): string {
@@ -83,7 +94,7 @@ export function eventSchema(
         enum: table.resources.map((definition) => vocabularyOf(definition, language).collection),
         description: "the record's collection, named in this path's vocabulary",
       },
-      record_id: EVENT_ID,
+      record_id: recordIdSchema(table),
       path: {
         type: 'string',
         format: 'uri-reference',

@@ -45,9 +45,10 @@ export function generatedExamples(definition: ResourceDefinition): ResourceExamp
           : undefined);
     if (value !== undefined) record[rule.name] = value;
   }
+  // A PUT's or PATCH's example leaves a chosen id out: it may go to any item's path.
   const replace = Object.fromEntries(
     Object.entries(create).filter(
-      ([name]) => definition.fields.find((rule) => rule.name === name)?.access !== 'write-only',
+      ([name]) => name !== 'id' && definition.fields.find((rule) => rule.name === name)?.access !== 'write-only',
     ),
   );
   const [firstName, firstValue] = Object.entries(replace)[0] ?? [];

@@ -58,7 +58,10 @@ export function errorStatuses(
   }
   if (kind === 'item' || definition.parent !== undefined) statuses.push(404);
   const unique = definition.fields.some((rule) => rule.unique !== undefined);
-  if ((operation === 'create' || operation === 'update') && unique) statuses.push(409);
+  const chosenId = definition.idKind === 'string';
+  // A chosen id another record has is a 409 too (README: Your own resources, ids).
+  if ((operation === 'create' || operation === 'update') && (unique || (operation === 'create' && chosenId)))
+    statuses.push(409);
   if (
     operation === 'update' &&
     ((definition.hook !== undefined && restricted) || definition.fields.some((rule) => rule.transitions !== undefined))
@@ -200,6 +203,12 @@ export function resourceOperations(route: ResourceRoute, path: string): Json {
   const children = definition.children;
   const updated = (patch: boolean): Json =>
     responses({ 200: writtenAnswer }, errorStatuses(definition, 'item', 'update'), context(true, patch));
+  // A string id is the client's: a PUT to an absent item's path makes it (README: Your own resources, ids).
+  const madeByPut = success(
+    'Created: no record had this id, and the PUT made it here (If-Match forbids that, If-None-Match: * asks it)',
+    SUCCESS_HEADERS.created,
+    jsonContent(reference(componentName(definition, language)), record),
+  );
   const keptWhenAbsent =
     keptOnReplace.length > 0 ? `, and ${keptOnReplace.join(' and ')} stay as they are when absent` : '';
   const updates: Json =
@@ -216,7 +225,14 @@ export function resourceOperations(route: ResourceRoute, path: string): Json {
               `Repeating it changes nothing. ${audienceText(definition, 'update')}`,
             parameters: [IF_MATCH, IF_NONE_MATCH_ON_WRITE],
             requestBody: body('replace', ['application/json']),
-            responses: updated(false),
+            responses:
+              definition.idKind === 'string'
+                ? responses(
+                    { 200: writtenAnswer, 201: madeByPut },
+                    errorStatuses(definition, 'item', 'update'),
+                    context(true, false),
+                  )
+                : updated(false),
           },
           patch: {
             operationId: `patch${nouns.one}`,

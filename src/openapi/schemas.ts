@@ -28,9 +28,15 @@ function orNull(rule: FieldRule, schema: Record<string, unknown>): Record<string
 
 /**
  * An `x-references` id must name a record that exists (handlers/write-record.ts: requireReferencedRecords), a rule no
- * JSON Schema keyword states: said in words, as a declared description would say it.
+ * JSON Schema keyword states: said in words, as a declared description would say it (of each element of an array of
+ * references).
  */
 function referenceNote(rule: FieldRule): Record<string, string> {
+  const element = rule.type === 'array' ? rule.items : undefined;
+  if (element?.references !== undefined) {
+    const singular = element.referencedSingular ?? element.references;
+    return { description: `ids of existing ${singular} records (else a 422 unknown_${singular})` };
+  }
   if (rule.references === undefined) return {};
   const singular = rule.referencedSingular ?? rule.references;
   return { description: `the id of an existing ${singular} (else a 422 unknown_${singular})` };

@@ -13,7 +13,8 @@ export const ID_KINDS: readonly IdKind[] = ['integer', 'uuid', 'string'];
 export const STRING_ID_PATTERN = '^[A-Za-z0-9._~-]{1,128}$';
 const STRING_ID = /^[A-Za-z0-9._~-]{1,128}$/;
 /** A uuid as the server writes it: lower-case hexadecimal in groups of 8-4-4-4-12 (RFC 9562 §4). */
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+const UUID_PATTERN = '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$';
+const UUID = new RegExp(UUID_PATTERN);
 
 export function isUuid(value: unknown): value is string {
   return typeof value === 'string' && value.length === 36 && UUID.test(value);
@@ -44,5 +45,8 @@ export function exampleId(kind: IdKind): RecordId {
 /** The JSON Schema of an id of `kind`, as the OpenAPI document gives it (paths, records and references). */
 export function idSchema(kind: IdKind): Record<string, unknown> {
   if (kind === 'integer') return { type: 'integer', minimum: 1 };
-  return kind === 'uuid' ? { type: 'string', format: 'uuid' } : { type: 'string', pattern: STRING_ID_PATTERN };
+  // A uuid's pattern too: one in upper case is no id of the collection (a 404), though `format: uuid` would take it.
+  return kind === 'uuid'
+    ? { type: 'string', format: 'uuid', pattern: UUID_PATTERN }
+    : { type: 'string', pattern: STRING_ID_PATTERN };
 }
