@@ -82,6 +82,58 @@ async function newestEvent(api: TestServer): Promise<number> {
 
 describe('review of declared ids, singletons, batches and the import', () => {
   test(
+    'a DELETE of a record of string id answered 204 stays deleted after a restart of its data directory',
+    {
+      todo:
+        'bug: store/journal-format.ts writes a deletion\'s id unquoted ({"delete":"boards","id":gone}) and reads back ' +
+        'only integer ids: the line is not JSON, so as the last line it is dropped as a torn write and the record ' +
+        'comes back',
+    },
+    async () => {
+      const dataDir = await scratchDirectory(defer);
+      const first = await startTestServer({ resources: REVIEWED, dataDir });
+      assertJson(await first.put('/v1/boards/gone', { name: 'Gone' }), 201);
+      assert.equal((await first.delete('/v1/boards/gone')).status, 204);
+      await first.close();
+      const again = await startTestServer({ resources: REVIEWED, dataDir });
+      defer(() => again.close());
+      assert.equal((await again.get('/v1/boards/gone')).status, 404);
+      assert.deepEqual((await again.get('/v1/boards')).body.data, []);
+    },
+  );
+
+  test(
+    'a data directory in which records of string and uuid ids were deleted, then another written, starts again',
+    {
+      todo:
+        'bug: store/journal-format.ts writes {"delete":"boards","id":old} unquoted; followed by another entry the ' +
+        'line is no longer a torn tail and the start is refused: "journal-….jsonl is corrupt (line 3 is not a ' +
+        'journal entry)"',
+    },
+    async () => {
+      const dataDir = await scratchDirectory(defer);
+      const first = await startTestServer({ resources: REVIEWED, dataDir });
+      assertJson(await first.put('/v1/boards/old', { name: 'Old' }), 201);
+      assert.equal((await first.delete('/v1/boards/old')).status, 204);
+      const card = await first.post('/v1/cards', { title: 'Gone too' });
+      assertJson(card, 201);
+      const cardPath = card.headers.get('location') as string;
+      assert.equal((await first.delete(cardPath)).status, 204);
+      assertJson(await first.put('/v1/boards/new', { name: 'New' }), 201);
+      await first.close();
+      const again = await startTestServer({ resources: REVIEWED, dataDir });
+      defer(() => again.close());
+      assert.equal((await again.get(cardPath)).status, 404);
+      const list = await again.get('/v1/boards');
+      assertJson(list, 200);
+      assert.deepEqual(
+        (list.body.data as Json[]).map((board) => board['id'] as unknown),
+        ['new'],
+      );
+    },
+  );
+
+  test(
     "an event of a record nested under a string or uuid parent carries the record's own path, its Location",
     {
       todo:
