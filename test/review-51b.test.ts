@@ -85,9 +85,9 @@ describe('review of declared ids, singletons, batches and the import', () => {
     'a DELETE of a record of string id answered 204 stays deleted after a restart of its data directory',
     {
       todo:
-        'bug: store/journal-format.ts writes a deletion\'s id unquoted ({"delete":"boards","id":gone}) and reads back ' +
-        'only integer ids: the line is not JSON, so as the last line it is dropped as a torn write and the record ' +
-        'comes back',
+        'bug: store/journal-format.ts writes a deletion\'s id unquoted ({"delete":"boards","id":gone}) and ' +
+        'reads back only integer ids: the line is not JSON, so as the last line it is dropped as a torn write ' +
+        'and the record comes back',
     },
     async () => {
       const dataDir = await scratchDirectory(defer);
