@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { importFile } from '../src/cli/import-command.ts';
 import type { ResourcesDeclaration } from '../src/index.ts';
+import { StartupError } from '../src/index.ts';
 import type { TestServer } from './helpers.ts';
 import {
   cleanUpAfterEach,
@@ -252,6 +253,94 @@ describe('review of declared ids, singletons, batches and the import', () => {
       });
       assertJson(patched, 200);
       assert.equal(patched.body.results[0].body.name, 'Tilde, renamed');
+    },
+  );
+
+  test(
+    "a refusal caused by a singleton's reference does not show the singleton's hidden id",
+    {
+      todo:
+        'bug: handlers/delete-cascade.ts names the holder as "settings 1" in a 409 still_referenced and a 403, ' +
+        "where docs/resources.md (Singletons, its id) says a singleton's id is shown nowhere but the change feed",
+    },
+    async () => {
+      const api = await startTestServer({
+        resources: {
+          resources: {
+            boards: {
+              singular: 'board',
+              'x-id': 'string',
+              access: { list: 'user', read: 'user', create: 'user', update: 'user', delete: 'user' },
+              properties: { name: { type: 'string' } },
+            },
+            settings: {
+              singular: 'settings',
+              'x-singleton': true,
+              properties: {
+                home: { type: ['string', 'null'], 'x-references': 'boards', 'x-on-delete': 'set-null' },
+                pinned: { type: 'string', 'x-references': 'boards' },
+              },
+            },
+          },
+        },
+      });
+      defer(() => api.close());
+      const { client: alice } = await createUserClient(api);
+      assertJson(await api.put('/v1/boards/home', { name: 'Home' }), 201);
+      assertJson(await api.put('/v1/boards/pinned', { name: 'Pinned' }), 201);
+      assertJson(await api.patch('/v1/settings', { home: 'home', pinned: 'pinned' }), 200);
+      const restricted = await api.delete('/v1/boards/pinned');
+      assert.equal(restricted.status, 409, restricted.text);
+      const forbidden = await alice.delete('/v1/boards/home');
+      assert.equal(forbidden.status, 403, forbidden.text);
+      for (const detail of [restricted.body.detail as string, forbidden.body.detail as string]) {
+        assert.match(detail, /settings/);
+        assert.doesNotMatch(detail, /settings 1\b/);
+      }
+    },
+  );
+
+  test(
+    'x-on-delete set-null on an array with minItems never leaves a record its own schema refuses',
+    {
+      todo:
+        'bug: handlers/delete-cascade.ts takes the id out of the array whatever its minItems, and the declaration ' +
+        'accepts set-null there: the holder is stored with [] and a PUT of it as read back is a 422 too_few_items',
+    },
+    async () => {
+      const declaration: ResourcesDeclaration = {
+        resources: {
+          boards: { singular: 'board', 'x-id': 'string', properties: { name: { type: 'string' } } },
+          tags: {
+            singular: 'tag',
+            properties: {
+              board_ids: {
+                type: 'array',
+                minItems: 1,
+                items: { type: 'string', 'x-references': 'boards' },
+                'x-on-delete': 'set-null',
+              },
+            },
+            required: ['board_ids'],
+          },
+        },
+      };
+      // Refusing such a declaration at its JSON pointer would do as well as keeping the record valid.
+      const api = await startTestServer({ resources: declaration }).catch((error: unknown) => {
+        assert.ok(error instanceof StartupError, String(error));
+        assert.match(error.message, /board_ids/);
+        return undefined;
+      });
+      if (api === undefined) return;
+      defer(() => api.close());
+      assertJson(await api.put('/v1/boards/only', { name: 'Only' }), 201);
+      assertJson(await api.post('/v1/tags', { board_ids: ['only'] }), 201);
+      const deleted = await api.delete('/v1/boards/only');
+      if (deleted.status === 409) return; // refused: the tag stays valid
+      assert.equal(deleted.status, 204, deleted.text);
+      const tag = await api.get('/v1/tags/1');
+      assertJson(tag, 200);
+      assertJson(await api.put('/v1/tags/1', { board_ids: tag.body.board_ids }), 200);
     },
   );
 
