@@ -12,6 +12,7 @@ import { access, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import pg from 'pg';
+import type { ResourcesDeclaration } from '../src/declarations/declaration.ts';
 import { killAll, runToExit } from './child-process.ts';
 import type { TestServer } from './helpers.ts';
 import {
@@ -393,7 +394,7 @@ describe('copy: refusals without a database', () => {
 });
 
 /** Cards with uuids, boards with chosen ids and columns under them, tasks naming a card and an array of boards. */
-const DECLARED_IDS = {
+const DECLARED_IDS: ResourcesDeclaration = {
   resources: {
     cards: { singular: 'card', 'x-id': 'uuid', properties: { title: { type: 'string' } }, required: ['title'] },
     boards: { singular: 'board', 'x-id': 'string', properties: { name: { type: 'string' } }, required: ['name'] },

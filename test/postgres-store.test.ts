@@ -327,7 +327,7 @@ describe(
         const createProduct = (view: RequestStore, name: string, now = new Date().toISOString()): Promise<number> =>
           view.write(() => {
             const record = Object.freeze({
-              id: view.allocateId('products'),
+              id: view.allocateId('products') as number,
               name,
               category: 'together',
               price: 1,
@@ -336,7 +336,7 @@ describe(
             }) as StoredRecord;
             return {
               changes: [{ kind: 'put', collection: 'products', record, json: JSON.stringify(record), created: true }],
-              result: record.id,
+              result: record.id as number,
             };
           });
         const names = Array.from({ length: 20 }, (_, index) => `Together ${index + 1}`);

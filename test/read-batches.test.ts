@@ -35,7 +35,7 @@ const settle = (): Promise<void> => new Promise((resolve) => setImmediate(resolv
 describe('reads by id sent together', () => {
   test('a read that finds a connection free goes out at once, as its single statement', async () => {
     const db = fakeDatabase();
-    const reads = new ReadBatches(db.send, 2);
+    const reads = new ReadBatches(db.send, 2, () => 'bigint');
     const row = reads.read(['products'], [7], undefined);
     assert.equal(db.sent.length, 1);
     assert.deepEqual(db.sent[0], { ...db.sent[0], ...rowsByIdQuery([{ table: 'products', id: 7 }], undefined) });
@@ -45,7 +45,7 @@ describe('reads by id sent together', () => {
 
   test('while every connection is busy, reads wait; when one returns they go out as one statement, each answered with its own row', async () => {
     const db = fakeDatabase();
-    const reads = new ReadBatches(db.send, 1);
+    const reads = new ReadBatches(db.send, 1, () => 'bigint');
     const first = reads.read(['products'], [1], { id: 5, role: 'admin' });
     const waiting = [2, 3, 4].map((id, index) =>
       reads.read(['products'], [id], { id: 10 + index, role: index === 1 ? null : 'user' }),
@@ -55,7 +55,7 @@ describe('reads by id sent together', () => {
     assert.deepEqual(await first, { r0: { id: 1 }, caller: true });
     assert.equal(db.sent.length, 2);
     const batch = db.sent[1] as Sent;
-    assert.equal(batch.text, rowsByIdBatchQuery(['products'], true));
+    assert.equal(batch.text, rowsByIdBatchQuery(['products'], ['bigint'], true));
     assert.deepEqual(batch.values, [
       [2, 3, 4],
       [10, 11, 12],
@@ -71,7 +71,7 @@ describe('reads by id sent together', () => {
 
   test('reads of another shape (other tables, or without the caller check) go in a statement of their own', async () => {
     const db = fakeDatabase();
-    const reads = new ReadBatches(db.send, 1);
+    const reads = new ReadBatches(db.send, 1, () => 'bigint');
     void reads.read(['products'], [1], undefined);
     const products = [reads.read(['products'], [2], undefined), reads.read(['products'], [3], undefined)];
     const orders = [
@@ -81,11 +81,11 @@ describe('reads by id sent together', () => {
     db.sent[0]?.answer([{ r0: null }]);
     await settle();
     assert.equal(db.sent.length, 2, 'one connection: one shape at a time');
-    assert.equal(db.sent[1]?.text, rowsByIdBatchQuery(['products'], false));
+    assert.equal(db.sent[1]?.text, rowsByIdBatchQuery(['products'], ['bigint'], false));
     assert.deepEqual(db.sent[1]?.values, [[2, 3]]);
     db.sent[1]?.answer([{ r0: { id: 2 } }, { r0: { id: 3 } }]);
     await settle();
-    assert.equal(db.sent[2]?.text, rowsByIdBatchQuery(['users', 'orders'], true));
+    assert.equal(db.sent[2]?.text, rowsByIdBatchQuery(['users', 'orders'], ['bigint', 'bigint'], true));
     assert.deepEqual(db.sent[2]?.values, [
       [5, 6],
       [8, 9],
@@ -105,7 +105,7 @@ describe('reads by id sent together', () => {
 
   test(`at most ${MAX_BATCH} reads in one statement; the rest go in the next`, async () => {
     const db = fakeDatabase();
-    const reads = new ReadBatches(db.send, 1);
+    const reads = new ReadBatches(db.send, 1, () => 'bigint');
     void reads.read(['products'], [0], undefined);
     const many = Array.from({ length: MAX_BATCH + 3 }, (_, index) => reads.read(['products'], [index + 1], undefined));
     db.sent[0]?.answer([{}]);
@@ -123,7 +123,7 @@ describe('reads by id sent together', () => {
 
   test('a shape with more than a statement waiting goes behind the others: another shape is not held back by its backlog', async () => {
     const db = fakeDatabase();
-    const reads = new ReadBatches(db.send, 1);
+    const reads = new ReadBatches(db.send, 1, () => 'bigint');
     void reads.read(['products'], [0], undefined);
     const backlog = Array.from({ length: MAX_BATCH + 50 }, (_, index) =>
       reads.read(['products'], [index + 1], undefined),
@@ -145,7 +145,7 @@ describe('reads by id sent together', () => {
 
   test('reads of tables named like the check are not taken for checked reads (a collection may be called "checked")', async () => {
     const db = fakeDatabase();
-    const reads = new ReadBatches(db.send, 1);
+    const reads = new ReadBatches(db.send, 1, () => 'bigint');
     void reads.read(['products'], [0], undefined);
     void reads.read(['checked', 'users'], [1, 2], undefined);
     void reads.read(['users'], [3], { id: 1, role: 'admin' });
@@ -191,7 +191,7 @@ describe('reads by id sent together', () => {
 
   test('a statement that fails fails its reads, and the reads after it are sent', async () => {
     const db = fakeDatabase();
-    const reads = new ReadBatches(db.send, 1);
+    const reads = new ReadBatches(db.send, 1, () => 'bigint');
     const alone = reads.read(['products'], [1], undefined);
     const together = [reads.read(['products'], [2], undefined), reads.read(['products'], [3], undefined)];
     const lost = new Error('connection lost');
@@ -207,7 +207,7 @@ describe('reads by id sent together', () => {
 
   test('a batch answered with another number of rows than its reads is an error for each of them, never a row given to the wrong read', async () => {
     const db = fakeDatabase();
-    const reads = new ReadBatches(db.send, 1);
+    const reads = new ReadBatches(db.send, 1, () => 'bigint');
     void reads.read(['products'], [1], undefined);
     const together = [reads.read(['products'], [2], undefined), reads.read(['products'], [3], undefined)];
     db.sent[0]?.answer([{}]);
