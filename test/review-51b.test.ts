@@ -82,57 +82,39 @@ async function newestEvent(api: TestServer): Promise<number> {
 }
 
 describe('review of declared ids, singletons, batches and the import', () => {
-  test(
-    'a DELETE of a record of string id answered 204 stays deleted after a restart of its data directory',
-    {
-      todo:
-        'bug: store/journal-format.ts writes a deletion\'s id unquoted ({"delete":"boards","id":gone}) and ' +
-        'reads back only integer ids: the line is not JSON, so as the last line it is dropped as a torn write ' +
-        'and the record comes back',
-    },
-    async () => {
-      const dataDir = await scratchDirectory(defer);
-      const first = await startTestServer({ resources: REVIEWED, dataDir });
-      assertJson(await first.put('/v1/boards/gone', { name: 'Gone' }), 201);
-      assert.equal((await first.delete('/v1/boards/gone')).status, 204);
-      await first.close();
-      const again = await startTestServer({ resources: REVIEWED, dataDir });
-      defer(() => again.close());
-      assert.equal((await again.get('/v1/boards/gone')).status, 404);
-      assert.deepEqual((await again.get('/v1/boards')).body.data, []);
-    },
-  );
+  test('a DELETE of a record of string id answered 204 stays deleted after a restart of its data directory', async () => {
+    const dataDir = await scratchDirectory(defer);
+    const first = await startTestServer({ resources: REVIEWED, dataDir });
+    assertJson(await first.put('/v1/boards/gone', { name: 'Gone' }), 201);
+    assert.equal((await first.delete('/v1/boards/gone')).status, 204);
+    await first.close();
+    const again = await startTestServer({ resources: REVIEWED, dataDir });
+    defer(() => again.close());
+    assert.equal((await again.get('/v1/boards/gone')).status, 404);
+    assert.deepEqual((await again.get('/v1/boards')).body.data, []);
+  });
 
-  test(
-    'a data directory in which records of string and uuid ids were deleted, then another written, starts again',
-    {
-      todo:
-        'bug: store/journal-format.ts writes {"delete":"boards","id":old} unquoted; followed by another entry the ' +
-        'line is no longer a torn tail and the start is refused: "journal-….jsonl is corrupt (line 3 is not a ' +
-        'journal entry)"',
-    },
-    async () => {
-      const dataDir = await scratchDirectory(defer);
-      const first = await startTestServer({ resources: REVIEWED, dataDir });
-      assertJson(await first.put('/v1/boards/old', { name: 'Old' }), 201);
-      assert.equal((await first.delete('/v1/boards/old')).status, 204);
-      const card = await first.post('/v1/cards', { title: 'Gone too' });
-      assertJson(card, 201);
-      const cardPath = card.headers.get('location') as string;
-      assert.equal((await first.delete(cardPath)).status, 204);
-      assertJson(await first.put('/v1/boards/new', { name: 'New' }), 201);
-      await first.close();
-      const again = await startTestServer({ resources: REVIEWED, dataDir });
-      defer(() => again.close());
-      assert.equal((await again.get(cardPath)).status, 404);
-      const list = await again.get('/v1/boards');
-      assertJson(list, 200);
-      assert.deepEqual(
-        (list.body.data as Json[]).map((board) => board['id'] as unknown),
-        ['new'],
-      );
-    },
-  );
+  test('a data directory in which records of string and uuid ids were deleted, then another written, starts again', async () => {
+    const dataDir = await scratchDirectory(defer);
+    const first = await startTestServer({ resources: REVIEWED, dataDir });
+    assertJson(await first.put('/v1/boards/old', { name: 'Old' }), 201);
+    assert.equal((await first.delete('/v1/boards/old')).status, 204);
+    const card = await first.post('/v1/cards', { title: 'Gone too' });
+    assertJson(card, 201);
+    const cardPath = card.headers.get('location') as string;
+    assert.equal((await first.delete(cardPath)).status, 204);
+    assertJson(await first.put('/v1/boards/new', { name: 'New' }), 201);
+    await first.close();
+    const again = await startTestServer({ resources: REVIEWED, dataDir });
+    defer(() => again.close());
+    assert.equal((await again.get(cardPath)).status, 404);
+    const list = await again.get('/v1/boards');
+    assertJson(list, 200);
+    assert.deepEqual(
+      (list.body.data as Json[]).map((board) => board['id'] as unknown),
+      ['new'],
+    );
+  });
 
   test(
     "an event of a record nested under a string or uuid parent carries the record's own path, its Location",
@@ -231,47 +213,36 @@ describe('review of declared ids, singletons, batches and the import', () => {
     },
   );
 
-  test(
-    "a PUT that makes a record of string id asks the collection's create access, not its update access",
-    {
-      todo:
-        "bug: handlers/item-writes.ts updateRecord authorizes 'update' before it knows the record is absent, so " +
-        "where update is 'owner' (or 'admin') and create 'user', a user's PUT to an absent board is a 403",
-    },
-    async () => {
-      const admin = await started();
-      const { client: alice } = await createUserClient(admin);
-      // The same board by POST is fine: create is 'user'.
-      assertJson(await alice.post('/v1/boards', { id: 'by-post', name: 'By POST' }), 201);
-      const made = await alice.put('/v1/boards/by-put', { name: 'By PUT' });
-      assertJson(made, 201);
-      assert.equal(made.headers.get('location'), '/v1/boards/by-put');
-      assert.equal(made.body.id, 'by-put');
-      assertJson(await alice.get('/v1/boards/by-put'), 200);
-    },
-  );
+  test("a PUT that makes a record of string id asks the collection's create access, not its update access", async () => {
+    const admin = await started();
+    const { client: alice } = await createUserClient(admin);
+    // The same board by POST is fine: create is 'user'.
+    assertJson(await alice.post('/v1/boards', { id: 'by-post', name: 'By POST' }), 201);
+    const made = await alice.put('/v1/boards/by-put', { name: 'By PUT' });
+    assertJson(made, 201);
+    assert.equal(made.headers.get('location'), '/v1/boards/by-put');
+    assert.equal(made.body.id, 'by-put');
+    assertJson(await alice.get('/v1/boards/by-put'), 200);
+    // A PUT that replaces still asks update access: the administrator's board is not hers to replace.
+    assertJson(await admin.put('/v1/boards/admins', { name: "Admin's" }), 201);
+    const replaced = await alice.put('/v1/boards/admins', { name: 'Mine now' });
+    assert.equal(replaced.status, 403, replaced.text);
+    assert.equal((await admin.get('/v1/boards/admins')).body.name, "Admin's");
+  });
 
-  test(
-    'a string id of only dots ("." or "..") is refused, since no path can hold it (RFC 3986 §5.2.4)',
-    {
-      todo:
-        'bug: records/record-id.ts takes "." and ".." as string ids; clients remove such dot-segments from a path ' +
-        '(fetch, browsers, curl), so the record made answers 201 with a Location that reaches the collection',
-    },
-    async () => {
-      const api = await started();
-      for (const id of ['.', '..']) {
-        const made = await api.post('/v1/boards', { id, name: 'Dots' });
-        assert.equal(made.status, 422, `POST {"id": ${JSON.stringify(id)}}: ${made.text}`);
-        assert.deepEqual(
-          (made.body.errors as Json[]).map(({ field, code }) => ({ field, code })),
-          [{ field: 'id', code: 'invalid_format' }],
-        );
-      }
-      // What such a record's Location does: fetch resolves /v1/boards/. to /v1/boards/, not the record.
-      assert.equal(new URL('/v1/boards/.', 'http://127.0.0.1').pathname, '/v1/boards/');
-    },
-  );
+  test('a string id of only dots ("." or "..") is refused, since no path can hold it (RFC 3986 §5.2.4)', async () => {
+    const api = await started();
+    for (const id of ['.', '..']) {
+      const made = await api.post('/v1/boards', { id, name: 'Dots' });
+      assert.equal(made.status, 422, `POST {"id": ${JSON.stringify(id)}}: ${made.text}`);
+      assert.deepEqual(
+        (made.body.errors as Json[]).map(({ field, code }) => ({ field, code })),
+        [{ field: 'id', code: 'invalid_format' }],
+      );
+    }
+    // What such a record's Location does: fetch resolves /v1/boards/. to /v1/boards/, not the record.
+    assert.equal(new URL('/v1/boards/.', 'http://127.0.0.1').pathname, '/v1/boards/');
+  });
 
   test(
     'a string id reached with a percent-encoded unreserved character is the same record (RFC 3986 §6.2.2.2)',
@@ -413,65 +384,48 @@ describe('review of declared ids, singletons, batches and the import', () => {
     },
   );
 
-  test(
-    'plainrest import: ids renumbered and named by a list of references are said to be rewritten',
-    {
-      todo:
-        'bug: importing/import-plan.ts counts a collection as referenced only through single references ' +
-        '(property.references), not lists (referencesEach): the summary says "no property of the file refers to ' +
-        'them" of ids it did rewrite in tagIds',
-    },
-    async () => {
-      const dir = await scratchDirectory(defer);
-      const file = join(dir, 'db.json');
-      await writeFile(file, JSON.stringify({ tags: [{ id: 1 }, { id: 0 }], posts: [{ id: 1, tagIds: [0, 1] }] }));
-      const dataDir = join(dir, 'data');
-      const lines = await importFile({ file, resources: undefined, target: dataDir, access: 'read', force: false });
-      const api = await startTestServerWithAdminBootstrap({ resources: join(dir, 'resources.json'), dataDir });
-      defer(() => api.close());
-      // The list was rewritten: tag 0 is tag 2 now.
-      assert.deepEqual((await api.get('/v1/posts/1')).body.tag_ids, [2, 1]);
-      assert.ok(
-        lines.includes('tags: 1 record(s) got new ids: "0" → 2 (references to them were rewritten)'),
-        lines.join('\n'),
-      );
-    },
-  );
+  test('plainrest import: ids renumbered and named by a list of references are said to be rewritten', async () => {
+    const dir = await scratchDirectory(defer);
+    const file = join(dir, 'db.json');
+    await writeFile(file, JSON.stringify({ tags: [{ id: 1 }, { id: 0 }], posts: [{ id: 1, tagIds: [0, 1] }] }));
+    const dataDir = join(dir, 'data');
+    const lines = await importFile({ file, resources: undefined, target: dataDir, access: 'read', force: false });
+    const api = await startTestServerWithAdminBootstrap({ resources: join(dir, 'resources.json'), dataDir });
+    defer(() => api.close());
+    // The list was rewritten: tag 0 is tag 2 now.
+    assert.deepEqual((await api.get('/v1/posts/1')).body.tag_ids, [2, 1]);
+    assert.ok(
+      lines.includes('tags: 1 record(s) got new ids: "0" → 2 (references to them were rewritten)'),
+      lines.join('\n'),
+    );
+  });
 
-  test(
-    'plainrest import: once an id holds more than digits, every id is kept as text, one no path can hold a uuid',
-    {
-      todo:
-        'bug: importing/record-ids.ts keeps ids as text only when an id with more than digits is also a path id; ' +
-        '"my post" among "1" and "2" makes an integer collection instead (docs/json-server.md says otherwise)',
-    },
-    async () => {
-      const dir = await scratchDirectory(defer);
-      const file = join(dir, 'db.json');
-      const posts = [
-        { id: '1', title: 'One' },
-        { id: '2', title: 'Two' },
-        { id: 'my post', title: 'Mine' },
-      ];
-      await writeFile(file, JSON.stringify({ posts }));
-      const dataDir = join(dir, 'data');
-      await importFile({ file, resources: undefined, target: dataDir, access: 'read', force: false });
-      const api = await startTestServerWithAdminBootstrap({ resources: join(dir, 'resources.json'), dataDir });
-      defer(() => api.close());
-      const list = await api.get('/v1/posts');
-      assertJson(list, 200);
-      const ids = (list.body.data as Json[]).map((post) => post['id'] as unknown);
-      // "1" and "2" kept as their digits, "my post" a new uuid (docs/json-server.md, Ids).
-      assert.deepEqual(
-        ids.filter((id) => id === '1' || id === '2'),
-        ['1', '2'],
-      );
-      assert.equal(ids.length, 3);
-      assert.ok(
-        ids.some((id) => typeof id === 'string' && /^[0-9a-f-]{36}$/.test(id)),
-        JSON.stringify(ids),
-      );
-      assertJson(await api.get('/v1/posts/1'), 200);
-    },
-  );
+  test('plainrest import: once an id holds more than digits, every id is kept as text, one no path can hold a uuid', async () => {
+    const dir = await scratchDirectory(defer);
+    const file = join(dir, 'db.json');
+    const posts = [
+      { id: '1', title: 'One' },
+      { id: '2', title: 'Two' },
+      { id: 'my post', title: 'Mine' },
+    ];
+    await writeFile(file, JSON.stringify({ posts }));
+    const dataDir = join(dir, 'data');
+    await importFile({ file, resources: undefined, target: dataDir, access: 'read', force: false });
+    const api = await startTestServerWithAdminBootstrap({ resources: join(dir, 'resources.json'), dataDir });
+    defer(() => api.close());
+    const list = await api.get('/v1/posts');
+    assertJson(list, 200);
+    const ids = (list.body.data as Json[]).map((post) => post['id'] as unknown);
+    // "1" and "2" kept as their digits, "my post" a new uuid (docs/json-server.md, Ids).
+    assert.deepEqual(
+      ids.filter((id) => id === '1' || id === '2'),
+      ['1', '2'],
+    );
+    assert.equal(ids.length, 3);
+    assert.ok(
+      ids.some((id) => typeof id === 'string' && /^[0-9a-f-]{36}$/.test(id)),
+      JSON.stringify(ids),
+    );
+    assertJson(await api.get('/v1/posts/1'), 200);
+  });
 });

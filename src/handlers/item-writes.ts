@@ -34,7 +34,8 @@ export function updateRecord(
   mode: 'replace' | 'patch',
 ): Promise<Reply> {
   rejectQueryParameters(context.queryString);
-  const actor = authorize(context, definition, 'update');
+  // A PUT that makes a record of string ids asks create access, as a POST would (docs/resources.md: Ids).
+  const actor = authorize(context, definition, makesRecord(context, definition, mode) ? 'create' : 'update');
   const firstRead = currentRecord(context, definition, mode);
   return updateFromBody(context, definition, vocabulary, mode, actor, firstRead);
 }
@@ -57,6 +58,15 @@ function currentRecord(
     }
   }
   return requireRecord(context, definition);
+}
+
+/** True when the request is a PUT to an absent record of string ids, which makes it (a singleton's is an update). */
+function makesRecord(context: RequestContext, definition: ResourceDefinition, mode: 'replace' | 'patch'): boolean {
+  return (
+    definition.idKind === 'string' &&
+    mode === 'replace' &&
+    context.store.get(definition.collection, pathId(context)) === undefined
+  );
 }
 
 /** The id of the record the path names: its last. */
@@ -109,6 +119,8 @@ async function updateFromBody(
         ...(creator === undefined ? {} : { creatorId: creator.id }),
       };
     }
+    // Absent when the create access was checked: made meanwhile, it is replaced under the update access.
+    if (firstRead === undefined && definition.singleton !== true) authorize(context, definition, 'update');
     requireWritePreconditions(context.req.headers, representationOf(current).etag);
     // A user an identity provider's token made signs in there (README: Provider tokens).
     if (current[PROVIDER_IDENTITY] !== undefined && passwords.length > 0)
