@@ -73,14 +73,13 @@ export function parseBatch(body: JsonObject, where: BatchPlace, methodsAt: Metho
   if (errors.length > 0 || !Array.isArray(list)) throw malformed(errors, undefined);
 
   const operations: BatchOperation[] = [];
+  // Each operation's method as sent, at its own index: a `$n.id` names operation n, well-formed or not.
+  const methods = list.map((value: JsonValue) => (isJsonObject(value) ? value['method'] : undefined));
   let first: number | undefined;
   list.forEach((value: JsonValue, index) => {
     const before = errors.length;
     const operation = checkedOperation(value, index, where, methodsAt, fault);
-    if (operation !== undefined) {
-      const methods = operations.map((earlier) => earlier.method);
-      checkReferences(operation, index, methods, fault);
-    }
+    if (operation !== undefined) checkReferences(operation, index, methods, fault);
     if (errors.length > before) first ??= index;
     else operations.push(operation as BatchOperation);
   });
@@ -205,14 +204,22 @@ function checkHeaders(value: JsonValue | undefined, field: string, fault: Fault)
   return faulty ? undefined : headers;
 }
 
-/** Each `$n.id` must name an earlier operation that creates a record: a POST. */
-function checkReferences(operation: BatchOperation, index: number, methods: readonly string[], fault: Fault): void {
+/**
+ * Each `$n.id` must name an earlier operation that creates a record: a POST. `methods` holds every operation's method as
+ * sent (a method that is no string is at fault already, and not called one that creates nothing).
+ */
+function checkReferences(
+  operation: BatchOperation,
+  index: number,
+  methods: readonly (JsonValue | undefined)[],
+  fault: Fault,
+): void {
   const check = (text: string, field: string): void => {
     const found = REFERENCE.exec(text);
     if (found === null) return;
     const named = Number(found[1]);
     if (named >= index) fault(field, 'invalid_reference', `${text} must name an earlier operation than this one`);
-    else if (methods[named] !== 'POST')
+    else if (typeof methods[named] === 'string' && methods[named] !== 'POST')
       fault(field, 'invalid_reference', `${text} names operation ${named}, which creates no record (a POST does)`);
   };
   for (const segment of operation.path.split('?', 1)[0]?.split('/') ?? []) check(segment, `operations[${index}].path`);
