@@ -173,7 +173,9 @@ describe('journal format: one entry per line', () => {
     { name: 'a record without timestamps', text: '{"seq": 1, "changes": [{"put": "products", "record": {"id": 1}}]}' },
     { name: 'a delete without an id', text: '{"seq": 1, "changes": [{"delete": "products"}]}' },
     { name: 'a delete of id 0', text: '{"seq": 1, "changes": [{"delete": "products", "id": 0}]}' },
-    { name: 'a delete with a string id', text: '{"seq": 1, "changes": [{"delete": "products", "id": "1"}]}' },
+    { name: 'a delete of an empty string id', text: '{"seq": 1, "changes": [{"delete": "products", "id": ""}]}' },
+    { name: 'a delete of a string no id holds', text: '{"seq": 1, "changes": [{"delete": "boards", "id": "a b"}]}' },
+    { name: 'a delete of a null id', text: '{"seq": 1, "changes": [{"delete": "products", "id": null}]}' },
     {
       name: 'a good change then a bad one',
       text: `{"seq": 1, "changes": [{"delete": "products", "id": 1}, {"delete": "../nowhere", "id": 1}]}`,
@@ -422,7 +424,8 @@ describe('journal format: `at` and the event facts (README: Events)', () => {
     { name: 'under holding 0', text: put(',"under":[0]') },
     { name: 'under holding a negative id', text: put(',"under":[-1]') },
     { name: 'under holding a fraction', text: put(',"under":[1.5]') },
-    { name: 'under holding a string', text: put(',"under":["1"]') },
+    { name: 'under holding an empty string', text: put(',"under":[""]') },
+    { name: 'under holding a string no id holds', text: put(',"under":["road map"]') },
     { name: 'under holding null after an id', text: put(',"under":[1,null]') },
     { name: 'under holding an id beyond safe integers', text: put(',"under":[9007199254740993]') },
     { name: 'owner 0', text: put(',"under":[],"owner":0') },
@@ -448,6 +451,75 @@ describe('journal format: `at` and the event facts (README: Events)', () => {
       assert.equal(decodeEntry(c.text), undefined);
     });
   }
+
+  test('ids of uuids and chosen strings are JSON strings in every kind of change: a put, a deletion, under', () => {
+    const uuid = '0d6f3a52-8c1e-4b7a-9f2d-5e4c3b2a1f00';
+    const board = { id: 'road-map', name: 'Road map', created_at: TIMESTAMP, updated_at: TIMESTAMP };
+    const lane = { id: 1, board_id: 'road-map', title: 'Doing', created_at: TIMESTAMP, updated_at: TIMESTAMP };
+    const mixed: Change[] = [
+      { kind: 'put', collection: 'boards', record: board, event: { type: 'created', under: [], owner: 5 } },
+      { kind: 'put', collection: 'lanes', record: lane, event: { type: 'updated', under: ['road-map'], owner: 5 } },
+      { kind: 'delete', collection: 'boards', id: 'a.b_c~d-e', event: { type: 'deleted', under: [] } },
+      { kind: 'delete', collection: 'checklists', id: 3, event: { type: 'deleted', under: [uuid] } },
+      { kind: 'delete', collection: 'cards', id: uuid, event: { type: 'deleted', under: [], owner: 2 } },
+      { kind: 'delete', collection: 'steps', id: 'x', event: { type: 'deleted', under: [7, uuid, 'road-map'] } },
+      // A deletion without facts (written before the change feed).
+      { kind: 'delete', collection: 'boards', id: 'old' },
+    ];
+    const text = encodeEntry(4, mixed, AT);
+    const expected = {
+      seq: 4,
+      at: AT,
+      changes: [
+        { put: 'boards', created: true, under: [], owner: 5, record: board },
+        { put: 'lanes', under: ['road-map'], owner: 5, record: lane },
+        { delete: 'boards', id: 'a.b_c~d-e', under: [] },
+        { delete: 'checklists', id: 3, under: [uuid] },
+        { delete: 'cards', id: uuid, under: [], owner: 2 },
+        { delete: 'steps', id: 'x', under: [7, uuid, 'road-map'] },
+        { delete: 'boards', id: 'old' },
+      ],
+    };
+    assert.equal(text, `${JSON.stringify(expected)}\n`, 'byte for byte what JSON.stringify of the entry gives');
+    assert.deepEqual(decodeEntry(text), { seq: 4, at: AT, changes: mixed });
+    // An id of digits only in a string collection stays a string, and an integer stays a number.
+    const digits: Change[] = [
+      { kind: 'delete', collection: 'boards', id: '12', event: { type: 'deleted', under: ['3'] } },
+      { kind: 'delete', collection: 'lanes', id: 12, event: { type: 'deleted', under: [3] } },
+    ];
+    const digitsText = encodeEntry(5, digits, AT);
+    assert.equal(
+      digitsText,
+      `{"seq":5,"at":"${AT}","changes":[{"delete":"boards","id":"12","under":["3"]},` +
+        `{"delete":"lanes","id":12,"under":[3]}]}\n`,
+    );
+    assert.deepEqual(decodeEntry(digitsText)?.changes, digits);
+    // Escaped as JSON.stringify escapes, though no id the server takes holds such characters (the decoder refuses it).
+    const odd: Change = {
+      kind: 'delete',
+      collection: 'boards',
+      id: 'say "hi"\\\n',
+      event: { type: 'deleted', under: ['"'] },
+    };
+    const oddText = encodeEntry(6, [odd]);
+    assert.equal(
+      oddText,
+      `${JSON.stringify({ seq: 6, changes: [{ delete: 'boards', id: 'say "hi"\\\n', under: ['"'] }] })}\n`,
+    );
+    assert.equal(oddText.indexOf('\n'), oddText.length - 1, 'one line');
+    assert.equal(decodeEntry(oddText), undefined);
+    // Followed by another line, a deletion of a string id is an entry like any other, decoded or left undecoded.
+    const segment = text + encodeEntry(11, [product(1)], AT);
+    assert.deepEqual(
+      parseSegment(segment).entries.map((entry) => entry.seq),
+      [4, 11],
+    );
+    const covered = readSegment(segment, 4);
+    assert.equal(covered.tornTail, false);
+    const first = covered.entries[0];
+    assert.ok(first !== undefined && isUndecoded(first));
+    assert.deepEqual(decodeEntry(first.text), { seq: 4, at: AT, changes: mixed });
+  });
 
   test('parseSegment names a line with malformed facts before the last', () => {
     const good = encodeEntry(1, [changes[0] as Change], AT);

@@ -6,6 +6,8 @@
 import { basename } from 'node:path';
 import type { JsonObject } from '../records/json.ts';
 import { isJsonObject } from '../records/json.ts';
+import type { RecordId } from '../records/record-id.ts';
+import { isStringId } from '../records/record-id.ts';
 import { isStoredRecord } from './collection-state.ts';
 import type { Change, EventFacts, StoredCollection } from './store.ts';
 import { COLLECTION_NAME_PATTERN } from './store.ts';
@@ -54,7 +56,8 @@ export function segmentFirstSeq(fileName: string): number | undefined {
  * One line: `{"seq":1,"at":"…","changes":[{"put":"products","created":true,"under":[],"record":{…}},
  * {"delete":"orders","id":7,"under":[5],"owner":5}]}`.
  * Written out by hand, as JSON.stringify of that shape would, without building the shape
- * first (an entry is encoded for every write); collection names and ISO dates need no escaping.
+ * first (an entry is encoded for every write); collection names and ISO dates need no escaping. Ids are JSON: an
+ * integer bare, a uuid or string id quoted (`{"delete":"boards","id":"road-map","under":[]}`).
  */
 export function encodeEntry(seq: number, changes: readonly Change[], at?: string): string {
   let line = at === undefined ? `{"seq":${seq},"changes":[` : `{"seq":${seq},"at":"${at}","changes":[`;
@@ -65,7 +68,7 @@ export function encodeEntry(seq: number, changes: readonly Change[], at?: string
       change.kind === 'put'
         ? `{"put":"${change.collection}"${encodeFacts(change.event)},"record":` +
           `${change.json ?? JSON.stringify(change.record)}}`
-        : `{"delete":"${change.collection}","id":${change.id}${encodeFacts(change.event)}}`;
+        : `{"delete":"${change.collection}","id":${encodeId(change.id)}${encodeFacts(change.event)}}`;
   }
   return `${line}]}\n`;
 }
@@ -74,7 +77,21 @@ function encodeFacts(facts: EventFacts | undefined): string {
   if (facts === undefined) return '';
   const created = facts.type === 'created' ? ',"created":true' : '';
   const owner = facts.owner === undefined ? '' : `,"owner":${facts.owner}`;
-  return `${created},"under":[${facts.under.join(',')}]${owner}`;
+  return `${created},"under":[${encodeIds(facts.under)}]${owner}`;
+}
+
+/** An id as JSON: an integer as it is (the common case, on every write), a string quoted and escaped. */
+function encodeId(id: RecordId): string {
+  return typeof id === 'number' ? String(id) : JSON.stringify(id);
+}
+
+/** Ids as the inside of a JSON array. */
+function encodeIds(ids: readonly RecordId[]): string {
+  let text = '';
+  for (let index = 0; index < ids.length; index++) {
+    text += index === 0 ? encodeId(ids[index] as RecordId) : `,${encodeId(ids[index] as RecordId)}`;
+  }
+  return text;
 }
 
 /** Decodes one line; undefined when it is not a well-formed entry. */
@@ -132,10 +149,16 @@ function decodeFacts(item: JsonObject, type: EventFacts['type']): EventFacts | u
   if (!Array.isArray(under) || !under.every(isId)) return null;
   const owner = item['owner'];
   if (owner === undefined) return { type, under };
-  return isId(owner) ? { type, under, owner } : null;
+  // Owners are users, whose ids are integers.
+  return isIntegerId(owner) ? { type, under, owner } : null;
 }
 
-function isId(value: unknown): value is number {
+/** An id of any kind, as isStoredRecord (collection-state.ts) takes: which kind its collection has is not read here. */
+function isId(value: unknown): value is RecordId {
+  return isIntegerId(value) || isStringId(value);
+}
+
+function isIntegerId(value: unknown): value is number {
   return typeof value === 'number' && Number.isSafeInteger(value) && value >= 1;
 }
 
