@@ -153,12 +153,14 @@ function touched(
   field?: string,
 ): Doomed[] {
   for (const record of records) {
-    if (!mayTouch(definition, record, operation, field))
+    if (!mayTouch(definition, record, operation, field)) {
+      const what = shown(definition, definition.singular, [record]);
       throw new HttpError(
         'forbidden',
-        `this deletion would ${operation === 'delete' ? 'delete' : 'change'} ${definition.singular} ${record.id}, ` +
+        `this deletion would ${operation === 'delete' ? 'delete' : 'change'} ${what}, ` +
           `which you may not ${operation}; nothing was deleted`,
       );
+    }
   }
   return records.map((record) => ({ definition, record }));
 }
@@ -171,13 +173,22 @@ function stillReferenced(
   field: string,
   advice: string,
 ): HttpError {
+  return new HttpError(
+    'still_referenced',
+    `${shown(gone.definition, gone.definition.singular, [gone.record])} is still referenced by ` +
+      `${shown(holder, holder.collection, records)} (${field}); ${advice}`,
+  );
+}
+
+/**
+ * Records as a message names them, `name` and their ids (five at most): `board road-map`, `lanes 1, 2`; a singleton by
+ * its collection's name alone, its id being shown nowhere but the change feed (docs/resources.md: Singletons).
+ */
+function shown(definition: ResourceDefinition, name: string, records: readonly StoredRecord[]): string {
+  if (definition.singleton === true) return definition.collection;
   const ids = records
     .slice(0, 5)
     .map((record) => record.id)
     .join(', ');
-  return new HttpError(
-    'still_referenced',
-    `${gone.definition.singular} ${gone.record.id} is still referenced by ${holder.collection} ` +
-      `${ids}${records.length > 5 ? ' and more' : ''} (${field}); ${advice}`,
-  );
+  return `${name} ${ids}${records.length > 5 ? ' and more' : ''}`;
 }
