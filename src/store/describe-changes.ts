@@ -63,7 +63,8 @@ function factsOf(definition: ResourceDefinition, change: Change, store: RecordRe
 function idsAbove(definition: ResourceDefinition, record: StoredRecord | undefined, store: RecordReader): RecordId[] {
   const parent = definition.parent;
   const parentId = parent === undefined ? undefined : record?.[parent.field];
-  if (parent === undefined || typeof parentId !== 'number') return [];
+  // A parent's id is of its kind: an integer, or a uuid or string id (records/record-id.ts).
+  if (parent === undefined || (typeof parentId !== 'number' && typeof parentId !== 'string')) return [];
   const above =
     parent.definition.parent === undefined
       ? []
