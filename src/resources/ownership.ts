@@ -44,7 +44,8 @@ export function pathIdsOf(definition: ResourceDefinition, record: StoredRecord, 
   let held: StoredRecord | undefined = record;
   while (level.parent !== undefined && held !== undefined) {
     const parentId = held[level.parent.field];
-    if (typeof parentId !== 'number') break;
+    // A parent's id is of its kind: an integer, or a uuid or string id (records/record-id.ts).
+    if (typeof parentId !== 'number' && typeof parentId !== 'string') break;
     ids.unshift(parentId);
     held = store.get(level.parent.definition.collection, parentId);
     level = level.parent.definition;
