@@ -205,8 +205,8 @@ function checkHeaders(value: JsonValue | undefined, field: string, fault: Fault)
 }
 
 /**
- * Each `$n.id` must name an earlier operation that creates a record: a POST. `methods` holds every operation's method as
- * sent (a method that is no string is at fault already, and not called one that creates nothing).
+ * Each `$n.id` must name an earlier operation that creates a record: a POST. `methods` holds every operation's method
+ * as sent (a method that is no string is at fault already, and not called one that creates nothing).
  */
 function checkReferences(
   operation: BatchOperation,
