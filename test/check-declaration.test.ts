@@ -619,6 +619,30 @@ describe('what could never hold a value, or would burden every document, is refu
     );
   });
 
+  test('set-null on an array of references with minItems: taking an id out could leave it too short', () => {
+    const references = (onDelete: string, minItems?: number) => ({
+      type: 'array',
+      items: { type: 'integer', 'x-references': 'things' },
+      'x-on-delete': onDelete,
+      ...(minItems === undefined ? {} : { minItems }),
+    });
+    assert.deepEqual(
+      problemsOf({ a: references('set-null', 1) }),
+      at(
+        'a',
+        '"set-null" on an array with "minItems" could leave it too short: use "restrict" or "cascade"',
+        '/x-on-delete',
+      ),
+    );
+    for (const fine of [
+      references('set-null', 0),
+      references('set-null'),
+      references('restrict', 1),
+      references('cascade', 2),
+    ])
+      assert.deepEqual(problemsOf({ a: fine }), [], JSON.stringify(fine));
+  });
+
   test('enum values are strings, numbers or booleans', () => {
     for (const odd of [null, [], { a: 1 }]) {
       assert.deepEqual(

@@ -165,6 +165,9 @@ function checkExtensions(schema: JsonObject, type: unknown, pointer: string, pro
       problem(at, 'must be "restrict" (the default), "cascade" or "set-null"');
     else if (onDelete === 'set-null' && !ofArray && !declaredType(schema['type']).nullable)
       problem(at, '"set-null" needs a property that may hold null: "type": ["integer", "null"]');
+    // Taking the id out could leave fewer items than the array's own schema allows.
+    else if (onDelete === 'set-null' && typeof schema['minItems'] === 'number' && schema['minItems'] > 0)
+      problem(at, '"set-null" on an array with "minItems" could leave it too short: use "restrict" or "cascade"');
   }
   const values = Array.isArray(schema['enum']) ? (schema['enum'] as Json[]) : undefined;
   const unique = schema['x-unique'];
