@@ -362,12 +362,12 @@ describe('the OpenAPI document types ids by their kind', () => {
       (parameter: { name: string; schema: unknown }) => [parameter.name, parameter.schema],
     );
     assert.deepEqual(boardParameter.slice(0, 2), [
-      ['board_id', { type: 'string', pattern: '^[A-Za-z0-9._~-]{1,128}$' }],
+      ['board_id', { type: 'string', pattern: '^(?!\\.{1,2}$)[A-Za-z0-9._~-]{1,128}$' }],
       ['column_id', { type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER }],
     ]);
     const schemas = document.components.schemas;
     assert.deepEqual(schemas.Card.properties.id, { ...uuid, readOnly: true });
-    assert.equal(schemas.BoardCreate.properties.id.pattern, '^[A-Za-z0-9._~-]{1,128}$');
+    assert.equal(schemas.BoardCreate.properties.id.pattern, '^(?!\\.{1,2}$)[A-Za-z0-9._~-]{1,128}$');
     assert.ok(schemas.BoardCreate.required.includes('id'));
     assert.equal(schemas.Column.properties.board_id.type, 'string');
     // A PUT may make a board (201), and a POST's chosen id may be taken (409); a card's PUT makes nothing.

@@ -64,7 +64,9 @@ export function planImport(data: unknown, access: ImportAccess, now: string): Im
     return stopped(error.lines.map((line) => `the declaration made from the file: ${line}`));
   }
   const referenced = new Set(
-    [...properties.values()].flatMap((found) => found.flatMap((property) => property.references?.name ?? [])),
+    [...properties.values()].flatMap((found) =>
+      found.flatMap((property) => (property.references ?? property.referencesEach)?.name ?? []),
+    ),
   );
   const collections = new Map<string, { records: StoredRecord[]; nextId: number }>();
   for (const source of sources)

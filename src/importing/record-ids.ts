@@ -1,6 +1,6 @@
 // Ids of a json-server collection as plainrest's (README: Moving in from json-server): whole numbers from 1 (or strings
-// of them, as json-server 1.x writes them) make an integer collection, other ids a new number; an id holding letters
-// makes every id text, "x-id": "uuid" when all are uuids, else "string", and one a path cannot hold a new uuid. Two
+// of them, as json-server 1.x writes them) make an integer collection, other ids a new number; an id holding more
+// than digits makes every id text, "x-id": "uuid" when all are uuids, else "string", one a path cannot hold a uuid. Two
 // records with one id, an id past 2^53 − 1 (RFC 8259 §6), and ids leaving no next id a start accepts are problems.
 
 import { randomUUID } from 'node:crypto';
@@ -43,7 +43,7 @@ export function collectionIds(
   textAllowed = true,
 ): CollectionIds {
   const raws = records.map(rawIdOf);
-  if (textAllowed && raws.some((raw) => typeof raw === 'string' && /[^0-9]/.test(raw) && isStringId(raw)))
+  if (textAllowed && raws.some((raw) => typeof raw === 'string' && /[^0-9]/.test(raw)))
     return textIds(collection, raws, positions, findings);
   const kept = raws.map(keptId);
   let largest = 0;

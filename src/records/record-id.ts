@@ -9,9 +9,12 @@ export type IdKind = 'integer' | 'uuid' | 'string';
 
 export const ID_KINDS: readonly IdKind[] = ['integer', 'uuid', 'string'];
 
-/** A client-chosen id: unreserved characters of a URI (RFC 3986 §2.3), so a path holds it as it is. */
-export const STRING_ID_PATTERN = '^[A-Za-z0-9._~-]{1,128}$';
-const STRING_ID = /^[A-Za-z0-9._~-]{1,128}$/;
+/**
+ * A client-chosen id: unreserved characters of a URI (RFC 3986 §2.3), so a path holds it as it is; not `.` or `..`,
+ * which a client resolving a path removes as dot-segments (RFC 3986 §5.2.4) before it is sent.
+ */
+export const STRING_ID_PATTERN = '^(?!\\.{1,2}$)[A-Za-z0-9._~-]{1,128}$';
+const STRING_ID = /^(?!\.{1,2}$)[A-Za-z0-9._~-]{1,128}$/;
 /** A uuid as the server writes it: lower-case hexadecimal in groups of 8-4-4-4-12 (RFC 9562 §4). */
 const UUID_PATTERN = '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$';
 const UUID = new RegExp(UUID_PATTERN);
