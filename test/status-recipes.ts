@@ -53,6 +53,7 @@ function inLanguage(value: unknown, language: Language): unknown {
 function validBody(route: RouteSpec, method: string): unknown {
   if (method === 'get' || method === 'head' || method === 'delete' || method === 'options') return undefined;
   if (route.kind === 'tokens') return { email: 'alice@example.com', password: 'wonderland-42' };
+  if (route.kind === 'batches') return batchOf({ method: 'POST', path: '/v1/products', body: PRODUCT });
   if (route.kind !== 'collection' && route.kind !== 'item') return undefined;
   const unique = `someone-${Math.random().toString(36).slice(2, 8)}@example.com`;
   switch (route.definition.collection) {
@@ -65,6 +66,21 @@ function validBody(route: RouteSpec, method: string): unknown {
     case 'keys':
       return { name: 'export' };
   }
+}
+
+const PRODUCT = { name: 'Thing', category: 'misc', price: 2 };
+
+/** A batch of one operation (README: Methods, batches). */
+function batchOf(operation: Record<string, unknown>): unknown {
+  return { operations: [operation] };
+}
+
+/** A batch whose one operation is refused with `status` (404, 409, 412): a batch answers with its operation's. */
+function refusedBatch(status: number): unknown {
+  if (status === 404) return batchOf({ method: 'PATCH', path: '/v1/products/999999', body: { price: 3 } });
+  if (status === 409)
+    return batchOf({ method: 'POST', path: '/v1/users', body: { name: 'Clash', email: 'bob@example.com' } });
+  return batchOf({ method: 'PATCH', path: '/v1/products/1', body: { price: 3 }, headers: { 'If-Match': '"stale"' } });
 }
 
 /** A body that conflicts (409): another user's email, or an illegal order transition. */
@@ -222,6 +238,10 @@ async function produce(api: TestServer, operation: Operation, status: number): P
       break;
   }
   if (route.kind === 'tokens' && status === 401) body = { email: 'alice@example.com', password: 'not-her-password' };
+  if (route.kind === 'batches' && (status === 404 || status === 409 || status === 412)) {
+    delete headers['if-match'];
+    body = refusedBatch(status);
+  }
   return await caller.request(upper, path, {
     headers,
     body: body === undefined ? undefined : inLanguage(body, language),
