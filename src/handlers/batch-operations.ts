@@ -5,6 +5,7 @@
 
 import { HttpError, type FieldError } from '../errors/errors.ts';
 import { routePathOf } from '../http/base-path.ts';
+import { withUnreservedDecoded } from '../http/request-target.ts';
 import { isJsonObject, type JsonObject, type JsonValue } from '../records/json.ts';
 import { API_PREFIX } from '../routing/route-table.ts';
 import type { RecordId } from '../records/record-id.ts';
@@ -115,7 +116,8 @@ function checkedOperation(
   const { method, path, body, headers } = value;
   const knownMethod = BATCH_METHODS.find((allowed) => allowed === method);
   if (knownMethod === undefined) fault(`${at}.method`, 'invalid_value', `must be one of ${BATCH_METHODS.join(', ')}`);
-  const checkedPath = typeof path === 'string' ? withoutBasePath(path, where.basePath) : undefined;
+  const checkedPath =
+    typeof path === 'string' ? withoutBasePath(withUnreservedDecoded(path), where.basePath) : undefined;
   if (checkedPath === undefined) fault(`${at}.path`, path === undefined ? 'required' : 'invalid_type', 'a string');
   else if (knownMethod !== undefined) checkPath(checkedPath, knownMethod, `${at}.path`, where, methodsAt, fault);
   if (body !== undefined && !isJsonObject(body)) fault(`${at}.body`, 'invalid_type', 'must be a JSON object');

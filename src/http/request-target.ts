@@ -29,6 +29,15 @@ export function pathPart(target: string): string {
   return queryStart === -1 ? target : target.slice(0, queryStart);
 }
 
+/** A percent-encoded unreserved character (RFC 3986 §2.3): a letter, a digit, `-`, `.`, `_` or `~`. */
+const ENCODED_UNRESERVED = /%(?:4[1-9A-F]|5[0-9A]|6[1-9A-F]|7[0-9A]|3[0-9]|2[DE]|5F|7E)/gi;
+
+/** `path` with its percent-encoded unreserved characters decoded: the same path (RFC 3986 §6.2.2.2, §2.3). */
+export function withUnreservedDecoded(path: string): string {
+  if (!path.includes('%')) return path;
+  return path.replace(ENCODED_UNRESERVED, (encoded) => String.fromCharCode(Number.parseInt(encoded.slice(1), 16)));
+}
+
 /** The query of `target`, whose `pathPart` is `path`: all of it after that `?`, or '' when there is none. */
 export function queryPart(target: string, path: string): string {
   return target.length === path.length ? '' : target.slice(path.length + 1);

@@ -11,7 +11,14 @@ import { requestsInProgress } from '../http/client-errors.ts';
 import { corsHeaders } from '../http/cors.ts';
 import { problemReply } from '../http/problem.ts';
 import { requestIdFor } from '../http/request-id.ts';
-import { MAX_URL_LENGTH, pathOfTarget, pathPart, queryPart, unservedTarget } from '../http/request-target.ts';
+import {
+  MAX_URL_LENGTH,
+  pathOfTarget,
+  pathPart,
+  queryPart,
+  unservedTarget,
+  withUnreservedDecoded,
+} from '../http/request-target.ts';
 import type { Headers, Reply } from '../http/respond.ts';
 import { negotiatedReply, writeReply } from '../http/respond.ts';
 import { addressKey } from '../http/rate-limit.ts';
@@ -106,8 +113,10 @@ export function requestListener(
     // Clients send a path: its first character code tells, with no call on every request. Another form of target is
     // read in request-target.ts (undefined: none a server accepts).
     const target = raw.charCodeAt(0) === 47 /* "/" */ ? raw : pathOfTarget(raw);
-    // A refused target's path is still logged: taken from the raw text.
-    const path = pathPart(target ?? raw);
+    // A refused target's path is still logged: taken from the raw text. A percent-encoded letter, digit, `-`, `.`,
+    // `_` or `~` is that character (RFC 3986 §6.2.2.2): the routes read the path decoded so.
+    const sentPath = pathPart(target ?? raw);
+    const path = withUnreservedDecoded(sentPath);
     // Under a base path (http/base-path.ts) the routes read the path without it, and links are built on the path as
     // addressed, with it; at the root both are the path.
     const routePath = basePath === '' ? path : routePathOf(path, basePath);
@@ -129,7 +138,7 @@ export function requestListener(
       if (tooLong)
         throw new HttpError('uri_too_long', `the request target is longer than ${MAX_URL_LENGTH} characters`);
       if (target === undefined) throw unservedTarget();
-      const queryString = queryPart(target, path);
+      const queryString = queryPart(target, sentPath);
       reply = dispatch(exchange, addressed, routePath, queryString, pipeline);
     } catch (error) {
       fail(exchange, error);
