@@ -74,10 +74,7 @@ export function collectionIds(
     if (text === undefined) return;
     const earlier = firstWith.get(text) ?? firstWith.get(String(id));
     if (earlier !== undefined) {
-      findings.problems.push(
-        `${collection}, records ${positions[earlier]} and ${positions[index]}: ` +
-          `both have the id ${preview(raw ?? null)}; give each its own`,
-      );
+      findings.problems.push(sameId(collection, positions[earlier], positions[index], raw));
       return;
     }
     firstWith.set(text, index);
@@ -122,10 +119,7 @@ function textIds(
     if (text === undefined) return;
     const earlier = firstWith.get(text);
     if (earlier !== undefined) {
-      findings.problems.push(
-        `${collection}, records ${positions[earlier]} and ${positions[index]}: ` +
-          `both have the id ${preview(raw ?? null)}; give each its own`,
-      );
+      findings.problems.push(sameId(collection, positions[earlier], positions[index], raw));
       return;
     }
     firstWith.set(text, index);
@@ -145,4 +139,14 @@ function keptId(raw: JsonValue | undefined): number | undefined {
   if (typeof raw === 'number') return Number.isSafeInteger(raw) && raw >= 1 ? raw : undefined;
   if (typeof raw === 'string' && WHOLE.test(raw) && Number.isSafeInteger(Number(raw))) return Number(raw);
   return undefined;
+}
+
+/** The problem of two records, at places `first` and `second` of the file's list, with the id `raw`. */
+function sameId(
+  collection: string,
+  first: number | undefined,
+  second: number | undefined,
+  raw: JsonValue | undefined,
+): string {
+  return `${collection}, records ${first} and ${second}: both have the id ${preview(raw ?? null)}; give each its own`;
 }

@@ -10,6 +10,8 @@ import { EqualityIndex } from './equality-index.ts';
 import { BY_ID, keyOrder, orderBy, SortedRecords } from './sorted-records.ts';
 import type { Condition, Filter, Query, QueryResult, SortKey } from './query.ts';
 import { matchesAll, passesQuery } from './record-filters.ts';
+import type { View } from './sorted-view.ts';
+import { updateList, updateView, viewKey, withoutIdOnly } from './sorted-view.ts';
 import { OneOfBuckets } from './one-of-buckets.ts';
 import { WordIndex } from './word-index.ts';
 import { idsAtOnce, sortedInSlices } from './sort-in-slices.ts';
@@ -23,15 +25,6 @@ const SORT_PER_REQUEST_UP_TO = 64;
 
 /** A view larger than this is sorted in slices (sort-in-slices.ts): its first request waits, others go on. */
 const SORT_IN_SLICES_FROM = 20_000;
-
-interface View {
-  readonly filters: readonly Filter[];
-  /** As ids (sorted-ids.ts); undefined while the view is being sorted in slices. */
-  records: SortedIds | undefined;
-  /** While the view is being sorted, the promise of its completion, and the changes to apply then, oldest first. */
-  building: Promise<void> | undefined;
-  readonly changes: [StoredRecord | undefined, StoredRecord | undefined][];
-}
 
 const NO_MATCH: QueryResult = Object.freeze({ records: [], total: 0 });
 
@@ -289,41 +282,4 @@ export class CollectionIndex {
     }
     return view;
   }
-}
-
-function updateView(view: View, previous: StoredRecord | undefined, next: StoredRecord | undefined): void {
-  if (view.records === undefined) view.changes.push([previous, next]);
-  else updateList(view.records, view.filters, previous, next);
-}
-
-/** Keeps a view's records, those `filters` match, in step with one record's change. */
-function updateList(
-  records: SortedIds,
-  filters: readonly Filter[],
-  previous: StoredRecord | undefined,
-  next: StoredRecord | undefined,
-): void {
-  const wasIn = previous !== undefined && matchesAll(previous, filters);
-  const isIn = next !== undefined && matchesAll(next, filters);
-  if (wasIn && isIn) records.replace(previous, next);
-  else if (wasIn) records.remove(previous);
-  else if (isIn) records.insert(next);
-}
-
-/** `sort`, or none when it is by id ascending alone: every list and view is kept in id order already. */
-function withoutIdOnly(sort: readonly SortKey[]): readonly SortKey[] {
-  const [only] = sort;
-  return sort.length === 1 && only?.field === 'id' && !only.descending ? [] : sort;
-}
-
-/** Names a view: its filters (case-folded where they ignore case) and its sort keys. */
-function viewKey(filters: readonly Filter[], sort: readonly SortKey[]): string {
-  let key = '';
-  for (const filter of filters) {
-    const value =
-      filter.ignoreCase === true && typeof filter.value === 'string' ? filter.value.toLowerCase() : filter.value;
-    key += `${filter.field}${filter.ignoreCase === true ? '~' : '='}${JSON.stringify(value)}&`;
-  }
-  for (const sortKey of sort) key += `${sortKey.descending ? '-' : '+'}${sortKey.field},`;
-  return key;
 }
