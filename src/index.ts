@@ -5,7 +5,7 @@ export { createApp, startServer, DRAIN_TIMEOUT_MS } from './server/server.ts';
 export type { App, RunningServer } from './server/server.ts';
 export { DEFAULTS } from './config/config.ts';
 export type { Config } from './config/config.ts';
-export type { ServerOptions } from './config/server-options.ts';
+export type { JsonServerOptions, ServerOptions } from './config/server-options.ts';
 export type { AccessEntry, Logger } from './logging/logger.ts';
 export { StartupError } from './store/open-store.ts';
 export { MemoryStore } from './store/memory-store.ts';

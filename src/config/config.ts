@@ -7,7 +7,7 @@ import type { CorsOrigins } from '../http/cors.ts';
 import { EMAIL_PATTERN } from '../resources/scalar-checks.ts';
 import { requireProviderUrl } from '../auth/provider-url.ts';
 import type { ProviderSettings } from '../auth/provider-auth.ts';
-import type { EventSettings, ServerOptions } from './server-options.ts';
+import type { EventSettings, JsonServerOptions, ServerOptions } from './server-options.ts';
 import { basePathProblem } from '../http/base-path.ts';
 
 export interface Config {
@@ -39,6 +39,8 @@ export interface Config {
   readonly events: EventSettings;
   /** Undefined: only plainrest's own tokens are accepted. */
   readonly provider: ProviderSettings | undefined;
+  /** json-server 0.17's dialect at the root beside /v1 (docs/json-server.md); undefined: not served. */
+  readonly jsonServer: JsonServerOptions | undefined;
 }
 
 /** A `postgres://` (or `postgresql://`) URL, where a data directory's path is anything else. */
@@ -149,6 +151,7 @@ export function resolveConfig(options: ServerOptions = {}): Config {
     logger: options.logger ?? SILENT_LOGGER,
     events: Object.freeze({ ...DEFAULTS.events, ...options.events }),
     provider: providerSettings(options),
+    jsonServer: options.jsonServer === undefined ? undefined : Object.freeze({ ...options.jsonServer }),
   };
   for (const [name, value] of Object.entries(config.events) as [keyof EventSettings, number][]) {
     if (name === 'keptForMs') {

@@ -98,6 +98,18 @@ export interface ServerOptions {
   readonly oidcAudience?: string;
   /** The claim that says a provider's user is an admin (the value `admin`, or a list holding it). Default "roles". */
   readonly oidcRoleClaim?: string;
+  /** Serve json-server 0.17's dialect at the root beside /v1 (docs/json-server.md). */
+  readonly jsonServer?: JsonServerOptions;
+}
+
+/** json-server 0.17's dialect, served at the root (docs/json-server.md: Serving json-server's dialect). */
+export interface JsonServerOptions {
+  /** json-server's --read-only: the dialect answers GET and HEAD only (others as json-server answers them). */
+  readonly readOnly?: boolean;
+  /** json-server's --static: a directory served at the root (json-server's default: ./public when it exists). */
+  readonly staticDir?: string;
+  /** json-server's --routes: its rewrite rules, such as { "/api/*": "/$1", "/blog/:id": "/posts/:id" }. */
+  readonly routes?: Readonly<Record<string, string>>;
 }
 
 /** The change feed (README: Events). */
