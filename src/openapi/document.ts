@@ -21,7 +21,8 @@ import {
 } from './event-operations.ts';
 import { componentName, languageSuffix, operationNouns, schemaReference } from '../resources/names.ts';
 import { pathParameter } from './parameters.ts';
-import { bodySuffix, resourceOperations } from './resource-operations.ts';
+import { bodySuffix } from './operation-parts.ts';
+import { resourceOperations } from './resource-operations.ts';
 import { singletonOperations, singletonSchemas, type SingletonRoute } from './singleton-operations.ts';
 import { problemResponseComponents, responses, success, withoutBodies } from './responses.ts';
 import type { Schema } from './schemas.ts';

@@ -3,10 +3,9 @@
 // patch and delete, each with its parameters, body, answers and examples. HEAD and
 // OPTIONS are added for every path by document.ts.
 
-import type { Operation, ResourceDefinition } from '../resources/definition.ts';
 import { vocabularyOf } from '../resources/definition.ts';
 import type { RouteSpec } from '../routing/route-table.ts';
-import { exampleRecord, listExample } from './examples.ts';
+import { listExample } from './examples.ts';
 import { EXAMPLE_KEY_SECRET } from './written-examples.ts';
 import { SUCCESS_HEADERS } from './headers.ts';
 import { componentName, operationNouns, schemaReference as reference, withArticle } from '../resources/names.ts';
@@ -19,70 +18,12 @@ import {
   idempotencyKey,
   listParameters,
 } from './parameters.ts';
-import type { ErrorContext } from './responses.ts';
+import { audienceText, errorStatuses, recordParts } from './operation-parts.ts';
 import { jsonContent, responses, success } from './responses.ts';
-import type { BodyKind } from './schemas.ts';
-import { exampleBody } from './schemas.ts';
 
 type Json = Record<string, unknown>;
 
 export type ResourceRoute = Extract<RouteSpec, { kind: 'collection' | 'item' }>;
-
-/** Who may call an operation (the permission table, auth/permissions.ts), in words. */
-export function audienceText(definition: ResourceDefinition, operation: Operation): string {
-  const audience = definition.access[operation];
-  if (audience === 'admin') return 'Who: an admin only.';
-  if (audience === 'user') return 'Who: any logged-in user.';
-  if (audience === 'public') return 'Who: anyone, without a token.';
-  return `Who: the user the ${definition.ownership === 'self' ? 'record is' : 'records belong to'}, or an admin.`;
-}
-
-/**
- * The error statuses an operation can answer (README: Errors), derived from what the
- * resource declares: 403 only where someone may be refused, 404 for items and nested
- * collections, 409 where a unique field or a state machine can conflict, and the body
- * statuses (413, 415, 422, and 503 when the server holds too many bodies) only for
- * writes with a body.
- */
-export function errorStatuses(
-  definition: ResourceDefinition,
-  kind: 'collection' | 'item',
-  operation: Operation,
-): number[] {
-  const statuses = [400, 401, 406, 429];
-  const restricted = definition.fields.some((rule) => rule.access === 'restricted');
-  const audience = definition.access[operation];
-  // Any write may be a 403 whoever may make it: a read-only API key's (README: API keys).
-  if ((audience !== 'user' && audience !== 'public') || (operation !== 'list' && operation !== 'read')) {
-    statuses.push(403);
-  }
-  if (kind === 'item' || definition.parent !== undefined) statuses.push(404);
-  const unique = definition.fields.some((rule) => rule.unique !== undefined);
-  const chosenId = definition.idKind === 'string';
-  // A chosen id another record has is a 409 too (README: Your own resources, ids).
-  if ((operation === 'create' || operation === 'update') && (unique || (operation === 'create' && chosenId)))
-    statuses.push(409);
-  if (
-    operation === 'update' &&
-    ((definition.hook !== undefined && restricted) || definition.fields.some((rule) => rule.transitions !== undefined))
-  )
-    statuses.push(409);
-  if (operation === 'delete' && referencedAtAnyDepth(definition)) statuses.push(409);
-  if (operation === 'update' || operation === 'delete') statuses.push(412);
-  if (operation === 'create' || operation === 'update') statuses.push(413, 415, 422, 503);
-  return [...new Set(statuses)].sort((a, b) => a - b);
-}
-
-/**
- * A deletion takes the records nested under it (handlers/delete-cascade.ts): a 409 when any of them is referenced, or
- * has children that hold it (`"on-delete": "restrict"`).
- */
-function referencedAtAnyDepth(definition: ResourceDefinition): boolean {
-  return (
-    definition.referencedBy.length > 0 ||
-    definition.children.some((child) => child.parent?.onDelete === 'restrict' || referencedAtAnyDepth(child))
-  );
-}
 
 /** The operations of one collection or item path; `path` is its concrete example path. */
 export function resourceOperations(route: ResourceRoute, path: string): Json {
@@ -91,39 +32,7 @@ export function resourceOperations(route: ResourceRoute, path: string): Json {
   const vocabulary = vocabularyOf(definition, language);
   const tag = vocabulary.collection;
   const a = withArticle(definition.singular);
-  const unique = definition.fields.find((rule) => rule.unique !== undefined);
-  const context = (readsBody: boolean, patch = false): ErrorContext => ({
-    readsBody,
-    patch,
-    conflict: unique === undefined ? 'state' : 'duplicate',
-  });
-  const body = (kind: BodyKind, mediaTypes: readonly string[]): Json => {
-    const media = {
-      schema: reference(componentName(definition, language, bodySuffix(kind))),
-      example: exampleBody(definition, language, kind),
-    };
-    return { required: true, content: Object.fromEntries(mediaTypes.map((type) => [type, media])) };
-  };
-  const record = exampleRecord(definition, language);
-  const writtenAnswer = success(
-    'the record',
-    SUCCESS_HEADERS.etag,
-    jsonContent(reference(componentName(definition, language)), record),
-  );
-  // With `fields`, a read answers only the properties named (README: Lists): the record or a selection of it.
-  const readAnswer = success(
-    'the record, or with fields only the properties named',
-    SUCCESS_HEADERS.etag,
-    jsonContent(
-      {
-        anyOf: [
-          reference(componentName(definition, language)),
-          reference(componentName(definition, language, 'Selection')),
-        ],
-      },
-      record,
-    ),
-  );
+  const { context, body, record, writtenAnswer, readAnswer, keptWhenAbsent } = recordParts(definition, language);
 
   if (route.kind === 'collection') {
     // Secrets the server makes (an API key's) are in the 201 only, and no saved answer may hold them.
@@ -195,11 +104,6 @@ export function resourceOperations(route: ResourceRoute, path: string): Json {
       },
     };
   }
-  // What a PUT keeps when absent (handlers/write-record.ts: replaceFields): what only some may set, what has a default.
-  const keptOnReplace = definition.fields
-    .filter((rule) => rule.access === 'restricted' || rule.access === 'write-only' || rule.default !== undefined)
-    .filter((rule) => rule.access !== 'server')
-    .map((rule) => vocabulary.name(rule.name));
   const children = definition.children;
   const updated = (patch: boolean): Json =>
     responses({ 200: writtenAnswer }, errorStatuses(definition, 'item', 'update'), context(true, patch));
@@ -209,8 +113,6 @@ export function resourceOperations(route: ResourceRoute, path: string): Json {
     SUCCESS_HEADERS.created,
     jsonContent(reference(componentName(definition, language)), record),
   );
-  const keptWhenAbsent =
-    keptOnReplace.length > 0 ? `, and ${keptOnReplace.join(' and ')} stay as they are when absent` : '';
   const updates: Json =
     definition.immutable === true
       ? {}
@@ -282,8 +184,4 @@ export function resourceOperations(route: ResourceRoute, path: string): Json {
       ),
     },
   };
-}
-
-export function bodySuffix(kind: BodyKind): string {
-  return kind === 'create' ? 'Create' : kind === 'replace' ? 'Replace' : 'Patch';
 }

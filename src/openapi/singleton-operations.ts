@@ -4,15 +4,13 @@
 
 import { vocabularyOf } from '../resources/definition.ts';
 import type { RouteSpec } from '../routing/route-table.ts';
-import { exampleRecord } from './examples.ts';
 import { SUCCESS_HEADERS } from './headers.ts';
 import { componentName, operationNouns, schemaReference as reference } from '../resources/names.ts';
 import { embedParameter, fieldsParameter, IF_MATCH, IF_NONE_MATCH, IF_NONE_MATCH_ON_WRITE } from './parameters.ts';
-import { audienceText, bodySuffix, errorStatuses } from './resource-operations.ts';
-import type { ErrorContext } from './responses.ts';
+import { audienceText, bodySuffix, errorStatuses, recordParts } from './operation-parts.ts';
 import { jsonContent, responses, success } from './responses.ts';
-import type { BodyKind, Schema } from './schemas.ts';
-import { bodySchema, exampleBody, recordSchema, selectionSchema } from './schemas.ts';
+import type { Schema } from './schemas.ts';
+import { bodySchema, recordSchema, selectionSchema } from './schemas.ts';
 
 type Json = Record<string, unknown>;
 
@@ -25,36 +23,15 @@ export function singletonOperations(route: SingletonRoute): Json {
   const vocabulary = vocabularyOf(definition, language);
   const tag = vocabulary.collection;
   const the = `the ${definition.singular}`;
-  const unique = definition.fields.some((rule) => rule.unique !== undefined);
-  const context = (readsBody: boolean, patch = false): ErrorContext => ({
-    readsBody,
-    patch,
-    conflict: unique ? 'duplicate' : 'state',
-  });
-  const body = (kind: BodyKind, mediaTypes: readonly string[]): Json => {
-    const media = {
-      schema: reference(componentName(definition, language, bodySuffix(kind))),
-      example: exampleBody(definition, language, kind),
-    };
-    return { required: true, content: Object.fromEntries(mediaTypes.map((type) => [type, media])) };
-  };
-  const record = exampleRecord(definition, language);
-  const content = jsonContent(reference(componentName(definition, language)), record);
-  const written = success('the record', SUCCESS_HEADERS.etag, content);
+  const { context, body, record, writtenAnswer, readAnswer, keptWhenAbsent } = recordParts(definition, language);
   const made = success(
     `Created: this PUT made ${the}, which had no record yet; Location is this path`,
     { Location: SUCCESS_HEADERS.created.Location, ...SUCCESS_HEADERS.etag },
-    content,
+    jsonContent(reference(componentName(definition, language)), record),
   );
   const absent =
     `Until ${the} is made (at the start, from its defaults; by the first PUT when a required property has none), ` +
     'a GET and a PATCH are 404.';
-  // What a PUT keeps when absent (handlers/write-record.ts: replaceFields): what only some may set, what has a default.
-  const kept = definition.fields
-    .filter((rule) => rule.access === 'restricted' || rule.access === 'write-only' || rule.default !== undefined)
-    .filter((rule) => rule.access !== 'server')
-    .map((rule) => vocabulary.name(rule.name));
-  const keptWhenAbsent = kept.length > 0 ? `, and ${kept.join(' and ')} stay as they are when absent` : '';
   return {
     get: {
       operationId: `read${nouns.one}`,
@@ -67,19 +44,7 @@ export function singletonOperations(route: SingletonRoute): Json {
       parameters: [...embedParameter(definition, language), fieldsParameter(definition, language), IF_NONE_MATCH],
       responses: responses(
         {
-          200: success(
-            'the record, or with fields only the properties named',
-            SUCCESS_HEADERS.etag,
-            jsonContent(
-              {
-                anyOf: [
-                  reference(componentName(definition, language)),
-                  reference(componentName(definition, language, 'Selection')),
-                ],
-              },
-              record,
-            ),
-          ),
+          200: readAnswer,
           304: success('Not Modified: the record is as it was when its ETag was sent', SUCCESS_HEADERS.etag),
         },
         errorStatuses(definition, 'item', 'read'),
@@ -97,7 +62,11 @@ export function singletonOperations(route: SingletonRoute): Json {
         `Repeating it changes nothing. ${audienceText(definition, 'update')}`,
       parameters: [IF_MATCH, IF_NONE_MATCH_ON_WRITE],
       requestBody: body('replace', ['application/json']),
-      responses: responses({ 200: written, 201: made }, errorStatuses(definition, 'item', 'update'), context(true)),
+      responses: responses(
+        { 200: writtenAnswer, 201: made },
+        errorStatuses(definition, 'item', 'update'),
+        context(true),
+      ),
     },
     patch: {
       operationId: `patch${nouns.one}`,
@@ -108,7 +77,7 @@ export function singletonOperations(route: SingletonRoute): Json {
         `${audienceText(definition, 'update')}`,
       parameters: [IF_MATCH, IF_NONE_MATCH_ON_WRITE],
       requestBody: body('patch', ['application/merge-patch+json', 'application/json']),
-      responses: responses({ 200: written }, errorStatuses(definition, 'item', 'update'), context(true, true)),
+      responses: responses({ 200: writtenAnswer }, errorStatuses(definition, 'item', 'update'), context(true, true)),
     },
   };
 }
