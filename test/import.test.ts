@@ -99,7 +99,8 @@ describe('plainrest import: round trips', () => {
         "title": { "type": "string", "x-search": true },
         "views": { "type": "integer", "x-sort": true }
       },
-      "required": ["title", "views"]
+      "required": ["title", "views"],
+      "x-json-server": { "name": "posts", "ids": "text" }
     },
     "comments": {
       "singular": "comment",
@@ -108,7 +109,8 @@ describe('plainrest import: round trips', () => {
         "text": { "type": "string", "x-search": true },
         "post_id": { "type": "integer", "x-references": "posts", "x-filter": true }
       },
-      "required": ["text", "post_id"]
+      "required": ["text", "post_id"],
+      "x-json-server": { "name": "comments", "properties": { "post_id": "postId" }, "ids": "text" }
     },
     "profile": {
       "singular": "profile",
@@ -236,7 +238,8 @@ describe('plainrest import: round trips', () => {
         "title": { "type": "string", "x-search": true },
         "completed": { "type": "boolean", "x-filter": true }
       },
-      "required": ["user_id", "title", "completed"]
+      "required": ["user_id", "title", "completed"],
+      "x-json-server": { "name": "todos", "properties": { "user_id": "userId", "created_at": "createdAt" } }
     }
   }
 }
@@ -319,7 +322,8 @@ describe('plainrest import: round trips', () => {
         "published": { "type": "boolean", "x-filter": true },
         "tag_ids": { "type": "array", "items": { "type": "string", "x-references": "tags" } }
       },
-      "required": ["title", "published", "tag_ids"]
+      "required": ["title", "published", "tag_ids"],
+      "x-json-server": { "name": "posts", "properties": { "tag_ids": "tagIds" } }
     },
     "comments": {
       "singular": "comment",
@@ -329,7 +333,8 @@ describe('plainrest import: round trips', () => {
         "text": { "type": "string" },
         "post_id": { "type": "string", "x-references": "posts", "x-filter": true }
       },
-      "required": ["text", "post_id"]
+      "required": ["text", "post_id"],
+      "x-json-server": { "name": "comments", "properties": { "post_id": "postId" } }
     },
     "tags": {
       "singular": "tag",
@@ -504,7 +509,8 @@ describe('plainrest import: round trips', () => {
         "country": { "type": "string", "x-filter": true },
         "nickname": { "type": ["string", "null"] }
       },
-      "required": ["full_name", "email", "born", "active", "rating", "books", "country"]
+      "required": ["full_name", "email", "born", "active", "rating", "books", "country"],
+      "x-json-server": { "name": "authors", "properties": { "full_name": "fullName" } }
     },
     "articles": {
       "singular": "article",
@@ -520,7 +526,8 @@ describe('plainrest import: round trips', () => {
           "required": ["pages"]
         }
       },
-      "required": ["author_id", "headline", "published_at", "tags", "meta"]
+      "required": ["author_id", "headline", "published_at", "tags", "meta"],
+      "x-json-server": { "name": "articles", "properties": { "author_id": "authorId", "published_at": "publishedAt" } }
     },
     "settings": {
       "singular": "settings",
@@ -665,7 +672,8 @@ describe('plainrest import: 10,000 records', () => {
         "category": { "type": "string", "x-filter": true },
         "published_at": { "type": "string", "format": "date-time", "x-sort": true }
       },
-      "required": ["title", "views", "category", "published_at"]
+      "required": ["title", "views", "category", "published_at"],
+      "x-json-server": { "name": "posts", "properties": { "published_at": "publishedAt" } }
     },
     "comments": {
       "singular": "comment",
@@ -675,7 +683,8 @@ describe('plainrest import: 10,000 records', () => {
         "post_id": { "type": "string", "x-references": "posts", "x-filter": true },
         "text": { "type": "string" }
       },
-      "required": ["post_id", "text"]
+      "required": ["post_id", "text"],
+      "x-json-server": { "name": "comments", "properties": { "post_id": "postId" } }
     }
   }
 }

@@ -11,6 +11,7 @@ import type { CollectionDeclaration } from './declaration.ts';
 import { checkSatisfiable } from './check-satisfiable.ts';
 import { checkSingletons } from './check-singletons.ts';
 import { checkIds } from './check-ids.ts';
+import { checkFileNames } from './check-file-names.ts';
 import { isJsonObject as isObject } from '../records/json.ts';
 import { child, type DeclarationProblem, type Json, type JsonObject, type Report } from './problems.ts';
 
@@ -99,6 +100,7 @@ export function checkDeclaration(declaration: Json): DeclarationProblem[] {
   checkPathNames(resources, problem);
   checkSingletons(resources, problem);
   checkIds(resources, problem);
+  checkFileNames(resources, problem);
   if (problems.length === 0) checkSatisfiable(resources, problem);
   return problems;
 }

@@ -9,6 +9,7 @@ import type { Source } from './file-collections.ts';
 import type { Findings } from './infer-schema.ts';
 import type { Property } from './properties.ts';
 import { singularOf } from './names.ts';
+import { originalNames } from './original-names.ts';
 
 /** Who may do what with the imported collections (`--access`). */
 export type ImportAccess = 'open' | 'read' | 'closed';
@@ -55,12 +56,15 @@ export function collectionDeclaration(
     if (property.required && !users) required.push(property.name);
   }
   const chosen = ACCESS_CHOICES[access].access;
+  const timestamps = found.filter((property) => property.timestamp === true).map((property) => property.name);
+  const recorded = originalNames(source, properties, timestamps);
+  const names = recorded === undefined ? {} : { 'x-json-server': recorded };
   if (users) {
     if (access !== 'closed')
       findings.notes.push(
         `${source.key}: users keep their own access (admins list and create them; each reads and changes their own)`,
       );
-    return { singular: 'user', properties };
+    return { singular: 'user', properties, ...names };
   }
   if (source.singleton === true) {
     // Read and updated only: a singleton is never listed, created by POST or deleted.
@@ -71,6 +75,7 @@ export function collectionDeclaration(
       ...access,
       properties,
       ...(required.length > 0 ? { required } : {}),
+      ...names,
     };
   }
   return {
@@ -79,6 +84,7 @@ export function collectionDeclaration(
     ...(chosen === undefined ? {} : { access: chosen }),
     properties,
     ...(required.length > 0 ? { required } : {}),
+    ...names,
   };
 }
 
