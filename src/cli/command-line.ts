@@ -1,7 +1,7 @@
 // plainrest's command line (README: Configuration): settings from the environment and flags, the start banner, and a
 // graceful stop on SIGINT/SIGTERM (stop accepting, drain, close the journal, exit 0). A start that fails prints one
-// line, `cannot start: <what is wrong>; <what to do>`, and exits 2; so do the subcommands (`token`, `copy`, `openapi`,
-// `check-resources`, `import`). main.ts runs it; so does the one-file build (one-file.ts) when it is the main module.
+// line, `cannot start: <what is wrong>; <what to do>`, and exits 2; so do `plainrest db.json` and the subcommands
+// (`token`, `copy`, `openapi`, `check-resources`, `import`, `export`). main.ts and the one-file build run it.
 
 import { DeclarationError, loadDeclarationFile } from '../declarations/load-declaration.ts';
 import { resolveResources } from '../declarations/resolve-resources.ts';
@@ -15,6 +15,8 @@ import { parseCommandLine } from './options.ts';
 import { SETTINGS } from './settings.ts';
 import { BufferedLines } from './buffered-lines.ts';
 import type { ImportRequest } from './import-command.ts';
+import type { ExportRequest } from './export-command.ts';
+import type { JsonServerRequest, PreparedServer } from './json-server-command.ts';
 import { StartupError } from '../store/data-directory.ts';
 import { basePathClash, describeApi } from '../server/routes.ts';
 import { basePathProblem } from '../http/base-path.ts';
@@ -34,6 +36,7 @@ const FAILURE_PREFIX = {
   openapi: 'cannot print the OpenAPI document',
   'check-resources': 'cannot check the declaration',
   import: 'cannot import',
+  export: 'cannot export',
 } as const;
 
 /**
@@ -92,6 +95,10 @@ async function main(stdout: BufferedLines): Promise<number> {
       return copy(commandLine.from, commandLine.to, commandLine.options);
     case 'import':
       return importJsonServer(commandLine.request);
+    case 'json-server':
+      return serveJsonServerFile(commandLine.request, stdout);
+    case 'export':
+      return exportJsonServer(commandLine.request);
     case 'run':
       return run(commandLine.options, stdout);
   }
@@ -188,6 +195,37 @@ async function importJsonServer(request: ImportRequest): Promise<number> {
   }
 }
 
+/** `plainrest db.json`: the file imported on its first run (or its import reused), then served in both dialects. */
+async function serveJsonServerFile(request: JsonServerRequest, stdout: BufferedLines): Promise<number> {
+  const { prepareJsonServer, dialectLines, failureLines } = await import('./json-server-command.ts');
+  let prepared: PreparedServer;
+  try {
+    prepared = await prepareJsonServer(request);
+  } catch (error) {
+    const lines = failureLines(error);
+    if (lines === undefined) throw error;
+    for (const line of lines) console.error(line);
+    return EXIT_CANNOT_RUN;
+  }
+  for (const warning of prepared.warnings) console.warn(`warning: ${warning}`);
+  for (const line of prepared.lines) stdout.write(line);
+  return run(prepared.options, stdout, (url) => dialectLines(url, prepared));
+}
+
+/** `plainrest export db.json`: every record written back in json-server's shape, with the file's names. */
+async function exportJsonServer(request: ExportRequest): Promise<number> {
+  const { exportFile, failureLines } = await import('./export-command.ts');
+  try {
+    for (const line of await exportFile(request)) console.log(line);
+    return EXIT_STOPPED;
+  } catch (error) {
+    const lines = failureLines(error);
+    if (lines === undefined) throw error;
+    for (const line of lines) console.error(line);
+    return EXIT_CANNOT_RUN;
+  }
+}
+
 /** `data`, or `'my data'`: a word a POSIX shell reads back as it is. */
 function shellWord(text: string): string {
   return /^[\w./:@%+=,-]+$/.test(text) ? text : `'${text.replace(/'/g, `'\\''`)}'`;
@@ -200,7 +238,12 @@ function serveCommand(request: ImportRequest, resources: string): string {
   return `${plainrestCommand(process.argv[1])} --resources ${shellWord(resources)} ${where} ${shellWord(target)}`;
 }
 
-async function run(options: ServerOptions, stdout: BufferedLines): Promise<number> {
+/** Starts a server and prints its banner, then `more` of it (by its URL), then waits for a stop signal. */
+async function run(
+  options: ServerOptions,
+  stdout: BufferedLines,
+  more: (url: string) => Promise<readonly string[]> = async () => [],
+): Promise<number> {
   // Listen for the stop signals before announcing anything, so a signal sent as soon
   // as the banner appears still gets the graceful path (drain, snapshot, exit 0).
   let stopRequested: (signal: string) => void = () => {};
@@ -231,6 +274,7 @@ async function run(options: ServerOptions, stdout: BufferedLines): Promise<numbe
     return EXIT_CANNOT_RUN;
   }
   for (const line of await startBanner(server, process.argv[1])) stdout.write(line);
+  for (const line of await more(server.url)) stdout.write(line);
 
   const signal = await stopped;
   stdout.write(`${signal}: finishing in-flight requests, then stopping`);

@@ -1,6 +1,7 @@
 // `plainrest copy --from <store> --to <store>` (docs/deploying.md): every record, with its id and password hash, and
 // the idempotency keys and next ids, from a data directory or a PostgreSQL database into an empty one of either kind,
-// all or nothing, so that no id the source gave out is given out again; `plainrest import` writes through writeInto.
+// all or nothing, so that no id the source gave out is given out again; `plainrest import` writes through writeInto,
+// `plainrest export` reads through readEveryRecord.
 
 import { mkdir, stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
@@ -74,6 +75,25 @@ export async function writeInto(
   if (target.kind === 'directory') await writeDirectory(target.path, resources, collections, all);
   else await onDatabase(target, () => writeDatabase(target.url, resources, all));
   return describe(target);
+}
+
+/**
+ * Every record of `from`, a data directory (read under its lock, so a running server is refused) or a database, by
+ * collection (`plainrest export`).
+ */
+export async function readEveryRecord(
+  from: string,
+  resources: ResourceTable,
+): Promise<ReadonlyMap<StoredCollection, CollectionCopy>> {
+  const source = placeOf(from);
+  if (source.kind === 'database') return onDatabase(source, () => readAllFromDatabase(source.url, resources));
+  const collections = resources.resources.map((resource) => resource.collection);
+  const lock = await lockSource(source.path);
+  try {
+    return await readDirectory(source.path, resources, collections);
+  } finally {
+    await lock.release();
+  }
 }
 
 function placeOf(text: string): Place {

@@ -6,11 +6,18 @@ import type { ServerOptions } from '../config/server-options.ts';
 import { DEFAULTS } from '../config/config.ts';
 import type { ImportAccess } from '../importing/import-declaration.ts';
 import type { ImportRequest } from './import-command.ts';
+import type { ExportRequest } from './export-command.ts';
+import type { JsonServerRequest } from './json-server-command.ts';
+import { readJsonServerArguments, sourceArgument } from './json-server-flags.ts';
+import { helpText } from './help-text.ts';
 import { LOG_FORMATS } from '../logging/logger.ts';
 import type { CorsOrigins } from '../http/cors.ts';
 import { parseCorsOrigins } from '../http/cors.ts';
 import type { Kind, Setting } from './settings.ts';
 import { SETTINGS } from './settings.ts';
+
+/** The usage text, for a test of it too. */
+export { helpText };
 
 export type CommandLine =
   | { readonly kind: 'run'; readonly options: ServerOptions }
@@ -19,11 +26,13 @@ export type CommandLine =
   | { readonly kind: 'openapi'; readonly options: ServerOptions }
   | { readonly kind: 'check-resources'; readonly file: string }
   | { readonly kind: 'import'; readonly request: ImportRequest }
+  | { readonly kind: 'json-server'; readonly request: JsonServerRequest }
+  | { readonly kind: 'export'; readonly request: ExportRequest }
   | { readonly kind: 'help'; readonly text: string }
   | { readonly kind: 'version' }
   | {
       readonly kind: 'error';
-      readonly command: 'run' | 'token' | 'copy' | 'openapi' | 'check-resources' | 'import';
+      readonly command: 'run' | 'token' | 'copy' | 'openapi' | 'check-resources' | 'import' | 'export';
       readonly message: string;
     };
 
@@ -39,6 +48,7 @@ export function parseCommandLine(argv: readonly string[], env: NodeJS.ProcessEnv
   const [command] = args;
   if (command === 'copy') return parseCopy(args.slice(1), env);
   if (command === 'import') return parseImport(args.slice(1), env);
+  if (command === 'export') return parseExport(args.slice(1), env);
   if (command === 'check-resources') {
     const file = args[1] ?? env['RESOURCES'];
     if (args.length > 2 || file === undefined || file === '' || file.startsWith('-'))
@@ -47,6 +57,7 @@ export function parseCommandLine(argv: readonly string[], env: NodeJS.ProcessEnv
   }
   const minting = command === 'token';
   const describing = command === 'openapi';
+  if (!minting && !describing && sourceArgument(args) !== undefined) return parseJsonServer(args, env);
   const failure = (message: string): CommandLine => ({
     kind: 'error',
     command: minting ? 'token' : describing ? 'openapi' : 'run',
@@ -55,10 +66,6 @@ export function parseCommandLine(argv: readonly string[], env: NodeJS.ProcessEnv
   if (minting || describing) args = args.slice(1);
   let email: string | undefined;
   const raw = new Map<Setting, string>();
-  for (const setting of SETTINGS) {
-    const value = env[setting.variable];
-    if (value !== undefined && value !== '') raw.set(setting, value);
-  }
   for (let i = 0; i < args.length; i++) {
     const arg = args[i] as string;
     if (arg === '--help' || arg === '-h') return { kind: 'help', text: helpText() };
@@ -74,19 +81,48 @@ export function parseCommandLine(argv: readonly string[], env: NodeJS.ProcessEnv
     if (value === undefined) return failure(`--${flag} needs a value`);
     raw.set(setting, value);
   }
+  const options = settingsOf(raw, env);
+  if (typeof options === 'string') return failure(options);
+  if (describing) return { kind: 'openapi', options };
+  if (!minting) return { kind: 'run', options };
+  if (email === undefined) return failure('usage: plainrest token <email> [--flag value]...');
+  return { kind: 'token', email, options };
+}
 
+/** The settings from the environment, then the flags given (the flag wins); or what is wrong with one. */
+function settingsOf(flags: ReadonlyMap<Setting, string>, env: NodeJS.ProcessEnv): ServerOptions | string {
+  const raw = new Map<Setting, string>();
+  for (const setting of SETTINGS) {
+    const value = env[setting.variable];
+    if (value !== undefined && value !== '') raw.set(setting, value);
+  }
+  for (const [setting, value] of flags) raw.set(setting, value);
   const options: Record<string, unknown> = {};
   for (const [setting, text] of raw) {
     const value = convert(setting.kind, text);
-    if (value === undefined)
-      return failure(`--${setting.flag} (${setting.variable}): "${text}" is not a valid ${setting.kind}`);
+    if (value === undefined) return `--${setting.flag} (${setting.variable}): "${text}" is not a valid ${setting.kind}`;
     if (setting.member === undefined) options[setting.option] = value;
     else options[setting.option] = { ...(options[setting.option] as object | undefined), [setting.member]: value };
   }
-  if (describing) return { kind: 'openapi', options: options as ServerOptions };
-  if (!minting) return { kind: 'run', options: options as ServerOptions };
-  if (email === undefined) return failure('usage: plainrest token <email> [--flag value]...');
-  return { kind: 'token', email, options: options as ServerOptions };
+  return options as ServerOptions;
+}
+
+/**
+ * `plainrest db.json [flags]`: json-server's flags (json-server-flags.ts), plainrest's settings, `--access` for the
+ * import (`open` unless given) and `--reimport`.
+ */
+function parseJsonServer(args: readonly string[], env: NodeJS.ProcessEnv): CommandLine {
+  const failure = (message: string): CommandLine => ({ kind: 'error', command: 'run', message });
+  const read = readJsonServerArguments(args);
+  if ('help' in read) return { kind: 'help', text: helpText() };
+  if ('version' in read) return { kind: 'version' };
+  if ('problem' in read) return failure(read.problem);
+  const options = settingsOf(read.settings, env);
+  if (typeof options === 'string') return failure(options);
+  if (read.access !== undefined && !IMPORT_ACCESS.includes(read.access))
+    return failure(`--access must be open, read or closed, not "${read.access}"`);
+  const { source, flags, reimport } = read;
+  return { kind: 'json-server', request: { source, flags, options, access: read.access as ImportAccess, reimport } };
 }
 
 /**
@@ -163,6 +199,46 @@ function parseImport(args: readonly string[], env: NodeJS.ProcessEnv): CommandLi
   };
 }
 
+const EXPORT_USAGE =
+  'usage: plainrest export <db.json> [--data-dir DIR | --database-url URL] [--resources FILE] [--force]';
+/** The flags of `plainrest export` that take a value. */
+const EXPORT_FLAGS = ['data-dir', 'database-url', 'resources'] as const;
+
+/**
+ * `plainrest export <db.json> …`: the file to write, where the records are (DATA_DIR and DATABASE_URL from the
+ * environment too; else the folder `plainrest db.json` made beside it), their declaration, and whether to write over.
+ */
+function parseExport(args: readonly string[], env: NodeJS.ProcessEnv): CommandLine {
+  const failure = (message: string): CommandLine => ({ kind: 'error', command: 'export', message });
+  const given = new Map<(typeof EXPORT_FLAGS)[number], string>();
+  let file: string | undefined;
+  let force = false;
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i] as string;
+    if (arg === '--help' || arg === '-h') return { kind: 'help', text: helpText() };
+    if (arg === '--force') force = true;
+    else if (!arg.startsWith('--') && file === undefined) file = arg;
+    else {
+      const read = valueFlag(args, i, EXPORT_FLAGS);
+      if ('problem' in read) return failure(read.problem);
+      given.set(read.flag, read.value);
+      i = read.last;
+    }
+  }
+  if (file === undefined) return failure(EXPORT_USAGE);
+  if (given.has('data-dir') && given.has('database-url'))
+    return failure('name one source: --data-dir or --database-url, not both');
+  const fromEnvironment = (name: string): string | undefined =>
+    env[name] === undefined || env[name] === '' ? undefined : env[name];
+  const from =
+    given.get('database-url') ??
+    given.get('data-dir') ??
+    fromEnvironment('DATABASE_URL') ??
+    fromEnvironment('DATA_DIR');
+  const administrator = (fromEnvironment('ADMIN_EMAIL') ?? DEFAULTS.adminEmail).toLowerCase();
+  return { kind: 'export', request: { file, from, resources: given.get('resources'), force, administrator } };
+}
+
 /**
  * The flag at `args[index]`, one of `flags`, and its value (`--name value` or `--name=value`), with the index of the
  * last argument it took; or why it is none.
@@ -195,33 +271,4 @@ function convert(kind: Kind, text: string): string | number | boolean | CorsOrig
   if (['true', '1', 'yes', 'on'].includes(lower)) return true;
   if (['false', '0', 'no', 'off'].includes(lower)) return false;
   return undefined;
-}
-
-export function helpText(): string {
-  const flagWidth = Math.max(...SETTINGS.map((setting) => setting.flag.length)) + 2;
-  const variableWidth = Math.max(...SETTINGS.map((setting) => setting.variable.length));
-  const rows = SETTINGS.map(
-    (setting) =>
-      `  ${`--${setting.flag}`.padEnd(flagWidth)} ${setting.variable.padEnd(variableWidth)} ${setting.meaning} ` +
-      `(default: ${setting.fallback})`,
-  );
-  return [
-    'Usage: plainrest [--flag value]...            start the server',
-    '       plainrest token <email> [--flag value]  ' +
-      'print a token for an existing user (reads DATA_DIR, or DATABASE_URL)',
-    '       plainrest copy --from A --to B          copy every record, id and password hash from A into an empty B,',
-    '         [--resources FILE]                    each a data directory or postgres://… (README: Configuration)',
-    '       plainrest openapi [--resources FILE]    print the OpenAPI 3.1 document',
-    '       plainrest import db.json                serve a json-server file: write resources.json beside it and load',
-    '         [--access open|read|closed] [--force] its records into DATA_DIR, or DATABASE_URL (README: Moving in)',
-    '       plainrest check-resources FILE          check a declaration file without starting',
-    '       plainrest --version                     print the version',
-    '',
-    `  ${'flag'.padEnd(flagWidth)} ${'variable'.padEnd(variableWidth)} meaning`,
-    ...rows,
-    '',
-    'A flag wins over its environment variable.',
-    'Exit status: 0 after a clean stop (SIGINT, SIGTERM); 2 when the command cannot run (a setting,',
-    'the data or the machine prevents it: one line on stderr says why and what to do); 1 for a failure while running.',
-  ].join('\n');
 }

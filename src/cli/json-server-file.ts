@@ -1,0 +1,61 @@
+// The records in json-server's shape (docs/json-server.md: Leaving): each collection a list under the file's name
+// (x-json-server), a singleton a top-level object, members under the file's names, ids as kept (as text where the file
+// wrote them so), created_at/updated_at only where the file had them; what a `plainrest export` writes.
+
+import type { CollectionDeclaration, ResourcesDeclaration } from '../declarations/declaration.ts';
+import { FILE_NAMES_MEMBER, fileNamesOf, toFileNames } from '../declarations/file-names.ts';
+import { compareIds } from '../records/record-id.ts';
+import type { JsonObject, JsonValue, StoredRecord } from '../records/json.ts';
+import type { CollectionCopy } from '../store/open-database.ts';
+
+/** A record's own timestamps, which a file has only where x-json-server names them (`createdAt`). */
+const TIMESTAMPS = ['created_at', 'updated_at'];
+/** What plainrest keeps of a user that no json-server file holds: the password's hash, a provider's identity. */
+const USERS_OWN = ['password_hash', 'provider_identity'];
+
+/** The file's data, and how many records each collection gave (by the file's name). */
+export interface JsonServerData {
+  readonly data: Readonly<Record<string, JsonValue>>;
+  readonly counts: readonly (readonly [string, number | 'singleton'])[];
+}
+
+/**
+ * The declaration's collections (those the import made, in its order: users only when the file had them) in the
+ * file's shape; `administrator` is the email of the user the server made itself, left out.
+ */
+export function jsonServerData(
+  declaration: ResourcesDeclaration,
+  records: ReadonlyMap<string, CollectionCopy>,
+  administrator: string,
+): JsonServerData {
+  const data: Record<string, JsonValue> = {};
+  const counts: [string, number | 'singleton'][] = [];
+  for (const [collection, declared] of Object.entries(declaration.resources)) {
+    const names = fileNamesOf(collection, (declared as CollectionDeclaration)[FILE_NAMES_MEMBER]);
+    const kept = new Set(TIMESTAMPS.filter((timestamp) => names.properties.has(timestamp)));
+    const stored = [...(records.get(collection)?.records ?? [])].sort((a, b) => compareIds(a.id, b.id));
+    const inFile = (record: StoredRecord): JsonObject => {
+      const fields = Object.entries(record).filter(
+        ([name]) =>
+          (!TIMESTAMPS.includes(name) || kept.has(name)) && (collection !== 'users' || !USERS_OWN.includes(name)),
+      );
+      const shaped = toFileNames(Object.fromEntries(fields), names) as JsonObject;
+      return names.idsAsText && typeof record.id === 'number' ? { ...shaped, id: String(record.id) } : shaped;
+    };
+    if (declared['x-singleton'] === true) {
+      const { id: _id, ...object } = stored[0] === undefined ? { id: 0 } : inFile(stored[0]);
+      data[names.collection] = object;
+      counts.push([names.collection, 'singleton']);
+      continue;
+    }
+    const listed = collection === 'users' ? stored.filter((user) => !isAdministrator(user, administrator)) : stored;
+    data[names.collection] = listed.map(inFile);
+    counts.push([names.collection, listed.length]);
+  }
+  return { data, counts };
+}
+
+/** The administrator the server made (ADMIN_EMAIL), which the file did not hold. */
+function isAdministrator(user: StoredRecord, administrator: string): boolean {
+  return user['role'] === 'admin' && typeof user['email'] === 'string' && user['email'].toLowerCase() === administrator;
+}
