@@ -29,6 +29,7 @@ const LAYERS = [
   'handlers', // one function per operation
   'home', // the home page
   'openapi', // the OpenAPI document
+  'json-server', // json-server 0.17's dialect, translated to and from the core's requests
   'server', // the request pipeline and the node:http server
   'importing', // a json-server file read into a declaration and records
   'cli', // the command line

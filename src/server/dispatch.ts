@@ -13,7 +13,8 @@ import { requireOneHost } from '../http/request-target.ts';
 import type { Reply } from '../http/respond.ts';
 import type { Router } from '../routing/router.ts';
 import type { RequestStore } from '../store/store.ts';
-import type { Endpoint } from './routes.ts';
+import type { RecordId } from '../records/record-id.ts';
+import type { Endpoint, Handler } from './routes.ts';
 import { notFound, serverWideOptions } from './unrouted.ts';
 
 /** One request as the pipeline knows it, filled in along the way, for the answer's headers and the access log. */
@@ -55,14 +56,9 @@ export function dispatch(
   queryString: string,
   pipeline: Pipeline,
 ): Reply | Promise<Reply> {
-  const { router, allMethods, services, limiter } = pipeline;
+  const { router, allMethods } = pipeline;
   const { req } = exchange;
-  // RFC 9112 §3.2: one Host, no fewer (in HTTP/1.1) and no more; RFC 9110 §10.1.1: an
-  // expectation other than 100-continue cannot be met, 417.
-  requireOneHost(req.rawHeaders, req.headers.host, req.httpVersionMinor);
-  const expect = req.headers.expect;
-  if (expect !== undefined && expect.toLowerCase() !== '100-continue')
-    throw new HttpError('expectation_failed', 'only "Expect: 100-continue" is understood');
+  requireHostAndExpectation(req);
   // Node 20.19 parses QUERY yet leaves req.method undefined (later lines name it): a method no route serves.
   const method = req.method ?? 'QUERY';
   if (routePath === '*') return serverWideOptions(method, allMethods);
@@ -78,7 +74,38 @@ export function dispatch(
       headers: { Allow: endpoint.allow },
     });
   }
+  return runHandler(exchange, { path, queryString, method, endpoint, ids, handler }, pipeline);
+}
 
+/**
+ * RFC 9112 §3.2: one Host, no fewer (in HTTP/1.1) and no more; RFC 9110 §10.1.1: an expectation other than
+ * 100-continue cannot be met, 417.
+ */
+export function requireHostAndExpectation(req: IncomingMessage): void {
+  requireOneHost(req.rawHeaders, req.headers.host, req.httpVersionMinor);
+  const expect = req.headers.expect;
+  if (expect !== undefined && expect.toLowerCase() !== '100-continue')
+    throw new HttpError('expectation_failed', 'only "Expect: 100-continue" is understood');
+}
+
+/** A request routed: its path and query, its method, the endpoint and ids the path found, the handler to run. */
+export interface RoutedRequest {
+  readonly path: string;
+  readonly queryString: string;
+  readonly method: string;
+  readonly endpoint: Endpoint;
+  readonly ids: readonly RecordId[];
+  readonly handler: Handler;
+}
+
+/**
+ * Authenticates as `routed.endpoint` asks for its method, limits and negotiates, then runs `routed.handler` with the
+ * store; the handler may be the endpoint's own, or one that answers for it in another dialect (json-server/).
+ */
+export function runHandler(exchange: Exchange, routed: RoutedRequest, pipeline: Pipeline): Reply | Promise<Reply> {
+  const { services, limiter } = pipeline;
+  const { req } = exchange;
+  const { path, queryString, method, endpoint, ids, handler } = routed;
   // Authentication (README: Authentication and permissions): after routing and the method check, before
   // anything else is looked at and before the body is read.
   // A resource's `public` method needs no token, but one that is sent is still checked: it names the caller.

@@ -26,11 +26,24 @@ import { addressedPath, routePathOf } from '../http/base-path.ts';
 import { API_PREFIX } from '../routing/route-table.ts';
 import { dispatch, type Exchange, type Pipeline } from './dispatch.ts';
 
-/** A `node:http` request listener answering through `pipeline`; `shutdown.begun` once a graceful stop has begun. */
+/**
+ * Another dialect served beside /v1 at the paths it claims (json-server's, json-server/, which server.ts loads only
+ * when asked for): its answers go out as the routes' do, held back by DELAY_MS as API answers are.
+ */
+export interface Edge {
+  serves(routePath: string): boolean;
+  answer(exchange: Exchange, routePath: string, queryString: string): Promise<Reply>;
+}
+
+/**
+ * A `node:http` request listener answering through `pipeline` (and `edge`, at the paths it serves); `shutdown.begun`
+ * once a graceful stop has begun.
+ */
 export function requestListener(
   pipeline: Pipeline,
   config: Config,
   shutdown: { readonly begun: boolean },
+  edge?: Edge,
 ): (req: IncomingMessage, res: ServerResponse) => void {
   const { limiter } = pipeline;
   const { basePath } = config;
@@ -39,6 +52,8 @@ export function requestListener(
   const apiPrefix = basePath + API_PREFIX;
   const isApiPath = (path: string): boolean =>
     path.startsWith(apiPrefix) && (path.length === apiPrefix.length || path.charCodeAt(apiPrefix.length) === 47);
+  /** Requests the edge answers: held back as API answers are. */
+  const atEdge = new WeakSet<Exchange>();
 
   /** Writes the access log's line for a request answered with `status` in `bytes` (sent, or that would have been). */
   const writeAccessLine = (exchange: Exchange, status: number, bytes: number): void => {
@@ -88,7 +103,8 @@ export function requestListener(
   };
   /** DELAY_MS (README: Configuration): an API answer waits, as on a slow network; probes and the home page do not. */
   const sendAfterDelay = (exchange: Exchange, reply: Reply): void => {
-    if (isApiPath(exchange.shownPath)) setTimeout(() => sendNow(exchange, reply), config.delayMs);
+    if (isApiPath(exchange.shownPath) || atEdge.has(exchange))
+      setTimeout(() => sendNow(exchange, reply), config.delayMs);
     else sendNow(exchange, reply);
   };
   /** Sends a handler's reply, or the problem answer `fail` made of an error. */
@@ -139,7 +155,10 @@ export function requestListener(
         throw new HttpError('uri_too_long', `the request target is longer than ${MAX_URL_LENGTH} characters`);
       if (target === undefined) throw unservedTarget();
       const queryString = queryPart(target, sentPath);
-      reply = dispatch(exchange, addressed, routePath, queryString, pipeline);
+      if (edge !== undefined && edge.serves(routePath)) {
+        atEdge.add(exchange);
+        reply = edge.answer(exchange, routePath, queryString);
+      } else reply = dispatch(exchange, addressed, routePath, queryString, pipeline);
     } catch (error) {
       fail(exchange, error);
       return;

@@ -10,7 +10,11 @@ import { answerClientError, refuseConnect, requestsInProgress } from '../http/cl
 import { RateLimiter } from '../http/rate-limit.ts';
 import type { ResourceTable } from '../resources/definition.ts';
 import { NO_PLAN } from '../store/store.ts';
+import type { CoreDoor } from '../json-server/dialect.ts';
+import { HttpError } from '../errors/errors.ts';
 import type { Pipeline } from './dispatch.ts';
+import { requireHostAndExpectation, runHandler } from './dispatch.ts';
+import type { Edge } from './listener.ts';
 import { requestListener } from './listener.ts';
 import { openServices } from './services.ts';
 import { closeStalledConnections } from '../http/stalled-connections.ts';
@@ -68,8 +72,9 @@ async function openApp(options: ServerOptions, inHostServer: boolean): Promise<A
   const { router, allMethods } = buildRouter(resources, config.basePath);
   const limiter = config.rateLimit === 0 ? undefined : new RateLimiter(config.rateLimit, config.clock);
   const pipeline: Pipeline = { router, allMethods, services, limiter };
+  const edge = config.jsonServer === undefined ? undefined : await jsonServerEdge(resources, config, pipeline);
 
-  const handle = requestListener(pipeline, config, shutdown);
+  const handle = requestListener(pipeline, config, shutdown, edge);
 
   return {
     handle,
@@ -97,6 +102,32 @@ async function openApp(options: ServerOptions, inHostServer: boolean): Promise<A
       eventStreams?.closeAll();
       await adminReady;
       await store.close();
+    },
+  };
+}
+
+/**
+ * json-server 0.17's dialect at the root (docs/json-server.md: Serving json-server's dialect), loaded only when asked
+ * for: each of its operations runs through the pipeline as the route under /v1 it stands for (runHandler).
+ */
+async function jsonServerEdge(resources: ResourceTable, config: Config, pipeline: Pipeline): Promise<Edge> {
+  const { JsonServerDialect } = await import('../json-server/dialect.ts');
+  const dialect = new JsonServerDialect(resources, config.jsonServer ?? {}, pipeline.router);
+  return {
+    serves: (path) => dialect.serves(path),
+    answer: async (exchange, path, queryString) => {
+      requireHostAndExpectation(exchange.req);
+      const door: CoreDoor = {
+        run: (method, corePath, handler) => {
+          const match = pipeline.router.match(corePath);
+          if (match === undefined || !match.value.handlers.has(method))
+            throw new HttpError('route_not_found', `nothing is served at ${corePath} for ${method}`);
+          const { value: endpoint, ids } = match;
+          const routed = { path: config.basePath + corePath, queryString: '', method, endpoint, handler };
+          return runHandler(exchange, { ...routed, ids: endpoint.impliedIds ?? ids }, pipeline);
+        },
+      };
+      return dialect.answer(exchange.req, path, queryString, door);
     },
   };
 }

@@ -1,0 +1,65 @@
+// json-server 0.17's cascade (docs/json-server.md: Serving json-server's dialect): deleting a post deletes the
+// records whose `postId` names it, and theirs in turn, where plainrest would refuse the deletion (a reference declared
+// `restrict`, the import's default). All of them go in batches (README: Batches), the deepest records first.
+
+import { HttpError } from '../errors/errors.ts';
+import type { JsonObject } from '../records/json.ts';
+import type { RecordId } from '../records/record-id.ts';
+import { API_PREFIX } from '../routing/route-table.ts';
+import type { DialectCollection, DialectCollections } from './collections.ts';
+import type { CoreCalls } from './core-calls.ts';
+import { corePath, listAll } from './core-calls.ts';
+
+/** The most operations one batch holds (README: Batches). */
+const BATCH_SIZE = 100;
+
+/** Deletes `record` of `collection` with every record that names it, at any depth, through a restrict reference. */
+export async function deleteWithDependents(
+  calls: CoreCalls,
+  collections: DialectCollections,
+  collection: DialectCollection,
+  record: JsonObject,
+): Promise<void> {
+  const order: string[] = [];
+  const seen = new Set<string>();
+  const lists = new Map<string, Promise<JsonObject[]>>();
+  const records = (collection: string): Promise<JsonObject[]> => {
+    let list = lists.get(collection);
+    if (list === undefined) lists.set(collection, (list = listAll(calls, corePath(collection))));
+    return list;
+  };
+  const visit = async (target: DialectCollection, id: RecordId): Promise<void> => {
+    const path = corePath(target.definition.collection, id);
+    if (seen.has(path)) return;
+    seen.add(path);
+    for (const { definition, path: fieldPath } of target.definition.referencedBy) {
+      const dependent = collections.of(definition);
+      const field = fieldPath[0] as string;
+      const rule = definition.fields.find((each) => each.name === field);
+      if (dependent === undefined || rule === undefined || rule.type === 'array') continue;
+      if ((rule.onDelete ?? 'restrict') !== 'restrict') continue;
+      for (const each of await records(definition.collection))
+        if (each[field] === id) await visit(dependent, each['id'] as RecordId);
+    }
+    order.push(path);
+  };
+  await visit(collection, record['id'] as RecordId);
+  if (order.length === 1) {
+    await calls.call('DELETE', order[0] as string);
+    return;
+  }
+  if (calls.context.actor === undefined) requireTokenless(calls, order);
+  for (let start = 0; start < order.length; start += BATCH_SIZE) {
+    const operations = order.slice(start, start + BATCH_SIZE).map((path) => ({ method: 'DELETE', path }));
+    await calls.call('POST', `${API_PREFIX}/batches`, '', { operations }, { tokenChecked: true });
+  }
+}
+
+/** Without a token, every deletion must be one its route lets anyone make: a batch itself always needs one. */
+function requireTokenless(calls: CoreCalls, paths: readonly string[]): void {
+  for (const path of paths)
+    if (!calls.isTokenless('DELETE', path))
+      throw new HttpError('unauthenticated', `deleting ${path} needs a bearer token (from POST /v1/tokens)`, {
+        headers: { 'WWW-Authenticate': 'Bearer realm="plainrest"' },
+      });
+}

@@ -1,0 +1,166 @@
+// json-server 0.17's reads (docs/json-server.md: Serving json-server's dialect): a list as a bare array, filtered,
+// searched, sorted and sliced as its plural router does, with X-Total-Count and, for `_page`, its Link header; a
+// record; a singular resource; `GET /db`. Each reads through the core's list and read handlers (core-calls.ts).
+
+import type { Reply } from '../http/respond.ts';
+import { MatchBudget } from '../patterns/linear-pattern.ts';
+import type { JsonObject, JsonValue } from '../records/json.ts';
+import { jsonAnswer, notFound } from './answers.ts';
+import type { DialectCollection, DialectCollections } from './collections.ts';
+import { asInFile } from './collections.ts';
+import type { CoreCalls } from './core-calls.ts';
+import { corePath, listAll, listRange } from './core-calls.ts';
+import { withRelated } from './related.ts';
+import type { Parameters } from './list-filters.ts';
+import { filtersOf, matchesText, passes, sortedBy } from './list-filters.ts';
+
+/** What a read needs of the request besides its collection: its parameters and its URL as the client sent it. */
+export interface ReadRequest {
+  readonly parameters: Parameters;
+  /** `http://host/path?query`, as json-server's links start from (get-full-url.js). */
+  readonly fullUrl: string;
+}
+
+/** json-server's page size when `_page` comes without `_limit`. */
+const DEFAULT_PAGE_SIZE = 10;
+
+/** GET /<collection>: the records, as json-server's plural router lists them. */
+export async function listRecords(
+  calls: CoreCalls,
+  collections: DialectCollections,
+  collection: DialectCollection,
+  request: ReadRequest,
+): Promise<Reply> {
+  const { parameters } = request;
+  // An empty value is none, as json-server tests them.
+  const first = (name: string): string | undefined => parameters.get(name)?.[0] || undefined;
+  const path = corePath(collection.definition.collection);
+  const [start, end, page, limit, sort] = ['_start', '_end', '_page', '_limit', '_sort'].map(first);
+  const headers: Record<string, string> = {};
+  if (end !== undefined || limit !== undefined || page !== undefined)
+    headers['Access-Control-Expose-Headers'] = `X-Total-Count${page === undefined ? '' : ', Link'}`;
+  const slice = sliceOf(start, end, page, limit);
+  let records: JsonObject[];
+  let total: number;
+  if (plainSlice(parameters, collection) && slice !== undefined && slice.from >= 0 && slice.to >= slice.from) {
+    // Nothing to filter or sort: the core's own pages hold the slice, in id order, json-server's order for the file.
+    const found = await listRange(calls, path, slice.from, slice.to);
+    records = found.records.map((record) => asInFile(collection, record));
+    total = found.total;
+  } else {
+    const all = (await listAll(calls, path)).map((record) => asInFile(collection, record));
+    records = chosen(all, parameters, sort, first('_order'));
+    total = records.length;
+    if (slice !== undefined) records = records.slice(slice.from, slice.to);
+  }
+  if (slice !== undefined) headers['X-Total-Count'] = String(total);
+  if (page !== undefined && slice !== undefined)
+    headers['Link'] = pageLinks(request.fullUrl, slice.page, slice.to - slice.from, total, records.length);
+  const shown = await withRelated(calls, collections, collection, records, parameters);
+  return jsonAnswer(200, shown, headers);
+}
+
+/** The records json-server keeps of `all`: `q`, then each filter, then the sort. */
+function chosen(
+  all: readonly JsonObject[],
+  parameters: Parameters,
+  sort: string | undefined,
+  order: string | undefined,
+): JsonObject[] {
+  const filters = filtersOf(parameters, all);
+  const budget = new MatchBudget();
+  const text = parameters.get('q')?.[0]?.toLowerCase();
+  let records = text === undefined ? [...all] : all.filter((record) => matchesText(record, text));
+  for (const filter of filters) records = records.filter((record) => passes(record, filter, budget));
+  if (sort === undefined) return records;
+  const orders = (order ?? '').split(',').map((each) => each.toLowerCase());
+  return sortedBy(records, sort.split(','), orders);
+}
+
+/** No parameter but the slice's (and those json-server ignores), on a collection kept in the file's order of ids. */
+function plainSlice(parameters: Parameters, collection: DialectCollection): boolean {
+  if (collection.definition.idKind !== 'integer') return false;
+  return [...parameters.keys()].every((name) =>
+    ['_start', '_end', '_page', '_limit', '_embed', '_expand', 'callback', '_', '_delay'].includes(name),
+  );
+}
+
+/** The records `_page` (with `_limit`), else `_end` (from `_start`), else `_limit` (from `_start`) keep. */
+function sliceOf(
+  start: string | undefined,
+  end: string | undefined,
+  page: string | undefined,
+  limit: string | undefined,
+): { from: number; to: number; page: number } | undefined {
+  const whole = (text: string | undefined): number => {
+    const number = Number.parseInt(text ?? '', 10);
+    return Number.isNaN(number) ? 0 : number;
+  };
+  if (page !== undefined) {
+    const current = Math.max(1, whole(page));
+    const size = whole(limit) || DEFAULT_PAGE_SIZE;
+    return { from: (current - 1) * size, to: current * size, page: current };
+  }
+  if (end !== undefined) return { from: whole(start), to: whole(end), page: 0 };
+  if (limit !== undefined) return { from: whole(start), to: whole(start) + whole(limit), page: 0 };
+  return undefined;
+}
+
+/**
+ * json-server's Link header for page `page` of `size` (utils.js getPage): first, prev, next and last, each the URL with
+ * `page=<n>` in place of `page=<page>`; empty when the page is empty or holds every record.
+ */
+function pageLinks(fullUrl: string, page: number, size: number, total: number, shown: number): string {
+  if (shown === 0) return '';
+  const links: [string, number][] = [];
+  const whole = shown === total;
+  if (!whole) links.push(['first', 1]);
+  if (page > 1) links.push(['prev', page - 1]);
+  if (page * size < total) links.push(['next', page + 1]);
+  if (!whole) links.push(['last', Math.ceil(total / size)]);
+  return links
+    .map(([rel, number]) => `<${whole ? fullUrl : fullUrl.replace(`page=${page}`, `page=${number}`)}>; rel="${rel}"`)
+    .join(', ');
+}
+
+/** GET /<collection>/<id>: the record, with `_embed` and `_expand`; 404 `{}` when there is none. */
+export async function readRecord(
+  calls: CoreCalls,
+  collections: DialectCollections,
+  collection: DialectCollection,
+  id: string,
+  parameters: Parameters,
+): Promise<Reply> {
+  const answer = await calls.call('GET', corePath(collection.definition.collection, id));
+  const [shown] = await withRelated(
+    calls,
+    collections,
+    collection,
+    [asInFile(collection, answer.body ?? {})],
+    parameters,
+  );
+  return shown === undefined ? notFound() : jsonAnswer(200, shown);
+}
+
+/** GET /<singular>: the one record. */
+export async function readSingular(calls: CoreCalls, collection: DialectCollection): Promise<Reply> {
+  const answer = await calls.call('GET', corePath(collection.definition.collection));
+  return jsonAnswer(200, asInFile(collection, answer.body ?? {}));
+}
+
+/** GET /db: every collection and singular resource the caller may read, as the file holds them. */
+export async function wholeDatabase(calls: CoreCalls, collections: DialectCollections): Promise<Reply> {
+  const database: Record<string, JsonValue> = {};
+  for (const collection of collections.all()) {
+    const path = corePath(collection.definition.collection);
+    try {
+      database[collection.name] =
+        collection.definition.singleton === true
+          ? asInFile(collection, (await calls.call('GET', path)).body ?? {})
+          : (await listAll(calls, path)).map((record) => asInFile(collection, record));
+    } catch {
+      // What the caller may not read (or a singleton not made yet) is left out.
+    }
+  }
+  return jsonAnswer(200, database);
+}

@@ -1,0 +1,127 @@
+// json-server 0.17's writes (docs/json-server.md: Serving json-server's dialect), each through the core's handlers:
+// POST (201, Location, a client's id where ids are the client's, a made one where none is sent), PUT and PATCH (a
+// shallow merge, as lodash's assign: read, merged, replaced), DELETE (200 `{}`, its dependents first: cascade.ts),
+// a singular resource's PUT, PATCH and POST, and a nested POST (`/posts/1/comments` gives the comment its `postId`).
+
+import { randomBytes } from 'node:crypto';
+import type { Reply } from '../http/respond.ts';
+import type { JsonObject, JsonValue } from '../records/json.ts';
+import type { FieldRule } from '../resources/definition.ts';
+import { jsonAnswer } from './answers.ts';
+import { deleteWithDependents } from './cascade.ts';
+import type { DialectCollection, DialectCollections } from './collections.ts';
+import { asDeclared, asInFile, fileName } from './collections.ts';
+import type { CoreCalls } from './core-calls.ts';
+import { corePath } from './core-calls.ts';
+import { requestBody } from './request-body.ts';
+
+/** The field a nested route's parent id goes in (`postId`), with its name in the file; see nestedParent. */
+export interface NestedField {
+  /** Its name in the file, which a nested GET filters by. */
+  readonly name: string;
+  /** Its declared field, undefined when the collection has none that names the parent. */
+  readonly field: FieldRule | undefined;
+}
+
+/**
+ * The field of `child` that `/<parent>/<id>/<child>` sets: a reference to `parent`; with none, json-server's
+ * `<parent>Id`, which no record holds (a nested GET then lists every record, as json-server does).
+ */
+export function nestedParent(collections: DialectCollections, parent: string, child: DialectCollection): NestedField {
+  const target = collections.named(parent);
+  const field = target === undefined ? undefined : collections.foreignKey(child, target);
+  return field === undefined ? { name: `${parent}Id`, field } : { name: fileName(child, field.name), field };
+}
+
+/** A value from a path (`"1"`) in the type of `rule`: a number where it holds numbers. */
+function typed(value: string, rule: FieldRule | undefined): JsonValue {
+  const number = Number(value);
+  return (rule?.type === 'integer' || rule?.type === 'number') && value !== '' && Number.isFinite(number)
+    ? number
+    : value;
+}
+
+/** json-server's made ids where none is given (nanoid(7), as its createId makes them for text ids). */
+function madeId(): string {
+  return randomBytes(6).toString('base64url').slice(0, 7);
+}
+
+/** POST /<collection> (or /<parent>/<id>/<collection>): 201 with the record and its Location. */
+export async function createRecord(
+  calls: CoreCalls,
+  collection: DialectCollection,
+  fullUrl: string,
+  parent?: { readonly field: FieldRule | undefined; readonly id: string },
+): Promise<Reply> {
+  const body = await requestBody(calls.context);
+  const declared: Record<string, JsonValue> = { ...asDeclared(collection, body) };
+  if (parent !== undefined) {
+    const name = parent.field?.name ?? `${collection.definition.singular}_id`;
+    declared[name] = typed(parent.id, parent.field);
+  }
+  if (collection.definition.idKind === 'string') {
+    const id = declared['id'];
+    if (id === undefined || id === null || id === '') declared['id'] = madeId();
+    else if (typeof id === 'number') declared['id'] = String(id);
+  }
+  const answer = await calls.call('POST', corePath(collection.definition.collection), '', declared);
+  const record = asInFile(collection, answer.body ?? {});
+  return jsonAnswer(201, record, {
+    'Access-Control-Expose-Headers': 'Location',
+    Location: `${fullUrl}/${String(record['id'])}`,
+  });
+}
+
+/** PUT or PATCH /<collection>/<id>: 200 with the record; 404 `{}` when there is none. */
+export async function updateRecord(
+  calls: CoreCalls,
+  collection: DialectCollection,
+  id: string,
+  method: 'PUT' | 'PATCH',
+): Promise<Reply> {
+  const path = corePath(collection.definition.collection, id);
+  // The record must be there: a PUT to an absent string id would make it, where json-server answers 404.
+  const current = (await calls.call('GET', path)).body as JsonObject;
+  const given: Record<string, JsonValue> = { ...asDeclared(collection, await requestBody(calls.context)) };
+  // json-server keeps the record's id whatever the body says.
+  delete given['id'];
+  const replacement = method === 'PUT' ? given : { ...withoutServerFields(current), ...given };
+  const answer = await calls.call('PUT', path, '', replacement);
+  return jsonAnswer(200, asInFile(collection, answer.body ?? {}));
+}
+
+/** A record as read, without the members the server sets: what a PUT gives back to keep everything else. */
+function withoutServerFields(record: JsonObject): JsonObject {
+  const { id: _id, created_at: _created, updated_at: _updated, ...rest } = record;
+  return rest;
+}
+
+/** DELETE /<collection>/<id>: 200 `{}`, the records naming it deleted with it; 404 `{}` when there is none. */
+export async function deleteRecord(
+  calls: CoreCalls,
+  collections: DialectCollections,
+  collection: DialectCollection,
+  id: string,
+): Promise<Reply> {
+  const record = (await calls.call('GET', corePath(collection.definition.collection, id))).body as JsonObject;
+  await deleteWithDependents(calls, collections, collection, record);
+  return jsonAnswer(200, {});
+}
+
+/** PUT, PATCH or POST /<singular>: the record replaced (PUT, POST) or merged (PATCH); POST answers 201. */
+export async function writeSingular(
+  calls: CoreCalls,
+  collection: DialectCollection,
+  method: string,
+  fullUrl: string,
+): Promise<Reply> {
+  const path = corePath(collection.definition.collection);
+  const given = asDeclared(collection, await requestBody(calls.context));
+  let replacement: JsonObject = given;
+  if (method === 'PATCH')
+    replacement = { ...withoutServerFields((await calls.call('GET', path)).body as JsonObject), ...given };
+  const answer = await calls.call('PUT', path, '', replacement);
+  const record = asInFile(collection, answer.body ?? {});
+  if (method !== 'POST') return jsonAnswer(200, record);
+  return jsonAnswer(201, record, { 'Access-Control-Expose-Headers': 'Location', Location: fullUrl });
+}
