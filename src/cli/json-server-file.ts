@@ -1,6 +1,6 @@
 // The records in json-server's shape (docs/json-server.md: Leaving): each collection a list under the file's name
 // (x-json-server), a singleton a top-level object, members under the file's names, ids as kept (as text where the file
-// wrote them so), created_at/updated_at only where the file had them; what a `plainrest export` writes.
+// wrote them so, and the references to them), created_at/updated_at only where the file had them: `plainrest export`.
 
 import type { CollectionDeclaration, ResourcesDeclaration } from '../declarations/declaration.ts';
 import { FILE_NAMES_MEMBER, fileNamesOf, toFileNames } from '../declarations/file-names.ts';
@@ -30,15 +30,26 @@ export function jsonServerData(
 ): JsonServerData {
   const data: Record<string, JsonValue> = {};
   const counts: [string, number | 'singleton'][] = [];
+  const namesOf = (collection: string) =>
+    fileNamesOf(collection, (declaration.resources[collection] as CollectionDeclaration)[FILE_NAMES_MEMBER]);
+  // json-server 1.x writes ids as text, and the references to them (`"postId": "1"`).
+  const textIds = new Set(Object.keys(declaration.resources).filter((collection) => namesOf(collection).idsAsText));
   for (const [collection, declared] of Object.entries(declaration.resources)) {
-    const names = fileNamesOf(collection, (declared as CollectionDeclaration)[FILE_NAMES_MEMBER]);
+    const names = namesOf(collection);
+    const textReferences = new Set(
+      Object.entries(declared.properties ?? {}).flatMap(([name, schema]) =>
+        textIds.has(schema['x-references'] ?? schema.items?.['x-references'] ?? '') ? [name] : [],
+      ),
+    );
     const kept = new Set(TIMESTAMPS.filter((timestamp) => names.properties.has(timestamp)));
     const stored = [...(records.get(collection)?.records ?? [])].sort((a, b) => compareIds(a.id, b.id));
     const inFile = (record: StoredRecord): JsonObject => {
-      const fields = Object.entries(record).filter(
-        ([name]) =>
-          (!TIMESTAMPS.includes(name) || kept.has(name)) && (collection !== 'users' || !USERS_OWN.includes(name)),
-      );
+      const fields = Object.entries(record)
+        .filter(
+          ([name]) =>
+            (!TIMESTAMPS.includes(name) || kept.has(name)) && (collection !== 'users' || !USERS_OWN.includes(name)),
+        )
+        .map(([name, value]) => [name, textReferences.has(name) ? asText(value) : value]);
       const shaped = toFileNames(Object.fromEntries(fields), names) as JsonObject;
       return names.idsAsText && typeof record.id === 'number' ? { ...shaped, id: String(record.id) } : shaped;
     };
@@ -53,6 +64,12 @@ export function jsonServerData(
     counts.push([names.collection, listed.length]);
   }
   return { data, counts };
+}
+
+/** A reference's value, or a list of them, with each id as text. */
+function asText(value: JsonValue): JsonValue {
+  if (Array.isArray(value)) return value.map((item: JsonValue) => asText(item));
+  return typeof value === 'number' ? String(value) : value;
 }
 
 /** The administrator the server made (ADMIN_EMAIL), which the file did not hold. */
