@@ -104,7 +104,7 @@ function exampleFiles() {
  */
 function layers() {
   const guide = readFileSync(join(SOURCE, 'README.md'), 'utf8');
-  const folders = [...guide.matchAll(/^\| `([a-z]+)\/` \|/gm)].map((match) => match[1]);
+  const folders = [...guide.matchAll(/^\| `([a-z-]+)\/` \|/gm)].map((match) => match[1]);
   const present = readdirSync(SOURCE, { withFileTypes: true }).filter((entry) => entry.isDirectory());
   const missing = present.map((entry) => entry.name).filter((name) => !folders.includes(name));
   if (missing.length > 0) throw new Error(`src/README.md's layers do not list ${missing.join(', ')}`);

@@ -161,7 +161,7 @@ describe('the one file copied alone', () => {
 /** The folders of src/ in src/README.md's table of layers, bottom first. */
 async function layers(): Promise<string[]> {
   const guide = await readFile(join(SOURCE, 'README.md'), 'utf8');
-  return [...guide.matchAll(/^\| `([a-z]+)\/` \|/gm)].map((match) => match[1] as string);
+  return [...guide.matchAll(/^\| `([a-z-]+)\/` \|/gm)].map((match) => match[1] as string);
 }
 
 /** Every module of src/ but main.ts (which the one file replaces), as a path under src/. */
@@ -206,7 +206,7 @@ describe('the one file as a text', () => {
     assert.deepEqual(missing, [], 'modules without their path and header comment');
 
     const order = await layers();
-    const folders = [...text.matchAll(/^\/\/ src\/([a-z]+)\//gm)].map((match) => match[1] as string);
+    const folders = [...text.matchAll(/^\/\/ src\/([a-z-]+)\//gm)].map((match) => match[1] as string);
     const ranks = folders.map((folder) => order.indexOf(folder));
     assert.ok(!ranks.includes(-1));
     assert.deepEqual(
