@@ -1,6 +1,8 @@
 // json-server's names as plainrest's (README: Moving in from json-server): collections and properties in snake_case
 // (`blogPosts` → `blog_posts`, `postId` → `post_id`), and the singular noun a declaration needs (`posts` → `post`,
-// `movies` → `movie`, `people` → `person`), by which `movieId` is known to name a movie.
+// `people` → `person`: resources/singular-nouns.ts), by which `movieId` is known to name a movie.
+
+export { singularOf } from '../resources/singular-nouns.ts';
 
 /** `postId` → `post_id`, `blog-posts` → `blog_posts`, `URLs` → `urls`; other characters are left for NAME to refuse. */
 export function snakeCase(name: string): string {
@@ -9,52 +11,4 @@ export function snakeCase(name: string): string {
     .replace(/([A-Z]+)([A-Z][a-z])/g, '$1_$2')
     .replace(/[-\s.]+/g, '_')
     .toLowerCase();
-}
-
-/** Plurals English does not make with -s. */
-const IRREGULAR: ReadonlyMap<string, string> = new Map([
-  ['people', 'person'],
-  ['children', 'child'],
-  ['men', 'man'],
-  ['women', 'woman'],
-  ['mice', 'mouse'],
-  ['geese', 'goose'],
-  ['feet', 'foot'],
-  ['teeth', 'tooth'],
-  ['indices', 'index'],
-  ['criteria', 'criterion'],
-  ['statuses', 'status'],
-  ['buses', 'bus'],
-  ['viruses', 'virus'],
-  ['bonuses', 'bonus'],
-  ['campuses', 'campus'],
-  ['heroes', 'hero'],
-  ['potatoes', 'potato'],
-  ['tomatoes', 'tomato'],
-  ['echoes', 'echo'],
-]);
-/** Words whose plural is themselves. */
-const UNCOUNTED = new Set(['news', 'series', 'species', 'data', 'info', 'media', 'sheep', 'fish', 'equipment']);
-/** Nouns in -ie, whose plural is -ies but not from -y (`movies`, not `movy`). */
-const IE_NOUNS = new RegExp(
-  '(movie|cookie|pie|tie|lie|zombie|rookie|selfie|calorie|genie|hippie|goalie|prairie|smoothie|brownie|auntie|' +
-    'sortie|veggie|freebie|birdie)s$',
-);
-
-/** `posts` → `post`, `categories` → `category`, `boxes` → `box`, `people` → `person`; a word no plural stays itself. */
-export function singularOf(collection: string): string {
-  const words = collection.split('_');
-  const last = words.pop() as string;
-  return [...words, singularWord(last)].join('_');
-}
-
-function singularWord(word: string): string {
-  const irregular = IRREGULAR.get(word);
-  if (irregular !== undefined) return irregular;
-  if (UNCOUNTED.has(word)) return word;
-  if (IE_NOUNS.test(word)) return word.slice(0, -1);
-  if (/[^aeiou]ies$/.test(word)) return `${word.slice(0, -3)}y`;
-  if (/(ss|x|z|ch|sh)es$/.test(word)) return word.slice(0, -2);
-  if (/[^s]s$/.test(word)) return word.slice(0, -1);
-  return word;
 }

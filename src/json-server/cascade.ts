@@ -1,14 +1,15 @@
 // json-server 0.17's cascade (docs/json-server.md: Serving json-server's dialect): deleting a post deletes the
-// records whose `postId` names it, and theirs in turn, where plainrest would refuse the deletion (a reference declared
-// `restrict`, the import's default). All of them go in batches (README: Batches), the deepest records first.
+// records whose `postId` names it, and those naming them in turn (json-server leaves those for a later deletion;
+// plainrest keeps no reference to nothing). All of them go in batches (README: Batches), the deepest records first.
 
 import { HttpError } from '../errors/errors.ts';
 import type { JsonObject } from '../records/json.ts';
 import type { RecordId } from '../records/record-id.ts';
 import { API_PREFIX } from '../routing/route-table.ts';
 import type { DialectCollection, DialectCollections } from './collections.ts';
+import { asInFile, fileName, foreignKeyOf } from './collections.ts';
 import type { CoreCalls } from './core-calls.ts';
-import { corePath, listAll } from './core-calls.ts';
+import { corePath, everyRecord } from './core-calls.ts';
 
 /** The most operations one batch holds (README: Batches). */
 const BATCH_SIZE = 100;
@@ -22,24 +23,26 @@ export async function deleteWithDependents(
 ): Promise<void> {
   const order: string[] = [];
   const seen = new Set<string>();
-  const lists = new Map<string, Promise<JsonObject[]>>();
-  const records = (collection: string): Promise<JsonObject[]> => {
+  const lists = new Map<DialectCollection, Promise<JsonObject[]>>();
+  const records = (collection: DialectCollection): Promise<JsonObject[]> => {
     let list = lists.get(collection);
-    if (list === undefined) lists.set(collection, (list = listAll(calls, corePath(collection))));
+    if (list === undefined) lists.set(collection, (list = everyRecord(calls, collection.definition)));
     return list;
   };
   const visit = async (target: DialectCollection, id: RecordId): Promise<void> => {
     const path = corePath(target.definition.collection, id);
     if (seen.has(path)) return;
     seen.add(path);
-    for (const { definition, path: fieldPath } of target.definition.referencedBy) {
-      const dependent = collections.of(definition);
-      const field = fieldPath[0] as string;
-      const rule = definition.fields.find((each) => each.name === field);
-      if (dependent === undefined || rule === undefined || rule.type === 'array') continue;
-      if ((rule.onDelete ?? 'restrict') !== 'restrict') continue;
-      for (const each of await records(definition.collection))
-        if (each[field] === id) await visit(dependent, each['id'] as RecordId);
+    const member = foreignKeyOf(target.name);
+    for (const dependent of collections.all()) {
+      const holds = dependent.definition.fields.some((rule) => fileName(dependent, rule.name) === member);
+      if (dependent.definition.singleton === true || !holds) continue;
+      for (const each of await records(dependent)) {
+        const named = asInFile(dependent, each)[member];
+        // json-server finds the record a `postId` names by its id as text (lodash-id's getById).
+        if (named !== undefined && named !== null && String(named) === String(id))
+          await visit(dependent, each['id'] as RecordId);
+      }
     }
     order.push(path);
   };

@@ -1,7 +1,7 @@
 // The collections json-server's dialect serves (docs/json-server.md: Serving json-server's dialect), under the file's
-// names (declarations/file-names.ts), and json-server's relations between them: `postId` names a post, found for a
-// nested route, `_embed` and `_expand` and its cascade through the declared references. Records go out in the file's
-// names, without the timestamps a file did not have; bodies come in translated to the declared names.
+// names (declarations/file-names.ts), and json-server's relations between them, by name as it finds them: `postId`
+// names a post (a nested route, `_embed`, `_expand`, its cascade). Records go out in the file's names, without the
+// timestamps a file did not have; bodies come in translated to the declared names.
 
 import { API_KEYS } from '../declarations/built-in-keys.ts';
 import type { DeclaredNames, FileNames } from '../declarations/file-names.ts';
@@ -14,7 +14,8 @@ import {
 } from '../declarations/file-names.ts';
 import type { JsonObject, JsonValue } from '../records/json.ts';
 import { isJsonObject } from '../records/json.ts';
-import type { FieldRule, ResourceDefinition, ResourceTable } from '../resources/definition.ts';
+import type { ResourceDefinition, ResourceTable } from '../resources/definition.ts';
+import { singularOf } from '../resources/singular-nouns.ts';
 
 /** One collection as the dialect serves it. */
 export interface DialectCollection {
@@ -57,26 +58,24 @@ export class DialectCollections {
   }
 
   /**
-   * The field of `child` that names a record of `parent` as json-server's `<singular>Id` does (`postId` in comments):
-   * a declared reference to it, the one named so when there are several.
+   * For `_expand=<inner>`: the member `<inner>Id` (in the file's names) and the collection it names, the one whose
+   * name is `<inner>` in the plural.
    */
-  foreignKey(child: DialectCollection, parent: DialectCollection): FieldRule | undefined {
-    const references = child.definition.fields.filter(
-      (rule) => rule.references === parent.definition.collection && rule.type !== 'array',
-    );
-    const named = `${parent.definition.singular}_id`;
-    return references.find((rule) => rule.name === named) ?? references[0];
-  }
-
-  /** For `_expand=<inner>` on `collection`: its field `<inner>Id` (file names), a reference, and what it names. */
-  expansion(collection: DialectCollection, inner: string): { field: string; target: DialectCollection } | undefined {
-    for (const rule of collection.definition.fields) {
-      if (rule.references === undefined || fileName(collection, rule.name) !== `${inner}Id`) continue;
-      const target = [...this.#byDefinition.entries()].find(([each]) => each.collection === rule.references)?.[1];
-      if (target !== undefined) return { field: rule.name, target };
-    }
+  expansion(inner: string): { member: string; target: DialectCollection } | undefined {
+    for (const target of this.#byName.values())
+      if (target.definition.singleton !== true && singularOf(target.name) === inner && target.name !== inner)
+        return { member: foreignKey(inner), target };
     return undefined;
   }
+}
+
+/** json-server's foreign key for a record of the collection the file calls `collection` (`posts` → `postId`). */
+export function foreignKeyOf(collection: string): string {
+  return foreignKey(singularOf(collection));
+}
+
+function foreignKey(singular: string): string {
+  return `${singular}Id`;
 }
 
 /** A top-level field's name in the file. */

@@ -9,6 +9,7 @@ import { giveJsonBody } from '../http/body.ts';
 import type { Headers, Reply } from '../http/respond.ts';
 import type { JsonObject, JsonValue } from '../records/json.ts';
 import type { RecordId } from '../records/record-id.ts';
+import type { ResourceDefinition } from '../resources/definition.ts';
 import { API_PREFIX } from '../routing/route-table.ts';
 
 /** A route of the core as the dialect needs it (server/routes.ts: Endpoint). */
@@ -106,20 +107,28 @@ interface Page {
   readonly total: number;
 }
 
-/** Page `page` of `limit` records of the list at `path` (its records as the core represents them). */
-export async function listPage(calls: CoreCalls, path: string, page: number, limit: number): Promise<Page> {
-  const answer = await calls.call('GET', path, `page=${page}&limit=${limit}`);
+/** Page `page` of `limit` records of the list at `path` (as the core represents them), sorted by `sort` or by id. */
+export async function listPage(calls: CoreCalls, path: string, page: number, limit: number, sort = ''): Promise<Page> {
+  const answer = await calls.call('GET', path, `page=${page}&limit=${limit}${sort === '' ? '' : `&sort=${sort}`}`);
   const body = answer.body as { data: JsonObject[]; meta: { total: number } };
   return { records: body.data, total: body.meta.total };
 }
 
-/** Every record of the list at `path`, in its order, read a page of PAGE_LIMIT at a time. */
-export async function listAll(calls: CoreCalls, path: string): Promise<JsonObject[]> {
-  const first = await listPage(calls, path, 1, PAGE_LIMIT);
+/** Every record of the list at `path`, sorted by `sort` or by id, read a page of PAGE_LIMIT at a time. */
+export async function listAll(calls: CoreCalls, path: string, sort = ''): Promise<JsonObject[]> {
+  const first = await listPage(calls, path, 1, PAGE_LIMIT, sort);
   const records = [...first.records];
   for (let page = 2; (page - 1) * PAGE_LIMIT < first.total; page++)
-    records.push(...(await listPage(calls, path, page, PAGE_LIMIT)).records);
+    records.push(...(await listPage(calls, path, page, PAGE_LIMIT, sort)).records);
   return records;
+}
+
+/**
+ * Every record of `definition`'s collection in json-server's order as near as plainrest keeps it: by id for integer
+ * ids (a file's order, new ones last); else by creation, then id (imported records by id, new ones last).
+ */
+export function everyRecord(calls: CoreCalls, definition: ResourceDefinition): Promise<JsonObject[]> {
+  return listAll(calls, corePath(definition.collection), definition.idKind === 'integer' ? '' : 'created_at');
 }
 
 /** Records `from` (from 0) to `to` (excluded) of the list at `path`, and how many it holds. */

@@ -86,7 +86,8 @@ export class JsonServerDialect {
       .map(decoded);
     const read = method === 'GET' || method === 'HEAD';
     let parameters: ReadonlyMap<string, readonly string[]> = parametersOf(queryString);
-    const fullUrl = `http://${req.headers.host ?? 'localhost'}${req.url ?? path}`;
+    // json-server's links and Location start from the URL as its router sees it (get-full-url.js), rewritten or not.
+    const fullUrl = `http://${req.headers.host ?? 'localhost'}${path}${queryString === '' ? '' : `?${queryString}`}`;
     if (steps.length === 1 && steps[0] === 'db' && read)
       return this.#run(door, 'GET', API_PREFIX, (calls) => wholeDatabase(calls, this.#collections));
     let parent: { name: string; id: string } | undefined;
@@ -106,11 +107,11 @@ export class JsonServerDialect {
       return notFound();
     }
     if (parent !== undefined) {
-      const foreignKey = nestedParent(collections, parent.name, collection);
-      if (read) parameters = withParameter(parameters, foreignKey.name, parent.id);
+      const nested = nestedParent(parent.name, collection);
+      if (read) parameters = withParameter(parameters, nested.name, parent.id);
       else
         return this.#run(door, 'POST', base, (calls) =>
-          createRecord(calls, collection, fullUrl, { field: foreignKey.field, id: parent.id }),
+          createRecord(calls, collection, fullUrl, { nested, id: parent.id }),
         );
     }
     if (steps.length === 1) {

@@ -9,7 +9,7 @@ import { jsonAnswer, notFound } from './answers.ts';
 import type { DialectCollection, DialectCollections } from './collections.ts';
 import { asInFile } from './collections.ts';
 import type { CoreCalls } from './core-calls.ts';
-import { corePath, listAll, listRange } from './core-calls.ts';
+import { corePath, everyRecord, listRange } from './core-calls.ts';
 import { withRelated } from './related.ts';
 import type { Parameters } from './list-filters.ts';
 import { filtersOf, matchesText, passes, sortedBy } from './list-filters.ts';
@@ -48,7 +48,7 @@ export async function listRecords(
     records = found.records.map((record) => asInFile(collection, record));
     total = found.total;
   } else {
-    const all = (await listAll(calls, path)).map((record) => asInFile(collection, record));
+    const all = (await everyRecord(calls, collection.definition)).map((record) => asInFile(collection, record));
     records = chosen(all, parameters, sort, first('_order'));
     total = records.length;
     if (slice !== undefined) records = records.slice(slice.from, slice.to);
@@ -157,7 +157,7 @@ export async function wholeDatabase(calls: CoreCalls, collections: DialectCollec
       database[collection.name] =
         collection.definition.singleton === true
           ? asInFile(collection, (await calls.call('GET', path)).body ?? {})
-          : (await listAll(calls, path)).map((record) => asInFile(collection, record));
+          : (await everyRecord(calls, collection.definition)).map((record) => asInFile(collection, record));
     } catch {
       // What the caller may not read (or a singleton not made yet) is left out.
     }

@@ -4,9 +4,10 @@
 
 import type { JsonObject, JsonValue } from '../records/json.ts';
 import type { DialectCollection, DialectCollections } from './collections.ts';
-import { asInFile, fileName } from './collections.ts';
+import { asInFile, foreignKeyOf } from './collections.ts';
 import type { CoreCalls } from './core-calls.ts';
-import { corePath, listAll } from './core-calls.ts';
+import { corePath, everyRecord } from './core-calls.ts';
+import { HttpError } from '../errors/errors.ts';
 import { isNotFound } from './answers.ts';
 import type { Parameters } from './list-filters.ts';
 
@@ -27,22 +28,25 @@ export async function withRelated(
     for (const record of added) record[name] = children.get(key(record['id'])) ?? [];
   }
   for (const inner of expands) {
-    const expansion = collections.expansion(collection, inner);
+    const expansion = collections.expansion(inner);
     if (expansion === undefined) continue;
-    const field = fileName(collection, expansion.field);
     const found = new Map<string, JsonObject | undefined>();
     for (const record of added) {
-      const id = record[field];
+      const id = record[expansion.member];
       if (id === undefined || id === null) continue;
-      if (!found.has(key(id))) found.set(key(id), await readOrNothing(calls, expansion.target, String(id)));
-      const target = found.get(key(id));
+      const text = String(id);
+      if (!found.has(text)) found.set(text, await readOrNothing(calls, expansion.target, text));
+      const target = found.get(text);
       if (target !== undefined) record[inner] = target;
     }
   }
   return added;
 }
 
-/** The records of the collection the file calls `name`, by the id of the record of `parent` each names. */
+/**
+ * The records of the collection the file calls `name` (in the file's names) by the id their `<parent's singular>Id`
+ * holds (`postId` for posts), compared strictly as json-server's filter compares them; none for an unknown name.
+ */
 async function childrenByParent(
   calls: CoreCalls,
   collections: DialectCollections,
@@ -52,13 +56,12 @@ async function childrenByParent(
   const grouped = new Map<string, JsonObject[]>();
   const child = collections.named(name);
   if (child === undefined || child.definition.singleton === true) return grouped;
-  const foreignKey = collections.foreignKey(child, parent);
-  if (foreignKey === undefined) return grouped;
-  for (const record of await listAll(calls, corePath(child.definition.collection))) {
-    const parentId = record[foreignKey.name];
+  const member = foreignKeyOf(parent.name);
+  for (const record of await everyRecord(calls, child.definition)) {
+    const shown = asInFile(child, record);
+    const parentId = shown[member];
     if (parentId === undefined || parentId === null) continue;
     const group = grouped.get(key(parentId));
-    const shown = asInFile(child, record);
     if (group === undefined) grouped.set(key(parentId), [shown]);
     else group.push(shown);
   }
@@ -75,7 +78,8 @@ async function readOrNothing(
     const answer = await calls.call('GET', corePath(collection.definition.collection, id));
     return asInFile(collection, answer.body ?? {});
   } catch (error) {
-    if (isNotFound(error)) return undefined;
+    // What json-server would find and plainrest does not show this caller is left out, as a record not found.
+    if (isNotFound(error) || (error instanceof HttpError && error.status === 403)) return undefined;
     throw error;
   }
 }

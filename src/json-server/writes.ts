@@ -10,27 +10,22 @@ import type { FieldRule } from '../resources/definition.ts';
 import { jsonAnswer } from './answers.ts';
 import { deleteWithDependents } from './cascade.ts';
 import type { DialectCollection, DialectCollections } from './collections.ts';
-import { asDeclared, asInFile, fileName } from './collections.ts';
+import { asDeclared, asInFile, fileName, foreignKeyOf } from './collections.ts';
 import type { CoreCalls } from './core-calls.ts';
 import { corePath } from './core-calls.ts';
 import { requestBody } from './request-body.ts';
 
-/** The field a nested route's parent id goes in (`postId`), with its name in the file; see nestedParent. */
+/** The member a nested route's parent id goes in (`postId`), and its declared field when the collection has one. */
 export interface NestedField {
-  /** Its name in the file, which a nested GET filters by. */
+  /** Its name in the file: json-server's `<parent's singular>Id`. */
   readonly name: string;
-  /** Its declared field, undefined when the collection has none that names the parent. */
   readonly field: FieldRule | undefined;
 }
 
-/**
- * The field of `child` that `/<parent>/<id>/<child>` sets: a reference to `parent`; with none, json-server's
- * `<parent>Id`, which no record holds (a nested GET then lists every record, as json-server does).
- */
-export function nestedParent(collections: DialectCollections, parent: string, child: DialectCollection): NestedField {
-  const target = collections.named(parent);
-  const field = target === undefined ? undefined : collections.foreignKey(child, target);
-  return field === undefined ? { name: `${parent}Id`, field } : { name: fileName(child, field.name), field };
+/** The member `/<parent>/<id>/<child>` filters by or sets: `postId` for `/posts/1/comments`, as json-server says. */
+export function nestedParent(parent: string, child: DialectCollection): NestedField {
+  const name = foreignKeyOf(parent);
+  return { name, field: child.definition.fields.find((rule) => fileName(child, rule.name) === name) };
 }
 
 /** A value from a path (`"1"`) in the type of `rule`: a number where it holds numbers. */
@@ -51,14 +46,13 @@ export async function createRecord(
   calls: CoreCalls,
   collection: DialectCollection,
   fullUrl: string,
-  parent?: { readonly field: FieldRule | undefined; readonly id: string },
+  parent?: { readonly nested: NestedField; readonly id: string },
 ): Promise<Reply> {
   const body = await requestBody(calls.context);
   const declared: Record<string, JsonValue> = { ...asDeclared(collection, body) };
-  if (parent !== undefined) {
-    const name = parent.field?.name ?? `${collection.definition.singular}_id`;
-    declared[name] = typed(parent.id, parent.field);
-  }
+  // The parent's id from the path, in the type the field holds (json-server stores the text of the path).
+  if (parent !== undefined)
+    declared[parent.nested.field?.name ?? parent.nested.name] = typed(parent.id, parent.nested.field);
   if (collection.definition.idKind === 'string') {
     const id = declared['id'];
     if (id === undefined || id === null || id === '') declared['id'] = madeId();
