@@ -4,7 +4,7 @@
 // json-server flag (taken, noted or refused with one line), json-server.json, --access and a database.
 
 import assert from 'node:assert/strict';
-import { readdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, test } from 'node:test';
 import { parseCommandLine } from '../src/cli/options.ts';
@@ -225,6 +225,9 @@ describe('plainrest db.json', () => {
       // Served at /v1, open to anyone (json-server lets anyone write), to a browser of any origin.
       assert.deepEqual(await listed(`${url}/v1/posts`), [{ id: 1, title: 'json-server', author: 'typicode' }]);
       assert.deepEqual(await listed(`${url}/v1/comments`), [{ id: 1, body: 'some comment', post_id: 1 }]);
+      // …and at the root in json-server's dialect, the file's names.
+      assert.deepEqual(await getJson(`${url}/comments`), { status: 200, body: JSON_SERVER_EXAMPLE.comments });
+      assert.deepEqual(await getJson(`${url}/db`), { status: 200, body: JSON_SERVER_EXAMPLE });
       const created = await fetch(`${url}/v1/posts`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', origin: 'http://localhost:5173' },
@@ -249,6 +252,13 @@ describe('plainrest db.json', () => {
         { id: 1, title: 'json-server', author: 'typicode' },
         { id: 2, title: 'plainrest', author: 'someone' },
       ]);
+      assert.deepEqual(await getJson(`${again}/posts`), {
+        status: 200,
+        body: [
+          { id: 1, title: 'json-server', author: 'typicode' },
+          { id: 2, title: 'plainrest', author: 'someone' },
+        ],
+      });
       assert.equal(second.stderr(), '');
       await stop(second);
     },
@@ -323,6 +333,8 @@ describe('plainrest db.json', () => {
         'warning: --watch: the file is read at a start only (a changed file is found at the next one, which asks ' +
           "for --reimport); while serving, the records are plainrest's, each write journaled, and the file is not " +
           'written',
+        "warning: --no-cors: /v1 answers without CORS headers; json-server's routes at the root still send them as " +
+          "json-server's defaults do (the Origin reflected)",
         'warning: --no-gzip: taken as is; plainrest compresses an answer of 1 KiB or more only for a client that ' +
           'accepts it (Accept-Encoding), as json-server does, and none for one that sends Accept-Encoding: identity',
         'warning: --snapshots: plainrest reads no keys from the terminal (s + Enter); GET /db saves the records in ' +
@@ -334,6 +346,19 @@ describe('plainrest db.json', () => {
       assert.ok(performance.now() - started >= 400, 'the answer waited --delay first');
       assert.equal(read.status, 200);
       assert.equal(read.headers.get('access-control-allow-origin'), null, '--no-cors');
+      // json-server's routes: delayed too, and read-only as json-server answers it.
+      const rootStarted = performance.now();
+      const rootRead = await fetch(`${url}/posts/1`);
+      assert.ok(performance.now() - rootStarted >= 400, "json-server's answer waited --delay first");
+      assert.equal(rootRead.status, 200);
+      assert.deepEqual(await rootRead.json(), { id: 1, title: 'first' });
+      const rootWrite = await fetch(`${url}/posts`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ title: 'second' }),
+      });
+      assert.equal(rootWrite.status, 403);
+      assert.equal(await rootWrite.text(), 'Forbidden');
 
       const post = (token?: string) =>
         fetch(`${url}/v1/posts`, {
@@ -360,6 +385,39 @@ describe('plainrest db.json', () => {
       // --quiet: no access log.
       assert.doesNotMatch(run.stdout(), /\/v1\/posts/);
       await stop(run);
+    },
+  );
+
+  test(
+    "--static and ./public are served at the root, --routes' rules rewrite json-server's paths, and the start lists them",
+    TIMEOUT,
+    async () => {
+      const dir = await scratchDirectory(defer);
+      await writeFile(join(dir, 'db.json'), JSON.stringify({ posts: [{ id: 1, title: 'first' }] }));
+      await mkdir(join(dir, 'site'));
+      await writeFile(join(dir, 'site', 'index.html'), '<h1>site</h1>');
+      await mkdir(join(dir, 'public'));
+      await writeFile(join(dir, 'public', 'hello.txt'), 'from public');
+      await writeFile(join(dir, 'routes.json'), JSON.stringify({ '/api/*': '/$1', '/blog/:id': '/posts/:id' }));
+      const run = plainrest(dir, ['db.json', '--port', '0', '-s', 'site', '-r', 'routes.json']);
+      const url = await serving(run);
+      await run.waitFor(/^rewritten \(--routes\): /m);
+      assert.equal(linesOf(run.stdout()).at(-1), 'rewritten (--routes): /api/* -> /$1, /blog/:id -> /posts/:id');
+      const page = await fetch(`${url}/`);
+      assert.equal(page.status, 200);
+      assert.equal(await page.text(), '<h1>site</h1>');
+      assert.equal((await fetch(`${url}/hello.txt`)).status, 404, '--static names the directory instead of ./public');
+      assert.deepEqual(await getJson(`${url}/api/posts/1`), { status: 200, body: { id: 1, title: 'first' } });
+      assert.deepEqual(await getJson(`${url}/blog/1`), { status: 200, body: { id: 1, title: 'first' } });
+      await stop(run);
+
+      const byDefault = plainrest(dir, ['db.json', '--port', '0']);
+      const other = await serving(byDefault);
+      const file = await fetch(`${other}/hello.txt`);
+      assert.equal(file.status, 200);
+      assert.equal(await file.text(), 'from public');
+      assert.equal((await fetch(`${other}/api/posts/1`)).status, 404, 'no rules without --routes');
+      await stop(byDefault);
     },
   );
 

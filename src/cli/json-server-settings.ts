@@ -62,6 +62,11 @@ export async function jsonServerSettings(
       '--watch: the file is read at a start only (a changed file is found at the next one, which asks for ' +
         "--reimport); while serving, the records are plainrest's, each write journaled, and the file is not written",
     );
+  if (on('no-cors'))
+    warnings.push(
+      "--no-cors: /v1 answers without CORS headers; json-server's routes at the root still send them as json-server's " +
+        'defaults do (the Origin reflected)',
+    );
   if (on('no-gzip'))
     warnings.push(
       '--no-gzip: taken as is; plainrest compresses an answer of 1 KiB or more only for a client that accepts it ' +
