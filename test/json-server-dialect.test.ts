@@ -202,6 +202,37 @@ describe("json-server's dialect side by side with json-server 0.17", () => {
     }
   });
 
+  test("json-server's own README example, ids as text (1.x's shape): served as text, references too", async () => {
+    const both = await pair({
+      posts: [
+        { id: '1', title: 'a title', views: 100 },
+        { id: '2', title: 'another title', views: 200 },
+      ],
+      comments: [
+        { id: '1', text: 'a comment about post 1', postId: '1' },
+        { id: '2', text: 'another comment about post 1', postId: '1' },
+      ],
+      profile: { name: 'typicode' },
+    });
+    const requests: [string, string, unknown?][] = [
+      ['GET', '/posts'],
+      ['GET', '/posts/1?_embed=comments'],
+      ['GET', '/comments?_expand=post'],
+      ['GET', '/comments?postId=1'],
+      ['GET', '/posts/1/comments'],
+      ['GET', '/posts?views_gte=150'],
+      ['PATCH', '/comments/2', { postId: '2' }],
+      ['GET', '/posts/2/comments'],
+      ['DELETE', '/posts/1'],
+      ['GET', '/comments'],
+      ['GET', '/db'],
+    ];
+    for (const [method, path, body] of requests) {
+      const { json, plain } = await both.both(method, path, body);
+      assertAgree(`${method} ${path}`, json, plain);
+    }
+  });
+
   test('uuid ids, and references to them: reads, nested reads, embeds, a cascade', async () => {
     const lists = [randomUUID(), randomUUID()].sort();
     const items = Array.from({ length: 6 }, () => randomUUID()).sort();

@@ -26,6 +26,10 @@ export interface DialectCollection {
   readonly declared: DeclaredNames;
   /** The record's own timestamps the file had (`createdAt`): the others are plainrest's and not shown here. */
   readonly timestamps: readonly string[];
+  /** Fields holding integer ids the file wrote as text (`"1"`, json-server 1.x's): its id, references to such ids. */
+  readonly asText: ReadonlySet<string>;
+  /** Fields holding integer ids, which a body may give as text (`"1"`): references to integer collections. */
+  readonly integerIds: ReadonlySet<string>;
 }
 
 /** The collections of `table` the dialect serves: top-level ones and singletons; API keys are plainrest's own. */
@@ -34,11 +38,22 @@ export class DialectCollections {
   readonly #byDefinition = new Map<ResourceDefinition, DialectCollection>();
 
   constructor(table: ResourceTable) {
+    const namesOf = (definition: ResourceDefinition): FileNames =>
+      fileNamesOf(definition.collection, definition.declared[FILE_NAMES_MEMBER]);
     for (const definition of table.resources) {
       if (definition.parent !== undefined || definition.collection === API_KEYS) continue;
-      const names = fileNamesOf(definition.collection, definition.declared[FILE_NAMES_MEMBER]);
+      const names = namesOf(definition);
       const timestamps = ['created_at', 'updated_at'].filter((field) => names.properties.has(field));
-      const collection = { definition, name: names.collection, names, declared: declaredNamesOf(names), timestamps };
+      const asText = new Set(names.idsAsText ? ['id'] : []);
+      const integerIds = new Set<string>();
+      for (const rule of definition.fields) {
+        const target = table.get(rule.references ?? rule.items?.references ?? '');
+        if (target === undefined || target.idKind !== 'integer') continue;
+        integerIds.add(rule.name);
+        if (namesOf(target).idsAsText) asText.add(rule.name);
+      }
+      const declared = declaredNamesOf(names);
+      const collection = { definition, name: names.collection, names, declared, timestamps, asText, integerIds };
       this.#byName.set(collection.name, collection);
       this.#byDefinition.set(definition, collection);
     }
@@ -90,13 +105,29 @@ export function asInFile(collection: DialectCollection, record: JsonValue): Json
   for (const [key, value] of Object.entries(record as JsonObject)) {
     if ((key === 'created_at' || key === 'updated_at') && !collection.timestamps.includes(key)) continue;
     if (singleton && key === 'id') continue;
-    shown[key] = value;
+    shown[key] = collection.asText.has(key) ? idsAs(value, String) : value;
   }
   return toFileNames(shown, collection.names) as JsonObject;
 }
 
-/** A body in the file's names as the core reads it, in declared names. */
+/** A body in the file's names as the core reads it, in declared names; ids of integer collections given as text are
+ * numbers. */
 export function asDeclared(collection: DialectCollection, body: JsonObject): JsonObject {
   const declared = toDeclaredNames(body, collection.declared);
-  return isJsonObject(declared) ? declared : {};
+  if (!isJsonObject(declared)) return {};
+  const result: Record<string, JsonValue> = { ...declared };
+  for (const field of collection.integerIds)
+    if (Object.hasOwn(result, field)) result[field] = idsAs(result[field] as JsonValue, wholeNumber);
+  return result;
+}
+
+/** `value` (an id, or a list of them) with each id made text or a number by `as`. */
+function idsAs(value: JsonValue, as: (id: string | number) => JsonValue): JsonValue {
+  if (Array.isArray(value)) return value.map((item: JsonValue) => idsAs(item, as));
+  return typeof value === 'number' || typeof value === 'string' ? as(value) : value;
+}
+
+/** A string of digits as its number; anything else as it is, for the core to judge. */
+function wholeNumber(id: string | number): JsonValue {
+  return typeof id === 'string' && /^(0|[1-9][0-9]{0,15})$/.test(id) ? Number(id) : id;
 }
