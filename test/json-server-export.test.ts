@@ -79,6 +79,9 @@ describe('plainrest export', () => {
       assert.equal((await send(`${url}/v1/boards/ideas`, 'PUT', { name: 'Ideas' })).status, 201);
       assert.equal((await send(`${url}/v1/site_settings`, 'PATCH', { theme: 'light' })).status, 200);
       const thirdCreated = (third.body as { created_at: string }).created_at;
+      // What json-server's dialect serves at the root, to compare with json-server's own answers below.
+      const dialect: Record<string, unknown> = {};
+      for (const name of Object.keys(FILE)) dialect[name] = await (await fetch(`${url}/${name}`)).json();
 
       // A running server's data is not read: its later writes would be missing.
       const refused = await plainrestToExit(dir, [
@@ -139,10 +142,11 @@ describe('plainrest export', () => {
             createdAt: thirdCreated,
           },
         ],
-        notes: [...FILE.notes, { id: newNote, text: 'and this', pinned: false }].sort((a, b) => (a.id < b.id ? -1 : 1)),
+        // Each list in json-server's order: the file's records, then those made since, in the order they were made.
+        notes: [...FILE.notes, { id: newNote, text: 'and this', pinned: false }],
         boards: [
-          { id: 'ideas', name: 'Ideas' },
           { id: 'road-map', name: 'Road map' },
+          { id: 'ideas', name: 'Ideas' },
         ],
         siteSettings: { theme: 'light', itemsPerPage: 20 },
       };
@@ -158,6 +162,7 @@ describe('plainrest export', () => {
         assert.equal(answer.status, 200, name);
         assert.deepEqual(await answer.json(), value, name);
       }
+      assert.deepEqual(dialect, expected, "plainrest's json-server dialect served the same before the export");
       assert.deepEqual(await (await fetch(`${reference.url}/posts/3/comments`)).json(), [
         { id: '3', text: 'on the third', postId: '3' },
       ]);

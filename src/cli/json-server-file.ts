@@ -4,7 +4,6 @@
 
 import type { CollectionDeclaration, ResourcesDeclaration } from '../declarations/declaration.ts';
 import { FILE_NAMES_MEMBER, fileNamesOf, toFileNames } from '../declarations/file-names.ts';
-import { compareIds } from '../records/record-id.ts';
 import type { JsonObject, JsonValue, StoredRecord } from '../records/json.ts';
 import type { CollectionCopy } from '../store/open-database.ts';
 
@@ -42,7 +41,8 @@ export function jsonServerData(
       ),
     );
     const kept = new Set(TIMESTAMPS.filter((timestamp) => names.properties.has(timestamp)));
-    const stored = [...(records.get(collection)?.records ?? [])].sort((a, b) => compareIds(a.id, b.id));
+    // In the order the store keeps them: the file's, then each record made since, as json-server appends them.
+    const stored = records.get(collection)?.records ?? [];
     const inFile = (record: StoredRecord): JsonObject => {
       const fields = Object.entries(record)
         .filter(
