@@ -22,6 +22,7 @@ interface JsonServerModule {
   create(): { use(...handlers: unknown[]): void } & ((req: unknown, res: unknown) => void);
   defaults(options: Record<string, unknown>): unknown[];
   router(source: string): unknown;
+  rewriter(routes: Readonly<Record<string, string>>): unknown;
 }
 
 /** What a client reads of an answer. */
@@ -53,7 +54,7 @@ export interface Pair {
 
 /**
  * json-server on a copy of `data` and plainrest on `data` imported, in `dir`; `options` go to plainrest's start and
- * `dialect` to its jsonServer option.
+ * `dialect` to its jsonServer option, and as json-server's --read-only, --static and --routes to json-server.
  */
 export async function startPair(
   dir: string,
@@ -71,7 +72,10 @@ export async function startPair(
   await importFile({ file, resources, target: dataDir, access: 'open', force: false });
   const jsonServer = require('json-server') as JsonServerModule;
   const app = jsonServer.create();
-  app.use(jsonServer.defaults({ logger: false, static: join(dir, 'json-server') }));
+  // json-server's own command line with --read-only, --static and --routes, as lib/cli/run.js assembles it.
+  const staticDir = dialect.staticDir ?? join(dir, 'json-server');
+  app.use(jsonServer.defaults({ logger: false, static: staticDir, readOnly: dialect.readOnly === true }));
+  if (dialect.routes !== undefined) app.use(jsonServer.rewriter(dialect.routes));
   app.use(jsonServer.router(copy));
   const server: Server = createServer(app);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
