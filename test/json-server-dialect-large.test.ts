@@ -32,7 +32,7 @@ function largeFile(): unknown {
 describe("json-server's dialect on 20,000 records, side by side", () => {
   const defer = cleanUpAfterEach();
 
-  test('pages, slices, filters, search, sorts, nested reads, expansions and a cascade agree; times reported', async (t) => {
+  test('pages, slices, filters, search, sorts, nested reads, expansions, a cascade agree; times told', async (t) => {
     const started = performance.now();
     const both = await startPair(await scratchDirectory(defer), largeFile());
     defer(() => both.close());
@@ -65,7 +65,8 @@ describe("json-server's dialect on 20,000 records, side by side", () => {
       // Writes went to both at once above; here their results are read back (a second DELETE would be a 404).
       if (method === 'GET') assertAgree(`${method} ${path}`, json, plain);
       t.diagnostic(
-        `${method} ${path}: both ${(between - before).toFixed(0)} ms; plainrest alone ${(after - between).toFixed(0)} ms`,
+        `${method} ${path}: both ${(between - before).toFixed(0)} ms; ` +
+          `plainrest alone ${(after - between).toFixed(0)} ms`,
       );
     }
     const reviews = (await both.plain('GET', '/reviews?productId=4')).body as unknown[];
