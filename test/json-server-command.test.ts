@@ -10,7 +10,7 @@ import { afterEach, describe, test } from 'node:test';
 import { parseCommandLine } from '../src/cli/options.ts';
 import { killAll } from './child-process.ts';
 import { cleanUpAfterEach, scratchDirectory } from './helpers.ts';
-import { freePort, linesOf, plainrest, plainrestToExit, serving, stop } from './json-server-cli.ts';
+import { freePort, linesOf, MAIN, plainrest, plainrestToExit, serving, stop } from './json-server-cli.ts';
 import { POSTGRES_SKIP, startCluster } from './postgres-cluster.ts';
 
 /** A bound on a test that starts processes: each takes seconds on a busy machine. */
@@ -246,7 +246,7 @@ describe('plainrest db.json', () => {
       assert.equal(
         linesOf(second.stdout())[0],
         `db.json: unchanged since its import (${importedAt}); serving the records kept in db.plainrest/data (writes ` +
-          'go there, not into db.json: plainrest export db.json --force writes them back)',
+          `go there, not into db.json: node ${MAIN} export db.json --force writes them back)`,
       );
       assert.deepEqual(await listed(`${again}/v1/posts`), [
         { id: 1, title: 'json-server', author: 'typicode' },
@@ -292,7 +292,7 @@ describe('plainrest db.json', () => {
         stderr:
           `cannot start: db.json has changed since it was imported into db.plainrest (${importedAt}); the records ` +
           'served from there may have changed too: pass --reimport to import the file again (the records served so ' +
-          'far are kept in db.plainrest.previous), or run plainrest export db.json --force to write the served ones ' +
+          `far are kept in db.plainrest.previous), or run node ${MAIN} export db.json --force to write the served ones ` +
           'over it\n',
       });
       assert.equal(await readFile(join(dir, 'db.plainrest', 'imported.json'), 'utf8'), record);

@@ -2,7 +2,7 @@
 // clean checkout (no dist/) is built by `prepack`, installs into an empty directory
 // with no network and no dependencies, and runs: `npx plainrest --version`,
 // `npx plainrest` (the banner's token hint says `npx plainrest token`), `npx plainrest
-// token`, and the README's embedding snippet as written. The tarball carries the
+// token`, `npx plainrest db.json`, and the README's embedding snippet as written. The tarball carries the
 // licence and the README, and no source or tests; its one program is the one-file build.
 
 import assert from 'node:assert/strict';
@@ -131,6 +131,48 @@ describe('the npm package', () => {
       server.signal('SIGTERM'); // npx and the server it started
       await server.exited;
       assert.match(server.stdout(), /^SIGTERM: finishing in-flight requests, then stopping\nstopped\n$/m);
+    },
+  );
+
+  test(
+    '`npx plainrest db.json` imports a json-server file into db.plainrest/ beside it and serves it at the root and at ' +
+      '/v1; a later run serves the same records, its line naming `npx plainrest export`',
+    TIMEOUT,
+    async () => {
+      const mock = join(project, 'mock');
+      await mkdir(mock);
+      await writeFile(join(mock, 'db.json'), JSON.stringify({ posts: [{ id: 1, title: 'hello' }] }));
+      const serve = () =>
+        startProcess('npx', ['--no-install', 'plainrest', 'db.json', '--port', '0'], {
+          cwd: mock,
+          env,
+          ownGroup: true,
+        });
+      const first = serve();
+      const [, url] = await first.waitFor(/^plainrest listening on (\S+)$/m);
+      await first.waitFor(/^the same records under the conventions: /m);
+      assert.deepEqual(await (await fetch(`${url}/posts`)).json(), [{ id: 1, title: 'hello' }]);
+      const created = await fetch(`${url}/v1/posts`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ title: 'again' }),
+      });
+      assert.equal(created.status, 201);
+      first.signal('SIGTERM');
+      await first.exited;
+
+      const second = serve();
+      await second.waitFor(
+        /^db\.json: unchanged since its import \(.+\); serving the records kept in db\.plainrest\/data \(writes go there, not into db\.json: npx plainrest export db\.json --force writes them back\)$/m,
+      );
+      const [, again] = await second.waitFor(/^plainrest listening on (\S+)$/m);
+      await second.waitFor(/^the same records under the conventions: /m);
+      assert.deepEqual(await (await fetch(`${again}/posts`)).json(), [
+        { id: 1, title: 'hello' },
+        { id: 2, title: 'again' },
+      ]);
+      second.signal('SIGTERM');
+      await second.exited;
     },
   );
 

@@ -200,7 +200,7 @@ async function serveJsonServerFile(request: JsonServerRequest, stdout: BufferedL
   const { prepareJsonServer, dialectLines, failureLines } = await import('./json-server-command.ts');
   let prepared: PreparedServer;
   try {
-    prepared = await prepareJsonServer(request);
+    prepared = await prepareJsonServer(request, plainrestCommand(process.argv[1]));
   } catch (error) {
     const lines = failureLines(error);
     if (lines === undefined) throw error;

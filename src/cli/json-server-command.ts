@@ -49,7 +49,11 @@ const EXAMPLE = {
   profile: { name: 'typicode' },
 };
 
-export async function prepareJsonServer(request: JsonServerRequest): Promise<PreparedServer> {
+/**
+ * Imports the file or finds its import, then the options to serve it with; `command` is how this process was run
+ * (`npx plainrest`), for the lines that say what to run next.
+ */
+export async function prepareJsonServer(request: JsonServerRequest, command: string): Promise<PreparedServer> {
   const { source, options, reimport } = request;
   const settings = await jsonServerSettings(request.flags, options);
   const folder = folderOf(source);
@@ -74,7 +78,7 @@ export async function prepareJsonServer(request: JsonServerRequest): Promise<Pre
       throw new JsonServerError(
         `${source} has changed since it was imported into ${folder} (${record.imported_at}); the records served ` +
           `from there may have changed too: pass --reimport to import the file again (the records served so far are ` +
-          `kept in ${folder}.previous), or run plainrest export ${source} --force to write the served ones over it`,
+          `kept in ${folder}.previous), or run ${command} export ${source} --force to write the served ones over it`,
       );
     if (request.access !== undefined && request.access !== record.access)
       warnings.push(
@@ -83,7 +87,7 @@ export async function prepareJsonServer(request: JsonServerRequest): Promise<Pre
       );
     lines.push(
       `${source}: unchanged since its import (${record.imported_at}); serving the records kept in ${shown(target)} ` +
-        `(writes go there, not into ${source}: plainrest export ${source} --force writes them back)`,
+        `(writes go there, not into ${source}: ${command} export ${source} --force writes them back)`,
     );
   } else {
     lines.push(...(await importInto(request, folder, declaration, target, content)));
