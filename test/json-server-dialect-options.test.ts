@@ -177,3 +177,50 @@ describe('where plainrest answers otherwise, by design: a status and a problem b
     );
   });
 });
+
+describe('what json-server 1.x added, where 0.17 reads nothing: _per_page, field:op, _where, _sort=-field', () => {
+  const defer = cleanUpAfterEach();
+  const views = {
+    posts: [
+      { id: 1, title: 'alpha', views: 100, author: { name: 'ada' } },
+      { id: 2, title: 'beta', views: 250, author: { name: 'alan' } },
+      { id: 3, title: 'gamma', views: 50, author: { name: 'grace' } },
+      { id: 4, title: 'Alphabet', views: 300, author: { name: 'ada' } },
+    ],
+  };
+  const ids = async (both: Pair, path: string): Promise<unknown> => {
+    const seen = await both.plain('GET', path);
+    assert.equal(seen.status, 200, `${path}: ${seen.text}`);
+    const body = seen.body as { id: number }[] | { data: { id: number }[] };
+    return (Array.isArray(body) ? body : body.data).map((record) => record.id);
+  };
+
+  test('each as json-server 1.x answers it', async () => {
+    const both = await startPair(await scratchDirectory(defer), views);
+    defer(() => both.close());
+    const page = await both.plain('GET', '/posts?_page=2&_per_page=3');
+    assert.deepEqual(
+      { ...(page.body as Record<string, unknown>), data: undefined },
+      { first: 1, prev: 1, next: null, last: 2, pages: 2, items: 4, data: undefined },
+    );
+    assert.deepEqual(await ids(both, '/posts?_page=2&_per_page=3'), [4]);
+    assert.deepEqual(await ids(both, '/posts?_page=9&_per_page=3&_sort=-views'), [3]);
+    assert.deepEqual(await ids(both, '/posts?views:gt=100'), [2, 4]);
+    assert.deepEqual(await ids(both, '/posts?views:gte=100&views:lt=300'), [1, 2]);
+    assert.deepEqual(await ids(both, '/posts?views:in=50,300'), [3, 4]);
+    assert.deepEqual(await ids(both, '/posts?title:contains=ALPH'), [1, 4]);
+    assert.deepEqual(await ids(both, '/posts?title:startsWith=al&views:ne=100'), [4]);
+    assert.deepEqual(await ids(both, '/posts?title:endsWith=A'), [1, 2, 3]);
+    assert.deepEqual(await ids(both, '/posts?author.name:eq=ada'), [1, 4]);
+    assert.deepEqual(await ids(both, '/posts?views:unknown=1'), [1, 2, 3, 4]);
+    const where = encodeURIComponent(
+      JSON.stringify({ or: [{ views: { lt: 60 } }, { author: { name: { eq: 'alan' } } }] }),
+    );
+    assert.deepEqual(await ids(both, `/posts?_where=${where}`), [2, 3]);
+    assert.deepEqual(await ids(both, '/posts?_sort=-views'), [4, 2, 1, 3]);
+    assert.deepEqual(await ids(both, '/posts?_sort=author.name,-views'), [4, 1, 2, 3]);
+    const refused = await both.plain('GET', '/posts?_where=not-json');
+    assert.equal(refused.status, 400);
+    assert.equal((refused.body as Record<string, unknown>)['code'], 'invalid_query');
+  });
+});

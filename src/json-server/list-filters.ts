@@ -7,9 +7,21 @@ import type { JsonObject, JsonValue } from '../records/json.ts';
 import { isJsonObject } from '../records/json.ts';
 import { MatchBudget } from '../patterns/linear-pattern.ts';
 import { likePattern, type LikePattern } from './like-pattern.ts';
+import { isWhereParameter } from './where.ts';
 
 /** The parameters json-server reads itself; any other is a filter. */
-export const LIST_PARAMETERS = ['q', '_start', '_end', '_page', '_sort', '_order', '_limit', '_embed', '_expand'];
+export const LIST_PARAMETERS = [
+  'q',
+  '_start',
+  '_end',
+  '_page',
+  '_sort',
+  '_order',
+  '_limit',
+  '_embed',
+  '_expand',
+  '_per_page',
+];
 /** Parameters json-server ignores: JSONP's and jQuery's cache breaker, and `_delay` (its delay middleware's). */
 const IGNORED = new Set(['callback', '_', '_delay']);
 
@@ -45,7 +57,7 @@ export function parametersOf(queryString: string): Map<string, string[]> {
 export function filtersOf(parameters: Parameters, records: readonly JsonObject[]): Filter[] {
   const filters: Filter[] = [];
   for (const [name, values] of parameters) {
-    if (LIST_PARAMETERS.includes(name) || IGNORED.has(name)) continue;
+    if (LIST_PARAMETERS.includes(name) || IGNORED.has(name) || isWhereParameter(name)) continue;
     const suffix = /_(lte|gte|ne|like)$/.exec(name);
     if (suffix === null) {
       if (!records.some((record) => holds(record, name.split('.')))) continue;
@@ -117,17 +129,22 @@ export function matchesText(value: JsonValue | undefined, text: string): boolean
   return String(value).toLowerCase().includes(text);
 }
 
-/** lodash's orderBy on `paths`, each ascending unless its `orders` entry is `desc`; stable. */
+/**
+ * lodash's orderBy on `paths`, each ascending unless its `orders` entry is `desc` (or, as json-server 1.x writes it,
+ * the path starts with `-` and no order is given); stable.
+ */
 export function sortedBy(
   records: readonly JsonObject[],
-  paths: readonly string[],
+  given: readonly string[],
   orders: readonly string[],
 ): JsonObject[] {
+  const descending = given.map((path, index) => orders[index] === 'desc' || (path.startsWith('-') && !orders[index]));
+  const paths = given.map((path) => (path.startsWith('-') ? path.slice(1) : path));
   const keyed = records.map((record, index) => ({ record, index, keys: paths.map((path) => valueAt(record, path)) }));
   keyed.sort((a, b) => {
     for (let at = 0; at < paths.length; at++) {
       const order = compareAscending(a.keys[at], b.keys[at]);
-      if (order !== 0) return orders[at] === 'desc' ? -order : order;
+      if (order !== 0) return descending[at] === true ? -order : order;
     }
     return a.index - b.index;
   });

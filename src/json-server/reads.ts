@@ -13,6 +13,7 @@ import { corePath, everyRecord, listRange } from './core-calls.ts';
 import { withRelated } from './related.ts';
 import type { Parameters } from './list-filters.ts';
 import { filtersOf, matchesText, passes, sortedBy } from './list-filters.ts';
+import { conditionsOf, matchesWhere } from './where.ts';
 
 /** What a read needs of the request besides its collection: its parameters and its URL as the client sent it. */
 export interface ReadRequest {
@@ -39,6 +40,12 @@ export async function listRecords(
   const headers: Record<string, string> = {};
   if (end !== undefined || limit !== undefined || page !== undefined)
     headers['Access-Control-Expose-Headers'] = `X-Total-Count${page === undefined ? '' : ', Link'}`;
+  const perPage = first('_per_page');
+  if (perPage !== undefined) {
+    const all = (await everyRecord(calls, collection.definition)).map((record) => asInFile(collection, record));
+    const kept = chosen(all, parameters, sort, first('_order'));
+    return jsonAnswer(200, await pageObject(calls, collections, collection, kept, page, perPage, parameters));
+  }
   const slice = sliceOf(start, end, page, limit);
   let records: JsonObject[];
   let total: number;
@@ -60,6 +67,34 @@ export async function listRecords(
   return jsonAnswer(200, shown, headers);
 }
 
+/**
+ * json-server 1.x's page (`_per_page`): `{first, prev, next, last, pages, items, data}`, the page brought within the
+ * pages there are.
+ */
+async function pageObject(
+  calls: CoreCalls,
+  collections: DialectCollections,
+  collection: DialectCollection,
+  records: readonly JsonObject[],
+  page: string | undefined,
+  perPage: string,
+  parameters: Parameters,
+): Promise<JsonObject> {
+  const size = Math.max(1, Number.parseInt(perPage, 10) || 1);
+  const pages = Math.max(1, Math.ceil(records.length / size));
+  const current = Math.max(1, Math.min(Number.parseInt(page ?? '1', 10) || 1, pages));
+  const data = records.slice((current - 1) * size, current * size);
+  return {
+    first: 1,
+    prev: current > 1 ? current - 1 : null,
+    next: current < pages ? current + 1 : null,
+    last: pages,
+    pages,
+    items: records.length,
+    data: await withRelated(calls, collections, collection, data, parameters),
+  };
+}
+
 /** The records json-server keeps of `all`: `q`, then each filter, then the sort. */
 function chosen(
   all: readonly JsonObject[],
@@ -72,6 +107,7 @@ function chosen(
   const text = parameters.get('q')?.[0]?.toLowerCase();
   let records = text === undefined ? [...all] : all.filter((record) => matchesText(record, text));
   for (const filter of filters) records = records.filter((record) => passes(record, filter, budget));
+  for (const where of conditionsOf(parameters)) records = records.filter((record) => matchesWhere(record, where));
   if (sort === undefined) return records;
   const orders = (order ?? '').split(',').map((each) => each.toLowerCase());
   return sortedBy(records, sort.split(','), orders);
