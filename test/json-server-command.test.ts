@@ -297,6 +297,24 @@ describe('plainrest db.json', () => {
       });
       assert.equal(await readFile(join(dir, 'db.plainrest', 'imported.json'), 'utf8'), record);
 
+      // A file the import refuses: nothing changes, and what --reimport moved aside comes back.
+      const changed = await readFile(join(dir, 'db.json'), 'utf8');
+      const twice = {
+        posts: [
+          { id: 1, title: 'one' },
+          { id: 1, title: 'two' },
+        ],
+      };
+      await writeFile(join(dir, 'db.json'), JSON.stringify(twice));
+      assert.deepEqual(await plainrestToExit(dir, ['db.json', '--port', '0', '--reimport']), {
+        code: 2,
+        stdout: '',
+        stderr: 'cannot import: posts, records 1 and 2: both have the id 1; give each its own\n',
+      });
+      assert.deepEqual((await readdir(dir)).sort(), ['db.json', 'db.plainrest']);
+      assert.equal(await readFile(join(dir, 'db.plainrest', 'imported.json'), 'utf8'), record);
+      await writeFile(join(dir, 'db.json'), changed);
+
       const reimported = plainrest(dir, ['db.json', '--port', '0', '--reimport']);
       const url = await serving(reimported);
       const said = linesOf(reimported.stdout());
@@ -314,6 +332,52 @@ describe('plainrest db.json', () => {
       await serving(next);
       assert.match(linesOf(next.stdout())[0] as string, /^db\.json: unchanged since its import /);
       await stop(next);
+    },
+  );
+
+  test(
+    'a first import the file stops: its lines, exit 2, nothing left beside it; a declaration named instead is refused; ' +
+      'db.json5 is read as JSON5',
+    TIMEOUT,
+    async () => {
+      const dir = await scratchDirectory(defer);
+      await writeFile(
+        join(dir, 'db.json'),
+        JSON.stringify({
+          posts: [
+            { id: 1, title: 'one' },
+            { id: 1, title: 'two' },
+          ],
+        }),
+      );
+      assert.deepEqual(await plainrestToExit(dir, ['db.json', '--port', '0']), {
+        code: 2,
+        stdout: '',
+        stderr: 'cannot import: posts, records 1 and 2: both have the id 1; give each its own\n',
+      });
+      assert.deepEqual(await readdir(dir), ['db.json']);
+
+      await writeFile(join(dir, 'resources.json'), JSON.stringify({ resources: { posts: { singular: 'post' } } }));
+      assert.deepEqual(await plainrestToExit(dir, ['resources.json', '--port', '0']), {
+        code: 2,
+        stdout: '',
+        stderr:
+          "cannot start: resources.json is a declaration (its one member is resources), not json-server's data: serve " +
+          'it with --resources resources.json\n',
+      });
+      assert.deepEqual((await readdir(dir)).sort(), ['db.json', 'resources.json']);
+
+      await writeFile(
+        join(dir, 'db.json5'),
+        "{\n  // json-server 1.x reads db.json5\n  posts: [{ id: 1, title: 'five' },],\n}\n",
+      );
+      const run = plainrest(dir, ['db.json5', '--port', '0']);
+      const url = await serving(run);
+      assert.ok(linesOf(run.stdout()).includes('loaded 1 post into the data directory db.plainrest/data'));
+      assert.deepEqual(await listed(`${url}/v1/posts`), [{ id: 1, title: 'five' }]);
+      assert.deepEqual(await getJson(`${url}/posts`), { status: 200, body: [{ id: 1, title: 'five' }] });
+      await stop(run);
+      assert.equal(JSON.parse(await readFile(join(dir, 'db.plainrest', 'imported.json'), 'utf8')).file, 'db.json5');
     },
   );
 

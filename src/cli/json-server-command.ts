@@ -7,6 +7,8 @@ import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { basename, join, relative, resolve } from 'node:path';
 import { isDatabaseUrl } from '../config/config.ts';
 import type { ServerOptions } from '../config/server-options.ts';
+import type { JsonObject } from '../records/json.ts';
+import { isJsonObject } from '../records/json.ts';
 import type { ImportAccess } from '../importing/import-declaration.ts';
 import { isoTimestamp } from '../records/timestamps.ts';
 import { StartupError } from '../store/data-directory.ts';
@@ -121,6 +123,7 @@ async function importInto(
   content: string,
 ): Promise<string[]> {
   const { source, reimport } = request;
+  await refuseDeclaration(source);
   if (!reimport && (await stat(declaration).catch(() => undefined)) !== undefined)
     throw new JsonServerError(
       `${declaration} is there but no record of an import beside it (${recordPath(folder)}): pass ` +
@@ -129,18 +132,17 @@ async function importInto(
   const moved: [string, string][] = [];
   const directory = isDatabaseUrl(target) ? undefined : resolve(target);
   const inFolder = directory !== undefined && !relative(resolve(folder), directory).startsWith('..');
-  if (reimport) {
-    if (directory !== undefined && (await stat(directory).catch(() => undefined)) !== undefined)
+  let madeFolder = false;
+  try {
+    if (reimport && directory !== undefined && (await stat(directory).catch(() => undefined)) !== undefined)
       await (await acquireLock(directory)).release(); // a running server keeps its data
-    for (const path of [folder, ...(directory !== undefined && !inFolder ? [directory] : [])])
+    for (const path of reimport ? [folder, ...(directory !== undefined && !inFolder ? [directory] : [])] : [])
       if ((await stat(path).catch(() => undefined)) !== undefined) {
         await rm(`${path}.previous`, { recursive: true, force: true });
         await rename(path, `${path}.previous`);
         moved.push([path, `${path}.previous`]);
       }
-  }
-  const madeFolder = (await stat(folder).catch(() => undefined)) === undefined;
-  try {
+    madeFolder = (await stat(folder).catch(() => undefined)) === undefined;
     await mkdir(folder, { recursive: true });
     const access = request.access ?? 'open';
     const summary = await importFile({ file: source, resources: declaration, target, access, force: reimport });
@@ -167,6 +169,25 @@ async function importInto(
     }
     throw error;
   }
+}
+
+/** A declaration named instead of a data file (`plainrest resources.json`) would be imported as data: refused. */
+async function refuseDeclaration(source: string): Promise<void> {
+  let data: unknown;
+  try {
+    data = JSON.parse((await readFile(source, 'utf8')).replace(/^\uFEFF/, ''));
+  } catch {
+    return; // JSON5, or no JSON: the import reads it and says what is wrong
+  }
+  const resources =
+    isJsonObject(data) && Object.keys(data).length === 1 ? (data as JsonObject)['resources'] : undefined;
+  const collections = isJsonObject(resources ?? null) ? Object.values(resources as JsonObject) : [];
+  const declared = (value: unknown): boolean => isJsonObject(value) && ('singular' in value || 'properties' in value);
+  if (collections.length > 0 && collections.every(declared))
+    throw new JsonServerError(
+      `${source} is a declaration (its one member is resources), not json-server's data: serve it with ` +
+        `--resources ${source}`,
+    );
 }
 
 /**
