@@ -9,6 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { describe, test } from 'node:test';
 import { cleanUpAfterEach, scratchDirectory } from './helpers.ts';
 import { assertAgree, startPair, type Pair } from './json-server-pair.ts';
+import { POSTGRES_SKIP, startCluster } from './postgres-cluster.ts';
 
 /** A blog as json-server 0.17's README has it, grown: camelCase, a dashed name, nested objects, nulls, text ids. */
 const BLOG = {
@@ -267,5 +268,54 @@ describe("json-server's dialect side by side with json-server 0.17", () => {
     const { json, plain } = await both.both('GET', '/items');
     assertAgree('GET /items after the cascade', json, plain);
     assert.equal((plain.body as unknown[]).length, 3);
+  });
+});
+
+describe("json-server's dialect on PostgreSQL, side by side with json-server 0.17", { skip: POSTGRES_SKIP }, () => {
+  const defer = cleanUpAfterEach();
+
+  test('the reads agree, and the writes (a cascade among them), then /v1 reads them from the database', async () => {
+    const cluster = await startCluster();
+    defer(() => cluster.stop());
+    const database = cluster.url(await cluster.createDatabase());
+    const both = await startPair(await scratchDirectory(defer), BLOG, {}, { database });
+    defer(() => both.close());
+    for (const path of BLOG_READS) {
+      const { json, plain } = await both.both('GET', path);
+      assertAgree(`GET ${path}`, json, plain);
+    }
+    const writes: [string, string, unknown?][] = [
+      [
+        'POST',
+        '/posts',
+        {
+          title: 'new',
+          authorInfo: { firstName: 'G', homeTown: 'N' },
+          views: 1,
+          subtitle: null,
+          tags: [],
+          published: true,
+        },
+      ],
+      ['PATCH', '/posts/4', { views: 2 }],
+      ['POST', '/posts/4/comments', { body: 'on four' }],
+      ['DELETE', '/posts/1'],
+      ['PATCH', '/profile', { name: 'patched' }],
+    ];
+    for (const [method, path, body] of writes) {
+      const { json, plain } = await both.both(method, path, body);
+      if (method === 'POST' && path.endsWith('/comments')) assert.equal(plain.status, json.status, path);
+      else assertAgree(`${method} ${path}`, json, plain);
+    }
+    // Not /db nor /comments: the nested comment's postId is the text "4" in json-server's (the test above).
+    for (const path of ['/posts', '/profile', '/posts/2?_embed=comments']) {
+      const { json, plain } = await both.both('GET', path);
+      assertAgree(`GET ${path} after the writes`, json, plain);
+    }
+    const comments = (await both.plain('GET', '/v1/comments')).body as { data: { body: string }[] };
+    assert.deepEqual(
+      comments.data.map((comment) => comment.body),
+      ['on two', 'on four'],
+    );
   });
 });

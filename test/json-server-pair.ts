@@ -69,7 +69,8 @@ export async function startPair(
   await writeFile(file, JSON.stringify(data, null, 2));
   const resources = join(dir, 'resources.json');
   const dataDir = join(dir, 'data');
-  await importFile({ file, resources, target: dataDir, access: 'open', force: false });
+  // Into a database when `options.database` names one (PostgreSQL), else a data directory.
+  await importFile({ file, resources, target: options.database ?? dataDir, access: 'open', force: false });
   const jsonServer = require('json-server') as JsonServerModule;
   const app = jsonServer.create();
   // json-server's own command line with --read-only, --static and --routes, as lib/cli/run.js assembles it.
@@ -82,7 +83,7 @@ export async function startPair(
   const jsonServerUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const plainrest = await startServer({
     port: 0,
-    dataDir,
+    ...(options.database === undefined ? { dataDir } : {}),
     resources,
     jsonServer: dialect,
     rateLimit: 0,

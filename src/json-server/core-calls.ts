@@ -92,7 +92,8 @@ export class CoreCalls {
       services: context.services,
       valuesToRedact: context.valuesToRedact,
     };
-    const reply = await handler(own);
+    // A read not at hand yet (a database's) runs the handler again once it is, as a batch's operations are run.
+    const reply = await context.store.read(() => handler(own));
     const text = reply.body === undefined ? '' : reply.body.toString();
     return { status: reply.status, headers: reply.headers ?? {}, body: text === '' ? undefined : JSON.parse(text) };
   }
