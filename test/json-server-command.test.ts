@@ -8,6 +8,7 @@ import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, test } from 'node:test';
 import { parseCommandLine } from '../src/cli/options.ts';
+import type { RunningProcess } from './child-process.ts';
 import { killAll } from './child-process.ts';
 import { cleanUpAfterEach, scratchDirectory } from './helpers.ts';
 import { freePort, linesOf, MAIN, plainrest, plainrestToExit, serving, stop } from './json-server-cli.ts';
@@ -39,6 +40,14 @@ async function listed(url: string): Promise<unknown[]> {
   const { status, body } = await getJson(url);
   assert.equal(status, 200, url);
   return (body as { data: Record<string, unknown>[] }).data.map(withoutTimes);
+}
+
+/** Waits (10 s at most) until `run` has written `line` on stderr. */
+async function untilStderr(run: RunningProcess, line: string): Promise<void> {
+  for (let waited = 0; !linesOf(run.stderr()).includes(line); waited += 50) {
+    assert.ok(waited < 10_000, `no line ${JSON.stringify(line)} on stderr: ${run.stderr()}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
 }
 
 describe('the command line of plainrest db.json', () => {
@@ -394,9 +403,8 @@ describe('plainrest db.json', () => {
       const url = await serving(run);
       assert.equal(url, `http://127.0.0.1:${port}`);
       assert.deepEqual(linesOf(run.stderr()), [
-        'warning: --watch: the file is read at a start only (a changed file is found at the next one, which asks ' +
-          "for --reimport); while serving, the records are plainrest's, each write journaled, and the file is not " +
-          'written',
+        "warning: --watch: the records served are plainrest's (each write journaled, the file not written): a " +
+          'change of the file is told here while serving, and served once plainrest starts again with --reimport',
         "warning: --no-cors: /v1 answers without CORS headers; json-server's routes at the root still send them as " +
           "json-server's defaults do (the Origin reflected)",
         'warning: --no-gzip: taken as is; plainrest compresses an answer of 1 KiB or more only for a client that ' +
@@ -448,7 +456,16 @@ describe('plainrest db.json', () => {
       assert.equal(declared.resources.posts.access.create, 'public');
       // --quiet: no access log.
       assert.doesNotMatch(run.stdout(), /\/v1\/posts/);
+      // --watch: a change of the file's data is told, once; the records served are still the import's.
+      const told =
+        'warning: db.json has changed: still serving the records kept in db.plainrest/data; start again with ' +
+        '--reimport to serve the file (those served until then are kept aside)';
+      await writeFile(join(dir, 'db.json'), JSON.stringify({ posts: [{ id: 1, title: 'edited' }] }));
+      await untilStderr(run, told);
+      await writeFile(join(dir, 'db.json'), JSON.stringify({ posts: [{ id: 1, title: 'edited' }] }, null, 2));
+      assert.deepEqual(await (await fetch(`${url}/posts/1`)).json(), { id: 1, title: 'first' });
       await stop(run);
+      assert.equal(linesOf(run.stderr()).filter((line) => line === told).length, 1, run.stderr());
     },
   );
 

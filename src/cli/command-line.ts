@@ -197,7 +197,7 @@ async function importJsonServer(request: ImportRequest): Promise<number> {
 
 /** `plainrest db.json`: the file imported on its first run (or its import reused), then served in both dialects. */
 async function serveJsonServerFile(request: JsonServerRequest, stdout: BufferedLines): Promise<number> {
-  const { prepareJsonServer, dialectLines, failureLines } = await import('./json-server-command.ts');
+  const { prepareJsonServer, afterStart, failureLines } = await import('./json-server-command.ts');
   let prepared: PreparedServer;
   try {
     prepared = await prepareJsonServer(request, plainrestCommand(process.argv[1]));
@@ -209,7 +209,7 @@ async function serveJsonServerFile(request: JsonServerRequest, stdout: BufferedL
   }
   for (const warning of prepared.warnings) console.warn(`warning: ${warning}`);
   for (const line of prepared.lines) stdout.write(line);
-  return run(prepared.options, stdout, (url) => dialectLines(url, prepared));
+  return run(prepared.options, stdout, (url) => afterStart(url, prepared, (line) => console.warn(`warning: ${line}`)));
 }
 
 /** `plainrest export db.json`: every record written back in json-server's shape, with the file's names. */

@@ -3,8 +3,9 @@
 // once the file has changed since (--reimport imports it again); then the options that serve it with json-server's
 // dialect at the root and the conventions at /v1.
 
+import { watch } from 'node:fs';
 import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
-import { basename, join, relative, resolve } from 'node:path';
+import { basename, dirname, join, relative, resolve } from 'node:path';
 import { isDatabaseUrl } from '../config/config.ts';
 import type { ServerOptions } from '../config/server-options.ts';
 import type { JsonObject } from '../records/json.ts';
@@ -42,6 +43,8 @@ export interface PreparedServer {
   readonly warnings: readonly string[];
   /** The declaration served: its collections are the dialect's paths. */
   readonly declaration: string;
+  /** --watch: the file, its data as imported, and where the records served are. */
+  readonly watched: { readonly source: string; readonly content: string; readonly target: string } | undefined;
 }
 
 /** What json-server 0.17 writes into a data file that does not exist, before serving it. */
@@ -96,7 +99,8 @@ export async function prepareJsonServer(request: JsonServerRequest, command: str
   }
   const resources = settings.readOnly ? await readOnlyDeclaration(declaration) : declaration;
   const place = isDatabaseUrl(target) ? { database: target } : { dataDir: target };
-  return { options: { ...settings.options, ...place, resources, seed: false }, lines, warnings, declaration };
+  const watched = settings.watch ? { source, content, target } : undefined;
+  return { options: { ...settings.options, ...place, resources, seed: false }, lines, warnings, declaration, watched };
 }
 
 /** As json-server 0.17: a data file that does not exist is made with its example data. */
@@ -191,10 +195,15 @@ async function refuseDeclaration(source: string): Promise<void> {
 }
 
 /**
- * What json-server prints at a start, after the banner: the dialect's paths at the root (each collection under the
- * file's name, and /db), the conventions at /v1, and --routes' rules.
+ * After the banner, what json-server prints at a start: the dialect's paths at the root (each collection under the
+ * file's name, and /db), the conventions at /v1, and --routes' rules; and with --watch, the file watched.
  */
-export async function dialectLines(url: string, prepared: PreparedServer): Promise<string[]> {
+export async function afterStart(
+  url: string,
+  prepared: PreparedServer,
+  warn: (line: string) => void,
+): Promise<string[]> {
+  if (prepared.watched !== undefined) watchSource(prepared.watched, warn);
   const text = await readFile(prepared.declaration, 'utf8').catch(() => '{}');
   const declared = (JSON.parse(text) as { resources?: Record<string, Record<string, unknown>> }).resources ?? {};
   const paths = Object.entries(declared).map(([name, collection]) => {
@@ -209,6 +218,30 @@ export async function dialectLines(url: string, prepared: PreparedServer): Promi
       ? []
       : [`rewritten (--routes): ${rules.map(([from, to]) => `${from} -> ${to}`).join(', ')}`]),
   ];
+}
+
+/**
+ * --watch: json-server reloads a changed file; plainrest serves on the records it keeps, and says so once for each
+ * change of the file's data (a file being written may not read yet: the next event reads it).
+ */
+function watchSource(watched: NonNullable<PreparedServer['watched']>, warn: (line: string) => void): void {
+  const { source, content, target } = watched;
+  let told = content;
+  watch(dirname(source), { persistent: false }, (_event, name) => {
+    if (name !== basename(source)) return;
+    contentOf(source).then(
+      (now) => {
+        if (now === told) return;
+        told = now;
+        if (now !== content)
+          warn(
+            `${source} has changed: still serving the records kept in ${shown(target)}; start again with --reimport ` +
+              'to serve the file (those served until then are kept aside)',
+          );
+      },
+      () => {},
+    );
+  });
 }
 
 /** The lines that explain why the command stopped, when `error` is one it explains; else undefined. */

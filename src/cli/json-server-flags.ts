@@ -30,7 +30,7 @@ export const JSON_SERVER_FLAGS: readonly JsonServerFlag[] = [
     meaning: 'noted: 1 KiB and more compressed only for a client asking',
   },
   { name: 'quiet', aliases: ['-q'], takes: 'switch', meaning: 'no access log' },
-  { name: 'watch', aliases: ['-w'], takes: 'switch', meaning: 'noted: the file is read at a start only (--reimport)' },
+  { name: 'watch', aliases: ['-w'], takes: 'switch', meaning: 'a change is told while serving (--reimport serves it)' },
   {
     name: 'snapshots',
     aliases: ['-S'],

@@ -23,6 +23,8 @@ const DEFAULT_STATIC = 'public';
 export interface JsonServerSettings {
   readonly options: ServerOptions;
   readonly readOnly: boolean;
+  /** --watch: a change of the file is told while serving. */
+  readonly watch: boolean;
   /** A line per flag taken otherwise than json-server takes it. */
   readonly warnings: readonly string[];
 }
@@ -59,8 +61,8 @@ export async function jsonServerSettings(
   options['jsonServer'] = dialect;
   if (on('watch'))
     warnings.push(
-      '--watch: the file is read at a start only (a changed file is found at the next one, which asks for ' +
-        "--reimport); while serving, the records are plainrest's, each write journaled, and the file is not written",
+      "--watch: the records served are plainrest's (each write journaled, the file not written): a change of the " +
+        'file is told here while serving, and served once plainrest starts again with --reimport',
     );
   if (on('no-cors'))
     warnings.push(
@@ -77,7 +79,7 @@ export async function jsonServerSettings(
       '--snapshots: plainrest reads no keys from the terminal (s + Enter); GET /db saves the records in the ' +
         "file's shape while it runs (curl -s …/db > snapshot.json), plainrest export once it is stopped",
     );
-  return { options: options as ServerOptions, readOnly: on('read-only'), warnings };
+  return { options: options as ServerOptions, readOnly: on('read-only'), watch: on('watch'), warnings };
 }
 
 /** The flags json-server has and plainrest cannot honour without misleading: each stops the command, saying why. */
