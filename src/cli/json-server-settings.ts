@@ -66,8 +66,8 @@ export async function jsonServerSettings(
     );
   if (on('no-cors'))
     warnings.push(
-      "--no-cors: /v1 answers without CORS headers; json-server's routes at the root still send them as json-server's " +
-        'defaults do (the Origin reflected)',
+      "--no-cors: /v1 answers without CORS headers; json-server's routes at the root still send them as " +
+        "json-server's defaults do (the Origin reflected)",
     );
   if (on('no-gzip'))
     warnings.push(
