@@ -108,39 +108,49 @@ interface Page {
   readonly total: number;
 }
 
-/** Page `page` of `limit` records of the list at `path` (as the core represents them), sorted by `sort` or by id. */
-export async function listPage(calls: CoreCalls, path: string, page: number, limit: number, sort = ''): Promise<Page> {
-  const answer = await calls.call('GET', path, `page=${page}&limit=${limit}${sort === '' ? '' : `&sort=${sort}`}`);
-  const body = answer.body as { data: JsonObject[]; meta: { total: number } };
+/**
+ * Page `page` of `limit` records of the list at `path` (as the core represents them), sorted by `sort` or by id, and
+ * filtered by `filter` (the core's parameters) when given.
+ */
+export async function listPage(
+  calls: CoreCalls,
+  path: string,
+  page: number,
+  limit: number,
+  sort = '',
+  filter = '',
+): Promise<Page> {
+  const query = `page=${page}&limit=${limit}${sort === '' ? '' : `&sort=${sort}`}${filter === '' ? '' : `&${filter}`}`;
+  const body = (await calls.call('GET', path, query)).body as { data: JsonObject[]; meta: { total: number } };
   return { records: body.data, total: body.meta.total };
 }
 
-/** Every record of the list at `path`, sorted by `sort` or by id, read a page of PAGE_LIMIT at a time. */
-export async function listAll(calls: CoreCalls, path: string, sort = ''): Promise<JsonObject[]> {
-  const first = await listPage(calls, path, 1, PAGE_LIMIT, sort);
+/** Every record of the list at `path` (by `sort`, `filter`), read a page of PAGE_LIMIT at a time. */
+export async function listAll(calls: CoreCalls, path: string, sort = '', filter = ''): Promise<JsonObject[]> {
+  const first = await listPage(calls, path, 1, PAGE_LIMIT, sort, filter);
   const records = [...first.records];
   for (let page = 2; (page - 1) * PAGE_LIMIT < first.total; page++)
-    records.push(...(await listPage(calls, path, page, PAGE_LIMIT, sort)).records);
+    records.push(...(await listPage(calls, path, page, PAGE_LIMIT, sort, filter)).records);
   return records;
 }
 
 /**
- * Every record of `definition`'s collection in json-server's order as near as plainrest keeps it: by id for integer
- * ids (a file's order, new ones last); else by creation, then id (imported records by id, new ones last).
+ * Every record of `definition`'s collection (by `filter`) in json-server's order as near as plainrest keeps it: by id
+ * for integer ids (a file's order, new ones last); else by creation, then id (imported records by id, new ones last).
  */
-export function everyRecord(calls: CoreCalls, definition: ResourceDefinition): Promise<JsonObject[]> {
-  return listAll(calls, corePath(definition.collection), definition.idKind === 'integer' ? '' : 'created_at');
+export function everyRecord(calls: CoreCalls, definition: ResourceDefinition, filter = ''): Promise<JsonObject[]> {
+  return listAll(calls, corePath(definition.collection), definition.idKind === 'integer' ? '' : 'created_at', filter);
 }
 
-/** Records `from` (from 0) to `to` (excluded) of the list at `path`, and how many it holds. */
-export async function listRange(calls: CoreCalls, path: string, from: number, to: number): Promise<Page> {
+/** Records `from` (from 0) to `to` (excluded) of the list at `path` (by id, `filter`), and how many it holds. */
+export async function listRange(calls: CoreCalls, path: string, from: number, to: number, filter = ''): Promise<Page> {
   const length = to - from;
   if (length > 0 && length <= PAGE_LIMIT && from % length === 0)
-    return listPage(calls, path, from / length + 1, length);
+    return listPage(calls, path, from / length + 1, length, '', filter);
   const records: JsonObject[] = [];
   let total = 0;
   for (let page = Math.floor(from / PAGE_LIMIT) + 1; ; page++) {
-    const found = await listPage(calls, path, page, PAGE_LIMIT);
+    const found = await listPage(calls, path, page, PAGE_LIMIT, '', filter);
     total = found.total;
     const start = (page - 1) * PAGE_LIMIT;
     records.push(...found.records.slice(Math.max(0, from - start), Math.max(0, to - start)));

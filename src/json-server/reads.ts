@@ -14,6 +14,7 @@ import { withRelated } from './related.ts';
 import type { Parameters } from './list-filters.ts';
 import { filtersOf, matchesText, passes, sortedBy } from './list-filters.ts';
 import { conditionsOf, matchesWhere } from './where.ts';
+import { pushedDown } from './push-down.ts';
 
 /** What a read needs of the request besides its collection: its parameters and its URL as the client sent it. */
 export interface ReadRequest {
@@ -36,6 +37,8 @@ export async function listRecords(
   // An empty value is none, as json-server tests them.
   const first = (name: string): string | undefined => parameters.get(name)?.[0] || undefined;
   const path = corePath(collection.definition.collection);
+  // Integer ids are in the file's order; the core's pages of other ids are in the order of their creation.
+  const ordered = collection.definition.idKind === 'integer';
   const [start, end, page, limit, sort] = ['_start', '_end', '_page', '_limit', '_sort'].map(first);
   const headers: Record<string, string> = {};
   if (end !== undefined || limit !== undefined || page !== undefined)
@@ -47,16 +50,23 @@ export async function listRecords(
     return jsonAnswer(200, await pageObject(calls, collections, collection, kept, page, perPage, parameters));
   }
   const slice = sliceOf(start, end, page, limit);
+  // Equality the core can apply is sent to it; what is left is worked out here on the records it gives.
+  const { coreQuery, rest, plain } = pushedDown(parameters, collection);
   let records: JsonObject[];
   let total: number;
-  if (plainSlice(parameters, collection) && slice !== undefined && slice.from >= 0 && slice.to >= slice.from) {
-    // Nothing to filter or sort: the core's own pages hold the slice, in id order, json-server's order for the file.
-    const found = await listRange(calls, path, slice.from, slice.to);
+  if (plain && ordered && slice !== undefined && slice.from >= 0 && slice.to >= slice.from) {
+    // Nothing left to filter or sort: the core's own pages hold the slice, in id order (json-server's for the file).
+    const found = await listRange(calls, path, slice.from, slice.to, coreQuery);
     records = found.records.map((record) => asInFile(collection, record));
     total = found.total;
   } else {
-    const all = (await everyRecord(calls, collection.definition)).map((record) => asInFile(collection, record));
-    records = chosen(all, parameters, sort, first('_order'));
+    const found = await everyRecord(calls, collection.definition, coreQuery);
+    records = chosen(
+      found.map((record) => asInFile(collection, record)),
+      rest,
+      sort,
+      first('_order'),
+    );
     total = records.length;
     if (slice !== undefined) records = records.slice(slice.from, slice.to);
   }
@@ -111,14 +121,6 @@ function chosen(
   if (sort === undefined) return records;
   const orders = (order ?? '').split(',').map((each) => each.toLowerCase());
   return sortedBy(records, sort.split(','), orders);
-}
-
-/** No parameter but the slice's (and those json-server ignores), on a collection kept in the file's order of ids. */
-function plainSlice(parameters: Parameters, collection: DialectCollection): boolean {
-  if (collection.definition.idKind !== 'integer') return false;
-  return [...parameters.keys()].every((name) =>
-    ['_start', '_end', '_page', '_limit', '_embed', '_expand', 'callback', '_', '_delay'].includes(name),
-  );
 }
 
 /** The records `_page` (with `_limit`), else `_end` (from `_start`), else `_limit` (from `_start`) keep. */
