@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { cleanUpAfterEach, scratchDirectory } from './helpers.ts';
+import { cleanUpAfterEach, scratchDirectory, TEST_ADMIN_EMAIL, TEST_ADMIN_PASSWORD } from './helpers.ts';
 import { assertAgree, startPair, type Pair } from './json-server-pair.ts';
 import type { JsonServerOptions } from '../src/config/server-options.ts';
 
@@ -164,6 +164,42 @@ describe('where plainrest answers otherwise, by design: a status and a problem b
     assert.match(String(problem(refused.body)['detail']), /^title_like: the pattern "\(a\)\\\\1" /);
     const { json, plain } = await both.both('GET', '/posts?title_like=^(json|hel)');
     assertAgree('GET /posts?title_like=^(json|hel)', json, plain);
+  });
+
+  test('--access read: anyone reads; a write without a token is 401, an admin writes through either dialect', async () => {
+    const both = await startPair(await scratchDirectory(defer), DATA, {}, {}, 'read');
+    defer(() => both.close());
+    assert.equal((await both.plain('GET', '/posts/1')).status, 200);
+    const anonymous = await both.plain('POST', '/posts', { title: 'x', author: 'y' });
+    assert.equal(anonymous.status, 401);
+    assert.equal(problem(anonymous.body)['code'], 'unauthenticated');
+    assert.equal((await both.plain('DELETE', '/posts/1')).status, 401);
+    const login = await both.plain('POST', '/v1/tokens', { email: TEST_ADMIN_EMAIL, password: TEST_ADMIN_PASSWORD });
+    const token = { authorization: `Bearer ${String(problem(login.body)['access_token'])}` };
+    const made = await both.plain('POST', '/posts', { title: 'by the admin', author: 'admin' }, token);
+    assert.equal(made.status, 201, made.text);
+    assert.deepEqual(made.body, { id: 3, title: 'by the admin', author: 'admin' });
+    // The cascade's batch needs the token too, and has it.
+    assert.equal((await both.plain('DELETE', '/posts/1', undefined, token)).status, 200);
+    assert.equal((await both.plain('GET', '/v1/comments')).status, 200);
+    assert.deepEqual((await both.plain('GET', '/comments')).body, []);
+  });
+
+  test('DELAY_MS holds the dialect back as it holds /v1 back; the probes answer at once', async () => {
+    const both = await startPair(await scratchDirectory(defer), DATA, {}, { delayMs: 300 });
+    defer(() => both.close());
+    for (const [path, least] of [
+      ['/posts', 300],
+      ['/v1/posts', 300],
+      ['/nothing', 300],
+    ] as const) {
+      const started = performance.now();
+      assert.equal((await both.plain('GET', path)).status, path === '/nothing' ? 404 : 200);
+      assert.ok(performance.now() - started >= least - 5, `${path} answered early`);
+    }
+    const started = performance.now();
+    assert.equal((await both.plain('GET', '/healthz')).status, 200);
+    assert.ok(performance.now() - started < 250, '/healthz waited');
   });
 
   test('/v1 stays plainrest: the same records, enveloped, in the declared names', async () => {

@@ -10,6 +10,7 @@ import { createRequire } from 'node:module';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { importFile } from '../src/cli/import-command.ts';
+import type { ImportAccess } from '../src/importing/import-declaration.ts';
 import type { JsonServerOptions, ServerOptions } from '../src/config/server-options.ts';
 import type { RunningServer } from '../src/server/server.ts';
 import { startServer } from '../src/server/server.ts';
@@ -54,13 +55,15 @@ export interface Pair {
 
 /**
  * json-server on a copy of `data` and plainrest on `data` imported, in `dir`; `options` go to plainrest's start and
- * `dialect` to its jsonServer option, and as json-server's --read-only, --static and --routes to json-server.
+ * `dialect` to its jsonServer option, and as json-server's --read-only, --static and --routes to json-server;
+ * `access` is the import's --access.
  */
 export async function startPair(
   dir: string,
   data: unknown,
   dialect: JsonServerOptions = {},
   options: ServerOptions = {},
+  access: ImportAccess = 'open',
 ): Promise<Pair> {
   await mkdir(join(dir, 'json-server'), { recursive: true });
   const copy = join(dir, 'json-server', 'db.json');
@@ -70,7 +73,7 @@ export async function startPair(
   const resources = join(dir, 'resources.json');
   const dataDir = join(dir, 'data');
   // Into a database when `options.database` names one (PostgreSQL), else a data directory.
-  await importFile({ file, resources, target: options.database ?? dataDir, access: 'open', force: false });
+  await importFile({ file, resources, target: options.database ?? dataDir, access, force: false });
   const jsonServer = require('json-server') as JsonServerModule;
   const app = jsonServer.create();
   // json-server's own command line with --read-only, --static and --routes, as lib/cli/run.js assembles it.
