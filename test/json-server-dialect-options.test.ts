@@ -166,7 +166,7 @@ describe('where plainrest answers otherwise, by design: a status and a problem b
     assertAgree('GET /posts?title_like=^(json|hel)', json, plain);
   });
 
-  test('--access read: anyone reads; a write without a token is 401, an admin writes through either dialect', async () => {
+  test('--access read: anyone reads; a write without a token is 401; an admin writes, with a cascade', async () => {
     const both = await startPair(await scratchDirectory(defer), DATA, {}, {}, 'read');
     defer(() => both.close());
     assert.equal((await both.plain('GET', '/posts/1')).status, 200);
