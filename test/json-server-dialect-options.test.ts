@@ -120,6 +120,13 @@ describe("json-server's flags through the jsonServer option, side by side", () =
     assert.equal(preflight.headers.get('access-control-allow-methods'), 'GET,HEAD,PUT,PATCH,POST,DELETE');
     assert.equal(preflight.headers.get('access-control-allow-headers'), 'content-type');
     assert.equal(preflight.headers.get('access-control-allow-origin'), origin);
+    // With plainrest's own CORS open to any origin (as plainrest db.json serves), one set of headers, the dialect's.
+    const open = await startPair(await scratchDirectory(defer), DATA, {}, { corsOrigins: '*' });
+    defer(() => open.close());
+    const answer = await fetch(`${open.plainrest.url}/posts`, { headers: { origin } });
+    assert.equal(answer.headers.get('access-control-allow-origin'), origin);
+    const v1 = await fetch(`${open.plainrest.url}/v1/posts`, { headers: { origin } });
+    assert.equal(v1.headers.get('access-control-allow-origin'), '*');
   });
 });
 

@@ -28,7 +28,8 @@ import { dispatch, type Exchange, type Pipeline } from './dispatch.ts';
 
 /**
  * Another dialect served beside /v1 at the paths it claims (json-server's, json-server/, which server.ts loads only
- * when asked for): its answers go out as the routes' do, held back by DELAY_MS as API answers are.
+ * when asked for): its answers go out as the routes' do, held back by DELAY_MS as API answers are, with the CORS
+ * headers it chose (CORS_ORIGINS is /v1's).
  */
 export interface Edge {
   serves(routePath: string): boolean;
@@ -69,7 +70,10 @@ export function requestListener(
    */
   const headersForEveryResponse = (exchange: Exchange, reply: Reply): Headers | undefined => {
     const { req } = exchange;
-    const cors = corsHeaders(config.corsOrigins, req.headers, reply.headers?.['Allow']);
+    // The edge's answers carry its own CORS headers (json-server's: the Origin reflected), never a second set.
+    const cors = atEdge.has(exchange)
+      ? undefined
+      : corsHeaders(config.corsOrigins, req.headers, reply.headers?.['Allow']);
     const limits = limiter === undefined ? undefined : (exchange.admission?.headers ?? limiter.peek(addressKey(req)));
     if (cors === undefined && limits === undefined && !shutdown.begun) return undefined;
     const closing = shutdown.begun && reply.headers?.['Connection'] === undefined;
