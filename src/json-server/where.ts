@@ -5,7 +5,6 @@
 import { HttpError } from '../errors/errors.ts';
 import type { JsonObject, JsonValue } from '../records/json.ts';
 import { isJsonObject } from '../records/json.ts';
-import type { Parameters } from './list-filters.ts';
 
 const OPERATORS = ['lt', 'lte', 'gt', 'gte', 'eq', 'ne', 'in', 'contains', 'startsWith', 'endsWith'] as const;
 type Operator = (typeof OPERATORS)[number];
@@ -16,7 +15,7 @@ export function isWhereParameter(name: string): boolean {
 }
 
 /** The conditions of `parameters` as `_where` objects, each of which a record must match; none: an empty list. */
-export function conditionsOf(parameters: Parameters): JsonObject[] {
+export function conditionsOf(parameters: ReadonlyMap<string, readonly string[]>): JsonObject[] {
   const fromOperators: Record<string, JsonValue> = {};
   const wheres: JsonObject[] = [];
   for (const [name, values] of parameters) {
