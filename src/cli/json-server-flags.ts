@@ -22,7 +22,7 @@ export const JSON_SERVER_FLAGS: readonly JsonServerFlag[] = [
   { name: 'read-only', aliases: ['--ro', '--readOnly'], takes: 'switch', meaning: 'GET only; /v1 writes admins only' },
   { name: 'static', aliases: ['-s'], takes: 'value', meaning: 'a directory served at / (default ./public if there)' },
   { name: 'routes', aliases: ['-r'], takes: 'value', meaning: 'a JSON file of rewrite rules ({"/api/*": "/$1"})' },
-  { name: 'no-cors', aliases: ['--nc', '--noCors'], takes: 'switch', meaning: 'no CORS at /v1 (default: any origin)' },
+  { name: 'no-cors', aliases: ['--nc', '--noCors'], takes: 'switch', meaning: 'no CORS at all (default: any origin)' },
   {
     name: 'no-gzip',
     aliases: ['--ng', '--noGzip'],

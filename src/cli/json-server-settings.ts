@@ -55,6 +55,7 @@ export async function jsonServerSettings(
   const staticDir = await staticDirectory(text('static'));
   const dialect: JsonServerOptions = {
     ...(on('read-only') ? { readOnly: true } : {}),
+    ...(on('no-cors') ? { cors: false } : {}),
     ...(staticDir === undefined ? {} : { staticDir }),
     ...(routesFile === undefined ? {} : { routes: await routesOf(routesFile) }),
   };
@@ -63,11 +64,6 @@ export async function jsonServerSettings(
     warnings.push(
       "--watch: the records served are plainrest's (each write journaled, the file not written): a change of the " +
         'file is told here while serving, and served once plainrest starts again with --reimport',
-    );
-  if (on('no-cors'))
-    warnings.push(
-      "--no-cors: /v1 answers without CORS headers; json-server's routes at the root still send them as " +
-        "json-server's defaults do (the Origin reflected)",
     );
   if (on('no-gzip'))
     warnings.push(

@@ -110,6 +110,11 @@ export interface JsonServerOptions {
   readonly staticDir?: string;
   /** json-server's --routes: its rewrite rules, such as { "/api/*": "/$1", "/blog/:id": "/posts/:id" }. */
   readonly routes?: Readonly<Record<string, string>>;
+  /**
+   * CORS as json-server's defaults send it at the root (the Origin reflected, credentials allowed); false sends none
+   * there, as json-server's --no-cors means to. Default true. /v1's CORS is `corsOrigins`'s.
+   */
+  readonly cors?: boolean;
 }
 
 /** The change feed (README: Events). */

@@ -17,7 +17,7 @@ import { parametersOf } from './list-filters.ts';
 import { listRecords, readRecord, readSingular, wholeDatabase } from './reads.ts';
 import { Rewrites } from './rewrites.ts';
 import { StaticFiles } from './static-files.ts';
-import { corsHeaders, preflight } from './cors.ts';
+import { corsHeaders, optionsWithoutCors, preflight } from './cors.ts';
 import { createRecord, deleteRecord, nestedParent, updateRecord, writeSingular } from './writes.ts';
 
 /** The core's pipeline for one request (server/dispatch.ts: runHandler), as the dialect reaches it. */
@@ -55,9 +55,9 @@ export class JsonServerDialect {
 
   /** The answer to a request at one of the dialect's paths (`serves`). */
   async answer(req: IncomingMessage, path: string, queryString: string, door: CoreDoor): Promise<Reply> {
-    const cors = corsHeaders(req);
+    const withCors = this.#options.cors !== false;
     const method = methodOf(req);
-    if (method === 'OPTIONS') return preflight(req);
+    if (method === 'OPTIONS') return withCors ? preflight(req) : optionsWithoutCors();
     // In json-server's order: its defaults (static files, read-only), then the rewrite rules, then the router.
     const file = this.#static === undefined ? undefined : await this.#static.answer(req, path);
     let reply: Reply;
@@ -70,7 +70,7 @@ export class JsonServerDialect {
       const rewritten = this.#rewrites.apply(path, queryString);
       reply = await this.#route(req, method, rewritten.path, rewritten.queryString, door);
     }
-    return cors === undefined ? reply : { ...reply, headers: { ...reply.headers, ...cors } };
+    return withCors ? { ...reply, headers: { ...reply.headers, ...corsHeaders(req) } } : reply;
   }
 
   async #route(
