@@ -3,6 +3,7 @@
 // a collection named in the singular, and what the import keeps of a file for the export to give back.
 
 import assert from 'node:assert/strict';
+import { connect } from 'node:net';
 import { describe, test } from 'node:test';
 import { jsonServerSettings } from '../src/cli/json-server-settings.ts';
 import { cleanUpAfterEach, scratchDirectory } from './helpers.ts';
@@ -68,4 +69,68 @@ describe("json-server's dialect as a json-server client tries it", () => {
     assert.deepEqual(on.options.jsonServer, {});
     assert.equal(on.options.corsOrigins, '*');
   });
+
+  test('a PATCH whose body comes late keeps the change another PATCH made meanwhile, as json-server keeps it', async () => {
+    const both = await pair(DATA);
+    for (const url of [both.jsonServer, both.plainrest.url]) {
+      const slow = await slowRequest(url, 'PATCH', '/posts/2', { title: 'slow' });
+      const fast = await fetch(`${url}/posts/2`, {
+        method: 'PATCH',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ author: 'fast' }),
+      });
+      assert.equal(fast.status, 200, url);
+      const slowAnswer = await slow.finish();
+      assert.match(slowAnswer, /^HTTP\/1\.1 200 /, url);
+      assert.deepEqual(JSON.parse(slowAnswer.slice(slowAnswer.indexOf('\r\n\r\n') + 4)), {
+        id: 2,
+        title: 'slow',
+        author: 'fast',
+      });
+      const read = await fetch(`${url}/posts/2`);
+      assert.deepEqual(await read.json(), { id: 2, title: 'slow', author: 'fast' }, url);
+    }
+    // The singular resource's PATCH too.
+    const slow = await slowRequest(both.plainrest.url, 'PATCH', '/profile', { name: 'slow' });
+    const fast = await fetch(`${both.plainrest.url}/profile`, {
+      method: 'PATCH',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'fast' }),
+    });
+    assert.equal(fast.status, 200);
+    assert.match(await slow.finish(), /^HTTP\/1\.1 200 /);
+    assert.deepEqual(await (await fetch(`${both.plainrest.url}/profile`)).json(), { name: 'slow' });
+  });
 });
+
+/**
+ * A request whose head is sent now and its JSON body only at `finish`, once the server has begun on it (a client on a
+ * slow network): `finish` sends the body and gives the whole answer as text.
+ */
+async function slowRequest(
+  url: string,
+  method: string,
+  path: string,
+  body: unknown,
+): Promise<{ finish(): Promise<string> }> {
+  const { hostname, port } = new URL(url);
+  const text = JSON.stringify(body);
+  const socket = connect(Number(port), hostname);
+  await new Promise<void>((resolve, reject) => socket.once('connect', resolve).once('error', reject));
+  socket.write(
+    `${method} ${path} HTTP/1.1\r\nHost: ${hostname}:${port}\r\nContent-Type: application/json\r\n` +
+      `Content-Length: ${Buffer.byteLength(text)}\r\nConnection: close\r\n\r\n`,
+  );
+  let answer = '';
+  socket.setEncoding('utf8').on('data', (chunk: string) => (answer += chunk));
+  const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
+  // Time for the server to take the head and start on the request before the body comes.
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  return {
+    finish: async () => {
+      socket.write(text);
+      await closed;
+      return answer;
+    },
+  };
+}

@@ -59,13 +59,14 @@ export class CoreCalls {
   /**
    * `method` on `path` (under /v1) with `queryString` and `body`: the core's answer, or its HttpError. Without a token,
    * a route that needs one is a 401, unless `tokenChecked` (the caller checked what it needs: a batch's operations).
+   * `ifMatch` is sent as If-Match: the write is made only on the record as it was read (else 412, RFC 9110 §13.1.1).
    */
   async call(
     method: string,
     path: string,
     queryString = '',
     body?: JsonObject,
-    { tokenChecked = false } = {},
+    { tokenChecked = false, ifMatch }: { tokenChecked?: boolean; ifMatch?: string } = {},
   ): Promise<CoreAnswer> {
     const match = this.#router.match(path);
     const handler = match?.value.handlers.get(method);
@@ -81,7 +82,7 @@ export class CoreCalls {
         },
       );
     const own: RequestContext = {
-      req: operationRequest(context.req, method, body),
+      req: operationRequest(context.req, method, body, ifMatch),
       method,
       path: context.services.config.basePath + path,
       queryString,
@@ -159,10 +160,16 @@ export async function listRange(calls: CoreCalls, path: string, from: number, to
   return { records, total };
 }
 
-/** The request a call's handler reads: the dialect's, with the call's method, no conditions, and `body` given. */
-function operationRequest(req: IncomingMessage, method: string, body: JsonObject | undefined): IncomingMessage {
+/** The request a call's handler reads: the dialect's, with the call's method, its condition only, `body` given. */
+function operationRequest(
+  req: IncomingMessage,
+  method: string,
+  body: JsonObject | undefined,
+  ifMatch: string | undefined,
+): IncomingMessage {
   const headers: Record<string, string | string[] | undefined> = {};
   for (const name of ['authorization', 'host', 'user-agent', 'x-forwarded-for']) headers[name] = req.headers[name];
+  if (ifMatch !== undefined) headers['if-match'] = ifMatch;
   const own = Object.create(req, { method: { value: method }, headers: { value: headers } }) as IncomingMessage;
   if (body !== undefined) giveJsonBody(own, body);
   return own;

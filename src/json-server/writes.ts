@@ -1,7 +1,7 @@
 // json-server 0.17's writes (docs/json-server.md: Serving json-server's dialect), each through the core's handlers:
 // POST (201, Location, a client's id where ids are the client's, a made one where none is sent), PUT and PATCH (a
-// shallow merge, as lodash's assign: read, merged, replaced), DELETE (200 `{}`, its dependents first: cascade.ts),
-// a singular resource's PUT, PATCH and POST, and a nested POST (`/posts/1/comments` gives the comment its `postId`).
+// shallow merge, as lodash's assign: read, merged, replaced on the record as read, If-Match), DELETE (200 `{}`, its
+// dependents first: cascade.ts), a singular resource's PUT, PATCH and POST, and a nested POST (`/posts/1/comments`).
 
 import { randomBytes } from 'node:crypto';
 import type { Reply } from '../http/respond.ts';
@@ -11,8 +11,9 @@ import { jsonAnswer } from './answers.ts';
 import { deleteWithDependents } from './cascade.ts';
 import type { DialectCollection, DialectCollections } from './collections.ts';
 import { asDeclared, asInFile, fileName, foreignKeyOf } from './collections.ts';
-import type { CoreCalls } from './core-calls.ts';
+import type { CoreAnswer, CoreCalls } from './core-calls.ts';
 import { corePath } from './core-calls.ts';
+import { HttpError } from '../errors/errors.ts';
 import { requestBody } from './request-body.ts';
 
 /** The member a nested route's parent id goes in (`postId`), and its declared field when the collection has one. */
@@ -74,14 +75,39 @@ export async function updateRecord(
   method: 'PUT' | 'PATCH',
 ): Promise<Reply> {
   const path = corePath(collection.definition.collection, id);
-  // The record must be there: a PUT to an absent string id would make it, where json-server answers 404.
-  const current = (await calls.call('GET', path)).body as JsonObject;
   const given: Record<string, JsonValue> = { ...asDeclared(collection, await requestBody(calls.context)) };
   // json-server keeps the record's id whatever the body says.
   delete given['id'];
-  const replacement = method === 'PUT' ? given : { ...withoutServerFields(current), ...given };
-  const answer = await calls.call('PUT', path, '', replacement);
+  // The record must be there: a PUT to an absent string id would make it, where json-server answers 404.
+  const answer = await replacedAsRead(calls, path, (current) =>
+    method === 'PUT' ? given : { ...withoutServerFields(current), ...given },
+  );
   return jsonAnswer(200, asInFile(collection, answer.body ?? {}));
+}
+
+/** How many times a write made on the record as read is tried again when another write came first. */
+const MOST_TRIES = 10;
+
+/**
+ * The record at `path` read, then replaced by what `replacement` makes of it, only as it was read (If-Match): a write
+ * that came between (another PATCH, a deletion) is read again, never overwritten with what was read before it.
+ */
+async function replacedAsRead(
+  calls: CoreCalls,
+  path: string,
+  replacement: (current: JsonObject) => JsonObject,
+): Promise<CoreAnswer> {
+  for (let tries = 1; ; tries++) {
+    const read = await calls.call('GET', path);
+    const etag = read.headers['ETag'];
+    try {
+      return await calls.call('PUT', path, '', replacement(read.body as JsonObject), {
+        ...(typeof etag === 'string' ? { ifMatch: etag } : {}),
+      });
+    } catch (error) {
+      if (!(error instanceof HttpError && error.status === 412) || tries === MOST_TRIES) throw error;
+    }
+  }
 }
 
 /** A record as read, without the members the server sets: what a PUT gives back to keep everything else. */
@@ -111,10 +137,10 @@ export async function writeSingular(
 ): Promise<Reply> {
   const path = corePath(collection.definition.collection);
   const given = asDeclared(collection, await requestBody(calls.context));
-  let replacement: JsonObject = given;
-  if (method === 'PATCH')
-    replacement = { ...withoutServerFields((await calls.call('GET', path)).body as JsonObject), ...given };
-  const answer = await calls.call('PUT', path, '', replacement);
+  const answer =
+    method === 'PATCH'
+      ? await replacedAsRead(calls, path, (current) => ({ ...withoutServerFields(current), ...given }))
+      : await calls.call('PUT', path, '', given);
   const record = asInFile(collection, answer.body ?? {});
   if (method !== 'POST') return jsonAnswer(200, record);
   return jsonAnswer(201, record, { 'Access-Control-Expose-Headers': 'Location', Location: fullUrl });
