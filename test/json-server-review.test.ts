@@ -7,7 +7,7 @@ import { connect } from 'node:net';
 import { describe, test } from 'node:test';
 import { jsonServerSettings } from '../src/cli/json-server-settings.ts';
 import { cleanUpAfterEach, scratchDirectory } from './helpers.ts';
-import { startPair, type Pair } from './json-server-pair.ts';
+import { assertAgree, startPair, type Pair } from './json-server-pair.ts';
 import type { JsonServerOptions } from '../src/config/server-options.ts';
 
 const DATA = {
@@ -100,6 +100,70 @@ describe("json-server's dialect as a json-server client tries it", () => {
     assert.equal(fast.status, 200);
     assert.match(await slow.finish(), /^HTTP\/1\.1 200 /);
     assert.deepEqual(await (await fetch(`${both.plainrest.url}/profile`)).json(), { name: 'slow' });
+  });
+
+  test("deleting a record of `post` (a collection named in the singular) leaves the comments naming posts' ids", async () => {
+    const both = await pair({
+      posts: [
+        { id: 1, title: 'json-server' },
+        { id: 2, title: 'hello' },
+      ],
+      post: [{ id: 1, postId: 2, note: 'a post of a post' }],
+      comments: [
+        { id: 1, body: 'on post 1', postId: 1 },
+        { id: 2, body: 'on post 2', postId: 2 },
+      ],
+    });
+    // json-server's `postId` names a record of `posts` (pluralize's plural of `post`), never one of `post`.
+    for (const [method, path] of [
+      ['DELETE', '/post/1'],
+      ['GET', '/post'],
+      ['GET', '/comments'],
+      ['GET', '/posts'],
+    ] as const) {
+      const { json, plain } = await both.both(method, path);
+      assertAgree(`${method} ${path}`, json, plain);
+    }
+    const comments = await both.plain('GET', '/comments');
+    assert.deepEqual(comments.body, [
+      { id: 1, body: 'on post 1', postId: 1 },
+      { id: 2, body: 'on post 2', postId: 2 },
+    ]);
+    // Deleting a post still takes what names it, in both collections.
+    const { json, plain } = await both.both('DELETE', '/posts/2');
+    assertAgree('DELETE /posts/2', json, plain);
+    assert.deepEqual((await both.plain('GET', '/comments')).body, [{ id: 1, body: 'on post 1', postId: 1 }]);
+    assert.deepEqual((await both.plain('GET', '/post')).body, []);
+  });
+
+  test('a DELETE whose cascade meets comments posted meanwhile deletes them too: 200 `{}`, nothing left half done', async () => {
+    const comments = Array.from({ length: 250 }, (_, index) => ({ id: index + 1, body: `c${index}`, postId: 1 }));
+    const both = await pair({ posts: [{ id: 1, title: 'busy' }], comments });
+    const url = both.plainrest.url;
+    let deleted = false;
+    const statuses = new Set<number>();
+    // Comments keep coming to the post while it is deleted, each refused once the post is gone (422).
+    const posting = (async () => {
+      while (!deleted) {
+        const answer = await fetch(`${url}/posts/1/comments`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ body: 'late' }),
+        });
+        statuses.add(answer.status);
+        await answer.arrayBuffer();
+      }
+    })();
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const deletion = await fetch(`${url}/posts/1`, { method: 'DELETE' });
+    deleted = true;
+    await posting;
+    assert.equal(deletion.status, 200, await deletion.clone().text());
+    assert.deepEqual(await deletion.json(), {});
+    assert.ok(statuses.has(201), 'comments were posted while the post was there');
+    assert.equal((await fetch(`${url}/posts/1`)).status, 404);
+    const left = await fetch(`${url}/comments?postId=1`);
+    assert.deepEqual(await left.json(), []);
   });
 });
 

@@ -1,21 +1,45 @@
 // json-server 0.17's cascade (docs/json-server.md: Serving json-server's dialect): deleting a post deletes the
 // records whose `postId` names it, and those naming them in turn (json-server leaves those for a later deletion;
-// plainrest keeps no reference to nothing). All of them go in batches (README: Batches), the deepest records first.
+// plainrest keeps no reference to nothing). All go in batches (README: Batches), the deepest first, found again when
+// a record naming one was made meanwhile.
 
 import { HttpError } from '../errors/errors.ts';
 import type { JsonObject } from '../records/json.ts';
 import type { RecordId } from '../records/record-id.ts';
 import { API_PREFIX } from '../routing/route-table.ts';
 import type { DialectCollection, DialectCollections } from './collections.ts';
-import { asInFile, fileName, foreignKeyOf } from './collections.ts';
+import { asInFile, fileName, referenceTo } from './collections.ts';
 import type { CoreCalls } from './core-calls.ts';
 import { corePath, everyRecord } from './core-calls.ts';
 
 /** The most operations one batch holds (README: Batches). */
 const BATCH_SIZE = 100;
 
-/** Deletes `record` of `collection` with every record that names it, at any depth, through a restrict reference. */
+/** How many times the records naming a deleted one are found again when one was made while they were deleted. */
+const MOST_TRIES = 5;
+
+/**
+ * Deletes `record` of `collection` with every record that names it, at any depth, through a restrict reference. A
+ * record made meanwhile that names one of them (a comment posted to the post) stops the batch holding it (409): the
+ * batches before it are done, so the records are found again and the rest deleted.
+ */
 export async function deleteWithDependents(
+  calls: CoreCalls,
+  collections: DialectCollections,
+  collection: DialectCollection,
+  record: JsonObject,
+): Promise<void> {
+  for (let tries = 1; ; tries++) {
+    try {
+      return await deleteOnce(calls, collections, collection, record);
+    } catch (error) {
+      const referenced = error instanceof HttpError && error.code === 'still_referenced';
+      if (!referenced || tries === MOST_TRIES) throw error;
+    }
+  }
+}
+
+async function deleteOnce(
   calls: CoreCalls,
   collections: DialectCollections,
   collection: DialectCollection,
@@ -33,8 +57,9 @@ export async function deleteWithDependents(
     const path = corePath(target.definition.collection, id);
     if (seen.has(path)) return;
     seen.add(path);
-    const member = foreignKeyOf(target.name);
+    const member = referenceTo(target);
     for (const dependent of collections.all()) {
+      if (member === undefined) break;
       const holds = dependent.definition.fields.some((rule) => fileName(dependent, rule.name) === member);
       if (dependent.definition.singleton === true || !holds) continue;
       for (const each of await records(dependent)) {

@@ -15,7 +15,7 @@ import {
 import type { JsonObject, JsonValue } from '../records/json.ts';
 import { isJsonObject } from '../records/json.ts';
 import type { ResourceDefinition, ResourceTable } from '../resources/definition.ts';
-import { singularOf } from '../resources/singular-nouns.ts';
+import { isPlural, singularOf } from '../resources/singular-nouns.ts';
 
 /** One collection as the dialect serves it. */
 export interface DialectCollection {
@@ -78,7 +78,7 @@ export class DialectCollections {
    */
   expansion(inner: string): { member: string; target: DialectCollection } | undefined {
     for (const target of this.#byName.values())
-      if (target.definition.singleton !== true && singularOf(target.name) === inner && target.name !== inner)
+      if (target.definition.singleton !== true && singularOf(target.name) === inner && isPlural(target.name))
         return { member: foreignKey(inner), target };
     return undefined;
   }
@@ -87,6 +87,14 @@ export class DialectCollections {
 /** json-server's foreign key for a record of the collection the file calls `collection` (`posts` → `postId`). */
 export function foreignKeyOf(collection: string): string {
   return foreignKey(singularOf(collection));
+}
+
+/**
+ * The member that names a record of `collection` for json-server's cascade (`postId` for `posts`), found as it finds
+ * it: `postId` names a record of `posts`, the plural of `post`; none names a record of a collection called `post`.
+ */
+export function referenceTo(collection: DialectCollection): string | undefined {
+  return isPlural(collection.name) ? foreignKeyOf(collection.name) : undefined;
 }
 
 function foreignKey(singular: string): string {

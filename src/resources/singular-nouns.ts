@@ -39,6 +39,15 @@ export function singularOf(collection: string): string {
   return [...words, singularWord(last)].join('_');
 }
 
+/**
+ * Whether `collection` names its records in the plural (`posts`, `blog-entries`, `news`) rather than in the singular
+ * (`post`): json-server's `postId` names a record of the plural, `posts`, never of `post`.
+ */
+export function isPlural(collection: string): boolean {
+  const last = collection.split('_').pop() as string;
+  return singularWord(last) !== last || UNCOUNTED.has(last);
+}
+
 function singularWord(word: string): string {
   const irregular = IRREGULAR.get(word);
   if (irregular !== undefined) return irregular;
