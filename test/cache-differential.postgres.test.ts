@@ -11,10 +11,12 @@ import { startServer } from '../src/index.ts';
 import type { Counts, ServerPair } from './cache-differential.ts';
 import { differentialSettings, runDeclaration } from './cache-differential.ts';
 import { TEST_AUTH_OPTIONS } from './helpers.ts';
+import { scaled } from './long-run.ts';
 import type { PostgresCluster } from './postgres-cluster.ts';
 import { POSTGRES_SKIP, startCluster } from './postgres-cluster.ts';
 
-const DEFAULTS = { seed: 48, declarations: 2, rounds: 60 };
+/** 30 rounds per declaration meet every kind the last test names; the long run (test/long-run.ts) makes 60. */
+const DEFAULTS = { seed: 48, declarations: 2, rounds: scaled(30, 60) };
 const settings = differentialSettings(DEFAULTS);
 /** What a run meets depends on its seed: the default run is known to meet every kind the last test names. */
 const UNCOUNTED =

@@ -4,9 +4,9 @@
 // acknowledged write must be there (and every acknowledged delete gone): with a data
 // directory, and with PostgreSQL (DATABASE_URL, on a throwaway server from
 // test/postgres-cluster.ts; skipped, saying why, without PostgreSQL).
-// CRASH_ROUNDS sets how many kill-and-restart rounds run: 4 by default (about 1 s each,
-// so `npm test` stays fast; two of them compact the journal every few kilobytes), and
-// CRASH_ROUNDS=200 for a long hunt. CRASH_SEED repeats a run (its seed is in each
+// CRASH_ROUNDS sets how many kill-and-restart rounds run: 2 by default (about 1 s each,
+// so `npm test` stays fast; the second compacts the journal every few kilobytes), 4 in the
+// long run (test/long-run.ts), and CRASH_ROUNDS=200 for a long hunt. CRASH_SEED repeats a run (its seed is in each
 // failure message).
 
 import assert from 'node:assert/strict';
@@ -17,10 +17,11 @@ import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { mulberry32, TEST_ADMIN_PASSWORD, TEST_TOKEN_SECRET, temporaryDirectory, tokenFor } from './helpers.ts';
+import { scaled } from './long-run.ts';
 import { POSTGRES_SKIP, startCluster } from './postgres-cluster.ts';
 import { REPOSITORY_ROOT } from './repository.ts';
 
-const ROUNDS = Number(process.env['CRASH_ROUNDS'] ?? 4);
+const ROUNDS = Number(process.env['CRASH_ROUNDS'] ?? scaled(2, 4));
 const WRITERS = 12;
 const MAIN = join(REPOSITORY_ROOT, 'dist', 'plainrest.mjs');
 

@@ -19,7 +19,7 @@
 // no prototype of this process (the server runs in it) was polluted, and a restart
 // from the data directory gives back exactly the same records.
 //
-// FUZZ_CASES=<n> runs more cases (default 3000), FUZZ_SEED=<n> another seed, and
+// FUZZ_CASES=<n> runs more cases (default 1000, 3000 in the long run: test/long-run.ts), FUZZ_SEED=<n> another seed, and
 // FUZZ_ONLY=<i>[,<j>…] only those cases: every failure prints what to replay.
 
 import assert from 'node:assert/strict';
@@ -48,10 +48,11 @@ import {
 import type { TestServer } from './helpers.ts';
 import { recordingLogger, startTestServer, temporaryDirectory, tokenFor } from './helpers.ts';
 import { REPOSITORY_ROOT } from './repository.ts';
+import { scaled } from './long-run.ts';
 import { heldByServer } from './server-sockets.ts';
 
 const SEED = readNumber('FUZZ_SEED', 20_260_101);
-const CASES = readNumber('FUZZ_CASES', 3000);
+const CASES = readNumber('FUZZ_CASES', scaled(1000, 3000));
 const ONLY = process.env['FUZZ_ONLY']?.split(',').map((index) => Number(index.trim()));
 /** Requests in flight at once. */
 const CONCURRENCY = 16;

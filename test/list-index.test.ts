@@ -20,7 +20,8 @@
 // other); one test checks only what is defined for such a field.
 //
 // Randomised tests are seeded: LIST_INDEX_SEED=<n> repeats a run, LIST_INDEX_ROUNDS=<n>
-// sets how many operations the property runs make. Failure messages name seed and step.
+// sets how many operations the property runs make (500, 1500 in the long run: test/long-run.ts).
+// Failure messages name seed and step.
 
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
@@ -32,9 +33,10 @@ import type { Persistence, Change, StoredCollection } from '../src/store/store.t
 import { MemoryStore } from '../src/store/memory-store.ts';
 import type { Filter, Query, QueryResult, SortKey } from '../src/store/query.ts';
 import { mulberry32 } from './helpers.ts';
+import { scaled } from './long-run.ts';
 
 const SEED = integerFromEnvironment('LIST_INDEX_SEED', 20250611);
-const ROUNDS = integerFromEnvironment('LIST_INDEX_ROUNDS', 1500);
+const ROUNDS = integerFromEnvironment('LIST_INDEX_ROUNDS', scaled(500, 1500));
 
 function integerFromEnvironment(name: string, fallback: number): number {
   const text = process.env[name];

@@ -1,7 +1,8 @@
 // Filter operators against a reference (README: Lists): a seeded generator creates a few hundred records, then asks
 // random lists (`in`, `ne`, `contains`, `starts`, `null`, repeated equality, ranges, `or=(…)`, sort, pages), each
 // answer's ids and total held against a brute-force evaluator written here from the rules alone; links.next is
-// followed from page 1; an operator a property cannot take is a 400. FILTERS_SEED=<n> replays a run.
+// followed from page 1; an operator a property cannot take is a 400. FILTERS_SEED=<n> replays a run; the long run
+// (test/long-run.ts) asks three times as many lists of items and twice as many of users.
 
 import assert from 'node:assert/strict';
 import { isDeepStrictEqual } from 'node:util';
@@ -9,12 +10,13 @@ import { after, before, describe, test } from 'node:test';
 import type { ResourcesDeclaration } from '../src/index.ts';
 import type { TestServer } from './helpers.ts';
 import { mulberry32, startTestServer } from './helpers.ts';
+import { scaled } from './long-run.ts';
 
 const SEED = seedFromEnvironment('FILTERS_SEED', 20_260_517);
 const ITEMS = 320;
-const ITEM_QUERIES = 300;
+const ITEM_QUERIES = scaled(100, 300);
 const USERS = 24;
-const USER_QUERIES = 60;
+const USER_QUERIES = scaled(30, 60);
 /** Every this many queries, the pages are also read by following links.next from page 1. */
 const FOLLOW_EVERY = 5;
 /** How many failing queries are shrunk and reported, at most. */

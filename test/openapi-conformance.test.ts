@@ -11,11 +11,12 @@ import { Client, members, operationsOf, planRequest, RecordPool, signatureOf } f
 import { Conformance } from './openapi-conformance.ts';
 import { KANBAN, LIBRARY, WORKSHOP } from './declared-domains.ts';
 import { mulberry32, startTestServer, tokenFor } from './helpers.ts';
+import { scaled } from './long-run.ts';
 import type { TestServer } from './helpers.ts';
 
 const SEED = Number(process.env['OPENAPI_CONFORMANCE_SEED'] ?? 49);
-/** Requests per operation and caller. */
-const CASES = Number(process.env['OPENAPI_CONFORMANCE_CASES'] ?? 3);
+/** Requests per operation and caller: one, and three in the long run (test/long-run.ts). */
+const CASES = Number(process.env['OPENAPI_CONFORMANCE_CASES'] ?? scaled(1, 3));
 /** Records made per collection and vocabulary before the run, in at most so many tries. */
 const MADE_PER_COLLECTION = 2;
 const MAKING_ATTEMPTS = 4;
