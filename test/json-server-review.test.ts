@@ -3,8 +3,12 @@
 // a collection named in the singular, and what the import keeps of a file for the export to give back.
 
 import assert from 'node:assert/strict';
+import { readFile, writeFile } from 'node:fs/promises';
 import { connect } from 'node:net';
+import { join } from 'node:path';
 import { describe, test } from 'node:test';
+import { exportFile } from '../src/cli/export-command.ts';
+import { importFile } from '../src/cli/import-command.ts';
 import { jsonServerSettings } from '../src/cli/json-server-settings.ts';
 import { cleanUpAfterEach, scratchDirectory } from './helpers.ts';
 import { assertAgree, startPair, type Pair } from './json-server-pair.ts';
@@ -164,6 +168,49 @@ describe("json-server's dialect as a json-server client tries it", () => {
     assert.equal((await fetch(`${url}/posts/1`)).status, 404);
     const left = await fetch(`${url}/comments?postId=1`);
     assert.deepEqual(await left.json(), []);
+  });
+
+  test('the export gives back a file as it was: snake_case created_at, users without a role, a nested null', async () => {
+    const dir = await scratchDirectory(defer);
+    const data = {
+      users: [{ id: 1, name: 'Ann', email: 'ann@example.com', created_at: '2024-01-02T03:04:05.000Z' }],
+      posts: [
+        {
+          id: 1,
+          title: 'first',
+          userId: 1,
+          meta: { editor: null, tags: ['a'], history: [{ by: null, at: 1 }] },
+          created_at: '2024-02-03T04:05:06.000Z',
+          updated_at: '2024-02-04T04:05:06.000Z',
+        },
+        {
+          id: 2,
+          title: 'second',
+          userId: 1,
+          meta: { editor: 'bob', tags: [], history: [] },
+          created_at: '2024-03-03T04:05:06.000Z',
+          updated_at: '2024-03-03T04:05:06.000Z',
+        },
+      ],
+    };
+    const file = join(dir, 'db.json');
+    await writeFile(file, JSON.stringify(data));
+    const resources = join(dir, 'resources.json');
+    const dataDir = join(dir, 'data');
+    await importFile({ file, resources, target: dataDir, access: 'open', force: false });
+    const out = join(dir, 'out.json');
+    await exportFile({ file: out, from: dataDir, resources, force: false, administrator: 'admin@example.com' });
+    assert.deepEqual(JSON.parse(await readFile(out, 'utf8')), {
+      users: data.users,
+      posts: data.posts,
+    });
+    // json-server's dialect serves them so too, side by side with json-server 0.17.
+    const both = await pair({ posts: data.posts });
+    for (const path of ['/posts', '/posts/1', '/posts?meta.editor=bob']) {
+      const { json, plain } = await both.both('GET', path);
+      assertAgree(`GET ${path}`, json, plain);
+      assert.deepEqual(plain.body, json.body, path);
+    }
   });
 });
 

@@ -41,14 +41,13 @@ export function jsonServerData(
       ),
     );
     const kept = new Set(TIMESTAMPS.filter((timestamp) => names.properties.has(timestamp)));
+    // A user's role is plainrest's (every user has one): written back only where the file's users had it.
+    const leftOut = collection !== 'users' ? [] : [...USERS_OWN, ...(names.properties.has('role') ? [] : ['role'])];
     // In the order the store keeps them: the file's, then each record made since, as json-server appends them.
     const stored = records.get(collection)?.records ?? [];
     const inFile = (record: StoredRecord): JsonObject => {
       const fields = Object.entries(record)
-        .filter(
-          ([name]) =>
-            (!TIMESTAMPS.includes(name) || kept.has(name)) && (collection !== 'users' || !USERS_OWN.includes(name)),
-        )
+        .filter(([name]) => (!TIMESTAMPS.includes(name) || kept.has(name)) && !leftOut.includes(name))
         .map(([name, value]) => [name, textReferences.has(name) ? asText(value) : value]);
       const shaped = toFileNames(Object.fromEntries(fields), names) as JsonObject;
       return names.idsAsText && typeof record.id === 'number' ? { ...shaped, id: String(record.id) } : shaped;

@@ -3,6 +3,7 @@
 // path of declared members (`author.first_name`), no two members of one object under one name.
 
 import { isJsonObject as isObject } from '../records/json.ts';
+import { BUILT_IN_USER_PROPERTIES } from './built-in-users.ts';
 import { FILE_NAMES_MEMBER } from './file-names.ts';
 import { child, type Json, type JsonObject, type Report } from './problems.ts';
 
@@ -10,6 +11,8 @@ import { child, type Json, type JsonObject, type Report } from './problems.ts';
 const MOST_NAME_LENGTH = 128;
 /** Every record has these: a file's `createdAt` may name them. */
 const RECORD_FIELDS = ['id', 'created_at', 'updated_at'];
+/** Every user has these besides (a file's users' `role`). */
+const USER_FIELDS = [...RECORD_FIELDS, ...Object.keys(BUILT_IN_USER_PROPERTIES)];
 
 /** Every problem of the `x-json-server` members of `resources` (the declaration's `resources` object). */
 export function checkFileNames(resources: JsonObject, problem: Report): void {
@@ -35,7 +38,8 @@ export function checkFileNames(resources: JsonObject, problem: Report): void {
       const integer = body['x-id'] === undefined || body['x-id'] === 'integer';
       if (ids !== undefined && (ids !== 'text' || !integer || body['x-singleton'] === true))
         problem(child(pointer, 'ids'), 'must be "text" (the file writes integer ids as text), on integer ids only');
-      checkProperties(recorded['properties'], body, child(pointer, 'properties'), problem);
+      const own = collection === 'users' ? USER_FIELDS : RECORD_FIELDS;
+      checkProperties(recorded['properties'], body, own, child(pointer, 'properties'), problem);
     }
     const other = served.get(name);
     if (other !== undefined) problem(pointer, `"${name}" is also the file's name of ${other}`);
@@ -50,7 +54,13 @@ function isFileName(name: Json): name is string {
 }
 
 /** Each path names a declared member; each name is one; no two members of one object share a name. */
-function checkProperties(properties: Json, body: JsonObject, pointer: string, problem: Report): void {
+function checkProperties(
+  properties: Json,
+  body: JsonObject,
+  own: readonly string[],
+  pointer: string,
+  problem: Report,
+): void {
   if (properties === undefined) return;
   if (!isObject(properties)) {
     problem(pointer, 'must be an object from members\' paths ("author.first_name") to their names in the file');
@@ -65,7 +75,7 @@ function checkProperties(properties: Json, body: JsonObject, pointer: string, pr
       continue;
     }
     const steps = path.split('.');
-    if (!declares(body, steps)) {
+    if (!declares(body, steps, own)) {
       problem(at, `names no declared property ("${path}")`);
       continue;
     }
@@ -79,13 +89,13 @@ function checkProperties(properties: Json, body: JsonObject, pointer: string, pr
   // A member named in the file as another member is declared would be read as both.
   for (const [parent, names] of taken)
     for (const [file, path] of names)
-      if (file !== path.split('.').pop() && declares(body, [...(parent === '' ? [] : parent.split('.')), file]))
+      if (file !== path.split('.').pop() && declares(body, [...(parent === '' ? [] : parent.split('.')), file], own))
         problem(child(pointer, path), `"${file}" is also a declared member's name there`);
 }
 
-/** Whether `steps` lead through the collection's declared properties (an array's items are no step). */
-function declares(body: JsonObject, steps: readonly string[]): boolean {
-  if (steps.length === 1 && RECORD_FIELDS.includes(steps[0] as string)) return true;
+/** Whether `steps` lead through the collection's declared properties (an array's items are no step), or to `own`. */
+function declares(body: JsonObject, steps: readonly string[], own: readonly string[]): boolean {
+  if (steps.length === 1 && own.includes(steps[0] as string)) return true;
   let members: Json = body['properties'];
   for (const step of steps) {
     if (!isObject(members) || !Object.hasOwn(members, step)) return false;

@@ -57,7 +57,8 @@ export function collectionDeclaration(
   }
   const chosen = ACCESS_CHOICES[access].access;
   const timestamps = found.filter((property) => property.timestamp === true).map((property) => property.name);
-  const recorded = originalNames(source, properties, timestamps);
+  // A user's role is built in (every user has one): recorded where the file's users had it, for the export.
+  const recorded = originalNames(source, properties, timestamps, users ? ['role'] : []);
   const names = recorded === undefined ? {} : { 'x-json-server': recorded };
   if (users) {
     if (access !== 'closed')

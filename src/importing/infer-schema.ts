@@ -1,9 +1,10 @@
 // A property's schema from the values a json-server file holds (README: Moving in from json-server): `integer` when
 // every number is whole, a string `format` only when every value has it, an object's members and an array's items
 // inferred the same way, bounds left open. Values of two kinds in one place are a problem naming the first record
-// that differs. Member names become snake_case, and null members are left out (plainrest omits, it stores no null).
+// that differs. Member names become snake_case; a nested member holding null is declared as its type or null.
 
 import type { PropertySchema } from '../declarations/declaration.ts';
+import type { PropertyType } from '../declarations/declared-type.ts';
 import type { JsonObject, JsonValue } from '../records/json.ts';
 import { isJsonObject } from '../records/json.ts';
 import { hasFormat } from '../resources/scalar-checks.ts';
@@ -143,15 +144,20 @@ function objectSchema(
   findings: Findings,
   depth: number,
 ): PropertySchema | undefined {
-  const members = memberSamples(samples, path, findings);
+  const nulls = new Map<string, number>();
+  const members = memberSamples(samples, path, findings, nulls);
   if (members === undefined) return undefined;
   const properties: Record<string, PropertySchema> = {};
   const required: string[] = [];
+  // Members holding only null, in the order they come: a string that may hold null, as at the top level.
+  for (const name of nulls.keys()) if (!members.has(name)) members.set(name, []);
   for (const [name, found] of members) {
     const schema = inferSchema(found, path === '' ? name : `${path}.${name}`, findings, depth + 1);
     if (schema === undefined) return undefined;
-    properties[name] = schema;
-    if (found.length === samples.length) required.push(name);
+    const nullCount = nulls.get(name) ?? 0;
+    // A member some objects hold null in may hold it: the nulls are kept, as a top-level property's are.
+    properties[name] = nullCount === 0 ? schema : { ...schema, type: [schema.type as PropertyType, 'null'] };
+    if (found.length + nullCount === samples.length) required.push(name);
   }
   return { type: 'object', properties, ...(required.length > 0 ? { required } : {}) };
 }
@@ -164,6 +170,7 @@ export function memberSamples(
   samples: readonly Sample[],
   path: string,
   findings: Findings,
+  nullsByName?: Map<string, number>,
 ): Map<string, Sample[]> | undefined {
   const members = new Map<string, Sample[]>();
   const original = new Map<string, string>();
@@ -191,22 +198,25 @@ export function memberSamples(
       }
       if (member === null) {
         nulls.set(`${collection}.${inside}${name}`, (nulls.get(`${collection}.${inside}${name}`) ?? 0) + 1);
+        nullsByName?.set(name, (nullsByName.get(name) ?? 0) + 1);
         continue;
       }
       if (!members.has(name)) members.set(name, []);
       members.get(name)?.push({ value: member, record, collection });
     }
   }
-  if (path !== '') for (const [where, count] of nulls) findings.notes.push(`${where}: ${count} null value(s) left out`);
+  if (path !== '')
+    for (const [where, count] of nulls)
+      findings.notes.push(`${where}: ${count} null value(s) kept: its type may hold null`);
   return members;
 }
 
-/** A value with snake_case member names and no null members, at every depth. */
+/** A value with snake_case member names at every depth (a nested member's null kept: its schema may hold it). */
 export function converted(value: JsonValue): JsonValue {
   if (Array.isArray(value)) return (value as readonly JsonValue[]).map(converted);
   if (!isJsonObject(value)) return value;
   const result: Record<string, JsonValue> = {};
-  for (const [key, member] of Object.entries(value)) if (member !== null) result[snakeCase(key)] = converted(member);
+  for (const [key, member] of Object.entries(value)) result[snakeCase(key)] = converted(member);
   return result;
 }
 

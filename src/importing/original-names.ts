@@ -15,21 +15,24 @@ const TIMESTAMPS = ['created_at', 'updated_at'];
 
 /**
  * `x-json-server` for `source`, whose declared properties are `properties`; undefined when the file's names are the
- * declared ones and its ids are written as plainrest writes them.
+ * declared ones and its ids are written as plainrest writes them. A timestamp the file had, and a built-in member
+ * `builtIn` names (a user's `role`), is recorded under its own name too: a file without it gets none back.
  */
 export function originalNames(
   source: Source,
   properties: Readonly<Record<string, PropertySchema>>,
   timestamps: readonly string[],
+  builtIn: readonly string[] = [],
 ): JsonObject | undefined {
   const found = new Map<string, string>();
-  for (const record of source.records) collect(record, '', found, 0);
+  const asIs = [...TIMESTAMPS, ...builtIn];
+  for (const record of source.records) collect(record, '', found, 0, asIs);
   const kept: Record<string, string> = {};
   for (const [path, file] of found) {
     const steps = path.split('.');
     const top = steps[0] as string;
-    const declared =
-      steps.length === 1 && TIMESTAMPS.includes(top) ? timestamps.includes(top) : declares(properties, steps);
+    const own = steps.length === 1 && TIMESTAMPS.includes(top);
+    const declared = own ? timestamps.includes(top) : builtIn.includes(path) || declares(properties, steps);
     if (declared) kept[path] = file;
   }
   const textIds =
@@ -45,11 +48,20 @@ export function originalNames(
   };
 }
 
-/** Each member of `value` at `path` whose snake_case name differs, by its path, the first name the file gives it. */
-function collect(value: JsonValue, path: string, found: Map<string, string>, depth: number): void {
+/**
+ * Each member of `value` at `path` whose snake_case name differs (or, at the top, is one of `asIs`), by its path, the
+ * first name the file gives it.
+ */
+function collect(
+  value: JsonValue,
+  path: string,
+  found: Map<string, string>,
+  depth: number,
+  asIs: readonly string[],
+): void {
   if (depth > MOST_DEPTH + 1) return;
   if (Array.isArray(value)) {
-    for (const item of value as readonly JsonValue[]) collect(item, path, found, depth + 1);
+    for (const item of value as readonly JsonValue[]) collect(item, path, found, depth + 1, asIs);
     return;
   }
   if (!isJsonObject(value)) return;
@@ -58,8 +70,8 @@ function collect(value: JsonValue, path: string, found: Map<string, string>, dep
     // A record's `id` (or `Id`, `ID`) is its id, served as `id`.
     if (path === '' && name === 'id') continue;
     const inner = path === '' ? name : `${path}.${name}`;
-    if (name !== key && !found.has(inner)) found.set(inner, key);
-    collect(member, inner, found, depth + 1);
+    if ((name !== key || (path === '' && asIs.includes(name))) && !found.has(inner)) found.set(inner, key);
+    collect(member, inner, found, depth + 1, asIs);
   }
 }
 
