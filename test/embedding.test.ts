@@ -381,6 +381,11 @@ describe('embedding: invalid options reject with a clear message', () => {
       options: { events: { heartbeatMs: 0.5 } },
       message: /^events\.heartbeatMs must be a positive integer, not 0\.5$/,
     },
+    ...[1000, 512, 2_097_152].map((cost) => ({
+      name: `passwordHashCost ${cost}`,
+      options: { passwordHashCost: cost },
+      message: new RegExp(`^passwordHashCost must be a power of two from 1024 to 1048576, not ${cost}$`),
+    })),
   ];
   for (const c of cases) {
     test(`startServer with ${c.name} rejects naming the option`, async () => {

@@ -3,7 +3,8 @@
 // sent on node:http: fetch-on-http.ts). Requests carry the administrator's bearer token
 // unless a test asks for another caller.
 // Starting a server is cheap: the administrator's password is hashed once per test
-// process, not at every start (see startTestServer).
+// process, not at every start (see startTestServer), and every password at scrypt's
+// lowest cost (TEST_PASSWORD_HASH_COST).
 
 import type { ChildProcess } from 'node:child_process';
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
@@ -34,7 +35,16 @@ import { POSTGRES_SKIP, startCluster } from './postgres-cluster.ts';
 export const TEST_ADMIN_EMAIL = 'admin@example.com';
 export const TEST_ADMIN_PASSWORD = 'admin-password-for-tests';
 export const TEST_TOKEN_SECRET = 'test-token-secret-of-at-least-32-characters';
-export const TEST_AUTH_OPTIONS = { adminPassword: TEST_ADMIN_PASSWORD, tokenSecret: TEST_TOKEN_SECRET } as const;
+/**
+ * scrypt's lowest cost (ServerOptions.passwordHashCost): about 4 ms a hash against 65 for the default, on the thousand
+ * passwords the suite hashes. Where the cost itself is the point, a test starts its server without it.
+ */
+export const TEST_PASSWORD_HASH_COST = 1024;
+export const TEST_AUTH_OPTIONS = {
+  adminPassword: TEST_ADMIN_PASSWORD,
+  tokenSecret: TEST_TOKEN_SECRET,
+  passwordHashCost: TEST_PASSWORD_HASH_COST,
+} as const;
 
 export interface TestResponse {
   readonly status: number;
@@ -221,7 +231,9 @@ async function startPairOnOneDatabase(options: ServerOptions): Promise<TestServe
     dataDir: null,
     seed: false,
     rateLimit: 0,
-    ...(adminInPlace ? { tokenSecret: TEST_TOKEN_SECRET } : TEST_AUTH_OPTIONS),
+    ...(adminInPlace
+      ? { tokenSecret: TEST_TOKEN_SECRET, passwordHashCost: TEST_PASSWORD_HASH_COST }
+      : TEST_AUTH_OPTIONS),
     ...options,
     database: database.url,
   };
@@ -254,6 +266,7 @@ async function startWithAdminInPlace(options: ServerOptions): Promise<TestServer
     seed: false,
     rateLimit: 0,
     tokenSecret: TEST_TOKEN_SECRET,
+    passwordHashCost: TEST_PASSWORD_HASH_COST,
     ...options,
   };
   const store = await openStore(resolveConfig(settings), EXAMPLE); // what the start would open (no `resources` option here: the example domain)
@@ -269,7 +282,7 @@ let administratorAsCreated: Promise<StoredRecord> | undefined;
 function testAdministrator(): Promise<StoredRecord> {
   administratorAsCreated ??= (async () => {
     const store = new MemoryStore(new Map());
-    await ensureAdmin(users, store, TEST_ADMIN_EMAIL, TEST_ADMIN_PASSWORD, SILENT_LOGGER);
+    await ensureAdmin(users, store, TEST_ADMIN_EMAIL, TEST_ADMIN_PASSWORD, SILENT_LOGGER, TEST_PASSWORD_HASH_COST);
     const admin = store.findIgnoringCase('users', 'email', TEST_ADMIN_EMAIL);
     if (admin === undefined) throw new Error('ensureAdmin created no administrator');
     return admin;

@@ -9,6 +9,7 @@
 import assert from 'node:assert/strict';
 import { readdir, readFile } from 'node:fs/promises';
 import { connect as connectSocket } from 'node:net';
+import { startServer } from '../src/index.ts';
 import { readDataDirectory } from '../src/store/data-directory.ts';
 import { EXAMPLE } from './example-definitions.ts';
 import { join } from 'node:path';
@@ -22,7 +23,10 @@ import {
   startTestServerWithAdminBootstrap,
   TEST_ADMIN_EMAIL,
   TEST_ADMIN_PASSWORD,
+  TEST_PASSWORD_HASH_COST,
+  TEST_TOKEN_SECRET,
   temporaryDirectory,
+  wrap,
 } from './helpers.ts';
 import type { FieldErrorExpectation } from './assertions.ts';
 import { assertEmpty, assertJson, assertProblem, clockPast, RFC3339_UTC, STRONG_ETAG } from './assertions.ts';
@@ -600,6 +604,31 @@ describe('users: the password is write-only and stored hashed', () => {
     const stored = await storedUser(FIRST);
     assert.notEqual(stored['password_hash'], original);
     assert.ok(!JSON.stringify(stored).includes('patched-password'));
+  });
+
+  test('a hash records its scrypt cost (passwordHashCost, 16384 by default): one of either cost logs in on either', async () => {
+    await api.post('/v1/users', VALID);
+    assert.match(
+      String((await storedUser(FIRST))['password_hash']),
+      new RegExp(`^scrypt\\$${TEST_PASSWORD_HASH_COST}\\$8\\$1\\$`),
+    );
+    await api.close();
+    // The same data directory on a server started with the defaults (no passwordHashCost).
+    const server = await startServer({
+      port: 0,
+      dataDir: dataDir.path,
+      adminPassword: TEST_ADMIN_PASSWORD,
+      tokenSecret: TEST_TOKEN_SECRET,
+    });
+    api = wrap(server, undefined);
+    const token = await login(api, VALID.email, VALID.password);
+    const changed = await api.as(token).patch(`/v1/users/${FIRST}`, { password: 'a-costlier-password' });
+    assert.equal(changed.status, 200, changed.text);
+    assert.match(String((await storedUser(FIRST))['password_hash']), /^scrypt\$16384\$8\$1\$/);
+    await login(api, VALID.email, 'a-costlier-password');
+    await api.close();
+    api = await startTestServer({ dataDir: dataDir.path });
+    await login(api, VALID.email, 'a-costlier-password');
   });
 
   test('a user created without a password gets one by PATCH', async () => {

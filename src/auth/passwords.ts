@@ -4,7 +4,8 @@
 
 import { randomBytes, scrypt, timingSafeEqual } from 'node:crypto';
 
-const COST = 16384; // N: 16 MiB of memory and about 50 ms per hash on a 2-core machine
+/** N: 16 MiB of memory and about 50 ms per hash on a 2-core machine (the passwordHashCost option's default). */
+export const PASSWORD_HASH_COST = 16384;
 const BLOCK_SIZE = 8;
 const PARALLELISM = 1;
 const KEY_LENGTH = 32;
@@ -19,10 +20,25 @@ function derive(password: string, salt: Buffer, cost: number, blockSize: number,
   });
 }
 
-export async function hashPassword(password: string): Promise<string> {
+/** A new hash of `password` at scrypt cost `cost` (N, a power of two), which the hash records. */
+export async function hashPassword(password: string, cost: number): Promise<string> {
   const salt = randomBytes(SALT_LENGTH);
-  const key = await derive(password, salt, COST, BLOCK_SIZE, PARALLELISM);
-  return ['scrypt', COST, BLOCK_SIZE, PARALLELISM, salt.toString('base64url'), key.toString('base64url')].join('$');
+  const key = await derive(password, salt, cost, BLOCK_SIZE, PARALLELISM);
+  return ['scrypt', cost, BLOCK_SIZE, PARALLELISM, salt.toString('base64url'), key.toString('base64url')].join('$');
+}
+
+/** A hash at the default cost of a random string nobody knows, written here so that no server need make it. */
+const NOTHING_KNOWN = 'scrypt$16384$8$1$QrNUadZbO0yUnY4T_Jx9GQ$0v06pvDMNoRMBg6FkZ5ukGmora6Q4OA4DFM-AmLcCvs';
+const unknowable = new Map<number, Promise<string>>([[PASSWORD_HASH_COST, Promise.resolve(NOTHING_KNOWN)]]);
+
+/**
+ * A valid hash, at `cost`, of a random string nobody knows, made once per cost. An unknown email is checked against it,
+ * so a wrong email and a wrong password take the same time (OWASP API2: Broken Authentication).
+ */
+export function hashOfNothingKnown(cost: number): Promise<string> {
+  const made = unknowable.get(cost) ?? hashPassword(randomBytes(SALT_LENGTH).toString('base64url'), cost);
+  unknowable.set(cost, made);
+  return made;
 }
 
 /** True when `password` produces `stored`; false for a wrong password or a malformed hash. */

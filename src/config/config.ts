@@ -6,6 +6,7 @@ import type { LogFormat, Logger } from '../logging/logger.ts';
 import type { CorsOrigins } from '../http/cors.ts';
 import { EMAIL_PATTERN } from '../resources/scalar-checks.ts';
 import { requireProviderUrl } from '../auth/provider-url.ts';
+import { PASSWORD_HASH_COST } from '../auth/passwords.ts';
 import type { ProviderSettings } from '../auth/provider-auth.ts';
 import type { EventSettings, JsonServerOptions, ServerOptions } from './server-options.ts';
 import { basePathProblem } from '../http/base-path.ts';
@@ -31,6 +32,7 @@ export interface Config {
   readonly rateLimit: number;
   readonly delayMs: number;
   readonly caches: boolean;
+  readonly passwordHashCost: number;
   readonly headersTimeoutMs: number;
   readonly requestTimeoutMs: number;
   readonly keepAliveTimeoutMs: number;
@@ -46,6 +48,20 @@ export interface Config {
 /** A `postgres://` (or `postgresql://`) URL, where a data directory's path is anything else. */
 export function isDatabaseUrl(text: string): boolean {
   return /^postgres(ql)?:\/\//.test(text);
+}
+
+/** scrypt's cost bounds: below, a hash is too cheap to guess at; above, one takes a gigabyte and seconds. */
+const MIN_PASSWORD_HASH_COST = 1024;
+const MAX_PASSWORD_HASH_COST = 1_048_576;
+
+/** scrypt's N (RFC 7914 §2) is a power of two; this one within the bounds. */
+function isPasswordHashCost(cost: number): boolean {
+  return (
+    Number.isInteger(cost) &&
+    cost >= MIN_PASSWORD_HASH_COST &&
+    cost <= MAX_PASSWORD_HASH_COST &&
+    (cost & (cost - 1)) === 0
+  );
 }
 
 /** The longest artificial delay: longer, a client's own timeouts would be what is tried. */
@@ -65,6 +81,7 @@ export const DEFAULTS = Object.freeze({
   rateLimit: 1200,
   delayMs: 0,
   caches: true,
+  passwordHashCost: PASSWORD_HASH_COST,
   oidcRoleClaim: 'roles',
   headersTimeoutMs: 10_000,
   requestTimeoutMs: 30_000,
@@ -144,6 +161,7 @@ export function resolveConfig(options: ServerOptions = {}): Config {
     rateLimit: options.rateLimit ?? DEFAULTS.rateLimit,
     delayMs: options.delayMs ?? DEFAULTS.delayMs,
     caches: options.caches ?? DEFAULTS.caches,
+    passwordHashCost: options.passwordHashCost ?? DEFAULTS.passwordHashCost,
     headersTimeoutMs: options.headersTimeoutMs ?? DEFAULTS.headersTimeoutMs,
     requestTimeoutMs: options.requestTimeoutMs ?? DEFAULTS.requestTimeoutMs,
     keepAliveTimeoutMs: options.keepAliveTimeoutMs ?? DEFAULTS.keepAliveTimeoutMs,
@@ -187,6 +205,11 @@ export function resolveConfig(options: ServerOptions = {}): Config {
       'delayMs',
       `delayMs must be a whole number of milliseconds from 0 to ${MAX_DELAY_MS} (a minute), not ${config.delayMs}`,
     );
+  }
+  if (!isPasswordHashCost(config.passwordHashCost)) {
+    const range = `from ${MIN_PASSWORD_HASH_COST} to ${MAX_PASSWORD_HASH_COST}`;
+    const message = `passwordHashCost must be a power of two ${range}, not ${config.passwordHashCost}`;
+    throw new ConfigError('passwordHashCost', message);
   }
   if (!EMAIL_PATTERN.test(config.adminEmail)) {
     throw new ConfigError('adminEmail', `adminEmail must be an email address, not "${config.adminEmail}"`);

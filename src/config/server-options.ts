@@ -51,6 +51,12 @@ export interface ServerOptions {
    * builds every answer afresh from the records, for tests and for readers. Default true.
    */
   readonly caches?: boolean;
+  /**
+   * scrypt's cost N for new password hashes (RFC 7914 §2): a power of two from 1024 to 1048576. Each hash records its
+   * own, so hashes made at another cost still verify. A lower cost makes a stolen hash cheaper to guess: tests use
+   * 1024. Default 16384 (16 MiB and about 50 ms a hash).
+   */
+  readonly passwordHashCost?: number;
   /** startServer only (a host sets its own server's): headers must arrive within this time. Default 10000 ms. */
   readonly headersTimeoutMs?: number;
   /**

@@ -101,7 +101,9 @@ async function create(
   const hashed =
     passwords.length === 0
       ? undefined
-      : await store.read(() => withIdChecked(chosen, () => hashedSecrets(requireWriteInput())));
+      : await store.read(() =>
+          withIdChecked(chosen, () => hashedSecrets(requireWriteInput(), context.services.config.passwordHashCost)),
+        );
   // Taken once: a store may decide again (store.ts: RequestStore.write), and must get the same record.
   const now = isoTimestamp();
   const before = idBeforeWrite(definition, chosen);

@@ -129,7 +129,8 @@ async function updateFromBody(
     return { definition, vocabulary, mode, body, store, current, firstRead: firstRead ?? current, parentId };
   };
   // Only a body that carries a password waits here, for its hash (write-record.ts).
-  const hashed = passwords.length === 0 ? undefined : await store.read(() => hashedSecrets(requireWriteInput()));
+  const cost = context.services.config.passwordHashCost;
+  const hashed = passwords.length === 0 ? undefined : await store.read(() => hashedSecrets(requireWriteInput(), cost));
   return store.write((): Decision<Reply> => {
     const input = requireWriteInput();
     const next = fieldsToStore(input, hashed);

@@ -8,7 +8,7 @@ import { HttpError, storeUnavailable } from '../errors/errors.ts';
 import { rejectQueryParameters } from '../http/record-query.ts';
 import type { Reply } from '../http/respond.ts';
 import { jsonReply } from '../http/respond.ts';
-import { verifyPassword } from '../auth/passwords.ts';
+import { hashOfNothingKnown, verifyPassword } from '../auth/passwords.ts';
 import type { FieldRule } from '../resources/definition.ts';
 import { validateBody } from '../resources/validation.ts';
 import { buildVocabulary } from '../resources/vocabulary.ts';
@@ -27,13 +27,6 @@ const CREDENTIAL_NAMES = buildVocabulary({
   known: new Set(['email', 'password']),
 });
 
-/**
- * A valid scrypt hash of a random string nobody knows, with the same cost as real ones. An unknown email is checked
- * against it, so a wrong email and a wrong password look the same and take the same time: response timing does not
- * reveal which accounts exist (OWASP API2: Broken Authentication).
- */
-const DUMMY_HASH = 'scrypt$16384$8$1$QrNUadZbO0yUnY4T_Jx9GQ$0v06pvDMNoRMBg6FkZ5ukGmora6Q4OA4DFM-AmLcCvs';
-
 export async function createToken(context: RequestContext): Promise<Reply> {
   rejectQueryParameters(context.queryString);
   const { authenticator } = context.services;
@@ -51,11 +44,14 @@ export async function createToken(context: RequestContext): Promise<Reply> {
   await context.services.adminReady;
   const user = await store.read(() => store.findIgnoringCase('users', 'email', email));
   const storedHash = user?.['password_hash'];
-  const hash = typeof storedHash === 'string' ? storedHash : DUMMY_HASH;
+  // An unknown email is checked against a hash at the cost of new ones, so that response timing does not reveal which
+  // accounts exist (OWASP API2: Broken Authentication).
+  const known = typeof storedHash === 'string';
+  const hash = known ? storedHash : await hashOfNothingKnown(context.services.config.passwordHashCost);
   const matches = await verifyPassword(password, hash);
   if (
     user === undefined ||
-    hash === DUMMY_HASH ||
+    !known ||
     !matches ||
     // A user an identity provider's token made signs in there, never here (README: Provider tokens).
     user[PROVIDER_IDENTITY] !== undefined ||

@@ -61,15 +61,15 @@ export function fieldsToStore(input: WriteInput, secrets?: Secrets): Fields {
 }
 
 /**
- * The hashes of the secrets (passwords) the write would store, after checking the body
+ * The hashes of the secrets (passwords) the write would store, at scrypt cost `cost`, after checking the body
  * as fieldsToStore does (so a 422 comes before any hashing); undefined when there are none.
  */
-export function hashedSecrets(input: WriteInput): Promise<Secrets> | undefined {
+export function hashedSecrets(input: WriteInput, cost: number): Promise<Secrets> | undefined {
   const next = checkedFields(input, undefined);
   const secretRules = input.definition.fields.filter(
     (rule) => rule.storedAs !== undefined && typeof next[rule.name] === 'string',
   );
-  return secretRules.length === 0 ? undefined : hashPasswords(secretRules, next, input.current);
+  return secretRules.length === 0 ? undefined : hashPasswords(secretRules, next, input.current, cost);
 }
 
 /**

@@ -35,18 +35,19 @@ export function withIssued(hashed: Secrets | undefined, issued: Secrets | undefi
   return hashed === undefined ? issued : new Map([...hashed, ...issued]);
 }
 
-/** A new hash, or the current one when the password is unchanged (so a repeated PUT changes nothing). */
+/** A new hash at `cost`, or the current one when the password is unchanged (so a repeated PUT changes nothing). */
 export async function hashPasswords(
   rules: readonly FieldRule[],
   next: Fields,
   current: StoredRecord | undefined,
+  cost: number,
 ): Promise<Secrets> {
   const secrets = new Map<string, { plain: string; stored: string }>();
   for (const rule of rules) {
     const plain = next[rule.name] as string;
     const currentHash = rule.storedAs === undefined ? undefined : current?.[rule.storedAs];
     const unchanged = typeof currentHash === 'string' && (await verifyPassword(plain, currentHash));
-    secrets.set(rule.name, { plain, stored: unchanged ? currentHash : await hashPassword(plain) });
+    secrets.set(rule.name, { plain, stored: unchanged ? currentHash : await hashPassword(plain, cost) });
   }
   return secrets;
 }

@@ -25,18 +25,20 @@ export interface AdminBootstrap {
 
 const SYNCED: Promise<void> = Promise.resolve();
 
+/** The administrator of `email`, its password hashed at scrypt cost `cost` when it is set. */
 export async function ensureAdmin(
   users: ResourceDefinition,
   shared: Store,
   email: string,
   password: string | undefined,
   logger: Logger,
+  cost: number,
 ): Promise<AdminBootstrap> {
   // Several processes may start on one database at once.
   const existing = await shared.serve(NO_PLAN, (store) => store.findIgnoringCase('users', 'email', email));
   if (existing === undefined) {
     const plain = password ?? randomBytes(12).toString('base64url');
-    const fields: Fields = { name: ADMIN_NAME, email, password_hash: await hashPassword(plain), role: 'admin' };
+    const fields: Fields = { name: ADMIN_NAME, email, password_hash: await hashPassword(plain, cost), role: 'admin' };
     // Created unless another process created it meanwhile (then that one's password stands).
     const created = await shared.serve(NO_PLAN, (store) =>
       store.write((): Decision<boolean> => {
@@ -62,7 +64,7 @@ export async function ensureAdmin(
   if (password === undefined) return { passwordSynced: SYNCED };
   // Checking the password against the stored hash costs a scrypt, so it runs after the start, in the background;
   // logins wait for `passwordSynced`, so none can see the password being replaced.
-  const passwordSynced = replacePasswordIfChanged(users, shared, existing.id as number, password).catch(
+  const passwordSynced = replacePasswordIfChanged(users, shared, existing.id as number, password, cost).catch(
     (error: unknown) => {
       logger.error(`could not set the administrator's password from ADMIN_PASSWORD: ${String(error)}`);
     },
@@ -75,11 +77,12 @@ async function replacePasswordIfChanged(
   shared: Store,
   id: number,
   password: string,
+  cost: number,
 ): Promise<void> {
   const before = await shared.serve(NO_PLAN, (store) => store.get('users', id));
   const storedHash = before?.['password_hash'];
   if (typeof storedHash === 'string' && (await verifyPassword(password, storedHash))) return;
-  const hash = await hashPassword(password);
+  const hash = await hashPassword(password, cost);
   // Decided on the record as it is after the slow hashing: it may have changed meanwhile.
   await shared.serve(NO_PLAN, (store) =>
     store.write((): Decision<void> => {

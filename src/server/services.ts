@@ -87,7 +87,8 @@ export async function openServices(options: ServerOptions, inHostServer: boolean
       );
     const bootstrap = async (): Promise<AdminBootstrap> => {
       await ensureSingletons(resources, store, config.logger);
-      const ensured = await ensureAdmin(users, store, config.adminEmail, config.adminPassword, config.logger);
+      const { adminEmail, adminPassword, logger, passwordHashCost } = config;
+      const ensured = await ensureAdmin(users, store, adminEmail, adminPassword, logger, passwordHashCost);
       announceAdmin(ensured, config);
       generatedAdmin.password = ensured.generatedPassword;
       return ensured;
