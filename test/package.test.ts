@@ -1,9 +1,11 @@
 // The npm package as a new user gets it (issue "first contact"): a tarball packed from a
-// clean checkout (no dist/) is built by `prepack`, installs into an empty directory
-// with no network and no dependencies, and runs: `npx plainrest --version`,
-// `npx plainrest` (the banner's token hint says `npx plainrest token`), `npx plainrest
-// token`, `npx plainrest db.json`, and the README's embedding snippet as written. The tarball carries the
-// licence and the README, and no source or tests; its one program is the one-file build.
+// checkout installs into an empty directory with no network and no dependencies, and runs:
+// `npx plainrest --version`, `npx plainrest` (the banner's token hint says `npx plainrest
+// token`), `npx plainrest token`, `npx plainrest db.json`, and the README's embedding snippet
+// as written. The tarball carries the licence and the README, and no source or tests; its one
+// program is the one-file build. The checkout holds the dist/ `npm test` built (with the
+// commands `prepack` runs: tsc and the one-file build), packed as it is; the long run
+// (test/long-run.ts) packs a clean checkout, whose `prepack` builds dist/ again (20 s of CPU).
 
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
@@ -13,9 +15,10 @@ import { after, before, describe, test } from 'node:test';
 import { promisify } from 'node:util';
 import { killAll, runToExit, startProcess } from './child-process.ts';
 import { temporaryDirectory } from './helpers.ts';
+import { LONG_RUN } from './long-run.ts';
 import { REPOSITORY_ROOT } from './repository.ts';
 
-/** What a clean clone holds that packing needs (dist/ is built by prepack, not copied). */
+/** What a clean clone holds that packing needs (dist/ is built by prepack, or copied: PACK_AS_BUILT). */
 const CHECKOUT_FILES = [
   'package.json',
   'package-lock.json',
@@ -32,6 +35,8 @@ const TIMEOUT = { timeout: 300_000 };
 const run = promisify(execFile);
 /** npm without its update check, audit or funding notes, none of which a test may wait on or read. */
 const QUIET_NPM = { npm_config_update_notifier: 'false', npm_config_audit: 'false', npm_config_fund: 'false' };
+/** The default run packs the dist/ this run built, with no lifecycle script; the long run lets `prepack` build it. */
+const PACK_AS_BUILT = !LONG_RUN;
 
 let scratch: { path: string; remove: () => Promise<void> };
 let tarball: string;
@@ -44,8 +49,10 @@ before(async () => {
   const checkout = join(scratch.path, 'checkout');
   for (const file of CHECKOUT_FILES) await cp(join(REPOSITORY_ROOT, file), join(checkout, file), { recursive: true });
   await symlink(join(REPOSITORY_ROOT, 'node_modules'), join(checkout, 'node_modules')); // the dev dependencies `npm install` gave the clone
+  if (PACK_AS_BUILT) await cp(join(REPOSITORY_ROOT, 'dist'), join(checkout, 'dist'), { recursive: true });
   const npmEnv = { ...process.env, ...QUIET_NPM };
-  const packed = await run('npm', ['pack', '--silent', '--pack-destination', scratch.path], {
+  const pack = ['pack', '--silent', '--pack-destination', scratch.path, ...(PACK_AS_BUILT ? ['--ignore-scripts'] : [])];
+  const packed = await run('npm', pack, {
     cwd: checkout,
     env: npmEnv,
   });
