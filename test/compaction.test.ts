@@ -18,12 +18,14 @@ import {
   writeFileAtomically,
 } from '../src/store/atomic-file.ts';
 import { cleanUpAfterEach, connect, scratchDirectory, TEST_AUTH_OPTIONS } from './helpers.ts';
+import { scaled } from './long-run.ts';
 
 const defer = cleanUpAfterEach();
 
 /** The smallest value config/config.ts accepts: every journal entry starts a compaction. */
 const SMALLEST_COMPACT_AFTER_BYTES = 1;
-const STARTS = 10;
+/** First starts in a row, each of which may race its compactions: 3, and 10 in the long run (test/long-run.ts). */
+const STARTS = scaled(3, 10);
 /** The example dataset, plus the administrator every start ensures. */
 const SEEDED = { users: 3, products: 12, orders: 5, keys: 0 };
 

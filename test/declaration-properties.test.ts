@@ -13,8 +13,10 @@ import type { CollectionDeclaration, PropertySchema, ResourcesDeclaration } from
 import { patternExample } from '../src/openapi/pattern-example.ts';
 import { LinearPattern } from '../src/patterns/linear-pattern.ts';
 import { mulberry32, startTestServer } from './helpers.ts';
+import { scaled } from './long-run.ts';
 
-const DECLARATIONS = 60;
+/** Seeded declarations tried: 25, and 60 in the long run (test/long-run.ts). */
+const DECLARATIONS = scaled(25, 60);
 
 type Random = () => number;
 const pick = <T>(random: Random, values: readonly T[]): T => values[Math.floor(random() * values.length)] as T;

@@ -13,6 +13,7 @@ import { parseSnapshot } from '../src/store/parse-snapshot.ts';
 import type { Snapshot } from '../src/store/parse-snapshot.ts';
 import { writeSnapshot } from '../src/store/snapshot-file.ts';
 import { readSnapshotFile } from '../src/store/snapshot-stream.ts';
+import { scaled } from './long-run.ts';
 import { mulberry32 } from './random.ts';
 import { REPOSITORY_ROOT } from './repository.ts';
 
@@ -176,11 +177,14 @@ test('a damaged file gives the error parsing it whole gives', async () => {
   }
 });
 
-test('randomly damaged snapshots: the stream and the whole-text parse agree, on the records or the error', async () => {
+/** Randomly damaged texts: 150, and 400 in the long run (test/long-run.ts). */
+const DAMAGED_ROUNDS = scaled(150, 400);
+
+test(`${DAMAGED_ROUNDS} randomly damaged snapshots: the stream and the whole-text parse agree, on the records or the error`, async () => {
   const random = mulberry32(2026);
   const texts = [JSON.stringify(document), JSON.stringify(document, null, 2)];
   const pieces = ['"', '\\', ',', ':', '[', ']', '{', '}', ' ', '1', 'e', '-', 'null', '"records"', '"next_id"', '\n'];
-  for (let round = 0; round < 400; round++) {
+  for (let round = 0; round < DAMAGED_ROUNDS; round++) {
     let text = texts[round % 2] as string;
     for (let edits = 1 + Math.floor(random() * 2); edits > 0; edits--) {
       const at = Math.floor(random() * text.length);
