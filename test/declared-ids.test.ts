@@ -13,7 +13,13 @@ import { checkDeclaration } from '../src/declarations/check-declaration.ts';
 import { copyData } from '../src/cli/copy-data.ts';
 import { join } from 'node:path';
 import type { TestServer } from './helpers.ts';
-import { cleanUpAfterEach, scratchDirectory, startTestServer, startTestServerWithAdminBootstrap } from './helpers.ts';
+import {
+  cleanUpAfterEach,
+  notAgainOnSharedPostgres,
+  scratchDirectory,
+  startTestServer,
+  startTestServerWithAdminBootstrap,
+} from './helpers.ts';
 import { assertJson, assertProblem, STRONG_ETAG } from './assertions.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
@@ -435,7 +441,7 @@ describe('the declaration', () => {
   });
 });
 
-describe('kept on disk', () => {
+describe('kept on disk', { skip: notAgainOnSharedPostgres() }, () => {
   const cardsWith = (kind: 'integer' | 'uuid' | 'string'): ResourcesDeclaration => ({
     resources: {
       cards: {

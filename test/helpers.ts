@@ -204,6 +204,16 @@ async function testDatabase(withAdministrator: boolean): Promise<{ url: string; 
 let administratorTemplate: Promise<string> | undefined;
 
 /**
+ * A skip reason, when a suite runs again on PostgreSQL (againOnSharedPostgres), for its tests that start no server on
+ * the default storage (their own data directory, memory store or cluster): they ran as they are in the suite's file.
+ */
+export function notAgainOnSharedPostgres(): string | false {
+  return process.env['TEST_STORE'] === 'postgres'
+    ? 'runs in its own file: it starts no server on the shared PostgreSQL'
+    : false;
+}
+
+/**
  * Runs a suite file again with TEST_STORE=postgres, in this test process: its servers are
  * pairs on one throwaway PostgreSQL. Where PostgreSQL is not installed, one skipped test says why.
  */

@@ -18,7 +18,13 @@ import { mulberry32 } from './random.ts';
 import { idsHoldingEveryWord } from './search-scan.ts';
 import type { ResourcesDeclaration } from '../src/index.ts';
 import type { TestServer } from './helpers.ts';
-import { createProduct, createUser, startTestServer, startTestServerWithAdminBootstrap } from './helpers.ts';
+import {
+  createProduct,
+  createUser,
+  notAgainOnSharedPostgres,
+  startTestServer,
+  startTestServerWithAdminBootstrap,
+} from './helpers.ts';
 import type { PostgresCluster } from './postgres-cluster.ts';
 import { POSTGRES_SKIP, startCluster } from './postgres-cluster.ts';
 import { assertJson, assertProblem } from './assertions.ts';
@@ -55,7 +61,7 @@ function idsOf(list: IdList): number[] {
   return ids;
 }
 
-describe("the memory store's word index", () => {
+describe("the memory store's word index", { skip: notAgainOnSharedPostgres() }, () => {
   const TIMESTAMP = '2026-01-01T00:00:00.000Z';
   const WORDS = ['smoky', 'floral', 'dark', 'kettle', 'mug', 'tea', 'café', 'crème', 'x1', 'rare'];
   const product = (id: number, random: () => number): StoredRecord =>
@@ -383,48 +389,54 @@ describe('q on a list', () => {
   });
 });
 
-describe('q on PostgreSQL: a collection made searchable after it has records', { skip: POSTGRES_SKIP }, () => {
-  let cluster: PostgresCluster | undefined;
-  after(() => cluster?.stop());
+describe(
+  'q on PostgreSQL: a collection made searchable after it has records',
+  {
+    skip: POSTGRES_SKIP || notAgainOnSharedPostgres(),
+  },
+  () => {
+    let cluster: PostgresCluster | undefined;
+    after(() => cluster?.stop());
 
-  const notes = (searchable: boolean): ResourcesDeclaration => ({
-    resources: {
-      notes: {
-        singular: 'note',
-        access: { list: 'user', read: 'user', create: 'user', update: 'admin', delete: 'admin' },
-        properties: {
-          text: { type: 'string', minLength: 1, maxLength: 500, ...(searchable ? { 'x-search': true } : {}) },
+    const notes = (searchable: boolean): ResourcesDeclaration => ({
+      resources: {
+        notes: {
+          singular: 'note',
+          access: { list: 'user', read: 'user', create: 'user', update: 'admin', delete: 'admin' },
+          properties: {
+            text: { type: 'string', minLength: 1, maxLength: 500, ...(searchable ? { 'x-search': true } : {}) },
+          },
+          required: ['text'],
         },
-        required: ['text'],
       },
-    },
-  });
+    });
 
-  test('the next start gives the old records their words; dropping x-search again is no refused start', async () => {
-    cluster = await startCluster();
-    const database = cluster.url(await cluster.createDatabase());
-    const before = await startTestServerWithAdminBootstrap({ database, resources: notes(false) });
-    try {
-      for (const text of ['Buy green tea', 'Call the plumber', 'Green paint for the door'])
-        assert.equal((await before.post('/v1/notes', { text })).status, 201);
-      assertProblem(await before.get('/v1/notes?q=green'), 400, 'invalid_query', '/v1/notes', [
-        { field: 'q', code: 'unknown_parameter' },
-      ]);
-    } finally {
-      await before.close();
-    }
-    const searchable = await startTestServerWithAdminBootstrap({ database, resources: notes(true) });
-    try {
-      const found = await searchable.get('/v1/notes?q=GREEN');
-      assertJson(found, 200);
-      assert.deepEqual(
-        found.body.data.map((note: { text: string }) => note.text),
-        ['Buy green tea', 'Green paint for the door'],
-      );
-    } finally {
-      await searchable.close();
-    }
-    const again = await startTestServerWithAdminBootstrap({ database, resources: notes(false) });
-    await again.close();
-  });
-});
+    test('the next start gives the old records their words; dropping x-search again is no refused start', async () => {
+      cluster = await startCluster();
+      const database = cluster.url(await cluster.createDatabase());
+      const before = await startTestServerWithAdminBootstrap({ database, resources: notes(false) });
+      try {
+        for (const text of ['Buy green tea', 'Call the plumber', 'Green paint for the door'])
+          assert.equal((await before.post('/v1/notes', { text })).status, 201);
+        assertProblem(await before.get('/v1/notes?q=green'), 400, 'invalid_query', '/v1/notes', [
+          { field: 'q', code: 'unknown_parameter' },
+        ]);
+      } finally {
+        await before.close();
+      }
+      const searchable = await startTestServerWithAdminBootstrap({ database, resources: notes(true) });
+      try {
+        const found = await searchable.get('/v1/notes?q=GREEN');
+        assertJson(found, 200);
+        assert.deepEqual(
+          found.body.data.map((note: { text: string }) => note.text),
+          ['Buy green tea', 'Green paint for the door'],
+        );
+      } finally {
+        await searchable.close();
+      }
+      const again = await startTestServerWithAdminBootstrap({ database, resources: notes(false) });
+      await again.close();
+    });
+  },
+);

@@ -16,6 +16,7 @@ import type { TestServer } from './helpers.ts';
 import {
   cleanUpAfterEach,
   createUser,
+  notAgainOnSharedPostgres,
   scratchDirectory,
   startTestServer,
   startTestServerWithAdminBootstrap,
@@ -387,7 +388,7 @@ describe('in a batch (README: Batches)', () => {
   });
 });
 
-describe('kept on disk', () => {
+describe('kept on disk', { skip: notAgainOnSharedPostgres() }, () => {
   test('a restart keeps both singletons and makes neither again; plainrest copy carries them', async () => {
     const dataDir = await scratchDirectory(defer);
     const first = await startTestServerWithAdminBootstrap({ resources: DESK, dataDir });
