@@ -1,7 +1,8 @@
 // `plainrest import` (README: Moving in from json-server), imported and then served over HTTP: json-server's own
 // README example, a 0.17 file (numeric ids, users, relations), a 1.x file (string ids renumbered, references
-// rewritten), a file with every inference case, the refusals (each line exact, nothing written), 10,000 records (time
-// and memory reported), the command line (exit statuses, --force, a target that holds data, --access) and DELAY_MS.
+// rewritten), a file with every inference case, the refusals (each line exact, nothing written), 1,000 records (time
+// and memory reported; 10,000 in the long run, test/long-run.ts), the command line (exit statuses, --force, a target
+// that holds data, --access) and DELAY_MS.
 
 import assert from 'node:assert/strict';
 import { readdir, readFile, writeFile } from 'node:fs/promises';
@@ -14,6 +15,7 @@ import { collectionIds } from '../src/importing/record-ids.ts';
 import { runToExit } from './child-process.ts';
 import type { TestServer } from './helpers.ts';
 import { cleanUpAfterEach, scratchDirectory, startTestServerWithAdminBootstrap, startTestServer } from './helpers.ts';
+import { scaled } from './long-run.ts';
 import { REPOSITORY_ROOT } from './repository.ts';
 import { POSTGRES_SKIP, startCluster } from './postgres-cluster.ts';
 
@@ -635,18 +637,22 @@ describe('plainrest import: db.json5', () => {
   });
 });
 
-describe('plainrest import: 10,000 records', () => {
+/** Posts and comments of the large file: 800 and 200, ten times as many in the long run. */
+const POSTS = scaled(800, 8000);
+const COMMENTS = scaled(200, 2000);
+
+describe(`plainrest import: ${POSTS + COMMENTS} records`, () => {
   const defer = cleanUpAfterEach();
 
-  test('8,000 posts with 1.x string ids and 2,000 comments on them: imported, served, time and memory reported', async (t) => {
-    const posts = Array.from({ length: 8000 }, (_, index) => ({
+  test(`${POSTS} posts with 1.x string ids and ${COMMENTS} comments on them: imported, served, time and memory reported`, async (t) => {
+    const posts = Array.from({ length: POSTS }, (_, index) => ({
       id: `p${index.toString(36)}`,
       title: `Post number ${index} about ${['tea', 'coffee', 'cocoa'][index % 3]}`,
       views: index * 3,
       category: ['tea', 'coffee', 'cocoa'][index % 3],
       publishedAt: new Date(Date.UTC(2026, 0, 1) + index * 60_000).toISOString(),
     }));
-    const comments = Array.from({ length: 2000 }, (_, index) => ({
+    const comments = Array.from({ length: COMMENTS }, (_, index) => ({
       id: `c${index}`,
       postId: `p${(index * 4).toString(36)}`,
       text: `Comment ${index} on a post`,
@@ -656,8 +662,10 @@ describe('plainrest import: 10,000 records', () => {
     const at = await imported(defer, { posts, comments });
     const seconds = (performance.now() - started) / 1000;
     const heapGrowth = (process.memoryUsage().heapUsed - heapBefore) / 1_048_576;
-    t.diagnostic(`10,000 records imported in ${seconds.toFixed(2)} s; heap grew ${heapGrowth.toFixed(0)} MiB`);
-    assert.ok(at.lines.includes('loaded 8000 posts, 2000 comments into the data directory ' + at.dataDir));
+    t.diagnostic(
+      `${POSTS + COMMENTS} records imported in ${seconds.toFixed(2)} s; heap grew ${heapGrowth.toFixed(0)} MiB`,
+    );
+    assert.ok(at.lines.includes(`loaded ${POSTS} posts, ${COMMENTS} comments into the data directory ${at.dataDir}`));
     assert.equal(
       at.declaration,
       `{
@@ -691,8 +699,8 @@ describe('plainrest import: 10,000 records', () => {
 `,
     );
     const api = (await served(defer, at)).as(undefined);
-    assert.equal((await api.get('/v1/posts?limit=1')).body.meta.total, 8000);
-    assert.equal((await api.get('/v1/posts?category=cocoa&limit=1')).body.meta.total, 2666);
+    assert.equal((await api.get('/v1/posts?limit=1')).body.meta.total, POSTS);
+    assert.equal((await api.get('/v1/posts?category=cocoa&limit=1')).body.meta.total, Math.floor(POSTS / 3));
     // Every id as the file has it: comment c25 names post p2s (100 in base 36).
     const comment = (await api.get('/v1/comments/c25')).body;
     assert.deepEqual([comment.id, comment.post_id, comment.text], ['c25', 'p2s', 'Comment 25 on a post']);

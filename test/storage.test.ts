@@ -309,8 +309,15 @@ async function compactedThroughLast(api: TestServer, dataDir: string, user: numb
 
 /** Every file of the directory as text, joined: to look for something that must never be stored. */
 async function allText(directory: string): Promise<string> {
-  const texts = await Promise.all((await fileNames(directory)).map((name) => readFile(join(directory, name), 'utf8')));
-  return texts.join('\n');
+  // A compaction running meanwhile may rename a temporary file away between the listing and its read: read all again.
+  for (;;) {
+    try {
+      const names = await fileNames(directory);
+      return (await Promise.all(names.map((name) => readFile(join(directory, name), 'utf8')))).join('\n');
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    }
+  }
 }
 
 /** The pid of a process that has surely exited (it ran and was waited for). */
