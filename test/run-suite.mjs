@@ -52,33 +52,44 @@ const SUITE_LIMIT_MS = 1_800_000;
 const CONCURRENCY = 3;
 /**
  * The files that mostly wait (on timers, streams, a database restarting: 0.2-0.6 of a core,
- * measured alone), longest first. Each starts two places after the last, so that it waits
- * beside files that compute rather than beside another that waits: in name order the three
- * change-feed files ran together and left both cores idle for seven seconds.
+ * measured alone: docs/testing.md, Timing), longest first. Each starts two places after the last, so that
+ * it waits beside files that compute rather than beside another that waits: in name order the
+ * three change-feed files ran together and left both cores idle for seven seconds.
  */
 const MOSTLY_WAITING = [
   'slow-clients',
   'events.postgres',
-  'events-postgres',
   'events',
+  'events-postgres',
   'postgres-failure',
   'client-abort',
+  'api-keys',
+  'provider-keys',
 ];
-/** The files that cost the most CPU (11-24 s each with their PostgreSQL or Chromium, measured alone) start first. */
+/**
+ * The files that take longest and cost the most CPU (7-26 s each with their PostgreSQL, Chromium,
+ * linters or child processes, measured alone: docs/testing.md, Timing) start first, longest first,
+ * so that no long one is left to run alone at the end.
+ */
 const HEAVIEST = [
   'http-suites.postgres',
-  'overload',
-  'package',
-  'orders.postgres',
   'home-page-browser',
-  'cli',
   'openapi-lint',
-  'crash',
-  'cache-differential',
-  'cache-differential.postgres',
+  'cli',
+  'json-server-command',
+  'package',
+  'openapi-conformance',
+  'authorization-fuzz',
+  'copy',
+  'json-server-dialect-large',
+  'overload',
+  'typed-client',
 ];
 
 /**
+ * `SUITE=long npm test` runs the same files, each with its load, crash loops, seeds, rounds and data sets at full size
+ * and every HTTP suite again on PostgreSQL (test/long-run.ts reads the variable in each file's process).
+ *
  * `SUITE=emulated npm test`: the files run on arm64 under qemu (docs/running-anywhere.md), where Node runs about ten
  * times slower and the whole suite would not fit CI's time: every file that speaks HTTP for the interface's behaviour,
  * the journal's durability, a `kill -9` restart, the one file copied alone, and embedding. They run what an x64 run
