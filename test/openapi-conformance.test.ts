@@ -31,7 +31,7 @@ const SHOWN_PER_KIND = 1;
 const CALLER_KINDS = ['administrator', 'user', 'anonymous', 'read-only API key', 'read-write API key'] as const;
 type CallerKind = (typeof CALLER_KINDS)[number];
 /** The API keys' rules are the same in every domain: the library and the workshop try them in the long run only. */
-const WITHOUT_KEYS = scaled(
+const WITHOUT_KEYS = scaled<readonly CallerKind[]>(
   CALLER_KINDS.filter((kind) => !kind.endsWith('API key')),
   CALLER_KINDS,
 );
