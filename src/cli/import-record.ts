@@ -35,14 +35,16 @@ export function recordPath(folder: string): string {
 
 /**
  * The file's content as a digest of its data, parsed (spaces, line ends and a byte order mark aside): a file laid out
- * anew has not changed; one that does not parse is digested as it is (its import says what is wrong).
+ * anew has not changed; one that does not parse is digested as it is (its import says what is wrong), or with
+ * `parsedOnly` is an Error (a file caught while it is being written).
  */
-export async function contentOf(file: string): Promise<string> {
+export async function contentOf(file: string, parsedOnly = false): Promise<string> {
   const text = (await readFile(file, 'utf8')).replace(/^\uFEFF/, '');
   let data: string;
   try {
     data = JSON.stringify(extname(file) === '.json5' ? parseJson5(text) : JSON.parse(text));
-  } catch {
+  } catch (error) {
+    if (parsedOnly) throw error;
     data = text;
   }
   return `sha256:${createHash('sha256').update(data).digest('hex')}`;

@@ -222,14 +222,15 @@ export async function afterStart(
 
 /**
  * --watch: json-server reloads a changed file; plainrest serves on the records it keeps, and says so once for each
- * change of the file's data (a file being written may not read yet: the next event reads it).
+ * change of the file's data. A file caught while being written (empty, or cut short) does not parse and is passed
+ * over: the event that ends its writing reads it whole.
  */
 function watchSource(watched: NonNullable<PreparedServer['watched']>, warn: (line: string) => void): void {
   const { source, content, target } = watched;
   let told = content;
   watch(dirname(source), { persistent: false }, (_event, name) => {
     if (name !== basename(source)) return;
-    contentOf(source).then(
+    contentOf(source, true).then(
       (now) => {
         if (now === told) return;
         told = now;
