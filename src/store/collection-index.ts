@@ -10,8 +10,7 @@ import { EqualityIndex } from './equality-index.ts';
 import { BY_ID, keyOrder, orderBy, SortedRecords } from './sorted-records.ts';
 import type { Condition, Filter, Query, QueryResult, SortKey } from './query.ts';
 import { matchesAll, passesQuery } from './record-filters.ts';
-import type { View } from './sorted-view.ts';
-import { updateList, updateView, viewKey, withoutIdOnly } from './sorted-view.ts';
+import { SortedView, viewKey, withoutIdOnly } from './sorted-view.ts';
 import { OneOfBuckets } from './one-of-buckets.ts';
 import { WordIndex } from './word-index.ts';
 import { idsAtOnce, sortedInSlices } from './sort-in-slices.ts';
@@ -32,7 +31,7 @@ export class CollectionIndex {
   readonly #all: SortedRecords;
   /** Per filtered field, built when first filtered on: filtered lists, the unique-email check, one user's orders. */
   readonly #equality = new Map<string, EqualityIndex>();
-  readonly #views = new RecentlyUsed<string, View>(MAX_VIEWS);
+  readonly #views = new RecentlyUsed<string, SortedView>(MAX_VIEWS);
   /**
    * Per set of searchable fields: each word → the ids of the records holding it, so a search costs the records
    * holding its rarest word, not a scan. Built on the first search, in slices while other requests go on
@@ -76,7 +75,7 @@ export class CollectionIndex {
     else if (next !== undefined) this.#all.insert(next);
     for (const index of this.#equality.values()) index.update(previous, next);
     for (const index of this.#words.values()) index.update(previous, next);
-    for (const view of this.#views.values()) updateView(view, previous, next);
+    for (const [key, view] of this.#views.entries()) if (!view.note(previous, next)) this.#views.delete(key);
   }
 
   /** The page `query` asks for and how many records match; throws IndexBuilding while an index it needs is built. */
@@ -151,11 +150,12 @@ export class CollectionIndex {
     return narrowest;
   }
 
-  /** The records of the view of `filters` in `sort`; throws IndexBuilding while it is sorted (MemoryStore.read). */
+  /**
+   * The records of the view of `filters` in `sort`; throws IndexBuilding while it is sorted or catches up with many
+   * changes (MemoryStore.read).
+   */
   #sorted(filters: readonly Filter[], sort: readonly SortKey[], narrowest: SortedRecords): SortedIds {
-    const view = this.#view(filters, sort, narrowest);
-    if (view.records === undefined) throw new IndexBuilding(view.building ?? Promise.resolve());
-    return view.records;
+    return this.#view(filters, sort, narrowest).current();
   }
 
   /** `q`: the records holding every word (in id order), then the filters, bounds, sort and page. */
@@ -200,7 +200,7 @@ export class CollectionIndex {
    */
   prepareSort(field: string): Promise<void> {
     const sort = withoutIdOnly([{ field, descending: false }]);
-    return (sort.length === 0 ? undefined : this.#view([], sort, this.#all).building) ?? Promise.resolve();
+    return sort.length === 0 ? Promise.resolve() : this.#view([], sort, this.#all).sorted();
   }
 
   #wordIndex(fields: readonly string[]): WordIndex {
@@ -234,51 +234,20 @@ export class CollectionIndex {
     return index;
   }
 
-  #view(filters: readonly Filter[], sort: readonly SortKey[], narrowest: SortedRecords): View {
+  #view(filters: readonly Filter[], sort: readonly SortKey[], narrowest: SortedRecords): SortedView {
     const key = viewKey(filters, sort);
     let view = this.#views.get(key);
     if (view === undefined) {
       const all = narrowest.toArray();
       const matches = filters.length === 0 ? all : all.filter((record) => matchesAll(record, filters));
       const order = orderBy(sort);
-      /** While the changes made during a sort are applied, each record they change as the view last placed it. */
-      let placedAs: Map<RecordId, StoredRecord | undefined> | undefined;
-      const recordOf = (id: RecordId): StoredRecord | undefined =>
-        placedAs?.has(id) === true ? placedAs.get(id) : this.#byId.get(id);
-      if (matches.length < SORT_IN_SLICES_FROM) {
-        const records = new SortedIds(order, idsAtOnce(matches.sort(order)), recordOf);
-        view = { filters, records, building: undefined, changes: [] };
-      } else {
-        const building: View = { filters, records: undefined, building: undefined, changes: [] };
-        building.building = sortedInSlices(matches, sort, order).then(
-          (sorted) => {
-            const records = new SortedIds(order, sorted, recordOf);
-            // The ids are in their places by the versions sorted; the changes made meanwhile are applied in order,
-            // each record they change looked up as the view last placed it (first as sorted) until its own turn.
-            const changes = building.changes.splice(0);
-            placedAs = new Map();
-            for (const [previous, next] of changes) {
-              const id = (previous ?? next)?.id as RecordId;
-              if (!placedAs.has(id)) placedAs.set(id, previous);
-            }
-            for (const [previous, next] of changes) {
-              updateList(records, filters, previous, next);
-              placedAs.set((previous ?? next)?.id as number, next);
-            }
-            placedAs = undefined;
-            building.records = records;
-            building.building = undefined;
-          },
-          (error: unknown) => {
-            this.#views.delete(key);
-            throw error;
-          },
-        );
-        // The requests waiting for it get the error; the view is built again by the next.
-        building.building.catch(() => undefined);
-        view = building;
-      }
-      this.#views.set(key, view);
+      const sorted =
+        matches.length < SORT_IN_SLICES_FROM ? idsAtOnce(matches.sort(order)) : sortedInSlices(matches, sort, order);
+      const made: SortedView = new SortedView(filters, order, this.#byId, sorted, () => {
+        if (this.#views.peek(key) === made) this.#views.delete(key);
+      });
+      this.#views.set(key, made);
+      view = made;
     }
     return view;
   }

@@ -52,6 +52,11 @@ export class RecentlyUsed<K, V> {
     this.#entries.delete(key);
   }
 
+  /** Each key with its value, without marking them used; an entry may be deleted meanwhile. */
+  *entries(): IterableIterator<[K, V]> {
+    for (const [key, entry] of this.#entries) yield [key, entry.value];
+  }
+
   *values(): IterableIterator<V> {
     for (const entry of this.#entries.values()) yield entry.value;
   }
