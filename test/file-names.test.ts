@@ -69,6 +69,22 @@ describe('the names an import records', () => {
     });
     assert.deepEqual(checkDeclaration(declaration), []);
   });
+
+  test('the summary names one record of a collection in the singular, as the import names its records', async () => {
+    const dir = await scratchDirectory(defer);
+    const file = join(dir, 'db.json');
+    const data = { 'blog-entries': [{ id: 1, title: 'One' }], categories: [{ id: 1 }, { id: 2 }], boxes: [{ id: 1 }] };
+    await writeFile(file, JSON.stringify(data));
+    const lines = await importFile({
+      file,
+      resources: undefined,
+      target: join(dir, 'data'),
+      access: 'open',
+      force: false,
+    });
+    const loaded = lines.find((line) => line.startsWith('loaded '));
+    assert.equal(loaded, `loaded 1 blog_entry, 2 categories, 1 box into the data directory ${join(dir, 'data')}`);
+  });
 });
 
 describe('the checker', () => {

@@ -3,6 +3,7 @@
 // endpoint under the base path, when one is set.
 
 import { basename, relative } from 'node:path';
+import { singularOf } from '../resources/singular-nouns.ts';
 import type { RunningServer } from '../server/server.ts';
 
 export async function startBanner(server: RunningServer, scriptPath: string | undefined): Promise<string[]> {
@@ -34,9 +35,9 @@ function tokenLine(server: RunningServer): string {
   return `token: curl -s -X POST ${tokens} -H 'Content-Type: application/json' -d '${body}'`;
 }
 
-/** `1 product`, `12 products`: a count and its plural noun, singular for one. */
+/** `1 product`, `12 products`, `1 blog_entry`: a count and its plural noun, singular for one. */
 export function counted(count: number, plural: string): string {
-  return `${count} ${count === 1 ? plural.replace(/s$/, '') : plural}`;
+  return `${count} ${count === 1 ? singularOf(plural) : plural}`;
 }
 
 /** A URL as it may be printed: `postgres://user@host:5432/db`. */
