@@ -26,6 +26,8 @@ export interface Reply {
   readonly bodyOwner?: object;
   /** Defaults to application/json. */
   readonly contentType?: string;
+  /** If-None-Match was weighed already, by another dialect's rules (json-server/): no 304 is made of it here. */
+  readonly conditionsWeighed?: boolean;
   /**
    * An answer that goes on after its headers (the change feed's event stream): the
    * headers are written without a length, then `stream` writes the body as it comes.
@@ -60,7 +62,8 @@ export function negotiatedReply(req: IncomingMessage, reply: Reply, useCaches: b
   const sentTag = coding !== undefined && etag !== undefined && success ? codedEntityTag(etag, coding) : etag;
   const ifNoneMatch = req.headers['if-none-match'];
   const isRead = req.method === 'GET' || req.method === 'HEAD';
-  if (isRead && status === 200 && sentTag !== undefined && matchesIfNoneMatch(ifNoneMatch, sentTag)) {
+  const weigh = isRead && status === 200 && sentTag !== undefined && reply.conditionsWeighed !== true;
+  if (weigh && matchesIfNoneMatch(ifNoneMatch, sentTag)) {
     return notModified({ ...reply.headers, ETag: sentTag, Vary: variedBy(reply.headers) });
   }
   if (coding === undefined) return reply;

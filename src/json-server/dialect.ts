@@ -1,7 +1,7 @@
-// json-server 0.17's dialect at the root, beside /v1 (docs/json-server.md: Serving json-server's dialect): its
-// routes (plural, singular, nested, /db) found on a request's path after its rewrite rules (rewrites.ts), a static
-// directory (static-files.ts), read-only and CORS as its defaults have them; each operation runs through the core's
-// pipeline for the route under /v1 it stands for (CoreDoor: authentication, rate limit, store) and its handlers.
+// json-server 0.17's dialect at the root, beside /v1 (docs/json-server.md: Serving json-server's dialect): its routes
+// (plural, singular, nested, /db; in any case, as Express's) after its rewrite rules (rewrites.ts), a static directory,
+// read-only and CORS as its defaults have them, JSONP and ETags as Express sends them (express-send.ts); each operation
+// runs through the core's pipeline for the route under /v1 it stands for (CoreDoor: authentication, rate limit, store).
 
 import type { IncomingMessage } from 'node:http';
 import type { JsonServerOptions } from '../config/server-options.ts';
@@ -10,6 +10,7 @@ import type { Reply } from '../http/respond.ts';
 import type { ResourceTable } from '../resources/definition.ts';
 import { API_PREFIX } from '../routing/route-table.ts';
 import { isNotFound, jsonAnswer, notFound } from './answers.ts';
+import type { DialectCollection } from './collections.ts';
 import { DialectCollections } from './collections.ts';
 import type { CoreRouter } from './core-calls.ts';
 import { CoreCalls, corePath } from './core-calls.ts';
@@ -18,6 +19,7 @@ import { listRecords, readRecord, readSingular, wholeDatabase } from './reads.ts
 import { Rewrites } from './rewrites.ts';
 import { StaticFiles } from './static-files.ts';
 import { corsHeaders, optionsWithoutCors, preflight } from './cors.ts';
+import { asExpressSends, asJsonp } from './express-send.ts';
 import { createRecord, deleteRecord, nestedParent, updateRecord, writeSingular } from './writes.ts';
 
 /** The core's pipeline for one request (server/dispatch.ts: runHandler), as the dialect reaches it. */
@@ -34,6 +36,8 @@ const PLAINREST_PATHS = new Set(['/healthz', '/readyz', API_PREFIX]);
 
 export class JsonServerDialect {
   readonly #collections: DialectCollections;
+  /** The collections by their names in lower case: Express's routes ignore case (`/POSTS/1` is `/posts/1`). */
+  readonly #byLowerCase = new Map<string, DialectCollection>();
   readonly #router: CoreRouter;
   readonly #options: JsonServerOptions;
   readonly #rewrites: Rewrites;
@@ -41,6 +45,7 @@ export class JsonServerDialect {
 
   constructor(table: ResourceTable, options: JsonServerOptions, router: CoreRouter) {
     this.#collections = new DialectCollections(table);
+    for (const collection of this.#collections.all()) this.#byLowerCase.set(collection.name.toLowerCase(), collection);
     this.#router = router;
     this.#options = options;
     this.#rewrites = new Rewrites(options.routes ?? {});
@@ -64,12 +69,17 @@ export class JsonServerDialect {
     if (file !== undefined) reply = file;
     else if (this.#options.readOnly === true && method !== 'GET' && method !== 'HEAD')
       reply = { status: 403, body: 'Forbidden', contentType: 'text/plain; charset=utf-8' };
-    else if (this.#options.routes !== undefined && path === '/__rules' && method === 'GET')
+    else if (this.#options.routes !== undefined && path.toLowerCase() === '/__rules' && method === 'GET')
       reply = jsonAnswer(200, { ...this.#options.routes });
     else {
       const rewritten = this.#rewrites.apply(path, queryString);
       reply = await this.#route(req, method, rewritten.path, rewritten.queryString, door);
+      // The router's answers go out through res.jsonp: a GET's with `callback` as JSONP (not a write's, by choice).
+      const callback = new URLSearchParams(rewritten.queryString).get('callback');
+      if ((method === 'GET' || method === 'HEAD') && callback !== null && callback !== '')
+        reply = asJsonp(reply, callback);
     }
+    reply = asExpressSends(req.method ?? 'GET', req.headers, reply);
     return withCors ? { ...reply, headers: { ...reply.headers, ...corsHeaders(req) } } : reply;
   }
 
@@ -88,14 +98,16 @@ export class JsonServerDialect {
     let parameters: ReadonlyMap<string, readonly string[]> = parametersOf(queryString);
     // json-server's links and Location start from the URL as its router sees it (get-full-url.js), rewritten or not.
     const fullUrl = `http://${req.headers.host ?? 'localhost'}${path}${queryString === '' ? '' : `?${queryString}`}`;
-    if (steps.length === 1 && steps[0] === 'db' && read)
+    if (steps.length === 1 && steps[0]?.toLowerCase() === 'db' && read)
       return this.#run(door, 'GET', API_PREFIX, (calls) => wholeDatabase(calls, this.#collections));
     let parent: { name: string; id: string } | undefined;
     if (steps.length === 3 && (read || method === 'POST')) {
-      parent = { name: steps[0] as string, id: steps[1] as string };
+      const name = steps[0] as string;
+      // json-server names the filter after the path's word; a collection's own name where it is one in another case.
+      parent = { name: this.#byLowerCase.get(name.toLowerCase())?.name ?? name, id: steps[1] as string };
       steps.splice(0, 2);
     }
-    const collection = steps[0] === undefined ? undefined : this.#collections.named(steps[0]);
+    const collection = steps[0] === undefined ? undefined : this.#byLowerCase.get(steps[0].toLowerCase());
     if (collection === undefined) return notFound();
     const base = corePath(collection.definition.collection);
     const collections = this.#collections;

@@ -1,6 +1,6 @@
 // json-server's `--static` directory (docs/json-server.md: Serving json-server's dialect): a GET or HEAD of a file
-// under it is that file, as express.static serves it (a directory's index.html, no dotfiles, nothing outside it),
-// before any route; the home page `/` is plainrest's unless the directory has an index.html.
+// under it is that file, as express.static serves it (a directory's index.html, no dotfiles, nothing outside it, its
+// ETag and Last-Modified), before any route; the home page `/` is plainrest's unless the directory has an index.html.
 
 import { existsSync } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
@@ -62,7 +62,12 @@ export class StaticFiles {
       const body = await readFile(file);
       return {
         status: 200,
-        headers: { 'Cache-Control': 'public, max-age=0', 'Last-Modified': found.mtime.toUTCString() },
+        headers: {
+          'Cache-Control': 'public, max-age=0',
+          'Last-Modified': found.mtime.toUTCString(),
+          // As the send package tags a file: weak, its size and time of change (a 304 follows: express-send.ts).
+          ETag: `W/"${found.size.toString(16)}-${found.mtime.getTime().toString(16)}"`,
+        },
         body,
         contentType: MEDIA_TYPES[extname(file).toLowerCase()] ?? 'application/octet-stream',
       };
