@@ -25,6 +25,35 @@ const DATA = {
   profile: { name: 'typicode' },
 };
 
+/** For forms: a property that may be null, a list, a choice among numbers. */
+const EVENTS = {
+  meetups: [
+    { id: 1, name: 'launch', capacity: 100, price: 9.5, tags: ['a'], free: false },
+    { id: 2, name: 'party', capacity: null, price: 0, tags: [], free: true },
+  ],
+  comments: [{ id: 1, body: 'some comment', meetupId: 1 }],
+  profile: { name: 'typicode' },
+};
+
+/** A form sent to `origin`, as a browser's form or URLSearchParams sends it. */
+async function sendForm(
+  origin: string,
+  method: string,
+  path: string,
+  form: string,
+  type = 'application/x-www-form-urlencoded',
+): Promise<{ status: number; location: string | null; body: unknown }> {
+  const response = await fetch(`${origin}${path}`, { method, headers: { 'content-type': type }, body: form });
+  const text = await response.text();
+  let body: unknown = text;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    // an HTML error page (json-server's)
+  }
+  return { status: response.status, location: response.headers.get('location')?.replace(origin, '') ?? null, body };
+}
+
 /** An answer as read off the socket: nothing in between adds a header (fetch adds no-cache to a condition). */
 interface Raw {
   readonly status: number;
@@ -228,5 +257,110 @@ describe('what Express gives json-server 0.17, side by side', () => {
     // /v1 keeps its own case: /V1/posts is no path of plainrest's, and json-server's 404 here.
     assert.equal((await served.plain('GET', '/V1/posts')).status, 404);
     assert.equal((await served.plain('GET', '/v1/posts')).status, 200);
+  });
+});
+
+describe('form bodies (application/x-www-form-urlencoded), as json-server 0.17 takes them, typed as declared', () => {
+  const defer = cleanUpAfterEach();
+  const pair = async (): Promise<Pair> => {
+    const started = await startPair(await scratchDirectory(defer), EVENTS);
+    defer(() => started.close());
+    return started;
+  };
+  /** The same form to both: json-server's answer, and plainrest's. */
+  const both = (served: Pair, method: string, path: string, form: string, type?: string) =>
+    Promise.all([
+      sendForm(served.jsonServer, method, path, form, type),
+      sendForm(served.plainrest.url, method, path, form, type),
+    ]);
+
+  test('POST, PUT, PATCH, nested, singular: the same statuses and Location, the values typed', async () => {
+    const served = await pair();
+    const writes: [string, string, string, Record<string, unknown>][] = [
+      [
+        'POST',
+        '/meetups',
+        'name=form+sent&capacity=30&price=12.25&tags=x&tags=y%20z&free=true',
+        { id: 3, name: 'form sent', capacity: 30, price: 12.25, tags: ['x', 'y z'], free: true },
+      ],
+      [
+        'POST',
+        '/meetups',
+        'name=one+tag&capacity=&price=1e2&tags=solo&free=false',
+        { id: 4, name: 'one tag', capacity: null, price: 100, tags: ['solo'], free: false },
+      ],
+      [
+        'PATCH',
+        '/meetups/1',
+        'capacity=120',
+        { id: 1, name: 'launch', capacity: 120, price: 9.5, tags: ['a'], free: false },
+      ],
+      [
+        'PUT',
+        '/meetups/2',
+        'name=party&capacity=5&price=0&tags=a&free=true',
+        { id: 2, name: 'party', capacity: 5, price: 0, tags: ['a'], free: true },
+      ],
+      ['POST', '/meetups/1/comments', 'body=through+a+form', { id: 2, body: 'through a form', meetupId: 1 }],
+      ['PATCH', '/profile', 'name=form', { name: 'form' }],
+      ['POST', '/profile', 'name=posted', { name: 'posted' }],
+    ];
+    for (const [method, path, form, expected] of writes) {
+      const [json, plain] = await both(served, method, path, form);
+      assert.equal(plain.status, json.status, `${method} ${path} ${form}: ${JSON.stringify(plain.body)}`);
+      assert.equal(plain.location, json.location, `${method} ${path}: Location`);
+      assert.deepEqual(plain.body, expected, `${method} ${path} ${form}`);
+      // json-server keeps every value as the form's text.
+      const texts = json.body as Record<string, unknown>;
+      if (texts['name'] !== undefined) assert.equal(texts['name'], expected['name']);
+    }
+    assert.deepEqual((await served.plain('GET', '/meetups/3')).body, writes[0]?.[3]);
+  });
+
+  test('a value that says none of its type is the 422 that text gets in JSON; other forms refused', async () => {
+    const served = await pair();
+    const problem = async (form: string, json: Record<string, unknown>): Promise<void> => {
+      const asForm = await sendForm(served.plainrest.url, 'POST', '/meetups', form);
+      const asJson = await served.plain('POST', '/meetups', json);
+      assert.equal(asForm.status, 422, `${form}: ${JSON.stringify(asForm.body)}`);
+      assert.equal(asJson.status, 422);
+      const { instance: _i, request_id: _r, ...formProblem } = asForm.body as Record<string, unknown>;
+      const { instance: _j, request_id: _s, ...jsonProblem } = asJson.body as Record<string, unknown>;
+      assert.deepEqual(formProblem, jsonProblem, form);
+    };
+    const valid = { name: 'n', price: 1, tags: ['a'], free: true };
+    await problem('tags=a&name=n&price=1&free=true&capacity=3.5', { ...valid, capacity: '3.5' });
+    await problem('tags=a&name=n&price=1&free=true&capacity=ten', { ...valid, capacity: 'ten' });
+    await problem('tags=a&name=n&price=1,5&free=true', { ...valid, price: '1,5' });
+    await problem('tags=a&name=n&price=1&free=yes', { ...valid, free: 'yes' });
+    await problem('tags=a&name=n&price=1&free=true&capacity=9007199254740993', {
+      ...valid,
+      capacity: '9007199254740993',
+    });
+    await problem('tags=a&name=n&name=m&price=1&free=true', { ...valid, name: ['n', 'm'] });
+    await problem('tags=a&name=n&price=1&free=true&meta[a]=1', { ...valid, 'meta[a]': '1' });
+    // Nothing of them was written.
+    assert.equal(((await served.plain('GET', '/meetups')).body as unknown[]).length, 2);
+    // A charset other than UTF-8 is 415 (body-parser refuses it too, and json-server's router answers its refusals
+    // 500); another type is 415 (json-server stores an empty record); more than 1,000 fields 413 (json-server: 500).
+    const latin = await both(
+      served,
+      'POST',
+      '/meetups',
+      'name=caf%E9',
+      'application/x-www-form-urlencoded; charset=latin1',
+    );
+    assert.deepEqual([latin[0].status, latin[1].status], [500, 415]);
+    assert.equal(
+      (latin[1].body as { detail: string }).detail,
+      'Content-Type must be application/x-www-form-urlencoded (UTF-8)',
+    );
+    const plainText = await sendForm(served.plainrest.url, 'POST', '/meetups', 'name=text', 'text/plain');
+    assert.equal(plainText.status, 415);
+    assert.equal((plainText.body as { detail: string }).detail, 'Content-Type must be application/json (UTF-8)');
+    const many = Array.from({ length: 1001 }, (_, index) => `f${index}=1`).join('&');
+    const [jsonMany, plainMany] = await both(served, 'POST', '/meetups', many);
+    assert.deepEqual([jsonMany.status, plainMany.status], [500, 413]);
+    assert.equal((plainMany.body as { detail: string }).detail, 'a form of more than 1000 fields');
   });
 });

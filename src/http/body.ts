@@ -12,6 +12,8 @@ import { HttpError } from '../errors/errors.ts';
 import { bodyReadByHost, handedOverBytes } from './host-body.ts';
 
 export const JSON_MEDIA_TYPES = ['application/json'] as const;
+/** HTML forms' type (json-server/'s bodies may come so: WHATWG URL Standard §5). */
+export const FORM_MEDIA_TYPES = ['application/x-www-form-urlencoded'] as const;
 export const MERGE_PATCH_MEDIA_TYPES = ['application/merge-patch+json', 'application/json'] as const;
 
 /** What every body read is held to. */
@@ -60,9 +62,22 @@ export function readJsonBody(
   mediaTypes: readonly string[],
   limits: BodyLimits,
 ): Promise<JsonObject> {
+  return readBodyAs(req, mediaTypes, limits, jsonObjectOf);
+}
+
+/**
+ * The request's body as `parse` makes an object of its bytes (another syntax than JSON's: a form's), held to the same
+ * checks but the syntax's; read the first time it is asked for, as readJsonBody's.
+ */
+export function readBodyAs(
+  req: IncomingMessage,
+  mediaTypes: readonly string[],
+  limits: BodyLimits,
+  parse: (bytes: Buffer) => JsonObject,
+): Promise<JsonObject> {
   let body = bodiesRead.get(req);
   if (body === undefined) {
-    body = readOnce(req, mediaTypes, limits);
+    body = readOnce(req, mediaTypes, limits, parse);
     bodiesRead.set(req, body);
   }
   return body;
@@ -81,6 +96,7 @@ async function readOnce(
   req: IncomingMessage,
   mediaTypes: readonly string[],
   { maxBytes, budget, timeoutMs }: BodyLimits,
+  parse: (bytes: Buffer) => JsonObject,
 ): Promise<JsonObject> {
   const declaredLength = req.headers['content-length'];
   const declared = declaredLength === undefined ? 0 : Number(declaredLength);
@@ -95,7 +111,7 @@ async function readOnce(
   if (bodyReadByHost(req)) {
     const handedOver = handedOverBytes(req);
     if (handedOver.length > maxBytes) throw tooLarge(maxBytes);
-    return jsonObjectOf(handedOver);
+    return parse(handedOver);
   }
   const coding = requireGzipOrIdentity(req.headers['content-encoding']);
 
@@ -104,7 +120,7 @@ async function readOnce(
   const held = { bytes: declared };
   try {
     const received = await readBytes(req, maxBytes, budget, held, timeoutMs);
-    return jsonObjectOf(coding === 'gzip' ? gunzipped(received, maxBytes) : received);
+    return parse(coding === 'gzip' ? gunzipped(received, maxBytes) : received);
   } finally {
     budget.give(held.bytes);
   }

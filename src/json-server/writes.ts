@@ -49,7 +49,7 @@ export async function createRecord(
   fullUrl: string,
   parent?: { readonly nested: NestedField; readonly id: string },
 ): Promise<Reply> {
-  const body = await requestBody(calls.context);
+  const body = await requestBody(calls.context, collection);
   const declared: Record<string, JsonValue> = { ...asDeclared(collection, body) };
   // The parent's id from the path, in the type the field holds (json-server stores the text of the path).
   if (parent !== undefined)
@@ -75,7 +75,7 @@ export async function updateRecord(
   method: 'PUT' | 'PATCH',
 ): Promise<Reply> {
   const path = corePath(collection.definition.collection, id);
-  const given: Record<string, JsonValue> = { ...asDeclared(collection, await requestBody(calls.context)) };
+  const given: Record<string, JsonValue> = { ...asDeclared(collection, await requestBody(calls.context, collection)) };
   // json-server keeps the record's id whatever the body says.
   delete given['id'];
   // The record must be there: a PUT to an absent string id would make it, where json-server answers 404.
@@ -136,7 +136,7 @@ export async function writeSingular(
   fullUrl: string,
 ): Promise<Reply> {
   const path = corePath(collection.definition.collection);
-  const given = asDeclared(collection, await requestBody(calls.context));
+  const given = asDeclared(collection, await requestBody(calls.context, collection));
   const answer =
     method === 'PATCH'
       ? await replacedAsRead(calls, path, (current) => ({ ...withoutServerFields(current), ...given }))
