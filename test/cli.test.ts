@@ -368,6 +368,7 @@ describe('cli: stopping', () => {
         // start's (empty), and the journal holds every write acknowledged since (the
         // administrator, the product, the user), which the next start replays
         assert.deepEqual((await readdir(dir.path)).sort(), [
+          'deliveries.json',
           'idempotency_keys.json',
           'journal-000000000001.jsonl',
           'keys.json',
@@ -375,6 +376,7 @@ describe('cli: stopping', () => {
           'products.json',
           'token-secret',
           'users.json',
+          'webhooks.json',
         ]);
         const { journal_seq: journalSeq, ...products } = JSON.parse(
           await readFile(join(dir.path, 'products.json'), 'utf8'),
@@ -605,6 +607,7 @@ describe('cli: the token subcommand', () => {
       const before = await describeDirectory(dir.path);
       // The seed (seq 1 to 19) and the administrator (20): the change feed's history.
       assert.deepEqual(Object.keys(before), [
+        'deliveries.json',
         'idempotency_keys.json',
         'journal-000000000001.jsonl',
         'journal-000000000020.jsonl',
@@ -613,6 +616,7 @@ describe('cli: the token subcommand', () => {
         'products.json',
         'token-secret',
         'users.json',
+        'webhooks.json',
       ]);
 
       for (const email of ['alice@example.com', TEST_ADMIN_EMAIL]) {

@@ -34,7 +34,8 @@ describe('a declared library: the declaration is the whole API', () => {
     assert.equal(response.status, 404);
     assert.equal(response.body.code, 'route_not_found');
     const index = await anonymous.get('/v1');
-    // With `batches` (POST /v1/batches, docs/batches.md): served whatever the declaration.
+    // With `batches` (POST /v1/batches, docs/batches.md) and `webhooks` (docs/webhooks.md): served whatever the
+    // declaration.
     assert.deepEqual(Object.keys(index.body.links).sort(), [
       'authors',
       'autores',
@@ -46,6 +47,7 @@ describe('a declared library: the declaration is the whole API', () => {
       'tokens',
       'users',
       'usuarios',
+      'webhooks',
     ]);
   });
 

@@ -27,6 +27,7 @@ const LAYERS = [
   'events', // the change feed over HTTP: lists and Server-Sent Events
   'routing', // the route table and the path router
   'handlers', // one function per operation
+  'webhooks', // the change feed delivered to subscribers' URLs, signed, retried
   'home', // the home page
   'openapi', // the OpenAPI document
   'json-server', // json-server 0.17's dialect, translated to and from the core's requests

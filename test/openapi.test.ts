@@ -178,6 +178,8 @@ describe('openapi: the document', () => {
         'products',
         'orders',
         'keys',
+        'webhooks',
+        'deliveries',
         'usuarios',
         'produtos',
         'pedidos',
@@ -590,9 +592,12 @@ function collectionOrder(): { path: string; method: string; operation: Json }[] 
     folder.requests.push(entry);
   }
   const order: { path: string; method: string; operation: Json }[] = [];
+  // A folder's DELETE runs after the folders under it: their requests are made under the record it deletes (a
+  // webhook's deliveries under the webhook the collection made, where the users' orders are under a seeded user).
   const visit = (folder: Folder): void => {
-    order.push(...folder.requests);
+    order.push(...folder.requests.filter(({ method }) => method !== 'delete'));
     for (const child of folder.folders.values()) visit(child);
+    order.push(...folder.requests.filter(({ method }) => method === 'delete'));
   };
   visit(root);
   return order;

@@ -174,7 +174,16 @@ describe('secrets at rest: DATA_DIR', () => {
       watcher.close();
 
       const files = await fileModes(dataDir);
-      const kept = ['idempotency_keys.json', 'keys.json', 'orders.json', 'products.json', 'token-secret', 'users.json'];
+      const kept = [
+        'deliveries.json',
+        'idempotency_keys.json',
+        'keys.json',
+        'orders.json',
+        'products.json',
+        'token-secret',
+        'users.json',
+        'webhooks.json',
+      ];
       // Nothing is rewritten at a stop: journal segments stay, from the last compaction's snapshots on.
       const segments = files.map(({ name }) => name).filter((name) => SEGMENT.test(name));
       assert.deepEqual(

@@ -65,6 +65,10 @@ function validBody(route: RouteSpec, method: string): unknown {
       return method === 'patch' ? { status: 'cancelled' } : { items: [{ product_id: 2, quantity: 1 }] };
     case 'keys':
       return { name: 'export' };
+    case 'webhooks': // RFC 5737's documentation address: public, and reaching nothing; disabled, nothing is sent
+      return method === 'patch' ? { enabled: false } : { url: 'https://203.0.113.10/hook', enabled: false };
+    case 'deliveries': // a test event
+      return {};
   }
 }
 
@@ -192,6 +196,11 @@ async function produce(api: TestServer, operation: Operation, status: number): P
     (await api.get('/v1/users/1/keys/1')).status === 404
   )
     await api.post('/v1/users/1/keys', { name: 'export' });
+  // Nor webhooks: webhook 1 (disabled), and its delivery 1 (a test event), are made first.
+  if (template.startsWith('/v1/webhooks/') && (await api.get('/v1/webhooks/1')).status === 404)
+    await api.post('/v1/webhooks', { url: 'https://203.0.113.10/hook', enabled: false });
+  if (template.includes('{delivery_id}') && (await api.get('/v1/webhooks/1/deliveries/1')).status === 404)
+    await api.post('/v1/webhooks/1/deliveries', {});
   switch (status) {
     case 304:
       headers['if-none-match'] = '*';
@@ -230,7 +239,7 @@ async function produce(api: TestServer, operation: Operation, status: number): P
       body = 'plain text';
       break;
     case 422:
-      body = method === 'patch' ? { bogus: true } : {};
+      body = method === 'patch' || template.endsWith('/deliveries') ? { bogus: true } : {};
       break;
     case 429:
       await caller.get('/v1/products'); // the administrator's only request this minute

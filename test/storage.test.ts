@@ -52,15 +52,25 @@ import {
 } from './helpers.ts';
 
 const EXAMPLE_DIR = join(REPOSITORY_ROOT, 'data', 'example');
-const SNAPSHOT_FILES = ['idempotency_keys.json', 'keys.json', 'orders.json', 'products.json', 'users.json'];
+const SNAPSHOT_FILES = [
+  'deliveries.json',
+  'idempotency_keys.json',
+  'keys.json',
+  'orders.json',
+  'products.json',
+  'users.json',
+  'webhooks.json',
+];
 /** A data dir started without a configured tokenSecret also keeps the generated one. */
 const DATA_DIR_FILES = [
+  'deliveries.json',
   'idempotency_keys.json',
   'keys.json',
   'orders.json',
   'products.json',
   'token-secret',
   'users.json',
+  'webhooks.json',
 ];
 const LOCK_FILE = 'plainrest.lock';
 const SEGMENT_NAME = /^journal-(\d{12})\.jsonl$/;

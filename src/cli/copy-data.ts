@@ -9,6 +9,7 @@ import { counted, withoutPassword } from './banner.ts';
 import type { ServerOptions } from '../config/server-options.ts';
 import { isDatabaseUrl } from '../config/config.ts';
 import type { ResourceTable } from '../resources/definition.ts';
+import { recordedResources } from '../resources/definition.ts';
 import { resolveResources } from '../declarations/resolve-resources.ts';
 import type { CollectionState } from '../store/collection-state.ts';
 import { readDataDirectory, StartupError } from '../store/data-directory.ts';
@@ -228,16 +229,22 @@ function notEmpty(target: Place): string {
   return `${describe(target)} already holds data; nothing was changed: name a new data directory or an empty database`;
 }
 
-/** `copied 12 users, 30 orders, 25 products (and 2 idempotency keys) from <source> to <target>`. */
+/**
+ * `copied 12 users, 30 orders, 25 products (and 2 idempotency keys) from <source> to <target>`; webhooks and their
+ * deliveries, when there are any, beside the idempotency keys: `(and 1 webhook, 12 deliveries, 2 idempotency keys)`.
+ */
 function summary(
   resources: ResourceTable,
   records: ReadonlyMap<StoredCollection, CollectionCopy>,
   source: Place,
   target: Place,
 ): string {
-  const declared = resources.resources.map((resource) =>
+  const declared = recordedResources(resources).map((resource) =>
     counted(records.get(resource.collection)?.records.length ?? 0, resource.collection),
   );
-  const keys = counted(records.get(IDEMPOTENCY_COLLECTION)?.records.length ?? 0, 'idempotency keys');
-  return `copied ${declared.join(', ')} (and ${keys}) from ${describe(source)} to ${describe(target)}`;
+  const own = resources.resources
+    .filter((resource) => resource.unrecorded === true && (records.get(resource.collection)?.records.length ?? 0) > 0)
+    .map((resource) => counted(records.get(resource.collection)?.records.length ?? 0, resource.collection));
+  own.push(counted(records.get(IDEMPOTENCY_COLLECTION)?.records.length ?? 0, 'idempotency keys'));
+  return `copied ${declared.join(', ')} (and ${own.join(', ')}) from ${describe(source)} to ${describe(target)}`;
 }

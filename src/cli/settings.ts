@@ -198,6 +198,22 @@ export const SETTINGS: readonly Setting[] = [
     meaning: 'event streams one user may have open at once',
   },
   {
+    variable: 'WEBHOOKS_ALLOW_HTTP',
+    flag: 'webhooks-allow-http',
+    option: 'webhooksAllowHttp',
+    kind: 'boolean',
+    fallback: 'false',
+    meaning: 'webhooks may be delivered to http: URLs, not only https: ones (docs/webhooks.md)',
+  },
+  {
+    variable: 'WEBHOOKS_ALLOW_PRIVATE',
+    flag: 'webhooks-allow-private',
+    option: 'webhooksAllowPrivate',
+    kind: 'boolean',
+    fallback: 'false',
+    meaning: 'webhooks may be delivered to loopback, link-local and private addresses (docs/webhooks.md)',
+  },
+  {
     variable: 'OIDC_ISSUER',
     flag: 'oidc-issuer',
     option: 'oidcIssuer',

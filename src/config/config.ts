@@ -8,7 +8,7 @@ import { EMAIL_PATTERN } from '../resources/scalar-checks.ts';
 import { requireProviderUrl } from '../auth/provider-url.ts';
 import { PASSWORD_HASH_COST } from '../auth/passwords.ts';
 import type { ProviderSettings } from '../auth/provider-auth.ts';
-import type { EventSettings, JsonServerOptions, ServerOptions } from './server-options.ts';
+import type { EventSettings, JsonServerOptions, ServerOptions, WebhookWorkerOptions } from './server-options.ts';
 import { basePathProblem } from '../http/base-path.ts';
 
 export interface Config {
@@ -43,6 +43,12 @@ export interface Config {
   readonly provider: ProviderSettings | undefined;
   /** json-server 0.17's dialect at the root beside /v1 (docs/json-server.md); undefined: not served. */
   readonly jsonServer: JsonServerOptions | undefined;
+  /** Where webhooks may be delivered (docs/webhooks.md), and the delivery worker's clock (tests only). */
+  readonly webhooks: {
+    readonly allowHttp: boolean;
+    readonly allowPrivate: boolean;
+    readonly worker: WebhookWorkerOptions;
+  };
 }
 
 /** A `postgres://` (or `postgresql://`) URL, where a data directory's path is anything else. */
@@ -170,6 +176,11 @@ export function resolveConfig(options: ServerOptions = {}): Config {
     events: Object.freeze({ ...DEFAULTS.events, ...options.events }),
     provider: providerSettings(options),
     jsonServer: options.jsonServer === undefined ? undefined : Object.freeze({ ...options.jsonServer }),
+    webhooks: Object.freeze({
+      allowHttp: options.webhooksAllowHttp ?? false,
+      allowPrivate: options.webhooksAllowPrivate ?? false,
+      worker: Object.freeze({ ...options.webhookWorker }),
+    }),
   };
   for (const [name, value] of Object.entries(config.events) as [keyof EventSettings, number][]) {
     if (name === 'keptForMs') {

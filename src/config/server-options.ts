@@ -106,6 +106,36 @@ export interface ServerOptions {
   readonly oidcRoleClaim?: string;
   /** Serve json-server 0.17's dialect at the root beside /v1 (docs/json-server.md). */
   readonly jsonServer?: JsonServerOptions;
+  /** Webhooks may be delivered to http: URLs, not only https: ones (docs/webhooks.md). Default false. */
+  readonly webhooksAllowHttp?: boolean;
+  /**
+   * Webhooks may be delivered to loopback, link-local, private and other special-purpose addresses (docs/webhooks.md:
+   * Safe targets). Default false: a URL whose name resolves to one is refused, and so is a connection to one.
+   */
+  readonly webhooksAllowPrivate?: boolean;
+  /**
+   * Internal, for tests (docs/webhooks.md: Testing), not a promise of the package's interface: the clock the webhook
+   * delivery worker reads and waits on, and how often it looks for subscriptions and requested deliveries.
+   */
+  readonly webhookWorker?: WebhookWorkerOptions;
+}
+
+/**
+ * A clock: the time in ms since the epoch, and timers on it. Tests hand the delivery worker one they move by hand, so
+ * that retries, their backoff and the day they last for pass without waiting.
+ */
+export interface WebhookClock {
+  now(): number;
+  setTimeout(callback: () => void, ms: number): unknown;
+  clearTimeout(timer: unknown): void;
+}
+
+/** Internal (ServerOptions.webhookWorker). */
+export interface WebhookWorkerOptions {
+  /** Default: the system's clock and timers. */
+  readonly clock?: WebhookClock;
+  /** Default 1000 ms. */
+  readonly pollMs?: number;
 }
 
 /** json-server 0.17's dialect, served at the root (docs/json-server.md: Serving json-server's dialect). */

@@ -1,6 +1,6 @@
-// Compiling a checked declaration into the resource table the server runs on (README: Your
-// own resources), once at start: one ResourceDefinition per collection, `users` first
-// (built-in-users.ts with what a declaration adds) and their `keys` (built-in-keys.ts), each parent before its
+// Compiling a checked declaration into the resource table the server runs on (README: Your own resources), once at
+// start: one ResourceDefinition per collection, `users` first (built-in-users.ts with what a declaration adds), their
+// `keys` (built-in-keys.ts), the `webhooks` and their `deliveries` (built-in-webhooks.ts), each parent before its
 // children, with its field rules (compile-rule.ts), access, ownership, vocabularies and hook.
 
 import type { JsonObject, JsonValue } from '../records/json.ts';
@@ -30,6 +30,16 @@ import {
   REQUIRED_OF_REQUESTS_ONLY,
 } from './built-in-users.ts';
 import { API_KEY_SECRET, API_KEY_TRAITS, API_KEYS, BUILT_IN_KEYS } from './built-in-keys.ts';
+import {
+  BUILT_IN_DELIVERIES,
+  builtInWebhooks,
+  DELIVERIES,
+  DELIVERY_TRAITS,
+  WEBHOOK_HIDDEN_RULES,
+  WEBHOOK_SECRET,
+  WEBHOOK_TRAITS,
+  WEBHOOKS,
+} from './built-in-webhooks.ts';
 import type { CollectionDeclaration, PropertySchema, ResourcesDeclaration } from './declaration.ts';
 
 /** Embedding hooks by collection (README: Embedding). */
@@ -40,6 +50,16 @@ const DEFAULT_ACCESS: Access = { list: 'user', read: 'user', create: 'admin', up
 
 /** What a declared `users` may not change about a built-in field. */
 const FIXED_USER_KEYWORDS = ['type', 'enum', 'format', 'writeOnly', 'readOnly', 'x-unique', 'x-admin-only'] as const;
+
+/** What the built-in collections' definitions have that no declaration says. */
+type BuiltInTraits = Partial<Pick<ResourceDefinition, 'immutable' | 'unrecorded' | 'defaultSort'>> & {
+  readonly hook: ResourceHook;
+};
+const BUILT_IN_TRAITS = new Map<string, BuiltInTraits>([
+  [API_KEYS, API_KEY_TRAITS],
+  [WEBHOOKS, WEBHOOK_TRAITS],
+  [DELIVERIES, DELIVERY_TRAITS],
+]);
 
 /** The declared `users` merged over the built-in one. */
 function usersDeclaration(declared: CollectionDeclaration | undefined): CollectionDeclaration {
@@ -99,6 +119,10 @@ export function compileDeclaration(declaration: ResourcesDeclaration, hooks: Hoo
     users: usersDeclaration(declaration.resources['users']),
     [API_KEYS]: BUILT_IN_KEYS,
   };
+  // Webhooks deliver the events of every collection before them, and are in the change feed themselves no more than
+  // their deliveries.
+  declarations[WEBHOOKS] = builtInWebhooks(orderedCollections(declarations));
+  declarations[DELIVERIES] = BUILT_IN_DELIVERIES;
   const byCollection = new Map<string, MutableDefinition>();
   for (const collection of orderedCollections(declarations)) {
     const body = declarations[collection] as CollectionDeclaration;
@@ -125,20 +149,25 @@ export function compileDeclaration(declaration: ResourcesDeclaration, hooks: Hoo
     if (body.owned === true && ownership === 'owned')
       fields.push({ name: OWNER_FIELD_NAME, type: 'integer', access: 'server', minimum: 1 });
     const required = new Set(body.required ?? []);
-    // The built-in keys have their own hook (an expiry in the past is refused), which sets nothing.
-    const hook = collection === API_KEYS ? API_KEY_TRAITS.hook : hooks[collection];
-    const setsFields = collection !== API_KEYS && hook !== undefined;
+    // The built-in collections have their own hooks (a key's expiry in the past refused), which set only what they say.
+    const traits = BUILT_IN_TRAITS.get(collection);
+    const hook = traits?.hook ?? hooks[collection];
+    const setsFields = traits === undefined && hook !== undefined;
     for (const [name, schema] of Object.entries(body.properties ?? {})) {
       let rule = compileRule(name, schema, required.has(name), (other) => declarations[other]?.singular);
       // An API key's secret: made by the server, kept as its hash, by which the key is found.
       if (collection === API_KEYS && name === API_KEY_SECRET.field)
         rule = { ...rule, issued: 'api-key', storedAs: API_KEY_SECRET.storedAs };
+      // A webhook's signing secret: made by the server, kept as it is, for it signs.
+      if (collection === WEBHOOKS && name === WEBHOOK_SECRET.field)
+        rule = { ...rule, issued: 'webhook-secret', storedAs: WEBHOOK_SECRET.storedAs };
       if (collection === 'users' && REQUIRED_OF_REQUESTS_ONLY.includes(name))
         rule = { ...rule, requiredOfRequestsOnly: true };
       // Set by nobody but a hook: without one, and without a default, some records lack it.
       const unset = rule.access === 'server' && rule.default === undefined && !setsFields;
       fields.push(unset ? { ...rule, optional: true } : rule);
     }
+    if (collection === WEBHOOKS) fields.push(...WEBHOOK_HIDDEN_RULES);
     fields.push(CREATED_AT_FIELD, UPDATED_AT_FIELD);
     const access: Access = { ...DEFAULT_ACCESS, ...body.access };
     const definition: MutableDefinition = {
@@ -154,7 +183,7 @@ export function compileDeclaration(declaration: ResourcesDeclaration, hooks: Hoo
       fields,
       vocabularies: new Map(),
       ...(collection === 'users' ? { createdFields: ['id', 'name'] } : {}),
-      ...(collection === API_KEYS ? API_KEY_TRAITS : {}),
+      ...traits,
       ...(singleton ? { singleton: true } : {}),
       ...(hook === undefined ? {} : { hook }),
       declared: collectionExtras(body),

@@ -7,6 +7,7 @@ import { LANGUAGE_NAMES } from '../resources/names.ts';
 import type { Language } from '../resources/vocabulary.ts';
 import { feedWords, WORDED_LANGUAGES } from '../resources/vocabulary.ts';
 import { API_KEYS } from './built-in-keys.ts';
+import { DELIVERIES, WEBHOOKS } from './built-in-webhooks.ts';
 
 /** Where the API is served: every path below is under it (README: Paths). */
 export const API_PREFIX = '/v1';
@@ -66,6 +67,8 @@ function reservedNames(): Map<string, string> {
   }
   keep(SELF_LINK, `${API_PREFIX} links to itself as "${SELF_LINK}"`);
   keep(API_KEYS, `it holds users' API keys (${API_PREFIX}/users/{id}/${API_KEYS})`);
+  keep(WEBHOOKS, `plainrest serves its webhook subscriptions at ${API_PREFIX}/${WEBHOOKS}`);
+  keep(DELIVERIES, `it holds the deliveries of webhooks (${API_PREFIX}/${WEBHOOKS}/{id}/${DELIVERIES})`);
   keep(IDEMPOTENCY_KEYS, 'plainrest keeps the answers of requests with an Idempotency-Key under it');
   return reserved;
 }

@@ -49,6 +49,8 @@ export const ERROR_STATUS = {
   // 422 Unprocessable Content — RFC 9110 §15.5.21
   validation_failed: 422,
   idempotency_key_reused: 422,
+  // a webhook's URL names an address it may not reach (docs/webhooks.md: Safe targets)
+  forbidden_target: 422,
   // 431 Request Header Fields Too Large — RFC 6585 §5
   headers_too_large: 431,
   // 429 Too Many Requests — RFC 6585 §4

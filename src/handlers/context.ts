@@ -10,7 +10,7 @@ import { HttpError } from '../errors/errors.ts';
 import type { BodyLimits } from '../http/body.ts';
 import type { IdempotencyKeys } from '../http/idempotency.ts';
 import type { PageCache } from '../http/page-cache.ts';
-import type { StoredRecord } from '../records/json.ts';
+import type { Fields, StoredRecord } from '../records/json.ts';
 import type { ResourceDefinition } from '../resources/definition.ts';
 import { SINGLETON_ID } from '../resources/definition.ts';
 import type { RequestStore, Store } from '../store/store.ts';
@@ -32,6 +32,17 @@ export interface Services {
   readonly eventStreams: EventStreams | undefined;
   /** True once a graceful shutdown has begun. */
   readonly isShuttingDown: () => boolean;
+  /** By collection: what its writes wait for once their body has passed every check (write-record.ts). */
+  readonly preparations?: ReadonlyMap<string, WritePreparation>;
+}
+
+/**
+ * A built-in collection's last step before its write (docs/webhooks.md: a webhook's URL checked once its name is
+ * resolved, and where in the change feed a new subscription starts): given the fields the write would store and the
+ * record as it is, the fields to store besides, or an HttpError (422).
+ */
+export interface WritePreparation {
+  prepare(next: Fields, current: StoredRecord | undefined): Promise<Fields>;
 }
 
 export interface RequestContext {

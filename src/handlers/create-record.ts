@@ -14,7 +14,7 @@ import type { JsonObject, StoredRecord } from '../records/json.ts';
 import type { Actor } from '../auth/permissions.ts';
 import { writeOnlyValues } from '../resources/validation.ts';
 import type { WriteInput } from './write-record.ts';
-import { fieldsToStore, recordToStore, hashedSecrets } from './write-record.ts';
+import { fieldsToStore, recordToStore, hashedSecrets, preparedFields } from './write-record.ts';
 import { issuedSecrets, withIssued, type Secrets } from './write-secrets.ts';
 import { HttpError } from '../errors/errors.ts';
 import { isoTimestamp } from '../records/timestamps.ts';
@@ -27,10 +27,11 @@ export function createRecord(
   vocabulary: Vocabulary,
 ): Promise<Reply> {
   rejectQueryParameters(context.queryString);
-  // A record the server makes a secret for (an API key) is a credential: no other key may make one.
+  // A record the server makes a secret for (an API key, a webhook) is kept from the saved answers of Idempotency-Key;
+  // an API key is a credential, which no other key may make.
   const issuesSecret = definition.fields.some((rule) => rule.issued !== undefined);
   const actor = authorize(context, definition, 'create');
-  if (issuesSecret && actor?.key !== undefined)
+  if (definition.fields.some((rule) => rule.issued === 'api-key') && actor?.key !== undefined)
     throw new HttpError('forbidden', 'an API key cannot make API keys: sign in with a password or your provider');
   requireParentId(context, definition);
   return createFromBody(context, definition, vocabulary, actor, issuesSecret);
@@ -104,6 +105,12 @@ async function create(
       : await store.read(() =>
           withIdChecked(chosen, () => hashedSecrets(requireWriteInput(), context.services.config.passwordHashCost)),
         );
+  // A webhook's URL is checked once its name is resolved, and its place in the change feed taken (context.ts).
+  const preparation = context.services.preparations?.get(definition.collection);
+  const prepared =
+    preparation === undefined
+      ? undefined
+      : await store.read(() => withIdChecked(chosen, () => preparedFields(requireWriteInput(), preparation)));
   // Taken once: a store may decide again (store.ts: RequestStore.write), and must get the same record.
   const now = isoTimestamp();
   const before = idBeforeWrite(definition, chosen);
@@ -111,7 +118,8 @@ async function create(
   return store.write((): Decision<Reply> => {
     const replay = keyed === undefined ? undefined : context.services.idempotencyKeys.savedAnswer(keyed, store);
     if (replay !== undefined) return { changes: [], result: replay };
-    const next = withIdChecked(chosen, () => fieldsToStore(requireWriteInput(), withIssued(hashed, issued)));
+    const checked = withIdChecked(chosen, () => fieldsToStore(requireWriteInput(), withIssued(hashed, issued)));
+    const next = prepared === undefined ? checked : { ...checked, ...prepared };
     const record = recordToStore(definition, next, newRecordId(definition, store, before), now, now);
     const { stored, reply } = createdReply(context.path, definition, vocabulary, record, issued);
     const changes: Change[] = [{ kind: 'put', collection: definition.collection, record, json: stored, created: true }];

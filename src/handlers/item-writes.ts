@@ -19,7 +19,7 @@ import type { WriteInput } from './write-record.ts';
 import { deletionWithDependents, type MayTouch } from './delete-cascade.ts';
 import { isAllowed } from '../auth/permissions.ts';
 import { pathIdsOf } from '../resources/ownership.ts';
-import { fieldsToStore, recordToStore, isUnchanged, hashedSecrets } from './write-record.ts';
+import { fieldsToStore, recordToStore, isUnchanged, hashedSecrets, preparedFields } from './write-record.ts';
 import type { Decision } from '../store/store.ts';
 import { isoTimestamp } from '../records/timestamps.ts';
 import { PROVIDER_IDENTITY } from '../declarations/built-in-users.ts';
@@ -131,9 +131,14 @@ async function updateFromBody(
   // Only a body that carries a password waits here, for its hash (write-record.ts).
   const cost = context.services.config.passwordHashCost;
   const hashed = passwords.length === 0 ? undefined : await store.read(() => hashedSecrets(requireWriteInput(), cost));
+  // A webhook's new URL is checked once its name is resolved (context.ts: WritePreparation).
+  const preparation = context.services.preparations?.get(definition.collection);
+  const prepared =
+    preparation === undefined ? undefined : await store.read(() => preparedFields(requireWriteInput(), preparation));
   return store.write((): Decision<Reply> => {
     const input = requireWriteInput();
-    const next = fieldsToStore(input, hashed);
+    const checked = fieldsToStore(input, hashed);
+    const next = prepared === undefined ? checked : { ...checked, ...prepared };
     const current = input.current;
     if (current === undefined) {
       const id = definition.singleton === true ? SINGLETON_ID : pathId(context);

@@ -50,7 +50,8 @@ function checkedPage(context: RequestContext, definition: ResourceDefinition, vo
       : { conditions: [...(parameters.conditions ?? []), ...(parameters.repeated ?? [])] }),
     ...(parameters.anyOf === undefined ? {} : { anyOf: parameters.anyOf }),
     ...(parameters.search === undefined ? {} : { search: parameters.search }),
-    sort: parameters.sort,
+    // A list asking for no order gets its collection's (deliveries: newest first), else by id.
+    sort: parameters.sort.length > 0 ? parameters.sort : (definition.defaultSort ?? []),
     offset: (parameters.page - 1) * parameters.limit,
     limit: parameters.limit,
   });

@@ -16,6 +16,7 @@ import { validateBody } from '../resources/validation.ts';
 import { translatePath } from '../resources/vocabulary.ts';
 import { hashPasswords, withSecrets, type Secrets } from './write-secrets.ts';
 import type { RecordId } from '../records/record-id.ts';
+import type { WritePreparation } from './context.ts';
 
 /**
  * What a write's fields are decided from: the body, what it writes to, and the record as it is now. Handlers build it
@@ -70,6 +71,17 @@ export function hashedSecrets(input: WriteInput, cost: number): Promise<Secrets>
     (rule) => rule.storedAs !== undefined && typeof next[rule.name] === 'string',
   );
   return secretRules.length === 0 ? undefined : hashPasswords(secretRules, next, input.current, cost);
+}
+
+/**
+ * What the collection's preparation adds to the write (handlers/context.ts: WritePreparation), after checking the body
+ * as fieldsToStore does (so a 422 comes before any lookup); undefined without one.
+ */
+export function preparedFields(
+  input: WriteInput,
+  preparation: WritePreparation | undefined,
+): Promise<Fields> | undefined {
+  return preparation?.prepare(checkedFields(input, undefined), input.current);
 }
 
 /**

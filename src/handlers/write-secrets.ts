@@ -1,8 +1,10 @@
 // The secrets a write stores but never shows (README: Authentication and permissions, API keys): a password becomes
 // its scrypt hash, the current hash kept when the password is unchanged so a repeated PUT changes nothing; an API key's
-// secret is made by the server and stored as its SHA-256.
+// secret is made by the server and stored as its SHA-256, a webhook's signing secret (docs/webhooks.md) as it is.
 
+import { randomBytes } from 'node:crypto';
 import { newKeySecret } from '../auth/api-keys.ts';
+import { WEBHOOK_SECRET_PREFIX } from '../declarations/built-in-webhooks.ts';
 import { hashPassword, verifyPassword } from '../auth/passwords.ts';
 import type { Fields, StoredRecord } from '../records/json.ts';
 import type { FieldRule, ResourceDefinition } from '../resources/definition.ts';
@@ -23,10 +25,20 @@ export function withSecrets(definition: ResourceDefinition, next: Fields, secret
   return result;
 }
 
-/** The secrets the server makes for a new record (an API key's), each with its hash; undefined when it makes none. */
+/**
+ * The secrets the server makes for a new record, each with what is kept of it (an API key's hash, a webhook's secret
+ * itself); undefined when it makes none.
+ */
 export function issuedSecrets(definition: ResourceDefinition): Secrets | undefined {
-  const rules = definition.fields.filter((rule) => rule.issued === 'api-key');
-  return rules.length === 0 ? undefined : new Map(rules.map((rule) => [rule.name, newKeySecret()]));
+  const rules = definition.fields.filter((rule) => rule.issued !== undefined);
+  if (rules.length === 0) return undefined;
+  return new Map(rules.map((rule) => [rule.name, rule.issued === 'api-key' ? newKeySecret() : newSigningSecret()]));
+}
+
+/** `whsec_` and 32 random bytes in base64 (Standard Webhooks' symmetric secret), kept as it is: it signs. */
+function newSigningSecret(): { readonly plain: string; readonly stored: string } {
+  const plain = WEBHOOK_SECRET_PREFIX + randomBytes(32).toString('base64');
+  return { plain, stored: plain };
 }
 
 /** The hashed passwords of a write and the secrets made for it, together. */

@@ -13,6 +13,7 @@ import { LANGUAGE_NAMES } from '../resources/names.ts';
 import { EXPLORER_SCRIPT } from './explorer-script.ts';
 import { EXPLORER_STYLE } from './explorer-style.ts';
 import type { OpenApiView } from './openapi-view.ts';
+import { resolve } from './openapi-view.ts';
 import { escapeHtml, examplePath, namedUnder, referenceHtml } from './reference-html.ts';
 import { SITUATION_MEANINGS, STATUS_MEANINGS, type StatusMeaning } from './status-meanings.ts';
 import { literalPattern } from '../http/base-path.ts';
@@ -182,11 +183,17 @@ function tokensPath(document: OpenApiView, base: string): string {
   );
 }
 
-/** Every field the server sets (readOnly in a record's schema), in either vocabulary: an edit leaves them out. */
+/**
+ * Every field the server sets (readOnly in the schema of a record a PATCH answers with), in either vocabulary: an edit
+ * leaves them out. Records no PATCH changes are left out of the count: a delivery's `status` is the server's, an
+ * order's is not.
+ */
 function serverFields(document: OpenApiView): string[] {
   const names = new Set<string>();
-  for (const schema of Object.values(document.components.schemas)) {
-    for (const [name, property] of Object.entries(schema.properties ?? {}))
+  for (const item of Object.values(document.paths)) {
+    const schema = item.patch?.responses['200']?.content?.['application/json']?.schema;
+    if (schema === undefined) continue;
+    for (const [name, property] of Object.entries(resolve(document, schema).properties ?? {}))
       if (property.readOnly === true) names.add(name);
   }
   return [...names].sort();

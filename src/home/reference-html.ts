@@ -3,8 +3,9 @@
 // linked to its meaning) and a "Try it" button that puts the request in the form, each path under the base path. Every
 // text taken from the document goes through `escapeHtml`.
 
-import type { ResourceTable } from '../resources/definition.ts';
+import type { ResourceDefinition, ResourceTable } from '../resources/definition.ts';
 import type { Language } from '../resources/definition.ts';
+import { collectionPattern } from '../routing/route-table.ts';
 import { vocabularyOf } from '../resources/definition.ts';
 import type { OpenApiView, OperationView, ParameterView, SchemaView } from './openapi-view.ts';
 import { HTTP_METHODS, resolve } from './openapi-view.ts';
@@ -215,7 +216,7 @@ function resourceHtml(place: ReferencePlace, tag: string, singular: string): str
 
 /**
  * The reference section: the service's own operations, then every resource in each vocabulary (all but English hidden
- * until chosen), their paths under `basePath`.
+ * until chosen), and those served at the same paths in every vocabulary once; their paths under `basePath`.
  */
 export function referenceHtml(document: OpenApiView, table: ResourceTable, basePath: string): string {
   const resourceTags = new Set(
@@ -227,14 +228,28 @@ export function referenceHtml(document: OpenApiView, table: ResourceTable, baseP
     { document, language: 'en', limitWord: 'limit', basePath },
     (_, operation) => !resourceTags.has(operation.tags?.[0] ?? ''),
   );
-  const vocabularies = table.languages.map((language) => {
-    const resources = table.resources.map((definition) => {
-      const vocabulary = vocabularyOf(definition, language);
-      const place = { document, language, limitWord: vocabulary.parameters.limit, basePath };
-      return resourceHtml(place, vocabulary.collection, definition.singular);
-    });
-    return `<div data-vocabulary="${language}"${language === 'en' ? '' : ' hidden'}>${resources.join('\n')}</div>`;
-  });
+  // A resource with no names but English's (the webhooks) is served at the same paths in every vocabulary: shown once,
+  // whichever vocabulary is chosen.
+  const shared = (definition: ResourceDefinition): boolean =>
+    table.languages.length > 1 &&
+    table.languages.every(
+      (language) => collectionPattern(definition, language) === collectionPattern(definition, 'en'),
+    );
+  const resourcesIn = (language: Language, definitions: readonly ResourceDefinition[]): string =>
+    definitions
+      .map((definition) => {
+        const vocabulary = vocabularyOf(definition, language);
+        const place = { document, language, limitWord: vocabulary.parameters.limit, basePath };
+        return resourceHtml(place, vocabulary.collection, definition.singular);
+      })
+      .join('\n');
+  const own = table.resources.filter((definition) => !shared(definition));
+  const vocabularies = table.languages.map(
+    (language) =>
+      `<div data-vocabulary="${language}"${language === 'en' ? '' : ' hidden'}>${resourcesIn(language, own)}</div>`,
+  );
+  const common = table.resources.filter(shared);
+  if (common.length > 0) vocabularies.push(`<div>${resourcesIn('en', common)}</div>`);
   return `
 <section id="reference" aria-labelledby="reference-title">
 <h2 id="reference-title">Reference</h2>

@@ -32,7 +32,10 @@ export interface DialectCollection {
   readonly integerIds: ReadonlySet<string>;
 }
 
-/** The collections of `table` the dialect serves: top-level ones and singletons; API keys are plainrest's own. */
+/**
+ * The collections of `table` the dialect serves: top-level ones and singletons; API keys and webhooks (the collections
+ * out of the change feed) are plainrest's own.
+ */
 export class DialectCollections {
   readonly #byName = new Map<string, DialectCollection>();
   readonly #byDefinition = new Map<ResourceDefinition, DialectCollection>();
@@ -41,7 +44,8 @@ export class DialectCollections {
     const namesOf = (definition: ResourceDefinition): FileNames =>
       fileNamesOf(definition.collection, definition.declared[FILE_NAMES_MEMBER]);
     for (const definition of table.resources) {
-      if (definition.parent !== undefined || definition.collection === API_KEYS) continue;
+      if (definition.parent !== undefined || definition.collection === API_KEYS || definition.unrecorded === true)
+        continue;
       const names = namesOf(definition);
       const timestamps = ['created_at', 'updated_at'].filter((field) => names.properties.has(field));
       const asText = new Set(names.idsAsText ? ['id'] : []);

@@ -4,7 +4,7 @@
 // (event-operations.ts), as linters, validating proxies and collection generators take it.
 
 import type { Operation, ResourceTable } from '../resources/definition.ts';
-import { vocabularyOf } from '../resources/definition.ts';
+import { recordedResources, vocabularyOf } from '../resources/definition.ts';
 import { routeIdKinds, type RouteSpec } from '../routing/route-table.ts';
 import { exampleId } from '../records/record-id.ts';
 import { resourceExamples } from './examples.ts';
@@ -138,7 +138,7 @@ function eventSchemas(
   for (const route of routes) {
     if (route.kind !== 'events') continue;
     const { resources, language } = route;
-    for (const definition of resources.resources) {
+    for (const definition of recordedResources(resources)) {
       const name = componentName(definition, language);
       if (schemas[name] === undefined) made[name] = recordSchema(definition, language);
     }

@@ -9,7 +9,7 @@ import { EVENT_TYPES } from '../feed/feed-event.ts';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE, MAX_PAGE_SIZE } from '../http/list-query.ts';
 import type { JsonObject } from '../records/json.ts';
 import type { Language, ResourceDefinition } from '../resources/definition.ts';
-import { vocabularyOf } from '../resources/definition.ts';
+import { recordedResources, vocabularyOf } from '../resources/definition.ts';
 import type { RouteSpec } from '../routing/route-table.ts';
 import { exampleRecord, resourceExamples } from './examples.ts';
 import { EXAMPLE_TIME } from './written-examples.ts';
@@ -35,7 +35,7 @@ const POSITION = { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER
  * integer, or also a string where a collection declares uuid or string ids.
  */
 function recordIdSchema(table: ResourceTable): Schema {
-  const kinds = new Set(table.resources.map((definition) => definition.idKind));
+  const kinds = new Set(recordedResources(table).map((definition) => definition.idKind));
   const schemas = [...kinds].map((kind) => (kind === 'integer' ? EVENT_ID : idSchema(kind)));
   return schemas.length === 1 ? (schemas[0] as Schema) : { anyOf: schemas };
 }
@@ -47,7 +47,7 @@ export function eventComponent(language: Language, suffix = ''): string {
 
 /** The record an example event is about: a top-level collection other than the users (products), else the first. */
 function exampleResource(table: ResourceTable): ResourceDefinition {
-  const topLevel = table.resources.filter((definition) => definition.parent === undefined);
+  const topLevel = recordedResources(table).filter((definition) => definition.parent === undefined);
   return topLevel.find((definition) => definition.collection !== 'users') ?? (topLevel[0] as ResourceDefinition);
 }
 
@@ -91,7 +91,7 @@ export function eventSchema(
       type: { type: 'string', enum: [...EVENT_TYPES] },
       collection: {
         type: 'string',
-        enum: table.resources.map((definition) => vocabularyOf(definition, language).collection),
+        enum: recordedResources(table).map((definition) => vocabularyOf(definition, language).collection),
         description: "the record's collection, named in this path's vocabulary",
       },
       record_id: recordIdSchema(table),
@@ -106,7 +106,7 @@ export function eventSchema(
       record: {
         description:
           'the record as the caller reads it at this version (GET on path, without embed); absent from a deletion',
-        anyOf: table.resources.map((definition) => schemaReference(recordComponent(definition))),
+        anyOf: recordedResources(table).map((definition) => schemaReference(recordComponent(definition))),
       },
     },
   };
@@ -176,8 +176,8 @@ export const EVENT_STREAM_SCHEMA: Schema = { type: 'string', description: STREAM
 function parameters(route: EventRoute): Json[] {
   const words = feedWords(route.language);
   const { resources, language } = route;
-  const names = resources.resources.map((definition) => vocabularyOf(definition, language).collection);
-  const declared = resources.resources
+  const names = recordedResources(resources).map((definition) => vocabularyOf(definition, language).collection);
+  const declared = recordedResources(resources)
     .map((definition) => definition.collection)
     .filter((name) => !names.includes(name));
   return [

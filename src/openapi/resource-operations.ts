@@ -6,7 +6,7 @@
 import { vocabularyOf } from '../resources/definition.ts';
 import type { RouteSpec } from '../routing/route-table.ts';
 import { listExample } from './examples.ts';
-import { EXAMPLE_KEY_SECRET } from './written-examples.ts';
+import { EXAMPLE_KEY_SECRET, EXAMPLE_WEBHOOK_SECRET } from './written-examples.ts';
 import { SUCCESS_HEADERS } from './headers.ts';
 import { componentName, operationNouns, schemaReference as reference, withArticle } from '../resources/names.ts';
 import {
@@ -35,13 +35,17 @@ export function resourceOperations(route: ResourceRoute, path: string): Json {
   const { context, body, record, writtenAnswer, readAnswer, keptWhenAbsent } = recordParts(definition, language);
 
   if (route.kind === 'collection') {
-    // Secrets the server makes (an API key's) are in the 201 only, and no saved answer may hold them.
-    const issued = definition.fields
-      .filter((rule) => rule.issued !== undefined)
-      .map((rule) => vocabulary.name(rule.name));
+    // Secrets the server makes (an API key's, a webhook's) are in the 201 only, and no saved answer may hold them.
+    const issuedRules = definition.fields.filter((rule) => rule.issued !== undefined);
+    const issued = issuedRules.map((rule) => vocabulary.name(rule.name));
+    const isKey = issuedRules.some((rule) => rule.issued === 'api-key');
+    const exampleSecrets = issuedRules.map((rule) => [
+      vocabulary.name(rule.name),
+      rule.issued === 'api-key' ? EXAMPLE_KEY_SECRET : EXAMPLE_WEBHOOK_SECRET,
+    ]);
     const created =
       definition.createdFields === undefined
-        ? { ...record, ...Object.fromEntries(issued.map((name) => [name, EXAMPLE_KEY_SECRET])) }
+        ? { ...record, ...Object.fromEntries(exampleSecrets) }
         : Object.fromEntries(
             definition.createdFields.map((name) => [vocabulary.name(name), record[vocabulary.name(name)] ?? null]),
           );
@@ -49,9 +53,10 @@ export function resourceOperations(route: ResourceRoute, path: string): Json {
       issued.length === 0
         ? 'With an Idempotency-Key, a retry replays the first answer (Idempotent-Replayed: true) ' +
           'instead of creating another. '
-        : `Its ${issued.join(' and ')} is in this answer only: plainrest keeps its hash. ` +
-          `It takes no Idempotency-Key (a saved answer would hold the ${issued.join(' and ')}), ` +
-          `and cannot be made with another API key. `;
+        : `Its ${issued.join(' and ')} is in this answer only: ` +
+          `${isKey ? 'plainrest keeps its hash' : 'plainrest keeps it to sign with, and never shows it again'}. ` +
+          `It takes no Idempotency-Key (a saved answer would hold the ${issued.join(' and ')})` +
+          `${isKey ? ', and cannot be made with another API key' : ''}. `;
     const filters = definition.fields.filter((rule) => rule.filter === true).map((rule) => vocabulary.name(rule.name));
     return {
       get: {

@@ -46,6 +46,8 @@ export const EXAMPLE_TOKEN = {
 
 /** An API key's secret as the 201 that makes it shows it (made up: no server made it). */
 export const EXAMPLE_KEY_SECRET = 'prk_Zm9yIGV4YW1wbGVzIG9ubHk6IG5vdCBhIHJlYWwga2V';
+/** A webhook's signing secret as the 201 that makes it shows it (made up). */
+export const EXAMPLE_WEBHOOK_SECRET = 'whsec_Zm9yIGV4YW1wbGVzIG9ubHk6IG5vdCBhIHJlYWwga2U=';
 
 /** An ETag that matches nothing, for If-None-Match: the answer is the full 200 (RFC 9110 §8.8.3 uses "xyzzy" too). */
 export const EXAMPLE_STALE_ETAG = '"xyzzy"';
@@ -109,6 +111,29 @@ export const EXAMPLES: Readonly<Record<Language, Readonly<Record<string, Resourc
       record: { name: 'nightly export', expires_at: '2099-12-31T23:59:59Z', read_only: true },
       createdId: 1,
       query: { read_only: 'true', sort: '-created_at' },
+    },
+    webhooks: {
+      // An address of RFC 5737's for documentation: the example needs no name resolved.
+      create: { url: 'https://203.0.113.10/plainrest-events', collections: ['orders'], types: ['created', 'updated'] },
+      replace: { url: 'https://203.0.113.10/plainrest-events', collections: ['orders', 'products'] },
+      patch: { enabled: false },
+      record: {
+        url: 'https://203.0.113.10/plainrest-events',
+        collections: ['orders'],
+        types: ['created', 'updated'],
+        enabled: true,
+      },
+      createdId: 1,
+      query: { enabled: 'true', sort: '-created_at' },
+    },
+    deliveries: {
+      // A test event: its delivery is tried once, whatever the history holds.
+      create: {},
+      replace: {},
+      patch: {},
+      record: { kind: 'test', status: 'pending', attempts: 0 },
+      createdId: 1,
+      query: { kind: 'redelivery', event_id: '1', status: 'failed', sort: '-id' },
     },
   },
   pt: {

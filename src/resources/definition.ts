@@ -95,10 +95,10 @@ export interface FieldRule {
   /** Where a password's salted hash, or an issued secret's SHA-256, is kept in the stored record (`password_hash`). */
   readonly storedAs?: string;
   /**
-   * A secret the server makes when the record is created (an API key's `secret`, declarations/built-in-keys.ts): shown
-   * only in the 201, kept only as its hash under `storedAs`.
+   * A secret the server makes when the record is created, shown only in the 201 and kept under `storedAs`: an API key's
+   * `secret` as its hash (declarations/built-in-keys.ts), a webhook's signing secret as it is (built-in-webhooks.ts).
    */
-  readonly issued?: 'api-key';
+  readonly issued?: 'api-key' | 'webhook-secret';
   /** `x-filter`: an equality filter in lists (README: Lists). */
   readonly filter?: boolean;
   /** `x-sort`: a sort key in lists. */
@@ -210,6 +210,10 @@ export interface ResourceDefinition {
    * created by POST or deleted; stored under SINGLETON_ID, which no path or representation shows.
    */
   readonly singleton?: true;
+  /** Its changes are no events of the change feed (webhooks and their deliveries, which deliver the feed). */
+  readonly unrecorded?: true;
+  /** A list's order when it asks for none (deliveries: newest first); absent, by id ascending. */
+  readonly defaultSort?: readonly { readonly field: string; readonly descending: boolean }[];
   readonly hook?: ResourceHook;
   /** The collection's `description`, and its unknown `x-` members, for the OpenAPI document. */
   readonly declared: JsonObject;
@@ -234,6 +238,11 @@ export function isShownOnRead(rule: FieldRule): boolean {
 /** The properties a list's `q` searches (`x-search`), in declared order. */
 export function searchableFields(definition: ResourceDefinition): readonly string[] {
   return definition.fields.filter((rule) => rule.search === true).map((rule) => rule.name);
+}
+
+/** The resources whose changes the change feed records: all but the webhooks and their deliveries. */
+export function recordedResources(table: ResourceTable): readonly ResourceDefinition[] {
+  return table.resources.filter((definition) => definition.unrecorded !== true);
 }
 
 /** The vocabulary of `language`, or the declared names when the resource has none in it. */

@@ -9,6 +9,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import { answerClientError, refuseConnect, requestsInProgress } from '../http/client-errors.ts';
 import { RateLimiter } from '../http/rate-limit.ts';
 import type { ResourceTable } from '../resources/definition.ts';
+import { recordedResources } from '../resources/definition.ts';
 import { NO_PLAN } from '../store/store.ts';
 import type { CoreDoor } from '../json-server/dialect.ts';
 import { HttpError } from '../errors/errors.ts';
@@ -36,7 +37,10 @@ export interface App {
   readonly config: Config;
   /** The resources served, compiled from the declaration. */
   readonly resources: ResourceTable;
-  /** How many records each collection holds (for the start banner); read through a view where the store has them. */
+  /**
+   * How many records each collection of the change feed holds (for the start banner; not the webhooks and their
+   * deliveries); read through a view where the store has them.
+   */
   recordCounts(): Promise<Record<string, number>>;
   /**
    * The answer being prepared on `socket` for a request that has fully arrived (startServer asks, for a malformed
@@ -67,7 +71,7 @@ export function createApp(options: ServerOptions = {}): Promise<App> {
  */
 async function openApp(options: ServerOptions, inHostServer: boolean): Promise<App> {
   const opened = await openServices(options, inHostServer);
-  const { config, resources, services, shutdown, closing, generatedAdmin } = opened;
+  const { config, resources, services, shutdown, closing, generatedAdmin, webhooks } = opened;
   const { store, eventStreams, adminReady } = services;
   const { router, allMethods } = buildRouter(resources, config.basePath);
   const limiter = config.rateLimit === 0 ? undefined : new RateLimiter(config.rateLimit, config.clock);
@@ -75,6 +79,7 @@ async function openApp(options: ServerOptions, inHostServer: boolean): Promise<A
   const edge = config.jsonServer === undefined ? undefined : await jsonServerEdge(resources, config, pipeline);
 
   const handle = requestListener(pipeline, config, shutdown, edge);
+  webhooks.start();
 
   return {
     handle,
@@ -91,7 +96,7 @@ async function openApp(options: ServerOptions, inHostServer: boolean): Promise<A
     },
     recordCounts: async () =>
       store.serve(NO_PLAN, (view) =>
-        Object.fromEntries(resources.resources.map(({ collection }) => [collection, view.count(collection)])),
+        Object.fromEntries(recordedResources(resources).map(({ collection }) => [collection, view.count(collection)])),
       ),
     beginShutdown: () => {
       shutdown.begun = true;
@@ -100,6 +105,7 @@ async function openApp(options: ServerOptions, inHostServer: boolean): Promise<A
     close: async () => {
       closing.abort();
       eventStreams?.closeAll();
+      await webhooks.close();
       await adminReady;
       await store.close();
     },

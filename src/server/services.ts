@@ -1,6 +1,6 @@
 // What a server runs on, opened once at its start: the settings, the resources, the store,
-// the token secret, the administrator (README: Configuration) and the singletons, and the services every
-// request's handler may use (handlers/context.ts).
+// the token secret, the administrator (README: Configuration) and the singletons, the services every
+// request's handler may use (handlers/context.ts), and the webhook delivery worker (docs/webhooks.md).
 
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Authenticator } from '../auth/authenticate.ts';
@@ -29,6 +29,7 @@ import { KeyUse } from './key-use.ts';
 import { basePathClash } from './routes.ts';
 import { API_KEYS } from '../declarations/built-in-keys.ts';
 import type { ProviderAuthenticator, ProviderSettings } from '../auth/provider-auth.ts';
+import { WebhookWorker } from '../webhooks/webhook-worker.ts';
 
 export interface Opened {
   readonly config: Config;
@@ -43,6 +44,8 @@ export interface Opened {
    * takes it (App.takeGeneratedAdminPassword); with a database not reached yet, set once it answers.
    */
   readonly generatedAdmin: { password: string | undefined };
+  /** Delivers the change feed to the webhooks' URLs once started (App), until the server closes. */
+  readonly webhooks: WebhookWorker;
 }
 
 /**
@@ -117,6 +120,7 @@ export async function openServices(options: ServerOptions, inHostServer: boolean
     store.feed === undefined
       ? undefined
       : new EventStreams(store.feed, resources, config.events, config.caches, config.basePath);
+  const webhooks = new WebhookWorker(store, resources, config);
   const services: Services = {
     store,
     config,
@@ -127,8 +131,9 @@ export async function openServices(options: ServerOptions, inHostServer: boolean
     adminReady,
     eventStreams,
     isShuttingDown: () => shutdown.begun,
+    preparations: webhooks.preparations,
   };
-  return { config, resources, services, shutdown, closing, generatedAdmin };
+  return { config, resources, services, shutdown, closing, generatedAdmin, webhooks };
 }
 
 /** The provider's tokens' checker; its modules are loaded only for a server that has a provider. */

@@ -23,7 +23,8 @@ export function describeChanges(
   for (let index = 0; index < changes.length; index++) {
     const change = changes[index] as Change;
     const definition = change.event === undefined ? table.get(change.collection) : undefined;
-    if (definition === undefined) continue;
+    // Webhooks and their deliveries deliver the feed; they are not in it.
+    if (definition === undefined || definition.unrecorded === true) continue;
     described ??= changes.slice();
     const event = factsOf(definition, change, store);
     // Built field by field: a spread of changes of several shapes is slower on every write.

@@ -139,6 +139,11 @@ export interface Store {
   readonly feed?: ChangeFeed;
   /** Names the declared resources, whose changes the store records as events (store/describe-changes.ts). */
   describeEvents?(table: ResourceTable): void;
+  /**
+   * True when several processes share the data (PostgreSQL): work that one process must do at a time, such as
+   * delivering a webhook's events in order, is then leased (docs/webhooks.md). Absent: this process has it alone.
+   */
+  readonly shared?: boolean;
 }
 
 /** Where a commit sits in the journal's history: its first number and when it was made. */

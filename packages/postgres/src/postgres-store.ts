@@ -54,6 +54,8 @@ export class PostgresStore implements Store, ViewBacking {
   readonly #kit: CoreKit;
   /** The declared resources, whose changes become events (set by describeEvents). */
   #table: ResourceTable | undefined;
+  /** Any number of processes share the database: webhooks are delivered under leases (plainrest's docs/webhooks.md). */
+  readonly shared = true;
   #closed = false;
 
   constructor(options: PostgresStoreOptions) {
