@@ -72,6 +72,14 @@ describe('the command line of plainrest db.json', () => {
     assert.deepEqual(parsed(['--port', '3004']), { kind: 'run', options: { port: 3004 } });
   });
 
+  test("json-server's other sources: a URL (its remote schema) and a script (.js, .cjs: its generated data)", () => {
+    for (const source of ['http://localhost:4000/db', 'https://example.com/api/db.json', 'db.js', 'data/make.cjs'])
+      assert.deepEqual(parsed([source, '-p', '3004']), {
+        kind: 'json-server',
+        request: { source, flags: new Map([['port', '3004']]), options: {}, access: undefined, reimport: false },
+      });
+  });
+
   test("json-server's names, aliases and spellings, switches with =true/false, plainrest's settings and its own", () => {
     const line = parsed(
       [
@@ -165,16 +173,11 @@ describe('the command line of plainrest db.json', () => {
     ],
     ['another access', ['db.json', '--access', 'public'], '--access must be open, read or closed, not "public"'],
     ['a bad setting', ['db.json', '--rate-limit', 'many'], '--rate-limit (RATE_LIMIT): "many" is not a valid integer'],
-    [
-      'a URL',
-      ['https://example.com/db.json'],
-      'https://example.com/db.json: plainrest imports a file; save it first (curl -o db.json https://example.com/db.json)',
-    ],
-    ['a script', ['db.js'], 'db.js: plainrest imports JSON, not a script; save what it returns as db.json'],
+    ['a URL that is none', ['http://'], 'http://: not a URL'],
     [
       'a mistyped subcommand',
       ['imprt'],
-      "imprt: neither a subcommand nor a data file (db.json or db.json5, as json-server's)",
+      "imprt: neither a subcommand nor a source (db.json, db.json5, db.js or a URL, as json-server's)",
     ],
   ];
   for (const [name, args, message] of refusals)

@@ -24,6 +24,7 @@ export function helpText(): string {
     '       plainrest db.json [flags]               import db.json on its first run into db.plainrest/ beside it,',
     "         [--access open|read|closed]           then serve it: json-server 0.17's routes at /, the conventions",
     '         [--reimport] [--flag value]...        at /v1 (--access open by default; docs/json-server.md)',
+    '       plainrest db.js | http://…/db.json      the same with what a script returns or a URL answers, taken once',
     "       plainrest export db.json [--force]      write the records back in json-server's shape and names, from",
     '         [--data-dir DIR | --database-url URL] db.plainrest/ beside it unless named (or DATA_DIR, DATABASE_URL)',
     '         [--resources FILE]',

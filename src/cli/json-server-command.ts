@@ -1,15 +1,13 @@
-// `plainrest db.json` (docs/json-server.md: One command): the file imported on the first run into db.plainrest/ beside
-// it (the declaration, the record of the import, the data directory), served from there by later runs, and refused
-// once the file has changed since (--reimport imports it again); then the options that serve it with json-server's
-// dialect at the root and the conventions at /v1.
+// `plainrest db.json` (docs/json-server.md: One command): the file (or what a URL or script gives, json-server-source)
+// imported on the first run into db.plainrest/ beside it (the declaration, the record of the import, the data
+// directory), served from there by later runs, and refused once the file has changed since (--reimport imports it
+// again); then the options that serve it with json-server's dialect at the root and the conventions at /v1.
 
 import { watch } from 'node:fs';
 import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { basename, dirname, join, relative, resolve } from 'node:path';
 import { isDatabaseUrl } from '../config/config.ts';
 import type { ServerOptions } from '../config/server-options.ts';
-import type { JsonObject } from '../records/json.ts';
-import { isJsonObject } from '../records/json.ts';
 import type { ImportAccess } from '../importing/import-declaration.ts';
 import { isoTimestamp } from '../records/timestamps.ts';
 import { StartupError } from '../store/data-directory.ts';
@@ -22,6 +20,9 @@ import { ImportError, importFile } from './import-command.ts';
 import type { JsonServerValue } from './json-server-flags.ts';
 import { JsonServerError, jsonServerSettings } from './json-server-settings.ts';
 import { readOnlyDeclaration } from './read-only-declaration.ts';
+import type { SourceKind } from './json-server-source.ts';
+import { createdIfMissing, dataFileOf, refuseDeclaration, scriptContent, sourceData } from './json-server-source.ts';
+import { sourceFolder, sourceKind, sourceName } from './json-server-source.ts';
 
 export interface JsonServerRequest {
   readonly source: string;
@@ -47,13 +48,6 @@ export interface PreparedServer {
   readonly watched: { readonly source: string; readonly content: string; readonly target: string } | undefined;
 }
 
-/** What json-server 0.17 writes into a data file that does not exist, before serving it. */
-const EXAMPLE = {
-  posts: [{ id: 1, title: 'json-server', author: 'typicode' }],
-  comments: [{ id: 1, body: 'some comment', postId: 1 }],
-  profile: { name: 'typicode' },
-};
-
 /**
  * Imports the file or finds its import, then the options to serve it with; `command` is how this process was run
  * (`npx plainrest`), for the lines that say what to run next.
@@ -61,54 +55,102 @@ const EXAMPLE = {
 export async function prepareJsonServer(request: JsonServerRequest, command: string): Promise<PreparedServer> {
   const { source, options, reimport } = request;
   const settings = await jsonServerSettings(request.flags, options);
-  const folder = folderOf(source);
+  const kind = sourceKind(source);
+  const folder = kind === 'file' ? folderOf(source) : sourceFolder(source, kind);
   const declaration = typeof options.resources === 'string' ? options.resources : join(folder, 'resources.json');
   const target = options.database ?? (typeof options.dataDir === 'string' ? options.dataDir : join(folder, 'data'));
-  const lines = await createdIfMissing(source);
-  const content = await contentOf(source);
+  const lines = kind === 'file' ? await createdIfMissing(source) : [];
   const record = await readRecord(folder);
   const warnings = [...settings.warnings];
   if (record !== undefined && !reimport) {
     const into = intoOf(folder, target);
-    if (record.file !== basename(source))
+    // db.json, db.js and …/db.json (a URL, from this directory) have one folder: the first one's.
+    if (record.file !== sourceName(source, kind))
       throw new JsonServerError(
-        `${folder} holds the import of ${record.file}, not ${basename(source)}; name another place with --data-dir`,
+        `${folder} holds the import of ${record.file}, not ${sourceName(source, kind)}: one folder is for one ` +
+          'source; run this one from another directory',
       );
     if (record.into !== into)
       throw new JsonServerError(
         `${source} was imported into ${record.into} (${recordPath(folder)}), not ${into}: serve that one, or ` +
           'pass --reimport to import the file again',
       );
-    if (record.content !== content)
-      throw new JsonServerError(
-        `${source} has changed since it was imported into ${folder} (${record.imported_at}); the records served ` +
-          `from there may have changed too: pass --reimport to import the file again (the records served so far are ` +
-          `kept in ${folder}.previous), or run ${command} export ${source} --force to write the served ones over it`,
-      );
+    // A URL is not fetched again: what it answers now is not compared with its import.
+    const content = kind === 'file' ? await contentOf(source) : kind === 'script' ? await scriptContent(source) : '';
+    if (kind !== 'url' && record.content !== content) throw changedSince(source, kind, folder, record, command);
     if (request.access !== undefined && request.access !== record.access)
       warnings.push(
         `--access ${request.access}: ${declaration} keeps the access of its import (${record.access}); change it ` +
           'there, or pass --reimport',
       );
-    lines.push(
-      `${source}: unchanged since its import (${record.imported_at}); serving the records kept in ${shown(target)} ` +
-        `(writes go there, not into ${source}: ${command} export ${source} --force writes them back)`,
-    );
-  } else {
-    lines.push(...(await importInto(request, folder, declaration, target, content)));
+    lines.push(servedAgain(source, kind, record, target, command));
+    return served(settings, declaration, target, lines, warnings, { source, kind, content });
   }
-  const resources = settings.readOnly ? await readOnlyDeclaration(declaration) : declaration;
-  const place = isDatabaseUrl(target) ? { database: target } : { dataDir: target };
-  const watched = settings.watch ? { source, content, target } : undefined;
-  return { options: { ...settings.options, ...place, resources, seed: false }, lines, warnings, declaration, watched };
+  // A URL is fetched, and a script run, before anything is moved or written: one that fails leaves all as it was.
+  const made = kind === 'file' ? undefined : { ...(await sourceData(source, kind)), file: dataFileOf(folder, kind) };
+  const content = made?.content ?? (await contentOf(source));
+  lines.push(...(await importInto(request, { folder, declaration, target, content, made })));
+  return served(settings, declaration, target, lines, warnings, { source, kind, content });
 }
 
-/** As json-server 0.17: a data file that does not exist is made with its example data. */
-async function createdIfMissing(source: string): Promise<string[]> {
-  const found = await stat(source).catch(() => undefined);
-  if (found !== undefined) return [];
-  await writeFile(source, `${JSON.stringify(EXAMPLE, null, 2)}\n`, { flag: 'wx' });
-  return [`${source} did not exist: made it with json-server's example data (posts, comments, profile)`];
+/** The options a prepared import is served with, and --watch's file (a data file's only: the others are taken once). */
+async function served(
+  settings: Awaited<ReturnType<typeof jsonServerSettings>>,
+  declaration: string,
+  target: string,
+  lines: string[],
+  warnings: string[],
+  { source, kind, content }: { source: string; kind: SourceKind; content: string },
+): Promise<PreparedServer> {
+  const resources = settings.readOnly ? await readOnlyDeclaration(declaration) : declaration;
+  const place = isDatabaseUrl(target) ? { database: target } : { dataDir: target };
+  const watched = settings.watch && kind === 'file' ? { source, content, target } : undefined;
+  // A URL (json-server cannot watch one) or a script is taken once, at an import: the file's line becomes this one.
+  const said =
+    settings.watch && kind !== 'file'
+      ? [
+          ...warnings.filter((line) => !line.startsWith('--watch:')),
+          `--watch: ${source} is ${kind === 'url' ? 'a URL' : 'a script'}, taken once at its import: nothing is ` +
+            'watched (--reimport takes it again)',
+        ]
+      : warnings;
+  const options = { ...settings.options, ...place, resources, seed: false };
+  return { options, lines, warnings: said, declaration, watched };
+}
+
+/** The refusal of a start whose source changed since its import: the ways on, as the source allows them. */
+function changedSince(
+  source: string,
+  kind: SourceKind,
+  folder: string,
+  record: ImportRecord,
+  command: string,
+): JsonServerError {
+  const kept = `the records served so far are kept in ${folder}.previous`;
+  if (kind === 'script')
+    return new JsonServerError(
+      `${source} has changed since its data was imported into ${folder} (${record.imported_at}): pass --reimport ` +
+        `to run it again and import what it returns (${kept})`,
+    );
+  return new JsonServerError(
+    `${source} has changed since it was imported into ${folder} (${record.imported_at}); the records served ` +
+      `from there may have changed too: pass --reimport to import the file again (${kept}), or run ${command} ` +
+      `export ${source} --force to write the served ones over it`,
+  );
+}
+
+/** The line of a later run: what is served, and how to take the source anew. */
+function servedAgain(source: string, kind: SourceKind, record: ImportRecord, target: string, command: string): string {
+  const serving = `serving the records kept in ${shown(target)}`;
+  const when = record.imported_at;
+  if (kind === 'url')
+    return `${source}: fetched at its import (${when}), not again; ${serving} (--reimport fetches it)`;
+  if (kind === 'script')
+    return `${source}: unchanged since its data was imported (${when}); ${serving} (--reimport runs it again)`;
+  return (
+    `${source}: unchanged since its import (${when}); ${serving} ` +
+    `(writes go there, not into ${source}: ${command} export ${source} --force writes them back)`
+  );
 }
 
 function shown(target: string): string {
@@ -121,13 +163,18 @@ function shown(target: string): string {
  */
 async function importInto(
   request: JsonServerRequest,
-  folder: string,
-  declaration: string,
-  target: string,
-  content: string,
+  place: {
+    readonly folder: string;
+    readonly declaration: string;
+    readonly target: string;
+    readonly content: string;
+    /** What a URL or a script gave, and the file in the folder it is kept in. */
+    readonly made: { readonly text: string; readonly file: string } | undefined;
+  },
 ): Promise<string[]> {
   const { source, reimport } = request;
-  await refuseDeclaration(source);
+  const { folder, declaration, target, content, made } = place;
+  if (made === undefined) await refuseDeclaration(source);
   if (!reimport && (await stat(declaration).catch(() => undefined)) !== undefined)
     throw new JsonServerError(
       `${declaration} is there but no record of an import beside it (${recordPath(folder)}): pass ` +
@@ -148,10 +195,13 @@ async function importInto(
       }
     madeFolder = (await stat(folder).catch(() => undefined)) === undefined;
     await mkdir(folder, { recursive: true });
+    if (made !== undefined) await writeFile(made.file, made.text);
     const access = request.access ?? 'open';
-    const summary = await importFile({ file: source, resources: declaration, target, access, force: reimport });
+    const file = made?.file ?? source;
+    const summary = await importFile({ file, resources: declaration, target, access, force: reimport });
+    const kind = sourceKind(source);
     const record: ImportRecord = {
-      file: basename(source),
+      file: sourceName(source, kind),
       content,
       imported_at: isoTimestamp(),
       into: intoOf(folder, target),
@@ -161,8 +211,11 @@ async function importInto(
     return [
       ...summary,
       ...moved.map(([from, to]) => `moved ${from} to ${to}: the records served until now`),
-      `imported ${source} into ${folder} (the declaration ${declaration}, the records in ${shown(target)}): ` +
-        `served from there from now on; ${source} is read again only if it changes`,
+      `imported ${source} into ${folder} (${made === undefined ? '' : `what it gave kept as ${made.file}, `}the ` +
+        `declaration ${declaration}, the records in ${shown(target)}): served from there from now on; ` +
+        (kind === 'url'
+          ? `${source} is fetched again only with --reimport`
+          : `${source} is ${kind === 'script' ? 'run' : 'read'} again only if it changes`),
     ];
   } catch (error) {
     // Nothing of this import is left: what it made goes, what it moved aside comes back.
@@ -173,25 +226,6 @@ async function importInto(
     }
     throw error;
   }
-}
-
-/** A declaration named instead of a data file (`plainrest resources.json`) would be imported as data: refused. */
-async function refuseDeclaration(source: string): Promise<void> {
-  let data: unknown;
-  try {
-    data = JSON.parse((await readFile(source, 'utf8')).replace(/^\uFEFF/, ''));
-  } catch {
-    return; // JSON5, or no JSON: the import reads it and says what is wrong
-  }
-  const resources =
-    isJsonObject(data) && Object.keys(data).length === 1 ? (data as JsonObject)['resources'] : undefined;
-  const collections = isJsonObject(resources ?? null) ? Object.values(resources as JsonObject) : [];
-  const declared = (value: unknown): boolean => isJsonObject(value) && ('singular' in value || 'properties' in value);
-  if (collections.length > 0 && collections.every(declared))
-    throw new JsonServerError(
-      `${source} is a declaration (its one member is resources), not json-server's data: serve it with ` +
-        `--resources ${source}`,
-    );
 }
 
 /**

@@ -140,12 +140,12 @@ export function readJsonServerArguments(args: readonly string[]): JsonServerRead
   return refused === undefined ? { source, flags, settings, access, reimport } : { problem: refused };
 }
 
-/** json-server 0.17 serves a *.json file, a script or a URL; plainrest imports a file of JSON, or JSON5 as 1.x. */
+/** json-server 0.17 serves a *.json file, a script or a URL (json-server-source.ts); and JSON5 as 1.x. */
 function sourceProblem(source: string): string | undefined {
-  if (/^https?:/.test(source)) return `${source}: plainrest imports a file; save it first (curl -o db.json ${source})`;
-  if (/\.c?js$/.test(source)) return `${source}: plainrest imports JSON, not a script; save what it returns as db.json`;
+  if (/^https?:/.test(source)) return URL.canParse(source) ? undefined : `${source}: not a URL`;
+  if (/\.c?js$/.test(source)) return undefined;
   if (!/\.json5?$/.test(source))
-    return `${source}: neither a subcommand nor a data file (db.json or db.json5, as json-server's)`;
+    return `${source}: neither a subcommand nor a source (db.json, db.json5, db.js or a URL, as json-server's)`;
   return undefined;
 }
 
