@@ -12,6 +12,7 @@ import type { TargetSettings } from './target-policy.ts';
 
 export interface RunnerParts {
   readonly source: EventSource;
+  readonly webhooks: ResourceDefinition;
   readonly deliveries: ResourceDefinition;
   readonly settings: TargetSettings;
   readonly clock: WebhookClock;

@@ -216,7 +216,7 @@ export class SubscriptionRunner {
     const { source, clock } = this.#parts;
     const { event } = current;
     const startedAt = clock.now();
-    const outcome = await this.#send({ id: String(event.id), body: source.payload(event) });
+    const outcome = await this.#send({ id: String(event.id), body: source.payload(event) }, true);
     if (outcome === undefined) return;
     const inOrder = { ...current, attempts: current.attempts + 1, firstAttemptAt: current.firstAttemptAt ?? startedAt };
     const now = clock.now();
@@ -271,7 +271,7 @@ export class SubscriptionRunner {
       outcome =
         event === undefined
           ? { delivered: false, error: `event ${eventId} is no longer kept in the change feed` }
-          : await this.#send({ id: String(event.id), body: source.payload(event) });
+          : await this.#send({ id: String(event.id), body: source.payload(event) }, false);
     } else {
       const body = JSON.stringify({
         type: 'test',
@@ -279,7 +279,7 @@ export class SubscriptionRunner {
         delivery_id: record.id,
         at: isoTimestamp(startedAt),
       });
-      outcome = await this.#send({ id: `test-${String(record.id)}`, body });
+      outcome = await this.#send({ id: `test-${String(record.id)}`, body }, false);
     }
     if (outcome === undefined) return;
     const fields = {
@@ -311,10 +311,20 @@ export class SubscriptionRunner {
     };
   }
 
-  /** One attempt to the subscription's URL; undefined when the server closed meanwhile (nothing is then written). */
-  async #send(message: Pick<Attempt, 'id' | 'body'>): Promise<AttemptOutcome | undefined> {
+  /**
+   * One attempt to the subscription's URL, as the store has it now; undefined when none is made (the subscription was
+   * deleted: the runner stops; an event's, once it was disabled) or the server closed meanwhile: nothing is then written.
+   */
+  async #send(message: Pick<Attempt, 'id' | 'body'>, ofEvent: boolean): Promise<AttemptOutcome | undefined> {
     const { settings, clock, closing } = this.#parts;
-    const { url, secret } = this.#subscription;
+    const record = await this.#parts.read((store) => store.get(this.#parts.webhooks.collection, this.id));
+    if (record === undefined) {
+      this.#gone();
+      return undefined;
+    }
+    this.#subscription = mergedSubscription(this.#subscription, subscriptionOf(record));
+    const { url, secret, enabled } = this.#subscription;
+    if (ofEvent && !enabled) return undefined;
     const outcome = await this.#parts.send({ ...message, url, secret }, settings, clock, closing);
     return closing.aborted ? undefined : outcome;
   }

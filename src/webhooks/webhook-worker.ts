@@ -68,6 +68,7 @@ export class WebhookWorker {
     const holder = store.shared === true ? randomUUID() : undefined;
     this.#parts = {
       source: this.#source,
+      webhooks: this.#webhooks,
       deliveries: table.get(DELIVERIES) as ResourceDefinition,
       settings: config.webhooks,
       clock,
