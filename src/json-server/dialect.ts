@@ -42,12 +42,15 @@ export class JsonServerDialect {
   readonly #options: JsonServerOptions;
   readonly #rewrites: Rewrites;
   readonly #static: StaticFiles | undefined;
+  /** BASE_PATH, which the URLs of Location and Link start with, as json-server's mounted router's (originalUrl). */
+  readonly #basePath: string;
 
-  constructor(table: ResourceTable, options: JsonServerOptions, router: CoreRouter) {
+  constructor(table: ResourceTable, options: JsonServerOptions, router: CoreRouter, basePath = '') {
     this.#collections = new DialectCollections(table);
     for (const collection of this.#collections.all()) this.#byLowerCase.set(collection.name.toLowerCase(), collection);
     this.#router = router;
     this.#options = options;
+    this.#basePath = basePath;
     this.#rewrites = new Rewrites(options.routes ?? {});
     this.#static = options.staticDir === undefined ? undefined : new StaticFiles(options.staticDir);
   }
@@ -97,7 +100,8 @@ export class JsonServerDialect {
     const read = method === 'GET' || method === 'HEAD';
     let parameters: ReadonlyMap<string, readonly string[]> = parametersOf(queryString);
     // json-server's links and Location start from the URL as its router sees it (get-full-url.js), rewritten or not.
-    const fullUrl = `http://${req.headers.host ?? 'localhost'}${path}${queryString === '' ? '' : `?${queryString}`}`;
+    const query = queryString === '' ? '' : `?${queryString}`;
+    const fullUrl = `http://${req.headers.host ?? 'localhost'}${this.#basePath}${path}${query}`;
     if (steps.length === 1 && steps[0]?.toLowerCase() === 'db' && read)
       return this.#run(door, 'GET', API_PREFIX, (calls) => wholeDatabase(calls, this.#collections));
     let parent: { name: string; id: string } | undefined;

@@ -118,7 +118,7 @@ async function openApp(options: ServerOptions, inHostServer: boolean): Promise<A
  */
 async function jsonServerEdge(resources: ResourceTable, config: Config, pipeline: Pipeline): Promise<Edge> {
   const { JsonServerDialect } = await import('../json-server/dialect.ts');
-  const dialect = new JsonServerDialect(resources, config.jsonServer ?? {}, pipeline.router);
+  const dialect = new JsonServerDialect(resources, config.jsonServer ?? {}, pipeline.router, config.basePath);
   return {
     serves: (path) => dialect.serves(path),
     answer: async (exchange, path, queryString) => {
