@@ -26,6 +26,8 @@ export class Receiver {
   /** Answers for the next deliveries, in order; then `otherwise`. */
   readonly answers: Answer[] = [];
   otherwise: Answer = 'ok';
+  /** How long it takes to answer each delivery. */
+  delayMs = 0;
   #waiting: (() => void)[] = [];
 
   private constructor(server: Server) {
@@ -68,12 +70,17 @@ export class Receiver {
       this.received.push({ headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), path: req.url ?? '' });
       for (const wake of this.#waiting.splice(0)) wake();
       const answer = this.answers.shift() ?? this.otherwise;
-      if (answer === 'ok') res.writeHead(204).end();
-      else if (answer === 'fail') res.writeHead(500, { 'content-type': 'text/plain' }).end('the receiver is down');
-      else if (answer === 'reset') req.socket.destroy();
-      else if (answer === 'redirect') res.writeHead(302, { location: `${this.url}/elsewhere` }).end();
-      else if (answer !== 'hang') res.writeHead(answer.status, { 'content-type': 'text/plain' }).end(answer.body);
+      if (this.delayMs > 0 && answer !== 'hang') setTimeout(() => this.answer(answer, req, res), this.delayMs);
+      else this.answer(answer, req, res);
     });
+  }
+
+  answer(answer: Answer, req: IncomingMessage, res: ServerResponse): void {
+    if (answer === 'ok') res.writeHead(204).end();
+    else if (answer === 'fail') res.writeHead(500, { 'content-type': 'text/plain' }).end('the receiver is down');
+    else if (answer === 'reset') req.socket.destroy();
+    else if (answer === 'redirect') res.writeHead(302, { location: `${this.url}/elsewhere` }).end();
+    else if (answer !== 'hang') res.writeHead(answer.status, { 'content-type': 'text/plain' }).end(answer.body);
   }
 
   async close(): Promise<void> {

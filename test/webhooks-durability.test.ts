@@ -1,0 +1,161 @@
+// Webhooks across restarts (docs/webhooks.md: Durability): a pending retry and a subscription's position are in the
+// journal, so a restart takes up the retry when it falls due (its attempts counted on) and sends nothing acknowledged
+// again; and a server killed with SIGKILL mid-delivery, started again, has delivered every event in order, none
+// skipped, at most the one in flight twice.
+
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { join } from 'node:path';
+import type { RunningServer, ServerOptions } from '../src/index.ts';
+import { startServer } from '../src/index.ts';
+import type { TestServer } from './helpers.ts';
+import {
+  cleanUpAfterEach,
+  eventually,
+  scratchDirectory,
+  TEST_ADMIN_PASSWORD,
+  TEST_AUTH_OPTIONS,
+  TEST_TOKEN_SECRET,
+  tokenFor,
+  wrap,
+} from './helpers.ts';
+import { startProcess } from './child-process.ts';
+import type { RunningProcess } from './child-process.ts';
+import { ManualClock, Receiver } from './webhook-receiver.ts';
+import { REPOSITORY_ROOT } from './repository.ts';
+
+const defer = cleanUpAfterEach();
+const PRODUCT = { name: 'Tea', category: 'tea', price: 3 };
+
+async function start(dataDir: string, clock: ManualClock): Promise<TestServer> {
+  const options: ServerOptions = {
+    port: 0,
+    dataDir,
+    seed: false,
+    ...TEST_AUTH_OPTIONS,
+    webhooksAllowHttp: true,
+    webhooksAllowPrivate: true,
+    webhookWorker: { clock, pollMs: 25 },
+  };
+  const server = await startServer(options);
+  return wrap(server, tokenFor(1));
+}
+
+describe('webhooks: durable', () => {
+  test('a pending retry survives a restart and is taken up when due, its attempts counted on; nothing acknowledged is sent again', async () => {
+    const dataDir = await scratchDirectory(defer);
+    const receiver = await Receiver.start();
+    defer(() => receiver.close());
+    receiver.answers.push('fail');
+    const clock = new ManualClock();
+    const first = await start(dataDir, clock);
+    const made = await first.post('/v1/webhooks', { url: `${receiver.url}/hook`, collections: ['products'] });
+    const path = made.headers.get('location') as string;
+    const ids: number[] = [];
+    for (let index = 0; index < 3; index++) ids.push((await first.post('/v1/products', PRODUCT)).body.id);
+    await receiver.waitFor(1);
+    const pending = await eventually(async () => {
+      const [delivery] = (await first.get(`${path}/deliveries`)).body.data;
+      assert.equal(delivery?.status, 'pending');
+      return delivery;
+    });
+    await first.close();
+
+    const second = await start(dataDir, clock);
+    defer(() => second.close());
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    assert.equal(receiver.received.length, 1, 'nothing before the retry falls due');
+    clock.advance(Date.parse(pending.next_attempt_at) - clock.now());
+    const received = await receiver.waitFor(4);
+    assert.deepEqual(
+      received.map(({ body }) => JSON.parse(body).record_id),
+      [ids[0], ids[0], ids[1], ids[2]],
+    );
+    const settled = await eventually(async () => {
+      const listed = (await second.get(`${path}/deliveries`)).body.data;
+      assert.equal(listed.length, 3);
+      return listed;
+    });
+    assert.deepEqual(
+      settled.map((delivery: { attempts: number; status: string }) => [delivery.status, delivery.attempts]),
+      [
+        ['succeeded', 1],
+        ['succeeded', 1],
+        ['succeeded', 2],
+      ],
+    );
+    await second.close();
+
+    const third = await start(dataDir, clock);
+    defer(() => third.close());
+    const last = (await third.post('/v1/products', PRODUCT)).body.id;
+    await receiver.waitFor(5);
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    assert.deepEqual(
+      receiver.received.slice(4).map(({ body }) => JSON.parse(body).record_id),
+      [last],
+      'only the new event',
+    );
+  });
+});
+
+/** plainrest from its source, as `node src/main.ts` (under tsx on Node 20), on `dataDir`. */
+async function startChild(dataDir: string): Promise<{ child: RunningProcess; url: string }> {
+  const nodeFlags = Reflect.get(process.features, 'typescript') === true ? [] : ['--import', 'tsx'];
+  const child = startProcess(process.execPath, [...nodeFlags, join('src', 'main.ts')], {
+    cwd: REPOSITORY_ROOT,
+    env: {
+      PATH: process.env['PATH'] ?? '',
+      DATA_DIR: dataDir,
+      PORT: '0',
+      SEED: 'false',
+      LOG_FORMAT: 'off',
+      ADMIN_PASSWORD: TEST_ADMIN_PASSWORD,
+      TOKEN_SECRET: TEST_TOKEN_SECRET,
+      WEBHOOKS_ALLOW_HTTP: 'true',
+      WEBHOOKS_ALLOW_PRIVATE: 'true',
+    },
+  });
+  const [, url] = await child.waitFor(/^plainrest listening on (\S+)$/m);
+  return { child, url: url as string };
+}
+
+describe('webhooks: SIGKILL', () => {
+  test('a server killed mid-delivery and started again delivers every event in order, none skipped, at most the one in flight twice', async () => {
+    const dataDir = await scratchDirectory(defer);
+    const receiver = await Receiver.start();
+    defer(() => receiver.close());
+    receiver.delayMs = 15;
+    let running = await startChild(dataDir);
+    defer(async () => {
+      running.child.child.kill('SIGKILL');
+      await running.child.exited;
+    });
+    const api = (url: string): TestServer => wrap({ url } as RunningServer, tokenFor(1));
+    const made = await api(running.url).post('/v1/webhooks', {
+      url: `${receiver.url}/hook`,
+      collections: ['products'],
+      types: ['created'],
+    });
+    assert.equal(made.status, 201, made.text);
+    const ids: number[] = [];
+    for (let index = 0; index < 30; index++) ids.push((await api(running.url).post('/v1/products', PRODUCT)).body.id);
+    await receiver.waitFor(5);
+    running.child.child.kill('SIGKILL');
+    await running.child.exited;
+    const beforeKill = receiver.received.length;
+    assert.ok(beforeKill < 30, `the kill came mid-delivery (${beforeKill} of 30 received)`);
+
+    running = await startChild(dataDir);
+    for (let index = 0; index < 10; index++) ids.push((await api(running.url).post('/v1/products', PRODUCT)).body.id);
+    await eventually(() => {
+      const got = new Set(receiver.received.map(({ body }) => JSON.parse(body).record_id as number));
+      assert.equal(got.size, ids.length);
+    });
+    const sequence = receiver.received.map(({ body }) => JSON.parse(body).record_id as number);
+    const repeats = sequence.filter((id, index) => index > 0 && id <= (sequence[index - 1] as number));
+    assert.ok(repeats.length <= 1, `at most one repeat: ${sequence.join(' ')}`);
+    if (repeats.length === 1) assert.equal(repeats[0], sequence[beforeKill - 1], 'the one in flight at the kill');
+    assert.deepEqual([...new Set(sequence)], ids, 'every event, in order');
+  });
+});
