@@ -67,6 +67,27 @@ describe("json-server 0.17's README, side by side", () => {
     assertAgree('GET /db after them', json, plain);
   });
 
+  test("Getting started: a POST's id is the client's where ids are text, unless it is taken (409; json-server: 500)", async () => {
+    const started = await startPair(await scratchDirectory(defer), { tags: [{ id: 'news', label: 'News' }] });
+    defer(() => started.close());
+    const fresh = await started.both('POST', '/tags', { id: 'tech', label: 'Tech' });
+    assertAgree('POST /tags a new id', fresh.json, fresh.plain);
+    const taken = await started.both('POST', '/tags', { id: 'news', label: 'again' });
+    assert.equal(taken.json.status, 500);
+    assert.equal(taken.plain.status, 409, taken.plain.text);
+    const { request_id: _id, ...problem } = taken.plain.body as Record<string, unknown>;
+    assert.deepEqual(problem, {
+      type: 'about:blank',
+      title: 'Conflict',
+      status: 409,
+      code: 'duplicate_value',
+      detail: 'another tag already has the id "news"',
+      instance: '/tags',
+    });
+    const { json, plain } = await started.both('GET', '/tags');
+    assertAgree('GET /tags after them', json, plain);
+  });
+
   test('Slice and Sort on a nested route: /posts/1/comments?_start=&_end= or _limit, _sort=votes', async () => {
     const served = await pair();
     for (const path of [
