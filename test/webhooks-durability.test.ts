@@ -101,7 +101,8 @@ describe('webhooks: durable', () => {
 
 /** plainrest from its source, as `node src/main.ts` (under tsx on Node 20), on `dataDir`. */
 async function startChild(dataDir: string): Promise<{ child: RunningProcess; url: string }> {
-  const nodeFlags = Reflect.get(process.features, 'typescript') === true ? [] : ['--import', 'tsx'];
+  // Node 22.18+ strips the types itself (process.features.typescript); Node 20 runs the source under tsx.
+  const nodeFlags = Reflect.get(process.features, 'typescript') ? [] : ['--import', 'tsx'];
   const child = startProcess(process.execPath, [...nodeFlags, join('src', 'main.ts')], {
     cwd: REPOSITORY_ROOT,
     env: {

@@ -147,7 +147,7 @@ export function claimLease(store: WriteStore, writer: Writer): Decision<WriteRes
 export function releaseLease(store: WriteStore, writer: Writer): Decision<undefined> {
   const current = heldRecord(store, writer);
   if (typeof current === 'string' || writer.holder === undefined) return { changes: [], result: undefined };
-  const next: Fields = { ...current, [WEBHOOK_FIELDS.leaseUntil]: 0 };
+  const { [WEBHOOK_FIELDS.leaseHolder]: _holder, [WEBHOOK_FIELDS.leaseUntil]: _until, ...next } = current;
   const record = recordToStore(
     writer.webhooks,
     next,

@@ -56,10 +56,11 @@ export function takes(subscription: Subscription, event: FeedEvent): boolean {
 
 /**
  * The subscription as a poll read it (`read`), over the one this process knew (`known`), which its own writes may have
- * moved on since the read: the settings as read, the furthest position, and the lease that runs longest.
+ * moved on since the read: the settings as read, the furthest position, and the lease as read unless it is the same
+ * holder's, renewed since.
  */
 export function mergedSubscription(known: Subscription, read: Subscription): Subscription {
-  const lease = known.leaseUntil > read.leaseUntil ? known : read;
+  const lease = known.leaseHolder === read.leaseHolder && known.leaseUntil > read.leaseUntil ? known : read;
   return {
     ...read,
     position: Math.max(known.position, read.position),
