@@ -24,6 +24,9 @@ const EXAMPLE = {
 /** How long a URL's answer may take to arrive whole, at an import. */
 const FETCH_TIMEOUT_MS = 30_000;
 
+/** The most bytes a URL's answer may hold: a larger one is refused, not held in memory (256 MiB). */
+export const MOST_FETCHED_BYTES = 256 * 1024 * 1024;
+
 /** As json-server tells them apart (its cli/utils/is.js): a URL by its scheme, a script by its name. */
 export function sourceKind(source: string): SourceKind {
   if (/^https?:/.test(source)) return 'url';
@@ -85,8 +88,9 @@ export async function refuseDeclaration(source: string): Promise<void> {
 export async function sourceData(
   source: string,
   kind: Exclude<SourceKind, 'file'>,
+  mostBytes = MOST_FETCHED_BYTES,
 ): Promise<{ readonly text: string; readonly content: string }> {
-  const data = kind === 'url' ? await fetched(source) : await generated(source);
+  const data = kind === 'url' ? await fetched(source, mostBytes) : await generated(source);
   if (typeof data !== 'object' || data === null || Array.isArray(data))
     throw new JsonServerError(
       `${source} gave ${Array.isArray(data) ? 'a list' : String(data)}, not json-server's data (an object)`,
@@ -111,13 +115,16 @@ function digest(data: string | Buffer): string {
   return `sha256:${createHash('sha256').update(data).digest('hex')}`;
 }
 
-/** The JSON a URL answers with a 2xx status, within FETCH_TIMEOUT_MS. */
-async function fetched(url: string): Promise<unknown> {
+/** The JSON a URL answers with a 2xx status, within FETCH_TIMEOUT_MS and `mostBytes`. */
+async function fetched(url: string, mostBytes: number): Promise<unknown> {
   let text: string;
   try {
     const response = await fetch(url, { signal: AbortSignal.timeout(FETCH_TIMEOUT_MS) });
-    text = await response.text();
-    if (!response.ok) throw new JsonServerError(`${url} answered ${response.status}; nothing was imported`);
+    if (!response.ok) {
+      await response.body?.cancel();
+      throw new JsonServerError(`${url} answered ${response.status}; nothing was imported`);
+    }
+    text = await boundedText(url, response, mostBytes);
   } catch (error) {
     if (error instanceof JsonServerError) throw error;
     const cause = (error as { cause?: { message?: string } }).cause?.message ?? (error as Error).message;
@@ -130,6 +137,26 @@ async function fetched(url: string): Promise<unknown> {
   }
 }
 
+/** A response's body as UTF-8 text, refused once it says or shows it holds more than `mostBytes`. */
+async function boundedText(url: string, response: Response, mostBytes: number): Promise<string> {
+  const tooLarge = (size: string): JsonServerError =>
+    new JsonServerError(`${url} answers ${size}; nothing was imported: save it as a file and serve that`);
+  const declared = Number(response.headers.get('content-length') ?? Number.NaN);
+  if (declared > mostBytes) {
+    await response.body?.cancel();
+    throw tooLarge(`${declared} bytes, more than an import takes (${mostBytes})`);
+  }
+  const chunks: Uint8Array[] = [];
+  let received = 0;
+  for await (const chunk of response.body ?? []) {
+    received += chunk.byteLength;
+    // Leaving the loop cancels the body: the rest is not read.
+    if (received > mostBytes) throw tooLarge(`more than an import takes (${mostBytes} bytes)`);
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
 /**
  * What a script's exported function returns (awaited), as json-server calls it: `module.exports`, or an ES module's
  * default export; read anew each time (json-server clears require's cache too).
@@ -138,16 +165,34 @@ async function generated(script: string): Promise<unknown> {
   await scriptContent(script);
   let exported: unknown;
   try {
-    exported = await exportOf(resolve(script));
+    exported = await settledOrRefused(exportOf(resolve(script)), 'it never finishes loading (a top-level await)');
   } catch (error) {
     throw new JsonServerError(`${script} could not be loaded: ${messageOf(error)}`);
   }
   if (typeof exported !== 'function')
     throw new JsonServerError(`${script} exports no function: json-server calls what a script exports for its data`);
   try {
-    return (await (exported as () => unknown)()) as unknown;
+    const returned = Promise.resolve((exported as () => unknown)());
+    return await settledOrRefused(returned, 'it returned a promise that never settles (nothing was left to settle it)');
   } catch (error) {
     throw new JsonServerError(`${script}'s function failed: ${messageOf(error)}`);
+  }
+}
+
+/**
+ * `work` awaited; refused with `never` once the event loop has nothing left to do while it waits (Node's
+ * 'beforeExit'): nothing can settle it then, and the process would end in silence, with status 0.
+ */
+async function settledOrRefused<T>(work: Promise<T>, never: string): Promise<T> {
+  let refuse = (): void => {};
+  const stuck = new Promise<never>((_resolve, reject) => {
+    refuse = () => reject(new Error(never));
+  });
+  process.once('beforeExit', refuse);
+  try {
+    return await Promise.race([work, stuck]);
+  } finally {
+    process.off('beforeExit', refuse);
   }
 }
 
