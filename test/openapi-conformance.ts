@@ -23,6 +23,11 @@ const STATED_IN_WORDS: readonly { readonly code: RegExp; readonly words: RegExp 
   { code: /^unknown_[a-z_]+$/, words: /\bexisting\b/ },
   { code: /^duplicate_[a-z_]+$/, words: /\bonce\b|\bone item only\b/ },
   { code: /^in_the_past$/, words: /\bin the future\b/ },
+  // A webhook's url: where it may be delivered, checked after resolving its name (docs/webhooks.md).
+  {
+    code: /^(forbidden_target|unresolvable_host|insecure_scheme|unsupported_scheme|credentials_in_url)$/,
+    words: /\bresolving its name\b/,
+  },
 ];
 
 /** RFC 3339 §5.6 date-time, with a date that exists and a time of day (a leap second allowed). */

@@ -50,9 +50,9 @@ const OPEN_READS = /^paths\.\/(healthz|readyz|v1|v1\/openapi\.json)?\.(get|head)
 /** A HEAD's answers carry no body (RFC 9110 §9.3.2); its error answers are these components. */
 const BODILESS = /^components\.responses\.[A-Za-z]+WithoutBody$/;
 const OPTIONS = /^paths\.[^.]+(\.json)?\.options\./;
-/** Strings only the server writes: problem details, links, the token, response headers, the index, the HTML page, timestamps, the change feed's stream (which has no end). */
+/** Strings only the server writes: problem details, links, the token, response headers, the index, the HTML page, timestamps, the change feed's stream (which has no end), a webhook delivery's error. */
 const SERVER_WRITTEN_STRING =
-  /^(components\.schemas\.Problem\.|components\.schemas\.Token\.|components\.schemas\.[A-Za-z]+List(_pt)?\.properties\.links\.|components\.headers\.|components\.schemas\.[A-Za-z]+(_pt)?\.properties\.(created_at|updated_at|criado_em|atualizado_em)$|paths\.\/(v1)?\.get\.responses\.200\.content\.|components\.schemas\.ChangeEventStream$)/;
+  /^(components\.schemas\.Problem\.|components\.schemas\.Token\.|components\.schemas\.[A-Za-z]+List(_pt)?\.properties\.links\.|components\.headers\.|components\.schemas\.[A-Za-z]+(_pt)?\.properties\.(created_at|updated_at|criado_em|atualizado_em)$|paths\.\/(v1)?\.get\.responses\.200\.content\.|components\.schemas\.ChangeEventStream$|components\.schemas\.Delivery[A-Za-z]*\.properties\.error$)/;
 /** If-Match and If-None-Match: bounded by Node's limit on the size of the headers (431 beyond it). */
 const CONDITIONAL_HEADER = (path: string): boolean =>
   /\.parameters\.\d+\.schema$/.test(path) &&
@@ -80,8 +80,10 @@ const EXPLAINED: readonly Explained[] = [
   },
   {
     rule: 'owasp:api1:2023-no-numeric-ids',
-    where: (path) => /^paths\.[^.]+\.parameters\.\d+\.schema$/.test(path),
-    why: "ids are sequential integers (README: Paths); every request is authorized against the record's owner, and another user's record is a 403 whether or not it exists (README: Authentication and permissions), so guessing an id reveals nothing",
+    where: (path) =>
+      /^paths\.[^.]+\.parameters\.\d+\.schema$/.test(path) ||
+      /^paths\.\/v1\/webhooks\/\{webhook_id\}\/deliveries\.(get|head)\.parameters\.\d+\.schema$/.test(path),
+    why: "ids are sequential integers (README: Paths); every request is authorized against the record's owner, and another user's record is a 403 whether or not it exists (README: Authentication and permissions), so guessing an id reveals nothing; a delivery's event_id (a filter of an administrator's list) is the change feed's position, sequential by design",
   },
   {
     rule: 'owasp:api2:2023-read-restricted',
@@ -138,8 +140,8 @@ const EXPLAINED: readonly Explained[] = [
     where: (path) =>
       !/Create|Replace|Patch/.test(path) ||
       /\.(product_id|produto_id)$/.test(path) ||
-      /\.(id|user_id|usuario_id)$/.test(path),
-    why: 'ids, counts (total, pages, page) and RateLimit-Limit/Remaining have no upper bound but the safe integers; a product_id is checked against the products instead',
+      /\.(id|user_id|usuario_id|webhook_id)$/.test(path),
+    why: "ids (a user's, a webhook's), counts (total, pages, page) and RateLimit-Limit/Remaining have no upper bound but the safe integers; a product_id is checked against the products instead",
   },
 ];
 

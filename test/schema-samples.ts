@@ -124,7 +124,10 @@ function sampleString(node: Schema, random: () => number): string {
   if (format === 'date-time') return dateTime(random);
   if (format === 'date') return dateTime(random).slice(0, 10);
   if (format === 'email') return email(node, random);
-  if (format === 'uri' || format === 'uri-reference') return `https://example.com/${words(4, random)}`;
+  // An address of RFC 5737's for documentation (public, needing no name resolved, reaching nothing: a webhook's url),
+  // its path's words percent-encoded (a URI holds no space).
+  if (format === 'uri' || format === 'uri-reference')
+    return `https://203.0.113.${between(1, 254, random)}/${encodeURIComponent(words(4, random))}`;
   const minLength = typeof node['minLength'] === 'number' ? node['minLength'] : 0;
   const maxLength = typeof node['maxLength'] === 'number' ? node['maxLength'] : minLength + 40;
   if (typeof node['pattern'] === 'string') return patterned(node, node['pattern'], minLength, maxLength, random);

@@ -9,6 +9,7 @@ import type { TestServer } from './helpers.ts';
 import { eventually, recordingLogger, startTestServer } from './helpers.ts';
 import { ManualClock, Receiver, standardSignature, verifiesStandardSignature } from './webhook-receiver.ts';
 import { signatureOf } from '../src/webhooks/signature.ts';
+import { validateJson } from './json-schema.ts';
 import { FIRST_RETRY_MS, JITTER, MAX_RETRY_SPACING_MS, RETRY_WINDOW_MS } from '../src/webhooks/retry-schedule.ts';
 
 const LOCAL = { webhooksAllowHttp: true, webhooksAllowPrivate: true } as const;
@@ -92,7 +93,20 @@ describe('webhooks: delivery', () => {
       expected,
       'the feed events, in order',
     );
+    // As the OpenAPI document's `webhooks` describe them: the body, and the three headers.
+    const doc = (await api.get('/v1/openapi.json')).body;
+    const described = doc.webhooks.changeEvent.post;
+    const parameters = described.parameters as { name: string; schema: Record<string, unknown> }[];
+    assert.deepEqual(
+      parameters.map(({ name }) => name),
+      ['webhook-id', 'webhook-timestamp', 'webhook-signature'],
+    );
     for (const { headers, body, path: target } of received) {
+      assert.deepEqual(
+        validateJson(doc, described.requestBody.content['application/json'].schema, JSON.parse(body)),
+        [],
+      );
+      for (const { name, schema } of parameters) assert.deepEqual(validateJson(doc, schema, headers[name]), [], name);
       assert.equal(target, '/hook');
       assert.equal(headers['content-type'], 'application/json');
       assert.match(headers['user-agent'] ?? '', /^plainrest/);
@@ -285,6 +299,14 @@ describe('webhooks: delivery', () => {
     const [, sent] = await receiver.waitFor(2);
     assert.equal(sent?.headers['webhook-id'], `test-${test.id}`);
     assert.deepEqual(Object.keys(JSON.parse(sent?.body ?? '{}')), ['type', 'webhook_id', 'delivery_id', 'at']);
+    const doc = (await api.get('/v1/openapi.json')).body;
+    const described = doc.webhooks.testEvent.post;
+    assert.deepEqual(
+      validateJson(doc, described.requestBody.content['application/json'].schema, JSON.parse(sent?.body ?? '{}')),
+      [],
+    );
+    for (const { name, schema } of described.parameters as { name: string; schema: Record<string, unknown> }[])
+      assert.deepEqual(validateJson(doc, schema, sent?.headers[name]), [], name);
     assert.equal(JSON.parse(sent?.body ?? '{}').type, 'test');
     assert.ok(verifiesStandardSignature(secret, sent?.headers ?? {}, sent?.body ?? ''));
     receiver.answers.push('fail');

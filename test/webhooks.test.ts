@@ -157,7 +157,7 @@ describe('webhooks: the resource', () => {
     );
     assert.equal(test.headers.get('location'), `${deliveries}/${test.body.id}`);
     const gone = await api.post(deliveries, { event_id: 999_999 });
-    assertProblem(gone, 422, 'validation_failed', deliveries, [{ field: 'event_id', code: 'not_in_history' }]);
+    assertProblem(gone, 422, 'validation_failed', deliveries, [{ field: 'event_id', code: 'unknown_event' }]);
     const server = await api.post(deliveries, { status: 'succeeded', kind: 'event' });
     assertProblem(server, 422, 'validation_failed', deliveries, [
       { field: 'status', code: 'server_field' },

@@ -174,11 +174,22 @@ export const BUILT_IN_DELIVERIES: CollectionDeclaration = {
     event_id: {
       type: 'integer',
       minimum: 1,
+      maximum: Number.MAX_SAFE_INTEGER,
       'x-filter': true,
-      description: 'The event delivered (its id in the change feed); absent for a test.',
+      description:
+        'The event delivered, by its id in the change feed: on a POST, an existing event the feed still keeps; ' +
+        'absent for a test.',
     },
     status: { enum: [...DELIVERY_STATUSES], readOnly: true, default: 'pending', 'x-filter': true },
-    attempts: { type: 'integer', minimum: 0, readOnly: true, default: 0, description: 'Attempts made so far.' },
+    // A day of retries makes about 35 attempts (webhooks/retry-schedule.ts).
+    attempts: {
+      type: 'integer',
+      minimum: 0,
+      maximum: 100,
+      readOnly: true,
+      default: 0,
+      description: 'Attempts made so far.',
+    },
     response_status: {
       type: 'integer',
       minimum: 100,

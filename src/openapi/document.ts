@@ -5,6 +5,7 @@
 
 import type { Operation, ResourceTable } from '../resources/definition.ts';
 import { recordedResources, vocabularyOf } from '../resources/definition.ts';
+import { webhookPayloads } from './webhook-payloads.ts';
 import { routeIdKinds, type RouteSpec } from '../routing/route-table.ts';
 import { exampleId } from '../records/record-id.ts';
 import { resourceExamples } from './examples.ts';
@@ -271,6 +272,7 @@ export function openApiDocument(
     security: [{ bearer: [] }],
     tags,
     paths,
+    webhooks: webhookPayloads(resources, basePath),
     components: {
       schemas,
       responses: problemResponseComponents(paths),

@@ -52,7 +52,7 @@ function exampleResource(table: ResourceTable): ResourceDefinition {
 }
 
 /** The creation of the record a collection's create example makes (examples.ts), as event 14. */
-function exampleEvent(table: ResourceTable, language: Language): JsonObject {
+export function exampleEvent(table: ResourceTable, language: Language): JsonObject {
   const definition = exampleResource(table);
   const name = vocabularyOf(definition, language).collection;
   const id = resourceExamples(definition, language).createdId;

@@ -313,7 +313,7 @@ export class SubscriptionRunner {
 
   /**
    * One attempt to the subscription's URL, as the store has it now; undefined when none is made (the subscription was
-   * deleted: the runner stops; an event's, once it was disabled) or the server closed meanwhile: nothing is then written.
+   * deleted: the runner stops; an event's, once it was disabled) or the server closed meanwhile: nothing is written.
    */
   async #send(message: Pick<Attempt, 'id' | 'body'>, ofEvent: boolean): Promise<AttemptOutcome | undefined> {
     const { settings, clock, closing } = this.#parts;

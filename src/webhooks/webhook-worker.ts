@@ -238,7 +238,7 @@ export class WebhookWorker {
         throw validationError([
           {
             field: DELIVERY_FIELDS.eventId,
-            code: 'not_in_history',
+            code: 'unknown_event',
             message: `names no event the change feed keeps (it keeps those after ${lostThrough}, up to ${latest})`,
           },
         ]);
