@@ -54,6 +54,38 @@ describe('plainrest db.js and plainrest http://…/db.json, attacked', () => {
     assert.deepEqual(await readdir(dir), ['db.js']);
   });
 
+  test('two starts of one script at once: the first imports and serves, the second is refused and harms nothing', async () => {
+    const dir = await scratchDirectory(defer);
+    const script = join(dir, 'db.js');
+    // Slow enough that the second start comes while the first is taking the data.
+    await writeFile(
+      script,
+      'module.exports = async () => {\n' +
+        '  await new Promise((resolve) => setTimeout(resolve, 300))\n' +
+        "  return { posts: [{ id: 1, title: 'generated' }] }\n" +
+        '}\n',
+    );
+    const [first, second] = await Promise.allSettled([
+      prepareJsonServer(request(script), 'plainrest'),
+      new Promise((resolve) => setTimeout(resolve, 50)).then(() => prepareJsonServer(request(script), 'plainrest')),
+    ]);
+    assert.equal(first.status, 'fulfilled', `the first start: ${String((first as PromiseRejectedResult).reason)}`);
+    assert.equal(second.status, 'rejected');
+    const refusal = (second as PromiseRejectedResult).reason as Error;
+    assert.ok(refusal instanceof JsonServerError, String(refusal));
+    const folder = join(dir, 'db.plainrest');
+    assert.equal(
+      refusal.message,
+      `${script}: another start (process ${process.pid}) is importing it into ${folder} now (${folder}.importing): ` +
+        'wait for it, then start again',
+    );
+    assert.deepEqual((await readdir(dir)).sort(), ['db.js', 'db.plainrest']);
+    assert.deepEqual((await readdir(folder)).sort(), ['data', 'generated.json', 'imported.json', 'resources.json']);
+    // A later start, the first one's import done, serves what it kept.
+    const later = await prepareJsonServer(request(script), 'plainrest');
+    assert.match(later.lines.at(-1) ?? '', /unchanged since its data was imported/);
+  });
+
   test('a URL whose answer says it is larger than an import takes is refused at once, nothing left', async () => {
     const dir = await scratchDirectory(defer);
     const origin = await answering((_req, res) => {

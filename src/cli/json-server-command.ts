@@ -20,6 +20,7 @@ import { ImportError, importFile } from './import-command.ts';
 import type { JsonServerValue } from './json-server-flags.ts';
 import { JsonServerError, jsonServerSettings } from './json-server-settings.ts';
 import { readOnlyDeclaration } from './read-only-declaration.ts';
+import { importLock } from './import-lock.ts';
 import type { SourceKind } from './json-server-source.ts';
 import { createdIfMissing, dataFileOf, refuseDeclaration, scriptContent, sourceData } from './json-server-source.ts';
 import { sourceFolder, sourceKind, sourceName } from './json-server-source.ts';
@@ -53,6 +54,18 @@ export interface PreparedServer {
  * (`npx plainrest`), for the lines that say what to run next.
  */
 export async function prepareJsonServer(request: JsonServerRequest, command: string): Promise<PreparedServer> {
+  const kind = sourceKind(request.source);
+  const folder = kind === 'file' ? folderOf(request.source) : sourceFolder(request.source, kind);
+  const release = await importLock(folder, request.source);
+  try {
+    return await prepared(request, command);
+  } finally {
+    await release();
+  }
+}
+
+/** prepareJsonServer's work, while this start alone prepares the source's folder. */
+async function prepared(request: JsonServerRequest, command: string): Promise<PreparedServer> {
   const { source, options, reimport } = request;
   const settings = await jsonServerSettings(request.flags, options);
   const kind = sourceKind(source);

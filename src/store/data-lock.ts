@@ -59,7 +59,8 @@ function inUse(dataDir: string, path: string, owner: number | undefined): Startu
   );
 }
 
-function isRunning(pid: number): boolean {
+/** Whether a process `pid` runs on this machine. */
+export function isRunning(pid: number): boolean {
   if (!Number.isSafeInteger(pid) || pid <= 0) return false;
   try {
     process.kill(pid, 0); // signal 0 checks existence without sending anything
