@@ -7,6 +7,8 @@ import type { StoredRecord } from '../records/json.ts';
 import { isoTimestamp } from '../records/timestamps.ts';
 import type { FeedEvent } from '../feed/feed-event.ts';
 import { isResumable } from '../feed/change-feed.ts';
+import type { InOrder } from './delivery-fields.ts';
+import { inOrderFields, inOrderOf, requestedFields, testMessage } from './delivery-fields.ts';
 import type { DisabledReason } from '../declarations/built-in-webhooks.ts';
 import { DELIVERY_FIELDS } from '../declarations/built-in-webhooks.ts';
 import type { Attempt, AttemptOutcome } from './send-attempt.ts';
@@ -16,16 +18,6 @@ import { claimLease, recordDelivery, releaseLease } from './delivery-writes.ts';
 import type { Subscription } from './subscription.ts';
 import { mergedSubscription, subscriptionOf } from './subscription.ts';
 import { RETRY_WINDOW_MS, retryDelayMs } from './retry-schedule.ts';
-
-/** The feed's next event for the subscription, while it is being delivered. */
-interface InOrder {
-  readonly event: FeedEvent;
-  /** Its delivery record, once an attempt failed. */
-  readonly deliveryId: number | undefined;
-  readonly attempts: number;
-  readonly firstAttemptAt: number | undefined;
-  readonly nextAttemptAt: number;
-}
 
 /** How far reading past events it does not take may run ahead of the stored position, in events and in time. */
 const POSITION_EVENTS = 1000;
@@ -166,23 +158,12 @@ export class SubscriptionRunner {
     this.#loaded = true;
     if (pending === undefined) return;
     const event = await this.#parts.source.one(pending[DELIVERY_FIELDS.eventId] as number);
-    const firstAttemptAt = Date.parse(String(pending[DELIVERY_FIELDS.firstAttemptAt]));
-    const nextAttemptAt = Date.parse(String(pending[DELIVERY_FIELDS.nextAttemptAt]));
-    const inOrder = {
-      deliveryId: pending.id as number,
-      attempts: pending[DELIVERY_FIELDS.attempts] as number,
-      firstAttemptAt: Number.isFinite(firstAttemptAt) ? firstAttemptAt : undefined,
-      nextAttemptAt: Number.isFinite(nextAttemptAt) ? nextAttemptAt : 0,
-    };
     if (event === undefined) {
-      await this.#settle(
-        { ...inOrder, event: undefined },
-        { delivered: false, error: 'the event is no longer kept' },
-        'history_gone',
-      );
+      const error = 'the event is no longer kept';
+      await this.#settle(inOrderOf(pending, undefined), { delivered: false, error }, 'history_gone');
       return;
     }
-    this.#current = { ...inOrder, event };
+    this.#current = inOrderOf(pending, event);
   }
 
   /** The feed's next event the subscription takes, or none yet (or its history gone: it is disabled). */
@@ -224,7 +205,7 @@ export class SubscriptionRunner {
     if (now - inOrder.firstAttemptAt >= RETRY_WINDOW_MS) return this.#settle(inOrder, outcome, 'retries_exhausted');
     const nextAttemptAt = now + retryDelayMs(inOrder.attempts, this.#parts.random());
     const fields = {
-      ...this.#fieldsOf(inOrder, outcome),
+      ...inOrderFields(inOrder, outcome),
       [DELIVERY_FIELDS.status]: 'pending',
       [DELIVERY_FIELDS.nextAttemptAt]: isoTimestamp(nextAttemptAt),
     };
@@ -234,12 +215,12 @@ export class SubscriptionRunner {
 
   /** The delivery settled: succeeded (the position moves past it), or failed and the subscription disabled. */
   async #settle(
-    inOrder: Omit<InOrder, 'event'> & { readonly event: FeedEvent | undefined },
+    inOrder: InOrder<FeedEvent | undefined>,
     outcome: AttemptOutcome,
     disable: DisabledReason | undefined,
   ): Promise<void> {
     const eventId = inOrder.event?.id;
-    const fields = this.#fieldsOf(inOrder, outcome);
+    const fields = inOrderFields(inOrder, outcome);
     const update: SubscriptionUpdate =
       disable === undefined
         ? { position: eventId ?? 0 }
@@ -254,7 +235,7 @@ export class SubscriptionRunner {
   /** An event's delivery left pending when the subscription was disabled: failed, sent afresh once it is enabled. */
   async #abandon(current: InOrder): Promise<void> {
     const error = 'the subscription was disabled; the event is sent again once it is enabled';
-    const fields = { ...this.#fieldsOf(current, { delivered: false, error }) };
+    const fields = inOrderFields(current, { delivered: false, error });
     await this.#write({ id: current.deliveryId, fields }, {});
   }
 
@@ -272,43 +253,10 @@ export class SubscriptionRunner {
         event === undefined
           ? { delivered: false, error: `event ${eventId} is no longer kept in the change feed` }
           : await this.#send({ id: String(event.id), body: source.payload(event) }, false);
-    } else {
-      const body = JSON.stringify({
-        type: 'test',
-        webhook_id: this.id,
-        delivery_id: record.id,
-        at: isoTimestamp(startedAt),
-      });
-      outcome = await this.#send({ id: `test-${String(record.id)}`, body }, false);
-    }
+    } else outcome = await this.#send(testMessage(this.id, record.id as number, startedAt), false);
     if (outcome === undefined) return;
-    const fields = {
-      ...record,
-      [DELIVERY_FIELDS.status]: outcome.delivered ? 'succeeded' : 'failed',
-      [DELIVERY_FIELDS.attempts]: 1,
-      [DELIVERY_FIELDS.firstAttemptAt]: isoTimestamp(startedAt),
-      ...(outcome.status === undefined ? {} : { [DELIVERY_FIELDS.responseStatus]: outcome.status }),
-      ...(outcome.error === undefined ? {} : { [DELIVERY_FIELDS.error]: outcome.error }),
-    };
+    const fields = requestedFields(record, outcome, startedAt);
     await this.#write({ id: record.id as number, fields, onlyIfPresent: true }, {});
-  }
-
-  /** The fields of an in-order delivery after `outcome`: pending unless delivered, or failed when given up. */
-  #fieldsOf(
-    inOrder: Omit<InOrder, 'event'> & { readonly event: FeedEvent | undefined },
-    outcome: AttemptOutcome,
-  ): DeliveryUpdate['fields'] {
-    return {
-      [DELIVERY_FIELDS.kind]: 'event',
-      ...(inOrder.event === undefined ? {} : { [DELIVERY_FIELDS.eventId]: inOrder.event.id }),
-      [DELIVERY_FIELDS.status]: outcome.delivered ? 'succeeded' : 'failed',
-      [DELIVERY_FIELDS.attempts]: inOrder.attempts,
-      ...(outcome.status === undefined ? {} : { [DELIVERY_FIELDS.responseStatus]: outcome.status }),
-      ...(outcome.error === undefined ? {} : { [DELIVERY_FIELDS.error]: outcome.error }),
-      ...(inOrder.firstAttemptAt === undefined
-        ? {}
-        : { [DELIVERY_FIELDS.firstAttemptAt]: isoTimestamp(inOrder.firstAttemptAt) }),
-    };
   }
 
   /**
