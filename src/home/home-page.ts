@@ -61,6 +61,8 @@ const conventions = (base: string): string => `
 <code>category=tea</code>); the <code>Link</code> header points to the next and previous pages.</li>
 <li><strong>Versions of a record have an ETag</strong>: send it back in <code>If-Match</code> to change a record only if
 nobody else changed it first (else 412), or in <code>If-None-Match</code> to get 304 when your copy is current.</li>
+<li><strong>Changes can be pushed to you</strong>: an administrator subscribes a URL at <code>${base}/v1/webhooks</code>;
+each change is POSTed there, signed, and every attempt is listed under the subscription's <code>deliveries</code>.</li>
 </ul>`;
 
 const LOGIN = `
