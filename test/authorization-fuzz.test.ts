@@ -120,7 +120,8 @@ function audienceOf(route: RouteSpec): Audience {
     case 'collection':
     case 'item':
       if (route.pattern.includes(':user_id')) return 'owned';
-      if (route.definition.collection === 'users') return 'admin collection';
+      // The users' list and create; the webhooks and their deliveries, every operation (docs/webhooks.md).
+      if (['users', 'webhooks', 'deliveries'].includes(route.definition.collection)) return 'admin collection';
       if (route.definition.collection === 'products') return 'catalogue';
       throw new Error(`classify the new route ${route.pattern} in authorization-fuzz.test.ts`);
   }

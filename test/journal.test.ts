@@ -935,7 +935,7 @@ describe('journal: the change feed keeps its history and numbering through a res
     }
     const products = [...latest.values()].sort((a, b) => compareIds(a.id, b.id));
     await writeSnapshot(join(dataDir, 'products.json'), products, 12, count);
-    for (const collection of ['users', 'orders', 'keys', 'idempotency_keys'])
+    for (const collection of ['users', 'orders', 'keys', 'webhooks', 'deliveries', 'idempotency_keys'])
       await writeSnapshot(join(dataDir, `${collection}.json`), [], 1, count);
     return products;
   }
