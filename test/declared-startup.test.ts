@@ -89,7 +89,7 @@ describe('a bad declaration: one line per problem, exit 2, nothing listening', (
     assert.deepEqual(bad.stderr.trimEnd().split('\n'), EXPECTED);
     const good = await runToExit(process.execPath, [MAIN, 'check-resources', 'notes.json'], { cwd: dir, env });
     assert.equal(good.code, 0);
-    assert.equal(good.stdout, 'notes.json: ok; serves users, notes, keys\n');
+    assert.equal(good.stdout, 'notes.json: ok; serves users, notes, keys, webhooks, deliveries\n');
   });
 
   test('a file that is not JSON is refused at its line and column', TIMEOUT, async () => {

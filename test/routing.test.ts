@@ -391,6 +391,7 @@ describe('the health check and the API index', () => {
         batches: '/v1/batches',
         users: '/v1/users',
         products: '/v1/products',
+        webhooks: '/v1/webhooks',
         usuarios: '/v1/usuarios',
         produtos: '/v1/produtos',
       },
