@@ -1,7 +1,7 @@
 // Webhooks across restarts (docs/webhooks.md: Durability): a pending retry and a subscription's position are in the
 // journal, so a restart takes up the retry when it falls due (its attempts counted on) and sends nothing acknowledged
-// again; and a server killed with SIGKILL mid-delivery, started again, has delivered every event in order, none
-// skipped, at most the one in flight twice.
+// again; a server killed with SIGKILL mid-delivery, started again, has delivered every event in order, none skipped,
+// at most the one in flight twice; and `plainrest copy` leaves a subscription disabled with history_gone.
 
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
@@ -22,6 +22,7 @@ import {
 import { startProcess } from './child-process.ts';
 import type { RunningProcess } from './child-process.ts';
 import { ManualClock, Receiver } from './webhook-receiver.ts';
+import { copyData } from '../src/cli/copy-data.ts';
 import { REPOSITORY_ROOT } from './repository.ts';
 
 const defer = cleanUpAfterEach();
@@ -96,6 +97,34 @@ describe('webhooks: durable', () => {
       [last],
       'only the new event',
     );
+  });
+});
+
+describe('webhooks: plainrest copy', () => {
+  test("a copied subscription is disabled with history_gone (its position was the source feed's); enabled, it starts from the newest event", async () => {
+    const source = await scratchDirectory(defer);
+    const target = join(await scratchDirectory(defer), 'copy');
+    const receiver = await Receiver.start();
+    defer(() => receiver.close());
+    const clock = new ManualClock();
+    const first = await start(source, clock);
+    const made = await first.post('/v1/webhooks', { url: `${receiver.url}/hook` });
+    const path = made.headers.get('location') as string;
+    await first.post('/v1/products', PRODUCT);
+    await receiver.waitFor(1);
+    await eventually(async () => assert.equal((await first.get(`${path}/deliveries`)).body.meta.total, 1));
+    await first.close();
+    assert.match(await copyData(source, target, {}), /\(and 1 webhook, 1 delivery, 0 idempotency keys\)/);
+    const copied = await start(target, clock);
+    defer(() => copied.close());
+    const read = (await copied.get(path)).body;
+    assert.deepEqual([read.enabled, read.disabled_reason], [false, 'history_gone']);
+    assert.equal((await copied.patch(path, { enabled: true })).status, 200);
+    const next = (await copied.post('/v1/products', { ...PRODUCT, name: 'After the copy' })).body.id;
+    const [, after] = await receiver.waitFor(2);
+    assert.equal(JSON.parse(after?.body ?? '{}').record_id, next);
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    assert.equal(receiver.received.length, 2, 'only the new event');
   });
 });
 

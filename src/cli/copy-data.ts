@@ -23,6 +23,8 @@ import type { CollectionCopy } from '../store/open-database.ts';
 import { databaseProblem, readAllFromDatabase, writeAllToDatabase } from '../store/open-database.ts';
 import type { Change, StoredCollection } from '../store/store.ts';
 import { IDEMPOTENCY_COLLECTION } from '../store/store.ts';
+import { WEBHOOKS } from '../declarations/built-in-webhooks.ts';
+import { copiedSubscription } from '../webhooks/subscription.ts';
 
 export class CopyError extends Error {}
 
@@ -47,16 +49,27 @@ export async function copyData(
 
   const sourceLock = source.kind === 'directory' ? await lockSource(source.path) : undefined;
   try {
-    const records =
+    const read =
       source.kind === 'directory'
         ? await readDirectory(source.path, resources, collections)
         : await onDatabase(source, () => readAllFromDatabase(source.url, resources));
+    const records = withSubscriptionsCopied(read);
     if (target.kind === 'directory') await writeDirectory(target.path, resources, collections, records);
     else await onDatabase(target, () => writeDatabase(target.url, resources, records));
     return summary(resources, records, source, target);
   } finally {
     await sourceLock?.release();
   }
+}
+
+/** The records with each webhook subscription as the target takes it (webhooks/subscription.ts: copiedSubscription). */
+function withSubscriptionsCopied(
+  records: ReadonlyMap<StoredCollection, CollectionCopy>,
+): ReadonlyMap<StoredCollection, CollectionCopy> {
+  const subscriptions = records.get(WEBHOOKS);
+  if (subscriptions === undefined || subscriptions.records.length === 0) return records;
+  const copied = { ...subscriptions, records: subscriptions.records.map(copiedSubscription) };
+  return new Map([...records, [WEBHOOKS, copied]]);
 }
 
 /**

@@ -68,3 +68,18 @@ export function mergedSubscription(known: Subscription, read: Subscription): Sub
     leaseUntil: lease.leaseUntil,
   };
 }
+
+/**
+ * A subscription as `plainrest copy` writes it into another store: its position belongs to the source's change feed,
+ * which the target's does not continue, so it is disabled with `history_gone` (enabled again, it starts from the
+ * target's newest event), and no process holds it.
+ */
+export function copiedSubscription(record: StoredRecord): StoredRecord {
+  const {
+    [WEBHOOK_FIELDS.position]: _position,
+    [WEBHOOK_FIELDS.leaseHolder]: _holder,
+    [WEBHOOK_FIELDS.leaseUntil]: _until,
+    ...kept
+  } = record;
+  return { ...kept, [WEBHOOK_FIELDS.enabled]: false, [WEBHOOK_FIELDS.disabledReason]: 'history_gone' } as StoredRecord;
+}
