@@ -104,6 +104,7 @@ export function showsRecordAsStored(
           rule.nullable !== true &&
           hasNoMembers(rule) &&
           rule.storedAs === undefined &&
+          rule.hidden !== true &&
           vocabulary.name(rule.name) === rule.name,
       );
     asStored.set(vocabulary, shows);
