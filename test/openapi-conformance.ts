@@ -87,6 +87,8 @@ export class Conformance {
   readonly #answers: Ajv2020;
   readonly #requests: Ajv2020;
   readonly #compiled = new Map<string, ValidateFunction>();
+  /** The same, by where the schema is: a place met again needs neither its text written out nor a look-up by it. */
+  readonly #compiledAt = new Map<string, ValidateFunction>();
 
   constructor(doc: Document) {
     if (!String(doc['openapi']).startsWith('3.1.'))
@@ -110,14 +112,20 @@ export class Conformance {
   }
 
   #validate(ajv: Ajv2020, tokens: readonly string[], value: unknown): string[] {
-    // Compiled once per schema text: hundreds of parameters share a few schemas, and a `$ref` means the same anywhere.
-    const node = tokens.reduce((found: unknown, token) => (found as Record<string, unknown>)[token], this.#doc);
-    const key = `${ajv === this.#answers ? 'answer' : 'request'} ${JSON.stringify(node)}`;
-    let validate = this.#compiled.get(key);
+    const kind = ajv === this.#answers ? 'answer' : 'request';
+    const place = `${kind} ${fragment(tokens)}`;
+    let validate = this.#compiledAt.get(place);
     if (validate === undefined) {
-      validate = ajv.getSchema(`${DOCUMENT_ID}#${fragment(tokens)}`);
-      if (validate === undefined) throw new Error(`no schema at ${fragment(tokens)}`);
-      this.#compiled.set(key, validate);
+      // Compiled once per schema text: hundreds of parameters share a few schemas, and a `$ref` means the same anywhere.
+      const node = tokens.reduce((found: unknown, token) => (found as Record<string, unknown>)[token], this.#doc);
+      const key = `${kind} ${JSON.stringify(node)}`;
+      validate = this.#compiled.get(key);
+      if (validate === undefined) {
+        validate = ajv.getSchema(`${DOCUMENT_ID}#${fragment(tokens)}`);
+        if (validate === undefined) throw new Error(`no schema at ${fragment(tokens)}`);
+        this.#compiled.set(key, validate);
+      }
+      this.#compiledAt.set(place, validate);
     }
     return validate(value) ? [] : describeErrors(validate.errors);
   }
