@@ -10,7 +10,13 @@ import type { AddressInfo, Socket } from 'node:net';
 import type { WebhookClock } from '../src/config/server-options.ts';
 
 /** How the receiver answers a delivery. */
-export type Answer = 'ok' | 'fail' | 'hang' | 'reset' | 'redirect' | { readonly status: number; readonly body: string };
+export type Answer =
+  | 'ok'
+  | 'fail'
+  | 'hang'
+  | 'reset'
+  | 'redirect'
+  | { readonly status: number; readonly body: string; readonly delayMs?: number };
 
 export interface Received {
   readonly headers: IncomingHttpHeaders;
@@ -70,7 +76,8 @@ export class Receiver {
       this.received.push({ headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), path: req.url ?? '' });
       for (const wake of this.#waiting.splice(0)) wake();
       const answer = this.answers.shift() ?? this.otherwise;
-      if (this.delayMs > 0 && answer !== 'hang') setTimeout(() => this.answer(answer, req, res), this.delayMs);
+      const delayMs = typeof answer === 'object' ? (answer.delayMs ?? this.delayMs) : this.delayMs;
+      if (delayMs > 0 && answer !== 'hang') setTimeout(() => this.answer(answer, req, res), delayMs);
       else this.answer(answer, req, res);
     });
   }
@@ -80,7 +87,8 @@ export class Receiver {
     else if (answer === 'fail') res.writeHead(500, { 'content-type': 'text/plain' }).end('the receiver is down');
     else if (answer === 'reset') req.socket.destroy();
     else if (answer === 'redirect') res.writeHead(302, { location: `${this.url}/elsewhere` }).end();
-    else if (answer !== 'hang') res.writeHead(answer.status, { 'content-type': 'text/plain' }).end(answer.body);
+    else if (answer !== 'hang' && !res.destroyed)
+      res.writeHead(answer.status, { 'content-type': 'text/plain' }).end(answer.body);
   }
 
   async close(): Promise<void> {

@@ -81,6 +81,8 @@ export function sendAttempt(
 /** The answer's status decides; a failed answer's first bytes are kept for its error, and at most READ_LIMIT read. */
 function read(response: IncomingMessage, request: ClientRequest, settle: (outcome: AttemptOutcome) => void): void {
   const status = response.statusCode ?? 0;
+  // The connection is cut once the answer is judged: what the answer does after that is no matter.
+  response.on('error', () => undefined);
   if (status >= 200 && status < 300) {
     settle({ delivered: true, status });
     request.destroy();
@@ -106,7 +108,7 @@ function read(response: IncomingMessage, request: ClientRequest, settle: (outcom
     if (length >= READ_LIMIT) done();
   });
   response.on('end', done);
-  response.on('error', done);
+  response.on('close', done);
 }
 
 /** A failed connection, in words (a refusal of the target policy says why). */
