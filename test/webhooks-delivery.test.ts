@@ -83,6 +83,7 @@ describe('webhooks: delivery', () => {
 
   test('each event is POSTed in the feed order, its body the feed JSON, signed, with webhook-id and webhook-timestamp', async () => {
     const { path, secret } = await subscribe(api, receiver);
+    const etag = (await api.get(path)).headers.get('etag') as string;
     const made: number[] = [];
     for (let index = 0; index < 5; index++)
       made.push((await api.post('/v1/products', { ...PRODUCT, name: `Tea ${index}` })).body.id);
@@ -137,6 +138,9 @@ describe('webhooks: delivery', () => {
       })),
       'newest first',
     );
+    // The worker's own writes (the position) change nothing a reader sees: the same ETag, which If-Match still takes.
+    assert.equal((await api.get(path)).headers.get('etag'), etag);
+    assert.equal((await api.patch(path, { types: ['created'] }, { 'if-match': etag })).status, 200);
     // Its secret is in no log line (the access log's neither).
     assert.ok(logger.lines.length > 0);
     assert.ok(logger.lines.every(({ message }) => !message.includes(secret) && !message.includes(secret.slice(6))));
