@@ -28,14 +28,14 @@ import { REPOSITORY_ROOT } from './repository.ts';
 const defer = cleanUpAfterEach();
 const PRODUCT = { name: 'Tea', category: 'tea', price: 3 };
 
-async function start(dataDir: string, clock: ManualClock): Promise<TestServer> {
+async function start(dataDir: string, clock: ManualClock, allowPrivate = true): Promise<TestServer> {
   const options: ServerOptions = {
     port: 0,
     dataDir,
     seed: false,
     ...TEST_AUTH_OPTIONS,
     webhooksAllowHttp: true,
-    webhooksAllowPrivate: true,
+    webhooksAllowPrivate: allowPrivate,
     webhookWorker: { clock, pollMs: 25 },
   };
   const server = await startServer(options);
@@ -97,6 +97,43 @@ describe('webhooks: durable', () => {
       [last],
       'only the new event',
     );
+  });
+});
+
+describe('webhooks: the target rules at each connection', () => {
+  test('a server started without WEBHOOKS_ALLOW_PRIVATE connects to no loopback address a subscription names, by name or by number', async () => {
+    const dataDir = await scratchDirectory(defer);
+    const receiver = await Receiver.start();
+    defer(() => receiver.close());
+    const clock = new ManualClock();
+    const first = await start(dataDir, clock);
+    const port = new URL(receiver.url).port;
+    const paths: string[] = [];
+    for (const url of [`http://localhost:${port}/hook`, `http://127.0.0.1:${port}/hook`]) {
+      const made = await first.post('/v1/webhooks', { url });
+      assert.equal(made.status, 201, made.text);
+      paths.push(made.headers.get('location') as string);
+    }
+    await first.close();
+    const second = await start(dataDir, clock, false);
+    defer(() => second.close());
+    await second.post('/v1/products', PRODUCT);
+    const errors = await eventually(async () => {
+      const found = [];
+      for (const path of paths) {
+        const [delivery] = (await second.get(`${path}/deliveries`)).body.data;
+        assert.equal(delivery?.status, 'pending');
+        found.push(delivery.error);
+      }
+      return found;
+    });
+    // The name is resolved again as the connection is made, and what it resolves to refused (the lookup's check).
+    assert.match(errors[0], /^the url names localhost, which resolves to (127\.0\.0\.1|::1), a loopback address/);
+    assert.match(
+      errors[1],
+      /^the url names 127\.0\.0\.1, a loopback address \(WEBHOOKS_ALLOW_PRIVATE=true allows it\)$/,
+    );
+    assert.equal(receiver.received.length, 0);
   });
 });
 
