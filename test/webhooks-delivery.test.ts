@@ -359,9 +359,11 @@ describe('webhooks: delivery', () => {
     await api.post('/v1/products', PRODUCT);
     await receiver.waitFor(5);
     const stuck = await time(40);
-    // Every write was answered while five attempts hung, and the writes' median is of the same order as without them.
+    // Every write was answered while five attempts hung (a write that waited on one would take 10 s), and the writes'
+    // median is of the same order as without them (with room for a busy machine running other tests beside).
     const median = (times: number[]): number => times[Math.floor(times.length / 2)] as number;
-    assert.ok(median(stuck) < median(alone) * 3 + 5, `median ${median(stuck)} ms, ${median(alone)} ms without`);
+    assert.ok(median(stuck) < median(alone) * 3 + 25, `median ${median(stuck)} ms, ${median(alone)} ms without`);
+    assert.ok((stuck.at(-1) as number) < 2000, `the slowest write took ${stuck.at(-1)} ms`);
     assert.equal(receiver.received.length, 5, 'each subscription has one attempt in flight, and waits');
   });
 });
