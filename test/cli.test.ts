@@ -255,66 +255,62 @@ describe('cli: starting', () => {
     },
   );
 
-  test('--port=0 (inline form) works too', TIMEOUT, async () => {
-    const cli = runCli(['--port=0', `--data-dir=${dir.path}`]);
-    const url = await started(cli);
-    assert.equal((await getJson(`${url}/healthz`)).status, 200);
-  });
+  // The precedence of settings, both forms of a flag and each variable read: two starts, each showing several.
+  test(
+    'flags win over their variables, in either form: --port=0 over PORT, --data-dir over DATA_DIR, --seed false ' +
+      'over SEED (starts empty)',
+    TIMEOUT,
+    async () => {
+      const fromEnv = join(dir.path, 'from-env');
+      const fromFlag = join(dir.path, 'from-flag');
+      const cli = runCli(['--port=0', '--data-dir', fromFlag, '--seed', 'false'], {
+        PORT: '1',
+        DATA_DIR: fromEnv,
+        SEED: 'true',
+        ...ADMIN_ENV,
+      });
+      const url = await started(cli);
+      assert.notEqual(new URL(url).port, '1');
+      assert.equal((await getJson(`${url}/healthz`)).status, 200);
+      // the administrator only, in the flag's directory
+      assert.match(
+        cli.stdout(),
+        new RegExp(`^data: ${escape(fromFlag)} \\(1 user, 0 products, 0 orders, 0 keys\\)$`, 'm'),
+      );
+      assert.equal(await exists(join(fromFlag, 'products.json')), true);
+      assert.equal(await exists(fromEnv), false);
+      const token = await login(url, TEST_ADMIN_EMAIL, TEST_ADMIN_PASSWORD);
+      assert.equal((await getJson(`${url}/v1/products`, token)).body.meta.total, 0);
+    },
+  );
 
-  test('PORT=0 from the environment picks a free port', TIMEOUT, async () => {
-    const cli = runCli([], { PORT: '0', DATA_DIR: dir.path });
-    const url = await started(cli);
-    assert.equal((await getJson(`${url}/healthz`)).status, 200);
-  });
-
-  test('the --port flag wins over the PORT variable', TIMEOUT, async () => {
-    const cli = runCli(['--port', '0'], { PORT: '1', DATA_DIR: dir.path });
-    const url = await started(cli);
-    assert.notEqual(new URL(url).port, '1');
-    assert.equal((await getJson(`${url}/healthz`)).status, 200);
-  });
-
-  test('the --data-dir flag wins over the DATA_DIR variable', TIMEOUT, async () => {
-    const fromEnv = join(dir.path, 'from-env');
-    const fromFlag = join(dir.path, 'from-flag');
-    const cli = runCli(['--port', '0', '--data-dir', fromFlag], { DATA_DIR: fromEnv });
-    await started(cli);
-    assert.match(cli.stdout(), new RegExp(`^data: ${escape(fromFlag)} \\(`, 'm'));
-    assert.equal(await exists(join(fromFlag, 'products.json')), true);
-    assert.equal(await exists(fromEnv), false);
-  });
-
-  test('the --seed flag wins over the SEED variable: --seed false starts empty', TIMEOUT, async () => {
-    const cli = runCli(['--port', '0', '--seed', 'false'], { DATA_DIR: dir.path, SEED: 'true', ...ADMIN_ENV });
-    const url = await started(cli);
-    assert.match(cli.stdout(), /^data: .* \(1 user, 0 products, 0 orders, 0 keys\)$/m); // the administrator only
-    const token = await login(url, TEST_ADMIN_EMAIL, TEST_ADMIN_PASSWORD);
-    assert.equal((await getJson(`${url}/v1/products`, token)).body.meta.total, 0);
-  });
-
-  test('SEED=false from the environment starts empty', TIMEOUT, async () => {
-    const cli = runCli(['--port', '0'], { DATA_DIR: dir.path, SEED: 'false' });
-    await started(cli);
-    assert.match(cli.stdout(), /^data: .* \(1 user, 0 products, 0 orders, 0 keys\)$/m); // the administrator only
-  });
-
-  test('MAX_BODY_BYTES is applied: a larger body gets 413', TIMEOUT, async () => {
-    // a token signed with TOKEN_SECRET for the administrator (id 3 after the example
-    // seed), not a login: the login body itself would be larger than 50 bytes
-    const cli = runCli(['--port', '0', '--max-body-bytes', '50'], {
-      DATA_DIR: dir.path,
-      MAX_BODY_BYTES: '100000',
-      TOKEN_SECRET: TEST_TOKEN_SECRET,
-    });
-    const url = await started(cli);
-    const response = await postJson(
-      `${url}/v1/products`,
-      { name: 'x'.repeat(60), category: 'c', price: 1 },
-      tokenFor(3),
-    );
-    assert.equal(response.status, 413);
-    assert.equal(response.body.code, 'payload_too_large');
-  });
+  test(
+    'settings from the environment: PORT=0 picks a free port, SEED=false starts empty; --max-body-bytes (over ' +
+      'MAX_BODY_BYTES) is applied: a larger body gets 413',
+    TIMEOUT,
+    async () => {
+      // a token signed with TOKEN_SECRET for the administrator (id 1 in an empty store), not a login: the login body
+      // itself would be larger than 50 bytes
+      const cli = runCli(['--max-body-bytes=50'], {
+        PORT: '0',
+        DATA_DIR: dir.path,
+        SEED: 'false',
+        MAX_BODY_BYTES: '100000',
+        TOKEN_SECRET: TEST_TOKEN_SECRET,
+      });
+      const url = await started(cli);
+      assert.notEqual(new URL(url).port, '0');
+      assert.equal((await getJson(`${url}/healthz`)).status, 200);
+      assert.match(cli.stdout(), /^data: .* \(1 user, 0 products, 0 orders, 0 keys\)$/m); // the administrator only
+      const response = await postJson(
+        `${url}/v1/products`,
+        { name: 'x'.repeat(60), category: 'c', price: 1 },
+        tokenFor(1),
+      );
+      assert.equal(response.status, 413);
+      assert.equal(response.body.code, 'payload_too_large');
+    },
+  );
 });
 
 describe('cli: stopping', () => {
