@@ -160,13 +160,31 @@ const SPECTRAL_OAS = {
   rules: { 'oas3-valid-media-example': 'off' },
 } as RulesetDefinition;
 
+/** The OWASP ruleset's rules are named owasp:…, spectral:oas's are not. */
+const isOwasp = (finding: { code: string }): boolean => finding.code.startsWith('owasp:');
+
+let exampleFindings: ReturnType<typeof spectralFindings> | undefined;
+/**
+ * Spectral on the example document with spectral:oas and the OWASP ruleset at once: the document is read and its
+ * references resolved once for both (a second run cost a second of CPU). Told apart by their names.
+ */
+function exampleSpectralFindings(): ReturnType<typeof spectralFindings> {
+  exampleFindings ??= spectralFindings({
+    extends: [SPECTRAL_OAS, owasp as unknown as RulesetDefinition],
+  } as RulesetDefinition);
+  return exampleFindings;
+}
+
 describe('openapi lint: standard linters take the document as it is', () => {
   test('Redocly `recommended`: no problems (its rules include every example against its schema)', async () => {
     assert.deepEqual(await redoclyProblems(DOCUMENT_TEXT), []);
   });
 
   test('Spectral `spectral:oas`: no findings of any severity', async () => {
-    assert.deepEqual(await spectralFindings(SPECTRAL_OAS), []);
+    assert.deepEqual(
+      (await exampleSpectralFindings()).filter((finding) => !isOwasp(finding)),
+      [],
+    );
   });
 
   // A declared domain's document is built by the same code from its declaration: its
@@ -185,7 +203,7 @@ describe('openapi lint: standard linters take the document as it is', () => {
   }
 
   test('Spectral OWASP: only the findings explained as not applying here, each where it is explained', async () => {
-    const findings = await spectralFindings({ extends: [owasp as unknown as RulesetDefinition] });
+    const findings = (await exampleSpectralFindings()).filter(isOwasp);
     const unexplained = findings.filter(
       (finding) => !EXPLAINED.some((entry) => entry.rule === finding.code && entry.where(finding.path)),
     );
