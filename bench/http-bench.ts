@@ -6,9 +6,9 @@
 // (RESOURCES, issue 21) at the largest size; search (`q`, two words) against a list
 // filtered by category at the largest size, each computed per request (issue 23); then
 // start-up time, memory, and the targets, met or missed (exit code 1 if any is missed).
-// The full and smoke runs then measure the change feed (bench/events-bench.ts), and the full run compression
-// (bench/compression-bench.ts); --quick does neither.
-// Usage: npm run bench [-- --quick | --smoke] [--node] [--postgres | --events | --compression | --caches]
+// The full and smoke runs then measure the change feed (bench/events-bench.ts) and webhooks
+// (bench/webhooks-bench.ts), and the full run compression (bench/compression-bench.ts); --quick does none of them.
+// Usage: npm run bench [-- --quick | --smoke] [--node] [--postgres | --events | --webhooks | --compression | --caches]
 //   --quick     both sizes, 64 connections, 1 s per cell (a minute or two)
 //   --smoke     200 and 2,000 products, 16 connections, 0.3 s per cell; fails only on errors
 //   --node      load from the built-in node:http generator instead of wrk
@@ -18,6 +18,9 @@
 //   --events    instead, only the change feed: a steady write load without and with 1,000
 //               Server-Sent Events subscribers, write latency, memory, every event delivered
 //               (bench/events-bench.ts); --quick and --smoke shorten it
+//   --webhooks  instead, only webhooks: writes without and with 20 subscriptions (19 receivers, 1 dead), their
+//               latency, throughput and plainrest's CPU per write, every delivery checked (bench/webhooks-bench.ts);
+//               --quick and --smoke shorten it
 //   --compression  instead, only compression: a 100-product page and the OpenAPI document as they are, with
 //               gzip and with br (bench/compression-bench.ts)
 //   --caches    instead, only the caches: each kept and with CACHES=false, alternated (bench/caches-bench.ts); a
@@ -41,6 +44,7 @@ import {
 } from './bench-support.ts';
 import { removeAtExit } from './cleanup.ts';
 import { runEventsBench } from './events-bench.ts';
+import { runWebhooksBench } from './webhooks-bench.ts';
 import { runCompressionBench } from './compression-bench.ts';
 import { runCachesBench } from './caches-bench.ts';
 import type { LoadGenerator, LoadRequest, LoadResult } from './load-generators.ts';
@@ -112,17 +116,28 @@ const MODES: Record<'full' | 'quick' | 'smoke', Mode> = {
   },
 };
 
-const FLAGS = ['--quick', '--smoke', '--node', '--postgres', '--events', '--compression', '--caches', '--get-item'];
+const FLAGS = [
+  '--quick',
+  '--smoke',
+  '--node',
+  '--postgres',
+  '--events',
+  '--webhooks',
+  '--compression',
+  '--caches',
+  '--get-item',
+];
+/** Each runs one part of the benchmark instead of the whole: at most one of them. */
+const PARTS = ['--postgres', '--events', '--webhooks', '--compression', '--caches', '--get-item'];
 const args = process.argv.slice(2);
 const unknown = args.filter((arg) => !FLAGS.includes(arg));
 if (
   unknown.length > 0 ||
   (args.includes('--quick') && args.includes('--smoke')) ||
-  ['--postgres', '--events', '--compression', '--caches', '--get-item'].filter((flag) => args.includes(flag)).length > 1
+  PARTS.filter((flag) => args.includes(flag)).length > 1
 ) {
   console.error(
-    'usage: npm run bench [-- --quick | --smoke] [--node] [--postgres | --events | --compression | --caches | --get-item]   ' +
-      `(not: ${args.join(' ')})`,
+    `usage: npm run bench [-- --quick | --smoke] [--node] [${PARTS.join(' | ')}]   (not: ${args.join(' ')})`,
   );
   process.exit(2);
 }
@@ -494,6 +509,8 @@ if (args.includes('--postgres')) {
   process.exitCode = (await runPostgresBench(modeName, args.includes('--node'))) ? 0 : 1;
 } else if (args.includes('--events')) {
   process.exitCode = (await runEventsBench(modeName)) ? 0 : 1;
+} else if (args.includes('--webhooks')) {
+  process.exitCode = (await runWebhooks()) ? 0 : 1;
 } else if (args.includes('--compression')) {
   await runCompression();
 } else if (args.includes('--caches')) {
@@ -502,12 +519,24 @@ if (args.includes('--postgres')) {
   process.exitCode = (await runMemoryBench()) ? 0 : 1;
 } else {
   const memoryPassed = await runMemoryBench();
-  // The change feed ends the full run (about a minute more) and the smoke run (seconds), then compression (half a
-  // minute) the full run; --quick leaves them to `-- --events --quick` and `-- --compression --quick`.
+  // The change feed and webhooks end the full run (about a minute more each) and the smoke run (seconds), then
+  // compression (half a minute) the full run; --quick leaves them to `-- --events --quick`, `-- --webhooks --quick`
+  // and `-- --compression --quick`.
   const eventsPassed = modeName === 'quick' ? true : await runEventsBench(modeName);
+  const webhooksPassed = modeName === 'quick' ? true : await runWebhooks();
   if (modeName === 'full') await runCompression();
   const cachesPassed = modeName === 'full' ? await runCaches() : true;
-  process.exitCode = memoryPassed && eventsPassed && cachesPassed ? 0 : 1;
+  process.exitCode = memoryPassed && eventsPassed && webhooksPassed && cachesPassed ? 0 : 1;
+}
+
+/** Webhooks (bench/webhooks-bench.ts), with the load generator the scenarios use for its writes as fast as answered. */
+async function runWebhooks(): Promise<boolean> {
+  const scripts = await mkdtemp(join(tmpdir(), 'plainrest-webhooks-scripts-'));
+  try {
+    return await runWebhooksBench(modeName, chooseLoadGenerator(args.includes('--node'), scripts));
+  } finally {
+    await rm(scripts, { recursive: true, force: true });
+  }
 }
 
 /** What each cache is worth (bench/caches-bench.ts), with the load generator the scenarios use. */

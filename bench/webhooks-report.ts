@@ -1,0 +1,331 @@
+// The webhooks benchmark's report (bench/webhooks-bench.ts): each phase's writes, latency and plainrest's CPU per
+// write without subscriptions, with 20 (one dead) and with the 19 live alone, what the live receivers got (every event,
+// signed, in order; how many a second, how long after the event's `at`), what became of the dead one, and the targets
+// (bench/README.md). True
+// when the run passes: every delivery made, no write failed, the dead one's failures only in its deliveries, and,
+// where targets are enforced, none missed.
+
+import { formatTable } from './bench-support.ts';
+import { percentile } from './steady-load.ts';
+import type { TargetCheck } from './targets.ts';
+import { reportTargets } from './targets.ts';
+import type { ReceiversReport } from './webhook-receivers.ts';
+
+/** No subscriptions; 20, of which one dead; the 19 live ones alone (steady load only: what the dead one adds). */
+export type Condition = 'none' | 'with' | 'live';
+export const CONDITION_NAMES: Readonly<Record<Condition, string>> = {
+  none: 'no subscriptions',
+  with: '20 subscriptions, 1 dead',
+  live: '19 subscriptions, none dead',
+};
+export type DeadKind = 'never answers' | 'nothing listens';
+
+/** One phase of writes in one condition. */
+export interface PhaseResult {
+  readonly round: number;
+  readonly condition: Condition;
+  readonly kind: 'steady' | 'throughput';
+  /** Products made during the phase, each one event. */
+  readonly writes: number;
+  readonly writeSeconds: number;
+  readonly answers: {
+    /** Answered 201, per second. */
+    readonly perSecond: number;
+    readonly errors: number;
+    readonly failures: readonly string[];
+    /** The steady load's, each write's; none for the throughput's (its generator gives percentiles). */
+    readonly latenciesMs: readonly number[];
+    readonly p50: number;
+    readonly p99: number;
+    /** How late the steady load's generator sent, at worst, in ms. */
+    readonly lateMs: number | undefined;
+  };
+  /** plainrest's CPU during the writes, and until every delivery was made; the receivers' process's meanwhile. */
+  readonly cpuSeconds: {
+    readonly duringWrites: number | undefined;
+    readonly allTold: number | undefined;
+    readonly receivers: number | undefined;
+  };
+  /** With subscriptions: the events every live receiver should have by now, and what they had. */
+  readonly delivery?: {
+    readonly expected: number;
+    /** From the end of the writes until every live receiver had every event; undefined when they never did. */
+    readonly completeAfterMs: number | undefined;
+    /** Epoch ms of the phase's start. */
+    readonly startedAt: number;
+    readonly receivers: ReceiversReport;
+  };
+}
+
+/** The dead subscription after a round's writes. */
+export interface DeadCheck {
+  readonly round: number;
+  readonly kind: DeadKind;
+  readonly enabled: boolean;
+  readonly deliveries: number;
+  readonly delivered: number;
+  /** The pending delivery's attempts and error, once its first attempt has ended. */
+  readonly attempts: number;
+  readonly error: string | undefined;
+  /** Connections the receiver that never answers had accepted by then, since the benchmark started. */
+  readonly hangingConnections: number;
+}
+
+export interface WebhooksMeasured {
+  readonly mode: { readonly writesPerSecond: number; readonly enforceTargets: boolean };
+  readonly liveReceivers: number;
+  readonly phases: readonly PhaseResult[];
+  readonly deadChecks: readonly DeadCheck[];
+  /** Deliveries to a path no live subscription had. */
+  readonly receiverStrays: number;
+}
+
+/** Write p99 and CPU per write with the subscriptions, at most this many times without; throughput at least. */
+const P99_MAXIMUM = 1.5;
+const CPU_MAXIMUM = 1.5;
+const THROUGHPUT_MINIMUM = 0.8;
+
+export function reportWebhooks(measured: WebhooksMeasured): boolean {
+  printPhases(measured);
+  const faulty = printDeliveries(measured);
+  const deadFaults = printDead(measured.deadChecks);
+  const failures = measured.phases.flatMap((phase) => phase.answers.failures);
+  if (failures.length > 0) console.log(`failed writes, the first: ${failures.slice(0, 3).join('; ')}`);
+  const failedWrites = measured.phases.reduce((sum, phase) => sum + phase.answers.errors, 0);
+  const steady = (condition: Condition): readonly PhaseResult[] => of(measured.phases, condition, 'steady');
+  const throughput = (condition: Condition): readonly PhaseResult[] => of(measured.phases, condition, 'throughput');
+  const p99 = { none: pooledP99(steady('none')), with: pooledP99(steady('with')) };
+  const rate = { none: meanRate(throughput('none')), with: meanRate(throughput('with')) };
+  const cpu = { none: cpuPerWrite(steady('none'), 'allTold'), with: cpuPerWrite(steady('with'), 'allTold') };
+  const checks: TargetCheck[] = [
+    check(
+      `write p99 at ${measured.mode.writesPerSecond}/s with 20 subscriptions ÷ without (ms in brackets)`,
+      p99.with / p99.none,
+      `≤ ${P99_MAXIMUM}`,
+      (value) => value <= P99_MAXIMUM,
+      (value) => `${value.toFixed(2)} (${p99.with.toFixed(1)} / ${p99.none.toFixed(1)})`,
+    ),
+    check(
+      'writes/s as fast as answered with ÷ without',
+      rate.with / rate.none,
+      `≥ ${THROUGHPUT_MINIMUM}`,
+      (value) => value >= THROUGHPUT_MINIMUM,
+      (value) => `${value.toFixed(2)} (${rate.with.toFixed(0)} / ${rate.none.toFixed(0)})`,
+    ),
+    check(
+      'plainrest CPU per write at the steady rate, every delivery made, with ÷ without (µs)',
+      cpu.with === undefined || cpu.none === undefined ? undefined : cpu.with / cpu.none,
+      `≤ ${CPU_MAXIMUM}`,
+      (value) => value <= CPU_MAXIMUM,
+      (value) => `${value.toFixed(2)} (${micros(cpu.with)} / ${micros(cpu.none)})`,
+    ),
+  ];
+  printDeadCost(measured.phases, p99.with, cpu.with);
+  const always: TargetCheck[] = [
+    check('live receivers that missed an event, or got one out of order or badly signed', faulty, '0', isZero, String),
+    check(
+      'rounds whose dead subscription was disabled, or failed but where its deliveries say',
+      deadFaults,
+      '0',
+      isZero,
+      String,
+    ),
+    check('writes that failed', failedWrites, '0', isZero, String),
+  ];
+  const targetsMet = reportTargets('Webhooks targets', [...checks, ...always], [], measured.mode.enforceTargets);
+  return targetsMet && faulty === 0 && deadFaults === 0 && failedWrites === 0;
+}
+
+function printPhases(measured: WebhooksMeasured): void {
+  console.log(
+    `\nWrites without and with 20 subscriptions (${measured.liveReceivers} live, 1 dead): POST /v1/products; ` +
+      `CPU per write is plainrest's own (/proc), during the writes and until every delivery was made`,
+  );
+  const rows = measured.phases.map((phase) => {
+    const { answers, cpuSeconds, delivery } = phase;
+    return [
+      String(phase.round),
+      { none: 'none', with: '19 + 1 dead', live: '19' }[phase.condition],
+      phase.kind === 'steady' ? `${measured.mode.writesPerSecond}/s` : 'as fast as answered',
+      count(phase.writes),
+      String(answers.errors),
+      answers.perSecond.toFixed(0),
+      `${answers.p50.toFixed(2)} / ${answers.p99.toFixed(2)}`,
+      `${micros(perWrite(cpuSeconds.duringWrites, phase.writes))} / ${micros(perWrite(cpuSeconds.allTold, phase.writes))}`,
+      cpuSeconds.receivers === undefined ? 'n/a' : cpuSeconds.receivers.toFixed(2),
+      delivery === undefined
+        ? '—'
+        : delivery.completeAfterMs === undefined
+          ? 'never'
+          : `${delivery.completeAfterMs.toFixed(0)} ms`,
+    ];
+  });
+  console.log(
+    formatTable(
+      [
+        'round',
+        'subscriptions',
+        'load',
+        'writes',
+        'failed',
+        'writes/s',
+        'p50 / p99 ms',
+        'plainrest CPU µs per write, during / all told',
+        "receivers' CPU s",
+        'every delivery made after the writes by',
+      ],
+      rows,
+    ),
+  );
+  const late = Math.max(...measured.phases.map((phase) => phase.answers.lateMs ?? 0));
+  console.log(`The steady load's generator sent at most ${late.toFixed(1)} ms late.`);
+}
+
+/** The deliveries' table; how many live receivers, over all phases with them, did not get exactly what was written. */
+function printDeliveries(measured: WebhooksMeasured): number {
+  let faulty = measured.receiverStrays;
+  const rows = measured.phases.flatMap((phase) => {
+    const delivery = phase.delivery;
+    if (delivery === undefined) return [];
+    const { tallies, deliveries, firstAt, lastAt, lagMs } = delivery.receivers;
+    const wrong = tallies.filter(
+      (tally) =>
+        tally.received !== delivery.expected || tally.outOfOrder > 0 || tally.badSignatures > 0 || tally.malformed > 0,
+    ).length;
+    const same = new Set(tallies.map((tally) => `${tally.firstId} ${tally.lastId} ${tally.idSum}`)).size <= 1;
+    faulty += wrong + (same ? 0 : 1);
+    const received = tallies.map((tally) => tally.received);
+    const sum = (field: 'repeated' | 'outOfOrder' | 'badSignatures' | 'malformed'): number =>
+      tallies.reduce((total, tally) => total + tally[field], 0);
+    const seconds = lastAt === undefined ? undefined : (lastAt - delivery.startedAt) / 1000;
+    return [
+      [
+        `${phase.round}, ${phase.condition === 'with' ? '19 + 1 dead' : '19'}, ${phase.kind}`,
+        count(delivery.expected),
+        `${count(Math.min(...received))}–${count(Math.max(...received))}`,
+        `${sum('repeated')} / ${sum('outOfOrder')} / ${sum('badSignatures')} / ${sum('malformed')}`,
+        count(deliveries),
+        seconds === undefined || firstAt === undefined ? '—' : (deliveries / seconds).toFixed(0),
+        `${lagMs.p50.toFixed(0)} / ${lagMs.p99.toFixed(0)} / ${lagMs.max.toFixed(0)}`,
+        wrong === 0 && same ? 'yes' : 'NO',
+      ],
+    ];
+  });
+  console.log(
+    `\nDeliveries to the ${measured.liveReceivers} live receivers (each counts webhook-ids, checks order and signature)`,
+  );
+  console.log(
+    formatTable(
+      [
+        'round, subscriptions, load',
+        'events written since subscribed',
+        'each received (fewest–most)',
+        'repeated / out of order / bad signature / malformed',
+        'deliveries this phase',
+        'deliveries/s (phase start to last)',
+        "lag from the event's at, p50 / p99 / max ms",
+        'every one, in order',
+      ],
+      rows,
+    ),
+  );
+  if (measured.receiverStrays > 0) console.log(`Deliveries to no subscription's path: ${measured.receiverStrays}`);
+  return faulty;
+}
+
+/** The dead subscriptions' table; how many rounds' dead one was disabled, delivered to, or failed out of sight. */
+function printDead(checks: readonly DeadCheck[]): number {
+  let faults = 0;
+  const rows = checks.map((dead) => {
+    const seen = dead.error !== undefined || (dead.kind === 'never answers' && dead.hangingConnections > 0);
+    const fine = dead.enabled && dead.delivered === 0 && seen;
+    if (!fine) faults++;
+    return [
+      String(dead.round),
+      dead.kind,
+      dead.enabled ? 'yes' : 'NO',
+      `${dead.deliveries} (${dead.delivered} succeeded)`,
+      String(dead.attempts),
+      dead.error ?? (dead.kind === 'never answers' ? 'first attempt under way' : '—'),
+      dead.kind === 'never answers' ? String(dead.hangingConnections) : '—',
+    ];
+  });
+  console.log('\nThe dead subscription after each round (its deliveries as an administrator reads them)');
+  console.log(
+    formatTable(
+      ['round', 'dead receiver', 'still enabled', 'deliveries listed', 'attempts', 'error', 'connections it accepted'],
+      rows,
+    ),
+  );
+  return faults;
+}
+
+/** Shown, not judged: the steady load with 19 live subscriptions and the dead one, against the 19 alone. */
+function printDeadCost(phases: readonly PhaseResult[], p99With: number, cpuWith: number | undefined): void {
+  const alone = of(phases, 'live', 'steady');
+  if (alone.length === 0) return;
+  const p99Alone = pooledP99(alone);
+  const cpuAlone = cpuPerWrite(alone, 'allTold');
+  const cpuRatio = cpuWith === undefined || cpuAlone === undefined ? 'n/a' : (cpuWith / cpuAlone).toFixed(2);
+  console.log(
+    `\nWhat the dead subscription adds, at the steady rate (19 live and 1 dead ÷ the 19 alone; shown, not judged): ` +
+      `write p99 ${(p99With / p99Alone).toFixed(2)} (${p99With.toFixed(1)} / ${p99Alone.toFixed(1)} ms), ` +
+      `plainrest CPU per write ${cpuRatio} (${micros(cpuWith)} / ${micros(cpuAlone)} µs)`,
+  );
+}
+
+function of(phases: readonly PhaseResult[], condition: Condition, kind: PhaseResult['kind']): PhaseResult[] {
+  return phases.filter((phase) => phase.condition === condition && phase.kind === kind);
+}
+
+function pooledP99(phases: readonly PhaseResult[]): number {
+  return percentile(
+    phases.flatMap((phase) => phase.answers.latenciesMs).sort((a, b) => a - b),
+    0.99,
+  );
+}
+
+function meanRate(phases: readonly PhaseResult[]): number {
+  return phases.reduce((sum, phase) => sum + phase.answers.perSecond, 0) / Math.max(1, phases.length);
+}
+
+/** Seconds of plainrest's CPU per write over `phases`, in the window named. */
+function cpuPerWrite(phases: readonly PhaseResult[], window: 'duringWrites' | 'allTold'): number | undefined {
+  let seconds = 0;
+  for (const phase of phases) {
+    const spent = phase.cpuSeconds[window];
+    if (spent === undefined) return undefined;
+    seconds += spent;
+  }
+  return perWrite(
+    seconds,
+    phases.reduce((sum, phase) => sum + phase.writes, 0),
+  );
+}
+
+function perWrite(seconds: number | undefined, writes: number): number | undefined {
+  return seconds === undefined || writes === 0 ? undefined : seconds / writes;
+}
+
+function micros(seconds: number | undefined): string {
+  return seconds === undefined ? 'n/a' : (seconds * 1e6).toFixed(0);
+}
+
+function isZero(value: number): boolean {
+  return value === 0;
+}
+
+function check(
+  target: string,
+  value: number | undefined,
+  goal: string,
+  passes: (value: number) => boolean,
+  format: (value: number) => string,
+): TargetCheck {
+  if (value === undefined || !Number.isFinite(value)) return { target, measured: 'n/a', goal, verdict: 'n/a' };
+  return { target, measured: format(value), goal, verdict: passes(value) ? 'met' : 'MISSED' };
+}
+
+function count(value: number): string {
+  return value.toLocaleString('en');
+}
