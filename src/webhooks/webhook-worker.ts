@@ -14,6 +14,7 @@ import type { Fields, StoredRecord } from '../records/json.ts';
 import type { ResourceDefinition, ResourceTable } from '../resources/definition.ts';
 import type { Decision, RecordReads, Store } from '../store/store.ts';
 import { NO_PLAN, StoreUnavailable } from '../store/store.ts';
+import type { Query } from '../store/query.ts';
 import type { DisabledReason } from '../declarations/built-in-webhooks.ts';
 import { DELIVERIES, DELIVERY_FIELDS, WEBHOOK_FIELDS, WEBHOOKS } from '../declarations/built-in-webhooks.ts';
 import type { WriteStore, Writer } from './delivery-writes.ts';
@@ -27,8 +28,21 @@ import { requireAllowedTarget, TargetRefused } from './target-policy.ts';
 const POLL_MS = 1000;
 /** How long a process's lease on a subscription lasts unless renewed (where processes share the data). */
 export const LEASE_MS = 30_000;
-/** Subscriptions and requested deliveries read per poll. */
+/** Subscriptions and requested deliveries read at once, a page of a poll's read of them all. */
 const READ_AT_ONCE = 1000;
+
+/**
+ * Every record of `collection` that `filters` match, by id, READ_AT_ONCE at a time in one read: a subscription past
+ * the first page is read as the first is (one left out would be stopped as deleted, and never delivered to).
+ */
+function everyRecord(store: RecordReads, collection: string, filters: Query['filters']): StoredRecord[] {
+  const records: StoredRecord[] = [];
+  for (let offset = 0; ; offset += READ_AT_ONCE) {
+    const page = store.query(collection, { filters, sort: [], offset, limit: READ_AT_ONCE }).records;
+    records.push(...page);
+    if (page.length < READ_AT_ONCE) return records;
+  }
+}
 
 /** The system's clock, whose timers keep no process alive. */
 const SYSTEM_CLOCK: WebhookClock = {
@@ -144,13 +158,8 @@ export class WebhookWorker {
     const parts = this.#parts;
     if (parts === undefined) return;
     const { webhooks, asked } = await this.#read((store) => ({
-      webhooks: store.query(WEBHOOKS, { filters: [], sort: [], offset: 0, limit: READ_AT_ONCE }).records,
-      asked: store.query(DELIVERIES, {
-        filters: [{ field: DELIVERY_FIELDS.status, value: 'pending' }],
-        sort: [],
-        offset: 0,
-        limit: READ_AT_ONCE,
-      }).records,
+      webhooks: everyRecord(store, WEBHOOKS, []),
+      asked: everyRecord(store, DELIVERIES, [{ field: DELIVERY_FIELDS.status, value: 'pending' }]),
     }));
     if (this.#closing.signal.aborted) return;
     const seen = new Set<number>();
