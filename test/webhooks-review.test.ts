@@ -1,14 +1,22 @@
 // Webhooks attacked (docs/webhooks.md): what a review found wrong, each shown over HTTP against a receiver in the test.
-// More than a poll's page of subscriptions, every one delivered.
+// More than a poll's page of subscriptions, every one delivered; a redelivery only of an event the subscription takes
+// (its collections and types).
 
 import assert from 'node:assert/strict';
 import { after, afterEach, before, beforeEach, describe, test } from 'node:test';
-import type { TestServer } from './helpers.ts';
-import { startTestServer } from './helpers.ts';
+import type { TestResponse, TestServer } from './helpers.ts';
+import { eventually, startTestServer } from './helpers.ts';
 import { Receiver } from './webhook-receiver.ts';
 
 const LOCAL = { webhooksAllowHttp: true, webhooksAllowPrivate: true } as const;
 const PRODUCT = { name: 'Tea', category: 'tea', price: 3 };
+
+interface FeedEvent {
+  readonly id: number;
+  readonly type: string;
+  readonly collection: string;
+  readonly record_id: number;
+}
 
 describe('webhooks, reviewed: delivery', () => {
   let api: TestServer;
@@ -46,5 +54,53 @@ describe('webhooks, reviewed: delivery', () => {
     const [received] = await receiver.waitFor(1, 5000);
     assert.equal(received?.path, '/hook');
     assert.equal(JSON.parse(received?.body ?? '{}').record_id, product.body.id);
+  });
+
+  test('a redelivery of an event of a collection or type the subscription does not take sends nothing', async () => {
+    const made = await api.post('/v1/webhooks', {
+      url: `${receiver.url}/hook`,
+      collections: ['products'],
+      types: ['created'],
+    });
+    const path = made.headers.get('location') as string;
+    const user = await api.post('/v1/users', { email: 'eve@example.com', password: 'password-of-eve-1', name: 'Eve' });
+    assert.equal(user.status, 201, user.text);
+    const product = await api.post('/v1/products', PRODUCT);
+    await api.patch(`/v1/products/${product.body.id}`, { price: 4 });
+    const events: FeedEvent[] = [];
+    for (const collection of ['users', 'products'])
+      events.push(...(await api.get(`/v1/events?collection=${collection}&limit=100`)).body.data);
+    const of = (collection: string, record: TestResponse, type: string): FeedEvent | undefined =>
+      events.find(
+        (event) => event.collection === collection && event.record_id === record.body.id && event.type === type,
+      );
+    const userEvent = of('users', user, 'created');
+    const updated = of('products', product, 'updated');
+    const created = of('products', product, 'created');
+    await receiver.waitFor(1);
+    for (const [event, kind] of [
+      [userEvent, 'users'],
+      [updated, 'updated'],
+    ] as const) {
+      const asked = await api.post(`${path}/deliveries`, { event_id: event?.id });
+      assert.equal(asked.status, 201, asked.text);
+      const settled = await eventually(async () => {
+        const delivery = (await api.get(`${path}/deliveries/${asked.body.id}`)).body;
+        assert.notEqual(delivery.status, 'pending');
+        return delivery;
+      });
+      assert.equal(settled.status, 'failed');
+      assert.equal(settled.attempts, 1);
+      assert.match(settled.error, new RegExp(`^event ${event?.id} is .*${kind}.*: the subscription does not take it`));
+    }
+    // One it takes is sent again.
+    const again = await api.post(`${path}/deliveries`, { event_id: created?.id });
+    assert.equal(again.status, 201, again.text);
+    const received = await receiver.waitFor(2);
+    assert.deepEqual(
+      received.map(({ headers }) => headers['webhook-id']),
+      [String(created?.id), String(created?.id)],
+    );
+    assert.equal(receiver.received.length, 2, 'nothing else was sent');
   });
 });

@@ -16,7 +16,7 @@ import type { RunnerParts } from './runner-parts.ts';
 import type { DeliveryUpdate, SubscriptionUpdate, WriteResult } from './delivery-writes.ts';
 import { claimLease, recordDelivery, releaseLease } from './delivery-writes.ts';
 import type { Subscription } from './subscription.ts';
-import { mergedSubscription, subscriptionOf } from './subscription.ts';
+import { mergedSubscription, notTaken, subscriptionOf } from './subscription.ts';
 import { RETRY_WINDOW_MS, retryDelayMs } from './retry-schedule.ts';
 
 /** How far reading past events it does not take may run ahead of the stored position, in events and in time. */
@@ -252,7 +252,7 @@ export class SubscriptionRunner {
       outcome =
         event === undefined
           ? { delivered: false, error: `event ${eventId} is no longer kept in the change feed` }
-          : await this.#send({ id: String(event.id), body: source.payload(event) }, false);
+          : await this.#send({ id: String(event.id), body: source.payload(event) }, false, event);
     } else outcome = await this.#send(testMessage(this.id, record.id as number, startedAt), false);
     if (outcome === undefined) return;
     const fields = requestedFields(record, outcome, startedAt);
@@ -260,10 +260,11 @@ export class SubscriptionRunner {
   }
 
   /**
-   * One attempt to the subscription's URL, as the store has it now; undefined when none is made (the subscription was
-   * deleted: the runner stops; an event's, once it was disabled) or the server closed meanwhile: nothing is written.
+   * One attempt to the subscription's URL, as the store has it now (a `redelivered` event it does not take fails
+   * unsent); undefined when none is made (it was deleted: the runner stops; an event's, once it was disabled) or the
+   * server closed meanwhile: nothing is written.
    */
-  async #send(message: Pick<Attempt, 'id' | 'body'>, ofEvent: boolean): Promise<AttemptOutcome | undefined> {
+  async #send(message: Pick<Attempt, 'id' | 'body'>, ofEvent: boolean, redelivered?: FeedEvent) {
     const { settings, clock, closing } = this.#parts;
     const record = await this.#parts.read((store) => store.get(this.#parts.webhooks.collection, this.id));
     if (record === undefined) {
@@ -273,6 +274,8 @@ export class SubscriptionRunner {
     this.#subscription = mergedSubscription(this.#subscription, subscriptionOf(record));
     const { url, secret, enabled } = this.#subscription;
     if (ofEvent && !enabled) return undefined;
+    const untaken = redelivered === undefined ? undefined : notTaken(this.#subscription, redelivered);
+    if (untaken !== undefined) return { delivered: false, error: untaken };
     const outcome = await this.#parts.send({ ...message, url, secret }, settings, clock, closing);
     return closing.aborted ? undefined : outcome;
   }

@@ -55,6 +55,15 @@ export function takes(subscription: Subscription, event: FeedEvent): boolean {
 }
 
 /**
+ * Why `subscription` does not take `event`, in words (a redelivery asked for is refused it: a receiver gets no event
+ * its subscription's collections and types leave out); undefined when it takes it.
+ */
+export function notTaken(subscription: Subscription, event: FeedEvent): string | undefined {
+  if (takes(subscription, event)) return undefined;
+  return `event ${event.id} is of ${event.collection}, ${event.type}: the subscription does not take it`;
+}
+
+/**
  * The subscription as a poll read it (`read`), over the one this process knew (`known`), which its own writes may have
  * moved on since the read: the settings as read, the furthest position, and the lease as read unless it is the same
  * holder's, renewed since.
