@@ -1,11 +1,12 @@
 // Webhooks attacked (docs/webhooks.md): what a review found wrong, each shown over HTTP against a receiver in the test.
-// More than a poll's page of subscriptions, every one delivered; a redelivery only of an event the subscription takes
-// (its collections and types).
+// More than a poll's page of subscriptions, every one delivered; IPv6 addresses that embed an IPv4 one (NAT64, 6to4)
+// judged by it; a redelivery only of an event the subscription takes (its collections and types).
 
 import assert from 'node:assert/strict';
 import { after, afterEach, before, beforeEach, describe, test } from 'node:test';
 import type { TestResponse, TestServer } from './helpers.ts';
 import { eventually, startTestServer } from './helpers.ts';
+import { assertProblem } from './assertions.ts';
 import { Receiver } from './webhook-receiver.ts';
 
 const LOCAL = { webhooksAllowHttp: true, webhooksAllowPrivate: true } as const;
@@ -102,5 +103,39 @@ describe('webhooks, reviewed: delivery', () => {
       [String(created?.id), String(created?.id)],
     );
     assert.equal(receiver.received.length, 2, 'nothing else was sent');
+  });
+});
+
+describe('webhooks, reviewed: the target rules', () => {
+  let api: TestServer;
+  before(async () => {
+    api = await startTestServer({ webhooksAllowHttp: true });
+  });
+  after(() => api.close());
+
+  test('an IPv6 address carrying an IPv4 one (NAT64, 6to4) is judged by it; 2001::/23 is reserved', async () => {
+    const refused: [string, string][] = [
+      ['[64:ff9b::7f00:1]', 'loopback'],
+      ['[64:ff9b::a9fe:a9fe]', 'link-local'],
+      ['[64:ff9b::10.0.0.1]', 'private'],
+      ['[2002:7f00:1::]', 'loopback'],
+      ['[2002:c0a8:101::1]', 'private'],
+      ['[2002:a9fe:a9fe:1::]', 'link-local'],
+      ['[64:ff9b:1::1]', 'reserved'],
+      ['[2001::1]', 'reserved'],
+      ['[2001:0:4136:e378:8000:63bf:3fff:fdd2]', 'reserved'],
+    ];
+    for (const [host, kind] of refused) {
+      const made = await api.post('/v1/webhooks', { url: `http://${host}/hook` });
+      assertProblem(made, 422, 'forbidden_target', '/v1/webhooks', [{ field: 'url', code: 'forbidden_target' }]);
+      assert.equal(made.body.errors[0].field, 'url', host);
+      assert.match(made.body.errors[0].message, new RegExp(`, an? ${kind} address `), host);
+    }
+    // Public IPv4 addresses behind either prefix are as allowed as the addresses themselves (RFC 5737's, here).
+    for (const host of ['[64:ff9b::cb00:710a]', '[2002:cb00:710a::1]', '[2001:db8::1]']) {
+      const made = await api.post('/v1/webhooks', { url: `http://${host}/hook`, enabled: false });
+      assert.equal(made.status, 201, `${host}: ${made.text}`);
+      assert.equal((await api.delete(made.headers.get('location') as string)).status, 204);
+    }
   });
 });
