@@ -39,7 +39,7 @@ export class ReceiverProcess {
     return answer;
   }
 
-  /** The live subscriptions from now on, each its path on the live server and its secret; their tallies start afresh. */
+  /** The live subscriptions from now on, each its path on the live server and its secret; tallies start afresh. */
   async expect(subscriptions: readonly { readonly path: string; readonly secret: string }[]): Promise<void> {
     const answer = await this.#ask({ kind: 'expect', subscriptions });
     if (answer.kind !== 'expecting') throw unexpected(answer);

@@ -1,9 +1,7 @@
-// The receivers of the webhooks benchmark (bench/webhooks-bench.ts; docs/webhooks.md): a child process, so that they
-// share neither the benchmark's event loop nor the server's. One node:http server answers 204 to every delivery as
-// soon as its body is in, one path per subscription, and checks it: the signature (the Standard Webhooks algorithm,
-// test/webhook-receiver.ts), the order of the webhook-id per subscription, and the lag from the event's `at` to its
-// receipt. Beside it, a dead receiver of each kind: one that accepts connections and never answers, and a port with
-// nothing listening. The benchmark drives it over the IPC channel, one command at a time (ReceiverProcess).
+// The webhooks benchmark's receivers (bench/webhooks-bench.ts), a child process of their own: a node:http server that
+// answers 204 as soon as a delivery's body is in, one path per subscription, checking each signature (the Standard
+// Webhooks algorithm), the webhook-ids' order and the lag from the event's `at`; beside it a dead receiver that accepts
+// and never answers, and a port where nothing listens. Driven over the IPC channel (receiver-process.ts).
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createServer } from 'node:http';

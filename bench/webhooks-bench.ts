@@ -1,9 +1,7 @@
-// `npm run bench -- --webhooks` (docs/webhooks.md: "a dead receiver costs the API nothing"): plainrest as `npm start`
-// runs it (durable data directory, its access log to a file), allowed to deliver to http: on 127.0.0.1, takes
-// POST /v1/products without subscriptions and with 20 (19 receivers that answer 204 at once, in a child process of
-// their own, and one dead: it never answers, or nothing listens), alternated round by round; each a steady load for
-// the latency and a load as fast as answered for the throughput, with plainrest's CPU per write; and the 19 alone at
-// the steady rate, to show what the dead one adds. Every delivery is checked (webhooks-report.ts).
+// `npm run bench -- --webhooks` (bench/README.md; docs/webhooks.md: a dead receiver costs the API nothing): plainrest
+// as `npm start` runs it takes POST /v1/products without subscriptions, with 20 (19 receivers in a child process, 1
+// dead) and with the 19 alone, alternated round by round: a steady load for the latency, a load as fast as answered
+// for the throughput, plainrest's CPU per write; every delivery checked by the receivers (webhooks-report.ts).
 
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -37,9 +35,9 @@ interface WebhooksMode {
 
 /**
  * 25 writes a second: with 19 live subscriptions, 475 deliveries a second, about half what the worker delivered at
- * most on a busy 2-core machine (800-1,200 a second, bench/README.md), so the deliveries keep up and the lag is the
+ * most in the first runs (650-1,400 a second, bench/README.md), so that the deliveries keep up and the lag is the
  * delivery's, not a queue's. The writes as fast as answered leave a queue 19 times their number, which the worker
- * takes about a second per 50 writes to empty: those phases are short.
+ * empties at 35-70 writes' worth a second: those phases are short.
  */
 const MODES: Record<BenchModeName, WebhooksMode> = {
   full: {
@@ -77,6 +75,13 @@ const THROUGHPUT_CONNECTIONS = 64;
 const DELIVERY_TIMEOUT_MS = 600_000;
 const STALLED_MS = 10_000;
 const DELIVERY_POLL_MS = 20;
+/**
+ * Between phases plainrest is let go idle (under 5 % of a core for half a second, for 30 s at most): what a phase set
+ * going (a compaction) is its own cost, and no phase starts beside the last one's.
+ */
+const IDLE_CORES = 0.05;
+const IDLE_WINDOW_MS = 500;
+const IDLE_TIMEOUT_MS = 30_000;
 /** The writes a stopped load generator left are done once the product count holds this long. */
 const SETTLE_MS = 250;
 
@@ -111,9 +116,10 @@ export async function runWebhooksBench(modeName: BenchModeName, load: LoadGenera
   try {
     const ports = await receivers.listen();
     console.log(
-      `\nWebhooks: POST /v1/products at ${mode.writesPerSecond}/s (open loop) for ${mode.steadySeconds} s, then as fast ` +
-        `as answered (${THROUGHPUT_CONNECTIONS} connections, ${load.name}) for ${mode.throughputSeconds} s, without ` +
-        `subscriptions and with 20 (${LIVE_RECEIVERS} answering 204 at once, 1 dead), ${mode.rounds} rounds alternated; ` +
+      `\nWebhooks: POST /v1/products at ${mode.writesPerSecond}/s (open loop) for ${mode.steadySeconds} s, then as ` +
+        `fast as answered (${THROUGHPUT_CONNECTIONS} connections, ${load.name}) for ${mode.throughputSeconds} s, ` +
+        `without subscriptions, with 20 (${LIVE_RECEIVERS} answering 204 at once, 1 dead) and with the ` +
+        `${LIVE_RECEIVERS} alone (steady only), ${mode.rounds} rounds alternated; ` +
         `${STORED_PRODUCTS.toLocaleString('en')} products stored, durable`,
     );
     const bench = new WebhooksRun(plainrest, receivers, ports, load, mode);
@@ -158,10 +164,7 @@ class WebhooksRun {
 
   async measure(): Promise<WebhooksMeasured> {
     const mode = this.#mode;
-    // Untimed: both loads once, so that neither condition meets a cold server.
-    const warmUp = await steadyLoad(this.#plainrest.url, WRITE, mode.writesPerSecond, mode.warmUpSeconds, this.#number);
-    this.#number += warmUp.sent;
-    await this.#load.run(this.#plainrest.url, WRITE, THROUGHPUT_CONNECTIONS, mode.warmUpSeconds);
+    await this.#warmUp();
     const phases: PhaseResult[] = [];
     const deadChecks: DeadCheck[] = [];
     for (let round = 1; round <= mode.rounds; round++) {
@@ -177,18 +180,15 @@ class WebhooksRun {
           continue;
         }
         const subscribed = await this.#subscribe(condition === 'with' ? dead : undefined);
-        const live = subscribed.filter((one) => one.path !== undefined);
-        await this.#receivers.expect(live.map((one) => ({ path: one.path as string, secret: one.secret })));
         const expected = { count: 0 };
         phases.push(await this.#phase(round, condition, 'steady', expected));
-        // The live receivers alone are measured at the steady rate only: beside the same with the dead one, what it adds.
+        // The live receivers alone, at the steady rate only: beside the same with the dead one, what that one adds.
         if (condition === 'with') {
           phases.push(await this.#phase(round, condition, 'throughput', expected));
           const deadOne = subscribed.find((one) => one.path === undefined) as Subscribed;
           deadChecks.push(await this.#checkDead(round, dead, deadOne.id));
         }
-        for (const one of subscribed) await this.#api('DELETE', `/v1/webhooks/${one.id}`, 204);
-        await this.#receivers.expect([]);
+        await this.#unsubscribe(subscribed);
       }
     }
     return {
@@ -201,6 +201,19 @@ class WebhooksRun {
   }
 
   /**
+   * Untimed, so that no condition meets a cold server: the steady load and the load as fast as answered without
+   * subscriptions, then the steady load with the live ones (the delivery path), each for the warm-up's length.
+   */
+  async #warmUp(): Promise<void> {
+    const seconds = this.#mode.warmUpSeconds;
+    await this.#phase(0, 'none', 'steady', undefined, seconds);
+    await this.#phase(0, 'none', 'throughput', undefined, seconds);
+    const subscribed = await this.#subscribe(undefined);
+    await this.#phase(0, 'live', 'steady', { count: 0 }, seconds);
+    await this.#unsubscribe(subscribed);
+  }
+
+  /**
    * One phase of writes; with subscriptions, also the wait until every live receiver has every event written since
    * they were made (`expected.count`, which it adds this phase's writes to).
    */
@@ -209,6 +222,7 @@ class WebhooksRun {
     condition: Condition,
     kind: 'steady' | 'throughput',
     expected: { count: number } | undefined,
+    seconds = kind === 'steady' ? this.#mode.steadySeconds : this.#mode.throughputSeconds,
   ): Promise<PhaseResult> {
     const { url } = this.#plainrest;
     const mode = this.#mode;
@@ -219,7 +233,7 @@ class WebhooksRun {
     const started = performance.now();
     let answers: PhaseResult['answers'];
     if (kind === 'steady') {
-      const steady = await steadyLoad(url, WRITE, mode.writesPerSecond, mode.steadySeconds, this.#number);
+      const steady = await steadyLoad(url, WRITE, mode.writesPerSecond, seconds, this.#number);
       this.#number += steady.sent;
       const sorted = [...steady.latenciesMs].sort((a, b) => a - b);
       answers = {
@@ -232,11 +246,12 @@ class WebhooksRun {
         lateMs: steady.lateMs.max,
       };
     } else {
-      const result = await this.#load.run(url, WRITE, THROUGHPUT_CONNECTIONS, mode.throughputSeconds);
+      const result = await this.#load.run(url, WRITE, THROUGHPUT_CONNECTIONS, seconds);
       const { requestsPerSecond: perSecond, errors, p50, p99 } = result;
       answers = { perSecond, errors, failures: [], latenciesMs: [], p50, p99, lateMs: undefined };
     }
-    const writeSeconds = (performance.now() - started) / 1000;
+    const writesEnded = performance.now();
+    const writeSeconds = (writesEnded - started) / 1000;
     const cpuAfterWrites = this.#plainrest.cpuSeconds();
     // Each write's event: the products made, once none is being made (a load generator stopped mid-request leaves
     // writes that the server still completes, unanswered).
@@ -244,9 +259,12 @@ class WebhooksRun {
     let delivery: PhaseResult['delivery'];
     if (expected !== undefined) {
       expected.count += writes;
-      const completeAfterMs = await this.#awaitDelivery(expected.count);
+      const completedAt = await this.#awaitDelivery(expected.count);
+      const completeAfterMs = completedAt === undefined ? undefined : completedAt - writesEnded;
       delivery = { expected: expected.count, completeAfterMs, startedAt, receivers: await this.#receivers.report() };
     }
+    // What the phase left running (a compaction of the journal its writes filled) counts to it, not to the next.
+    await this.#awaitIdle();
     const cpuAfter = { plainrest: this.#plainrest.cpuSeconds(), receivers: this.#receivers.cpuSeconds() };
     const spent = (before: number | undefined, after: number | undefined): number | undefined =>
       before === undefined || after === undefined ? undefined : after - before;
@@ -266,16 +284,25 @@ class WebhooksRun {
     };
   }
 
-  /** Subscriptions to the products' events: LIVE_RECEIVERS on the live receiver's paths, and one `dead` if given. */
+  /**
+   * Subscriptions to the products' events: LIVE_RECEIVERS on the live receiver's paths, and one `dead` if given; the
+   * live receivers told their secrets, their tallies started afresh.
+   */
   async #subscribe(dead: DeadKind | undefined): Promise<Subscribed[]> {
     const { live, hanging, refusing } = this.#ports;
     const targets = Array.from({ length: LIVE_RECEIVERS }, (_, index) => `/hook-${index + 1}`);
     const subscribed: Subscribed[] = [];
     for (const path of targets) subscribed.push(await this.#subscribeTo(`http://127.0.0.1:${live}${path}`, path));
+    await this.#receivers.expect(subscribed.map((one) => ({ path: one.path as string, secret: one.secret })));
     if (dead === undefined) return subscribed;
     const deadPort = dead === 'never answers' ? hanging : refusing;
     subscribed.push(await this.#subscribeTo(`http://127.0.0.1:${deadPort}/dead`, undefined));
     return subscribed;
+  }
+
+  async #unsubscribe(subscribed: readonly Subscribed[]): Promise<void> {
+    for (const one of subscribed) await this.#api('DELETE', `/v1/webhooks/${one.id}`, 204);
+    await this.#receivers.expect([]);
   }
 
   async #subscribeTo(url: string, path: string | undefined): Promise<Subscribed> {
@@ -310,9 +337,21 @@ class WebhooksRun {
     };
   }
 
+  /** Waits until plainrest uses less than IDLE_CORES over IDLE_WINDOW_MS, for IDLE_TIMEOUT_MS at most. */
+  async #awaitIdle(): Promise<void> {
+    const deadline = performance.now() + IDLE_TIMEOUT_MS;
+    let before = this.#plainrest.cpuSeconds();
+    while (before !== undefined && performance.now() < deadline) {
+      await sleep(IDLE_WINDOW_MS);
+      const now = this.#plainrest.cpuSeconds();
+      if (now === undefined || (now - before) / (IDLE_WINDOW_MS / 1000) < IDLE_CORES) return;
+      before = now;
+    }
+  }
+
   /**
    * Waits until every live receiver has `count` distinct events, or until their counts stop moving for STALLED_MS (an
-   * event was lost); how long after the call that took, undefined when they never had them all.
+   * event was lost); when they had them all (performance.now()), undefined when they never did.
    */
   async #awaitDelivery(count: number): Promise<number | undefined> {
     const started = performance.now();
@@ -320,7 +359,7 @@ class WebhooksRun {
     while (performance.now() - started < DELIVERY_TIMEOUT_MS) {
       const { least, most } = await this.#receivers.progress();
       const now = performance.now();
-      if (least >= count) return least === count && most === count ? now - started : undefined;
+      if (least >= count) return least === count && most === count ? now : undefined;
       if (least !== last.least || most !== last.most) last = { least, most, at: now };
       else if (now - last.at > STALLED_MS) return undefined;
       await sleep(DELIVERY_POLL_MS);

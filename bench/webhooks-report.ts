@@ -1,9 +1,7 @@
 // The webhooks benchmark's report (bench/webhooks-bench.ts): each phase's writes, latency and plainrest's CPU per
-// write without subscriptions, with 20 (one dead) and with the 19 live alone, what the live receivers got (every event,
-// signed, in order; how many a second, how long after the event's `at`), what became of the dead one, and the targets
-// (bench/README.md). True
-// when the run passes: every delivery made, no write failed, the dead one's failures only in its deliveries, and,
-// where targets are enforced, none missed.
+// write, what the live receivers got (every event, signed, in order; how many a second, how long after its `at`), the
+// dead subscription's state, and the targets (bench/README.md). The run passes when every delivery was made, no write
+// failed, the dead one failed only where its deliveries say, and, where targets are enforced, none was missed.
 
 import { formatTable } from './bench-support.ts';
 import { percentile } from './steady-load.ts';
@@ -40,7 +38,10 @@ export interface PhaseResult {
     /** How late the steady load's generator sent, at worst, in ms. */
     readonly lateMs: number | undefined;
   };
-  /** plainrest's CPU during the writes, and until every delivery was made; the receivers' process's meanwhile. */
+  /**
+   * plainrest's CPU during the writes, and all told: until every delivery was made and it was idle again (what the
+   * phase set going, such as a compaction of the journal, counts to it); the receivers' process's meanwhile.
+   */
   readonly cpuSeconds: {
     readonly duringWrites: number | undefined;
     readonly allTold: number | undefined;
@@ -124,7 +125,7 @@ export function reportWebhooks(measured: WebhooksMeasured): boolean {
   const always: TargetCheck[] = [
     check('live receivers that missed an event, or got one out of order or badly signed', faulty, '0', isZero, String),
     check(
-      'rounds whose dead subscription was disabled, or failed but where its deliveries say',
+      'rounds whose dead subscription was disabled, succeeded, or failed unseen in its deliveries',
       deadFaults,
       '0',
       isZero,
@@ -139,7 +140,8 @@ export function reportWebhooks(measured: WebhooksMeasured): boolean {
 function printPhases(measured: WebhooksMeasured): void {
   console.log(
     `\nWrites without and with 20 subscriptions (${measured.liveReceivers} live, 1 dead): POST /v1/products; ` +
-      `CPU per write is plainrest's own (/proc), during the writes and until every delivery was made`,
+      `CPU per write is plainrest's own (/proc), during the writes and all told (until every delivery was made and ` +
+      `plainrest was idle again)`,
   );
   const rows = measured.phases.map((phase) => {
     const { answers, cpuSeconds, delivery } = phase;
@@ -151,7 +153,7 @@ function printPhases(measured: WebhooksMeasured): void {
       String(answers.errors),
       answers.perSecond.toFixed(0),
       `${answers.p50.toFixed(2)} / ${answers.p99.toFixed(2)}`,
-      `${micros(perWrite(cpuSeconds.duringWrites, phase.writes))} / ${micros(perWrite(cpuSeconds.allTold, phase.writes))}`,
+      [cpuSeconds.duringWrites, cpuSeconds.allTold].map((spent) => micros(perWrite(spent, phase.writes))).join(' / '),
       cpuSeconds.receivers === undefined ? 'n/a' : cpuSeconds.receivers.toFixed(2),
       delivery === undefined
         ? '—'
@@ -212,7 +214,7 @@ function printDeliveries(measured: WebhooksMeasured): number {
     ];
   });
   console.log(
-    `\nDeliveries to the ${measured.liveReceivers} live receivers (each counts webhook-ids, checks order and signature)`,
+    `\nDeliveries to the ${measured.liveReceivers} live receivers (each counts webhook-ids, checks order, signature)`,
   );
   console.log(
     formatTable(
