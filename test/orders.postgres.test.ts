@@ -4,8 +4,10 @@
 // and cascade on PostgreSQL in postgres-store, postgres-processes and postgres-schema.test.ts.
 
 import { test } from 'node:test';
-import { againOnSharedPostgres } from './helpers.ts';
 import { LONG_RUN } from './long-run.ts';
 
-if (LONG_RUN) await againOnSharedPostgres('orders', () => import('./orders.test.ts'));
-else test('orders on two servers sharing PostgreSQL', { skip: 'the long run only: SUITE=long npm test' }, () => {});
+if (LONG_RUN) {
+  // Loaded here: the default run's skip needs neither the helpers nor the server's modules.
+  const { againOnSharedPostgres } = await import('./helpers.ts');
+  await againOnSharedPostgres('orders', () => import('./orders.test.ts'));
+} else test('orders on two servers sharing PostgreSQL', { skip: 'the long run only: SUITE=long npm test' }, () => {});
