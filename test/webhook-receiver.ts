@@ -1,7 +1,7 @@
-// Test support for webhooks (docs/webhooks.md): a receiver on node:http (port 0) that answers each delivery as the test
-// tells it (2xx, 500, slowly, never, a reset, a redirect) and keeps what it got; a clock the delivery worker is handed,
-// moved by hand; and a signature check written here from the Standard Webhooks specification, independent of the
-// server's own code.
+// Test support for webhooks (docs/webhooks.md): a receiver on node:http (port 0) that answers each delivery as told
+// (2xx, 500, slowly, never, a reset, a redirect, a 2xx then a close) and keeps what it got and the connections it took;
+// a clock the delivery worker is handed, moved by hand; and a signature check written here from the Standard Webhooks
+// specification, independent of the server's own code.
 
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { IncomingHttpHeaders, IncomingMessage, Server, ServerResponse } from 'node:http';
@@ -16,6 +16,8 @@ export type Answer =
   | 'hang'
   | 'reset'
   | 'redirect'
+  /** 204, then the connection closed by the receiver (a FIN, without a `Connection: close` header). */
+  | 'ok-then-close'
   | { readonly status: number; readonly body: string; readonly delayMs?: number };
 
 export interface Received {
@@ -34,11 +36,14 @@ export class Receiver {
   otherwise: Answer = 'ok';
   /** How long it takes to answer each delivery. */
   delayMs = 0;
+  /** Connections it accepted, in all. */
+  connections = 0;
   #waiting: (() => void)[] = [];
 
   private constructor(server: Server) {
     this.#server = server;
     server.on('connection', (socket: Socket) => {
+      this.connections++;
       this.#sockets.add(socket);
       socket.on('close', () => this.#sockets.delete(socket));
     });
@@ -50,6 +55,11 @@ export class Receiver {
     receiver = new Receiver(server);
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     return receiver;
+  }
+
+  /** Connections open now. */
+  get openConnections(): number {
+    return this.#sockets.size;
   }
 
   get url(): string {
@@ -87,6 +97,7 @@ export class Receiver {
     else if (answer === 'fail') res.writeHead(500, { 'content-type': 'text/plain' }).end('the receiver is down');
     else if (answer === 'reset') req.socket.destroy();
     else if (answer === 'redirect') res.writeHead(302, { location: `${this.url}/elsewhere` }).end();
+    else if (answer === 'ok-then-close') res.writeHead(204).end(() => req.socket.end());
     else if (answer !== 'hang' && !res.destroyed)
       res.writeHead(answer.status, { 'content-type': 'text/plain' }).end(answer.body);
   }

@@ -1,9 +1,9 @@
-// One attempt to deliver (docs/webhooks.md: Delivery): a POST on node:http or node:https, its own connection, whose
-// address the target policy checks as it connects; a 2xx acknowledges. Anything else fails: another status (a redirect
-// is not followed: Standard Webhooks counts a 3xx as a failure), no answer within ATTEMPT_TIMEOUT_MS on the worker's
-// clock, a refused or reset connection. At most READ_LIMIT bytes of an answer are read; the connection then closes.
+// One attempt to deliver (docs/webhooks.md: Delivery): a POST on node:http or node:https, on the subscription's kept
+// connection (kept-connection.ts), whose address the target policy checked as it was made; a 2xx acknowledges. Anything
+// else fails: another status (a redirect is not followed: Standard Webhooks counts a 3xx as a failure), no answer
+// within ATTEMPT_TIMEOUT_MS on the worker's clock, a refused or reset connection; a failure closes the connection.
 
-import type { ClientRequest, IncomingMessage, RequestOptions } from 'node:http';
+import type { Agent, ClientRequest, IncomingMessage, RequestOptions } from 'node:http';
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { WebhookClock } from '../config/server-options.ts';
@@ -12,7 +12,7 @@ import { deliveryHeaders } from './signature.ts';
 import type { TargetSettings } from './target-policy.ts';
 import { allowedHost, guardedLookup, requireAllowedLiteral, TargetRefused } from './target-policy.ts';
 
-/** What is read of an answer at most; the rest is never read. */
+/** What is read of an answer at most; a longer one's connection is closed, the rest never read. */
 const READ_LIMIT = 4096;
 /** How much of a failed answer's body its delivery's `error` keeps. */
 const ERROR_BODY_CHARACTERS = 300;
@@ -23,6 +23,8 @@ export interface Attempt {
   readonly id: string;
   readonly body: string;
   readonly secret: string;
+  /** The subscription's kept connection (kept-connection.ts); undefined: a connection of its own, closed after. */
+  readonly agent?: Agent;
 }
 
 export interface AttemptOutcome {
@@ -33,7 +35,12 @@ export interface AttemptOutcome {
   readonly error?: string;
 }
 
-/** Sends `attempt` once; never rejects. `signal` aborts it (the server is closing). */
+/**
+ * Sends `attempt` once; never rejects. `signal` aborts it (the server is closing). A 2xx settles it at once, and its
+ * answer is then read to its end, within READ_LIMIT bytes and the attempt's time, so that the connection carries the
+ * next delivery; any other end closes the connection. A kept connection the receiver had closed meanwhile (the request
+ * fails before an answer) is no attempt: it is sent again, once, on a new connection.
+ */
 export function sendAttempt(
   attempt: Attempt,
   settings: TargetSettings,
@@ -49,43 +56,75 @@ export function sendAttempt(
   }
   return new Promise((resolve) => {
     let settled = false;
+    let answered = false;
+    let request: ClientRequest;
     const settle = (outcome: AttemptOutcome): void => {
       if (settled) return;
       settled = true;
-      clock.clearTimeout(timer);
-      signal.removeEventListener('abort', onAbort);
       resolve(outcome);
     };
-    const options: RequestOptions = {
-      method: 'POST',
-      headers: deliveryHeaders(attempt.secret, attempt.id, clock.now(), attempt.body),
-      agent: false,
-      lookup: guardedLookup(settings) as RequestOptions['lookup'],
+    /** The attempt is over: its answer read to its end, or its connection cut. */
+    const finish = (): void => {
+      clock.clearTimeout(timer);
+      signal.removeEventListener('abort', onAbort);
     };
-    const send = attempt.url.startsWith('https:') ? httpsRequest : httpRequest;
-    const request: ClientRequest = send(attempt.url, options, (response) => read(response, request, settle));
-    const timer = clock.setTimeout(() => {
-      settle({ delivered: false, error: `no answer within ${ATTEMPT_TIMEOUT_MS / 1000} s` });
-      request.destroy();
-    }, ATTEMPT_TIMEOUT_MS);
-    const onAbort = (): void => {
-      settle({ delivered: false, error: 'the server closed before an answer came' });
+    /** Cut off: settled with `outcome` if it was not yet, and the connection destroyed (never used again). */
+    const cut = (outcome?: AttemptOutcome): void => {
+      if (outcome !== undefined) settle(outcome);
+      finish();
       request.destroy();
     };
+    const send = (again: boolean): void => {
+      const options: RequestOptions = {
+        method: 'POST',
+        headers: deliveryHeaders(attempt.secret, attempt.id, clock.now(), attempt.body),
+        agent: attempt.agent ?? false,
+        lookup: guardedLookup(settings) as RequestOptions['lookup'],
+      };
+      const sendOn = attempt.url.startsWith('https:') ? httpsRequest : httpRequest;
+      const sent = sendOn(attempt.url, options, (response) => {
+        answered = true;
+        read(response, settle, finish, cut);
+      });
+      request = sent;
+      sent.on('error', (error: NodeJS.ErrnoException) => {
+        if (sent.reusedSocket && !answered && !again && !settled) send(true);
+        else cut({ delivered: false, error: connectionError(error) });
+      });
+      sent.end(attempt.body);
+    };
+    const timer = clock.setTimeout(
+      () => cut({ delivered: false, error: `no answer within ${ATTEMPT_TIMEOUT_MS / 1000} s` }),
+      ATTEMPT_TIMEOUT_MS,
+    );
+    const onAbort = (): void => cut({ delivered: false, error: 'the server closed before an answer came' });
     signal.addEventListener('abort', onAbort);
-    request.on('error', (error: NodeJS.ErrnoException) => settle({ delivered: false, error: connectionError(error) }));
-    request.end(attempt.body);
+    send(false);
   });
 }
 
-/** The answer's status decides; a failed answer's first bytes are kept for its error, and at most READ_LIMIT read. */
-function read(response: IncomingMessage, request: ClientRequest, settle: (outcome: AttemptOutcome) => void): void {
+/**
+ * The answer's status decides. A 2xx is read to its end (the connection then kept); a failed answer's first bytes are
+ * kept for its error, and its connection closed. Either is cut once READ_LIMIT bytes came.
+ */
+function read(
+  response: IncomingMessage,
+  settle: (outcome: AttemptOutcome) => void,
+  finish: () => void,
+  cut: (outcome?: AttemptOutcome) => void,
+): void {
   const status = response.statusCode ?? 0;
-  // The connection is cut once the answer is judged: what the answer does after that is no matter.
+  // Once the answer is judged, what it does after that is no matter (a connection reset mid-body is cut).
   response.on('error', () => undefined);
   if (status >= 200 && status < 300) {
     settle({ delivered: true, status });
-    request.destroy();
+    let length = 0;
+    response.on('data', (chunk: Buffer) => {
+      length += chunk.length;
+      if (length > READ_LIMIT) cut();
+    });
+    response.on('end', finish);
+    response.on('close', () => (response.complete ? finish() : cut()));
     return;
   }
   const chunks: Buffer[] = [];
@@ -95,12 +134,11 @@ function read(response: IncomingMessage, request: ClientRequest, settle: (outcom
     const location = response.headers.location;
     const redirect =
       status >= 300 && status < 400 && location !== undefined ? ` (a redirect to ${location}, not followed)` : '';
-    settle({
+    cut({
       delivered: false,
       status,
       error: `the receiver answered ${status}${redirect}${text === '' ? '' : `: ${text}`}`,
     });
-    request.destroy();
   };
   response.on('data', (chunk: Buffer) => {
     chunks.push(chunk);

@@ -12,6 +12,7 @@ import { inOrderFields, inOrderOf, requestedFields, testMessage } from './delive
 import type { DisabledReason } from '../declarations/built-in-webhooks.ts';
 import { DELIVERY_FIELDS } from '../declarations/built-in-webhooks.ts';
 import type { Attempt, AttemptOutcome } from './send-attempt.ts';
+import { KeptConnection } from './kept-connection.ts';
 import type { RunnerParts } from './runner-parts.ts';
 import type { DeliveryUpdate, SubscriptionUpdate, WriteResult } from './delivery-writes.ts';
 import { claimLease, recordDelivery, releaseLease } from './delivery-writes.ts';
@@ -38,6 +39,8 @@ export class SubscriptionRunner {
   #again = false;
   #timer: unknown;
   #stopped = false;
+  /** The connection its deliveries reuse: one at a time, to its URL. */
+  readonly #connection = new KeptConnection();
 
   constructor(parts: RunnerParts, record: StoredRecord) {
     this.#parts = parts;
@@ -59,7 +62,8 @@ export class SubscriptionRunner {
     this.#subscription = mergedSubscription(before, subscriptionOf(record));
     const { holder, leaseMs, clock } = this.#parts;
     const renew = holder !== undefined && this.#subscription.leaseUntil - clock.now() < leaseMs / 2;
-    return renew || before.enabled !== this.#subscription.enabled || !this.#loaded;
+    const changed = before.enabled !== this.#subscription.enabled || before.url !== this.#subscription.url;
+    return renew || changed || !this.#loaded;
   }
 
   /** A delivery a POST asked for, still pending. */
@@ -85,6 +89,7 @@ export class SubscriptionRunner {
     this.#stopped = true;
     this.#parts.clock.clearTimeout(this.#timer);
     await this.#running;
+    this.#connection.close();
     if (release && this.#parts.holder !== undefined)
       await this.#parts.write((store, writer) => releaseLease(store, writer), this.id).catch(() => undefined);
   }
@@ -101,6 +106,9 @@ export class SubscriptionRunner {
 
   /** One thing done; false when there is nothing more to do until a wake. */
   async #step(): Promise<boolean> {
+    // A subscription paused, disabled or given another URL keeps no connection (to the URL it had).
+    if (this.#subscription.enabled) this.#connection.keepOnlyFor(this.#subscription.url);
+    else this.#connection.close();
     if (!(await this.#holdLease()) || this.#stopped) return false;
     if (!this.#loaded) await this.#load();
     const [requested] = this.#requested.values();
@@ -229,7 +237,9 @@ export class SubscriptionRunner {
     if (!result.written) return;
     this.#current = undefined;
     if (outcome.delivered && eventId !== undefined) this.#readThrough = Math.max(this.#readThrough, eventId);
-    if (disable !== undefined) this.#parts.disabled(this.id, disable);
+    if (disable === undefined) return;
+    this.#connection.close();
+    this.#parts.disabled(this.id, disable);
   }
 
   /** An event's delivery left pending when the subscription was disabled: failed, sent afresh once it is enabled. */
@@ -276,7 +286,8 @@ export class SubscriptionRunner {
     if (ofEvent && !enabled) return undefined;
     const untaken = redelivered === undefined ? undefined : notTaken(this.#subscription, redelivered);
     if (untaken !== undefined) return { delivered: false, error: untaken };
-    const outcome = await this.#parts.send({ ...message, url, secret }, settings, clock, closing);
+    const agent = this.#connection.agentFor(url);
+    const outcome = await this.#parts.send({ ...message, url, secret, agent }, settings, clock, closing);
     return closing.aborted ? undefined : outcome;
   }
 
@@ -291,6 +302,7 @@ export class SubscriptionRunner {
 
   #gone(): false {
     this.#stopped = true;
+    this.#connection.close();
     return false;
   }
 
