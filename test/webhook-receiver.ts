@@ -24,6 +24,8 @@ export interface Received {
   readonly headers: IncomingHttpHeaders;
   readonly body: string;
   readonly path: string;
+  /** When it came in whole (Date.now()). */
+  readonly at: number;
 }
 
 export class Receiver {
@@ -83,7 +85,8 @@ export class Receiver {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
-      this.received.push({ headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), path: req.url ?? '' });
+      const body = Buffer.concat(chunks).toString('utf8');
+      this.received.push({ headers: req.headers, body, path: req.url ?? '', at: Date.now() });
       for (const wake of this.#waiting.splice(0)) wake();
       const answer = this.answers.shift() ?? this.otherwise;
       const delayMs = typeof answer === 'object' ? (answer.delayMs ?? this.delayMs) : this.delayMs;

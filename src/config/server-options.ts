@@ -115,7 +115,7 @@ export interface ServerOptions {
   readonly webhooksAllowPrivate?: boolean;
   /**
    * Internal, for tests (docs/webhooks.md: Testing), not a promise of the package's interface: the clock the webhook
-   * delivery worker reads and waits on, and how often it looks for subscriptions and requested deliveries.
+   * delivery worker reads and waits on, how often it looks for subscriptions and requested deliveries, and its leases.
    */
   readonly webhookWorker?: WebhookWorkerOptions;
 }
@@ -136,6 +136,12 @@ export interface WebhookWorkerOptions {
   readonly clock?: WebhookClock;
   /** Default 1000 ms. */
   readonly pollMs?: number;
+  /**
+   * How long a process's lease on a subscription lasts unless renewed, where processes share a database
+   * (docs/webhooks.md: Several processes): how long a process that died holding one keeps it from the others. Default
+   * 30,000 ms.
+   */
+  readonly leaseMs?: number;
 }
 
 /** json-server 0.17's dialect, served at the root (docs/json-server.md: Serving json-server's dialect). */

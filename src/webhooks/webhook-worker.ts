@@ -26,7 +26,7 @@ import { requireAllowedTarget, TargetRefused } from './target-policy.ts';
 
 /** How often the store is read for subscriptions and requested deliveries, by default. */
 const POLL_MS = 1000;
-/** How long a process's lease on a subscription lasts unless renewed (where processes share the data). */
+/** How long a process's lease on a subscription lasts unless renewed (where processes share the data), by default. */
 export const LEASE_MS = 30_000;
 /** Subscriptions and requested deliveries read at once, a page of a poll's read of them all. */
 const READ_AT_ONCE = 1000;
@@ -61,6 +61,7 @@ export class WebhookWorker {
   readonly #runners = new Map<number, SubscriptionRunner>();
   readonly #closing = new AbortController();
   readonly #pollMs: number;
+  readonly #leaseMs: number;
   #poll: NodeJS.Timeout | undefined;
   #soon: NodeJS.Timeout | undefined;
   #polling: Promise<void> | undefined;
@@ -75,6 +76,7 @@ export class WebhookWorker {
     this.#config = config;
     this.#webhooks = table.get(WEBHOOKS) as ResourceDefinition;
     this.#pollMs = config.webhooks.worker.pollMs ?? POLL_MS;
+    this.#leaseMs = config.webhooks.worker.leaseMs ?? LEASE_MS;
     const feed = store.feed;
     if (feed === undefined) return;
     this.#source = new EventSource(feed, table, config.basePath, config.caches);
@@ -87,7 +89,7 @@ export class WebhookWorker {
       settings: config.webhooks,
       clock,
       holder,
-      leaseMs: LEASE_MS,
+      leaseMs: this.#leaseMs,
       closing: this.#closing.signal,
       random: Math.random,
       send: sendAttempt,
@@ -209,7 +211,7 @@ export class WebhookWorker {
             webhookId,
             holder,
             now: clock.now(),
-            leaseMs: LEASE_MS,
+            leaseMs: this.#leaseMs,
           };
           return decide(store, writer);
         }),
