@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, test } from 'node:test';
+import { failureLines, prepareJsonServer } from '../src/cli/json-server-command.ts';
 import { parseCommandLine } from '../src/cli/options.ts';
 import type { RunningProcess } from './child-process.ts';
 import { killAll } from './child-process.ts';
@@ -48,6 +49,27 @@ async function untilStderr(run: RunningProcess, line: string): Promise<void> {
     assert.ok(waited < 10_000, `no line ${JSON.stringify(line)} on stderr: ${run.stderr()}`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
+}
+
+/**
+ * The lines `plainrest` run with `args` in `dir` prints as it refuses to start (each ending in a newline), found as the
+ * command line finds them, in this process: the command read, then prepared with `dir` as the working directory.
+ */
+async function refusedHere(dir: string, args: string[]): Promise<string> {
+  const commandLine = parseCommandLine(args, {});
+  if (commandLine.kind !== 'json-server') assert.fail(`not the json-server command: ${JSON.stringify(commandLine)}`);
+  const before = process.cwd();
+  process.chdir(dir);
+  try {
+    await prepareJsonServer(commandLine.request, 'plainrest');
+  } catch (error) {
+    const lines = failureLines(error);
+    if (lines === undefined) throw error;
+    return lines.map((line) => `${line}\n`).join('');
+  } finally {
+    process.chdir(before);
+  }
+  return assert.fail(`not refused: ${args.join(' ')}`);
 }
 
 describe('the command line of plainrest db.json', () => {
@@ -614,19 +636,28 @@ describe('plainrest db.json', () => {
       'cannot start: json-server.json: readOnly cannot be "yes"',
     ],
   ];
-  for (const [name, files, args, stderr] of refusals)
-    test(`refused with one line, exit 2, nothing imported: ${name}`, TIMEOUT, async () => {
+  // Two run as a process, which prints the refusal's line alone and exits 2 (the first, and one read from
+  // json-server.json in the working directory); the others' lines are the same command's, found in this process.
+  const AS_A_PROCESS = new Set(['a routes file that is no JSON', 'a config value of the wrong kind']);
+  for (const [name, files, args, stderr] of refusals) {
+    const asProcess = AS_A_PROCESS.has(name);
+    test(`refused with one line${asProcess ? ', exit 2' : ''}, nothing imported: ${name}`, TIMEOUT, async () => {
       const dir = await scratchDirectory(defer);
       await writeFile(join(dir, 'db.json'), JSON.stringify({ posts: [{ id: 1, title: 'first' }] }));
       for (const [file, text] of Object.entries(files)) await writeFile(join(dir, file), text);
-      const result = await plainrestToExit(dir, ['db.json', '--port', '0', ...args]);
-      assert.equal(result.code, 2);
-      assert.equal(result.stdout, '');
-      if (stderr === '')
-        assert.match(result.stderr, /^cannot start: --routes routes\.json: not JSON \([^\n]+\)\n$/, result.stderr);
-      else assert.equal(result.stderr, `${stderr}\n`);
+      const words = ['db.json', '--port', '0', ...args];
+      let printed: string;
+      if (asProcess) {
+        const result = await plainrestToExit(dir, words);
+        assert.equal(result.code, 2);
+        assert.equal(result.stdout, '');
+        printed = result.stderr;
+      } else printed = await refusedHere(dir, words);
+      if (stderr === '') assert.match(printed, /^cannot start: --routes routes\.json: not JSON \([^\n]+\)\n$/, printed);
+      else assert.equal(printed, `${stderr}\n`);
       assert.deepEqual((await readdir(dir)).sort(), ['db.json', ...Object.keys(files)].sort());
     });
+  }
 });
 
 describe('plainrest db.json into PostgreSQL', { skip: POSTGRES_SKIP }, () => {
