@@ -12,6 +12,7 @@ import { createHash } from 'node:crypto';
 import { access, readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, test } from 'node:test';
+import { parseCommandLine } from '../src/cli/options.ts';
 import { assertProblem } from './assertions.ts';
 import { EventStreamClient } from './event-stream-client.ts';
 import type { Reply } from './assertions.ts';
@@ -120,6 +121,10 @@ afterEach(async () => {
 });
 
 describe('cli: usage', () => {
+  /** `--help`'s run: once, for the two tests that read what it prints. */
+  let helpRun: ReturnType<typeof runToExit> | undefined;
+  const help = (): ReturnType<typeof runToExit> => (helpRun ??= runToExit(['--help']));
+
   test('--version (and -v) prints the version of package.json and exits 0', TIMEOUT, async () => {
     const { version } = JSON.parse(await readFile(join(REPOSITORY_ROOT, 'package.json'), 'utf8')) as {
       version: string;
@@ -134,10 +139,9 @@ describe('cli: usage', () => {
     '--help prints every setting (PORT, HOST, DATA_DIR, MAX_BODY_BYTES, SEED) with its flag and exits 0',
     TIMEOUT,
     async () => {
-      const cli = runCli(['--help']);
-      const { code } = await cli.exited;
+      const { code, stdout, stderr } = await help();
       assert.equal(code, 0);
-      assert.equal(cli.stderr(), '');
+      assert.equal(stderr, '');
       for (const name of [
         'PORT',
         'HOST',
@@ -150,9 +154,9 @@ describe('cli: usage', () => {
         '--max-body-bytes',
         '--seed',
       ]) {
-        assert.ok(cli.stdout().includes(name), `--help lacks ${name}:\n${cli.stdout()}`);
+        assert.ok(stdout.includes(name), `--help lacks ${name}:\n${stdout}`);
       }
-      assert.doesNotMatch(cli.stdout(), /listening/);
+      assert.doesNotMatch(stdout, /listening/);
     },
   );
 
@@ -160,10 +164,9 @@ describe('cli: usage', () => {
     '--help also lists the authentication settings (ADMIN_EMAIL, ADMIN_PASSWORD, TOKEN_SECRET, TOKEN_TTL_SECONDS) with their flags, and the token subcommand',
     TIMEOUT,
     async () => {
-      const cli = runCli(['--help']);
-      const { code } = await cli.exited;
+      const { code, stdout, stderr } = await help();
       assert.equal(code, 0);
-      assert.equal(cli.stderr(), '');
+      assert.equal(stderr, '');
       for (const name of [
         'ADMIN_EMAIL',
         'ADMIN_PASSWORD',
@@ -175,9 +178,9 @@ describe('cli: usage', () => {
         '--token-ttl-seconds',
         'token <email>',
       ]) {
-        assert.ok(cli.stdout().includes(name), `--help lacks ${name}:\n${cli.stdout()}`);
+        assert.ok(stdout.includes(name), `--help lacks ${name}:\n${stdout}`);
       }
-      assert.doesNotMatch(cli.stdout(), /listening/);
+      assert.doesNotMatch(stdout, /listening/);
     },
   );
 
@@ -189,15 +192,26 @@ describe('cli: usage', () => {
     { name: 'an environment variable with a bad value', args: [], env: { PORT: 'eighty' }, mentions: 'PORT' },
     { name: 'SEED that is not a boolean', args: ['--seed', 'maybe'], env: {}, mentions: 'maybe' },
   ];
+  // Two run as a process, which prints the message and exits 2 having made nothing (a flag's error, and a
+  // variable's); the others are read as the command line reads them, in this process, into the same error.
+  const AS_A_PROCESS = new Set(['an unknown flag', 'an environment variable with a bad value']);
   for (const c of usageErrors) {
-    test(`${c.name} exits 2 with a message naming it, and starts nothing`, TIMEOUT, async () => {
-      const cli = runCli(c.args, { DATA_DIR: join(dir.path, 'never'), ...c.env });
-      const { code } = await cli.exited;
-      assert.equal(code, 2);
-      assert.ok(cli.stderr().includes(c.mentions), cli.stderr());
-      assert.doesNotMatch(cli.stdout(), /listening/);
-      assert.equal(await exists(join(dir.path, 'never')), false);
-    });
+    if (AS_A_PROCESS.has(c.name))
+      test(`${c.name} exits 2 with a message naming it, and starts nothing`, TIMEOUT, async () => {
+        const cli = runCli(c.args, { DATA_DIR: join(dir.path, 'never'), ...c.env });
+        const { code } = await cli.exited;
+        assert.equal(code, 2);
+        assert.ok(cli.stderr().includes(c.mentions), cli.stderr());
+        assert.doesNotMatch(cli.stdout(), /listening/);
+        assert.equal(await exists(join(dir.path, 'never')), false);
+      });
+    else
+      test(`${c.name} is a usage error of the command that starts, with a message naming it`, () => {
+        const commandLine = parseCommandLine(c.args, { DATA_DIR: join(dir.path, 'never'), ...c.env });
+        assert.equal(commandLine.kind, 'error', JSON.stringify(commandLine));
+        assert.ok(commandLine.kind === 'error' && commandLine.command === 'run', JSON.stringify(commandLine));
+        assert.ok(commandLine.message.includes(c.mentions), commandLine.message);
+      });
   }
 });
 
