@@ -23,8 +23,8 @@ export interface Attempt {
   readonly id: string;
   readonly body: string;
   readonly secret: string;
-  /** The subscription's kept connection (kept-connection.ts); undefined: a connection of its own, closed after. */
-  readonly agent?: Agent;
+  /** The subscription's kept connection (kept-connection.ts). */
+  readonly agent: Agent;
 }
 
 export interface AttemptOutcome {
@@ -78,7 +78,7 @@ export function sendAttempt(
       const options: RequestOptions = {
         method: 'POST',
         headers: deliveryHeaders(attempt.secret, attempt.id, clock.now(), attempt.body),
-        agent: attempt.agent ?? false,
+        agent: attempt.agent,
         lookup: guardedLookup(settings) as RequestOptions['lookup'],
       };
       const sendOn = attempt.url.startsWith('https:') ? httpsRequest : httpRequest;
