@@ -17,6 +17,7 @@ import type { Pipeline } from './dispatch.ts';
 import { requireHostAndExpectation, runHandler } from './dispatch.ts';
 import type { Edge } from './listener.ts';
 import { requestListener } from './listener.ts';
+import { keepNextTickShape } from './next-tick-shape.ts';
 import { openServices } from './services.ts';
 import { closeStalledConnections } from '../http/stalled-connections.ts';
 import type { Config } from '../config/config.ts';
@@ -62,6 +63,7 @@ export interface App {
 
 /** The app, for a server of the embedding program's (`http.createServer(app.handle)`, a framework's route). */
 export function createApp(options: ServerOptions = {}): Promise<App> {
+  keepNextTickShape();
   return openApp(options, true);
 }
 
@@ -147,6 +149,7 @@ export interface RunningServer {
 }
 
 export async function startServer(options: ServerOptions = {}): Promise<RunningServer> {
+  keepNextTickShape();
   // The port is taken before the data directory is opened: a start that cannot listen
   // (a busy port, an address not on this machine) then fails before anything is written,
   // so an administrator password generated on a first start is never created and lost.
