@@ -197,7 +197,8 @@ async function importJsonServer(request: ImportRequest): Promise<number> {
 
 /** `plainrest db.json`: the file imported on its first run (or its import reused), then served in both dialects. */
 async function serveJsonServerFile(request: JsonServerRequest, stdout: BufferedLines): Promise<number> {
-  const { prepareJsonServer, afterStart, failureLines } = await import('./json-server-command.ts');
+  const { prepareJsonServer, failureLines } = await import('./json-server-command.ts');
+  const { afterStart } = await import('./json-server-after-start.ts');
   let prepared: PreparedServer;
   try {
     prepared = await prepareJsonServer(request, plainrestCommand(process.argv[1]));

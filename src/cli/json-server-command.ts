@@ -1,18 +1,16 @@
 // `plainrest db.json` (docs/json-server.md: One command): the file (or what a URL or script gives, json-server-source)
 // imported on the first run into db.plainrest/ beside it (the declaration, the record of the import, the data
 // directory), served from there by later runs, and refused once the file has changed since (--reimport imports it
-// again); then the options that serve it with json-server's dialect at the root and the conventions at /v1.
+// again); then the options that serve it, json-server's dialect at the root and the conventions at /v1.
 
-import { watch } from 'node:fs';
-import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
-import { basename, dirname, join, relative, resolve } from 'node:path';
+import { mkdir, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { join, relative, resolve } from 'node:path';
 import { isDatabaseUrl } from '../config/config.ts';
 import type { ServerOptions } from '../config/server-options.ts';
 import type { ImportAccess } from '../importing/import-declaration.ts';
 import { isoTimestamp } from '../records/timestamps.ts';
 import { StartupError } from '../store/data-directory.ts';
 import { acquireLock } from '../store/data-lock.ts';
-import { FILE_NAMES_MEMBER, fileNamesOf } from '../declarations/file-names.ts';
 import { withoutPassword } from './banner.ts';
 import type { ImportRecord } from './import-record.ts';
 import { contentOf, folderOf, intoOf, readRecord, recordPath, UnreadableRecord, writeRecord } from './import-record.ts';
@@ -166,7 +164,8 @@ function servedAgain(source: string, kind: SourceKind, record: ImportRecord, tar
   );
 }
 
-function shown(target: string): string {
+/** Where the records served are: a data directory, or the database (its password left out). */
+export function shown(target: string): string {
   return isDatabaseUrl(target) ? `the database ${withoutPassword(target)}` : target;
 }
 
@@ -239,57 +238,6 @@ async function importInto(
     }
     throw error;
   }
-}
-
-/**
- * After the banner, what json-server prints at a start: the dialect's paths at the root (each collection under the
- * file's name, and /db), the conventions at /v1, and --routes' rules; and with --watch, the file watched.
- */
-export async function afterStart(
-  url: string,
-  prepared: PreparedServer,
-  warn: (line: string) => void,
-): Promise<string[]> {
-  if (prepared.watched !== undefined) watchSource(prepared.watched, warn);
-  const text = await readFile(prepared.declaration, 'utf8').catch(() => '{}');
-  const declared = (JSON.parse(text) as { resources?: Record<string, Record<string, unknown>> }).resources ?? {};
-  const paths = Object.entries(declared).map(([name, collection]) => {
-    const fileName = fileNamesOf(name, collection[FILE_NAMES_MEMBER]).collection;
-    return `${url}/${fileName}`;
-  });
-  const rules = Object.entries(prepared.options.jsonServer?.routes ?? {});
-  return [
-    `json-server's routes: ${[...paths, `${url}/db`].join(', ')}`,
-    `the same records under the conventions: ${url}/v1 (${url}/v1/openapi.json describes them)`,
-    ...(rules.length === 0
-      ? []
-      : [`rewritten (--routes): ${rules.map(([from, to]) => `${from} -> ${to}`).join(', ')}`]),
-  ];
-}
-
-/**
- * --watch: json-server reloads a changed file; plainrest serves on the records it keeps, and says so once for each
- * change of the file's data. A file caught while being written (empty, or cut short) does not parse and is passed
- * over: the event that ends its writing reads it whole.
- */
-function watchSource(watched: NonNullable<PreparedServer['watched']>, warn: (line: string) => void): void {
-  const { source, content, target } = watched;
-  let told = content;
-  watch(dirname(source), { persistent: false }, (_event, name) => {
-    if (name !== basename(source)) return;
-    contentOf(source, true).then(
-      (now) => {
-        if (now === told) return;
-        told = now;
-        if (now !== content)
-          warn(
-            `${source} has changed: still serving the records kept in ${shown(target)}; start again with --reimport ` +
-              'to serve the file (those served until then are kept aside)',
-          );
-      },
-      () => {},
-    );
-  });
 }
 
 /** The lines that explain why the command stopped, when `error` is one it explains; else undefined. */
