@@ -81,12 +81,17 @@ async function send(url: string, init: RequestInit = {}): Promise<Response> {
   return fetch(url, { ...init, signal: AbortSignal.timeout(NO_HANG_MS) });
 }
 
-/** Asks `url` until it answers (the program is starting). */
+/**
+ * Asks `url`, the example's health check, until it answers 200 (the program is starting). Once an example listens its
+ * routes are all in place, so another answer is some other server's, on a port taken between freePort and the
+ * example's listen: the example then stops (the port in use) and says why.
+ */
 async function whenAnswering(url: string): Promise<void> {
   const deadline = Date.now() + NO_HANG_MS;
   for (;;) {
     try {
-      await send(url);
+      const answer = await send(url);
+      if (answer.status !== 200) throw new Error(`${url} answered ${answer.status}: ${await answer.text()}`);
       return;
     } catch (error) {
       if (Date.now() > deadline) throw error;
@@ -99,7 +104,7 @@ async function whenAnswering(url: string): Promise<void> {
 async function probe(origin: string, basePath: string, hostRoute: boolean): Promise<void> {
   await whenAnswering(`${origin}${basePath}/healthz`);
   const index = await send(`${origin}${basePath}/v1`);
-  assert.equal(index.status, 200);
+  assert.equal(index.status, 200, await index.clone().text());
   const { links } = (await index.json()) as { links: Record<string, string> };
   assert.equal(links['self'], `${basePath}/v1`);
   for (const link of Object.values(links)) assert.ok(link.startsWith(`${basePath}/v1`), link);
