@@ -3,7 +3,8 @@
 // never what is written. Lines wait, in order and each ending in "\n", until the flush
 // interval has passed since the first of them (FLUSH_AFTER_MS, 100 ms by default), then
 // go out as one write; a batch reaching 64 Ki characters is written at once; flush()
-// writes what is pending immediately and only once. And at the CLI: with stdout
+// writes what is pending immediately and only once. Access-log entries are encoded at the end of the event loop's
+// turn, or before any other line or flush, so they keep their order. And at the CLI: with stdout
 // redirected to a file, a graceful SIGTERM loses no line — the banner, one JSON
 // access-log line per request, then the shutdown lines.
 
@@ -17,6 +18,7 @@ import { Writable } from 'node:stream';
 import { afterEach, describe, test } from 'node:test';
 import { BufferedLines, FLUSH_AFTER_MS } from '../src/cli/buffered-lines.ts';
 import { formatAccessLine } from '../src/http/access-log.ts';
+import type { AccessEntry } from '../src/logging/logger.ts';
 import {
   TEST_ADMIN_EMAIL,
   TEST_ADMIN_PASSWORD,
@@ -196,14 +198,18 @@ describe('BufferedLines', () => {
     const lineBytes = Buffer.byteLength(formatAccessLine(entry, 'json')) + 1;
     const count = Math.ceil(MAX_BUFFERED / lineBytes);
     for (let n = 1; n < count; n++) lines.writeAccessLine(entry);
+    await nextTurn();
     assert.equal(stream.writes.length, 0, 'below 64 KiB: still waiting');
     lines.writeAccessLine(entry);
-    assert.equal(stream.writes.length, 1, 'the entry that reaches 64 KiB sends the batch at once');
+    assert.equal(stream.writes.length, 0, 'entries are encoded at the end of the turn');
+    await nextTurn();
+    assert.equal(stream.writes.length, 1, 'the entry that reaches 64 KiB sends the batch at the end of its turn');
     assert.equal((stream.writes[0] ?? '').split('\n').length - 1, count);
 
     const huge = { ...entry, path: `/${'\u0001'.repeat(30_000)}` };
     lines.write('first');
     lines.writeAccessLine(huge);
+    await nextTurn();
     assert.equal(
       stream.writes.length,
       2,
@@ -212,6 +218,42 @@ describe('BufferedLines', () => {
     const [first, logged = ''] = (stream.writes[1] ?? '').split('\n');
     assert.equal(first, 'first');
     assert.equal(JSON.parse(logged).path, huge.path);
+  });
+
+  test('access-log entries wait for the end of their turn, in order; a line written before then, and flush(), write them first', async (t) => {
+    t.mock.timers.enable({ apis: ['setTimeout'] });
+    const { stream, lines } = recorder(LONG);
+    const entry = (requestId: string): AccessEntry => ({
+      requestId,
+      method: 'GET',
+      path: '/v1/products/1',
+      status: 200,
+      bytes: 2,
+      durationMs: 0.5,
+      userId: 1,
+    });
+    const idsIn = (text: string): string[] =>
+      text
+        .split('\n')
+        .filter((line) => line.startsWith('{'))
+        .map((line) => JSON.parse(line).request_id);
+    lines.writeAccessLine(entry('a'));
+    lines.writeAccessLine(entry('b'));
+    lines.write('between');
+    lines.writeAccessLine(entry('c'));
+    lines.flush();
+    assert.equal(stream.writes.length, 1);
+    assert.deepEqual(idsIn(stream.writes[0] ?? ''), ['a', 'b', 'c']);
+    assert.equal((stream.writes[0] ?? '').split('\n')[2], 'between');
+
+    lines.writeAccessLine(entry('d'));
+    lines.writeAccessLine(entry('e'));
+    await nextTurn();
+    assert.equal(stream.writes.length, 1, 'encoded at the end of the turn, then waiting for the interval');
+    t.mock.timers.tick(LONG);
+    assert.deepEqual(idsIn(stream.writes[1] ?? ''), ['d', 'e']);
+    lines.flush();
+    assert.equal(stream.writes.length, 2, 'nothing left: the turn encoded them');
   });
 
   test('flush() with nothing written writes nothing', (t) => {

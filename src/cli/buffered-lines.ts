@@ -1,7 +1,7 @@
 // Lines for a stream, written in batches: a line waits at most FLUSH_AFTER_MS, or until 64 KiB are pending, and then
 // everything pending goes out in a single write, like nginx's `access_log … buffer= flush=`. `flush` empties the
-// buffer at once (before printing elsewhere, or exiting). The batch is kept as UTF-8 bytes, and an access-log entry
-// is encoded straight into it (http/access-log-bytes.ts).
+// buffer at once (before printing elsewhere, or exiting). The batch is kept as UTF-8 bytes; access-log entries are
+// encoded into it (http/access-log-bytes.ts) together, at the end of the event loop's turn that answered them.
 
 import type { Writable } from 'node:stream';
 import type { AccessEntry } from '../logging/logger.ts';
@@ -25,6 +25,8 @@ export class BufferedLines {
   readonly #bytes = Buffer.allocUnsafe(CAPACITY);
   #length = 0;
   #scheduled = false;
+  /** Access-log entries of this turn of the event loop, not yet encoded. */
+  #entries: AccessEntry[] = [];
 
   constructor(stream: Writable, flushAfterMs: number = FLUSH_AFTER_MS) {
     this.#stream = stream;
@@ -32,6 +34,7 @@ export class BufferedLines {
   }
 
   write(line: string): void {
+    this.#encodeEntries(); // the entries before this line, first
     const text = `${line}\n`;
     if (text.length * 3 > CAPACITY - this.#length) {
       // Too long to be sure it fits: it goes out at once, after the lines before it, in the same write.
@@ -43,8 +46,23 @@ export class BufferedLines {
     this.#written();
   }
 
-  /** An access-log entry as its JSON line: the same bytes as write(formatAccessLine(entry, 'json')). */
+  /**
+   * An access-log entry as its JSON line, the same bytes as write(formatAccessLine(entry, 'json')), encoded with the
+   * others of this turn once its answers are written: a request's own path only keeps the entry (bench/README.md, "The
+   * access log").
+   */
   writeAccessLine(entry: AccessEntry): void {
+    if (this.#entries.push(entry) === 1) setImmediate(this.#encodeEntries);
+  }
+
+  readonly #encodeEntries = (): void => {
+    if (this.#entries.length === 0) return;
+    const entries = this.#entries;
+    this.#entries = [];
+    for (const entry of entries) this.#encode(entry);
+  };
+
+  #encode(entry: AccessEntry): void {
     const bound = accessLineBound(entry);
     if (bound > CAPACITY - this.#length) {
       // a path of tens of thousands of characters
@@ -56,6 +74,7 @@ export class BufferedLines {
   }
 
   flush(): void {
+    this.#encodeEntries();
     if (this.#length === 0) return;
     // A copy: the stream may hold on to the chunk until it is written, and the buffer is reused.
     const batch = Buffer.from(this.#bytes.subarray(0, this.#length));
