@@ -48,8 +48,8 @@ export class BufferedLines {
 
   /**
    * An access-log entry as its JSON line, the same bytes as write(formatAccessLine(entry, 'json')), encoded with the
-   * others of this turn once its answers are written: a request's own path only keeps the entry (bench/README.md, "The
-   * access log").
+   * others of this turn once its answers are written: a request's own path only keeps the entry (bench/README.md,
+   * "The access log off the request's path").
    */
   writeAccessLine(entry: AccessEntry): void {
     if (this.#entries.push(entry) === 1) setImmediate(this.#encodeEntries);
