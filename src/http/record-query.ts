@@ -17,9 +17,12 @@ export interface RecordParameters {
   readonly embed?: readonly Embed[];
 }
 
+/** A record's GET without a query string, the usual one: one object for all of them. */
+const NO_PARAMETERS: RecordParameters = Object.freeze({});
+
 /** A record's query: `fields` and `embed` only, each once; any other parameter is a 400. */
 export function parseRecordParameters(definition: ResourceDefinition, queryString: string): RecordParameters {
-  if (queryString === '') return {};
+  if (queryString === '') return NO_PARAMETERS;
   const declared = declaredParameterNames(definition);
   const errors: FieldError[] = [];
   let fields: readonly string[] | undefined;
