@@ -119,7 +119,7 @@ export async function startCluster(): Promise<PostgresCluster> {
     await rm(dir, { recursive: true, force: true });
     throw new Error(`initdb failed: ${initdb.stderr || initdb.error?.message}`);
   }
-  const port = await freePort();
+  let port = await freePort();
   // The tests measure correctness, not durability of the database itself: no fsync.
   // And no more write-ahead log kept than a test needs (the default keeps up to 1 GB).
   // Dynamic shared memory as files in the data directory: a server killed with the test
@@ -156,6 +156,7 @@ export async function startCluster(): Promise<PostgresCluster> {
   };
   process.on('exit', killOnExit);
   const launch = async (): Promise<void> => {
+    log = '';
     server = spawn(
       join(bin, 'postgres'),
       ['-D', dataDir, '-p', String(port), ...settings.flatMap((setting) => ['-c', setting])],
@@ -166,7 +167,7 @@ export async function startCluster(): Promise<PostgresCluster> {
     );
     server.stderr?.on('data', (chunk: Buffer) => (log = (log + chunk.toString()).slice(-4000)));
     if (!referenced) holdLoop(false);
-    await waitUntilAccepting(Client, url('postgres'), server, () => log);
+    await waitUntilAccepting(Client, url('postgres'), server, () => log, dir);
   };
   const halt = async (mode: 'fast' | 'immediate' = 'fast'): Promise<void> => {
     if (server.exitCode !== null || server.signalCode !== null) return;
@@ -175,7 +176,18 @@ export async function startCluster(): Promise<PostgresCluster> {
     server.kill(mode === 'fast' ? 'SIGINT' : 'SIGQUIT');
     await exited;
   };
-  await launch();
+  // Another test process may take the port between freePort() and this server's start: its server then answers there,
+  // and this one cannot listen. The first start tries other ports; a resume keeps the port its URLs name.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await launch();
+      break;
+    } catch (error) {
+      if (!(error instanceof PortTaken) || attempt === 5) throw error;
+      await halt('immediate');
+      port = await freePort();
+    }
+  }
   let databases = 0;
   /**
    * One connection to the maintenance database, kept for every database made and dropped (a new one each time cost
@@ -314,22 +326,37 @@ function clusterParent(): string {
 
 const SHARED_MEMORY = '/dev/shm';
 
+/** Another cluster's server answers on the port chosen for this one. */
+class PortTaken extends Error {
+  constructor() {
+    super("the port chosen for this cluster is another server's");
+  }
+}
+
 async function waitUntilAccepting(
   Client: typeof pg.Client,
   url: string,
   server: ChildProcess,
   log: () => string,
+  socketDirectory: string,
 ): Promise<void> {
   const deadline = Date.now() + 30_000;
   for (;;) {
-    if (server.exitCode !== null) throw new Error(`postgres exited (${server.exitCode}): ${log()}`);
+    if (server.exitCode !== null) {
+      if (/could not bind|could not create any TCP\/IP sockets/.test(log())) throw new PortTaken();
+      throw new Error(`postgres exited (${server.exitCode}): ${log()}`);
+    }
     const client = new Client({ connectionString: url });
     try {
       await client.connect();
+      // The server that answered is this one only if it has this cluster's socket directory.
+      const answer = await client.query<{ unix_socket_directories: string }>('SHOW unix_socket_directories');
       await client.end();
+      if (answer.rows[0]?.unix_socket_directories !== socketDirectory) throw new PortTaken();
       return;
     } catch (error) {
       await client.end().catch(() => {});
+      if (error instanceof PortTaken) throw error;
       if (Date.now() > deadline)
         throw new Error(`postgres did not accept connections within 30 s: ${String(error)}\n${log()}`);
       await sleep(50);
