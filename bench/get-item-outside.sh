@@ -44,36 +44,11 @@ for index in "${!CHECKOUTS[@]}"; do
   admin=$(cd "$checkout" && DATA_DIR=$data node "$main" token admin@example.com 2>/dev/null)
   TOKENS+=("$(cd "$checkout" && DATA_DIR=$data node "$main" token alice@example.com 2>/dev/null)")
   PORTS+=("$port")
-  node -e '
-    const [base, token, count] = process.argv.slice(1);
-    const categories = ["tea", "coffee", "kitchen", "books"];
-    const make = async (n) => {
-      const body = { name: `Product ${n}`, category: categories[n % 4], price: 1 + (n % 97), description: `Number ${n}.` };
-      const answer = await fetch(`${base}/v1/products`, {
-        method: "POST",
-        headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
-        body: JSON.stringify(body),
-      });
-      if (answer.status !== 201) throw new Error(`POST: ${answer.status} ${await answer.text()}`);
-    };
-    (async () => { for (let n = 0; n < Number(count); n += 50) await Promise.all(Array.from({ length: 50 }, (_, i) => make(n + i))); })();
-  ' "http://127.0.0.1:$port" "$admin" "$PRODUCTS"
+  node "$HERE/bench/get-item-data.mjs" make "http://127.0.0.1:$port" "$admin" "$PRODUCTS"
 done
 
 # The reference serves the first checkout's products, read back through its list.
-node -e '
-  const [base, token, file] = process.argv.slice(1);
-  (async () => {
-    const all = [];
-    for (let page = 1; ; page++) {
-      const answer = await fetch(`${base}/v1/products?limit=100&page=${page}`, { headers: { authorization: `Bearer ${token}` } });
-      const { data } = await answer.json();
-      all.push(...data);
-      if (data.length < 100) break;
-    }
-    require("node:fs").writeFileSync(file, JSON.stringify(all));
-  })();
-' "http://127.0.0.1:${PORTS[0]}" "${TOKENS[0]}" "$WORK/products.json"
+node "$HERE/bench/get-item-data.mjs" export "http://127.0.0.1:${PORTS[0]}" "${TOKENS[0]}" "$WORK/products.json"
 REFERENCE_PORT=$(free_port)
 node "$HERE/bench/reference-server.mjs" "$WORK/products.json" "$REFERENCE_PORT" &
 PIDS+=($!)
