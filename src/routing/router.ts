@@ -12,8 +12,8 @@ export interface RouteMatch<T> {
 }
 
 interface RouteNode<T> {
-  /** The literal segments that may follow; a node has a handful, so a scan is cheaper than a Map of sliced strings. */
-  readonly literals: { readonly segment: string; readonly node: RouteNode<T> }[];
+  /** The literal segments that may follow, by segment. */
+  readonly literals: Map<string, RouteNode<T>>;
   idChild: RouteNode<T> | undefined;
   /** The kind of the ids `idChild` takes. */
   idKind: IdKind;
@@ -71,31 +71,11 @@ function idAt(kind: IdKind, path: string, start: number, end: number): RecordId 
   return kind === 'uuid' ? uuidAt(path, start, end) : stringIdAt(path, start, end);
 }
 
-/** Where the segment of `path` that begins at `start` ends: at the next "/", or the end of the path. */
-function segmentEnd(path: string, start: number): number {
-  let end = start;
-  while (end < path.length && path.charCodeAt(end) !== 47) end++; // '/'
-  return end;
-}
-
-/** The child of `node` whose literal is `path` from `start` up to `end`, compared character by character in place. */
-function literalChild<T>(node: RouteNode<T>, path: string, start: number, end: number): RouteNode<T> | undefined {
-  const length = end - start;
-  for (const literal of node.literals) {
-    const segment = literal.segment;
-    if (segment.length !== length) continue;
-    let index = 0;
-    while (index < length && segment.charCodeAt(index) === path.charCodeAt(start + index)) index++;
-    if (index === length) return literal.node;
-  }
-  return undefined;
-}
-
 /** The ids of a route without `:name` segments (shared: a match's ids are read-only). */
 const NO_IDS: readonly RecordId[] = Object.freeze([]);
 
 function newNode<T>(): RouteNode<T> {
-  return { literals: [], idChild: undefined, idKind: 'integer', value: undefined };
+  return { literals: new Map(), idChild: undefined, idKind: 'integer', value: undefined };
 }
 
 export class Router<T> {
@@ -119,10 +99,10 @@ export class Router<T> {
         node = node.idChild;
         continue;
       }
-      let next = node.literals.find((literal) => literal.segment === segment)?.node;
+      let next = node.literals.get(segment);
       if (next === undefined) {
         next = newNode();
-        node.literals.push({ segment, node: next });
+        node.literals.set(segment, next);
       }
       node = next;
     }
@@ -133,9 +113,9 @@ export class Router<T> {
   /**
    * Finds the value for a raw request path (no query string), or undefined. In plain words: split the path on "/",
    * and from the root take, for each segment, the literal child of that name, else the id child if the segment is an
-   * id. Every request is matched, so the walk reads character codes in place (segmentEnd, literalChild, parseIdAt)
-   * rather than slicing segments for a Map: 134 against 164 ns a match (bench/README.md, "What the measurements
-   * decided"). Not a cache: nothing is kept between requests, and CACHES=false changes nothing here.
+   * id. Each segment ends at the next "/" (indexOf) and is looked up in its node's Map; an id is read in place, digit
+   * by digit (bench/README.md, "What the measurements decided"). Not a cache: nothing is kept between requests, and
+   * CACHES=false changes nothing here.
    */
   match(path: string): RouteMatch<T> | undefined {
     if (path.charCodeAt(0) !== 47) return undefined; // '/'
@@ -144,8 +124,9 @@ export class Router<T> {
     const length = path.length;
     let start = 1;
     for (;;) {
-      const end = segmentEnd(path, start);
-      const literal = literalChild(node, path, start, end);
+      const slash = path.indexOf('/', start);
+      const end = slash === -1 ? length : slash;
+      const literal = node.literals.size === 0 ? undefined : node.literals.get(path.slice(start, end));
       if (literal !== undefined) {
         node = literal;
       } else {
@@ -156,8 +137,8 @@ export class Router<T> {
         else ids.push(id);
         node = node.idChild;
       }
-      if (end === length) break;
-      start = end + 1;
+      if (slash === -1) break;
+      start = slash + 1;
     }
     return node.value === undefined ? undefined : { value: node.value, ids: ids ?? NO_IDS };
   }
