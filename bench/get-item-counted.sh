@@ -4,7 +4,7 @@
 # connections, the bare reference beside it), each server run under valgrind's callgrind with its cache simulation.
 # Only the answers to REQUESTS requests are counted, after as many to warm up: instructions, first-level cache misses
 # and second-level misses per answer. Counts do not move with the machine's load as times do; they leave out the
-# kernel's share and what a miss costs on this machine. About four minutes, and two more for each other checkout.
+# kernel's share and what a miss costs on this machine. Two to three minutes a checkout.
 # Usage: bash bench/get-item-counted.sh [checkout ...]   (default: this checkout; each checkout built: npm run build;
 #   PRODUCTS and REQUESTS change the counts above, KEEP_WORK=1 keeps the servers' logs and callgrind's files)
 set -euo pipefail
