@@ -28,11 +28,7 @@ cleanup() {
   [ -n "${KEEP_WORK:-}" ] || rm -rf "$WORK"
 }
 trap cleanup EXIT
-export TOKEN_SECRET=outside-token-secret-outside-token-secret ADMIN_PASSWORD=outside-admin-password RATE_LIMIT=0
-
-free_port() { node -e 'const s = require("node:net").createServer().listen(0, "127.0.0.1", () => { console.log(s.address().port); s.close(); })'; }
-wait_for() { for _ in $(seq 900); do curl -s -o /dev/null "$1" && return 0; sleep 0.2; done; echo "no answer from $1" >&2; exit 1; }
-main_of() { if [ -f "$1/dist/plainrest.mjs" ]; then echo dist/plainrest.mjs; else echo dist/main.js; fi; }
+source "$HERE/bench/get-item-common.sh"
 
 # Each checkout's products made through its API, by a server started as usual and stopped again.
 for index in "${!CHECKOUTS[@]}"; do
@@ -49,12 +45,12 @@ for index in "${!CHECKOUTS[@]}"; do
   kill "$pid"
   wait "$pid" || true
 done
-LAST_ID=$(node -e 'const all = require(process.argv[1]); console.log(Math.max(...all.map((p) => p.id)))' "$WORK/products.json")
+LAST_ID=$(last_id_of "$WORK/products.json")
 
 # count NAME PORT TOKEN: warms the server on PORT, counts REQUESTS answers, writes the counts to $WORK/NAME.counts.
 count() {
   local name=$1 port=$2 pid
-  wait_for "http://127.0.0.1:$port/v1/products/1"
+  wait_for "http://127.0.0.1:$port/v1/products/1" 180 # a start under valgrind takes a while
   pid=$(cat "$WORK/$name.pid")
   TOKEN=$3 node "$HERE/bench/get-item-load.mjs" "$port" "$REQUESTS" 64 "$LAST_ID"
   callgrind_control --instr=on "$pid" >/dev/null 2>&1
@@ -74,6 +70,7 @@ count() {
 under_valgrind() {
   local name=$1 dir=$2 data=$3 port=$4
   shift 4
+  # Not in a subshell: $! must be valgrind's own process, the one callgrind_control addresses.
   cd "$dir"
   DATA_DIR=$data PORT=$port valgrind --tool=callgrind --cache-sim=yes "${CACHES[@]}" \
     --instr-atstart=no --callgrind-out-file="$WORK/callgrind.$name" "$@" >"$WORK/$name.log" 2>&1 &

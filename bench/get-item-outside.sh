@@ -25,10 +25,7 @@ cleanup() {
   rm -rf "$WORK"
 }
 trap cleanup EXIT
-export TOKEN_SECRET=outside-token-secret-outside-token-secret ADMIN_PASSWORD=outside-admin-password RATE_LIMIT=0
-
-free_port() { node -e 'const s = require("node:net").createServer().listen(0, "127.0.0.1", () => { console.log(s.address().port); s.close(); })'; }
-wait_for() { for _ in $(seq 300); do curl -s -o /dev/null "$1" && return 0; sleep 0.1; done; echo "no answer from $1" >&2; exit 1; }
+source "$HERE/bench/get-item-common.sh"
 
 # Each checkout on its own data directory, its products made through the API by an administrator.
 PORTS=() TOKENS=()
@@ -36,8 +33,7 @@ for index in "${!CHECKOUTS[@]}"; do
   checkout=${CHECKOUTS[$index]}
   data="$WORK/data-$index"
   port=$(free_port)
-  main=dist/plainrest.mjs
-  [ -f "$checkout/$main" ] || main=dist/main.js
+  main=$(main_of "$checkout")
   (cd "$checkout" && DATA_DIR=$data PORT=$port HOST=127.0.0.1 exec node "$main" >"$WORK/log-$index" 2>&1) &
   PIDS+=($!)
   wait_for "http://127.0.0.1:$port/v1"
@@ -54,7 +50,7 @@ node "$HERE/bench/reference-server.mjs" "$WORK/products.json" "$REFERENCE_PORT" 
 PIDS+=($!)
 REFERENCE_PID=$!
 wait_for "http://127.0.0.1:$REFERENCE_PORT/v1/products/1"
-LAST_ID=$(node -e 'const all = require(process.argv[1]); console.log(Math.max(...all.map((p) => p.id)))' "$WORK/products.json")
+LAST_ID=$(last_id_of "$WORK/products.json")
 
 # Request n asks for id 1 + (n × 7919 mod LAST_ID): every product in turn, in an order no cache can predict.
 cat >"$WORK/spread.lua" <<LUA
