@@ -12,7 +12,7 @@ import { availableParallelism, cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
-import { freePort } from '../test/postgres-cluster.ts';
+import { freePort } from '../test/free-port.ts';
 import { killAtExit, removeAtExit } from './cleanup.ts';
 
 /** What is started: its script, and the path its one GET asks for. */

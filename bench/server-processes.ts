@@ -14,7 +14,7 @@ import { request } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { SETTINGS } from '../src/cli/settings.ts';
-import { freePort } from '../test/postgres-cluster.ts';
+import { freePort } from '../test/free-port.ts';
 import { killAtExit } from './cleanup.ts';
 
 export interface BenchServer {

@@ -23,7 +23,8 @@ import {
   temporaryDirectory,
 } from './helpers.ts';
 import type { PostgresCluster } from './postgres-cluster.ts';
-import { freePort, POSTGRES_SKIP, startCluster } from './postgres-cluster.ts';
+import { freePort } from './free-port.ts';
+import { POSTGRES_SKIP, startCluster } from './postgres-cluster.ts';
 import { REPOSITORY_ROOT } from './repository.ts';
 
 const MAIN = join(REPOSITORY_ROOT, 'dist', 'plainrest.mjs');

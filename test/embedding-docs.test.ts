@@ -7,10 +7,9 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
+import { freePort } from './free-port.ts';
 import { REPOSITORY_ROOT } from './repository.ts';
 
 /** A probe, or a program's whole run, that takes longer than this has hung. */
@@ -27,14 +26,6 @@ async function readmeEmbedding(): Promise<string> {
   const section = readme.split(/^## /m).find((part) => part.startsWith('Embedding\n'));
   assert.ok(section !== undefined, 'the README has an Embedding section');
   return section;
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer().listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 /**

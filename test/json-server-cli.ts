@@ -5,7 +5,6 @@
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
 import type { Server } from 'node:http';
-import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import type { RunningProcess } from './child-process.ts';
@@ -44,15 +43,6 @@ export async function stop(run: RunningProcess): Promise<void> {
   run.signal('SIGTERM');
   const { code } = await run.exited;
   assert.equal(code, 0, `stopped with ${code}; stderr: ${run.stderr()}`);
-}
-
-/** A port no one listens on now (the kernel's choice for port 0, released). */
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
 }
 
 /** The lines of a process's output, without the last line's end. */

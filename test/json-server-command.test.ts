@@ -12,7 +12,8 @@ import { parseCommandLine } from '../src/cli/options.ts';
 import type { RunningProcess } from './child-process.ts';
 import { killAll } from './child-process.ts';
 import { cleanUpAfterEach, scratchDirectory } from './helpers.ts';
-import { freePort, linesOf, MAIN, plainrest, plainrestToExit, serving, stop } from './json-server-cli.ts';
+import { freePort } from './free-port.ts';
+import { linesOf, MAIN, plainrest, plainrestToExit, serving, stop } from './json-server-cli.ts';
 import { POSTGRES_SKIP, startCluster } from './postgres-cluster.ts';
 
 /** A bound on a test that starts processes: each takes seconds on a busy machine. */

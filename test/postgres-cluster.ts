@@ -26,13 +26,12 @@ import {
 } from 'node:fs';
 import { chown, mkdtemp, rm } from 'node:fs/promises';
 import { once } from 'node:events';
-import { createServer } from 'node:net';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type pg from 'pg';
 import { REPOSITORY_ROOT } from './repository.ts';
+import { freePort } from './free-port.ts';
 
 /** The directory holding initdb and postgres: POSTGRES_BIN, else Debian's newest /usr/lib/postgresql/<version>/bin. */
 function findPostgresBin(): string | undefined {
@@ -63,17 +62,6 @@ function serverUser(): { uid: number; gid: number } | undefined {
     if (uid !== undefined && gid !== undefined) return { uid: Number(uid), gid: Number(gid) };
   }
   throw new Error('running as root, and neither a postgres nor a nobody user exists to run PostgreSQL as');
-}
-
-/** A port that was free a moment ago: listen on port 0, note the port, close (the benchmarks' servers take theirs here too). */
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as AddressInfo;
-  server.close();
-  await once(server, 'close');
-  return port;
 }
 
 export interface PostgresCluster {
