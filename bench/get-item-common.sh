@@ -19,5 +19,8 @@ wait_for() {
 # main_of CHECKOUT: what `npm start` runs there: the one file, or dist/main.js in a checkout from before it.
 main_of() { if [ -f "$1/dist/plainrest.mjs" ]; then echo dist/plainrest.mjs; else echo dist/main.js; fi; }
 
+# token_for CHECKOUT DATA EMAIL: a token for the user EMAIL of data directory DATA, minted by CHECKOUT's command line.
+token_for() { (cd "$1" && DATA_DIR=$2 node "$(main_of "$1")" token "$3" 2>/dev/null); }
+
 # last_id_of FILE: the largest id in a JSON array of records.
 last_id_of() { node -e 'const all = require(process.argv[1]); console.log(Math.max(...all.map((p) => p.id)))' "$1"; }

@@ -30,17 +30,18 @@ cleanup() {
 trap cleanup EXIT
 source "$HERE/bench/get-item-common.sh"
 
-# Each checkout's products made through its API, by a server started as usual and stopped again.
+# Each checkout's products made through its API, by a server started as usual and stopped again; Alice's token for it.
+TOKENS=()
 for index in "${!CHECKOUTS[@]}"; do
   checkout=${CHECKOUTS[$index]} main=$(main_of "${CHECKOUTS[$index]}") port=$(free_port)
   (cd "$checkout" && DATA_DIR="$WORK/data-$index" PORT=$port HOST=127.0.0.1 exec node "$main" >/dev/null 2>&1) &
   pid=$!
   wait_for "http://127.0.0.1:$port/v1"
-  admin=$(cd "$checkout" && DATA_DIR="$WORK/data-$index" node "$main" token admin@example.com 2>/dev/null)
+  admin=$(token_for "$checkout" "$WORK/data-$index" admin@example.com)
+  TOKENS+=("$(token_for "$checkout" "$WORK/data-$index" alice@example.com)")
   node "$HERE/bench/get-item-data.mjs" make "http://127.0.0.1:$port" "$admin" "$PRODUCTS"
   if [ "$index" -eq 0 ]; then
-    user=$(cd "$checkout" && DATA_DIR="$WORK/data-0" node "$main" token alice@example.com 2>/dev/null)
-    node "$HERE/bench/get-item-data.mjs" export "http://127.0.0.1:$port" "$user" "$WORK/products.json"
+    node "$HERE/bench/get-item-data.mjs" export "http://127.0.0.1:$port" "${TOKENS[0]}" "$WORK/products.json"
   fi
   kill "$pid"
   wait "$pid" || true
@@ -87,8 +88,7 @@ count reference "$port" none
 for index in "${!CHECKOUTS[@]}"; do
   checkout=${CHECKOUTS[$index]} main=$(main_of "${CHECKOUTS[$index]}") port=$(free_port)
   under_valgrind "plainrest-$index" "$checkout" "$WORK/data-$index" "$port" node "$main"
-  user=$(cd "$checkout" && DATA_DIR="$WORK/data-$index" node "$main" token alice@example.com 2>/dev/null)
-  count "plainrest-$index" "$port" "$user"
+  count "plainrest-$index" "$port" "${TOKENS[$index]}"
 done
 
 echo "GET /v1/products/{id} counted: $REQUESTS answers after as many, $PRODUCTS products, 64 connections, node $(node --version)"

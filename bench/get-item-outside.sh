@@ -37,8 +37,8 @@ for index in "${!CHECKOUTS[@]}"; do
   (cd "$checkout" && DATA_DIR=$data PORT=$port HOST=127.0.0.1 exec node "$main" >"$WORK/log-$index" 2>&1) &
   PIDS+=($!)
   wait_for "http://127.0.0.1:$port/v1"
-  admin=$(cd "$checkout" && DATA_DIR=$data node "$main" token admin@example.com 2>/dev/null)
-  TOKENS+=("$(cd "$checkout" && DATA_DIR=$data node "$main" token alice@example.com 2>/dev/null)")
+  admin=$(token_for "$checkout" "$data" admin@example.com)
+  TOKENS+=("$(token_for "$checkout" "$data" alice@example.com)")
   PORTS+=("$port")
   node "$HERE/bench/get-item-data.mjs" make "http://127.0.0.1:$port" "$admin" "$PRODUCTS"
 done
