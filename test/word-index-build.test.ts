@@ -88,10 +88,21 @@ describe('the numbers kept between the passes', () => {
           assert.fail(`widened at ${widenAt}: number ${index} is ${value}, not ${valueAt(index)}`);
       }
     }
+    // The default sizes: a small first block (65,536 numbers), cut short where a number past 65,535 widens the rest
+    // (at the 21,846th here), and full blocks after it.
     const full = new WordSequence();
-    for (let index = 0; index < 3000; index++) full.push(index * 21);
-    for (let index = 0; index < 3000; index++)
-      assert.equal(full.shift(), index * 21, 'in blocks of the size built with');
+    for (let index = 0; index < 100_000; index++) full.push(index * 3);
+    for (let index = 0; index < 100_000; index++) {
+      const value = full.shift();
+      if (value !== index * 3) assert.fail(`in the default blocks: number ${index} is ${value}, not ${index * 3}`);
+    }
+    const short = new WordSequence();
+    for (let index = 0; index < 70_000; index++) short.push(index % 65_536);
+    for (let index = 0; index < 70_000; index++) {
+      const value = short.shift();
+      if (value !== index % 65_536)
+        assert.fail(`past the first block: number ${index} is ${value}, not ${index % 65_536}`);
+    }
   });
 });
 

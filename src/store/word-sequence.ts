@@ -10,6 +10,12 @@
  * after a million records' build.
  */
 const BLOCK = 1 << 24;
+/**
+ * Numbers in the first block: 128 KiB, enough for a few thousand records. A small collection (one at every start of a
+ * server with a handful of records) does not reserve a full block, which V8 counts as 32 MiB of external memory and
+ * answers with garbage collections; a large one leaves at most this much behind in malloc's heap.
+ */
+const FIRST_BLOCK = 1 << 16;
 const LARGEST_SHORT = 0xffff;
 
 export class WordSequence {
@@ -22,7 +28,7 @@ export class WordSequence {
   #readBlock = 0;
   #readAt = 0;
 
-  /** `block`: numbers per block (a test makes them small). */
+  /** `block`: numbers per block after the first (a test makes them small). */
   constructor(block = BLOCK) {
     this.#block = block;
     this.#filled = block;
@@ -39,7 +45,8 @@ export class WordSequence {
       block = undefined;
     }
     if (block === undefined || this.#filled === block.length) {
-      block = this.#wide ? new Uint32Array(this.#block) : new Uint16Array(this.#block);
+      const size = this.#blocks.length === 0 ? Math.min(FIRST_BLOCK, this.#block) : this.#block;
+      block = this.#wide ? new Uint32Array(size) : new Uint16Array(size);
       this.#blocks.push(block);
       this.#filled = 0;
     }
