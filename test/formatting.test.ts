@@ -37,11 +37,22 @@ const RECORD = '.test-build/formatted';
 /** Every file FORMATTED names, as a path from the repository's root. */
 function formattedFiles(): string[] {
   return FORMATTED.flatMap(({ folder, endings, deep }) =>
-    readdirSync(join(REPOSITORY_ROOT, folder), { recursive: deep, encoding: 'utf8' })
-      .filter((name) => endings.some((ending) => name.endsWith(ending)))
-      .map((name) => `${folder}/${name}`)
-      .filter((path) => !LEFT_ALONE.test(path)),
+    filesIn(folder, deep).filter((path) => endings.some((ending) => path.endsWith(ending))),
   ).sort();
+}
+
+/**
+ * The files in `folder` (a path from the repository's root), and in its folders when `deep`, but for LEFT_ALONE's:
+ * never read, as other test files write into test/artifacts/ and remove what they wrote meanwhile.
+ */
+function filesIn(folder: string, deep: boolean): string[] {
+  const files: string[] = [];
+  for (const entry of readdirSync(join(REPOSITORY_ROOT, folder), { withFileTypes: true })) {
+    const path = `${folder}/${entry.name}`;
+    if (!entry.isDirectory()) files.push(path);
+    else if (deep && !LEFT_ALONE.test(`${path}/`)) files.push(...filesIn(path, deep));
+  }
+  return files;
 }
 
 /** A file's line in RECORD: what Prettier's verdict on it depends on, hashed. */

@@ -15,7 +15,17 @@
 // .test-build/, never run.
 
 import { spawn } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, utimesSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { run } from 'node:test';
@@ -114,6 +124,34 @@ const HEAVIEST = [
 ];
 
 /**
+ * The other files run in groups of GROUP_SIZE, each group in one process (a file of `.test-build/groups/` that imports
+ * them in turn, by name), rather than each in its own: a process loads node:test, the helpers and src/ afresh, and
+ * compiles the server's hot code again before it runs fast (30 light files alone cost 48 s of CPU, in three groups
+ * 27 s). node:test runs one test of a process at a time, the group's files one after another, and a file's top-level
+ * hooks around its own tests.
+ */
+const GROUP_SIZE = 8;
+/**
+ * Files that run in a process of their own, though light: each changes, while one of its tests runs, something every
+ * file of a process shares (the working directory, the umask, the environment, a listener for the process's warnings),
+ * sets TEST_STORE for the whole process (the *.postgres files of HTTP suites), or looks at what the process has held
+ * since it started (next-tick-shape). So does any file with a hook at its top level (hooksAtTopLevel): node:test would
+ * run a top-level beforeEach or afterEach around every test of the process, and a top-level after() each time the
+ * tests registered so far have ended, even one registered while those of the file before it end.
+ */
+const ALONE = [
+  'embedding',
+  'events.postgres',
+  'fuzz',
+  'json-server-review-2',
+  'json-server-sources',
+  'next-tick-shape',
+  'orders.postgres',
+  'secrets',
+  'storage-faults',
+];
+
+/**
  * `SUITE=long npm test` runs the same files, each with its load, crash loops, seeds, rounds and data sets at full size
  * and every HTTP suite again on PostgreSQL (test/long-run.ts reads the variable in each file's process).
  *
@@ -179,9 +217,7 @@ const names = readdirSync('test')
   .filter((name) => name.endsWith('.test.ts'))
   .map((name) => name.replace(/\.test\.ts$/, ''))
   .sort();
-const files = runningOrder(emulated ? names.filter((name) => EMULATED.includes(name)) : names).map((name) =>
-  join(BUILD, 'test', `${name}.test.js`),
-);
+const files = runningOrder(emulated ? names.filter((name) => EMULATED.includes(name)) : names);
 
 // node:test starts each file's process with this one's flags, as `node --test` passes its own. The garbage collector
 // works on the main thread alone: with three files on two cores its helper threads only add switches (7% less CPU).
@@ -202,15 +238,50 @@ run({ files, concurrency: CONCURRENCY, timeout: TEST_TIMEOUT_MS })
   .compose(new spec())
   .pipe(process.stdout);
 
-/** HEAVIEST first, then the rest by name, with one of MOSTLY_WAITING every third place from the start. */
+/**
+ * The paths to run: HEAVIEST first, each alone, then ALONE's, then the groups of the rest (groupFiles), with one of
+ * MOSTLY_WAITING every third place from the start.
+ */
 function runningOrder(all) {
-  const rest = [...HEAVIEST, ...all.filter((name) => !HEAVIEST.includes(name))].filter(
-    (name) => all.includes(name) && !MOSTLY_WAITING.includes(name),
-  );
-  const waiting = MOSTLY_WAITING.filter((name) => all.includes(name));
+  const alone = (name) => ALONE.includes(name) || hooksAtTopLevel(name);
+  const single = (name) => HEAVIEST.includes(name) || MOSTLY_WAITING.includes(name) || alone(name);
+  const path = (name) => join(BUILD, 'test', `${name}.test.js`);
+  const rest = [
+    ...HEAVIEST.filter((name) => all.includes(name) && !MOSTLY_WAITING.includes(name)).map(path),
+    ...all.filter((name) => alone(name) && !HEAVIEST.includes(name) && !MOSTLY_WAITING.includes(name)).map(path),
+    ...groupFiles(all.filter((name) => !single(name))),
+  ];
+  const waiting = MOSTLY_WAITING.filter((name) => all.includes(name)).map(path);
   const order = [];
   while (waiting.length > 0 || rest.length > 0) order.push(...waiting.splice(0, 1), ...rest.splice(0, 2));
   return order;
+}
+
+/** Whether test/`name`.test.ts calls before, after, beforeEach or afterEach at its top level (at a line's start). */
+function hooksAtTopLevel(name) {
+  return /^(before|after|beforeEach|afterEach)\(/m.test(readFileSync(join('test', `${name}.test.ts`), 'utf8'));
+}
+
+/**
+ * Writes a file into .test-build/groups/ for each GROUP_SIZE of `names` (in name order) that imports them one after
+ * another, named after its first and last (`access-log--cors.test.js`); returns their paths.
+ */
+function groupFiles(names) {
+  const folder = join(BUILD, 'groups');
+  rmSync(folder, { recursive: true, force: true });
+  mkdirSync(folder);
+  const paths = [];
+  for (let start = 0; start < names.length; start += GROUP_SIZE) {
+    const group = names.slice(start, start + GROUP_SIZE);
+    const path = join(folder, `${group[0]}--${group.at(-1)}.test.js`);
+    const imports = group.map((name) => `await import('../test/${name}.test.js');\n`);
+    writeFileSync(
+      path,
+      `// Written by test/run-suite.mjs: these test files, one after another, in one process.\n${imports.join('')}`,
+    );
+    paths.push(path);
+  }
+  return paths;
 }
 
 /** The test files this process's children are running, with their process ids (from /proc; none known elsewhere). */
