@@ -125,19 +125,17 @@ const HEAVIEST = [
 
 /**
  * The other files run in groups of GROUP_SIZE, each group in one process (a file of `.test-build/groups/` that imports
- * them in turn, by name), rather than each in its own: a process loads node:test, the helpers and src/ afresh, and
- * compiles the server's hot code again before it runs fast (30 light files alone cost 48 s of CPU, in three groups
- * 27 s). node:test runs one test of a process at a time, the group's files one after another, and a file's top-level
- * hooks around its own tests.
+ * them, by name), rather than each in its own: a process loads node:test, the helpers and src/ afresh, and compiles
+ * the server's hot code again before it runs fast (30 light files alone cost 48 s of CPU, in three groups 27 s). Each
+ * file is imported inside a describe() named after it, so that its tests and its top-level hooks (before, after,
+ * beforeEach, afterEach) are that suite's, as they were the file's, and the suites run one after another.
  */
 const GROUP_SIZE = 8;
 /**
  * Files that run in a process of their own, though light: each changes, while one of its tests runs, something every
  * file of a process shares (the working directory, the umask, the environment, a listener for the process's warnings),
  * sets TEST_STORE for the whole process (the *.postgres files of HTTP suites), or looks at what the process has held
- * since it started (next-tick-shape). So does any file with a hook at its top level (hooksAtTopLevel): node:test would
- * run a top-level beforeEach or afterEach around every test of the process, and a top-level after() each time the
- * tests registered so far have ended, even one registered while those of the file before it end.
+ * since it started (next-tick-shape).
  */
 const ALONE = [
   'embedding',
@@ -243,12 +241,10 @@ run({ files, concurrency: CONCURRENCY, timeout: TEST_TIMEOUT_MS })
  * MOSTLY_WAITING every third place from the start.
  */
 function runningOrder(all) {
-  const alone = (name) => ALONE.includes(name) || hooksAtTopLevel(name);
-  const single = (name) => HEAVIEST.includes(name) || MOSTLY_WAITING.includes(name) || alone(name);
+  const single = (name) => HEAVIEST.includes(name) || MOSTLY_WAITING.includes(name) || ALONE.includes(name);
   const path = (name) => join(BUILD, 'test', `${name}.test.js`);
   const rest = [
-    ...HEAVIEST.filter((name) => all.includes(name) && !MOSTLY_WAITING.includes(name)).map(path),
-    ...all.filter((name) => alone(name) && !HEAVIEST.includes(name) && !MOSTLY_WAITING.includes(name)).map(path),
+    ...[...HEAVIEST, ...ALONE].filter((name) => all.includes(name) && !MOSTLY_WAITING.includes(name)).map(path),
     ...groupFiles(all.filter((name) => !single(name))),
   ];
   const waiting = MOSTLY_WAITING.filter((name) => all.includes(name)).map(path);
@@ -257,14 +253,9 @@ function runningOrder(all) {
   return order;
 }
 
-/** Whether test/`name`.test.ts calls before, after, beforeEach or afterEach at its top level (at a line's start). */
-function hooksAtTopLevel(name) {
-  return /^(before|after|beforeEach|afterEach)\(/m.test(readFileSync(join('test', `${name}.test.ts`), 'utf8'));
-}
-
 /**
- * Writes a file into .test-build/groups/ for each GROUP_SIZE of `names` (in name order) that imports them one after
- * another, named after its first and last (`access-log--cors.test.js`); returns their paths.
+ * Writes a file into .test-build/groups/ for each GROUP_SIZE of `names` (in name order) that imports each in a suite of
+ * its name, named after its first and last (`access-log--cors.test.js`); returns their paths.
  */
 function groupFiles(names) {
   const folder = join(BUILD, 'groups');
@@ -274,11 +265,11 @@ function groupFiles(names) {
   for (let start = 0; start < names.length; start += GROUP_SIZE) {
     const group = names.slice(start, start + GROUP_SIZE);
     const path = join(folder, `${group[0]}--${group.at(-1)}.test.js`);
-    const imports = group.map((name) => `await import('../test/${name}.test.js');\n`);
-    writeFileSync(
-      path,
-      `// Written by test/run-suite.mjs: these test files, one after another, in one process.\n${imports.join('')}`,
+    const suites = group.map(
+      (name) => `describe('${name}', async () => {\n  await import('../test/${name}.test.js');\n});\n`,
     );
+    const head = `// Written by test/run-suite.mjs: these test files in one process, each a suite.\nimport { describe } from 'node:test';\n`;
+    writeFileSync(path, head + suites.join(''));
     paths.push(path);
   }
   return paths;
