@@ -4,37 +4,49 @@
 // TEST_STORE=postgres), in one process and so on one throwaway PostgreSQL; skipped, saying why, without PostgreSQL.
 // The long run (test/long-run.ts) adds products, permissions, field selection, provider tokens and API keys, whose
 // requests read and write records by id as the suites above do (and postgres-processes.test.ts, across processes).
-// orders.postgres.test.ts runs the orders (its own process: that suite's hooks are file-wide).
+// Each suite is imported inside a describe() of its name, so that its top-level hooks stay its own (test/run-suite.mjs
+// groups files the same way). orders.postgres.test.ts runs the orders, in a process of its own beside this one.
 
+import { describe } from 'node:test';
 import { againOnSharedPostgres } from './helpers.ts';
 import { LONG_RUN } from './long-run.ts';
+
+/** Each suite: its file's name, its import, and whether only the long run runs it. */
+const SUITES: readonly [string, () => Promise<unknown>, boolean][] = [
+  ['products', () => import('./products.test.ts'), true],
+  ['lists', () => import('./lists.test.ts'), false],
+  ['idempotency', () => import('./idempotency.test.ts'), false],
+  ['permissions', () => import('./permissions.test.ts'), true],
+  ['declared-resources', () => import('./declared-resources.test.ts'), false],
+  ['field-selection', () => import('./field-selection.test.ts'), true],
+  ['range-filters', () => import('./range-filters.test.ts'), false],
+  ['list-operators', () => import('./list-operators.test.ts'), false],
+  ['list-operators-property', () => import('./list-operators-property.test.ts'), false],
+  ['nullable', () => import('./nullable.test.ts'), false],
+  ['delete-behaviour', () => import('./delete-behaviour.test.ts'), false],
+  ['delete-order', () => import('./delete-order.test.ts'), false],
+  ['delete-permissions', () => import('./delete-permissions.test.ts'), false],
+  ['list-operator-edges', () => import('./list-operator-edges.test.ts'), false],
+  ['nullable-unchanged', () => import('./nullable-unchanged.test.ts'), false],
+  ['batches', () => import('./batches.test.ts'), false],
+  ['singletons', () => import('./singletons.test.ts'), false],
+  ['declared-ids', () => import('./declared-ids.test.ts'), false],
+  ['search', () => import('./search.test.ts'), false],
+  ['embed', () => import('./embed.test.ts'), false],
+  ['provider-tokens', () => import('./provider-tokens.test.ts'), true],
+  ['api-keys', () => import('./api-keys.test.ts'), true],
+];
 
 await againOnSharedPostgres(
   'lists, idempotency keys, declared resources, range filters, filter operators, nulls, delete behaviour, singletons, ' +
     'batches, declared ids, search, embedding' +
     (LONG_RUN ? ', and products, permissions, field selection, provider tokens, API keys' : ''),
   async () => {
-    if (LONG_RUN) await import('./products.test.ts');
-    await import('./lists.test.ts');
-    await import('./idempotency.test.ts');
-    if (LONG_RUN) await import('./permissions.test.ts');
-    await import('./declared-resources.test.ts');
-    if (LONG_RUN) await import('./field-selection.test.ts');
-    await import('./range-filters.test.ts');
-    await import('./list-operators.test.ts');
-    await import('./list-operators-property.test.ts');
-    await import('./nullable.test.ts');
-    await import('./delete-behaviour.test.ts');
-    await import('./delete-order.test.ts');
-    await import('./delete-permissions.test.ts');
-    await import('./list-operator-edges.test.ts');
-    await import('./nullable-unchanged.test.ts');
-    await import('./batches.test.ts');
-    await import('./singletons.test.ts');
-    await import('./declared-ids.test.ts');
-    await import('./search.test.ts');
-    await import('./embed.test.ts');
-    if (LONG_RUN) await import('./provider-tokens.test.ts');
-    if (LONG_RUN) await import('./api-keys.test.ts');
+    for (const [name, load, longRunOnly] of SUITES) {
+      if (!longRunOnly || LONG_RUN)
+        describe(name, async () => {
+          await load();
+        });
+    }
   },
 );
