@@ -1,11 +1,10 @@
 // `npm test`: builds dist/ (the one-file build too) and compiles the tests once, then runs every test/*.test.ts as
-// compiled JavaScript under node:test, as `node --test --test-timeout=600000
-// --test-concurrency=3 --test-reporter=spec` would, but in an order of its own (below;
-// `node --test` sorts the files by name). Not with --test-force-exit: on Node 24 and 26 it
-// loses the last results of some files (nodejs/node#64833), so every file must end by
-// itself; one that does not is named when the whole run passes SUITE_LIMIT_MS. Loading tsx in each of the
-// ~70 test processes cost about 0.4 s of CPU apiece. One file still runs from its source:
-// `node --test test/x.test.ts` on Node 22.18+, `node --import tsx --test test/x.test.ts` on 20.
+// compiled JavaScript under node:test, as `node --test --test-timeout=600000 --test-concurrency=3 --test-reporter=spec`
+// would, but in an order of its own (below; `node --test` sorts the files by name), and most files eight to a process
+// (GROUP_SIZE). Not with --test-force-exit: on Node 24 and 26 it loses the last results of some files
+// (nodejs/node#64833), so every file must end by itself; one that does not is named when the whole run passes
+// SUITE_LIMIT_MS. Loading tsx in each test process cost about 0.4 s of CPU apiece. One file still runs from its
+// source: `node --test test/x.test.ts` on Node 22.18+, `node --import tsx --test test/x.test.ts` on 20.
 //
 // The compiled tree is .test-build/ (git-ignored), a mirror of the repository's layout:
 // .test-build/test/, .test-build/src/, … A dotted directory at the root rather than one
