@@ -131,6 +131,23 @@ const HEAVIEST = [
  */
 const GROUP_SIZE = 8;
 /**
+ * The start of a group's file. Each test file is imported inside its describe(), whose function node:test calls at
+ * once; each suite waits for every file of the group to be loaded, so that no file's loading (its top-level code
+ * included) runs beside another's tests, as none did with a process for each file.
+ */
+const GROUP_HEAD = `// Written by test/run-suite.mjs: these test files in one process, each a suite.
+import { describe } from 'node:test';
+const loading = [];
+function suite(name, load) {
+  describe(name, async () => {
+    const loaded = load();
+    loading.push(loaded);
+    await loaded;
+    await Promise.allSettled(loading);
+  });
+}
+`;
+/**
  * Files that run in a process of their own, though light: each changes, while one of its tests runs, something every
  * file of a process shares (the working directory, the umask, the environment, a listener for the process's warnings),
  * sets TEST_STORE for the whole process (the *.postgres files of HTTP suites), or looks at what the process has held
@@ -264,11 +281,8 @@ function groupFiles(names) {
   for (let start = 0; start < names.length; start += GROUP_SIZE) {
     const group = names.slice(start, start + GROUP_SIZE);
     const path = join(folder, `${group[0]}--${group.at(-1)}.test.js`);
-    const suites = group.map(
-      (name) => `describe('${name}', async () => {\n  await import('../test/${name}.test.js');\n});\n`,
-    );
-    const head = `// Written by test/run-suite.mjs: these test files in one process, each a suite.\nimport { describe } from 'node:test';\n`;
-    writeFileSync(path, head + suites.join(''));
+    const suites = group.map((name) => `suite('${name}', () => import('../test/${name}.test.js'));\n`);
+    writeFileSync(path, GROUP_HEAD + suites.join(''));
     paths.push(path);
   }
   return paths;
