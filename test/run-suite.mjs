@@ -76,8 +76,8 @@ const TEST_TIMEOUT_MS = 600_000;
  */
 const SUITE_LIMIT_MS = 1_800_000;
 /**
- * Files run at once: the suite is CPU-bound, and three keep two cores busy while one waits (docs/testing.md,
- * Timing).
+ * Processes run at once (a file alone, or a group): the suite is CPU-bound, and three keep two cores busy while one
+ * waits (docs/testing.md, Timing).
  */
 const CONCURRENCY = 3;
 /**
@@ -233,8 +233,9 @@ const names = readdirSync('test')
   .sort();
 const files = runningOrder(emulated ? names.filter((name) => EMULATED.includes(name)) : names);
 
-// node:test starts each file's process with this one's flags, as `node --test` passes its own. The garbage collector
-// works on the main thread alone: with three files on two cores its helper threads only add switches (7% less CPU).
+// node:test starts each process (a file's or a group's) with this one's flags, as `node --test` passes its own. The
+// garbage collector works on the main thread alone: with three processes on two cores its helper threads only add
+// switches (7% less CPU, measured with a process for each file).
 process.execArgv.push(`--test-timeout=${TEST_TIMEOUT_MS}`, '--single-threaded-gc');
 const overtime = setTimeout(() => {
   console.error(`npm test: still running after ${SUITE_LIMIT_MS / 60_000} minutes; these test files have not ended:`);
