@@ -124,7 +124,7 @@ describe('auth: POST /v1/tokens', () => {
         values.sort((a, b) => a - b)[Math.floor(values.length / 2)] as number;
       const known: number[] = [];
       const unknown: number[] = [];
-      for (let round = 0; round < 5; round++) {
+      for (let round = 0; round < 9; round++) {
         known.push(await time('frank@example.com'));
         unknown.push(await time('ghost@example.com'));
       }
