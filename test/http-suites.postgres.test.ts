@@ -4,10 +4,10 @@
 // TEST_STORE=postgres), in one process and so on one throwaway PostgreSQL; skipped, saying why, without PostgreSQL.
 // The long run (test/long-run.ts) adds products, permissions, field selection, provider tokens and API keys, whose
 // requests read and write records by id as the suites above do (and postgres-processes.test.ts, across processes).
-// Each suite is imported inside a describe() of its name, so that its top-level hooks stay its own (test/run-suite.mjs
-// groups files the same way). orders.postgres.test.ts runs the orders, in a process of its own beside this one.
+// Each file is a suite of its own (file-suites.ts), as in npm test's groups. orders.postgres.test.ts runs the orders,
+// in a process of its own beside this one.
 
-import { describe } from 'node:test';
+import { fileSuites } from './file-suites.ts';
 import { againOnSharedPostgres } from './helpers.ts';
 import { LONG_RUN } from './long-run.ts';
 
@@ -42,11 +42,6 @@ await againOnSharedPostgres(
     'batches, declared ids, search, embedding' +
     (LONG_RUN ? ', and products, permissions, field selection, provider tokens, API keys' : ''),
   async () => {
-    for (const [name, load, longRunOnly] of SUITES) {
-      if (!longRunOnly || LONG_RUN)
-        describe(name, async () => {
-          await load();
-        });
-    }
+    fileSuites(SUITES.filter(([, , longRunOnly]) => !longRunOnly || LONG_RUN).map(([name, load]) => [name, load]));
   },
 );

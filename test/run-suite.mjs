@@ -126,26 +126,12 @@ const HEAVIEST = [
  * The other files run in groups of GROUP_SIZE, each group in one process (a file of `.test-build/groups/` that imports
  * them, by name), rather than each in its own: a process loads node:test, the helpers and src/ afresh, and compiles
  * the server's hot code again before it runs fast (30 light files alone cost 48 s of CPU, in three groups 27 s). Each
- * file is imported inside a describe() named after it, so that its tests and its top-level hooks (before, after,
- * beforeEach, afterEach) are that suite's, as they were the file's, and the suites run one after another.
+ * file is a suite of its own (test/file-suites.ts: its top-level hooks stay its own), and the suites run one after
+ * another, once all the group's files are loaded.
  */
 const GROUP_SIZE = 8;
-/**
- * The start of a group's file. Each test file is imported inside its describe(), whose function node:test calls at
- * once; each suite waits for every file of the group to be loaded, so that no file's loading (its top-level code
- * included) runs beside another's tests, as none did with a process for each file.
- */
 const GROUP_HEAD = `// Written by test/run-suite.mjs: these test files in one process, each a suite.
-import { describe } from 'node:test';
-const loading = [];
-function suite(name, load) {
-  describe(name, async () => {
-    const loaded = load();
-    loading.push(loaded);
-    await loaded;
-    await Promise.allSettled(loading);
-  });
-}
+import { fileSuites } from '../test/file-suites.js';
 `;
 /**
  * Files that run in a process of their own, though light: each changes, while one of its tests runs, something every
@@ -271,8 +257,8 @@ function runningOrder(all) {
 }
 
 /**
- * Writes a file into .test-build/groups/ for each GROUP_SIZE of `names` (in name order) that imports each in a suite of
- * its name, named after its first and last (`access-log--cors.test.js`); returns their paths.
+ * Writes a file into .test-build/groups/ for each GROUP_SIZE of `names` (in name order) that runs them as suites
+ * (fileSuites), named after its first and last (`access-log--cors.test.js`); returns their paths.
  */
 function groupFiles(names) {
   const folder = join(BUILD, 'groups');
@@ -282,8 +268,8 @@ function groupFiles(names) {
   for (let start = 0; start < names.length; start += GROUP_SIZE) {
     const group = names.slice(start, start + GROUP_SIZE);
     const path = join(folder, `${group[0]}--${group.at(-1)}.test.js`);
-    const suites = group.map((name) => `suite('${name}', () => import('../test/${name}.test.js'));\n`);
-    writeFileSync(path, GROUP_HEAD + suites.join(''));
+    const files = group.map((name) => `  ['${name}', () => import('../test/${name}.test.js')],\n`);
+    writeFileSync(path, `${GROUP_HEAD}fileSuites([\n${files.join('')}]);\n`);
     paths.push(path);
   }
   return paths;
