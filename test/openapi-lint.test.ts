@@ -6,17 +6,17 @@
 // lengths, a list's maxItems, CORS, the JWT profile, the server's audience).
 
 import assert from 'node:assert/strict';
+import { createRequire } from 'node:module';
 import { describe, test } from 'node:test';
-// Spectral's packages are CommonJS whose exports Node cannot list statically: take their default.
-import spectralCore from '@stoplight/spectral-core';
+import type spectralCore from '@stoplight/spectral-core';
 import type { RulesetDefinition } from '@stoplight/spectral-core';
-import spectralParsers from '@stoplight/spectral-parsers';
-import spectralRulesets from '@stoplight/spectral-rulesets';
-import owasp from '@stoplight/spectral-owasp-ruleset';
+import type spectralParsers from '@stoplight/spectral-parsers';
+import type spectralRulesets from '@stoplight/spectral-rulesets';
 import { describeApi } from '../src/server/routes.ts';
 import { compileObject } from '../src/declarations/load-declaration.ts';
 import { EXAMPLE } from './example-definitions.ts';
 import { LIBRARY, WORKSHOP } from './declared-domains.ts';
+import { remembered } from './remembered.ts';
 
 /** The two functions of Redocly's library this file calls, as it calls them. */
 interface Redocly {
@@ -31,18 +31,67 @@ interface Redocly {
 // suite 4.5 s of CPU, a third of it: imported by a name in a variable, which TypeScript
 // does not follow, as src/store/open-database.ts imports the PostgreSQL package.
 const REDOCLY: string = '@redocly/openapi-core';
-const { createConfig, lintFromString } = (await import(REDOCLY)) as Redocly;
+
+/** What this file runs of the linters' packages. */
+interface Linters {
+  readonly redocly: Redocly;
+  readonly spectral: typeof spectralCore;
+  readonly parsers: typeof spectralParsers;
+  /** All of spectral:oas's recommended rules but one (SPECTRAL_OAS), and that with the OWASP ruleset. */
+  readonly oas: RulesetDefinition;
+  readonly oasAndOwasp: RulesetDefinition;
+}
+
+let linters: Promise<Linters> | undefined;
+/**
+ * The linters, loaded on the first finding not remembered (remembered.ts): loading them costs about 2 s of CPU, and
+ * the findings for a document, rulesets and packages that have not changed are read from the last run.
+ */
+function loadLinters(): Promise<Linters> {
+  linters ??= (async () => {
+    // Spectral's packages are CommonJS: required as such, their exports are what Spectral's guide names.
+    const load = createRequire(import.meta.url);
+    const [owasp, redocly] = await Promise.all([
+      import('@stoplight/spectral-owasp-ruleset'),
+      import(REDOCLY) as Promise<Redocly>,
+    ]);
+    const rulesets = load('@stoplight/spectral-rulesets') as typeof spectralRulesets;
+    const oas = SPECTRAL_OAS(rulesets.oas as RulesetDefinition);
+    return {
+      redocly,
+      spectral: load('@stoplight/spectral-core') as typeof spectralCore,
+      parsers: load('@stoplight/spectral-parsers') as typeof spectralParsers,
+      oas,
+      oasAndOwasp: { extends: [oas, owasp.default as unknown as RulesetDefinition] } as RulesetDefinition,
+    };
+  })();
+  return linters;
+}
 
 const DOCUMENT_TEXT = JSON.stringify(await describeApi(EXAMPLE), null, 2);
 
-async function spectralFindings(
-  ruleset: RulesetDefinition,
-  text = DOCUMENT_TEXT,
-): Promise<{ code: string; path: string; message: string }[]> {
-  const spectral = new spectralCore.Spectral();
-  spectral.setRuleset(ruleset);
-  const results = await spectral.run(new spectralCore.Document(text, spectralParsers.Json, 'openapi.json'));
-  return results.map((result) => ({ code: String(result.code), path: result.path.join('.'), message: result.message }));
+interface Finding {
+  readonly code: string;
+  readonly path: string;
+  readonly message: string;
+}
+
+/**
+ * Spectral's findings in `text` (a document's JSON) with `rulesets`, remembered under `name` (remembered.ts): the
+ * same document, rulesets and packages find the same.
+ */
+function spectralFindings(name: string, rulesets: 'oas' | 'oasAndOwasp', text: string): Promise<Finding[]> {
+  return remembered(`openapi-lint-spectral-${name}`, import.meta.url, [rulesets, text], async () => {
+    const found = await loadLinters();
+    const spectral = new found.spectral.Spectral();
+    spectral.setRuleset(found[rulesets]);
+    const results = await spectral.run(new found.spectral.Document(text, found.parsers.Json, 'openapi.json'));
+    return results.map((result) => ({
+      code: String(result.code),
+      path: result.path.join('.'),
+      message: result.message,
+    }));
+  });
 }
 
 /** The operations that need no token (README: Authentication and permissions) and the paths whose GET they are. */
@@ -145,39 +194,42 @@ const EXPLAINED: readonly Explained[] = [
   },
 ];
 
-async function redoclyProblems(text: string): Promise<string[]> {
-  const config = await createConfig({ extends: ['recommended'] });
-  const problems = await lintFromString({ source: text, absoluteRef: 'openapi.json', config });
-  return problems.map((problem) => `${problem.ruleId} at ${problem.location[0]?.pointer ?? '?'}: ${problem.message}`);
+/** Redocly's `recommended` problems in `text` (a document's JSON), remembered under `name` (remembered.ts). */
+function redoclyProblems(name: string, text: string): Promise<string[]> {
+  return remembered(`openapi-lint-redocly-${name}`, import.meta.url, [text], async () => {
+    const { redocly } = await loadLinters();
+    const config = await redocly.createConfig({ extends: ['recommended'] });
+    const problems = await redocly.lintFromString({ source: text, absoluteRef: 'openapi.json', config });
+    return problems.map((problem) => `${problem.ruleId} at ${problem.location[0]?.pointer ?? '?'}: ${problem.message}`);
+  });
 }
 
 // All of spectral:oas's recommended rules but oas3-valid-media-example, which compiles the
 // whole schema again for each of the hundred examples (10 s or more); Redocly's
 // no-invalid-media-type-examples checks the same examples in about a second. The README's
 // command runs the full set.
-const SPECTRAL_OAS = {
-  extends: [[spectralRulesets.oas as RulesetDefinition, 'recommended']],
-  rules: { 'oas3-valid-media-example': 'off' },
-} as RulesetDefinition;
+const SPECTRAL_OAS = (oas: RulesetDefinition): RulesetDefinition =>
+  ({
+    extends: [[oas, 'recommended']],
+    rules: { 'oas3-valid-media-example': 'off' },
+  }) as RulesetDefinition;
 
 /** The OWASP ruleset's rules are named owasp:…, spectral:oas's are not. */
 const isOwasp = (finding: { code: string }): boolean => finding.code.startsWith('owasp:');
 
-let exampleFindings: ReturnType<typeof spectralFindings> | undefined;
+let exampleFindings: Promise<Finding[]> | undefined;
 /**
  * Spectral on the example document with spectral:oas and the OWASP ruleset at once: the document is read and its
  * references resolved once for both (a second run cost a second of CPU). Told apart by their names.
  */
-function exampleSpectralFindings(): ReturnType<typeof spectralFindings> {
-  exampleFindings ??= spectralFindings({
-    extends: [SPECTRAL_OAS, owasp as unknown as RulesetDefinition],
-  } as RulesetDefinition);
+function exampleSpectralFindings(): Promise<Finding[]> {
+  exampleFindings ??= spectralFindings('example', 'oasAndOwasp', DOCUMENT_TEXT);
   return exampleFindings;
 }
 
 describe('openapi lint: standard linters take the document as it is', () => {
   test('Redocly `recommended`: no problems (its rules include every example against its schema)', async () => {
-    assert.deepEqual(await redoclyProblems(DOCUMENT_TEXT), []);
+    assert.deepEqual(await redoclyProblems('example', DOCUMENT_TEXT), []);
   });
 
   test('Spectral `spectral:oas`: no findings of any severity', async () => {
@@ -197,8 +249,8 @@ describe('openapi lint: standard linters take the document as it is', () => {
   ] as const) {
     test(`a declared ${name}: Redocly \`recommended\` and Spectral \`spectral:oas\` find nothing`, async () => {
       const text = JSON.stringify(await describeApi(compileObject(declaration)), null, 2);
-      assert.deepEqual(await redoclyProblems(text), []);
-      assert.deepEqual(await spectralFindings(SPECTRAL_OAS, text), []);
+      assert.deepEqual(await redoclyProblems(name, text), []);
+      assert.deepEqual(await spectralFindings(name, 'oas', text), []);
     });
   }
 

@@ -231,14 +231,14 @@ export async function startCluster(): Promise<PostgresCluster> {
     url,
     async createDatabase(template?: string) {
       const name = `t${++databases}`;
-      await administer(async (client) => {
-        if (template === undefined) await client.query(`CREATE DATABASE ${name}`);
-        // A copy of the files: several times quicker than the default (PostgreSQL 15+), which logs every page.
-        else
-          await client
-            .query(`CREATE DATABASE ${name} TEMPLATE ${template} STRATEGY = FILE_COPY`)
-            .catch(() => client.query(`CREATE DATABASE ${name} TEMPLATE ${template}`));
-      });
+      // A copy of the files (of template1 when no template is named): several times quicker than the default
+      // (PostgreSQL 15+), which logs every page (60 ms of the server's CPU for template1, against 10).
+      const from = template === undefined ? '' : ` TEMPLATE ${template}`;
+      await administer((client) =>
+        client
+          .query(`CREATE DATABASE ${name}${from} STRATEGY = FILE_COPY`)
+          .catch(() => client.query(`CREATE DATABASE ${name}${from}`)),
+      );
       return name;
     },
     async dropDatabase(name: string) {
