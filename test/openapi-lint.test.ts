@@ -3,7 +3,8 @@
 // `spectral:oas` find nothing, and Spectral's OWASP ruleset finds only what is
 // explained below as not applying to plainrest (the README points here) —
 // never one of the findings the document answers (rate limits, 429, credentials'
-// lengths, a list's maxItems, CORS, the JWT profile, the server's audience).
+// lengths, a list's maxItems, CORS, the JWT profile, the server's audience). What the linters find in a document is
+// remembered (remembered.ts) until the document, this file or an installed package changes.
 
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
@@ -37,7 +38,7 @@ interface Linters {
   readonly redocly: Redocly;
   readonly spectral: typeof spectralCore;
   readonly parsers: typeof spectralParsers;
-  /** All of spectral:oas's recommended rules but one (SPECTRAL_OAS), and that with the OWASP ruleset. */
+  /** All of spectral:oas's recommended rules but one (spectralOas), and that with the OWASP ruleset. */
   readonly oas: RulesetDefinition;
   readonly oasAndOwasp: RulesetDefinition;
 }
@@ -56,7 +57,7 @@ function loadLinters(): Promise<Linters> {
       import(REDOCLY) as Promise<Redocly>,
     ]);
     const rulesets = load('@stoplight/spectral-rulesets') as typeof spectralRulesets;
-    const oas = SPECTRAL_OAS(rulesets.oas as RulesetDefinition);
+    const oas = spectralOas(rulesets.oas as RulesetDefinition);
     return {
       redocly,
       spectral: load('@stoplight/spectral-core') as typeof spectralCore,
@@ -208,7 +209,7 @@ function redoclyProblems(name: string, text: string): Promise<string[]> {
 // whole schema again for each of the hundred examples (10 s or more); Redocly's
 // no-invalid-media-type-examples checks the same examples in about a second. The README's
 // command runs the full set.
-const SPECTRAL_OAS = (oas: RulesetDefinition): RulesetDefinition =>
+const spectralOas = (oas: RulesetDefinition): RulesetDefinition =>
   ({
     extends: [[oas, 'recommended']],
     rules: { 'oas3-valid-media-example': 'off' },

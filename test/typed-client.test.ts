@@ -1,7 +1,8 @@
 // A typed client generated from the OpenAPI document (README: The OpenAPI document): openapi-typescript turns the
 // served document into types, offline, and a client written against them alone (plain fetch, no cast, no `any`) reads
 // a list, an item, a fields= answer, a user with their orders embedded and the change feed as JSON. It must compile
-// under `strict` with no diagnostic, and, run against the server, find what the server answers.
+// under `strict` with no diagnostic, and, run against the server, find what the server answers. What TypeScript makes
+// of it is remembered (remembered.ts) until the document, this file or an installed package changes.
 
 import assert from 'node:assert/strict';
 import { writeFile } from 'node:fs/promises';
