@@ -83,10 +83,13 @@ export async function migrateSchema(client: pg.ClientBase, plans: readonly Table
     }
     statements.push(...eventSchemaStatements(catalog, indexes));
     for (const statement of orderStatements(statements)) await client.query(statement);
-    for (const plan of plans)
-      await client.query(`INSERT INTO ${quoted(COLLECTIONS_TABLE)} ("name") VALUES ($1) ON CONFLICT DO NOTHING`, [
-        plan.table,
-      ]);
+    // In one statement, and only the collections not listed yet: none on a start that changes nothing.
+    const unlisted = plans.map((plan) => plan.table).filter((table) => !managed.includes(table));
+    if (unlisted.length > 0)
+      await client.query(
+        `INSERT INTO ${quoted(COLLECTIONS_TABLE)} ("name") SELECT unnest($1::text[]) ON CONFLICT DO NOTHING`,
+        [unlisted],
+      );
     await client.query('COMMIT');
     return { problems: [], applied: statements };
   } catch (error) {
