@@ -14,7 +14,7 @@ const FOLDER = join(REPOSITORY_ROOT, '.test-build', 'remembered');
 const INSTALLED = join(REPOSITORY_ROOT, 'node_modules', '.package-lock.json');
 
 /** A kept answer, and the hash of what it was computed from. */
-interface Record {
+interface Kept {
   readonly key: string;
   readonly answer: unknown;
 }
@@ -36,15 +36,22 @@ export async function remembered<T>(
     hash.update(`${part.length}\0${part}`);
   const key = hash.digest('hex');
   const path = join(FOLDER, `${name}.json`);
-  if (existsSync(path)) {
-    const kept = JSON.parse(readFileSync(path, 'utf8')) as Record;
-    if (kept.key === key) return kept.answer as T;
-  }
-  const text = JSON.stringify({ key, answer: await compute() } satisfies Record);
+  const kept = readKept(path);
+  if (kept !== undefined && kept.key === key) return kept.answer as T;
+  const text = JSON.stringify({ key, answer: await compute() } satisfies Kept);
   mkdirSync(FOLDER, { recursive: true });
   // Written aside and renamed into place: a process reading it meanwhile sees the old record or the new, whole.
   writeFileSync(`${path}.${process.pid}`, text);
   renameSync(`${path}.${process.pid}`, path);
   // As a later run reads it, so that the first run and the later ones compare the same answer.
-  return (JSON.parse(text) as Record).answer as T;
+  return (JSON.parse(text) as Kept).answer as T;
+}
+
+/** The record at `path`; undefined when there is none or it cannot be read, and the answer is then computed again. */
+function readKept(path: string): Kept | undefined {
+  try {
+    return JSON.parse(readFileSync(path, 'utf8')) as Kept;
+  } catch {
+    return undefined;
+  }
 }
