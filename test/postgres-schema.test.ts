@@ -227,17 +227,26 @@ describe('PostgreSQL schema from declarations', { skip: POSTGRES_SKIP }, () => {
     }
   });
 
-  test('additive changes start: a new collection, an optional property, a filter; a required property on an empty table', async () => {
+  test('additive changes start: a new collection, an optional property, a filter, a reference; a required property on an empty table', async () => {
     const client = await database();
     try {
       assert.deepEqual((await migrate(client, NOTES)).problems, []);
       await client.query(`INSERT INTO notes (text, created_at, updated_at) VALUES ('hi', now(), now())`);
       const grown = copy(NOTES);
       grown.resources['notes']!.properties['pinned'] = { type: 'boolean', 'x-filter': true };
+      grown.resources['notes']!.properties['label_id'] = { type: 'integer', 'x-references': 'labels' };
       grown.resources['labels'] = { singular: 'label', properties: { name: { type: 'string' } }, required: ['name'] };
       const result = await migrate(client, grown);
       assert.deepEqual(result.problems, []);
       assert.ok(result.applied.includes('ALTER TABLE "notes" ADD COLUMN "pinned" boolean'), result.applied.join('\n'));
+      assert.ok(
+        result.applied.includes(
+          'ALTER TABLE "notes" ADD CONSTRAINT "notes_label_id_fkey" FOREIGN KEY ("label_id") REFERENCES "labels" ("id")',
+        ),
+        result.applied.join('\n'),
+      );
+      // Started again on the same declaration, nothing is left to add: the foreign key is found, not added twice.
+      assert.deepEqual(await migrate(client, grown), { problems: [], applied: [] });
       assert.ok((await indexes(client, 'notes')).includes('CREATE INDEX notes_pinned_list ON notes (pinned, id)'));
       assert.deepEqual(await columns(client, 'labels'), [
         'id bigint not null',

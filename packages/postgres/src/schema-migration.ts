@@ -14,7 +14,7 @@ import {
 } from './schema.ts';
 import { eventSchemaStatements } from './event-schema.ts';
 import { compareColumns } from './column-changes.ts';
-import { hasConstraint, readCatalog, readIndexes } from './schema-catalog.ts';
+import { constraintKey, readCatalog, readConstraints, readIndexes } from './schema-catalog.ts';
 import type { SchemaProblem } from 'plainrest';
 import { recordsWhere } from './schema-problems.ts';
 
@@ -69,14 +69,13 @@ export async function migrateSchema(client: pg.ClientBase, plans: readonly Table
       await client.query('ROLLBACK');
       return { problems, applied: [] };
     }
+    const referring = plans.some((plan) => plan.columns.some((column) => column.references !== undefined));
+    const constraints = referring ? await readConstraints(client) : new Set<string>();
     for (const plan of plans) {
       for (const column of plan.columns) {
-        if (
-          column.references !== undefined &&
-          !(await hasConstraint(client, plan.table, foreignKeyName(plan.table, column.name)))
-        ) {
+        const named = constraintKey(plan.table, foreignKeyName(plan.table, column.name));
+        if (column.references !== undefined && !constraints.has(named))
           statements.push(addForeignKeyStatement(plan.table, column));
-        }
       }
       for (const index of plan.indexes)
         if (!indexes.has(index.name)) statements.push(createIndexStatement(plan.table, index));
