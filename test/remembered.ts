@@ -1,7 +1,7 @@
-// What a slow tool answered for an input (a linter's findings, a compiler's diagnostics), kept in .test-build/remembered/
-// with a hash of all the answer depends on: the input, the calling test's own source (its settings), and the packages
-// installed. A run that changed none of them reads the answer instead of running the tool again; a fresh checkout, or
-// a removed .test-build/, runs every tool (docs/testing.md).
+// What a slow tool answered for an input (a linter's findings, a compiler's diagnostics), kept in
+// .test-build/remembered/ with a hash of all the answer depends on: the input, the calling test's own source (its
+// settings), and the packages installed. A run that changed none of them reads the answer instead of running the tool
+// again; a fresh checkout, or a removed .test-build/, runs every tool (docs/testing.md).
 
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
@@ -10,8 +10,10 @@ import { fileURLToPath } from 'node:url';
 import { REPOSITORY_ROOT } from './repository.ts';
 
 const FOLDER = join(REPOSITORY_ROOT, '.test-build', 'remembered');
-/** npm's record of the tree it installed: a package added, removed or changed anywhere, a tool's own ones too, changes it. */
+/** npm's record of the tree it installed: a package added, removed or changed anywhere, a tool's too, changes it. */
 const INSTALLED = join(REPOSITORY_ROOT, 'node_modules', '.package-lock.json');
+/** INSTALLED's text (160 KB), read once for every answer a process asks for; null without it. */
+let installedTree: string | null | undefined;
 
 /** A kept answer, and the hash of what it was computed from. */
 interface Kept {
@@ -22,7 +24,8 @@ interface Kept {
 /**
  * `compute()`'s answer, read from the record `name` when it was kept for the same `inputs`, the same source of the
  * test `caller` (its import.meta.url) and the same installed packages; else computed and kept (one record a name: a new
- * answer replaces the old). The answer is returned as JSON gives it back, kept or not. Without npm's record of the tree, always computed.
+ * answer replaces the old). The answer is returned as JSON gives it back, kept or not. Without npm's record of the
+ * tree, always computed.
  */
 export async function remembered<T>(
   name: string,
@@ -30,9 +33,10 @@ export async function remembered<T>(
   inputs: readonly string[],
   compute: () => Promise<T>,
 ): Promise<T> {
-  if (!existsSync(INSTALLED)) return compute();
+  installedTree ??= existsSync(INSTALLED) ? readFileSync(INSTALLED, 'utf8') : null;
+  if (installedTree === null) return compute();
   const hash = createHash('sha256');
-  for (const part of [readFileSync(fileURLToPath(caller), 'utf8'), readFileSync(INSTALLED, 'utf8'), ...inputs])
+  for (const part of [readFileSync(fileURLToPath(caller), 'utf8'), installedTree, ...inputs])
     hash.update(`${part.length}\0${part}`);
   const key = hash.digest('hex');
   const path = join(FOLDER, `${name}.json`);

@@ -73,8 +73,8 @@ export async function migrateSchema(client: pg.ClientBase, plans: readonly Table
     const constraints = referring ? await readConstraints(client) : new Set<string>();
     for (const plan of plans) {
       for (const column of plan.columns) {
-        const named = constraintKey(plan.table, foreignKeyName(plan.table, column.name));
-        if (column.references !== undefined && !constraints.has(named))
+        if (column.references === undefined) continue;
+        if (!constraints.has(constraintKey(plan.table, foreignKeyName(plan.table, column.name))))
           statements.push(addForeignKeyStatement(plan.table, column));
       }
       for (const index of plan.indexes)
