@@ -112,9 +112,10 @@ describe('auth: POST /v1/tokens', () => {
       assert.deepEqual(bodies[2], bodies[0]);
     }));
 
-  // At the default cost of a hash (65 ms each here), not the suite's lowest (4 ms): at that, a busy machine's preemptions
-  // put medians of nine at 0.42 to 1.79 of each other, and without the check against the hash of nothing known the
-  // ratio was 0.35. At the default, under three busy loops, 0.97 to 1.02.
+  // At the default cost of a hash (65 ms each here), not the suite's lowest (4 ms), and the fastest of seven answers
+  // each: a busy machine only adds time, and at 4 ms its preemptions put medians of nine at 0.42 to 1.79 of each
+  // other. At the default one suite run still read medians of five at 0.35, with single hashes taking 33 to 230 ms; the
+  // fastest answers are the hash's own time. Without the check against the hash of nothing known the ratio is 0.05.
   test('a failed login takes as long for an unknown email as for a wrong password', async () => {
     const api = await startTestServer({ passwordHashCost: PASSWORD_HASH_COST });
     try {
@@ -125,18 +126,16 @@ describe('auth: POST /v1/tokens', () => {
         assert.equal(response.status, 401);
         return Number(process.hrtime.bigint() - started) / 1e6;
       };
-      const median = (values: number[]): number =>
-        values.sort((a, b) => a - b)[Math.floor(values.length / 2)] as number;
       const known: number[] = [];
       const unknown: number[] = [];
-      for (let round = 0; round < 5; round++) {
+      for (let round = 0; round < 7; round++) {
         known.push(await time('frank@example.com'));
         unknown.push(await time('ghost@example.com'));
       }
-      const ratio = median(unknown) / median(known);
+      const ratio = Math.min(...unknown) / Math.min(...known);
       // Both pay for one scrypt verification; without the dummy hash an unknown email
       // would answer in a few milliseconds (ratio near 0).
-      assert.ok(ratio > 0.5 && ratio < 2, `unknown/known median ratio ${ratio.toFixed(2)}`);
+      assert.ok(ratio > 0.5 && ratio < 2, `unknown/known ratio of the fastest answers ${ratio.toFixed(2)}`);
     } finally {
       await api.close();
     }
