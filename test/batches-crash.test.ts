@@ -10,7 +10,13 @@ import { once } from 'node:events';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { TEST_ADMIN_PASSWORD, TEST_TOKEN_SECRET, temporaryDirectory, tokenFor } from './helpers.ts';
+import {
+  TEST_ADMIN_PASSWORD,
+  TEST_PASSWORD_HASH_COST,
+  TEST_TOKEN_SECRET,
+  temporaryDirectory,
+  tokenFor,
+} from './helpers.ts';
 import { POSTGRES_SKIP, startCluster } from './postgres-cluster.ts';
 import { REPOSITORY_ROOT } from './repository.ts';
 
@@ -30,7 +36,13 @@ after(async () => {
 async function start(storage: readonly string[]): Promise<{ child: ChildProcess; url: string }> {
   const args = [MAIN, '--port', '0', '--seed', 'false'];
   const child = spawn(process.execPath, [...args, ...storage], {
-    env: { ...process.env, ADMIN_PASSWORD: TEST_ADMIN_PASSWORD, TOKEN_SECRET: TEST_TOKEN_SECRET, RATE_LIMIT: '0' },
+    env: {
+      ...process.env,
+      ADMIN_PASSWORD: TEST_ADMIN_PASSWORD,
+      TOKEN_SECRET: TEST_TOKEN_SECRET,
+      RATE_LIMIT: '0',
+      PASSWORD_HASH_COST: String(TEST_PASSWORD_HASH_COST),
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   children.push(child);

@@ -26,6 +26,7 @@ import {
   cleanUpAfterEach,
   eventually,
   killChildren,
+  processEnvironment,
   temporaryDirectory,
 } from './helpers.ts';
 import { REPOSITORY_ROOT } from './repository.ts';
@@ -320,13 +321,12 @@ describe('cli: stdout to a file', () => {
 
       const child = spawn(process.execPath, [MAIN], {
         cwd: REPOSITORY_ROOT,
-        env: {
-          PATH: process.env['PATH'] ?? '',
+        env: processEnvironment({
           PORT: '0',
           DATA_DIR: dataDir.path,
           ADMIN_PASSWORD: TEST_ADMIN_PASSWORD,
           TOKEN_SECRET: TEST_TOKEN_SECRET,
-        },
+        }),
         stdio: ['ignore', stdoutFd, 'pipe'],
       });
       children.push(child);

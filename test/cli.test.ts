@@ -18,7 +18,14 @@ import { EventStreamClient } from './event-stream-client.ts';
 import type { Reply } from './assertions.ts';
 import type { RunningProcess } from './child-process.ts';
 import { killAll, runToExit as runProcessToExit, startProcess } from './child-process.ts';
-import { TEST_ADMIN_EMAIL, TEST_ADMIN_PASSWORD, TEST_TOKEN_SECRET, temporaryDirectory, tokenFor } from './helpers.ts';
+import {
+  processEnvironment,
+  TEST_ADMIN_EMAIL,
+  TEST_ADMIN_PASSWORD,
+  TEST_TOKEN_SECRET,
+  temporaryDirectory,
+  tokenFor,
+} from './helpers.ts';
 import { REPOSITORY_ROOT } from './repository.ts';
 
 const MAIN = join(REPOSITORY_ROOT, 'dist', 'plainrest.mjs');
@@ -34,11 +41,11 @@ const GENERATED_PASSWORD = /^created the administrator (\S+) with the generated 
 
 type Cli = RunningProcess;
 
-/** Runs `node dist/plainrest.mjs` with only the given environment (plus PATH), so the test's own env never leaks in. */
+/** Runs `node dist/plainrest.mjs` with only the given environment (and processEnvironment's), none of the test's own. */
 function runCli(args: string[], env: Record<string, string> = {}): Cli {
   return startProcess(process.execPath, [MAIN, ...args], {
     cwd: REPOSITORY_ROOT,
-    env: { PATH: process.env['PATH'] ?? '', ...env },
+    env: processEnvironment(env),
   });
 }
 
@@ -81,7 +88,7 @@ async function runToExit(
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return runProcessToExit(process.execPath, [MAIN, ...args], {
     cwd: REPOSITORY_ROOT,
-    env: { PATH: process.env['PATH'] ?? '', ...env },
+    env: processEnvironment(env),
   });
 }
 
@@ -102,6 +109,16 @@ async function describeDirectory(
     };
   }
   return entries;
+}
+
+/** The scrypt cost (N) of every password hash in the files of a data directory, in the order they are found. */
+async function storedHashCosts(directory: string): Promise<string[]> {
+  const costs: string[] = [];
+  for (const name of (await readdir(directory)).sort()) {
+    const text = await readFile(join(directory, name), 'utf8').catch(() => '');
+    for (const [, cost] of text.matchAll(/"scrypt\$(\d+)\$8\$1\$/g)) costs.push(cost as string);
+  }
+  return costs;
 }
 
 async function exists(path: string): Promise<boolean> {
@@ -253,7 +270,7 @@ describe('cli: starting', () => {
       const args = [...nodeFlags, join('src', 'main.ts'), '--port', '0'];
       const cli = startProcess(process.execPath, args, {
         cwd: REPOSITORY_ROOT,
-        env: { PATH: process.env['PATH'] ?? '', DATA_DIR: dir.path, ...ADMIN_ENV },
+        env: processEnvironment({ DATA_DIR: dir.path, ...ADMIN_ENV }),
       });
       const url = await started(cli);
       const hint = ['node', ...nodeFlags, 'src/main.ts', 'token'].join(' ');
@@ -507,7 +524,11 @@ describe('cli: the administrator', () => {
     'the first start of a fresh DATA_DIR without ADMIN_PASSWORD prints the generated password once; it logs in; a second start prints no password',
     TIMEOUT,
     async () => {
-      const first = runCli(['--port', '0'], { DATA_DIR: dir.path });
+      // PATH alone, without processEnvironment's PASSWORD_HASH_COST: the default cost.
+      const first = startProcess(process.execPath, [MAIN, '--port', '0'], {
+        cwd: REPOSITORY_ROOT,
+        env: { PATH: process.env['PATH'] ?? '', DATA_DIR: dir.path },
+      });
       const firstUrl = await started(first);
       const output = first.stdout() + first.stderr();
       const match = GENERATED_PASSWORD.exec(output);
@@ -520,6 +541,8 @@ describe('cli: the administrator', () => {
         false,
         'stored hashed only',
       );
+      // alice's and bob's from the example data and the administrator's, each at the default cost
+      assert.deepEqual([...new Set(await storedHashCosts(dir.path))], ['16384']);
 
       const login201 = await postJson(`${firstUrl}/v1/tokens`, { email: TEST_ADMIN_EMAIL, password });
       assert.equal(login201.status, 201, login201.text);
@@ -539,6 +562,25 @@ describe('cli: the administrator', () => {
       assert.match(second.stdout(), /^data: .* \(3 users, 12 products, 5 orders, 0 keys\)$/m);
       // the password generated on the first start still logs in
       assert.equal(typeof (await login(secondUrl, TEST_ADMIN_EMAIL, password)), 'string');
+    },
+  );
+
+  test(
+    '--password-hash-cost (over PASSWORD_HASH_COST) sets the cost of the hashes made: the administrator is stored at it and logs in',
+    TIMEOUT,
+    async () => {
+      // processEnvironment gives PASSWORD_HASH_COST=1024; the flag wins.
+      const cli = runCli(['--port', '0', '--seed', 'false', '--password-hash-cost', '2048'], {
+        DATA_DIR: dir.path,
+        ...ADMIN_ENV,
+      });
+      const url = await started(cli);
+      assert.deepEqual(await storedHashCosts(dir.path), ['2048']);
+      assert.equal(typeof (await login(url, TEST_ADMIN_EMAIL, TEST_ADMIN_PASSWORD)), 'string');
+      const wrong = await postJson(`${url}/v1/tokens`, { email: TEST_ADMIN_EMAIL, password: 'not-the-password' });
+      assert.equal(wrong.status, 401, wrong.text);
+      cli.child.kill('SIGTERM');
+      assert.equal((await cli.exited).code, 0);
     },
   );
 });

@@ -18,6 +18,7 @@ import type { TestServer } from './helpers.ts';
 import {
   hashDirectory,
   login,
+  processEnvironment,
   startTestServerWithAdminBootstrap,
   TEST_TOKEN_SECRET,
   temporaryDirectory,
@@ -34,14 +35,14 @@ const DANA = { name: 'Dana', email: 'dana@example.com', password: 'dana-password
 const KEYED_PRODUCT = { name: 'Keyed tea', category: 'tea', price: 4.5 };
 const KEY = { 'Idempotency-Key': 'copy-key-1' };
 
-/** `node dist/plainrest.mjs …` with only PATH from the test's environment. */
+/** `node dist/plainrest.mjs …` with only processEnvironment's, none of the test's own. */
 function plainrest(
   args: readonly string[],
   env: Record<string, string> = {},
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return runToExit(process.execPath, [MAIN, ...args], {
     cwd: REPOSITORY_ROOT,
-    env: { PATH: process.env['PATH'] ?? '', ...env },
+    env: processEnvironment(env),
   });
 }
 

@@ -16,7 +16,14 @@ import { once } from 'node:events';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { mulberry32, TEST_ADMIN_PASSWORD, TEST_TOKEN_SECRET, temporaryDirectory, tokenFor } from './helpers.ts';
+import {
+  mulberry32,
+  TEST_ADMIN_PASSWORD,
+  TEST_PASSWORD_HASH_COST,
+  TEST_TOKEN_SECRET,
+  temporaryDirectory,
+  tokenFor,
+} from './helpers.ts';
 import { scaled } from './long-run.ts';
 import { POSTGRES_SKIP, startCluster } from './postgres-cluster.ts';
 import { REPOSITORY_ROOT } from './repository.ts';
@@ -34,7 +41,13 @@ interface Running {
 async function start(storage: readonly string[]): Promise<Running> {
   const args = [MAIN, '--port', '0', '--seed', 'false', ...storage];
   const child = spawn(process.execPath, args, {
-    env: { ...process.env, ADMIN_PASSWORD: TEST_ADMIN_PASSWORD, TOKEN_SECRET: TEST_TOKEN_SECRET, RATE_LIMIT: '0' },
+    env: {
+      ...process.env,
+      ADMIN_PASSWORD: TEST_ADMIN_PASSWORD,
+      TOKEN_SECRET: TEST_TOKEN_SECRET,
+      RATE_LIMIT: '0',
+      PASSWORD_HASH_COST: String(TEST_PASSWORD_HASH_COST),
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

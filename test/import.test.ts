@@ -14,7 +14,13 @@ import { snakeCase } from '../src/importing/names.ts';
 import { collectionIds } from '../src/importing/record-ids.ts';
 import { runToExit } from './child-process.ts';
 import type { TestServer } from './helpers.ts';
-import { cleanUpAfterEach, scratchDirectory, startTestServerWithAdminBootstrap, startTestServer } from './helpers.ts';
+import {
+  cleanUpAfterEach,
+  processEnvironment,
+  scratchDirectory,
+  startTestServerWithAdminBootstrap,
+  startTestServer,
+} from './helpers.ts';
 import { scaled } from './long-run.ts';
 import { REPOSITORY_ROOT } from './repository.ts';
 import { POSTGRES_SKIP, startCluster } from './postgres-cluster.ts';
@@ -1201,7 +1207,7 @@ describe('plainrest import: the command line', () => {
   const defer = cleanUpAfterEach();
 
   async function plainrest(args: readonly string[], cwd: string) {
-    return runToExit(process.execPath, [MAIN, ...args], { cwd, env: { PATH: process.env['PATH'] ?? '' } });
+    return runToExit(process.execPath, [MAIN, ...args], { cwd, env: processEnvironment() });
   }
 
   test('exit 0 with the summary and how to serve it; again, the declaration is not overwritten (exit 2) unless --force, and a target that holds data is refused', async () => {

@@ -1,5 +1,6 @@
 // Test support for `plainrest db.json` and `plainrest export` (docs/json-server.md), run as a user runs them:
-// dist/plainrest.mjs (`npm run build` first) in the test's own directory, with only the environment given (and PATH);
+// dist/plainrest.mjs (`npm run build` first) in the test's own directory, with only the environment given (and
+// processEnvironment's);
 // a serving process's URL once its start lines are out, its graceful stop; and json-server 0.17 itself, in-process.
 
 import assert from 'node:assert/strict';
@@ -9,6 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import type { RunningProcess } from './child-process.ts';
 import { runToExit, startProcess } from './child-process.ts';
+import { processEnvironment } from './helpers.ts';
 import { REPOSITORY_ROOT } from './repository.ts';
 
 export const MAIN = join(REPOSITORY_ROOT, 'dist', 'plainrest.mjs');
@@ -17,9 +19,9 @@ export const MAIN = join(REPOSITORY_ROOT, 'dist', 'plainrest.mjs');
 const LISTENING = /^plainrest listening on (http:\/\/[^\s]+)$/m;
 const STARTED = /^the same records under the conventions: /m;
 
-/** `node dist/plainrest.mjs …args` in `cwd`, with only `env` (and PATH). */
+/** `node dist/plainrest.mjs …args` in `cwd`, with only `env` (and processEnvironment's). */
 export function plainrest(cwd: string, args: readonly string[], env: Record<string, string> = {}): RunningProcess {
-  return startProcess(process.execPath, [MAIN, ...args], { cwd, env: { PATH: process.env['PATH'] ?? '', ...env } });
+  return startProcess(process.execPath, [MAIN, ...args], { cwd, env: processEnvironment(env) });
 }
 
 /** The same, to its end: exit code and output. */
@@ -28,7 +30,7 @@ export function plainrestToExit(
   args: readonly string[],
   env: Record<string, string> = {},
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return runToExit(process.execPath, [MAIN, ...args], { cwd, env: { PATH: process.env['PATH'] ?? '', ...env } });
+  return runToExit(process.execPath, [MAIN, ...args], { cwd, env: processEnvironment(env) });
 }
 
 /** Waits until `run` serves (its start lines all out); its URL. */

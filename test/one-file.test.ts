@@ -10,7 +10,7 @@ import { pathToFileURL } from 'node:url';
 import { after, describe, test } from 'node:test';
 import type { RunningProcess } from './child-process.ts';
 import { killAll, runToExit, startProcess } from './child-process.ts';
-import { temporaryDirectory, TEST_ADMIN_PASSWORD } from './helpers.ts';
+import { processEnvironment, temporaryDirectory, TEST_ADMIN_PASSWORD } from './helpers.ts';
 import { REPOSITORY_ROOT } from './repository.ts';
 
 const ONE_FILE = join(REPOSITORY_ROOT, 'dist', 'plainrest.mjs');
@@ -31,8 +31,8 @@ async function copiedAlone(): Promise<string> {
   return scratch.path;
 }
 
-/** Only PATH from the test's environment, and the administrator's password. */
-const ENV = { PATH: process.env['PATH'] ?? '', ADMIN_PASSWORD: TEST_ADMIN_PASSWORD };
+/** None of the test's environment: processEnvironment's, and the administrator's password. */
+const ENV = processEnvironment({ ADMIN_PASSWORD: TEST_ADMIN_PASSWORD });
 
 /** `node plainrest.mjs --port 0 --data-dir data` in `dir`; resolves once it listens, with its URL. */
 async function serve(dir: string): Promise<{ server: RunningProcess; url: string }> {
@@ -151,7 +151,7 @@ describe('the one file copied alone', () => {
     const url = pathToFileURL(join(dir, 'plainrest.mjs')).href;
     const result = await runToExit(process.execPath, ['embed.mjs', url, TEST_ADMIN_PASSWORD], {
       cwd: program.path,
-      env: { PATH: ENV.PATH },
+      env: { PATH: process.env['PATH'] ?? '' },
     });
     const exported = Object.keys(await import('../src/index.ts')).sort();
     assert.deepEqual(result, { code: 0, stdout: `${exported.join(' ')}\n200 12\nclosed\n`, stderr: '' });

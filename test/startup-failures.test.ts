@@ -13,7 +13,7 @@ import type { AddressInfo, Server } from 'node:net';
 import { join } from 'node:path';
 import { after, afterEach, before, describe, test } from 'node:test';
 import { killAll, runToExit, startProcess } from './child-process.ts';
-import { temporaryDirectory } from './helpers.ts';
+import { processEnvironment, temporaryDirectory } from './helpers.ts';
 import { REPOSITORY_ROOT } from './repository.ts';
 import { startServer } from '../src/index.ts';
 
@@ -127,6 +127,11 @@ const CASES: readonly FailureCase[] = [
     name: 'a 7-character --admin-password',
     setup: async () => ({ args: ['--admin-password', 'seven77'] }),
     says: /--admin-password \(ADMIN_PASSWORD\) must be 8 to 200 characters long/,
+  },
+  {
+    name: 'a --password-hash-cost that is not a power of two',
+    setup: async () => ({ args: ['--password-hash-cost', '1000'] }),
+    says: /--password-hash-cost \(PASSWORD_HASH_COST\) must be a power of two from 1024 to 1048576, not 1000; change that setting/,
   },
   {
     name: 'a short --token-secret',
@@ -272,7 +277,7 @@ describe('start-up failures: one line, exit status 2, nothing changed', () => {
         const user = asNobody ? { uid: NOBODY, gid: NOBODY } : {};
         const result = await runToExit(process.execPath, [MAIN, ...args], {
           cwd: scratch.path,
-          env: { PATH: process.env['PATH'] ?? '', ...env },
+          env: processEnvironment(env),
           ...user,
         });
 
@@ -296,7 +301,7 @@ describe('start-up failures: the generated administrator password', () => {
     async () => {
       const scratch = await scratchDirectory();
       try {
-        const env = { PATH: process.env['PATH'] ?? '' };
+        const env = processEnvironment();
         const busyPort = String((busy.address() as AddressInfo).port);
         const failed = await runToExit(process.execPath, [MAIN, '--port', busyPort], { cwd: scratch.path, env });
         assert.equal(failed.code, 2);

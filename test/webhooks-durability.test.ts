@@ -12,6 +12,7 @@ import type { TestServer } from './helpers.ts';
 import {
   cleanUpAfterEach,
   eventually,
+  processEnvironment,
   scratchDirectory,
   TEST_ADMIN_PASSWORD,
   TEST_AUTH_OPTIONS,
@@ -171,8 +172,7 @@ async function startChild(dataDir: string): Promise<{ child: RunningProcess; url
   const nodeFlags = Reflect.get(process.features, 'typescript') ? [] : ['--import', 'tsx'];
   const child = startProcess(process.execPath, [...nodeFlags, join('src', 'main.ts')], {
     cwd: REPOSITORY_ROOT,
-    env: {
-      PATH: process.env['PATH'] ?? '',
+    env: processEnvironment({
       DATA_DIR: dataDir,
       PORT: '0',
       SEED: 'false',
@@ -181,7 +181,7 @@ async function startChild(dataDir: string): Promise<{ child: RunningProcess; url
       TOKEN_SECRET: TEST_TOKEN_SECRET,
       WEBHOOKS_ALLOW_HTTP: 'true',
       WEBHOOKS_ALLOW_PRIVATE: 'true',
-    },
+    }),
   });
   const [, url] = await child.waitFor(/^plainrest listening on (\S+)$/m);
   return { child, url: url as string };

@@ -155,6 +155,14 @@ export const SETTINGS: readonly Setting[] = [
     meaning: "the administrator's password",
   },
   {
+    variable: 'PASSWORD_HASH_COST',
+    flag: 'password-hash-cost',
+    option: 'passwordHashCost',
+    kind: 'integer',
+    fallback: String(DEFAULTS.passwordHashCost),
+    meaning: "scrypt's N for the password hashes made from then on: a power of two from 1024 (docs/embedding.md)",
+  },
+  {
     variable: 'TOKEN_SECRET',
     flag: 'token-secret',
     option: 'tokenSecret',
