@@ -160,7 +160,8 @@ export const SETTINGS: readonly Setting[] = [
     option: 'passwordHashCost',
     kind: 'integer',
     fallback: String(DEFAULTS.passwordHashCost),
-    meaning: "scrypt's N for the password hashes made from then on: a power of two from 1024 (docs/embedding.md)",
+    meaning:
+      "scrypt's N for the password hashes made from then on, a power of two from 1024 to 1048576 (docs/embedding.md)",
   },
   {
     variable: 'TOKEN_SECRET',
