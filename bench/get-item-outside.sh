@@ -4,7 +4,9 @@
 # stdout to a file), 5,000 products made through the API, a user's token, ids spread over the collection, load from
 # `wrk -t1 -c64` in its own process, against the bare reference (bench/reference-server.mjs) serving the same
 # products; the servers alternated round by round. Each server's own CPU time per answer (user and system, from /proc)
-# is printed beside its rate: it moves less with the machine's drift than the rate does.
+# is printed beside its rate: it moves less with the machine's drift than the rate does. Beside the reference, the
+# same reference with --like-plainrest (the three header fields and the access log plainrest's answer carries, its
+# lines to a file): plainrest's ratio to it is printed too ("like for like").
 # Usage: bash bench/get-item-outside.sh [rounds] [checkout ...]   (default: 3 rounds, this checkout; each checkout
 #   given must have been built: npm run build). Prints each round's answers per second and ratio, then the medians.
 set -euo pipefail
@@ -50,6 +52,11 @@ node "$HERE/bench/reference-server.mjs" "$WORK/products.json" "$REFERENCE_PORT" 
 PIDS+=($!)
 REFERENCE_PID=$!
 wait_for "http://127.0.0.1:$REFERENCE_PORT/v1/products/1"
+LIKE_PORT=$(free_port)
+node "$HERE/bench/reference-server.mjs" "$WORK/products.json" "$LIKE_PORT" --like-plainrest >"$WORK/like.log" &
+PIDS+=($!)
+LIKE_PID=$!
+wait_for "http://127.0.0.1:$LIKE_PORT/v1/products/1"
 LAST_ID=$(last_id_of "$WORK/products.json")
 
 # Request n asks for id 1 + (n × 7919 mod LAST_ID): every product in turn, in an order no cache can predict.
@@ -73,25 +80,31 @@ rate() {
 
 median() { tr ' ' '\n' | grep -v '^$' | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 echo "GET /v1/products/{id}, $PRODUCTS products made through the API, a user's token, wrk -t1 -c64 -d${SECONDS_PER_ROUND}s, node $(node --version)"
-declare -A RATIOS CPU_RATIOS
+declare -A RATIOS CPU_RATIOS LIKE_RATIOS LIKE_CPU_RATIOS
 for round in $(seq "$ROUNDS"); do
   line="round $round:"
   for index in "${!CHECKOUTS[@]}"; do
-    # The reference first in odd rounds, plainrest first in even ones.
+    # The references first in odd rounds, plainrest first in even ones.
     if ((round % 2)); then
       reference=$(rate "$REFERENCE_PORT" none "$REFERENCE_PID")
+      like=$(rate "$LIKE_PORT" none "$LIKE_PID")
       plainrest=$(rate "${PORTS[$index]}" "${TOKENS[$index]}" "${PIDS[$index]}")
     else
       plainrest=$(rate "${PORTS[$index]}" "${TOKENS[$index]}" "${PIDS[$index]}")
+      like=$(rate "$LIKE_PORT" none "$LIKE_PID")
       reference=$(rate "$REFERENCE_PORT" none "$REFERENCE_PID")
     fi
     read -r plainrest plainrest_cpu <<<"$plainrest"; read -r reference reference_cpu <<<"$reference"
-    [ "$plainrest" = errors ] || [ "$reference" = errors ] && { echo "a request failed" >&2; exit 1; }
+    read -r like like_cpu <<<"$like"
+    [ "$plainrest" = errors ] || [ "$reference" = errors ] || [ "$like" = errors ] && { echo "a request failed" >&2; exit 1; }
     ratio=$(awk -v a="$plainrest" -v b="$reference" 'BEGIN { printf "%.2f", a / b }')
+    like_ratio=$(awk -v a="$plainrest" -v b="$like" 'BEGIN { printf "%.2f", a / b }')
     RATIOS[$index]+="$ratio "
     CPU_RATIOS[$index]+="$(awk -v a="$plainrest_cpu" -v b="$reference_cpu" 'BEGIN { printf "%.2f", b / a }') "
-    line="$line  ${CHECKOUTS[$index]##*/}: $plainrest / reference $reference = $ratio"
-    line="$line (CPU µs $plainrest_cpu / $reference_cpu)"
+    LIKE_RATIOS[$index]+="$like_ratio "
+    LIKE_CPU_RATIOS[$index]+="$(awk -v a="$plainrest_cpu" -v b="$like_cpu" 'BEGIN { printf "%.2f", b / a }') "
+    line="$line  ${CHECKOUTS[$index]##*/}: $plainrest / reference $reference = $ratio, / like for like $like = $like_ratio"
+    line="$line (CPU µs $plainrest_cpu / $reference_cpu / $like_cpu)"
   done
   echo "$line"
 done
@@ -99,4 +112,6 @@ for index in "${!CHECKOUTS[@]}"; do
   echo "${CHECKOUTS[$index]}: median ratio $(echo "${RATIOS[$index]}" | median) (rounds: ${RATIOS[$index]})"
   echo "${CHECKOUTS[$index]}: median of the reference's CPU per answer over plainrest's" \
     "$(echo "${CPU_RATIOS[$index]}" | median)"
+  echo "${CHECKOUTS[$index]}: like for like, median ratio $(echo "${LIKE_RATIOS[$index]}" | median)" \
+    "(rounds: ${LIKE_RATIOS[$index]}); CPU $(echo "${LIKE_CPU_RATIOS[$index]}" | median)"
 done
