@@ -5,23 +5,14 @@
 
 import assert from 'node:assert/strict';
 import type { ChildProcess } from 'node:child_process';
-import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import {
-  TEST_ADMIN_PASSWORD,
-  TEST_PASSWORD_HASH_COST,
-  TEST_TOKEN_SECRET,
-  temporaryDirectory,
-  tokenFor,
-} from './helpers.ts';
+import type { CrashServer } from './crash-server.ts';
+import { startCrashServer } from './crash-server.ts';
+import { temporaryDirectory, tokenFor } from './helpers.ts';
 import { POSTGRES_SKIP, startCluster } from './postgres-cluster.ts';
-import { REPOSITORY_ROOT } from './repository.ts';
 
-/** The one file (dist/plainrest.mjs): a start costs a fifth of the source's under tsx on Node 20. */
-const MAIN = join(REPOSITORY_ROOT, 'dist', 'plainrest.mjs');
 const CLIENTS = 6;
 /** Creates per batch: each batch's products share a category, by which they are counted after the restart. */
 const CREATES = 8;
@@ -32,33 +23,11 @@ after(async () => {
   for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
 });
 
-/** The server on `storage` (its flags), once it listens: its URL. */
-async function start(storage: readonly string[]): Promise<{ child: ChildProcess; url: string }> {
-  const args = [MAIN, '--port', '0', '--seed', 'false'];
-  const child = spawn(process.execPath, [...args, ...storage], {
-    env: {
-      ...process.env,
-      ADMIN_PASSWORD: TEST_ADMIN_PASSWORD,
-      TOKEN_SECRET: TEST_TOKEN_SECRET,
-      RATE_LIMIT: '0',
-      PASSWORD_HASH_COST: String(TEST_PASSWORD_HASH_COST),
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  children.push(child);
-  let output = '';
-  child.stderr?.on('data', (chunk: Buffer) => {
-    output += chunk.toString();
-  });
-  const url = await new Promise<string>((resolve, reject) => {
-    child.stdout?.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-      const match = /listening on (http:\/\/\S+)/.exec(output);
-      if (match !== null) resolve(match[1] as string);
-    });
-    child.once('exit', (code) => reject(new Error(`the server exited with ${code} before listening:\n${output}`)));
-  });
-  return { child, url };
+/** The server on `storage` (its flags), once it listens, killed after the file's tests if still running. */
+async function start(storage: readonly string[]): Promise<CrashServer> {
+  const running = await startCrashServer(storage);
+  children.push(running.child);
+  return running;
 }
 
 async function killed(child: ChildProcess, signal: NodeJS.Signals): Promise<number | null> {

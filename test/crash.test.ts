@@ -10,62 +10,19 @@
 // failure message).
 
 import assert from 'node:assert/strict';
-import type { ChildProcess } from 'node:child_process';
-import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import {
-  mulberry32,
-  TEST_ADMIN_PASSWORD,
-  TEST_PASSWORD_HASH_COST,
-  TEST_TOKEN_SECRET,
-  temporaryDirectory,
-  tokenFor,
-} from './helpers.ts';
+import type { CrashServer } from './crash-server.ts';
+import { startCrashServer } from './crash-server.ts';
+import { mulberry32, temporaryDirectory, tokenFor } from './helpers.ts';
 import { scaled } from './long-run.ts';
 import { POSTGRES_SKIP, startCluster } from './postgres-cluster.ts';
-import { REPOSITORY_ROOT } from './repository.ts';
 
 const ROUNDS = Number(process.env['CRASH_ROUNDS'] ?? scaled(2, 4));
 const WRITERS = 12;
-const MAIN = join(REPOSITORY_ROOT, 'dist', 'plainrest.mjs');
 
-interface Running {
-  readonly child: ChildProcess;
-  readonly url: string;
-}
-
-/** A server on `storage`: its flags (the data directory, or the database). */
-async function start(storage: readonly string[]): Promise<Running> {
-  const args = [MAIN, '--port', '0', '--seed', 'false', ...storage];
-  const child = spawn(process.execPath, args, {
-    env: {
-      ...process.env,
-      ADMIN_PASSWORD: TEST_ADMIN_PASSWORD,
-      TOKEN_SECRET: TEST_TOKEN_SECRET,
-      RATE_LIMIT: '0',
-      PASSWORD_HASH_COST: String(TEST_PASSWORD_HASH_COST),
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  child.stderr?.on('data', (chunk: Buffer) => {
-    output += chunk.toString();
-  });
-  const url = await new Promise<string>((resolve, reject) => {
-    child.stdout?.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-      const match = /listening on (http:\/\/\S+)/.exec(output);
-      if (match !== null) resolve(match[1] as string);
-    });
-    child.once('exit', (code) => reject(new Error(`server exited with ${code} before listening:\n${output}`)));
-  });
-  return { child, url };
-}
-
-async function kill(running: Running, signal: NodeJS.Signals): Promise<number | null> {
+async function kill(running: CrashServer, signal: NodeJS.Signals): Promise<number | null> {
   if (running.child.exitCode !== null || running.child.signalCode !== null) return running.child.exitCode;
   const exited = once(running.child, 'exit');
   running.child.kill(signal);
@@ -73,7 +30,7 @@ async function kill(running: Running, signal: NodeJS.Signals): Promise<number | 
   return code;
 }
 
-const children: Running[] = [];
+const children: CrashServer[] = [];
 after(async () => {
   for (const running of children) await kill(running, 'SIGKILL');
 });
@@ -116,7 +73,7 @@ async function crashRounds(storageOf: (round: number) => readonly string[]): Pro
   const deleted = new Set<number>(); // acknowledged deletes
   const uncertain = new Set<number>(); // deletes sent but not acknowledged
   for (let round = 0; round < ROUNDS; round++) {
-    const running = await start(storageOf(round));
+    const running = await startCrashServer(storageOf(round));
     children.push(running);
     let stopping = false;
     let acknowledged = 0; // this round's
@@ -164,7 +121,7 @@ async function crashRounds(storageOf: (round: number) => readonly string[]): Pro
     stopping = true;
     await Promise.all(writers);
 
-    const restarted = await start(storageOf(round));
+    const restarted = await startCrashServer(storageOf(round));
     children.push(restarted);
     const stored = new Map<number, string>();
     for (let page = 1; ; page++) {
